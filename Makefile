@@ -1,0 +1,106 @@
+# Sonde: `make` builds build/$(ARCH)/kernel.elf; `make run`, `make test`,
+# `make bench`, `make iso`. See README.md.
+
+ARCH    ?= x86_64
+B       := build/$(ARCH)
+HOSTB   := build/host
+
+CC      := gcc
+LD      := ld
+NM      := nm
+HOSTCC  := gcc
+
+# -pg -mnop-mcount: GCC 12 drops the frame of a leaf function that needs no
+# stack even under -fno-omit-frame-pointer, and a sample there would lose
+# its caller. An mcount call (patched to a 5-byte nop) makes every function
+# a non-leaf, so every function keeps push %rbp; mov %rsp,%rbp.
+KCFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-omit-frame-pointer \
+           -pg -mnop-mcount -fno-optimize-sibling-calls -mno-red-zone -mgeneral-regs-only \
+           -mcmodel=kernel -fno-pic -fno-pie -fno-stack-protector \
+           -fno-asynchronous-unwind-tables -fno-strict-aliasing \
+           -Wall -Wextra -Werror -Wno-unused-parameter -I. -MMD -MP
+KASFLAGS := -I. -MMD -MP -D__ASSEMBLY__
+KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
+            --no-warn-rwx-segments -T arch/$(ARCH)/linker.ld
+
+KSRC    := $(wildcard arch/$(ARCH)/*.c arch/$(ARCH)/*.S kernel/*.c mm/*.c \
+                      lib/*.c drivers/*.c net/*.c)
+KOBJ    := $(patsubst %,$(B)/%.o,$(basename $(KSRC)))
+
+TOOLS   := $(patsubst tools/%.c,$(HOSTB)/%,$(wildcard tools/*.c))
+HOSTCFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I.
+
+.PHONY: all run test unit system bench iso clean tools
+all: $(B)/kernel.elf tools
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(KCFLAGS) -c $< -o $@
+
+$(B)/%.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) $(KASFLAGS) -c $< -o $@
+
+$(HOSTB)/%: tools/%.c
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOSTCFLAGS) $< -o $@
+
+tools: $(TOOLS)
+
+# The three-pass link: kernel.0 (pass 1) with an empty table, kernel.1
+# (pass 2) with pass 1's, kernel.2 (pass 3) with pass 2's. The table sits
+# after all text, so its size cannot move a text symbol: the tables in
+# pass 2 and pass 3 (symtab1.S, symtab2.S) must be byte-identical, and the
+# build fails if they are not.
+SYMGEN := $(HOSTB)/symgen
+$(B)/symtab0.S: $(SYMGEN)
+	@mkdir -p $(dir $@)
+	$(SYMGEN) < /dev/null > $@
+
+$(B)/kernel.%.elf: $(KOBJ) $(B)/symtab%.o arch/$(ARCH)/linker.ld
+	$(LD) $(KLDFLAGS) -o $@ $(KOBJ) $(B)/symtab$*.o
+
+$(B)/symtab%.o: $(B)/symtab%.S
+	$(CC) $(KASFLAGS) -c $< -o $@
+
+$(B)/symtab1.S: $(B)/kernel.0.elf $(SYMGEN)
+	$(NM) -n -S $< | $(SYMGEN) > $@
+$(B)/symtab2.S: $(B)/kernel.1.elf $(SYMGEN)
+	$(NM) -n -S $< | $(SYMGEN) > $@
+
+$(B)/kernel.elf: $(B)/kernel.2.elf $(B)/symtab1.S $(B)/symtab2.S
+	@cmp -s $(B)/symtab1.S $(B)/symtab2.S || \
+	  { echo "symbol table unstable: pass 2 and pass 3 tables differ" \
+	         "($(B)/symtab1.S vs $(B)/symtab2.S)"; exit 1; }
+	cp $< $@
+
+.SECONDARY:
+
+-include $(KOBJ:.o=.d)
+$(KOBJ): Makefile
+
+run: all
+	@bash scripts/deps.sh
+	@bash scripts/run.sh $(ARCH)
+
+unit:
+	@bash scripts/unit.sh
+
+system: all
+	@python3 tests/system/run.py
+
+test: all
+	@bash scripts/deps.sh
+	@bash scripts/unit.sh
+	@python3 tests/system/run.py
+
+bench: all
+	@bash scripts/deps.sh
+	@python3 bench/run.py
+
+iso: $(B)/kernel.elf
+	@bash scripts/deps.sh
+	@bash scripts/iso.sh $(B)
+
+clean:
+	rm -rf build

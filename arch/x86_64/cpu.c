@@ -1,0 +1,102 @@
+/* arch/x86_64/cpu.c: per-CPU setup (GDT, TSS, IST stacks, GS base) and the
+ * hal/cpu.h primitives. */
+#include "arch/x86_64/percpu_arch.h"
+#include "arch/x86_64/x86.h"
+#include "hal/cpu.h"
+#include "kernel/percpu.h"
+#include "kernel/stacks.h"
+#include "lib/string.h"
+
+#define MSR_GS_BASE 0xC0000101
+
+struct cpu cpus[MAX_CPUS];
+static struct cpu_arch cpu_archs[MAX_CPUS];
+static unsigned ncpus_started = 1;
+static uint64_t tsc_per_us;
+
+static const char *const ist_names[3] = { "nmi", "df", "mc" };
+
+void cpu_arch_init(unsigned idx)
+{
+    struct cpu *c = &cpus[idx];
+    struct cpu_arch *a = &cpu_archs[idx];
+
+    c->self = c;
+    c->index = idx;
+    c->arch = a;
+    c->rq_lock = (spinlock_t)SPINLOCK_INIT;
+    wrmsr(MSR_GS_BASE, (uint64_t)c);       /* this_cpu() works from here on */
+
+    a->gdt[0] = 0;
+    a->gdt[1] = 0x00af9a000000ffffull;     /* kernel code, 64-bit */
+    a->gdt[2] = 0x00cf92000000ffffull;     /* kernel data */
+    uint64_t base = (uint64_t)&a->tss, limit = sizeof(a->tss) - 1;
+    a->gdt[3] = (limit & 0xffff) | ((base & 0xffffff) << 16) | (0x89ull << 40) |
+                (((limit >> 16) & 0xf) << 48) | (((base >> 24) & 0xff) << 56);
+    a->gdt[4] = base >> 32;
+    for (int i = 0; i < 3; i++) {
+        uintptr_t lo = (uintptr_t)a->ist_stack[i];
+        a->tss.ist[i] = lo + IST_STACK_SIZE;    /* IST_NMI = 1 is ist[0] */
+        stack_register(lo, lo + IST_STACK_SIZE, STACK_IST, (int)idx, ist_names[i], true);
+    }
+    a->tss.iomap_base = sizeof(a->tss);
+
+    struct { uint16_t limit; uint64_t base; } __attribute__((packed)) gdtr = {
+        sizeof(a->gdt) - 1, (uint64_t)a->gdt };
+    __asm__ volatile("lgdt %0" :: "m"(gdtr));
+    __asm__ volatile(
+        "pushq %0\n\t"
+        "leaq 1f(%%rip), %%rax\n\t"
+        "pushq %%rax\n\t"
+        "lretq\n"
+        "1:\n\t"
+        "movw %w1, %%ax\n\t"
+        "movw %%ax, %%ds\n\t"
+        "movw %%ax, %%es\n\t"
+        "movw %%ax, %%ss\n\t"
+        :: "i"(GDT_KCODE), "i"(GDT_KDATA) : "rax", "memory");
+    __asm__ volatile("ltr %w0" :: "r"((uint16_t)GDT_TSS));
+    wrmsr(MSR_GS_BASE, (uint64_t)c);       /* the data segment reload cleared it on some CPUs */
+}
+
+struct cpu *this_cpu(void)
+{
+    struct cpu *c;
+    __asm__ volatile("movq %%gs:0, %0" : "=r"(c));
+    return c;
+}
+
+unsigned cpu_index(void) { return this_cpu()->index; }
+unsigned cpu_count(void) { return __atomic_load_n(&ncpus_started, __ATOMIC_ACQUIRE); }
+void cpu_set_count(unsigned n) { __atomic_store_n(&ncpus_started, n, __ATOMIC_RELEASE); }
+bool cpu_online(unsigned idx)
+{
+    return idx < MAX_CPUS && __atomic_load_n(&cpus[idx].online, __ATOMIC_ACQUIRE);
+}
+
+unsigned long irq_save(void)
+{
+    unsigned long f;
+    __asm__ volatile("pushfq; popq %0; cli" : "=r"(f) :: "memory");
+    return f;
+}
+
+void irq_restore(unsigned long flags)
+{
+    if (flags & (1ul << 9))
+        __asm__ volatile("sti" ::: "memory");
+}
+
+bool irqs_enabled(void)
+{
+    unsigned long f;
+    __asm__ volatile("pushfq; popq %0" : "=r"(f));
+    return f & (1ul << 9);
+}
+
+void irq_enable(void) { __asm__ volatile("sti" ::: "memory"); }
+void cpu_relax(void) { pause(); }
+void cpu_idle(void) { __asm__ volatile("sti; hlt" ::: "memory"); }
+uint64_t cycles_now(void) { return rdtsc(); }
+uint64_t cycles_per_us(void) { return tsc_per_us ? tsc_per_us : 1000; }
+void cycles_set_rate(uint64_t per_us) { tsc_per_us = per_us; }

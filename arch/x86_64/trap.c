@@ -1,0 +1,129 @@
+/* arch/x86_64/trap.c: the IDT and where each vector goes. */
+#include "arch/x86_64/trap.h"
+#include "arch/x86_64/lapic.h"
+#include "arch/x86_64/percpu_arch.h"
+#include "arch/x86_64/x86.h"
+#include "hal/irq.h"
+#include "kernel/console.h"
+#include "kernel/panic.h"
+#include "kernel/sched.h"
+#include "kernel/timer.h"
+
+void nmi_handler(struct trap_frame *tf);   /* nmi.c */
+
+struct idt_entry {
+    uint16_t off_lo, sel;
+    uint8_t ist, type;
+    uint16_t off_mid;
+    uint32_t off_hi, zero;
+} __attribute__((packed));
+_Static_assert(sizeof(struct idt_entry) == 16, "IDT gate layout");
+
+extern char trap_stubs[];     /* entry.S: 256 stubs, 16 bytes apart */
+static struct idt_entry idt[256];
+static struct { irq_handler_fn fn; void *arg; } handlers[256];
+static unsigned next_device_vector = VEC_DEVICE_BASE;
+
+static const char *const exception_names[32] = {
+    "divide error", "debug", "NMI", "breakpoint", "overflow", "bound range",
+    "invalid opcode", "device not available", "double fault",
+    "coprocessor segment overrun", "invalid TSS", "segment not present",
+    "stack-segment fault", "general protection fault", "page fault",
+    "reserved", "x87 floating-point", "alignment check", "machine check",
+    "SIMD floating-point", "virtualization", "control protection",
+};
+
+uintptr_t trap_pc(const struct trap_frame *tf) { return tf->rip; }
+uintptr_t trap_sp(const struct trap_frame *tf) { return tf->rsp; }
+uintptr_t trap_fp(const struct trap_frame *tf) { return tf->rbp; }
+
+static void idt_set(unsigned v, unsigned ist)
+{
+    uint64_t a = (uint64_t)(trap_stubs + v * 16);
+    idt[v] = (struct idt_entry){
+        .off_lo = a & 0xffff, .sel = GDT_KCODE, .ist = ist,
+        .type = 0x8e,                       /* present, interrupt gate */
+        .off_mid = (a >> 16) & 0xffff, .off_hi = a >> 32,
+    };
+}
+
+void trap_init(void)
+{
+    for (unsigned v = 0; v < 256; v++)
+        idt_set(v, 0);
+    idt_set(VEC_NMI, IST_NMI);
+    idt_set(VEC_DF, IST_DF);
+    idt_set(VEC_MC, IST_MC);
+}
+
+void trap_load(void)
+{
+    struct { uint16_t limit; uint64_t base; } __attribute__((packed)) idtr = {
+        sizeof(idt) - 1, (uint64_t)idt };
+    __asm__ volatile("lidt %0" :: "m"(idtr));
+}
+
+void irq_set_handler(unsigned vector, irq_handler_fn fn, void *arg)
+{
+    handlers[vector].arg = arg;
+    __atomic_store_n(&handlers[vector].fn, fn, __ATOMIC_RELEASE);
+}
+
+int irq_alloc_vector(irq_handler_fn fn, void *arg)
+{
+    unsigned v = __atomic_fetch_add(&next_device_vector, 1, __ATOMIC_RELAXED);
+    if (v >= VEC_TIMER)
+        return -1;
+    irq_set_handler(v, fn, arg);
+    return (int)v;
+}
+
+void trap_print_regs(const struct trap_frame *tf)
+{
+    kprintf("  rip %016lx  rsp %016lx  rbp %016lx  rflags %016lx\n",
+                   tf->rip, tf->rsp, tf->rbp, tf->rflags);
+    kprintf("  rax %016lx  rbx %016lx  rcx %016lx  rdx %016lx\n",
+                   tf->rax, tf->rbx, tf->rcx, tf->rdx);
+    kprintf("  rsi %016lx  rdi %016lx  r8  %016lx  r9  %016lx\n",
+                   tf->rsi, tf->rdi, tf->r8, tf->r9);
+    kprintf("  r10 %016lx  r11 %016lx  r12 %016lx  r13 %016lx\n",
+                   tf->r10, tf->r11, tf->r12, tf->r13);
+    kprintf("  r14 %016lx  r15 %016lx  cs %lx  cr3 %016lx\n",
+                   tf->r14, tf->r15, tf->cs, read_cr3());
+}
+
+static void exception(struct trap_frame *tf)
+{
+    const char *name = exception_names[tf->vector] ? exception_names[tf->vector] : "reserved";
+    if (tf->vector == VEC_PF)
+        panic_trap(tf, "%s (vector %lu, error 0x%lx, cr2 0x%lx)", name,
+                   tf->vector, tf->error, read_cr2());
+    panic_trap(tf, "%s (vector %lu, error 0x%lx)", name, tf->vector, tf->error);
+}
+
+void trap_dispatch(struct trap_frame *tf)
+{
+    unsigned v = (unsigned)tf->vector;
+
+    if (v == VEC_NMI) {
+        nmi_handler(tf);
+        return;
+    }
+    if (v < 32) {
+        exception(tf);
+        return;
+    }
+    if (v == VEC_SPURIOUS)
+        return;
+    if (v == VEC_TIMER) {
+        lapic_eoi();
+        timer_tick(tf);
+        sched_preempt();
+        return;
+    }
+    irq_handler_fn fn = __atomic_load_n(&handlers[v].fn, __ATOMIC_ACQUIRE);
+    if (fn)
+        fn(tf, handlers[v].arg);
+    lapic_eoi();
+    sched_preempt();     /* the handler may have woken a task (or VEC_RESCHED) */
+}

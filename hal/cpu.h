@@ -1,0 +1,24 @@
+/* hal/cpu.h: what portable code may ask of the CPU it runs on.
+ *
+ * Plain functions, not inline asm, so that host unit tests can link fakes
+ * (tests/unit/fake_hal.c) against the real portable sources. */
+#pragma once
+#include <stdbool.h>
+#include <stdint.h>
+
+#define MAX_CPUS 64
+
+unsigned long irq_save(void);            /* disable interrupts, return old state */
+void irq_restore(unsigned long flags);   /* restore what irq_save returned */
+bool irqs_enabled(void);
+void irq_enable(void);
+void cpu_kick(unsigned idx);            /* wake CPU idx to reschedule (IPI) */
+void cpu_relax(void);                    /* spin-wait hint (PAUSE) */
+void cpu_idle(void);                     /* enable interrupts and halt until one comes */
+
+unsigned cpu_index(void);                /* 0..cpu_count()-1 on this CPU */
+unsigned cpu_count(void);                /* CPUs started (online or not) */
+bool cpu_online(unsigned idx);           /* running and taking its tick */
+
+uint64_t cycles_now(void);               /* cycle counter (TSC), monotonic per CPU */
+uint64_t cycles_per_us(void);            /* calibrated at boot; never 0 after */

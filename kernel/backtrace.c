@@ -1,0 +1,116 @@
+/* kernel/backtrace.c: printing backtraces, and `bt`. */
+#include "kernel/backtrace.h"
+#include "kernel/sched.h"
+#include "kernel/percpu.h"
+#include "kernel/shell.h"
+#include "kernel/stacktrace.h"
+#include "kernel/symtab.h"
+#include "lib/parse.h"
+#include "lib/string.h"
+#include "mm/heap.h"
+
+void bt_print(struct printer *p, const uintptr_t *frames, unsigned n, bool first_is_pc)
+{
+    char name[128];
+    for (unsigned i = 0; i < n; i++) {
+        if (i == 0 && first_is_pc)
+            symtab_format(frames[i], name, sizeof name);
+        else
+            symtab_format_ret(frames[i], name, sizeof name);
+        pr_printf(p, "        <- %s\n", name);
+    }
+}
+
+struct bt_req {
+    uintptr_t *out;
+    unsigned max;
+    int n;
+    int running_cpu;               /* -1 if not running elsewhere */
+};
+
+/* Under the task-list lock: a task not running is read from its saved
+ * context; swtch left [rbx r12..r15 saved] below a frame record. */
+static void bt_locked(struct task *t, void *arg)
+{
+    struct bt_req *r = arg;
+    r->running_cpu = -1;
+    if (t == this_cpu()->current) {
+        r->n = (int)st_capture_here(r->out, r->max);
+        return;
+    }
+    if (t->state == TASK_RUNNING) {
+        r->running_cpu = (int)t->cpu;
+        return;
+    }
+    uintptr_t sp = t->saved_rsp, fp = sp + 5 * 8;
+    r->n = (int)st_walk(fp, sp, r->out, r->max);
+}
+
+int bt_task(int pid, uintptr_t *out, unsigned max, bool *first_is_pc)
+{
+    struct bt_req r = { out, max, -1, -1 };
+    *first_is_pc = false;
+    if (!task_with_pid(pid, bt_locked, &r))
+        return -2;
+    if (r.running_cpu >= 0) {
+        *first_is_pc = true;
+        return cpu_backtrace((unsigned)r.running_cpu, out, max);
+    }
+    return r.n;
+}
+
+struct bt_all { int pids[256]; int n; };
+
+static void collect(struct task *t, void *arg)
+{
+    struct bt_all *a = arg;
+    if (a->n < 256)
+        a->pids[a->n++] = t->pid;
+}
+
+static void bt_one(struct printer *p, int pid)
+{
+    uintptr_t frames[BT_MAX];
+    bool pc;
+    int n = bt_task(pid, frames, BT_MAX, &pc);
+    if (n == -2)
+        return;                    /* exited meanwhile */
+    pr_printf(p, "pid %d:\n", pid);
+    if (n < 0)
+        pr_printf(p, "        (its cpu did not answer the NMI)\n");
+    else
+        bt_print(p, frames, (unsigned)n, pc);
+}
+
+static int cmd_bt(int argc, char **argv, struct printer *p)
+{
+    if (argc > 2) {
+        pr_printf(p, "bt: too many arguments (usage: bt [pid|all])\n");
+        return 1;
+    }
+    if (argc == 2 && strcmp(argv[1], "all") == 0) {
+        struct bt_all *ap = kmalloc(sizeof *ap);
+        if (!ap) {
+            pr_printf(p, "bt: out of memory\n");
+            return 1;
+        }
+        ap->n = 0;
+        task_for_each(collect, ap);
+        for (int i = ap->n - 1; i >= 0; i--)
+            bt_one(p, ap->pids[i]);
+        kfree(ap);
+        return 0;
+    }
+    uint64_t pid = (uint64_t)task_current_pid();
+    if (argc == 2 && !parse_range(argv[1], 1, 0x7fffffff, &pid)) {
+        pr_printf(p, "bt: pid '%s' is not a number (1-2147483647) or 'all'\n", argv[1]);
+        return 1;
+    }
+    if (!task_exists((int)pid)) {
+        pr_printf(p, "bt: pid %lu: no such task\n", pid);
+        return 1;
+    }
+    bt_one(p, (int)pid);
+    return 0;
+}
+SHELL_COMMAND(bt, "bt", "bt [pid|all]     backtrace of a task (default: this shell)", cmd_bt);

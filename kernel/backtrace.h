@@ -1,0 +1,23 @@
+/* kernel/backtrace.h: backtraces of tasks and CPUs, printed in the form
+ * the profiler's caller lines use ("        <- name+0xoff"). */
+#pragma once
+#include <stdbool.h>
+#include <stdint.h>
+
+struct printer;
+struct trap_frame;
+
+#define BT_MAX 16
+
+/* Another CPU's current context, by NMI IPI (hal; x86: nmi.c). Frame 0 is
+ * the interrupted instruction. -1 if it did not answer within 100 ms. */
+int cpu_backtrace(unsigned cpu, uintptr_t *out, unsigned max);
+void cpu_send_nmi_self(void);
+
+/* frames[0] is an exact pc (trap frame, NMI) when first_is_pc; every other
+ * entry is a return address. */
+void bt_print(struct printer *p, const uintptr_t *frames, unsigned n, bool first_is_pc);
+/* A task's stack: a sleeping one from its saved context, a running one on
+ * another CPU by NMI (then *first_is_pc is set). Returns frames, -1 if its
+ * CPU did not answer, -2 if there is no such task. */
+int bt_task(int pid, uintptr_t *out, unsigned max, bool *first_is_pc);

@@ -1,0 +1,34 @@
+/* kernel/percpu.h: what each CPU keeps for itself. Reached through
+ * this_cpu() (GS base on x86-64), so no CPU ever takes a lock to read its
+ * own state. */
+#pragma once
+#include <stdbool.h>
+#include <stdint.h>
+#include "hal/cpu.h"
+#include "kernel/spinlock.h"
+
+struct task;
+
+struct cpu {
+    struct cpu *self;              /* first: the arch reads it at offset 0 */
+    unsigned index;
+    uint32_t hw_id;                /* local APIC id */
+    struct task *current;
+    struct task *idle;
+    volatile uint64_t ticks;       /* timer ticks taken on this CPU */
+    volatile uint64_t busy_ticks;  /* ticks that found a task other than idle */
+    volatile bool online;          /* running and taking its tick */
+
+    /* Scheduler: this CPU's run queue and sleepers; the lock also guards
+     * the state of every task that lives on this CPU. */
+    spinlock_t rq_lock;
+    struct task *rq_head, *rq_tail;
+    unsigned rq_len;
+    struct task *sleepers;
+    struct task *reap;             /* exited task to free once off its stack */
+
+    void *arch;                    /* struct cpu_arch (TSS, IST stacks, GDT) */
+};
+
+extern struct cpu cpus[MAX_CPUS];
+struct cpu *this_cpu(void);

@@ -1,0 +1,63 @@
+/* kernel/profiler.h: the sampling profiler (spec/profiler.md).
+ *
+ * Two entry points run in interrupt context and are called by the trap
+ * code: profiler_tick from every CPU's timer tick, profiler_nmi from the
+ * NMI handler. Everything else runs in task context: the `profile` shell
+ * command (registered in profiler.c) and the bench. */
+#pragma once
+#include <stdbool.h>
+#include <stdint.h>
+
+struct trap_frame;
+struct printer;
+
+#define PROFILER_FRAMES       8     /* frame 0 is the interrupted pc */
+#define PROFILER_BUF_RECORDS  1024  /* per CPU: 1 s at ~1 kHz, 10 s at 100 Hz */
+#define PROFILER_CHAINS       128   /* the report's chain table */
+#define PROFILER_WINDOW_MIN   1     /* ms */
+#define PROFILER_WINDOW_MAX   2000
+#define PROFILER_WINDOW_DEF   1000
+#define PROFILER_CHAINS_DEF   8
+#define PROFILER_ALL          (-1)  /* pid filter: every task */
+
+enum {
+    PROFILER_OK = 0,
+    PROFILER_EINVAL = -1,    /* an argument out of range (message printed) */
+    PROFILER_EBUSY = -2,     /* a run (or report) is in progress */
+    PROFILER_ENOMEM = -3,    /* a buffer or the chain table (message printed) */
+};
+
+/* From every CPU's timer tick, interrupts off. Idle: one atomic load.
+ * Active: arms this CPU's counter if the probe found one usable, and
+ * samples only while this CPU's counter is not armed. Inactive with the
+ * counter still armed: disarms it. Must be called on every online CPU. */
+void profiler_tick(const struct trap_frame *tf);
+
+/* From the NMI handler, before anything else claims the NMI. True if the
+ * NMI was the performance counter's (a sample was taken, or dropped
+ * because no run is active); false means it is not ours and the caller
+ * must treat it as a genuine NMI (panic). Never swallows a foreign NMI. */
+bool profiler_nmi(const struct trap_frame *tf);
+
+/* One whole run, from the shell task: Start, sleep ms, Stop, Report to p.
+ * ms 1..2000, pid PROFILER_ALL or a pid, chains 1..128. Returns
+ * PROFILER_OK or a negative PROFILER_E*; every error has printed a
+ * "profile: ..." line to p and started nothing. */
+int profiler_run(unsigned ms, int pid, unsigned chains, struct printer *p);
+
+/* Cycles (cycles_now) the last report took, fold to last line printed,
+ * printing through its printer included (use a sink to time the fold). */
+uint64_t profiler_report_cycles(void);
+
+/* Bench and tests, with no run in progress, after at least one run: append
+ * one record to cpu's buffer as if that CPU had sampled it (a full buffer
+ * counts a drop, as the sampler does). depth 1..8; frames[0] is the leaf.
+ * Returns PROFILER_OK, PROFILER_EBUSY, or PROFILER_EINVAL (no buffer for
+ * that CPU, bad depth). */
+int profiler_inject(unsigned cpu, int pid, const uintptr_t *frames,
+                    unsigned depth, uint32_t cost);
+
+/* Report the buffers as they stand (the last run's records plus anything
+ * injected since), under the last run's window and pid filter, showing
+ * chains chains. Same returns as profiler_run. */
+int profiler_report_again(unsigned chains, struct printer *p);

@@ -1,0 +1,406 @@
+/* kernel/sched.c: tasks and the scheduler.
+ *
+ * Each CPU runs its own tasks round-robin from its own run queue; a task is
+ * placed on a CPU when it is spawned and never migrates. Only that CPU ever
+ * switches to it, so a task that is queued (by a waker on another CPU)
+ * while its own CPU is still switching away from it is never run twice.
+ * The run-queue lock of a CPU guards the state of every task on it. */
+#include "kernel/sched.h"
+#include "kernel/percpu.h"
+#include "kernel/stacks.h"
+#include "kernel/time.h"
+#include "kernel/panic.h"
+#include "lib/printf.h"
+#include "lib/string.h"
+#include "mm/heap.h"
+
+void swtch(uint64_t *save_rsp, uint64_t new_rsp);     /* entry.S */
+
+static spinlock_t tasks_lock = SPINLOCK_INIT;
+static struct task *all_tasks;
+static int next_pid = 1;
+
+/* ---- run queue (caller holds c->rq_lock) ---- */
+
+static void rq_push(struct cpu *c, struct task *t)
+{
+    t->next = 0;
+    if (c->rq_tail)
+        c->rq_tail->next = t;
+    else
+        c->rq_head = t;
+    c->rq_tail = t;
+    c->rq_len++;
+}
+
+static struct task *rq_pop(struct cpu *c)
+{
+    struct task *t = c->rq_head;
+    if (t) {
+        c->rq_head = t->next;
+        if (!c->rq_head)
+            c->rq_tail = 0;
+        c->rq_len--;
+        t->next = 0;
+    }
+    return t;
+}
+
+static void list_add_task(struct task *t)
+{
+    unsigned long f = spin_lock(&tasks_lock);
+    t->all_next = all_tasks;
+    all_tasks = t;
+    spin_unlock(&tasks_lock, f);
+}
+
+/* Free a task that exited, now that no CPU runs on its stack. */
+static void reap(struct task *t)
+{
+    unsigned long f = spin_lock(&tasks_lock);
+    for (struct task **pp = &all_tasks; *pp; pp = &(*pp)->all_next) {
+        if (*pp == t) {
+            *pp = t->all_next;
+            break;
+        }
+    }
+    spin_unlock(&tasks_lock, f);
+    stack_unregister(t->stack_id);
+    kfree(t->stack);
+    kfree(t);
+}
+
+static void finish_switch(struct cpu *c)
+{
+    struct task *dead = c->reap;
+    if (dead) {
+        c->reap = 0;
+        reap(dead);
+    }
+}
+
+void schedule(void)
+{
+    struct cpu *c = this_cpu();
+    struct task *cur = c->current, *next;
+    unsigned long f = spin_lock(&c->rq_lock);
+
+    if (cur->state == TASK_RUNNING && !cur->is_idle) {
+        cur->state = TASK_RUNNABLE;
+        rq_push(c, cur);
+    }
+    next = rq_pop(c);
+    if (!next)
+        next = c->idle;
+    if (cur->state == TASK_DEAD)
+        c->reap = cur;
+    next->state = TASK_RUNNING;
+    c->current = next;
+    spin_unlock(&c->rq_lock, f);
+    if (next != cur) {
+        swtch(&cur->saved_rsp, next->saved_rsp);
+        finish_switch(this_cpu());
+    }
+}
+
+static void task_start(void)
+{
+    finish_switch(this_cpu());
+    irq_enable();
+    struct task *t = this_cpu()->current;
+    t->fn(t->arg);
+    task_exit();
+}
+
+static unsigned least_loaded_cpu(void)
+{
+    unsigned best = cpu_index(), best_load = ~0u;
+    for (unsigned i = 0; i < cpu_count(); i++) {
+        if (!cpu_online(i))
+            continue;
+        unsigned load = sched_cpu_load(i);
+        if (load < best_load) {
+            best = i;
+            best_load = load;
+        }
+    }
+    return best;
+}
+
+unsigned sched_cpu_load(unsigned i)
+{
+    struct cpu *c = &cpus[i];
+    struct task *cur = __atomic_load_n(&c->current, __ATOMIC_RELAXED);
+    return c->rq_len + (cur && !cur->is_idle);
+}
+
+struct task *task_spawn(const char *name, task_fn fn, void *arg, int cpu, unsigned flags)
+{
+    if (cpu >= 0 && !cpu_online((unsigned)cpu))
+        return 0;
+    struct task *t = kzalloc(sizeof *t);
+    void *stack = kmalloc(TASK_STACK_SIZE);
+    if (!t || !stack) {
+        kfree(t);
+        kfree(stack);
+        return 0;
+    }
+    t->pid = __atomic_fetch_add(&next_pid, 1, __ATOMIC_RELAXED);
+    strlcpy(t->name, name, sizeof t->name);
+    t->fn = fn;
+    t->arg = arg;
+    t->flags = flags;
+    t->stack = stack;
+    t->cpu = cpu >= 0 ? (unsigned)cpu : least_loaded_cpu();
+    uintptr_t lo = (uintptr_t)stack, top = lo + TASK_STACK_SIZE;
+    t->stack_id = stack_register(lo, top, STACK_TASK, t->pid, t->name, true);
+
+    /* The stack swtch will pop: r15 r14 r13 r12 rbx rbp, then "return" into
+     * task_start with a zero return address above it, so rsp is aligned as
+     * at any call and every backtrace ends at task_start. */
+    uint64_t *sp = (uint64_t *)top;
+    *--sp = 0;
+    *--sp = (uint64_t)task_start;
+    for (int i = 0; i < 6; i++)
+        *--sp = 0;
+    t->saved_rsp = (uint64_t)sp;
+
+    list_add_task(t);
+    struct cpu *c = &cpus[t->cpu];
+    unsigned long f = spin_lock(&c->rq_lock);
+    t->state = TASK_RUNNABLE;
+    rq_push(c, t);
+    spin_unlock(&c->rq_lock, f);
+    if (t->cpu != cpu_index())
+        cpu_kick(t->cpu);
+    return t;
+}
+
+void task_exit(void)
+{
+    irq_save();
+    struct cpu *c = this_cpu();
+    unsigned long f = spin_lock(&c->rq_lock);
+    c->current->state = TASK_DEAD;
+    spin_unlock(&c->rq_lock, f);
+    schedule();
+    panic("task_exit: a dead task was scheduled again");
+}
+
+void task_wake(struct task *t)
+{
+    struct cpu *c = &cpus[t->cpu];
+    unsigned long f = spin_lock(&c->rq_lock);
+    bool woke = false;
+    if (t->state == TASK_SLEEPING) {
+        t->state = TASK_RUNNABLE;
+        rq_push(c, t);
+        woke = true;
+    }
+    spin_unlock(&c->rq_lock, f);
+    if (woke && t->cpu != cpu_index())
+        cpu_kick(t->cpu);
+}
+
+void yield(void)
+{
+    unsigned long f = irq_save();
+    schedule();
+    irq_restore(f);
+}
+
+void sleep_ms(uint64_t ms)
+{
+    unsigned long f = irq_save();
+    struct cpu *c = this_cpu();
+    struct task *cur = c->current;
+    unsigned long g = spin_lock(&c->rq_lock);
+    cur->wake_at_ns = time_ns() + ms * 1000000;
+    cur->state = TASK_SLEEPING;
+    cur->next = c->sleepers;
+    c->sleepers = cur;
+    spin_unlock(&c->rq_lock, g);
+    schedule();
+    irq_restore(f);
+}
+
+/* From the tick, interrupts off. Returns nothing: asks for a switch by
+ * leaving work in the run queue; sched_preempt does the switch. */
+void sched_tick(void)
+{
+    struct cpu *c = this_cpu();
+    struct task *cur = c->current;
+    if (!cur)
+        return;
+    cur->ticks++;
+    if (!cur->is_idle)
+        c->busy_ticks++;
+    if (!c->sleepers)
+        return;
+    uint64_t now = time_ns();
+    unsigned long f = spin_lock(&c->rq_lock);
+    for (struct task **pp = &c->sleepers; *pp;) {
+        struct task *t = *pp;
+        if (t->wake_at_ns <= now) {
+            *pp = t->next;
+            t->state = TASK_RUNNABLE;
+            rq_push(c, t);
+        } else {
+            pp = &t->next;
+        }
+    }
+    spin_unlock(&c->rq_lock, f);
+}
+
+/* At the end of every interrupt on the task's own stack: round-robin. */
+void sched_preempt(void)
+{
+    struct cpu *c = this_cpu();
+    if (c->current && __atomic_load_n(&c->rq_len, __ATOMIC_RELAXED))
+        schedule();
+}
+
+static void idle_loop(void)
+{
+    for (;;)
+        cpu_idle();
+}
+
+void sched_init_cpu_stack(uintptr_t lo, uintptr_t hi)
+{
+    struct cpu *c = this_cpu();
+    struct task *t = kzalloc(sizeof *t);
+    if (!t)
+        panic("sched: no memory for the idle task of cpu %u", c->index);
+    t->pid = __atomic_fetch_add(&next_pid, 1, __ATOMIC_RELAXED);
+    fmt_snprintf(t->name, sizeof t->name, "idle%u", c->index);
+    t->cpu = c->index;
+    t->is_idle = true;
+    t->state = TASK_RUNNING;
+    /* Paint the part of this stack below us, so `stacks` can measure it;
+     * the part in use stays as it is. */
+    uintptr_t here = (uintptr_t)__builtin_frame_address(0) - 512;
+    for (uint64_t *w = (uint64_t *)lo; (uintptr_t)w < here; w++)
+        *w = STACK_PAINT;
+    t->stack_id = stack_register(lo, hi, STACK_TASK, t->pid, t->name, false);
+    c->idle = t;
+    c->current = t;
+    list_add_task(t);
+    /* Online from here: tasks may be placed on it, the profiler gives it a
+     * buffer. Its tick starts before it enables interrupts. */
+    __atomic_store_n(&c->online, true, __ATOMIC_RELEASE);
+}
+
+void sched_run(void)
+{
+    irq_enable();
+    idle_loop();
+    __builtin_unreachable();
+}
+
+/* ---- wait queues and the mutex ---- */
+
+void waitq_wait(struct waitq *wq, bool (*cond)(void *), void *arg)
+{
+    for (;;) {
+        unsigned long f = spin_lock(&wq->lock);
+        if (cond(arg)) {
+            spin_unlock(&wq->lock, f);
+            return;
+        }
+        struct cpu *c = this_cpu();
+        struct task *cur = c->current;
+        unsigned long g = spin_lock(&c->rq_lock);
+        cur->state = TASK_SLEEPING;
+        spin_unlock(&c->rq_lock, g);
+        cur->next = wq->head;
+        wq->head = cur;
+        __atomic_store_n(&wq->lock.locked, 0, __ATOMIC_RELEASE);  /* keep irqs off */
+        schedule();
+        irq_restore(f);
+    }
+}
+
+void waitq_wake_all(struct waitq *wq)
+{
+    unsigned long f = spin_lock(&wq->lock);
+    struct task *t = wq->head;
+    wq->head = 0;
+    while (t) {
+        struct task *n = t->next;
+        task_wake(t);
+        t = n;
+    }
+    spin_unlock(&wq->lock, f);
+}
+
+static bool mutex_try(void *arg)
+{
+    struct mutex *m = arg;
+    return !__atomic_exchange_n(&m->locked, 1, __ATOMIC_ACQUIRE);
+}
+
+void mutex_lock(struct mutex *m) { waitq_wait(&m->wq, mutex_try, m); }
+
+void mutex_unlock(struct mutex *m)
+{
+    __atomic_store_n(&m->locked, 0, __ATOMIC_RELEASE);
+    waitq_wake_all(&m->wq);
+}
+
+/* ---- lookups ---- */
+
+int task_pid(const struct task *t) { return t->pid; }
+struct task *task_current(void) { return this_cpu()->current; }
+
+int task_current_pid(void)
+{
+    struct task *t = this_cpu()->current;
+    return t ? t->pid : 0;
+}
+
+bool task_should_stop(void) { return this_cpu()->current->stop; }
+
+void task_for_each(void (*fn)(struct task *t, void *arg), void *arg)
+{
+    unsigned long f = spin_lock(&tasks_lock);
+    for (struct task *t = all_tasks; t; t = t->all_next)
+        fn(t, arg);
+    spin_unlock(&tasks_lock, f);
+}
+
+bool task_with_pid(int pid, void (*fn)(struct task *t, void *arg), void *arg)
+{
+    bool found = false;
+    unsigned long f = spin_lock(&tasks_lock);
+    for (struct task *t = all_tasks; t; t = t->all_next) {
+        if (t->pid == pid && t->state != TASK_DEAD) {
+            if (fn)
+                fn(t, arg);
+            found = true;
+            break;
+        }
+    }
+    spin_unlock(&tasks_lock, f);
+    return found;
+}
+
+bool task_exists(int pid) { return task_with_pid(pid, 0, 0); }
+
+static void kill_one(struct task *t, void *arg)
+{
+    int *rc = arg;
+    if (!(t->flags & TASK_KILLABLE)) {
+        *rc = -2;
+        return;
+    }
+    t->stop = true;
+    *rc = 0;
+}
+
+int task_kill(int pid)
+{
+    int rc = -1;
+    task_with_pid(pid, kill_one, &rc);
+    return rc;
+}

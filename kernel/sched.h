@@ -1,0 +1,61 @@
+/* kernel/sched.h: tasks, per-CPU round-robin run queues, sleeping, wait
+ * queues and the sleeping mutex. */
+#pragma once
+#include <stdbool.h>
+#include <stdint.h>
+#include "kernel/spinlock.h"
+#include "kernel/task.h"
+
+struct task {
+    uint64_t saved_rsp;            /* first: swtch saves here */
+    int pid;
+    char name[TASK_NAME_MAX];
+    volatile enum task_state state;
+    unsigned cpu;                  /* tasks never migrate: placed at spawn */
+    unsigned flags;                /* TASK_KILLABLE */
+    volatile bool stop;            /* kill asked this task to end */
+    bool is_idle;
+    void *stack;                   /* TASK_STACK_SIZE bytes */
+    int stack_id;                  /* in the stacks registry */
+    uint64_t wake_at_ns;           /* while on the sleepers list */
+    volatile uint64_t ticks;       /* ticks it was running for */
+    task_fn fn;
+    void *arg;
+    struct task *next;             /* run queue, sleepers or a wait queue */
+    struct task *all_next;         /* every task, for ps/bt */
+};
+
+struct waitq {
+    spinlock_t lock;
+    struct task *head;
+};
+#define WAITQ_INIT { SPINLOCK_INIT, 0 }
+
+struct mutex {
+    volatile unsigned locked;
+    struct waitq wq;
+};
+#define MUTEX_INIT { 0, WAITQ_INIT }
+
+/* This CPU: its idle task, running on the stack we are on, [lo, hi). */
+void sched_init_cpu_stack(uintptr_t lo, uintptr_t hi);
+void sched_run(void) __attribute__((noreturn));   /* become this CPU's idle loop */
+void sched_tick(void);             /* from the tick: account, wake sleepers, ask to preempt */
+void sched_preempt(void);          /* end of an interrupt: switch if asked to */
+void schedule(void);               /* irqs off: pick the next task on this CPU */
+
+/* Sleep until cond(arg) is true; cond is evaluated under the queue lock, so
+ * a wake between the check and the sleep is never lost. */
+void waitq_wait(struct waitq *wq, bool (*cond)(void *), void *arg);
+void waitq_wake_all(struct waitq *wq);
+void task_wake(struct task *t);
+
+void mutex_lock(struct mutex *m);
+void mutex_unlock(struct mutex *m);
+
+/* Every task, under the task-list lock: fn must not sleep. */
+void task_for_each(void (*fn)(struct task *t, void *arg), void *arg);
+/* Look up by pid and run fn on it under the task-list lock (false if none). */
+bool task_with_pid(int pid, void (*fn)(struct task *t, void *arg), void *arg);
+int task_kill(int pid);            /* 0, -1 no such task, -2 not killable */
+unsigned sched_cpu_load(unsigned cpu);

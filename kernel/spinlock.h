@@ -1,0 +1,35 @@
+/* kernel/spinlock.h: spinlocks that save and restore interrupts. */
+#pragma once
+#include "hal/cpu.h"
+
+typedef struct { volatile unsigned locked; unsigned owner; } spinlock_t;
+#define SPINLOCK_INIT { 0, ~0u }
+
+static inline unsigned long spin_lock(spinlock_t *l)
+{
+    unsigned long f = irq_save();
+    while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
+        while (__atomic_load_n(&l->locked, __ATOMIC_RELAXED))
+            cpu_relax();
+    l->owner = cpu_index();
+    return f;
+}
+
+static inline void spin_unlock(spinlock_t *l, unsigned long f)
+{
+    l->owner = ~0u;
+    __atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
+    irq_restore(f);
+}
+
+/* For the panic path only: take the lock if it comes within a bounded
+ * number of tries, else go on without it. Returns true if taken. */
+static inline bool spin_trylock_bounded(spinlock_t *l, unsigned long tries)
+{
+    while (tries--) {
+        if (!__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
+            return true;
+        cpu_relax();
+    }
+    return false;
+}

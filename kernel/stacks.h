@@ -1,0 +1,38 @@
+/* kernel/stacks.h: the registry of every stack the kernel runs on, so a
+ * frame-pointer walk from any context (NMI included) can tell a real frame
+ * from garbage without faulting, and `stacks` can report headroom.
+ *
+ * Stacks are painted with STACK_PAINT at creation; the deepest use is the
+ * lowest byte no longer painted. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define STACK_PAINT 0x5a5a5a5a5a5a5a5aull
+#define MAX_STACKS 512
+
+enum stack_kind {
+    STACK_TASK,       /* a task's kernel stack */
+    STACK_IRQ,        /* a CPU's interrupt stack */
+    STACK_IST,        /* a CPU's IST stack: NMI, #DF, #MC */
+    STACK_BOOT,
+};
+
+struct stack_region {
+    uintptr_t lo, hi;           /* [lo, hi) */
+    enum stack_kind kind;
+    int owner;                  /* pid for tasks, cpu index otherwise */
+    const char *name;           /* "nmi", "df", "irq", ... or task name */
+};
+
+/* Paints [lo,hi) if paint, registers it; returns a slot id or -1 if full. */
+int stack_register(uintptr_t lo, uintptr_t hi, enum stack_kind kind,
+                   int owner, const char *name, bool paint);
+void stack_unregister(int id);
+/* Lock-free lookup, NMI-safe: the region containing addr, copied out. */
+bool stack_find(uintptr_t addr, struct stack_region *out);
+/* Bytes of the region never touched (still painted), scanning from lo. */
+size_t stack_headroom(const struct stack_region *r);
+/* Visit every registered region (task context). */
+void stack_for_each(void (*fn)(const struct stack_region *r, void *arg), void *arg);

@@ -1,0 +1,17 @@
+/* kernel/stacktrace.h: the frame-pointer walk.
+ *
+ * A frame is [saved fp][return address] at fp. A walk accepts a frame
+ * pointer only if it is 8-byte aligned, lies (with its 16-byte record)
+ * inside the stack the starting sp lies in, or crossing from an IRQ/IST
+ * stack into another registered stack (an interrupted context), and is
+ * strictly above the previous frame in the same stack. It stops at a null
+ * fp, a return address outside kernel text, or max frames. It never faults
+ * on garbage: it runs in NMI context. */
+#pragma once
+#include <stdint.h>
+
+/* Return addresses of the frames above fp, at most max. sp names the
+ * stack the walk starts in. */
+unsigned st_walk(uintptr_t fp, uintptr_t sp, uintptr_t *out, unsigned max);
+/* From the caller of st_capture_here. */
+unsigned st_capture_here(uintptr_t *out, unsigned max);

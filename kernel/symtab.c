@@ -1,0 +1,157 @@
+/* kernel/symtab.c: address-to-name lookups in the table tools/symgen bakes
+ * into the image, the "is this kernel text" test the stack walker relies
+ * on, and the `sym` shell command.
+ *
+ * The table is read-only data written at build time, so lookups take no
+ * lock and touch nothing but the table: symtab_lookup and text_contains
+ * are safe in NMI context. */
+#include "kernel/symtab.h"
+#include "kernel/shell.h"
+#include "lib/parse.h"
+#include "lib/printf.h"
+
+#ifdef SONDE_HOST_TEST
+/* Host tests install their own table and text range. */
+const struct symtab_image *symtab_active;
+uintptr_t symtab_test_text_lo, symtab_test_text_hi;
+#else
+/* symgen emits the arrays and, next to them, a struct symtab_image that
+ * points at them (symtab_kernel), so there is nothing to set up at boot:
+ * a lookup from the very first exception works. Pass 1 of the link gets
+ * an empty table (count 0), never a missing one. */
+_Static_assert(offsetof(struct symtab_image, count) == 0, "symgen layout");
+_Static_assert(offsetof(struct symtab_image, addrs) == 8, "symgen layout");
+_Static_assert(offsetof(struct symtab_image, sizes) == 16, "symgen layout");
+_Static_assert(offsetof(struct symtab_image, name_offs) == 24, "symgen layout");
+_Static_assert(offsetof(struct symtab_image, names) == 32, "symgen layout");
+_Static_assert(sizeof(struct symtab_image) == 40, "symgen layout");
+
+extern const uint64_t symtab_count;
+extern const uint64_t symtab_addrs[];
+extern const uint32_t symtab_sizes[];
+extern const uint32_t symtab_name_offs[];
+extern const char symtab_names[];
+extern const struct symtab_image symtab_kernel;
+
+const struct symtab_image *symtab_active = &symtab_kernel;
+
+extern char _stext[], _etext[];   /* from the linker script */
+#endif
+
+bool text_contains(uintptr_t addr)
+{
+#ifdef SONDE_HOST_TEST
+    return addr >= symtab_test_text_lo && addr < symtab_test_text_hi;
+#else
+    return addr >= (uintptr_t)_stext && addr < (uintptr_t)_etext;
+#endif
+}
+
+/* Index of the last symbol starting at or below addr, or -1. */
+static long symtab_floor(const struct symtab_image *t, uintptr_t addr)
+{
+    uint64_t lo = 0, hi = t->count;     /* answer in [lo-1, hi) */
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (t->addrs[mid] <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return (long)lo - 1;
+}
+
+bool symtab_lookup(uintptr_t addr, struct sym_hit *hit)
+{
+    const struct symtab_image *t = symtab_active;
+    if (!t || t->count == 0)
+        return false;
+    long i = symtab_floor(t, addr);
+    if (i < 0)
+        return false;
+
+    uintptr_t start = t->addrs[i];
+    size_t size = t->sizes[i];
+    if (size == 0) {
+        /* No size from nm (assembly labels mostly): the symbol runs to
+         * the next one. The last such symbol has no next, so it only
+         * names its own first byte; guessing further would put a name on
+         * whatever follows the table's end. */
+        if ((uint64_t)i + 1 < t->count)
+            size = t->addrs[i + 1] - start;
+        else if (addr != start)
+            return false;
+    }
+    if (size != 0 && addr - start >= size)
+        return false;   /* in a gap after the symbol (padding, no symbol) */
+
+    if (hit) {
+        hit->name = t->names + t->name_offs[i];
+        hit->start = start;
+        hit->size = size;
+        hit->offset = addr - start;
+    }
+    return true;
+}
+
+static bool symtab_streq(const char *a, const char *b)
+{
+    while (*a && *a == *b)
+        a++, b++;
+    return *a == *b;
+}
+
+uintptr_t symtab_find(const char *name)
+{
+    const struct symtab_image *t = symtab_active;
+    if (!t || !name)
+        return 0;
+    for (uint64_t i = 0; i < t->count; i++)
+        if (symtab_streq(t->names + t->name_offs[i], name))
+            return t->addrs[i];
+    return 0;
+}
+
+int symtab_format(uintptr_t addr, char *buf, size_t n)
+{
+    struct sym_hit h;
+    if (symtab_lookup(addr, &h))
+        return fmt_snprintf(buf, n, "%s+0x%lx", h.name, (unsigned long)h.offset);
+    return fmt_snprintf(buf, n, "0x%016lx", (unsigned long)addr);
+}
+
+/* A return address points just past its call, which may be the last
+ * instruction of a function (a call to a noreturn function): name the
+ * function that holds the call, with the offset of the address itself. */
+int symtab_format_ret(uintptr_t ret, char *buf, size_t n)
+{
+    struct sym_hit h;
+    if (ret && symtab_lookup(ret - 1, &h))
+        return fmt_snprintf(buf, n, "%s+0x%lx", h.name, (unsigned long)(h.offset + 1));
+    return fmt_snprintf(buf, n, "0x%016lx", (unsigned long)ret);
+}
+
+/* sym <addr>: what function an address falls in. Prints the name itself
+ * rather than through symtab_format's buffer, so long names are whole. */
+static int cmd_sym(int argc, char **argv, struct printer *p)
+{
+    if (argc != 2) {
+        pr_printf(p, "usage: sym <addr>  (one address, decimal or 0x hex)\n");
+        return 1;
+    }
+    uint64_t addr;
+    if (!parse_u64(argv[1], &addr)) {
+        pr_printf(p, "sym: bad address '%s' (want decimal or 0x hex, "
+                     "at most 0xffffffffffffffff)\n", argv[1]);
+        return 1;
+    }
+    struct sym_hit h;
+    if (symtab_lookup((uintptr_t)addr, &h))
+        pr_printf(p, "0x%016lx %s+0x%lx\n", (unsigned long)addr, h.name,
+                  (unsigned long)h.offset);
+    else
+        pr_printf(p, "0x%016lx: no symbol\n", (unsigned long)addr);
+    return 0;
+}
+
+SHELL_COMMAND(sym, "sym", "sym <addr>", cmd_sym);

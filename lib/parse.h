@@ -1,0 +1,29 @@
+/* lib/parse.h: strict number parsing and word splitting for the shell and
+ * the kernel command line. */
+#pragma once
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Decimal, or hex with 0x. The whole string must be a number that fits:
+ * no sign, no trailing bytes, no overflow. */
+bool parse_u64(const char *s, uint64_t *out);
+/* parse_u64 and lo <= value <= hi. */
+bool parse_range(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
+/* Dotted quad "a.b.c.d" to a host-order u32. */
+bool parse_ipv4(const char *s, uint32_t *out);
+
+/* Split line in place on spaces/tabs into at most max words; returns the
+ * count, or -1 if there were more than max words. */
+int split_words(char *line, char **argv, int max);
+
+/* The kernel command line: key=value words. */
+#define CMDLINE_MAX_PARAMS 32
+struct cmdline {
+    char buf[512];                 /* private copy, split in place */
+    int n;
+    struct { const char *key, *val; } p[CMDLINE_MAX_PARAMS];
+    int dropped;                   /* words beyond CMDLINE_MAX_PARAMS or buf */
+};
+void cmdline_parse(struct cmdline *cl, const char *text);
+/* NULL if absent; "" for a bare word without '='. */
+const char *cmdline_get(const struct cmdline *cl, const char *key);

@@ -1,0 +1,126 @@
+/* net/ipv4.c: IPv4 input checks and output (RFC 791), and the checksum.
+ *
+ * We are a host, not a router: datagrams for other addresses are ignored,
+ * options are skipped, fragments are dropped and counted (nothing we speak
+ * needs them: UDP_PAYLOAD_MAX keeps our own datagrams within one frame, and
+ * we set Don't Fragment on everything we send). */
+#include "net/net.h"
+#include "net/pkt.h"
+
+static uint16_t ipv4_next_id;
+
+uint64_t inet_sum(const void *p, size_t len, uint64_t sum)
+{
+    const uint8_t *b = p;
+    while (len >= 2) {
+        sum += get_be16(b);
+        b += 2;
+        len -= 2;
+    }
+    if (len)
+        sum += (uint64_t)b[0] << 8;
+    return sum;
+}
+
+uint16_t inet_fold(uint64_t sum)
+{
+    while (sum >> 16)
+        sum = (sum & 0xffff) + (sum >> 16);
+    return (uint16_t)~sum;
+}
+
+bool ipv4_is_broadcast(uint32_t dst)
+{
+    if (dst == 0xffffffffu)
+        return true;
+    /* A /32 or /31 has no broadcast address of its own. */
+    if (net_netmask == 0 || (~net_netmask & (~net_netmask - 1)) == 0)
+        return false;
+    return (dst & net_netmask) == (net_ip_addr & net_netmask) &&
+           (dst & ~net_netmask) == ~net_netmask;
+}
+
+bool ipv4_is_local(uint32_t dst)
+{
+    return (net_ip_addr != 0 && dst == net_ip_addr) || ipv4_is_broadcast(dst);
+}
+
+void ipv4_input(const uint8_t *pkt, size_t len)
+{
+    if (len < IP_HLEN) {
+        NET_COUNT(drop_truncated);
+        return;
+    }
+    const struct ipv4_hdr *ip = (const struct ipv4_hdr *)pkt;
+    if (ip->ver_ihl >> 4 != 4) {
+        NET_COUNT(drop_unknown_proto);
+        return;
+    }
+    /* Every length is checked against the one below it before use: the
+     * header against the frame, the total against the header and the
+     * frame. Bytes past total_len are Ethernet padding. */
+    size_t hlen = (size_t)(ip->ver_ihl & 0xf) * 4;
+    size_t total = ntohs(ip->total_len);
+    if (hlen < IP_HLEN || hlen > len || total < hlen || total > len) {
+        NET_COUNT(drop_truncated);
+        return;
+    }
+    if (inet_fold(inet_sum(pkt, hlen, 0)) != 0) {
+        NET_COUNT(drop_bad_csum);
+        return;
+    }
+    if (ntohs(ip->frag) & (IP_FLAG_MF | IP_FRAG_OFFSET)) {
+        NET_COUNT(drop_fragment);
+        return;
+    }
+    uint32_t src = get_be32(ip->src), dst = get_be32(ip->dst);
+    if (!ipv4_is_local(dst)) {
+        NET_COUNT(rx_ignored);
+        return;
+    }
+    switch (ip->proto) {
+    case IP_PROTO_ICMP:
+        icmp_input(src, dst, pkt + hlen, total - hlen);
+        break;
+    case IP_PROTO_UDP:
+        udp_input(src, dst, pkt + hlen, total - hlen);
+        break;
+    default:
+        NET_COUNT(drop_unknown_proto);
+        break;
+    }
+}
+
+/* Where a datagram for dst goes first: dst itself when on our subnet (or
+ * a broadcast), else the gateway. 0 when there is no way. */
+static uint32_t ipv4_next_hop(uint32_t dst)
+{
+    if (ipv4_is_broadcast(dst) || ((dst ^ net_ip_addr) & net_netmask) == 0)
+        return dst;
+    return net_gateway;
+}
+
+int ipv4_output(uint8_t *frame, uint32_t dst, uint8_t proto, size_t l4len)
+{
+    if (!__atomic_load_n(&net_dev, __ATOMIC_ACQUIRE))
+        return NET_ERR_NODEV;
+    if (l4len > IP_PAYLOAD_MAX || dst == 0)
+        return NET_ERR_INVAL;
+    uint32_t hop = ipv4_next_hop(dst);
+    if (hop == 0 || dst == net_ip_addr)      /* no gateway; no loopback device */
+        return NET_ERR_NOROUTE;
+
+    struct ipv4_hdr *ip = (struct ipv4_hdr *)(frame + TX_IP_OFF);
+    ip->ver_ihl = 4 << 4 | IP_HLEN / 4;
+    ip->tos = 0;
+    ip->total_len = htons((uint16_t)(IP_HLEN + l4len));
+    ip->id = htons(__atomic_fetch_add(&ipv4_next_id, 1, __ATOMIC_RELAXED));
+    ip->frag = htons(0x4000);                 /* Don't Fragment */
+    ip->ttl = IP_TTL;
+    ip->proto = proto;
+    ip->csum = 0;
+    put_be32(ip->src, net_ip_addr);
+    put_be32(ip->dst, dst);
+    ip->csum = htons(inet_fold(inet_sum(ip, IP_HLEN, 0)));
+    return arp_output(frame, ETH_HLEN + IP_HLEN + l4len, hop);
+}

@@ -1,0 +1,106 @@
+/* net/net.h: the network stack as drivers and commands see it.
+ *
+ * Ethernet, ARP, IPv4, ICMP echo and UDP for one interface. A driver hands
+ * the stack received frames with net_rx() and receives frames to send
+ * through its netdev's xmit(). Addresses, ports and masks are host byte
+ * order in every call here; the stack converts at the wire.
+ *
+ * Context: every entry point runs in task context (the driver's receive
+ * task or bottom half, a shell command, netload). Shared state (ARP cache,
+ * UDP bindings) is under spinlocks; counters are atomic. Nothing here may
+ * be called from NMI context.
+ *
+ * Lock order: the ARP lock is held while frames that waited for an ARP
+ * reply are handed to xmit(), so a driver must not call net_rx() (or any
+ * other net_ call) while holding the lock its xmit() takes. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct printer;
+
+#define UDP_PAYLOAD_MAX 1472      /* 1500 - 20 (IPv4) - 8 (UDP): no fragments */
+
+/* The driver's half. mac is filled by the driver before net_init. xmit sends
+ * one complete Ethernet frame (no FCS, at least 60 bytes) and returns 0, or
+ * -1 if its TX ring is full: the stack counts the drop and returns
+ * NET_ERR_NOBUF to the sender. xmit must copy the frame (or finish with
+ * it) before returning: the buffer is reused at once. */
+struct netdev {
+    uint8_t mac[6];
+    int (*xmit)(struct netdev *dev, const void *frame, size_t len);
+    void *priv;
+};
+
+/* Results of the sending calls. */
+#define NET_QUEUED        1   /* parked until ARP resolves the next hop; not an error */
+#define NET_ERR_INVAL    -1   /* bad argument (length, port 0, address 0) */
+#define NET_ERR_NODEV    -2   /* net_init has not run */
+#define NET_ERR_NOBUF    -3   /* driver TX ring full: dropped and counted; retry later */
+#define NET_ERR_NOARP    -4   /* next hop unresolved and the ARP queue is full: counted; retry */
+#define NET_ERR_NOROUTE  -5   /* off-subnet destination and no gateway */
+#define NET_ERR_BUSY     -6   /* udp_bind: port already bound */
+#define NET_ERR_FULL     -7   /* udp_bind: binding table full */
+
+/* Bring the stack up on dev (ip/mask/gw host order, gw 0 = none). Empties
+ * the ARP cache and UDP bindings. Call once, before the driver's first
+ * net_rx. */
+void net_init(struct netdev *dev, uint32_t ip, uint32_t mask, uint32_t gw);
+/* One received Ethernet frame (without FCS). The frame is only read, and
+ * only during the call. Safe against any content and any len. */
+void net_rx(const void *frame, size_t len);
+
+/* UDP. A handler runs in net_rx's context, with data pointing into the
+ * received frame: copy what you keep, return soon, do not sleep. */
+typedef void (*udp_handler)(void *ctx, uint32_t src_ip, uint16_t src_port,
+                            const void *data, size_t len);
+#define UDP_MAX_BINDINGS 16
+/* 0, NET_ERR_INVAL (port 0 or fn NULL), NET_ERR_BUSY, NET_ERR_FULL. */
+int udp_bind(uint16_t port, udp_handler fn, void *ctx);
+/* Remove the binding and wait until no handler call for it is still
+ * running (so ctx may be freed after). 0, or NET_ERR_INVAL if not bound.
+ * Never call it from the port's own handler: it would wait for itself. */
+int udp_unbind(uint16_t port);
+/* Send len (0..UDP_PAYLOAD_MAX) bytes with a checksum. Returns 0 (handed
+ * to the driver), NET_QUEUED (waiting for ARP; sent when the reply comes,
+ * dropped and counted under drop_arp if none comes within 3 s), or a
+ * NET_ERR_*. Frames are built on the caller's stack (~1.5 KB). */
+int udp_send(uint32_t dst_ip, uint16_t src_port, uint16_t dst_port,
+             const void *data, size_t len);
+
+/* Counters since net_init. Drops are by reason; every received frame that
+ * the stack did not consume is in exactly one of them or in rx_ignored. */
+struct net_stats {
+    uint64_t rx_frames, rx_bytes;
+    uint64_t tx_frames, tx_bytes;
+    uint64_t rx_ignored;            /* not for us: other MAC/IP, ICMP other than echo */
+    uint64_t drop_bad_csum;         /* IPv4 header, ICMP or UDP checksum wrong */
+    uint64_t drop_truncated;        /* shorter than a header, or a length field disagreeing with the frame */
+    uint64_t drop_unknown_proto;    /* ethertype, IP version or IP protocol we do not speak */
+    uint64_t drop_no_handler;       /* UDP to a port nobody bound */
+    uint64_t drop_no_buffer;        /* TX ring full (driver xmit returned -1) or RX buffer shortage (driver) */
+    uint64_t drop_fragment;         /* IPv4 fragments (MF set or offset non-zero) */
+    uint64_t drop_bad_ushell;       /* malformed UDP-shell datagram (counted by the UDP shell) */
+    uint64_t drop_arp;              /* bad ARP packet, or a frame whose next hop never resolved */
+};
+
+extern struct net_stats net_stats_live;
+/* Count one event: NET_COUNT(drop_bad_ushell). Relaxed atomic: counters
+ * are statistics, nothing is ordered by them. */
+#define NET_COUNT(field) __atomic_fetch_add(&net_stats_live.field, 1, __ATOMIC_RELAXED)
+#define NET_COUNT_N(field, n) \
+    __atomic_fetch_add(&net_stats_live.field, (uint64_t)(n), __ATOMIC_RELAXED)
+
+const struct net_stats *net_get_stats(void);
+
+/* Our configuration (host order); 0 before net_init. */
+uint32_t net_ip(void);
+uint32_t net_mask(void);
+uint32_t net_gw(void);
+/* "a.b.c.d" into buf (at least 16 bytes); returns buf. */
+char *net_fmt_ip(char *buf, uint32_t ip);
+
+/* The `net` and `arp` commands' output. */
+void net_print(struct printer *p);
+void arp_print(struct printer *p);

@@ -1,0 +1,147 @@
+/* net/udp.c: UDP (RFC 768): receive by destination port to a registered
+ * handler, send with a checksum.
+ *
+ * Handlers are called without udp_lock held (a handler may well send), so
+ * each binding counts the calls in progress, and udp_unbind waits for that
+ * count to reach zero: after it returns, the handler is not running and
+ * will not run again, and its ctx may be freed. */
+#include "net/net.h"
+#include "net/pkt.h"
+#include "kernel/spinlock.h"
+#include "kernel/task.h"
+
+struct udp_binding {
+    uint16_t port;
+    udp_handler fn;              /* NULL: slot free */
+    void *ctx;
+    unsigned active;             /* handler calls in progress (atomic) */
+};
+
+static spinlock_t udp_lock = SPINLOCK_INIT;
+static struct udp_binding udp_binds[UDP_MAX_BINDINGS];
+
+void udp_reset(void)
+{
+    unsigned long f = spin_lock(&udp_lock);
+    for (int i = 0; i < UDP_MAX_BINDINGS; i++) {
+        udp_binds[i].fn = NULL;
+        udp_binds[i].port = 0;
+    }
+    spin_unlock(&udp_lock, f);
+}
+
+static struct udp_binding *udp_find(uint16_t port)
+{
+    for (int i = 0; i < UDP_MAX_BINDINGS; i++)
+        if (udp_binds[i].fn && udp_binds[i].port == port)
+            return &udp_binds[i];
+    return NULL;
+}
+
+int udp_bind(uint16_t port, udp_handler fn, void *ctx)
+{
+    if (port == 0 || !fn)
+        return NET_ERR_INVAL;
+    int rc = NET_ERR_FULL;
+    unsigned long f = spin_lock(&udp_lock);
+    if (udp_find(port)) {
+        rc = NET_ERR_BUSY;
+    } else {
+        for (int i = 0; i < UDP_MAX_BINDINGS; i++) {
+            struct udp_binding *b = &udp_binds[i];
+            if (!b->fn) {
+                b->port = port;
+                b->ctx = ctx;
+                b->fn = fn;
+                rc = 0;
+                break;
+            }
+        }
+    }
+    spin_unlock(&udp_lock, f);
+    return rc;
+}
+
+int udp_unbind(uint16_t port)
+{
+    unsigned long f = spin_lock(&udp_lock);
+    struct udp_binding *b = udp_find(port);
+    if (b)
+        b->fn = NULL;            /* no new call starts after this */
+    spin_unlock(&udp_lock, f);
+    if (!b)
+        return NET_ERR_INVAL;
+    /* Wait out calls already started. yield, not spin: the receive task
+     * running the handler may need this CPU to finish. (If the slot is
+     * reused meanwhile we may also wait out the new owner's calls: only
+     * slower, never wrong.) */
+    while (__atomic_load_n(&b->active, __ATOMIC_ACQUIRE))
+        yield();
+    return 0;
+}
+
+/* The sum over the pseudo header (RFC 768): addresses, protocol, length. */
+static uint64_t udp_pseudo_sum(uint32_t src, uint32_t dst, size_t ulen)
+{
+    return (src >> 16) + (src & 0xffff) + (dst >> 16) + (dst & 0xffff) +
+           IP_PROTO_UDP + ulen;
+}
+
+void udp_input(uint32_t src, uint32_t dst, const uint8_t *pkt, size_t len)
+{
+    if (len < UDP_HLEN) {
+        NET_COUNT(drop_truncated);
+        return;
+    }
+    const struct udp_hdr *uh = (const struct udp_hdr *)pkt;
+    size_t ulen = ntohs(uh->len);
+    if (ulen < UDP_HLEN || ulen > len) {
+        NET_COUNT(drop_truncated);
+        return;
+    }
+    /* Checksum 0 means the sender did not compute one (allowed in IPv4). */
+    if (uh->csum != 0 &&
+        inet_fold(inet_sum(pkt, ulen, udp_pseudo_sum(src, dst, ulen))) != 0) {
+        NET_COUNT(drop_bad_csum);
+        return;
+    }
+
+    unsigned long f = spin_lock(&udp_lock);
+    struct udp_binding *b = udp_find(ntohs(uh->dport));
+    udp_handler fn = NULL;
+    void *ctx = NULL;
+    if (b) {
+        fn = b->fn;
+        ctx = b->ctx;
+        __atomic_fetch_add(&b->active, 1, __ATOMIC_RELAXED);
+    }
+    spin_unlock(&udp_lock, f);
+    if (!b) {
+        NET_COUNT(drop_no_handler);
+        return;
+    }
+    fn(ctx, src, ntohs(uh->sport), pkt + UDP_HLEN, ulen - UDP_HLEN);
+    __atomic_fetch_sub(&b->active, 1, __ATOMIC_RELEASE);
+}
+
+int udp_send(uint32_t dst_ip, uint16_t src_port, uint16_t dst_port,
+             const void *data, size_t len)
+{
+    if (!__atomic_load_n(&net_dev, __ATOMIC_ACQUIRE))
+        return NET_ERR_NODEV;
+    if (len > UDP_PAYLOAD_MAX || dst_port == 0 || (len && !data))
+        return NET_ERR_INVAL;
+
+    uint8_t frame[ETH_FRAME_BUF];
+    struct udp_hdr *uh = (struct udp_hdr *)(frame + TX_L4_OFF);
+    size_t ulen = UDP_HLEN + len;
+    uh->sport = htons(src_port);
+    uh->dport = htons(dst_port);
+    uh->len = htons((uint16_t)ulen);
+    uh->csum = 0;
+    if (len)
+        memcpy(frame + TX_L4_OFF + UDP_HLEN, data, len);
+    uint16_t c = inet_fold(inet_sum(uh, ulen, udp_pseudo_sum(net_ip_addr, dst_ip, ulen)));
+    uh->csum = htons(c ? c : 0xffff);    /* 0 on the wire would mean "none" */
+    return ipv4_output(frame, dst_ip, IP_PROTO_UDP, ulen);
+}

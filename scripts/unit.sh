@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Builds and runs every host unit test (tests/unit/test_*.c) under ASan and
+# UBSan. A test file's "// LINK:" line names the sources it links.
+# Usage: scripts/unit.sh [test_name ...]
+set -u
+cd "$(dirname "$0")/.."
+out=build/host/unit
+mkdir -p "$out"
+cflags="-std=gnu11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined
+        -fno-omit-frame-pointer -Wall -Wextra -Werror -Wno-unused-parameter
+        -Wno-unused-function -I. -Itests/unit -DSONDE_HOST_TEST"
+passed=0; failed=0; broken=0
+files=("$@")
+[ ${#files[@]} -eq 0 ] && files=(tests/unit/test_*.c)
+for f in "${files[@]}"; do
+  [ -f "$f" ] || f=tests/unit/$f.c
+  name=$(basename "$f" .c)
+  link=$(sed -n 's,^// LINK:,,p' "$f" | head -1)
+  if ! gcc $cflags "$f" tests/unit/harness.c tests/unit/fake_hal.c $link -o "$out/$name" 2> "$out/$name.log"; then
+    echo "$name: BUILD FAILED"; sed 's/^/  /' "$out/$name.log" | head -30
+    broken=$((broken + 1)); continue
+  fi
+  res=$(ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 "$out/$name" 2>&1)
+  rc=$?
+  line=$(printf '%s\n' "$res" | tail -1)
+  if [[ "$line" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+    p=${BASH_REMATCH[1]}; q=${BASH_REMATCH[2]}
+  else
+    p=0; q=1
+  fi
+  [ $rc -ne 0 ] && [ "$q" -eq 0 ] && q=1
+  passed=$((passed + p)); failed=$((failed + q))
+  if [ "$q" -ne 0 ]; then
+    echo "$name: FAILED"; printf '%s\n' "$res" | sed 's/^/  /' | tail -40
+  else
+    echo "$name: $p passed"
+  fi
+done
+failed=$((failed + broken))
+echo "unit: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,29 @@
+/* tests/unit/fake_hal.c: hal/cpu.h and hal/irq.h on the host. */
+#include "fake_hal.h"
+#include "hal/cpu.h"
+#include "hal/irq.h"
+
+unsigned fake_cpu;
+unsigned fake_ncpus = 4;
+uint64_t fake_online = 0xf;
+uint64_t fake_cycles = 1000;
+uint64_t fake_cycles_step = 1;
+uint64_t fake_cycles_per_us = 1000;
+int fake_irq_depth;
+
+unsigned long irq_save(void) { return (unsigned long)fake_irq_depth++; }
+void irq_restore(unsigned long flags) { fake_irq_depth = (int)flags; }
+bool irqs_enabled(void) { return fake_irq_depth == 0; }
+void cpu_relax(void) {}
+void irq_enable(void) { fake_irq_depth = 0; }
+void cpu_kick(unsigned idx) { (void)idx; }
+void cpu_idle(void) {}
+unsigned cpu_index(void) { return fake_cpu; }
+unsigned cpu_count(void) { return fake_ncpus; }
+bool cpu_online(unsigned i) { return i < 64 && (fake_online >> i) & 1; }
+uint64_t cycles_now(void) { uint64_t c = fake_cycles; fake_cycles += fake_cycles_step; return c; }
+uint64_t cycles_per_us(void) { return fake_cycles_per_us; }
+
+uintptr_t trap_pc(const struct trap_frame *tf) { return tf->pc; }
+uintptr_t trap_sp(const struct trap_frame *tf) { return tf->sp; }
+uintptr_t trap_fp(const struct trap_frame *tf) { return tf->fp; }

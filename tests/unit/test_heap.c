@@ -1,0 +1,486 @@
+// LINK: mm/heap.c
+/* Host tests of mm/heap.c over a fake page allocator (aligned_alloc pages,
+ * counted, with a budget to simulate exhaustion) and a fake panic that
+ * longjmps back into the test. */
+#include "test.h"
+#include "mm/heap.h"
+#include "mm/pmm.h"
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+/* ---- fake mm/pmm.h ---- */
+
+struct fake_block { void *va; size_t n; };
+static struct fake_block *blocks;     /* live page_alloc blocks */
+static size_t nblocks, capblocks;
+static void **quarantined;            /* freed but kept (see fake_quarantine) */
+static size_t nquar, capquar;
+
+static size_t fake_outstanding;       /* pages handed out, not yet freed */
+static size_t fake_budget;            /* 0: unlimited; else max outstanding */
+static bool fake_quarantine;          /* keep freed pages mapped (and poisoned) */
+static int fake_bad_page_free;        /* page_free of something not live */
+
+void *page_alloc(size_t npages)
+{
+    if (npages == 0 || (fake_budget && fake_outstanding + npages > fake_budget))
+        return NULL;
+    void *p = aligned_alloc(PAGE_SIZE, npages * PAGE_SIZE);
+    if (!p)
+        return NULL;
+    memset(p, 0, npages * PAGE_SIZE);
+    if (nblocks == capblocks) {
+        capblocks = capblocks ? capblocks * 2 : 256;
+        blocks = realloc(blocks, capblocks * sizeof *blocks);
+    }
+    blocks[nblocks++] = (struct fake_block){ p, npages };
+    fake_outstanding += npages;
+    return p;
+}
+
+void page_free(void *va, size_t npages)
+{
+    for (size_t i = 0; i < nblocks; i++) {
+        if (blocks[i].va != va)
+            continue;
+        if (blocks[i].n != npages)
+            fake_bad_page_free++;
+        fake_outstanding -= blocks[i].n;
+        blocks[i] = blocks[--nblocks];
+        /* Poison, so a heap that kept using a freed page trips the
+         * pattern checks. */
+        memset(va, 0xdd, npages * PAGE_SIZE);
+        if (fake_quarantine) {
+            if (nquar == capquar) {
+                capquar = capquar ? capquar * 2 : 64;
+                quarantined = realloc(quarantined, capquar * sizeof *quarantined);
+            }
+            quarantined[nquar++] = va;
+        } else {
+            free(va);
+        }
+        return;
+    }
+    fake_bad_page_free++;
+}
+
+static void quarantine_release(void)
+{
+    for (size_t i = 0; i < nquar; i++)
+        free(quarantined[i]);
+    nquar = 0;
+    fake_quarantine = false;
+}
+
+/* ---- fake panic ---- */
+
+static jmp_buf panic_jb;
+static bool panic_armed;
+static int panic_calls;
+static char panic_msg[256];
+
+void panic(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+void panic(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(panic_msg, sizeof panic_msg, fmt, ap);
+    va_end(ap);
+    panic_calls++;
+    if (panic_armed)
+        longjmp(panic_jb, 1);
+    fprintf(stderr, "unexpected panic: %s\n", panic_msg);
+    abort();
+}
+
+/* Runs stmt expecting exactly one panic whose message contains `what`. */
+#define EXPECT_PANIC(stmt, what)                                          \
+    do {                                                                  \
+        int _before = panic_calls;                                        \
+        panic_msg[0] = '\0';                                              \
+        panic_armed = true;                                               \
+        if (setjmp(panic_jb) == 0) {                                      \
+            stmt;                                                         \
+        }                                                                 \
+        panic_armed = false;                                              \
+        CHECK_EQ(panic_calls, _before + 1);                               \
+        CHECK(strstr(panic_msg, (what)) != NULL);                         \
+    } while (0)
+
+/* kfree(p), expecting it to panic; true if it did, exactly once. */
+static bool kfree_panics(void *p)
+{
+    int before = panic_calls;
+    panic_msg[0] = '\0';
+    panic_armed = true;
+    if (setjmp(panic_jb) == 0)
+        kfree(p);
+    panic_armed = false;
+    return panic_calls == before + 1;
+}
+
+/* ---- helpers ---- */
+
+static uint64_t rng_state;
+
+static uint64_t rng(void)
+{
+    /* xorshift64: fixed seed, so a failure reproduces. */
+    uint64_t x = rng_state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return rng_state = x;
+}
+
+static unsigned char pattern(size_t id, size_t i)
+{
+    return (unsigned char)(id * 131 + i * 7 + 1);
+}
+
+static void fill(unsigned char *p, size_t n, size_t id)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = pattern(id, i);
+}
+
+static bool intact(const unsigned char *p, size_t n, size_t id)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != pattern(id, i))
+            return false;
+    return true;
+}
+
+struct live { unsigned char *p; size_t n, id; };
+
+static int by_addr(const void *a, const void *b)
+{
+    const struct live *x = a, *y = b;
+    return x->p < y->p ? -1 : x->p > y->p;
+}
+
+/* No two live blocks overlap: sort by address, compare neighbours. */
+static bool no_overlap(const struct live *lv, size_t n)
+{
+    struct live *s = malloc((n ? n : 1) * sizeof *s);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (lv[i].p)
+            s[m++] = lv[i];
+    qsort(s, m, sizeof *s, by_addr);
+    bool ok = true;
+    for (size_t i = 1; i < m; i++)
+        if (s[i - 1].p + (s[i - 1].n ? s[i - 1].n : 1) > s[i].p)
+            ok = false;
+    free(s);
+    return ok;
+}
+
+/* Every test leaves the heap as it found it; this checks the part of that
+ * it can: bytes in use back to the start, pages held all accounted for. */
+static void check_balanced(const struct heap_stats *before)
+{
+    struct heap_stats st;
+    heap_stats(&st);
+    CHECK_EQ(st.in_use, before->in_use);
+    CHECK_EQ(st.allocs - before->allocs, st.frees - before->frees);
+    CHECK_EQ(st.pages, fake_outstanding);
+    CHECK(st.pages <= 8);          /* at most one cached page per class */
+    CHECK_EQ(fake_bad_page_free, 0);
+}
+
+/* ---- tests ---- */
+
+TEST(heap_every_class_and_large)
+{
+    struct heap_stats b, st;
+    heap_stats(&b);
+    static const size_t sizes[] = { 1, 15, 16, 17, 32, 33, 64, 100, 128, 200,
+                                    256, 500, 512, 1000, 1024, 1025, 2047,
+                                    2048, 2049, 4000, 4064, 4065, 4096, 12345,
+                                    65536 };
+    enum { N = sizeof sizes / sizeof sizes[0] };
+    struct live lv[N];
+    size_t total = 0;
+    for (size_t i = 0; i < N; i++) {
+        lv[i].p = kmalloc(sizes[i]);
+        lv[i].n = sizes[i];
+        lv[i].id = i;
+        CHECK(lv[i].p != NULL);
+        if (!lv[i].p)
+            return;
+        CHECK_EQ((uintptr_t)lv[i].p % 16, 0);
+        fill(lv[i].p, lv[i].n, i);
+        total += sizes[i];
+    }
+    heap_stats(&st);
+    CHECK_EQ(st.in_use - b.in_use, total);
+    CHECK_EQ(st.allocs - b.allocs, N);
+    CHECK_EQ(st.pages, fake_outstanding);
+    CHECK(no_overlap(lv, N));
+    for (size_t i = 0; i < N; i++) {
+        CHECK(intact(lv[i].p, lv[i].n, i));
+        kfree(lv[i].p);
+    }
+    check_balanced(&b);
+}
+
+TEST(heap_in_use_is_requested_bytes)
+{
+    struct heap_stats b, st;
+    heap_stats(&b);
+    void *a = kmalloc(5), *c = kmalloc(3000), *z = kmalloc(0);
+    CHECK(a && c && z);
+    heap_stats(&st);
+    CHECK_EQ(st.in_use - b.in_use, 3005);
+    CHECK_EQ(st.allocs - b.allocs, 3);
+    kfree(c);
+    heap_stats(&st);
+    CHECK_EQ(st.in_use - b.in_use, 5);
+    kfree(a);
+    kfree(z);
+    check_balanced(&b);
+}
+
+TEST(heap_kfree_null)
+{
+    struct heap_stats b, st;
+    heap_stats(&b);
+    kfree(NULL);
+    heap_stats(&st);
+    CHECK_EQ(st.frees, b.frees);
+    CHECK_EQ(st.in_use, b.in_use);
+}
+
+TEST(heap_kzalloc_zeroes)
+{
+    struct heap_stats b;
+    heap_stats(&b);
+    /* Dirty blocks, free them, then kzalloc the same sizes: the heap hands
+     * back the dirty memory (LIFO), and kzalloc must clear it. */
+    static const size_t sizes[] = { 24, 300, 2048, 5000 };
+    for (size_t k = 0; k < 4; k++) {
+        unsigned char *d = kmalloc(sizes[k]);
+        CHECK(d != NULL);
+        if (!d)
+            return;
+        memset(d, 0xee, sizes[k]);
+        kfree(d);
+        unsigned char *z = kzalloc(sizes[k]);
+        CHECK(z != NULL);
+        if (!z)
+            return;
+        size_t nonzero = 0;
+        for (size_t i = 0; i < sizes[k]; i++)
+            nonzero += z[i] != 0;
+        CHECK_EQ(nonzero, 0);
+        kfree(z);
+    }
+    check_balanced(&b);
+}
+
+/* Thousands of mixed allocations and frees with random sizes: every live
+ * block keeps its own pattern and no two overlap, and everything comes
+ * back at the end. */
+TEST(heap_stress_random)
+{
+    enum { SLOTS = 600, OPS = 30000 };
+    static struct live lv[SLOTS];
+    struct heap_stats b, st;
+    heap_stats(&b);
+    memset(lv, 0, sizeof lv);
+    rng_state = 0x9e3779b97f4a7c15ull;
+    size_t expect_in_use = 0, nalloc = 0, bad = 0;
+
+    for (size_t op = 0; op < OPS; op++) {
+        size_t k = rng() % SLOTS;
+        if (lv[k].p) {
+            bad += !intact(lv[k].p, lv[k].n, lv[k].id);
+            kfree(lv[k].p);
+            expect_in_use -= lv[k].n;
+            lv[k].p = NULL;
+            continue;
+        }
+        /* Half small (the classes), half anywhere in 1..10000. */
+        size_t n = rng() % 2 ? 1 + rng() % 2048 : 1 + rng() % 10000;
+        lv[k].p = kmalloc(n);
+        CHECK(lv[k].p != NULL);
+        if (!lv[k].p)
+            break;
+        CHECK_EQ((uintptr_t)lv[k].p % 16, 0);
+        lv[k].n = n;
+        lv[k].id = op;
+        fill(lv[k].p, n, op);
+        expect_in_use += n;
+        nalloc++;
+        if (op % 2500 == 0) {
+            CHECK(no_overlap(lv, SLOTS));
+            heap_stats(&st);
+            CHECK_EQ(st.in_use - b.in_use, expect_in_use);
+            CHECK_EQ(st.pages, fake_outstanding);
+        }
+    }
+    CHECK(nalloc > 5000);
+    CHECK(no_overlap(lv, SLOTS));
+    for (size_t k = 0; k < SLOTS; k++) {
+        if (lv[k].p) {
+            bad += !intact(lv[k].p, lv[k].n, lv[k].id);
+            kfree(lv[k].p);
+            lv[k].p = NULL;
+        }
+    }
+    CHECK_EQ(bad, 0);
+    heap_stats(&st);
+    CHECK_EQ(st.allocs - b.allocs, nalloc);
+    CHECK_EQ(st.frees - b.frees, nalloc);
+    check_balanced(&b);
+}
+
+/* Freeing every object of a class gives its pages back but one. */
+TEST(heap_slab_pages_returned)
+{
+    enum { N = 2000 };
+    static void *p[N];
+    struct heap_stats b, st;
+    heap_stats(&b);
+    for (int i = 0; i < N; i++) {
+        p[i] = kmalloc(48);
+        CHECK(p[i] != NULL);
+        if (!p[i])
+            return;
+    }
+    heap_stats(&st);
+    CHECK(st.pages >= b.pages + N * 64 / PAGE_SIZE);   /* it did grow */
+    for (int i = 0; i < N; i += 2)                      /* every other one */
+        kfree(p[i]);
+    for (int i = 1; i < N; i += 2)
+        kfree(p[i]);
+    heap_stats(&st);
+    CHECK(st.pages <= b.pages + 1);
+    check_balanced(&b);
+}
+
+TEST(heap_exhaustion)
+{
+    enum { MAXP = 4096 };
+    static void *p[MAXP];
+    struct heap_stats b, st;
+    heap_stats(&b);
+
+    /* No page to spare: a large request fails cleanly. */
+    fake_budget = fake_outstanding;
+    CHECK(kmalloc(10000) == NULL);
+    heap_stats(&st);
+    CHECK_EQ(st.allocs, b.allocs);
+    CHECK_EQ(st.in_use, b.in_use);
+
+    /* 40 spare pages: fill them with small and large blocks until NULL. */
+    fake_budget = fake_outstanding + 40;
+    int n = 0;
+    while (n < MAXP && (p[n] = kmalloc(n % 3 ? 200 : 6000)) != NULL)
+        n++;
+    CHECK(n > 0 && n < MAXP);
+    CHECK(fake_outstanding <= fake_budget);
+    /* Small ones still fit in the partly used slab page; large ones not. */
+    CHECK(kmalloc(6000) == NULL);
+    CHECK(kzalloc(6000) == NULL);
+    heap_stats(&st);
+    CHECK_EQ(st.allocs - b.allocs, (size_t)n);
+
+    /* Free a few; allocation works again. */
+    for (int i = 0; i < n && i < 9; i++) {
+        kfree(p[i]);
+        p[i] = NULL;
+    }
+    void *again = kmalloc(6000);
+    CHECK(again != NULL);
+    kfree(again);
+
+    fake_budget = 0;
+    for (int i = 0; i < n; i++)
+        kfree(p[i]);
+    check_balanced(&b);
+    void *after = kmalloc(100000);     /* unlimited again */
+    CHECK(after != NULL);
+    kfree(after);
+}
+
+TEST(heap_double_free_small_panics)
+{
+    struct heap_stats b, st;
+    heap_stats(&b);
+    void *keep = kmalloc(40);           /* keeps the slab page alive */
+    void *p = kmalloc(40);
+    CHECK(keep && p);
+    kfree(p);
+    EXPECT_PANIC(kfree(p), "double free");
+    heap_stats(&st);
+    CHECK_EQ(st.frees - b.frees, 1);    /* the refused free counted nothing */
+    /* The lock was dropped before panic: the heap still works. */
+    void *q = kmalloc(40);
+    CHECK(q != NULL);
+    kfree(q);
+    kfree(keep);
+    check_balanced(&b);
+}
+
+TEST(heap_interior_pointer_panics)
+{
+    struct heap_stats b;
+    heap_stats(&b);
+    char *p = kmalloc(100);
+    CHECK(p != NULL);
+    EXPECT_PANIC(kfree(p + 16), "inside");
+    char *l = kmalloc(9000);
+    CHECK(l != NULL);
+    EXPECT_PANIC(kfree(l + 32), "inside");
+    kfree(p);
+    kfree(l);
+    check_balanced(&b);
+}
+
+TEST(heap_foreign_pointer_panics)
+{
+    struct heap_stats b;
+    heap_stats(&b);
+    /* A zeroed page the heap never saw. */
+    unsigned char *page = aligned_alloc(PAGE_SIZE, PAGE_SIZE);
+    memset(page, 0, PAGE_SIZE);
+    EXPECT_PANIC(kfree(page + 64), "not a heap pointer");
+    free(page);
+    check_balanced(&b);
+}
+
+TEST(heap_double_free_large_panics)
+{
+    struct heap_stats b;
+    heap_stats(&b);
+    /* Keep the freed pages mapped so the second kfree reads a cleared
+     * header, as it would in the kernel's direct map. */
+    fake_quarantine = true;
+    void *p = kmalloc(20000);
+    CHECK(p != NULL);
+    kfree(p);
+    EXPECT_PANIC(kfree(p), "not a heap pointer");
+    /* Same for slab objects whose page went back to the page allocator
+     * (700 bytes: class 1024, three per page, so 9 objects take 3 pages,
+     * and freeing 8 gives one page back and caches one): each second
+     * kfree panics, as a double free or as a foreign pointer. */
+    void *keep = kmalloc(700), *extra[8];
+    for (int i = 0; i < 8; i++)
+        extra[i] = kmalloc(700);
+    for (int i = 0; i < 8; i++)
+        kfree(extra[i]);
+    CHECK(fake_outstanding <= b.pages + 2);
+    for (int i = 0; i < 8; i++) {
+        CHECK(kfree_panics(extra[i]));
+        CHECK(strstr(panic_msg, "double free") ||
+              strstr(panic_msg, "not a heap pointer"));
+    }
+    kfree(keep);
+    check_balanced(&b);
+    quarantine_release();
+}

@@ -1,0 +1,273 @@
+/* tools/netload.c: the host end of netload (docs/netload.md).
+ *
+ *   netload sink -p PORT -t SECONDS
+ *       Bind 127.0.0.1:PORT for SECONDS and count the netload datagrams that
+ *       arrive: loss, duplicates and reordering from their sequence numbers.
+ *   netload blast -H HOST -p PORT -t SECONDS [-s SIZE] [-r PPS]
+ *       Send SIZE-byte (18-1472, default 1024) netload datagrams to HOST:PORT
+ *       for SECONDS, as fast as possible or PPS a second.
+ *
+ * Each prints one result line of "key value" pairs, e.g.
+ *   sink: datagrams 12345 bytes 12641280 seconds 1.00 dps 12345 mbps 101.1
+ *         lost 0 dup 0 reordered 0 malformed 0 foreign 0 run 4242
+ *   blast: datagrams 1000 bytes 1024000 seconds 1.00 dps 1000 mbps 8.2
+ *         errors 0 run 4242
+ * (each on one line). mbps counts UDP payload bytes. The sink's seconds are
+ * from its first datagram to its last, the time the traffic took.
+ *
+ * Only loopback: it binds and sends to 127.0.0.0/8 alone, refuses anything
+ * else, and always stops at its time limit. */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tools/netload_proto.h"
+
+#define SEQ_WINDOW_BITS (1u << 22)     /* dup/reorder memory: 4M datagrams */
+
+static const char *prog = "netload";
+
+static void usage(void)
+{
+    fprintf(stderr,
+            "usage: %s sink -p PORT -t SECONDS\n"
+            "       %s blast -H HOST -p PORT -t SECONDS [-s SIZE] [-r PPS]\n"
+            "  HOST     a loopback address (127.0.0.0/8) or localhost\n"
+            "  PORT     1-65535; SECONDS 0.1-3600; SIZE %d-%d (default %d);\n"
+            "  PPS      datagrams a second, 1-10000000 (default: as fast as possible)\n",
+            prog, prog, NL_SIZE_MIN, NL_SIZE_MAX, NL_SIZE_DEF);
+    exit(2);
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static long parse_long(const char *what, const char *s, long lo, long hi)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (*s == 0 || *end || errno || v < lo || v > hi) {
+        fprintf(stderr, "%s: %s '%s' out of range (%ld-%ld)\n", prog, what, s, lo, hi);
+        exit(2);
+    }
+    return v;
+}
+
+static double parse_seconds(const char *s)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (*s == 0 || *end || !(v >= 0.1 && v <= 3600)) {
+        fprintf(stderr, "%s: seconds '%s' out of range (0.1-3600)\n", prog, s);
+        exit(2);
+    }
+    return v;
+}
+
+static struct in_addr loopback_or_die(const char *host)
+{
+    struct in_addr a;
+    if (strcmp(host, "localhost") == 0) {
+        a.s_addr = htonl(INADDR_LOOPBACK);
+        return a;
+    }
+    if (inet_pton(AF_INET, host, &a) != 1) {
+        fprintf(stderr, "%s: '%s' is not an IPv4 address or localhost\n", prog, host);
+        exit(2);
+    }
+    if ((ntohl(a.s_addr) >> 24) != 127) {
+        fprintf(stderr, "%s: refusing %s: only loopback addresses (127.0.0.0/8) "
+                "are allowed\n", prog, host);
+        exit(2);
+    }
+    return a;
+}
+
+static int udp_socket(uint16_t port)
+{
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    if (fd < 0) {
+        perror("netload: socket");
+        exit(2);
+    }
+    int big = 4 << 20;
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof big);   /* best effort */
+    setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &big, sizeof big);
+    struct sockaddr_in me = { .sin_family = AF_INET, .sin_port = htons(port) };
+    me.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (bind(fd, (struct sockaddr *)&me, sizeof me) < 0) {
+        fprintf(stderr, "%s: bind 127.0.0.1:%u: %s\n", prog, port, strerror(errno));
+        exit(2);
+    }
+    return fd;
+}
+
+static void rates(uint64_t datagrams, uint64_t bytes, double secs, double *dps, double *mbps)
+{
+    *dps = secs > 0 ? (double)datagrams / secs : 0;
+    *mbps = secs > 0 ? (double)bytes * 8 / secs / 1e6 : 0;
+}
+
+static int sink(int argc, char **argv)
+{
+    long port = -1;
+    double secs = -1;
+    int opt;
+    while ((opt = getopt(argc, argv, "p:t:")) != -1) {
+        switch (opt) {
+        case 'p': port = parse_long("port", optarg, 1, 65535); break;
+        case 't': secs = parse_seconds(optarg); break;
+        default: usage();
+        }
+    }
+    if (port < 0 || secs < 0 || optind != argc)
+        usage();
+
+    int fd = udp_socket((uint16_t)port);
+    uint8_t *bits = malloc(SEQ_WINDOW_BITS / 8);
+    if (!bits) {
+        fprintf(stderr, "%s: out of memory\n", prog);
+        return 2;
+    }
+    struct nl_track t;
+    nl_track_init(&t, bits, SEQ_WINDOW_BITS);
+    uint64_t malformed = 0, foreign = 0, first = 0, last = 0;
+    bool have_run = false;
+    uint16_t run = 0;
+    uint64_t start = now_ns(), end = start + (uint64_t)(secs * 1e9);
+    fprintf(stderr, "sink: listening on 127.0.0.1:%ld for %.1f s\n", port, secs);
+
+    for (uint64_t now = start; now < end; now = now_ns()) {
+        struct pollfd pfd = { .fd = fd, .events = POLLIN };
+        int ms = (int)((end - now + 999999) / 1000000);
+        if (poll(&pfd, 1, ms) <= 0)
+            continue;
+        /* Drain everything queued before looking at the clock again. */
+        uint8_t d[65536];
+        ssize_t n;
+        while ((n = recv(fd, d, sizeof d, MSG_DONTWAIT)) >= 0) {
+            struct nl_hdr h;
+            if (!nl_parse(d, (size_t)n, &h)) {
+                malformed++;
+                continue;
+            }
+            if (!have_run) {
+                have_run = true;
+                run = h.run;
+            } else if (h.run != run) {
+                foreign++;              /* another run's stragglers */
+                continue;
+            }
+            last = now_ns();
+            if (t.datagrams == 0)
+                first = last;
+            nl_track_seq(&t, h.seq, (size_t)n);
+        }
+    }
+
+    double span = t.datagrams > 1 ? (double)(last - first) / 1e9 : 0, dps, mbps;
+    rates(t.datagrams, t.bytes, span, &dps, &mbps);
+    printf("sink: datagrams %llu bytes %llu seconds %.2f dps %.0f mbps %.1f "
+           "lost %llu dup %llu reordered %llu malformed %llu foreign %llu run %u\n",
+           (unsigned long long)t.datagrams, (unsigned long long)t.bytes, span, dps, mbps,
+           (unsigned long long)nl_track_lost(&t), (unsigned long long)t.dup,
+           (unsigned long long)t.reordered, (unsigned long long)malformed,
+           (unsigned long long)foreign, run);
+    free(bits);
+    close(fd);
+    return 0;
+}
+
+static void sleep_until(uint64_t when_ns)
+{
+    struct timespec ts = { (time_t)(when_ns / 1000000000ull), (long)(when_ns % 1000000000ull) };
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+        ;
+}
+
+static int blast(int argc, char **argv)
+{
+    const char *host = NULL;
+    long port = -1, size = NL_SIZE_DEF, pps = 0;
+    double secs = -1;
+    int opt;
+    while ((opt = getopt(argc, argv, "H:p:t:s:r:")) != -1) {
+        switch (opt) {
+        case 'H': host = optarg; break;
+        case 'p': port = parse_long("port", optarg, 1, 65535); break;
+        case 't': secs = parse_seconds(optarg); break;
+        case 's': size = parse_long("size", optarg, NL_SIZE_MIN, NL_SIZE_MAX); break;
+        case 'r': pps = parse_long("rate", optarg, 1, 10000000); break;
+        default: usage();
+        }
+    }
+    if (!host || port < 0 || secs < 0 || optind != argc)
+        usage();
+
+    struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+    to.sin_addr = loopback_or_die(host);
+    int fd = udp_socket(0);
+    uint16_t run;
+    if (getrandom(&run, sizeof run, 0) != sizeof run)
+        run = (uint16_t)(getpid() ^ time(NULL));
+
+    uint8_t buf[NL_SIZE_MAX];
+    nl_fill_pattern(buf, (size_t)size);
+    uint64_t sent = 0, errors = 0;
+    uint64_t start = now_ns(), end = start + (uint64_t)(secs * 1e9), now = start;
+    while (now < end) {
+        if (pps) {
+            /* An absolute schedule: a late datagram does not shift the rest. */
+            uint64_t due = start + (uint64_t)((double)sent * 1e9 / (double)pps);
+            if (due >= end)
+                break;
+            if (due > now)
+                sleep_until(due);
+        }
+        nl_build(buf, run, (uint32_t)sent, now_ns());
+        if (sendto(fd, buf, (size_t)size, 0, (struct sockaddr *)&to, sizeof to) == size) {
+            sent++;
+        } else {
+            errors++;              /* ENOBUFS and the like: the datagram is lost */
+            if (errno == ENOBUFS || errno == EAGAIN)
+                sleep_until(now_ns() + 100000);
+        }
+        now = now_ns();
+    }
+
+    double span = (double)(now_ns() - start) / 1e9, dps, mbps;
+    rates(sent, sent * (uint64_t)size, span, &dps, &mbps);
+    printf("blast: datagrams %llu bytes %llu seconds %.2f dps %.0f mbps %.1f "
+           "errors %llu run %u\n", (unsigned long long)sent,
+           (unsigned long long)(sent * (uint64_t)size), span, dps, mbps,
+           (unsigned long long)errors, run);
+    close(fd);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        usage();
+    if (strcmp(argv[1], "sink") == 0)
+        return sink(argc - 1, argv + 1);
+    if (strcmp(argv[1], "blast") == 0)
+        return blast(argc - 1, argv + 1);
+    fprintf(stderr, "%s: unknown mode '%s' (sink or blast)\n", prog, argv[1]);
+    usage();
+}
