@@ -1,5 +1,6 @@
 /* kernel/cmd_sys.c: version, mem, echo, uptime, panic. */
 #include "hal/cpu.h"
+#include "hal/pmu.h"
 #include "kernel/backtrace.h"
 #include "kernel/panic.h"
 #include "kernel/shell.h"
@@ -86,3 +87,14 @@ static int cmd_panic(int argc, char **argv, struct printer *p)
     return 1;
 }
 SHELL_COMMAND(panic, "panic", "panic [direct|pagefault|divzero|ud|nmi]  stop the machine", cmd_panic);
+
+static int cmd_lscpu(int argc, char **argv, struct printer *p)
+{
+    if (argc > 1) {
+        pr_printf(p, "lscpu: takes no arguments\n");
+        return 1;
+    }
+    pmu_describe(p);
+    return 0;
+}
+SHELL_COMMAND(lscpu, "lscpu", "lscpu            the cpu, its performance counter, and the profile source", cmd_lscpu);
