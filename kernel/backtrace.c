@@ -1,5 +1,6 @@
 /* kernel/backtrace.c: printing backtraces, and `bt`. */
 #include "kernel/backtrace.h"
+#include "hal/task.h"
 #include "kernel/sched.h"
 #include "kernel/percpu.h"
 #include "kernel/shell.h"
@@ -29,7 +30,7 @@ struct bt_req {
 };
 
 /* Under the task-list lock: a task not running is read from its saved
- * context; swtch left [rbx r12..r15 saved] below a frame record. */
+ * context (hal/task.h says where its frame chain starts). */
 static void bt_locked(struct task *t, void *arg)
 {
     struct bt_req *r = arg;
@@ -42,7 +43,8 @@ static void bt_locked(struct task *t, void *arg)
         r->running_cpu = (int)t->cpu;
         return;
     }
-    uintptr_t sp = t->saved_rsp, fp = sp + 5 * 8;
+    uintptr_t fp, sp;
+    arch_saved_frame(t->saved_rsp, &fp, &sp);
     r->n = (int)st_walk(fp, sp, r->out, r->max);
 }
 

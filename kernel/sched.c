@@ -6,6 +6,7 @@
  * while its own CPU is still switching away from it is never run twice.
  * The run-queue lock of a CPU guards the state of every task on it. */
 #include "kernel/sched.h"
+#include "hal/task.h"
 #include "kernel/percpu.h"
 #include "kernel/stacks.h"
 #include "kernel/time.h"
@@ -14,7 +15,6 @@
 #include "lib/string.h"
 #include "mm/heap.h"
 
-void swtch(uint64_t *save_rsp, uint64_t new_rsp);     /* entry.S */
 
 static spinlock_t tasks_lock = SPINLOCK_INIT;
 static struct task *all_tasks;
@@ -92,13 +92,15 @@ void schedule(void)
     next = rq_pop(c);
     if (!next)
         next = c->idle;
+    else if (cur->is_idle)
+        cur->state = TASK_RUNNABLE;     /* idle waits off the queue */
     if (cur->state == TASK_DEAD)
         c->reap = cur;
     next->state = TASK_RUNNING;
     c->current = next;
     spin_unlock(&c->rq_lock, f);
     if (next != cur) {
-        swtch(&cur->saved_rsp, next->saved_rsp);
+        arch_switch(&cur->saved_rsp, next->saved_rsp);
         finish_switch(this_cpu());
     }
 }
@@ -155,15 +157,7 @@ struct task *task_spawn(const char *name, task_fn fn, void *arg, int cpu, unsign
     uintptr_t lo = (uintptr_t)stack, top = lo + TASK_STACK_SIZE;
     t->stack_id = stack_register(lo, top, STACK_TASK, t->pid, t->name, true);
 
-    /* The stack swtch will pop: r15 r14 r13 r12 rbx rbp, then "return" into
-     * task_start with a zero return address above it, so rsp is aligned as
-     * at any call and every backtrace ends at task_start. */
-    uint64_t *sp = (uint64_t *)top;
-    *--sp = 0;
-    *--sp = (uint64_t)task_start;
-    for (int i = 0; i < 6; i++)
-        *--sp = 0;
-    t->saved_rsp = (uint64_t)sp;
+    t->saved_rsp = arch_stack_init(top, task_start);
 
     list_add_task(t);
     struct cpu *c = &cpus[t->cpu];

@@ -69,10 +69,11 @@ trap_common:
     addq $16, %rsp                      /* vector, error code */
     iretq
 
-/* swtch(uint64_t *save_rsp, uint64_t new_rsp): save the callee-saved
- * registers on this stack, switch, restore the other task's. */
-    .globl swtch
-swtch:
+/* arch_switch(uint64_t *save_sp, uint64_t new_sp) (hal/task.h): a frame
+ * record, then the callee-saved registers on this stack; switch; restore
+ * the other task's. task.c's arch_stack_init lays out the same shape. */
+    .globl arch_switch
+arch_switch:
     pushq %rbp
     movq %rsp, %rbp
     pushq %rbx
