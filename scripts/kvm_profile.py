@@ -16,6 +16,9 @@ def main():
     ap.add_argument("--out", default=None)
     ap.add_argument("--smp", default="4")
     ap.add_argument("--extra", default="", help="extra qemu arguments")
+    ap.add_argument("--cmds", default="lscpu;profile 500;burn 4000;profile 1000 all 3;"
+                    "profile 500 all 3;cpus;burn stop",
+                    help="shell commands, separated by ';'")
     a = ap.parse_args()
     if not os.path.exists("/dev/kvm"):
         sys.exit("kvm_profile: no /dev/kvm on this machine")
@@ -58,9 +61,8 @@ def main():
     try:
         ok = wait_prompt(0, 60)
         if ok:
-            for line in ["lscpu", "profile 500", "burn 4000", "profile 1000 all 3",
-                         "profile 500 all 3", "cpus", "burn stop"]:
-                run(line)
+            for line in a.cmds.split(";"):
+                run(line.strip(), 120)
     finally:
         p.kill()
         p.wait(timeout=10)
