@@ -309,7 +309,7 @@ void waitq_wait(struct waitq *wq, bool (*cond)(void *), void *arg)
         spin_unlock(&c->rq_lock, g);
         cur->next = wq->head;
         wq->head = cur;
-        __atomic_store_n(&wq->lock.locked, 0, __ATOMIC_RELEASE);  /* keep irqs off */
+        spin_unlock_irqs_off(&wq->lock);
         schedule();
         irq_restore(f);
     }

@@ -22,6 +22,14 @@ static inline void spin_unlock(spinlock_t *l, unsigned long f)
     irq_restore(f);
 }
 
+/* Release the lock but leave interrupts off: for a sleeper that must not
+ * take an interrupt between queueing itself and switching away. */
+static inline void spin_unlock_irqs_off(spinlock_t *l)
+{
+    l->owner = ~0u;
+    __atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
+}
+
 /* For the panic path only: take the lock if it comes within a bounded
  * number of tries, else go on without it. Returns true if taken. */
 static inline bool spin_trylock_bounded(spinlock_t *l, unsigned long tries)
