@@ -29,15 +29,3 @@ static inline void spin_unlock_irqs_off(spinlock_t *l)
     l->owner = ~0u;
     __atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
 }
-
-/* For the panic path only: take the lock if it comes within a bounded
- * number of tries, else go on without it. Returns true if taken. */
-static inline bool spin_trylock_bounded(spinlock_t *l, unsigned long tries)
-{
-    while (tries--) {
-        if (!__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
-            return true;
-        cpu_relax();
-    }
-    return false;
-}
