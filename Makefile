@@ -5,23 +5,23 @@ ARCH    ?= x86_64
 B       := build/$(ARCH)
 HOSTB   := build/host
 
-CC      := gcc
-LD      := ld
-NM      := nm
 HOSTCC  := gcc
 
-# -pg -mnop-mcount: GCC 12 drops the frame of a leaf function that needs no
-# stack even under -fno-omit-frame-pointer, and a sample there would lose
-# its caller. An mcount call (patched to a 5-byte nop) makes every function
-# a non-leaf, so every function keeps push %rbp; mov %rsp,%rbp.
+# Per-architecture toolchain and flags: CROSS, ARCH_CFLAGS, ARCH_LDFLAGS.
+include arch/$(ARCH)/build.mk
+
+CC      := $(CROSS)gcc
+LD      := $(CROSS)ld
+NM      := $(CROSS)nm
+
 KCFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-omit-frame-pointer \
-           -pg -mnop-mcount -fno-optimize-sibling-calls -mno-red-zone -mgeneral-regs-only \
-           -mcmodel=kernel -fno-pic -fno-pie -fno-stack-protector \
+           -fno-optimize-sibling-calls -mgeneral-regs-only \
+           -fno-pic -fno-pie -fno-stack-protector \
            -fno-asynchronous-unwind-tables -fno-strict-aliasing \
-           -Wall -Wextra -Werror -Wno-unused-parameter -I. -MMD -MP
-KASFLAGS := -I. -MMD -MP -D__ASSEMBLY__
+           -Wall -Wextra -Werror -Wno-unused-parameter -I. -MMD -MP $(ARCH_CFLAGS)
+KASFLAGS := -I. -MMD -MP -D__ASSEMBLY__ $(ARCH_ASFLAGS)
 KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
-            --no-warn-rwx-segments -T arch/$(ARCH)/linker.ld
+            --no-warn-rwx-segments -T arch/$(ARCH)/linker.ld $(ARCH_LDFLAGS)
 
 KSRC    := $(wildcard arch/$(ARCH)/*.c arch/$(ARCH)/*.S kernel/*.c mm/*.c \
                       lib/*.c drivers/*.c net/*.c)
@@ -77,7 +77,7 @@ $(B)/kernel.elf: $(B)/kernel.2.elf $(B)/symtab1.S $(B)/symtab2.S
 .SECONDARY:
 
 -include $(KOBJ:.o=.d)
-$(KOBJ): Makefile
+$(KOBJ): Makefile arch/$(ARCH)/build.mk
 
 run: all
 	@bash scripts/deps.sh
