@@ -1,0 +1,123 @@
+"""tests/system/parse.py: parsers for the shell's output formats (see
+kernel/cmd_tasks.c, kernel/cmd_sys.c, kernel/profiler.c, kernel/backtrace.c)."""
+import re
+
+from qemu import Fail
+
+PS_ROW = re.compile(r"^\s*(\d+) (\S+)\s+(\d+) (\S+)\s+(\d+)\s+(\S+)\s*$", re.M)
+CPUS_ROW = re.compile(r"^\s*(\d+)\s+(\d+) (\S+)\s+(\d+)\s+(\d+)\s+(-?\d+) (\S+)\s*$", re.M)
+STACKS_ROW = re.compile(r"^(\S+)\s+(-?\d+) (\S+)\s+(\d+)\s+(\d+)\s+(\d+)(\s+LOW)?\s*$", re.M)
+UPTIME = re.compile(r"^up \d+\.\d{3} s \((\d+) ns\), (\d+) cpus$", re.M)
+HEAP = re.compile(r"heap in use (\d+) bytes")
+BURN = re.compile(r"^burn: (\d+) ms, pids((?: \d+)*)$", re.M)
+PROF_WINDOW = re.compile(r"^profiled (\d+) ms$", re.M)
+PROF_HEADER = re.compile(r"^(\d+) samples on (\d+) cpus, (\d+) dropped, source (.+)$", re.M)
+PROF_LEAF = re.compile(r"^(\d+\.\d)% (\d+) (\S+)$")
+CALLER = re.compile(r"^        <- (\S+)$")
+
+
+def ps(out):
+    """[{pid, name, cpu, state, ticks, headroom}] from `ps`."""
+    rows = []
+    for m in PS_ROW.finditer(out):
+        rows.append(dict(pid=int(m.group(1)), name=m.group(2), cpu=int(m.group(3)),
+                         state=m.group(4), ticks=int(m.group(5)), headroom=m.group(6)))
+    if not rows or "pid name" not in out:
+        raise Fail("ps: no task rows in output: %r" % out[-500:])
+    return rows
+
+
+def cpus(out):
+    """{cpu: {apic, state, ticks, busy, pid, task}} from `cpus`."""
+    rows = {}
+    for m in CPUS_ROW.finditer(out):
+        rows[int(m.group(1))] = dict(apic=int(m.group(2)), state=m.group(3),
+                                     ticks=int(m.group(4)), busy=int(m.group(5)),
+                                     pid=int(m.group(6)), task=m.group(7))
+    if not rows:
+        raise Fail("cpus: no cpu rows in output: %r" % out[-500:])
+    return rows
+
+
+def stacks(out):
+    rows = []
+    for m in STACKS_ROW.finditer(out):
+        rows.append(dict(kind=m.group(1), owner=int(m.group(2)), name=m.group(3),
+                         size=int(m.group(4)), deepest=int(m.group(5)),
+                         headroom=int(m.group(6)), low=bool(m.group(7))))
+    if not rows:
+        raise Fail("stacks: no rows in output: %r" % out[-500:])
+    return rows
+
+
+def uptime_ns(out):
+    m = UPTIME.search(out)
+    if not m:
+        raise Fail("uptime: unexpected output %r" % out)
+    return int(m.group(1))
+
+
+def heap_in_use(out):
+    m = HEAP.search(out)
+    if not m:
+        raise Fail("mem: no 'heap in use' in %r" % out)
+    return int(m.group(1))
+
+
+def burn_pids(out):
+    m = BURN.search(out)
+    if not m:
+        raise Fail("burn: unexpected output %r" % out)
+    return [int(x) for x in m.group(2).split()]
+
+
+def sym_name(token):
+    """'burn_inner+0xe' -> 'burn_inner'; '0xffff...' -> the token."""
+    return token.split("+", 1)[0]
+
+
+def profile(out):
+    """{window, samples, cpus, dropped, source, notes, chains}; a chain is
+    {pct, count, leaf, name, callers: [names], caller_tokens}."""
+    w = PROF_WINDOW.search(out)
+    h = PROF_HEADER.search(out)
+    if not w or not h:
+        raise Fail("profile: no 'profiled N ms' / 'N samples on N cpus' header in %r" % out[-800:])
+    r = dict(window=int(w.group(1)), samples=int(h.group(1)), cpus=int(h.group(2)),
+             dropped=int(h.group(3)), source=h.group(4), chains=[], lines=out.splitlines())
+    r["notes"] = [l for l in r["lines"] if l.startswith("pmu:")]
+    cur = None
+    for line in r["lines"]:
+        m = PROF_LEAF.match(line)
+        if m:
+            cur = dict(pct=float(m.group(1)), count=int(m.group(2)), leaf=m.group(3),
+                       name=sym_name(m.group(3)), callers=[], caller_tokens=[])
+            r["chains"].append(cur)
+            continue
+        m = CALLER.match(line)
+        if m and cur is not None:
+            cur["callers"].append(sym_name(m.group(1)))
+            cur["caller_tokens"].append(m.group(1))
+    return r
+
+
+def backtraces(out):
+    """`bt all` / `bt pid`: {pid: [frame names]} plus the raw blocks."""
+    res = {}
+    cur = None
+    for line in out.splitlines():
+        m = re.match(r"^pid (\d+):$", line)
+        if m:
+            cur = int(m.group(1))
+            res[cur] = []
+            continue
+        m = CALLER.match(line)
+        if m and cur is not None:
+            res[cur].append(sym_name(m.group(1)))
+    return res
+
+
+def in_order(names, expected):
+    """True if expected occurs in names as a subsequence, in order."""
+    it = iter(names)
+    return all(any(n == e for n in it) for e in expected)

@@ -1,0 +1,948 @@
+#!/usr/bin/env python3
+"""Sonde system tests: boot the kernel in QEMU (TCG) and drive its serial shell.
+
+usage: python3 tests/system/run.py [--list] [-h] [NAME...]
+
+  With no NAME, runs every test. A NAME selects tests by exact name or by
+  shell-style pattern ('panic_*', '*profile*', 'smp1_*'). --list prints the tests.
+
+Prints one line per test, 'PASS name (secs)' or 'FAIL name (secs): reason'
+followed by the relevant serial output, and ends with 'N passed, N failed';
+the exit status is non-zero if any test failed (a test that cannot run
+fails; nothing is skipped). Needs build/x86_64/kernel.elf (make) and
+qemu-system-x86_64. Python 3 standard library only.
+
+Read-only tests share one booted 4-CPU machine (and one smp=1 machine);
+tests that need a fresh or special machine (panics, boot parameters, -cpu
+models) boot their own. Every QEMU has a bounded lifetime and is killed by
+its own pid when its test (or the run) ends.
+"""
+import fnmatch
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+sys.dont_write_bytecode = True       # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import parse as P  # noqa: E402
+from qemu import Fail, Machine, LIVE, ROOT, KERNEL  # noqa: E402
+
+BURN_CHAIN = ["burn_spin", "burn_inner", "burn_middle", "burn_outer", "burn_task"]
+KERNEL_SRC_DIRS = ["arch/x86_64", "kernel", "mm", "lib", "drivers", "net"]
+
+TESTS = []            # (name, fn), in run order
+
+
+def test(name):
+    def reg(fn):
+        TESTS.append((name, fn))
+        return fn
+    return reg
+
+
+def check(cond, msg):
+    if not cond:
+        raise Fail(msg)
+
+
+def timed(fn, attempts=3):
+    """A test that measures rates against the clock: TCG loses timer ticks
+    when the host starves its vCPU threads, so a miss is measured again (up
+    to attempts times). A kernel that is wrong fails every attempt."""
+    def run(ctx, *args):
+        for i in range(attempts):
+            try:
+                return fn(ctx, *args)
+            except Fail as e:
+                if i + 1 == attempts:
+                    raise
+                print("    attempt %d of %d missed (measuring again): %s" % (i + 1, attempts, e))
+    return run
+
+
+# ---- machines ----------------------------------------------------------
+
+SHARED_KINDS = {
+    "smp4": dict(smp=4),
+    "smp1": dict(smp=1),
+}
+
+
+class Ctx:
+    """What a test gets: shared machines, private ones, and cleanup."""
+    shared = {}       # kind -> Machine, across tests
+
+    def __init__(self, name):
+        self.name = name
+        self.used = []        # (machine, buffer mark at first use)
+        self.private = []
+
+    def _use(self, m):
+        if all(u[0] is not m for u in self.used):
+            self.used.append((m, m.mark()))
+        return m
+
+    def machine(self, kind="smp4"):
+        """The shared machine of this kind, booted (or rebooted) if needed."""
+        m = Ctx.shared.get(kind)
+        if m is not None and not m.alive():
+            m.close()
+            m = None
+        if m is None:
+            m = Machine(name=kind, lifetime=600, **SHARED_KINDS[kind])
+            Ctx.shared[kind] = m
+            self._use(m)
+            m.boot()
+        return self._use(m)
+
+    def boot(self, smp=4, append="", cpu=None, wait_prompt=True):
+        """A private machine for this test only; closed when it ends."""
+        m = Machine(smp=smp, append=append, cpu=cpu, lifetime=120, name=self.name)
+        self.private.append(m)
+        self._use(m)
+        if wait_prompt:
+            m.boot()
+        return m
+
+    def finish(self, failed):
+        for m in self.private:
+            m.close()
+        # A shared machine a failed test leaves unresponsive is replaced.
+        for kind, m in list(Ctx.shared.items()):
+            if not any(u[0] is m for u in self.used):
+                continue
+            ok = m.alive()
+            if ok and failed:
+                try:
+                    quiesce(m)
+                    ok = "pong" in m.cmd("echo pong", 15)
+                except Fail:
+                    ok = False
+            if not ok:
+                m.close()
+                del Ctx.shared[kind]
+
+    def tails(self):
+        parts = []
+        for m, start in self.used:
+            t = m.tail(start, 1500)
+            parts.append("    --- %s output (tail) ---\n%s" % (
+                m.name, "\n".join("    | " + l for l in t.splitlines())))
+        return "\n".join(parts)
+
+
+# ---- helpers -----------------------------------------------------------
+
+def ps(m):
+    return P.ps(m.cmd("ps"))
+
+
+def cpus(m):
+    return P.cpus(m.cmd("cpus"))
+
+
+def shell_pid(m):
+    rows = [r for r in ps(m) if r["name"] == "shell"]
+    check(len(rows) == 1, "ps: expected one task named shell, got %r" % rows)
+    return rows[0]["pid"], rows[0]["cpu"]
+
+
+def burn_tasks(m):
+    return [r for r in ps(m) if r["name"] == "burn" and r["state"] != "dead"]
+
+
+def quiesce(m, timeout=15):
+    """Stop every burn task and wait until ps lists none."""
+    m.cmd("burn stop")
+    deadline = time.monotonic() + timeout
+    while burn_tasks(m):
+        if time.monotonic() > deadline:
+            raise Fail("burn tasks still listed %d s after 'burn stop'" % timeout)
+        time.sleep(0.3)
+
+
+def start_burn(m, ms, cpus_arg=None, expect=None):
+    out = m.cmd("burn %d%s" % (ms, " " + cpus_arg if cpus_arg else ""))
+    pids = P.burn_pids(out)
+    if expect is not None:
+        check(len(pids) == expect, "burn started %d tasks, expected %d: %r" % (len(pids), expect, out))
+    check(len(set(pids)) == len(pids), "burn printed duplicate pids: %r" % out)
+    return pids
+
+
+def expect_answers(m, what):
+    out = m.cmd("echo still here", 20)
+    check(out.strip() == "still here", "after %s the shell did not answer echo: %r" % (what, out))
+
+
+def nm_addr(name):
+    out = subprocess.run(["nm", KERNEL], capture_output=True, text=True, check=True).stdout
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) == 3 and f[2] == name and f[1] in "tT":
+            return int(f[0], 16)
+    raise Fail("nm: no text symbol %s in %s" % (name, KERNEL))
+
+
+def registered_commands():
+    names = set()
+    rx = re.compile(r'^\s*SHELL_COMMAND\(\s*\w+\s*,\s*"([^"]+)"', re.M)
+    for d in KERNEL_SRC_DIRS:
+        full = os.path.join(ROOT, d)
+        if not os.path.isdir(full):
+            continue
+        for f in os.listdir(full):
+            if f.endswith(".c"):
+                with open(os.path.join(full, f), encoding="utf-8", errors="replace") as fh:
+                    names.update(rx.findall(fh.read()))
+    return names
+
+
+def check_burn_chain(names, require_first, what):
+    """names must hold burn's chain in order, contiguous, ending at
+    burn_task; the first burn frame may be any of them (the sample point
+    varies). With require_first, it must be frame 0 or (the task was
+    caught in a helper such as time_ns called from burn_task) frame 1."""
+    idx = [i for i, n in enumerate(names) if n in BURN_CHAIN]
+    check(idx, "%s: no burn frame in %r" % (what, names))
+    first = idx[0]
+    if require_first:
+        check(first <= 1, "%s: the running task's first frames %r are not burn's (%r)" % (
+            what, names[:2], names))
+    k = BURN_CHAIN.index(names[first])
+    want = BURN_CHAIN[k:]
+    got = names[first:first + len(want)]
+    check(got == want, "%s: burn chain out of order: got %r, expected %r" % (what, got, want))
+
+
+# ======================================================================
+# Foundation (issue 2)
+# ======================================================================
+
+@test("boot_prompt")
+def t_boot_prompt(ctx):
+    m = ctx.boot(wait_prompt=False)
+    secs = m.boot()
+    log = m.text()
+    check("Sonde booting" in log, "no 'Sonde booting' banner")
+    print("    boot to prompt: %.2f s (4 cpus, TCG)" % secs)
+    check(secs < 10, "boot to prompt took %.2f s (sanity bound 10 s)" % secs)
+    expect_answers(m, "boot")
+
+
+@test("help_lists_all")
+def t_help(ctx):
+    m = ctx.machine()
+    expected = registered_commands()
+    check(len(expected) >= 10, "found only %r registered with SHELL_COMMAND" % expected)
+    out = m.cmd("help")
+    listed = [l.split()[0] for l in out.splitlines() if l.strip()]
+    check(len(listed) == len(set(listed)), "help lists a command twice: %r" % listed)
+    missing = expected - set(listed)
+    extra = set(listed) - expected
+    check(not missing, "help does not list %s" % sorted(missing))
+    check(not extra, "help lists commands not registered in the sources: %s" % sorted(extra))
+
+
+@test("version")
+def t_version(ctx):
+    m = ctx.machine()
+    out = m.cmd("version")
+    check(re.match(r"^Sonde \S+ \(x86_64\), built .+\n$", out), "unexpected version output %r" % out)
+
+
+@test("unknown_command")
+def t_unknown(ctx):
+    m = ctx.machine()
+    out = m.cmd("frobnicate now")
+    check(out.strip() == "unknown command 'frobnicate' (try help)", "got %r" % out)
+    expect_answers(m, "an unknown command")
+
+
+@test("long_line")
+def t_long_line(ctx):
+    m = ctx.machine()
+    start = m.mark()
+    # Typed in two halves (as a person or a paste would arrive), the line
+    # ends after 300 bytes; the kernel must refuse it whole.
+    line = "echo " + "x" * 295
+    m.send(line[:150])
+    time.sleep(0.2)
+    m.send(line[150:] + "\r")
+    mt = m.wait_for(r"line too long \(at most 255 bytes\): ignored\r?\n> ", 20, start)
+    out = m.text(start, mt.end())
+    check("x" * 256 not in out.replace("\n", ""), "more than 255 bytes echoed: %r" % out[-400:])
+    check("\nxxxxx" not in out, "the long line was executed (echo printed it): %r" % out[-400:])
+    expect_answers(m, "a 300-byte line")
+
+
+@test("echo")
+def t_echo(ctx):
+    m = ctx.machine()
+    out = m.cmd("echo hello   world 42")
+    check(out == "hello world 42\n", "got %r" % out)
+    out = m.cmd("echo")
+    check(out == "\n", "echo with no words: got %r" % out)
+
+
+def panic_test(ctx, kind, patterns):
+    m = ctx.boot()
+    start = m.mark()
+    m.send("panic %s\r" % kind)
+    for p in patterns:
+        m.wait_for(p, 60, start)
+    halt = m.wait_for(r"System halted\.", 60, start)
+    # The machine must stop answering.
+    after = halt.end()
+    m.send("echo alive\r")
+    time.sleep(3)
+    rest = m.text(after)
+    check("alive" not in rest, "the shell answered after 'System halted.': %r" % rest)
+    return m.text(start, halt.end())
+
+
+@test("panic_direct")
+def t_panic_direct(ctx):
+    panic_test(ctx, "direct", [r"PANIC: requested from the shell", r"Backtrace:"])
+
+
+@test("panic_pagefault")
+def t_panic_pf(ctx):
+    out = panic_test(ctx, "pagefault", [r"page fault \(vector 14", r"Backtrace:"])
+    check(re.search(r"cr2 0x0*7f0000000000", out), "page fault report lacks cr2 0x7f0000000000")
+
+
+@test("panic_divzero")
+def t_panic_div(ctx):
+    panic_test(ctx, "divzero", [r"divide error \(vector 0", r"Backtrace:"])
+
+
+@test("panic_ud")
+def t_panic_ud(ctx):
+    panic_test(ctx, "ud", [r"invalid opcode \(vector 6", r"Backtrace:"])
+
+
+@test("panic_nmi")
+def t_panic_nmi(ctx):
+    panic_test(ctx, "nmi", [r"unexpected NMI", r"Backtrace:"])
+
+
+@test("boot_unknown_param")
+def t_unknown_param(ctx):
+    m = ctx.boot(append="foo=bar")
+    log = m.text()
+    check(re.search(r"unknown parameter 'foo'", log), "boot log does not report 'foo': %r" % log[-600:])
+    check(log.count("unknown parameter") == 1, "unknown parameter reported %d times" % log.count("unknown parameter"))
+    expect_answers(m, "an unknown boot parameter")
+
+
+# ======================================================================
+# SMP, time and tasks (issue 3)
+# ======================================================================
+
+def ncpus_of(kind):
+    return SHARED_KINDS[kind]["smp"]
+
+
+def t_cpus_online(ctx, kind):
+    m = ctx.machine(kind)
+    n = ncpus_of(kind)
+    check(re.search(r"smp: %d cpus online" % n, m.text()), "boot log lacks 'smp: %d cpus online'" % n)
+    rows = cpus(m)
+    check(sorted(rows) == list(range(n)), "cpus lists %r, expected cpus 0-%d" % (sorted(rows), n - 1))
+    check(all(r["state"] == "online" for r in rows.values()), "a cpu is not online: %r" % rows)
+    apics = [r["apic"] for r in rows.values()]
+    check(len(set(apics)) == n, "apic ids not unique: %r" % apics)
+
+
+def t_tick_rate(ctx, kind):
+    """Ticks against the guest's own clock: uptime and cpus read back to
+    back (one send, no host round trip), twice, ~3 s apart."""
+    m = ctx.machine(kind)
+    u1, c1 = m.cmds(["uptime", "cpus"])
+    h1 = time.monotonic()
+    time.sleep(3)
+    u2, c2 = m.cmds(["uptime", "cpus"])
+    h2 = time.monotonic()
+    dt = (P.uptime_ns(u2) - P.uptime_ns(u1)) / 1e9
+    c1, c2 = P.cpus(c1), P.cpus(c2)
+    want = 100 * dt
+    rates = {}
+    for cpu in c1:
+        d = c2[cpu]["ticks"] - c1[cpu]["ticks"]
+        rates[cpu] = d / dt
+    print("    guest %.3f s (host %.3f s): ticks/s per cpu %s" % (
+        dt, h2 - h1, " ".join("%d:%.1f" % (c, r) for c, r in sorted(rates.items()))))
+    check(len(rates) == ncpus_of(kind), "expected %d cpus, got %r" % (ncpus_of(kind), rates))
+    for cpu, r in rates.items():
+        check(abs(r * dt - want) <= 0.1 * want, "cpu %d ticked %.1f/s, not 100 Hz within 10%%" % (cpu, r))
+
+
+def t_ps(ctx, kind):
+    m = ctx.machine(kind)
+    n = ncpus_of(kind)
+    rows = ps(m)
+    pids = [r["pid"] for r in rows]
+    check(len(pids) == len(set(pids)), "pids not unique: %r" % pids)
+    names = [r["name"] for r in rows]
+    for i in range(n):
+        idle = [r for r in rows if r["name"] == "idle%d" % i]
+        check(len(idle) == 1, "expected one idle%d task, got %r" % (i, names))
+        check(idle[0]["cpu"] == i, "idle%d is on cpu %d" % (i, idle[0]["cpu"]))
+    check(not [x for x in names if re.match(r"idle\d+$", x) and int(x[4:]) >= n],
+          "idle task for a cpu that is not there: %r" % names)
+    check(names.count("shell") == 1, "expected one shell task: %r" % names)
+
+
+def t_one_running_per_cpu(ctx, kind):
+    """A CPU runs one task at a time, so ps (taken in one snapshot, from
+    the shell, which is running) shows at most one 'running' task per CPU
+    and the shell's CPU's idle task is not 'running'."""
+    m = ctx.machine(kind)
+    rows = ps(m)
+    per = {}
+    for r in rows:
+        if r["state"] == "running":
+            per.setdefault(r["cpu"], []).append("%d %s" % (r["pid"], r["name"]))
+    bad = {c: t for c, t in per.items() if len(t) > 1}
+    check(not bad, "more than one task 'running' on a cpu: %r" % bad)
+
+
+def t_burn_all_cpus(ctx, kind):
+    m = ctx.machine(kind)
+    n = ncpus_of(kind)
+    try:
+        c1 = cpus(m)
+        pids = start_burn(m, 2000, expect=n)
+        time.sleep(1.2)
+        c2 = cpus(m)
+        for c in c1:
+            dt = c2[c]["ticks"] - c1[c]["ticks"]
+            db = c2[c]["busy"] - c1[c]["busy"]
+            check(dt > 0, "cpu %d did not tick" % c)
+            check(db >= 0.5 * dt, "cpu %d busy for %d of %d ticks during burn" % (c, db, dt))
+        onn = {r["cpu"] for r in ps(m) if r["pid"] in pids}
+        check(len(onn) == n, "burn tasks not one per cpu: on cpus %r" % sorted(onn))
+        # burn 2000 ends by itself.
+        deadline = time.monotonic() + 10
+        while any(r["pid"] in pids for r in burn_tasks(m)):
+            check(time.monotonic() < deadline, "burn 2000 tasks still there 10 s later")
+            time.sleep(0.3)
+    finally:
+        quiesce(m)
+
+
+def t_burn_preempt(ctx, kind):
+    m = ctx.machine(kind)
+    cpu = ncpus_of(kind) - 1
+    try:
+        pids = start_burn(m, 2000, "%d,%d" % (cpu, cpu), expect=2)
+        time.sleep(1.0)
+        rows = {r["pid"]: r for r in ps(m)}
+        for p in pids:
+            check(p in rows, "burn pid %d gone after 1 s of 2" % p)
+            check(rows[p]["cpu"] == cpu, "burn pid %d on cpu %d, pinned to %d" % (p, rows[p]["cpu"], cpu))
+        t = [rows[p]["ticks"] for p in pids]
+        print("    two burn tasks on cpu %d after ~1 s: ticks %r" % (cpu, t))
+        check(min(t) >= 10, "a pinned burn task made no progress: ticks %r" % t)
+        check(min(t) >= 0.5 * max(t), "round robin unfair: ticks %r" % t)
+    finally:
+        quiesce(m)
+
+
+def t_stacks(ctx, kind):
+    m = ctx.machine(kind)
+    try:
+        start_burn(m, 5000)        # tasks with deep stacks in use
+        time.sleep(0.3)
+        rows = ps(m)
+        st = P.stacks(m.cmd("stacks"))
+        tasks = {r["owner"]: r for r in st if r["kind"] == "task"}
+        for r in rows:
+            check(r["pid"] in tasks, "stacks has no task stack for pid %d (%s)" % (r["pid"], r["name"]))
+            s = tasks[r["pid"]]
+            check(0 < s["headroom"] < s["size"], "pid %d headroom %d not in (0, %d)" % (
+                r["pid"], s["headroom"], s["size"]))
+            check(s["deepest"] + s["headroom"] == s["size"], "pid %d: deepest + headroom != size" % r["pid"])
+            hm = re.match(r"(\d+)/(\d+)$", r["headroom"])
+            check(hm and 0 < int(hm.group(1)) < int(hm.group(2)),
+                  "ps headroom %r for pid %d" % (r["headroom"], r["pid"]))
+        for s in st:
+            check(s["headroom"] <= s["size"], "%s stack %s: headroom %d > size %d" % (
+                s["kind"], s["name"], s["headroom"], s["size"]))
+    finally:
+        quiesce(m)
+
+
+def t_sleep(ctx, kind):
+    """`profile 500 <shell pid>` sleeps its window with sleep_ms: the guest
+    clock read just before and just after (same send, no host round trip)
+    must have moved 500 ms plus at most a few ticks."""
+    m = ctx.machine(kind)
+    pid, _ = shell_pid(m)
+    b1, b2 = m.cmds(["uptime", "uptime"])
+    base = (P.uptime_ns(b2) - P.uptime_ns(b1)) / 1e6
+    u1, pr, u2 = m.cmds(["uptime", "profile 500 %d" % pid, "uptime"])
+    check("profiled 500 ms" in pr, "profile did not run: %r" % pr)
+    d = (P.uptime_ns(u2) - P.uptime_ns(u1)) / 1e6
+    print("    slept %.1f ms of guest time (two back-to-back uptimes: %.1f ms)" % (d, base))
+    check(d >= 500, "woke after %.1f ms < 500 ms" % d)
+    check(d - base <= 560, "woke after %.1f ms (%.1f without the command overhead): more than "
+          "a few ticks late" % (d, d - base))
+
+
+for _k in ("smp4", "smp1"):
+    for _n, _f in [("cpus_online", t_cpus_online), ("tick_rate", timed(t_tick_rate)), ("ps", t_ps),
+                   ("ps_one_running_per_cpu", t_one_running_per_cpu),
+                   ("burn_all_cpus", t_burn_all_cpus), ("burn_preempt", timed(t_burn_preempt)),
+                   ("stacks_headroom", t_stacks), ("sleep_500ms", timed(t_sleep))]:
+        test("%s_%s" % (_k, _n))(lambda ctx, f=_f, k=_k: f(ctx, k))
+
+
+@test("kill")
+def t_kill(ctx):
+    m = ctx.machine()
+    try:
+        pid, _ = shell_pid(m)
+        out = m.cmd("kill %d" % pid)
+        check(out.strip() == "kill: pid %d cannot be killed (only burn and netload tasks)" % pid,
+              "kill of the shell: %r" % out)
+        out = m.cmd("kill 1")
+        check("cannot be killed" in out, "kill of idle0 (pid 1): %r" % out)
+        pids = start_burn(m, 20000)
+        victim, others = pids[1], [p for p in pids if p != pids[1]]
+        out = m.cmd("kill %d" % victim)
+        check(out.strip() == "kill: pid %d asked to stop" % victim, "kill of burn: %r" % out)
+        deadline = time.monotonic() + 5
+        while victim in [r["pid"] for r in burn_tasks(m)]:
+            check(time.monotonic() < deadline, "burn pid %d still alive 5 s after kill" % victim)
+            time.sleep(0.3)
+        alive = {r["pid"] for r in burn_tasks(m)}
+        check(set(others) <= alive, "kill %d also stopped others: alive %r" % (victim, alive))
+        out = m.cmd("kill %d" % victim)
+        check("no such task" in out, "second kill of %d: %r" % (victim, out))
+    finally:
+        quiesce(m)
+
+
+@test("burn_bad_input")
+def t_burn_bad(ctx):
+    m = ctx.machine()
+    n = ncpus_of("smp4")
+    cases = [
+        ("burn 0", r"^burn: time '0' out of range \(1-600000 ms\)$"),
+        ("burn 600001", r"^burn: time '600001' out of range \(1-600000 ms\)$"),
+        ("burn abc", r"^burn: time 'abc' out of range \(1-600000 ms\)$"),
+        ("burn 100 %d" % n, r"^burn: cpu '%d' is not an online cpu \(0-%d\)$" % (n, n - 1)),
+        ("burn 100 1,x", r"^burn: cpu 'x' is not an online cpu \(0-%d\)$" % (n - 1)),
+        ("burn", r"^burn: usage: burn <ms>"),
+        ("burn 100 1 2", r"^burn: usage: burn <ms>"),
+    ]
+    for line, rx in cases:
+        out = m.cmd(line)
+        check(re.search(rx, out, re.M), "%r: got %r, expected /%s/" % (line, out, rx))
+        expect_answers(m, line)
+    check(not burn_tasks(m), "a bad burn command started tasks: %r" % burn_tasks(m))
+
+
+@test("kill_bad_input")
+def t_kill_bad(ctx):
+    m = ctx.machine()
+    cases = [
+        ("kill abc", r"^kill: pid 'abc' is not a number \(1-2147483647\)$"),
+        ("kill 0", r"^kill: pid '0' is not a number \(1-2147483647\)$"),
+        ("kill 99999", r"^kill: pid 99999: no such task$"),
+        ("kill", r"^kill: usage: kill <pid>$"),
+        ("kill 1 2", r"^kill: usage: kill <pid>$"),
+    ]
+    for line, rx in cases:
+        out = m.cmd(line)
+        check(re.search(rx, out, re.M), "%r: got %r, expected /%s/" % (line, out, rx))
+        expect_answers(m, line)
+
+
+# ======================================================================
+# Symbols and stack traces (issue 4)
+# ======================================================================
+
+@test("backtrace_panic_chain")
+def t_bt_panic(ctx):
+    out = panic_test(ctx, "divzero", [r"divide error", r"Backtrace:"])
+    bt = out.split("Backtrace:", 1)[1]
+    # Only this CPU's backtrace: other CPUs' follow as "cpu N:".
+    bt = re.split(r"\ncpu \d+:", bt)[0]
+    names = [P.sym_name(m.group(1)) for m in re.finditer(r"^        <- (\S+)$", bt, re.M)]
+    want = ["panic_chain_inner", "panic_chain_middle", "panic_chain_outer"]
+    check(names[:3] == want, "backtrace starts %r, expected %r (from the faulting frame)" % (names[:4], want))
+    check(P.in_order(names, want + ["cmd_panic", "shell_run_line", "shell_task"]),
+          "backtrace %r lacks the shell's chain after the panic chain" % names)
+
+
+@test("bt_burn")
+def t_bt_burn(ctx):
+    m = ctx.machine()
+    try:
+        _, shcpu = shell_pid(m)
+        pids = start_burn(m, 5000)
+        time.sleep(0.5)
+        rows = {r["pid"]: r for r in ps(m)}
+        for p in pids:
+            out = m.cmd("bt %d" % p)
+            names = P.backtraces(out).get(p)
+            check(names, "bt %d printed no frames: %r" % (p, out))
+            # Alone on its CPU a burn task is running: its frame 0 is the
+            # interrupted instruction, inside burn. On the shell's CPU it
+            # may have been switched out (walked from its saved context).
+            check_burn_chain(names, rows[p]["cpu"] != shcpu, "bt %d" % p)
+    finally:
+        quiesce(m)
+
+
+@test("bt_all")
+def t_bt_all(ctx):
+    m = ctx.machine()
+    try:
+        start_burn(m, 5000)
+        time.sleep(0.3)
+        pids = {r["pid"] for r in ps(m)}
+        out = m.cmd("bt all", 60)
+        check("did not answer" not in out, "a cpu did not answer: %r" % out[-800:])
+        bts = P.backtraces(out)
+        missing = pids - set(bts)
+        check(not missing, "bt all did not list pids %r" % sorted(missing))
+        empty = [p for p in pids if not bts.get(p)]
+        check(not empty, "bt all printed no frames for pids %r" % empty)
+    finally:
+        quiesce(m)
+
+
+@test("bt_idle")
+def t_bt_idle(ctx):
+    """Each idle task halts in cpu_idle; its backtrace must say so (and
+    must not be the shell's own stack)."""
+    m = ctx.machine()
+    idle = [r["pid"] for r in ps(m) if re.match(r"idle\d+$", r["name"])]
+    check(idle, "no idle tasks in ps")
+    for p in idle:
+        out = m.cmd("bt %d" % p)
+        names = P.backtraces(out).get(p, [])
+        check("cpu_idle" in names and "cmd_bt" not in names,
+              "bt %d (idle task): %r, expected cpu_idle and not the shell's stack" % (p, names))
+
+
+@test("sym")
+def t_sym(ctx):
+    m = ctx.machine()
+    for name in ("burn_spin", "panic_chain_inner", "cpu_idle", "profiler_run"):
+        a = nm_addr(name)
+        out = m.cmd("sym 0x%x" % a)
+        check(out.strip() == "0x%016x %s+0x0" % (a, name), "sym 0x%x: %r, expected %s+0x0" % (a, out, name))
+        out = m.cmd("sym %d" % (a + 5))
+        check(out.strip() == "0x%016x %s+0x5" % (a + 5, name), "sym %d: %r, expected %s+0x5" % (a + 5, out, name))
+    out = m.cmd("sym 0x1000")
+    check(out.strip() == "0x0000000000001000: no symbol", "sym 0x1000: %r" % out)
+    out = m.cmd("sym zz")
+    check(out.startswith("sym: bad address 'zz'"), "sym zz: %r" % out)
+
+
+@test("symtab_stable")
+def t_symtab(ctx):
+    b = os.path.join(ROOT, "build", "x86_64")
+    s1, s2 = os.path.join(b, "symtab1.S"), os.path.join(b, "symtab2.S")
+    symgen = os.path.join(ROOT, "build", "host", "symgen")
+    for f in (s1, s2, symgen, KERNEL):
+        check(os.path.exists(f), "%s missing: run make" % f)
+    with open(s1, "rb") as f1, open(s2, "rb") as f2:
+        a, c = f1.read(), f2.read()
+    check(a == c, "symtab1.S (pass 2) and symtab2.S (pass 3) differ")
+    check(b"burn_spin" in c, "symtab2.S has no burn_spin")
+    nm = subprocess.run(["nm", "-n", "-S", KERNEL], capture_output=True, check=True).stdout
+    regen = subprocess.run([symgen], input=nm, capture_output=True, check=True).stdout
+    check(regen == c, "nm -n -S kernel.elf | symgen does not reproduce symtab2.S")
+
+
+# ======================================================================
+# The profiler (issue 5)
+# ======================================================================
+
+def t_profile_burn_all(ctx, kind):
+    m = ctx.machine(kind)
+    n = ncpus_of(kind)
+    try:
+        start_burn(m, 3000, expect=n)
+        time.sleep(0.3)
+        # cpus just before and after (one send): the ticks each CPU took
+        # while the window ran, to tell a profiler that drops or doubles
+        # samples from a host too loaded to deliver 100 Hz to TCG.
+        c1, out, c2 = m.cmds(["cpus", "profile 1000 all 3", "cpus"], 60)
+        r = P.profile(out)
+        c1, c2 = P.cpus(c1), P.cpus(c2)
+        took = sum(c2[c]["ticks"] - c1[c]["ticks"] for c in c1)
+        want = n * 100
+        print("    %d samples on %d cpus (expected ~%d; the cpus took %d ticks around the window), "
+              "top %.1f%% %s" % (r["samples"], r["cpus"], want, took,
+                                 r["chains"][0]["pct"] if r["chains"] else 0,
+                                 r["chains"][0]["leaf"] if r["chains"] else "-"))
+        check(r["window"] == 1000, "window %d" % r["window"])
+        check(r["source"] == "tick 100Hz", "source %r" % r["source"])
+        check(r["samples"] <= took, "%d samples but the cpus took only %d ticks around the window" % (
+            r["samples"], took))
+        check(abs(r["samples"] - want) <= 0.1 * want,
+              "%d samples, expected %d within 10%% (the cpus took %d ticks around the window%s)" % (
+                  r["samples"], want, took,
+                  ": the guest lost ticks, is the host overloaded?" if took < 0.9 * want else ""))
+        check(r["cpus"] == n, "samples on %d cpus, expected %d" % (r["cpus"], n))
+        check(1 <= len(r["chains"]) <= 3, "%d chains printed for chains=3" % len(r["chains"]))
+        top = r["chains"][0]
+        check(top["name"] == "burn_spin", "top leaf %r, expected burn_spin" % top["leaf"])
+        check(top["pct"] >= 80, "burn_spin has %.1f%% < 80%%" % top["pct"])
+        check(top["callers"][:4] == BURN_CHAIN[1:], "top callers %r, expected %r" % (top["callers"], BURN_CHAIN[1:]))
+        counts = [c["count"] for c in r["chains"]]
+        check(counts == sorted(counts, reverse=True), "chains not sorted by count: %r" % counts)
+        pct = top["count"] * 100.0 / r["samples"]
+        check(abs(pct - top["pct"]) <= 0.051, "top %.1f%% but %d/%d samples" % (top["pct"], top["count"], r["samples"]))
+    finally:
+        quiesce(m)
+
+
+def t_profile_burn_pid(ctx, kind):
+    m = ctx.machine(kind)
+    try:
+        pids = start_burn(m, 3000)
+        time.sleep(0.3)
+        victim = pids[-1]
+        vcpu = [r["cpu"] for r in ps(m) if r["pid"] == victim]
+        check(vcpu, "burn pid %d not in ps" % victim)
+        c1, out, c2 = m.cmds(["cpus", "profile 500 %d" % victim, "cpus"], 60)
+        r = P.profile(out)
+        took = P.cpus(c2)[vcpu[0]]["ticks"] - P.cpus(c1)[vcpu[0]]["ticks"]
+        print("    pid %d: %d samples on %d cpus (its cpu %d took %d ticks around the window)" % (
+            victim, r["samples"], r["cpus"], vcpu[0], took))
+        check(40 <= r["samples"] <= 60, "%d samples for one burn task over 500 ms, expected ~50 "
+              "(its cpu took %d ticks around the window)" % (r["samples"], took))
+        check(r["cpus"] == 1, "one task's samples on %d cpus" % r["cpus"])
+        check(r["chains"], "no chains printed")
+        for c in r["chains"]:
+            frames = [c["name"]] + c["callers"]
+            check(any(f.startswith("burn_") for f in frames),
+                  "a chain without burn frames in a burn pid's profile: %r" % frames)
+        check(sum(c["count"] for c in r["chains"]) <= r["samples"], "chain counts exceed samples")
+    finally:
+        quiesce(m)
+
+
+def t_profile_asleep(ctx, kind):
+    m = ctx.machine(kind)
+    pid, _ = shell_pid(m)
+    out = m.cmd("profile 200 %d" % pid, 60)
+    r = P.profile(out)
+    check(r["samples"] == 0, "the sleeping shell got %d samples" % r["samples"])
+    check(re.search(r"^no samples for pid %d: that task may have been asleep the whole window$" % pid, out, re.M),
+          "no 'may have been asleep' message: %r" % out)
+
+
+def t_profile_idle(ctx, kind):
+    m = ctx.machine(kind)
+    n = ncpus_of(kind)
+    quiesce(m)
+    r = P.profile(m.cmd("profile 500 all 3", 60))
+    want = n * 50
+    check(abs(r["samples"] - want) <= 0.1 * want, "idle tick profile: %d samples, expected %d within 10%%" % (
+        r["samples"], want))
+    check(r["chains"], "no chains")
+    top = r["chains"][0]
+    idle = sum(c["count"] for c in r["chains"] if c["name"] == "cpu_idle")
+    print("    top %.1f%% %s; cpu_idle leaves %d of %d" % (top["pct"], top["leaf"], idle, r["samples"]))
+    check(top["name"] == "cpu_idle", "top leaf on an idle machine is %r, expected cpu_idle" % top["leaf"])
+    check(top["pct"] > 50, "cpu_idle's top chain has only %.1f%%" % top["pct"])
+
+
+for _k in ("smp4", "smp1"):
+    for _n, _f in [("profile_burn_all", timed(t_profile_burn_all)),
+                   ("profile_burn_pid", timed(t_profile_burn_pid)),
+                   ("profile_asleep_shell", t_profile_asleep), ("profile_idle", timed(t_profile_idle))]:
+        test("%s_%s" % (_k, _n))(lambda ctx, f=_f, k=_k: f(ctx, k))
+
+
+@test("profile_bad_input")
+def t_profile_bad(ctx):
+    m = ctx.machine()
+    cases = [
+        ("profile 0", r"^profile: window 0 out of range \(1-2000 ms\)$"),
+        ("profile 2001", r"^profile: window 2001 out of range \(1-2000 ms\)$"),
+        ("profile abc", r"^profile: window 'abc' is not a number \(1-2000 ms\)$"),
+        ("profile 500 all 0", r"^profile: chains 0 out of range \(1-128\)$"),
+        ("profile 500 all 129", r"^profile: chains 129 out of range \(1-128\)$"),
+        ("profile 500 99999", r"^profile: pid 99999: no such task$"),
+        ("profile 500 xyz", r"^profile: pid 'xyz' is not a number or 'all'$"),
+        ("profile 1 all 3 extra", r"^profile: too many arguments"),
+    ]
+    for line, rx in cases:
+        out = m.cmd(line)
+        check(re.search(rx, out, re.M), "%r: got %r, expected /%s/" % (line, out, rx))
+        check("profiled" not in out, "%r started a profile: %r" % (line, out))
+        expect_answers(m, line)
+
+
+@test("profile_stress")
+def t_profile_stress(ctx):
+    """200 back-to-back `profile 1` while burn runs on every CPU: no crash,
+    the shell answers, and the heap in use is back at its baseline. The
+    baseline is taken after a first `profile 1` (the per-CPU buffers are
+    allocated once and kept) with the same burn tasks running."""
+    m = ctx.machine()
+    try:
+        start_burn(m, 60000, expect=ncpus_of("smp4"))
+        time.sleep(0.3)
+        P.profile(m.cmd("profile 1"))
+        base = P.heap_in_use(m.cmd("mem"))
+        t0 = time.monotonic()
+        for i in range(200):
+            out = m.cmd("profile 1", 30)
+            check("profiled 1 ms" in out, "run %d: %r" % (i + 1, out[-500:]))
+        took = time.monotonic() - t0
+        final = P.heap_in_use(m.cmd("mem"))
+        print("    200 runs in %.1f s; heap in use %d before, %d after" % (took, base, final))
+        check(final == base, "heap in use %d after 200 runs, %d before" % (final, base))
+        expect_answers(m, "200 profile runs")
+    finally:
+        quiesce(m)
+
+
+# ======================================================================
+# Performance-counter source (issue 6)
+# ======================================================================
+
+def lscpu_profile(m):
+    ls = m.cmd("lscpu")
+    r = P.profile(m.cmd("profile 200", 60))
+    return ls, r
+
+
+@test("pmu_default")
+def t_pmu_default(ctx):
+    m = ctx.machine()
+    ls, r = lscpu_profile(m)
+    check(re.search(r"^pmu claims:\s+no performance counter claimed$", ls, re.M), "lscpu: %r" % ls)
+    check(re.search(r"^probe:\s+not run \(no counter claimed\)$", ls, re.M), "lscpu probe line: %r" % ls)
+    check(re.search(r"^profile source: tick 100Hz$", ls, re.M), "lscpu source: %r" % ls)
+    check(re.search(r"^cpus:\s+4$", ls, re.M), "lscpu cpu count: %r" % ls)
+    check(r["source"] == "tick 100Hz", "profile source %r" % r["source"])
+    check(not r["notes"], "unexpected pmu note %r" % r["notes"])
+
+
+def pmu_assume(ctx, cpu, vendor, what):
+    m = ctx.boot(cpu=cpu, append="pmu=assume")
+    ls, r = lscpu_profile(m)
+    check(re.search(r"^vendor:\s+%s$" % vendor, ls, re.M), "lscpu vendor: %r" % ls)
+    check(re.search(r"^pmu=assume:\s+acting as if", ls, re.M), "lscpu lacks the pmu=assume line: %r" % ls)
+    check(re.search(r"^probe:\s+did not count in \d+ us$", ls, re.M), "lscpu probe line: %r" % ls)
+    check(re.search(r"^profile source: tick 100Hz$", ls, re.M), "lscpu source: %r" % ls)
+    check(r["source"] == "tick 100Hz", "profile source %r" % r["source"])
+    check(len(r["notes"]) == 1 and re.match(r"^pmu: %s .*did not count.*tick only$" % what, r["notes"][0]),
+          "profile header lacks the probe note: %r" % r["notes"])
+    check(r["samples"] > 0, "no samples on the tick fallback")
+
+
+@test("pmu_assume_intel")
+def t_pmu_intel(ctx):
+    pmu_assume(ctx, "Skylake-Client", "GenuineIntel", "intel")
+
+
+@test("pmu_assume_amd")
+def t_pmu_amd(ctx):
+    pmu_assume(ctx, "EPYC", "AuthenticAMD", "amd")
+
+
+@test("pmu_off")
+def t_pmu_off(ctx):
+    m = ctx.boot(append="pmu=off")
+    check("unknown parameter" not in m.text(), "pmu=off reported as unknown")
+    ls, r = lscpu_profile(m)
+    check(re.search(r"^pmu=off:", ls, re.M), "lscpu lacks the pmu=off line: %r" % ls)
+    check(re.search(r"^probe:\s+not run", ls, re.M), "lscpu probe line: %r" % ls)
+    check(re.search(r"^profile source: tick 100Hz$", ls, re.M), "lscpu source: %r" % ls)
+    check(r["source"] == "tick 100Hz", "profile source %r" % r["source"])
+
+
+# ======================================================================
+# runner
+# ======================================================================
+
+def select(args):
+    if not args:
+        return list(TESTS)
+    chosen = []
+    for a in args:
+        hit = [t for t in TESTS if fnmatch.fnmatchcase(t[0], a)]
+        if not hit:
+            print("no test matches %r (try --list)" % a)
+            sys.exit(2)
+        chosen += [t for t in hit if t not in chosen]
+    return [t for t in TESTS if t in chosen]
+
+
+def kill_all():
+    for m in list(LIVE):
+        m.close()
+
+
+def main(argv):
+    if "-h" in argv or "--help" in argv:
+        print(__doc__.strip())
+        return 0
+    if "--list" in argv:
+        for n, _ in TESTS:
+            print(n)
+        return 0
+    tests = select(argv)
+
+    def on_signal(sig, frame):
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, on_signal)
+
+    passed = failed = 0
+    t_all = time.monotonic()
+    try:
+        for name, fn in tests:
+            ctx = Ctx(name)
+            t0 = time.monotonic()
+            err = None
+            try:
+                fn(ctx)
+            except Fail as e:
+                err = str(e)
+            except KeyboardInterrupt:
+                raise
+            except Exception as e:          # a test that cannot run fails
+                err = "%s: %s" % (type(e).__name__, e)
+            tails = ctx.tails() if err else ""
+            try:
+                ctx.finish(err is not None)
+            except Exception as e:
+                err = err or "cleanup: %s" % e
+            dt = time.monotonic() - t0
+            if err is None:
+                passed += 1
+                print("PASS %s (%.1f s)" % (name, dt), flush=True)
+            else:
+                failed += 1
+                print("FAIL %s (%.1f s): %s\n%s" % (name, dt, err, tails), flush=True)
+    except KeyboardInterrupt:
+        print("interrupted")
+        failed += 1
+    finally:
+        for m in list(Ctx.shared.values()):
+            m.close()
+        Ctx.shared.clear()
+        kill_all()
+    print("total %.1f s" % (time.monotonic() - t_all))
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
