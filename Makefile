@@ -89,10 +89,10 @@ unit:
 system: all
 	@python3 tests/system/run.py
 
-test: all
+test:
 	@bash scripts/deps.sh
-	@bash scripts/unit.sh
-	@python3 tests/system/run.py
+	@$(MAKE) -s all
+	@bash scripts/test.sh
 
 bench: all
 	@bash scripts/deps.sh
