@@ -104,6 +104,8 @@ def main():
     text = "\n".join(lines) + ("\n## Network" + keep if keep else "")
     open(path, "w").write(text)
     print(text)
+    # The network half writes its own section after this one.
+    sys.exit(subprocess.call([sys.executable, os.path.join(ROOT, "bench/netload.py")]))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,80 @@
-/* net/netboot.c: bring up networking from the boot parameters. */
+/* net/netboot.c: bring up networking from the boot parameters.
+ *
+ *   ip=A.B.C.D mask=A.B.C.D gw=A.B.C.D   (defaults: QEMU user networking)
+ *   udpshell=PORT                        start the UDP shell on PORT
+ *
+ * A bad value is reported by name and replaced by the default: a typo on
+ * the command line should cost a message, not the network. */
+#include "drivers/virtio_net.h"
+#include "kernel/console.h"
 #include "lib/parse.h"
+#include "lib/string.h"
+#include "net/net.h"
+
+int udpshell_start(uint16_t port);       /* net/udpshell.c */
+
+#define DEF_IP   0x0a00020fu             /* 10.0.2.15 */
+#define DEF_MASK 0xffffff00u             /* 255.255.255.0 */
+#define DEF_GW   0x0a000202u             /* 10.0.2.2 */
+
+static bool mask_ok(uint32_t m)
+{
+    /* Contiguous ones from the top, at least one: ~m + 1 is a power of two. */
+    uint32_t inv = ~m;
+    return m != 0 && (inv & (inv + 1)) == 0;
+}
+
+static uint32_t param_addr(const struct cmdline *cl, const char *key, uint32_t def,
+                           bool (*valid)(uint32_t), const char *what)
+{
+    const char *s = cmdline_get(cl, key);
+    uint32_t v;
+    char buf[16];
+    if (!s)
+        return def;
+    if (!parse_ipv4(s, &v) || (valid && !valid(v))) {
+        kprintf("net: %s='%s' is not %s: using %s\n", key, s, what, net_fmt_ip(buf, def));
+        return def;
+    }
+    return v;
+}
+
+static bool host_ok(uint32_t ip) { return ip != 0 && ip != 0xffffffffu && (ip >> 24) != 127; }
 
 void net_boot(const struct cmdline *cl)
 {
-    (void)cl;
+    uint32_t ip = param_addr(cl, "ip", DEF_IP, host_ok, "a host address (a.b.c.d)");
+    uint32_t mask = param_addr(cl, "mask", DEF_MASK, mask_ok,
+                               "a netmask (a.b.c.d, contiguous ones, e.g. 255.255.255.0)");
+    uint32_t gw = param_addr(cl, "gw", DEF_GW, host_ok, "a host address (a.b.c.d)");
+    char b1[16], b2[16], b3[16];
+    if ((gw & mask) != (ip & mask)) {
+        kprintf("net: gw=%s is not on %s/%s: no gateway (off-subnet traffic fails)\n",
+                net_fmt_ip(b1, gw), net_fmt_ip(b2, ip), net_fmt_ip(b3, mask));
+        gw = 0;
+    }
+
+    struct netdev *dev = virtio_net_probe();
+    if (!dev) {
+        kprintf("net: no usable network device (virtio-net-pci 1af4:1000): networking off\n");
+        return;
+    }
+    net_init(dev, ip, mask, gw);
+    if (virtio_net_start() < 0)
+        return;
+    const uint8_t *m = dev->mac;
+    kprintf("net: mac %02x:%02x:%02x:%02x:%02x:%02x ip %s mask %s gw %s\n",
+            m[0], m[1], m[2], m[3], m[4], m[5], net_fmt_ip(b1, ip), net_fmt_ip(b2, mask),
+            gw ? net_fmt_ip(b3, gw) : "none");
+
+    const char *s = cmdline_get(cl, "udpshell");
+    uint64_t port;
+    if (!s)
+        return;
+    if (!parse_range(s, 1, 65535, &port)) {
+        kprintf("net: udpshell='%s' is not a port (1-65535): UDP shell not started\n", s);
+        return;
+    }
+    if (udpshell_start((uint16_t)port) == 0)
+        kprintf("net: UDP shell on port %lu (no authentication)\n", port);
 }

@@ -30,7 +30,7 @@ void net_boot(const struct cmdline *cl);
 
 void kmain(int proto, uint32_t info_phys);
 static struct cmdline cmdline;
-static const char *const known_params[] = { "smp", "pmu", "ip", "mask", "gw", "udpshell", "netload", "quiet" };
+static const char *const known_params[] = { "smp", "pmu", "ip", "mask", "gw", "udpshell" };
 
 static void report_unknown_params(void)
 {

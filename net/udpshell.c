@@ -1,0 +1,303 @@
+/* net/udpshell.c: the UDP shell (docs/udpshell.md). A request datagram
+ * carries one command line; the command runs in this shell's own task and
+ * its output goes back as reply chunks while it is being printed.
+ *
+ * Two contexts:
+ *   - the UDP handler runs in the network receive task. It only checks the
+ *     datagram, queues the request (bounded; full: dropped and counted) and
+ *     wakes the shell task. Running a command there would stall every
+ *     other frame for as long as the command takes (a `profile 2000`).
+ *   - the shell task takes requests one at a time and runs them with
+ *     shell_run_line, the same as the serial shell, which is a different
+ *     task and keeps working meanwhile.
+ *
+ * Retransmits: a client that misses part of a reply sends its request
+ * again with the same sequence number. For each of the last USH_SENDERS
+ * senders (ip, port) the shell keeps the last request's sequence number and
+ * its reply's output (up to USH_KEEP_MAX bytes); a repeat of that sequence
+ * number is answered from the copy, chunk for chunk the same datagrams,
+ * without running the command again. A repeat that arrives while its
+ * request is still queued or running is dropped (the reply is on its way;
+ * if it gets lost, the next retransmit finds the copy). A reply longer
+ * than USH_KEEP_MAX is answered on retransmit with its first USH_KEEP_MAX
+ * bytes and a line saying the rest was not kept, flagged last there. */
+#include "kernel/console.h"
+#include "kernel/sched.h"
+#include "kernel/shell.h"
+#include "kernel/spinlock.h"
+#include "kernel/time.h"
+#include "lib/parse.h"
+#include "lib/string.h"
+#include "mm/heap.h"
+#include "net/net.h"
+#include "net/udpshell_proto.h"
+
+int udpshell_start(uint16_t port);
+
+#define USH_QUEUE     8             /* requests waiting to run */
+#define USH_SENDERS   4             /* senders whose last reply is kept */
+#define USH_KEEP_MAX  (1u << 20)    /* bytes of a reply kept for retransmits */
+#define USH_SEND_WAIT_NS 2000000000ull  /* give up on a datagram after this */
+
+struct ush_req {
+    uint32_t ip;
+    uint16_t port;
+    uint32_t seq;
+    char line[USHP_CMD_MAX + 1];
+};
+
+struct ush_cache {
+    bool used, complete;            /* complete: the command finished */
+    uint32_t ip, seq;
+    uint16_t port;
+    uint64_t stamp;                 /* last use, for replacement */
+    char *buf;                      /* kept output, cap bytes */
+    size_t cap, len;
+    uint64_t total;                 /* output bytes the command printed */
+};
+
+static struct {
+    uint16_t port;
+    spinlock_t lock;                /* queue and running, shared with the handler */
+    struct ush_req q[USH_QUEUE];
+    unsigned head, n;
+    bool running;
+    uint32_t run_ip, run_seq;
+    uint16_t run_port;
+    struct waitq wq;
+    /* The rest belongs to the shell task alone. */
+    struct ush_cache cache[USH_SENDERS];
+    uint64_t clock;
+    struct ushp_chunker ch;         /* 1.4 KB: kept off the task stack */
+} ush = { .lock = SPINLOCK_INIT, .wq = WAITQ_INIT };
+
+/* ---- receive side: the network receive task ---- */
+
+static bool ush_same(const struct ush_req *r, uint32_t ip, uint16_t port, uint32_t seq)
+{
+    return r->ip == ip && r->port == port && r->seq == seq;
+}
+
+static void ush_input(void *ctx, uint32_t src_ip, uint16_t src_port,
+                      const void *data, size_t len)
+{
+    struct ushp_hdr h;
+    const uint8_t *payload;
+    if (ushp_parse(data, len, &h, &payload) != 0) {
+        NET_COUNT(drop_bad_ushell);
+        return;
+    }
+    unsigned long f = spin_lock(&ush.lock);
+    bool dup = ush.running && ush.run_ip == src_ip && ush.run_port == src_port &&
+               ush.run_seq == h.seq;
+    for (unsigned i = 0; i < ush.n && !dup; i++)
+        dup = ush_same(&ush.q[(ush.head + i) % USH_QUEUE], src_ip, src_port, h.seq);
+    if (dup) {
+        spin_unlock(&ush.lock, f);
+        return;                     /* a retransmit of what is in hand */
+    }
+    if (ush.n == USH_QUEUE) {
+        spin_unlock(&ush.lock, f);
+        NET_COUNT(drop_no_buffer);
+        return;
+    }
+    struct ush_req *r = &ush.q[(ush.head + ush.n) % USH_QUEUE];
+    r->ip = src_ip;
+    r->port = src_port;
+    r->seq = h.seq;
+    memcpy(r->line, payload, h.len);        /* h.len <= USHP_CMD_MAX: parsed */
+    r->line[h.len] = 0;
+    ush.n++;
+    spin_unlock(&ush.lock, f);
+    waitq_wake_all(&ush.wq);
+}
+
+/* ---- the shell task ---- */
+
+static bool ush_have_work(void *arg) { return ush.n > 0; }
+
+/* Take the next request, and mark it running (under the lock, so the
+ * handler never sees it in neither place). */
+static void ush_take(struct ush_req *out)
+{
+    unsigned long f = spin_lock(&ush.lock);
+    *out = ush.q[ush.head];
+    ush.head = (ush.head + 1) % USH_QUEUE;
+    ush.n--;
+    ush.running = true;
+    ush.run_ip = out->ip;
+    ush.run_port = out->port;
+    ush.run_seq = out->seq;
+    spin_unlock(&ush.lock, f);
+}
+
+static void ush_done(void)
+{
+    unsigned long f = spin_lock(&ush.lock);
+    ush.running = false;
+    spin_unlock(&ush.lock, f);
+}
+
+struct ush_dest {
+    uint32_t ip;
+    uint16_t port;
+};
+
+/* Send one reply datagram. A full TX ring or an unresolved next hop is a
+ * moment's wait, not a lost chunk: retry for up to USH_SEND_WAIT_NS. */
+static void ush_send(void *ctx, const void *dgram, size_t len)
+{
+    const struct ush_dest *d = ctx;
+    uint64_t give_up = time_ns() + USH_SEND_WAIT_NS;
+    for (;;) {
+        int rc = udp_send(d->ip, ush.port, d->port, dgram, len);
+        if (rc == 0)
+            return;
+        if (rc == NET_QUEUED) {
+            /* Parked until ARP answers (8 frames at most): let the answer
+             * come before sending the next chunk into the same queue. */
+            sleep_ms(10);
+            return;
+        }
+        if ((rc != NET_ERR_NOBUF && rc != NET_ERR_NOARP) || time_ns() > give_up)
+            return;                 /* the client retransmits; the copy is kept */
+        if (rc == NET_ERR_NOARP)
+            sleep_ms(10);
+        else
+            yield();
+    }
+}
+
+static struct ush_cache *ush_cache_find(uint32_t ip, uint16_t port)
+{
+    struct ush_cache *victim = &ush.cache[0];
+    for (int i = 0; i < USH_SENDERS; i++) {
+        struct ush_cache *c = &ush.cache[i];
+        if (c->used && c->ip == ip && c->port == port)
+            return c;
+        if (!c->used)
+            victim = c;
+        else if (victim->used && c->stamp < victim->stamp)
+            victim = c;
+    }
+    victim->used = false;
+    victim->ip = ip;
+    victim->port = port;
+    return victim;
+}
+
+static void ush_cache_append(struct ush_cache *c, const char *s, size_t n)
+{
+    c->total += n;
+    if (c->len + n > c->cap && c->cap < USH_KEEP_MAX) {
+        size_t cap = c->cap ? c->cap : 4096;
+        while (cap < c->len + n && cap < USH_KEEP_MAX)
+            cap *= 2;
+        char *nb = kmalloc(cap);
+        if (nb) {                   /* no memory: keep what fits already */
+            if (c->len)
+                memcpy(nb, c->buf, c->len);
+            kfree(c->buf);
+            c->buf = nb;
+            c->cap = cap;
+        }
+    }
+    size_t k = c->cap - c->len < n ? c->cap - c->len : n;
+    if (k) {
+        memcpy(c->buf + c->len, s, k);
+        c->len += k;
+    }
+}
+
+/* The printer a command writes to: keeps a copy, and feeds the chunker,
+ * which sends each 1400 bytes as soon as they are there. */
+struct ush_out {
+    struct printer pr;
+    struct ush_cache *c;
+};
+
+static void ush_out_write(struct printer *p, const char *s, size_t n)
+{
+    struct ush_out *o = (struct ush_out *)p;
+    ush_cache_append(o->c, s, n);
+    pr_write(&ush.ch.pr, s, n);
+}
+
+static void ush_resend(struct ush_cache *c, struct ush_dest *d)
+{
+    ushp_chunker_init(&ush.ch, c->seq, ush_send, d);
+    pr_write(&ush.ch.pr, c->buf, c->len);
+    if (c->total > c->len)
+        pr_printf(&ush.ch.pr, "\nudpshell: reply was %lu bytes; only the first %zu are "
+                  "kept for retransmission\n", (unsigned long)c->total, c->len);
+    ushp_chunker_finish(&ush.ch);
+}
+
+static void ush_run(struct ush_req *r)
+{
+    struct ush_dest d = { r->ip, r->port };
+    struct ush_cache *c = ush_cache_find(r->ip, r->port);
+    c->stamp = ++ush.clock;
+    if (c->used && c->complete && c->seq == r->seq) {
+        ush_resend(c, &d);
+        return;
+    }
+    c->used = true;
+    c->complete = false;
+    c->seq = r->seq;
+    c->len = 0;
+    c->total = 0;
+
+    /* A line typed with a newline (nc, echo) is still one command. */
+    size_t n = strlen(r->line);
+    while (n && (r->line[n - 1] == '\n' || r->line[n - 1] == '\r'))
+        r->line[--n] = 0;
+
+    struct ush_out out = { { ush_out_write }, c };
+    ushp_chunker_init(&ush.ch, r->seq, ush_send, &d);
+    shell_run_line(r->line, &out.pr);
+    ushp_chunker_finish(&ush.ch);
+    c->complete = true;
+}
+
+static void ush_task(void *arg)
+{
+    for (;;) {
+        waitq_wait(&ush.wq, ush_have_work, NULL);
+        struct ush_req r;
+        ush_take(&r);
+        ush_run(&r);
+        ush_done();
+    }
+}
+
+int udpshell_start(uint16_t port)
+{
+    ush.port = port;
+    int rc = udp_bind(port, ush_input, NULL);
+    if (rc != 0) {
+        kprintf("udpshell: cannot bind UDP port %u (error %d): not started\n", port, rc);
+        return -1;
+    }
+    if (!task_spawn("udpshell", ush_task, NULL, TASK_ANY_CPU, 0)) {
+        udp_unbind(port);
+        kprintf("udpshell: no memory for its task: not started\n");
+        return -1;
+    }
+    return 0;
+}
+
+/* `lines N`: N numbered lines, a diagnostic that makes output of a known
+ * size and order (the UDP shell's reassembly test uses it). */
+static int cmd_lines(int argc, char **argv, struct printer *p)
+{
+    uint64_t n;
+    if (argc != 2 || !parse_range(argv[1], 0, 1000000, &n)) {
+        pr_printf(p, "lines: usage: lines <n>  (n 0-1000000)\n");
+        return 1;
+    }
+    for (uint64_t i = 1; i <= n; i++)
+        pr_printf(p, "line %lu\n", i);
+    return 0;
+}
+SHELL_COMMAND(lines, "lines", "lines <n>        print n numbered lines (a diagnostic)", cmd_lines);
