@@ -9,6 +9,7 @@
  * call kmain(protocol, info_phys) on the boot stack. This file lives at its
  * physical address (section .boot), so 32-bit code can use its symbols. */
 #include "arch/x86_64/layout.h"
+#include "arch/x86_64/longmode.h"
 
 #define BOOT_PVH 1
 #define BOOT_MB2 2
@@ -100,19 +101,7 @@ boot32:
     cmpl $2048, %ecx
     jne 1b
 
-    /* PAE, then CR3, then EFER.LME|NXE, then paging. */
-    movl %cr4, %eax
-    orl $(1 << 5), %eax
-    movl %eax, %cr4
-    movl $boot_pml4, %eax
-    movl %eax, %cr3
-    movl $0xC0000080, %ecx
-    rdmsr
-    orl $((1 << 8) | (1 << 11)), %eax
-    wrmsr
-    movl %cr0, %eax
-    orl $((1 << 31) | (1 << 16) | 1), %eax
-    movl %eax, %cr0
+    ENTER_LONG_MODE $boot_pml4
 
     lgdt boot_gdt_ptr
     ljmp $GDT_KCODE, $boot64

@@ -4,6 +4,7 @@
  * then a jump to ap_entry on the stack the boot CPU left in tramp_stack.
  * Everything here is addressed as TRAMPOLINE_PA + (label - trampoline_start). */
 #include "arch/x86_64/layout.h"
+#include "arch/x86_64/longmode.h"
 
 #define T(x) (TRAMPOLINE_PA + (x) - trampoline_start)
 
@@ -29,18 +30,7 @@ tramp32:
     movw %ax, %ds
     movw %ax, %es
     movw %ax, %ss
-    movl %cr4, %eax
-    orl $(1 << 5), %eax
-    movl %eax, %cr4
-    movl T(tramp_cr3), %eax
-    movl %eax, %cr3
-    movl $0xC0000080, %ecx
-    rdmsr
-    orl $((1 << 8) | (1 << 11)), %eax
-    wrmsr
-    movl %cr0, %eax
-    orl $((1 << 31) | (1 << 16) | 1), %eax
-    movl %eax, %cr0
+    ENTER_LONG_MODE T(tramp_cr3)
     ljmp $0x18, $T(tramp64)
 
     .code64
