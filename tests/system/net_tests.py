@@ -345,6 +345,33 @@ def t_ushell_retransmit(g):
 
 
 @test
+def t_profile_busy_across_shells(g):
+    """A second profile from the other shell gets `profile: busy`, and the
+    first one's report is whole."""
+    res = {}
+
+    def run():
+        try:
+            res["out"] = g.sh("profile 2000 all 2", timeout=20)
+        except Fail as e:
+            res["err"] = str(e)
+    th = threading.Thread(target=run)
+    th.start()
+    try:
+        time.sleep(1.0)
+        second = g.cmd("profile 100", timeout=10)
+        running = "out" not in res and "err" not in res
+    finally:
+        th.join(30)
+    check(running, "the UDP profile ended before the serial one was asked: %r" % res)
+    check(second.strip() == "profile: busy", "second profile: %r" % second)
+    check("out" in res and P.profile(res["out"])["window"] == 2000,
+          "first profile: %r" % res)
+    after = g.cmd("profile 100", timeout=10)
+    check(after.startswith("profiled 100 ms"), "profile after the busy one: %r" % after)
+
+
+@test
 def t_ushell_serial_concurrent(g):
     """The serial shell answers while the UDP shell runs a long command."""
     res = {}
