@@ -14,6 +14,7 @@ bool irqs_enabled(void);
 void irq_enable(void);
 void cpu_kick(unsigned idx);            /* wake CPU idx to reschedule (IPI) */
 void cpu_relax(void);                    /* spin-wait hint (PAUSE) */
+void cpu_stop(void) __attribute__((noreturn));  /* interrupts off, halt for good */
 void cpu_idle(void);                     /* enable interrupts and halt until one comes */
 
 unsigned cpu_index(void);                /* 0..cpu_count()-1 on this CPU */

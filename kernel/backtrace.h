@@ -10,7 +10,8 @@ struct trap_frame;
 #define BT_MAX 16
 
 /* Another CPU's current context, by NMI IPI (hal; x86: nmi.c). Frame 0 is
- * the interrupted instruction. -1 if it did not answer within 100 ms. */
+ * the interrupted instruction. -1 if it did not answer within 250 ms
+ * (a vCPU the host has descheduled can take that long under TCG). */
 int cpu_backtrace(unsigned cpu, uintptr_t *out, unsigned max);
 void cpu_send_nmi_self(void);
 

@@ -46,6 +46,10 @@ static void stop_one(struct task *t, void *arg)
 static int parse_cpus(const char *s, int *out, int max, struct printer *p)
 {
     char buf[128];
+    if (strlen(s) >= sizeof buf) {
+        pr_printf(p, "burn: cpu list too long (at most %zu bytes)\n", sizeof buf - 1);
+        return -1;
+    }
     strlcpy(buf, s, sizeof buf);
     int n = 0;
     for (char *w = buf, *comma; w; w = comma ? comma + 1 : 0) {

@@ -128,10 +128,12 @@ static int cmd_cpus(int argc, char **argv, struct printer *p)
     pr_printf(p, "cpu apic state       ticks       busy  task\n");
     for (unsigned i = 0; i < cpu_count(); i++) {
         struct cpu *c = &cpus[i];
-        struct task *t = c->current;
+        int pid;
+        char name[TASK_NAME_MAX];
+        cpu_current_task(i, &pid, name);
         pr_printf(p, "%3u %4u %-7s %9lu %10lu  %d %s\n", i, c->hw_id,
                   cpu_online(i) ? "online" : "offline", c->ticks, c->busy_ticks,
-                  t ? t->pid : 0, t ? t->name : "-");
+                  pid, name);
     }
     return 0;
 }

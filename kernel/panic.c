@@ -38,8 +38,7 @@ static void panic_common(const struct trap_frame *tf, const char *fmt, va_list a
     int expected = -1;
     if (!__atomic_compare_exchange_n(&panic_cpu, &expected, me, false,
                                      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-        for (;;)                   /* someone else is panicking: wait for its NMI */
-            cpu_idle();
+        cpu_stop();                /* someone else is panicking; its NMI finds us halted */
     }
 
     char msg[200];
@@ -52,8 +51,7 @@ static void panic_common(const struct trap_frame *tf, const char *fmt, va_list a
     unsigned n;
     if (tf) {
         trap_print_regs(tf);
-        frames[0] = trap_pc(tf);
-        n = 1 + st_walk(trap_fp(tf), trap_sp(tf), frames + 1, BT_MAX - 1);
+        n = st_capture_trap(tf, frames, BT_MAX);
     } else {
         n = st_capture_here(frames, BT_MAX);
     }
@@ -72,10 +70,7 @@ static void panic_common(const struct trap_frame *tf, const char *fmt, va_list a
         bt_print(&kpr, frames, (unsigned)k, true);
     }
     kprintf("System halted.\n");
-    for (;;) {
-        irq_save();
-        cpu_relax();
-    }
+    cpu_stop();
 }
 
 void panic(const char *fmt, ...)

@@ -108,12 +108,7 @@ static void prof_sample(const struct trap_frame *tf)
         } else {
             struct prof_record *r = &pc->pc_buf[n];
             r->pr_pid = pid;
-            r->pr_frames[0] = trap_pc(tf);
-            unsigned k = st_walk(trap_fp(tf), trap_sp(tf), &r->pr_frames[1],
-                                 PROFILER_FRAMES - 1);
-            if (k > PROFILER_FRAMES - 1)
-                k = PROFILER_FRAMES - 1;
-            r->pr_depth = (uint8_t)(1 + k);
+            r->pr_depth = (uint8_t)st_capture_trap(tf, r->pr_frames, PROFILER_FRAMES);
             uint64_t cost = cycles_now() - c0;
             r->pr_cost = cost > UINT32_MAX ? UINT32_MAX : (uint32_t)cost;
             /* The report reads pc_count with acquire: a record is whole
@@ -221,14 +216,13 @@ static void prof_stop(void)
     unsigned s = __atomic_load_n(&prof_state, __ATOMIC_RELAXED);
     __atomic_store_n(&prof_state, s & ~PROF_ACTIVE, __ATOMIC_SEQ_CST);
     prof_win.cycles = cycles_now() - prof_win.cycles;
-    unsigned waited = 0;
-    for (unsigned i = 0; i < MAX_CPUS; i++) {
+    /* A sampler holds its guard for microseconds: spin, bounded by the
+     * cycle counter (sleep_ms would round each step up to a whole tick). */
+    uint64_t t0 = cycles_now(), limit = PROF_QUIESCE_MS * 1000 * cycles_per_us();
+    for (unsigned i = 0; i < MAX_CPUS; i++)
         while (__atomic_load_n(&prof_cpus[i].pc_inside, __ATOMIC_SEQ_CST) &&
-               waited < PROF_QUIESCE_MS) {
-            sleep_ms(1);
-            waited++;
-        }
-    }
+               cycles_now() - t0 < limit)
+            cpu_relax();
 }
 
 /* ---- the report: task context --------------------------------------- */

@@ -132,8 +132,9 @@ static unsigned least_loaded_cpu(void)
 unsigned sched_cpu_load(unsigned i)
 {
     struct cpu *c = &cpus[i];
+    /* Compared, never dereferenced: current may exit meanwhile. */
     struct task *cur = __atomic_load_n(&c->current, __ATOMIC_RELAXED);
-    return c->rq_len + (cur && !cur->is_idle);
+    return c->rq_len + (cur && cur != c->idle);
 }
 
 struct task *task_spawn(const char *name, task_fn fn, void *arg, int cpu, unsigned flags)
@@ -380,6 +381,16 @@ bool task_with_pid(int pid, void (*fn)(struct task *t, void *arg), void *arg)
 }
 
 bool task_exists(int pid) { return task_with_pid(pid, 0, 0); }
+
+void cpu_current_task(unsigned i, int *pid, char name[TASK_NAME_MAX])
+{
+    struct cpu *c = &cpus[i];
+    unsigned long f = spin_lock(&c->rq_lock);   /* current cannot be reaped under it */
+    struct task *t = c->current;
+    *pid = t ? t->pid : 0;
+    strlcpy(name, t ? t->name : "-", TASK_NAME_MAX);
+    spin_unlock(&c->rq_lock, f);
+}
 
 static void kill_one(struct task *t, void *arg)
 {

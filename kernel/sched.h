@@ -59,3 +59,5 @@ void task_for_each(void (*fn)(struct task *t, void *arg), void *arg);
 bool task_with_pid(int pid, void (*fn)(struct task *t, void *arg), void *arg);
 int task_kill(int pid);            /* 0, -1 no such task, -2 not killable */
 unsigned sched_cpu_load(unsigned cpu);
+/* The task running on a CPU, copied out under its run-queue lock. */
+void cpu_current_task(unsigned cpu, int *pid, char name[TASK_NAME_MAX]);

@@ -21,6 +21,7 @@
  * stack never legitimately chains into another stack: there such a fp is
  * garbage and the walk stops. */
 #include "kernel/stacktrace.h"
+#include "hal/irq.h"
 #include "kernel/stacks.h"
 #include "kernel/symtab.h"
 
@@ -91,12 +92,24 @@ unsigned st_capture_here(uintptr_t *out, unsigned max)
 {
     uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
     uintptr_t sp;
-#if defined(SONDE_HOST_TEST) || !defined(__x86_64__)
+#if defined(SONDE_HOST_TEST)
     sp = fp;
-#else
+#elif defined(__x86_64__)
     __asm__ volatile("mov %%rsp, %0" : "=r"(sp));
+#elif defined(__aarch64__)
+    __asm__ volatile("mov %0, sp" : "=r"(sp));
+#else
+    sp = fp;
 #endif
     /* Our own record: [caller's fp][return into our caller]. Skip it. */
     uintptr_t caller_fp = *(const uintptr_t *)fp;
     return st_walk(caller_fp, sp, out, max);
+}
+
+unsigned st_capture_trap(const struct trap_frame *tf, uintptr_t *out, unsigned max)
+{
+    if (!out || max == 0)
+        return 0;
+    out[0] = trap_pc(tf);
+    return 1 + st_walk(trap_fp(tf), trap_sp(tf), out + 1, max - 1);
 }

@@ -13,5 +13,9 @@
 /* Return addresses of the frames above fp, at most max. sp names the
  * stack the walk starts in. */
 unsigned st_walk(uintptr_t fp, uintptr_t sp, uintptr_t *out, unsigned max);
+/* An interrupted context: out[0] is the interrupted instruction itself,
+ * taken from the trap frame, then the walk from its fp and sp. */
+struct trap_frame;
+unsigned st_capture_trap(const struct trap_frame *tf, uintptr_t *out, unsigned max);
 /* From the caller of st_capture_here. */
 unsigned st_capture_here(uintptr_t *out, unsigned max);

@@ -9,6 +9,7 @@
 #include "kernel/shell.h"
 #include "lib/parse.h"
 #include "lib/printf.h"
+#include "lib/string.h"
 
 #ifdef SONDE_HOST_TEST
 /* Host tests install their own table and text range. */
@@ -94,20 +95,13 @@ bool symtab_lookup(uintptr_t addr, struct sym_hit *hit)
     return true;
 }
 
-static bool symtab_streq(const char *a, const char *b)
-{
-    while (*a && *a == *b)
-        a++, b++;
-    return *a == *b;
-}
-
 uintptr_t symtab_find(const char *name)
 {
     const struct symtab_image *t = symtab_active;
     if (!t || !name)
         return 0;
     for (uint64_t i = 0; i < t->count; i++)
-        if (symtab_streq(t->names + t->name_offs[i], name))
+        if (strcmp(t->names + t->name_offs[i], name) == 0)
             return t->addrs[i];
     return 0;
 }

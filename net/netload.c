@@ -110,19 +110,25 @@ static void nl_print(struct printer *p)
     pr_puts(p, buf);
 }
 
+/* The console as a printer: a run's summary is printed when it ends, long
+ * after its command returned. */
+static void nl_console_write(struct printer *p, const char *s, size_t n)
+{
+    while (n) {
+        int k = n > 200 ? 200 : (int)n;
+        kprintf("%.*s", k, s);
+        s += k;
+        n -= (size_t)k;
+    }
+}
+
 static void nl_finish(void)
 {
+    struct printer console = { nl_console_write };
     unsigned long f = spin_lock(&nl.lock);
     nl.end_ns = time_ns();
     spin_unlock(&nl.lock, f);
-    /* The command returned long ago: the summary goes to the console. */
-    char buf[320];
-    struct buf_printer bp;
-    buf_printer_init(&bp, buf, sizeof buf);
-    f = spin_lock(&nl.lock);
-    nl_print_locked(&bp.pr);
-    spin_unlock(&nl.lock, f);
-    kprintf("%s", buf);
+    nl_print(&console);
     f = spin_lock(&nl.lock);
     nl.active = false;
     spin_unlock(&nl.lock, f);
@@ -221,8 +227,10 @@ static void nl_recv_task(void *arg)
 
 /* ---- the command ---- */
 
-/* Claim the single run slot and reset the figures. False if taken. */
-static bool nl_claim(enum nl_mode mode, int *busy_pid)
+/* Claim the single run slot, set its parameters and reset the figures,
+ * all under the lock `netload` reads them with. False if taken. */
+static bool nl_claim(enum nl_mode mode, uint32_t ip, uint16_t port, uint64_t ms,
+                     uint64_t size, uint64_t pps, int *busy_pid)
 {
     unsigned long f = spin_lock(&nl.lock);
     if (nl.active) {
@@ -232,6 +240,11 @@ static bool nl_claim(enum nl_mode mode, int *busy_pid)
     }
     nl.active = true;
     nl.mode = mode;
+    nl.ip = ip;
+    nl.port = port;
+    nl.ms = ms;
+    nl.size = size;
+    nl.pps = pps;
     nl.pid = 0;
     nl.sent = nl.nobuf = nl.errors = 0;
     nl.last_error = 0;
@@ -310,15 +323,10 @@ static int nl_cmd_send(int argc, char **argv, struct printer *p)
         return 1;
     }
     int busy;
-    if (!nl_claim(NL_SEND, &busy)) {
+    if (!nl_claim(NL_SEND, ip, port, ms, size, pps, &busy)) {
         pr_printf(p, "netload: busy (pid %d)\n", busy);
         return 1;
     }
-    nl.ip = ip;
-    nl.port = port;
-    nl.ms = ms;
-    nl.size = size;
-    nl.pps = pps;
     struct task *t = task_spawn("netload", nl_send_task, NULL, TASK_ANY_CPU, TASK_KILLABLE);
     if (!t) {
         nl_release();
@@ -350,12 +358,10 @@ static int nl_cmd_recv(int argc, char **argv, struct printer *p)
         return 1;
     }
     int busy;
-    if (!nl_claim(NL_RECV, &busy)) {
+    if (!nl_claim(NL_RECV, 0, port, ms, 0, 0, &busy)) {
         pr_printf(p, "netload: busy (pid %d)\n", busy);
         return 1;
     }
-    nl.port = port;
-    nl.ms = ms;
     int rc = udp_bind(port, nl_input, NULL);
     if (rc != 0) {
         nl_release();

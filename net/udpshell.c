@@ -180,6 +180,11 @@ static struct ush_cache *ush_cache_find(uint32_t ip, uint16_t port)
         else if (victim->used && c->stamp < victim->stamp)
             victim = c;
     }
+    /* A new sender takes the oldest slot: its old reply is no longer
+     * anyone's to retransmit, so its memory goes back now. */
+    kfree(victim->buf);
+    victim->buf = 0;
+    victim->cap = victim->len = victim->total = 0;
     victim->used = false;
     victim->ip = ip;
     victim->port = port;

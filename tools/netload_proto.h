@@ -142,7 +142,14 @@ static inline void nl_track_seq(struct nl_track *t, uint32_t seq, size_t len)
             for (uint32_t i = 0; i < t->nbits / 8; i++)
                 t->bits[i] = 0;
         } else {
-            for (uint32_t s = t->max_seq + 1; s != seq; s++)
+            /* Bits up to a byte boundary, then whole bytes, then the rest:
+             * a gap of nbits-1 costs nbits/8 stores, not nbits. */
+            uint32_t s = t->max_seq + 1;
+            for (; s != seq && (s & 7); s++)
+                nl_bit_clear(t, s);
+            for (; seq - s >= 8; s += 8)
+                t->bits[(s & (t->nbits - 1)) / 8] = 0;
+            for (; s != seq; s++)
                 nl_bit_clear(t, s);
             nl_bit_clear(t, seq);
         }

@@ -1,10 +1,15 @@
 /* arch/x86_64/nmi.c: who an NMI is for.
  *
- * In this order: a panicking CPU asking everyone else to stop (answer with
- * a backtrace, then halt); a backtrace request from `bt` or panic; the
- * performance counter's overflow. Two NMIs sent close together can arrive
- * as one, so every source is checked each time. An NMI none of them claims
- * panics: it is never swallowed.
+ * In this order: a backtrace request from `bt` or panic; a panicking CPU
+ * asking everyone else to stop (answer, then halt); the performance
+ * counter's overflow. Two NMIs sent close together can arrive as one, so
+ * every source is checked each time. An NMI none of them claims panics: it
+ * is never swallowed.
+ *
+ * A backtrace request is a generation number: the asker bumps `asked`
+ * and sends the NMI; the target answers every generation up to it. An NMI
+ * that arrives after its asker gave up still finds asked != answered and
+ * is claimed, rather than being taken for a stray NMI and panicking.
  * NMI context: no locks, no allocation; the walk is bounded and checked. */
 #include "arch/x86_64/lapic.h"
 #include "arch/x86_64/layout.h"
@@ -18,33 +23,27 @@
 #include "kernel/stacktrace.h"
 
 static struct {
-    volatile int request;           /* set by the asker, taken by the target */
-    volatile int done;
+    volatile unsigned asker;        /* one asker per target at a time */
+    volatile uint32_t asked;        /* generation requested */
+    volatile uint32_t answered;     /* generation whose frames are below */
     unsigned depth;
     uintptr_t frames[BT_MAX];
 } bt_mail[MAX_CPUS];
 
-static unsigned capture(const struct trap_frame *tf, uintptr_t *out, unsigned max)
-{
-    out[0] = tf->rip;
-    return 1 + st_walk(tf->rbp, tf->rsp, out + 1, max - 1);
-}
-
 void nmi_handler(struct trap_frame *tf)
 {
     unsigned me = cpu_index();
-    int pc = __atomic_load_n(&panic_cpu, __ATOMIC_ACQUIRE);
     bool claimed = false;
 
-    if (__atomic_exchange_n(&bt_mail[me].request, 0, __ATOMIC_ACQ_REL)) {
-        bt_mail[me].depth = capture(tf, bt_mail[me].frames, BT_MAX);
-        __atomic_store_n(&bt_mail[me].done, 1, __ATOMIC_RELEASE);
+    uint32_t want = __atomic_load_n(&bt_mail[me].asked, __ATOMIC_ACQUIRE);
+    if (want != bt_mail[me].answered) {
+        bt_mail[me].depth = st_capture_trap(tf, bt_mail[me].frames, BT_MAX);
+        __atomic_store_n(&bt_mail[me].answered, want, __ATOMIC_RELEASE);
         claimed = true;
     }
-    if (pc >= 0 && pc != (int)me) {
-        for (;;)                    /* the machine is stopping */
-            __asm__ volatile("cli; hlt");
-    }
+    int pc = __atomic_load_n(&panic_cpu, __ATOMIC_ACQUIRE);
+    if (pc >= 0 && pc != (int)me)
+        cpu_stop();                 /* the machine is stopping */
     if (profiler_nmi(tf))
         claimed = true;
     if (!claimed)
@@ -57,27 +56,43 @@ int cpu_backtrace(unsigned cpu, uintptr_t *out, unsigned max)
         return -1;
     if (max > BT_MAX)
         max = BT_MAX;
-    __atomic_store_n(&bt_mail[cpu].done, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&bt_mail[cpu].request, 1, __ATOMIC_RELEASE);
-    lapic_send_nmi(cpus[cpu].hw_id);
-    /* Bounded: a CPU stuck with NMIs blocked must not hang the asker. */
-    uint64_t t0 = rdtsc(), limit = cycles_per_us() * 100000;
-    while (!__atomic_load_n(&bt_mail[cpu].done, __ATOMIC_ACQUIRE)) {
-        if (rdtsc() - t0 > limit) {
-            __atomic_store_n(&bt_mail[cpu].request, 0, __ATOMIC_RELAXED);
+    /* Bounded everywhere: the panic path calls this with interrupts off,
+     * and a CPU stuck with NMIs blocked must not hang the asker. */
+    uint64_t t0 = rdtsc(), limit = cycles_per_us() * 250000;     /* 250 ms */
+    unsigned free = 0;
+    while (!__atomic_compare_exchange_n(&bt_mail[cpu].asker, &free, 1, false,
+                                        __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+        free = 0;
+        if (rdtsc() - t0 > limit)
             return -1;
+        pause();
+    }
+    uint32_t gen = bt_mail[cpu].asked + 1;
+    __atomic_store_n(&bt_mail[cpu].asked, gen, __ATOMIC_RELEASE);
+    lapic_send_nmi(cpus[cpu].hw_id);
+    int n = -1;
+    while (rdtsc() - t0 <= limit) {
+        if (__atomic_load_n(&bt_mail[cpu].answered, __ATOMIC_ACQUIRE) == gen) {
+            n = bt_mail[cpu].depth < max ? (int)bt_mail[cpu].depth : (int)max;
+            for (int i = 0; i < n; i++)
+                out[i] = bt_mail[cpu].frames[i];
+            break;
         }
         pause();
     }
-    unsigned n = bt_mail[cpu].depth < max ? bt_mail[cpu].depth : max;
-    for (unsigned i = 0; i < n; i++)
-        out[i] = bt_mail[cpu].frames[i];
-    return (int)n;
+    __atomic_store_n(&bt_mail[cpu].asker, 0, __ATOMIC_RELEASE);
+    return n;
 }
 
 void cpu_send_nmi_self(void)
 {
     lapic_send_nmi(lapic_id());
+}
+
+void cpu_stop(void)
+{
+    for (;;)
+        __asm__ volatile("cli; hlt" ::: "memory");
 }
 
 void *pa_to_va(uint64_t pa) { return phys_to_virt(pa); }

@@ -20,6 +20,7 @@
 #include "hal/cpu.h"
 #include "hal/pmu.h"
 #include "lib/printf.h"
+#include "lib/string.h"
 
 /* Intel (SDM Vol. 3B ch. 18, Vol. 4 MSR list). */
 #define MSR_IA32_DEBUGCTL            0x1D9
@@ -105,13 +106,6 @@ static void copy_reg(char *dst, uint32_t r)
         dst[i] = (char)(r >> (8 * i));
 }
 
-static bool str_eq(const char *a, const char *b)
-{
-    while (*a && *a == *b)
-        a++, b++;
-    return *a == *b;
-}
-
 /* CPUID strings come from whoever answers CPUID: print only what is printable. */
 static void sanitize(char *s)
 {
@@ -147,9 +141,9 @@ static void pmu_detect(struct pmu_claim *c)
     copy_reg(c->vendor_id + 8, r[2]);
     c->vendor_id[12] = 0;
     sanitize(c->vendor_id);
-    if (str_eq(c->vendor_id, "GenuineIntel"))
+    if (strcmp(c->vendor_id, "GenuineIntel") == 0)
         c->vendor = VENDOR_INTEL;
-    else if (str_eq(c->vendor_id, "AuthenticAMD") || str_eq(c->vendor_id, "HygonGenuine"))
+    else if (strcmp(c->vendor_id, "AuthenticAMD") == 0 || strcmp(c->vendor_id, "HygonGenuine") == 0)
         c->vendor = VENDOR_AMD;
 
     if (c->vendor == VENDOR_INTEL && max_basic >= 0xA) {

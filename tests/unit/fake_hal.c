@@ -1,4 +1,5 @@
 /* tests/unit/fake_hal.c: hal/cpu.h and hal/irq.h on the host. */
+#include <stdlib.h>
 #include "fake_hal.h"
 #include "hal/cpu.h"
 #include "hal/irq.h"
@@ -18,6 +19,7 @@ void cpu_relax(void) {}
 void irq_enable(void) { fake_irq_depth = 0; }
 void cpu_kick(unsigned idx) { (void)idx; }
 void cpu_idle(void) {}
+void cpu_stop(void) { abort(); }
 unsigned cpu_index(void) { return fake_cpu; }
 unsigned cpu_count(void) { return fake_ncpus; }
 bool cpu_online(unsigned i) { return i < 64 && (fake_online >> i) & 1; }

@@ -124,6 +124,13 @@ unsigned st_walk(uintptr_t fp, uintptr_t sp, uintptr_t *out, unsigned max)
     return n;
 }
 
+/* As kernel/stacktrace.c's, over the fake walk above. */
+unsigned st_capture_trap(const struct trap_frame *tf, uintptr_t *out, unsigned max)
+{
+    out[0] = trap_pc(tf);
+    return 1 + st_walk(trap_fp(tf), trap_sp(tf), out + 1, max - 1);
+}
+
 static const struct { const char *name; uintptr_t start; size_t size; } syms[] = {
     { "burn_outer", 0x1000, 0x400 },
     { "burn_mid",   0x2000, 0x100 },
