@@ -10,10 +10,15 @@
 #include "mm/pmm.h"
 
 #define SONDE_VERSION "0.1"
+#if defined(__aarch64__)
+#define SONDE_ARCH "arm64"
+#else
+#define SONDE_ARCH "x86_64"
+#endif
 
 static int cmd_version(int argc, char **argv, struct printer *p)
 {
-    pr_printf(p, "Sonde %s (x86_64), built %s %s\n", SONDE_VERSION, __DATE__, __TIME__);
+    pr_printf(p, "Sonde %s (%s), built %s %s\n", SONDE_VERSION, SONDE_ARCH, __DATE__, __TIME__);
     return 0;
 }
 SHELL_COMMAND(version, "version", "version          kernel version", cmd_version);
@@ -74,8 +79,16 @@ static int cmd_panic(int argc, char **argv, struct printer *p)
         panic("requested from the shell");
     if (strcmp(kind, "pagefault") == 0)
         return *(volatile int *)0x00007f0000000000ul;       /* never mapped */
-    if (strcmp(kind, "divzero") == 0)
+    if (strcmp(kind, "divzero") == 0) {
+#if defined(__aarch64__)
+        /* sdiv by zero gives 0 on arm64: there is no exception to raise. */
+        pr_printf(p, "panic: divzero: arm64 does not trap integer division by zero "
+                     "(sdiv returns 0); try 'panic ud' or 'panic pagefault'\n");
+        return 1;
+#else
         return panic_chain_outer(1);
+#endif
+    }
     if (strcmp(kind, "ud") == 0)
         __builtin_trap();
     if (strcmp(kind, "nmi") == 0) {

@@ -4,6 +4,8 @@
 set -e
 need=()
 command -v qemu-system-x86_64 >/dev/null || need+=(qemu-system-x86)
+command -v qemu-system-aarch64 >/dev/null || need+=(qemu-system-arm)
+command -v aarch64-linux-gnu-gcc >/dev/null || need+=(gcc-aarch64-linux-gnu)
 command -v gcc >/dev/null || need+=(gcc)
 command -v make >/dev/null || need+=(make)
 command -v python3 >/dev/null || need+=(python3)

@@ -1,0 +1,141 @@
+/* arch/arm64/trap.c: where each exception goes. A synchronous exception
+ * from the kernel is always fatal (panic names its exception class from
+ * ESR_EL1, and FAR_EL1 for aborts); an IRQ is acknowledged at the GIC and
+ * handed to the handler registered for its INTID, the tick first. */
+#include "arch/arm64/trap.h"
+#include "arch/arm64/arm64.h"
+#include "arch/arm64/gic.h"
+#include "arch/arm64/gtimer.h"
+#include "hal/irq.h"
+#include "kernel/console.h"
+#include "kernel/panic.h"
+#include "kernel/percpu.h"
+#include "kernel/sched.h"
+#include "kernel/timer.h"
+
+uintptr_t trap_pc(const struct trap_frame *tf) { return tf->pc; }
+uintptr_t trap_sp(const struct trap_frame *tf) { return tf->sp; }
+uintptr_t trap_fp(const struct trap_frame *tf) { return tf->x[29]; }
+
+/* ESR_EL1.EC, bits 31:26 (Arm ARM D17.2.37). */
+static const char *ec_name(unsigned ec)
+{
+    switch (ec) {
+    case 0x00: return "unknown reason (undefined instruction)";
+    case 0x01: return "trapped WFI/WFE";
+    case 0x07: return "SIMD/FP access trapped";
+    case 0x0e: return "illegal execution state";
+    case 0x15: return "SVC instruction";
+    case 0x18: return "trapped MSR/MRS/system instruction";
+    case 0x20: return "instruction abort from EL0";
+    case 0x21: return "instruction abort";
+    case 0x22: return "PC alignment fault";
+    case 0x24: return "data abort from EL0";
+    case 0x25: return "data abort";
+    case 0x26: return "SP alignment fault";
+    case 0x2c: return "floating-point exception";
+    case 0x2f: return "SError interrupt";
+    case 0x30: case 0x31: return "breakpoint";
+    case 0x32: case 0x33: return "software step";
+    case 0x34: case 0x35: return "watchpoint";
+    case 0x3c: return "BRK instruction";
+    default:   return "reserved exception class";
+    }
+}
+
+/* The fault status code of an abort (ISS bits 5:0). */
+static const char *fsc_name(unsigned fsc)
+{
+    switch (fsc & 0x3c) {
+    case 0x04: return "translation fault";
+    case 0x08: return "access flag fault";
+    case 0x0c: return "permission fault";
+    }
+    if (fsc == 0x00 || fsc == 0x01 || fsc == 0x02 || fsc == 0x03)
+        return "address size fault";
+    if (fsc == 0x10)
+        return "synchronous external abort";
+    if (fsc == 0x21)
+        return "alignment fault";
+    return "other fault";
+}
+
+void trap_print_regs(const struct trap_frame *tf)
+{
+    kprintf("  pc  %016lx  sp  %016lx  fp  %016lx  lr  %016lx\n",
+            tf->pc, tf->sp, tf->x[29], tf->x[30]);
+    kprintf("  pstate %016lx  esr %016lx  far %016lx\n", tf->pstate, tf->esr, tf->far);
+    for (int i = 0; i < 29; i += 4) {
+        kprintf(" ");
+        for (int j = i; j < i + 4 && j < 29; j++)
+            kprintf(" x%-2d %016lx", j, tf->x[j]);
+        kprintf("\n");
+    }
+}
+
+static void exception(struct trap_frame *tf)
+{
+    unsigned ec = (unsigned)(tf->esr >> 26) & 0x3f;
+    unsigned iss = (unsigned)tf->esr & 0x1ffffff;
+    const char *name = ec_name(ec);
+    if (ec == 0x21 || ec == 0x25 || ec == 0x20 || ec == 0x24) {
+        unsigned fsc = iss & 0x3f;
+        bool data = ec == 0x25 || ec == 0x24;
+        panic_trap(tf, "%s (EC 0x%x, ESR 0x%lx): %s level %u, %s at FAR 0x%lx",
+                   name, ec, tf->esr, fsc_name(fsc), fsc & 3,
+                   !data ? "fetch" : (iss & (1u << 6)) ? "write" : "read", tf->far);
+    }
+    if (ec == 0x22 || ec == 0x34 || ec == 0x35)
+        panic_trap(tf, "%s (EC 0x%x, ESR 0x%lx) at FAR 0x%lx", name, ec, tf->esr, tf->far);
+    if (ec == 0x3c)
+        panic_trap(tf, "%s (EC 0x%x, ESR 0x%lx, immediate 0x%x)", name, ec, tf->esr, iss & 0xffff);
+    panic_trap(tf, "%s (EC 0x%x, ESR 0x%lx)", name, ec, tf->esr);
+}
+
+static void irq(struct trap_frame *tf)
+{
+    unsigned id = gic_ack();
+    if (id >= GIC_MAX_INTID)
+        return;                          /* spurious: nothing to end */
+    if (id == gtimer_intid()) {
+        gtimer_rearm();
+        gic_eoi(id);
+        timer_tick(tf);
+        sched_preempt();
+        return;
+    }
+    void *arg;
+    irq_handler_fn fn = gic_handler(id, &arg);
+    if (!fn) {
+        if (id == SGI_NMI_TEST)
+            panic_trap(tf, "unexpected interrupt on cpu %u: SGI %u has no handler "
+                       "(arm64 has no NMI yet: `panic nmi` sends this SGI instead)",
+                       cpu_index(), id);
+        panic_trap(tf, "unexpected interrupt on cpu %u: INTID %u has no handler", cpu_index(), id);
+    }
+    fn(tf, arg);
+    /* End it before a switch: an unended interrupt keeps this cpu's
+     * running priority up and blocks the next one until we return. */
+    gic_eoi(id);
+    sched_preempt();     /* the handler may have woken a task (or SGI_RESCHED) */
+}
+
+void trap_dispatch(struct trap_frame *tf)
+{
+    switch (tf->kind) {
+    case TF_IRQ:
+        irq(tf);
+        return;
+    case TF_SYNC:
+        exception(tf);
+        return;
+    case TF_FIQ:
+        panic_trap(tf, "unexpected FIQ on cpu %u (nothing is routed to FIQ)", cpu_index());
+    case TF_SERROR:
+        panic_trap(tf, "SError interrupt on cpu %u (ESR 0x%lx): asynchronous abort",
+                   cpu_index(), tf->esr);
+    default:
+        panic_trap(tf, "exception from vector slot %lu on cpu %u (EL0 or SP_EL0: never used)",
+                   tf->kind, cpu_index());
+    }
+}

@@ -1,0 +1,122 @@
+/* arch/arm64/vectors.S: the exception vector table, the common entry and
+ * exit, and arch_switch.
+ *
+ * Every exception is taken on SP_EL1, the stack of whatever ran (a task,
+ * or a CPU's boot stack before its idle task): as on x86 without IST, an
+ * interrupt runs on the interrupted task's stack, and sched_preempt may
+ * switch away from inside it. Each slot builds the same struct trap_frame
+ * (arch/arm64/trap.h); ELR_EL1 and SPSR_EL1 are restored from the frame,
+ * not left in the registers, because a task switched in the middle of a
+ * handler takes other exceptions before it returns.
+ *
+ * Below the frame sits a frame record {interrupted x29, interrupted pc},
+ * and x29 points at it when C is called, so a frame-pointer walk started
+ * inside any handler reaches the interrupted code and continues along its
+ * chain. */
+#include "arch/arm64/arm64.h"
+
+#define TF_SIZE (38 * 8)
+#define FRAME   (TF_SIZE + 16)          /* the record, then the trap frame */
+#define X(n)    (16 + (n) * 8)          /* offset of trap-frame word n from sp */
+
+.macro VENTRY kind
+    .balign 128
+    sub sp, sp, #FRAME
+    stp x0, x1, [sp, #X(0)]
+    mov x0, #\kind
+    b trap_common
+.endm
+
+    .text
+    .balign 2048
+    .globl vectors
+vectors:
+    .set k, 0
+    .rept 16
+    VENTRY k
+    .set k, k + 1
+    .endr
+
+trap_common:
+    stp x2, x3, [sp, #X(2)]
+    stp x4, x5, [sp, #X(4)]
+    stp x6, x7, [sp, #X(6)]
+    stp x8, x9, [sp, #X(8)]
+    stp x10, x11, [sp, #X(10)]
+    stp x12, x13, [sp, #X(12)]
+    stp x14, x15, [sp, #X(14)]
+    stp x16, x17, [sp, #X(16)]
+    stp x18, x19, [sp, #X(18)]
+    stp x20, x21, [sp, #X(20)]
+    stp x22, x23, [sp, #X(22)]
+    stp x24, x25, [sp, #X(24)]
+    stp x26, x27, [sp, #X(26)]
+    stp x28, x29, [sp, #X(28)]
+    add x1, sp, #FRAME                  /* the SP before this exception */
+    stp x30, x1, [sp, #X(30)]           /* x30, sp */
+    mrs x2, elr_el1
+    mrs x3, spsr_el1
+    stp x2, x3, [sp, #X(32)]            /* pc, pstate */
+    mrs x4, esr_el1
+    mrs x5, far_el1
+    stp x4, x5, [sp, #X(34)]            /* esr, far */
+    stp x0, xzr, [sp, #X(36)]           /* kind, pad */
+    stp x29, x2, [sp]                   /* frame record: interrupted fp, pc */
+    mov x29, sp
+    add x0, sp, #16                     /* struct trap_frame * */
+    bl trap_dispatch
+    ldp x2, x3, [sp, #X(32)]
+    msr elr_el1, x2
+    msr spsr_el1, x3
+    ldp x0, x1, [sp, #X(0)]
+    ldp x2, x3, [sp, #X(2)]
+    ldp x4, x5, [sp, #X(4)]
+    ldp x6, x7, [sp, #X(6)]
+    ldp x8, x9, [sp, #X(8)]
+    ldp x10, x11, [sp, #X(10)]
+    ldp x12, x13, [sp, #X(12)]
+    ldp x14, x15, [sp, #X(14)]
+    ldp x16, x17, [sp, #X(16)]
+    ldp x18, x19, [sp, #X(18)]
+    ldp x20, x21, [sp, #X(20)]
+    ldp x22, x23, [sp, #X(22)]
+    ldp x24, x25, [sp, #X(24)]
+    ldp x26, x27, [sp, #X(26)]
+    ldp x28, x29, [sp, #X(28)]
+    ldr x30, [sp, #X(30)]
+    add sp, sp, #FRAME
+    eret
+
+/* arch_switch(uint64_t *save_sp, uint64_t new_sp) (hal/task.h): a frame
+ * record {x29, x30}, then the callee-saved x19-x28 below it; switch; pop
+ * the other task's. task.c's arch_stack_init lays out the same shape:
+ *
+ *   saved_sp -> x19 x20 ... x27 x28 | x29 x30     (x29, x30: a frame record)
+ */
+    .globl arch_switch
+arch_switch:
+    stp x29, x30, [sp, #-16]!
+    mov x29, sp
+    stp x27, x28, [sp, #-16]!
+    stp x25, x26, [sp, #-16]!
+    stp x23, x24, [sp, #-16]!
+    stp x21, x22, [sp, #-16]!
+    stp x19, x20, [sp, #-16]!
+    mov x2, sp
+    str x2, [x0]
+    mov sp, x1
+    ldp x19, x20, [sp], #16
+    ldp x21, x22, [sp], #16
+    ldp x23, x24, [sp], #16
+    ldp x25, x26, [sp], #16
+    ldp x27, x28, [sp], #16
+    ldp x29, x30, [sp], #16
+    ret
+
+/* A fresh task's first "return" from arch_switch lands here with its entry
+ * in x19: clear the link register so the entry's frame record ends the
+ * chain with a zero return address, as a walk expects. */
+    .globl arch_task_first
+arch_task_first:
+    mov x30, xzr
+    br x19

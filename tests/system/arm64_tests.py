@@ -1,0 +1,559 @@
+#!/usr/bin/env python3
+"""Sonde arm64 system tests: boot build/arm64/kernel.elf on QEMU virt
+(GICv3, cortex-a72, TCG) and drive its serial shell.
+
+usage: python3 tests/system/arm64_tests.py [--list] [NAME...]
+
+  With no NAME, runs every test; a NAME selects by exact name or by
+  shell-style pattern ('panic_*'). Prints 'PASS name (secs)' or
+  'FAIL name (secs): reason' plus the serial tail, and ends with exactly
+  'N passed, N failed'; the exit status is non-zero if any test failed (a
+  test that cannot run fails; nothing is skipped). Needs
+  build/arm64/kernel.elf (make ARCH=arm64) and qemu-system-aarch64.
+  Python 3 standard library only; standalone (shares no code with run.py).
+
+Read-only tests share one 4-CPU machine; panics and boot parameters get
+machines of their own. Every QEMU has a bounded lifetime, is killed by its
+own pid when its test (or the run) ends, and the whole run takes well
+under 3 minutes.
+"""
+import fnmatch
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+KERNEL = os.path.join(ROOT, "build", "arm64", "kernel.elf")
+QEMU = "qemu-system-aarch64"
+PROMPT = re.compile(r"\n> ")
+BURN_CHAIN = ["burn_spin", "burn_inner", "burn_middle", "burn_outer", "burn_task"]
+
+
+class Fail(Exception):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise Fail(msg)
+
+
+# ---- one QEMU ----------------------------------------------------------
+
+class Machine:
+    def __init__(self, smp=4, append="", machine="virt,gic-version=3", lifetime=240.0, name="qemu"):
+        self.name = name
+        if not os.path.exists(KERNEL):
+            raise Fail("%s does not exist: run make ARCH=arm64 first" % KERNEL)
+        self.argv = [QEMU, "-M", machine, "-cpu", "cortex-a72", "-smp", str(smp),
+                     "-m", "512M", "-display", "none", "-serial", "stdio",
+                     "-no-reboot", "-kernel", KERNEL, "-append", append]
+        self.buf = ""
+        self.eof = False
+        self.expired = False
+        self.cond = threading.Condition()
+        self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, cwd=ROOT)
+        LIVE.add(self)
+        threading.Thread(target=self._read, daemon=True).start()
+        self.watchdog = threading.Timer(lifetime, self._expire)
+        self.watchdog.daemon = True
+        self.watchdog.start()
+
+    def _read(self):
+        fd = self.proc.stdout.fileno()
+        while True:
+            try:
+                b = os.read(fd, 65536)
+            except OSError:
+                b = b""
+            with self.cond:
+                if not b:
+                    self.eof = True
+                    self.cond.notify_all()
+                    return
+                self.buf += b.decode("latin-1").replace("\r", "")
+                self.cond.notify_all()
+
+    def _expire(self):
+        self.expired = True
+        self.close()
+
+    def close(self):
+        """Terminate, then kill, this machine's own QEMU (by its pid)."""
+        self.watchdog.cancel()
+        p = self.proc
+        if p.poll() is None:
+            try:
+                p.terminate()
+                p.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait(timeout=5)
+            except OSError:
+                pass
+        for f in (p.stdin, p.stdout):
+            try:
+                f.close()
+            except OSError:
+                pass
+        LIVE.discard(self)
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def mark(self):
+        with self.cond:
+            return len(self.buf)
+
+    def text(self, start=0, end=None):
+        with self.cond:
+            return self.buf[start:end]
+
+    def wait_for(self, pattern, timeout, start=0):
+        rx = re.compile(pattern) if isinstance(pattern, str) else pattern
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while True:
+                m = rx.search(self.buf, start)
+                if m:
+                    return m
+                if self.eof:
+                    raise Fail("%s: qemu exited (rc %s) while waiting for %r%s" % (
+                        self.name, self.proc.poll(), rx.pattern,
+                        " (lifetime expired)" if self.expired else ""))
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise Fail("%s: timed out after %.0f s waiting for %r" % (self.name, timeout, rx.pattern))
+                self.cond.wait(min(left, 0.5))
+
+    def send(self, s):
+        try:
+            self.proc.stdin.write(s.encode("latin-1"))
+            self.proc.stdin.flush()
+        except (BrokenPipeError, ValueError, OSError) as e:
+            raise Fail("%s: cannot write to qemu: %s" % (self.name, e))
+
+    def boot(self, timeout=60):
+        self.wait_for(PROMPT, timeout)
+        return self
+
+    def cmds(self, lines, timeout=30):
+        """Send lines back to back; return each one's output (without the
+        echoed line and the next prompt)."""
+        start = self.mark()
+        self.send("".join(l + "\r" for l in lines))
+        outs, pos = [], start
+        for _ in lines:
+            m = self.wait_for(PROMPT, timeout, pos)
+            out = self.text(pos, m.start() + 1)
+            nl = out.find("\n")
+            outs.append(out[nl + 1:] if nl >= 0 else "")
+            pos = m.end()
+        return outs
+
+    def cmd(self, line, timeout=30):
+        return self.cmds([line], timeout)[0]
+
+
+LIVE = set()
+
+
+# ---- output parsers (formats of kernel/cmd_*.c, profiler.c, backtrace.c) ----
+
+CPUS_ROW = re.compile(r"^\s*(\d+)\s+(\d+) (\S+)\s+(\d+)\s+(\d+)\s+(-?\d+) (\S+)\s*$", re.M)
+PS_ROW = re.compile(r"^\s*(\d+) (\S+)\s+(\d+) (\S+)\s+(\d+)\s+(\S+)\s*$", re.M)
+UPTIME = re.compile(r"^up \d+\.\d{3} s \((\d+) ns\), (\d+) cpus$", re.M)
+BURN = re.compile(r"^burn: (\d+) ms, pids((?: \d+)*)$", re.M)
+PROF_WINDOW = re.compile(r"^profiled (\d+) ms$", re.M)
+PROF_HEADER = re.compile(r"^(\d+) samples on (\d+) cpus, (\d+) dropped, source (.+)$", re.M)
+PROF_LEAF = re.compile(r"^(\d+\.\d)% (\d+) (\S+)$")
+CALLER = re.compile(r"^        <- (\S+)$")
+
+
+def sym_name(tok):
+    return tok.split("+", 1)[0]
+
+
+def parse_cpus(out):
+    rows = {int(m.group(1)): dict(hw=int(m.group(2)), state=m.group(3), ticks=int(m.group(4)))
+            for m in CPUS_ROW.finditer(out)}
+    check(rows, "cpus: no rows in %r" % out[-400:])
+    return rows
+
+
+def parse_ps(out):
+    rows = [dict(pid=int(m.group(1)), name=m.group(2), cpu=int(m.group(3)), state=m.group(4))
+            for m in PS_ROW.finditer(out)]
+    check(rows, "ps: no rows in %r" % out[-400:])
+    return rows
+
+
+def uptime_ns(out):
+    m = UPTIME.search(out)
+    check(m, "uptime: unexpected output %r" % out)
+    return int(m.group(1))
+
+
+def parse_profile(out):
+    w, h = PROF_WINDOW.search(out), PROF_HEADER.search(out)
+    check(w and h, "profile: no header in %r" % out[-800:])
+    r = dict(window=int(w.group(1)), samples=int(h.group(1)), cpus=int(h.group(2)),
+             source=h.group(4), chains=[])
+    cur = None
+    for line in out.splitlines():
+        m = PROF_LEAF.match(line)
+        if m:
+            cur = dict(pct=float(m.group(1)), count=int(m.group(2)), leaf=m.group(3),
+                       name=sym_name(m.group(3)), callers=[])
+            r["chains"].append(cur)
+            continue
+        m = CALLER.match(line)
+        if m and cur is not None:
+            cur["callers"].append(sym_name(m.group(1)))
+    return r
+
+
+def frames_of(block):
+    return [sym_name(m.group(1)) for m in re.finditer(r"^        <- (\S+)$", block, re.M)]
+
+
+def in_order(names, expected):
+    it = iter(names)
+    return all(any(n == e for n in it) for e in expected)
+
+
+# ---- machines and helpers ----------------------------------------------
+
+SHARED = {}
+
+
+def shared():
+    m = SHARED.get("smp4")
+    if m is None or not m.alive():
+        if m is not None:
+            m.close()
+        m = Machine(name="smp4").boot()
+        SHARED["smp4"] = m
+    return m
+
+
+def expect_answers(m, what):
+    out = m.cmd("echo still-here")
+    check(out.strip() == "still-here", "the shell did not answer after %s: %r" % (what, out))
+
+
+def burn_running(m):
+    return [r for r in parse_ps(m.cmd("ps")) if r["name"] == "burn" and r["state"] != "dead"]
+
+
+def quiesce(m, timeout=15):
+    m.cmd("burn stop")
+    deadline = time.monotonic() + timeout
+    while burn_running(m):
+        check(time.monotonic() < deadline, "burn tasks still listed %d s after 'burn stop'" % timeout)
+        time.sleep(0.3)
+
+
+def start_burn(m, ms):
+    out = m.cmd("burn %d" % ms)
+    mb = BURN.search(out)
+    check(mb, "burn: unexpected output %r" % out)
+    return [int(x) for x in mb.group(2).split()]
+
+
+# ---- tests ---------------------------------------------------------------
+
+TESTS = []
+
+
+def test(fn):
+    TESTS.append((fn.__name__[2:], fn))
+    return fn
+
+
+@test
+def t_boot_prompt(ctx):
+    m = ctx.use(shared())
+    log = m.text()
+    check(re.search(r"Sonde booting \(arm64, EL1", log), "no arm64 boot banner: %r" % log[:300])
+    check(re.search(r"^mem: \d+ MiB usable", log, re.M), "no memory line from the device tree")
+    check(re.search(r"^smp: 4 cpus online \(device tree lists 4, psci hvc\)$", log, re.M),
+          "boot log lacks 'smp: 4 cpus online': %r" % log[-600:])
+    check(re.search(r"timer: generic timer \d+ Hz, virtual timer PPI INTID 27, 100 Hz tick", log),
+          "no generic timer line")
+    out = m.cmd("version")
+    check(re.search(r"^Sonde \S+ \(arm64\)", out, re.M), "version: %r" % out)
+
+
+@test
+def t_commands(ctx):
+    """help, ps, cpus, stacks, sym, lscpu answer in the x86 formats."""
+    m = ctx.use(shared())
+    hl = m.cmd("help")
+    for c in ("bt", "burn", "cpus", "help", "lscpu", "panic", "profile", "ps", "stacks", "sym"):
+        check(re.search(r"^  %s\b" % c, hl, re.M), "help does not list %s" % c)
+    rows = parse_ps(m.cmd("ps"))
+    names = {r["name"] for r in rows}
+    check({"idle0", "idle1", "idle2", "idle3", "shell"} <= names, "ps: %r" % names)
+    cp = parse_cpus(m.cmd("cpus"))
+    check(sorted(cp) == [0, 1, 2, 3], "cpus lists %r" % sorted(cp))
+    check(all(r["state"] == "online" for r in cp.values()), "a cpu is not online: %r" % cp)
+    check(len({r["hw"] for r in cp.values()}) == 4, "hardware ids (MPIDR) not unique: %r" % cp)
+    st = m.cmd("stacks")
+    check(re.search(r"^task\s+\d+ shell\s+16384\s+\d+\s+\d+", st, re.M), "stacks: %r" % st)
+    addr = m.cmd("sym 0x0")
+    check(addr.strip(), "sym printed nothing")
+    ls = m.cmd("lscpu")
+    for rx in (r"^vendor:\s+ARM \(implementer 0x41\)$",
+               r"^part:\s+Cortex-A72 \(0xd08\)",
+               r"^pmu claims:\s+PMUv3 .*PMUVer 0x[0-9a-f]\), \d+ event counters \+ cycle counter",
+               r"^profile source: tick 100Hz$"):
+        check(re.search(rx, ls, re.M), "lscpu lacks /%s/: %r" % (rx, ls))
+
+
+@test
+def t_tick_rate(ctx):
+    """Every cpu's ticks against the guest's own uptime, ~3 s apart."""
+    m = ctx.use(shared())
+    u1, c1 = m.cmds(["uptime", "cpus"])
+    time.sleep(3)
+    u2, c2 = m.cmds(["uptime", "cpus"])
+    dt = (uptime_ns(u2) - uptime_ns(u1)) / 1e9
+    c1, c2 = parse_cpus(c1), parse_cpus(c2)
+    want = 100 * dt
+    rates = {c: (c2[c]["ticks"] - c1[c]["ticks"]) / dt for c in c1}
+    print("    guest %.3f s: ticks/s %s" % (dt, " ".join("%d:%.1f" % kv for kv in sorted(rates.items()))))
+    check(len(rates) == 4, "expected 4 cpus, got %r" % rates)
+    for c, r in rates.items():
+        check(abs(r * dt - want) <= 0.1 * want, "cpu %d ticked %.1f/s, not 100 Hz within 10%%" % (c, r))
+
+
+@test
+def t_profile_burn_all(ctx):
+    m = ctx.use(shared())
+    try:
+        check(len(start_burn(m, 3000)) == 4, "burn did not start one task per cpu")
+        time.sleep(0.3)
+        # cpus just before and after, in one send: the ticks the cpus took
+        # around the window tell a profiler that drops samples from a host
+        # too loaded to run 4 vCPUs at 100 Hz (missed ticks collapse).
+        c1, out, c2 = m.cmds(["cpus", "profile 1000 all 3", "cpus"], 60)
+        r = parse_profile(out)
+        c1, c2 = parse_cpus(c1), parse_cpus(c2)
+        took = sum(c2[c]["ticks"] - c1[c]["ticks"] for c in c1)
+        top = r["chains"][0] if r["chains"] else None
+        print("    %d samples on %d cpus (expected ~400; the cpus took %d ticks around the window), top %s" % (
+            r["samples"], r["cpus"], took, "%.1f%% %s" % (top["pct"], top["leaf"]) if top else "-"))
+        check(r["window"] == 1000, "window %d" % r["window"])
+        check(r["source"] == "tick 100Hz", "source %r" % r["source"])
+        check(r["samples"] <= took, "%d samples but the cpus took only %d ticks" % (r["samples"], took))
+        check(abs(r["samples"] - 400) <= 40, "%d samples, expected 400 within 10%% (the cpus took %d ticks "
+              "around the window%s)" % (r["samples"], took,
+                                        ": the guest lost ticks, is the host overloaded?" if took < 360 else ""))
+        check(r["cpus"] == 4, "samples on %d cpus" % r["cpus"])
+        check(top and top["name"] == "burn_spin", "top leaf %r, expected burn_spin" % (top and top["leaf"]))
+        check(top["pct"] >= 80, "burn_spin has %.1f%% < 80%%" % top["pct"])
+        check(top["callers"][:4] == BURN_CHAIN[1:],
+              "top callers %r, expected %r" % (top["callers"], BURN_CHAIN[1:]))
+    finally:
+        quiesce(m)
+
+
+@test
+def t_bt_burn_and_all(ctx):
+    """bt of a running burn task (answered by SGI from its cpu), then bt all:
+    every cpu answers."""
+    m = ctx.use(shared())
+    try:
+        pids = start_burn(m, 5000)
+        time.sleep(0.5)
+        shell = [r for r in parse_ps(m.cmd("ps")) if r["name"] == "shell"][0]
+        rows = {r["pid"]: r for r in parse_ps(m.cmd("ps"))}
+        far = [p for p in pids if rows[p]["cpu"] != shell["cpu"]]
+        check(far, "no burn task on another cpu than the shell: %r" % rows)
+        out = m.cmd("bt %d" % far[0])
+        names = frames_of(out)
+        # Frame 0 is the interrupted pc: burn_spin mostly, or time_ns
+        # when the sample lands in burn_task's deadline check.
+        sub = [n for n in names if n in BURN_CHAIN]
+        check(sub and sub[-1] == "burn_task" and sub == BURN_CHAIN[BURN_CHAIN.index(sub[0]):],
+              "bt %d: %r lacks burn's chain in order" % (far[0], names))
+        out = m.cmd("bt all", 60)
+        check("did not answer" not in out, "a cpu did not answer: %r" % out[-600:])
+        blocks = re.split(r"^pid (\d+):$", out, flags=re.M)
+        listed = {int(blocks[i]): frames_of(blocks[i + 1]) for i in range(1, len(blocks) - 1, 2)}
+        check(set(rows) <= set(listed), "bt all missed pids %r" % sorted(set(rows) - set(listed)))
+        check(all(listed[p] for p in rows), "bt all printed a task with no frames: %r" % listed)
+    finally:
+        quiesce(m)
+
+
+@test
+def t_profile_bad_input(ctx):
+    m = ctx.use(shared())
+    cases = [
+        ("profile 0", r"^profile: window 0 out of range \(1-2000 ms\)$"),
+        ("profile 2001", r"^profile: window 2001 out of range \(1-2000 ms\)$"),
+        ("profile abc", r"^profile: window 'abc' is not a number \(1-2000 ms\)$"),
+        ("profile 500 all 0", r"^profile: chains 0 out of range \(1-128\)$"),
+        ("profile 500 all 129", r"^profile: chains 129 out of range \(1-128\)$"),
+        ("profile 500 99999", r"^profile: pid 99999: no such task$"),
+        ("profile 500 xyz", r"^profile: pid 'xyz' is not a number or 'all'$"),
+        ("profile 1 all 3 extra", r"^profile: too many arguments"),
+    ]
+    for line, rx in cases:
+        out = m.cmd(line)
+        check(re.search(rx, out, re.M), "%r: got %r, expected /%s/" % (line, out, rx))
+        check("profiled" not in out, "%r started a profile: %r" % (line, out))
+        expect_answers(m, line)
+
+
+@test
+def t_serial_input_burst(ctx):
+    """300 lines in bursts of ten, no host round trip inside a burst: every
+    one answered. A receive interrupt lost between draining the PL011's
+    FIFO and clearing it leaves the rest of a line stuck (the shell hangs
+    mid-line): this is the test that found it."""
+    m = ctx.use(shared())
+    for k in range(30):
+        lines = ["echo b%d-%d" % (k, i) for i in range(10)]
+        outs = m.cmds(lines, 20)
+        for l, o in zip(lines, outs):
+            check(o.strip() == l[5:], "%r answered %r" % (l, o))
+
+
+@test
+def t_panic_divzero_says_why(ctx):
+    m = ctx.use(shared())
+    out = m.cmd("panic divzero")
+    check(re.search(r"^panic: divzero: arm64 does not trap integer division by zero", out, re.M),
+          "panic divzero: %r" % out)
+    expect_answers(m, "panic divzero")
+
+
+def panic_test(ctx, kind, patterns):
+    m = ctx.use(Machine(name="panic-" + kind).boot(), own=True)
+    start = m.mark()
+    m.send("panic %s\r" % kind)
+    for p in patterns:
+        m.wait_for(p, 60, start)
+    halt = m.wait_for(r"System halted\.", 60, start)
+    m.send("echo alive\r")
+    time.sleep(2)
+    check("alive" not in m.text(halt.end()), "the shell answered after 'System halted.'")
+    out = m.text(start, halt.end())
+    bt = out.split("Backtrace:", 1)[1]
+    mine = re.split(r"\ncpu \d+:", bt)[0]
+    names = frames_of(mine)
+    check(re.search(r"^        <- cmd_panic\+0x[0-9a-f]+$", mine, re.M),
+          "backtrace lacks '        <- cmd_panic+0x..': %r" % mine)
+    check(in_order(names, ["cmd_panic", "shell_run_line", "shell_task", "task_start"]),
+          "backtrace %r lacks the shell's chain in order" % names)
+    others = re.findall(r"^cpu (\d+):\n((?:        <- \S+\n)+)", out, re.M)
+    check(sorted(int(c) for c, _ in others) == [1, 2, 3],
+          "other cpus' backtraces: %r" % [c for c, _ in others])
+    check(re.search(r"^  pc  [0-9a-f]{16}  sp  [0-9a-f]{16}  fp  [0-9a-f]{16}  lr  [0-9a-f]{16}$", out, re.M),
+          "no register dump")
+    return out
+
+
+@test
+def t_panic_ud(ctx):
+    panic_test(ctx, "ud", [r"PANIC: BRK instruction \(EC 0x3c, ESR 0x[0-9a-f]+, immediate 0x3e8\)"])
+
+
+@test
+def t_panic_pagefault(ctx):
+    panic_test(ctx, "pagefault", [r"PANIC: data abort \(EC 0x25, ESR 0x[0-9a-f]+\): translation fault "
+                                  r"level \d, read at FAR 0x7f0000000000"])
+
+
+@test
+def t_boot_el2_smp2(ctx):
+    """Entered at EL2 (virtualization=on): dropped to EL1, PSCI by smc,
+    smp=2 honoured, and the tick profile still works."""
+    m = ctx.use(Machine(name="el2", machine="virt,gic-version=3,virtualization=on",
+                        append="smp=2").boot(), own=True)
+    log = m.text()
+    check(re.search(r"Sonde booting \(arm64, EL1, entered at EL2\)", log), "banner: %r" % log[:200])
+    check(re.search(r"^smp: 2 cpus online \(device tree lists 4, psci smc\)$", log, re.M),
+          "boot log: %r" % log[-500:])
+    start_burn(m, 1500)
+    r = parse_profile(m.cmd("profile 500 all 1", 60))
+    check(r["cpus"] == 2 and r["chains"] and r["chains"][0]["name"] == "burn_spin",
+          "profile at smp=2: %d cpus, chains %r" % (r["cpus"], r["chains"][:1]))
+
+
+# ---- runner ----------------------------------------------------------------
+
+class Ctx:
+    def __init__(self):
+        self.used = []
+        self.own = []
+
+    def use(self, m, own=False):
+        self.used.append((m, m.mark()))
+        if own:
+            self.own.append(m)
+        return m
+
+    def tail(self):
+        parts = []
+        for m, start in self.used:
+            t = m.text(start)[-1500:]
+            parts.append("    --- %s (tail) ---\n%s" % (m.name, "\n".join("    | " + l for l in t.splitlines())))
+        return "\n".join(parts)
+
+    def finish(self):
+        for m in self.own:
+            m.close()
+
+
+def main(argv):
+    if "--list" in argv:
+        for n, _ in TESTS:
+            print(n)
+        return 0
+    pats = [a for a in argv if not a.startswith("-")]
+    tests = [(n, f) for n, f in TESTS if not pats or any(fnmatch.fnmatch(n, p) for p in pats)]
+    passed = failed = 0
+    t_all = time.monotonic()
+    try:
+        for name, fn in tests:
+            ctx = Ctx()
+            t0 = time.monotonic()
+            err = None
+            try:
+                fn(ctx)
+            except Fail as e:
+                err = str(e)
+            except KeyboardInterrupt:
+                raise
+            except Exception as e:          # a test that cannot run fails
+                err = "%s: %s" % (type(e).__name__, e)
+            tail = ctx.tail() if err else ""
+            ctx.finish()
+            dt = time.monotonic() - t0
+            if err is None:
+                passed += 1
+                print("PASS %s (%.1f s)" % (name, dt), flush=True)
+            else:
+                failed += 1
+                print("FAIL %s (%.1f s): %s\n%s" % (name, dt, err, tail), flush=True)
+    except KeyboardInterrupt:
+        print("interrupted")
+        failed += 1
+    finally:
+        for m in list(LIVE):
+            m.close()
+    print("total %.1f s" % (time.monotonic() - t_all))
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
