@@ -23,3 +23,6 @@ bool cpu_online(unsigned idx);           /* running and taking its tick */
 
 uint64_t cycles_now(void);               /* cycle counter (TSC), monotonic per CPU */
 uint64_t cycles_per_us(void);            /* calibrated at boot; never 0 after */
+/* What one unit of cycles_now() is, for reports: "cycles" where it is the
+ * CPU's cycle counter, else the name of the clock it counts. */
+const char *cycles_unit(void);

@@ -474,8 +474,8 @@ static void prof_print_cost(struct prof_fold *f, struct printer *p)
     }
     den *= n;
     uint64_t milli = den ? (sum * 200000 + den) / (2 * den) : 0;
-    pr_printf(p, "sample cost %u cycles median (min %u, max %u), "
-              "%lu.%03lu%% of cpu time\n", median, min, max,
+    pr_printf(p, "sample cost %u %s median (min %u, max %u), "
+              "%lu.%03lu%% of cpu time\n", median, cycles_unit(), min, max,
               (unsigned long)(milli / 1000), (unsigned long)(milli % 1000));
 }
 

@@ -95,3 +95,6 @@ uint64_t cycles_now(void)
 }
 
 uint64_t cycles_per_us(void) { return per_us ? per_us : 1; }
+
+/* Not CPU cycles: units of the generic timer (scaled as above). */
+const char *cycles_unit(void) { return "timer units"; }

@@ -98,5 +98,6 @@ void irq_enable(void) { __asm__ volatile("sti" ::: "memory"); }
 void cpu_relax(void) { pause(); }
 void cpu_idle(void) { __asm__ volatile("sti; hlt" ::: "memory"); }
 uint64_t cycles_now(void) { return rdtsc(); }
+const char *cycles_unit(void) { return "cycles"; }      /* the TSC */
 uint64_t cycles_per_us(void) { return tsc_per_us ? tsc_per_us : 1000; }
 void cycles_set_rate(uint64_t per_us) { tsc_per_us = per_us; }

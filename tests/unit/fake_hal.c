@@ -25,6 +25,7 @@ unsigned cpu_count(void) { return fake_ncpus; }
 bool cpu_online(unsigned i) { return i < 64 && (fake_online >> i) & 1; }
 uint64_t cycles_now(void) { uint64_t c = fake_cycles; fake_cycles += fake_cycles_step; return c; }
 uint64_t cycles_per_us(void) { return fake_cycles_per_us; }
+const char *cycles_unit(void) { return "cycles"; }
 
 uintptr_t trap_pc(const struct trap_frame *tf) { return tf->pc; }
 uintptr_t trap_sp(const struct trap_frame *tf) { return tf->sp; }
