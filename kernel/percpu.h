@@ -11,6 +11,9 @@ struct task;
 
 struct cpu {
     struct cpu *self;              /* first: the arch reads it at offset 0 */
+    uintptr_t irq_sp;              /* second (offset 8, read by entry code):
+                                      top of this CPU's interrupt stack, or 0
+                                      where interrupts run on the task's */
     unsigned index;
     uint32_t hw_id;                /* local APIC id */
     struct task *current;
@@ -29,6 +32,8 @@ struct cpu {
 
     void *arch;                    /* struct cpu_arch (TSS, IST stacks, GDT) */
 };
+
+_Static_assert(__builtin_offsetof(struct cpu, irq_sp) == 8, "entry code reads irq_sp at 8");
 
 extern struct cpu cpus[MAX_CPUS];
 struct cpu *this_cpu(void);

@@ -39,6 +39,9 @@ void cpu_arch_init(unsigned idx)
         a->tss.ist[i] = lo + IST_STACK_SIZE;    /* IST_NMI = 1 is ist[0] */
         stack_register(lo, lo + IST_STACK_SIZE, STACK_IST, (int)idx, ist_names[i], true);
     }
+    uintptr_t irq_lo = (uintptr_t)a->irq_stack;
+    stack_register(irq_lo, irq_lo + IRQ_STACK_SIZE, STACK_IRQ, (int)idx, "irq", true);
+    c->irq_sp = irq_lo + IRQ_STACK_SIZE;
     a->tss.iomap_base = sizeof(a->tss);
 
     struct { uint16_t limit; uint64_t base; } __attribute__((packed)) gdtr = {

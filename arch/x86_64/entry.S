@@ -49,8 +49,21 @@ trap_common:
     pushq 17*8(%rdi)                    /* frame record: interrupted rip */
     pushq %rbp                          /*               interrupted rbp */
     movq %rsp, %rbp
-    call trap_dispatch
-    addq $16, %rsp
+    cmpq $32, 15*8(%rdi)                /* vector */
+    jae 1f
+    call trap_dispatch                  /* exceptions, NMI: on this stack (or IST) */
+    jmp 2f
+    /* Device and timer interrupts run on this CPU's interrupt stack; they
+     * never nest (interrupt gates, and no handler enables interrupts), so
+     * its top is always free. The switch back comes before sched_preempt:
+     * a task switch must leave from the interrupted task's own stack,
+     * where its trap frame is. rbx is saved in the trap frame already. */
+1:  movq %rsp, %rbx
+    movq %gs:8, %rsp                    /* struct cpu.irq_sp */
+    call trap_irq
+    movq %rbx, %rsp
+    call sched_preempt
+2:  addq $16, %rsp
     popq %r15
     popq %r14
     popq %r13

@@ -20,6 +20,7 @@ struct cpu_arch {
     uint64_t gdt[5];               /* null, code, data, TSS (two slots) */
     struct tss tss;
     uint8_t ist_stack[3][IST_STACK_SIZE] __attribute__((aligned(16)));
+    uint8_t irq_stack[IRQ_STACK_SIZE] __attribute__((aligned(16)));
 };
 
 void cpu_arch_init(unsigned idx);  /* GDT, TSS, IST stacks, GS base: this CPU */

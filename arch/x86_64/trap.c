@@ -6,7 +6,6 @@
 #include "hal/irq.h"
 #include "kernel/console.h"
 #include "kernel/panic.h"
-#include "kernel/sched.h"
 #include "kernel/timer.h"
 
 void nmi_handler(struct trap_frame *tf);   /* nmi.c */
@@ -101,29 +100,31 @@ static void exception(struct trap_frame *tf)
     panic_trap(tf, "%s (vector %lu, error 0x%lx)", name, tf->vector, tf->error);
 }
 
+/* Exceptions and the NMI (entry.S), on the interrupted stack or an IST. */
 void trap_dispatch(struct trap_frame *tf)
+{
+    if (tf->vector == VEC_NMI)
+        nmi_handler(tf);
+    else
+        exception(tf);
+}
+
+/* Timer and device interrupts, on this CPU's interrupt stack (entry.S
+ * calls sched_preempt afterwards, back on the task's stack). */
+void trap_irq(struct trap_frame *tf)
 {
     unsigned v = (unsigned)tf->vector;
 
-    if (v == VEC_NMI) {
-        nmi_handler(tf);
-        return;
-    }
-    if (v < 32) {
-        exception(tf);
-        return;
-    }
     if (v == VEC_SPURIOUS)
-        return;
+        return;                     /* no EOI for a spurious interrupt */
     if (v == VEC_TIMER) {
         lapic_eoi();
         timer_tick(tf);
-        sched_preempt();
         return;
     }
     irq_handler_fn fn = __atomic_load_n(&handlers[v].fn, __ATOMIC_ACQUIRE);
     if (fn)
         fn(tf, handlers[v].arg);
-    lapic_eoi();
-    sched_preempt();     /* the handler may have woken a task (or VEC_RESCHED) */
+    lapic_eoi();                    /* VEC_RESCHED has no handler: the
+                                       preemption after us is its work */
 }
