@@ -1,14 +1,17 @@
-/* drivers/virtio_net.c: virtio-net through the legacy I/O-port interface
- * (virtio 0.9.5 / virtio 1.0 section 4.1.4.8), as QEMU's transitional
- * virtio-net-pci (1af4:1000) offers it in BAR0.
+/* drivers/virtio_net.c: the virtio network device, over any transport
+ * (drivers/virtio.h): the legacy PCI I/O ports on x86 (QEMU's
+ * transitional virtio-net-pci 1af4:1000), virtio-mmio on arm64's QEMU
+ * virt (legacy version 1 or modern version 2).
  *
  * Two split virtqueues: 0 receive, 1 transmit. Every frame uses a chain of
- * two descriptors, the 10-byte virtio_net_hdr and then the frame: without
+ * two descriptors, the virtio_net_hdr and then the frame: without
  * VIRTIO_F_ANY_LAYOUT a legacy device may insist on the header standing
  * alone, and the chains are fixed at setup (slot i = descriptors 2i, 2i+1,
  * both pointing into slot i's 2 KiB buffer), so a frame costs no
- * descriptor bookkeeping. MRG_RXBUF is not negotiated, so each receive
- * buffer must hold a whole frame: 10 + 1514 bytes fit in a slot.
+ * descriptor bookkeeping. The header is 10 bytes for a legacy device and
+ * 12 for a modern one (VIRTIO_F_VERSION_1 adds num_buffers even without
+ * MRG_RXBUF). MRG_RXBUF is not negotiated, so each receive buffer must
+ * hold a whole frame: 12 + 1514 bytes fit in a slot.
  *
  * Receive: the interrupt handler only reads the ISR register (which acks
  * the interrupt and drops the level-triggered line) and wakes the receive
@@ -20,9 +23,9 @@
  * it and notifies. Completions are reclaimed from the used ring on the next
  * xmit (the TX queue asks for no interrupts at all). */
 #include "drivers/virtio_net.h"
+#include "drivers/virtio.h"
 #include "hal/cpu.h"
 #include "hal/mem.h"
-#include "hal/pci.h"
 #include "kernel/console.h"
 #include "kernel/sched.h"
 #include "kernel/shell.h"
@@ -30,31 +33,17 @@
 #include "lib/string.h"
 #include "mm/pmm.h"
 
-/* Legacy register block, offsets into BAR0 (no MSI-X: config at 0x14). */
-#define VIO_HOST_FEATURES  0x00   /* 32 */
-#define VIO_GUEST_FEATURES 0x04   /* 32 */
-#define VIO_QUEUE_PFN      0x08   /* 32: queue's physical address >> 12 */
-#define VIO_QUEUE_SIZE     0x0c   /* 16, read-only */
-#define VIO_QUEUE_SEL      0x0e   /* 16 */
-#define VIO_QUEUE_NOTIFY   0x10   /* 16 */
-#define VIO_STATUS         0x12   /* 8 */
-#define VIO_ISR            0x13   /* 8: reading it acks the interrupt */
-#define VIO_NET_MAC        0x14   /* 6 bytes */
-
-#define VIO_S_ACK       1
-#define VIO_S_DRIVER    2
-#define VIO_S_DRIVER_OK 4
-#define VIO_S_FAILED    128
-
-#define VIRTIO_NET_F_MAC (1u << 5)
+#define VIO_NET_MAC        0      /* device config: 6 bytes */
+#define VIRTIO_NET_F_MAC   (1u << 5)
 
 #define VQ_DESC_F_NEXT  1
 #define VQ_DESC_F_WRITE 2
 #define VQ_AVAIL_F_NO_INTERRUPT 1
 #define VQ_USED_F_NO_NOTIFY 1
-#define VQ_ALIGN 4096
+#define VQ_ALIGN VIRTIO_QUEUE_ALIGN
 
-#define VNET_HDR_LEN  10          /* legacy virtio_net_hdr without num_buffers */
+#define VNET_HDR_LEGACY 10        /* legacy virtio_net_hdr without num_buffers */
+#define VNET_HDR_MODERN 12        /* virtio 1.0: num_buffers always there */
 #define SLOT_SIZE     2048        /* header + a 1514-byte frame, rounded */
 #define MAX_SLOTS     128         /* per queue; 2 descriptors each */
 
@@ -87,14 +76,14 @@ struct vq {
 };
 
 static struct {
-    uint16_t io;
+    struct virtio_transport *t;
+    uint16_t hdr_len;             /* VNET_HDR_LEGACY or VNET_HDR_MODERN */
     struct vq rx, tx;
     struct netdev nd;
     struct waitq rx_wq;
     spinlock_t tx_lock;
     uint16_t tx_free[MAX_SLOTS];  /* stack of free TX slots, under tx_lock */
     unsigned tx_nfree;
-    uint8_t irq;
     /* Statistics (relaxed atomics). */
     uint64_t irqs, rx_frames, tx_frames, tx_full, tx_waits;
 } vn = { .rx_wq = WAITQ_INIT, .tx_lock = SPINLOCK_INIT };
@@ -120,7 +109,7 @@ static void vq_push(struct vq *q, uint16_t head)
 
 /* Publish pushed entries: the ring entries must be visible before the idx
  * that covers them (release), and the idx before the notify (full fence:
- * the notify is a port write the device acts on at once). */
+ * the notify is a port or MMIO write the device acts on at once). */
 static void vq_publish(struct vq *q)
 {
     __atomic_store_n(&q->avail[1], q->avail_idx, __ATOMIC_RELEASE);
@@ -128,7 +117,7 @@ static void vq_publish(struct vq *q)
 
 /* The device sets VQ_USED_F_NO_NOTIFY while it is working through the
  * ring anyway (QEMU: whenever the RX ring has buffers, and while it drains
- * TX). Skipping the port write then matters: under emulation each one is
+ * TX). Skipping the notify write then matters: under emulation each one is
  * an exit to the device model, the costliest thing on the path. The fence
  * orders our avail idx store before the flag load: otherwise we could read
  * a stale "no notify" while the device, having looked at the old idx,
@@ -138,14 +127,14 @@ static void vq_notify(struct vq *q)
     __sync_synchronize();
     if (__atomic_load_n((const volatile uint16_t *)q->used, __ATOMIC_ACQUIRE) & VQ_USED_F_NO_NOTIFY)
         return;
-    pio_out16(vn.io + VIO_QUEUE_NOTIFY, q->index);
+    vn.t->ops->notify(vn.t, q->index);
 }
 
 /* Unconditional, for bring-up. */
 static void vq_kick(struct vq *q)
 {
     __sync_synchronize();
-    pio_out16(vn.io + VIO_QUEUE_NOTIFY, q->index);
+    vn.t->ops->notify(vn.t, q->index);
 }
 
 static size_t align_up(size_t v, size_t a) { return (v + a - 1) & ~(a - 1); }
@@ -153,12 +142,9 @@ static size_t align_up(size_t v, size_t a) { return (v + a - 1) & ~(a - 1); }
 /* Size, allocate and register queue `index`; fill its fixed chains. */
 static const char *vq_setup(struct vq *q, uint16_t index, bool device_writes)
 {
-    pio_out16(vn.io + VIO_QUEUE_SEL, index);
-    uint16_t size = pio_in16(vn.io + VIO_QUEUE_SIZE);
+    uint16_t size = vn.t->ops->queue_max(vn.t, index);
     if (size < 2 || (size & (size - 1)))
         return "queue size not a power of two >= 2";
-    if (pio_in32(vn.io + VIO_QUEUE_PFN) != 0)
-        return "queue already in use after reset";
     size_t avail_end = 16u * size + 2 * (3u + size);
     size_t used_off = align_up(avail_end, VQ_ALIGN);
     size_t total = used_off + align_up(2 * 3u + 8u * size, VQ_ALIGN);
@@ -169,9 +155,6 @@ static const char *vq_setup(struct vq *q, uint16_t index, bool device_writes)
     q->buf = page_alloc(align_up((size_t)q->nslots * SLOT_SIZE, PAGE_SIZE) / PAGE_SIZE);
     if (!mem || !q->buf)
         return "out of memory for the queues";
-    uint64_t pa = va_to_pa(mem);
-    if (pa >> 44)
-        return "queue memory above the 44-bit PFN reach";
     q->desc = (struct vq_desc *)mem;
     q->avail = (volatile uint16_t *)(mem + 16u * size);
     q->used = mem + used_off;
@@ -182,16 +165,16 @@ static const char *vq_setup(struct vq *q, uint16_t index, bool device_writes)
         uint64_t b = va_to_pa(q->buf + (size_t)s * SLOT_SIZE);
         struct vq_desc *h = &q->desc[2 * s], *d = &q->desc[2 * s + 1];
         h->addr = b;
-        h->len = VNET_HDR_LEN;
+        h->len = vn.hdr_len;
         h->flags = VQ_DESC_F_NEXT | wflag;
         h->next = (uint16_t)(2 * s + 1);
-        d->addr = b + VNET_HDR_LEN;
-        d->len = SLOT_SIZE - VNET_HDR_LEN;   /* TX: set per frame */
+        d->addr = b + vn.hdr_len;
+        d->len = SLOT_SIZE - vn.hdr_len;     /* TX: set per frame */
         d->flags = wflag;
         d->next = 0;
     }
-    pio_out32(vn.io + VIO_QUEUE_PFN, (uint32_t)(pa >> 12));
-    return NULL;
+    uint64_t pa = va_to_pa(mem);
+    return vn.t->ops->queue_setup(vn.t, index, size, pa, pa + 16u * size, pa + used_off);
 }
 
 /* ---- transmit ---- */
@@ -216,7 +199,7 @@ static void tx_reclaim(void)
 
 static int vn_xmit(struct netdev *dev, const void *frame, size_t len)
 {
-    if (len > SLOT_SIZE - VNET_HDR_LEN)
+    if (len > (size_t)(SLOT_SIZE - vn.hdr_len))
         return -1;
     unsigned long f = spin_lock(&vn.tx_lock);
     tx_reclaim();
@@ -236,7 +219,7 @@ static int vn_xmit(struct netdev *dev, const void *frame, size_t len)
         }
     }
     uint16_t slot = vn.tx_free[--vn.tx_nfree];
-    memcpy(vn.tx.buf + (size_t)slot * SLOT_SIZE + VNET_HDR_LEN, frame, len);
+    memcpy(vn.tx.buf + (size_t)slot * SLOT_SIZE + vn.hdr_len, frame, len);
     vn.tx.desc[2 * slot + 1].len = (uint32_t)len;
     vq_push(&vn.tx, (uint16_t)(2 * slot));
     vq_publish(&vn.tx);
@@ -248,10 +231,11 @@ static int vn_xmit(struct netdev *dev, const void *frame, size_t len)
 
 /* ---- receive ---- */
 
-/* Interrupt context: one port read, one wake. Never touches the rings. */
+/* Interrupt context: one register read (and, on mmio, the ack write), one
+ * wake. Never touches the rings. */
 static void vn_irq(void *arg)
 {
-    uint8_t isr = pio_in8(vn.io + VIO_ISR);
+    uint8_t isr = vn.t->ops->isr_ack(vn.t);
     if (!(isr & 1))                   /* not ours (a shared line) or config change */
         return;
     __atomic_fetch_add(&vn.irqs, 1, __ATOMIC_RELAXED);
@@ -282,9 +266,9 @@ __attribute__((noinline)) static void rx_drain(void)   /* its own frame in profi
         if (slot >= vn.rx.nslots || (e.id & 1))
             continue;                 /* nonsense from the device: skip it */
         uint8_t *b = vn.rx.buf + (size_t)slot * SLOT_SIZE;
-        if (e.len > VNET_HDR_LEN && e.len <= SLOT_SIZE) {
+        if (e.len > vn.hdr_len && e.len <= SLOT_SIZE) {
             __atomic_fetch_add(&vn.rx_frames, 1, __ATOMIC_RELAXED);
-            net_rx(b + VNET_HDR_LEN, e.len - VNET_HDR_LEN);
+            net_rx(b + vn.hdr_len, e.len - vn.hdr_len);
         } else {
             NET_COUNT(drop_truncated);
         }
@@ -327,35 +311,34 @@ static void vn_rx_task(void *arg)
 
 static struct netdev *vn_fail(const char *why)
 {
-    pio_out8(vn.io + VIO_STATUS, VIO_S_FAILED);
+    vn.t->ops->set_status(vn.t, VIRTIO_S_FAILED);
     kprintf("virtio-net: %s: device not used\n", why);
     return NULL;
 }
 
-struct netdev *virtio_net_probe(void)
+struct netdev *virtio_net_probe(struct virtio_transport *t)
 {
-    const struct pci_dev *d = pci_find(0x1af4, 0x1000);
-    if (!d)
+    if (!t)
         return NULL;
-    vn.io = pci_bar_io(d, 0);
-    if (!vn.io) {
-        kprintf("virtio-net: %02x:%02x.%x: BAR0 is not an I/O BAR "
-                "(modern-only device? use disable-modern=on)\n", d->bus, d->dev, d->fn);
-        return NULL;
+    vn.t = t;
+    const struct virtio_ops *o = t->ops;
+    o->set_status(t, 0);                               /* reset */
+    o->set_status(t, VIRTIO_S_ACK);
+    o->set_status(t, VIRTIO_S_ACK | VIRTIO_S_DRIVER);
+    uint64_t offered = o->get_features(t);
+    uint64_t want = offered & (VIRTIO_NET_F_MAC | VIRTIO_F_VERSION_1);
+    if (t->modern && !(want & VIRTIO_F_VERSION_1))
+        return vn_fail("modern transport, but the device does not offer VERSION_1");
+    o->set_features(t, want);
+    uint8_t status = VIRTIO_S_ACK | VIRTIO_S_DRIVER;
+    if (want & VIRTIO_F_VERSION_1) {
+        /* A modern device checks the subset now and may refuse it. */
+        status |= VIRTIO_S_FEATURES_OK;
+        o->set_status(t, status);
+        if (!(o->get_status(t) & VIRTIO_S_FEATURES_OK))
+            return vn_fail("the device refused our features (FEATURES_OK not kept)");
     }
-    if (!d->irq_pin || d->irq_line == 0 || d->irq_line == 0xff) {
-        kprintf("virtio-net: no interrupt line assigned: device not used\n");
-        return NULL;
-    }
-    vn.irq = d->irq_line;
-    pci_enable(d, 1 | 4);                              /* I/O space, bus master */
-
-    pio_out8(vn.io + VIO_STATUS, 0);                   /* reset */
-    pio_out8(vn.io + VIO_STATUS, VIO_S_ACK);
-    pio_out8(vn.io + VIO_STATUS, VIO_S_ACK | VIO_S_DRIVER);
-    uint32_t offered = pio_in32(vn.io + VIO_HOST_FEATURES);
-    uint32_t want = offered & VIRTIO_NET_F_MAC;
-    pio_out32(vn.io + VIO_GUEST_FEATURES, want);
+    vn.hdr_len = (want & VIRTIO_F_VERSION_1) ? VNET_HDR_MODERN : VNET_HDR_LEGACY;
 
     const char *err = vq_setup(&vn.rx, Q_RX, true);
     if (!err)
@@ -364,8 +347,8 @@ struct netdev *virtio_net_probe(void)
         return vn_fail(err);
 
     if (want & VIRTIO_NET_F_MAC) {
-        for (int i = 0; i < 6; i++)
-            vn.nd.mac[i] = pio_in8((uint16_t)(vn.io + VIO_NET_MAC + i));
+        for (unsigned i = 0; i < 6; i++)
+            vn.nd.mac[i] = o->config_read8(t, VIO_NET_MAC + i);
     } else {
         /* Locally administered, unicast: ours to pick. */
         static const uint8_t fallback[6] = { 0x52, 0x54, 0x00, 0x5e, 0x4e, 0x01 };
@@ -390,14 +373,17 @@ int virtio_net_start(void)
         vn_fail("no memory for the receive task");
         return -1;
     }
-    if (irq_attach_gsi(vn.irq, vn_irq, NULL) < 0) {
+    if (vn.t->ops->irq_attach(vn.t, vn_irq, NULL) < 0) {
         vn_fail("no interrupt vector left");
         return -1;
     }
-    pio_out8(vn.io + VIO_STATUS, VIO_S_ACK | VIO_S_DRIVER | VIO_S_DRIVER_OK);
+    uint8_t status = VIRTIO_S_ACK | VIRTIO_S_DRIVER | VIRTIO_S_DRIVER_OK;
+    if (vn.hdr_len == VNET_HDR_MODERN)
+        status |= VIRTIO_S_FEATURES_OK;
+    vn.t->ops->set_status(vn.t, status);
     vq_kick(&vn.rx);                                   /* buffers are there */
-    kprintf("virtio-net: io 0x%x irq %u, rx %u tx %u buffers (queues %u/%u)\n",
-            vn.io, vn.irq, vn.rx.nslots, vn.tx.nslots, vn.rx.size, vn.tx.size);
+    kprintf("virtio-net: %s, rx %u tx %u buffers (queues %u/%u)\n",
+            vn.t->where, vn.rx.nslots, vn.tx.nslots, vn.rx.size, vn.tx.size);
     return 0;
 }
 
@@ -409,12 +395,12 @@ static int cmd_vnet(int argc, char **argv, struct printer *p)
         pr_puts(p, "vnet: takes no arguments\n");
         return 1;
     }
-    if (!vn.io || !vn.nd.xmit) {
+    if (!vn.t || !vn.nd.xmit) {
         pr_puts(p, "vnet: no virtio-net device in use\n");
         return 1;
     }
-    pr_printf(p, "virtio-net io 0x%x irq %u: rx %u/%u buffers, tx %u/%u slots\n",
-              vn.io, vn.irq, vn.rx.nslots, vn.rx.size, vn.tx.nslots, vn.tx.size);
+    pr_printf(p, "virtio-net %s: rx %u/%u buffers, tx %u/%u slots\n",
+              vn.t->where, vn.rx.nslots, vn.rx.size, vn.tx.nslots, vn.tx.size);
     pr_printf(p, "interrupts %lu, rx frames %lu, tx frames %lu, tx ring full: waited %lu, dropped %lu\n",
               stat(&vn.irqs), stat(&vn.rx_frames), stat(&vn.tx_frames),
               stat(&vn.tx_waits), stat(&vn.tx_full));

@@ -1,7 +1,8 @@
-/* drivers/virtio_net.h: the virtio network device (legacy interface).
+/* drivers/virtio_net.h: the virtio network device, over any virtio
+ * transport (drivers/virtio.h: legacy PCI on x86, virtio-mmio on arm64).
  *
  * Bring-up is two steps so the stack can be initialised in between:
- *   dev = virtio_net_probe();   reset, features, queues, RX buffers posted
+ *   dev = virtio_net_probe(t);  reset, features, queues, RX buffers posted
  *   net_init(dev, ip, mask, gw);
  *   virtio_net_start();         receive task, interrupt, DRIVER_OK
  * Frames then flow: interrupt -> receive task -> net_rx(); the stack sends
@@ -9,8 +10,10 @@
 #pragma once
 #include "net/net.h"
 
-/* NULL if there is no virtio-net device (silently) or it could not be set
- * up (after a message saying why). */
-struct netdev *virtio_net_probe(void);
+struct virtio_transport;
+
+/* NULL if t is NULL (no device found) or the device could not be set up
+ * (after a message saying why). One device: a second probe replaces it. */
+struct netdev *virtio_net_probe(struct virtio_transport *t);
 /* 0, or -1 after a message (no task, no interrupt vector). */
 int virtio_net_start(void);

@@ -4,7 +4,12 @@
  *   udpshell=PORT                        start the UDP shell on PORT
  *
  * A bad value is reported by name and replaced by the default: a typo on
- * the command line should cost a message, not the network. */
+ * the command line should cost a message, not the network.
+ *
+ * The device: the first virtio-net on PCI (x86: 1af4:1000), else the
+ * first on a virtio-mmio transport the machine describes (arm64: the
+ * device tree). The driver is the same over either. */
+#include "drivers/virtio.h"
 #include "drivers/virtio_net.h"
 #include "kernel/console.h"
 #include "lib/parse.h"
@@ -54,9 +59,13 @@ void net_boot(const struct cmdline *cl)
         gw = 0;
     }
 
-    struct netdev *dev = virtio_net_probe();
+    struct virtio_transport *t = virtio_pci_probe(0x1af4, 0x1000);
+    if (!t)
+        t = virtio_mmio_probe(VIRTIO_ID_NET);
+    struct netdev *dev = virtio_net_probe(t);
     if (!dev) {
-        kprintf("net: no usable network device (virtio-net-pci 1af4:1000): networking off\n");
+        kprintf("net: no usable network device (virtio-net-pci 1af4:1000 or virtio-mmio): "
+                "networking off\n");
         return;
     }
     net_init(dev, ip, mask, gw);

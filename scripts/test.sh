@@ -24,10 +24,15 @@ stage() {
 }
 stage unit bash scripts/unit.sh
 stage x86_64 python3 tests/system/run.py
-[ -f tests/system/net_tests.py ] && stage network python3 tests/system/net_tests.py
+[ -f tests/system/net_tests.py ] && stage network python3 tests/system/net_tests.py --arch x86_64
 if [ -f arch/arm64/build.mk ] && [ -f tests/system/arm64_tests.py ]; then
   if make -s ARCH=arm64 all >/dev/null; then
     stage arm64 python3 tests/system/arm64_tests.py
+    # The UDP shell over virtio-mmio: the x86 bars, and netload once each way.
+    [ -f tests/system/net_tests.py ] && stage arm64-network python3 tests/system/net_tests.py \
+      --arch arm64 boot_net ushell_help ushell_version ushell_profile ushell_unknown \
+      ushell_10000_lines ushell_empty_reply ushell_garbage ushell_retransmit \
+      driver_interrupts netload_send_to_sink netload_recv_from_blast
   else
     echo "arm64: build failed"; total_f=$((total_f + 1)); rc=1
   fi

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Sonde network system tests: virtio-net, the UDP shell, netload.
 
-usage: python3 tests/system/net_tests.py [--list] [NAME...]
+usage: python3 tests/system/net_tests.py [--list] [--arch x86_64|arm64] [NAME...]
 
 Boots one kernel under QEMU (TCG, 4 CPUs) with user networking: the UDP
 shell's port 9000 and netload's port 9001 forwarded from two FREE loopback
@@ -14,6 +14,10 @@ has a bounded lifetime and is killed by its pid on the way out.
 Prints 'PASS name (secs)' or 'FAIL name (secs): reason' per test and ends
 with 'N passed, N failed'; exit status 1 if any failed. Needs `make` done
 (kernel and host tools). Python 3 standard library only.
+
+--arch arm64 runs the same tests against build/arm64/kernel.elf on QEMU
+virt (GICv3, cortex-a72) with virtio-net on a virtio-mmio transport
+(virtio-net-device); x86_64 (virtio-net-pci) is the default.
 """
 import os
 import random
@@ -27,7 +31,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from qemu import Fail, ROOT, KERNEL  # noqa: E402
+from qemu import Fail, ROOT  # noqa: E402
 import parse as P  # noqa: E402
 
 SONDE_SH = os.path.join(ROOT, "build", "host", "sonde-sh")
@@ -35,6 +39,17 @@ NETLOAD = os.path.join(ROOT, "build", "host", "netload")
 LIFETIME = 240.0                 # seconds: the QEMU dies after this, whatever happens
 MAGIC = 0x4E4F5348
 HOST = "127.0.0.1"
+
+# Per architecture: the kernel, the QEMU and its machine, the NIC.
+ARCHES = {
+    "x86_64": dict(kernel=os.path.join(ROOT, "build", "x86_64", "kernel.elf"),
+                   qemu=["qemu-system-x86_64"],
+                   nic="virtio-net-pci,netdev=n0,disable-modern=on"),
+    "arm64": dict(kernel=os.path.join(ROOT, "build", "arm64", "kernel.elf"),
+                  qemu=["qemu-system-aarch64", "-M", "virt,gic-version=3", "-cpu", "cortex-a72"],
+                  nic="virtio-net-device,netdev=n0"),
+}
+ARCH = "x86_64"                  # set by --arch in main()
 NET_RX_FUNCS = ("vn_rx_task", "rx_drain", "vq_kick", "vn_irq", "net_rx", "ipv4_input", "udp_input",
                 "nl_input", "ether_", "virtio")
 
@@ -57,17 +72,18 @@ def free_port():
 
 class Guest:
     def __init__(self, ushell_port, nload_port, append="udpshell=9000", nic=True):
-        for tool in (KERNEL, SONDE_SH, NETLOAD):
+        a = ARCHES[ARCH]
+        for tool in (a["kernel"], SONDE_SH, NETLOAD):
             if not os.path.exists(tool):
-                raise Fail("%s does not exist: run make first" % tool)
+                raise Fail("%s does not exist: run make%s first"
+                           % (tool, "" if ARCH == "x86_64" else " ARCH=" + ARCH))
         self.ushell_port, self.nload_port = ushell_port, nload_port
         fwd = "hostfwd=udp:%s:%d-:9000,hostfwd=udp:%s:%d-:9001" % (HOST, ushell_port,
                                                                    HOST, nload_port)
-        argv = ["qemu-system-x86_64", "-kernel", KERNEL, "-smp", "4", "-m", "512M",
-                "-display", "none", "-serial", "stdio", "-no-reboot", "-append", append]
+        argv = a["qemu"] + ["-kernel", a["kernel"], "-smp", "4", "-m", "512M",
+                            "-display", "none", "-serial", "stdio", "-no-reboot", "-append", append]
         if nic:
-            argv += ["-netdev", "user,id=n0," + fwd,
-                     "-device", "virtio-net-pci,netdev=n0,disable-modern=on"]
+            argv += ["-netdev", "user,id=n0," + fwd, "-device", a["nic"]]
         else:
             argv += ["-nic", "none"]
         self.buf = ""
@@ -214,6 +230,16 @@ def t_boot_net(g):
     m = g.wait_for(r"^net: mac ([0-9a-f:]{17}) ip (\S+) mask (\S+) gw (\S+)$", 5)
     check(m.group(2) == "10.0.2.15" and m.group(4) == "10.0.2.2", "boot line %r" % m.group(0))
     g.wait_for(r"^net: UDP shell on port 9000", 5)
+    if ARCH == "arm64":
+        # Found in the device tree: QEMU puts the first device in the last
+        # of virt's 32 windows (0x0a000000 + 0x200 n, SPI 16 + n).
+        out = g.cmd("vnet")
+        m = re.search(r"^virtio-net mmio 0x([0-9a-f]+) v[12] irq (\d+):", out, re.M)
+        check(m, "vnet does not name a virtio-mmio transport: %r" % out)
+        base, irq = int(m.group(1), 16), int(m.group(2))
+        check(base == 0x0a000000 + 0x200 * (irq - 48), "window 0x%x does not match SPI INTID %d"
+              % (base, irq))
+        return
     out = g.cmd("pci")
     check(re.search(r"^00:\d\d\.0 1af4:1000 class 02\.00\.00 bar0 io 0x[0-9a-f]+ .*irq \d+", out, re.M),
           "pci does not list the virtio-net device with an I/O BAR and irq: %r" % out)
@@ -582,6 +608,15 @@ def t_boot_no_nic(_g):
 
 
 def main(argv):
+    global ARCH
+    argv = list(argv)
+    if "--arch" in argv:
+        i = argv.index("--arch")
+        if i + 1 >= len(argv) or argv[i + 1] not in ARCHES:
+            print("--arch wants one of %s" % ", ".join(sorted(ARCHES)))
+            return 2
+        ARCH = argv[i + 1]
+        del argv[i:i + 2]
     if "--list" in argv:
         for name, _ in TESTS + SOLO:
             print(name)
@@ -619,7 +654,7 @@ def main(argv):
     finally:
         if g:
             g.close()
-    print("(%.0f s)" % (time.monotonic() - t_all))
+    print("(%s, %.0f s)" % (ARCH, time.monotonic() - t_all))
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 
