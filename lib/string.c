@@ -28,8 +28,17 @@ NO_LIBCALL void *memcpy(void *dst, const void *src, size_t n)
                      : "memory");
     return ret;
 #else
+    /* Words when source and destination share their alignment (packet
+     * buffers, records), bytes for the edges and everything else. The
+     * kernel builds with -fno-strict-aliasing. */
     unsigned char *d = dst;
     const unsigned char *s = src;
+    if ((((uintptr_t)d ^ (uintptr_t)s) & 7) == 0) {
+        for (; n && ((uintptr_t)d & 7); n--)
+            *d++ = *s++;
+        for (; n >= 8; n -= 8, d += 8, s += 8)
+            *(uint64_t *)d = *(const uint64_t *)s;
+    }
     while (n--)
         *d++ = *s++;
     return dst;
@@ -47,6 +56,11 @@ NO_LIBCALL void *memset(void *dst, int c, size_t n)
     return ret;
 #else
     unsigned char *d = dst;
+    uint64_t w = 0x0101010101010101ull * (unsigned char)c;
+    for (; n && ((uintptr_t)d & 7); n--)
+        *d++ = (unsigned char)c;
+    for (; n >= 8; n -= 8, d += 8)
+        *(uint64_t *)d = w;
     while (n--)
         *d++ = (unsigned char)c;
     return dst;
