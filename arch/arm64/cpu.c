@@ -1,5 +1,6 @@
-/* arch/arm64/cpu.c: per-CPU setup (TPIDR_EL1, the vector base) and the
- * hal/cpu.h primitives.
+/* arch/arm64/cpu.c: per-CPU setup (TPIDR_EL1, the vector base, the GIC's
+ * priority mask) and the hal/cpu.h primitives: interrupt masking is by
+ * priority (pseudo-NMI, below).
  *
  * cycles_now() is the generic timer's virtual count (CNTVCT_EL0), shifted
  * left so that a microsecond is a whole number of units: QEMU's counter
@@ -18,6 +19,7 @@ static unsigned cycles_shift;
 static uint64_t per_us;
 
 extern char vectors[];
+static void pmr_init(unsigned idx);
 
 void cpu_arch_init(unsigned idx, uint64_t mpidr)
 {
@@ -26,6 +28,7 @@ void cpu_arch_init(unsigned idx, uint64_t mpidr)
 
     write_sysreg(vbar_el1, (uint64_t)vectors);   /* before anything can fault */
     isb();
+    pmr_init(idx);                               /* before the first irq_save */
     c->self = c;
     c->index = idx;
     c->arch = a;
@@ -50,29 +53,127 @@ bool cpu_online(unsigned idx)
 
 #define DAIF_I (1ul << 7)
 
+/* Interrupt masking: pseudo-NMI (arm64.h, docs/arm64.md).
+ *
+ * "Interrupts off" is ICC_PMR_EL1 = PMR_IRQ_OFF: the GIC then signals
+ * nothing but the PMU's PPI (GIC_PRIO_NMI), so the profiler samples code
+ * that runs with interrupts masked, as an NMI does on x86. irq_save
+ * returns the old PMR and irq_restore writes it back; PSTATE.I is not
+ * touched by either. PSTATE.I is set by the hardware on every exception
+ * entry and stays set while the frame is saved and while the pseudo-NMI
+ * itself runs; an ordinary IRQ handler clears it once PMR masks ordinary
+ * IRQs again (irq_handler_unmask_nmi), and the exit path sets it before
+ * restoring PMR, ELR and SPSR (irq_exit_restore, vectors.S). So the
+ * kernel counts as "interrupts off" when PMR is PMR_IRQ_OFF or PSTATE.I
+ * is set: during boot until sched_run's irq_enable, I is set too.
+ *
+ * pmr_masking is false only on a CPU without the GIC system registers
+ * (ID_AA64PFR0_EL1.GIC == 0): then ICC_PMR_EL1 would be an undefined
+ * instruction, so masking falls back to PSTATE.I, just long enough for
+ * kmain to report that it needs a GICv3. */
+static bool pmr_masking;
+
+static inline uint64_t pmr_read(void) { return read_sysreg(icc_pmr_el1); }
+/* A write to ICC_PMR_EL1 is self-synchronising for masking: no interrupt
+ * at or below the new mask is taken after it executes. */
+static inline void pmr_write(uint64_t v) { write_sysreg(icc_pmr_el1, v); }
+
+/* Each CPU, first thing (cpu_arch_init): the system-register interface
+ * on, and PMR open. PSTATE.I is still set (boot, or PSCI CPU_ON entry). */
+static void pmr_init(unsigned idx)
+{
+    if (idx == 0)
+        pmr_masking = ((read_sysreg(id_aa64pfr0_el1) >> 24) & 0xf) != 0;
+    if (!pmr_masking)
+        return;
+    write_sysreg(icc_sre_el1, read_sysreg(icc_sre_el1) | 1);
+    isb();
+    pmr_write(PMR_IRQ_ON);
+}
+
 unsigned long irq_save(void)
 {
-    unsigned long f = read_sysreg(daif);
-    __asm__ volatile("msr daifset, #2" ::: "memory");
+    if (!pmr_masking) {
+        unsigned long f = read_sysreg(daif);
+        __asm__ volatile("msr daifset, #2" ::: "memory");
+        return f;
+    }
+    unsigned long f = pmr_read();
+    pmr_write(PMR_IRQ_OFF);
     return f;
 }
 
 void irq_restore(unsigned long flags)
 {
-    if (!(flags & DAIF_I))
-        __asm__ volatile("msr daifclr, #2" ::: "memory");
+    if (!pmr_masking) {
+        if (!(flags & DAIF_I))
+            __asm__ volatile("msr daifclr, #2" ::: "memory");
+        return;
+    }
+    pmr_write(flags);
 }
 
-bool irqs_enabled(void) { return !(read_sysreg(daif) & DAIF_I); }
-void irq_enable(void) { __asm__ volatile("msr daifclr, #2" ::: "memory"); }
+bool irqs_enabled(void)
+{
+    if (read_sysreg(daif) & DAIF_I)
+        return false;
+    return !pmr_masking || pmr_read() > GIC_PRIO_IRQ;
+}
+
+/* task_start and sched_run: the only places a context starts with
+ * interrupts on, so both the mask and PSTATE.I are opened. */
+void irq_enable(void)
+{
+    if (pmr_masking)
+        pmr_write(PMR_IRQ_ON);
+    __asm__ volatile("msr daifclr, #2" ::: "memory");
+}
+
 void cpu_relax(void) { __asm__ volatile("yield" ::: "memory"); }
 
-/* WFI wakes on a pending interrupt even while it is masked, so masking
- * first and unmasking after cannot lose a wakeup that lands between the
- * caller's last check and the WFI. Interrupts are on when this returns. */
+/* WFI wakes on an interrupt the GIC signals even while PSTATE.I masks it,
+ * but not on one PMR masks (the GIC then signals nothing). So: I set, PMR
+ * open, WFI, I clear; an interrupt that became pending between the
+ * caller's last check and the WFI still wakes it. Interrupts are on when
+ * this returns. */
 void cpu_idle(void)
 {
-    __asm__ volatile("msr daifset, #2\n\tdsb sy\n\twfi\n\tmsr daifclr, #2" ::: "memory");
+    __asm__ volatile("msr daifset, #2" ::: "memory");
+    if (pmr_masking)
+        pmr_write(PMR_IRQ_ON);
+    __asm__ volatile("dsb sy\n\twfi\n\tmsr daifclr, #2" ::: "memory");
+}
+
+/* ---- the IRQ entry and exit (trap.c) ---- */
+
+/* On entry PSTATE.I is set (hardware) and PMR is whatever the interrupted
+ * code had: that is what the exit puts back. */
+uint64_t irq_entry_save(void)
+{
+    return pmr_masking ? pmr_read() : 0;
+}
+
+/* An ordinary IRQ, acknowledged: mask ordinary IRQs by PMR (the handler
+ * is interrupts-off code, as everywhere), then let the pseudo-NMI in, so
+ * the profiler also samples interrupt handlers. The GIC would not let a
+ * second ordinary IRQ preempt this one anyway (running priority), but
+ * after its EOI it would, and handlers are not written for that. */
+void irq_handler_unmask_nmi(void)
+{
+    if (!pmr_masking)
+        return;
+    pmr_write(PMR_IRQ_OFF);
+    __asm__ volatile("msr daifclr, #2" ::: "memory");
+}
+
+/* PSTATE.I first: from here to the eret nothing may be taken, because
+ * vectors.S is about to reload ELR_EL1 and SPSR_EL1, which any exception
+ * would overwrite. Then the interrupted code's mask. */
+void irq_exit_restore(uint64_t pmr)
+{
+    __asm__ volatile("msr daifset, #2" ::: "memory");
+    if (pmr_masking)
+        pmr_write(pmr);
 }
 
 void cycles_init(uint64_t cntfrq)

@@ -4,10 +4,14 @@
  * is the ICC_* system registers (ack, end of interrupt, send SGI).
  *
  * Everything is group 1 (the only group an EL1 kernel sees) at one
- * priority, so interrupts never preempt each other: a handler runs to its
- * end with PSTATE.I set, like an x86 interrupt gate. A CPU that masks
- * interrupts therefore also cannot answer an SGI: there is no NMI here
- * without GICv3 pseudo-NMI (priority masking through ICC_PMR_EL1). */
+ * priority, GIC_PRIO_IRQ, so ordinary interrupts never preempt each
+ * other; the one exception is the PMU's PPI (gic_set_nmi_ppi), one
+ * priority group higher (GIC_PRIO_NMI): the kernel masks interrupts by
+ * ICC_PMR_EL1 between the two (cpu.c), so that PPI is a pseudo-NMI. It
+ * preempts ordinary handlers too: with ICC_BPR1_EL1 at its minimum the
+ * group priority is at least bits 7:4, and 0x2 < 0xa.
+ * A CPU that masks interrupts still cannot answer an SGI (backtraces):
+ * only the PMU's PPI is raised above the mask. */
 #include "arch/arm64/gic.h"
 #include "arch/arm64/arm64.h"
 #include "arch/arm64/percpu_arch.h"
@@ -31,17 +35,19 @@
 #define GICR_IGROUPR0   0x0080
 #define GICR_ISENABLER0 0x0100
 #define GICR_ICENABLER0 0x0180
+#define GICR_ISPENDR0   0x0200
 #define GICR_IPRIORITYR 0x0400
 #define WAKER_SLEEP     (1u << 1)
 #define WAKER_ASLEEP    (1u << 2)
 #define TYPER_VLPIS     (1u << 1)
 #define TYPER_LAST      (1u << 4)
 
-#define PRIO            0xa0
+#define PRIO            GIC_PRIO_IRQ    /* arm64.h */
 
 static uint64_t gicd = 0x08000000, gicr = 0x080a0000, gicr_size = 0xf60000;
 static uint64_t rd_base[MAX_CPUS];
 static uint64_t boot_route;             /* GICD_IROUTER value naming the boot cpu */
+static unsigned nmi_ppi;                /* the PMU's PPI, or 0: no pseudo-NMI */
 static struct { irq_handler_fn fn; void *arg; } handlers[GIC_MAX_INTID];
 
 void gic_set_base(uint64_t dist_pa, uint64_t redist_pa, uint64_t redist_size)
@@ -118,17 +124,36 @@ const char *gic_init_cpu(void)
     mmio_write32(sgi + GICR_IGROUPR0, ~0u);
     for (unsigned i = 0; i < 32; i += 4)
         mmio_write32(sgi + GICR_IPRIORITYR + i, PRIO * 0x01010101u);
+    if (nmi_ppi) {
+        /* One byte per INTID; written as its word (byte access is allowed
+         * but arm64.h has no 8-bit MMIO helper). Not enabled here: the PMU
+         * enables it when it arms this cpu's counter (pmu.c). */
+        uint64_t w = sgi + GICR_IPRIORITYR + (nmi_ppi & ~3u);
+        unsigned sh = (nmi_ppi & 3) * 8;
+        mmio_write32(w, (mmio_read32(w) & ~(0xffu << sh)) | GIC_PRIO_NMI << sh);
+    }
     mmio_write32(sgi + GICR_ISENABLER0, 0xffff);        /* every SGI */
 
     write_sysreg(icc_sre_el1, read_sysreg(icc_sre_el1) | 1);   /* system registers */
     isb();
-    write_sysreg(icc_pmr_el1, 0xff);                    /* every priority passes */
+    /* ICC_PMR_EL1 belongs to cpu.c (it is the interrupt mask): set open
+     * there at cpu_arch_init, while PSTATE.I still masks everything. */
     write_sysreg(icc_bpr1_el1, 0);
     write_sysreg(icc_ctlr_el1, 0);                      /* EOI also deactivates */
     write_sysreg(icc_igrpen1_el1, 1);
     isb();
     return 0;
 }
+
+/* Before any cpu's gic_init_cpu (main.c, via pmu_set_ppi): only a PPI can
+ * be the pseudo-NMI, because only a PPI is private to the cpu whose
+ * counter raised it. */
+void gic_set_nmi_ppi(unsigned intid)
+{
+    nmi_ppi = intid >= 16 && intid < 32 ? intid : 0;
+}
+
+unsigned gic_nmi_intid(void) { return nmi_ppi ? nmi_ppi : GIC_SPURIOUS; }
 
 void gic_set_handler(unsigned intid, irq_handler_fn fn, void *arg)
 {
@@ -152,6 +177,14 @@ void gic_enable_ppi(unsigned intid)
     uint64_t rd = rd_base[cpu_index()];
     if (rd && intid < 32)
         mmio_write32(rd + GICR_SGI + GICR_ISENABLER0, 1u << intid);
+}
+
+/* Test only (nmi_test.c): a PPI pending on the calling cpu, as if raised. */
+void gic_set_pending_ppi(unsigned intid)
+{
+    uint64_t rd = rd_base[cpu_index()];
+    if (rd && intid >= 16 && intid < 32)
+        mmio_write32(rd + GICR_SGI + GICR_ISPENDR0, 1u << intid);
 }
 
 void gic_enable_spi(unsigned intid, bool edge)

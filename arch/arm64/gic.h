@@ -14,7 +14,12 @@ void gic_set_base(uint64_t dist_pa, uint64_t redist_pa, uint64_t redist_size);
 const char *gic_init(void);             /* distributor (boot cpu); NULL or why not */
 const char *gic_init_cpu(void);         /* this cpu's redistributor + cpu interface */
 void gic_set_handler(unsigned intid, irq_handler_fn fn, void *arg);
+/* The PPI raised above the interrupt mask (the PMU's): set before
+ * gic_init_cpu; 0 for none. gic_nmi_intid: it, or GIC_SPURIOUS if none. */
+void gic_set_nmi_ppi(unsigned intid);
+unsigned gic_nmi_intid(void);
 void gic_enable_ppi(unsigned intid);    /* on the calling cpu */
+void gic_set_pending_ppi(unsigned intid);   /* on the calling cpu (tests) */
 void gic_enable_spi(unsigned intid, bool edge);   /* routed to the boot cpu */
 unsigned gic_ack(void);                 /* INTID, GIC_SPURIOUS if none */
 void gic_eoi(unsigned intid);

@@ -167,6 +167,7 @@ void kmain(uint64_t x0, uint64_t entry_el)
     if (boot_dt.gic_version != 3)
         panic("boot: the device tree names no GICv3 (arm,gic-v3): run with -M virt,gic-version=3");
     gic_set_base(boot_dt.gicd, boot_dt.gicr, boot_dt.gicr_size);
+    pmu_set_ppi(boot_dt.pmu_intid);                  /* the pseudo-NMI, before gic_init_cpu */
     err = gic_init();
     if (!err)
         err = gic_init_cpu();
@@ -191,7 +192,7 @@ void kmain(uint64_t x0, uint64_t entry_el)
             boot_dt.ncpus + boot_dt.cpus_skipped, boot_dt.psci_method[0] ? boot_dt.psci_method : "none");
     gtimer_start();                                  /* this CPU's tick */
     console_enable_input_irq();                      /* PL011 receive by its SPI */
-    net_boot(&cmdline);                              /* no network device on arm64 yet */
+    net_boot(&cmdline);                              /* virtio-net on virtio-mmio, if any */
 
     task_spawn("shell", shell_task, 0, 0, 0);
     sched_run();

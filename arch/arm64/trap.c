@@ -1,15 +1,25 @@
 /* arch/arm64/trap.c: where each exception goes. A synchronous exception
  * from the kernel is always fatal (panic names its exception class from
  * ESR_EL1, and FAR_EL1 for aborts); an IRQ is acknowledged at the GIC and
- * handed to the handler registered for its INTID, the tick first. */
+ * handed to the handler registered for its INTID, the tick first.
+ *
+ * The PMU's PPI is the pseudo-NMI (gic.c, cpu.c): it is taken even while
+ * the kernel has interrupts masked (ICC_PMR_EL1), and on top of an
+ * ordinary handler. It is handled with PSTATE.I still set, so it never
+ * nests in itself, and like an NMI on x86 it takes no lock, allocates
+ * nothing and never schedules: profiler_nmi samples and says whether the
+ * counter had overflowed; if not, nothing else raises that PPI, and the
+ * machine stops with a report rather than swallowing it. */
 #include "arch/arm64/trap.h"
 #include "arch/arm64/arm64.h"
 #include "arch/arm64/gic.h"
 #include "arch/arm64/gtimer.h"
 #include "hal/irq.h"
+#include "hal/pmu.h"
 #include "kernel/console.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
+#include "kernel/profiler.h"
 #include "kernel/sched.h"
 #include "kernel/timer.h"
 
@@ -92,11 +102,27 @@ static void exception(struct trap_frame *tf)
     panic_trap(tf, "%s (EC 0x%x, ESR 0x%lx)", name, ec, tf->esr);
 }
 
+/* Pseudo-NMI context: see the top of this file. */
+static void pmu_irq(struct trap_frame *tf, unsigned id)
+{
+    if (!profiler_nmi(tf))
+        panic_trap(tf, "unexpected PMU interrupt on cpu %u (INTID %u): the cycle counter "
+                   "has no overflow recorded in PMOVSSET_EL0 (counter %s)",
+                   cpu_index(), id, pmu_armed() ? "armed" : "not armed");
+    gic_eoi(id);
+}
+
 static void irq(struct trap_frame *tf)
 {
     unsigned id = gic_ack();
     if (id >= GIC_MAX_INTID)
         return;                          /* spurious: nothing to end */
+    if (id == gic_nmi_intid()) {
+        pmu_irq(tf, id);
+        return;
+    }
+    /* Interrupts "off" by PMR from here; the pseudo-NMI may now nest. */
+    irq_handler_unmask_nmi();
     if (id == gtimer_intid()) {
         gtimer_rearm();
         gic_eoi(id);
@@ -109,7 +135,7 @@ static void irq(struct trap_frame *tf)
     if (!fn) {
         if (id == SGI_NMI_TEST)
             panic_trap(tf, "unexpected interrupt on cpu %u: SGI %u has no handler "
-                       "(arm64 has no NMI yet: `panic nmi` sends this SGI instead)",
+                       "(`panic nmi` sends this ordinary SGI: arm64's only NMI is the PMU's pseudo-NMI)",
                        cpu_index(), id);
         panic_trap(tf, "unexpected interrupt on cpu %u: INTID %u has no handler", cpu_index(), id);
     }
@@ -124,7 +150,11 @@ void trap_dispatch(struct trap_frame *tf)
 {
     switch (tf->kind) {
     case TF_IRQ:
+        tf->pmr = irq_entry_save();
         irq(tf);
+        /* Possibly much later, on this task's next turn (irq may have
+         * switched tasks): PSTATE.I on, then its own PMR back. */
+        irq_exit_restore(tf->pmr);
         return;
     case TF_SYNC:
         exception(tf);

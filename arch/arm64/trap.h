@@ -9,7 +9,7 @@ struct trap_frame {
     uint64_t pstate;               /* SPSR_EL1 */
     uint64_t esr, far;             /* ESR_EL1, FAR_EL1 at entry */
     uint64_t kind;                 /* TF_* (arch/arm64/arm64.h): the vector slot */
-    uint64_t pad;                  /* keeps the frame a multiple of 16 bytes */
+    uint64_t pmr;                  /* ICC_PMR_EL1 at entry (IRQ only; trap.c): the exit restores it */
 };
 _Static_assert(sizeof(struct trap_frame) == 38 * 8, "trap frame layout (vectors.S)");
 _Static_assert(__builtin_offsetof(struct trap_frame, sp) == 31 * 8, "trap frame layout");

@@ -12,7 +12,11 @@
  * Below the frame sits a frame record {interrupted x29, interrupted pc},
  * and x29 points at it when C is called, so a frame-pointer walk started
  * inside any handler reaches the interrupted code and continues along its
- * chain. */
+ * chain.
+ *
+ * PSTATE.I is set by the hardware on entry and stays set until trap.c has
+ * acknowledged an ordinary IRQ and masked by ICC_PMR_EL1 instead; only
+ * then may the pseudo-NMI (the PMU's PPI) nest on top (cpu.c, gic.c). */
 #include "arch/arm64/arm64.h"
 
 #define TF_SIZE (38 * 8)
@@ -60,11 +64,15 @@ trap_common:
     mrs x4, esr_el1
     mrs x5, far_el1
     stp x4, x5, [sp, #X(34)]            /* esr, far */
-    stp x0, xzr, [sp, #X(36)]           /* kind, pad */
+    stp x0, xzr, [sp, #X(36)]           /* kind, pmr (trap.c fills it for an IRQ) */
     stp x29, x2, [sp]                   /* frame record: interrupted fp, pc */
     mov x29, sp
     add x0, sp, #16                     /* struct trap_frame * */
     bl trap_dispatch
+    /* PSTATE.I on before ELR/SPSR are reloaded: an exception taken between
+     * here and the eret would overwrite them. trap.c's IRQ exit has set it
+     * already (and put the interrupted PMR back); this covers every path. */
+    msr daifset, #2
     ldp x2, x3, [sp, #X(32)]
     msr elr_el1, x2
     msr spsr_el1, x3
