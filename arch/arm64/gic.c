@@ -50,6 +50,21 @@ static uint64_t boot_route;             /* GICD_IROUTER value naming the boot cp
 static unsigned nmi_ppi;                /* the PMU's PPI, or 0: no pseudo-NMI */
 static struct { irq_handler_fn fn; void *arg; } handlers[GIC_MAX_INTID];
 
+/* One byte per INTID in the redistributor's priority registers, written
+ * as its word (byte access is allowed, but arm64.h has no 8-bit MMIO
+ * helper). */
+static void set_priority(uint64_t sgi_frame, unsigned intid, unsigned prio)
+{
+    uint64_t w = sgi_frame + GICR_IPRIORITYR + (intid & ~3u);
+    unsigned sh = (intid & 3) * 8;
+    mmio_write32(w, (mmio_read32(w) & ~(0xffu << sh)) | prio << sh);
+}
+
+bool gic_is_nmi(unsigned intid)
+{
+    return intid == gic_nmi_intid() || intid == SGI_BACKTRACE || intid == SGI_NMI_TEST;
+}
+
 void gic_set_base(uint64_t dist_pa, uint64_t redist_pa, uint64_t redist_size)
 {
     gicd = dist_pa;
@@ -124,14 +139,14 @@ const char *gic_init_cpu(void)
     mmio_write32(sgi + GICR_IGROUPR0, ~0u);
     for (unsigned i = 0; i < 32; i += 4)
         mmio_write32(sgi + GICR_IPRIORITYR + i, PRIO * 0x01010101u);
-    if (nmi_ppi) {
-        /* One byte per INTID; written as its word (byte access is allowed
-         * but arm64.h has no 8-bit MMIO helper). Not enabled here: the PMU
-         * enables it when it arms this cpu's counter (pmu.c). */
-        uint64_t w = sgi + GICR_IPRIORITYR + (nmi_ppi & ~3u);
-        unsigned sh = (nmi_ppi & 3) * 8;
-        mmio_write32(w, (mmio_read32(w) & ~(0xffu << sh)) | GIC_PRIO_NMI << sh);
-    }
+    /* The pseudo-NMIs: the PMU's PPI (not enabled here: pmu.c enables it
+     * when it arms this cpu's counter), the backtrace SGI (so `bt` and a
+     * panic reach a cpu that runs with interrupts masked) and `panic nmi`'s
+     * SGI. */
+    if (nmi_ppi)
+        set_priority(sgi, nmi_ppi, GIC_PRIO_NMI);
+    set_priority(sgi, SGI_BACKTRACE, GIC_PRIO_NMI);
+    set_priority(sgi, SGI_NMI_TEST, GIC_PRIO_NMI);
     mmio_write32(sgi + GICR_ISENABLER0, 0xffff);        /* every SGI */
 
     write_sysreg(icc_sre_el1, read_sysreg(icc_sre_el1) | 1);   /* system registers */

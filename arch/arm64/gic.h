@@ -18,6 +18,8 @@ void gic_set_handler(unsigned intid, irq_handler_fn fn, void *arg);
  * gic_init_cpu; 0 for none. gic_nmi_intid: it, or GIC_SPURIOUS if none. */
 void gic_set_nmi_ppi(unsigned intid);
 unsigned gic_nmi_intid(void);
+/* Is intid delivered at the pseudo-NMI priority (PMU, backtrace, panic nmi)? */
+bool gic_is_nmi(unsigned intid);
 void gic_enable_ppi(unsigned intid);    /* on the calling cpu */
 void gic_set_pending_ppi(unsigned intid);   /* on the calling cpu (tests) */
 void gic_enable_spi(unsigned intid, bool edge);   /* routed to the boot cpu */

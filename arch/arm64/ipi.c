@@ -1,12 +1,12 @@
 /* arch/arm64/ipi.c: other CPUs' backtraces by SGI, and the address
  * helpers of hal/mem.h.
  *
- * There is no NMI on arm64 without GICv3 pseudo-NMI, so cpu_backtrace
- * sends SGI_BACKTRACE, an ordinary interrupt: the target answers from its
- * handler with the context it interrupted, or, while it runs with
- * interrupts masked (cpu_stop included), not at all: the asker gives up
- * after 100 ms. A panicking CPU's request also stops the target: it
- * answers, then halts.
+ * cpu_backtrace sends SGI_BACKTRACE, which the GIC delivers at the
+ * pseudo-NMI priority (gic.c, trap.c): the target answers with the context
+ * it interrupted even while it runs with interrupts masked (they are masked
+ * by priority, ICC_PMR_EL1). Only a cpu with PSTATE.I set (exception entry,
+ * cpu_stop) cannot answer; the asker gives up after 250 ms. A panicking
+ * CPU's request also stops the target: it answers, then halts.
  * Interrupt context: no locks, no allocation; the walk is bounded. */
 #include "arch/arm64/arm64.h"
 #include "arch/arm64/gic.h"
@@ -30,7 +30,7 @@ static struct {
 /* A request is a generation number, as on x86: the asker bumps `asked`
  * and sends the SGI; the target answers every generation up to it, so an
  * SGI that arrives after its asker gave up is still answered harmlessly. */
-static void bt_sgi(struct trap_frame *tf, void *arg)
+void ipi_backtrace_answer(struct trap_frame *tf)
 {
     unsigned me = cpu_index();
     uint32_t want = __atomic_load_n(&bt_mail[me].asked, __ATOMIC_ACQUIRE);
@@ -51,7 +51,6 @@ static void resched_sgi(struct trap_frame *tf, void *arg)
 void ipi_init(void)
 {
     gic_set_handler(SGI_RESCHED, resched_sgi, 0);
-    gic_set_handler(SGI_BACKTRACE, bt_sgi, 0);
 }
 
 static uint64_t mpidr_of(unsigned cpu)
@@ -67,7 +66,7 @@ int cpu_backtrace(unsigned cpu, uintptr_t *out, unsigned max)
         max = BT_MAX;
     /* Bounded everywhere: the panic path calls this with interrupts off,
      * and a CPU running with interrupts masked must not hang the asker. */
-    uint64_t t0 = cycles_now(), limit = cycles_per_us() * 100000;
+    uint64_t t0 = cycles_now(), limit = cycles_per_us() * 250000;     /* 250 ms */
     unsigned free = 0;
     while (!__atomic_compare_exchange_n(&bt_mail[cpu].asker, &free, 1, false,
                                         __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
@@ -100,8 +99,8 @@ void cpu_stop(void)
         __asm__ volatile("msr daifset, #0xf\n\twfi" ::: "memory");
 }
 
-/* `panic nmi`: arm64 has no NMI to send. An SGI that no handler claims
- * stands in, and trap.c panics on it, naming what it is. */
+/* `panic nmi`: an SGI at the pseudo-NMI priority that no request
+ * explains; trap.c panics on it as an unexpected NMI. */
 void cpu_send_nmi_self(void)
 {
     gic_send_sgi(SGI_NMI_TEST, mpidr_of(cpu_index()));

@@ -102,13 +102,20 @@ static void exception(struct trap_frame *tf)
     panic_trap(tf, "%s (EC 0x%x, ESR 0x%lx)", name, ec, tf->esr);
 }
 
-/* Pseudo-NMI context: see the top of this file. */
-static void pmu_irq(struct trap_frame *tf, unsigned id)
+/* Pseudo-NMI context: see the top of this file. The PMU's overflow, a
+ * backtrace request, or `panic nmi`'s SGI, which nobody expects. */
+static void nmi_irq(struct trap_frame *tf, unsigned id)
 {
-    if (!profiler_nmi(tf))
+    if (id == SGI_BACKTRACE) {
+        ipi_backtrace_answer(tf);
+    } else if (id == SGI_NMI_TEST) {
+        panic_trap(tf, "unexpected NMI on cpu %u (SGI %u at pseudo-NMI priority, no request)",
+                   cpu_index(), id);
+    } else if (!profiler_nmi(tf)) {
         panic_trap(tf, "unexpected PMU interrupt on cpu %u (INTID %u): the cycle counter "
                    "has no overflow recorded in PMOVSSET_EL0 (counter %s)",
                    cpu_index(), id, pmu_armed() ? "armed" : "not armed");
+    }
     gic_eoi(id);
 }
 
@@ -117,8 +124,8 @@ static void irq(struct trap_frame *tf)
     unsigned id = gic_ack();
     if (id >= GIC_MAX_INTID)
         return;                          /* spurious: nothing to end */
-    if (id == gic_nmi_intid()) {
-        pmu_irq(tf, id);
+    if (gic_is_nmi(id)) {
+        nmi_irq(tf, id);
         return;
     }
     /* Interrupts "off" by PMR from here; the pseudo-NMI may now nest. */
@@ -133,10 +140,6 @@ static void irq(struct trap_frame *tf)
     void *arg;
     irq_handler_fn fn = gic_handler(id, &arg);
     if (!fn) {
-        if (id == SGI_NMI_TEST)
-            panic_trap(tf, "unexpected interrupt on cpu %u: SGI %u has no handler "
-                       "(`panic nmi` sends this ordinary SGI: arm64's only NMI is the PMU's pseudo-NMI)",
-                       cpu_index(), id);
         panic_trap(tf, "unexpected interrupt on cpu %u: INTID %u has no handler", cpu_index(), id);
     }
     fn(tf, arg);

@@ -19,3 +19,6 @@ _Static_assert(__builtin_offsetof(struct trap_frame, kind) == 36 * 8, "trap fram
 
 void trap_dispatch(struct trap_frame *tf);
 void trap_print_regs(const struct trap_frame *tf);
+
+/* ipi.c: answer a backtrace request from pseudo-NMI context. */
+void ipi_backtrace_answer(struct trap_frame *tf);
