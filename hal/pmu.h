@@ -30,7 +30,7 @@ bool pmu_probe(void);
 const char *pmu_source_name(void);
 
 /* NULL, or one line saying why a claimed counter is not used, e.g.
- * "counter claimed (intel fixed-ctr1) but did not count in 10 us: tick only".
+ * "pmu: intel fixed-ctr1 claimed by cpuid but did not count in 10 us: tick only".
  * Valid after probe. */
 const char *pmu_probe_note(void);
 
@@ -42,8 +42,9 @@ void pmu_arm(void);
 void pmu_disarm(void);
 bool pmu_armed(void);
 
-/* From the NMI handler: true if this CPU's counter overflowed (it is then
- * acknowledged and re-armed, the LVT entry rewritten). False for an NMI that
+/* From the NMI (x86) or pseudo-NMI (arm64) handler: true if this CPU's
+ * counter overflowed (it is then acknowledged and re-armed; on x86 the LVT
+ * entry is rewritten, since a PMI masks it). False for an NMI that
  * is not the counter's. Lock-free, bounded, never faults. */
 bool pmu_nmi_claim(void);
 
