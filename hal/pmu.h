@@ -26,7 +26,8 @@ void pmu_set_mode(enum pmu_mode mode);
 bool pmu_probe(void);
 
 /* Report header source name: "pmu/nmi intel fixed-ctr1", "pmu/nmi amd
- * perfctr0", "pmu/nmi amd perfmonv2" or "tick 100Hz". Valid after probe. */
+ * perfctr0", "pmu/nmi amd perfmonv2", "pmu/pseudo-nmi arm64 pmuv3 cycles"
+ * or "tick 100Hz". Valid after probe. */
 const char *pmu_source_name(void);
 
 /* NULL, or one line saying why a claimed counter is not used, e.g.
