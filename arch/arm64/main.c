@@ -14,6 +14,7 @@
 #include "arch/arm64/smp.h"
 #include "hal/mem.h"
 #include "hal/pmu.h"
+#include "kernel/bootparams.h"
 #include "kernel/console.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
@@ -33,60 +34,11 @@ void shell_task(void *arg);
 void net_boot(const struct cmdline *cl);
 
 void kmain(uint64_t x0, uint64_t entry_el);
-static struct cmdline cmdline;
 struct fdt boot_fdt;
 struct fdt_machine boot_dt;
-static const char *const known_params[] = { "smp", "pmu", "ip", "mask", "gw", "udpshell", "netload", "quiet" };
 
 #define RAM_GUESS   0x40000000ull   /* QEMU virt's RAM base: where it puts the tree */
 #define DTB_MAX     (2ull << 20)    /* QEMU's trees are 1 MiB; never read past 2 */
-
-static void report_unknown_params(void)
-{
-    for (int i = 0; i < cmdline.n; i++) {
-        bool known = false;
-        for (unsigned k = 0; k < sizeof known_params / sizeof known_params[0]; k++)
-            known |= strcmp(cmdline.p[i].key, known_params[k]) == 0;
-        if (!known)
-            kprintf("boot: unknown parameter '%s' ignored\n", cmdline.p[i].key);
-    }
-    if (cmdline.dropped)
-        kprintf("boot: %d parameters beyond the first %d ignored\n", cmdline.dropped, CMDLINE_MAX_PARAMS);
-}
-
-static unsigned param_smp(void)
-{
-    const char *s = cmdline_get(&cmdline, "smp");
-    uint64_t n;
-    if (!s)
-        return MAX_CPUS;
-    if (!parse_range(s, 1, MAX_CPUS, &n)) {
-        kprintf("boot: smp='%s' out of range (1-%d): using all cpus\n", s, MAX_CPUS);
-        return MAX_CPUS;
-    }
-    return (unsigned)n;
-}
-
-static void param_pmu(void)
-{
-    const char *s = cmdline_get(&cmdline, "pmu");
-    if (!s || strcmp(s, "auto") == 0)
-        pmu_set_mode(PMU_MODE_AUTO);
-    else if (strcmp(s, "off") == 0)
-        pmu_set_mode(PMU_MODE_OFF);
-    else if (strcmp(s, "assume") == 0)
-        pmu_set_mode(PMU_MODE_ASSUME);
-    else
-        kprintf("boot: pmu='%s' is not one of auto, off, assume: using auto\n", s);
-}
-
-static void symtab_selftest(void)
-{
-    struct sym_hit h;
-    if (!symtab_lookup((uintptr_t)kmain + 1, &h) || strcmp(h.name, "kmain") != 0 ||
-        h.offset != 1 || symtab_find("kmain") != (uintptr_t)kmain)
-        panic("symtab self-test: kmain+0x1 does not resolve to itself");
-}
 
 /* The tree's physical address: x0 if it holds one, else the start of RAM. */
 static uint64_t find_dtb(uint64_t x0)
@@ -150,8 +102,7 @@ void kmain(uint64_t x0, uint64_t entry_el)
     } else if (boot_dt.uart_intid) {
         pl011_set(pl011_base(), boot_dt.uart_intid);
     }
-    cmdline_parse(&cmdline, boot_dt.bootargs ? boot_dt.bootargs : "");
-    report_unknown_params();
+    const struct cmdline *cmdline = boot_params_parse(boot_dt.bootargs ? boot_dt.bootargs : "");
 
     uint64_t ram[FDT_MAX_MEM + 1][2];
     uint64_t dtb_end = (dtb + fdt_be32((const uint8_t *)phys_to_virt(dtb) + 4) + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
@@ -162,7 +113,7 @@ void kmain(uint64_t x0, uint64_t entry_el)
     if (ignored)
         kprintf(" (%lu MiB above 4 GiB not used)", ignored >> 20);
     kprintf("\n");
-    symtab_selftest();
+    symtab_selftest((uintptr_t)kmain, "kmain");
 
     if (boot_dt.gic_version != 3)
         panic("boot: the device tree names no GICv3 (arm,gic-v3): run with -M virt,gic-version=3");
@@ -184,15 +135,15 @@ void kmain(uint64_t x0, uint64_t entry_el)
     kprintf("timer: generic timer %lu Hz, virtual timer PPI INTID %u, %u Hz tick\n",
             freq, gtimer_intid(), TIMER_HZ);
 
-    param_pmu();
+    boot_param_pmu();
     sched_init_cpu_stack((uintptr_t)boot_stack, (uintptr_t)boot_stack_top);
-    unsigned n = smp_start(&boot_dt, param_smp());       /* every other CPU */
+    unsigned n = smp_start(&boot_dt, boot_param_smp());       /* every other CPU */
     cpu_set_count(n);
     kprintf("smp: %u cpus online (device tree lists %u, psci %s)\n", n,
             boot_dt.ncpus + boot_dt.cpus_skipped, boot_dt.psci_method[0] ? boot_dt.psci_method : "none");
     gtimer_start();                                  /* this CPU's tick */
     console_enable_input_irq();                      /* PL011 receive by its SPI */
-    net_boot(&cmdline);                              /* virtio-net on virtio-mmio, if any */
+    net_boot(cmdline);                              /* virtio-net on virtio-mmio, if any */
 
     task_spawn("shell", shell_task, 0, 0, 0);
     sched_run();

@@ -10,6 +10,7 @@
 #include "arch/x86_64/trap.h"
 #include "arch/x86_64/x86.h"
 #include "hal/pmu.h"
+#include "kernel/bootparams.h"
 #include "kernel/console.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
@@ -29,56 +30,6 @@ void paging_init(void);
 void net_boot(const struct cmdline *cl);
 
 void kmain(int proto, uint32_t info_phys);
-static struct cmdline cmdline;
-static const char *const known_params[] = { "smp", "pmu", "ip", "mask", "gw", "udpshell" };
-
-static void report_unknown_params(void)
-{
-    for (int i = 0; i < cmdline.n; i++) {
-        bool known = false;
-        for (unsigned k = 0; k < sizeof known_params / sizeof known_params[0]; k++)
-            known |= strcmp(cmdline.p[i].key, known_params[k]) == 0;
-        if (!known)
-            kprintf("boot: unknown parameter '%s' ignored\n", cmdline.p[i].key);
-    }
-    if (cmdline.dropped)
-        kprintf("boot: %d parameters beyond the first %d ignored\n", cmdline.dropped, CMDLINE_MAX_PARAMS);
-}
-
-static unsigned param_smp(void)
-{
-    const char *s = cmdline_get(&cmdline, "smp");
-    uint64_t n;
-    if (!s)
-        return MAX_CPUS;
-    if (!parse_range(s, 1, MAX_CPUS, &n)) {
-        kprintf("boot: smp='%s' out of range (1-%d): using all cpus\n", s, MAX_CPUS);
-        return MAX_CPUS;
-    }
-    return (unsigned)n;
-}
-
-static void param_pmu(void)
-{
-    const char *s = cmdline_get(&cmdline, "pmu");
-    if (!s || strcmp(s, "auto") == 0)
-        pmu_set_mode(PMU_MODE_AUTO);
-    else if (strcmp(s, "off") == 0)
-        pmu_set_mode(PMU_MODE_OFF);
-    else if (strcmp(s, "assume") == 0)
-        pmu_set_mode(PMU_MODE_ASSUME);
-    else
-        kprintf("boot: pmu='%s' is not one of auto, off, assume: using auto\n", s);
-}
-
-/* The table the three-pass link baked in must name our own functions. */
-static void symtab_selftest(void)
-{
-    struct sym_hit h;
-    if (!symtab_lookup((uintptr_t)kmain + 1, &h) || strcmp(h.name, "kmain") != 0 ||
-        h.offset != 1 || symtab_find("kmain") != (uintptr_t)kmain)
-        panic("symtab self-test: kmain+0x1 does not resolve to itself");
-}
 
 void kmain(int proto, uint32_t info_phys)
 {
@@ -90,8 +41,7 @@ void kmain(int proto, uint32_t info_phys)
     const char *err = bootinfo_parse(proto, info_phys);
     if (err)
         panic("boot: %s", err);
-    cmdline_parse(&cmdline, boot_info.cmdline);
-    report_unknown_params();
+    const struct cmdline *cmdline = boot_params_parse(boot_info.cmdline);
 
     uint64_t ignored = pmm_init((const uint64_t (*)[2])boot_info.ram, boot_info.nram,
                                 (uint64_t)_kernel_phys_start, virt_to_phys(_kernel_end));
@@ -100,7 +50,7 @@ void kmain(int proto, uint32_t info_phys)
         kprintf(" (%lu MiB above 4 GiB not used)", ignored >> 20);
     kprintf("\n");
     paging_init();                                   /* unmap page 0 */
-    symtab_selftest();
+    symtab_selftest((uintptr_t)kmain, "kmain");
 
     err = acpi_init();                               /* MADT: cpus, IOAPIC */
     if (err)
@@ -117,14 +67,14 @@ void kmain(int proto, uint32_t info_phys)
     kprintf("tsc: %lu MHz (median of 5 PIT runs)\n", per_us);
     lapic_timer_calibrate();
 
-    param_pmu();
+    boot_param_pmu();
     sched_init_cpu_stack((uintptr_t)boot_stack, (uintptr_t)boot_stack_top);
-    unsigned n = smp_start(param_smp());             /* every other CPU */
+    unsigned n = smp_start(boot_param_smp());             /* every other CPU */
     cpu_set_count(n);
     kprintf("smp: %u cpus online (madt lists %u)\n", n, madt.ncpus + madt.cpus_skipped);
     lapic_timer_start(TIMER_HZ);                     /* this CPU's tick */
     console_enable_input_irq();                      /* COM1 receive by IRQ 4 */
-    net_boot(&cmdline);                              /* virtio-net, UDP shell */
+    net_boot(cmdline);                              /* virtio-net, UDP shell */
 
     task_spawn("shell", shell_task, 0, 0, 0);
     sched_run();

@@ -1,0 +1,62 @@
+/* kernel/bootparams.c: the kernel command line (key=value words) and the
+ * boot-time symbol table self-test. */
+#include "kernel/bootparams.h"
+#include "hal/cpu.h"
+#include "hal/pmu.h"
+#include "kernel/console.h"
+#include "kernel/panic.h"
+#include "kernel/symtab.h"
+#include "lib/string.h"
+
+static struct cmdline cmdline;
+static const char *const known_params[] = { "smp", "pmu", "ip", "mask", "gw", "udpshell" };
+
+const struct cmdline *boot_params_parse(const char *text)
+{
+    cmdline_parse(&cmdline, text);
+    for (int i = 0; i < cmdline.n; i++) {
+        bool known = false;
+        for (unsigned k = 0; k < sizeof known_params / sizeof known_params[0]; k++)
+            known |= strcmp(cmdline.p[i].key, known_params[k]) == 0;
+        if (!known)
+            kprintf("boot: unknown parameter '%s' ignored\n", cmdline.p[i].key);
+    }
+    if (cmdline.dropped)
+        kprintf("boot: %d parameters beyond the first %d ignored\n", cmdline.dropped,
+                CMDLINE_MAX_PARAMS);
+    return &cmdline;
+}
+
+unsigned boot_param_smp(void)
+{
+    const char *s = cmdline_get(&cmdline, "smp");
+    uint64_t n;
+    if (!s)
+        return MAX_CPUS;
+    if (!parse_range(s, 1, MAX_CPUS, &n)) {
+        kprintf("boot: smp='%s' out of range (1-%d): using all cpus\n", s, MAX_CPUS);
+        return MAX_CPUS;
+    }
+    return (unsigned)n;
+}
+
+void boot_param_pmu(void)
+{
+    const char *s = cmdline_get(&cmdline, "pmu");
+    if (!s || strcmp(s, "auto") == 0)
+        pmu_set_mode(PMU_MODE_AUTO);
+    else if (strcmp(s, "off") == 0)
+        pmu_set_mode(PMU_MODE_OFF);
+    else if (strcmp(s, "assume") == 0)
+        pmu_set_mode(PMU_MODE_ASSUME);
+    else
+        kprintf("boot: pmu='%s' is not one of auto, off, assume: using auto\n", s);
+}
+
+void symtab_selftest(uintptr_t fn, const char *name)
+{
+    struct sym_hit h;
+    if (!symtab_lookup(fn + 1, &h) || strcmp(h.name, name) != 0 || h.offset != 1 ||
+        symtab_find(name) != fn)
+        panic("symtab self-test: %s+0x1 does not resolve to itself", name);
+}
