@@ -13,6 +13,9 @@ void irq_restore(unsigned long flags);   /* restore what irq_save returned */
 bool irqs_enabled(void);
 void irq_enable(void);
 void cpu_kick(unsigned idx);            /* wake CPU idx to reschedule (IPI) */
+/* Send CPU idx the backtrace interrupt, which it takes even with interrupts
+ * masked (x86: NMI; arm64: a pseudo-NMI SGI). kernel/backtrace.c's protocol. */
+void cpu_ask_backtrace(unsigned idx);
 void cpu_relax(void);                    /* spin-wait hint (PAUSE) */
 void cpu_stop(void) __attribute__((noreturn));  /* interrupts off, halt for good */
 void cpu_idle(void);                     /* enable interrupts and halt until one comes */

@@ -1,5 +1,7 @@
 /* kernel/backtrace.c: printing backtraces, and `bt`. */
 #include "kernel/backtrace.h"
+#include "hal/cpu.h"
+#include "kernel/panic.h"
 #include "hal/task.h"
 #include "kernel/sched.h"
 #include "kernel/percpu.h"
@@ -116,3 +118,70 @@ static int cmd_bt(int argc, char **argv, struct printer *p)
     return 0;
 }
 SHELL_COMMAND(bt, "bt", "bt [pid|all]     backtrace of a task (default: this shell)", cmd_bt);
+
+/* ---- other CPUs' backtraces: the request protocol ------------------------
+ *
+ * A request is a generation number: the asker bumps `asked` and sends the
+ * architecture's backtrace interrupt (an NMI on x86, a pseudo-NMI SGI on
+ * arm64); the target answers every generation up to it. An interrupt that
+ * arrives after its asker gave up still finds asked != answered and is
+ * answered (and so claimed), rather than being taken for a stray NMI. One
+ * asker per target at a time. */
+static struct {
+    volatile unsigned asker;
+    volatile uint32_t asked;        /* generation requested */
+    volatile uint32_t answered;     /* generation whose frames are below */
+    unsigned depth;
+    uintptr_t frames[BT_MAX];
+} bt_mail[MAX_CPUS];
+
+/* NMI context: no lock, no allocation, a bounded walk. */
+bool bt_answer(const struct trap_frame *tf)
+{
+    unsigned me = cpu_index();
+    bool answered = false;
+    uint32_t want = __atomic_load_n(&bt_mail[me].asked, __ATOMIC_ACQUIRE);
+    if (want != bt_mail[me].answered) {
+        bt_mail[me].depth = st_capture_trap(tf, bt_mail[me].frames, BT_MAX);
+        __atomic_store_n(&bt_mail[me].answered, want, __ATOMIC_RELEASE);
+        answered = true;
+    }
+    int pc = __atomic_load_n(&panic_cpu, __ATOMIC_ACQUIRE);
+    if (pc >= 0 && pc != (int)me)
+        cpu_stop();                 /* the machine is stopping */
+    return answered;
+}
+
+int cpu_backtrace(unsigned cpu, uintptr_t *out, unsigned max)
+{
+    if (cpu >= cpu_count() || !cpu_online(cpu))
+        return -1;
+    if (max > BT_MAX)
+        max = BT_MAX;
+    /* Bounded everywhere: the panic path calls this with interrupts off,
+     * and a CPU that cannot take the interrupt must not hang the asker. */
+    uint64_t t0 = cycles_now(), limit = cycles_per_us() * 250000;     /* 250 ms */
+    unsigned free = 0;
+    while (!__atomic_compare_exchange_n(&bt_mail[cpu].asker, &free, 1, false,
+                                        __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+        free = 0;
+        if (cycles_now() - t0 > limit)
+            return -1;
+        cpu_relax();
+    }
+    uint32_t gen = bt_mail[cpu].asked + 1;
+    __atomic_store_n(&bt_mail[cpu].asked, gen, __ATOMIC_RELEASE);
+    cpu_ask_backtrace(cpu);
+    int n = -1;
+    while (cycles_now() - t0 <= limit) {
+        if (__atomic_load_n(&bt_mail[cpu].answered, __ATOMIC_ACQUIRE) == gen) {
+            n = bt_mail[cpu].depth < max ? (int)bt_mail[cpu].depth : (int)max;
+            for (int i = 0; i < n; i++)
+                out[i] = bt_mail[cpu].frames[i];
+            break;
+        }
+        cpu_relax();
+    }
+    __atomic_store_n(&bt_mail[cpu].asker, 0, __ATOMIC_RELEASE);
+    return n;
+}

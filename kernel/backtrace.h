@@ -9,10 +9,15 @@ struct trap_frame;
 
 #define BT_MAX 16
 
-/* Another CPU's current context, by NMI IPI (hal; x86: nmi.c). Frame 0 is
- * the interrupted instruction. -1 if it did not answer within 250 ms
- * (a vCPU the host has descheduled can take that long under TCG). */
+/* Another CPU's current context (kernel/backtrace.c), by the request
+ * protocol over cpu_ask_backtrace. Frame 0 is the interrupted instruction.
+ * -1 if it did not answer within 250 ms (a vCPU the host has descheduled
+ * can take that long under TCG). */
 int cpu_backtrace(unsigned cpu, uintptr_t *out, unsigned max);
+/* From the arch's NMI (or pseudo-NMI) handler, first: answer a pending
+ * request (true if there was one, so the interrupt is claimed), and halt if
+ * another CPU is panicking. */
+bool bt_answer(const struct trap_frame *tf);
 void cpu_send_nmi_self(void);
 
 /* frames[0] is an exact pc (trap frame, NMI) when first_is_pc; every other

@@ -18,6 +18,7 @@ bool irqs_enabled(void) { return fake_irq_depth == 0; }
 void cpu_relax(void) {}
 void irq_enable(void) { fake_irq_depth = 0; }
 void cpu_kick(unsigned idx) { (void)idx; }
+void cpu_ask_backtrace(unsigned idx) { (void)idx; }
 void cpu_idle(void) {}
 void cpu_stop(void) { abort(); }
 unsigned cpu_index(void) { return fake_cpu; }
