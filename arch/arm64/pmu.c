@@ -39,6 +39,7 @@
 #include "arch/arm64/gic.h"
 #include "hal/cpu.h"
 #include "hal/pmu.h"
+#include "kernel/once.h"
 #include "lib/printf.h"
 
 #define PMCR_E          (1ull << 0)     /* enable (all counters, with PMCNTENSET) */
@@ -54,7 +55,6 @@
 #define SOURCE_NAME     "pmu/pseudo-nmi arm64 pmuv3 cycles"
 #define WHAT            "PMUv3 cycle counter"
 
-enum { PROBE_NOT_RUN, PROBE_RUNNING, PROBE_DONE };
 
 static enum pmu_mode pmu_mode = PMU_MODE_AUTO;
 static unsigned ppi;                  /* the PMU's PPI, 0: none in the tree */
@@ -65,7 +65,7 @@ static uint64_t probe_delta, probe_us;
 static uint64_t rate;                 /* counter increments per us, measured */
 static uint64_t period;               /* counter increments between overflows */
 static char note[160];
-static int probe_state;               /* PROBE_*; released last */
+static int probe_state;               /* kernel/once.h: published after the probe */
 static bool cpu_armed[MAX_CPUS];
 /* Per CPU, written only by that CPU's pseudo-NMI: overflows claimed, and
  * of them those that arrived after disarm (lscpu shows the sums). */
@@ -192,22 +192,15 @@ static void pmu_probe_run(void)
 
 static bool pmu_probe_done(void)
 {
-    return __atomic_load_n(&probe_state, __ATOMIC_ACQUIRE) == PROBE_DONE;
+    return once_done(&probe_state);
 }
 
 bool pmu_probe(void)
 {
-    int expect = PROBE_NOT_RUN;
-    if (__atomic_compare_exchange_n(&probe_state, &expect, PROBE_RUNNING, false,
-                                    __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
-        pmu_probe_run();
-        /* Every CPU arms on the strength of this answer: publish it only
-         * once everything it depends on (usable, period) is written. */
-        __atomic_store_n(&probe_state, PROBE_DONE, __ATOMIC_RELEASE);
-    } else {
-        while (!pmu_probe_done())    /* another CPU probing: ~10 us */
-            cpu_relax();
-    }
+    /* Every CPU arms on the strength of this answer: once() publishes it
+     * only after everything it depends on is written; a CPU that asks
+     * while another probes waits the ~10 us out. */
+    once(&probe_state, pmu_probe_run);
     return usable;
 }
 
@@ -433,7 +426,7 @@ void pmu_test_reset(void)
     probe_ran = usable = false;
     probe_delta = probe_us = rate = period = 0;
     note[0] = 0;
-    probe_state = PROBE_NOT_RUN;
+    probe_state = ONCE_NOT_RUN;
     for (unsigned i = 0; i < MAX_CPUS; i++) {
         cpu_armed[i] = false;
         cpu_claims[i] = cpu_stale[i] = 0;

@@ -19,6 +19,7 @@
 #include "arch/x86_64/x86.h"
 #include "hal/cpu.h"
 #include "hal/pmu.h"
+#include "kernel/once.h"
 #include "lib/printf.h"
 #include "lib/string.h"
 
@@ -81,7 +82,6 @@ struct pmu_ops {
     bool (*claim)(void);              /* NMI context */
 };
 
-enum { PROBE_NOT_RUN, PROBE_RUNNING, PROBE_DONE };
 
 static enum pmu_mode pmu_mode = PMU_MODE_AUTO;
 static struct pmu_claim hw;           /* what CPUID says, as it is */
@@ -93,7 +93,7 @@ static uint64_t probe_delta, probe_us;
 static uint64_t period;               /* cycles between overflows */
 static uint64_t ctr_mask;             /* the counter's width */
 static char note[128];
-static int probe_state;               /* PROBE_*; released last */
+static int probe_state;               /* kernel/once.h: published after the probe */
 static bool cpu_armed[MAX_CPUS];
 
 static const struct pmu_ops intel_ops, amd_ops, amd_v2_ops;
@@ -452,23 +452,15 @@ static void pmu_probe_run(void)
 
 static bool pmu_probe_done(void)
 {
-    return __atomic_load_n(&probe_state, __ATOMIC_ACQUIRE) == PROBE_DONE;
+    return once_done(&probe_state);
 }
 
 bool pmu_probe(void)
 {
-    int expect = PROBE_NOT_RUN;
-    if (__atomic_compare_exchange_n(&probe_state, &expect, PROBE_RUNNING, false,
-                                    __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
-        pmu_probe_run();
-        /* Every CPU arms on the strength of this answer: publish it only
-         * once everything it depends on (ops, period, mask) is written. */
-        __atomic_store_n(&probe_state, PROBE_DONE, __ATOMIC_RELEASE);
-    } else {
-        /* Another CPU is probing: that takes at most ~10 us. */
-        while (!pmu_probe_done())
-            pause();
-    }
+    /* Every CPU arms on the strength of this answer: once() publishes it
+     * only after everything it depends on is written; a CPU that asks
+     * while another probes waits the ~10 us out. */
+    once(&probe_state, pmu_probe_run);
     return ops != NULL;
 }
 
@@ -643,7 +635,7 @@ void pmu_test_reset(void)
     probe_ran = false;
     probe_delta = probe_us = period = ctr_mask = 0;
     note[0] = 0;
-    probe_state = PROBE_NOT_RUN;
+    probe_state = ONCE_NOT_RUN;
     for (unsigned i = 0; i < MAX_CPUS; i++)
         cpu_armed[i] = false;
 }
