@@ -83,6 +83,7 @@ static struct {
     struct waitq rx_wq;
     spinlock_t tx_lock;
     uint16_t tx_free[MAX_SLOTS];  /* stack of free TX slots, under tx_lock */
+    bool tx_busy[MAX_SLOTS];      /* slot handed to the device, under tx_lock */
     unsigned tx_nfree;
     /* Statistics (relaxed atomics). */
     uint64_t irqs, rx_frames, tx_frames, tx_full, tx_waits;
@@ -186,9 +187,13 @@ static void tx_reclaim(void)
     while (vn.tx.used_seen != idx) {
         struct vq_used_elem e = vq_used_elem(&vn.tx, vn.tx.used_seen++);
         uint32_t slot = e.id / 2;
-        /* A device returning nonsense must not overflow the free stack. */
-        if (slot < vn.tx.nslots && vn.tx_nfree < vn.tx.nslots)
-            vn.tx_free[vn.tx_nfree++] = (uint16_t)slot;
+        /* A device returning nonsense (an id that heads no chain, a slot
+         * it already returned) must not put a slot on the free stack
+         * twice: two frames would then share one buffer. */
+        if ((e.id & 1) || slot >= vn.tx.nslots || !vn.tx_busy[slot])
+            continue;
+        vn.tx_busy[slot] = false;
+        vn.tx_free[vn.tx_nfree++] = (uint16_t)slot;
     }
 }
 
@@ -219,6 +224,7 @@ static int vn_xmit(struct netdev *dev, const void *frame, size_t len)
         }
     }
     uint16_t slot = vn.tx_free[--vn.tx_nfree];
+    vn.tx_busy[slot] = true;
     memcpy(vn.tx.buf + (size_t)slot * SLOT_SIZE + vn.hdr_len, frame, len);
     vn.tx.desc[2 * slot + 1].len = (uint32_t)len;
     vq_push(&vn.tx, (uint16_t)(2 * slot));

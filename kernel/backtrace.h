@@ -11,9 +11,10 @@ struct trap_frame;
 
 /* Another CPU's current context (kernel/backtrace.c), by the request
  * protocol over cpu_ask_backtrace. Frame 0 is the interrupted instruction.
+ * *pid (if not NULL): the task it interrupted.
  * -1 if it did not answer within 250 ms (a vCPU the host has descheduled
  * can take that long under TCG). */
-int cpu_backtrace(unsigned cpu, uintptr_t *out, unsigned max);
+int cpu_backtrace(unsigned cpu, uintptr_t *out, unsigned max, int *pid);
 /* From the arch's NMI (or pseudo-NMI) handler, first: answer a pending
  * request (true if there was one, so the interrupt is claimed), and halt if
  * another CPU is panicking. */
@@ -24,6 +25,7 @@ void cpu_send_nmi_self(void);
  * entry is a return address. */
 void bt_print(struct printer *p, const uintptr_t *frames, unsigned n, bool first_is_pc);
 /* A task's stack: a sleeping one from its saved context, a running one on
- * another CPU by NMI (then *first_is_pc is set). Returns frames, -1 if its
- * CPU did not answer, -2 if there is no such task. */
+ * another CPU by NMI (then *first_is_pc is set). Returns frames (0 for a
+ * task that has not run yet), -1 if its CPU did not answer, -2 if there is
+ * no such task. */
 int bt_task(int pid, uintptr_t *out, unsigned max, bool *first_is_pc);

@@ -22,8 +22,8 @@ const struct cmdline *boot_params_parse(const char *text)
             kprintf("boot: unknown parameter '%s' ignored\n", cmdline.p[i].key);
     }
     if (cmdline.dropped)
-        kprintf("boot: %d parameters beyond the first %d ignored\n", cmdline.dropped,
-                CMDLINE_MAX_PARAMS);
+        kprintf("boot: %d words ignored (no key, past the first %d, or past %zu bytes)\n",
+                cmdline.dropped, CMDLINE_MAX_PARAMS, sizeof cmdline.buf);
     return &cmdline;
 }
 

@@ -38,7 +38,11 @@ static void panic_common(const struct trap_frame *tf, const char *fmt, va_list a
     int expected = -1;
     if (!__atomic_compare_exchange_n(&panic_cpu, &expected, me, false,
                                      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-        cpu_stop();                /* someone else is panicking; its NMI finds us halted */
+        /* Someone else is panicking. Wait for its request with interrupts
+         * masked but the NMI (x86) or pseudo-NMI (arm64) open: bt_answer
+         * answers it and then stops this CPU. */
+        for (;;)
+            cpu_relax();
     }
 
     char msg[200];
@@ -61,7 +65,7 @@ static void panic_common(const struct trap_frame *tf, const char *fmt, va_list a
     for (unsigned c = 0; c < cpu_count(); c++) {
         if ((int)c == me || !cpu_online(c))
             continue;
-        int k = cpu_backtrace(c, frames, BT_MAX);
+        int k = cpu_backtrace(c, frames, BT_MAX, 0);
         if (k < 0) {
             kprintf("cpu %u did not answer the NMI\n", c);
             continue;

@@ -29,6 +29,7 @@ struct cpu {
     unsigned rq_len;
     struct task *sleepers;
     struct task *reap;             /* exited task to free once off its stack */
+    struct task *prev;             /* the task switched away from, until done */
 
     void *arch;                    /* struct cpu_arch (TSS, IST stacks, GDT) */
 };

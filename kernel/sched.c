@@ -70,8 +70,15 @@ static void reap(struct task *t)
     kfree(t);
 }
 
+/* On the new task's stack, right after a switch: the previous task's
+ * registers are all saved now, so it is off this CPU (bt may read its saved
+ * context), and if it exited, its stack can go. */
 static void finish_switch(struct cpu *c)
 {
+    if (c->prev) {
+        __atomic_store_n(&c->prev->on_cpu, false, __ATOMIC_RELEASE);
+        c->prev = 0;
+    }
     struct task *dead = c->reap;
     if (dead) {
         c->reap = 0;
@@ -98,6 +105,10 @@ void schedule(void)
         c->reap = cur;
     next->state = TASK_RUNNING;
     c->current = next;
+    if (next != cur) {
+        next->on_cpu = true;
+        c->prev = cur;
+    }
     spin_unlock(&c->rq_lock, f);
     if (next != cur) {
         arch_switch(&cur->saved_rsp, next->saved_rsp);
@@ -110,6 +121,7 @@ static void task_start(void)
     finish_switch(this_cpu());
     irq_enable();
     struct task *t = this_cpu()->current;
+    t->ran = true;
     t->fn(t->arg);
     task_exit();
 }
@@ -274,6 +286,8 @@ void sched_init_cpu_stack(uintptr_t lo, uintptr_t hi)
     fmt_snprintf(t->name, sizeof t->name, "idle%u", c->index);
     t->cpu = c->index;
     t->is_idle = true;
+    t->ran = true;
+    t->on_cpu = true;
     t->state = TASK_RUNNING;
     /* Paint the part of this stack below us, so `stacks` can measure it;
      * the part in use stays as it is. */

@@ -15,6 +15,8 @@ struct task {
     unsigned flags;                /* TASK_KILLABLE */
     volatile bool stop;            /* kill asked this task to end */
     bool is_idle;
+    bool ran;                      /* has started running (task_start) */
+    volatile bool on_cpu;          /* picked to run, until switched away from */
     void *stack;                   /* TASK_STACK_SIZE bytes */
     int stack_id;                  /* in the stacks registry */
     uint64_t wake_at_ns;           /* while on the sleepers list */

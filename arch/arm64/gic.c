@@ -5,13 +5,13 @@
  *
  * Everything is group 1 (the only group an EL1 kernel sees) at one
  * priority, GIC_PRIO_IRQ, so ordinary interrupts never preempt each
- * other; the one exception is the PMU's PPI (gic_set_nmi_ppi), one
- * priority group higher (GIC_PRIO_NMI): the kernel masks interrupts by
- * ICC_PMR_EL1 between the two (cpu.c), so that PPI is a pseudo-NMI. It
- * preempts ordinary handlers too: with ICC_BPR1_EL1 at its minimum the
- * group priority is at least bits 7:4, and 0x2 < 0xa.
- * A CPU that masks interrupts still cannot answer an SGI (backtraces):
- * only the PMU's PPI is raised above the mask. */
+ * other; the exceptions are the PMU's PPI (gic_set_nmi_ppi), the
+ * backtrace SGI and `panic nmi`'s SGI, one priority group higher
+ * (GIC_PRIO_NMI): the kernel masks interrupts by ICC_PMR_EL1 between the
+ * two (cpu.c), so those are pseudo-NMIs, taken even while the kernel has
+ * interrupts masked. They preempt ordinary handlers too: with
+ * ICC_BPR1_EL1 at its minimum the group priority is at least bits 7:4,
+ * and 0x2 < 0xa. */
 #include "arch/arm64/gic.h"
 #include "arch/arm64/arm64.h"
 #include "arch/arm64/percpu_arch.h"
