@@ -16,85 +16,35 @@ with this kernel: 2 samples in 1 s at -smp 2 and 12 at -smp 4, against 999
 at -smp 1), so only -smp 1 measures the counter."""
 import os
 import re
-import subprocess
 import sys
-import threading
-import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-KERNEL = os.path.join(ROOT, "build/arm64/kernel.elf")
+sys.dont_write_bytecode = True       # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(ROOT, "tests", "system"))
+import parse as P  # noqa: E402
+from qemu import ARCHES, Fail, Machine  # noqa: E402
+
+KERNEL = ARCHES["arm64"]["kernel"]
 BENCH_MD = os.path.join(ROOT, "docs/bench.md")
 SECTION = "## arm64 profiler sources"
 SMP = 1
-
-
-class Guest:
-    def __init__(self, append):
-        self.p = subprocess.Popen(
-            ["qemu-system-aarch64", "-M", "virt,gic-version=3", "-cpu", "cortex-a72",
-             "-smp", str(SMP), "-m", "512M", "-display", "none", "-serial", "stdio",
-             "-no-reboot", "-icount", "shift=0", "-kernel", KERNEL, "-append", append],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        self.buf = b""
-        self.lock = threading.Lock()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        while True:
-            b = self.p.stdout.read1(4096)
-            if not b:
-                return
-            with self.lock:
-                self.buf += b
-
-    def text(self, start=0):
-        with self.lock:
-            return self.buf[start:].decode(errors="replace")
-
-    def wait_prompt(self, start, timeout):
-        end = time.time() + timeout
-        while time.time() < end:
-            out = self.text(start)
-            i = out.find("\n> ")
-            if i >= 0:
-                return out[:i]
-            if self.p.poll() is not None:
-                break
-            time.sleep(0.1)
-        raise TimeoutError("no prompt within %ds; output tail:\n%s" % (timeout, self.text()[-2000:]))
-
-    def cmd(self, line, timeout):
-        with self.lock:
-            start = len(self.buf)
-        self.p.stdin.write(line.encode() + b"\r")
-        self.p.stdin.flush()
-        return self.wait_prompt(start, timeout)
-
-    def close(self):
-        if self.p.poll() is None:
-            self.p.kill()
-        self.p.wait(timeout=10)
+BOOT_S, LSCPU_S, BENCH_S = 120, 60, 600    # waits for the prompt and each command
 
 
 def measure(append):
-    g = Guest(append)
+    with Machine(arch="arm64", smp=SMP, icount="shift=0", append=append, name="arm64-bench",
+                 lifetime=BOOT_S + LSCPU_S + BENCH_S + 60) as g:
+        g.boot(BOOT_S)
+        ls = g.cmd("lscpu", LSCPU_S)
+        out = g.cmd("bench profile", BENCH_S)
     try:
-        g.wait_prompt(0, 120)
-        ls = g.cmd("lscpu", 60)
-        out = g.cmd("bench profile", 600)
-    finally:
-        g.close()
-    m = re.search(r"workload off (\d+) cycles, on (\d+) cycles", out)
-    c = re.search(r"sample cost (\d+) (.+?) median \(min (\d+), max (\d+)\), ([\d.]+)% of cpu time", out)
-    s = re.search(r"(\d+) samples on (\d+) cpus, (\d+) dropped, source (.*)", out)
-    if not (m and c and s):
+        r = P.bench_profile(out)
+    except Fail as e:
         print(out)
-        sys.exit("bench/arm64_pmu.py: could not read the figures (pmu %r)" % append)
+        sys.exit("bench/arm64_pmu.py: could not read the figures (pmu %r): %s" % (append, e))
     probe = re.search(r"^probe:\s+(.*)$", ls, re.M)
-    return dict(off=int(m.group(1)), on=int(m.group(2)), median=int(c.group(1)), unit=c.group(2),
-                cmin=int(c.group(3)), cmax=int(c.group(4)), share=c.group(5),
-                samples=int(s.group(1)), cpus=int(s.group(2)), dropped=int(s.group(3)),
-                source=s.group(4).strip(), probe=probe.group(1) if probe else "-")
+    r["probe"] = probe.group(1) if probe else "-"
+    return r
 
 
 def row(name, r, per_us):

@@ -20,6 +20,7 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True       # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(ROOT, "tests", "system"))
 import net_tests as N  # noqa: E402
 
@@ -63,7 +64,7 @@ def main():
     g = N.Guest(N.free_port(), N.free_port())
     rows = []
     try:
-        g.wait_for(r"\n> ", 90)
+        g.boot(90)
         for size in SIZES:
             k, h = send(g, size)
             print(k, h, sep="\n")

@@ -3,75 +3,36 @@
 under -icount shift=0 (guest time tied to instructions, so repeatable),
 written to docs/bench.md. Absolute host times are noise here; the ratios
 and the guest-cycle figures are what to read."""
-import os, re, subprocess, sys, threading, time
+import os, re
+import subprocess
+import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-KERNEL = os.path.join(ROOT, "build/x86_64/kernel.elf")
+sys.dont_write_bytecode = True       # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(ROOT, "tests", "system"))
+import parse as P  # noqa: E402
+from qemu import Fail, Machine, check  # noqa: E402
 
-
-class Guest:
-    def __init__(self, args):
-        self.p = subprocess.Popen(
-            ["qemu-system-x86_64", "-kernel", KERNEL, "-m", "512M", "-display", "none",
-             "-serial", "stdio", "-no-reboot"] + args,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        self.buf = b""
-        self.lock = threading.Lock()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        while True:
-            b = self.p.stdout.read1(4096)
-            if not b:
-                return
-            with self.lock:
-                self.buf += b
-
-    def wait_for(self, pat, timeout):
-        end = time.time() + timeout
-        while time.time() < end:
-            with self.lock:
-                m = re.search(pat, self.buf.decode(errors="replace"))
-            if m:
-                return m
-            time.sleep(0.05)
-        raise TimeoutError("timed out waiting for %r; output tail:\n%s" % (pat, self.buf[-2000:].decode(errors="replace")))
-
-    def cmd(self, line, timeout):
-        with self.lock:
-            start = len(self.buf)
-        self.p.stdin.write(line.encode() + b"\r")
-        self.p.stdin.flush()
-        end = time.time() + timeout
-        while time.time() < end:
-            with self.lock:
-                out = self.buf[start:].decode(errors="replace")
-            i = out.find("\n> ")
-            if i >= 0:
-                return out[:i]
-            time.sleep(0.1)
-        raise TimeoutError("%s: no prompt within %ds" % (line, timeout))
-
-    def close(self):
-        self.p.kill()
-        self.p.wait(timeout=10)
+BOOT_S, BENCH_S = 120, 900           # waits for the prompt and for `bench profile`
 
 
 def main():
-    g = Guest(["-smp", "4", "-icount", "shift=0"])
+    with Machine(smp=4, icount="shift=0", append=None, name="bench",
+                 lifetime=BOOT_S + BENCH_S + 60) as g:
+        g.boot(BOOT_S)
+        out = g.cmd("bench profile", BENCH_S)
+        tsc = re.search(r"tsc: (\d+) MHz", g.text())
     try:
-        g.wait_for(r"\n> ", 120)
-        out = g.cmd("bench profile", 900)
-    finally:
-        g.close()
-    m = re.search(r"workload off (\d+) cycles, on (\d+) cycles", out)
-    c = re.search(r"sample cost (\d+) cycles median \(min (\d+), max (\d+)\), ([\d.]+)% of cpu time", out)
-    s = re.search(r"(\d+) samples on (\d+) cpus, (\d+) dropped, source (.*)", out)
-    r = re.search(r"report (\d+)x1024 records (\d+) cycles, (\d+) us", out)
-    if not (m and c and s and r):
+        b = P.bench_profile(out)
+        check(b["unit"] == "cycles", "sample cost in %r, not cycles" % b["unit"])
+    except Fail as e:
         print(out)
-        sys.exit("bench: could not read the figures")
-    off, on = int(m.group(1)), int(m.group(2))
+        sys.exit("bench: could not read the figures: %s" % e)
+    off, on = b["off"], b["on"]
+    # The same share from the steady cost: median x samples over the window
+    # (1000 ms) times the CPUs, free of the icount turn-taking outliers.
+    steady = (b["median"] * b["samples"] * 100.0 / (1000 * 1000 * int(tsc.group(1)) * b["cpus"])
+              if tsc else None)
     overhead = (on - off) * 100.0 / off
     lines = [
         "# Benchmarks",
@@ -87,10 +48,12 @@ def main():
         "| fixed burn workload, profiling off (sum over 4 CPUs) | %d cycles |" % off,
         "| same workload, `profile 1000` running over it | %d cycles |" % on,
         "| ratio on/off | %.4f (overhead %+.3f%%; target < 0.5%%) |" % (on / off, overhead),
-        "| samples in the profiled window | %s on %s cpus, %s dropped, source %s |" % s.groups(),
-        "| cycles per sample | median %s, min %s, max %s |" % c.groups()[:3],
-        "| share of cpu time spent sampling | %s%% |" % c.group(4),
-        "| Report() over %s x 1024 records (fold, resolve, print to a sink) | %s cycles = %s us guest time (target < 20 ms) |" % r.groups(),
+        "| samples in the profiled window | %(samples)d on %(cpus)d cpus, %(dropped)d dropped, source %(source)s |" % b,
+        "| cycles per sample | median %(median)d, min %(cmin)d, max %(cmax)d |" % b,
+        "| share of cpu time spent sampling (sum of costs, as the header prints it) | %s%% |" % b["share"],
+        "| the same from the median (median x samples / window x cpus) | %s |" % (
+            "%.4f%%" % steady if steady is not None else "tsc rate not found"),
+        "| Report() over %(report_cpus)d x 1024 records (fold, resolve, print to a sink) | %(report_cycles)d cycles = %(report_us)d us guest time (target < 20 ms) |" % b,
         "",
         "Under -icount the four vCPUs take turns on one host thread and guest",
         "time runs on while a vCPU waits for its turn, so a sample that straddles",

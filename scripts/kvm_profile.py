@@ -5,9 +5,16 @@ profile. Prints the session and writes it to the file given.
 
 usage: scripts/kvm_profile.py [--qemu PATH] [--out FILE] [--smp N]
 """
-import argparse, os, re, subprocess, sys, threading, time
+import argparse
+import os
+import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True       # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(ROOT, "tests", "system"))
+from qemu import Fail, Machine  # noqa: E402
+
+BOOT_S, CMD_S = 60, 120              # waits for the first prompt and after each command
 
 
 def main():
@@ -22,51 +29,32 @@ def main():
     a = ap.parse_args()
     if not os.path.exists("/dev/kvm"):
         sys.exit("kvm_profile: no /dev/kvm on this machine")
-    cmd = [a.qemu, "-enable-kvm", "-cpu", "host", "-smp", a.smp, "-m", "512M",
-           "-display", "none", "-serial", "stdio", "-no-reboot",
-           "-kernel", os.path.join(ROOT, "build/x86_64/kernel.elf")] + a.extra.split()
-    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT)
-    buf = bytearray()
-    lock = threading.Lock()
-
-    def reader():
-        while True:
-            b = p.stdout.read1(4096)
-            if not b:
-                return
-            with lock:
-                buf.extend(b)
-
-    threading.Thread(target=reader, daemon=True).start()
-
-    def wait_prompt(start, timeout):
-        end = time.time() + timeout
-        while time.time() < end:
-            with lock:
-                if b"\n> " in bytes(buf[start:]):
-                    return True
-            if p.poll() is not None:
-                return False
-            time.sleep(0.05)
-        return False
-
-    def run(line, timeout=30):
-        with lock:
-            start = len(buf)
-        p.stdin.write(line.encode() + b"\r")
-        p.stdin.flush()
-        wait_prompt(start, timeout)
-
+    lines = [l.strip() for l in a.cmds.split(";")]
     try:
-        ok = wait_prompt(0, 60)
-        if ok:
-            for line in a.cmds.split(";"):
-                run(line.strip(), 120)
+        m = Machine(qemu=a.qemu, cpu="host", smp=a.smp, append=None, name="kvm",
+                    extra=["-enable-kvm"] + a.extra.split(),
+                    lifetime=BOOT_S + CMD_S * len(lines) + 30)
+    except Fail as e:
+        sys.exit("kvm_profile: %s" % e)
+    ok = True
+    try:
+        m.boot(BOOT_S)
+        for line in lines:
+            try:
+                m.cmd(line, CMD_S)
+            except Fail as e:
+                # As before: a command that does not come back to the
+                # prompt is reported and the next one is sent anyway.
+                print("kvm_profile: %s" % e, file=sys.stderr)
+                if not m.alive():
+                    break
+    except Fail as e:
+        print("kvm_profile: %s" % e, file=sys.stderr)
+        ok = False
     finally:
-        p.kill()
-        p.wait(timeout=10)
-    text = buf.decode(errors="replace").replace("\r", "")
+        # Taken before close(): QEMU answers its SIGTERM with a line of its own.
+        text = m.text()
+        m.close()
     print(text)
     if a.out:
         with open(a.out, "w") as f:

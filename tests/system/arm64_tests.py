@@ -10,7 +10,9 @@ usage: python3 tests/system/arm64_tests.py [--list] [NAME...]
   'N passed, N failed'; the exit status is non-zero if any test failed (a
   test that cannot run fails; nothing is skipped). Needs
   build/arm64/kernel.elf (make ARCH=arm64) and qemu-system-aarch64.
-  Python 3 standard library only; standalone (shares no code with run.py).
+  Python 3 standard library only. As for run.py, the QEMU driver is
+  tests/system/qemu.py, the output parsers are tests/system/parse.py and
+  the loop that runs the tests is tests/system/runner.py.
 
 Read-only tests share one 4-CPU machine (and a pmu=off one for the tick's
 figures); panics and boot parameters get machines of their own. Every QEMU has a bounded lifetime, is killed by its
@@ -20,214 +22,27 @@ under 3 minutes.
 import fnmatch
 import os
 import re
-import subprocess
 import sys
-import threading
 import time
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-KERNEL = os.path.join(ROOT, "build", "arm64", "kernel.elf")
-QEMU = "qemu-system-aarch64"
-PROMPT = re.compile(r"\n> ")
+sys.dont_write_bytecode = True       # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import parse as P  # noqa: E402
+import runner  # noqa: E402
+from qemu import Fail, Machine, check  # noqa: E402
+
 BURN_CHAIN = ["burn_spin", "burn_inner", "burn_middle", "burn_outer", "burn_task"]
 
 
-class Fail(Exception):
-    pass
-
-
-def check(cond, msg):
-    if not cond:
-        raise Fail(msg)
-
-
-# ---- one QEMU ----------------------------------------------------------
-
-class Machine:
-    def __init__(self, smp=4, append="", machine="virt,gic-version=3", lifetime=240.0, name="qemu",
-                 cpu="cortex-a72"):
-        self.name = name
-        if not os.path.exists(KERNEL):
-            raise Fail("%s does not exist: run make ARCH=arm64 first" % KERNEL)
-        self.argv = [QEMU, "-M", machine, "-cpu", cpu, "-smp", str(smp),
-                     "-m", "512M", "-display", "none", "-serial", "stdio",
-                     "-no-reboot", "-kernel", KERNEL, "-append", append]
-        self.buf = ""
-        self.eof = False
-        self.expired = False
-        self.cond = threading.Condition()
-        self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.STDOUT, cwd=ROOT)
-        LIVE.add(self)
-        threading.Thread(target=self._read, daemon=True).start()
-        self.watchdog = threading.Timer(lifetime, self._expire)
-        self.watchdog.daemon = True
-        self.watchdog.start()
-
-    def _read(self):
-        fd = self.proc.stdout.fileno()
-        while True:
-            try:
-                b = os.read(fd, 65536)
-            except OSError:
-                b = b""
-            with self.cond:
-                if not b:
-                    self.eof = True
-                    self.cond.notify_all()
-                    return
-                self.buf += b.decode("latin-1").replace("\r", "")
-                self.cond.notify_all()
-
-    def _expire(self):
-        self.expired = True
-        self.close()
-
-    def close(self):
-        """Terminate, then kill, this machine's own QEMU (by its pid)."""
-        self.watchdog.cancel()
-        p = self.proc
-        if p.poll() is None:
-            try:
-                p.terminate()
-                p.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait(timeout=5)
-            except OSError:
-                pass
-        for f in (p.stdin, p.stdout):
-            try:
-                f.close()
-            except OSError:
-                pass
-        LIVE.discard(self)
-
-    def alive(self):
-        return self.proc.poll() is None
-
-    def mark(self):
-        with self.cond:
-            return len(self.buf)
-
-    def text(self, start=0, end=None):
-        with self.cond:
-            return self.buf[start:end]
-
-    def wait_for(self, pattern, timeout, start=0):
-        rx = re.compile(pattern) if isinstance(pattern, str) else pattern
-        deadline = time.monotonic() + timeout
-        with self.cond:
-            while True:
-                m = rx.search(self.buf, start)
-                if m:
-                    return m
-                if self.eof:
-                    raise Fail("%s: qemu exited (rc %s) while waiting for %r%s" % (
-                        self.name, self.proc.poll(), rx.pattern,
-                        " (lifetime expired)" if self.expired else ""))
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise Fail("%s: timed out after %.0f s waiting for %r" % (self.name, timeout, rx.pattern))
-                self.cond.wait(min(left, 0.5))
-
-    def send(self, s):
-        try:
-            self.proc.stdin.write(s.encode("latin-1"))
-            self.proc.stdin.flush()
-        except (BrokenPipeError, ValueError, OSError) as e:
-            raise Fail("%s: cannot write to qemu: %s" % (self.name, e))
-
-    def boot(self, timeout=60):
-        self.wait_for(PROMPT, timeout)
-        return self
-
-    def cmds(self, lines, timeout=30):
-        """Send lines back to back; return each one's output (without the
-        echoed line and the next prompt)."""
-        start = self.mark()
-        self.send("".join(l + "\r" for l in lines))
-        outs, pos = [], start
-        for _ in lines:
-            m = self.wait_for(PROMPT, timeout, pos)
-            out = self.text(pos, m.start() + 1)
-            nl = out.find("\n")
-            outs.append(out[nl + 1:] if nl >= 0 else "")
-            pos = m.end()
-        return outs
-
-    def cmd(self, line, timeout=30):
-        return self.cmds([line], timeout)[0]
-
-
-LIVE = set()
-
-
-# ---- output parsers (formats of kernel/cmd_*.c, profiler.c, backtrace.c) ----
-
-CPUS_ROW = re.compile(r"^\s*(\d+)\s+(\d+) (\S+)\s+(\d+)\s+(\d+)\s+(-?\d+) (\S+)\s*$", re.M)
-PS_ROW = re.compile(r"^\s*(\d+) (\S+)\s+(\d+) (\S+)\s+(\d+)\s+(\S+)\s*$", re.M)
-UPTIME = re.compile(r"^up \d+\.\d{3} s \((\d+) ns\), (\d+) cpus$", re.M)
-BURN = re.compile(r"^burn: (\d+) ms, pids((?: \d+)*)$", re.M)
-PROF_WINDOW = re.compile(r"^profiled (\d+) ms$", re.M)
-PROF_HEADER = re.compile(r"^(\d+) samples on (\d+) cpus, (\d+) dropped, source (.+)$", re.M)
-PROF_LEAF = re.compile(r"^(\d+\.\d)% (\d+) (\S+)$")
-CALLER = re.compile(r"^        <- (\S+)$")
-
-
-def sym_name(tok):
-    return tok.split("+", 1)[0]
-
-
-def parse_cpus(out):
-    rows = {int(m.group(1)): dict(hw=int(m.group(2)), state=m.group(3), ticks=int(m.group(4)))
-            for m in CPUS_ROW.finditer(out)}
-    check(rows, "cpus: no rows in %r" % out[-400:])
-    return rows
-
-
-def parse_ps(out):
-    rows = [dict(pid=int(m.group(1)), name=m.group(2), cpu=int(m.group(3)), state=m.group(4))
-            for m in PS_ROW.finditer(out)]
-    check(rows, "ps: no rows in %r" % out[-400:])
-    return rows
-
-
-def uptime_ns(out):
-    m = UPTIME.search(out)
-    check(m, "uptime: unexpected output %r" % out)
-    return int(m.group(1))
-
-
-def parse_profile(out):
-    w, h = PROF_WINDOW.search(out), PROF_HEADER.search(out)
-    check(w and h, "profile: no header in %r" % out[-800:])
-    r = dict(window=int(w.group(1)), samples=int(h.group(1)), cpus=int(h.group(2)),
-             source=h.group(4), chains=[])
-    cur = None
-    for line in out.splitlines():
-        m = PROF_LEAF.match(line)
-        if m:
-            cur = dict(pct=float(m.group(1)), count=int(m.group(2)), leaf=m.group(3),
-                       name=sym_name(m.group(3)), callers=[])
-            r["chains"].append(cur)
-            continue
-        m = CALLER.match(line)
-        if m and cur is not None:
-            cur["callers"].append(sym_name(m.group(1)))
-    return r
-
-
-def frames_of(block):
-    return [sym_name(m.group(1)) for m in re.finditer(r"^        <- (\S+)$", block, re.M)]
-
-
-def in_order(names, expected):
-    it = iter(names)
-    return all(any(n == e for n in it) for e in expected)
-
-
 # ---- machines and helpers ----------------------------------------------
+
+def boot(name, **kw):
+    """A booted arm64 machine (qemu.Machine: virt with GICv3, cortex-a72
+    unless kw says otherwise), with the lifetime every QEMU here gets."""
+    m = Machine(arch="arm64", lifetime=240.0, name=name, **kw)
+    m.boot()
+    return m
+
 
 SHARED = {}
 
@@ -239,7 +54,7 @@ def shared(kind="smp4"):
     if m is None or not m.alive():
         if m is not None:
             m.close()
-        m = Machine(name=kind, append="pmu=off" if kind == "tick" else "").boot()
+        m = boot(kind, append="pmu=off" if kind == "tick" else "")
         SHARED[kind] = m
     return m
 
@@ -270,7 +85,7 @@ def expect_answers(m, what):
 
 
 def burn_running(m):
-    return [r for r in parse_ps(m.cmd("ps")) if r["name"] == "burn" and r["state"] != "dead"]
+    return [r for r in P.ps(m.cmd("ps")) if r["name"] == "burn" and r["state"] != "dead"]
 
 
 def quiesce(m, timeout=15):
@@ -282,10 +97,7 @@ def quiesce(m, timeout=15):
 
 
 def start_burn(m, ms):
-    out = m.cmd("burn %d" % ms)
-    mb = BURN.search(out)
-    check(mb, "burn: unexpected output %r" % out)
-    return [int(x) for x in mb.group(2).split()]
+    return P.burn_pids(m.cmd("burn %d" % ms))
 
 
 # ---- tests ---------------------------------------------------------------
@@ -319,13 +131,14 @@ def t_commands(ctx):
     hl = m.cmd("help")
     for c in ("bt", "burn", "cpus", "help", "lscpu", "panic", "profile", "ps", "stacks", "sym"):
         check(re.search(r"^  %s\b" % c, hl, re.M), "help does not list %s" % c)
-    rows = parse_ps(m.cmd("ps"))
+    rows = P.ps(m.cmd("ps"))
     names = {r["name"] for r in rows}
     check({"idle0", "idle1", "idle2", "idle3", "shell"} <= names, "ps: %r" % names)
-    cp = parse_cpus(m.cmd("cpus"))
+    cp = P.cpus(m.cmd("cpus"))
     check(sorted(cp) == [0, 1, 2, 3], "cpus lists %r" % sorted(cp))
     check(all(r["state"] == "online" for r in cp.values()), "a cpu is not online: %r" % cp)
-    check(len({r["hw"] for r in cp.values()}) == 4, "hardware ids (MPIDR) not unique: %r" % cp)
+    # The `cpus` column headed "apic" holds the MPIDR's affinity on arm64.
+    check(len({r["apic"] for r in cp.values()}) == 4, "hardware ids (MPIDR) not unique: %r" % cp)
     st = m.cmd("stacks")
     check(re.search(r"^task\s+\d+ shell\s+16384\s+\d+\s+\d+", st, re.M), "stacks: %r" % st)
     addr = m.cmd("sym 0x0")
@@ -351,8 +164,8 @@ def t_tick_rate(ctx):
     u1, c1 = m.cmds(["uptime", "cpus"])
     time.sleep(3)
     u2, c2 = m.cmds(["uptime", "cpus"])
-    dt = (uptime_ns(u2) - uptime_ns(u1)) / 1e9
-    c1, c2 = parse_cpus(c1), parse_cpus(c2)
+    dt = (P.uptime_ns(u2) - P.uptime_ns(u1)) / 1e9
+    c1, c2 = P.cpus(c1), P.cpus(c2)
     want = 100 * dt
     rates = {c: (c2[c]["ticks"] - c1[c]["ticks"]) / dt for c in c1}
     print("    guest %.3f s: ticks/s %s" % (dt, " ".join("%d:%.1f" % kv for kv in sorted(rates.items()))))
@@ -377,8 +190,8 @@ def t_profile_burn_all(ctx):
         # around the window tell a profiler that drops samples from a host
         # too loaded to run 4 vCPUs at 100 Hz (missed ticks collapse).
         c1, out, c2 = m.cmds(["cpus", "profile 1000 all 3", "cpus"], 60)
-        r = parse_profile(out)
-        c1, c2 = parse_cpus(c1), parse_cpus(c2)
+        r = P.profile(out)
+        c1, c2 = P.cpus(c1), P.cpus(c2)
         took = sum(c2[c]["ticks"] - c1[c]["ticks"] for c in c1)
         top = r["chains"][0] if r["chains"] else None
         print("    %d samples on %d cpus (expected ~400; the cpus took %d ticks around the window), top %s" % (
@@ -409,8 +222,8 @@ def pmu_burn_profile(m, ncpu):
     check(len(start_burn(m, 3000)) == ncpu, "burn did not start one task per cpu")
     time.sleep(0.3)
     c1, out, c2 = m.cmds(["cpus", "profile 1000 all 3", "cpus"], 60)
-    r = parse_profile(out)
-    c1, c2 = parse_cpus(c1), parse_cpus(c2)
+    r = P.profile(out)
+    c1, c2 = P.cpus(c1), P.cpus(c2)
     ticks = sum(c2[c]["ticks"] - c1[c]["ticks"] for c in c1)
     top = r["chains"][0] if r["chains"] else None
     print("    %d samples on %d cpus, the cpus took %d ticks around the window (%.1fx); top %s" % (
@@ -431,7 +244,7 @@ def t_profile_pmu_rate(ctx):
     """One busy cpu (smp=1): the PMU takes ten times the tick's samples,
     1000 in 1 s, within 25%. One vCPU thread has a host core of its own,
     so nothing here depends on how loaded the host is."""
-    m = ctx.use(Machine(name="pmu-smp1", append="smp=1").boot(), own=True)
+    m = ctx.use(boot("pmu-smp1", append="smp=1"), own=True)
     r, ticks = pmu_burn_profile(m, 1)
     check(abs(r["samples"] - 1000) <= 250, "%d samples, expected 1000 within 25%%" % r["samples"])
     check(abs(r["samples"] - 10 * ticks) <= 2.5 * ticks,
@@ -470,7 +283,7 @@ def masked_profile(m):
     out = m.cmd("spin_masked 800 100")
     check(re.search(r"^spin_masked: pid \d+, 800 ms with interrupts masked after 100 ms$", out, re.M),
           "spin_masked: %r" % out)
-    r = parse_profile(m.cmd("profile 1000 all 8", 60))
+    r = P.profile(m.cmd("profile 1000 all 8", 60))
     n = sum(c["count"] for c in r["chains"] if c["name"] == "masked_spin" or "masked_spin" in c["callers"])
     time.sleep(0.2)                     # the spin is over by now
     expect_answers(m, "spin_masked")
@@ -508,7 +321,7 @@ def t_tick_cannot_see_interrupts_off(ctx):
 def t_pmu_assume_without_pmu(ctx):
     """-cpu cortex-a72,pmu=off claims no PMUv3 and its counter never moves:
     pmu=assume makes the probe try it, and it is rejected in its 10 us."""
-    m = ctx.use(Machine(name="assume", cpu="cortex-a72,pmu=off", append="pmu=assume").boot(), own=True)
+    m = ctx.use(boot("assume", cpu="cortex-a72,pmu=off", append="pmu=assume"), own=True)
     ls = m.cmd("lscpu")
     for rx in (r"^pmu claims:\s+none \(ID_AA64DFR0_EL1.PMUVer 0x0\)$",
                r"^pmu=assume:\s+acting as if PMUv3 were claimed$",
@@ -516,7 +329,7 @@ def t_pmu_assume_without_pmu(ctx):
         check(re.search(rx, ls, re.M), "lscpu lacks /%s/: %r" % (rx, ls))
     start_burn(m, 1000)
     out = m.cmd("profile 300 all 1", 60)
-    r = parse_profile(out)
+    r = P.profile(out)
     check(r["source"] == "tick 100Hz", "source %r" % r["source"])
     check(re.search(r"^pmu: PMUv3 cycle counter assumed \(pmu=assume\) but did not count in 10 us: "
                     r"tick only$", out, re.M), "no probe note under the header: %r" % out[:400])
@@ -526,7 +339,7 @@ def t_pmu_assume_without_pmu(ctx):
 @test
 def t_pmu_stray_interrupt_panics(ctx):
     """The PMU's PPI with no overflow behind it is not swallowed."""
-    m = ctx.use(Machine(name="stray").boot(), own=True)
+    m = ctx.use(boot("stray"), own=True)
     start = m.mark()
     m.send("pmu_irq_stray\r")
     m.wait_for(r"PANIC: unexpected PMU interrupt on cpu \d+ \(INTID 23\): the cycle counter has no "
@@ -544,12 +357,12 @@ def t_bt_burn_and_all(ctx):
     try:
         pids = start_burn(m, 5000)
         time.sleep(0.5)
-        shell = [r for r in parse_ps(m.cmd("ps")) if r["name"] == "shell"][0]
-        rows = {r["pid"]: r for r in parse_ps(m.cmd("ps"))}
+        shell = [r for r in P.ps(m.cmd("ps")) if r["name"] == "shell"][0]
+        rows = {r["pid"]: r for r in P.ps(m.cmd("ps"))}
         far = [p for p in pids if rows[p]["cpu"] != shell["cpu"]]
         check(far, "no burn task on another cpu than the shell: %r" % rows)
         out = m.cmd("bt %d" % far[0])
-        names = frames_of(out)
+        names = P.frames(out)
         # Frame 0 is the interrupted pc: burn_spin mostly, or time_ns
         # when the sample lands in burn_task's deadline check.
         sub = [n for n in names if n in BURN_CHAIN]
@@ -558,7 +371,7 @@ def t_bt_burn_and_all(ctx):
         out = m.cmd("bt all", 60)
         check("did not answer" not in out, "a cpu did not answer: %r" % out[-600:])
         blocks = re.split(r"^pid (\d+):$", out, flags=re.M)
-        listed = {int(blocks[i]): frames_of(blocks[i + 1]) for i in range(1, len(blocks) - 1, 2)}
+        listed = {int(blocks[i]): P.frames(blocks[i + 1]) for i in range(1, len(blocks) - 1, 2)}
         check(set(rows) <= set(listed), "bt all missed pids %r" % sorted(set(rows) - set(listed)))
         check(all(listed[p] for p in rows), "bt all printed a task with no frames: %r" % listed)
     finally:
@@ -609,7 +422,7 @@ def t_panic_divzero_says_why(ctx):
 
 
 def panic_test(ctx, kind, patterns):
-    m = ctx.use(Machine(name="panic-" + kind).boot(), own=True)
+    m = ctx.use(boot("panic-" + kind), own=True)
     start = m.mark()
     m.send("panic %s\r" % kind)
     for p in patterns:
@@ -621,10 +434,10 @@ def panic_test(ctx, kind, patterns):
     out = m.text(start, halt.end())
     bt = out.split("Backtrace:", 1)[1]
     mine = re.split(r"\ncpu \d+:", bt)[0]
-    names = frames_of(mine)
+    names = P.frames(mine)
     check(re.search(r"^        <- cmd_panic\+0x[0-9a-f]+$", mine, re.M),
           "backtrace lacks '        <- cmd_panic+0x..': %r" % mine)
-    check(in_order(names, ["cmd_panic", "shell_run_line", "shell_task", "task_start"]),
+    check(P.in_order(names, ["cmd_panic", "shell_run_line", "shell_task", "task_start"]),
           "backtrace %r lacks the shell's chain in order" % names)
     others = re.findall(r"^cpu (\d+):\n((?:        <- \S+\n)+)", out, re.M)
     check(sorted(int(c) for c, _ in others) == [1, 2, 3],
@@ -649,14 +462,13 @@ def t_panic_pagefault(ctx):
 def t_boot_el2_smp2(ctx):
     """Entered at EL2 (virtualization=on): dropped to EL1, PSCI by smc,
     smp=2 honoured, and the tick profile still works."""
-    m = ctx.use(Machine(name="el2", machine="virt,gic-version=3,virtualization=on",
-                        append="smp=2").boot(), own=True)
+    m = ctx.use(boot("el2", machine="virt,gic-version=3,virtualization=on", append="smp=2"), own=True)
     log = m.text()
     check(re.search(r"Sonde booting \(arm64, EL1, entered at EL2\)", log), "banner: %r" % log[:200])
     check(re.search(r"^smp: 2 cpus online \(device tree lists 4, psci smc\)$", log, re.M),
           "boot log: %r" % log[-500:])
     start_burn(m, 1500)
-    r = parse_profile(m.cmd("profile 500 all 1", 60))
+    r = P.profile(m.cmd("profile 500 all 1", 60))
     check(r["cpus"] == 2 and r["chains"] and r["chains"][0]["name"] == "burn_spin",
           "profile at smp=2: %d cpus, chains %r" % (r["cpus"], r["chains"][:1]))
     # The PMU works after the drop from EL2 too (MDCR_EL2 left as reset).
@@ -666,7 +478,7 @@ def t_boot_el2_smp2(ctx):
 # ---- runner ----------------------------------------------------------------
 
 class Ctx:
-    def __init__(self):
+    def __init__(self, name):
         self.used = []
         self.own = []
 
@@ -676,14 +488,10 @@ class Ctx:
             self.own.append(m)
         return m
 
-    def tail(self):
-        parts = []
-        for m, start in self.used:
-            t = m.text(start)[-1500:]
-            parts.append("    --- %s (tail) ---\n%s" % (m.name, "\n".join("    | " + l for l in t.splitlines())))
-        return "\n".join(parts)
+    def tails(self):
+        return "\n".join(runner.quoted_tail(m, start) for m, start in self.used)
 
-    def finish(self):
+    def finish(self, failed):
         for m in self.own:
             m.close()
 
@@ -695,39 +503,7 @@ def main(argv):
         return 0
     pats = [a for a in argv if not a.startswith("-")]
     tests = [(n, f) for n, f in TESTS if not pats or any(fnmatch.fnmatch(n, p) for p in pats)]
-    passed = failed = 0
-    t_all = time.monotonic()
-    try:
-        for name, fn in tests:
-            ctx = Ctx()
-            t0 = time.monotonic()
-            err = None
-            try:
-                fn(ctx)
-            except Fail as e:
-                err = str(e)
-            except KeyboardInterrupt:
-                raise
-            except Exception as e:          # a test that cannot run fails
-                err = "%s: %s" % (type(e).__name__, e)
-            tail = ctx.tail() if err else ""
-            ctx.finish()
-            dt = time.monotonic() - t0
-            if err is None:
-                passed += 1
-                print("PASS %s (%.1f s)" % (name, dt), flush=True)
-            else:
-                failed += 1
-                print("FAIL %s (%.1f s): %s\n%s" % (name, dt, err, tail), flush=True)
-    except KeyboardInterrupt:
-        print("interrupted")
-        failed += 1
-    finally:
-        for m in list(LIVE):
-            m.close()
-    print("total %.1f s" % (time.monotonic() - t_all))
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return runner.run(tests, Ctx)
 
 
 if __name__ == "__main__":

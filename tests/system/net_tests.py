@@ -31,7 +31,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from qemu import Fail, ROOT  # noqa: E402
+from qemu import ARCHES, Fail, Machine, ROOT, check  # noqa: E402
 import parse as P  # noqa: E402
 
 SONDE_SH = os.path.join(ROOT, "build", "host", "sonde-sh")
@@ -40,23 +40,14 @@ LIFETIME = 240.0                 # seconds: the QEMU dies after this, whatever h
 MAGIC = 0x4E4F5348
 HOST = "127.0.0.1"
 
-# Per architecture: the kernel, the QEMU and its machine, the NIC.
-ARCHES = {
-    "x86_64": dict(kernel=os.path.join(ROOT, "build", "x86_64", "kernel.elf"),
-                   qemu=["qemu-system-x86_64"],
-                   nic="virtio-net-pci,netdev=n0,disable-modern=on"),
-    "arm64": dict(kernel=os.path.join(ROOT, "build", "arm64", "kernel.elf"),
-                  qemu=["qemu-system-aarch64", "-M", "virt,gic-version=3", "-cpu", "cortex-a72"],
-                  nic="virtio-net-device,netdev=n0"),
+# Per architecture, the NIC (the kernel, QEMU and machine are qemu.ARCHES').
+NICS = {
+    "x86_64": "virtio-net-pci,netdev=n0,disable-modern=on",
+    "arm64": "virtio-net-device,netdev=n0",
 }
 ARCH = "x86_64"                  # set by --arch in main()
 NET_RX_FUNCS = ("vn_rx_task", "rx_drain", "vq_kick", "vn_irq", "net_rx", "ipv4_input", "udp_input",
                 "nl_input", "ether_", "virtio")
-
-
-def check(cond, msg):
-    if not cond:
-        raise Fail(msg)
 
 
 def free_port():
@@ -70,91 +61,32 @@ def free_port():
 
 # ---- the guest ----------------------------------------------------------
 
-class Guest:
+class Guest(Machine):
+    """A Machine with user networking: the UDP shell's port 9000 and
+    netload's 9001 forwarded from ushell_port and nload_port on HOST."""
+
     def __init__(self, ushell_port, nload_port, append="udpshell=9000", nic=True):
-        a = ARCHES[ARCH]
-        for tool in (a["kernel"], SONDE_SH, NETLOAD):
+        for tool in (ARCHES[ARCH]["kernel"], SONDE_SH, NETLOAD):
             if not os.path.exists(tool):
-                raise Fail("%s does not exist: run make%s first"
-                           % (tool, "" if ARCH == "x86_64" else " ARCH=" + ARCH))
+                raise Fail("%s does not exist: run %s first" % (tool, ARCHES[ARCH]["make"]))
         self.ushell_port, self.nload_port = ushell_port, nload_port
         fwd = "hostfwd=udp:%s:%d-:9000,hostfwd=udp:%s:%d-:9001" % (HOST, ushell_port,
                                                                    HOST, nload_port)
-        argv = a["qemu"] + ["-kernel", a["kernel"], "-smp", "4", "-m", "512M",
-                            "-display", "none", "-serial", "stdio", "-no-reboot", "-append", append]
         if nic:
-            argv += ["-netdev", "user,id=n0," + fwd, "-device", a["nic"]]
+            extra = ["-netdev", "user,id=n0," + fwd, "-device", NICS[ARCH]]
         else:
-            argv += ["-nic", "none"]
-        self.buf = ""
-        self.eof = False
-        self.cond = threading.Condition()
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.STDOUT, cwd=ROOT)
-        threading.Thread(target=self._read, daemon=True).start()
-        self.watchdog = threading.Timer(LIFETIME, self.close)
-        self.watchdog.daemon = True
-        self.watchdog.start()
-
-    def _read(self):
-        fd = self.proc.stdout.fileno()
-        while True:
-            try:
-                b = os.read(fd, 65536)
-            except OSError:
-                b = b""
-            with self.cond:
-                if not b:
-                    self.eof = True
-                    self.cond.notify_all()
-                    return
-                self.buf += b.decode("latin-1").replace("\r", "")
-                self.cond.notify_all()
-
-    def close(self):
-        self.watchdog.cancel()
-        p = self.proc
-        if p.poll() is None:
-            try:
-                p.terminate()
-                p.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait(timeout=5)
-
-    def mark(self):
-        with self.cond:
-            return len(self.buf)
+            extra = ["-nic", "none"]
+        Machine.__init__(self, smp=4, append=append, lifetime=LIFETIME, name="guest",
+                         arch=ARCH, extra=extra)
 
     def wait_for(self, pattern, timeout, start=0):
-        rx = re.compile(pattern, re.M)
-        deadline = time.monotonic() + timeout
-        with self.cond:
-            while True:
-                m = rx.search(self.buf, start)
-                if m:
-                    return m
-                if self.eof:
-                    raise Fail("qemu exited while waiting for %r; serial tail:\n%s"
-                               % (pattern, self.buf[-1500:]))
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise Fail("timed out after %.0f s waiting for %r; serial tail:\n%s"
-                               % (timeout, pattern, self.buf[start:][-1500:]))
-                self.cond.wait(min(left, 0.5))
-
-    def cmd(self, line, timeout=30):
-        """One serial shell command; its output without echo and prompt."""
-        start = self.mark()
+        """Machine.wait_for with re.M ('^' and '$' at every line), and the
+        serial tail in the failure."""
+        rx = re.compile(pattern, re.M) if isinstance(pattern, str) else pattern
         try:
-            self.proc.stdin.write((line + "\r").encode())
-            self.proc.stdin.flush()
-        except OSError as e:
-            raise Fail("cannot write to qemu: %s" % e)
-        m = self.wait_for(r"\n> ", timeout, start)
-        out = self.buf[start:m.start() + 1]
-        nl = out.find("\n")
-        return out[nl + 1:] if nl >= 0 else ""
+            return Machine.wait_for(self, rx, timeout, start)
+        except Fail as e:
+            raise Fail("%s; serial tail:\n%s" % (e, self.tail(start)))
 
     def sh(self, line, timeout=10, wall=60):
         """One command over the UDP shell with build/host/sonde-sh."""
@@ -576,13 +508,10 @@ def solo(fn):
 
 @solo
 def t_boot_bad_params(_g):
-    g = Guest(free_port(), free_port(),
-              append="ip=10.0.2.300 mask=255.0.255.0 gw=10.9.9.9 udpshell=70000")
-    try:
-        g.wait_for(r"\n> ", 90)
-        text = g.buf
-    finally:
-        g.close()
+    with Guest(free_port(), free_port(),
+               append="ip=10.0.2.300 mask=255.0.255.0 gw=10.9.9.9 udpshell=70000") as g:
+        g.boot(90)
+        text = g.text()
     for want in ("net: ip='10.0.2.300' is not a host address (a.b.c.d): using 10.0.2.15",
                  "net: mask='255.0.255.0' is not a netmask",
                  "net: gw=10.9.9.9 is not on 10.0.2.15/255.255.255.0: no gateway",
@@ -594,14 +523,11 @@ def t_boot_bad_params(_g):
 
 @solo
 def t_boot_no_nic(_g):
-    g = Guest(0, 0, nic=False)
-    try:
-        g.wait_for(r"\n> ", 90)
-        text = g.buf
+    with Guest(0, 0, nic=False) as g:
+        g.boot(90)
+        text = g.text()
         out = g.cmd("net")
         out2 = g.cmd("netload recv 9001 100")
-    finally:
-        g.close()
     check(text.count("net: no usable network device") == 1, "boot: %r" % text)
     check(out == "net: no network device\n", "net: %r" % out)
     check("no network device" in out2, "netload without a device: %r" % out2)
@@ -635,7 +561,7 @@ def main(argv):
         if selected:
             try:
                 g = Guest(free_port(), free_port())
-                g.wait_for(r"\n> ", 90)
+                g.boot(90)
             except Fail as e:
                 print("FAIL boot: %s" % e)
                 print("%d passed, %d failed" % (0, len(selected) + len(solos)))

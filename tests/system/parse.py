@@ -1,5 +1,6 @@
 """tests/system/parse.py: parsers for the shell's output formats (see
-kernel/cmd_tasks.c, kernel/cmd_sys.c, kernel/profiler.c, kernel/backtrace.c)."""
+kernel/cmd_tasks.c, kernel/cmd_sys.c, kernel/profiler.c, kernel/backtrace.c,
+kernel/bench.c), for the system tests and the benchmarks alike."""
 import re
 
 from qemu import Fail
@@ -14,6 +15,9 @@ PROF_WINDOW = re.compile(r"^profiled (\d+) ms$", re.M)
 PROF_HEADER = re.compile(r"^(\d+) samples on (\d+) cpus, (\d+) dropped, source (.+)$", re.M)
 PROF_LEAF = re.compile(r"^(\d+\.\d)% (\d+) (\S+)$")
 CALLER = re.compile(r"^        <- (\S+)$")
+BENCH_WORKLOAD = re.compile(r"workload off (\d+) cycles, on (\d+) cycles")
+SAMPLE_COST = re.compile(r"sample cost (\d+) (.+?) median \(min (\d+), max (\d+)\), ([\d.]+)% of cpu time")
+BENCH_REPORT = re.compile(r"report (\d+)x1024 records (\d+) cycles, (\d+) us")
 
 
 def ps(out):
@@ -101,6 +105,11 @@ def profile(out):
     return r
 
 
+def frames(block):
+    """The frame names ("        <- name+0x..." lines) of one backtrace."""
+    return [sym_name(m.group(1)) for m in map(CALLER.match, block.splitlines()) if m]
+
+
 def backtraces(out):
     """`bt all` / `bt pid`: {pid: [frame names]} plus the raw blocks."""
     res = {}
@@ -121,3 +130,24 @@ def in_order(names, expected):
     """True if expected occurs in names as a subsequence, in order."""
     it = iter(names)
     return all(any(n == e for n in it) for e in expected)
+
+
+def bench_profile(out):
+    """`bench profile`: {off, on} (the workload's cycles with profiling off
+    and on), the profile's header {samples, cpus, dropped, source}, its
+    sample cost {median, unit, cmin, cmax, share (the "%" figure, as
+    printed)} and the report's timing {report_cpus, report_cycles,
+    report_us}."""
+    w, h = BENCH_WORKLOAD.search(out), PROF_HEADER.search(out)
+    c, r = SAMPLE_COST.search(out), BENCH_REPORT.search(out)
+    if not (w and h and c and r):
+        raise Fail("bench profile: missing%s%s%s%s in %r" % (
+            "" if w else " 'workload off N cycles, on N cycles'",
+            "" if h else " 'N samples on N cpus'", "" if c else " 'sample cost'",
+            "" if r else " 'report NxN records'", out[-800:]))
+    return dict(off=int(w.group(1)), on=int(w.group(2)),
+                samples=int(h.group(1)), cpus=int(h.group(2)), dropped=int(h.group(3)),
+                source=h.group(4).strip(),
+                median=int(c.group(1)), unit=c.group(2), cmin=int(c.group(3)),
+                cmax=int(c.group(4)), share=c.group(5),
+                report_cpus=int(r.group(1)), report_cycles=int(r.group(2)), report_us=int(r.group(3)))

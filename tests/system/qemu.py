@@ -1,15 +1,22 @@
 """tests/system/qemu.py: one Sonde kernel under QEMU, driven over serial.
 
-A Machine starts qemu-system-x86_64 with stdin/stdout pipes (stderr merged
-into stdout), and a reader thread appends everything QEMU writes to a
-buffer. wait_for() waits for a regex in that buffer; cmd() sends one shell
-line and returns what the command printed, without its echo and without the
-next prompt.
+The one QEMU/serial driver of the tree: tests/system/run.py, arm64_tests.py
+and net_tests.py, bench/*.py and scripts/kvm_profile.py all start their
+machines here.
+
+A Machine starts qemu-system-x86_64 or qemu-system-aarch64 (ARCHES) with
+stdin/stdout pipes (stderr merged into stdout), and a reader thread appends
+everything QEMU writes to a buffer, "\\r" removed (the console writes
+"\\r\\n": without the "\\r", '$' under re.M matches at a line's end).
+wait_for() waits for a regex in that buffer; cmd() sends one shell line and
+returns what the command printed, without its echo and without the next
+prompt; cmds() sends several at once; text() is the output as it came.
 
 Every Machine has a bounded lifetime: a watchdog timer kills it by its own
 pid when the lifetime runs out, and close() (terminate, then kill) is called
-from the test runner's finally blocks. All live machines are also in
-LIVE, so the runner can kill any survivor on the way out.
+from the callers' finally blocks (or on leaving a `with Machine(...)`
+block). All live machines are also in LIVE, so a
+runner can kill any survivor on the way out.
 """
 import os
 import re
@@ -18,10 +25,19 @@ import threading
 import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-KERNEL = os.path.join(ROOT, "build", "x86_64", "kernel.elf")
-QEMU = "qemu-system-x86_64"
 
-# The prompt is "> " at the start of a line; the console writes "\r\n".
+# Per architecture: the QEMU, its machine and default cpu, the kernel, and
+# how to build that kernel (for the message when it is missing).
+ARCHES = {
+    "x86_64": dict(qemu="qemu-system-x86_64", machine=None, cpu=None,
+                   kernel=os.path.join(ROOT, "build", "x86_64", "kernel.elf"), make="make"),
+    "arm64": dict(qemu="qemu-system-aarch64", machine="virt,gic-version=3", cpu="cortex-a72",
+                  kernel=os.path.join(ROOT, "build", "arm64", "kernel.elf"), make="make ARCH=arm64"),
+}
+KERNEL = ARCHES["x86_64"]["kernel"]
+QEMU = ARCHES["x86_64"]["qemu"]
+
+# The prompt is "> " at the start of a line.
 PROMPT = re.compile(r"\n> ")
 LIVE = set()
 _live_lock = threading.Lock()
@@ -31,20 +47,45 @@ class Fail(Exception):
     """A test assertion failed (or something it needed did not happen)."""
 
 
+def check(cond, msg):
+    if not cond:
+        raise Fail(msg)
+
+
 class Machine:
-    def __init__(self, smp=4, append="", cpu=None, lifetime=300.0, name="qemu"):
+    """arch picks ARCHES' entry; machine and cpu default to that entry's
+    (-M, -cpu), qemu and kernel override its binary and kernel path.
+    append=None passes no -append at all; icount is -icount's argument;
+    extra is appended to the command line as given (-netdev, -device,
+    -nic, -enable-kvm ...)."""
+
+    def __init__(self, smp=4, append="", cpu=None, lifetime=300.0, name="qemu",
+                 arch="x86_64", machine=None, icount=None, extra=(), qemu=None, kernel=None):
+        a = ARCHES[arch]
         self.name = name
-        self.argv = [QEMU, "-kernel", KERNEL, "-smp", str(smp), "-m", "512M",
-                     "-display", "none", "-serial", "stdio", "-no-reboot"]
+        self.arch = arch
+        self.kernel = kernel or a["kernel"]
+        if not os.path.exists(self.kernel):
+            raise Fail("%s does not exist: run %s first" % (self.kernel, a["make"]))
+        self.argv = [qemu or a["qemu"]]
+        machine = machine or a["machine"]
+        cpu = cpu or a["cpu"]
+        if machine:
+            self.argv += ["-M", machine]
         if cpu:
             self.argv += ["-cpu", cpu]
-        self.argv += ["-append", append]
+        self.argv += ["-kernel", self.kernel, "-smp", str(smp), "-m", "512M",
+                      "-display", "none", "-serial", "stdio", "-no-reboot"]
+        if icount:
+            self.argv += ["-icount", icount]
+        if append is not None:
+            self.argv += ["-append", append]
+        self.argv += list(extra)
         self.buf = ""
         self.eof = False
         self.cond = threading.Condition()
         self.boot_s = None
-        if not os.path.exists(KERNEL):
-            raise Fail("%s does not exist: run make first" % KERNEL)
+        self.expired = False
         self.t0 = time.monotonic()
         self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE,
@@ -53,11 +94,10 @@ class Machine:
             LIVE.add(self)
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
-        # The bounded lifetime: whatever happens to the test, this QEMU dies.
+        # The bounded lifetime: whatever happens to the caller, this QEMU dies.
         self.watchdog = threading.Timer(lifetime, self._expire)
         self.watchdog.daemon = True
         self.watchdog.start()
-        self.expired = False
 
     # ---- process ----
     def _read(self):
@@ -72,11 +112,20 @@ class Machine:
                     self.eof = True
                     self.cond.notify_all()
                     return
-                self.buf += b.decode("latin-1")
+                # latin-1: one character a byte, so nothing is lost or
+                # replaced; "\r" goes here, once, so that offsets taken
+                # from matches (mark(), m.end()) index text() directly.
+                self.buf += b.decode("latin-1").replace("\r", "")
                 self.cond.notify_all()
 
     def _expire(self):
         self.expired = True
+        self.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
         self.close()
 
     def alive(self):
@@ -113,15 +162,18 @@ class Machine:
             return len(self.buf)
 
     def text(self, start=0, end=None):
+        """The output from buffer offset start (a mark() or a match's
+        offset) to end, as QEMU wrote it but for the "\\r"s."""
         with self.cond:
-            return self.buf[start:end].replace("\r", "")
+            return self.buf[start:end]
 
     def tail(self, start=0, n=1500):
         t = self.text(start)
         return t[-n:]
 
     def wait_for(self, pattern, timeout, start=0):
-        """The first match of pattern at or after buffer offset start."""
+        """The first match of pattern (a string or a compiled regex) at or
+        after buffer offset start."""
         rx = re.compile(pattern) if isinstance(pattern, str) else pattern
         deadline = time.monotonic() + timeout
         with self.cond:
@@ -148,20 +200,21 @@ class Machine:
 
     # ---- shell ----
     def boot(self, timeout=60):
-        """Wait for the first prompt; record the boot time."""
+        """Wait for the first prompt; record and return the boot time."""
         self.wait_for(PROMPT, timeout)
         self.boot_s = time.monotonic() - self.t0
         return self.boot_s
 
     def cmd(self, line, timeout=30):
         """Send line, wait for the next prompt, return the output between
-        the echoed line and that prompt ("\r" removed)."""
+        the echoed line and that prompt."""
         return self.cmds([line], timeout)[0]
 
     def cmds(self, lines, timeout=30):
         """Send several lines at once (the shell reads them back to back,
         with no host round trip between them: keep the total well under
-        the kernel's 256-byte receive ring). Returns each one's output."""
+        the kernel's 256-byte receive ring). Returns each one's output;
+        timeout is per line."""
         start = self.mark()
         self.send("".join(l + "\r" for l in lines))
         outs = []

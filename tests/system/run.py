@@ -20,7 +20,6 @@ its own pid when its test (or the run) ends.
 import fnmatch
 import os
 import re
-import signal
 import subprocess
 import sys
 import time
@@ -28,7 +27,8 @@ import time
 sys.dont_write_bytecode = True       # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import parse as P  # noqa: E402
-from qemu import Fail, Machine, LIVE, ROOT, KERNEL  # noqa: E402
+import runner  # noqa: E402
+from qemu import Fail, Machine, ROOT, KERNEL, check  # noqa: E402
 
 BURN_CHAIN = ["burn_spin", "burn_inner", "burn_middle", "burn_outer", "burn_task"]
 KERNEL_SRC_DIRS = ["arch/x86_64", "kernel", "mm", "lib", "drivers", "net"]
@@ -41,11 +41,6 @@ def test(name):
         TESTS.append((name, fn))
         return fn
     return reg
-
-
-def check(cond, msg):
-    if not cond:
-        raise Fail(msg)
 
 
 def timed(fn, attempts=3):
@@ -126,12 +121,7 @@ class Ctx:
                 del Ctx.shared[kind]
 
     def tails(self):
-        parts = []
-        for m, start in self.used:
-            t = m.tail(start, 1500)
-            parts.append("    --- %s output (tail) ---\n%s" % (
-                m.name, "\n".join("    | " + l for l in t.splitlines())))
-        return "\n".join(parts)
+        return "\n".join(runner.quoted_tail(m, start) for m, start in self.used)
 
 
 # ---- helpers -----------------------------------------------------------
@@ -885,11 +875,6 @@ def select(args):
     return [t for t in TESTS if t in chosen]
 
 
-def kill_all():
-    for m in list(LIVE):
-        m.close()
-
-
 def main(argv):
     if "-h" in argv or "--help" in argv:
         print(__doc__.strip())
@@ -899,49 +884,7 @@ def main(argv):
             print(n)
         return 0
     tests = select(argv)
-
-    def on_signal(sig, frame):
-        raise KeyboardInterrupt
-    signal.signal(signal.SIGTERM, on_signal)
-
-    passed = failed = 0
-    t_all = time.monotonic()
-    try:
-        for name, fn in tests:
-            ctx = Ctx(name)
-            t0 = time.monotonic()
-            err = None
-            try:
-                fn(ctx)
-            except Fail as e:
-                err = str(e)
-            except KeyboardInterrupt:
-                raise
-            except Exception as e:          # a test that cannot run fails
-                err = "%s: %s" % (type(e).__name__, e)
-            tails = ctx.tails() if err else ""
-            try:
-                ctx.finish(err is not None)
-            except Exception as e:
-                err = err or "cleanup: %s" % e
-            dt = time.monotonic() - t0
-            if err is None:
-                passed += 1
-                print("PASS %s (%.1f s)" % (name, dt), flush=True)
-            else:
-                failed += 1
-                print("FAIL %s (%.1f s): %s\n%s" % (name, dt, err, tails), flush=True)
-    except KeyboardInterrupt:
-        print("interrupted")
-        failed += 1
-    finally:
-        for m in list(Ctx.shared.values()):
-            m.close()
-        Ctx.shared.clear()
-        kill_all()
-    print("total %.1f s" % (time.monotonic() - t_all))
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return runner.run(tests, Ctx)
 
 
 if __name__ == "__main__":
