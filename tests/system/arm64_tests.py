@@ -29,6 +29,7 @@ sys.dont_write_bytecode = True       # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import parse as P  # noqa: E402
 import runner  # noqa: E402
+from shell_checks import check_profile_bad_input, expect_answers  # noqa: E402
 from qemu import Fail, Machine, check  # noqa: E402
 
 BURN_CHAIN = ["burn_spin", "burn_inner", "burn_middle", "burn_outer", "burn_task"]
@@ -77,11 +78,6 @@ def retried(fn, attempts=3):
     run.__name__ = fn.__name__
     run.__doc__ = fn.__doc__
     return run
-
-
-def expect_answers(m, what):
-    out = m.cmd("echo still-here")
-    check(out.strip() == "still-here", "the shell did not answer after %s: %r" % (what, out))
 
 
 def burn_running(m):
@@ -381,21 +377,7 @@ def t_bt_burn_and_all(ctx):
 @test
 def t_profile_bad_input(ctx):
     m = ctx.use(shared())
-    cases = [
-        ("profile 0", r"^profile: window 0 out of range \(1-2000 ms\)$"),
-        ("profile 2001", r"^profile: window 2001 out of range \(1-2000 ms\)$"),
-        ("profile abc", r"^profile: window 'abc' is not a number \(1-2000 ms\)$"),
-        ("profile 500 all 0", r"^profile: chains 0 out of range \(1-128\)$"),
-        ("profile 500 all 129", r"^profile: chains 129 out of range \(1-128\)$"),
-        ("profile 500 99999", r"^profile: pid 99999: no such task$"),
-        ("profile 500 xyz", r"^profile: pid 'xyz' is not a number or 'all'$"),
-        ("profile 1 all 3 extra", r"^profile: too many arguments"),
-    ]
-    for line, rx in cases:
-        out = m.cmd(line)
-        check(re.search(rx, out, re.M), "%r: got %r, expected /%s/" % (line, out, rx))
-        check("profiled" not in out, "%r started a profile: %r" % (line, out))
-        expect_answers(m, line)
+    check_profile_bad_input(m)
 
 
 @test

@@ -198,9 +198,15 @@ def t_ushell_profile(g):
     r = P.profile(out)
     check(r["window"] == 200, "window %d, asked 200" % r["window"])
     check(r["samples"] > 0 and r["chains"], "no samples/chains: %r" % out[:600])
-    check(sum(c["count"] for c in r["chains"]) == r["samples"],
-          "report incomplete: chains sum %d, header says %d samples"
-          % (sum(c["count"] for c in r["chains"]), r["samples"]))
+    # Whole: two chains were asked for, so either every sample is in the
+    # chains shown (at most two distinct chains), or exactly two are shown
+    # and hold no more than the total. (The PMU source at 1 kHz on arm64
+    # often sees a third chain in 200 ms.)
+    shown = sum(c["count"] for c in r["chains"])
+    check(len(r["chains"]) <= 2, "asked for 2 chains, got %d" % len(r["chains"]))
+    check(shown == r["samples"] or (len(r["chains"]) == 2 and shown < r["samples"]),
+          "report incomplete: %d chains hold %d samples, header says %d"
+          % (len(r["chains"]), shown, r["samples"]))
     check(out.endswith("\n"), "report cut short: %r" % out[-200:])
 
 

@@ -28,6 +28,7 @@ sys.dont_write_bytecode = True       # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import parse as P  # noqa: E402
 import runner  # noqa: E402
+from shell_checks import check_profile_bad_input, expect_answers  # noqa: E402
 from qemu import Fail, Machine, ROOT, KERNEL, check  # noqa: E402
 
 BURN_CHAIN = ["burn_spin", "burn_inner", "burn_middle", "burn_outer", "burn_task"]
@@ -161,11 +162,6 @@ def start_burn(m, ms, cpus_arg=None, expect=None):
         check(len(pids) == expect, "burn started %d tasks, expected %d: %r" % (len(pids), expect, out))
     check(len(set(pids)) == len(pids), "burn printed duplicate pids: %r" % out)
     return pids
-
-
-def expect_answers(m, what):
-    out = m.cmd("echo still here", 20)
-    check(out.strip() == "still here", "after %s the shell did not answer echo: %r" % (what, out))
 
 
 def nm_addr(name):
@@ -760,21 +756,7 @@ for _k in ("smp4", "smp1"):
 @test("profile_bad_input")
 def t_profile_bad(ctx):
     m = ctx.machine()
-    cases = [
-        ("profile 0", r"^profile: window 0 out of range \(1-2000 ms\)$"),
-        ("profile 2001", r"^profile: window 2001 out of range \(1-2000 ms\)$"),
-        ("profile abc", r"^profile: window 'abc' is not a number \(1-2000 ms\)$"),
-        ("profile 500 all 0", r"^profile: chains 0 out of range \(1-128\)$"),
-        ("profile 500 all 129", r"^profile: chains 129 out of range \(1-128\)$"),
-        ("profile 500 99999", r"^profile: pid 99999: no such task$"),
-        ("profile 500 xyz", r"^profile: pid 'xyz' is not a number or 'all'$"),
-        ("profile 1 all 3 extra", r"^profile: too many arguments"),
-    ]
-    for line, rx in cases:
-        out = m.cmd(line)
-        check(re.search(rx, out, re.M), "%r: got %r, expected /%s/" % (line, out, rx))
-        check("profiled" not in out, "%r started a profile: %r" % (line, out))
-        expect_answers(m, line)
+    check_profile_bad_input(m)
 
 
 @test("profile_stress")
