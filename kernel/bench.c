@@ -98,14 +98,13 @@ static int bench_clock(struct printer *p)
     return 0;
 }
 
-static int cmd_bench(int argc, char **argv, struct printer *p)
+/* One benchmark at a time: the workers' figures are shared state, and a
+ * second run from the other shell sleeps until the first is done (seconds:
+ * a sleeping lock, not a spinlock). */
+static struct mutex bench_lock = MUTEX_INIT;
+
+static int bench_profile(struct printer *p)
 {
-    if (argc == 2 && strcmp(argv[1], "clock") == 0)
-        return bench_clock(p);
-    if (argc != 2 || strcmp(argv[1], "profile") != 0) {
-        pr_printf(p, "bench: usage: bench profile | bench clock\n");
-        return 1;
-    }
     uint64_t off = run_workload(0, p);
     uint64_t on = run_workload(1000, p);     /* the window lies inside the work */
     if (!off || !on) {
@@ -119,5 +118,19 @@ static int cmd_bench(int argc, char **argv, struct printer *p)
     pr_printf(p, "bench: report %ux1024 records %lu cycles, %lu us\n", ncpu, rep,
               rep / cycles_per_us());
     return 0;
+}
+
+static int cmd_bench(int argc, char **argv, struct printer *p)
+{
+    if (argc == 2 && strcmp(argv[1], "clock") == 0)
+        return bench_clock(p);
+    if (argc != 2 || strcmp(argv[1], "profile") != 0) {
+        pr_printf(p, "bench: usage: bench profile | bench clock\n");
+        return 1;
+    }
+    mutex_lock(&bench_lock);
+    int rc = bench_profile(p);
+    mutex_unlock(&bench_lock);
+    return rc;
 }
 SHELL_COMMAND(bench, "bench", "bench profile|clock  the profiler's benchmark (bench/run.py); the clock's read cost", cmd_bench);
