@@ -13,3 +13,6 @@ uintptr_t trap_fp(const struct trap_frame *tf);  /* interrupted frame pointer */
 
 /* Print the saved registers (panic). */
 void trap_print_regs(const struct trap_frame *tf);
+/* Print this CPU's registers as they are now: a panic with no trap frame
+ * (stack and frame pointer, flags, the paging and control registers). */
+void cpu_print_regs_here(void);

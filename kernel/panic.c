@@ -57,6 +57,7 @@ static void panic_common(const struct trap_frame *tf, const char *fmt, va_list a
         trap_print_regs(tf);
         n = st_capture_trap(tf, frames, BT_MAX);
     } else {
+        cpu_print_regs_here();
         n = st_capture_here(frames, BT_MAX);
     }
     kprintf("Backtrace:\n");

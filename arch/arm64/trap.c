@@ -83,6 +83,16 @@ void trap_print_regs(const struct trap_frame *tf)
     }
 }
 
+void cpu_print_regs_here(void)
+{
+    uint64_t sp, fp;
+    __asm__ volatile("mov %0, sp; mov %1, x29" : "=r"(sp), "=r"(fp));
+    kprintf("  sp  %016lx  fp  %016lx  daif %016lx  pmr %016lx\n", sp, fp,
+            read_sysreg(daif), read_sysreg(icc_pmr_el1));
+    kprintf("  sctlr %016lx  ttbr0 %016lx  ttbr1 %016lx\n", read_sysreg(sctlr_el1),
+            read_sysreg(ttbr0_el1), read_sysreg(ttbr1_el1));
+}
+
 static void exception(struct trap_frame *tf)
 {
     unsigned ec = (unsigned)(tf->esr >> 26) & 0x3f;

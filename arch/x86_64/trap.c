@@ -91,6 +91,15 @@ void trap_print_regs(const struct trap_frame *tf)
                    tf->r14, tf->r15, tf->cs, read_cr3());
 }
 
+void cpu_print_regs_here(void)
+{
+    uint64_t rsp, rbp, rflags, cr0, cr4;
+    __asm__ volatile("mov %%rsp, %0; mov %%rbp, %1; pushfq; popq %2; mov %%cr0, %3; mov %%cr4, %4"
+                     : "=r"(rsp), "=r"(rbp), "=r"(rflags), "=r"(cr0), "=r"(cr4));
+    kprintf("  rsp %016lx  rbp %016lx  rflags %016lx\n", rsp, rbp, rflags);
+    kprintf("  cr0 %016lx  cr3 %016lx  cr4 %016lx\n", cr0, read_cr3(), cr4);
+}
+
 static void exception(struct trap_frame *tf)
 {
     const char *name = exception_names[tf->vector] ? exception_names[tf->vector] : "reserved";
