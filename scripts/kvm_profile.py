@@ -22,6 +22,8 @@ def main():
     ap.add_argument("--qemu", default="qemu-system-x86_64")
     ap.add_argument("--out", default=None)
     ap.add_argument("--smp", default="4")
+    ap.add_argument("--cpu", default="host",
+                    help="the -cpu model (QEMU 7.2 on some nested hosts needs host,-arch-capabilities)")
     ap.add_argument("--extra", default="", help="extra qemu arguments")
     ap.add_argument("--cmds", default="lscpu;profile 500;burn 4000;profile 1000 all 3;"
                     "profile 500 all 3;cpus;burn stop",
@@ -31,7 +33,7 @@ def main():
         sys.exit("kvm_profile: no /dev/kvm on this machine")
     lines = [l.strip() for l in a.cmds.split(";")]
     try:
-        m = Machine(qemu=a.qemu, cpu="host", smp=a.smp, append=None, name="kvm",
+        m = Machine(qemu=a.qemu, cpu=a.cpu, smp=a.smp, append=None, name="kvm",
                     extra=["-enable-kvm"] + a.extra.split(),
                     lifetime=BOOT_S + CMD_S * len(lines) + 30)
     except Fail as e:
