@@ -308,19 +308,25 @@ def t_ushell_retransmit(g):
         s.close()
 
 
-@test
-def t_profile_busy_across_shells(g):
-    """A second profile from the other shell gets `profile: busy`, and the
-    first one's report is whole."""
+def ushell_in_background(g, line):
+    """Run line over the UDP shell in a thread: res gets "out" or "err"."""
     res = {}
 
     def run():
         try:
-            res["out"] = g.sh("profile 2000 all 2", timeout=20)
+            res["out"] = g.sh(line, timeout=20)
         except Fail as e:
             res["err"] = str(e)
     th = threading.Thread(target=run)
     th.start()
+    return th, res
+
+
+@test
+def t_profile_busy_across_shells(g):
+    """A second profile from the other shell gets `profile: busy`, and the
+    first one's report is whole."""
+    th, res = ushell_in_background(g, "profile 2000 all 2")
     try:
         time.sleep(1.0)
         second = g.cmd("profile 100", timeout=10)
@@ -338,15 +344,7 @@ def t_profile_busy_across_shells(g):
 @test
 def t_ushell_serial_concurrent(g):
     """The serial shell answers while the UDP shell runs a long command."""
-    res = {}
-
-    def run():
-        try:
-            res["out"] = g.sh("profile 2000", timeout=20)
-        except Fail as e:
-            res["err"] = str(e)
-    th = threading.Thread(target=run)
-    th.start()
+    th, res = ushell_in_background(g, "profile 2000")
     try:
         time.sleep(1.0)
         t0 = time.monotonic()

@@ -28,7 +28,7 @@ sys.dont_write_bytecode = True       # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import parse as P  # noqa: E402
 import runner  # noqa: E402
-from shell_checks import check_profile_bad_input, expect_answers  # noqa: E402
+from shell_checks import check_error_cases, check_profile_bad_input, expect_answers  # noqa: E402
 from qemu import Fail, Machine, ROOT, KERNEL, check  # noqa: E402
 
 BURN_CHAIN = ["burn_spin", "burn_inner", "burn_middle", "burn_outer", "burn_task"]
@@ -527,10 +527,7 @@ def t_burn_bad(ctx):
         ("burn", r"^burn: usage: burn <ms>"),
         ("burn 100 1 2", r"^burn: usage: burn <ms>"),
     ]
-    for line, rx in cases:
-        out = m.cmd(line)
-        check(re.search(rx, out, re.M), "%r: got %r, expected /%s/" % (line, out, rx))
-        expect_answers(m, line)
+    check_error_cases(m, cases)
     check(not burn_tasks(m), "a bad burn command started tasks: %r" % burn_tasks(m))
 
 
@@ -544,10 +541,7 @@ def t_kill_bad(ctx):
         ("kill", r"^kill: usage: kill <pid>$"),
         ("kill 1 2", r"^kill: usage: kill <pid>$"),
     ]
-    for line, rx in cases:
-        out = m.cmd(line)
-        check(re.search(rx, out, re.M), "%r: got %r, expected /%s/" % (line, out, rx))
-        expect_answers(m, line)
+    check_error_cases(m, cases)
 
 
 # ======================================================================

@@ -22,9 +22,16 @@ def expect_answers(m, what):
     check(out.strip() == "still here", "after %s the shell did not answer echo: %r" % (what, out))
 
 
-def check_profile_bad_input(m):
-    for line, rx in PROFILE_BAD_INPUT:
+def check_error_cases(m, cases, started=None):
+    """Each (line, regex): the reply matches, nothing started (started, if
+    given, is a word the output must not contain), and the shell answers."""
+    for line, rx in cases:
         out = m.cmd(line)
         check(re.search(rx, out, re.M), "%r: got %r, expected /%s/" % (line, out, rx))
-        check("profiled" not in out, "%r started a profile: %r" % (line, out))
+        if started:
+            check(started not in out, "%r started something: %r" % (line, out))
         expect_answers(m, line)
+
+
+def check_profile_bad_input(m):
+    check_error_cases(m, PROFILE_BAD_INPUT, started="profiled")
