@@ -1,4 +1,6 @@
 /* tests/unit/fake_hal.c: hal/cpu.h and hal/irq.h on the host. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include "fake_hal.h"
 #include "hal/cpu.h"
@@ -31,3 +33,22 @@ const char *cycles_unit(void) { return "cycles"; }
 uintptr_t trap_pc(const struct trap_frame *tf) { return tf->pc; }
 uintptr_t trap_sp(const struct trap_frame *tf) { return tf->sp; }
 uintptr_t trap_fp(const struct trap_frame *tf) { return tf->fp; }
+
+jmp_buf fake_panic_jb;
+bool fake_panic_armed;
+int fake_panic_calls;
+char fake_panic_msg[256];
+
+void panic(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+void panic(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(fake_panic_msg, sizeof fake_panic_msg, fmt, ap);
+    va_end(ap);
+    fake_panic_calls++;
+    if (fake_panic_armed)
+        longjmp(fake_panic_jb, 1);
+    fprintf(stderr, "unexpected panic: %s\n", fake_panic_msg);
+    abort();
+}

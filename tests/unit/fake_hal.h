@@ -1,7 +1,9 @@
 /* tests/unit/fake_hal.h: knobs of the fake hal/ used by host unit tests. */
 #pragma once
 #include <stdbool.h>
+#include <setjmp.h>
 #include <stdint.h>
+#include <string.h>
 
 struct trap_frame { uintptr_t pc, sp, fp; };   /* the fake layout */
 
@@ -12,3 +14,24 @@ extern uint64_t fake_cycles;       /* cycles_now() returns it, then adds fake_cy
 extern uint64_t fake_cycles_step;
 extern uint64_t fake_cycles_per_us;
 extern int fake_irq_depth;         /* irq_save nesting seen */
+
+/* The fake panic (kernel/panic.h's panic, BUG_ON and ASSERT): a panic the
+ * test did not expect aborts with its message; EXPECT_PANIC(stmt, what)
+ * runs stmt expecting exactly one panic whose message contains what. */
+extern jmp_buf fake_panic_jb;
+extern bool fake_panic_armed;
+extern int fake_panic_calls;
+extern char fake_panic_msg[256];
+
+#define EXPECT_PANIC(stmt, what)                                          \
+    do {                                                                  \
+        int _before = fake_panic_calls;                                   \
+        fake_panic_msg[0] = '\0';                                         \
+        fake_panic_armed = true;                                          \
+        if (setjmp(fake_panic_jb) == 0) {                                 \
+            stmt;                                                         \
+        }                                                                 \
+        fake_panic_armed = false;                                         \
+        CHECK_EQ(fake_panic_calls, _before + 1);                          \
+        CHECK(strstr(fake_panic_msg, (what)) != NULL);                    \
+    } while (0)

@@ -1,8 +1,9 @@
 // LINK: mm/heap.c
 /* Host tests of mm/heap.c over a fake page allocator (aligned_alloc pages,
  * counted, with a budget to simulate exhaustion) and a fake panic that
- * longjmps back into the test. */
+ * longjmps back into the test (tests/unit/fake_hal.c). */
 #include "test.h"
+#include "fake_hal.h"
 #include "mm/heap.h"
 #include "mm/pmm.h"
 #include <setjmp.h>
@@ -74,51 +75,17 @@ static void quarantine_release(void)
     fake_quarantine = false;
 }
 
-/* ---- fake panic ---- */
-
-static jmp_buf panic_jb;
-static bool panic_armed;
-static int panic_calls;
-static char panic_msg[256];
-
-void panic(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
-void panic(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(panic_msg, sizeof panic_msg, fmt, ap);
-    va_end(ap);
-    panic_calls++;
-    if (panic_armed)
-        longjmp(panic_jb, 1);
-    fprintf(stderr, "unexpected panic: %s\n", panic_msg);
-    abort();
-}
-
-/* Runs stmt expecting exactly one panic whose message contains `what`. */
-#define EXPECT_PANIC(stmt, what)                                          \
-    do {                                                                  \
-        int _before = panic_calls;                                        \
-        panic_msg[0] = '\0';                                              \
-        panic_armed = true;                                               \
-        if (setjmp(panic_jb) == 0) {                                      \
-            stmt;                                                         \
-        }                                                                 \
-        panic_armed = false;                                              \
-        CHECK_EQ(panic_calls, _before + 1);                               \
-        CHECK(strstr(panic_msg, (what)) != NULL);                         \
-    } while (0)
 
 /* kfree(p), expecting it to panic; true if it did, exactly once. */
 static bool kfree_panics(void *p)
 {
-    int before = panic_calls;
-    panic_msg[0] = '\0';
-    panic_armed = true;
-    if (setjmp(panic_jb) == 0)
+    int before = fake_panic_calls;
+    fake_panic_msg[0] = '\0';
+    fake_panic_armed = true;
+    if (setjmp(fake_panic_jb) == 0)
         kfree(p);
-    panic_armed = false;
-    return panic_calls == before + 1;
+    fake_panic_armed = false;
+    return fake_panic_calls == before + 1;
 }
 
 /* ---- helpers ---- */
@@ -477,8 +444,8 @@ TEST(heap_double_free_large_panics)
     CHECK(fake_outstanding <= b.pages + 2);
     for (int i = 0; i < 8; i++) {
         CHECK(kfree_panics(extra[i]));
-        CHECK(strstr(panic_msg, "double free") ||
-              strstr(panic_msg, "not a heap pointer"));
+        CHECK(strstr(fake_panic_msg, "double free") ||
+              strstr(fake_panic_msg, "not a heap pointer"));
     }
     kfree(keep);
     check_balanced(&b);
