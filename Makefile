@@ -18,12 +18,13 @@ KCFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-omit-frame-pointer \
            -fno-optimize-sibling-calls -mgeneral-regs-only \
            -fno-pic -fno-pie -fno-stack-protector \
            -fno-asynchronous-unwind-tables -fno-strict-aliasing \
-           -Wall -Wextra -Werror -Wno-unused-parameter -I. -MMD -MP $(ARCH_CFLAGS)
+           -Wall -Wextra -Werror -Wmissing-prototypes -Wno-unused-parameter -I. -MMD -MP $(ARCH_CFLAGS)
 KASFLAGS := -I. -MMD -MP -D__ASSEMBLY__ $(ARCH_ASFLAGS)
 KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
             --no-warn-rwx-segments -T arch/$(ARCH)/linker.ld $(ARCH_LDFLAGS)
 
-KSRC    := $(wildcard arch/$(ARCH)/*.c arch/$(ARCH)/*.S kernel/*.c mm/*.c \
+KSRC    := $(wildcard arch/$(ARCH)/*.c arch/$(ARCH)/*.S arch/$(ARCH)/testing/*.c \
+                      kernel/*.c mm/*.c \
                       lib/*.c drivers/*.c net/*.c)
 KOBJ    := $(patsubst %,$(B)/%.o,$(basename $(KSRC)))
 

@@ -16,6 +16,9 @@ void cpu_kick(unsigned idx);            /* wake CPU idx to reschedule (IPI) */
 /* Send CPU idx the backtrace interrupt, which it takes even with interrupts
  * masked (x86: NMI; arm64: a pseudo-NMI SGI). kernel/backtrace.c's protocol. */
 void cpu_ask_backtrace(unsigned idx);
+/* Raise the NMI (pseudo-NMI on arm64) on this CPU with no one expecting
+ * it: `panic nmi` uses it to show a genuine NMI is never swallowed. */
+void cpu_send_nmi_self(void);
 void cpu_relax(void);                    /* spin-wait hint (PAUSE) */
 void cpu_stop(void) __attribute__((noreturn));  /* interrupts off, halt for good */
 void cpu_idle(void);                     /* enable interrupts and halt until one comes */

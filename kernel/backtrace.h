@@ -19,7 +19,6 @@ int cpu_backtrace(unsigned cpu, uintptr_t *out, unsigned max, int *pid);
  * request (true if there was one, so the interrupt is claimed), and halt if
  * another CPU is panicking. */
 bool bt_answer(const struct trap_frame *tf);
-void cpu_send_nmi_self(void);
 
 /* frames[0] is an exact pc (trap frame, NMI) when first_is_pc; every other
  * entry is a return address. */

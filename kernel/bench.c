@@ -3,6 +3,7 @@
  * boot: a fixed burn workload with profiling off and on, the cost of a
  * sample (from the run's own header), and Report() over 4 x 1024 records. */
 #include "hal/cpu.h"
+#include "kernel/burn.h"
 #include "kernel/profiler.h"
 #include "kernel/sched.h"
 #include "kernel/shell.h"
@@ -10,7 +11,6 @@
 #include "lib/string.h"
 #include "mm/heap.h"
 
-uint64_t burn_outer(uint64_t n);
 
 #define BENCH_ROUNDS 8000           /* burn_outer(20000) calls: ~0.9 s per worker */
 

@@ -1,6 +1,6 @@
 /* kernel/percpu.h: what each CPU keeps for itself. Reached through
- * this_cpu() (GS base on x86-64), so no CPU ever takes a lock to read its
- * own state. */
+ * this_cpu() (GS base on x86-64, TPIDR_EL1 on arm64), so no CPU ever
+ * takes a lock to read its own state. */
 #pragma once
 #include <stdbool.h>
 #include <stdint.h>
@@ -15,7 +15,8 @@ struct cpu {
                                       top of this CPU's interrupt stack, or 0
                                       where interrupts run on the task's */
     unsigned index;
-    uint32_t hw_id;                /* local APIC id */
+    uint32_t hw_id;                /* interrupt controller's id: LAPIC id
+                                      (x86), MPIDR affinity (arm64) */
     struct task *current;
     struct task *idle;
     volatile uint64_t ticks;       /* timer ticks taken on this CPU */

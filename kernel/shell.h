@@ -18,3 +18,6 @@ struct shell_cmd {
 
 /* Run one command line through the table (used by serial and UDP shells). */
 void shell_run_line(char *line, struct printer *p);
+
+/* The serial shell: the boot CPU spawns it as the task "shell". */
+void shell_task(void *arg);

@@ -1,7 +1,8 @@
-/* kernel/timer.h: the per-CPU tick. */
+/* kernel/timer.h: the per-CPU tick (kernel/timer.c). The clock is
+ * kernel/time.h. */
 #pragma once
-#include "kernel/time.h"
+
+#define TIMER_HZ 100
 
 struct trap_frame;
 void timer_tick(struct trap_frame *tf);    /* every CPU, TIMER_HZ, irqs off */
-void time_init(uint64_t tsc_per_us);       /* after TSC calibration */

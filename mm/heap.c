@@ -32,11 +32,9 @@
 #include <stdint.h>
 #include "mm/heap.h"
 #include "mm/pmm.h"
+#include "kernel/panic.h"
 #include "kernel/spinlock.h"
 #include "lib/string.h"
-
-/* Until the lead adds kernel/panic.h, with exactly this prototype. */
-void panic(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 
 #define SLAB_MAGIC  0x534c4142u   /* "SLAB" */
 #define LARGE_MAGIC 0x4c524745u   /* "LRGE" */

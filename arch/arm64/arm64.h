@@ -64,6 +64,15 @@ static inline void mmio_write64(uint64_t pa, uint64_t v) { *(volatile uint64_t *
 #define PMR_IRQ_ON      0xf0u          /* both pass */
 #define PMR_IRQ_OFF     0x60u          /* only GIC_PRIO_NMI passes */
 
+/* Arch functions called from other arch files (or from assembly), by the
+ * file that defines them. */
+void kmain(uint64_t x0, uint64_t entry_el);  /* main.c, from boot.S */
+void ap_entry(unsigned idx);                 /* smp.c, from boot.S: a secondary CPU */
+void arch_task_first(void);                  /* vectors.S: x30 = 0, then branch to x19 */
+void pl011_set(uint64_t pa, unsigned irq);   /* uart.c: the UART the device tree names */
+uint64_t pl011_base(void);                   /* uart.c */
+void ipi_init(void);                         /* ipi.c: the SGIs' handlers */
+
 uint64_t irq_entry_save(void);         /* trap.c, on IRQ entry: the interrupted PMR */
 void irq_handler_unmask_nmi(void);     /* PMR off, then PSTATE.I clear: NMIs may preempt */
 void irq_exit_restore(uint64_t pmr);   /* PSTATE.I set, then the interrupted PMR back */

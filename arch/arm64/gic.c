@@ -194,7 +194,7 @@ void gic_enable_ppi(unsigned intid)
         mmio_write32(rd + GICR_SGI + GICR_ISENABLER0, 1u << intid);
 }
 
-/* Test only (nmi_test.c): a PPI pending on the calling cpu, as if raised. */
+/* Test only (testing/nmi_cmds.c): a PPI pending on the calling cpu, as if raised. */
 void gic_set_pending_ppi(unsigned intid)
 {
     uint64_t rd = rd_base[cpu_index()];

@@ -16,10 +16,13 @@
 #include "hal/pmu.h"
 #include "kernel/bootparams.h"
 #include "kernel/console.h"
+#include "kernel/netboot.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
 #include "kernel/sched.h"
+#include "kernel/shell.h"
 #include "kernel/symtab.h"
+#include "kernel/time.h"
 #include "kernel/timer.h"
 #include "lib/fdt.h"
 #include "lib/parse.h"
@@ -27,13 +30,6 @@
 #include "mm/pmm.h"
 
 extern char _stext[], _kernel_end[], boot_stack[], boot_stack_top[];
-void pl011_set(uint64_t pa, unsigned irq);
-uint64_t pl011_base(void);
-void ipi_init(void);
-void shell_task(void *arg);
-void net_boot(const struct cmdline *cl);
-
-void kmain(uint64_t x0, uint64_t entry_el);
 struct fdt boot_fdt;
 struct fdt_machine boot_dt;
 

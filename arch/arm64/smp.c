@@ -44,7 +44,6 @@ static int64_t psci_call(uint64_t fn, uint64_t a1, uint64_t a2, uint64_t a3)
     return (int64_t)x0;
 }
 
-void ap_entry(unsigned idx);
 void ap_entry(unsigned idx)
 {
     cpu_arch_init(idx, read_sysreg(mpidr_el1));

@@ -2,9 +2,9 @@
  *
  *   saved_sp -> x19 x20 ... x27 x28 | x29 x30      (x29, x30: a frame record)
  */
+#include "arch/arm64/arm64.h"
 #include "hal/task.h"
 
-void arch_task_first(void);        /* vectors.S: x30 = 0, then branch to x19 */
 
 #define SAVED_WORDS 12             /* x19-x28, x29, x30 */
 

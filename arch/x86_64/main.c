@@ -12,24 +12,19 @@
 #include "hal/pmu.h"
 #include "kernel/bootparams.h"
 #include "kernel/console.h"
+#include "kernel/netboot.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
 #include "kernel/sched.h"
+#include "kernel/shell.h"
 #include "kernel/symtab.h"
+#include "kernel/time.h"
 #include "kernel/timer.h"
 #include "lib/parse.h"
 #include "lib/string.h"
 #include "mm/pmm.h"
 
 extern char _kernel_phys_start[], _kernel_end[], boot_stack[], boot_stack_top[];
-uint64_t tsc_calibrate(void);
-void cycles_set_rate(uint64_t per_us);
-void cpu_set_count(unsigned n);
-void shell_task(void *arg);
-void paging_init(void);
-void net_boot(const struct cmdline *cl);
-
-void kmain(int proto, uint32_t info_phys);
 
 void kmain(int proto, uint32_t info_phys)
 {

@@ -13,6 +13,7 @@
 #include "arch/x86_64/trap.h"
 #include "arch/x86_64/x86.h"
 #include "hal/cpu.h"
+#include "hal/mem.h"
 #include "kernel/backtrace.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"

@@ -13,13 +13,12 @@
 #include "kernel/sched.h"
 #include "kernel/task.h"
 #include "kernel/time.h"
+#include "kernel/timer.h"
 #include "lib/string.h"
 #include "mm/heap.h"
 
 extern char trampoline_start[], trampoline_end[];
 extern char tramp_cr3[], tramp_stack[], tramp_entry[];
-void cpu_set_count(unsigned n);
-void sched_init_cpu_stack(uintptr_t lo, uintptr_t hi);
 
 static volatile unsigned ap_index;
 static volatile int ap_ready;

@@ -8,7 +8,6 @@
 #include "kernel/panic.h"
 #include "kernel/timer.h"
 
-void nmi_handler(struct trap_frame *tf);   /* nmi.c */
 
 struct idt_entry {
     uint16_t off_lo, sel;

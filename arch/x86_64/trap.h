@@ -28,3 +28,8 @@ void trap_load(void);                   /* lidt on this CPU */
 void irq_set_handler(unsigned vector, irq_handler_fn fn, void *arg);
 int irq_alloc_vector(irq_handler_fn fn, void *arg);   /* -1 if none left */
 void trap_print_regs(const struct trap_frame *tf);          /* registers, for panic */
+/* entry.S calls these with the frame it built: trap_dispatch for
+ * exceptions and the NMI (on the IST stack where the IDT says so),
+ * trap_irq for interrupts, on this CPU's interrupt stack. */
+void trap_dispatch(struct trap_frame *tf);
+void trap_irq(struct trap_frame *tf);

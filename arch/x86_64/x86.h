@@ -5,6 +5,8 @@
 #pragma once
 #include <stdint.h>
 
+struct trap_frame;
+
 #ifdef SONDE_HOST_TEST
 uint64_t rdmsr(uint32_t msr);
 void wrmsr(uint32_t msr, uint64_t val);
@@ -44,6 +46,13 @@ static inline uint64_t read_cr2(void) { uint64_t v; __asm__ volatile("mov %%cr2,
 static inline uint64_t read_cr3(void) { uint64_t v; __asm__ volatile("mov %%cr3, %0" : "=r"(v)); return v; }
 static inline void write_cr3(uint64_t v) { __asm__ volatile("mov %0, %%cr3" :: "r"(v) : "memory"); }
 #endif
+
+/* Arch functions called from other arch files, by the file that defines
+ * them (the LAPIC, IOAPIC, ACPI and SMP have headers of their own). */
+void kmain(int proto, uint32_t info_phys);   /* main.c, from boot.S */
+void paging_init(void);                      /* paging.c: unmap page 0 */
+uint64_t tsc_calibrate(void);                /* tsc.c: TSC cycles per us, against the PIT */
+void nmi_handler(struct trap_frame *tf);     /* nmi.c, from trap.c */
 
 /* The LAPIC's LVT performance-counter entry (offset 0x340), this CPU. */
 void lapic_write_lvt_pmc(uint32_t val);

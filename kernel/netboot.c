@@ -1,4 +1,6 @@
-/* net/netboot.c: bring up networking from the boot parameters.
+/* kernel/netboot.c: bring up networking from the boot parameters. Board
+ * glue, beside the rest of the boot-time wiring: it probes the buses for a
+ * device, then hands it to net/, which knows nothing of buses.
  *
  *   ip=A.B.C.D mask=A.B.C.D gw=A.B.C.D   (defaults: QEMU user networking)
  *   udpshell=PORT                        start the UDP shell on PORT
@@ -12,6 +14,7 @@
 #include "drivers/virtio.h"
 #include "drivers/virtio_net.h"
 #include "kernel/console.h"
+#include "kernel/netboot.h"
 #include "lib/parse.h"
 #include "lib/string.h"
 #include "net/net.h"

@@ -1,4 +1,7 @@
-/* arch/arm64/nmi_test.c: two test commands for the PMU's pseudo-NMI.
+/* arch/arm64/testing/nmi_cmds.c: two shell commands that exist for the
+ * system tests of the PMU's pseudo-NMI (tests/system/arm64_tests.py).
+ * arch/<arch>/testing/ holds what is linked into every kernel only so the
+ * tests can drive it; nothing else calls into it.
  *
  * `spin_masked <ms> [delay_ms]`: a test load that spins with interrupts
  * masked, so a profile can show whether its source sees interrupts-off
@@ -26,8 +29,8 @@
 static volatile uint64_t spin_sink;
 
 /* The hot loop is here, not in a callee, so the samples' leaf is this
- * function. */
-__attribute__((noinline)) uint64_t masked_spin(uint64_t until_ns)
+ * function; noipa keeps that name (no inlining, no clone). */
+static __attribute__((noipa)) uint64_t masked_spin(uint64_t until_ns)
 {
     uint64_t x = until_ns;
     while (time_ns() < until_ns)

@@ -1,0 +1,11 @@
+/* kernel/burn.h: the `burn` workload's call chain (kernel/burn.c), which
+ * the bench also runs: burn_outer -> burn_middle -> burn_inner ->
+ * burn_spin, the hot loop. Each is a real call (noinline) so that a
+ * profile or a backtrace has a known chain to find. */
+#pragma once
+#include <stdint.h>
+
+uint64_t burn_spin(uint64_t n);
+uint64_t burn_inner(uint64_t n);
+uint64_t burn_middle(uint64_t n);
+uint64_t burn_outer(uint64_t n);
