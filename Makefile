@@ -21,7 +21,7 @@ KCFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-omit-frame-pointer \
            -Wall -Wextra -Werror -Wmissing-prototypes -Wno-unused-parameter -I. -MMD -MP $(ARCH_CFLAGS)
 KASFLAGS := -I. -MMD -MP -D__ASSEMBLY__ $(ARCH_ASFLAGS)
 KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
-            --no-warn-rwx-segments -T arch/$(ARCH)/linker.ld $(ARCH_LDFLAGS)
+            --no-warn-rwx-segments --build-id=sha1 -T arch/$(ARCH)/linker.ld $(ARCH_LDFLAGS)
 
 KSRC    := $(wildcard arch/$(ARCH)/*.c arch/$(ARCH)/*.S arch/$(ARCH)/testing/*.c \
                       kernel/*.c mm/*.c \

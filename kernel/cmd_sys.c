@@ -2,6 +2,7 @@
 #include "hal/cpu.h"
 #include "hal/pmu.h"
 #include "kernel/backtrace.h"
+#include "kernel/buildid.h"
 #include "kernel/panic.h"
 #include "kernel/shell.h"
 #include "kernel/time.h"
@@ -19,6 +20,8 @@
 static int cmd_version(int argc, char **argv, struct printer *p)
 {
     pr_printf(p, "Sonde %s (%s), built %s %s\n", SONDE_VERSION, SONDE_ARCH, __DATE__, __TIME__);
+    const char *id = build_id();
+    pr_printf(p, "build-id %s\n", id[0] ? id : "none (linked without --build-id)");
     return 0;
 }
 SHELL_COMMAND(version, "version", "version          kernel version", cmd_version);

@@ -30,7 +30,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import parse as P  # noqa: E402
 import runner  # noqa: E402
 from shell_checks import check_profile_bad_input, expect_answers  # noqa: E402
-from qemu import Fail, Machine, check  # noqa: E402
+from qemu import ARCHES, Fail, Machine, check  # noqa: E402
 
 BURN_CHAIN = ["burn_spin", "burn_inner", "burn_middle", "burn_outer", "burn_task"]
 
@@ -116,8 +116,7 @@ def t_boot_prompt(ctx):
           "boot log lacks 'smp: 4 cpus online': %r" % log[-600:])
     check(re.search(r"timer: generic timer \d+ Hz, virtual timer PPI INTID 27, 100 Hz tick", log),
           "no generic timer line")
-    out = m.cmd("version")
-    check(re.search(r"^Sonde \S+ \(arm64\)", out, re.M), "version: %r" % out)
+    P.check_version(m.cmd("version"), "arm64", ARCHES["arm64"]["kernel"])
 
 
 @test

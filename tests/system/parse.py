@@ -151,3 +151,27 @@ def bench_profile(out):
                 median=int(c.group(1)), unit=c.group(2), cmin=int(c.group(3)),
                 cmax=int(c.group(4)), share=c.group(5),
                 report_cpus=int(r.group(1)), report_cycles=int(r.group(2)), report_us=int(r.group(3)))
+
+
+def elf_build_id(elf):
+    """The GNU build id readelf finds in an ELF file, as lowercase hex (the
+    reference the kernel's own `version` line is checked against)."""
+    import subprocess
+    out = subprocess.run(["readelf", "-n", elf], capture_output=True, text=True,
+                         check=True).stdout
+    m = re.search(r"Build ID: ([0-9a-f]+)", out)
+    if not m:
+        raise Fail("%s has no build-id note (readelf -n)" % elf)
+    return m.group(1)
+
+
+def check_version(out, arch, elf):
+    """`version`: the banner line, then `build-id <hex>` equal to the id in
+    the ELF that was booted (a kernel reading the wrong note, or printing a
+    stale id, fails here)."""
+    if not re.match(r"^Sonde \S+ \(%s\), built .+\nbuild-id [0-9a-f]{40}\n$" % arch, out):
+        raise Fail("unexpected version output %r" % out)
+    want = elf_build_id(elf)
+    got = re.search(r"^build-id (\S+)$", out, re.M).group(1)
+    if got != want:
+        raise Fail("version says build-id %s, readelf -n %s says %s" % (got, elf, want))

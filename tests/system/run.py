@@ -236,8 +236,7 @@ def t_help(ctx):
 @test("version")
 def t_version(ctx):
     m = ctx.machine()
-    out = m.cmd("version")
-    check(re.match(r"^Sonde \S+ \(x86_64\), built .+\n$", out), "unexpected version output %r" % out)
+    P.check_version(m.cmd("version"), "x86_64", KERNEL)
 
 
 @test("unknown_command")
