@@ -1,9 +1,12 @@
-/* kernel/console.c: kprintf, the serial shell's printer, serial input. */
+/* kernel/console.c: kprintf, the serial shell's printer, serial input
+ * (the ring itself is kernel/console_rx.c), the `console` command. */
 #include "kernel/console.h"
+#include "kernel/console_rx.h"
 #include "hal/console.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
 #include "kernel/sched.h"
+#include "kernel/shell.h"
 #include "kernel/spinlock.h"
 
 static spinlock_t console_lock = SPINLOCK_INIT;
@@ -88,44 +91,54 @@ struct printer *console_printer(void)
     return &shell_pr.pr;
 }
 
-/* Input: the UART interrupt fills a ring; the shell task sleeps on it. */
-#define RX_RING 256
-static char rx_ring[RX_RING];
-static volatile unsigned rx_head, rx_tail;
+/* Input: the UART interrupt fills the receive ring (console_rx.c); the
+ * shell task sleeps until it has a byte. */
 static struct waitq rx_wait = WAITQ_INIT;
 static bool rx_irq;
 
-static void on_byte(char c)
+static void on_rx(void)
 {
-    unsigned h = rx_head;
-    if (h - rx_tail < RX_RING) {
-        rx_ring[h % RX_RING] = c;
-        __atomic_store_n(&rx_head, h + 1, __ATOMIC_RELEASE);
-    }
+    console_rx_interrupt();
     waitq_wake_all(&rx_wait);
 }
 
 void console_enable_input_irq(void)
 {
-    uart_enable_rx_irq(on_byte);
+    uart_enable_rx_irq(on_rx);
     rx_irq = true;
 }
 
 static bool rx_ready(void *arg)
 {
-    return __atomic_load_n(&rx_head, __ATOMIC_ACQUIRE) != rx_tail;
+    return console_rx_ready();
 }
 
 int console_getc(void)
 {
+    int c;
     if (!rx_irq) {
-        int c;
         while ((c = uart_getc_nowait()) < 0)
             cpu_relax();
-        return c;
+        return c & 0xff;
     }
-    waitq_wait(&rx_wait, rx_ready, 0);
-    char c = rx_ring[rx_tail % RX_RING];
-    __atomic_store_n(&rx_tail, rx_tail + 1, __ATOMIC_RELEASE);
-    return (unsigned char)c;
+    while ((c = console_rx_take()) < 0)
+        waitq_wait(&rx_wait, rx_ready, 0);
+    return c;
 }
+
+static int cmd_console(int argc, char **argv, struct printer *p)
+{
+    if (argc > 1) {
+        pr_printf(p, "console: takes no arguments\n");
+        return 1;
+    }
+    struct console_rx_stats st;
+    console_rx_stats(&st);
+    pr_printf(p, "console: rx ring %u bytes, %u queued, %llu received, %llu lost "
+                 "(uart overruns), throttled %llu times\n",
+              CONSOLE_RX_RING, st.queued, (unsigned long long)st.received,
+              (unsigned long long)st.overruns, (unsigned long long)st.throttles);
+    return 0;
+}
+SHELL_COMMAND(console, "console", "console          serial input: ring, bytes received, lost, throttled",
+              cmd_console);

@@ -12,6 +12,7 @@
 #define CR      0x30
 #define IMSC    0x38
 #define ICR     0x44
+#define DR_OE   (1u << 11)               /* overrun: bytes lost before this one */
 #define FR_RXFE (1u << 4)
 #define FR_TXFF (1u << 5)
 #define INT_RX  (1u << 4)
@@ -19,7 +20,7 @@
 
 static uint64_t base = 0x09000000;
 static unsigned intid = 33;             /* SPI 1 */
-static void (*rx_fn)(char c);
+static void (*rx_fn)(void);
 
 void pl011_set(uint64_t pa, unsigned irq)
 {
@@ -49,27 +50,34 @@ int uart_getc_nowait(void)
 {
     if (mmio_read32(base + FR) & FR_RXFE)
         return -1;
-    return (int)(mmio_read32(base + DR) & 0xff);
+    uint32_t dr = mmio_read32(base + DR);
+    return (int)(dr & 0xff) | (dr & DR_OE ? UART_RX_OVERRUN : 0);
 }
 
-/* Interrupt context: clear, then drain. Draining the FIFO is what drops
- * the receive and timeout interrupts; the explicit clear comes first, never
- * after the drain: a byte landing between the last empty check and a late
- * clear would lose its interrupt, and QEMU's PL011 raises RX only when the
- * FIFO goes from empty to one byte, so every later byte would wait too
- * (the shell hangs with a line half received). */
+/* Interrupt context: clear, then let the console drain. Draining the
+ * FIFO is what drops the receive and timeout interrupts; the explicit
+ * clear comes first, never after the drain: a byte landing between the
+ * last empty check and a late clear would lose its interrupt, and QEMU's
+ * PL011 raises RX only when the FIFO goes from empty to one byte, so every
+ * later byte would wait too (the shell hangs with a line half received).
+ * The same rule is why a throttled console drains the FIFO itself before
+ * it unmasks (kernel/console_rx.c), rather than waiting for an interrupt
+ * that a full FIFO never raises again. */
 static void uart_irq(struct trap_frame *tf, void *arg)
 {
     mmio_write32(base + ICR, INT_RX | INT_RT);
-    int c;
-    while ((c = uart_getc_nowait()) >= 0)
-        rx_fn((char)c);
+    rx_fn();
 }
 
-void uart_enable_rx_irq(void (*on_byte)(char c))
+void uart_rx_irq(bool on)
 {
-    rx_fn = on_byte;
+    mmio_write32(base + IMSC, on ? INT_RX | INT_RT : 0);
+}
+
+void uart_enable_rx_irq(void (*on_rx)(void))
+{
+    rx_fn = on_rx;
     gic_set_handler(intid, uart_irq, 0);
     gic_enable_spi(intid, false);
-    mmio_write32(base + IMSC, INT_RX | INT_RT);
+    uart_rx_irq(true);
 }

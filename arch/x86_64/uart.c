@@ -14,9 +14,11 @@
 #define MCR 4
 #define LSR 5
 #define LSR_DATA  0x01
+#define LSR_OE    0x02             /* overrun: a byte was lost before this one */
 #define LSR_THRE  0x20
+#define IER_RDA   0x01             /* received data available */
 
-static void (*rx_fn)(char c);
+static void (*rx_fn)(void);
 
 void uart_init(void)
 {
@@ -36,24 +38,30 @@ void uart_putc(char c)
     outb(COM1 + THR, (uint8_t)c);
 }
 
+/* Reading LSR clears OE, so the overrun is reported with the byte that
+ * follows the loss. */
 int uart_getc_nowait(void)
 {
-    if (inb(COM1 + LSR) & LSR_DATA)
-        return inb(COM1 + RBR);
-    return -1;
+    uint8_t lsr = inb(COM1 + LSR);
+    if (!(lsr & LSR_DATA))
+        return -1;
+    return inb(COM1 + RBR) | (lsr & LSR_OE ? UART_RX_OVERRUN : 0);
 }
 
 static void uart_irq(struct trap_frame *tf, void *arg)
 {
-    int c;
-    while ((c = uart_getc_nowait()) >= 0)
-        rx_fn((char)c);
+    rx_fn();
 }
 
-void uart_enable_rx_irq(void (*on_byte)(char c))
+void uart_rx_irq(bool on)
 {
-    rx_fn = on_byte;
+    outb(COM1 + IER, on ? IER_RDA : 0);
+}
+
+void uart_enable_rx_irq(void (*on_rx)(void))
+{
+    rx_fn = on_rx;
     irq_set_handler(VEC_IRQ_BASE + 4, uart_irq, 0);
     ioapic_route_isa(4, VEC_IRQ_BASE + 4);
-    outb(COM1 + IER, 0x01);          /* received data available */
+    uart_rx_irq(true);
 }

@@ -28,6 +28,7 @@ import time
 sys.dont_write_bytecode = True       # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import parse as P  # noqa: E402
+import console_checks  # noqa: E402
 import runner  # noqa: E402
 from shell_checks import check_profile_bad_input, expect_answers  # noqa: E402
 from qemu import ARCHES, Fail, Machine, check  # noqa: E402
@@ -117,6 +118,14 @@ def t_boot_prompt(ctx):
     check(re.search(r"timer: generic timer \d+ Hz, virtual timer PPI INTID 27, 100 Hz tick", log),
           "no generic timer line")
     P.check_version(m.cmd("version"), "arm64", ARCHES["arm64"]["kernel"])
+
+
+@test
+def t_serial_paste_5k(ctx):
+    """The console's input path: a 5 KB paste and a 10 KB line lose nothing."""
+    m = ctx.use(boot("paste", smp=2), own=True)
+    console_checks.check_paste(m)
+    console_checks.check_long_line(m)
 
 
 @test

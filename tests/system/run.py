@@ -27,6 +27,7 @@ import time
 sys.dont_write_bytecode = True       # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import parse as P  # noqa: E402
+import console_checks  # noqa: E402
 import runner  # noqa: E402
 from shell_checks import check_error_cases, check_profile_bad_input, expect_answers  # noqa: E402
 from qemu import Fail, Machine, ROOT, KERNEL, check  # noqa: E402
@@ -237,6 +238,13 @@ def t_help(ctx):
 def t_version(ctx):
     m = ctx.machine()
     P.check_version(m.cmd("version"), "x86_64", KERNEL)
+
+
+@test("serial_paste_5k")
+def t_serial_paste(ctx):
+    m = ctx.boot(smp=2)
+    console_checks.check_paste(m)
+    console_checks.check_long_line(m)
 
 
 @test("unknown_command")
