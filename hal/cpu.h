@@ -8,6 +8,8 @@
 
 #define MAX_CPUS 64
 
+struct printer;
+
 unsigned long irq_save(void);            /* disable interrupts, return old state */
 void irq_restore(unsigned long flags);   /* restore what irq_save returned */
 bool irqs_enabled(void);
@@ -29,3 +31,8 @@ uint64_t cycles_per_us(void);            /* calibrated at boot; never 0 after */
 /* What one unit of cycles_now() is, for reports: "cycles" where it is the
  * CPU's cycle counter, else the name of the clock it counts. */
 const char *cycles_unit(void);
+
+/* lscpu's first lines: what the CPU says it is (x86: CPUID vendor,
+ * family/model, brand string, hypervisor; arm64: MIDR_EL1's implementer
+ * and part) and how many CPUs were started. arch/<arch>/cpuinfo.c. */
+void cpu_describe(struct printer *p);

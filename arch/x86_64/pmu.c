@@ -55,7 +55,6 @@
 
 #define CPUID_AMD_PERFCTR_CORE       (1u << 23)    /* 8000_0001h ECX */
 #define CPUID_AMD_PERFMON_V2         (1u << 0)     /* 8000_0022h EAX */
-#define CPUID_HYPERVISOR             (1u << 31)    /* 1h ECX */
 
 #define PROBE_BUDGET_US  10
 #define PERIOD_US        1000
@@ -100,20 +99,6 @@ static const struct pmu_ops intel_ops, amd_ops, amd_v2_ops;
 
 /* ---- small helpers ---- */
 
-static void copy_reg(char *dst, uint32_t r)
-{
-    for (int i = 0; i < 4; i++)
-        dst[i] = (char)(r >> (8 * i));
-}
-
-/* CPUID strings come from whoever answers CPUID: print only what is printable. */
-static void sanitize(char *s)
-{
-    for (; *s; s++)
-        if (*s < 0x20 || *s > 0x7e)
-            *s = '?';
-}
-
 /* Stop the compiler moving memory accesses across this point. The NMI that
  * reads cpu_armed runs on this same CPU, so program order is all it needs. */
 static inline void barrier(void)
@@ -136,11 +121,7 @@ static void pmu_detect(struct pmu_claim *c)
     *c = (struct pmu_claim){0};
     cpuid(0, 0, r);
     uint32_t max_basic = r[0];
-    copy_reg(c->vendor_id, r[1]);         /* EBX EDX ECX */
-    copy_reg(c->vendor_id + 4, r[3]);
-    copy_reg(c->vendor_id + 8, r[2]);
-    c->vendor_id[12] = 0;
-    sanitize(c->vendor_id);
+    cpuid_vendor(c->vendor_id);
     if (strcmp(c->vendor_id, "GenuineIntel") == 0)
         c->vendor = VENDOR_INTEL;
     else if (strcmp(c->vendor_id, "AuthenticAMD") == 0 || strcmp(c->vendor_id, "HygonGenuine") == 0)
@@ -535,60 +516,6 @@ bool pmu_nmi_claim(void)
 
 /* ---- lscpu ---- */
 
-static void describe_cpu(struct printer *p)
-{
-    uint32_t r[4];
-    cpuid(1, 0, r);
-    unsigned base_family = (r[0] >> 8) & 0xf;
-    unsigned family = base_family, model = (r[0] >> 4) & 0xf;
-    if (base_family == 0xf)
-        family += (r[0] >> 20) & 0xff;
-    if (base_family == 0x6 || base_family == 0xf)
-        model |= ((r[0] >> 16) & 0xf) << 4;
-    pr_printf(p, "vendor:       %s\n", hw.vendor_id);
-    pr_printf(p, "family:       %u (0x%x) model %u (0x%x) stepping %u\n",
-              family, family, model, model, r[0] & 0xf);
-
-    char brand[49] = {0};
-    cpuid(0x80000000, 0, r);
-    if (r[0] >= 0x80000004) {
-        for (unsigned i = 0; i < 3; i++) {
-            cpuid(0x80000002 + i, 0, r);
-            for (int j = 0; j < 4; j++)
-                copy_reg(brand + 16 * i + 4 * j, r[j]);
-        }
-    }
-    sanitize(brand);
-    char *b = brand;          /* Intel pads the brand string with spaces */
-    while (*b == ' ')
-        b++;
-    int n = 0;
-    for (int i = 0; b[i]; i++)
-        if (b[i] != ' ')
-            n = i + 1;
-    b[n] = 0;
-    pr_printf(p, "model name:   %s\n", n ? b : "(none)");
-    pr_printf(p, "cpus:         %u\n", cpu_count());
-}
-
-static void describe_hypervisor(struct printer *p)
-{
-    uint32_t r[4];
-    cpuid(1, 0, r);
-    if (!(r[2] & CPUID_HYPERVISOR)) {
-        pr_puts(p, "hypervisor:   none\n");
-        return;
-    }
-    char sig[13];
-    cpuid(0x40000000, 0, r);
-    copy_reg(sig, r[1]);
-    copy_reg(sig + 4, r[2]);
-    copy_reg(sig + 8, r[3]);
-    sig[12] = 0;
-    sanitize(sig);
-    pr_printf(p, "hypervisor:   %s\n", sig[0] ? sig : "yes (no signature)");
-}
-
 static void describe_claim(struct printer *p, const char *label, const struct pmu_claim *c)
 {
     if (intel_claimed(c))
@@ -606,8 +533,6 @@ static void describe_claim(struct printer *p, const char *label, const struct pm
 void pmu_describe(struct printer *p)
 {
     pmu_probe();              /* cached: lscpu always shows the outcome */
-    describe_cpu(p);
-    describe_hypervisor(p);
     describe_claim(p, "pmu claims:  ", &hw);
     if (pmu_mode == PMU_MODE_ASSUME)
         describe_claim(p, "pmu=assume:  acting as if", &eff);

@@ -49,3 +49,7 @@ static inline void write_cr3(uint64_t v) { __asm__ volatile("mov %0, %%cr3" :: "
 void lapic_write_lvt_pmc(uint32_t val);
 #define LVT_DELIVERY_NMI (4u << 8)
 #define LVT_MASKED (1u << 16)
+
+/* The CPUID vendor string ("GenuineIntel", "AuthenticAMD"), made printable
+ * (cpuinfo.c). */
+void cpuid_vendor(char out[13]);

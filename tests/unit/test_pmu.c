@@ -1,9 +1,10 @@
-// LINK: arch/x86_64/pmu.c tests/unit/sim_pmu.c lib/printf.c
+// LINK: arch/x86_64/pmu.c arch/x86_64/cpuinfo.c tests/unit/sim_pmu.c lib/printf.c
 /* tests/unit/test_pmu.c: arch/x86_64/pmu.c against the simulated PMU. */
 #include "test.h"
 #include "fake_hal.h"
 #include "sim_pmu.h"
 #include "arch/x86_64/x86.h"
+#include "hal/cpu.h"
 #include "hal/pmu.h"
 #include "lib/printf.h"
 
@@ -45,6 +46,7 @@ static void describe(char *buf, size_t cap)
 {
     struct buf_printer bp;
     buf_printer_init(&bp, buf, cap);
+    cpu_describe(&bp.pr);                       /* lscpu's order */
     pmu_describe(&bp.pr);
 }
 

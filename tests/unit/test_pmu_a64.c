@@ -1,8 +1,9 @@
-// LINK: arch/arm64/pmu.c tests/unit/sim_pmu_a64.c lib/printf.c
+// LINK: arch/arm64/pmu.c arch/arm64/cpuinfo.c tests/unit/sim_pmu_a64.c lib/printf.c
 /* tests/unit/test_pmu_a64.c: arch/arm64/pmu.c against the simulated PMUv3. */
 #include "test.h"
 #include "fake_hal.h"
 #include "sim_pmu_a64.h"
+#include "hal/cpu.h"
 #include "hal/pmu.h"
 #include "lib/printf.h"
 
@@ -39,6 +40,7 @@ static void describe(char *buf, size_t cap)
 {
     struct buf_printer bp;
     buf_printer_init(&bp, buf, cap);
+    cpu_describe(&bp.pr);                       /* lscpu's order */
     pmu_describe(&bp.pr);
 }
 
