@@ -10,7 +10,10 @@
 
 struct printer;
 
-unsigned long irq_save(void);            /* disable interrupts, return old state */
+/* Interrupts off, returning the old state. x86: IF clear (an NMI still
+ * arrives); arm64: the GIC priority mask, which lets the PMU's pseudo-NMI
+ * through. */
+unsigned long irq_save(void);
 void irq_restore(unsigned long flags);   /* restore what irq_save returned */
 bool irqs_enabled(void);
 void irq_enable(void);
@@ -18,7 +21,7 @@ void cpu_kick(unsigned idx);            /* wake CPU idx to reschedule (IPI) */
 /* Send CPU idx the backtrace interrupt, which it takes even with interrupts
  * masked (x86: NMI; arm64: a pseudo-NMI SGI). kernel/backtrace.c's protocol. */
 void cpu_ask_backtrace(unsigned idx);
-void cpu_relax(void);                    /* spin-wait hint (PAUSE) */
+void cpu_relax(void);                    /* spin-wait hint (x86 PAUSE, arm64 YIELD) */
 void cpu_stop(void) __attribute__((noreturn));  /* interrupts off, halt for good */
 void cpu_idle(void);                     /* enable interrupts and halt until one comes */
 
@@ -26,7 +29,9 @@ unsigned cpu_index(void);                /* 0..cpu_count()-1 on this CPU */
 unsigned cpu_count(void);                /* CPUs started (online or not) */
 bool cpu_online(unsigned idx);           /* running and taking its tick */
 
-uint64_t cycles_now(void);               /* cycle counter (TSC), monotonic per CPU */
+/* Monotonic per CPU. x86: the TSC; arm64: the generic timer's count,
+ * scaled to a whole number per us (arch/arm64/cpu.c). */
+uint64_t cycles_now(void);
 uint64_t cycles_per_us(void);            /* calibrated at boot; never 0 after */
 /* What one unit of cycles_now() is, for reports: "cycles" where it is the
  * CPU's cycle counter, else the name of the clock it counts. */
