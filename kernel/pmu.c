@@ -31,7 +31,7 @@
 
 static enum pmu_mode pmu_mode = PMU_MODE_AUTO;
 static const struct pmu_ops *cand;    /* counter the hardware claims, or NULL */
-static enum pmu_claim cand_how;
+static enum pmu_claim cand_how;       /* claimed or assumed: the note says which */
 static const struct pmu_ops *ops;     /* counter in use, or NULL: the tick */
 static bool probe_ran;                /* the counter was actually tried */
 static uint64_t probe_delta, probe_us;

@@ -62,8 +62,8 @@ struct cpuid_claim {
     bool amd_perfctr_core, amd_v2;
 };
 
-static struct cpuid_claim hw;           /* what CPUID says, as it is */
-static struct cpuid_claim eff;          /* what the probe acted on (pmu=assume) */
+static struct cpuid_claim hw;         /* what CPUID says, as it is */
+static struct cpuid_claim eff;        /* what the probe acted on (pmu=assume) */
 static uint64_t ctr_mask;             /* the claimed counter's width */
 
 static const struct pmu_ops intel_ops, amd_ops, amd_v2_ops;
@@ -139,12 +139,18 @@ static const struct pmu_ops *pmu_choose(bool assume)
     return NULL;
 }
 
+/* Under pmu=assume the claim is the assumption even where CPUID agrees:
+ * eff, not hw, is what the probe acts on, and the note names it. */
 static enum pmu_claim x86_claim(const struct pmu_ops *self, bool assume)
 {
     if (pmu_choose(assume) != self)
         return PMU_CLAIM_NONE;
-    ctr_mask = self == &intel_ops ? (eff.intel_width < 64 ? (1ull << eff.intel_width) - 1 : ~0ull)
-                                  : (1ull << AMD_CTR_WIDTH) - 1;
+    if (self != &intel_ops)
+        ctr_mask = (1ull << AMD_CTR_WIDTH) - 1;
+    else if (eff.intel_width < 64)
+        ctr_mask = (1ull << eff.intel_width) - 1;
+    else
+        ctr_mask = ~0ull;
     return assume ? PMU_CLAIM_ASSUMED : PMU_CLAIM_HW;
 }
 
