@@ -8,7 +8,12 @@
 
 #define MAX_CPUS 64
 
-unsigned long irq_save(void);            /* disable interrupts, return old state */
+struct printer;
+
+/* Interrupts off, returning the old state. x86: IF clear (an NMI still
+ * arrives); arm64: the GIC priority mask, which lets the PMU's pseudo-NMI
+ * through. */
+unsigned long irq_save(void);
 void irq_restore(unsigned long flags);   /* restore what irq_save returned */
 bool irqs_enabled(void);
 void irq_enable(void);
@@ -19,7 +24,7 @@ void cpu_ask_backtrace(unsigned idx);
 /* Raise the NMI (pseudo-NMI on arm64) on this CPU with no one expecting
  * it: `panic nmi` uses it to show a genuine NMI is never swallowed. */
 void cpu_send_nmi_self(void);
-void cpu_relax(void);                    /* spin-wait hint (PAUSE) */
+void cpu_relax(void);                    /* spin-wait hint (x86 PAUSE, arm64 YIELD) */
 void cpu_stop(void) __attribute__((noreturn));  /* interrupts off, halt for good */
 void cpu_idle(void);                     /* enable interrupts and halt until one comes */
 
@@ -27,8 +32,15 @@ unsigned cpu_index(void);                /* 0..cpu_count()-1 on this CPU */
 unsigned cpu_count(void);                /* CPUs started (online or not) */
 bool cpu_online(unsigned idx);           /* running and taking its tick */
 
-uint64_t cycles_now(void);               /* cycle counter (TSC), monotonic per CPU */
+/* Monotonic per CPU. x86: the TSC; arm64: the generic timer's count,
+ * scaled to a whole number per us (arch/arm64/cpu.c). */
+uint64_t cycles_now(void);
 uint64_t cycles_per_us(void);            /* calibrated at boot; never 0 after */
 /* What one unit of cycles_now() is, for reports: "cycles" where it is the
  * CPU's cycle counter, else the name of the clock it counts. */
 const char *cycles_unit(void);
+
+/* lscpu's first lines: what the CPU says it is (x86: CPUID vendor,
+ * family/model, brand string, hypervisor; arm64: MIDR_EL1's implementer
+ * and part) and how many CPUs were started. arch/<arch>/cpuinfo.c. */
+void cpu_describe(struct printer *p);

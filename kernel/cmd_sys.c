@@ -113,6 +113,7 @@ static int cmd_lscpu(int argc, char **argv, struct printer *p)
         pr_printf(p, "lscpu: takes no arguments\n");
         return 1;
     }
+    cpu_describe(p);
     pmu_describe(p);
     return 0;
 }

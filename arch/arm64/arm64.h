@@ -77,7 +77,7 @@ uint64_t irq_entry_save(void);         /* trap.c, on IRQ entry: the interrupted 
 void irq_handler_unmask_nmi(void);     /* PMR off, then PSTATE.I clear: NMIs may preempt */
 void irq_exit_restore(uint64_t pmr);   /* PSTATE.I set, then the interrupted PMR back */
 
-/* The PMUv3 and ID registers arch/arm64/pmu.c touches, by name, behind
+/* The PMUv3 and ID registers pmu.c and cpuinfo.c touch, by name, behind
  * one pair of functions, as x86.h does with rdmsr/wrmsr: host unit tests
  * (SONDE_HOST_TEST) link a simulated PMU (tests/unit/sim_pmu_a64.c) that
  * implements them; in the kernel the switch folds to one mrs/msr. */

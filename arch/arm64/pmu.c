@@ -1,5 +1,6 @@
-/* arch/arm64/pmu.c: hal/pmu.h on arm64: PMUv3's cycle counter, overflowing
- * about every millisecond into the PMU's PPI, taken as a pseudo-NMI.
+/* arch/arm64/pmu.c: the arm64 backend of the PMU core (kernel/pmu.c,
+ * hal/pmu.h): PMUv3's cycle counter, overflowing about every millisecond
+ * into the PMU's PPI, taken as a pseudo-NMI.
  *
  * The counter is PMCCNTR_EL0, not event counter 0 with CPU_CYCLES (0x11):
  * both count the same processor cycles, but the cycle counter is there
@@ -17,29 +18,20 @@
  * overflow by PMOVSSET.C, clears it through PMOVSCLR, and reloads the
  * counter to overflow one period after the last wrap. PMCCFILTR_EL0 = 0: EL1 and EL0 both counted, EL2 not.
  *
- * The period comes from the counter's rate, measured by the probe
- * against the generic timer, not assumed: QEMU's TCG counts it at a
- * virtual 1 GHz, real parts at their core clock.
+ * The period comes from the counter's rate, measured by the core's probe
+ * against the generic timer over its whole 10 us (po_measure_rate), not
+ * assumed: QEMU's TCG counts it at a virtual 1 GHz, real parts at their
+ * core clock.
  *
- * Probe discipline as on x86 (spec: "CPUID is not trusted on its own"):
- * ID_AA64DFR0_EL1.PMUVer says whether PMUv3 is claimed; the counter then
- * has to prove it moves within 10 us of the generic timer, with
- * interrupts off; the answer is cached and published with release
- * ordering, read with acquire. Unlike x86 the loop runs the whole 10 us
- * when the counter is live too: the same 10 us give its rate.
- *
- * Arming order: the armed flag before the counter is enabled, and cleared
- * only after it is disabled (pmu_arm/pmu_disarm). An interrupt on the
- * PMU's PPI with PMOVSSET.C set is always the counter's and is claimed,
- * armed or not: nothing else raises that PPI (unlike x86's shared NMI),
- * so an overflow whose interrupt lands after disarm is acknowledged, not
- * panicked on. One with no overflow recorded is nobody's: trap.c panics
- * and names it. */
+ * ID_AA64DFR0_EL1.PMUVer says whether PMUv3 is claimed. An interrupt on
+ * the PMU's PPI with PMOVSSET.C set is always the counter's and is
+ * claimed, armed or not (po_claims_when_disarmed): nothing else raises
+ * that PPI (unlike x86's shared NMI), so an overflow whose interrupt
+ * lands after disarm is acknowledged, not panicked on. One with no
+ * overflow recorded is nobody's: trap.c panics and names it. */
 #include "arch/arm64/arm64.h"
 #include "arch/arm64/gic.h"
-#include "hal/cpu.h"
 #include "hal/pmu.h"
-#include "kernel/once.h"
 #include "lib/printf.h"
 
 #define PMCR_E          (1ull << 0)     /* enable (all counters, with PMCNTENSET) */
@@ -50,39 +42,8 @@
 #define PMCR_N(v)       ((unsigned)((v) >> 11) & 0x1f)
 #define CCNT            (1ull << 31)    /* bit C of PMCNTEN*, PMINTEN*, PMOVS*: the cycle counter */
 
-#define PROBE_BUDGET_US 10
-#define PERIOD_US       1000
-#define SOURCE_NAME     "pmu/pseudo-nmi arm64 pmuv3 cycles"
-#define WHAT            "PMUv3 cycle counter"
-
-
-static enum pmu_mode pmu_mode = PMU_MODE_AUTO;
 static unsigned ppi;                  /* the PMU's PPI, 0: none in the tree */
-static unsigned pmuver;               /* ID_AA64DFR0_EL1.PMUVer as read */
-static bool probe_ran;                /* the counter was actually tried */
-static bool usable;                   /* the probe's answer: sample on it */
-static uint64_t probe_delta, probe_us;
-static uint64_t rate;                 /* counter increments per us, measured */
-static uint64_t period;               /* counter increments between overflows */
-static char note[160];
-static int probe_state;               /* kernel/once.h: published after the probe */
-static bool cpu_armed[MAX_CPUS];
-/* Per CPU, written only by that CPU's pseudo-NMI: overflows claimed, and
- * of them those that arrived after disarm (lscpu shows the sums). */
-static uint32_t cpu_claims[MAX_CPUS], cpu_stale[MAX_CPUS];
-
-/* The interrupt that reads cpu_armed runs on this same CPU: program order
- * is all it needs, so a compiler barrier suffices. */
-static inline void barrier(void)
-{
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-}
-
-static unsigned this_cpu_idx(void)
-{
-    unsigned c = cpu_index();
-    return c < MAX_CPUS ? c : 0;
-}
+static unsigned pmuver;               /* ID_AA64DFR0_EL1.PMUVer as read by the claim */
 
 /* ID_AA64DFR0_EL1.PMUVer: 0 none, 0xf IMPLEMENTATION DEFINED (not PMUv3). */
 static bool pmuver_is_v3(unsigned v)
@@ -96,43 +57,25 @@ void pmu_set_ppi(unsigned intid)
     gic_set_nmi_ppi(ppi);
 }
 
-void pmu_set_mode(enum pmu_mode mode)
+static enum pmu_claim pmuv3_claim(bool assume)
 {
-    if (mode == PMU_MODE_AUTO || mode == PMU_MODE_OFF || mode == PMU_MODE_ASSUME)
-        pmu_mode = mode;
+    pmuver = (unsigned)(pmu_reg_read(PMREG_ID_AA64DFR0) >> 8) & 0xf;
+    if (pmuver_is_v3(pmuver))
+        return PMU_CLAIM_HW;
+    return assume ? PMU_CLAIM_ASSUMED : PMU_CLAIM_NONE;
 }
 
-/* ---- the probe ---- */
-
-/* One reading of the counter, bracketed by two of the generic timer and
- * dated at their midpoint. A bracket wider than 1 us means something came
- * between the reads (under TCG: the host descheduled this vCPU thread)
- * and is read again, a bounded number of times, so one such pause cannot
- * skew the rate and with it the period. */
-static void probe_read(uint64_t per_us, uint64_t *count, uint64_t *when)
+/* The counter counts, but without an interrupt it cannot sample. */
+static const char *pmuv3_refuse(void)
 {
-    uint64_t a, b;
-    for (int i = 0; i < 4; i++) {
-        a = cycles_now();
-        *count = pmu_reg_read(PMREG_PMCCNTR);
-        b = cycles_now();
-        if (b - a <= per_us)
-            break;
-    }
-    *when = a + (b - a) / 2;
+    return ppi ? NULL : "counts, but the device tree names no PMU interrupt (/pmu)";
 }
 
-/* Count without the interrupt, for PROBE_BUDGET_US of generic timer, with
- * interrupts off (both clocks read on this CPU, nothing in between). The
- * bound is a duration, not a number of reads. Moved means the counter
- * left the 0 it was set to; the rate is taken between the first and the
- * last reading, not from the enable: under TCG the first pass through
- * this code is translated while the counter already runs. */
-static bool pmu_try(void)
+/* PMCCFILTR_EL0 = 0 and PMCR.D clear: firmware may have left EL1 filtered
+ * out or the every-64th-cycle divider on, and either would make the rate
+ * (and so the period) a lie. */
+static uint64_t pmuv3_probe_start(void)
 {
-    uint64_t per_us = cycles_per_us();
-    uint64_t budget = per_us * PROBE_BUDGET_US;
-    unsigned long flags = irq_save();
     uint64_t pmcr = pmu_reg_read(PMREG_PMCR);
     pmu_reg_write(PMREG_PMCNTENCLR, CCNT);
     pmu_reg_write(PMREG_PMINTENCLR, CCNT);
@@ -141,99 +84,24 @@ static bool pmu_try(void)
     pmu_reg_write(PMREG_PMCCNTR, 0);
     pmu_reg_write(PMREG_PMCNTENSET, CCNT);
     isb();
-    uint64_t c0, start, v, now;
-    probe_read(per_us, &c0, &start);
-    do
-        probe_read(per_us, &v, &now);
-    while (now - start < budget);
-    /* Stopped is how it was found: nothing else in Sonde uses the PMU. */
+    return pmcr;
+}
+
+static uint64_t pmuv3_probe_read(void)
+{
+    return pmu_reg_read(PMREG_PMCCNTR);
+}
+
+/* Stopped is how it was found: nothing else in Sonde uses the PMU. */
+static void pmuv3_probe_stop(uint64_t pmcr)
+{
     pmu_reg_write(PMREG_PMCNTENCLR, CCNT);
     pmu_reg_write(PMREG_PMCR, pmcr & ~(PMCR_C | PMCR_P));
     isb();
-    irq_restore(flags);
-    uint64_t elapsed = now - start;
-    probe_delta = v - c0;
-    probe_us = elapsed / per_us;
-    rate = elapsed ? (v - c0) * per_us / elapsed : 0;
-    return v != 0;
 }
 
-static void pmu_probe_run(void)
+static void pmuv3_arm(uint64_t period)
 {
-    pmuver = (unsigned)(pmu_reg_read(PMREG_ID_AA64DFR0) >> 8) & 0xf;
-    bool claimed = pmuver_is_v3(pmuver) || pmu_mode == PMU_MODE_ASSUME;
-    const char *how = pmuver_is_v3(pmuver) ? "claimed by ID_AA64DFR0_EL1" : "assumed (pmu=assume)";
-    if (!claimed)
-        return;
-    if (pmu_mode == PMU_MODE_OFF) {
-        fmt_snprintf(note, sizeof note, "pmu: " WHAT " not used (pmu=off): tick only");
-        return;
-    }
-    probe_ran = true;
-    if (!pmu_try()) {
-        fmt_snprintf(note, sizeof note, "pmu: " WHAT " %s but did not count in %d us: tick only",
-                     how, PROBE_BUDGET_US);
-        return;
-    }
-    /* At least one increment per us, or a 1 ms period is not a period. */
-    if (rate == 0) {
-        fmt_snprintf(note, sizeof note, "pmu: " WHAT " %s counted only %llu in %d us: too slow, tick only",
-                     how, (unsigned long long)probe_delta, PROBE_BUDGET_US);
-        return;
-    }
-    if (!ppi) {
-        fmt_snprintf(note, sizeof note, "pmu: " WHAT " counts, but the device tree names no PMU "
-                     "interrupt (/pmu): tick only");
-        return;
-    }
-    period = rate * PERIOD_US;
-    usable = true;
-}
-
-static bool pmu_probe_done(void)
-{
-    return once_done(&probe_state);
-}
-
-bool pmu_probe(void)
-{
-    /* Every CPU arms on the strength of this answer: once() publishes it
-     * only after everything it depends on is written; a CPU that asks
-     * while another probes waits the ~10 us out. */
-    once(&probe_state, pmu_probe_run);
-    return usable;
-}
-
-/* After the probe published, and only then: until it did, the PMU's
- * registers may not even exist (PMUVer 0). */
-static bool pmu_ready(void)
-{
-    return pmu_probe_done() && usable;
-}
-
-const char *pmu_source_name(void)
-{
-    return pmu_ready() ? SOURCE_NAME : "tick 100Hz";
-}
-
-const char *pmu_probe_note(void)
-{
-    if (!pmu_probe_done() || note[0] == 0)
-        return NULL;
-    return note;
-}
-
-/* ---- arming, per CPU (its tick, interrupts off; the pseudo-NMI can
- * still arrive between any two of these writes) ---- */
-
-void pmu_arm(void)
-{
-    if (!pmu_ready())
-        return;
-    /* Flag first: the first overflow may come before the last write below
-     * returns, and one that finds the flag clear is not re-armed. */
-    __atomic_store_n(&cpu_armed[this_cpu_idx()], true, __ATOMIC_RELEASE);
-    barrier();
     pmu_reg_write(PMREG_PMCNTENCLR, CCNT);
     pmu_reg_write(PMREG_PMINTENCLR, CCNT);
     /* A status bit left from before (an overflow claimed late, or a
@@ -254,23 +122,19 @@ void pmu_arm(void)
 
 /* The overflow status is left alone: an interrupt already raised must
  * still find PMOVSSET.C when it is taken. Disabling PMINTEN drops the
- * request, so a stopped counter raises nothing more. */
-void pmu_disarm(void)
+ * request, so a stopped counter raises nothing more. An overflow taken
+ * between these writes and the core's clearing of the armed flag is
+ * reloaded by pmuv3_ack, harmlessly: the counter is already disabled. */
+static void pmuv3_disarm(void)
 {
-    if (pmu_ready()) {
-        pmu_reg_write(PMREG_PMCNTENCLR, CCNT);
-        pmu_reg_write(PMREG_PMINTENCLR, CCNT);
-        isb();
-    }
-    barrier();
-    /* Flag last: an overflow taken between the writes above and here is
-     * re-armed by claim, harmlessly (the counter is already disabled). */
-    __atomic_store_n(&cpu_armed[this_cpu_idx()], false, __ATOMIC_RELEASE);
+    pmu_reg_write(PMREG_PMCNTENCLR, CCNT);
+    pmu_reg_write(PMREG_PMINTENCLR, CCNT);
+    isb();
 }
 
-bool pmu_armed(void)
+static bool pmuv3_overflowed(void)
 {
-    return __atomic_load_n(&cpu_armed[this_cpu_idx()], __ATOMIC_ACQUIRE);
+    return (pmu_reg_read(PMREG_PMOVSSET) & CCNT) != 0;
 }
 
 /* The next load: one period after the wrap that was just taken, not
@@ -279,78 +143,25 @@ bool pmu_armed(void)
  * than half a period has gone by, a full period from now: the missed
  * overflows collapse into this one, and a storm of back-to-back
  * interrupts cannot follow a long delay. */
-static uint64_t pmu_next_load(uint64_t since_wrap)
+static uint64_t pmu_next_load(uint64_t since_wrap, uint64_t period)
 {
     return since_wrap < period / 2 ? since_wrap - period : 0 - period;
 }
 
-/* Pseudo-NMI context: no lock, no allocation, five register accesses at
- * most, and only after the probe showed the registers are there.
- * Reload before clearing the status, as on x86: the counter, just past
- * zero, cannot wrap again in between. The isb makes the cleared status
- * (and so the dropped request) take effect before trap.c's EOI, so the
+/* Pseudo-NMI context: at most four register accesses. Reload before
+ * clearing the status, as on x86: the counter, just past zero, cannot
+ * wrap again in between. The isb makes the cleared status (and so the
+ * dropped request) take effect before trap.c's EOI, so the
  * level-triggered PPI does not come straight back. */
-bool pmu_nmi_claim(void)
+static void pmuv3_ack(uint64_t period, bool reload)
 {
-    if (!pmu_ready())
-        return false;
-    if (!(pmu_reg_read(PMREG_PMOVSSET) & CCNT))
-        return false;
-    unsigned me = this_cpu_idx();
-    if (pmu_armed())
-        pmu_reg_write(PMREG_PMCCNTR, pmu_next_load(pmu_reg_read(PMREG_PMCCNTR)));
-    else
-        cpu_stale[me]++;
+    if (reload)
+        pmu_reg_write(PMREG_PMCCNTR, pmu_next_load(pmu_reg_read(PMREG_PMCCNTR), period));
     pmu_reg_write(PMREG_PMOVSCLR, CCNT);
     isb();
-    cpu_claims[me]++;
-    return true;
 }
 
 /* ---- lscpu ---- */
-
-static const char *implementer_name(unsigned imp)
-{
-    switch (imp) {
-    case 0x00: return "software (QEMU max or similar)";
-    case 0x41: return "ARM";
-    case 0x42: return "Broadcom";
-    case 0x43: return "Cavium";
-    case 0x46: return "Fujitsu";
-    case 0x48: return "HiSilicon";
-    case 0x4e: return "NVIDIA";
-    case 0x50: return "Applied Micro";
-    case 0x51: return "Qualcomm";
-    case 0x53: return "Samsung";
-    case 0x61: return "Apple";
-    case 0xc0: return "Ampere";
-    default:   return "unknown";
-    }
-}
-
-static const char *arm_part_name(unsigned part)
-{
-    switch (part) {
-    case 0xd03: return "Cortex-A53";
-    case 0xd04: return "Cortex-A35";
-    case 0xd05: return "Cortex-A55";
-    case 0xd07: return "Cortex-A57";
-    case 0xd08: return "Cortex-A72";
-    case 0xd09: return "Cortex-A73";
-    case 0xd0a: return "Cortex-A75";
-    case 0xd0b: return "Cortex-A76";
-    case 0xd0c: return "Neoverse-N1";
-    case 0xd0d: return "Cortex-A77";
-    case 0xd40: return "Neoverse-V1";
-    case 0xd41: return "Cortex-A78";
-    case 0xd44: return "Cortex-X1";
-    case 0xd46: return "Cortex-A510";
-    case 0xd47: return "Cortex-A710";
-    case 0xd49: return "Neoverse-N2";
-    case 0xd4f: return "Neoverse-V2";
-    default:    return "unknown part";
-    }
-}
 
 /* ID_AA64DFR0_EL1.PMUVer, bits 11:8. */
 static const char *pmuver_name(unsigned v)
@@ -368,68 +179,72 @@ static const char *pmuver_name(unsigned v)
     }
 }
 
-void pmu_describe(struct printer *p)
+/* PMCR_EL0 is read only where PMUv3 is claimed: without it the register
+ * may not exist. */
+static void describe_claims(struct printer *p)
 {
-    pmu_probe();              /* cached: lscpu always shows the outcome */
-    uint64_t midr = pmu_reg_read(PMREG_MIDR);
-    unsigned imp = (unsigned)(midr >> 24) & 0xff, part = (unsigned)(midr >> 4) & 0xfff;
-    pr_printf(p, "vendor:       %s (implementer 0x%02x)\n", implementer_name(imp), imp);
-    pr_printf(p, "part:         %s (0x%03x) variant %u revision %u\n",
-              imp == 0x41 ? arm_part_name(part) : "-", part,
-              (unsigned)(midr >> 20) & 0xf, (unsigned)midr & 0xf);
-    pr_printf(p, "cpus:         %u\n", cpu_count());
-
     if (!pmuver_is_v3(pmuver)) {
-        pr_printf(p, "pmu claims:   %s (ID_AA64DFR0_EL1.PMUVer 0x%x)\n", pmuver_name(pmuver), pmuver);
-    } else {
-        unsigned n = PMCR_N(pmu_reg_read(PMREG_PMCR));
-        pr_printf(p, "pmu claims:   %s (ID_AA64DFR0_EL1.PMUVer 0x%x), %u event counters + cycle counter (PMCR_EL0.N)\n",
-                  pmuver_name(pmuver), pmuver, n);
+        pr_printf(p, "%s (ID_AA64DFR0_EL1.PMUVer 0x%x)\n", pmuver_name(pmuver), pmuver);
+        return;
     }
-    if (pmu_mode == PMU_MODE_ASSUME)
-        pr_puts(p, "pmu=assume:  acting as if PMUv3 were claimed\n");
-    else if (pmu_mode == PMU_MODE_OFF)
-        pr_puts(p, "pmu=off:     counter never used\n");
+    unsigned n = PMCR_N(pmu_reg_read(PMREG_PMCR));
+    pr_printf(p, "%s (ID_AA64DFR0_EL1.PMUVer 0x%x), %u event counters + cycle counter (PMCR_EL0.N)\n",
+              pmuver_name(pmuver), pmuver, n);
+}
+
+static void describe_interrupt(struct printer *p)
+{
     if (ppi)
         pr_printf(p, "interrupt:    PPI %u (device tree /pmu), pseudo-NMI: GIC priority 0x%x, mask 0x%x\n",
                   ppi, GIC_PRIO_NMI, PMR_IRQ_OFF);
     else
         pr_puts(p, "interrupt:    none (the device tree has no /pmu interrupt)\n");
-    if (probe_ran && probe_delta)
-        pr_printf(p, "probe:        cycle counter moved by %llu in %llu us (%llu per us: period %llu for 1 kHz)\n",
-                  (unsigned long long)probe_delta, (unsigned long long)probe_us,
-                  (unsigned long long)rate, (unsigned long long)(rate * PERIOD_US));
-    else if (probe_ran)
-        pr_printf(p, "probe:        did not count in %d us\n", PROBE_BUDGET_US);
-    else if (pmuver_is_v3(pmuver) || pmu_mode == PMU_MODE_ASSUME)
-        pr_puts(p, "probe:        not run (pmu=off)\n");
-    else
-        pr_puts(p, "probe:        not run (no PMUv3 claimed)\n");
-    if (usable) {
-        uint64_t claims = 0, stale = 0;
-        for (unsigned i = 0; i < MAX_CPUS; i++) {
-            claims += __atomic_load_n(&cpu_claims[i], __ATOMIC_RELAXED);
-            stale += __atomic_load_n(&cpu_stale[i], __ATOMIC_RELAXED);
-        }
-        pr_printf(p, "overflows:    %llu claimed since boot, %llu of them after disarm\n",
-                  (unsigned long long)claims, (unsigned long long)stale);
-    }
-    pr_printf(p, "profile source: %s\n", pmu_source_name());
 }
 
-#ifdef SONDE_HOST_TEST
-/* Each host test starts from a fresh boot. */
-void pmu_test_reset(void)
+static void pmuv3_describe(struct printer *p, enum pmu_describe_at at)
 {
-    pmu_mode = PMU_MODE_AUTO;
-    ppi = pmuver = 0;
-    probe_ran = usable = false;
-    probe_delta = probe_us = rate = period = 0;
-    note[0] = 0;
-    probe_state = ONCE_NOT_RUN;
-    for (unsigned i = 0; i < MAX_CPUS; i++) {
-        cpu_armed[i] = false;
-        cpu_claims[i] = cpu_stale[i] = 0;
+    uint64_t claimed, stale;
+    switch (at) {
+    case PMU_AT_CLAIMS:
+        describe_claims(p);
+        break;
+    case PMU_AT_ASSUMED:
+        pr_puts(p, "PMUv3 were claimed\n");
+        break;
+    case PMU_AT_WIRING:
+        describe_interrupt(p);
+        break;
+    case PMU_AT_COUNTS:
+        pmu_overflow_counts(&claimed, &stale);
+        pr_printf(p, "overflows:    %llu claimed since boot, %llu of them after disarm\n",
+                  (unsigned long long)claimed, (unsigned long long)stale);
+        break;
     }
 }
-#endif
+
+static const struct pmu_ops pmuv3_ops = {
+    .po_name = "pmu/pseudo-nmi arm64 pmuv3 cycles",
+    .po_what = "PMUv3 cycle counter",
+    .po_counter = "cycle counter",
+    .po_claimed_by = "ID_AA64DFR0_EL1",
+    .po_measure_rate = true,
+    .po_claims_when_disarmed = true,
+    .po_max_period = UINT64_MAX,          /* 64 bits wide with PMCR.LC */
+    .po_claim = pmuv3_claim,
+    .po_refuse = pmuv3_refuse,
+    .po_probe_start = pmuv3_probe_start,
+    .po_probe_read = pmuv3_probe_read,
+    .po_probe_stop = pmuv3_probe_stop,
+    .po_arm = pmuv3_arm,
+    .po_disarm = pmuv3_disarm,
+    .po_overflowed = pmuv3_overflowed,
+    .po_ack = pmuv3_ack,
+};
+
+static const struct pmu_ops *const pmuv3_tables[] = { &pmuv3_ops, NULL };
+
+const struct pmu_backends pmu_backends = {
+    .pb_ops = pmuv3_tables,
+    .pb_family = "PMUv3",
+    .pb_describe = pmuv3_describe,
+};

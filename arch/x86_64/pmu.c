@@ -1,8 +1,7 @@
-/* arch/x86_64/pmu.c: the performance-counter sample source on x86-64.
- *
- * One counter per CPU, counting unhalted core cycles, armed about 1 ms below
- * overflow; the overflow arrives through the LAPIC's LVT PMC entry as an NMI.
- * Two interfaces count that quantity:
+/* arch/x86_64/pmu.c: the x86-64 backends of the PMU core (kernel/pmu.c,
+ * hal/pmu.h): one counter per CPU counting unhalted core cycles, armed
+ * about 1 ms below overflow; the overflow arrives through the LAPIC's LVT
+ * PMC entry as an NMI. Three tables count that quantity:
  *
  *   Intel: architectural perfmon v2+, fixed counter 1 (unhalted core cycles).
  *          Overflow is reported by IA32_PERF_GLOBAL_STATUS bit 33.
@@ -11,15 +10,12 @@
  *          the counter is armed below zero and an overflow is recognised by
  *          its bit 47 going clear. With PerfMonV2 the global status is used.
  *
- * CPUID is not trusted on its own (spec: "CPUID is not trusted on its own"):
- * a hypervisor may claim a counter and swallow every write to it. The probe
- * enables the counter without its interrupt and waits, bounded by about
- * 10 us of TSC, for it to move. The vendor is picked once, by the probe, as
- * one table of operations; everything after it goes through that table. */
+ * CPUID says which of them the part claims; the core's probe then makes
+ * the counter prove that it counts (spec: "CPUID is not trusted on its
+ * own"), and everything after goes through the table it picked. */
 #include "arch/x86_64/x86.h"
 #include "hal/cpu.h"
 #include "hal/pmu.h"
-#include "kernel/once.h"
 #include "lib/printf.h"
 #include "lib/string.h"
 
@@ -55,92 +51,33 @@
 
 #define CPUID_AMD_PERFCTR_CORE       (1u << 23)    /* 8000_0001h ECX */
 #define CPUID_AMD_PERFMON_V2         (1u << 0)     /* 8000_0022h EAX */
-#define CPUID_HYPERVISOR             (1u << 31)    /* 1h ECX */
-
-#define PROBE_BUDGET_US  10
-#define PERIOD_US        1000
 
 enum vendor { VENDOR_OTHER, VENDOR_INTEL, VENDOR_AMD };
 
-/* What CPUID says (filled by pmu_detect, before the probe publishes). */
-struct pmu_claim {
+/* What CPUID says (filled by pmu_detect at each claim, in the probe). */
+struct cpuid_claim {
     enum vendor vendor;
     char vendor_id[13];
     unsigned intel_version, intel_fixed, intel_width;
     bool amd_perfctr_core, amd_v2;
 };
 
-/* One vendor's counter, chosen once by the probe. */
-struct pmu_ops {
-    const char *name;                 /* source name for the report */
-    const char *what;                 /* "intel fixed-ctr1", for notes */
-    uint64_t (*probe_start)(void);    /* count without INT; returns what stop restores */
-    uint64_t (*probe_read)(void);
-    void (*probe_stop)(uint64_t saved);
-    void (*arm)(void);
-    void (*disarm)(void);
-    bool (*claim)(void);              /* NMI context */
-};
-
-
-static enum pmu_mode pmu_mode = PMU_MODE_AUTO;
-static struct pmu_claim hw;           /* what CPUID says, as it is */
-static struct pmu_claim eff;          /* what the probe acted on (pmu=assume) */
-static const struct pmu_ops *cand;    /* counter the probe tried, or NULL */
-static const struct pmu_ops *ops;     /* counter in use, or NULL: tick */
-static bool probe_ran;                /* the counter was actually tried */
-static uint64_t probe_delta, probe_us;
-static uint64_t period;               /* cycles between overflows */
-static uint64_t ctr_mask;             /* the counter's width */
-static char note[128];
-static int probe_state;               /* kernel/once.h: published after the probe */
-static bool cpu_armed[MAX_CPUS];
+static struct cpuid_claim hw;         /* what CPUID says, as it is */
+static struct cpuid_claim eff;        /* what the probe acted on (pmu=assume) */
+static uint64_t ctr_mask;             /* the claimed counter's width */
 
 static const struct pmu_ops intel_ops, amd_ops, amd_v2_ops;
 
-/* ---- small helpers ---- */
-
-static void copy_reg(char *dst, uint32_t r)
-{
-    for (int i = 0; i < 4; i++)
-        dst[i] = (char)(r >> (8 * i));
-}
-
-/* CPUID strings come from whoever answers CPUID: print only what is printable. */
-static void sanitize(char *s)
-{
-    for (; *s; s++)
-        if (*s < 0x20 || *s > 0x7e)
-            *s = '?';
-}
-
-/* Stop the compiler moving memory accesses across this point. The NMI that
- * reads cpu_armed runs on this same CPU, so program order is all it needs. */
-static inline void barrier(void)
-{
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-}
-
-static unsigned this_cpu(void)
-{
-    unsigned c = cpu_index();
-    return c < MAX_CPUS ? c : 0;
-}
-
 /* ---- detection ---- */
 
-static void pmu_detect(struct pmu_claim *c)
+static void pmu_detect(struct cpuid_claim *c)
 {
     uint32_t r[4];
 
-    *c = (struct pmu_claim){0};
+    *c = (struct cpuid_claim){0};
     cpuid(0, 0, r);
     uint32_t max_basic = r[0];
-    copy_reg(c->vendor_id, r[1]);         /* EBX EDX ECX */
-    copy_reg(c->vendor_id + 4, r[3]);
-    copy_reg(c->vendor_id + 8, r[2]);
-    c->vendor_id[12] = 0;
-    sanitize(c->vendor_id);
+    cpuid_vendor(c->vendor_id);
     if (strcmp(c->vendor_id, "GenuineIntel") == 0)
         c->vendor = VENDOR_INTEL;
     else if (strcmp(c->vendor_id, "AuthenticAMD") == 0 || strcmp(c->vendor_id, "HygonGenuine") == 0)
@@ -167,7 +104,7 @@ static void pmu_detect(struct pmu_claim *c)
 }
 
 /* pmu=assume: what CPUID would have said if this vendor's counter existed. */
-static void pmu_assume(struct pmu_claim *c)
+static void pmu_assume(struct cpuid_claim *c)
 {
     if (c->vendor == VENDOR_INTEL) {
         c->intel_version = 2;
@@ -181,22 +118,48 @@ static void pmu_assume(struct pmu_claim *c)
 
 /* Fixed counter 1 needs version 2 and at least 2 fixed counters; a width
  * below 32 bits could not hold -period, so it is not a usable claim. */
-static bool intel_claimed(const struct pmu_claim *c)
+static bool intel_claimed(const struct cpuid_claim *c)
 {
     return c->vendor == VENDOR_INTEL && c->intel_version >= 2 &&
            c->intel_fixed >= 2 && c->intel_width >= 32;
 }
 
-static const struct pmu_ops *pmu_choose(const struct pmu_claim *c)
+/* CPUID afresh at each claim: the core asks the tables once each, in the
+ * probe, which runs once per boot. */
+static const struct pmu_ops *pmu_choose(bool assume)
 {
-    if (intel_claimed(c))
+    pmu_detect(&hw);
+    eff = hw;
+    if (assume)
+        pmu_assume(&eff);
+    if (intel_claimed(&eff))
         return &intel_ops;
-    if (c->vendor == VENDOR_AMD && c->amd_perfctr_core)
-        return c->amd_v2 ? &amd_v2_ops : &amd_ops;
+    if (eff.vendor == VENDOR_AMD && eff.amd_perfctr_core)
+        return eff.amd_v2 ? &amd_v2_ops : &amd_ops;
     return NULL;
 }
 
+/* Under pmu=assume the claim is the assumption even where CPUID agrees:
+ * eff, not hw, is what the probe acts on, and the note names it. */
+static enum pmu_claim x86_claim(const struct pmu_ops *self, bool assume)
+{
+    if (pmu_choose(assume) != self)
+        return PMU_CLAIM_NONE;
+    if (self != &intel_ops)
+        ctr_mask = (1ull << AMD_CTR_WIDTH) - 1;
+    else if (eff.intel_width < 64)
+        ctr_mask = (1ull << eff.intel_width) - 1;
+    else
+        ctr_mask = ~0ull;
+    return assume ? PMU_CLAIM_ASSUMED : PMU_CLAIM_HW;
+}
+
 /* ---- Intel: fixed counter 1 ---- */
+
+static enum pmu_claim intel_claim(bool assume)
+{
+    return x86_claim(&intel_ops, assume);
+}
 
 static uint64_t intel_probe_start(void)
 {
@@ -214,29 +177,36 @@ static uint64_t intel_probe_start(void)
 
 static uint64_t intel_probe_read(void)
 {
-    return rdmsr(MSR_IA32_FIXED_CTR1);
+    return rdmsr(MSR_IA32_FIXED_CTR1) & ctr_mask;
 }
 
-/* Only ctr1's bits were changed: clearing them restores everything else. */
-static void intel_probe_stop(uint64_t unused)
+/* Only ctr1's bits were ever changed: clearing them restores everything
+ * else. The overflow status is deliberately left alone: a PMI already
+ * raised must still find its status bit when the NMI is taken. */
+static void intel_disarm(void)
 {
     wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, rdmsr(MSR_IA32_PERF_GLOBAL_CTRL) & ~GLOBAL_FIXED_CTR1);
     wrmsr(MSR_IA32_FIXED_CTR_CTRL, rdmsr(MSR_IA32_FIXED_CTR_CTRL) & ~FIXED_CTR1_FIELD);
 }
 
+static void intel_probe_stop(uint64_t unused)
+{
+    intel_disarm();
+}
+
 /* Intel may take only 32 bits, sign-extended, on a plain counter write;
- * -period with period < 2^31 is the same value either way. */
-static void intel_reload(void)
+ * -period with period < 2^31 (po_max_period) is the same value either way. */
+static void intel_reload(uint64_t period)
 {
     wrmsr(MSR_IA32_FIXED_CTR1, (0 - period) & ctr_mask);
 }
 
-static void intel_arm(void)
+static void intel_arm(uint64_t period)
 {
     wrmsr(MSR_IA32_DEBUGCTL, rdmsr(MSR_IA32_DEBUGCTL) & ~DEBUGCTL_FREEZE_PERFMON_ON_PMI);
     uint64_t global = rdmsr(MSR_IA32_PERF_GLOBAL_CTRL);
     wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, global & ~GLOBAL_FIXED_CTR1);
-    intel_reload();
+    intel_reload(period);
     uint64_t ctrl = rdmsr(MSR_IA32_FIXED_CTR_CTRL) & ~FIXED_CTR1_FIELD;
     wrmsr(MSR_IA32_FIXED_CTR_CTRL, ctrl | FIXED_CTR1_OS | FIXED_CTR1_USR | FIXED_CTR1_PMI);
     wrmsr(MSR_IA32_PERF_GLOBAL_OVF_CTRL, GLOBAL_FIXED_CTR1);
@@ -245,26 +215,31 @@ static void intel_arm(void)
     wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, global | GLOBAL_FIXED_CTR1);
 }
 
-/* The overflow status is deliberately left alone: a PMI already raised
- * must still find its status bit when the NMI is taken. */
-static void intel_disarm(void)
+static bool intel_overflowed(void)
 {
-    wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, rdmsr(MSR_IA32_PERF_GLOBAL_CTRL) & ~GLOBAL_FIXED_CTR1);
-    wrmsr(MSR_IA32_FIXED_CTR_CTRL, rdmsr(MSR_IA32_FIXED_CTR_CTRL) & ~FIXED_CTR1_FIELD);
+    return (rdmsr(MSR_IA32_PERF_GLOBAL_STATUS) & GLOBAL_FIXED_CTR1) != 0;
 }
 
-static bool intel_claim(void)
+static void intel_ack(uint64_t period, bool reload)
 {
-    if (!(rdmsr(MSR_IA32_PERF_GLOBAL_STATUS) & GLOBAL_FIXED_CTR1))
-        return false;
-    intel_reload();
+    if (reload)
+        intel_reload(period);
     wrmsr(MSR_IA32_PERF_GLOBAL_OVF_CTRL, GLOBAL_FIXED_CTR1);
     /* The LAPIC masks the LVT PMC entry when it delivers a PMI. */
     lapic_write_lvt_pmc(LVT_DELIVERY_NMI);
-    return true;
 }
 
 /* ---- AMD: core-extension counter 0, event 0x76 ---- */
+
+static enum pmu_claim amd_claim(bool assume)
+{
+    return x86_claim(&amd_ops, assume);
+}
+
+static enum pmu_claim amd_v2_claim(bool assume)
+{
+    return x86_claim(&amd_v2_ops, assume);
+}
 
 static uint64_t amd_probe_start(void)
 {
@@ -285,48 +260,48 @@ static uint64_t amd_v2_probe_start(void)
 
 static uint64_t amd_probe_read(void)
 {
-    return rdmsr(MSR_AMD64_PERF_CTR0);
+    return rdmsr(MSR_AMD64_PERF_CTR0) & ctr_mask;
 }
 
-/* Nothing else in Sonde owns counter 0: stopped is how it was found. */
-static void amd_probe_stop(uint64_t unused)
-{
-    wrmsr(MSR_AMD64_PERF_CTL0, 0);
-}
-
-static void amd_v2_probe_stop(uint64_t gctl)
-{
-    amd_probe_stop(0);
-    wrmsr(MSR_AMD64_PERF_CNTR_GLOBAL_CTL, gctl);
-}
-
-static void amd_reload(void)
-{
-    wrmsr(MSR_AMD64_PERF_CTR0, (0 - period) & ctr_mask);
-}
-
-static void amd_arm(void)
-{
-    lapic_write_lvt_pmc(LVT_DELIVERY_NMI);
-    wrmsr(MSR_AMD64_PERF_CTL0, 0);
-    amd_reload();
-    wrmsr(MSR_AMD64_PERF_CTL0, AMD_EVENT_CYCLES_NOT_HALTED | AMD_CTL_USR | AMD_CTL_OS |
-                                   AMD_CTL_INT | AMD_CTL_EN);
-}
-
-static void amd_v2_arm(void)
-{
-    amd_arm();
-    wrmsr(MSR_AMD64_PERF_CNTR_GLOBAL_STATUS_CLR, AMD_GLOBAL_CTR0);
-    wrmsr(MSR_AMD64_PERF_CNTR_GLOBAL_CTL,
-          rdmsr(MSR_AMD64_PERF_CNTR_GLOBAL_CTL) | AMD_GLOBAL_CTR0);
-}
-
-/* The counter keeps whatever value it stopped at; that is why pmu_disarm
+/* Nothing else in Sonde owns counter 0: stopped is how it was found. The
+ * counter keeps whatever value it stopped at; that is why the core
  * clears the armed flag only after this. */
 static void amd_disarm(void)
 {
     wrmsr(MSR_AMD64_PERF_CTL0, 0);
+}
+
+static void amd_probe_stop(uint64_t unused)
+{
+    amd_disarm();
+}
+
+static void amd_v2_probe_stop(uint64_t gctl)
+{
+    amd_disarm();
+    wrmsr(MSR_AMD64_PERF_CNTR_GLOBAL_CTL, gctl);
+}
+
+static void amd_reload(uint64_t period)
+{
+    wrmsr(MSR_AMD64_PERF_CTR0, (0 - period) & ctr_mask);
+}
+
+static void amd_arm(uint64_t period)
+{
+    lapic_write_lvt_pmc(LVT_DELIVERY_NMI);
+    wrmsr(MSR_AMD64_PERF_CTL0, 0);
+    amd_reload(period);
+    wrmsr(MSR_AMD64_PERF_CTL0, AMD_EVENT_CYCLES_NOT_HALTED | AMD_CTL_USR | AMD_CTL_OS |
+                                   AMD_CTL_INT | AMD_CTL_EN);
+}
+
+static void amd_v2_arm(uint64_t period)
+{
+    amd_arm(period);
+    wrmsr(MSR_AMD64_PERF_CNTR_GLOBAL_STATUS_CLR, AMD_GLOBAL_CTR0);
+    wrmsr(MSR_AMD64_PERF_CNTR_GLOBAL_CTL,
+          rdmsr(MSR_AMD64_PERF_CNTR_GLOBAL_CTL) | AMD_GLOBAL_CTR0);
 }
 
 static void amd_v2_disarm(void)
@@ -338,305 +313,97 @@ static void amd_v2_disarm(void)
 
 /* Armed at -period, the counter wraps past zero to a small positive value:
  * bit 47 clear means it overflowed. */
-static bool amd_claim(void)
+static bool amd_overflowed(void)
 {
-    if (rdmsr(MSR_AMD64_PERF_CTR0) & (1ull << (AMD_CTR_WIDTH - 1)))
-        return false;
-    amd_reload();
-    lapic_write_lvt_pmc(LVT_DELIVERY_NMI);
-    return true;
+    return !(rdmsr(MSR_AMD64_PERF_CTR0) & (1ull << (AMD_CTR_WIDTH - 1)));
 }
 
-static bool amd_v2_claim(void)
+static void amd_ack(uint64_t period, bool reload)
 {
-    if (!(rdmsr(MSR_AMD64_PERF_CNTR_GLOBAL_STATUS) & AMD_GLOBAL_CTR0))
-        return false;
-    amd_reload();
+    if (reload)
+        amd_reload(period);
+    lapic_write_lvt_pmc(LVT_DELIVERY_NMI);
+}
+
+static bool amd_v2_overflowed(void)
+{
+    return (rdmsr(MSR_AMD64_PERF_CNTR_GLOBAL_STATUS) & AMD_GLOBAL_CTR0) != 0;
+}
+
+static void amd_v2_ack(uint64_t period, bool reload)
+{
+    if (reload)
+        amd_reload(period);
     wrmsr(MSR_AMD64_PERF_CNTR_GLOBAL_STATUS_CLR, AMD_GLOBAL_CTR0);
     lapic_write_lvt_pmc(LVT_DELIVERY_NMI);
-    return true;
 }
+
+/* The TSC rate stands in for the core clock (po_measure_rate false); the
+ * period stays below 2^31 so -period survives Intel's 32-bit
+ * sign-extended counter write, and AMD's 48-bit counter holds it too.
+ * An x86 counter's NMI is shared with every other NMI source: once
+ * disarmed, nothing it still says is believed. */
+#define X86_PMU_COMMON                                                      \
+    .po_counter = "counter",                                                \
+    .po_claimed_by = "cpuid",                                               \
+    .po_measure_rate = false,                                               \
+    .po_claims_when_disarmed = false,                                       \
+    .po_max_period = (1ull << 31) - 1
 
 static const struct pmu_ops intel_ops = {
-    "pmu/nmi intel fixed-ctr1", "intel fixed-ctr1",
-    intel_probe_start, intel_probe_read, intel_probe_stop,
-    intel_arm, intel_disarm, intel_claim,
+    .po_name = "pmu/nmi intel fixed-ctr1", .po_what = "intel fixed-ctr1", X86_PMU_COMMON,
+    .po_claim = intel_claim, .po_probe_start = intel_probe_start,
+    .po_probe_read = intel_probe_read, .po_probe_stop = intel_probe_stop,
+    .po_arm = intel_arm, .po_disarm = intel_disarm,
+    .po_overflowed = intel_overflowed, .po_ack = intel_ack,
 };
 static const struct pmu_ops amd_ops = {
-    "pmu/nmi amd perfctr0", "amd perfctr0",
-    amd_probe_start, amd_probe_read, amd_probe_stop,
-    amd_arm, amd_disarm, amd_claim,
+    .po_name = "pmu/nmi amd perfctr0", .po_what = "amd perfctr0", X86_PMU_COMMON,
+    .po_claim = amd_claim, .po_probe_start = amd_probe_start,
+    .po_probe_read = amd_probe_read, .po_probe_stop = amd_probe_stop,
+    .po_arm = amd_arm, .po_disarm = amd_disarm,
+    .po_overflowed = amd_overflowed, .po_ack = amd_ack,
 };
 static const struct pmu_ops amd_v2_ops = {
-    "pmu/nmi amd perfmonv2", "amd perfmonv2",
-    amd_v2_probe_start, amd_probe_read, amd_v2_probe_stop,
-    amd_v2_arm, amd_v2_disarm, amd_v2_claim,
+    .po_name = "pmu/nmi amd perfmonv2", .po_what = "amd perfmonv2", X86_PMU_COMMON,
+    .po_claim = amd_v2_claim, .po_probe_start = amd_v2_probe_start,
+    .po_probe_read = amd_probe_read, .po_probe_stop = amd_v2_probe_stop,
+    .po_arm = amd_v2_arm, .po_disarm = amd_v2_disarm,
+    .po_overflowed = amd_v2_overflowed, .po_ack = amd_v2_ack,
 };
-
-/* ---- the probe ---- */
-
-/* About 1 ms of core cycles; the TSC rate stands in for the core clock.
- * Kept below 2^31 so -period survives Intel's 32-bit sign-extended write. */
-static uint64_t pmu_period(uint64_t per_us)
-{
-    uint64_t p = per_us * PERIOD_US;
-    if (p >= (1ull << 31))
-        p = (1ull << 31) - 1;
-    return p;
-}
-
-/* Enable without the interrupt and wait, bounded by TSC time rather than a
- * count of PAUSEs (ten cycles on one part, 140 on the next). A live counter
- * has moved by the first read; only a swallowed one spends the budget.
- * Interrupts are off so both TSC reads and the counter are this CPU's. */
-static bool pmu_try(const struct pmu_ops *o, uint64_t per_us)
-{
-    uint64_t budget = per_us * PROBE_BUDGET_US;
-    unsigned long flags = irq_save();
-    uint64_t saved = o->probe_start();
-    uint64_t start = rdtsc();
-    uint64_t v, now;
-    bool moved;
-    for (;;) {
-        v = o->probe_read() & ctr_mask;
-        now = rdtsc();
-        moved = v != 0;
-        if (moved || now - start >= budget)
-            break;
-        pause();
-    }
-    o->probe_stop(saved);
-    irq_restore(flags);
-    probe_delta = v;
-    probe_us = (now - start) / per_us;
-    return moved;
-}
-
-static void pmu_note_failure(void)
-{
-    const char *how = pmu_mode == PMU_MODE_ASSUME ? "assumed (pmu=assume)" : "claimed by cpuid";
-    fmt_snprintf(note, sizeof note, "pmu: %s %s but did not count in %d us: tick only",
-                 cand->what, how, PROBE_BUDGET_US);
-}
-
-static void pmu_probe_run(void)
-{
-    uint64_t per_us = cycles_per_us();
-    if (per_us == 0)          /* not calibrated yet: assume 1 GHz */
-        per_us = 1000;
-
-    pmu_detect(&hw);
-    eff = hw;
-    if (pmu_mode == PMU_MODE_ASSUME)
-        pmu_assume(&eff);
-    cand = pmu_choose(&eff);
-    period = pmu_period(per_us);
-    ctr_mask = ~0ull;
-    if (cand == &intel_ops && eff.intel_width < 64)
-        ctr_mask = (1ull << eff.intel_width) - 1;
-    else if (cand)
-        ctr_mask = (1ull << AMD_CTR_WIDTH) - 1;
-
-    if (!cand)
-        return;
-    if (pmu_mode == PMU_MODE_OFF) {
-        fmt_snprintf(note, sizeof note, "pmu: %s not used (pmu=off): tick only", cand->what);
-        return;
-    }
-    probe_ran = true;
-    if (pmu_try(cand, per_us))
-        ops = cand;
-    else
-        pmu_note_failure();
-}
-
-static bool pmu_probe_done(void)
-{
-    return once_done(&probe_state);
-}
-
-bool pmu_probe(void)
-{
-    /* Every CPU arms on the strength of this answer: once() publishes it
-     * only after everything it depends on is written; a CPU that asks
-     * while another probes waits the ~10 us out. */
-    once(&probe_state, pmu_probe_run);
-    return ops != NULL;
-}
-
-void pmu_set_mode(enum pmu_mode mode)
-{
-    if (mode == PMU_MODE_AUTO || mode == PMU_MODE_OFF || mode == PMU_MODE_ASSUME)
-        pmu_mode = mode;
-}
-
-const char *pmu_source_name(void)
-{
-    if (!pmu_probe_done() || !ops)
-        return "tick 100Hz";
-    return ops->name;
-}
-
-const char *pmu_probe_note(void)
-{
-    if (!pmu_probe_done() || note[0] == 0)
-        return NULL;
-    return note;
-}
-
-/* ---- arming, per CPU ---- */
-
-static const struct pmu_ops *pmu_ops_ready(void)
-{
-    return pmu_probe_done() ? ops : NULL;
-}
-
-void pmu_arm(void)
-{
-    const struct pmu_ops *o = pmu_ops_ready();
-    if (!o)
-        return;
-    /* Flag first: the first overflow may come before the last wrmsr below
-     * returns, and an NMI that finds the flag clear is not claimed. */
-    __atomic_store_n(&cpu_armed[this_cpu()], true, __ATOMIC_RELEASE);
-    barrier();
-    o->arm();
-}
-
-void pmu_disarm(void)
-{
-    const struct pmu_ops *o = pmu_ops_ready();
-    if (o)
-        o->disarm();
-    barrier();
-    /* Flag last: an overflow in flight when the counter stops is still this
-     * profiler's and must be claimed. Cleared earlier, that NMI would look
-     * like a genuine one. And once cleared, nothing of the stopped counter
-     * is believed: on AMD without PerfMonV2 the counter keeps the value it
-     * stopped at, and its clear sign bit would turn a real NMI minutes
-     * later into a "sample", swallowing it instead of panicking. */
-    __atomic_store_n(&cpu_armed[this_cpu()], false, __ATOMIC_RELEASE);
-}
-
-bool pmu_armed(void)
-{
-    return __atomic_load_n(&cpu_armed[this_cpu()], __ATOMIC_ACQUIRE);
-}
-
-/* NMI context: no lock, no allocation, a bounded number of MSR accesses,
- * and only MSRs the probe has shown to exist. */
-bool pmu_nmi_claim(void)
-{
-    if (!pmu_armed())
-        return false;
-    const struct pmu_ops *o = pmu_ops_ready();
-    return o ? o->claim() : false;
-}
 
 /* ---- lscpu ---- */
 
-static void describe_cpu(struct printer *p)
-{
-    uint32_t r[4];
-    cpuid(1, 0, r);
-    unsigned base_family = (r[0] >> 8) & 0xf;
-    unsigned family = base_family, model = (r[0] >> 4) & 0xf;
-    if (base_family == 0xf)
-        family += (r[0] >> 20) & 0xff;
-    if (base_family == 0x6 || base_family == 0xf)
-        model |= ((r[0] >> 16) & 0xf) << 4;
-    pr_printf(p, "vendor:       %s\n", hw.vendor_id);
-    pr_printf(p, "family:       %u (0x%x) model %u (0x%x) stepping %u\n",
-              family, family, model, model, r[0] & 0xf);
-
-    char brand[49] = {0};
-    cpuid(0x80000000, 0, r);
-    if (r[0] >= 0x80000004) {
-        for (unsigned i = 0; i < 3; i++) {
-            cpuid(0x80000002 + i, 0, r);
-            for (int j = 0; j < 4; j++)
-                copy_reg(brand + 16 * i + 4 * j, r[j]);
-        }
-    }
-    sanitize(brand);
-    char *b = brand;          /* Intel pads the brand string with spaces */
-    while (*b == ' ')
-        b++;
-    int n = 0;
-    for (int i = 0; b[i]; i++)
-        if (b[i] != ' ')
-            n = i + 1;
-    b[n] = 0;
-    pr_printf(p, "model name:   %s\n", n ? b : "(none)");
-    pr_printf(p, "cpus:         %u\n", cpu_count());
-}
-
-static void describe_hypervisor(struct printer *p)
-{
-    uint32_t r[4];
-    cpuid(1, 0, r);
-    if (!(r[2] & CPUID_HYPERVISOR)) {
-        pr_puts(p, "hypervisor:   none\n");
-        return;
-    }
-    char sig[13];
-    cpuid(0x40000000, 0, r);
-    copy_reg(sig, r[1]);
-    copy_reg(sig + 4, r[2]);
-    copy_reg(sig + 8, r[3]);
-    sig[12] = 0;
-    sanitize(sig);
-    pr_printf(p, "hypervisor:   %s\n", sig[0] ? sig : "yes (no signature)");
-}
-
-static void describe_claim(struct printer *p, const char *label, const struct pmu_claim *c)
+static void describe_claim(struct printer *p, const struct cpuid_claim *c)
 {
     if (intel_claimed(c))
-        pr_printf(p, "%s perfmon v%u, %u fixed counters x %u bits\n", label,
+        pr_printf(p, "perfmon v%u, %u fixed counters x %u bits\n",
                   c->intel_version, c->intel_fixed, c->intel_width);
     else if (c->vendor == VENDOR_AMD && c->amd_perfctr_core)
-        pr_printf(p, "%s PerfCtrExtCore yes, PerfMonV2 %s\n", label, c->amd_v2 ? "yes" : "no");
+        pr_printf(p, "PerfCtrExtCore yes, PerfMonV2 %s\n", c->amd_v2 ? "yes" : "no");
     else if (c->vendor == VENDOR_INTEL && c->intel_version)
-        pr_printf(p, "%s perfmon v%u, %u fixed counters x %u bits (not usable: needs v2 and fixed counter 1)\n",
-                  label, c->intel_version, c->intel_fixed, c->intel_width);
+        pr_printf(p, "perfmon v%u, %u fixed counters x %u bits (not usable: needs v2 and fixed counter 1)\n",
+                  c->intel_version, c->intel_fixed, c->intel_width);
     else
-        pr_printf(p, "%s no performance counter claimed\n", label);
+        pr_puts(p, "no performance counter claimed\n");
 }
 
-void pmu_describe(struct printer *p)
+/* hw and eff were filled by the probe's claims, which the core runs
+ * before it describes. */
+static void x86_pmu_describe(struct printer *p, enum pmu_describe_at at)
 {
-    pmu_probe();              /* cached: lscpu always shows the outcome */
-    describe_cpu(p);
-    describe_hypervisor(p);
-    describe_claim(p, "pmu claims:  ", &hw);
-    if (pmu_mode == PMU_MODE_ASSUME)
-        describe_claim(p, "pmu=assume:  acting as if", &eff);
-    else if (pmu_mode == PMU_MODE_OFF)
-        pr_puts(p, "pmu=off:     counter never used\n");
-    if (probe_ran && ops)
-        pr_printf(p, "probe:        counter moved by %llu in %llu us\n",
-                  (unsigned long long)probe_delta, (unsigned long long)probe_us);
-    else if (probe_ran)
-        pr_printf(p, "probe:        did not count in %d us\n", PROBE_BUDGET_US);
-    else if (cand)
-        pr_puts(p, "probe:        not run (pmu=off)\n");
-    else
-        pr_puts(p, "probe:        not run (no counter claimed)\n");
-    pr_printf(p, "profile source: %s\n", pmu_source_name());
+    if (at == PMU_AT_CLAIMS)
+        describe_claim(p, &hw);
+    else if (at == PMU_AT_ASSUMED)
+        describe_claim(p, &eff);
 }
 
-#ifdef SONDE_HOST_TEST
-/* Each host test starts from a fresh boot. */
-void pmu_test_reset(void)
-{
-    pmu_mode = PMU_MODE_AUTO;
-    hw = eff = (struct pmu_claim){0};
-    cand = ops = NULL;
-    probe_ran = false;
-    probe_delta = probe_us = period = ctr_mask = 0;
-    note[0] = 0;
-    probe_state = ONCE_NOT_RUN;
-    for (unsigned i = 0; i < MAX_CPUS; i++)
-        cpu_armed[i] = false;
-}
-#endif
+/* pmu_choose names at most one of these; each claim asks whether it is
+ * the one. */
+static const struct pmu_ops *const x86_pmu_tables[] = { &intel_ops, &amd_v2_ops, &amd_ops, NULL };
+
+const struct pmu_backends pmu_backends = {
+    .pb_ops = x86_pmu_tables,
+    .pb_family = "counter",
+    .pb_describe = x86_pmu_describe,
+};

@@ -58,3 +58,7 @@ void nmi_handler(struct trap_frame *tf);     /* nmi.c, from trap.c */
 void lapic_write_lvt_pmc(uint32_t val);
 #define LVT_DELIVERY_NMI (4u << 8)
 #define LVT_MASKED (1u << 16)
+
+/* The CPUID vendor string ("GenuineIntel", "AuthenticAMD"), made printable
+ * (cpuinfo.c). */
+void cpuid_vendor(char out[13]);

@@ -17,6 +17,12 @@ int fake_irq_depth;
 unsigned long irq_save(void) { return (unsigned long)fake_irq_depth++; }
 void irq_restore(unsigned long flags) { fake_irq_depth = (int)flags; }
 bool irqs_enabled(void) { return fake_irq_depth == 0; }
+void fake_irqs_off(void (*fn)(void))
+{
+    unsigned long f = irq_save();
+    fn();
+    irq_restore(f);
+}
 void cpu_relax(void) {}
 void irq_enable(void) { fake_irq_depth = 0; }
 void cpu_kick(unsigned idx) { (void)idx; }

@@ -14,6 +14,9 @@ extern uint64_t fake_cycles;       /* cycles_now() returns it, then adds fake_cy
 extern uint64_t fake_cycles_step;
 extern uint64_t fake_cycles_per_us;
 extern int fake_irq_depth;         /* irq_save nesting seen */
+/* Calls fn between irq_save and irq_restore, as the tick calls what
+ * must run with interrupts off (pmu_arm, pmu_disarm). */
+void fake_irqs_off(void (*fn)(void));
 
 /* The fake panic (kernel/panic.h's panic, BUG_ON and ASSERT): a panic the
  * test did not expect aborts with its message; EXPECT_PANIC(stmt, what)

@@ -1,11 +1,12 @@
 /* tests/unit/sim_pmu.c: the simulated x86 CPU of sim_pmu.h.
  *
- * Only what arch/x86_64/pmu.c touches is modelled, and any MSR the modelled
+ * Only what arch/x86_64/pmu.c and cpuinfo.c touch is modelled, and any MSR the modelled
  * part does not have counts as a #GP (sim_bad_access) so a test can assert
  * the backend never went there. */
 #include "sim_pmu.h"
 #include "fake_hal.h"
 #include "arch/x86_64/x86.h"
+#include "hal/cpu.h"
 #include "hal/pmu.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +15,7 @@
 struct sim_cpu sim_cpus[SIM_CPUS];
 struct sim_log sim_log[SIM_LOG_MAX];
 unsigned sim_nlog;
-uint64_t sim_tsc, sim_tsc_step, sim_count_step;
+uint64_t sim_count_step;
 unsigned sim_rdmsr_calls, sim_wrmsr_calls;
 unsigned sim_legacy_access, sim_bad_access;
 void (*sim_write_hook)(uint32_t msr, uint64_t val);
@@ -238,8 +239,7 @@ void wrmsr(uint32_t msr, uint64_t val)
 uint64_t rdtsc(void)
 {
     sim_count(sim_count_step);
-    sim_tsc += sim_tsc_step;
-    return sim_tsc;
+    return cycles_now();
 }
 
 void lapic_write_lvt_pmc(uint32_t val)

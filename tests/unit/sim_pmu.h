@@ -1,4 +1,5 @@
-/* tests/unit/sim_pmu.h: a simulated x86 CPU for host tests of arch/x86_64/pmu.c.
+/* tests/unit/sim_pmu.h: a simulated x86 CPU for host tests of arch/x86_64/pmu.c
+ * (and cpuinfo.c) under the PMU core, kernel/pmu.c.
  *
  * Implements rdmsr, wrmsr, cpuid, rdtsc and lapic_write_lvt_pmc (x86.h under
  * SONDE_HOST_TEST) for SIM_CPUS CPUs; fake_cpu (fake_hal.h) selects which.
@@ -6,11 +7,14 @@
  * counter 0 with and without PerfMonV2, a hypervisor that claims a counter
  * in CPUID and swallows every write to it, and a CPU that claims none.
  *
- * Every rdtsc and every rdmsr first lets time pass: the TSC advances by
- * sim_tsc_step and each enabled counter by sim_count_step. */
+ * The TSC is the fake clock (cycles_now(), which the PMU core reads, as
+ * the kernel's reads RDTSC): sim_tsc and sim_tsc_step name fake_cycles and
+ * fake_cycles_step. Every rdmsr first lets each enabled counter advance by
+ * sim_count_step. */
 #pragma once
 #include <stdbool.h>
 #include <stdint.h>
+#include "fake_hal.h"
 
 #define SIM_CPUS 4
 #define SIM_LOG_MAX 512
@@ -51,7 +55,9 @@ struct sim_log {
 extern struct sim_cpu sim_cpus[SIM_CPUS];
 extern struct sim_log sim_log[SIM_LOG_MAX];
 extern unsigned sim_nlog;
-extern uint64_t sim_tsc, sim_tsc_step, sim_count_step;
+#define sim_tsc      fake_cycles
+#define sim_tsc_step fake_cycles_step
+extern uint64_t sim_count_step;
 extern unsigned sim_rdmsr_calls, sim_wrmsr_calls;
 extern unsigned sim_legacy_access;   /* 0xC0010000-7 touched: #GP on a real guest */
 extern unsigned sim_bad_access;      /* an MSR this model does not have: #GP */
@@ -68,7 +74,3 @@ int sim_log_find(uint32_t msr, unsigned from);
 /* Writes to msr in the log. */
 unsigned sim_log_count(uint32_t msr);
 void sim_log_clear(void);
-
-/* arch/x86_64/pmu.c under SONDE_HOST_TEST: forget the cached probe, the
- * mode and every CPU's armed flag, as at boot. */
-void pmu_test_reset(void);

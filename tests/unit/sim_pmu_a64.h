@@ -67,6 +67,3 @@ int sim_a64_log_find(int reg, unsigned from);
 int sim_a64_log_last(int reg);
 unsigned sim_a64_log_count(int reg);
 void sim_a64_log_clear(void);
-
-/* arch/arm64/pmu.c under SONDE_HOST_TEST: forget everything, as at boot. */
-void pmu_test_reset(void);

@@ -1,9 +1,11 @@
-// LINK: arch/x86_64/pmu.c tests/unit/sim_pmu.c lib/printf.c
-/* tests/unit/test_pmu.c: arch/x86_64/pmu.c against the simulated PMU. */
+// LINK: kernel/pmu.c arch/x86_64/pmu.c arch/x86_64/cpuinfo.c tests/unit/sim_pmu.c lib/printf.c
+/* tests/unit/test_pmu.c: the x86 backends (arch/x86_64/pmu.c) through the PMU core
+ * (kernel/pmu.c), against the simulated CPU. */
 #include "test.h"
 #include "fake_hal.h"
 #include "sim_pmu.h"
 #include "arch/x86_64/x86.h"
+#include "hal/cpu.h"
 #include "hal/pmu.h"
 #include "lib/printf.h"
 
@@ -41,10 +43,15 @@ static struct sim_config intel(void) { return (struct sim_config){.vendor = SIM_
 static struct sim_config amd(void) { return (struct sim_config){.vendor = SIM_AMD, .claim = true}; }
 static struct sim_config amd_v2(void) { return (struct sim_config){.vendor = SIM_AMD, .claim = true, .v2 = true}; }
 
+/* The core's arm and disarm run from the tick, interrupts off. */
+static void arm(void) { fake_irqs_off(pmu_arm); }
+static void disarm(void) { fake_irqs_off(pmu_disarm); }
+
 static void describe(char *buf, size_t cap)
 {
     struct buf_printer bp;
     buf_printer_init(&bp, buf, cap);
+    cpu_describe(&bp.pr);                       /* lscpu's order */
     pmu_describe(&bp.pr);
 }
 
@@ -98,7 +105,7 @@ TEST(intel_arm_order_and_values)
     boot(intel(), PMU_MODE_AUTO);
     CHECK(pmu_probe());
     sim_log_clear();
-    pmu_arm();
+    arm();
     CHECK(pmu_armed());
     CHECK(sim_nlog > 0);
     for (unsigned i = 0; i < sim_nlog; i++)
@@ -130,9 +137,9 @@ TEST(intel_arm_keeps_other_fixed_fields)
     boot(intel(), PMU_MODE_AUTO);
     CHECK(pmu_probe());
     sim_cpus[0].fixed_ctrl = 0x303;             /* ctr0 and ctr2 owned elsewhere */
-    pmu_arm();
+    arm();
     CHECK_EQ(sim_cpus[0].fixed_ctrl, 0x3B3);
-    pmu_disarm();
+    disarm();
     CHECK_EQ(sim_cpus[0].fixed_ctrl, 0x303);
 }
 
@@ -140,7 +147,7 @@ TEST(intel_overflow_claimed_and_rearmed)
 {
     boot(intel(), PMU_MODE_AUTO);
     CHECK(pmu_probe());
-    pmu_arm();
+    arm();
     sim_count(PERIOD);
     CHECK(sim_cpus[0].global_status & CTR1_BIT);
     CHECK_EQ(sim_cpus[0].pmis, 1);
@@ -160,7 +167,7 @@ TEST(intel_genuine_nmi_not_claimed)
 {
     boot(intel(), PMU_MODE_AUTO);
     CHECK(pmu_probe());
-    pmu_arm();
+    arm();
     sim_log_clear();
     CHECK(!pmu_nmi_claim());
     CHECK_EQ(sim_nlog, 0);                      /* nothing acknowledged or rewritten */
@@ -175,7 +182,7 @@ TEST(not_claimed_when_not_armed)
     CHECK(sim_cpus[0].global_status & CTR1_BIT);
     /* armed on CPU 1 says nothing about CPU 0 */
     fake_cpu = 1;
-    pmu_arm();
+    arm();
     CHECK(pmu_armed());
     fake_cpu = 0;
     CHECK(!pmu_armed());
@@ -199,11 +206,11 @@ TEST(intel_stale_overflow_at_disarm)
 {
     boot(intel(), PMU_MODE_AUTO);
     CHECK(pmu_probe());
-    pmu_arm();
+    arm();
     sim_count(PERIOD);                          /* overflow raised, NMI not yet taken */
     stale_claims = stale_hook_calls = 0;
     sim_write_hook = claim_on_first_write;
-    pmu_disarm();
+    disarm();
     sim_write_hook = NULL;
     CHECK_EQ(stale_claims, 1);
     CHECK(!pmu_armed());
@@ -234,7 +241,7 @@ TEST(intel_freeze_on_pmi_modelled)
     boot(c, PMU_MODE_AUTO);
     CHECK(pmu_probe());
     sim_cpus[0].debugctl |= 1ull << 12;         /* set again after the probe */
-    pmu_arm();
+    arm();
     sim_count(PERIOD);
     CHECK(!sim_cpus[0].frozen);
     CHECK(pmu_nmi_claim());
@@ -265,7 +272,7 @@ TEST(intel_width_and_period_clamp)
     fake_cycles_per_us = 5000000;               /* absurd clock: period clamps below 2^31 */
     CHECK(pmu_probe());
     sim_log_clear();
-    pmu_arm();
+    arm();
     int ctr = sim_log_find(FIXED_CTR1, 0);
     CHECK(ctr >= 0);
     uint64_t p = (1ull << 31) - 1;
@@ -293,7 +300,7 @@ TEST(amd_perfctr0_probe_arm_claim)
     CHECK(pmu_probe());
     CHECK_STR(pmu_source_name(), "pmu/nmi amd perfctr0");
     sim_log_clear();
-    pmu_arm();
+    arm();
     CHECK(sim_log[0].armed);
     CHECK_EQ(sim_cpus[0].amd_ctl0, 0x76 | 1ull << 16 | 1ull << 17 | 1ull << 20 | 1ull << 22);
     CHECK_EQ(sim_cpus[0].lvt, LVT_NMI);
@@ -310,7 +317,7 @@ TEST(amd_perfctr0_probe_arm_claim)
     CHECK(pmu_nmi_claim());
     CHECK_EQ(sim_cpus[0].amd_ctr0, (0 - PERIOD) & MASK48);
     CHECK(!pmu_nmi_claim());
-    pmu_disarm();
+    disarm();
     CHECK_EQ(sim_legacy_access, 0);
     CHECK_EQ(sim_bad_access, 0);                /* no global MSRs without PerfMonV2 */
     CHECK_EQ(log_count_global(), 0);
@@ -320,11 +327,11 @@ TEST(amd_stale_sign_bit_after_disarm)
 {
     boot(amd(), PMU_MODE_AUTO);
     CHECK(pmu_probe());
-    pmu_arm();
+    arm();
     sim_count(PERIOD);                          /* overflow in flight */
     stale_claims = stale_hook_calls = 0;
     sim_write_hook = claim_on_first_write;      /* NMI right after the counter stops */
-    pmu_disarm();
+    disarm();
     sim_write_hook = NULL;
     CHECK_EQ(stale_claims, 1);
     /* The stopped counter keeps a clear sign bit for ever; minutes later a
@@ -353,7 +360,7 @@ TEST(amd_perfmonv2_uses_global_status)
     CHECK_EQ(sim_cpus[0].amd_gctl, 0x3f);       /* probe restored it */
     CHECK_EQ(sim_cpus[0].amd_ctl0 & (1ull << 22), 0);
     sim_cpus[0].amd_gctl = 0;                   /* arming must not rely on reset */
-    pmu_arm();
+    arm();
     CHECK(sim_cpus[0].amd_gctl & 1);
     sim_count(PERIOD);
     CHECK(sim_cpus[0].amd_gstatus & 1);
@@ -365,7 +372,7 @@ TEST(amd_perfmonv2_uses_global_status)
     /* a clear sign bit alone is not an overflow under PerfMonV2 */
     sim_cpus[0].amd_ctr0 = 5;
     CHECK(!pmu_nmi_claim());
-    pmu_disarm();
+    disarm();
     CHECK_EQ(sim_cpus[0].amd_gctl & 1, 0);
     CHECK_EQ(sim_legacy_access, 0);
     CHECK_EQ(sim_bad_access, 0);
@@ -398,7 +405,7 @@ static void check_swallowed(struct sim_config c, const char *what)
     CHECK_EQ(fake_irq_depth, 0);
     CHECK_EQ(sim_legacy_access, 0);
     sim_log_clear();
-    pmu_arm();                                  /* nothing to arm */
+    arm();                                  /* nothing to arm */
     CHECK(!pmu_armed());
     CHECK_EQ(sim_nlog, 0);
 }
@@ -457,7 +464,7 @@ TEST(pmu_off_never_probes)
     CHECK_EQ(sim_wrmsr_calls, 0);
     CHECK_STR(pmu_source_name(), "tick 100Hz");
     CHECK(pmu_probe_note() && strstr(pmu_probe_note(), "pmu=off"));
-    pmu_arm();
+    arm();
     CHECK(!pmu_armed());
     CHECK_EQ(sim_wrmsr_calls, 0);
     char out[2048];

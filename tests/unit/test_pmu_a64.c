@@ -1,8 +1,10 @@
-// LINK: arch/arm64/pmu.c tests/unit/sim_pmu_a64.c lib/printf.c
-/* tests/unit/test_pmu_a64.c: arch/arm64/pmu.c against the simulated PMUv3. */
+// LINK: kernel/pmu.c arch/arm64/pmu.c arch/arm64/cpuinfo.c tests/unit/sim_pmu_a64.c lib/printf.c
+/* tests/unit/test_pmu_a64.c: the arm64 backend (arch/arm64/pmu.c) through the PMU
+ * core (kernel/pmu.c), against the simulated PMUv3. */
 #include "test.h"
 #include "fake_hal.h"
 #include "sim_pmu_a64.h"
+#include "hal/cpu.h"
 #include "hal/pmu.h"
 #include "lib/printf.h"
 
@@ -35,10 +37,15 @@ static void boot(struct sim_a64_config c, enum pmu_mode mode)
 
 static struct sim_a64_config pmuv3(void) { return (struct sim_a64_config){.pmuver = 1, .counts = true}; }
 
+/* The core's arm and disarm run from the tick, interrupts off. */
+static void arm(void) { fake_irqs_off(pmu_arm); }
+static void disarm(void) { fake_irqs_off(pmu_disarm); }
+
 static void describe(char *buf, size_t cap)
 {
     struct buf_printer bp;
     buf_printer_init(&bp, buf, cap);
+    cpu_describe(&bp.pr);                       /* lscpu's order */
     pmu_describe(&bp.pr);
 }
 
@@ -76,7 +83,7 @@ TEST(probe_measures_the_rate_and_sets_the_period)
 {
     boot(pmuv3(), PMU_MODE_AUTO);
     CHECK(pmu_probe());
-    pmu_arm();
+    arm();
     CHECK_EQ(last_load(), 0 - PERIOD);            /* 1000 per us: 1 ms = 1e6 */
 
     struct sim_a64_config c = pmuv3();
@@ -84,7 +91,7 @@ TEST(probe_measures_the_rate_and_sets_the_period)
     c.den = 1;
     boot(c, PMU_MODE_AUTO);
     CHECK(pmu_probe());
-    pmu_arm();
+    arm();
     CHECK_EQ(last_load(), 0 - 3 * PERIOD);
     char out[2048];
     describe(out, sizeof out);
@@ -108,7 +115,7 @@ TEST(probe_rate_survives_a_pause_between_reads)
     CHECK(pmu_probe());
     sim_a64_read_hook = NULL;
     CHECK(ccnt_reads > 1);
-    pmu_arm();
+    arm();
     CHECK_EQ(last_load(), 0 - PERIOD);            /* not 100x: the reading was taken again */
 }
 
@@ -120,7 +127,7 @@ TEST(probe_resets_a_filter_that_hides_el1)
     sim_a64[0].ccfiltr = 1ull << 31;
     sim_a64[0].pmcr = PMCR_D;
     CHECK(pmu_probe());
-    pmu_arm();
+    arm();
     CHECK_EQ(sim_a64[0].ccfiltr, 0);              /* EL1 and EL0 counted */
     CHECK_EQ(sim_a64[0].pmcr & PMCR_D, 0);
     CHECK_EQ(last_load(), 0 - PERIOD);            /* the rate was not a 64th */
@@ -141,7 +148,7 @@ TEST(claim_that_never_counts_rejected_in_bound)
     CHECK(n && strstr(n, "claimed by ID_AA64DFR0_EL1") && strstr(n, "did not count in 10 us: tick only"));
     CHECK_EQ(fake_irq_depth, 0);
     sim_a64_log_clear();
-    pmu_arm();                                    /* nothing to arm */
+    arm();                                    /* nothing to arm */
     CHECK(!pmu_armed());
     CHECK_EQ(sim_a64_nlog, 0);
     char out[2048];
@@ -206,8 +213,8 @@ TEST(no_pmuv3_claimed_touches_no_pmu_register)
         CHECK(pmu_probe_note() == NULL);
         CHECK_EQ(sim_a64_reads + sim_a64_writes, 0);
         CHECK(!pmu_nmi_claim());
-        pmu_arm();
-        pmu_disarm();
+        arm();
+        disarm();
         char out[2048];
         describe(out, sizeof out);
         CHECK(strstr(out, "probe:        not run (no PMUv3 claimed)\n") != NULL);
@@ -222,7 +229,7 @@ TEST(pmu_off_never_probes)
     CHECK_EQ(sim_a64_writes, 0);
     CHECK_STR(pmu_source_name(), "tick 100Hz");
     CHECK(pmu_probe_note() && strstr(pmu_probe_note(), "pmu=off"));
-    pmu_arm();
+    arm();
     CHECK(!pmu_armed());
     char out[2048];
     describe(out, sizeof out);
@@ -270,7 +277,7 @@ TEST(arm_order_and_values)
     CHECK(pmu_probe());
     sim_a64_log_clear();
     fake_irq_depth = 1;                           /* from the tick */
-    pmu_arm();
+    arm();
     CHECK(pmu_armed());
     CHECK(sim_a64_nlog > 0);
     for (unsigned i = 0; i < sim_a64_nlog; i++)
@@ -303,7 +310,7 @@ TEST(overflow_claimed_cleared_and_rearmed)
 {
     boot(pmuv3(), PMU_MODE_AUTO);
     CHECK(pmu_probe());
-    pmu_arm();
+    arm();
     sim_a64_count(PERIOD);
     CHECK(sim_a64[0].ovs & CCNT);                 /* status set */
     CHECK_EQ(sim_a64[0].irqs, 1);
@@ -330,7 +337,7 @@ TEST(reload_keeps_the_period_from_the_wrap)
 {
     boot(pmuv3(), PMU_MODE_AUTO);
     CHECK(pmu_probe());
-    pmu_arm();
+    arm();
     sim_a64_count(PERIOD + 1234);                 /* the interrupt came 1234 late */
     CHECK(pmu_nmi_claim());
     CHECK_EQ(last_load(), 1234 - PERIOD);         /* next wrap one period after the last */
@@ -346,12 +353,12 @@ TEST(genuine_interrupt_not_claimed)
 {
     boot(pmuv3(), PMU_MODE_AUTO);
     CHECK(pmu_probe());
-    pmu_arm();
+    arm();
     sim_a64_count(PERIOD / 2);                    /* counting, not wrapped */
     sim_a64_log_clear();
     CHECK(!pmu_nmi_claim());                      /* armed, no PMOVSSET.C: not the counter's */
     CHECK_EQ(sim_a64_nlog, 0);                    /* nothing acknowledged or rewritten */
-    pmu_disarm();
+    disarm();
     CHECK(!pmu_nmi_claim());                      /* nor when not armed */
 }
 
@@ -368,7 +375,7 @@ TEST(armed_is_per_cpu)
     boot(pmuv3(), PMU_MODE_AUTO);
     CHECK(pmu_probe());
     fake_cpu = 1;
-    pmu_arm();
+    arm();
     CHECK(pmu_armed());
     CHECK(sim_a64[1].cnten & CCNT);
     fake_cpu = 0;
@@ -395,11 +402,11 @@ TEST(stale_overflow_at_disarm_claimed)
 {
     boot(pmuv3(), PMU_MODE_AUTO);
     CHECK(pmu_probe());
-    pmu_arm();
+    arm();
     sim_a64_count(PERIOD);                        /* overflow raised, not yet taken */
     stale_claims = stale_hook_calls = 0;
     sim_a64_write_hook = claim_on_first_write;
-    pmu_disarm();
+    disarm();
     sim_a64_write_hook = NULL;
     CHECK_EQ(stale_claims, 1);
     CHECK(!pmu_armed());
@@ -418,9 +425,9 @@ TEST(overflow_delivered_after_disarm_claimed_not_rearmed)
      * acknowledged and counted as stale, and the counter is not reloaded. */
     boot(pmuv3(), PMU_MODE_AUTO);
     CHECK(pmu_probe());
-    pmu_arm();
+    arm();
     sim_a64_count(PERIOD);
-    pmu_disarm();
+    disarm();
     CHECK(sim_a64[0].ovs & CCNT);                 /* status left for the late interrupt */
     CHECK(!sim_a64_irq_level());                  /* but no request any more */
     sim_a64_log_clear();
@@ -437,11 +444,11 @@ TEST(rearm_after_stale_status_raises_nothing_at_once)
 {
     boot(pmuv3(), PMU_MODE_AUTO);
     CHECK(pmu_probe());
-    pmu_arm();
+    arm();
     sim_a64_count(PERIOD);
-    pmu_disarm();                                 /* status left set, never claimed */
+    disarm();                                 /* status left set, never claimed */
     unsigned before = sim_a64[0].irqs;
-    pmu_arm();
+    arm();
     CHECK_EQ(sim_a64[0].irqs, before);            /* no interrupt for the old overflow */
     CHECK_EQ(sim_a64[0].ovs & CCNT, 0);
     sim_a64_count(PERIOD);

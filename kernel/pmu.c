@@ -1,0 +1,325 @@
+/* kernel/pmu.c: the portable PMU core (hal/pmu.h) over the backends'
+ * tables of operations (arch/x86_64/pmu.c, arch/arm64/pmu.c).
+ *
+ * The hardware claims a counter (CPUID, ID_AA64DFR0_EL1), but that is not
+ * trusted on its own: a hypervisor may claim one and swallow every write
+ * to it. So the probe, once per boot, counts without the interrupt for at
+ * most PMU_PROBE_BUDGET_US of cycles_now() and uses the counter only if it
+ * moved; what it found is published with release ordering (kernel/once.h)
+ * and every CPU arms on the strength of it.
+ *
+ * The per-CPU armed flag brackets the counter: set before it is enabled,
+ * cleared only after it is disabled, so an overflow in flight across
+ * either edge is still this counter's and is claimed. */
+#include "hal/cpu.h"
+#include "hal/pmu.h"
+#include "kernel/once.h"
+#include "kernel/panic.h"
+#include "kernel/timer.h"
+#include "lib/printf.h"
+
+/* TIMER_HZ is a plain decimal literal (kernel/timer.h): spelled out at
+ * compile time, the name needs no buffer and is valid before the probe. */
+#define PMU_STR_(x)    #x
+#define PMU_STR(x)     PMU_STR_(x)
+#define PMU_TICK_NAME  "tick " PMU_STR(TIMER_HZ) "Hz"
+
+/* A reading whose two clock reads are further apart than this many us
+ * was interrupted (under TCG: the host descheduled the vCPU thread). */
+#define PMU_BRACKET_US    1
+#define PMU_BRACKET_TRIES 4
+
+static enum pmu_mode pmu_mode = PMU_MODE_AUTO;
+static const struct pmu_ops *cand;    /* counter the hardware claims, or NULL */
+static enum pmu_claim cand_how;       /* claimed or assumed: the note says which */
+static const struct pmu_ops *ops;     /* counter in use, or NULL: the tick */
+static bool probe_ran;                /* the counter was actually tried */
+static uint64_t probe_delta, probe_us;
+static uint64_t rate;                 /* counter increments per us, measured */
+static uint64_t period;               /* counter increments between overflows */
+static char note[160];
+static int probe_state;               /* kernel/once.h: published after the probe */
+static bool cpu_armed[MAX_CPUS];
+/* Per CPU, written only by that CPU's NMI: overflows claimed, and of them
+ * those that arrived after disarm. Read (relaxed) only for lscpu. */
+static uint32_t cpu_claims[MAX_CPUS], cpu_stale[MAX_CPUS];
+
+/* The NMI that reads cpu_armed runs on this same CPU: program order is
+ * all it needs, so a compiler barrier suffices. */
+static inline void barrier(void)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+/* Also called from the NMI: a compare and a panic, nothing that faults. */
+static unsigned pmu_cpu(void)
+{
+    unsigned idx = cpu_index();
+    BUG_ON(idx >= MAX_CPUS);
+    return idx;
+}
+
+void pmu_set_mode(enum pmu_mode mode)
+{
+    if (mode == PMU_MODE_AUTO || mode == PMU_MODE_OFF || mode == PMU_MODE_ASSUME)
+        pmu_mode = mode;
+}
+
+/* ---- the probe ---- */
+
+/* One reading of the counter, bracketed by two of the clock and dated at
+ * their midpoint. A bracket wider than PMU_BRACKET_US means something came
+ * between the reads and is read again, a bounded number of times, so one
+ * such pause cannot skew a measured rate and with it the period. */
+static void probe_sample(const struct pmu_ops *o, uint64_t per_us,
+                         uint64_t *count, uint64_t *when)
+{
+    uint64_t a = 0, b = 0;
+    for (int i = 0; i < PMU_BRACKET_TRIES; i++) {
+        a = cycles_now();
+        *count = o->po_probe_read();
+        b = cycles_now();
+        if (b - a <= per_us * PMU_BRACKET_US)
+            break;
+    }
+    *when = a + (b - a) / 2;
+}
+
+/* Count without the interrupt, with interrupts off (both clocks read on
+ * this CPU, nothing in between), bounded by a duration rather than a
+ * number of reads: a loop iteration is ten cycles on one part and 140 on
+ * the next. Moved means the counter left the 0 it was set to: a live one
+ * has by the first read, only a swallowed one spends the budget. Where
+ * the rate is wanted the loop runs the whole budget and the rate is taken
+ * between the first and the last reading, not from the enable: under TCG
+ * the first pass through this code is translated while the counter runs. */
+static bool pmu_try(const struct pmu_ops *o, uint64_t per_us)
+{
+    uint64_t budget = per_us * PMU_PROBE_BUDGET_US;
+    unsigned long flags = irq_save();
+    uint64_t saved = o->po_probe_start();
+    uint64_t c0, start;
+    probe_sample(o, per_us, &c0, &start);
+    uint64_t v = c0, now = start;
+    while (now - start < budget && (o->po_measure_rate || v == 0)) {
+        cpu_relax();
+        probe_sample(o, per_us, &v, &now);
+    }
+    o->po_probe_stop(saved);
+    irq_restore(flags);
+    uint64_t elapsed = now - start;
+    probe_delta = o->po_measure_rate ? v - c0 : v;
+    probe_us = elapsed / per_us;
+    rate = elapsed ? (v - c0) * per_us / elapsed : 0;
+    return v != 0;
+}
+
+/* Why the candidate is not used goes into the note; or it is used. */
+static void pmu_judge(uint64_t per_us)
+{
+    char how[48];
+    if (cand_how == PMU_CLAIM_ASSUMED)
+        fmt_snprintf(how, sizeof how, "assumed (pmu=assume)");
+    else
+        fmt_snprintf(how, sizeof how, "claimed by %s", cand->po_claimed_by);
+    if (!pmu_try(cand, per_us)) {
+        fmt_snprintf(note, sizeof note, "pmu: %s %s but did not count in %d us: tick only",
+                     cand->po_what, how, PMU_PROBE_BUDGET_US);
+        return;
+    }
+    /* At least one increment per us, or a 1 ms period is not a period. */
+    if (cand->po_measure_rate && rate == 0) {
+        fmt_snprintf(note, sizeof note, "pmu: %s %s counted only %llu in %d us: too slow, tick only",
+                     cand->po_what, how, (unsigned long long)probe_delta, PMU_PROBE_BUDGET_US);
+        return;
+    }
+    const char *why = cand->po_refuse ? cand->po_refuse() : NULL;
+    if (why) {
+        fmt_snprintf(note, sizeof note, "pmu: %s %s: tick only", cand->po_what, why);
+        return;
+    }
+    period = (cand->po_measure_rate ? rate : per_us) * PMU_PERIOD_US;
+    if (period > cand->po_max_period)
+        period = cand->po_max_period;
+    ops = cand;
+}
+
+static void pmu_probe_run(void)
+{
+    uint64_t per_us = cycles_per_us();
+    ASSERT(per_us != 0);                /* hal/cpu.h: never 0 */
+    bool assume = pmu_mode == PMU_MODE_ASSUME;
+    for (const struct pmu_ops *const *o = pmu_backends.pb_ops; *o && !cand; o++) {
+        enum pmu_claim how = (*o)->po_claim(assume);
+        if (how != PMU_CLAIM_NONE) {
+            cand = *o;
+            cand_how = how;
+        }
+    }
+    if (!cand)
+        return;
+    if (pmu_mode == PMU_MODE_OFF) {
+        fmt_snprintf(note, sizeof note, "pmu: %s not used (pmu=off): tick only", cand->po_what);
+        return;
+    }
+    probe_ran = true;
+    pmu_judge(per_us);
+}
+
+static bool pmu_probe_done(void)
+{
+    return once_done(&probe_state);
+}
+
+bool pmu_probe(void)
+{
+    /* Every CPU arms on the strength of this answer: once() publishes it
+     * only after everything it depends on is written; a CPU that asks
+     * while another probes waits the ~10 us out. */
+    once(&probe_state, pmu_probe_run);
+    return ops != NULL;
+}
+
+const char *pmu_source_name(void)
+{
+    if (!pmu_probe_done() || !ops)
+        return PMU_TICK_NAME;
+    return ops->po_name;
+}
+
+const char *pmu_probe_note(void)
+{
+    if (!pmu_probe_done() || note[0] == 0)
+        return NULL;
+    return note;
+}
+
+/* ---- arming, per CPU ---- */
+
+/* After the probe published, and only then: until it did, the counter's
+ * registers may not even exist. */
+static const struct pmu_ops *pmu_ops_ready(void)
+{
+    return pmu_probe_done() ? ops : NULL;
+}
+
+void pmu_arm(void)
+{
+    BUG_ON(irqs_enabled());
+    const struct pmu_ops *o = pmu_ops_ready();
+    if (!o)
+        return;
+    /* Flag first: the first overflow may come before the last write of
+     * po_arm returns, and an NMI that finds the flag clear is not claimed. */
+    __atomic_store_n(&cpu_armed[pmu_cpu()], true, __ATOMIC_RELEASE);
+    barrier();
+    o->po_arm(period);
+}
+
+void pmu_disarm(void)
+{
+    BUG_ON(irqs_enabled());
+    const struct pmu_ops *o = pmu_ops_ready();
+    if (o)
+        o->po_disarm();
+    barrier();
+    /* Flag last: an overflow in flight when the counter stops is still this
+     * profiler's and must be claimed. Cleared earlier, that NMI would look
+     * like a genuine one. And once cleared, nothing of the stopped counter
+     * is believed (unless po_claims_when_disarmed): on AMD without
+     * PerfMonV2 the counter keeps the value it stopped at, and its clear
+     * sign bit would turn a real NMI minutes later into a "sample",
+     * swallowing it instead of panicking. */
+    __atomic_store_n(&cpu_armed[pmu_cpu()], false, __ATOMIC_RELEASE);
+}
+
+bool pmu_armed(void)
+{
+    return __atomic_load_n(&cpu_armed[pmu_cpu()], __ATOMIC_ACQUIRE);
+}
+
+/* NMI context: no lock (the interrupted code may hold it), no allocation,
+ * a bounded number of register accesses, and only to registers the probe
+ * has shown to exist. The counts are this CPU's own slots. */
+bool pmu_nmi_claim(void)
+{
+    const struct pmu_ops *o = pmu_ops_ready();
+    if (!o)
+        return false;
+    unsigned me = pmu_cpu();
+    bool armed = __atomic_load_n(&cpu_armed[me], __ATOMIC_ACQUIRE);
+    if (!armed && !o->po_claims_when_disarmed)
+        return false;
+    if (!o->po_overflowed())
+        return false;
+    o->po_ack(period, armed);
+    __atomic_store_n(&cpu_claims[me], cpu_claims[me] + 1, __ATOMIC_RELAXED);
+    if (!armed)
+        __atomic_store_n(&cpu_stale[me], cpu_stale[me] + 1, __ATOMIC_RELAXED);
+    return true;
+}
+
+void pmu_overflow_counts(uint64_t *claimed, uint64_t *stale)
+{
+    *claimed = *stale = 0;
+    for (unsigned i = 0; i < MAX_CPUS; i++) {
+        *claimed += __atomic_load_n(&cpu_claims[i], __ATOMIC_RELAXED);
+        *stale += __atomic_load_n(&cpu_stale[i], __ATOMIC_RELAXED);
+    }
+}
+
+/* ---- lscpu ---- */
+
+static void describe_probe(struct printer *p)
+{
+    if (probe_ran && probe_delta) {
+        pr_printf(p, "probe:        %s moved by %llu in %llu us", cand->po_counter,
+                  (unsigned long long)probe_delta, (unsigned long long)probe_us);
+        if (cand->po_measure_rate)
+            pr_printf(p, " (%llu per us: period %llu for 1 kHz)", (unsigned long long)rate,
+                      (unsigned long long)(rate * PMU_PERIOD_US));
+        pr_puts(p, "\n");
+    } else if (probe_ran) {
+        pr_printf(p, "probe:        did not count in %d us\n", PMU_PROBE_BUDGET_US);
+    } else if (cand) {
+        pr_puts(p, "probe:        not run (pmu=off)\n");
+    } else {
+        pr_printf(p, "probe:        not run (no %s claimed)\n", pmu_backends.pb_family);
+    }
+}
+
+void pmu_describe(struct printer *p)
+{
+    void (*describe)(struct printer *, enum pmu_describe_at) = pmu_backends.pb_describe;
+    pmu_probe();              /* cached: lscpu always shows the outcome */
+    pr_puts(p, "pmu claims:   ");
+    describe(p, PMU_AT_CLAIMS);
+    if (pmu_mode == PMU_MODE_ASSUME) {
+        pr_puts(p, "pmu=assume:  acting as if ");
+        describe(p, PMU_AT_ASSUMED);
+    } else if (pmu_mode == PMU_MODE_OFF) {
+        pr_puts(p, "pmu=off:     counter never used\n");
+    }
+    describe(p, PMU_AT_WIRING);
+    describe_probe(p);
+    if (ops)
+        describe(p, PMU_AT_COUNTS);
+    pr_printf(p, "profile source: %s\n", pmu_source_name());
+}
+
+#ifdef SONDE_HOST_TEST
+void pmu_test_reset(void)
+{
+    pmu_mode = PMU_MODE_AUTO;
+    cand = ops = NULL;
+    cand_how = PMU_CLAIM_NONE;
+    probe_ran = false;
+    probe_delta = probe_us = rate = period = 0;
+    note[0] = 0;
+    probe_state = ONCE_NOT_RUN;
+    for (unsigned i = 0; i < MAX_CPUS; i++) {
+        cpu_armed[i] = false;
+        cpu_claims[i] = cpu_stale[i] = 0;
+    }
+}
+#endif
