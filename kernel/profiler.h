@@ -1,4 +1,4 @@
-/* kernel/profiler.h: the sampling profiler (spec/profiler.md).
+/* kernel/profiler.h: the sampling profiler (docs/profiling.md).
  *
  * Two entry points run in interrupt context and are called by the trap
  * code: profiler_tick from every CPU's timer tick, profiler_nmi from the

@@ -1,4 +1,4 @@
-// LINK: kernel/profiler.c lib/printf.c lib/parse.c
+// LINK: kernel/profiler.c kernel/profiler_report.c lib/printf.c lib/parse.c
 /* Host tests of kernel/profiler.c: the real sample path driven through
  * profiler_tick and profiler_nmi with fake trap frames during a fake
  * window (sleep_ms runs a callback), the fold and the report checked as
@@ -11,6 +11,7 @@
 #include "fake_hal.h"
 #include <stdlib.h>
 
+#include "hal/cpu.h"
 #include "hal/irq.h"
 #include "hal/pmu.h"
 #include "kernel/profiler.h"
@@ -178,8 +179,16 @@ static struct buf_printer bp;
  * message buffer does not trip -Wformat-truncation on a 64 KiB array. */
 __attribute__((noinline)) static const char *got(void) { return out; }
 
-/* The `profile` command as registered (the only one in this link). */
-extern const struct shell_cmd __start_shell_cmds[];
+/* The commands as registered in this link, found by name. */
+extern const struct shell_cmd __start_shell_cmds[], __stop_shell_cmds[];
+
+static shell_fn cmd_fn(const char *name)
+{
+    for (const struct shell_cmd *c = __start_shell_cmds; c < __stop_shell_cmds; c++)
+        if (strcmp(c->name, name) == 0)
+            return c->fn;
+    abort();
+}
 
 static int run_cmd(const char *line)
 {
@@ -188,7 +197,7 @@ static int run_cmd(const char *line)
     snprintf(copy, sizeof copy, "%s", line);
     int argc = split_words(copy, argv, 8);
     buf_printer_init(&bp, out, sizeof out);
-    return __start_shell_cmds[0].fn(argc, argv, &bp.pr);
+    return cmd_fn(argv[0])(argc, argv, &bp.pr);
 }
 
 static void reset(void)
@@ -217,12 +226,15 @@ static struct trap_frame frame(uintptr_t pc, const struct fstack *st)
     return tf;
 }
 
+/* Both entry points run with interrupts off, as the trap code calls them. */
 static void tick(unsigned cpu, int pid, uintptr_t pc, const struct fstack *st)
 {
     fake_cpu = cpu;
     fake_pid = pid;
     struct trap_frame tf = frame(pc, st);
+    unsigned long f = irq_save();
     profiler_tick(&tf);
+    irq_restore(f);
 }
 
 static bool nmi(unsigned cpu, int pid, uintptr_t pc, const struct fstack *st)
@@ -230,7 +242,10 @@ static bool nmi(unsigned cpu, int pid, uintptr_t pc, const struct fstack *st)
     fake_cpu = cpu;
     fake_pid = pid;
     struct trap_frame tf = frame(pc, st);
-    return profiler_nmi(&tf);
+    unsigned long f = irq_save();
+    bool ours = profiler_nmi(&tf);
+    irq_restore(f);
+    return ours;
 }
 
 /* Leaf lines: "12.5% ..." at the start of a line. */
@@ -613,6 +628,18 @@ TEST(sample_idle_tick_touches_nothing)
     CHECK(!nmi(0, 5, 0x3000, NULL));
 }
 
+/* Called with interrupts on, either entry point could race the sampler on
+ * its own CPU: the precondition is checked, not assumed. */
+TEST(sample_entry_with_interrupts_on_panics)
+{
+    reset();
+    struct trap_frame tf = frame(0x3000, NULL);
+    CHECK(irqs_enabled());
+    EXPECT_PANIC(profiler_tick(&tf), "irqs_enabled()");
+    EXPECT_PANIC(profiler_nmi(&tf), "irqs_enabled()");
+    CHECK_EQ(arms + disarms, 0);
+}
+
 /* ---- inject and report_again (the bench's hooks) -------------------- */
 
 TEST(inject_and_report_again)
@@ -646,7 +673,7 @@ static void win_busy(void)
     buf_printer_init(&b2, busy_out, sizeof busy_out);
     char a0[] = "profile", a1[] = "1";
     char *argv[] = { a0, a1 };
-    busy_rc = __start_shell_cmds[0].fn(2, argv, &b2.pr);
+    busy_rc = cmd_fn("profile")(2, argv, &b2.pr);
     tick(1, 5, 0x3000, NULL);
 }
 
