@@ -1,12 +1,13 @@
-// LINK: kernel/profiler.c kernel/profiler_report.c lib/printf.c lib/parse.c
+// LINK: kernel/profiler.c kernel/profiler_report.c kernel/symtab.c lib/printf.c lib/parse.c
 /* Host tests of kernel/profiler.c: the real sample path driven through
  * profiler_tick and profiler_nmi with fake trap frames during a fake
  * window (sleep_ms runs a callback), the fold and the report checked as
  * exact text, and the `profile` command's arguments and errors.
  *
- * Fakes here: tasks, sleep, heap, the PMU, the stack walk (a trap frame's
- * fp points at a struct fstack listing the return addresses) and a tiny
- * symbol table. hal/cpu.h comes from fake_hal.c. */
+ * Fakes here: tasks, sleep, heap, the PMU and the stack walk (a trap
+ * frame's fp points at a struct fstack listing the return addresses).
+ * Names come from the real kernel/symtab.c over a tiny table installed as
+ * symtab_active. hal/cpu.h comes from fake_hal.c. */
 #include "test.h"
 #include "fake_hal.h"
 #include <stdlib.h>
@@ -132,43 +133,13 @@ unsigned st_capture_trap(const struct trap_frame *tf, uintptr_t *out, unsigned m
     return 1 + st_walk(trap_fp(tf), trap_sp(tf), out + 1, max - 1);
 }
 
-static const struct { const char *name; uintptr_t start; size_t size; } syms[] = {
-    { "burn_outer", 0x1000, 0x400 },
-    { "burn_mid",   0x2000, 0x100 },
-    { "burn_inner", 0x3000, 0x80 },
-    { "idle_loop",  0x4000, 0x40 },
-};
-
-bool symtab_lookup(uintptr_t addr, struct sym_hit *hit)
-{
-    for (unsigned i = 0; i < sizeof syms / sizeof syms[0]; i++) {
-        if (addr >= syms[i].start && addr < syms[i].start + syms[i].size) {
-            hit->name = syms[i].name;
-            hit->start = syms[i].start;
-            hit->size = syms[i].size;
-            hit->offset = addr - syms[i].start;
-            return true;
-        }
-    }
-    return false;
-}
-
-int symtab_format(uintptr_t addr, char *buf, size_t n)
-{
-    struct sym_hit h;
-    if (symtab_lookup(addr, &h))
-        return snprintf(buf, n, "%s+0x%zx", h.name, h.offset);
-    return snprintf(buf, n, "0x%lx", (unsigned long)addr);
-}
-
-/* As the kernel's: a return address is named by the call before it. */
-int symtab_format_ret(uintptr_t ret, char *buf, size_t n)
-{
-    struct sym_hit h;
-    if (ret && symtab_lookup(ret - 1, &h))
-        return snprintf(buf, n, "%s+0x%zx", h.name, h.offset + 1);
-    return snprintf(buf, n, "0x%lx", (unsigned long)ret);
-}
+/* In symgen's layout. burn_spin starts where burn_inner ends, so a
+ * return address at burn_spin's first byte belongs to burn_inner. */
+static const uint64_t t_addrs[] = { 0x1000, 0x2000, 0x3000, 0x3080, 0x4000 };
+static const uint32_t t_sizes[] = { 0x400, 0x100, 0x80, 0x20, 0x40 };
+static const uint32_t t_offs[] = { 0, 11, 20, 31, 41 };
+static const char t_names[] = "burn_outer\0burn_mid\0burn_inner\0burn_spin\0idle_loop";
+static const struct symtab_image t_syms = { 5, t_addrs, t_sizes, t_offs, t_names };
 
 /* ---- helpers -------------------------------------------------------- */
 
@@ -202,6 +173,7 @@ static int run_cmd(const char *line)
 
 static void reset(void)
 {
+    symtab_active = &t_syms;
     fake_online = 0xf;
     fake_ncpus = 4;
     fake_cpu = 0;
@@ -406,8 +378,45 @@ TEST(report_unresolved_addresses_in_hex)
     reset();
     window_fn = win_unresolved;
     CHECK_EQ(run_cmd("profile 10"), 0);
-    CHECK(strstr(out, "\n50.0% 1 0x9abc\n        <- 0x8888\n"
-                      "50.0% 1 0x9abd\n        <- 0x8888\n") != NULL);
+    CHECK(strstr(out, "\n50.0% 1 0x9abc\n        <- 0x0000000000008888\n"
+                      "50.0% 1 0x9abd\n        <- 0x0000000000008888\n") != NULL);
+}
+
+/* The callers' lines are the kernel's own symtab_format_ret: a return
+ * address is named from the byte before it (the call), with the offset of
+ * the address itself, so one just past a function's last byte (a call to
+ * a noreturn function) names that function, not the next one. */
+TEST(symtab_format_ret_names_the_call)
+{
+    reset();
+    char buf[64];
+    symtab_format_ret(0x3080, buf, sizeof buf);
+    CHECK_STR(buf, "burn_inner+0x80");
+    symtab_format(0x3080, buf, sizeof buf);
+    CHECK_STR(buf, "burn_spin+0x0");
+    symtab_format_ret(0x2044, buf, sizeof buf);
+    CHECK_STR(buf, "burn_mid+0x44");
+    symtab_format_ret(0x2001, buf, sizeof buf);
+    CHECK_STR(buf, "burn_mid+0x1");
+    symtab_format_ret(0x2000, buf, sizeof buf);     /* byte before: a gap */
+    CHECK_STR(buf, "0x0000000000002000");
+    symtab_format_ret(0x8888, buf, sizeof buf);
+    CHECK_STR(buf, "0x0000000000008888");
+    symtab_format_ret(0, buf, sizeof buf);
+    CHECK_STR(buf, "0x0000000000000000");
+    CHECK_EQ(symtab_format_ret(0xffffffff80201234ull, buf, sizeof buf), 18);
+    CHECK_STR(buf, "0xffffffff80201234");
+}
+
+static const struct fstack st_end = { 1, { 0x3080 } };
+static void win_call_at_end(void) { tick(0, 5, 0x3084, &st_end); }
+
+TEST(report_caller_at_function_end)
+{
+    reset();
+    window_fn = win_call_at_end;
+    CHECK_EQ(run_cmd("profile 10"), 0);
+    CHECK(strstr(out, "\n100.0% 1 burn_spin+0x4\n        <- burn_inner+0x80\n") != NULL);
 }
 
 /* A deep stack keeps frame 0 and the first 7 return addresses. */
