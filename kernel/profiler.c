@@ -33,6 +33,8 @@
 struct prof_cpu {
     struct prof_record *pc_buf; /* never freed: see prof_alloc */
     uint32_t pc_count;          /* records written; release-published */
+    uint32_t pc_from_pmu;       /* of those, taken by the counter's NMI */
+    uint32_t pc_from_tick;      /* and by the tick */
     uint32_t pc_full;           /* dropped: the buffer was full */
     uint32_t pc_nested;         /* dropped: arrived inside the sampler */
     uint32_t pc_inside;         /* re-entrancy guard; Stop waits on it */
@@ -63,7 +65,7 @@ static struct prof_snapshot prof_snap;
  * and nothing here dereferences interrupted state except through st_walk,
  * which checks every frame against the registered stacks and never
  * faults: this runs in NMI context on whatever the CPU was doing. */
-static void prof_sample(const struct trap_frame *tf)
+static void prof_sample(const struct trap_frame *tf, bool from_tick)
 {
     uint64_t c0 = cycles_now();
     unsigned cpu = cpu_index();
@@ -100,6 +102,13 @@ static void prof_sample(const struct trap_frame *tf)
             r->pr_depth = (uint8_t)st_capture_trap(tf, r->pr_frames, PROFILER_FRAMES);
             uint64_t cost = cycles_now() - c0;
             r->pr_cost = cost > UINT32_MAX ? UINT32_MAX : (uint32_t)cost;
+            /* Single writer under the guard, like pc_count: which source
+             * took each CPU's samples is how a CPU left on the tick during
+             * a counter run shows in the report. */
+            if (from_tick)
+                pc->pc_from_tick++;
+            else
+                pc->pc_from_pmu++;
             /* The report reads pc_count with acquire: a record is whole
              * before it is counted. */
             __atomic_store_n(&pc->pc_count, n + 1, __ATOMIC_RELEASE);
@@ -127,7 +136,7 @@ void profiler_tick(const struct trap_frame *tf)
         if (pmu_armed())
             return;             /* the counter samples this CPU now */
     }
-    prof_sample(tf);
+    prof_sample(tf, true);
 }
 
 bool profiler_nmi(const struct trap_frame *tf)
@@ -138,7 +147,7 @@ bool profiler_nmi(const struct trap_frame *tf)
     /* Ours even when no run is active: an overflow in flight after Stop,
      * before this CPU's tick disarmed the counter. Dropped silently. */
     if (__atomic_load_n(&prof_state, __ATOMIC_ACQUIRE) & PROF_ACTIVE)
-        prof_sample(tf);
+        prof_sample(tf, false);
     return true;
 }
 
@@ -188,6 +197,7 @@ static void prof_start(int pid)
     for (unsigned i = 0; i < MAX_CPUS; i++) {
         struct prof_cpu *pc = &prof_cpus[i];
         pc->pc_count = pc->pc_full = pc->pc_nested = 0;
+        pc->pc_from_pmu = pc->pc_from_tick = 0;
         pc->pc_in_window = pc->pc_buf && i < cpu_count() && cpu_online(i);
         ncpus += pc->pc_in_window;
     }
@@ -230,6 +240,9 @@ static void prof_freeze(void)
             n = PROFILER_BUF_RECORDS;
         s->ps_recs[i] = pc->pc_buf;
         s->ps_count[i] = n;
+        s->ps_from_pmu[i] = pc->pc_from_pmu;
+        s->ps_from_tick[i] = pc->pc_from_tick;
+        s->ps_in_window[i] = pc->pc_in_window;
         s->ps_dropped += pc->pc_full + pc->pc_nested;
     }
     s->ps_counter = __atomic_load_n(&prof_state, __ATOMIC_RELAXED) & PROF_PMU;
@@ -327,6 +340,11 @@ int profiler_inject(unsigned cpu, int pid, const uintptr_t *frames,
         for (unsigned i = 0; i < depth; i++)
             r->pr_frames[i] = frames[i];
         pc->pc_count++;
+        /* As if from the source the last run used. */
+        if (__atomic_load_n(&prof_state, __ATOMIC_RELAXED) & PROF_PMU)
+            pc->pc_from_pmu++;
+        else
+            pc->pc_from_tick++;
     }
     prof_give();
     return rc;
@@ -386,3 +404,29 @@ static int cmd_profile(int argc, char **argv, struct printer *p)
 
 SHELL_COMMAND(profile, "profile", "profile [ms] [pid|all] [chains]", cmd_profile);
 
+/* profile_cpus: which source took each CPU's samples in the last run (the
+ * report prints the same line itself only when the sources were mixed). */
+static int cmd_profile_cpus(int argc, char **argv, struct printer *p)
+{
+    if (argc != 1) {
+        pr_puts(p, "profile_cpus: takes no arguments\n");
+        return 1;
+    }
+    if (!prof_take()) {
+        pr_puts(p, "profile_cpus: busy\n");
+        return 1;
+    }
+    int rc = 1;
+    if (prof_ran) {
+        prof_freeze();
+        prof_print_sources(&prof_snap, p);
+        rc = 0;
+    } else {
+        pr_puts(p, "profile_cpus: no run to report yet\n");
+    }
+    prof_give();
+    return rc;
+}
+
+SHELL_COMMAND(profile_cpus, "profile_cpus", "profile_cpus  the last profile's samples per cpu, by source",
+              cmd_profile_cpus);

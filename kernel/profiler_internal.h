@@ -27,6 +27,9 @@ struct prof_record {
 struct prof_snapshot {
     const struct prof_record *ps_recs[MAX_CPUS];  /* NULL: no buffer */
     uint32_t ps_count[MAX_CPUS];      /* records, at most PROFILER_BUF_RECORDS */
+    uint32_t ps_from_pmu[MAX_CPUS];   /* of those, taken by the counter's NMI */
+    uint32_t ps_from_tick[MAX_CPUS];  /* and by the tick */
+    bool ps_in_window[MAX_CPUS];      /* online with a buffer at Start */
     uint32_t ps_dropped;              /* buffer full or nested, all CPUs */
     unsigned ps_ms;                   /* the window asked for */
     int ps_pid;                       /* PROFILER_ALL or the filter */
@@ -46,3 +49,8 @@ struct prof_report_opts {
  * table). PROFILER_OK or PROFILER_ENOMEM (message printed). */
 int prof_report(const struct prof_snapshot *s, const struct prof_report_opts *o,
                 struct printer *p);
+
+/* "cpus: 0 pmu 1001, 1 tick 98, 2 none": each CPU in the window and how
+ * many of its samples came from the counter and from the tick (a CPU
+ * that armed late has both). */
+void prof_print_sources(const struct prof_snapshot *s, struct printer *p);

@@ -299,6 +299,38 @@ static void prof_print_empty(const struct prof_snapshot *s, struct printer *p)
         pr_puts(p, "no samples\n");     /* the tick samples idle: unexpected */
 }
 
+void prof_print_sources(const struct prof_snapshot *s, struct printer *p)
+{
+    const char *sep = "cpus: ";
+    for (unsigned i = 0; i < MAX_CPUS; i++) {
+        uint32_t pmu = s->ps_from_pmu[i], tick = s->ps_from_tick[i];
+        if (!s->ps_in_window[i])
+            continue;
+        pr_printf(p, "%s%u", sep, i);
+        if (pmu)
+            pr_printf(p, " pmu %u", pmu);
+        if (tick)
+            pr_printf(p, " tick %u", tick);
+        if (!pmu && !tick)
+            pr_puts(p, " none");
+        sep = ", ";
+    }
+    pr_puts(p, sep[0] == ',' ? "\n" : "cpus: none\n");
+}
+
+/* On the counter, a CPU whose samples came from its tick failed to arm
+ * (or armed late): the header's source is not the whole story, so the
+ * report says which CPU used what. Never printed on the tick alone. */
+static bool prof_sources_mixed(const struct prof_snapshot *s)
+{
+    if (!s->ps_counter)
+        return false;
+    for (unsigned i = 0; i < MAX_CPUS; i++)
+        if (s->ps_from_tick[i])
+            return true;
+    return false;
+}
+
 static void prof_print_header(const struct prof_fold *f, struct printer *p)
 {
     const struct prof_snapshot *s = f->snap;
@@ -310,6 +342,8 @@ static void prof_print_header(const struct prof_fold *f, struct printer *p)
               f->total, cpus, s->ps_dropped, s->ps_source);
     if (s->ps_note)
         pr_printf(p, "%s\n", s->ps_note);
+    if (prof_sources_mixed(s))
+        prof_print_sources(s, p);
 }
 
 static void prof_print_chains(struct prof_fold *f, unsigned chains,

@@ -99,7 +99,8 @@ static unsigned arms, disarms, probes;
 bool pmu_probe(void) { probes++; return pmu_usable; }
 const char *pmu_source_name(void) { return pmu_name; }
 const char *pmu_probe_note(void) { return pmu_note; }
-void pmu_arm(void) { arms++; armed[fake_cpu] = true; }
+static uint64_t arm_fails;          /* bit i: cpu i's counter never arms */
+void pmu_arm(void) { arms++; armed[fake_cpu] = !(arm_fails >> fake_cpu & 1); }
 void pmu_disarm(void) { disarms++; armed[fake_cpu] = false; }
 bool pmu_armed(void) { return armed[fake_cpu]; }
 bool pmu_nmi_claim(void) { return pmu_claim; }
@@ -188,6 +189,7 @@ static void reset(void)
     pmu_note = NULL;
     pmu_claim = false;
     memset(armed, 0, sizeof armed);
+    arm_fails = 0;
     arms = disarms = 0;
     kmalloc_fail = kzalloc_fail = 0;
 }
@@ -649,6 +651,66 @@ TEST(sample_entry_with_interrupts_on_panics)
     CHECK_EQ(arms + disarms, 0);
 }
 
+/* A counter run where cpu 1's counter never arms: its tick goes on
+ * sampling, and the report says which cpu's samples came from where,
+ * after the header lines the spec fixes. */
+static void win_mixed(void)
+{
+    tick(0, 5, 0x3000, NULL);           /* arms */
+    tick(1, 5, 0x3001, NULL);           /* cannot arm: samples */
+    for (int i = 0; i < 3; i++)
+        nmi(0, 5, 0x3002, NULL);
+    tick(1, 5, 0x3003, NULL);
+    tick(0, 5, 0x3004, NULL);           /* armed: no sample */
+}
+
+TEST(report_mixed_sources_say_which_cpu)
+{
+    reset();
+    pmu_usable = true;
+    pmu_claim = true;
+    pmu_name = "pmu/nmi intel fixed-ctr1";
+    arm_fails = 1u << 1;
+    fake_window_cycles = 1000000;
+    window_fn = win_mixed;
+    CHECK_EQ(run_cmd("profile 10 all 1"), 0);
+    CHECK_STR(got(),
+        "profiled 10 ms\n"
+        "5 samples on 2 cpus, 0 dropped, source pmu/nmi intel fixed-ctr1\n"
+        "cpus: 0 pmu 3, 1 tick 2, 2 none, 3 none\n"
+        "sample cost 1 cycles median (min 1, max 1), 0.000% of cpu time\n"
+        "100.0% 5 burn_inner+0x1..0x3\n");
+    CHECK_EQ(run_cmd("profile_cpus"), 0);
+    CHECK_STR(got(), "cpus: 0 pmu 3, 1 tick 2, 2 none, 3 none\n");
+    CHECK(run_cmd("profile_cpus now") != 0);
+    CHECK_STR(got(), "profile_cpus: takes no arguments\n");
+}
+
+/* Every cpu on the counter, or every cpu on the tick: the header's source
+ * says it all and no line is added; profile_cpus still tells. */
+TEST(report_single_source_adds_no_line)
+{
+    reset();
+    pmu_usable = true;
+    pmu_name = "pmu/nmi intel fixed-ctr1";
+    window_fn = win_counter;
+    CHECK_EQ(run_cmd("profile 10"), 0);
+    CHECK(strstr(out, "cpus:") == NULL);
+    CHECK_EQ(run_cmd("profile_cpus"), 0);
+    CHECK_STR(got(), "cpus: 0 pmu 1, 1 pmu 1, 2 none, 3 none\n");
+    reset();
+    window_fn = win_span;
+    CHECK_EQ(run_cmd("profile 10"), 0);
+    CHECK(strstr(out, "cpus:") == NULL);
+    CHECK_EQ(run_cmd("profile_cpus"), 0);
+    CHECK_STR(got(), "cpus: 0 tick 3, 1 tick 1, 2 tick 2, 3 none\n");
+    /* Injected records count as the last run's source. */
+    uintptr_t f[1] = { 0x3000 };
+    CHECK_EQ(profiler_inject(3, 5, f, 1, 40), 0);
+    CHECK_EQ(run_cmd("profile_cpus"), 0);
+    CHECK_STR(got(), "cpus: 0 tick 3, 1 tick 1, 2 tick 2, 3 tick 1\n");
+}
+
 /* ---- inject and report_again (the bench's hooks) -------------------- */
 
 TEST(inject_and_report_again)
@@ -669,6 +731,24 @@ TEST(inject_and_report_again)
     CHECK(strstr(out, "\n100.0% 1024 burn_inner+0x10\n        <- burn_mid+0x44\n") != NULL);
     CHECK(profiler_report_cycles() > 0);
     CHECK(profiler_report_cycles() < fake_cycles - before);
+}
+
+/* Drops are the records that did not fit, summed over cpus, exactly:
+ * both full buffers' overflow and a nested sample. */
+TEST(report_drops_exact_when_buffers_fill)
+{
+    reset();
+    pmu_claim = true;
+    window_fn = win_nested;             /* cpu 2: 1 sample, 1 nested drop */
+    CHECK_EQ(run_cmd("profile 1"), 0);
+    uintptr_t f[2] = { 0x3010, 0x2044 };
+    for (int i = 0; i < 1024 + 37; i++)
+        CHECK_EQ(profiler_inject(0, 5, f, 2, 40), 0);
+    for (int i = 0; i < 1023 + 5; i++)
+        CHECK_EQ(profiler_inject(2, 5, f, 2, 40), 0);
+    buf_printer_init(&bp, out, sizeof out);
+    CHECK_EQ(profiler_report_again(1, &bp.pr), 0);
+    CHECK(strstr(out, "\n2048 samples on 2 cpus, 43 dropped, source tick 100Hz\n") != NULL);
 }
 
 /* ---- Start: busy, buffers ------------------------------------------- */
