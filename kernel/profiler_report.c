@@ -342,8 +342,6 @@ static void prof_print_header(const struct prof_fold *f, struct printer *p)
               f->total, cpus, s->ps_dropped, s->ps_source);
     if (s->ps_note)
         pr_printf(p, "%s\n", s->ps_note);
-    if (prof_sources_mixed(s))
-        prof_print_sources(s, p);
 }
 
 static void prof_print_chains(struct prof_fold *f, unsigned chains,
@@ -393,6 +391,9 @@ int prof_report(const struct prof_snapshot *s, const struct prof_report_opts *o,
         prof_print_empty(s, p);
     } else {
         prof_print_cost(f, p);
+        /* Last of the header: the lines above keep their places. */
+        if (prof_sources_mixed(s))
+            prof_print_sources(s, p);
         prof_print_chains(f, o->ro_chains, p);
     }
     kfree(tab);

@@ -677,8 +677,8 @@ TEST(report_mixed_sources_say_which_cpu)
     CHECK_STR(got(),
         "profiled 10 ms\n"
         "5 samples on 2 cpus, 0 dropped, source pmu/nmi intel fixed-ctr1\n"
-        "cpus: 0 pmu 3, 1 tick 2, 2 none, 3 none\n"
         "sample cost 1 cycles median (min 1, max 1), 0.000% of cpu time\n"
+        "cpus: 0 pmu 3, 1 tick 2, 2 none, 3 none\n"
         "100.0% 5 burn_inner+0x1..0x3\n");
     CHECK_EQ(run_cmd("profile_cpus"), 0);
     CHECK_STR(got(), "cpus: 0 pmu 3, 1 tick 2, 2 none, 3 none\n");
