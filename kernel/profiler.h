@@ -35,10 +35,10 @@ enum {
 void profiler_tick(const struct trap_frame *tf);
 
 /* From the NMI handler (interrupts off, checked as above), before
- * anything else claims the NMI. True if the
- * NMI was the performance counter's (a sample was taken, or dropped
- * because no run is active); false means it is not ours and the caller
- * must treat it as a genuine NMI (panic). Never swallows a foreign NMI. */
+ * anything else claims the NMI. True if the NMI was the performance
+ * counter's (a sample was taken, or dropped because no run is active);
+ * false means it is not ours and the caller must treat it as a genuine
+ * NMI (panic). Never swallows a foreign NMI. */
 bool profiler_nmi(const struct trap_frame *tf);
 
 /* One whole run, from the shell task: Start, sleep ms, Stop, Report to p.
