@@ -1,4 +1,4 @@
-/* kernel/profiler.h: the sampling profiler (spec/profiler.md).
+/* kernel/profiler.h: the sampling profiler (docs/profiling.md).
  *
  * Two entry points run in interrupt context and are called by the trap
  * code: profiler_tick from every CPU's timer tick, profiler_nmi from the
@@ -27,16 +27,18 @@ enum {
     PROFILER_ENOMEM = -3,    /* a buffer or the chain table (message printed) */
 };
 
-/* From every CPU's timer tick, interrupts off. Idle: one atomic load.
+/* From every CPU's timer tick, interrupts off (a BUG_ON checks: the
+ * sampler's per-CPU buffers have no lock). Idle: one atomic load.
  * Active: arms this CPU's counter if the probe found one usable, and
  * samples only while this CPU's counter is not armed. Inactive with the
  * counter still armed: disarms it. Must be called on every online CPU. */
 void profiler_tick(const struct trap_frame *tf);
 
-/* From the NMI handler, before anything else claims the NMI. True if the
- * NMI was the performance counter's (a sample was taken, or dropped
- * because no run is active); false means it is not ours and the caller
- * must treat it as a genuine NMI (panic). Never swallows a foreign NMI. */
+/* From the NMI handler (interrupts off, checked as above), before
+ * anything else claims the NMI. True if the NMI was the performance
+ * counter's (a sample was taken, or dropped because no run is active);
+ * false means it is not ours and the caller must treat it as a genuine
+ * NMI (panic). Never swallows a foreign NMI. */
 bool profiler_nmi(const struct trap_frame *tf);
 
 /* One whole run, from the shell task: Start, sleep ms, Stop, Report to p.

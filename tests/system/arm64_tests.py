@@ -30,7 +30,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import parse as P  # noqa: E402
 import console_checks  # noqa: E402
 import runner  # noqa: E402
-from shell_checks import check_profile_bad_input, expect_answers  # noqa: E402
+from shell_checks import check_profile_bad_input, checked_profile, expect_answers  # noqa: E402
 from qemu import ARCHES, Fail, Machine, check  # noqa: E402
 
 BURN_CHAIN = ["burn_spin", "burn_inner", "burn_middle", "burn_outer", "burn_task"]
@@ -64,23 +64,6 @@ def shared(kind="smp4"):
 PMU_SOURCE = "pmu/pseudo-nmi arm64 pmuv3 cycles"
 
 
-def retried(fn, attempts=3):
-    """A test that measures rates against the clock: TCG loses interrupts
-    when the host starves its vCPU threads, so a miss is measured again (up
-    to attempts times). A kernel that is wrong fails every attempt."""
-    def run(ctx):
-        for i in range(attempts):
-            try:
-                return fn(ctx)
-            except Fail as e:
-                if i + 1 == attempts:
-                    raise
-                print("    attempt %d of %d missed (measuring again): %s" % (i + 1, attempts, e))
-    run.__name__ = fn.__name__
-    run.__doc__ = fn.__doc__
-    return run
-
-
 def burn_running(m):
     return [r for r in P.ps(m.cmd("ps")) if r["name"] == "burn" and r["state"] != "dead"]
 
@@ -95,6 +78,48 @@ def quiesce(m, timeout=15):
 
 def start_burn(m, ms):
     return P.burn_pids(m.cmd("burn %d" % ms))
+
+
+def check_burn_chain(r):
+    """burn's whole chain is in the profile (the leaf burn_spin, called
+    through burn_inner, burn_middle and burn_outer from burn_task)."""
+    check(any(c["name"] == "burn_spin" and c["callers"][:4] == BURN_CHAIN[1:] for c in r["chains"]),
+          "no chain burn_spin <- %s among %r" % (" <- ".join(BURN_CHAIN[1:]),
+                                                [(c["leaf"], c["callers"]) for c in r["chains"]]))
+
+
+def burn_miss(r):
+    """burn's chain on top with at least 80% of the samples, or why not.
+    A share, so measured again when it misses: on a loaded host TCG spends
+    long stretches in the timer reads (time_ns), and 20% of a PMU profile
+    has been seen there."""
+    top = r["chains"][0]
+    if top["name"] != "burn_spin" or top["callers"][:4] != BURN_CHAIN[1:]:
+        return "top chain %s <- %s, expected burn's" % (top["leaf"], " <- ".join(top["callers"]))
+    if top["pct"] < 80:
+        return "burn_spin has %.1f%% < 80%%" % top["pct"]
+    return None
+
+
+def remeasured(measure, rate_miss, attempts=3):
+    """Figures that depend on the host under TCG: while the host has a vCPU
+    thread (or QEMU's main loop, which fires the counter's overflow timer)
+    descheduled, virtual time runs on and the interrupts missed meanwhile
+    collapse into one, so a rate (or a share of the samples) that misses
+    is measured again, up to attempts times. Only those: measure() makes
+    its correctness checks itself, and one that fails fails the test at
+    once, never measured again. rate_miss(result) says why the figures
+    missed, or None."""
+    misses = []
+    for i in range(attempts):
+        res = measure()
+        why = rate_miss(res)
+        if why is None:
+            return res
+        misses.append(why)
+        print("    measurement %d of %d: rate missed (host load %.1f): %s" % (
+            i + 1, attempts, os.getloadavg()[0], why))
+    raise Fail("the rate missed in all %d measurements: %s" % (attempts, "; ".join(misses)))
 
 
 # ---- tests ---------------------------------------------------------------
@@ -179,7 +204,6 @@ def t_tick_rate(ctx):
 
 
 @test
-@retried
 def t_profile_burn_all(ctx):
     """The tick's figures (pmu=off): ~400 samples in 1 s on 4 busy cpus."""
     m = ctx.use(shared("tick"))
@@ -187,14 +211,19 @@ def t_profile_burn_all(ctx):
     for rx in (r"^pmu=off:\s+counter never used$", r"^probe:\s+not run \(pmu=off\)$",
                r"^profile source: tick 100Hz$"):
         check(re.search(rx, ls, re.M), "lscpu under pmu=off lacks /%s/: %r" % (rx, ls))
-    try:
-        check(len(start_burn(m, 3000)) == 4, "burn did not start one task per cpu")
-        time.sleep(0.3)
-        # cpus just before and after, in one send: the ticks the cpus took
-        # around the window tell a profiler that drops samples from a host
-        # too loaded to run 4 vCPUs at 100 Hz (missed ticks collapse).
-        c1, out, c2 = m.cmds(["cpus", "profile 1000 all 3", "cpus"], 60)
-        r = P.profile(out)
+
+    def measure():
+        try:
+            check(len(start_burn(m, 3000)) == 4, "burn did not start one task per cpu")
+            time.sleep(0.3)
+            # cpus just before and after, in one send: the ticks the cpus
+            # took around the window tell a profiler that drops samples from
+            # a host too loaded to run 4 vCPUs at 100 Hz (missed ticks
+            # collapse).
+            c1, out, c2 = m.cmds(["cpus", "profile 1000 all 3", "cpus"], 60)
+        finally:
+            quiesce(m)
+        r = checked_profile(out)
         c1, c2 = P.cpus(c1), P.cpus(c2)
         took = sum(c2[c]["ticks"] - c1[c]["ticks"] for c in c1)
         top = r["chains"][0] if r["chains"] else None
@@ -205,79 +234,120 @@ def t_profile_burn_all(ctx):
         check("pmu: PMUv3 cycle counter not used (pmu=off): tick only" in out,
               "no pmu=off note under the header: %r" % out[:300])
         check(r["samples"] <= took, "%d samples but the cpus took only %d ticks" % (r["samples"], took))
-        check(abs(r["samples"] - 400) <= 40, "%d samples, expected 400 within 10%% (the cpus took %d ticks "
-              "around the window%s)" % (r["samples"], took,
-                                        ": the guest lost ticks, is the host overloaded?" if took < 360 else ""))
         check(r["cpus"] == 4, "samples on %d cpus" % r["cpus"])
-        check(top and top["name"] == "burn_spin", "top leaf %r, expected burn_spin" % (top and top["leaf"]))
-        check(top["pct"] >= 80, "burn_spin has %.1f%% < 80%%" % top["pct"])
-        check(top["callers"][:4] == BURN_CHAIN[1:],
-              "top callers %r, expected %r" % (top["callers"], BURN_CHAIN[1:]))
-    finally:
-        quiesce(m)
+        check_burn_chain(r)
+        return r, took
 
-
-HOST_CPUS = os.cpu_count() or 1
+    def miss(res):
+        r, took = res
+        if abs(r["samples"] - 400) <= 40:
+            return burn_miss(r)
+        return "%d samples, expected 400 within 10%% (the cpus took %d ticks around the window%s)" % (
+            r["samples"], took, ": the guest lost ticks, is the host overloaded?" if took < 360 else "")
+    remeasured(measure, miss)
 
 
 def pmu_burn_profile(m, ncpu):
-    """burn, then `profile 1000 all 3` between two `cpus`: the profile and
-    the ticks the cpus took around it."""
-    check(len(start_burn(m, 3000)) == ncpu, "burn did not start one task per cpu")
-    time.sleep(0.3)
-    c1, out, c2 = m.cmds(["cpus", "profile 1000 all 3", "cpus"], 60)
-    r = P.profile(out)
+    """burn on every cpu, then `profile 1000 all 3` between two `cpus`, and
+    `profile_cpus`. Checks what holds however loaded the host is: the
+    counter is the source, every cpu's samples came from its counter and
+    none from its tick (so no mixed-sources line), burn_spin's chain on
+    top. Returns the profile, the ticks each cpu took around the window
+    and each cpu's {pmu, tick} samples."""
+    try:
+        check(len(start_burn(m, 3000)) == ncpu, "burn did not start one task per cpu")
+        time.sleep(0.3)
+        c1, out, c2, pc = m.cmds(["cpus", "profile 1000 all 3", "cpus", "profile_cpus"], 60)
+    finally:
+        quiesce(m)
+    r = checked_profile(out)
+    src = P.cpu_sources(pc)
     c1, c2 = P.cpus(c1), P.cpus(c2)
-    ticks = sum(c2[c]["ticks"] - c1[c]["ticks"] for c in c1)
+    ticks = {c: c2[c]["ticks"] - c1[c]["ticks"] for c in c1}
     top = r["chains"][0] if r["chains"] else None
-    print("    %d samples on %d cpus, the cpus took %d ticks around the window (%.1fx); top %s" % (
-        r["samples"], r["cpus"], ticks, r["samples"] / max(ticks, 1),
+    print("    %d samples on %d cpus (%s), the cpus took %d ticks around the window; top %s" % (
+        r["samples"], r["cpus"], pc.strip(), sum(ticks.values()),
         "%.1f%% %s" % (top["pct"], top["leaf"]) if top else "-"))
     check(r["source"] == PMU_SOURCE, "source %r, expected %r" % (r["source"], PMU_SOURCE))
+    check(sorted(src) == list(range(ncpu)), "profile_cpus lists cpus %r, expected 0-%d" % (sorted(src), ncpu - 1))
+    for c, n in sorted(src.items()):
+        check(n["tick"] == 0 and n["pmu"] > 0, "cpu %d took %d samples from its counter and %d from its tick: "
+              "every cpu's must come from the counter (%s)" % (c, n["pmu"], n["tick"], pc.strip()))
+    check(r["sources"] is None, "a mixed-sources line in a run where every cpu used the counter: %r" % out[:400])
+    check(sum(n["pmu"] for n in src.values()) == r["samples"],
+          "profile_cpus counts %r do not add up to the header's %d samples" % (src, r["samples"]))
     check(r["cpus"] == ncpu, "samples on %d cpus" % r["cpus"])
-    check(top and top["name"] == "burn_spin", "top leaf %r, expected burn_spin" % (top and top["leaf"]))
-    check(top["pct"] >= 80, "burn_spin has %.1f%% < 80%%" % top["pct"])
-    check(top["callers"][:4] == BURN_CHAIN[1:],
-          "top callers %r, expected %r" % (top["callers"], BURN_CHAIN[1:]))
-    return r, ticks
+    check_burn_chain(r)
+    return r, ticks, src
 
 
 @test
-@retried
 def t_profile_pmu_rate(ctx):
     """One busy cpu (smp=1): the PMU takes ten times the tick's samples,
     1000 in 1 s, within 25%. One vCPU thread has a host core of its own,
     so nothing here depends on how loaded the host is."""
     m = ctx.use(boot("pmu-smp1", append="smp=1"), own=True)
-    r, ticks = pmu_burn_profile(m, 1)
-    check(abs(r["samples"] - 1000) <= 250, "%d samples, expected 1000 within 25%%" % r["samples"])
-    check(abs(r["samples"] - 10 * ticks) <= 2.5 * ticks,
-          "%d samples against %d ticks: not ten times within 25%%" % (r["samples"], ticks))
+
+    def miss(res):
+        r, ticks, _ = res
+        t = sum(ticks.values())
+        if abs(r["samples"] - 1000) > 250:
+            return "%d samples, expected 1000 within 25%%" % r["samples"]
+        if abs(r["samples"] - 10 * t) > 2.5 * t:
+            return "%d samples against %d ticks: not ten times within 25%%" % (r["samples"], t)
+        return burn_miss(r)
+    remeasured(lambda: pmu_burn_profile(m, 1), miss)
+
+
+# The counter's rate per busy cpu, and how far a measurement may stray from
+# it. At -smp 2 on the 2-core host here, with the host otherwise quiet
+# (load ~2: the two vCPU threads and QEMU's main loop), 1 s windows took
+# 936/931 and 937/935 samples per cpu; 25% holds there. With other work on
+# the host (load 2-8) the same windows took anywhere from 1 to 902 per cpu
+# (363/561, 175/1, 90/124, 221/224, 529/103, 88/213, 902/690, 230/185,
+# 509/567, 195/278, 209/34, 730/79, 246/299): no tolerance tells that from
+# a broken period, so a miss is measured again, and a miss every time on a
+# loaded host is the host's (the failure prints the load).
+PMU_RATE, PMU_RATE_TOL = 1000, 0.25
 
 
 @test
-@retried
+def t_profile_pmu_every_cpu(ctx):
+    """-smp 2, burn on both cpus: every cpu's samples came from its own
+    counter, none from its tick, and each cpu took 1000 a second within
+    25%. Two vCPU threads fit the 2-core host, where four do not (QEMU 7.2
+    also stops delivering the overflow at more than one vCPU under
+    -icount, so this runs without it)."""
+    m = ctx.use(boot("pmu-smp2", smp=2), own=True)
+
+    def miss(res):
+        r, ticks, src = res
+        off = {c: n["pmu"] for c, n in src.items() if abs(n["pmu"] - PMU_RATE) > PMU_RATE_TOL * PMU_RATE}
+        if not off:
+            return burn_miss(r)
+        return "cpu samples %s, expected %d within %d%% on each (ticks meanwhile %s)" % (
+            off, PMU_RATE, PMU_RATE_TOL * 100, ticks)
+    remeasured(lambda: pmu_burn_profile(m, 2), miss)
+
+
+@test
 def t_profile_pmu_burn(ctx):
-    """The PMU source on 4 busy cpus: burn_spin on top, and more samples
-    than the tick would take. Not the full 4000: TCG's cycle counter
-    follows virtual time, which runs on while the host has a vCPU thread
-    (or QEMU's main loop, which fires the counter's overflow timer)
-    descheduled, and the overflows missed meanwhile collapse into one. So
-    4 vCPUs take 1000 a second each only with a host core each plus one
-    for the main loop: there 4000 within 25% is asserted; on the 2-core CI
-    machine measured 500-2000 from run to run (the tick loses almost
-    nothing at 100 Hz), so there the assertion is only that the PMU beats
-    the tick by half as much again."""
+    """The PMU source on 4 busy cpus: every cpu on its counter, burn_spin on
+    top, and more samples than the tick would take. Not the full 4000:
+    4 vCPU threads and QEMU's main loop share the 2-core host, and the
+    overflows a descheduled vCPU misses collapse into one (measured 500-2000
+    from run to run; the tick loses almost nothing at 100 Hz), so the rate
+    asserted here is only that the PMU beats the tick by half as much
+    again; each cpu's own rate is t_profile_pmu_every_cpu's."""
     m = ctx.use(shared())
-    try:
-        r, ticks = pmu_burn_profile(m, 4)
-        print("    (%d host cpus)" % HOST_CPUS)
-        if HOST_CPUS >= 5:
-            check(abs(r["samples"] - 4000) <= 1000, "%d samples, expected 4000 within 25%%" % r["samples"])
-        check(r["samples"] >= 1.5 * ticks, "%d samples is not well above the %d ticks taken meanwhile" % (
-            r["samples"], ticks))
-    finally:
-        quiesce(m)
+
+    def miss(res):
+        r, ticks, _ = res
+        t = sum(ticks.values())
+        if r["samples"] < 1.5 * t:
+            return "%d samples is not well above the %d ticks taken meanwhile" % (r["samples"], t)
+        return burn_miss(r)
+    remeasured(lambda: pmu_burn_profile(m, 4), miss)
 
 
 def masked_profile(m):
@@ -287,7 +357,7 @@ def masked_profile(m):
     out = m.cmd("spin_masked 800 100")
     check(re.search(r"^spin_masked: pid \d+, 800 ms with interrupts masked after 100 ms$", out, re.M),
           "spin_masked: %r" % out)
-    r = P.profile(m.cmd("profile 1000 all 8", 60))
+    r = checked_profile(m.cmd("profile 1000 all 8", 60))
     n = sum(c["count"] for c in r["chains"] if c["name"] == "masked_spin" or "masked_spin" in c["callers"])
     time.sleep(0.2)                     # the spin is over by now
     expect_answers(m, "spin_masked")
@@ -295,17 +365,25 @@ def masked_profile(m):
 
 
 @test
-@retried
 def t_pmu_samples_interrupts_off(ctx):
     """A task spinning with interrupts masked (ICC_PMR_EL1) is sampled by
     the pseudo-NMI: masked_spin is in the profile, at close to the rate a
     busy cpu gets (800 ms: expect ~800, at least 300 on a loaded host)."""
     m = ctx.use(shared())
-    r, n = masked_profile(m)
-    print("    %d samples in masked_spin of %d, source %s" % (n, r["samples"], r["source"]))
-    check(r["source"] == PMU_SOURCE, "source %r" % r["source"])
-    check(n >= 300, "only %d samples in masked_spin (chains %r)" % (
-        n, [(c["count"], c["leaf"]) for c in r["chains"]]))
+
+    def measure():
+        r, n = masked_profile(m)
+        print("    %d samples in masked_spin of %d, source %s" % (n, r["samples"], r["source"]))
+        check(r["source"] == PMU_SOURCE, "source %r" % r["source"])
+        check(n > 0, "not one sample in masked_spin: the counter does not sample with interrupts "
+              "masked (chains %r)" % [(c["count"], c["leaf"]) for c in r["chains"]])
+        return r, n
+
+    def miss(res):
+        r, n = res
+        return None if n >= 300 else "only %d samples in masked_spin (chains %r)" % (
+            n, [(c["count"], c["leaf"]) for c in r["chains"]])
+    remeasured(measure, miss)
 
 
 @test
@@ -333,7 +411,7 @@ def t_pmu_assume_without_pmu(ctx):
         check(re.search(rx, ls, re.M), "lscpu lacks /%s/: %r" % (rx, ls))
     start_burn(m, 1000)
     out = m.cmd("profile 300 all 1", 60)
-    r = P.profile(out)
+    r = checked_profile(out)
     check(r["source"] == "tick 100Hz", "source %r" % r["source"])
     check(re.search(r"^pmu: PMUv3 cycle counter assumed \(pmu=assume\) but did not count in 10 us: "
                     r"tick only$", out, re.M), "no probe note under the header: %r" % out[:400])
@@ -458,7 +536,7 @@ def t_boot_el2_smp2(ctx):
     check(re.search(r"^smp: 2 cpus online \(device tree lists 4, psci smc\)$", log, re.M),
           "boot log: %r" % log[-500:])
     start_burn(m, 1500)
-    r = P.profile(m.cmd("profile 500 all 1", 60))
+    r = checked_profile(m.cmd("profile 500 all 1", 60))
     check(r["cpus"] == 2 and r["chains"] and r["chains"][0]["name"] == "burn_spin",
           "profile at smp=2: %d cpus, chains %r" % (r["cpus"], r["chains"][:1]))
     # The PMU works after the drop from EL2 too (MDCR_EL2 left as reset).

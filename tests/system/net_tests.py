@@ -33,6 +33,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from qemu import ARCHES, Fail, Machine, ROOT, check  # noqa: E402
 import parse as P  # noqa: E402
+from shell_checks import checked_profile  # noqa: E402
 
 SONDE_SH = os.path.join(ROOT, "build", "host", "sonde-sh")
 NETLOAD = os.path.join(ROOT, "build", "host", "netload")
@@ -195,7 +196,7 @@ def t_ushell_version(g):
 @test
 def t_ushell_profile(g):
     out = g.sh("profile 200 all 2", timeout=20)
-    r = P.profile(out)
+    r = checked_profile(out)
     check(r["window"] == 200, "window %d, asked 200" % r["window"])
     check(r["samples"] > 0 and r["chains"], "no samples/chains: %r" % out[:600])
     # Whole: two chains were asked for, so either every sample is in the
@@ -335,7 +336,7 @@ def t_profile_busy_across_shells(g):
         th.join(30)
     check(running, "the UDP profile ended before the serial one was asked: %r" % res)
     check(second.strip() == "profile: busy", "second profile: %r" % second)
-    check("out" in res and P.profile(res["out"])["window"] == 2000,
+    check("out" in res and checked_profile(res["out"])["window"] == 2000,
           "first profile: %r" % res)
     after = g.cmd("profile 100", timeout=10)
     check(after.startswith("profiled 100 ms"), "profile after the busy one: %r" % after)
@@ -356,7 +357,7 @@ def t_ushell_serial_concurrent(g):
     check(out.startswith("Sonde"), "serial version: %r" % out)
     check(busy, "the UDP shell's profile ended before the serial command ran: %r" % res)
     check(dt < 1.5, "serial command took %.1f s while the UDP shell was busy" % dt)
-    check("out" in res and P.profile(res["out"])["window"] == 2000,
+    check("out" in res and checked_profile(res["out"])["window"] == 2000,
           "UDP profile: %r" % res)
 
 
@@ -449,7 +450,7 @@ def t_netload_profile_during_recv(g):
             blast.wait()
     g.cmd("netload stop", timeout=10)
     netload_done(g, start, "recv", 10)
-    r = P.profile(out)
+    r = checked_profile(out)
     names = set()
     for c in r["chains"]:
         names.add(c["name"])

@@ -17,6 +17,8 @@ PROF_LEAF = re.compile(r"^(\d+\.\d)% (\d+) (\S+)$")
 CALLER = re.compile(r"^        <- (\S+)$")
 BENCH_WORKLOAD = re.compile(r"workload off (\d+) cycles, on (\d+) cycles")
 SAMPLE_COST = re.compile(r"sample cost (\d+) (.+?) median \(min (\d+), max (\d+)\), ([\d.]+)% of cpu time")
+PROF_SOURCES = re.compile(r"^cpus: (\d+ (?:pmu|tick|none).*)$", re.M)
+PROF_SOURCE = re.compile(r"^(\d+)((?: pmu \d+)?)((?: tick \d+)?)( none)?$")
 BENCH_REPORT = re.compile(r"report (\d+)x1024 records (\d+) cycles, (\d+) us")
 
 
@@ -81,8 +83,11 @@ def sym_name(token):
 
 
 def profile(out):
-    """{window, samples, cpus, dropped, source, notes, chains}; a chain is
-    {pct, count, leaf, name, callers: [names], caller_tokens}."""
+    """{window, samples, cpus, dropped, source, notes, cost, sources,
+    chains}; cost is {median, unit, cmin, cmax, share} or None (no
+    'sample cost' line); sources is the 'cpus:' line's {cpu: {pmu, tick}}
+    or None (no such line); a chain is {pct, count, leaf, name, callers:
+    [names], caller_tokens}."""
     w = PROF_WINDOW.search(out)
     h = PROF_HEADER.search(out)
     if not w or not h:
@@ -90,6 +95,10 @@ def profile(out):
     r = dict(window=int(w.group(1)), samples=int(h.group(1)), cpus=int(h.group(2)),
              dropped=int(h.group(3)), source=h.group(4), chains=[], lines=out.splitlines())
     r["notes"] = [l for l in r["lines"] if l.startswith("pmu:")]
+    c = SAMPLE_COST.search(out)
+    r["cost"] = c and dict(median=int(c.group(1)), unit=c.group(2), cmin=int(c.group(3)),
+                           cmax=int(c.group(4)), share=c.group(5))
+    r["sources"] = cpu_sources(out) if PROF_SOURCES.search(out) else None
     cur = None
     for line in r["lines"]:
         m = PROF_LEAF.match(line)
@@ -103,6 +112,22 @@ def profile(out):
             cur["callers"].append(sym_name(m.group(1)))
             cur["caller_tokens"].append(m.group(1))
     return r
+
+
+def cpu_sources(out):
+    """The 'cpus: 0 pmu 1001, 1 tick 98, 2 none' line (the report's, when
+    sources were mixed, or profile_cpus'): {cpu: {pmu, tick}}."""
+    m = PROF_SOURCES.search(out)
+    if not m:
+        raise Fail("no 'cpus: ...' line of per-cpu sources in %r" % out[-500:])
+    res = {}
+    for item in m.group(1).split(", "):
+        f = PROF_SOURCE.match(item)
+        if not f or not (f.group(2) or f.group(3) or f.group(4)):
+            raise Fail("per-cpu sources: cannot read %r in %r" % (item, m.group(0)))
+        res[int(f.group(1))] = dict(pmu=int(f.group(2).split()[1]) if f.group(2) else 0,
+                                    tick=int(f.group(3).split()[1]) if f.group(3) else 0)
+    return res
 
 
 def frames(block):

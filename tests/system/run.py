@@ -29,7 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import parse as P  # noqa: E402
 import console_checks  # noqa: E402
 import runner  # noqa: E402
-from shell_checks import check_error_cases, check_profile_bad_input, expect_answers  # noqa: E402
+from shell_checks import check_error_cases, check_profile_bad_input, checked_profile, expect_answers  # noqa: E402
 from qemu import Fail, Machine, ROOT, KERNEL, check  # noqa: E402
 
 BURN_CHAIN = ["burn_spin", "burn_inner", "burn_middle", "burn_outer", "burn_task"]
@@ -665,7 +665,7 @@ def t_profile_burn_all(ctx, kind):
         # while the window ran, to tell a profiler that drops or doubles
         # samples from a host too loaded to deliver 100 Hz to TCG.
         c1, out, c2 = m.cmds(["cpus", "profile 1000 all 3", "cpus"], 60)
-        r = P.profile(out)
+        r = checked_profile(out)
         c1, c2 = P.cpus(c1), P.cpus(c2)
         took = sum(c2[c]["ticks"] - c1[c]["ticks"] for c in c1)
         want = n * 100
@@ -704,7 +704,7 @@ def t_profile_burn_pid(ctx, kind):
         vcpu = [r["cpu"] for r in ps(m) if r["pid"] == victim]
         check(vcpu, "burn pid %d not in ps" % victim)
         c1, out, c2 = m.cmds(["cpus", "profile 500 %d" % victim, "cpus"], 60)
-        r = P.profile(out)
+        r = checked_profile(out)
         took = P.cpus(c2)[vcpu[0]]["ticks"] - P.cpus(c1)[vcpu[0]]["ticks"]
         print("    pid %d: %d samples on %d cpus (its cpu %d took %d ticks around the window)" % (
             victim, r["samples"], r["cpus"], vcpu[0], took))
@@ -725,7 +725,7 @@ def t_profile_asleep(ctx, kind):
     m = ctx.machine(kind)
     pid, _ = shell_pid(m)
     out = m.cmd("profile 200 %d" % pid, 60)
-    r = P.profile(out)
+    r = checked_profile(out)
     check(r["samples"] == 0, "the sleeping shell got %d samples" % r["samples"])
     check(re.search(r"^no samples for pid %d: that task may have been asleep the whole window$" % pid, out, re.M),
           "no 'may have been asleep' message: %r" % out)
@@ -735,7 +735,7 @@ def t_profile_idle(ctx, kind):
     m = ctx.machine(kind)
     n = ncpus_of(kind)
     quiesce(m)
-    r = P.profile(m.cmd("profile 500 all 3", 60))
+    r = checked_profile(m.cmd("profile 500 all 3", 60))
     want = n * 50
     check(abs(r["samples"] - want) <= 0.1 * want, "idle tick profile: %d samples, expected %d within 10%%" % (
         r["samples"], want))
@@ -770,7 +770,7 @@ def t_profile_stress(ctx):
     try:
         start_burn(m, 60000, expect=ncpus_of("smp4"))
         time.sleep(0.3)
-        P.profile(m.cmd("profile 1"))
+        checked_profile(m.cmd("profile 1"))
         base = P.heap_in_use(m.cmd("mem"))
         t0 = time.monotonic()
         for i in range(200):
@@ -791,7 +791,7 @@ def t_profile_stress(ctx):
 
 def lscpu_profile(m):
     ls = m.cmd("lscpu")
-    r = P.profile(m.cmd("profile 200", 60))
+    r = checked_profile(m.cmd("profile 200", 60))
     return ls, r
 
 

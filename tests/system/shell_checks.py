@@ -1,9 +1,15 @@
 """Checks of the shell that read the same on every architecture: the shell
-still answers, and every bad-input case of `profile` prints its error and
-starts nothing (issues 5 and 9: "behaves the same as on x86")."""
+still answers, every bad-input case of `profile` prints its error and
+starts nothing, and every profile report's header holds what it says."""
 import re
 
+import parse as P
 from qemu import check
+
+# Per-CPU buffer (kernel/profiler.h) and the rate at which each source fills it.
+PROF_BUF_RECORDS = 1024
+PROF_RATE = {"pmu": 1000, "tick": 100}      # samples per second per busy cpu
+COST_MAX = 100000                           # cycles or timer units: ~1000x a sample
 
 PROFILE_BAD_INPUT = [
     ("profile 0", r"^profile: window 0 out of range \(1-2000 ms\)$"),
@@ -35,3 +41,26 @@ def check_error_cases(m, cases, started=None):
 
 def check_profile_bad_input(m):
     check_error_cases(m, PROFILE_BAD_INPUT, started="profiled")
+
+
+def checked_profile(out):
+    """P.profile(out), with the header's own figures checked: no drops in a
+    window whose samples fit the per-cpu buffer (the window ends at the
+    first tick after it, so up to 10 ms late), and a sample cost line that
+    is there exactly when there are samples, with a median that is
+    nonzero, sane and between min and max. Every profile check uses it."""
+    r = P.profile(out)
+    rate = PROF_RATE["pmu" if r["source"].startswith("pmu") else "tick"]
+    if rate * (r["window"] + 10) <= PROF_BUF_RECORDS * 1000:
+        check(r["dropped"] == 0, "%d samples dropped in a %d ms window at %d/s per cpu, which fits "
+              "the %d-sample buffers: %r" % (r["dropped"], r["window"], rate, PROF_BUF_RECORDS,
+                                             "\n".join(r["lines"][:3])))
+    c = r["cost"]
+    if not r["samples"]:
+        check(c is None, "a sample cost line with no samples: %r" % "\n".join(r["lines"][:4]))
+        return r
+    check(c is not None, "%d samples but no 'sample cost' line: %r" % (r["samples"], "\n".join(r["lines"][:4])))
+    check(0 < c["median"] < COST_MAX and c["cmin"] <= c["median"] <= c["cmax"],
+          "sample cost median %d (min %d, max %d) %s: expected 0 < median < %d within min..max" % (
+              c["median"], c["cmin"], c["cmax"], c["unit"], COST_MAX))
+    return r

@@ -1,0 +1,56 @@
+/* kernel/profiler_internal.h: what the sampler (profiler.c) hands the
+ * reporter (profiler_report.c). Not for the rest of the kernel.
+ *
+ * Record raw, present later: the sampler never formats, the reporter never
+ * looks at per-CPU sampling state. Stop freezes the run into a snapshot
+ * and the reporter reads only that, so a new output format is a new
+ * reader of the same snapshot. */
+#pragma once
+#include <stdbool.h>
+#include <stdint.h>
+#include "hal/cpu.h"
+#include "kernel/profiler.h"
+
+struct printer;
+
+struct prof_record {
+    int32_t pr_pid;
+    uint32_t pr_cost;           /* cycles this sample took */
+    uint8_t pr_depth;           /* 1..PROFILER_FRAMES */
+    uintptr_t pr_frames[PROFILER_FRAMES];
+};
+
+/* One run as Stop left it. The record arrays are the per-CPU buffers
+ * themselves, not copies: no sampler writes them again until the next
+ * Start, and Start cannot happen while the run lock is held, which it is
+ * for as long as a snapshot is being read. */
+struct prof_snapshot {
+    const struct prof_record *ps_recs[MAX_CPUS];  /* NULL: no buffer */
+    uint32_t ps_count[MAX_CPUS];      /* records, at most PROFILER_BUF_RECORDS */
+    uint32_t ps_from_pmu[MAX_CPUS];   /* of those, taken by the counter's NMI */
+    uint32_t ps_from_tick[MAX_CPUS];  /* and by the tick */
+    bool ps_in_window[MAX_CPUS];      /* online with a buffer at Start */
+    uint32_t ps_dropped;              /* buffer full or nested, all CPUs */
+    unsigned ps_ms;                   /* the window asked for */
+    int ps_pid;                       /* PROFILER_ALL or the filter */
+    uint64_t ps_cycles;               /* cycles_now across the window */
+    unsigned ps_ncpus;                /* CPUs online with a buffer at Start */
+    bool ps_counter;                  /* the probe found a usable counter */
+    const char *ps_source;            /* pmu_source_name() */
+    const char *ps_note;              /* pmu_probe_note(), or NULL */
+};
+
+struct prof_report_opts {
+    unsigned ro_chains;               /* chains to print, 1..PROFILER_CHAINS */
+};
+
+/* The text report of a snapshot, to p: header, cost, chains, overflow
+ * line or an empty-report message. Task context (allocates the chain
+ * table). PROFILER_OK or PROFILER_ENOMEM (message printed). */
+int prof_report(const struct prof_snapshot *s, const struct prof_report_opts *o,
+                struct printer *p);
+
+/* "cpus: 0 pmu 1001, 1 tick 98, 2 none": each CPU in the window and how
+ * many of its samples came from the counter and from the tick (a CPU
+ * that armed late has both). */
+void prof_print_sources(const struct prof_snapshot *s, struct printer *p);

@@ -1,0 +1,51 @@
+/* tests/unit/fake_profiler.h: what the profiler's host tests share
+ * (tests/unit/fake_profiler.c): fakes of tasks, sleep, heap, the PMU and
+ * the stack walk, a tiny symbol table for the real kernel/symtab.c, and
+ * helpers that run a `profile` through a fake window. */
+#pragma once
+#include <stdbool.h>
+#include <stdint.h>
+#include "lib/printf.h"
+#include "kernel/shell.h"
+
+struct trap_frame;
+
+/* A fake stack: what st_walk returns for a frame pointer pointing here. */
+struct fstack {
+    unsigned n;
+    uintptr_t ret[10];
+};
+
+extern int fake_pid;                    /* task_current_pid() */
+/* The first sleep of a run is its window: window_fn runs there, then (if
+ * set) the window is made exactly fake_window_cycles long. */
+extern void (*window_fn)(void);
+extern uint64_t fake_window_cycles;
+extern unsigned sleeps;
+extern uint64_t last_sleep_ms;
+extern int kmalloc_fail, kzalloc_fail;  /* fail the next N calls */
+extern long live_allocs;
+
+extern bool pmu_usable;                 /* what pmu_probe() answers */
+extern const char *pmu_name, *pmu_note;
+extern bool pmu_claim;                  /* what pmu_nmi_claim() answers */
+extern bool armed[64];
+extern unsigned arms, disarms, probes;
+extern uint64_t arm_fails;              /* bit i: cpu i's counter never arms */
+extern uint64_t walk_cycles;            /* cycles a walk "takes" */
+extern void (*walk_hook)(void);         /* runs inside the sample: a nested NMI */
+
+extern char out[1 << 16];               /* the last command's output */
+extern struct buf_printer bp;
+const char *got(void);
+shell_fn cmd_fn(const char *name);
+int run_cmd(const char *line);
+void reset(void);
+struct trap_frame frame(uintptr_t pc, const struct fstack *st);
+void tick(unsigned cpu, int pid, uintptr_t pc, const struct fstack *st);
+bool nmi(unsigned cpu, int pid, uintptr_t pc, const struct fstack *st);
+unsigned count_leaves(void);
+
+/* burn_inner <- burn_mid+0x44 <- burn_outer+0x1b2, and a sibling path. */
+extern const struct fstack st_a, st_b;
+void win_span(void);                    /* 6 samples of them on 3 cpus */
