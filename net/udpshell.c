@@ -32,9 +32,6 @@
 #include "net/net.h"
 #include "net/udpshell.h"
 
-#define USH_QUEUE     8             /* requests waiting to run */
-#define USH_SENDERS   4             /* senders whose last reply is kept */
-#define USH_KEEP_MAX  (1u << 20)    /* bytes of a reply kept for retransmits */
 #define USH_SEND_WAIT_NS 2000000000ull  /* give up on a datagram after this */
 
 struct ush_req {

@@ -5,6 +5,10 @@
 #include <stdint.h>
 #include "uapi/udpshell.h"
 
+#define USH_QUEUE     8             /* requests waiting to run */
+#define USH_SENDERS   4             /* senders whose last reply is kept */
+#define USH_KEEP_MAX  (1u << 20)    /* bytes of a reply kept for retransmits */
+
 /* Bind port and start the shell's task (net_boot, from udpshell=PORT).
  * 0, or -1 with the reason on the console. */
 int udpshell_start(uint16_t port);
