@@ -72,7 +72,12 @@ static int reply_take(struct ushc *c, struct reply *r, const uint8_t *d, size_t 
     if (h.seq != c->seq)
         return 0;                   /* a late reply to an earlier request */
     bool last = h.flags & USHP_FLAG_LAST;
-    if (r->last >= 0 && (h.chunk > r->last || (last && h.chunk != r->last))) {
+    if (r->last >= 0 && last && h.chunk != r->last) {
+        fprintf(c->err, "%s: protocol error: a second last chunk %u (the last was %ld, "
+                "seq %u)\n", c->prog, h.chunk, r->last, h.seq);
+        return -1;
+    }
+    if (r->last >= 0 && h.chunk > r->last) {
         fprintf(c->err, "%s: protocol error: chunk %u after the last chunk %ld "
                 "(seq %u)\n", c->prog, h.chunk, r->last, h.seq);
         return -1;
