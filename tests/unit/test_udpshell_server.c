@@ -9,6 +9,7 @@
  * uses senders of its own (a fresh address) and never assumes the queue or
  * the kept replies start empty, except where it empties them itself. */
 #include "test.h"
+#include "sbuf.h"
 #include <stdlib.h>
 #include "fake_net.h"
 #include "kernel/console.h"
@@ -347,17 +348,6 @@ TEST(ush_queue_full_drops_are_counted)
     fake_net_clear();
 }
 
-struct sbuf { struct printer pr; char s[1024]; size_t n; };
-static void sbuf_write(struct printer *p, const char *s, size_t n)
-{
-    struct sbuf *b = (struct sbuf *)p;
-    if (b->n + n < sizeof b->s) {
-        memcpy(b->s + b->n, s, n);
-        b->n += n;
-        b->s[b->n] = 0;
-    }
-}
-
 TEST(ush_malformed_datagrams_are_counted_by_kind)
 {
     start_once();
@@ -398,7 +388,7 @@ TEST(ush_malformed_datagrams_are_counted_by_kind)
 
     /* `net` shows them under the name scripts grep for. */
     struct udpshell_stats s = stats();
-    struct sbuf b = { { sbuf_write }, "", 0 };
+    struct sbuf b = SBUF_INIT;
     fake_app_stats->print(&b.pr);
     char want[64];
     snprintf(want, sizeof want, "bad udpshell %lu ", (unsigned long)udpshell_bad_total(&s));
