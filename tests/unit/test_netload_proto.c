@@ -80,3 +80,22 @@ TEST(nl_track_window_slides)
     CHECK_EQ(t.dup, 1);
     CHECK_EQ(nl_track_lost(&t), 65 - 3);
 }
+
+TEST(nl_track_slide_clears_every_slot_it_passes)
+{
+    struct nl_track t;
+    nl_track_init(&t, bits, 64);
+    for (uint32_t s = 0; s < 64; s++)         /* every slot set */
+        nl_track_seq(&t, s, 1);
+    nl_track_seq(&t, 103, 1);                 /* slides over 64..102: bits, bytes, bits */
+    nl_track_seq(&t, 70, 1);                  /* slot 6 */
+    nl_track_seq(&t, 90, 1);                  /* slot 26, in the whole-byte part */
+    nl_track_seq(&t, 101, 1);                 /* slot 37 */
+    CHECK_EQ(t.dup, 0);
+    CHECK_EQ(t.reordered, 3);
+    /* Exactly one window back shares 103's slot: older than the window,
+     * so late, not a duplicate. */
+    nl_track_seq(&t, 103 - 64, 1);
+    CHECK_EQ(t.dup, 0);
+    CHECK_EQ(t.reordered, 4);
+}
