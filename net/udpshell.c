@@ -20,7 +20,11 @@
  * request is still queued or running is dropped (the reply is on its way;
  * if it gets lost, the next retransmit finds the copy). A reply longer
  * than USH_KEEP_MAX is answered on retransmit with its first USH_KEEP_MAX
- * bytes and a line saying the rest was not kept, flagged last there. */
+ * bytes and a line saying the rest was not kept, flagged last there.
+ *
+ * What the shell drops (malformed datagrams, a full queue) it counts
+ * itself, in struct udpshell_stats: `net` prints them on the shell's own
+ * line. */
 #include "kernel/console.h"
 #include "kernel/sched.h"
 #include "kernel/shell.h"
@@ -296,6 +300,9 @@ static void ush_task(void *arg)
         udpshell_run_next();
     }
 }
+
+_Static_assert(sizeof(struct udpshell_stats) % sizeof(uint64_t) == 0,
+               "udpshell_stats is read word by word: uint64_t fields only");
 
 void udpshell_get_stats(struct udpshell_stats *out)
 {
