@@ -31,7 +31,8 @@ KOBJ    := $(patsubst %,$(B)/%.o,$(basename $(KSRC)))
 # adds (the formats it speaks from uapi/, logic kept apart from main() so
 # unit tests can link it), linked with NAME_LIBS. TOOL_PARTS are the files
 # under tools/ that are such parts, not programs.
-TOOL_PARTS   := tools/ushell_client.c
+TOOL_PARTS   := tools/ushell_client.c tools/symgen_table.c
+symgen_SRC   := tools/symgen_table.c
 sonde-sh_SRC := tools/ushell_client.c uapi/udpshell.c
 netload_SRC  := uapi/netload.c
 TOOL_NAMES := $(patsubst tools/%.c,%,$(filter-out $(TOOL_PARTS),$(wildcard tools/*.c)))
