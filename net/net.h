@@ -101,7 +101,7 @@ uint32_t net_gw(void);
 char *net_fmt_ip(char *buf, uint32_t ip);
 
 /* An application on UDP that keeps counters of its own (the UDP shell)
- * adds its line to `net`'s output: what it drops after the stack has
+ * adds its lines to `net`'s output: what it drops after the stack has
  * delivered a datagram is its business, not the stack's. Register once, in
  * task context; an entry is never removed. print runs in the `net`
  * command's task and writes through that command's printer. */

@@ -320,15 +320,15 @@ uint64_t udpshell_bad_total(const struct udpshell_stats *s)
     return n;
 }
 
-/* `net`'s udpshell line. "bad udpshell N" keeps the name it had when the
+/* `net`'s udpshell lines. "bad udpshell N" keeps the name it had when the
  * stack counted it, which scripts grep for. */
 static void ush_print_stats(struct printer *p)
 {
     struct udpshell_stats s;
     udpshell_get_stats(&s);
     pr_printf(p, "udpshell port %u: requests %lu, resent from the kept reply %lu, "
-              "retransmits in hand %lu; drops: bad udpshell %lu (short %lu, magic %lu, "
-              "len %lu, reserved %lu, too long %lu), queue full %lu\n", ush.port,
+              "retransmits in hand %lu\nudpshell drops: bad udpshell %lu (short %lu, "
+              "magic %lu, len %lu, reserved %lu, too long %lu), queue full %lu\n", ush.port,
               s.requests, s.resent, s.in_hand, udpshell_bad_total(&s),
               s.bad[-1 - USHP_ESHORT], s.bad[-1 - USHP_EMAGIC], s.bad[-1 - USHP_ELEN],
               s.bad[-1 - USHP_ERESERVED], s.bad[-1 - USHP_ETOOLONG], s.queue_full);
