@@ -25,10 +25,20 @@ KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
 
 KSRC    := $(wildcard arch/$(ARCH)/*.c arch/$(ARCH)/*.S arch/$(ARCH)/testing/*.c \
                       kernel/*.c mm/*.c \
-                      lib/*.c drivers/*.c net/*.c)
+                      lib/*.c drivers/*.c net/*.c uapi/*.c)
 KOBJ    := $(patsubst %,$(B)/%.o,$(basename $(KSRC)))
 
-TOOLS   := $(patsubst tools/%.c,$(HOSTB)/%,$(wildcard tools/*.c))
+# Host tools: build/host/NAME from tools/NAME.c and the files NAME_SRC
+# adds (the formats it speaks from uapi/, logic kept apart from main() so
+# unit tests can link it), linked with NAME_LIBS. TOOL_PARTS are the files
+# under tools/ that are such parts, not programs.
+TOOL_PARTS   := tools/ushell_client.c tools/symgen_table.c
+symgen_SRC   := tools/symgen_table.c
+sonde-sh_SRC := tools/ushell_client.c uapi/udpshell.c
+netload_SRC  := uapi/netload.c
+TOOL_NAMES := $(patsubst tools/%.c,%,$(filter-out $(TOOL_PARTS),$(wildcard tools/*.c)))
+TOOLS   := $(addprefix $(HOSTB)/,$(TOOL_NAMES))
+HOSTOBJ := $(HOSTB)/obj
 HOSTCFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I.
 
 .PHONY: all run test unit system bench iso clean tools
@@ -42,9 +52,16 @@ $(B)/%.o: %.S
 	@mkdir -p $(dir $@)
 	$(CC) $(KASFLAGS) -c $< -o $@
 
-$(HOSTB)/%: tools/%.c
+$(HOSTOBJ)/%.o: %.c Makefile
 	@mkdir -p $(dir $@)
-	$(HOSTCC) $(HOSTCFLAGS) $< -o $@
+	$(HOSTCC) $(HOSTCFLAGS) -MMD -MP -c $< -o $@
+
+define host_tool
+$(HOSTB)/$(1): $(patsubst %.c,$(HOSTOBJ)/%.o,tools/$(1).c $($(1)_SRC))
+	$(HOSTCC) $(HOSTCFLAGS) $$^ $($(1)_LIBS) -o $$@
+endef
+$(foreach t,$(TOOL_NAMES),$(eval $(call host_tool,$(t))))
+-include $(wildcard $(HOSTOBJ)/*/*.d)
 
 tools: $(TOOLS)
 

@@ -18,8 +18,7 @@
 #include "lib/parse.h"
 #include "lib/string.h"
 #include "net/net.h"
-
-int udpshell_start(uint16_t port);       /* net/udpshell.c */
+#include "net/udpshell.h"
 
 #define DEF_IP   0x0a00020fu             /* 10.0.2.15 */
 #define DEF_MASK 0xffffff00u             /* 255.255.255.0 */

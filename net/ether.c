@@ -12,6 +12,17 @@ struct netdev *net_dev;
 uint32_t net_ip_addr, net_netmask, net_gateway;
 
 struct net_stats net_stats_live;
+static struct net_app_stats *net_apps;
+
+void net_app_stats_register(struct net_app_stats *s)
+{
+    /* Published whole: net_print may walk the list on another CPU. */
+    struct net_app_stats *head = __atomic_load_n(&net_apps, __ATOMIC_RELAXED);
+    do
+        s->next = head;
+    while (!__atomic_compare_exchange_n(&net_apps, &head, s, false, __ATOMIC_RELEASE,
+                                        __ATOMIC_RELAXED));
+}
 
 void net_init(struct netdev *dev, uint32_t ip, uint32_t mask, uint32_t gw)
 {
@@ -124,11 +135,12 @@ void net_print(struct printer *p)
     pr_printf(p, "tx frames %lu bytes %lu\n", stat(&s->tx_frames), stat(&s->tx_bytes));
     pr_printf(p, "ignored (not for us) %lu\n", stat(&s->rx_ignored));
     pr_printf(p, "drops: bad checksum %lu, truncated %lu, unknown protocol %lu, "
-              "no handler %lu, no buffer %lu, fragment %lu, bad udpshell %lu, arp %lu\n",
+              "no handler %lu, no buffer %lu, fragment %lu, arp %lu\n",
               stat(&s->drop_bad_csum), stat(&s->drop_truncated),
               stat(&s->drop_unknown_proto), stat(&s->drop_no_handler),
-              stat(&s->drop_no_buffer), stat(&s->drop_fragment),
-              stat(&s->drop_bad_ushell), stat(&s->drop_arp));
+              stat(&s->drop_no_buffer), stat(&s->drop_fragment), stat(&s->drop_arp));
+    for (struct net_app_stats *a = __atomic_load_n(&net_apps, __ATOMIC_ACQUIRE); a; a = a->next)
+        a->print(p);
 }
 
 static int net_cmd(int argc, char **argv, struct printer *p)

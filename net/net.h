@@ -81,12 +81,11 @@ struct net_stats {
     uint64_t drop_no_handler;       /* UDP to a port nobody bound */
     uint64_t drop_no_buffer;        /* TX ring full (driver xmit returned -1) or RX buffer shortage (driver) */
     uint64_t drop_fragment;         /* IPv4 fragments (MF set or offset non-zero) */
-    uint64_t drop_bad_ushell;       /* malformed UDP-shell datagram (counted by the UDP shell) */
     uint64_t drop_arp;              /* bad ARP packet, or a frame whose next hop never resolved */
 };
 
 extern struct net_stats net_stats_live;
-/* Count one event: NET_COUNT(drop_bad_ushell). Relaxed atomic: counters
+/* Count one event: NET_COUNT(drop_bad_csum). Relaxed atomic: counters
  * are statistics, nothing is ordered by them. */
 #define NET_COUNT(field) __atomic_fetch_add(&net_stats_live.field, 1, __ATOMIC_RELAXED)
 #define NET_COUNT_N(field, n) \
@@ -100,6 +99,17 @@ uint32_t net_mask(void);
 uint32_t net_gw(void);
 /* "a.b.c.d" into buf (at least 16 bytes); returns buf. */
 char *net_fmt_ip(char *buf, uint32_t ip);
+
+/* An application on UDP that keeps counters of its own (the UDP shell)
+ * adds its lines to `net`'s output: what it drops after the stack has
+ * delivered a datagram is its business, not the stack's. Register once, in
+ * task context; an entry is never removed. print runs in the `net`
+ * command's task and writes through that command's printer. */
+struct net_app_stats {
+    void (*print)(struct printer *p);
+    struct net_app_stats *next;
+};
+void net_app_stats_register(struct net_app_stats *s);
 
 /* The `net` and `arp` commands' output. */
 void net_print(struct printer *p);

@@ -7,8 +7,8 @@
  *   netload stop       end the current run early
  *
  * A run is one killable background task; the command returns at once.
- * Payloads are tools/netload_proto.h's, the same code the host peer
- * (tools/netload) builds, so both ends agree byte for byte.
+ * Payloads are uapi/netload.c's, the same code the host peer
+ * (tools/netload) links, so both ends agree byte for byte.
  *
  * One run at a time, its state in `nl` under nl.lock: the receive handler
  * (network receive task), the run's task and the command all touch it. */
@@ -20,7 +20,7 @@
 #include "lib/parse.h"
 #include "lib/string.h"
 #include "net/net.h"
-#include "tools/netload_proto.h"
+#include "uapi/netload.h"
 
 #define NL_MS_MAX     600000
 #define NL_PPS_MAX    1000000

@@ -14,25 +14,16 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "lib/string.h"
+#include "uapi/byteorder.h"     /* get_be16/32, put_be16/32: fields at any alignment */
 
-/* ---- byte order (the wire is big-endian, x86 and arm64 are little) ---- */
+/* ---- byte order (the wire is big-endian, x86 and arm64 are little) ----
+ * The socket API's names for a whole aligned field; the host tools get
+ * them from <arpa/inet.h>, so they live here and not in uapi/. */
 
 static inline uint16_t htons(uint16_t v) { return __builtin_bswap16(v); }
 static inline uint16_t ntohs(uint16_t v) { return __builtin_bswap16(v); }
 static inline uint32_t htonl(uint32_t v) { return __builtin_bswap32(v); }
 static inline uint32_t ntohl(uint32_t v) { return __builtin_bswap32(v); }
-
-static inline uint16_t get_be16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
-static inline uint32_t get_be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-static inline void put_be16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
-static inline void put_be32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);  p[3] = (uint8_t)v;
-}
 
 /* ---- Ethernet ---- */
 

@@ -20,7 +20,11 @@
  * request is still queued or running is dropped (the reply is on its way;
  * if it gets lost, the next retransmit finds the copy). A reply longer
  * than USH_KEEP_MAX is answered on retransmit with its first USH_KEEP_MAX
- * bytes and a line saying the rest was not kept, flagged last there. */
+ * bytes and a line saying the rest was not kept, flagged last there.
+ *
+ * What the shell drops (malformed datagrams, a full queue) it counts
+ * itself, in struct udpshell_stats: `net` prints them on the shell's own
+ * line. */
 #include "kernel/console.h"
 #include "kernel/sched.h"
 #include "kernel/shell.h"
@@ -30,13 +34,8 @@
 #include "lib/string.h"
 #include "mm/heap.h"
 #include "net/net.h"
-#include "net/udpshell_proto.h"
+#include "net/udpshell.h"
 
-int udpshell_start(uint16_t port);
-
-#define USH_QUEUE     8             /* requests waiting to run */
-#define USH_SENDERS   4             /* senders whose last reply is kept */
-#define USH_KEEP_MAX  (1u << 20)    /* bytes of a reply kept for retransmits */
 #define USH_SEND_WAIT_NS 2000000000ull  /* give up on a datagram after this */
 
 struct ush_req {
@@ -65,11 +64,14 @@ static struct {
     uint32_t run_ip, run_seq;
     uint16_t run_port;
     struct waitq wq;
+    struct udpshell_stats st;       /* relaxed atomics: statistics only */
     /* The rest belongs to the shell task alone. */
     struct ush_cache cache[USH_SENDERS];
     uint64_t clock;
     struct ushp_chunker ch;         /* 1.4 KB: kept off the task stack */
 } ush = { .lock = SPINLOCK_INIT, .wq = WAITQ_INIT };
+
+#define USH_COUNT(field) __atomic_fetch_add(&ush.st.field, 1, __ATOMIC_RELAXED)
 
 /* ---- receive side: the network receive task ---- */
 
@@ -83,8 +85,9 @@ static void ush_input(void *ctx, uint32_t src_ip, uint16_t src_port,
 {
     struct ushp_hdr h;
     const uint8_t *payload;
-    if (ushp_parse(data, len, &h, &payload) != 0) {
-        NET_COUNT(drop_bad_ushell);
+    int e = ushp_parse(data, len, &h, &payload);
+    if (e != 0) {
+        USH_COUNT(bad[-1 - e]);     /* e is one of the USHP_NREASONS reasons */
         return;
     }
     unsigned long f = spin_lock(&ush.lock);
@@ -94,11 +97,12 @@ static void ush_input(void *ctx, uint32_t src_ip, uint16_t src_port,
         dup = ush_same(&ush.q[(ush.head + i) % USH_QUEUE], src_ip, src_port, h.seq);
     if (dup) {
         spin_unlock(&ush.lock, f);
-        return;                     /* a retransmit of what is in hand */
+        USH_COUNT(in_hand);         /* its reply is on the way, or will be */
+        return;
     }
     if (ush.n == USH_QUEUE) {
         spin_unlock(&ush.lock, f);
-        NET_COUNT(drop_no_buffer);
+        USH_COUNT(queue_full);
         return;
     }
     struct ush_req *r = &ush.q[(ush.head + ush.n) % USH_QUEUE];
@@ -109,6 +113,7 @@ static void ush_input(void *ctx, uint32_t src_ip, uint16_t src_port,
     r->line[h.len] = 0;
     ush.n++;
     spin_unlock(&ush.lock, f);
+    USH_COUNT(requests);
     waitq_wake_all(&ush.wq);
 }
 
@@ -117,10 +122,14 @@ static void ush_input(void *ctx, uint32_t src_ip, uint16_t src_port,
 static bool ush_have_work(void *arg) { return ush.n > 0; }
 
 /* Take the next request, and mark it running (under the lock, so the
- * handler never sees it in neither place). */
-static void ush_take(struct ush_req *out)
+ * handler never sees it in neither place). False if none is queued. */
+static bool ush_take(struct ush_req *out)
 {
     unsigned long f = spin_lock(&ush.lock);
+    if (ush.n == 0) {
+        spin_unlock(&ush.lock, f);
+        return false;
+    }
     *out = ush.q[ush.head];
     ush.head = (ush.head + 1) % USH_QUEUE;
     ush.n--;
@@ -129,6 +138,7 @@ static void ush_take(struct ush_req *out)
     ush.run_port = out->port;
     ush.run_seq = out->seq;
     spin_unlock(&ush.lock, f);
+    return true;
 }
 
 static void ush_done(void)
@@ -225,15 +235,23 @@ static void ush_out_write(struct printer *p, const char *s, size_t n)
 {
     struct ush_out *o = (struct ush_out *)p;
     ush_cache_append(o->c, s, n);
-    pr_write(&ush.ch.pr, s, n);
+    ushp_chunker_write(&ush.ch, s, n);
+}
+
+/* The chunker as a printer, for the note after a cut-off copy. */
+static void ush_chunker_pr_write(struct printer *p, const char *s, size_t n)
+{
+    ushp_chunker_write(&ush.ch, s, n);
 }
 
 static void ush_resend(struct ush_cache *c, struct ush_dest *d)
 {
+    struct printer chp = { ush_chunker_pr_write };
+    USH_COUNT(resent);
     ushp_chunker_init(&ush.ch, c->seq, ush_send, d);
-    pr_write(&ush.ch.pr, c->buf, c->len);
+    ushp_chunker_write(&ush.ch, c->buf, c->len);
     if (c->total > c->len)
-        pr_printf(&ush.ch.pr, "\nudpshell: reply was %lu bytes; only the first %zu are "
+        pr_printf(&chp, "\nudpshell: reply was %lu bytes; only the first %zu are "
                   "kept for retransmission\n", (unsigned long)c->total, c->len);
     ushp_chunker_finish(&ush.ch);
 }
@@ -265,16 +283,58 @@ static void ush_run(struct ush_req *r)
     c->complete = true;
 }
 
+bool udpshell_run_next(void)
+{
+    struct ush_req r;
+    if (!ush_take(&r))
+        return false;
+    ush_run(&r);
+    ush_done();
+    return true;
+}
+
 static void ush_task(void *arg)
 {
     for (;;) {
         waitq_wait(&ush.wq, ush_have_work, NULL);
-        struct ush_req r;
-        ush_take(&r);
-        ush_run(&r);
-        ush_done();
+        udpshell_run_next();
     }
 }
+
+_Static_assert(sizeof(struct udpshell_stats) % sizeof(uint64_t) == 0,
+               "udpshell_stats is read word by word: uint64_t fields only");
+
+void udpshell_get_stats(struct udpshell_stats *out)
+{
+    const uint64_t *src = (const uint64_t *)&ush.st;
+    uint64_t *dst = (uint64_t *)out;
+    for (size_t i = 0; i < sizeof *out / sizeof(uint64_t); i++)
+        dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+}
+
+uint64_t udpshell_bad_total(const struct udpshell_stats *s)
+{
+    uint64_t n = 0;
+    for (int i = 0; i < USHP_NREASONS; i++)
+        n += s->bad[i];
+    return n;
+}
+
+/* `net`'s udpshell lines. "bad udpshell N" keeps the name it had when the
+ * stack counted it, which scripts grep for. */
+static void ush_print_stats(struct printer *p)
+{
+    struct udpshell_stats s;
+    udpshell_get_stats(&s);
+    pr_printf(p, "udpshell port %u: requests %lu, resent from the kept reply %lu, "
+              "retransmits in hand %lu\nudpshell drops: bad udpshell %lu (short %lu, "
+              "magic %lu, len %lu, reserved %lu, too long %lu), queue full %lu\n", ush.port,
+              s.requests, s.resent, s.in_hand, udpshell_bad_total(&s),
+              s.bad[-1 - USHP_ESHORT], s.bad[-1 - USHP_EMAGIC], s.bad[-1 - USHP_ELEN],
+              s.bad[-1 - USHP_ERESERVED], s.bad[-1 - USHP_ETOOLONG], s.queue_full);
+}
+
+static struct net_app_stats ush_net_stats = { ush_print_stats, 0 };
 
 int udpshell_start(uint16_t port)
 {
@@ -289,6 +349,7 @@ int udpshell_start(uint16_t port)
         kprintf("udpshell: no memory for its task: not started\n");
         return -1;
     }
+    net_app_stats_register(&ush_net_stats);
     return 0;
 }
 

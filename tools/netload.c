@@ -31,7 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tools/netload_proto.h"
+#include "uapi/netload.h"
 
 #define SEQ_WINDOW_BITS (1u << 22)     /* dup/reorder memory: 4M datagrams */
 

@@ -6,6 +6,7 @@
  * net_rx from heap buffers of exactly their length (so ASan sees any read
  * past the end), and what the stack sends is parsed back and checked. */
 #include "test.h"
+#include "sbuf.h"
 #include <stdlib.h>
 #include "net/net.h"
 #include "net/pkt.h"
@@ -697,16 +698,6 @@ TEST(net_arp_cache_replacement)
 
 /* ---- printing ---- */
 
-struct sbuf { struct printer pr; char s[4096]; size_t n; };
-static void sbuf_write(struct printer *p, const char *s, size_t n)
-{
-    struct sbuf *b = (struct sbuf *)p;
-    if (b->n + n < sizeof b->s) {
-        memcpy(b->s + b->n, s, n);
-        b->n += n;
-        b->s[b->n] = 0;
-    }
-}
 
 TEST(net_print_and_arp_print)
 {
@@ -715,7 +706,7 @@ TEST(net_print_and_arp_print)
     udp_send(PEER_IP, 1, 2, "x", 1);
     uint8_t f[8] = { 0 };
     rx(f, 5);
-    struct sbuf b = { { sbuf_write }, "", 0 };
+    struct sbuf b = SBUF_INIT;
     net_print(&b.pr);
     CHECK(strstr(b.s, "mac 52:54:00:12:34:56") != NULL);
     CHECK(strstr(b.s, "ip 10.0.2.15") != NULL);
@@ -731,6 +722,29 @@ TEST(net_print_and_arp_print)
     CHECK(strstr(b.s, "incomplete") != NULL);
     CHECK(strstr(b.s, "2 entries") != NULL);
     CHECK(strstr(b.s, "1 frames waiting") != NULL);
+}
+
+static void app_a_print(struct printer *p) { pr_puts(p, "app a: drops 3\n"); }
+static void app_b_print(struct printer *p) { pr_puts(p, "app b: drops 4\n"); }
+
+TEST(net_print_shows_each_registered_application_once)
+{
+    static struct net_app_stats a = { app_a_print, NULL }, b = { app_b_print, NULL };
+    setup();
+    struct sbuf out = SBUF_INIT;
+    net_print(&out.pr);
+    CHECK(strstr(out.s, "app a:") == NULL);
+    net_app_stats_register(&a);
+    net_app_stats_register(&b);
+    out.n = 0;
+    net_print(&out.pr);
+    char *pa = strstr(out.s, "app a: drops 3\n"), *pb = strstr(out.s, "app b: drops 4\n");
+    CHECK(pa != NULL && pb != NULL);
+    CHECK(pa && strstr(pa + 1, "app a:") == NULL);
+    CHECK(pb && strstr(pb + 1, "app b:") == NULL);
+    /* After the stack's own lines. */
+    char *drops = strstr(out.s, "drops: ");
+    CHECK(drops != NULL && pa > drops && pb > drops);
 }
 
 /* ---- garbage ---- */

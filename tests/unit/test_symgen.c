@@ -1,10 +1,9 @@
-// LINK:
-/* tests/unit/test_symgen.c: tools/symgen.c on a recorded-style nm listing.
- * The tool's functions are compiled in directly (SYMGEN_NO_MAIN). */
-#define SYMGEN_NO_MAIN
-#include "../../tools/symgen.c"
-
+// LINK: tools/symgen_table.c
+/* tests/unit/test_symgen.c: symgen's table (tools/symgen_table.c) on a
+ * recorded-style nm listing. */
+#include <stdlib.h>
 #include "test.h"
+#include "tools/symgen_table.h"
 
 #define SAMPLE "tests/unit/data/nm_sample.txt"
 

@@ -1,8 +1,7 @@
-/* net/udpshell_proto.h: the UDP shell's wire format (docs/udpshell.md).
- *
- * Shared by the kernel's UDP shell and the host client tools/sonde-sh, so
- * this header and udpshell_proto.c use nothing but the C freestanding
- * headers and lib/printf.h's struct printer.
+/* uapi/udpshell.h: the UDP shell's wire format (docs/udpshell.md), spoken
+ * by the kernel's UDP shell (net/udpshell.c) and the host client
+ * (tools/sonde-sh, tools/ushell_client.c). Both link uapi/udpshell.c, so
+ * this header and that file use nothing but freestanding headers.
  *
  * Every datagram, request or reply, is a 16-byte header and a payload:
  *
@@ -19,7 +18,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "lib/printf.h"
 
 #define USHP_MAGIC        0x4E4F5348u
 #define USHP_HDR_LEN      16
@@ -29,12 +27,27 @@
 #define USHP_DGRAM_MAX    (USHP_HDR_LEN + USHP_CHUNK_MAX)
 #define USHP_DEFAULT_PORT 9000
 
+/* Field offsets in the header. */
+#define USHP_OFF_MAGIC    0
+#define USHP_OFF_SEQ      4
+#define USHP_OFF_CHUNK    8
+#define USHP_OFF_FLAGS    10
+#define USHP_OFF_LEN      12
+#define USHP_OFF_RESERVED 14
+
+_Static_assert(USHP_OFF_RESERVED + 2 == USHP_HDR_LEN, "UDP shell header is 16 bytes");
+/* One Ethernet frame carries any datagram (1500 - 20 IPv4 - 8 UDP): no
+ * fragments, which the kernel's stack drops. */
+_Static_assert(USHP_DGRAM_MAX <= 1472, "a reply datagram fits one frame");
+_Static_assert(USHP_HDR_LEN + USHP_CMD_MAX <= USHP_DGRAM_MAX, "a request fits one frame");
+
 /* ushp_parse's reasons for refusing a datagram. */
 #define USHP_ESHORT     -1   /* shorter than the 16-byte header */
 #define USHP_EMAGIC     -2   /* magic is not 0x4E4F5348 */
 #define USHP_ELEN       -3   /* len field disagrees with the datagram's size */
 #define USHP_ERESERVED  -4   /* reserved field not zero */
 #define USHP_ETOOLONG   -5   /* payload above the limit (255 request, 1400 reply) */
+#define USHP_NREASONS   5
 
 struct ushp_hdr {              /* host byte order */
     uint32_t magic, seq;
@@ -48,7 +61,7 @@ int ushp_parse(const void *dgram, size_t len, struct ushp_hdr *out,
 /* The same for a reply chunk (payload limit USHP_CHUNK_MAX). */
 int ushp_parse_reply(const void *dgram, size_t len, struct ushp_hdr *out,
                      const uint8_t **payload);
-/* A short name for a USHP_E* reason ("short", "magic", ...). */
+/* What a USHP_E* reason means, as a phrase for an error message. */
 const char *ushp_strerror(int reason);
 
 /* Build header + payload into buf; returns the datagram's length, or 0 if
@@ -56,7 +69,7 @@ const char *ushp_strerror(int reason);
 size_t ushp_build(void *buf, size_t cap, uint32_t seq, uint16_t chunk, bool last,
                   const void *payload, size_t len);
 
-/* The reply chunker: a printer that cuts the output into datagrams.
+/* The reply chunker: cuts a command's output into datagrams.
  * Every USHP_CHUNK_MAX bytes of output, it calls send() with one complete
  * datagram (header included, chunk 0, 1, 2, ...); ushp_chunker_finish sends
  * what is left as the last chunk, flagged. Output of 0 bytes gives one empty
@@ -69,7 +82,6 @@ size_t ushp_build(void *buf, size_t cap, uint32_t seq, uint16_t chunk, bool last
 typedef void (*ushp_send_fn)(void *ctx, const void *dgram, size_t len);
 
 struct ushp_chunker {
-    struct printer pr;           /* first: a struct printer * is a chunker * */
     ushp_send_fn send;
     void *ctx;
     uint32_t seq;
@@ -81,18 +93,7 @@ struct ushp_chunker {
 };
 
 void ushp_chunker_init(struct ushp_chunker *c, uint32_t seq, ushp_send_fn send, void *ctx);
+/* Add n bytes of output (any n). Ignored once finished. */
+void ushp_chunker_write(struct ushp_chunker *c, const void *s, size_t n);
 /* Send the last chunk. Further output is ignored. */
 void ushp_chunker_finish(struct ushp_chunker *c);
-
-/* Byte-order helpers of the format (the host tools have no net/pkt.h). */
-static inline uint16_t ushp_get16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
-static inline uint32_t ushp_get32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-static inline void ushp_put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
-static inline void ushp_put32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);  p[3] = (uint8_t)v;
-}

@@ -1,15 +1,11 @@
-/* net/udpshell_proto.c: parsing and building UDP shell datagrams, and the
- * chunker that turns a command's printer output into reply datagrams.
+/* uapi/udpshell.c: parsing and building UDP shell datagrams, and the
+ * chunker that turns a command's output into reply datagrams.
  *
- * Compiled into the kernel, into host unit tests, and (by #include) into
- * tools/sonde-sh: so only freestanding headers, and the C library's
- * string.h wherever there is a C library. */
-#include "net/udpshell_proto.h"
-#if __STDC_HOSTED__
-#include <string.h>
-#else
-#include "lib/string.h"
-#endif
+ * Linked into the kernel, the host tools and the host unit tests alike:
+ * freestanding, so copies go through __builtin_memcpy, which the compiler
+ * turns into whichever memcpy the image it lands in provides. */
+#include "uapi/byteorder.h"
+#include "uapi/udpshell.h"
 
 static int ushp_parse_max(const void *dgram, size_t len, struct ushp_hdr *out,
                           const uint8_t **payload, size_t max)
@@ -17,12 +13,12 @@ static int ushp_parse_max(const void *dgram, size_t len, struct ushp_hdr *out,
     const uint8_t *d = dgram;
     if (len < USHP_HDR_LEN)
         return USHP_ESHORT;
-    out->magic = ushp_get32(d);
-    out->seq = ushp_get32(d + 4);
-    out->chunk = ushp_get16(d + 8);
-    out->flags = ushp_get16(d + 10);
-    out->len = ushp_get16(d + 12);
-    out->reserved = ushp_get16(d + 14);
+    out->magic = get_be32(d + USHP_OFF_MAGIC);
+    out->seq = get_be32(d + USHP_OFF_SEQ);
+    out->chunk = get_be16(d + USHP_OFF_CHUNK);
+    out->flags = get_be16(d + USHP_OFF_FLAGS);
+    out->len = get_be16(d + USHP_OFF_LEN);
+    out->reserved = get_be16(d + USHP_OFF_RESERVED);
     if (out->magic != USHP_MAGIC)
         return USHP_EMAGIC;
     /* Exact: a len beyond the datagram would read past it; one short of it
@@ -64,12 +60,12 @@ const char *ushp_strerror(int reason)
 
 static void ushp_put_hdr(uint8_t *d, uint32_t seq, uint16_t chunk, bool last, size_t len)
 {
-    ushp_put32(d, USHP_MAGIC);
-    ushp_put32(d + 4, seq);
-    ushp_put16(d + 8, chunk);
-    ushp_put16(d + 10, last ? USHP_FLAG_LAST : 0);
-    ushp_put16(d + 12, (uint16_t)len);
-    ushp_put16(d + 14, 0);
+    put_be32(d + USHP_OFF_MAGIC, USHP_MAGIC);
+    put_be32(d + USHP_OFF_SEQ, seq);
+    put_be16(d + USHP_OFF_CHUNK, chunk);
+    put_be16(d + USHP_OFF_FLAGS, last ? USHP_FLAG_LAST : 0);
+    put_be16(d + USHP_OFF_LEN, (uint16_t)len);
+    put_be16(d + USHP_OFF_RESERVED, 0);
 }
 
 size_t ushp_build(void *buf, size_t cap, uint32_t seq, uint16_t chunk, bool last,
@@ -79,7 +75,7 @@ size_t ushp_build(void *buf, size_t cap, uint32_t seq, uint16_t chunk, bool last
         return 0;
     ushp_put_hdr(buf, seq, chunk, last, len);
     if (len)
-        memcpy((uint8_t *)buf + USHP_HDR_LEN, payload, len);
+        __builtin_memcpy((uint8_t *)buf + USHP_HDR_LEN, payload, len);
     return USHP_HDR_LEN + len;
 }
 
@@ -92,9 +88,9 @@ static void ushp_chunker_emit(struct ushp_chunker *c, bool last)
     c->fill = 0;
 }
 
-static void ushp_chunker_write(struct printer *p, const char *s, size_t n)
+void ushp_chunker_write(struct ushp_chunker *c, const void *out, size_t n)
 {
-    struct ushp_chunker *c = (struct ushp_chunker *)p;
+    const uint8_t *s = out;
     while (n > 0 && !c->finished) {
         size_t room = USHP_CHUNK_MAX - c->fill;
         if (room == 0) {
@@ -104,7 +100,7 @@ static void ushp_chunker_write(struct printer *p, const char *s, size_t n)
             return;
         }
         size_t k = n < room ? n : room;
-        memcpy(c->dgram + USHP_HDR_LEN + c->fill, s, k);
+        __builtin_memcpy(c->dgram + USHP_HDR_LEN + c->fill, s, k);
         c->fill += k;
         c->total += k;
         s += k;
@@ -116,7 +112,6 @@ static void ushp_chunker_write(struct printer *p, const char *s, size_t n)
 
 void ushp_chunker_init(struct ushp_chunker *c, uint32_t seq, ushp_send_fn send, void *ctx)
 {
-    c->pr.write = ushp_chunker_write;
     c->send = send;
     c->ctx = ctx;
     c->seq = seq;

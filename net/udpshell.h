@@ -1,0 +1,31 @@
+/* net/udpshell.h: the UDP shell (docs/udpshell.md; its wire format is
+ * uapi/udpshell.h). */
+#pragma once
+#include <stdbool.h>
+#include <stdint.h>
+#include "uapi/udpshell.h"
+
+#define USH_QUEUE     8             /* requests waiting to run */
+#define USH_SENDERS   4             /* senders whose last reply is kept */
+#define USH_KEEP_MAX  (1u << 20)    /* bytes of a reply kept for retransmits */
+
+/* Bind port and start the shell's task (net_boot, from udpshell=PORT).
+ * 0, or -1 with the reason on the console. */
+int udpshell_start(uint16_t port);
+
+/* Take the oldest queued request and answer it: run its command, or send
+ * the kept reply of a retransmit. False if nothing was queued. The shell's
+ * task loops on it; host tests call it to play that task. */
+bool udpshell_run_next(void);
+
+/* Since udpshell_start. Shown on `net`'s udpshell line. */
+struct udpshell_stats {          /* all uint64_t: udpshell_get_stats copies it word by word */
+    uint64_t requests;              /* queued to run (new, or a retransmit of a finished one) */
+    uint64_t resent;                /* retransmits answered from the kept reply */
+    uint64_t in_hand;               /* retransmits of a queued or running request: ignored */
+    uint64_t queue_full;            /* dropped: the queue was full (the client retransmits) */
+    uint64_t bad[USHP_NREASONS];    /* malformed, by reason: bad[-1 - USHP_E*] */
+};
+void udpshell_get_stats(struct udpshell_stats *out);
+/* Every malformed datagram, whatever the reason. */
+uint64_t udpshell_bad_total(const struct udpshell_stats *s);

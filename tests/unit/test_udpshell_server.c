@@ -1,0 +1,414 @@
+// LINK: net/udpshell.c uapi/udpshell.c lib/printf.c lib/parse.c tests/unit/fake_net.c
+/* tests/unit/test_udpshell_server.c: the real UDP shell (net/udpshell.c)
+ * against a fake network (fake_net.c) and a fake shell: requests go in
+ * through the bound handler, the test plays the shell's task with
+ * udpshell_run_next, and the reply datagrams are reassembled from what
+ * udp_send captured.
+ *
+ * The shell's state is static and lives for the whole run, so each test
+ * uses senders of its own (a fresh address) and never assumes the queue or
+ * the kept replies start empty, except where it empties them itself. */
+#include "test.h"
+#include "sbuf.h"
+#include <stdlib.h>
+#include "fake_net.h"
+#include "kernel/console.h"
+#include "kernel/sched.h"
+#include "kernel/shell.h"
+#include "mm/heap.h"
+#include "net/udpshell.h"
+#include "uapi/byteorder.h"
+
+/* ---- fakes of the scheduler, heap, console and shell ---- */
+
+static struct task fake_task;
+static task_fn spawned_fn;
+struct task *task_spawn(const char *name, task_fn fn, void *arg, int cpu, unsigned flags)
+{
+    spawned_fn = fn;
+    return &fake_task;
+}
+void waitq_wait(struct waitq *wq, bool (*cond)(void *), void *arg) { abort(); }
+void waitq_wake_all(struct waitq *wq) {}
+void kprintf(const char *fmt, ...) {}
+
+static long heap_live;                 /* kmalloc'd and not freed */
+void *kmalloc(size_t size) { heap_live++; return malloc(size); }
+void kfree(void *p) { if (p) heap_live--; free(p); }
+
+/* The fake shell: "echo WORDS" prints WORDS and a newline, "big N" prints
+ * N bytes of a pattern, "again" delivers the request being run once more
+ * (a retransmit arriving while the command runs). Every line run is
+ * counted by its first letter. */
+static int runs[128];
+static char last_line[300];
+static struct { uint32_t ip; uint16_t port; uint8_t d[300]; size_t len; } rerun;
+
+static char pattern_byte(size_t i) { return (char)('a' + (i * 7 + i / 1400) % 26); }
+
+void shell_run_line(char *line, struct printer *p)
+{
+    runs[(unsigned char)line[0] & 127]++;
+    snprintf(last_line, sizeof last_line, "%s", line);
+    if (strncmp(line, "echo ", 5) == 0) {
+        pr_printf(p, "%s\n", line + 5);
+    } else if (strncmp(line, "big ", 4) == 0) {
+        size_t n = strtoul(line + 4, NULL, 10);
+        char block[4096];
+        for (size_t off = 0; off < n;) {
+            size_t k = n - off < sizeof block ? n - off : sizeof block;
+            for (size_t i = 0; i < k; i++)
+                block[i] = pattern_byte(off + i);
+            pr_write(p, block, k);
+            off += k;
+        }
+    } else if (strcmp(line, "again") == 0) {
+        fake_net_deliver(rerun.ip, rerun.port, rerun.d, rerun.len);
+        pr_puts(p, "ran\n");
+    }
+}
+
+/* ---- helpers ---- */
+
+static uint32_t next_ip = 0x0a000100;  /* a fresh sender per call */
+static uint32_t new_sender(void) { return ++next_ip; }
+
+static size_t mkreq(uint8_t *d, uint32_t seq, const char *cmd)
+{
+    return ushp_build(d, USHP_HDR_LEN + USHP_CMD_MAX, seq, 0, true, cmd, strlen(cmd));
+}
+
+static void send_req(uint32_t ip, uint16_t port, uint32_t seq, const char *cmd)
+{
+    uint8_t d[USHP_HDR_LEN + USHP_CMD_MAX];
+    fake_net_deliver(ip, port, d, mkreq(d, seq, cmd));
+}
+
+static void start_once(void)
+{
+    static bool started;
+    if (!started) {
+        CHECK_EQ(udpshell_start(9000), 0);
+        started = true;
+    }
+    while (udpshell_run_next())         /* whatever an earlier test left */
+        ;
+    fake_net_clear();
+}
+
+struct reply {
+    char *text;                        /* reassembled payload, NUL-terminated */
+    size_t len;
+    int chunks;
+    bool whole;                        /* chunks 0..last in order, one last, all to ip:port */
+};
+
+/* Reassemble the captured datagrams for (ip, port, seq). */
+static struct reply reply_of(uint32_t ip, uint16_t port, uint32_t seq)
+{
+    struct reply r = { malloc(1), 0, 0, true };
+    bool seen_last = false;
+    for (size_t i = 0; i < fake_nsent; i++) {
+        struct fake_dgram *g = &fake_sent[i];
+        struct ushp_hdr h;
+        const uint8_t *pl;
+        if (ushp_parse_reply(g->data, g->len, &h, &pl) != 0) {
+            r.whole = false;
+            continue;
+        }
+        if (h.seq != seq || g->ip != ip || g->dport != port)
+            continue;
+        if (g->sport != 9000 || h.chunk != r.chunks || seen_last)
+            r.whole = false;
+        seen_last = h.flags & USHP_FLAG_LAST;
+        r.text = realloc(r.text, r.len + h.len + 1);
+        memcpy(r.text + r.len, pl, h.len);
+        r.len += h.len;
+        r.chunks++;
+    }
+    r.text[r.len] = 0;
+    r.whole = r.whole && seen_last;
+    return r;
+}
+
+static struct udpshell_stats stats(void)
+{
+    struct udpshell_stats s;
+    udpshell_get_stats(&s);
+    return s;
+}
+
+/* ---- tests ---- */
+
+TEST(ush_start_binds_spawns_and_registers)
+{
+    start_once();
+    CHECK_EQ(fake_bound_port, 9000);
+    CHECK(fake_bound_fn != NULL);
+    CHECK(spawned_fn != NULL);
+    CHECK(fake_app_stats != NULL && fake_app_stats->print != NULL);
+}
+
+TEST(ush_runs_a_request_and_replies_to_its_sender)
+{
+    start_once();
+    uint32_t ip = new_sender();
+    int before = runs['e'];
+    send_req(ip, 4000, 77, "echo hello");
+    CHECK(udpshell_run_next());
+    CHECK(!udpshell_run_next());
+    CHECK_EQ(runs['e'], before + 1);
+    struct reply r = reply_of(ip, 4000, 77);
+    CHECK(r.whole);
+    CHECK_EQ(r.chunks, 1);
+    CHECK_STR(r.text, "hello\n");
+    free(r.text);
+    /* A line typed with its newline (nc, echo) is the same command. */
+    send_req(ip, 4000, 78, "echo hi\r\n");
+    CHECK(udpshell_run_next());
+    CHECK_STR(last_line, "echo hi");
+    fake_net_clear();
+}
+
+TEST(ush_retransmit_after_reply_is_answered_from_the_copy)
+{
+    start_once();
+    uint32_t ip = new_sender();
+    struct udpshell_stats s0 = stats();
+    int before = runs['b'];
+    send_req(ip, 4001, 5, "big 5000");
+    CHECK(udpshell_run_next());
+    size_t first = fake_nsent;
+    CHECK_EQ(first, 4);                       /* 1400 * 3 + 800 */
+    send_req(ip, 4001, 5, "big 5000");
+    CHECK(udpshell_run_next());
+    CHECK_EQ(runs['b'], before + 1);          /* not run again */
+    CHECK_EQ(stats().resent, s0.resent + 1);
+    /* Chunk for chunk the same datagrams. */
+    CHECK_EQ(fake_nsent, 2 * first);
+    for (size_t i = 0; i < first && i + first < fake_nsent; i++) {
+        CHECK_EQ(fake_sent[i].len, fake_sent[i + first].len);
+        CHECK(memcmp(fake_sent[i].data, fake_sent[i + first].data, fake_sent[i].len) == 0);
+        CHECK_EQ(fake_sent[i + first].ip, ip);
+        CHECK_EQ(fake_sent[i + first].dport, 4001);
+    }
+    /* The same seq from another port of the same host is another sender. */
+    send_req(ip, 4002, 5, "big 10");
+    CHECK(udpshell_run_next());
+    CHECK_EQ(runs['b'], before + 2);
+    /* A new seq runs the command again. */
+    send_req(ip, 4001, 6, "big 10");
+    CHECK(udpshell_run_next());
+    CHECK_EQ(runs['b'], before + 3);
+    fake_net_clear();
+}
+
+TEST(ush_retransmit_while_queued_or_running_is_not_run_twice)
+{
+    start_once();
+    uint32_t ip = new_sender();
+    struct udpshell_stats s0 = stats();
+    int before = runs['a'];
+    rerun.ip = ip;
+    rerun.port = 4010;
+    rerun.len = mkreq(rerun.d, 900, "again");
+    /* Twice while queued: queued once. */
+    fake_net_deliver(ip, 4010, rerun.d, rerun.len);
+    fake_net_deliver(ip, 4010, rerun.d, rerun.len);
+    /* And once more while it runs (the fake shell delivers it). */
+    CHECK(udpshell_run_next());
+    CHECK(!udpshell_run_next());
+    CHECK_EQ(runs['a'], before + 1);
+    CHECK_EQ(stats().in_hand, s0.in_hand + 2);
+    struct reply r = reply_of(ip, 4010, 900);
+    CHECK(r.whole);
+    CHECK_STR(r.text, "ran\n");
+    free(r.text);
+    fake_net_clear();
+}
+
+TEST(ush_keeps_the_last_reply_of_the_last_senders_only)
+{
+    start_once();
+    uint32_t ip[USH_SENDERS + 1];
+    long heap0 = heap_live;
+    for (int i = 0; i < USH_SENDERS; i++) {
+        ip[i] = new_sender();
+        send_req(ip[i], 5000, 1, "echo kept");
+        CHECK(udpshell_run_next());
+    }
+    /* Sender 0 is touched again (answered from its copy): sender 1 is now
+     * the least recently used. */
+    int before = runs['e'];
+    send_req(ip[0], 5000, 1, "echo kept");
+    CHECK(udpshell_run_next());
+    CHECK_EQ(runs['e'], before);
+    /* One sender more than there are slots: sender 1's copy goes. */
+    ip[USH_SENDERS] = new_sender();
+    send_req(ip[USH_SENDERS], 5000, 1, "echo kept");
+    CHECK(udpshell_run_next());
+    CHECK_EQ(runs['e'], before + 1);
+    /* Its memory went back: never more buffers than slots. */
+    CHECK(heap_live - heap0 <= USH_SENDERS);
+    CHECK(heap_live <= USH_SENDERS);
+    int r0 = runs['e'];
+    send_req(ip[0], 5000, 1, "echo kept");        /* still kept */
+    CHECK(udpshell_run_next());
+    CHECK_EQ(runs['e'], r0);
+    for (int i = 2; i <= USH_SENDERS; i++) {      /* so are these */
+        send_req(ip[i], 5000, 1, "echo kept");
+        CHECK(udpshell_run_next());
+    }
+    CHECK_EQ(runs['e'], r0);
+    send_req(ip[1], 5000, 1, "echo kept");        /* forgotten: runs again */
+    CHECK(udpshell_run_next());
+    CHECK_EQ(runs['e'], r0 + 1);
+    fake_net_clear();
+}
+
+TEST(ush_reply_over_the_keep_limit_is_resent_cut_with_a_note)
+{
+    start_once();
+    uint32_t ip = new_sender();
+    size_t n = USH_KEEP_MAX + 5000;
+    char cmd[32];
+    snprintf(cmd, sizeof cmd, "big %zu", n);
+    send_req(ip, 6000, 3, cmd);
+    CHECK(udpshell_run_next());
+    struct reply a = reply_of(ip, 6000, 3);
+    CHECK(a.whole);
+    CHECK_EQ(a.len, n);                       /* the first answer is whole */
+    bool same = true;
+    for (size_t i = 0; i < a.len && same; i++)
+        same = a.text[i] == pattern_byte(i);
+    CHECK(same);
+    free(a.text);
+    fake_net_clear();
+
+    int before = runs['b'];
+    send_req(ip, 6000, 3, cmd);
+    CHECK(udpshell_run_next());
+    CHECK_EQ(runs['b'], before);
+    struct reply b = reply_of(ip, 6000, 3);
+    CHECK(b.whole);
+    char note[160];
+    int k = snprintf(note, sizeof note, "\nudpshell: reply was %zu bytes; only the first %u "
+                     "are kept for retransmission\n", n, USH_KEEP_MAX);
+    CHECK_EQ(b.len, USH_KEEP_MAX + (size_t)k);
+    same = true;
+    for (size_t i = 0; i < USH_KEEP_MAX && i < b.len && same; i++)
+        same = b.text[i] == pattern_byte(i);
+    CHECK(same);
+    CHECK(b.len >= (size_t)k && strcmp(b.text + b.len - k, note) == 0);
+    free(b.text);
+    fake_net_clear();
+}
+
+TEST(ush_reply_of_exactly_the_keep_limit_is_resent_whole)
+{
+    start_once();
+    uint32_t ip = new_sender();
+    char cmd[32];
+    snprintf(cmd, sizeof cmd, "big %u", USH_KEEP_MAX);
+    send_req(ip, 6001, 4, cmd);
+    CHECK(udpshell_run_next());
+    fake_net_clear();
+    send_req(ip, 6001, 4, cmd);
+    CHECK(udpshell_run_next());
+    struct reply b = reply_of(ip, 6001, 4);
+    CHECK(b.whole);
+    CHECK_EQ(b.len, USH_KEEP_MAX);
+    CHECK(strstr(b.text, "udpshell:") == NULL);
+    free(b.text);
+    fake_net_clear();
+}
+
+TEST(ush_queue_full_drops_are_counted)
+{
+    start_once();
+    struct udpshell_stats s0 = stats();
+    int before = runs['e'];
+    uint32_t ip = new_sender();
+    for (int i = 0; i < USH_QUEUE; i++)
+        send_req(ip, 7000, 100 + i, "echo queued");
+    send_req(ip, 7000, 200, "echo dropped");
+    send_req(ip, 7000, 201, "echo dropped");
+    CHECK_EQ(stats().queue_full, s0.queue_full + 2);
+    CHECK_EQ(stats().requests, s0.requests + USH_QUEUE);
+    int ran = 0;
+    while (udpshell_run_next())
+        ran++;
+    CHECK_EQ(ran, USH_QUEUE);
+    CHECK_EQ(runs['e'], before + USH_QUEUE);
+    CHECK_STR(last_line, "echo queued");
+    /* Room again: the client's retransmit of a dropped one now runs. */
+    send_req(ip, 7000, 200, "echo dropped");
+    CHECK(udpshell_run_next());
+    CHECK_STR(last_line, "echo dropped");
+    fake_net_clear();
+}
+
+TEST(ush_malformed_datagrams_are_counted_by_kind)
+{
+    start_once();
+    uint32_t ip = new_sender();
+    uint8_t d[USHP_HDR_LEN + 300];
+    size_t n = mkreq(d, 1, "echo x");
+    struct { int reason; size_t len; int field; uint16_t value; } kinds[] = {
+        { USHP_ESHORT, 0, -1, 0 },
+        { USHP_ESHORT, 15, -1, 0 },
+        { USHP_EMAGIC, n, USHP_OFF_MAGIC, 0x4E4E },         /* "NNSH" */
+        { USHP_ELEN, n, USHP_OFF_LEN, 200 },           /* beyond the datagram */
+        { USHP_ELEN, n, USHP_OFF_LEN, 2 },             /* short of it */
+        { USHP_ERESERVED, n, USHP_OFF_RESERVED, 1 },
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        struct udpshell_stats s0 = stats();
+        uint8_t c[sizeof d];
+        memcpy(c, d, n);
+        if (kinds[i].field >= 0)
+            put_be16(c + kinds[i].field, kinds[i].value);
+        fake_net_deliver(ip, 8000, c, kinds[i].len);
+        struct udpshell_stats s1 = stats();
+        int r = -1 - kinds[i].reason;
+        CHECK_EQ(s1.bad[r], s0.bad[r] + 1);
+        CHECK_EQ(udpshell_bad_total(&s1), udpshell_bad_total(&s0) + 1);
+        CHECK_EQ(s1.requests, s0.requests);
+    }
+    /* 256 bytes of command: one more than a line holds. */
+    char big[257];
+    memset(big, 'x', 256);
+    big[256] = 0;
+    struct udpshell_stats s0 = stats();
+    n = ushp_build(d, sizeof d, 1, 0, true, big, 256);
+    fake_net_deliver(ip, 8000, d, n);
+    CHECK_EQ(stats().bad[-1 - USHP_ETOOLONG], s0.bad[-1 - USHP_ETOOLONG] + 1);
+    CHECK(!udpshell_run_next());
+    CHECK_EQ(fake_nsent, 0);                          /* no reply to any of them */
+
+    /* `net` shows them under the name scripts grep for. */
+    struct udpshell_stats s = stats();
+    struct sbuf b = SBUF_INIT;
+    fake_app_stats->print(&b.pr);
+    char want[64];
+    snprintf(want, sizeof want, "bad udpshell %lu ", (unsigned long)udpshell_bad_total(&s));
+    CHECK(strstr(b.s, want) != NULL);
+    snprintf(want, sizeof want, "queue full %lu\n", (unsigned long)s.queue_full);
+    CHECK(strstr(b.s, want) != NULL);
+}
+
+TEST(ush_full_tx_ring_is_waited_out_not_a_lost_chunk)
+{
+    start_once();
+    uint32_t ip = new_sender();
+    fake_send_fail = 3;
+    fake_send_fail_rc = NET_ERR_NOBUF;
+    send_req(ip, 9000, 1, "echo through");
+    CHECK(udpshell_run_next());
+    CHECK_EQ(fake_send_fail, 0);
+    struct reply r = reply_of(ip, 9000, 1);
+    CHECK(r.whole);
+    CHECK_STR(r.text, "through\n");
+    free(r.text);
+    fake_net_clear();
+}

@@ -1,0 +1,196 @@
+/* tools/ushell_client.c: one UDP shell command from the client's side:
+ * send, resend, reassemble (docs/udpshell.md, "What a client does").
+ *
+ * Waiting: the request is sent again (same sequence number: the shell then
+ * resends its reply without running the command again) after each second
+ * without a new chunk, at most USHC_RETRIES times in all; the client gives
+ * up when no new chunk has arrived for timeout_ms. A command that prints
+ * nothing for longer (a long `profile`) needs a larger timeout. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/ushell_client.h"
+#include "uapi/udpshell.h"
+
+#define MAX_CHUNKS 65536
+
+/* One reply being reassembled. Chunks may arrive out of order or twice:
+ * they are kept by index and written out as soon as they are contiguous. */
+struct reply {
+    uint8_t *have;              /* per chunk: received */
+    uint8_t **data;             /* per chunk: payload copy until written */
+    uint16_t *len;
+    long last;                  /* index of the flagged chunk, -1 until seen */
+    long next_out;              /* first chunk not yet written */
+};
+
+static bool reply_init(struct reply *r)
+{
+    r->have = calloc(MAX_CHUNKS, 1);
+    r->data = calloc(MAX_CHUNKS, sizeof *r->data);
+    r->len = calloc(MAX_CHUNKS, sizeof *r->len);
+    r->last = -1;
+    r->next_out = 0;
+    return r->have && r->data && r->len;
+}
+
+static void reply_free(struct reply *r)
+{
+    for (long i = 0; r->data && i < MAX_CHUNKS; i++)
+        free(r->data[i]);
+    free(r->have);
+    free(r->data);
+    free(r->len);
+}
+
+static void reply_flush(struct ushc *c, struct reply *r)
+{
+    while (r->next_out < MAX_CHUNKS && r->have[r->next_out]) {
+        long i = r->next_out++;
+        fwrite(r->data[i], 1, r->len[i], c->out);
+        free(r->data[i]);
+        r->data[i] = NULL;
+    }
+    fflush(c->out);
+}
+
+/* Take one datagram from the shell. Returns 1 if it was a new chunk of our
+ * reply, 0 if ignored (another seq, or a duplicate), -1 on a protocol
+ * error (reported). */
+static int reply_take(struct ushc *c, struct reply *r, const uint8_t *d, size_t n)
+{
+    struct ushp_hdr h;
+    const uint8_t *pl;
+    int e = ushp_parse_reply(d, n, &h, &pl);
+    if (e) {
+        fprintf(c->err, "%s: protocol error: bad reply datagram (%zu bytes): %s\n",
+                c->prog, n, ushp_strerror(e));
+        return -1;
+    }
+    if (h.seq != c->seq)
+        return 0;                   /* a late reply to an earlier request */
+    bool last = h.flags & USHP_FLAG_LAST;
+    if (r->last >= 0 && last && h.chunk != r->last) {
+        fprintf(c->err, "%s: protocol error: a second last chunk %u (the last was %ld, "
+                "seq %u)\n", c->prog, h.chunk, r->last, h.seq);
+        return -1;
+    }
+    if (r->last >= 0 && h.chunk > r->last) {
+        fprintf(c->err, "%s: protocol error: chunk %u after the last chunk %ld "
+                "(seq %u)\n", c->prog, h.chunk, r->last, h.seq);
+        return -1;
+    }
+    if (r->have[h.chunk])
+        return 0;                   /* duplicate (a retransmitted reply) */
+    if (last) {
+        for (long i = h.chunk + 1; i < MAX_CHUNKS; i++) {
+            if (r->have[i]) {
+                fprintf(c->err, "%s: protocol error: last chunk %u but chunk %ld "
+                        "received (seq %u)\n", c->prog, h.chunk, i, h.seq);
+                return -1;
+            }
+        }
+        r->last = h.chunk;
+    }
+    r->data[h.chunk] = malloc(h.len ? h.len : 1);
+    if (!r->data[h.chunk]) {
+        fprintf(c->err, "%s: out of memory\n", c->prog);
+        return -1;
+    }
+    memcpy(r->data[h.chunk], pl, h.len);
+    r->len[h.chunk] = h.len;
+    r->have[h.chunk] = 1;
+    reply_flush(c, r);
+    return 1;
+}
+
+static bool reply_done(const struct reply *r)
+{
+    return r->last >= 0 && r->next_out > r->last;
+}
+
+/* Send the request; a USHC_EXIT_* status if that ends the command, else -1. */
+static int send_request(struct ushc *c, const uint8_t *d, size_t len)
+{
+    int rc = c->io.send(c->io.ctx, d, len);
+    if (rc == USHC_IO_REFUSED) {
+        fprintf(c->err, "%s: %s refused the request: nothing listens there\n",
+                c->prog, c->peer);
+        return USHC_EXIT_REFUSED;
+    }
+    /* Any other failure is like a loss on the wire: the resend covers it. */
+    if (rc < 0)
+        fprintf(c->err, "%s: send to %s: %s\n", c->prog, c->peer, strerror(errno));
+    return -1;
+}
+
+/* Wait for the reply, resending as the protocol says; a USHC_EXIT_* status. */
+static int await_reply(struct ushc *c, struct reply *r, const uint8_t *req, size_t reqlen)
+{
+    static uint8_t d[65536];
+    int retries = 0, rc;
+    uint64_t last_progress = c->io.now_ms(c->io.ctx), last_send = last_progress;
+
+    for (;;) {
+        uint64_t t = c->io.now_ms(c->io.ctx);
+        if (t - last_progress >= c->timeout_ms) {
+            fprintf(c->err, "%s: timeout: no reply from %s for %.1f s (command sent %d "
+                    "times)\n", c->prog, c->peer, c->timeout_ms / 1000.0, retries + 1);
+            return USHC_EXIT_PROTO;
+        }
+        if (t - last_send >= USHC_RETRY_MS && retries < USHC_RETRIES) {
+            if ((rc = send_request(c, req, reqlen)) >= 0)
+                return rc;
+            retries++;
+            last_send = t;
+        }
+        uint64_t wait = c->timeout_ms - (t - last_progress);
+        if (retries < USHC_RETRIES && USHC_RETRY_MS - (t - last_send) < wait)
+            wait = USHC_RETRY_MS - (t - last_send);
+        long got = c->io.recv(c->io.ctx, d, sizeof d, wait);
+        if (got == USHC_IO_REFUSED) {
+            fprintf(c->err, "%s: %s refused the request: nothing listens there\n",
+                    c->prog, c->peer);
+            return USHC_EXIT_REFUSED;
+        }
+        if (got < 0) {
+            fprintf(c->err, "%s: receive from %s: %s\n", c->prog, c->peer, strerror(errno));
+            return USHC_EXIT_PROTO;
+        }
+        if (got == 0)
+            continue;
+        int k = reply_take(c, r, d, (size_t)got);
+        if (k < 0)
+            return USHC_EXIT_PROTO;
+        if (k > 0) {
+            /* Progress: the silence clock and the resend clock restart. */
+            last_progress = last_send = c->io.now_ms(c->io.ctx);
+            if (reply_done(r))
+                return USHC_EXIT_OK;
+        }
+    }
+}
+
+int ushc_run(struct ushc *c, const char *cmd)
+{
+    size_t n = strlen(cmd);
+    if (n > USHP_CMD_MAX) {
+        fprintf(c->err, "%s: command is %zu bytes; the shell takes at most %d\n",
+                c->prog, n, USHP_CMD_MAX);
+        return USHC_EXIT_PROTO;
+    }
+    uint8_t req[USHP_HDR_LEN + USHP_CMD_MAX];
+    size_t reqlen = ushp_build(req, sizeof req, ++c->seq, 0, true, cmd, n);
+    struct reply r;
+    int rc;
+    if (!reply_init(&r)) {
+        fprintf(c->err, "%s: out of memory\n", c->prog);
+        rc = USHC_EXIT_PROTO;
+    } else if ((rc = send_request(c, req, reqlen)) < 0) {
+        rc = await_reply(c, &r, req, reqlen);
+    }
+    reply_free(&r);
+    return rc;
+}

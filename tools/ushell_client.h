@@ -1,0 +1,46 @@
+/* tools/ushell_client.h: the UDP shell client's protocol (docs/udpshell.md,
+ * "What a client does"), apart from sockets and clocks so that host tests
+ * can drive it with a fake shell and a fake clock. tools/sonde-sh.c is its
+ * main() over a real UDP socket. */
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Exit statuses, as sonde-sh returns them. */
+#define USHC_EXIT_OK      0
+#define USHC_EXIT_REFUSED 1    /* the remote said no: nothing listens on the port */
+#define USHC_EXIT_PROTO   2    /* bad usage, a protocol error, or no reply in time */
+
+#define USHC_RETRY_MS     1000 /* send again after this long without a new chunk */
+#define USHC_RETRIES      3    /* re-sends per command, after the first send */
+
+/* What ushc_io's calls return besides a length. */
+#define USHC_IO_ERROR   -1     /* errno says why */
+#define USHC_IO_REFUSED -2     /* the host answered "port unreachable" */
+
+struct ushc_io {
+    void *ctx;
+    /* Send one datagram to the shell: 0, or USHC_IO_*. */
+    int (*send)(void *ctx, const void *dgram, size_t len);
+    /* Wait up to timeout_ms for one datagram from the shell: its length,
+     * 0 if none came in time, or USHC_IO_*. A datagram longer than cap is
+     * cut to cap (and then found malformed). */
+    long (*recv)(void *ctx, void *buf, size_t cap, uint64_t timeout_ms);
+    /* A monotonic clock. */
+    uint64_t (*now_ms)(void *ctx);
+};
+
+struct ushc {
+    struct ushc_io io;
+    uint32_t seq;              /* the last request's; each command takes seq + 1 */
+    uint64_t timeout_ms;       /* give up after this long without a new chunk */
+    const char *peer;          /* "127.0.0.1:9000", for messages */
+    const char *prog;          /* prefix of every message on err */
+    FILE *out, *err;           /* the reply; errors */
+};
+
+/* Send cmd (at most USHP_CMD_MAX bytes), write the reply to c->out as it
+ * arrives, in order; returns a USHC_EXIT_* status, with the reason on
+ * c->err for any but USHC_EXIT_OK. */
+int ushc_run(struct ushc *c, const char *cmd);
