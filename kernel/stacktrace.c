@@ -55,7 +55,7 @@ static bool frame_ok(uintptr_t fp, uintptr_t prev, bool first,
     if (!may_cross(cur->kind))
         return false;
     struct stack_region next;
-    if (!stack_find(fp, &next) || !record_inside(fp, &next))
+    if (!stack_lookup(fp, &next) || !record_inside(fp, &next))
         return false;
     *cur = next;            /* the interrupted context's bounds apply now */
     return true;
@@ -64,7 +64,7 @@ static bool frame_ok(uintptr_t fp, uintptr_t prev, bool first,
 unsigned st_walk(uintptr_t fp, uintptr_t sp, uintptr_t *out, unsigned max)
 {
     struct stack_region cur;
-    if (!out || max == 0 || !stack_find(sp, &cur))
+    if (!out || max == 0 || !stack_lookup(sp, &cur))
         return 0;
 
     unsigned n = 0;
