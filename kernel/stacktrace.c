@@ -19,9 +19,21 @@
  * which may be anywhere. So from an IRQ/IST stack the next fp may land in
  * any other registered stack, whose bounds then apply. A task or boot
  * stack never legitimately chains into another stack: there such a fp is
- * garbage and the walk stops. */
+ * garbage and the walk stops. Finding a frame's stack costs O(1) on the
+ * sample path: stack_lookup tries this CPU's task, IRQ and IST stacks
+ * before it scans the registry (which `bt` of another task still needs).
+ *
+ * The sampled leaf: fp names the interrupted function's own frame only
+ * between its prologue and epilogue. On its first instruction, before its
+ * own fp is set, and after its epilogue restored the caller's, the record
+ * at fp is the caller's, whose return address leads to the caller's
+ * caller: the caller itself would be missing. The architecture recognises
+ * those positions from the bytes around pc (hal/unwind.h), and the
+ * capture then takes the caller's return address from the stack slot or
+ * link register where it still is. */
 #include "kernel/stacktrace.h"
 #include "hal/irq.h"
+#include "hal/unwind.h"
 #include "kernel/stacks.h"
 #include "kernel/symtab.h"
 
@@ -61,12 +73,10 @@ static bool frame_ok(uintptr_t fp, uintptr_t prev, bool first,
     return true;
 }
 
-unsigned st_walk(uintptr_t fp, uintptr_t sp, uintptr_t *out, unsigned max)
+/* The walk from fp, cur being the stack sp (the walk's floor) lies in. */
+static unsigned walk_from(struct stack_region cur, uintptr_t fp, uintptr_t sp,
+                          uintptr_t *out, unsigned max)
 {
-    struct stack_region cur;
-    if (!out || max == 0 || !stack_lookup(sp, &cur))
-        return 0;
-
     unsigned n = 0;
     uintptr_t prev = sp;
     bool first = true;
@@ -83,6 +93,59 @@ unsigned st_walk(uintptr_t fp, uintptr_t sp, uintptr_t *out, unsigned max)
         fp = next_fp;
     }
     return n;
+}
+
+unsigned st_walk(uintptr_t fp, uintptr_t sp, uintptr_t *out, unsigned max)
+{
+    struct stack_region cur;
+    if (!out || max == 0 || !stack_lookup(sp, &cur))
+        return 0;
+    return walk_from(cur, fp, sp, out, max);
+}
+
+/* Ask the architecture where pc stands in its function's frame set-up,
+ * handing it only bytes inside kernel text: the window's two ends are
+ * checked, and text is one contiguous range ([_stext, _etext)), so every
+ * byte between them is mapped text too. Near either end of text the
+ * window shrinks to what is known to be there. */
+static struct leaf_state leaf_decode(uintptr_t pc)
+{
+    size_t before = 0, after = 1;
+    if (pc >= UNWIND_BEFORE && text_contains(pc - UNWIND_BEFORE))
+        before = UNWIND_BEFORE;
+    if (pc <= UINTPTR_MAX - UNWIND_AFTER && text_contains(pc + UNWIND_AFTER - 1))
+        after = UNWIND_AFTER;
+    return unwind_leaf_state((const uint8_t *)pc, before, after);
+}
+
+/* The sampled function's caller, when pc sits where fp is not (yet, or
+ * any more) the function's own frame, so the walk from fp would skip it;
+ * 0 otherwise. The pattern tests cost a few compares; the symbol lookup
+ * and the stack read happen only once one matched. */
+static uintptr_t leaf_caller(const struct trap_frame *tf, uintptr_t pc, uintptr_t sp,
+                             const struct stack_region *cur)
+{
+    if (!text_contains(pc))
+        return 0;               /* garbage pc: its bytes are not ours to read */
+    struct leaf_state st = leaf_decode(pc);
+    if (st.pos == LEAF_FRAMED)
+        return 0;
+    struct sym_hit h;
+    if (st.fn_offset >= 0 &&
+        (!symtab_lookup(pc, &h) || h.offset != (size_t)st.fn_offset))
+        return 0;
+    uintptr_t ret;
+    if (st.ret_slot < 0) {
+        ret = unwind_link(tf);
+    } else {
+        /* The slot must lie wholly inside the stack sp is in. */
+        uintptr_t slot = sp + 8 * (uintptr_t)st.ret_slot;
+        if ((sp & 7) != 0 || slot < sp || slot < cur->lo || slot >= cur->hi ||
+            cur->hi - slot < sizeof(uintptr_t))
+            return 0;
+        ret = *(const volatile uintptr_t *)slot;
+    }
+    return text_contains(ret) ? ret : 0;
 }
 
 /* noinline: its own frame must exist to be skipped. The walk starts at
@@ -110,6 +173,14 @@ unsigned st_capture_trap(const struct trap_frame *tf, uintptr_t *out, unsigned m
 {
     if (!out || max == 0)
         return 0;
-    out[0] = trap_pc(tf);
-    return 1 + st_walk(trap_fp(tf), trap_sp(tf), out + 1, max - 1);
+    uintptr_t pc = trap_pc(tf), sp = trap_sp(tf);
+    struct stack_region cur;
+    out[0] = pc;
+    if (max == 1 || !stack_lookup(sp, &cur))
+        return 1;
+    unsigned n = 1;
+    uintptr_t caller = leaf_caller(tf, pc, sp, &cur);
+    if (caller)
+        out[n++] = caller;
+    return n + walk_from(cur, trap_fp(tf), sp, out + n, max - n);
 }

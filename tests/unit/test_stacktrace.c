@@ -1,4 +1,4 @@
-// LINK: kernel/stacks.c kernel/stacktrace.c kernel/symtab.c lib/printf.c lib/parse.c
+// LINK: kernel/stacks.c kernel/stacktrace.c kernel/symtab.c lib/printf.c lib/parse.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c
 /* tests/unit/test_stacktrace.c: the stack registry and the frame-pointer
  * walk over synthetic stacks built in host arrays.
  *

@@ -1,0 +1,104 @@
+/* arch/arm64/unwind.c: where a sampled AArch64 instruction stands in its
+ * function's frame set-up (hal/unwind.h).
+ *
+ * GCC (-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer) opens every
+ * function with
+ *
+ *   stp x29, x30, [sp, #-N]!      <- LEAF_ENTRY
+ *   (up to a few unrelated instructions, scheduled into the gap)
+ *   mov x29, sp                   <- LEAF_PUSHED until this has run
+ *
+ * and closes it with ldp x29, x30, [sp], #N (perhaps more) then ret, so
+ * from the ldp to the ret the frame is gone (LEAF_RETURN). In all three
+ * states x30 still holds, or again holds, the return into the caller: the
+ * return address comes from the link register, never from the stack.
+ *
+ * Instructions are fixed-width, so unlike x86 the decoder also looks back
+ * from pc (within the window it was given) for the prologue's stp or the
+ * epilogue's ldp, stopping at the frame set-up or any branch. Encodings:
+ * Arm ARM C6.2 (STP/LDP 64-bit, pre/post-index and signed offset; ADD
+ * immediate; RET), checked against GCC's output (a9bf7bfd, 910003fd,
+ * a8c17bfd, d65f03c0). */
+#include <stdbool.h>
+#include "arch/arm64/unwind.h"
+
+#define A64_PAIR_MASK    0xffc07fffu  /* imm7 cleared: any N */
+#define A64_STP_FP_LR_PRE  0xa9807bfdu  /* stp x29, x30, [sp, #N]! */
+#define A64_LDP_FP_LR_POST 0xa8c07bfdu  /* ldp x29, x30, [sp], #N */
+#define A64_LDP_FP_LR_OFF  0xa9407bfdu  /* ldp x29, x30, [sp, #N] */
+#define A64_ADD_FP_SP_MASK 0xffc003ffu  /* imm12 cleared, no shift */
+#define A64_ADD_FP_SP      0x910003fdu  /* add x29, sp, #N (mov x29, sp: N = 0) */
+#define A64_RET            0xd65f03c0u  /* ret (x30) */
+#define A64_B_MASK         0x7c000000u  /* b, bl: 0x14000000, 0x94000000 */
+#define A64_B              0x14000000u
+#define A64_BR_MASK        0xfe000000u  /* br, blr, ret, eret, ...: 0xd6xxxxxx */
+#define A64_BR             0xd6000000u
+#define A64_BCOND_MASK     0xff000010u  /* b.cond */
+#define A64_BCOND          0x54000000u
+#define A64_CB_MASK        0x7c000000u  /* cbz, cbnz, tbz, tbnz */
+#define A64_CB             0x34000000u
+
+static const struct leaf_state a64_framed = { LEAF_FRAMED, -1, -1 };
+
+/* Little-endian, assembled byte by byte: code need not be aligned. */
+static uint32_t a64_insn(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+           (uint32_t)p[3] << 24;
+}
+
+static bool a64_is(uint32_t insn, uint32_t mask, uint32_t want)
+{
+    return (insn & mask) == want;
+}
+
+static bool a64_sets_fp(uint32_t insn)
+{
+    return a64_is(insn, A64_ADD_FP_SP_MASK, A64_ADD_FP_SP);
+}
+
+static bool a64_branch(uint32_t insn)
+{
+    return a64_is(insn, A64_B_MASK, A64_B) || a64_is(insn, A64_BR_MASK, A64_BR) ||
+           a64_is(insn, A64_BCOND_MASK, A64_BCOND) || a64_is(insn, A64_CB_MASK, A64_CB);
+}
+
+struct leaf_state a64_leaf_state(const uint8_t *code, size_t before, size_t after)
+{
+    if (after < 4)
+        return a64_framed;
+    uint32_t at = a64_insn(code);
+    if (at == A64_RET)
+        return (struct leaf_state){ LEAF_RETURN, -1, -1 };
+    if (a64_is(at, A64_PAIR_MASK, A64_STP_FP_LR_PRE))
+        return (struct leaf_state){ LEAF_ENTRY, 0, -1 };
+    for (size_t back = 4; back <= before; back += 4) {
+        uint32_t insn = a64_insn(code - back);
+        if (a64_sets_fp(insn) || a64_branch(insn))
+            return a64_framed;
+        /* The function's own stp with x29 not yet moved: the walk
+         * checks that this stp is where the function starts. */
+        if (a64_is(insn, A64_PAIR_MASK, A64_STP_FP_LR_PRE))
+            return (struct leaf_state){ LEAF_PUSHED, (int)back, -1 };
+        if (a64_is(insn, A64_PAIR_MASK, A64_LDP_FP_LR_POST) ||
+            a64_is(insn, A64_PAIR_MASK, A64_LDP_FP_LR_OFF))
+            return (struct leaf_state){ LEAF_RETURN, -1, -1 };
+    }
+    return a64_framed;
+}
+
+#ifndef SONDE_HOST_TEST
+/* The host tests link both architectures' decoders into one program and
+ * supply these two from tests/unit/fake_unwind.c. */
+#include "arch/arm64/trap.h"
+
+struct leaf_state unwind_leaf_state(const uint8_t *code, size_t before, size_t after)
+{
+    return a64_leaf_state(code, before, after);
+}
+
+uintptr_t unwind_link(const struct trap_frame *tf)
+{
+    return tf->x[30];
+}
+#endif
