@@ -7,7 +7,10 @@
  * the caller's frame, and the chain would skip the caller. Only the
  * instruction bytes around pc tell those positions apart, and their
  * encodings are per architecture: the decoder is a pure function over a
- * window of text, so the host tests link every architecture's. */
+ * window of text, so the host tests link every architecture's. It needs
+ * no symbol table (no lookup in an interrupt): the frame set-up idioms it
+ * matches mean the same wherever they appear, shrink-wrapped prologues
+ * included. */
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
@@ -26,9 +29,6 @@ enum leaf_pos {
 
 struct leaf_state {
     enum leaf_pos pos;
-    /* >= 0: the state holds only if pc lies this many bytes into its
-     * function (the walk checks it against the symbol table). */
-    int fn_offset;
     /* >= 0: the caller's return address is at sp + 8 * ret_slot;
      * -1: it is in the link register. */
     int ret_slot;

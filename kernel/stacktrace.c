@@ -120,8 +120,8 @@ static struct leaf_state leaf_decode(uintptr_t pc)
 
 /* The sampled function's caller, when pc sits where fp is not (yet, or
  * any more) the function's own frame, so the walk from fp would skip it;
- * 0 otherwise. The pattern tests cost a few compares; the symbol lookup
- * and the stack read happen only once one matched. */
+ * 0 otherwise. A few compares on the bytes at pc; the stack is read only
+ * once one matched. No symbol lookup: this runs in NMI context. */
 static uintptr_t leaf_caller(const struct trap_frame *tf, uintptr_t pc, uintptr_t sp,
                              const struct stack_region *cur)
 {
@@ -129,10 +129,6 @@ static uintptr_t leaf_caller(const struct trap_frame *tf, uintptr_t pc, uintptr_
         return 0;               /* garbage pc: its bytes are not ours to read */
     struct leaf_state st = leaf_decode(pc);
     if (st.pos == LEAF_FRAMED)
-        return 0;
-    struct sym_hit h;
-    if (st.fn_offset >= 0 &&
-        (!symtab_lookup(pc, &h) || h.offset != (size_t)st.fn_offset))
         return 0;
     uintptr_t ret;
     if (st.ret_slot < 0) {

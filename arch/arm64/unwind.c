@@ -12,6 +12,9 @@
  * from the ldp to the ret the frame is gone (LEAF_RETURN). In all three
  * states x30 still holds, or again holds, the return into the caller: the
  * return address comes from the link register, never from the stack.
+ * stp x29, x30 with writeback is only ever a prologue, and a shrink-wrapped
+ * one (after an early-exit test) saves the same caller's x29 and x30, so
+ * it needs no check that it is where its function starts.
  *
  * Instructions are fixed-width, so unlike x86 the decoder also looks back
  * from pc (within the window it was given) for the prologue's stp or the
@@ -38,7 +41,7 @@
 #define A64_CB_MASK        0x7c000000u  /* cbz, cbnz, tbz, tbnz */
 #define A64_CB             0x34000000u
 
-static const struct leaf_state a64_framed = { LEAF_FRAMED, -1, -1 };
+static const struct leaf_state a64_framed = { LEAF_FRAMED, -1 };
 
 /* Little-endian, assembled byte by byte: code need not be aligned. */
 static uint32_t a64_insn(const uint8_t *p)
@@ -69,20 +72,18 @@ struct leaf_state a64_leaf_state(const uint8_t *code, size_t before, size_t afte
         return a64_framed;
     uint32_t at = a64_insn(code);
     if (at == A64_RET)
-        return (struct leaf_state){ LEAF_RETURN, -1, -1 };
+        return (struct leaf_state){ LEAF_RETURN, -1 };
     if (a64_is(at, A64_PAIR_MASK, A64_STP_FP_LR_PRE))
-        return (struct leaf_state){ LEAF_ENTRY, 0, -1 };
+        return (struct leaf_state){ LEAF_ENTRY, -1 };
     for (size_t back = 4; back <= before; back += 4) {
         uint32_t insn = a64_insn(code - back);
         if (a64_sets_fp(insn) || a64_branch(insn))
             return a64_framed;
-        /* The function's own stp with x29 not yet moved: the walk
-         * checks that this stp is where the function starts. */
         if (a64_is(insn, A64_PAIR_MASK, A64_STP_FP_LR_PRE))
-            return (struct leaf_state){ LEAF_PUSHED, (int)back, -1 };
+            return (struct leaf_state){ LEAF_PUSHED, -1 };
         if (a64_is(insn, A64_PAIR_MASK, A64_LDP_FP_LR_POST) ||
             a64_is(insn, A64_PAIR_MASK, A64_LDP_FP_LR_OFF))
-            return (struct leaf_state){ LEAF_RETURN, -1, -1 };
+            return (struct leaf_state){ LEAF_RETURN, -1 };
     }
     return a64_framed;
 }

@@ -8,11 +8,16 @@
  *
  * and leaves with pop %rbp (or leave) then ret, so at the c3 the frame is
  * gone and the return address is at (%rsp) (LEAF_RETURN). That holds at
- * every ret, framed or not: it is the address ret is about to jump to. A
- * push %rbp is also how the trap entry stubs save the interrupted rbp, so
- * LEAF_ENTRY asks the walk to confirm pc is a function's first byte.
- * x86 cannot be decoded backwards, so only the instruction at pc counts:
- * an instruction GCC schedules between pop %rbp and ret is not recognised. */
+ * every ret, framed or not: it is the address ret is about to jump to.
+ *
+ * Only the pair proves a prologue: a lone push %rbp is also how the trap
+ * entry saves the interrupted rbp among the other registers, with no
+ * return address below it. The pair means the same wherever it appears:
+ * entry.S's frame record for the interrupted context is built by the same
+ * two instructions over the interrupted rip, which the walk then reports
+ * just as it would a return address. x86 cannot be decoded backwards, so
+ * only the bytes from pc on (and the one before it) count: an instruction
+ * GCC schedules between pop %rbp and ret is not recognised. */
 #include <stdbool.h>
 #include "arch/x86_64/unwind.h"
 
@@ -20,12 +25,12 @@
 #define X86_RET      0xc3
 #define X86_REP      0xf3           /* "rep ret", an old AMD-tuned ret */
 
-static const struct leaf_state x86_framed = { LEAF_FRAMED, -1, -1 };
+static const struct leaf_state x86_framed = { LEAF_FRAMED, -1 };
 
 /* mov %rsp,%rbp: REX.W 89 /r (ModRM e5) as GAS emits it, or REX.W 8b /r. */
-static bool x86_mov_rsp_rbp(const uint8_t *c, size_t after)
+static bool x86_mov_rsp_rbp(const uint8_t *c, size_t n)
 {
-    return after >= 3 && c[0] == 0x48 &&
+    return n >= 3 && c[0] == 0x48 &&
            ((c[1] == 0x89 && c[2] == 0xe5) || (c[1] == 0x8b && c[2] == 0xec));
 }
 
@@ -33,12 +38,12 @@ struct leaf_state x86_leaf_state(const uint8_t *code, size_t before, size_t afte
 {
     if (after < 1)
         return x86_framed;
-    if (code[0] == X86_PUSH_RBP)
-        return (struct leaf_state){ LEAF_ENTRY, 0, 0 };
-    if (x86_mov_rsp_rbp(code, after))
-        return (struct leaf_state){ LEAF_PUSHED, 1, 1 };
+    if (code[0] == X86_PUSH_RBP && x86_mov_rsp_rbp(code + 1, after - 1))
+        return (struct leaf_state){ LEAF_ENTRY, 0 };
+    if (before >= 1 && code[-1] == X86_PUSH_RBP && x86_mov_rsp_rbp(code, after))
+        return (struct leaf_state){ LEAF_PUSHED, 1 };
     if (code[0] == X86_RET || (after >= 2 && code[0] == X86_REP && code[1] == X86_RET))
-        return (struct leaf_state){ LEAF_RETURN, -1, 0 };
+        return (struct leaf_state){ LEAF_RETURN, 0 };
     return x86_framed;
 }
 
