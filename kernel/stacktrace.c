@@ -46,50 +46,55 @@ static bool record_inside(uintptr_t fp, const struct stack_region *r)
     return fp >= r->lo && fp < r->hi && r->hi - fp >= FRAME_RECORD;
 }
 
-static bool may_cross(enum stack_kind k)
+/* The highest address a whole record can start at in r; 0 (no record
+ * fits) for a region smaller than one. */
+static uintptr_t record_top(const struct stack_region *r)
 {
-    return k == STACK_IRQ || k == STACK_IST;
+    return r->hi - r->lo >= FRAME_RECORD ? r->hi - FRAME_RECORD : 0;
 }
 
-/* Decide whether fp is the next frame to read, given the region the walk
- * is in (updated on a crossing) and the previous frame's address (the
- * walk's starting sp before the first frame, which fp may equal). */
-static bool frame_ok(uintptr_t fp, uintptr_t prev, bool first,
-                     struct stack_region *cur)
+/* fp lies outside the stack the walk is in: may the walk follow it? Only
+ * out of an IRQ/IST stack, into another known stack (whose bounds then
+ * apply: *cur is updated). The checks come before the lookup, so a chain
+ * that ends in a null fp, or any garbage fp on a task stack, costs no
+ * registry scan. */
+static bool cross(uintptr_t fp, struct stack_region *cur)
 {
-    if (fp == 0 || (fp & 7) != 0)
-        return false;
-    if (fp >= cur->lo && fp < cur->hi) {
-        if (!record_inside(fp, cur))
-            return false;   /* straddles the top of the stack */
-        return first ? fp >= prev : fp > prev;
-    }
-    if (!may_cross(cur->kind))
+    if (fp == 0 || (cur->kind != STACK_IRQ && cur->kind != STACK_IST))
         return false;
     struct stack_region next;
     if (!stack_lookup(fp, &next) || !record_inside(fp, &next))
         return false;
-    *cur = next;            /* the interrupted context's bounds apply now */
+    *cur = next;
     return true;
 }
 
-/* The walk from fp, cur being the stack sp (the walk's floor) lies in. */
+/* The walk from fp, cur being the stack sp lies in. floor is the lowest
+ * address the next record may start at: sp itself for the first (fp may
+ * equal sp right after push %rbp; mov %rsp,%rbp), then past the previous
+ * record, since callers' frames lie strictly above. floor never drops
+ * below cur.lo, so in the common case one range test proves the whole
+ * record inside the stack and above the last. */
 static unsigned walk_from(struct stack_region cur, uintptr_t fp, uintptr_t sp,
                           uintptr_t *out, unsigned max)
 {
     unsigned n = 0;
-    uintptr_t prev = sp;
-    bool first = true;
-    while (n < max && frame_ok(fp, prev, first, &cur)) {
-        /* Only now is fp known to point into a registered stack. */
+    uintptr_t floor = sp, top = record_top(&cur);
+    while (n < max && (fp & 7) == 0) {
+        if (fp < floor || fp > top) {
+            bool in_stack = fp >= cur.lo && fp < cur.hi;
+            if (in_stack || !cross(fp, &cur))
+                break;      /* downward, straddling the top, or garbage */
+            top = record_top(&cur);
+        }
+        /* Only now is fp known to point into a known stack. */
         const volatile uintptr_t *rec = (const volatile uintptr_t *)fp;
         uintptr_t next_fp = rec[0];
         uintptr_t ret = rec[1];
         if (!text_contains(ret))
             break;
         out[n++] = ret;
-        prev = fp;
-        first = false;
+        floor = fp + 8;     /* fp <= top: cannot overflow */
         fp = next_fp;
     }
     return n;
@@ -103,31 +108,27 @@ unsigned st_walk(uintptr_t fp, uintptr_t sp, uintptr_t *out, unsigned max)
     return walk_from(cur, fp, sp, out, max);
 }
 
-/* Ask the architecture where pc stands in its function's frame set-up,
- * handing it only bytes inside kernel text: the window's two ends are
- * checked, and text is one contiguous range ([_stext, _etext)), so every
- * byte between them is mapped text too. Near either end of text the
- * window shrinks to what is known to be there. */
-static struct leaf_state leaf_decode(uintptr_t pc)
-{
-    size_t before = 0, after = 1;
-    if (pc >= UNWIND_BEFORE && text_contains(pc - UNWIND_BEFORE))
-        before = UNWIND_BEFORE;
-    if (pc <= UINTPTR_MAX - UNWIND_AFTER && text_contains(pc + UNWIND_AFTER - 1))
-        after = UNWIND_AFTER;
-    return unwind_leaf_state((const uint8_t *)pc, before, after);
-}
-
 /* The sampled function's caller, when pc sits where fp is not (yet, or
  * any more) the function's own frame, so the walk from fp would skip it;
  * 0 otherwise. A few compares on the bytes at pc; the stack is read only
- * once one matched. No symbol lookup: this runs in NMI context. */
+ * once one matched. No symbol lookup: this runs in NMI context.
+ *
+ * The decoder gets only bytes inside kernel text: the window's two ends
+ * are checked, and text is one contiguous range ([_stext, _etext)), so
+ * every byte between them is mapped text too (pc included). Near either
+ * end of text the window shrinks to what is known to be there; a pc
+ * outside text is garbage whose bytes are not ours to read. */
 static uintptr_t leaf_caller(const struct trap_frame *tf, uintptr_t pc, uintptr_t sp,
                              const struct stack_region *cur)
 {
-    if (!text_contains(pc))
-        return 0;               /* garbage pc: its bytes are not ours to read */
-    struct leaf_state st = leaf_decode(pc);
+    size_t before = UNWIND_BEFORE, after = UNWIND_AFTER;
+    if (pc < UNWIND_BEFORE || !text_contains(pc - UNWIND_BEFORE))
+        before = 0;
+    if (pc > UINTPTR_MAX - UNWIND_AFTER || !text_contains(pc + UNWIND_AFTER - 1))
+        after = 1;
+    if ((before == 0 || after == 1) && !text_contains(pc))
+        return 0;
+    struct leaf_state st = unwind_leaf_state((const uint8_t *)pc, before, after);
     if (st.pos == LEAF_FRAMED)
         return 0;
     uintptr_t ret;

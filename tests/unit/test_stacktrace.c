@@ -495,6 +495,12 @@ TEST(stacktrace_irq_crossing_takes_no_scan)
     CHECK_EQ(st_walk(at(&ist, 8), at(&ist, 0), out, 8), 3);
     CHECK_EQ(out[2], 0x4020);
     CHECK_EQ(scans_taken(), 0);
+    /* A chain ending in a null fp on the IRQ stack: no lookup for it. */
+    frame(&irq, 30, 0, 0x4010);
+    scans_mark();
+    CHECK_EQ(st_walk(at(&ist, 8), at(&ist, 0), out, 8), 2);
+    CHECK_EQ(scans_taken(), 0);
+    frame(&irq, 30, at(&task, 2), 0x4010);
     /* Gone from the registry, gone from the CPU's own set. */
     stack_unregister(irq.id);
     CHECK(!stack_lookup(at(&irq, 30), 0));
