@@ -93,10 +93,9 @@ struct leaf_state a64_leaf_state(const uint8_t *code, size_t before, size_t afte
  * supply these two from tests/unit/fake_unwind.c. */
 #include "arch/arm64/trap.h"
 
+/* The same function under the hal's name: no extra call per sample. */
 struct leaf_state unwind_leaf_state(const uint8_t *code, size_t before, size_t after)
-{
-    return a64_leaf_state(code, before, after);
-}
+    __attribute__((alias("a64_leaf_state")));
 
 uintptr_t unwind_link(const struct trap_frame *tf)
 {
