@@ -18,7 +18,7 @@
 /* How much text the portable walk hands the decoder around pc, when the
  * window lies inside kernel text (less near its ends). */
 #define UNWIND_BEFORE 16
-#define UNWIND_AFTER 4
+#define UNWIND_AFTER 16
 
 enum leaf_pos {
     LEAF_FRAMED,            /* fp is the function's own frame, or unknown */

@@ -145,8 +145,11 @@ static uintptr_t leaf_caller(const struct trap_frame *tf, uintptr_t pc, uintptr_
 {
     if (!in_text(t, pc))
         return 0;
-    size_t before = pc - t->lo >= UNWIND_BEFORE ? UNWIND_BEFORE : 0;
-    size_t after = t->hi - pc >= UNWIND_AFTER ? UNWIND_AFTER : 1;
+    size_t before = pc - t->lo, after = t->hi - pc;
+    if (before > UNWIND_BEFORE)
+        before = UNWIND_BEFORE;
+    if (after > UNWIND_AFTER)
+        after = UNWIND_AFTER;
     struct leaf_state st = unwind_leaf_state((const uint8_t *)pc, before, after);
     if (st.pos == LEAF_FRAMED)
         return 0;

@@ -4,7 +4,8 @@
  * GCC (-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer) opens every
  * function with
  *
- *   stp x29, x30, [sp, #-N]!      <- LEAF_ENTRY
+ *   (up to a few unrelated instructions, scheduled ahead of it)
+ *   stp x29, x30, [sp, #-N]!      <- LEAF_ENTRY from the function's start
  *   (up to a few unrelated instructions, scheduled into the gap)
  *   mov x29, sp                   <- LEAF_PUSHED until this has run
  *
@@ -18,7 +19,8 @@
  *
  * Instructions are fixed-width, so unlike x86 the decoder also looks back
  * from pc (within the window it was given) for the prologue's stp or the
- * epilogue's ldp, stopping at the frame set-up or any branch. Encodings:
+ * epilogue's ldp, and ahead for a prologue's stp still to come, stopping
+ * at the frame set-up or any branch. Encodings:
  * Arm ARM C6.2 (STP/LDP 64-bit, pre/post-index and signed offset; ADD
  * immediate; RET), checked against GCC's output (a9bf7bfd, 910003fd,
  * a8c17bfd, d65f03c0). */
@@ -66,6 +68,49 @@ static bool a64_branch(uint32_t insn)
            a64_is(insn, A64_BCOND_MASK, A64_BCOND) || a64_is(insn, A64_CB_MASK, A64_CB);
 }
 
+static bool a64_pair_fp_lr(uint32_t insn, uint32_t want)
+{
+    return a64_is(insn, A64_PAIR_MASK, want);
+}
+
+/* Looking back from pc: the prologue's stp with x29 not yet set (PUSHED),
+ * the epilogue's ldp (RETURN), or the frame set-up or a branch, past which
+ * nothing is known (FRAMED; *open turns false only at the set-up). */
+static enum leaf_pos a64_look_back(const uint8_t *code, size_t before, bool *open)
+{
+    for (size_t back = 4; back <= before; back += 4) {
+        uint32_t insn = a64_insn(code - back);
+        if (a64_sets_fp(insn)) {
+            *open = false;          /* the function's own frame is set */
+            return LEAF_FRAMED;
+        }
+        if (a64_branch(insn))
+            return LEAF_FRAMED;
+        if (a64_pair_fp_lr(insn, A64_STP_FP_LR_PRE))
+            return LEAF_PUSHED;
+        if (a64_pair_fp_lr(insn, A64_LDP_FP_LR_POST) || a64_pair_fp_lr(insn, A64_LDP_FP_LR_OFF))
+            return LEAF_RETURN;
+    }
+    return LEAF_FRAMED;
+}
+
+/* Looking ahead from pc (not itself a branch): GCC schedules a few
+ * instructions ahead of the prologue's stp (mov x1, #imm; stp ...), and
+ * straight-line code that reaches that stp has made no call and saved
+ * nothing yet: x29 and x30 are still the caller's. */
+static bool a64_before_stp(const uint8_t *code, size_t after)
+{
+    for (size_t ahead = 4; ahead + 4 <= after; ahead += 4) {
+        uint32_t insn = a64_insn(code + ahead);
+        if (a64_pair_fp_lr(insn, A64_STP_FP_LR_PRE))
+            return true;
+        if (a64_branch(insn) || a64_sets_fp(insn) ||
+            a64_pair_fp_lr(insn, A64_LDP_FP_LR_POST) || a64_pair_fp_lr(insn, A64_LDP_FP_LR_OFF))
+            return false;
+    }
+    return false;
+}
+
 struct leaf_state a64_leaf_state(const uint8_t *code, size_t before, size_t after)
 {
     if (after < 4)
@@ -73,18 +118,14 @@ struct leaf_state a64_leaf_state(const uint8_t *code, size_t before, size_t afte
     uint32_t at = a64_insn(code);
     if (at == A64_RET)
         return (struct leaf_state){ LEAF_RETURN, -1 };
-    if (a64_is(at, A64_PAIR_MASK, A64_STP_FP_LR_PRE))
+    if (a64_pair_fp_lr(at, A64_STP_FP_LR_PRE))
         return (struct leaf_state){ LEAF_ENTRY, -1 };
-    for (size_t back = 4; back <= before; back += 4) {
-        uint32_t insn = a64_insn(code - back);
-        if (a64_sets_fp(insn) || a64_branch(insn))
-            return a64_framed;
-        if (a64_is(insn, A64_PAIR_MASK, A64_STP_FP_LR_PRE))
-            return (struct leaf_state){ LEAF_PUSHED, -1 };
-        if (a64_is(insn, A64_PAIR_MASK, A64_LDP_FP_LR_POST) ||
-            a64_is(insn, A64_PAIR_MASK, A64_LDP_FP_LR_OFF))
-            return (struct leaf_state){ LEAF_RETURN, -1 };
-    }
+    bool open = true;
+    enum leaf_pos pos = a64_look_back(code, before, &open);
+    if (pos != LEAF_FRAMED)
+        return (struct leaf_state){ pos, -1 };
+    if (open && !a64_branch(at) && a64_before_stp(code, after))
+        return (struct leaf_state){ LEAF_ENTRY, -1 };
     return a64_framed;
 }
 

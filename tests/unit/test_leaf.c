@@ -78,14 +78,28 @@ TEST(leaf_x86_patterns)
 #define A64_STPOFF 0xa9017bfdu      /* stp x29, x30, [sp, #16] */
 #define A64_STPX19 0xa9be53f3u      /* stp x19, x20, [sp, #-32]! */
 
-/* Decode the last of n words as pc, the others before it in the window. */
-static struct leaf_state a64(const uint32_t *w, size_t n)
+/* n words as little-endian bytes. */
+static const uint8_t *a64_bytes(const uint32_t *w, size_t n)
 {
     static uint8_t buf[32];
     for (size_t i = 0; i < n; i++)
         for (int b = 0; b < 4; b++)
             buf[4 * i + b] = (uint8_t)(w[i] >> (8 * b));
-    return a64_leaf_state(buf + 4 * (n - 1), 4 * (n - 1), 4);
+    return buf;
+}
+
+/* Decode the last of n words as pc, the others before it in the window. */
+static struct leaf_state a64(const uint32_t *w, size_t n)
+{
+    return a64_leaf_state(a64_bytes(w, n) + 4 * (n - 1), 4 * (n - 1), 4);
+}
+
+/* Decode the first of n words as pc, the others after it, in a window of
+ * at most UNWIND_AFTER bytes as the walk gives it. */
+static struct leaf_state a64_ahead(const uint32_t *w, size_t n)
+{
+    size_t after = 4 * n < UNWIND_AFTER ? 4 * n : UNWIND_AFTER;
+    return a64_leaf_state(a64_bytes(w, n), 0, after);
 }
 
 TEST(leaf_a64_patterns)
@@ -116,6 +130,22 @@ TEST(leaf_a64_patterns)
     CHECK(a64(far, 6).pos == LEAF_PUSHED);
     CHECK(a64(far + 1, 5).pos == LEAF_FRAMED);
     uint8_t stp[4] = { 0xfd, 0x7b, 0xbe, 0xa9 };
+    /* Instructions GCC scheduled ahead of the prologue's stp. */
+    CHECK(a64_ahead((uint32_t[]){ A64_MOVW0, A64_STP16 }, 2).pos == LEAF_ENTRY);
+    CHECK(a64_ahead((uint32_t[]){ A64_MOVW0, A64_NOP, A64_NOP, A64_STP16 }, 4).pos
+          == LEAF_ENTRY);
+    CHECK(a64_ahead((uint32_t[]){ A64_MOVW0, A64_NOP, A64_NOP, A64_NOP, A64_STP16 }, 5).pos
+          == LEAF_FRAMED);                           /* past the window */
+    CHECK(a64_ahead((uint32_t[]){ A64_MOVW0, A64_CBZ, A64_STP16 }, 3).pos == LEAF_FRAMED);
+    CHECK(a64_ahead((uint32_t[]){ A64_CBZ, A64_STP16 }, 2).pos == LEAF_FRAMED);
+    CHECK(a64_ahead((uint32_t[]){ A64_MOVW0, A64_MOVFP, A64_STP16 }, 3).pos == LEAF_FRAMED);
+    CHECK(a64_ahead((uint32_t[]){ A64_MOVW0, A64_LDP, A64_STP16 }, 3).pos == LEAF_FRAMED);
+    /* Ahead counts only after a branch or nothing behind, never once
+     * the function's own frame is set. */
+    const uint32_t after_ret[] = { A64_RET, A64_MOVW0, A64_STP16 };
+    CHECK(a64_leaf_state(a64_bytes(after_ret, 3) + 4, 4, 8).pos == LEAF_ENTRY);
+    const uint32_t after_set[] = { A64_MOVFP, A64_MOVW0, A64_STP16 };
+    CHECK(a64_leaf_state(a64_bytes(after_set, 3) + 4, 4, 8).pos == LEAF_FRAMED);
     CHECK(a64_leaf_state(stp, 0, 3).pos == LEAF_FRAMED);  /* a partial word */
 }
 
@@ -130,7 +160,7 @@ enum {
     X86_LEAF = 0x40,            /* push; mov; nop5; nop; pop; ret; ...; pop; rep ret */
     X86_STUB = 0x80,            /* push %rax; push %rbp; push %r8: trap entry */
     A64_LEAF = 0x100,           /* stp; mov w0; mov x29, sp; nop; ldp; ret */
-    A64_ODD = 0x140,            /* mov x1, x0; stp; mov x29, sp; ret: shrink-wrapped */
+    A64_ODD = 0x140,            /* mov x1, x0; stp; mov x29, sp; ret: scheduled ahead */
     FN_B = 0x180, FN_C = 0x1a0, FN_D = 0x1c0,
 };
 
@@ -324,10 +354,12 @@ TEST(leaf_a64_every_position)
     CHECK(chain_is(T(A64_LEAF + 0xc), true));
     sample(T(A64_LEAF + 0x10), W(8), W(8));
     CHECK(chain_is(T(A64_LEAF + 0x10), true));
-    /* A shrink-wrapped prologue, after an early test: the same state. */
+    /* An instruction GCC scheduled ahead of the stp: nothing saved yet. */
     fake_link = RB;
     stk.mem[10] = W(20);
     stk.mem[11] = RB;
+    sample(T(A64_ODD), W(12), W(20));
+    CHECK(chain_is(T(A64_ODD), true));
     sample(T(A64_ODD + 4), W(12), W(20));
     CHECK(chain_is(T(A64_ODD + 4), true));
     sample(T(A64_ODD + 8), W(10), W(20));
@@ -353,11 +385,10 @@ TEST(leaf_a64_refuses_what_it_cannot_prove)
     static uint64_t elsewhere[4];
     sample(T(A64_LEAF), (uintptr_t)elsewhere, W(20));
     CHECK_EQ(got_n, 1);
-    /* Too near the start of text to look back: the mov x29, sp of a
-     * function at text's first byte is not recognised, and nothing
-     * before text is read. */
+    /* At the start of text the window holds only what is there: the
+     * stp at text's first byte is seen, nothing before it is read. */
     sample(T(A64_EDGE + 4), W(10), W(20));
-    CHECK(chain_is(T(A64_EDGE + 4), false));
+    CHECK(chain_is(T(A64_EDGE + 4), true));
     sample(T(A64_EDGE), W(12), W(20));
     CHECK(chain_is(T(A64_EDGE), true));
     scene_close();
