@@ -25,6 +25,31 @@ __attribute__((noinline)) uint64_t burn_inner(uint64_t n) { return burn_spin(n) 
 __attribute__((noinline)) uint64_t burn_middle(uint64_t n) { return burn_inner(n) + 1; }
 __attribute__((noinline)) uint64_t burn_outer(uint64_t n) { return burn_middle(n) + 1; }
 
+/* `burn tiny`: a leaf so short that samples keep landing on its first
+ * instruction, inside its prologue or on its ret, where the frame pointer
+ * is still (or again) the caller's: every chain must still name
+ * burn_tiny_loop (the walk's leaf handling, kernel/stacktrace.c). noipa:
+ * a real call each time, never folded into the loop. */
+__attribute__((noipa)) uint64_t burn_tiny(uint64_t x)
+{
+    return x * 6364136223846793005ull + 1;
+}
+
+__attribute__((noinline)) uint64_t burn_tiny_loop(uint64_t n)
+{
+    uint64_t x = n;
+    for (uint64_t i = 0; i < n; i++)
+        x = burn_tiny(x);
+    return x;
+}
+
+static void burn_tiny_task(void *arg)
+{
+    uint64_t deadline = time_ns() + (uint64_t)(uintptr_t)arg * 1000000;
+    while (time_ns() < deadline && !task_should_stop())
+        burn_sink += burn_tiny_loop(20000);
+}
+
 static void burn_task(void *arg)
 {
     uint64_t deadline = time_ns() + (uint64_t)(uintptr_t)arg * 1000000;
@@ -79,8 +104,14 @@ static int cmd_burn(int argc, char **argv, struct printer *p)
         pr_printf(p, "burn: stopping %d tasks\n", s.n);
         return 0;
     }
+    void (*fn)(void *) = burn_task;
+    if (argc >= 2 && strcmp(argv[1], "tiny") == 0) {
+        fn = burn_tiny_task;
+        argc--;
+        argv++;
+    }
     if (argc < 2 || argc > 3) {
-        pr_printf(p, "burn: usage: burn <ms> [cpu,cpu,...] | burn stop\n");
+        pr_printf(p, "burn: usage: burn <ms> [cpu,cpu,...] | burn tiny <ms> [cpu,...] | burn stop\n");
         return 1;
     }
     uint64_t ms;
@@ -100,7 +131,7 @@ static int cmd_burn(int argc, char **argv, struct printer *p)
     }
     pr_printf(p, "burn: %lu ms, pids", ms);
     for (int i = 0; i < n; i++) {
-        struct task *t = task_spawn("burn", burn_task, (void *)(uintptr_t)ms,
+        struct task *t = task_spawn("burn", fn, (void *)(uintptr_t)ms,
                                     cpu_list[i], TASK_KILLABLE);
         if (!t) {
             pr_printf(p, " (out of memory after %d)", i);
@@ -111,4 +142,4 @@ static int cmd_burn(int argc, char **argv, struct printer *p)
     pr_puts(p, "\n");
     return 0;
 }
-SHELL_COMMAND(burn, "burn", "burn <ms> [cpu,...] | burn stop  CPU-bound load, one task per cpu", cmd_burn);
+SHELL_COMMAND(burn, "burn", "burn [tiny] <ms> [cpu,...] | burn stop  CPU-bound load, one task per cpu", cmd_burn);

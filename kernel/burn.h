@@ -9,3 +9,8 @@ uint64_t burn_spin(uint64_t n);
 uint64_t burn_inner(uint64_t n);
 uint64_t burn_middle(uint64_t n);
 uint64_t burn_outer(uint64_t n);
+/* `burn tiny`: burn_tiny_loop calls burn_tiny, a leaf of a few
+ * instructions, in a tight loop: most samples land in its prologue or on
+ * its ret. */
+uint64_t burn_tiny(uint64_t x);
+uint64_t burn_tiny_loop(uint64_t n);

@@ -105,6 +105,9 @@ void schedule(void)
         c->reap = cur;
     next->state = TASK_RUNNING;
     c->current = next;
+    /* A sample taken before arch_switch below is still on cur's stack:
+     * it misses this CPU's slot and finds it in the registry instead. */
+    stack_cpu_switch(next->stack_id);
     if (next != cur) {
         next->on_cpu = true;
         c->prev = cur;
@@ -295,6 +298,7 @@ void sched_init_cpu_stack(uintptr_t lo, uintptr_t hi)
     for (uint64_t *w = (uint64_t *)lo; (uintptr_t)w < here; w++)
         *w = STACK_PAINT;
     t->stack_id = stack_register(lo, hi, STACK_TASK, t->pid, t->name, false);
+    stack_cpu_switch(t->stack_id);
     c->idle = t;
     c->current = t;
     list_add_task(t);

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "hal/cpu.h"
 
 #define STACK_PAINT 0x5a5a5a5a5a5a5a5aull
 #define MAX_STACKS 512
@@ -36,3 +37,17 @@ bool stack_find(uintptr_t addr, struct stack_region *out);
 size_t stack_headroom(const struct stack_region *r);
 /* Visit every registered region (task context). */
 void stack_for_each(void (*fn)(const struct stack_region *r, void *arg), void *arg);
+
+/* Each CPU's own stacks, so a walk finds the stack it is in without
+ * scanning the registry. An IRQ or IST stack registered with its CPU as
+ * owner joins that CPU's set at registration (such stacks live for the
+ * boot); the task stack is set at every context switch. */
+#define CPU_FIXED_STACKS 4         /* x86-64: irq + NMI, #DF, #MC */
+/* This CPU now runs on the task stack of registry slot id (scheduler,
+ * interrupts off). */
+void stack_cpu_switch(int id);
+/* NMI-safe: the region containing addr, trying this CPU's own stacks
+ * first and the registry only when none of them holds it. */
+bool stack_lookup(uintptr_t addr, struct stack_region *out);
+/* Registry scans stack_lookup fell back to on CPU cpu, since boot. */
+uint64_t stack_cpu_scans(unsigned cpu);

@@ -14,7 +14,10 @@
  * stack the walk starts in. */
 unsigned st_walk(uintptr_t fp, uintptr_t sp, uintptr_t *out, unsigned max);
 /* An interrupted context: out[0] is the interrupted instruction itself,
- * taken from the trap frame, then the walk from its fp and sp. */
+ * taken from the trap frame; then, if pc is on its function's first
+ * instruction, inside its prologue before its own frame pointer is set,
+ * or past its epilogue (hal/unwind.h), the caller's return address from
+ * the stack or the link register; then the walk from its fp and sp. */
 struct trap_frame;
 unsigned st_capture_trap(const struct trap_frame *tf, uintptr_t *out, unsigned max);
 /* From the caller of st_capture_here. */

@@ -35,3 +35,6 @@ int symtab_format(uintptr_t addr, char *buf, size_t n);
 int symtab_format_ret(uintptr_t ret, char *buf, size_t n);
 /* Is addr inside kernel text? (kernel: [_stext, _etext)) NMI-safe. */
 bool text_contains(uintptr_t addr);
+/* Kernel text as [*lo, *hi), for a caller that tests many addresses (the
+ * stack walk) without a call for each. NMI-safe. */
+void text_bounds(uintptr_t *lo, uintptr_t *hi);

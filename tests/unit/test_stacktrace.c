@@ -1,4 +1,4 @@
-// LINK: kernel/stacks.c kernel/stacktrace.c kernel/symtab.c lib/printf.c lib/parse.c
+// LINK: kernel/stacks.c kernel/stacktrace.c kernel/symtab.c lib/printf.c lib/parse.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c
 /* tests/unit/test_stacktrace.c: the stack registry and the frame-pointer
  * walk over synthetic stacks built in host arrays.
  *
@@ -421,4 +421,103 @@ TEST(stacktrace_capture_here_starts_at_caller)
     for (unsigned i = 0; i < 4; i++)
         CHECK_EQ(got[i], want[i]);
     stack_unregister(id);
+}
+
+/* ---- each CPU's own stacks: no registry scan on the sample path ---- */
+
+/* Registry scans this CPU's lookups fell back to during one walk. */
+static uint64_t scans_before;
+static void scans_mark(void) { scans_before = stack_cpu_scans(fake_cpu); }
+static uint64_t scans_taken(void) { return stack_cpu_scans(fake_cpu) - scans_before; }
+
+TEST(stacktrace_own_task_stack_takes_no_scan)
+{
+    static struct fake_stack s, other;
+    fake_cpu = 2;
+    fake_open(&other, STACK_TASK, "other");    /* a slot ahead of ours */
+    fake_open(&s, STACK_TASK, "task");
+    uintptr_t fp = chain(&s, 8), out[8];
+    /* Not yet this CPU's task: the walk is right, but it scans. */
+    scans_mark();
+    CHECK_EQ(st_walk(fp, at(&s, 2), out, 8), 8);
+    CHECK_EQ(scans_taken(), 1);
+    stack_cpu_switch(s.id);
+    scans_mark();
+    CHECK_EQ(st_walk(fp, at(&s, 2), out, 8), 8);
+    CHECK_EQ(out[7], 0x2070);
+    CHECK_EQ(scans_taken(), 0);
+    /* The same rules on the fast path: the record must fit below hi. */
+    s.mem[REGION_WORDS - 1] = 0;
+    frame(&s, 50, at(&s, REGION_WORDS - 1), 0x2000);
+    CHECK_EQ(st_walk(at(&s, 50), at(&s, 2), out, 8), 1);
+    /* Another task's stack (bt of it): found in the registry. */
+    frame(&other, 4, 0, 0x2500);
+    scans_mark();
+    CHECK_EQ(st_walk(at(&other, 4), at(&other, 2), out, 8), 1);
+    CHECK_EQ(scans_taken(), 1);
+    /* Another CPU knows nothing of this task stack. */
+    fake_cpu = 3;
+    scans_mark();
+    CHECK_EQ(st_walk(fp, at(&s, 2), out, 8), 8);
+    CHECK_EQ(scans_taken(), 1);
+    fake_cpu = 2;
+    stack_cpu_switch(-1);                       /* no task: matches nothing */
+    scans_mark();
+    CHECK_EQ(st_walk(fp, at(&s, 2), out, 8), 8);
+    CHECK_EQ(scans_taken(), 1);
+    fake_close(&s);
+    fake_close(&other);
+    fake_cpu = 0;
+}
+
+/* A stack registered for a CPU with a owner index, like cpu.c's. */
+static void fake_open_cpu(struct fake_stack *s, enum stack_kind kind, int cpu)
+{
+    fake_open(s, kind, "cpu");
+    stack_unregister(s->id);
+    s->id = stack_register(at(s, 0), at(s, REGION_WORDS), kind, cpu, "cpu", false);
+    CHECK(s->id >= 0);
+}
+
+TEST(stacktrace_irq_crossing_takes_no_scan)
+{
+    static struct fake_stack ist, irq, task;
+    fake_cpu = 4;
+    fake_open_cpu(&ist, STACK_IST, 4);
+    fake_open_cpu(&irq, STACK_IRQ, 4);
+    fake_open(&task, STACK_TASK, "task");
+    stack_cpu_switch(task.id);
+    uintptr_t out[8];
+    frame(&ist, 8, at(&irq, 30), 0x4000);
+    frame(&irq, 30, at(&task, 2), 0x4010);
+    frame(&task, 2, 0, 0x4020);
+    scans_mark();
+    CHECK_EQ(st_walk(at(&ist, 8), at(&ist, 0), out, 8), 3);
+    CHECK_EQ(out[2], 0x4020);
+    CHECK_EQ(scans_taken(), 0);
+    /* A chain ending in a null fp on the IRQ stack: no lookup for it. */
+    frame(&irq, 30, 0, 0x4010);
+    scans_mark();
+    CHECK_EQ(st_walk(at(&ist, 8), at(&ist, 0), out, 8), 2);
+    CHECK_EQ(scans_taken(), 0);
+    frame(&irq, 30, at(&task, 2), 0x4010);
+    /* Gone from the registry, gone from the CPU's own set. */
+    stack_unregister(irq.id);
+    CHECK(!stack_lookup(at(&irq, 30), 0));
+    CHECK_EQ(st_walk(at(&ist, 8), at(&ist, 0), out, 8), 1);
+    /* Its slot in the CPU's set is free for the next one. */
+    fake_open_cpu(&irq, STACK_IRQ, 4);
+    frame(&irq, 30, at(&task, 2), 0x4010);
+    scans_mark();
+    CHECK_EQ(st_walk(at(&ist, 8), at(&ist, 0), out, 8), 3);
+    CHECK_EQ(scans_taken(), 0);
+    /* A task stack never joins a CPU's fixed set, whatever its owner. */
+    struct stack_region r;
+    CHECK(stack_lookup(at(&task, 2), &r));
+    CHECK_EQ(r.kind, STACK_TASK);
+    fake_close(&ist);
+    fake_close(&irq);
+    fake_close(&task);
+    stack_cpu_switch(-1);
+    fake_cpu = 0;
 }

@@ -1,0 +1,145 @@
+/* arch/arm64/unwind.c: where a sampled AArch64 instruction stands in its
+ * function's frame set-up (hal/unwind.h).
+ *
+ * GCC (-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer) opens every
+ * function with
+ *
+ *   (up to a few unrelated instructions, scheduled ahead of it)
+ *   stp x29, x30, [sp, #-N]!      <- LEAF_ENTRY from the function's start
+ *   (up to a few unrelated instructions, scheduled into the gap)
+ *   mov x29, sp                   <- LEAF_PUSHED until this has run
+ *
+ * and closes it with ldp x29, x30, [sp], #N (perhaps more) then ret, so
+ * from the ldp to the ret the frame is gone (LEAF_RETURN). In all three
+ * states x30 still holds, or again holds, the return into the caller: the
+ * return address comes from the link register, never from the stack.
+ * stp x29, x30 with writeback is only ever a prologue, and a shrink-wrapped
+ * one (after an early-exit test) saves the same caller's x29 and x30, so
+ * it needs no check that it is where its function starts.
+ *
+ * Instructions are fixed-width, so unlike x86 the decoder also looks back
+ * from pc (within the window it was given) for the prologue's stp or the
+ * epilogue's ldp, and ahead for a prologue's stp still to come, stopping
+ * at the frame set-up or any branch. Encodings:
+ * Arm ARM C6.2 (STP/LDP 64-bit, pre/post-index and signed offset; ADD
+ * immediate; RET), checked against GCC's output (a9bf7bfd, 910003fd,
+ * a8c17bfd, d65f03c0). */
+#include <stdbool.h>
+#include "arch/arm64/unwind.h"
+
+#define A64_PAIR_MASK    0xffc07fffu  /* imm7 cleared: any N */
+#define A64_STP_FP_LR_PRE  0xa9807bfdu  /* stp x29, x30, [sp, #N]! */
+#define A64_LDP_FP_LR_POST 0xa8c07bfdu  /* ldp x29, x30, [sp], #N */
+#define A64_LDP_FP_LR_OFF  0xa9407bfdu  /* ldp x29, x30, [sp, #N] */
+#define A64_ADD_FP_SP_MASK 0xffc003ffu  /* imm12 cleared, no shift */
+#define A64_ADD_FP_SP      0x910003fdu  /* add x29, sp, #N (mov x29, sp: N = 0) */
+#define A64_RET            0xd65f03c0u  /* ret (x30) */
+#define A64_B_MASK         0x7c000000u  /* b, bl: 0x14000000, 0x94000000 */
+#define A64_B              0x14000000u
+#define A64_BR_MASK        0xfe000000u  /* br, blr, ret, eret, ...: 0xd6xxxxxx */
+#define A64_BR             0xd6000000u
+#define A64_BCOND_MASK     0xff000010u  /* b.cond */
+#define A64_BCOND          0x54000000u
+#define A64_CB_MASK        0x7c000000u  /* cbz, cbnz, tbz, tbnz */
+#define A64_CB             0x34000000u
+
+static const struct leaf_state a64_framed = { LEAF_FRAMED, -1 };
+
+/* Little-endian, assembled byte by byte: code need not be aligned. */
+static uint32_t a64_insn(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+           (uint32_t)p[3] << 24;
+}
+
+static bool a64_is(uint32_t insn, uint32_t mask, uint32_t want)
+{
+    return (insn & mask) == want;
+}
+
+static bool a64_sets_fp(uint32_t insn)
+{
+    return a64_is(insn, A64_ADD_FP_SP_MASK, A64_ADD_FP_SP);
+}
+
+static bool a64_branch(uint32_t insn)
+{
+    return a64_is(insn, A64_B_MASK, A64_B) || a64_is(insn, A64_BR_MASK, A64_BR) ||
+           a64_is(insn, A64_BCOND_MASK, A64_BCOND) || a64_is(insn, A64_CB_MASK, A64_CB);
+}
+
+static bool a64_pair_fp_lr(uint32_t insn, uint32_t want)
+{
+    return a64_is(insn, A64_PAIR_MASK, want);
+}
+
+/* Looking back from pc: the prologue's stp with x29 not yet set (PUSHED),
+ * the epilogue's ldp (RETURN), or the frame set-up or a branch, past which
+ * nothing is known (FRAMED; *open turns false only at the set-up). */
+static enum leaf_pos a64_look_back(const uint8_t *code, size_t before, bool *open)
+{
+    for (size_t back = 4; back <= before; back += 4) {
+        uint32_t insn = a64_insn(code - back);
+        if (a64_sets_fp(insn)) {
+            *open = false;          /* the function's own frame is set */
+            return LEAF_FRAMED;
+        }
+        if (a64_branch(insn))
+            return LEAF_FRAMED;
+        if (a64_pair_fp_lr(insn, A64_STP_FP_LR_PRE))
+            return LEAF_PUSHED;
+        if (a64_pair_fp_lr(insn, A64_LDP_FP_LR_POST) || a64_pair_fp_lr(insn, A64_LDP_FP_LR_OFF))
+            return LEAF_RETURN;
+    }
+    return LEAF_FRAMED;
+}
+
+/* Looking ahead from pc (not itself a branch): GCC schedules a few
+ * instructions ahead of the prologue's stp (mov x1, #imm; stp ...), and
+ * straight-line code that reaches that stp has made no call and saved
+ * nothing yet: x29 and x30 are still the caller's. */
+static bool a64_before_stp(const uint8_t *code, size_t after)
+{
+    for (size_t ahead = 4; ahead + 4 <= after; ahead += 4) {
+        uint32_t insn = a64_insn(code + ahead);
+        if (a64_pair_fp_lr(insn, A64_STP_FP_LR_PRE))
+            return true;
+        if (a64_branch(insn) || a64_sets_fp(insn) ||
+            a64_pair_fp_lr(insn, A64_LDP_FP_LR_POST) || a64_pair_fp_lr(insn, A64_LDP_FP_LR_OFF))
+            return false;
+    }
+    return false;
+}
+
+struct leaf_state a64_leaf_state(const uint8_t *code, size_t before, size_t after)
+{
+    if (after < 4)
+        return a64_framed;
+    uint32_t at = a64_insn(code);
+    if (at == A64_RET)
+        return (struct leaf_state){ LEAF_RETURN, -1 };
+    if (a64_pair_fp_lr(at, A64_STP_FP_LR_PRE))
+        return (struct leaf_state){ LEAF_ENTRY, -1 };
+    bool open = true;
+    enum leaf_pos pos = a64_look_back(code, before, &open);
+    if (pos != LEAF_FRAMED)
+        return (struct leaf_state){ pos, -1 };
+    if (open && !a64_branch(at) && a64_before_stp(code, after))
+        return (struct leaf_state){ LEAF_ENTRY, -1 };
+    return a64_framed;
+}
+
+#ifndef SONDE_HOST_TEST
+/* The host tests link both architectures' decoders into one program and
+ * supply these two from tests/unit/fake_unwind.c. */
+#include "arch/arm64/trap.h"
+
+/* The same function under the hal's name: no extra call per sample. */
+struct leaf_state unwind_leaf_state(const uint8_t *code, size_t before, size_t after)
+    __attribute__((alias("a64_leaf_state")));
+
+uintptr_t unwind_link(const struct trap_frame *tf)
+{
+    return tf->x[30];
+}
+#endif
