@@ -120,9 +120,36 @@ static void push(struct frames *fs, struct prof *p, const char *func,
     f->pf_func_line = func_line;
 }
 
-/* Walks the scopes at a, innermost first: each inlined subroutine is a
- * frame at the current file:line, and its call site is the file:line of
- * the frame around it; the subprogram ends the walk. */
+/* One function scope as a frame at file:line; for an inlined one, moves
+ * file:line to its call site, where the frame around it stands. True
+ * when the scope was the subprogram, the outermost frame. */
+static bool scope_frame(struct prof *p, Dwarf_Die *cu, Dwarf_Files *files,
+                        Dwarf_Die *s, const char **file, int *line,
+                        struct frames *fs)
+{
+    int tag = dwarf_tag(s);
+    if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+        return false;
+    const char *name = die_name(s);
+    int decl = 0;
+    dwarf_decl_line(s, &decl);
+    push(fs, p, name ? name : "??", *file, *line > 0 ? (unsigned)*line : 0,
+         decl > 0 ? (unsigned)decl : 0);
+    if (tag == DW_TAG_subprogram)
+        return true;
+    Dwarf_Attribute at;
+    Dwarf_Word cf = 0, cl = 0;
+    dwarf_formudata(dwarf_attr(s, DW_AT_call_file, &at), &cf);
+    dwarf_formudata(dwarf_attr(s, DW_AT_call_line, &at), &cl);
+    *file = files ? rel_file(p, cu, dwarf_filesrc(files, cf, NULL, NULL)) : NULL;
+    *line = (int)cl;
+    return false;
+}
+
+/* The innermost function scope at a comes from dwarf_getscopes; past an
+ * inlined one, that list goes on into the inlined function's abstract
+ * definition, so the concrete callers come from dwarf_getscopes_die on
+ * the innermost scope, as eu-addr2line -i does. */
 static void dwarf_frames(struct prof *p, struct prof_elf *e, Dwarf_Addr a,
                          struct frames *fs)
 {
@@ -141,29 +168,21 @@ static void dwarf_frames(struct prof *p, struct prof_elf *e, Dwarf_Addr a,
     }
     Dwarf_Files *files = NULL;
     size_t nfiles = 0;
-    dwarf_getsrcfiles(cu, &files, &nfiles);
-    Dwarf_Die *scopes = NULL;
+    if (dwarf_getsrcfiles(cu, &files, &nfiles) != 0)
+        files = NULL;
+    Dwarf_Die *scopes = NULL, *chain = NULL;
     int n = dwarf_getscopes(cu, a - bias, &scopes);
-    for (int i = 0; i < n; i++) {
-        Dwarf_Die *s = &scopes[i];
-        int tag = dwarf_tag(s);
-        if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
-            continue;
-        const char *name = die_name(s);
-        int decl = 0;
-        dwarf_decl_line(s, &decl);
-        push(fs, p, name ? name : "??", file, line > 0 ? (unsigned)line : 0,
-             decl > 0 ? (unsigned)decl : 0);
-        if (tag == DW_TAG_subprogram)
-            break;
-        Dwarf_Attribute at;
-        Dwarf_Word cf = 0, cl = 0;
-        dwarf_formudata(dwarf_attr(s, DW_AT_call_file, &at), &cf);
-        dwarf_formudata(dwarf_attr(s, DW_AT_call_line, &at), &cl);
-        file = files ? rel_file(p, cu, dwarf_filesrc(files, cf, NULL, NULL))
-                     : NULL;
-        line = (int)cl;
+    int i = 0;
+    while (i < n && dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine &&
+           dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
+        i++;
+    if (i < n && !scope_frame(p, cu, files, &scopes[i], &file, &line, fs)) {
+        int m = dwarf_getscopes_die(&scopes[i], &chain);
+        for (int k = 1; k < m; k++)
+            if (scope_frame(p, cu, files, &chain[k], &file, &line, fs))
+                break;
     }
+    free(chain);
     free(scopes);
     if (fs->n == 0 && file)     /* a line but no function DIE */
         push(fs, p, "??", file, line > 0 ? (unsigned)line : 0, 0);
