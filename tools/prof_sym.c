@@ -91,6 +91,8 @@ static const char *rel_file(struct prof *p, Dwarf_Die *cu, const char *f)
     size_t n = dir ? strlen(dir) : 0;
     if (n && strncmp(f, dir, n) == 0 && f[n] == '/')
         f += n + 1;
+    while (f[0] == '.' && f[1] == '/')     /* headers found through -I. */
+        f += 2;
     return prof_strdup(p, f);
 }
 

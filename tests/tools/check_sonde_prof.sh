@@ -120,6 +120,22 @@ if [ "$(rc)" = 0 ] && [ "$i" = "$n" ] && [ $diff = 0 ] && [ $inlined -gt 0 ]; th
   ok "inlined frames match addr2line -f -i at $n addresses ($inlined inlined)"
 else bad "inlined frames match addr2line -f -i" "rc $(rc), $i of $n compared, $diff differ, $inlined inlined"; fi
 
+# The same addresses' file:line, every inlined frame, as go tool pprof
+# -raw reads them back, against addr2line (paths relative to the tree).
+run -i "$tmp/all.raw" -e "$ELF" -o "$tmp/all.pb.gz"
+go tool pprof -symbolize=none -raw "$tmp/all.pb.gz" 2>&1 |
+  awk '/^Locations/ { on = 1; next } /^Mappings/ { on = 0 }
+       on && $1 ~ /^[0-9]+:$/ { if (a) print a, s; a = $2; s = $4 " " $5; next }
+       on { s = s ";" $1 " " $2 } END { if (a) print a, s }' | sort > "$tmp/pp_lines"
+sed 's/^/0x/' "$tmp/addrs" | addr2line -f -i -a -e "$ELF" |
+  sed -e "s| (discriminator [0-9]*)||" -e "s|$PWD/||" -e 's|^\./||' |
+  awk '/^0x/ { if (a) print a, s; a = $1; s = ""; f = ""; next }
+       f == "" { f = $0; next } { s = s ? s ";" f " " $0 : f " " $0; f = "" }
+       END { if (a) print a, s }' | sed 's/^0x0*/0x/' | sort > "$tmp/a2l_lines"
+if [ "$(wc -l < "$tmp/pp_lines")" = "$n" ] && cmp -s "$tmp/pp_lines" "$tmp/a2l_lines"; then
+  ok "file:line of every frame matches addr2line -i at $n addresses"
+else bad "file:line of every frame matches addr2line -i" "$(diff "$tmp/pp_lines" "$tmp/a2l_lines" | head -10)"; fi
+
 # ---- merging kernels -----------------------------------------------------
 cp "$tmp/burn.raw" "$tmp/b.raw"
 run -i "$tmp/burn.raw" -i "$tmp/b.raw" -e "$ELF" --kernel vm1 --kernel vm2 --per-kernel -o "$tmp/m.folded"
