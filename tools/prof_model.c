@@ -225,11 +225,11 @@ int prof_read_file(const char *path, char **text, size_t *len,
         cap *= 2;
         buf = xrealloc(buf, cap, 1);
     }
-    int bad = ferror(f);
+    int bad = ferror(f) ? errno : 0;
     fclose(f);
     if (bad) {
         free(buf);
-        snprintf(err, errcap, "%s: read error", path);
+        snprintf(err, errcap, "%s: %s", path, strerror(bad));
         return -1;
     }
     buf[n] = 0;

@@ -12,6 +12,7 @@
 struct prof_elf {
     Dwfl *dwfl;
     Dwfl_Module *mod;
+    Dwarf_Addr start, limit;    /* the image: nothing outside is named */
     bool dwarf;
 };
 
@@ -62,8 +63,8 @@ struct prof_elf *prof_elf_open(struct prof *p, unsigned map, char *err,
     hex_id(bits, n, m->pm_build_id, sizeof m->pm_build_id);
     Dwarf_Addr low, high, bias;
     dwfl_module_info(e->mod, NULL, &low, &high, NULL, NULL, NULL, NULL);
-    m->pm_start = low;
-    m->pm_limit = high;
+    m->pm_start = e->start = low;
+    m->pm_limit = e->limit = high;
     e->dwarf = dwfl_module_getdwarf(e->mod, &bias) != NULL;
     m->pm_dwarf = e->dwarf;
     return e;
@@ -197,8 +198,13 @@ static void name_loc(struct prof *p, struct prof_elf *e, struct prof_loc *l)
     Dwarf_Addr a = l->pl_ret ? l->pl_addr - 1 : l->pl_addr;
     GElf_Off off = 0;
     GElf_Sym sym;
-    const char *name = dwfl_module_addrinfo(e->mod, a, &off, &sym, NULL,
-                                            NULL, NULL);
+    const char *name = NULL;
+    if (a >= e->start && a < e->limit)
+        name = dwfl_module_addrinfo(e->mod, a, &off, &sym, NULL, NULL, NULL);
+    /* dwfl names an address past a symbol's end after the symbol before
+     * it; a sized symbol must hold the address, or it names nothing. */
+    if (name && sym.st_size && off >= sym.st_size)
+        name = NULL;
     if (name) {
         l->pl_sym = prof_strdup(p, name);
         l->pl_sym_off = off + (l->pl_ret ? 1 : 0);

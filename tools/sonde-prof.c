@@ -239,7 +239,8 @@ static int write_out(const struct prof *p, const struct opts *o)
     int fd = mkstemp(tmp);
     FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
     if (!f) {
-        fprintf(stderr, "%s: %s: %s\n", prog, tmp, strerror(errno));
+        fprintf(stderr, "%s: %s: cannot create %s: %s\n", prog, o->out,
+                tmp, strerror(errno));
         if (fd >= 0) {
             close(fd);
             unlink(tmp);

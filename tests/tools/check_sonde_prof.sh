@@ -176,6 +176,15 @@ if [ $h = 0 ] && grep -q "^usage: sonde-prof report" "$tmp/help" && [ $u = 2 ] &
    grep -q "no kernel ELF" "$tmp/err"; then ok "--help exits 0, bad usage exits 2"
 else bad "--help exits 0, bad usage exits 2" "help $h, none $u, partial $v"; fi
 
+# Addresses outside the image, or past the last symbol, are not named
+# after whatever symbol comes before them.
+printf '# sonde raw build-id=%s source=pmu/nmi amd perfctr0 samples=2 dropped=0 cpus=1 ms=1\n2 1 x 0 ffffffffffffffff 0\n' "$bid" > "$tmp/odd.raw"
+run -i "$tmp/odd.raw" -e "$ELF" -o "$tmp/odd.txt"
+if [ "$(rc)" = 0 ] && grep -qx '100.0% 2 0xffffffffffffffff (??:0)' "$tmp/odd.txt" &&
+   grep -qx '        <- 0x0000000000000000 (??:0)' "$tmp/odd.txt"; then
+  ok "addresses outside the kernel stay addresses"
+else bad "addresses outside the kernel stay addresses" "$(cat "$tmp/err" "$tmp/odd.txt")"; fi
+
 # ---- an ELF without DWARF: the symbol table, with a warning --------------
 objcopy --strip-debug "$ELF" "$tmp/nodebug.elf"
 run -i "$tmp/burn.raw" -e "$tmp/nodebug.elf" -o "$tmp/nd.txt"
