@@ -193,6 +193,19 @@ static Label *make_label(struct builder *b, const char *key, const char *str)
     return l;
 }
 
+/* A numeric label carries a unit, named after the key: pprof reads a
+ * numeric label with neither a value nor a unit as absent, and pid 0 and
+ * cpu 0 are real. Numbers (not strings) make -tagfocus=cpu=0 work. */
+static Label *make_num_label(struct builder *b, const char *key, int64_t num)
+{
+    Label *l = xcalloc(1, sizeof *l);
+    perftools__profiles__label__init(l);
+    l->key = str_id(b, key);
+    l->num = num;
+    l->num_unit = str_id(b, key);
+    return l;
+}
+
 static Sample *make_sample(struct builder *b, const struct prof *p,
                            const struct prof_chain *c)
 {
@@ -209,14 +222,9 @@ static Sample *make_sample(struct builder *b, const struct prof *p,
     s->value[1] = (int64_t)(c->c_count * in->pi_period_ns);
     s->n_label = 4;
     s->label = xcalloc(4, sizeof *s->label);
-    /* pid and cpu as strings: pprof drops a numeric label whose value is
-     * 0 (it reads it as absent), and cpu 0 and pid 0 are real. */
-    char pid[16], cpu[16];
-    snprintf(pid, sizeof pid, "%u", c->c_pid);
-    snprintf(cpu, sizeof cpu, "%u", c->c_cpu);
-    s->label[0] = make_label(b, "pid", pid);
+    s->label[0] = make_num_label(b, "pid", c->c_pid);
     s->label[1] = make_label(b, "task", c->c_task);
-    s->label[2] = make_label(b, "cpu", cpu);
+    s->label[2] = make_num_label(b, "cpu", c->c_cpu);
     s->label[3] = make_label(b, "kernel", in->pi_kernel);
     return s;
 }

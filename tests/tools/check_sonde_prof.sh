@@ -74,6 +74,10 @@ if printf '%s\n' "$tags" | grep -q "task: Total" && printf '%s\n' "$tags" | grep
    printf '%s\n' "$tags" | grep -qE '\): 0$' && printf '%s\n' "$tags" | grep -q "burn.raw"; then
   ok "pprof -tags shows pid, cpu (0 included), task and kernel"
 else bad "pprof -tags shows pid, cpu (0 included), task and kernel" "$tags"; fi
+focus=$(go tool pprof -symbolize=none -tagfocus=cpu=0 -top "$tmp/p.pb.gz" 2>&1)
+if printf '%s\n' "$focus" | grep -q "Showing nodes accounting for 100ms, 10.00% of 1000ms total"; then
+  ok "pprof -tagfocus=cpu=0 keeps cpu 0's 10 samples"
+else bad "pprof -tagfocus=cpu=0 keeps cpu 0's 10 samples" "$focus"; fi
 peek=$(go tool pprof -symbolize=none -traces "$tmp/p.pb.gz" 2>&1)
 if printf '%s\n' "$peek" | grep -q "Build ID: $bid"; then ok "pprof sees the mapping's build id"
 else bad "pprof sees the mapping's build id" "$(printf '%s\n' "$peek" | head -5)"; fi

@@ -34,6 +34,19 @@ static const char *label(const Profile *m, const Perftools__Profiles__Sample *s,
     return NULL;
 }
 
+/* A numeric label's value; -1 if absent, -2 without its unit (pprof
+ * would drop a 0 without one). */
+static int64_t num_label(const Profile *m, const Perftools__Profiles__Sample *s,
+                         const char *key)
+{
+    for (size_t i = 0; i < s->n_label; i++)
+        if (strcmp(str(m, s->label[i]->key), key) == 0)
+            return s->label[i]->str == 0 && s->label[i]->num_unit != 0 &&
+                   strcmp(str(m, s->label[i]->num_unit), key) == 0
+                   ? s->label[i]->num : -2;
+    return -1;
+}
+
 TEST(pprof_tables_are_consistent)
 {
     struct prof p;
@@ -94,21 +107,21 @@ TEST(pprof_types_values_and_labels)
     CHECK_STR(str(m, m->sample_type[1]->unit), "nanoseconds");
     CHECK_EQ(m->duration_nanos, 2000000000ll);
     CHECK_EQ(m->n_sample, 4);
-    static const struct { uint64_t count, period; const char *pid, *task,
-                          *cpu, *kernel; } want[] = {
-        { 6, 1000000, "7", "burn", "0", "k1" },
-        { 3, 1000000, "7", "burn", "1", "k1" },
-        { 1, 1000000, "0", "idle", "1", "k1" },
-        { 5, 10000000, "3", "net", "0", "k2" },
+    static const struct { uint64_t count, period; int64_t pid; const char *task;
+                          int64_t cpu; const char *kernel; } want[] = {
+        { 6, 1000000, 7, "burn", 0, "k1" },
+        { 3, 1000000, 7, "burn", 1, "k1" },
+        { 1, 1000000, 0, "idle", 1, "k1" },
+        { 5, 10000000, 3, "net", 0, "k2" },
     };
     for (size_t i = 0; i < 4 && i < m->n_sample; i++) {
         Perftools__Profiles__Sample *s = m->sample[i];
         CHECK_EQ(s->n_value, 2);
         CHECK_EQ(s->value[0], want[i].count);
         CHECK_EQ(s->value[1], want[i].count * want[i].period);
-        CHECK_STR(label(m, s, "pid"), want[i].pid);
+        CHECK_EQ(num_label(m, s, "pid"), want[i].pid);
         CHECK_STR(label(m, s, "task"), want[i].task);
-        CHECK_STR(label(m, s, "cpu"), want[i].cpu);
+        CHECK_EQ(num_label(m, s, "cpu"), want[i].cpu);
         CHECK_STR(label(m, s, "kernel"), want[i].kernel);
     }
     CHECK_EQ(m->n_mapping, 1);
