@@ -25,12 +25,12 @@ sym() { nm "$ELF" | awk -v s="$1" '$3 == s { print $1 }'; }
 # The return address of the call from function $1 to function $2: the
 # address of the instruction after it.
 ret_after() {
-  objdump -d --no-show-raw-insn "$ELF" |
+  ${OBJDUMP:-objdump} -d --no-show-raw-insn "$ELF" |
     awk -v f="<$1>:" -v t="<$2>" '
       $2 == f { infn = 1; next }
       infn && /^$/ { infn = 0 }
       infn && want { sub(":", "", $1); print $1; exit }
-      infn && $0 ~ /call/ && index($0, t) { want = 1 }'
+      infn && $0 ~ /(call|bl)[ \t]/ && index($0, t) { want = 1 }'
 }
 hex_add() { printf '%x' $((0x$1 + $2)); }
 
@@ -196,6 +196,24 @@ if [ "$(rc)" = 0 ] && grep -q "warning: .*no DWARF" "$tmp/err" &&
    sed -n 3p "$tmp/nd.txt" | grep -qE '^90\.0% 90 burn_spin\+0x30\.\.0x38 \(\?\?:0\)$'; then
   ok "no DWARF: ELF symbols, a warning, exit 0"
 else bad "no DWARF: ELF symbols, a warning, exit 0" "rc $(rc): $(cat "$tmp/err" "$tmp/nd.txt")"; fi
+
+# ---- arm64: the same tool on the other kernel (addresses are just ELF
+# addresses; nothing in sonde-prof knows the architecture).
+if command -v aarch64-linux-gnu-objdump > /dev/null &&
+   make -s ARCH=arm64 build/arm64/kernel.elf > /dev/null 2>&1; then
+  ELF=build/arm64/kernel.elf OBJDUMP=aarch64-linux-gnu-objdump
+  bid=$(readelf -n "$ELF" | awk '/Build ID/ { print $3 }')
+  spin=$(sym burn_spin) r_inner=$(ret_after burn_inner burn_spin)
+  printf '# sonde raw build-id=%s source=pmu/pseudo-nmi arm64 pmuv3 cycles samples=5 dropped=0 cpus=1 ms=1000\n5 3 burn 0 %s %s\n' \
+    "$bid" "$(hex_add "$spin" 0x1c)" "$r_inner" > "$tmp/a64.raw"
+  run -i "$tmp/a64.raw" -e "$ELF" -o "$tmp/a64.txt"
+  if [ "$(rc)" = 0 ] && grep -qE '^100\.0% 5 burn_spin\+0x1c \(kernel/burn\.c:[0-9]+\)$' "$tmp/a64.txt" &&
+     grep -qE '^        <- burn_inner\+0x[0-9a-f]+ \(kernel/burn\.c:24\)$' "$tmp/a64.txt"; then
+    ok "arm64 kernel: burn_spin and its caller with file:line"
+  else bad "arm64 kernel: burn_spin and its caller with file:line" "$(cat "$tmp/err" "$tmp/a64.txt")"; fi
+else
+  echo "SKIP arm64: no aarch64 toolchain or the arm64 build failed"
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
