@@ -6,9 +6,9 @@
  *
  * One pipeline whatever the text's origin: raw text -> prof_add_raw ->
  * build-id check -> symbolize -> one writer chosen by OUT's extension.
- * A live `record` (the text fetched over the UDP shell) is meant to feed
- * the same pipeline (add_text, then symbolize and write) with the
- * fetched text.
+ * A live `record` (`profile ... raw` run over the UDP shell) is meant to
+ * be a thin layer over the same two steps: add_text with the reply's
+ * text, then finish.
  *
  * Exit: 0 ok, 1 the remote said no (for `record`), 2 usage, input or
  * protocol error. Output goes to a temporary file renamed over OUT only
@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tools/prof_folded.h"
@@ -237,6 +238,12 @@ static int write_out(const struct prof *p, const struct opts *o)
         return -1;
     snprintf(tmp, n + 16, "%s.tmp.XXXXXX", o->out);
     int fd = mkstemp(tmp);
+    /* mkstemp makes the file 0600; the output is an ordinary file, so
+     * give it the mode open(2) would have: 0666 less the umask. */
+    mode_t mask = umask(0);
+    umask(mask);
+    if (fd >= 0)
+        fchmod(fd, 0666 & ~mask);
     FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
     if (!f) {
         fprintf(stderr, "%s: %s: cannot create %s: %s\n", prog, o->out,
@@ -270,6 +277,16 @@ static const char *base_name(const char *path)
     return s ? s + 1 : path;
 }
 
+/* Names every address and writes OUT: what follows add_text for every
+ * input, whether the text came from a file (report) or a live shell. */
+static int finish(struct prof *p, struct elfs *es, const struct opts *o)
+{
+    for (unsigned m = 0; m < p->nmaps; m++)
+        prof_elf_symbolize(p, m, es->e[m]);
+    prof_name_unknown(p);
+    return write_out(p, o) ? EXIT_USAGE : EXIT_OK;
+}
+
 static int cmd_report(int argc, char **argv)
 {
     struct opts o;
@@ -289,18 +306,13 @@ static int cmd_report(int argc, char **argv)
             break;
         }
         if (add_text(&p, &es, text, len, o.inputs[i],
-                         o.nkernels ? o.kernels[i] : base_name(o.inputs[i]),
-                         o.elfs[o.nelfs == 1 ? 0 : i]))
+                     o.nkernels ? o.kernels[i] : base_name(o.inputs[i]),
+                     o.elfs[o.nelfs == 1 ? 0 : i]))
             rc = EXIT_USAGE;
         free(text);
     }
-    if (rc == 0) {
-        for (unsigned m = 0; m < p.nmaps; m++)
-            prof_elf_symbolize(&p, m, es.e[m]);
-        prof_name_unknown(&p);
-        if (write_out(&p, &o))
-            rc = EXIT_USAGE;
-    }
+    if (rc == 0)
+        rc = finish(&p, &es, &o);
     for (unsigned m = 0; m < es.n; m++)
         prof_elf_close(es.e[m]);
     prof_free(&p);
