@@ -55,8 +55,9 @@ struct prof_elf *prof_elf_open(struct prof *p, unsigned map, char *err,
     GElf_Addr vaddr;
     int n = dwfl_module_build_id(e->mod, &bits, &vaddr);
     if (n <= 0) {
-        snprintf(err, errcap, "%s: no GNU build id note (NT_GNU_BUILD_ID); "
-                 "link with --build-id=sha1", m->pm_path);
+        snprintf(err, errcap, "%s: no readable GNU build id note "
+                 "(NT_GNU_BUILD_ID): link with --build-id=sha1, or the file "
+                 "is cut short", m->pm_path);
         prof_elf_close(e);
         return NULL;
     }

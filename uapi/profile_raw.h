@@ -28,10 +28,11 @@
  *              frame-pointer walk, innermost first. A return address points
  *              just past its call: a reader names it from RET - 1.
  *
- * In the header, samples= is the sum of every chain's COUNT (the reader
- * checks it: a missing line is caught, not silently dropped), dropped= the
- * samples lost to full buffers or nesting, cpus= the CPUs that contributed
- * samples, ms= the window. A writer prints each distinct (pid, task, cpu,
+ * In the header, samples= (0 .. 2^64-1) is the sum of every chain's COUNT
+ * (the reader checks it: a missing line is caught, not silently dropped),
+ * dropped= (0 .. 2^64-1) the samples lost to full buffers or nesting,
+ * cpus= (0 .. 4096) the CPUs that contributed samples, ms= (0 .. 2^32-1)
+ * the window. A writer prints each distinct (pid, task, cpu,
  * frames) chain once; a reader adds repeated ones up. samples=0 with no
  * chain lines is a valid, empty profile.
  *
