@@ -197,6 +197,16 @@ if [ "$(rc)" = 0 ] && grep -q "warning: .*no DWARF" "$tmp/err" &&
   ok "no DWARF: ELF symbols, a warning, exit 0"
 else bad "no DWARF: ELF symbols, a warning, exit 0" "rc $(rc): $(cat "$tmp/err" "$tmp/nd.txt")"; fi
 
+# ---- the parser builds as kernel code: freestanding, no library calls
+for cc in gcc aarch64-linux-gnu-gcc; do
+  command -v $cc > /dev/null || continue
+  if $cc -std=gnu11 -O2 -ffreestanding -fno-pic -fno-stack-protector -mgeneral-regs-only \
+       -Wall -Wextra -Werror -Wmissing-prototypes -I. -c uapi/profile_raw.c -o "$tmp/praw.o" 2> "$tmp/cc" &&
+     [ -z "$(nm "$tmp/praw.o" | awk '$1 == "U"')" ]; then
+    ok "uapi/profile_raw.c builds freestanding with $cc and calls nothing"
+  else bad "uapi/profile_raw.c builds freestanding with $cc and calls nothing" "$(cat "$tmp/cc"; nm "$tmp/praw.o" 2>/dev/null | awk '$1 == "U"')"; fi
+done
+
 # ---- arm64: the same tool on the other kernel (addresses are just ELF
 # addresses; nothing in sonde-prof knows the architecture).
 if command -v aarch64-linux-gnu-objdump > /dev/null &&
