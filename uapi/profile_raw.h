@@ -41,8 +41,8 @@
  *   3 7 burn 1 ffffffff80104a1c ffffffff80104a5b ffffffff80104a8b
  *   2 7 burn 1 ffffffff80104a20 ffffffff80104a5b
  *
- * The parser below is portable C with no library calls, so the kernel can
- * share it (and the constants) with the host tools. */
+ * The parser (uapi/profile_raw.c) is portable C with no library calls, so
+ * the kernel can share it (and the constants) with the host tools. */
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
