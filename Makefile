@@ -44,6 +44,26 @@ HOSTCFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I.
 .PHONY: all run test unit system bench iso clean tools
 all: $(B)/kernel.elf tools
 
+# ---- sonde-prof: several sources, pprof's schema compiled at build time,
+# libdw for names. tools/prof_*.c are its parts, not tools of their own.
+# The schema stays Debian's (golang-github-google-pprof-dev), not a copy.
+TOOLS       := $(filter-out $(HOSTB)/prof_%,$(TOOLS))
+PPROF_PROTO := /usr/share/gocode/src/github.com/google/pprof/proto/profile.proto
+PROTOGEN    := $(HOSTB)/proto
+SPROF_SRC   := tools/sonde-prof.c $(wildcard tools/prof_*.c) uapi/profile_raw.c \
+               $(PROTOGEN)/profile.pb-c.c
+SPROF_LIBS  := -ldw -lelf -lprotobuf-c -lz
+
+$(PROTOGEN)/profile.pb-c.c: $(PPROF_PROTO)
+	@mkdir -p $(PROTOGEN)
+	protoc-c --c_out=$(PROTOGEN) -I$(dir $(PPROF_PROTO)) $(notdir $(PPROF_PROTO))
+$(PROTOGEN)/profile.pb-c.h: $(PROTOGEN)/profile.pb-c.c
+
+$(HOSTB)/sonde-prof: $(SPROF_SRC) $(wildcard tools/prof_*.h) uapi/profile_raw.h
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOSTCFLAGS) -I$(PROTOGEN) $(SPROF_SRC) $(SPROF_LIBS) -o $@
+# ---- end sonde-prof
+
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(KCFLAGS) -c $< -o $@

@@ -14,6 +14,18 @@ command -v grub-mkrescue >/dev/null || need+=(grub-common)
 [ -d /usr/lib/grub/i386-pc ] || need+=(grub-pc-bin)
 command -v xorriso >/dev/null || need+=(xorriso)
 command -v mformat >/dev/null || need+=(mtools)
+# sonde-prof: libdw/libelf (names, file:line, inlines), protobuf-c and
+# pprof's schema (the pprof writer), zlib (gzip); go tool pprof and
+# xmllint read its outputs in tests/tools/check_sonde_prof.sh.
+[ -f /usr/include/elfutils/libdw.h ] || need+=(libdw-dev)
+[ -f /usr/include/libelf.h ] || need+=(libelf-dev)
+[ -f /usr/include/protobuf-c/protobuf-c.h ] || need+=(libprotobuf-c-dev)
+command -v protoc-c >/dev/null || need+=(protobuf-c-compiler)
+[ -f /usr/include/zlib.h ] || need+=(zlib1g-dev)
+command -v go >/dev/null || need+=(golang-go)
+[ -f /usr/share/gocode/src/github.com/google/pprof/proto/profile.proto ] ||
+  need+=(golang-github-google-pprof-dev)
+command -v xmllint >/dev/null || need+=(libxml2-utils)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" -ne 0 ]; then
   echo "deps: missing ${need[*]}; run as root or: sudo apt-get install ${need[*]}" >&2

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Builds and runs every host unit test (tests/unit/test_*.c) under ASan and
-# UBSan. A test file's "// LINK:" line names the sources it links.
+# UBSan. A test file's "// LINK:" line names the sources it links; a source
+# there under build/ is generated, and made first. An optional "// LIBS:"
+# line adds compiler arguments after the sources (-lfoo, -Idir of
+# generated headers).
 # Usage: scripts/unit.sh [test_name ...]
 set -u
 cd "$(dirname "$0")/.."
@@ -16,7 +19,12 @@ for f in "${files[@]}"; do
   [ -f "$f" ] || f=tests/unit/$f.c
   name=$(basename "$f" .c)
   link=$(sed -n 's,^// LINK:,,p' "$f" | head -1)
-  if ! gcc $cflags "$f" tests/unit/harness.c tests/unit/fake_hal.c $link -o "$out/$name" 2> "$out/$name.log"; then
+  libs=$(sed -n 's,^// LIBS:,,p' "$f" | head -1)
+  : > "$out/$name.log"
+  for src in $link; do
+    case $src in build/*) make -s "$src" >> "$out/$name.log" 2>&1 ;; esac
+  done
+  if ! gcc $cflags "$f" tests/unit/harness.c tests/unit/fake_hal.c $link $libs -o "$out/$name" 2>> "$out/$name.log"; then
     echo "$name: BUILD FAILED"; sed 's/^/  /' "$out/$name.log" | head -30
     broken=$((broken + 1)); continue
   fi

@@ -1,0 +1,99 @@
+/* uapi/profile_raw.h: the raw profile, as `profile [ms] [pid|all] raw`
+ * prints it and sonde-prof reads it.
+ *
+ * Raw means unsymbolized: the kernel prints addresses and the host names
+ * them with the kernel ELF (DWARF, inlines, file:line), which the kernel
+ * cannot do and should not try to. The text is ASCII; every line, the last
+ * included, ends with a single '\n' (no '\r'). The grammar, exactly:
+ *
+ *   profile  = header chain*
+ *   header   = "# sonde raw build-id=" BUILDID " source=" SOURCE
+ *              " samples=" DEC " dropped=" DEC " cpus=" DEC " ms=" DEC "\n"
+ *   chain    = COUNT " " PID " " TASK " " CPU " " PC (" " RET){0,7} "\n"
+ *
+ *   BUILDID  = 40 lowercase hex digits: the kernel's GNU build id (sha1)
+ *   SOURCE   = 1-63 printable ASCII characters (spaces allowed); it runs
+ *              to the first " samples=", which it therefore never contains.
+ *              The kernel's sample source name: "tick 100Hz" or "pmu/...".
+ *   DEC      = decimal digits, no sign, no leading zero (but "0" itself)
+ *   COUNT    = DEC, 1 .. 4294967295: samples with exactly this chain
+ *   PID      = DEC, 0 .. 2147483647
+ *   TASK     = 1-31 characters from '!' .. '~' except ';': the task's name
+ *              when sampled. The kernel replaces a space or ';' in a name
+ *              with '_' and prints "-" for no task, so the field never
+ *              splits a line or a folded stack.
+ *   CPU      = DEC, 0 .. 4095: the CPU that took the samples
+ *   PC, RET  = 1-16 lowercase hex digits, no "0x": PC is the interrupted
+ *              instruction (frame 0), each RET a return address from the
+ *              frame-pointer walk, innermost first. A return address points
+ *              just past its call: a reader names it from RET - 1.
+ *
+ * In the header, samples= (0 .. 2^64-1) is the sum of every chain's COUNT
+ * (the reader checks it: a missing line is caught, not silently dropped),
+ * dropped= (0 .. 2^64-1) the samples lost to full buffers or nesting,
+ * cpus= (0 .. 4096) the CPUs that contributed samples, ms= (0 .. 2^32-1)
+ * the window. A writer prints each distinct (pid, task, cpu,
+ * frames) chain once; a reader adds repeated ones up. samples=0 with no
+ * chain lines is a valid, empty profile.
+ *
+ * Example:
+ *   # sonde raw build-id=0123...cdef source=tick 100Hz samples=5 dropped=0 cpus=1 ms=1000
+ *   3 7 burn 1 ffffffff80104a1c ffffffff80104a5b ffffffff80104a8b
+ *   2 7 burn 1 ffffffff80104a20 ffffffff80104a5b
+ *
+ * The parser (uapi/profile_raw.c) is portable C with no library calls, so
+ * the kernel can share it (and the constants) with the host tools. */
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+
+#define PRAW_MAGIC        "# sonde raw "
+#define PRAW_FRAMES       8         /* PC plus at most 7 return addresses */
+#define PRAW_BUILD_ID_HEX 40
+#define PRAW_SOURCE_MAX   63
+#define PRAW_TASK_MAX     31
+#define PRAW_CPU_MAX      4095
+#define PRAW_PID_MAX      2147483647u
+#define PRAW_COUNT_MAX    4294967295u
+#define PRAW_ERR_MAX      160       /* a parse error message, NUL included */
+
+struct praw_header {
+    char ph_build_id[PRAW_BUILD_ID_HEX + 1];
+    char ph_source[PRAW_SOURCE_MAX + 1];
+    uint64_t ph_samples;
+    uint64_t ph_dropped;
+    uint32_t ph_cpus;
+    uint32_t ph_ms;
+};
+
+struct praw_chain {
+    uint32_t pc_count;
+    uint32_t pc_pid;
+    uint32_t pc_cpu;
+    char pc_task[PRAW_TASK_MAX + 1];
+    unsigned pc_depth;              /* 1 .. PRAW_FRAMES */
+    uint64_t pc_frames[PRAW_FRAMES];
+};
+
+/* Called once per chain line, in order; a non-zero return stops the parse
+ * and is returned by praw_parse (the callback has written err itself). */
+typedef int (*praw_chain_fn)(void *ctx, const struct praw_chain *c,
+                             unsigned line, char *err, size_t errcap);
+
+/* Parses a whole raw profile of len bytes (NUL bytes are malformed).
+ * Returns 0 with *h filled and fn called for each chain, or -1 with err
+ * holding "line N: what was wrong" (NUL-terminated, cut to errcap). */
+int praw_parse(const char *text, size_t len, struct praw_header *h,
+               praw_chain_fn fn, void *ctx, char *err, size_t errcap);
+
+/* One line without its '\n'; for the parser above and for tests. Return 0,
+ * or -1 with err holding what was wrong (without the line number). */
+int praw_parse_header(const char *s, size_t len, struct praw_header *h,
+                      char *err, size_t errcap);
+int praw_parse_chain(const char *s, size_t len, struct praw_chain *c,
+                     char *err, size_t errcap);
+
+/* The sampling period a source name implies, in nanoseconds: 1 ms for the
+ * performance counter ("pmu/..."), 10 ms for the tick ("tick 100Hz");
+ * 0 for a source this header does not know. */
+uint64_t praw_source_period_ns(const char *source);
