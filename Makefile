@@ -32,10 +32,16 @@ KOBJ    := $(patsubst %,$(B)/%.o,$(basename $(KSRC)))
 # adds (the formats it speaks from uapi/, logic kept apart from main() so
 # unit tests can link it), linked with NAME_LIBS. TOOL_PARTS are the files
 # under tools/ that are such parts, not programs.
-TOOL_PARTS   := tools/ushell_client.c tools/symgen_table.c
+TOOL_PARTS   := tools/ushell_client.c tools/symgen_table.c $(wildcard tools/prof_*.c)
 symgen_SRC   := tools/symgen_table.c
 sonde-sh_SRC := tools/ushell_client.c uapi/udpshell.c
 netload_SRC  := uapi/netload.c
+# sonde-prof: pprof's schema compiled at build time from Debian's copy
+# (golang-github-google-pprof-dev), never copied into the tree; libdw names.
+PPROF_PROTO     := /usr/share/gocode/src/github.com/google/pprof/proto/profile.proto
+PROTOGEN        := $(HOSTB)/proto
+sonde-prof_SRC  := $(wildcard tools/prof_*.c) uapi/profile_raw.c $(PROTOGEN)/profile.pb-c.c
+sonde-prof_LIBS := -ldw -lelf -lprotobuf-c -lz
 TOOL_NAMES := $(patsubst tools/%.c,%,$(filter-out $(TOOL_PARTS),$(wildcard tools/*.c)))
 TOOLS   := $(addprefix $(HOSTB)/,$(TOOL_NAMES))
 HOSTOBJ := $(HOSTB)/obj
@@ -44,25 +50,6 @@ HOSTCFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I.
 .PHONY: all run test unit system bench iso clean tools
 all: $(B)/kernel.elf tools
 
-# ---- sonde-prof: several sources, pprof's schema compiled at build time,
-# libdw for names. tools/prof_*.c are its parts, not tools of their own.
-# The schema stays Debian's (golang-github-google-pprof-dev), not a copy.
-TOOLS       := $(filter-out $(HOSTB)/prof_%,$(TOOLS))
-PPROF_PROTO := /usr/share/gocode/src/github.com/google/pprof/proto/profile.proto
-PROTOGEN    := $(HOSTB)/proto
-SPROF_SRC   := tools/sonde-prof.c $(wildcard tools/prof_*.c) uapi/profile_raw.c \
-               $(PROTOGEN)/profile.pb-c.c
-SPROF_LIBS  := -ldw -lelf -lprotobuf-c -lz
-
-$(PROTOGEN)/profile.pb-c.c: $(PPROF_PROTO)
-	@mkdir -p $(PROTOGEN)
-	protoc-c --c_out=$(PROTOGEN) -I$(dir $(PPROF_PROTO)) $(notdir $(PPROF_PROTO))
-$(PROTOGEN)/profile.pb-c.h: $(PROTOGEN)/profile.pb-c.c
-
-$(HOSTB)/sonde-prof: $(SPROF_SRC) $(wildcard tools/prof_*.h) uapi/profile_raw.h
-	@mkdir -p $(dir $@)
-	$(HOSTCC) $(HOSTCFLAGS) -I$(PROTOGEN) $(SPROF_SRC) $(SPROF_LIBS) -o $@
-# ---- end sonde-prof
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -75,6 +62,14 @@ $(B)/%.o: %.S
 $(HOSTOBJ)/%.o: %.c Makefile
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(HOSTCFLAGS) -MMD -MP -c $< -o $@
+
+$(PROTOGEN)/profile.pb-c.c: $(PPROF_PROTO)
+	@mkdir -p $(PROTOGEN)
+	protoc-c --c_out=$(PROTOGEN) -I$(dir $(PPROF_PROTO)) $(notdir $(PPROF_PROTO))
+$(PROTOGEN)/profile.pb-c.h: $(PROTOGEN)/profile.pb-c.c
+$(HOSTOBJ)/tools/prof_pprof.o: HOSTCFLAGS += -I$(PROTOGEN)
+$(HOSTOBJ)/tools/prof_pprof.o: $(PROTOGEN)/profile.pb-c.h
+$(HOSTOBJ)/$(PROTOGEN)/profile.pb-c.o: HOSTCFLAGS += -I$(PROTOGEN)
 
 define host_tool
 $(HOSTB)/$(1): $(patsubst %.c,$(HOSTOBJ)/%.o,tools/$(1).c $($(1)_SRC))

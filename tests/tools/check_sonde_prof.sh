@@ -101,7 +101,10 @@ else bad "txt: the kernel's report with file:line" "$(cat "$tmp/p.txt")"; fi
 # ---- inlined frames against addr2line -f -i -----------------------------
 # The middle of every function of 25 bytes or more: sonde-prof's frames
 # (folded, innermost last) must name what addr2line names.
-nm -n -S "$ELF" | awk '$3 ~ /^[tT]$/ && length($2) > 0 { print $1, $2 }' > "$tmp/syms"
+# One address once: GCC's identical code folding leaves two names on one
+# body (unwind_leaf_state and x86_leaf_state), and pprof keeps one location
+# per address.
+nm -n -S "$ELF" | awk '$3 ~ /^[tT]$/ && length($2) > 0 { print $1, $2 }' | sort -u -k1,1 > "$tmp/syms"
 n=0
 { while read -r a s; do
     [ $((0x$s)) -ge 25 ] || continue
