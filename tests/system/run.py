@@ -281,8 +281,20 @@ def t_echo(ctx):
     check(out == "\n", "echo with no words: got %r" % out)
 
 
-def panic_test(ctx, kind, patterns):
+# kernel/panic.c's register dump, arch/x86_64/trap.c's formats: the trap
+# frame's registers for a panic from an exception or NMI, and the few a
+# panic from code can read where it stands.
+TRAP_REGS = ["rip", "rsp", "rbp", "rflags", "rax", "rbx", "rcx", "rdx", "rsi", "rdi",
+             "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "cr3"]
+HERE_REGS = ["rsp", "rbp", "rflags", "cr0", "cr3", "cr4"]
+
+
+def panic_test(ctx, kind, patterns, regs=TRAP_REGS):
+    """Boot, panic from the shell, and check the whole report: the header
+    names the shell on its CPU, the registers, every pattern, this CPU's
+    backtrace, every other CPU's answer, and the machine stops."""
     m = ctx.boot()
+    pid, cpu = shell_pid(m)
     start = m.mark()
     m.send("panic %s\r" % kind)
     for p in patterns:
@@ -294,12 +306,21 @@ def panic_test(ctx, kind, patterns):
     time.sleep(3)
     rest = m.text(after)
     check("alive" not in rest, "the shell answered after 'System halted.': %r" % rest)
-    return m.text(start, halt.end())
+    out = m.text(start, halt.end())
+    check("PANIC: " in out, "no PANIC line: %r" % out[:400])
+    mine = runner.check_panic_report(out[out.index("PANIC: "):], pid, cpu, ncpus_of("smp4"), regs)
+    if regs is TRAP_REGS:
+        check(re.search(r"(?<![\w])cs +[0-9a-f]+(?![\w])", out), "register dump lacks cs")
+    # GCC moves the unreachable trap into cmd_panic.cold: that is cmd_panic.
+    names = [P.sym_name(t).replace(".cold", "") for t in re.findall(r"^        <- (\S+)$", mine, re.M)]
+    check(P.in_order(names, ["cmd_panic", "shell_run_line", "shell_task"]),
+          "this cpu's backtrace %r lacks the shell's chain in order" % names)
+    return out
 
 
 @test("panic_direct")
 def t_panic_direct(ctx):
-    panic_test(ctx, "direct", [r"PANIC: requested from the shell", r"Backtrace:"])
+    panic_test(ctx, "direct", [r"PANIC: requested from the shell", r"Backtrace:"], regs=HERE_REGS)
 
 
 @test("panic_pagefault")

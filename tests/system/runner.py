@@ -15,11 +15,12 @@ the run fail, so that a retry can never quietly hide a failure there.
 """
 import fnmatch
 import os
+import re
 import signal
 import sys
 import time
 
-from qemu import Fail, LIVE
+from qemu import Fail, LIVE, check
 
 
 def quoted_tail(m, start, n=1500):
@@ -132,3 +133,41 @@ def run(tests, new_ctx):
             m.close()
     print("total %.1f s" % (time.monotonic() - t_all))
     return totals(passed, failed, flaky)
+
+
+# ---- panic reports (kernel/panic.c), the same on both architectures ------
+
+def check_panic_report(out, pid, cpu, ncpus, regs, task="shell"):
+    """out is the serial output from the panic's PANIC line to 'System
+    halted.'. It must name the CPU and task that panicked ('cpu N, task P
+    (name)'), dump every register in regs with a 16-hex-digit value
+    between that line and 'Backtrace:', and hold an answer ('cpu N:' and
+    at least one frame) from every other online CPU, once each, in order;
+    'cpu N did not answer the NMI' fails it. Returns this CPU's own
+    backtrace block (the lines between 'Backtrace:' and the first other
+    CPU's answer)."""
+    hm = re.search(r"^PANIC: .*\n(cpu (\d+), task (\d+) \((\S+)\))$", out, re.M)
+    check(hm, "no 'cpu N, task N (name)' line right under the PANIC line: %r" % out[:600])
+    # The panicking CPU and task are the ones that ran the command: a
+    # header that reads another CPU's current task (a wrong per-CPU
+    # pointer) or the boot placeholder names something else.
+    check((int(hm.group(2)), int(hm.group(3)), hm.group(4)) == (cpu, pid, task),
+          "panic header %r, expected 'cpu %d, task %d (%s)'" % (hm.group(1), cpu, pid, task))
+    rest = out[hm.end():]
+    check("Backtrace:" in rest, "no 'Backtrace:' after the header")
+    dump, bt = rest.split("Backtrace:", 1)
+    # Every register, each with its full 64-bit value: a dump that drops
+    # a line, or prints a value with %x (cut to 32 bits), fails here.
+    missing = [r for r in regs if not re.search(r"(?<![\w])%s +[0-9a-f]{16}(?![\w])" % re.escape(r), dump)]
+    check(not missing, "register dump lacks %s with a 16-hex-digit value: %r" % (missing, dump))
+    check(not re.search(r"did not answer", out), "a cpu did not answer the NMI: %r" % re.findall(
+        r"^.*did not answer.*$", out, re.M))
+    others = [c for c in range(ncpus) if c != cpu]
+    answers = re.findall(r"^cpu (\d+):\n((?:        <- \S+\n)*)", bt, re.M)
+    # The panic stops every other CPU by NMI and prints its backtrace: a
+    # CPU skipped in that loop, or one whose answer never came, is missing.
+    check([int(c) for c, _ in answers] == others,
+          "other cpus' answers %r, expected cpus %r" % ([c for c, _ in answers], others))
+    empty = [c for c, frames in answers if not frames]
+    check(not empty, "cpus %r answered with no frames" % empty)
+    return re.split(r"^cpu \d+:$", bt, maxsplit=1, flags=re.M)[0]
