@@ -442,24 +442,36 @@ def t_one_running_per_cpu(ctx, kind):
 
 
 def t_burn_all_cpus(ctx, kind):
+    """burn with no cpu list puts one task on every CPU, and each CPU is
+    then busy (not in its idle task) for nearly every tick."""
     m = ctx.machine(kind)
     n = ncpus_of(kind)
     try:
-        c1 = cpus(m)
-        pids = start_burn(m, 2000, expect=n)
-        time.sleep(1.2)
+        # One send: no host round trip between the first reading and the
+        # start, which would count idle ticks a loaded host stretches.
+        c1, out = m.cmds(["cpus", "burn 3000"])
+        c1 = P.cpus(c1)
+        pids = P.burn_pids(out)
+        check(len(pids) == n, "burn started %d tasks, expected %d: %r" % (len(pids), n, out))
+        time.sleep(1.0)
         c2 = cpus(m)
+        print("    busy/ticks per cpu over ~1 s: %s" % " ".join(
+            "%d:%d/%d" % (c, c2[c]["busy"] - c1[c]["busy"], c2[c]["ticks"] - c1[c]["ticks"]) for c in sorted(c1)))
         for c in c1:
             dt = c2[c]["ticks"] - c1[c]["ticks"]
             db = c2[c]["busy"] - c1[c]["busy"]
             check(dt > 0, "cpu %d did not tick" % c)
-            check(db >= 0.5 * dt, "cpu %d busy for %d of %d ticks during burn" % (c, db, dt))
+            # 90%: the idle ticks are those before the task first ran.
+            # A CPU busy half the time fails: a burn loop that sleeps or
+            # yields between rounds, a scheduler that lets the idle task
+            # run while burn is runnable, or busy counted on one CPU only.
+            check(db >= 0.9 * dt, "cpu %d busy for %d of %d ticks during burn (want >= 90%%)" % (c, db, dt))
         onn = {r["cpu"] for r in ps(m) if r["pid"] in pids}
         check(len(onn) == n, "burn tasks not one per cpu: on cpus %r" % sorted(onn))
-        # burn 2000 ends by itself.
-        deadline = time.monotonic() + 10
+        # burn 3000 ends by itself.
+        deadline = time.monotonic() + 12
         while any(r["pid"] in pids for r in burn_tasks(m)):
-            check(time.monotonic() < deadline, "burn 2000 tasks still there 10 s later")
+            check(time.monotonic() < deadline, "burn 3000 tasks still there 12 s later")
             time.sleep(0.3)
     finally:
         quiesce(m)
@@ -677,7 +689,9 @@ def t_sym(ctx):
         out = m.cmd("sym %d" % (a + 5))
         check(out.strip() == "0x%016x %s+0x5" % (a + 5, name), "sym %d: %r, expected %s+0x5" % (a + 5, out, name))
     out = m.cmd("sym 0x1000")
-    check(out.strip() == "0x0000000000001000: no symbol", "sym 0x1000: %r" % out)
+    check(out == "0x0000000000001000: no symbol\n", "sym 0x1000: %r" % out)
+    out = m.cmd("sym 0x0")
+    check(out == "0x0000000000000000: no symbol\n", "sym 0x0: %r" % out)
     out = m.cmd("sym zz")
     check(out.startswith("sym: bad address 'zz'"), "sym zz: %r" % out)
 
