@@ -7,15 +7,17 @@ usage: python3 tests/system/arm64_tests.py [--list] [NAME...]
   With no NAME, runs every test; a NAME selects by exact name or by
   shell-style pattern ('panic_*'). Prints 'PASS name (secs)' or
   'FAIL name (secs): reason' plus the serial tail, and ends with exactly
-  'N passed, N failed'; the exit status is non-zero if any test failed (a
-  test that cannot run fails; nothing is skipped). Needs
+  'N passed, N failed, N flaky'; the exit status is non-zero if any test
+  failed (a test that cannot run fails; nothing is skipped), 2 if a NAME
+  selects no test. Needs
   build/arm64/kernel.elf (make ARCH=arm64) and qemu-system-aarch64.
   Python 3 standard library only. As for run.py, the QEMU driver is
   tests/system/qemu.py, the output parsers are tests/system/parse.py and
   the loop that runs the tests is tests/system/runner.py.
 
 Read-only tests share one 4-CPU machine (and a pmu=off one for the tick's
-figures); panics and boot parameters get machines of their own. Every QEMU has a bounded lifetime, is killed by its
+profile); panics, boot parameters and the rates (under -icount, see
+ICOUNT) get machines of their own. Every QEMU has a bounded lifetime, is killed by its
 own pid when its test (or the run) ends, and the whole run takes well
 under 3 minutes.
 """

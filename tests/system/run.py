@@ -7,12 +7,14 @@ usage: python3 tests/system/run.py [--list] [-h] [NAME...]
   shell-style pattern ('panic_*', '*profile*', 'smp1_*'). --list prints the tests.
 
 Prints one line per test, 'PASS name (secs)' or 'FAIL name (secs): reason'
-followed by the relevant serial output, and ends with 'N passed, N failed';
-the exit status is non-zero if any test failed (a test that cannot run
-fails; nothing is skipped). Needs build/x86_64/kernel.elf (make) and
+followed by the relevant serial output, and ends with 'N passed, N failed,
+N flaky' (see runner.py; nothing here retries); the exit status is non-zero
+if any test failed (a test that cannot run fails; nothing is skipped), 2 if
+a NAME selects no test. Needs build/x86_64/kernel.elf (make) and
 qemu-system-x86_64. Python 3 standard library only.
 
 Read-only tests share one booted 4-CPU machine (and one smp=1 machine);
+the rate tests share machines under -icount (SHARED_KINDS says why);
 tests that need a fresh or special machine (panics, boot parameters, -cpu
 models) boot their own. Every QEMU has a bounded lifetime and is killed by
 its own pid when its test (or the run) ends.
