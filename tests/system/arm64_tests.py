@@ -81,8 +81,8 @@ retried = runner.retry
 # ticks. At smp=2 the shell's 1000 ms window was seen to end only when the
 # burn did (1 run in 6), so busy rates are measured at smp=1. Measured,
 # three runs with two busy loops on the 2-core host: ticks 0-1 off of
-# ~10^4; tick profile 101 of 100; PMU 999-1000 of 1000; masked spin 800-801
-# of 800.
+# ~10^4; tick profile 101 of 100; PMU 999-1000 of 1000; masked spin 800
+# of 800 (sleep=on there: see the test).
 ICOUNT = "shift=0,sleep=off"
 
 
@@ -321,14 +321,14 @@ def t_profile_pmu_burn(ctx):
 
 
 def masked_profile(m):
-    """spin_masked 800 ms (after 100 ms) under a 1000 ms profile: the
+    """spin_masked 800 ms (after 150 ms) under a 1000 ms profile: the
     spinning cpu's buffer (1024) holds all of it even at 1 kHz. Returns the
     profile and the samples whose chain has masked_spin in it."""
-    # One send: the profile must start within the spin's 100 ms delay, and
-    # under icount,sleep=off an idle guest runs through 100 ms long
-    # before a host round trip could bring the second line.
-    out, prof = m.cmds(["spin_masked 800 100", "profile 1000 all 8"], 60)
-    check(re.search(r"^spin_masked: pid \d+, 800 ms with interrupts masked after 100 ms$", out, re.M),
+    # One send, no host round trip: the profile must start within the
+    # spin's 150 ms delay (and end after it). The second line still
+    # crosses QEMU's UART FIFO after the first, at the host's pace.
+    out, prof = m.cmds(["spin_masked 800 150", "profile 1000 all 8"], 60)
+    check(re.search(r"^spin_masked: pid \d+, 800 ms with interrupts masked after 150 ms$", out, re.M),
           "spin_masked: %r" % out)
     r = P.profile(prof)
     n = sum(c["count"] for c in r["chains"] if c["name"] == "masked_spin" or "masked_spin" in c["callers"])
@@ -344,7 +344,11 @@ def t_pmu_samples_interrupts_off(ctx):
     under icount every overflow is delivered, so ~800: a pseudo-NMI that
     the mask holds back for part of the spin (a priority above the PMR's
     threshold, say) loses that part."""
-    m = ctx.use(boot("masked-smp1", append="smp=1", icount=ICOUNT), own=True)
+    # sleep=on: while the guest idles through the spin's delay its clock
+    # keeps the host's pace, so the 150 ms are long enough for the
+    # profile line to arrive (sleep=off would race through them). The
+    # spin itself is busy, where icount's clock is exact either way.
+    m = ctx.use(boot("masked-smp1", append="smp=1", icount="shift=0"), own=True)
     r, n = masked_profile(m)
     print("    %d samples in masked_spin of %d, source %s" % (n, r["samples"], r["source"]))
     check(r["source"] == PMU_SOURCE, "source %r" % r["source"])
