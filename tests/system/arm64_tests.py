@@ -64,6 +64,9 @@ def shared(kind="smp4"):
 
 PMU_SOURCE = "pmu/pseudo-nmi arm64 pmuv3 cycles"
 
+# arch/arm64/trap.c's register dump of a trap frame.
+TRAP_REGS = ["pc", "sp", "fp", "lr", "pstate", "esr", "far"] + ["x%d" % i for i in range(29)]
+
 
 # Only the 4-CPU PMU rate test still retries (its rate depends on how the
 # host schedules 4 vCPUs, and icount cannot help there: QEMU stops
@@ -392,13 +395,18 @@ def t_pmu_assume_without_pmu(ctx):
 def t_pmu_stray_interrupt_panics(ctx):
     """The PMU's PPI with no overflow behind it is not swallowed."""
     m = ctx.use(boot("stray"), own=True)
+    shell = [r for r in P.ps(m.cmd("ps")) if r["name"] == "shell"]
+    check(len(shell) == 1, "ps: expected one shell task: %r" % shell)
     start = m.mark()
     m.send("pmu_irq_stray\r")
-    m.wait_for(r"PANIC: unexpected PMU interrupt on cpu \d+ \(INTID 23\): the cycle counter has no "
-               r"overflow recorded in PMOVSSET_EL0 \(counter not armed\)", 60, start)
+    p = m.wait_for(r"PANIC: unexpected PMU interrupt on cpu (\d+) \(INTID 23\): the cycle counter has no "
+                   r"overflow recorded in PMOVSSET_EL0 \(counter not armed\)", 60, start)
+    check(int(p.group(1)) == shell[0]["cpu"], "the stray interrupt was taken on cpu %s, the shell's is %d" % (
+        p.group(1), shell[0]["cpu"]))
     halt = m.wait_for(r"System halted\.", 60, start)
-    bt = m.text(start, halt.end()).split("Backtrace:", 1)[1]
-    check("cmd_pmu_irq_stray" in bt.split("\ncpu ")[0], "the panic's backtrace lacks the command: %r" % bt)
+    mine = runner.check_panic_report(m.text(p.start(), halt.end()), shell[0]["pid"], shell[0]["cpu"], 4,
+                                     TRAP_REGS)
+    check("cmd_pmu_irq_stray" in mine, "the panic's backtrace lacks the command: %r" % mine)
 
 
 @test
@@ -457,10 +465,6 @@ def t_panic_divzero_says_why(ctx):
     check(re.search(r"^panic: divzero: arm64 does not trap integer division by zero", out, re.M),
           "panic divzero: %r" % out)
     expect_answers(m, "panic divzero")
-
-
-# arch/arm64/trap.c's register dump of a trap frame.
-TRAP_REGS = ["pc", "sp", "fp", "lr", "pstate", "esr", "far"] + ["x%d" % i for i in range(29)]
 
 
 def panic_test(ctx, kind, patterns):
