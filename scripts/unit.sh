@@ -5,7 +5,10 @@
 # line adds compiler arguments after the sources (-lfoo, -Idir of
 # generated headers).
 # Usage: scripts/unit.sh [test_name ...]
+# Each test binary has UNIT_TIMEOUT seconds (default 120); one that runs
+# longer is killed and counts as a failure naming it.
 set -u
+UNIT_TIMEOUT=${UNIT_TIMEOUT:-120}
 cd "$(dirname "$0")/.."
 out=build/host/unit
 mkdir -p "$out"
@@ -28,7 +31,10 @@ for f in "${files[@]}"; do
     echo "$name: BUILD FAILED"; sed 's/^/  /' "$out/$name.log" | head -30
     broken=$((broken + 1)); continue
   fi
-  res=$(ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 "$out/$name" 2>&1)
+  # A unit test that hangs (a lock never released, a loop on a fake that
+  # never changes) must not hang make test: it is killed and fails.
+  res=$(ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+        timeout --kill-after=5 "$UNIT_TIMEOUT" "$out/$name" 2>&1)
   rc=$?
   line=$(printf '%s\n' "$res" | tail -1)
   if [[ "$line" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
@@ -38,7 +44,9 @@ for f in "${files[@]}"; do
   fi
   [ $rc -ne 0 ] && [ "$q" -eq 0 ] && q=1
   passed=$((passed + p)); failed=$((failed + q))
-  if [ "$q" -ne 0 ]; then
+  if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+    echo "$name: FAILED: timed out after $UNIT_TIMEOUT s"; [ -n "$res" ] && printf '%s\n' "$res" | sed 's/^/  /' | tail -20
+  elif [ "$q" -ne 0 ]; then
     echo "$name: FAILED"; printf '%s\n' "$res" | sed 's/^/  /' | tail -40
   else
     echo "$name: $p passed"

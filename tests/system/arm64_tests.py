@@ -7,21 +7,23 @@ usage: python3 tests/system/arm64_tests.py [--list] [NAME...]
   With no NAME, runs every test; a NAME selects by exact name or by
   shell-style pattern ('panic_*'). Prints 'PASS name (secs)' or
   'FAIL name (secs): reason' plus the serial tail, and ends with exactly
-  'N passed, N failed'; the exit status is non-zero if any test failed (a
-  test that cannot run fails; nothing is skipped). Needs
+  'N passed, N failed, N flaky'; the exit status is non-zero if any test
+  failed (a test that cannot run fails; nothing is skipped), 2 if a NAME
+  selects no test. Needs
   build/arm64/kernel.elf (make ARCH=arm64) and qemu-system-aarch64.
   Python 3 standard library only. As for run.py, the QEMU driver is
   tests/system/qemu.py, the output parsers are tests/system/parse.py and
   the loop that runs the tests is tests/system/runner.py.
 
 Read-only tests share one 4-CPU machine (and a pmu=off one for the tick's
-figures); panics and boot parameters get machines of their own. Every QEMU has a bounded lifetime, is killed by its
+profile); panics, boot parameters and the rates (under -icount, see
+ICOUNT) get machines of their own. Every QEMU has a bounded lifetime, is killed by its
 own pid when its test (or the run) ends, and the whole run takes well
 under 3 minutes.
 """
-import fnmatch
 import os
 import re
+import subprocess
 import sys
 import time
 
@@ -63,6 +65,35 @@ def shared(kind="smp4"):
 
 PMU_SOURCE = "pmu/pseudo-nmi arm64 pmuv3 cycles"
 
+# arch/arm64/trap.c's register dump of a trap frame.
+TRAP_REGS = ["pc", "sp", "fp", "lr", "pstate", "esr", "far"] + ["x%d" % i for i in range(29)]
+
+
+# Machines under -icount shift=0,sleep=off: guest time is the instructions
+# executed, so every timer (and, at smp=1, every PMU overflow) interrupt
+# lands at an exact point of guest time whatever the host does; an idle
+# guest jumps to its next timer at once. Without it, a loaded 2-core host
+# keeps vCPU threads off their cores and the interrupts they miss
+# collapse. The rates are measured there. icount runs the vCPUs in turn on
+# one host thread and at 4 busy vCPUs one waiting its turn still misses
+# ticks. At smp=2 the shell's 1000 ms window was seen to end only when the
+# burn did (1 run in 6), so busy rates are measured at smp=1. Measured,
+# three runs with two busy loops on the 2-core host: ticks 0-1 off of
+# ~10^4; tick profile 101 of 100; PMU 999-1000 of 1000; masked spin 800
+# of 800 (sleep=on there: see the test).
+ICOUNT = "shift=0,sleep=off"
+
+
+def nm_addr(name):
+    """A text symbol's address in build/arm64/kernel.elf, from the cross nm."""
+    nm = subprocess.run(["aarch64-linux-gnu-nm", ARCHES["arm64"]["kernel"]], capture_output=True,
+                        text=True, check=True).stdout
+    for line in nm.splitlines():
+        f = line.split()
+        if len(f) == 3 and f[2] == name and f[1] in "tT":
+            return int(f[0], 16)
+    raise Fail("nm: no text symbol %s in the arm64 kernel" % name)
+
 
 def burn_running(m):
     return [r for r in P.ps(m.cmd("ps")) if r["name"] == "burn" and r["state"] != "dead"]
@@ -78,48 +109,6 @@ def quiesce(m, timeout=15):
 
 def start_burn(m, ms):
     return P.burn_pids(m.cmd("burn %d" % ms))
-
-
-def check_burn_chain(r):
-    """burn's whole chain is in the profile (the leaf burn_spin, called
-    through burn_inner, burn_middle and burn_outer from burn_task)."""
-    check(any(c["name"] == "burn_spin" and c["callers"][:4] == BURN_CHAIN[1:] for c in r["chains"]),
-          "no chain burn_spin <- %s among %r" % (" <- ".join(BURN_CHAIN[1:]),
-                                                [(c["leaf"], c["callers"]) for c in r["chains"]]))
-
-
-def burn_miss(r):
-    """burn's chain on top with at least 80% of the samples, or why not.
-    A share, so measured again when it misses: on a loaded host TCG spends
-    long stretches in the timer reads (time_ns), and 20% of a PMU profile
-    has been seen there."""
-    top = r["chains"][0]
-    if top["name"] != "burn_spin" or top["callers"][:4] != BURN_CHAIN[1:]:
-        return "top chain %s <- %s, expected burn's" % (top["leaf"], " <- ".join(top["callers"]))
-    if top["pct"] < 80:
-        return "burn_spin has %.1f%% < 80%%" % top["pct"]
-    return None
-
-
-def remeasured(measure, rate_miss, attempts=3):
-    """Figures that depend on the host under TCG: while the host has a vCPU
-    thread (or QEMU's main loop, which fires the counter's overflow timer)
-    descheduled, virtual time runs on and the interrupts missed meanwhile
-    collapse into one, so a rate (or a share of the samples) that misses
-    is measured again, up to attempts times. Only those: measure() makes
-    its correctness checks itself, and one that fails fails the test at
-    once, never measured again. rate_miss(result) says why the figures
-    missed, or None."""
-    misses = []
-    for i in range(attempts):
-        res = measure()
-        why = rate_miss(res)
-        if why is None:
-            return res
-        misses.append(why)
-        print("    measurement %d of %d: rate missed (host load %.1f): %s" % (
-            i + 1, attempts, os.getloadavg()[0], why))
-    raise Fail("the rate missed in all %d measurements: %s" % (attempts, "; ".join(misses)))
 
 
 # ---- tests ---------------------------------------------------------------
@@ -146,14 +135,6 @@ def t_boot_prompt(ctx):
 
 
 @test
-def t_serial_paste_5k(ctx):
-    """The console's input path: a 5 KB paste and a 10 KB line lose nothing."""
-    m = ctx.use(boot("paste", smp=2), own=True)
-    console_checks.check_paste(m)
-    console_checks.check_long_line(m)
-
-
-@test
 def t_commands(ctx):
     """help, ps, cpus, stacks, sym, lscpu answer in the x86 formats."""
     m = ctx.use(shared())
@@ -170,8 +151,17 @@ def t_commands(ctx):
     check(len({r["apic"] for r in cp.values()}) == 4, "hardware ids (MPIDR) not unique: %r" % cp)
     st = m.cmd("stacks")
     check(re.search(r"^task\s+\d+ shell\s+16384\s+\d+\s+\d+", st, re.M), "stacks: %r" % st)
-    addr = m.cmd("sym 0x0")
-    check(addr.strip(), "sym printed nothing")
+    # Exact answers (kernel/symtab.c): nothing lies at 0, and burn_spin's
+    # address (from the ELF) names it at offset 0. A lookup that returns
+    # the nearest symbol below any address, or a table off by one entry,
+    # prints something else.
+    out = m.cmd("sym 0x0")
+    check(out == "0x0000000000000000: no symbol\n", "sym 0x0: %r" % out)
+    a = nm_addr("burn_spin")
+    out = m.cmd("sym 0x%x" % a)
+    check(out == "0x%016x burn_spin+0x0\n" % a, "sym 0x%x: %r, expected burn_spin+0x0" % (a, out))
+    out = m.cmd("sym 0x%x" % (a + 4))
+    check(out == "0x%016x burn_spin+0x4\n" % (a + 4), "sym 0x%x: %r, expected burn_spin+0x4" % (a + 4, out))
     ls = m.cmd("lscpu")
     for rx in (r"^vendor:\s+ARM \(implementer 0x41\)$",
                r"^part:\s+Cortex-A72 \(0xd08\)",
@@ -188,63 +178,89 @@ def t_commands(ctx):
 
 @test
 def t_tick_rate(ctx):
-    """Every cpu's ticks against the guest's own uptime, ~3 s apart."""
-    m = ctx.use(shared())
+    """Every cpu's ticks against the guest's own uptime, on an idle 4-CPU
+    machine under icount, where the tick is exact: 0.2% (and the tick in
+    flight at either end) catches a timer programmed from a misread
+    counter frequency, or one CPU's timer at another rate."""
+    m = ctx.use(boot("tick-icount", icount=ICOUNT), own=True)
     u1, c1 = m.cmds(["uptime", "cpus"])
-    time.sleep(3)
+    time.sleep(1)
     u2, c2 = m.cmds(["uptime", "cpus"])
     dt = (P.uptime_ns(u2) - P.uptime_ns(u1)) / 1e9
     c1, c2 = P.cpus(c1), P.cpus(c2)
     want = 100 * dt
-    rates = {c: (c2[c]["ticks"] - c1[c]["ticks"]) / dt for c in c1}
-    print("    guest %.3f s: ticks/s %s" % (dt, " ".join("%d:%.1f" % kv for kv in sorted(rates.items()))))
-    check(len(rates) == 4, "expected 4 cpus, got %r" % rates)
-    for c, r in rates.items():
-        check(abs(r * dt - want) <= 0.1 * want, "cpu %d ticked %.1f/s, not 100 Hz within 10%%" % (c, r))
+    got = {c: c2[c]["ticks"] - c1[c]["ticks"] for c in c1}
+    print("    guest %.3f s: ticks %s, expected %.1f" % (dt, " ".join("%d:%d" % kv for kv in sorted(got.items())),
+                                                      want))
+    check(sorted(got) == [0, 1, 2, 3], "expected cpus 0-3, got %r" % got)
+    for c, d in got.items():
+        check(abs(d - want) <= 0.002 * want + 2, "cpu %d ticked %d times in %.3f s of guest time: not 100 Hz "
+              "within 0.2%%" % (c, d, dt))
 
 
-@test
-def t_profile_burn_all(ctx):
-    """The tick's figures (pmu=off): ~400 samples in 1 s on 4 busy cpus."""
-    m = ctx.use(shared("tick"))
+def tick_burn_profile(m, ncpu):
+    """burn on every cpu under `profile 1000 all 3` with the tick as the
+    source (pmu=off), between two `cpus` in one send: the profile and the
+    ticks the cpus took around the window. Asserts what every run must
+    show."""
     ls = m.cmd("lscpu")
     for rx in (r"^pmu=off:\s+counter never used$", r"^probe:\s+not run \(pmu=off\)$",
                r"^profile source: tick 100Hz$"):
         check(re.search(rx, ls, re.M), "lscpu under pmu=off lacks /%s/: %r" % (rx, ls))
+    check(len(start_burn(m, 5000)) == ncpu, "burn did not start one task per cpu")
+    time.sleep(0.3)
+    c1, out, c2 = m.cmds(["cpus", "profile 1000 all 3", "cpus"], 60)
+    r = checked_profile(out)
+    c1, c2 = P.cpus(c1), P.cpus(c2)
+    took = sum(c2[c]["ticks"] - c1[c]["ticks"] for c in c1)
+    top = r["chains"][0] if r["chains"] else None
+    print("    %d samples on %d cpus (100 Hz: %d; the cpus took %d ticks around the window), top %s" % (
+        r["samples"], r["cpus"], 100 * ncpu, took, "%.1f%% %s" % (top["pct"], top["leaf"]) if top else "-"))
+    check(r["window"] == 1000, "window %d" % r["window"])
+    check(r["source"] == "tick 100Hz", "source %r" % r["source"])
+    check("pmu: PMUv3 cycle counter not used (pmu=off): tick only" in out,
+          "no pmu=off note under the header: %r" % out[:300])
+    # More samples than ticks: a tick sampled twice, or samples invented.
+    check(r["samples"] <= took, "%d samples but the cpus took only %d ticks" % (r["samples"], took))
+    check(r["cpus"] == ncpu, "samples on %d cpus, expected %d" % (r["cpus"], ncpu))
+    check(top and top["name"] == "burn_spin", "top leaf %r, expected burn_spin" % (top and top["leaf"]))
+    check(top["pct"] >= 80, "burn_spin has %.1f%% < 80%%" % top["pct"])
+    check(top["callers"][:4] == BURN_CHAIN[1:],
+          "top callers %r, expected %r" % (top["callers"], BURN_CHAIN[1:]))
+    return r
 
-    def measure():
-        try:
-            check(len(start_burn(m, 3000)) == 4, "burn did not start one task per cpu")
-            time.sleep(0.3)
-            # cpus just before and after, in one send: the ticks the cpus
-            # took around the window tell a profiler that drops samples from
-            # a host too loaded to run 4 vCPUs at 100 Hz (missed ticks
-            # collapse).
-            c1, out, c2 = m.cmds(["cpus", "profile 1000 all 3", "cpus"], 60)
-        finally:
-            quiesce(m)
-        r = checked_profile(out)
-        c1, c2 = P.cpus(c1), P.cpus(c2)
-        took = sum(c2[c]["ticks"] - c1[c]["ticks"] for c in c1)
-        top = r["chains"][0] if r["chains"] else None
-        print("    %d samples on %d cpus (expected ~400; the cpus took %d ticks around the window), top %s" % (
-            r["samples"], r["cpus"], took, "%.1f%% %s" % (top["pct"], top["leaf"]) if top else "-"))
-        check(r["window"] == 1000, "window %d" % r["window"])
-        check(r["source"] == "tick 100Hz", "source %r" % r["source"])
-        check("pmu: PMUv3 cycle counter not used (pmu=off): tick only" in out,
-              "no pmu=off note under the header: %r" % out[:300])
-        check(r["samples"] <= took, "%d samples but the cpus took only %d ticks" % (r["samples"], took))
-        check(r["cpus"] == 4, "samples on %d cpus" % r["cpus"])
-        check_burn_chain(r)
-        return r, took
 
-    def miss(res):
-        r, took = res
-        if abs(r["samples"] - 400) <= 40:
-            return burn_miss(r)
-        return "%d samples, expected 400 within 10%% (the cpus took %d ticks around the window%s)" % (
-            r["samples"], took, ": the guest lost ticks, is the host overloaded?" if took < 360 else "")
-    remeasured(measure, miss)
+@test
+def t_profile_burn_all(ctx):
+    """The tick's profile (pmu=off) of 4 busy cpus: burn on top, every
+    cpu sampled. Its rate is the next test's."""
+    m = ctx.use(shared("tick"))
+    try:
+        tick_burn_profile(m, 4)
+    finally:
+        quiesce(m)
+
+
+@test
+def t_profile_tick_rate(ctx):
+    """The tick's rate under a busy profile, at smp=1 under icount where
+    every tick arrives: 100 samples in 1 s within 3%. A profiler that
+    skips ticks, or a window that ends late, is outside it. (At smp=2
+    under icount the shell's 1000 ms window was measured to end only
+    when the burn did, ~4.5 s of guest time later: not a figure to assert
+    until that is understood.)"""
+    m = ctx.use(boot("tick-smp1-icount", append="pmu=off smp=1", icount=ICOUNT), own=True)
+    r = tick_burn_profile(m, 1)
+    check(abs(r["samples"] - 100) <= 3, "%d samples, expected 100 within 3%%" % r["samples"])
+
+
+
+def check_burn_chain(r):
+    """burn's whole chain is in the profile (the leaf burn_spin, called
+    through burn_inner, burn_middle and burn_outer from burn_task)."""
+    check(any(c["name"] == "burn_spin" and c["callers"][:4] == BURN_CHAIN[1:] for c in r["chains"]),
+          "no chain burn_spin <- %s among %r" % (" <- ".join(BURN_CHAIN[1:]),
+                                                [(c["leaf"], c["callers"]) for c in r["chains"]]))
 
 
 def pmu_burn_profile(m, ncpu):
@@ -283,81 +299,67 @@ def pmu_burn_profile(m, ncpu):
 
 @test
 def t_profile_pmu_rate(ctx):
-    """One busy cpu (smp=1): the PMU takes ten times the tick's samples,
-    1000 in 1 s, within 25%. One vCPU thread has a host core of its own,
-    so nothing here depends on how loaded the host is."""
-    m = ctx.use(boot("pmu-smp1", append="smp=1"), own=True)
-
-    def miss(res):
-        r, ticks, _ = res
-        t = sum(ticks.values())
-        if abs(r["samples"] - 1000) > 250:
-            return "%d samples, expected 1000 within 25%%" % r["samples"]
-        if abs(r["samples"] - 10 * t) > 2.5 * t:
-            return "%d samples against %d ticks: not ten times within 25%%" % (r["samples"], t)
-        return burn_miss(r)
-    remeasured(lambda: pmu_burn_profile(m, 1), miss)
-
-
-# The counter's rate per busy cpu, and how far a measurement may stray from
-# it. At -smp 2 on the 2-core host here, with the host otherwise quiet
-# (load ~2: the two vCPU threads and QEMU's main loop), 1 s windows took
-# 936/931 and 937/935 samples per cpu; 25% holds there. With other work on
-# the host (load 2-8) the same windows took anywhere from 1 to 902 per cpu
-# (363/561, 175/1, 90/124, 221/224, 529/103, 88/213, 902/690, 230/185,
-# 509/567, 195/278, 209/34, 730/79, 246/299): no tolerance tells that from
-# a broken period, so a miss is measured again, and a miss every time on a
-# loaded host is the host's (the failure prints the load).
-PMU_RATE, PMU_RATE_TOL = 1000, 0.25
+    """One busy cpu (smp=1) under icount, where the cycle counter counts
+    guest instructions and every overflow is delivered: the PMU takes 1000
+    samples in 1 s, ten times the tick's, with burn_spin's chain on top at
+    80% or more. 2%: a period computed from a misread probe, or overflows
+    lost, is outside it."""
+    m = ctx.use(boot("pmu-smp1", append="smp=1", icount=ICOUNT), own=True)
+    r, ticks, _ = pmu_burn_profile(m, 1)
+    t = sum(ticks.values())
+    check(abs(r["samples"] - 1000) <= 20, "%d samples, expected 1000 within 2%%" % r["samples"])
+    check(abs(r["samples"] - 10 * t) <= 0.05 * 10 * t,
+          "%d samples against %d ticks: not ten times within 5%%" % (r["samples"], t))
+    top = r["chains"][0]
+    check(top["name"] == "burn_spin" and top["pct"] >= 80,
+          "top chain %.1f%% %s, expected burn_spin with 80%% or more" % (top["pct"], top["leaf"]))
 
 
 @test
 def t_profile_pmu_every_cpu(ctx):
     """-smp 2, burn on both cpus: every cpu's samples came from its own
-    counter, none from its tick, and each cpu took 1000 a second within
-    25%. Two vCPU threads fit the 2-core host, where four do not (QEMU 7.2
-    also stops delivering the overflow at more than one vCPU under
-    -icount, so this runs without it)."""
+    counter and none from its tick (pmu_burn_profile asserts it per cpu,
+    from profile_cpus). A kernel that armed the counter on cpu 0 only, and
+    left cpu 1 on the tick, fails here whatever the host's load. The rate
+    per cpu is not asserted at smp 2: without icount (QEMU 7.2 stops
+    delivering the overflow at more than one vCPU under it) it follows the
+    host's scheduling, measured from 936/931 per second on a quiet 2-core
+    host down to 175/1 with other work on it; the counter's rate is
+    t_profile_pmu_rate's, exact under icount, and every cpu runs the same
+    arming code that test measures."""
     m = ctx.use(boot("pmu-smp2", smp=2), own=True)
-
-    def miss(res):
-        r, ticks, src = res
-        off = {c: n["pmu"] for c, n in src.items() if abs(n["pmu"] - PMU_RATE) > PMU_RATE_TOL * PMU_RATE}
-        if not off:
-            return burn_miss(r)
-        return "cpu samples %s, expected %d within %d%% on each (ticks meanwhile %s)" % (
-            off, PMU_RATE, PMU_RATE_TOL * 100, ticks)
-    remeasured(lambda: pmu_burn_profile(m, 2), miss)
+    r, ticks, src = pmu_burn_profile(m, 2)
+    print("    per cpu: counter samples %s, ticks meanwhile %s" % (
+        {c: n["pmu"] for c, n in sorted(src.items())}, ticks))
 
 
 @test
 def t_profile_pmu_burn(ctx):
-    """The PMU source on 4 busy cpus: every cpu on its counter, burn_spin on
-    top, and more samples than the tick would take. Not the full 4000:
-    4 vCPU threads and QEMU's main loop share the 2-core host, and the
-    overflows a descheduled vCPU misses collapse into one (measured 500-2000
-    from run to run; the tick loses almost nothing at 100 Hz), so the rate
-    asserted here is only that the PMU beats the tick by half as much
-    again; each cpu's own rate is t_profile_pmu_every_cpu's."""
+    """The PMU source on 4 busy cpus: every cpu on its counter (none on its
+    tick), burn's whole chain in the profile and burn_spin the top leaf.
+    The share and the rate are not asserted here: 4 vCPU threads and QEMU's
+    main loop share the 2-core host, and while a vCPU is descheduled its
+    virtual time runs on (burn_spin was measured at 73-79% of the samples,
+    time_ns up to 19%, 500-2000 samples a second); the rate is
+    t_profile_pmu_rate's, under icount."""
     m = ctx.use(shared())
-
-    def miss(res):
-        r, ticks, _ = res
-        t = sum(ticks.values())
-        if r["samples"] < 1.5 * t:
-            return "%d samples is not well above the %d ticks taken meanwhile" % (r["samples"], t)
-        return burn_miss(r)
-    remeasured(lambda: pmu_burn_profile(m, 4), miss)
+    r, _, _ = pmu_burn_profile(m, 4)
+    top = r["chains"][0]
+    # A walk that loses the leaf, or a fold that sorts by the wrong key.
+    check(top["name"] == "burn_spin", "top leaf %s, expected burn_spin" % top["leaf"])
 
 
 def masked_profile(m):
-    """spin_masked 800 ms (after 100 ms) under a 1000 ms profile: the
+    """spin_masked 800 ms (after 150 ms) under a 1000 ms profile: the
     spinning cpu's buffer (1024) holds all of it even at 1 kHz. Returns the
     profile and the samples whose chain has masked_spin in it."""
-    out = m.cmd("spin_masked 800 100")
-    check(re.search(r"^spin_masked: pid \d+, 800 ms with interrupts masked after 100 ms$", out, re.M),
+    # One send, no host round trip: the profile must start within the
+    # spin's 150 ms delay (and end after it). The second line still
+    # crosses QEMU's UART FIFO after the first, at the host's pace.
+    out, prof = m.cmds(["spin_masked 800 150", "profile 1000 all 8"], 60)
+    check(re.search(r"^spin_masked: pid \d+, 800 ms with interrupts masked after 150 ms$", out, re.M),
           "spin_masked: %r" % out)
-    r = checked_profile(m.cmd("profile 1000 all 8", 60))
+    r = checked_profile(prof)
     n = sum(c["count"] for c in r["chains"] if c["name"] == "masked_spin" or "masked_spin" in c["callers"])
     time.sleep(0.2)                     # the spin is over by now
     expect_answers(m, "spin_masked")
@@ -367,23 +369,20 @@ def masked_profile(m):
 @test
 def t_pmu_samples_interrupts_off(ctx):
     """A task spinning with interrupts masked (ICC_PMR_EL1) is sampled by
-    the pseudo-NMI: masked_spin is in the profile, at close to the rate a
-    busy cpu gets (800 ms: expect ~800, at least 300 on a loaded host)."""
-    m = ctx.use(shared())
-
-    def measure():
-        r, n = masked_profile(m)
-        print("    %d samples in masked_spin of %d, source %s" % (n, r["samples"], r["source"]))
-        check(r["source"] == PMU_SOURCE, "source %r" % r["source"])
-        check(n > 0, "not one sample in masked_spin: the counter does not sample with interrupts "
-              "masked (chains %r)" % [(c["count"], c["leaf"]) for c in r["chains"]])
-        return r, n
-
-    def miss(res):
-        r, n = res
-        return None if n >= 300 else "only %d samples in masked_spin (chains %r)" % (
-            n, [(c["count"], c["leaf"]) for c in r["chains"]])
-    remeasured(measure, miss)
+    the pseudo-NMI at the rate a busy cpu gets: 800 ms at 1 kHz. At smp=1
+    under icount every overflow is delivered, so ~800: a pseudo-NMI that
+    the mask holds back for part of the spin (a priority above the PMR's
+    threshold, say) loses that part."""
+    # sleep=on: while the guest idles through the spin's delay its clock
+    # keeps the host's pace, so the 150 ms are long enough for the
+    # profile line to arrive (sleep=off would race through them). The
+    # spin itself is busy, where icount's clock is exact either way.
+    m = ctx.use(boot("masked-smp1", append="smp=1", icount="shift=0"), own=True)
+    r, n = masked_profile(m)
+    print("    %d samples in masked_spin of %d, source %s" % (n, r["samples"], r["source"]))
+    check(r["source"] == PMU_SOURCE, "source %r" % r["source"])
+    check(abs(n - 800) <= 24, "%d samples in masked_spin, expected 800 within 3%% (chains %r)" % (
+        n, [(c["count"], c["leaf"]) for c in r["chains"]]))
 
 
 @test
@@ -422,13 +421,18 @@ def t_pmu_assume_without_pmu(ctx):
 def t_pmu_stray_interrupt_panics(ctx):
     """The PMU's PPI with no overflow behind it is not swallowed."""
     m = ctx.use(boot("stray"), own=True)
+    shell = [r for r in P.ps(m.cmd("ps")) if r["name"] == "shell"]
+    check(len(shell) == 1, "ps: expected one shell task: %r" % shell)
     start = m.mark()
     m.send("pmu_irq_stray\r")
-    m.wait_for(r"PANIC: unexpected PMU interrupt on cpu \d+ \(INTID 23\): the cycle counter has no "
-               r"overflow recorded in PMOVSSET_EL0 \(counter not armed\)", 60, start)
+    p = m.wait_for(r"PANIC: unexpected PMU interrupt on cpu (\d+) \(INTID 23\): the cycle counter has no "
+                   r"overflow recorded in PMOVSSET_EL0 \(counter not armed\)", 60, start)
+    check(int(p.group(1)) == shell[0]["cpu"], "the stray interrupt was taken on cpu %s, the shell's is %d" % (
+        p.group(1), shell[0]["cpu"]))
     halt = m.wait_for(r"System halted\.", 60, start)
-    bt = m.text(start, halt.end()).split("Backtrace:", 1)[1]
-    check("cmd_pmu_irq_stray" in bt.split("\ncpu ")[0], "the panic's backtrace lacks the command: %r" % bt)
+    mine = runner.check_panic_report(m.text(p.start(), halt.end()), shell[0]["pid"], shell[0]["cpu"], 4,
+                                     TRAP_REGS)
+    check("cmd_pmu_irq_stray" in mine, "the panic's backtrace lacks the command: %r" % mine)
 
 
 @test
@@ -481,6 +485,14 @@ def t_serial_input_burst(ctx):
 
 
 @test
+def t_serial_paste_5k(ctx):
+    """The console's input path: a 10 KB paste and a 10 KB line lose nothing."""
+    m = ctx.use(boot("paste", smp=2), own=True)
+    console_checks.check_paste(m)
+    console_checks.check_long_line(m)
+
+
+@test
 def t_panic_divzero_says_why(ctx):
     m = ctx.use(shared())
     out = m.cmd("panic divzero")
@@ -490,7 +502,13 @@ def t_panic_divzero_says_why(ctx):
 
 
 def panic_test(ctx, kind, patterns):
+    """Boot, panic from the shell, and check the whole report (runner's
+    check_panic_report: the header names the shell on its cpu, every
+    register, every other cpu's answer), this cpu's backtrace from
+    cmd_panic, and that the machine stops."""
     m = ctx.use(boot("panic-" + kind), own=True)
+    shell = [r for r in P.ps(m.cmd("ps")) if r["name"] == "shell"]
+    check(len(shell) == 1, "ps: expected one shell task: %r" % shell)
     start = m.mark()
     m.send("panic %s\r" % kind)
     for p in patterns:
@@ -500,18 +518,13 @@ def panic_test(ctx, kind, patterns):
     time.sleep(2)
     check("alive" not in m.text(halt.end()), "the shell answered after 'System halted.'")
     out = m.text(start, halt.end())
-    bt = out.split("Backtrace:", 1)[1]
-    mine = re.split(r"\ncpu \d+:", bt)[0]
+    check("PANIC: " in out, "no PANIC line: %r" % out[:400])
+    mine = runner.check_panic_report(out[out.index("PANIC: "):], shell[0]["pid"], shell[0]["cpu"], 4, TRAP_REGS)
     names = P.frames(mine)
     check(re.search(r"^        <- cmd_panic\+0x[0-9a-f]+$", mine, re.M),
           "backtrace lacks '        <- cmd_panic+0x..': %r" % mine)
     check(P.in_order(names, ["cmd_panic", "shell_run_line", "shell_task", "task_start"]),
           "backtrace %r lacks the shell's chain in order" % names)
-    others = re.findall(r"^cpu (\d+):\n((?:        <- \S+\n)+)", out, re.M)
-    check(sorted(int(c) for c, _ in others) == [1, 2, 3],
-          "other cpus' backtraces: %r" % [c for c, _ in others])
-    check(re.search(r"^  pc  [0-9a-f]{16}  sp  [0-9a-f]{16}  fp  [0-9a-f]{16}  lr  [0-9a-f]{16}$", out, re.M),
-          "no register dump")
     return out
 
 
@@ -569,9 +582,7 @@ def main(argv):
         for n, _ in TESTS:
             print(n)
         return 0
-    pats = [a for a in argv if not a.startswith("-")]
-    tests = [(n, f) for n, f in TESTS if not pats or any(fnmatch.fnmatch(n, p) for p in pats)]
-    return runner.run(tests, Ctx)
+    return runner.run(runner.select(TESTS, [a for a in argv if not a.startswith("-")]), Ctx)
 
 
 if __name__ == "__main__":

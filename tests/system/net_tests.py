@@ -12,12 +12,16 @@ binds and sends to 127.0.0.1 only; every count and wait is bounded; QEMU
 has a bounded lifetime and is killed by its pid on the way out.
 
 Prints 'PASS name (secs)' or 'FAIL name (secs): reason' per test and ends
-with 'N passed, N failed'; exit status 1 if any failed. Needs `make` done
-(kernel and host tools). Python 3 standard library only.
+with 'N passed, N failed, N flaky' (nothing here retries: flaky is 0); exit
+status 1 if any failed, 2 if a NAME (exact or shell-style pattern)
+selects nothing. Any exception in a test is that test's failure; the rest
+still run. Needs `make` done (kernel and host tools). Python 3 standard
+library only.
 
 --arch arm64 runs the same tests against build/arm64/kernel.elf on QEMU
 virt (GICv3, cortex-a72) with virtio-net on a virtio-mmio transport
-(virtio-net-device); x86_64 (virtio-net-pci) is the default.
+(virtio-net-device); x86_64 (virtio-net-pci) is the default. Every test
+applies to both (ARCH_ONLY would name one that does not, and why).
 """
 import os
 import random
@@ -31,8 +35,10 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from qemu import ARCHES, Fail, Machine, ROOT, check  # noqa: E402
+sys.dont_write_bytecode = True       # no __pycache__ in the source tree
+from qemu import ARCHES, Fail, LIVE, Machine, ROOT, check  # noqa: E402
 import parse as P  # noqa: E402
+import runner  # noqa: E402
 from shell_checks import checked_profile  # noqa: E402
 
 SONDE_SH = os.path.join(ROOT, "build", "host", "sonde-sh")
@@ -112,17 +118,28 @@ def request(seq, line, chunk=0, flags=1, reserved=0, length=None):
 
 def raw_exchange(sock, port, dgram, timeout=10.0):
     """Send one request, collect the reply chunks until the last; returns
-    the raw datagrams in arrival order. Fails on silence."""
+    the raw datagrams in arrival order. Like sonde-sh (docs/udpshell.md,
+    "What a client does"), the same request goes again after 1 s without
+    a new chunk, 3 sends in all: UDP may lose a datagram, and the server
+    answers a same-seq retransmission from its remembered reply without
+    running the command again. Fails on silence."""
     sock.sendto(dgram, (HOST, port))
+    sends = 1
     seq = struct.unpack(">I", dgram[4:8])[0]
     got, last = {}, None
     deadline = time.monotonic() + timeout
+    resend = time.monotonic() + 1.0
     while last is None or len(got) < last + 1:
-        left = deadline - time.monotonic()
+        now = time.monotonic()
+        left = deadline - now
         if left <= 0:
-            raise Fail("no complete reply to seq %d within %.0f s (have %d chunks)"
-                       % (seq, timeout, len(got)))
-        sock.settimeout(left)
+            raise Fail("no complete reply to seq %d within %.0f s (%d sends; have %d chunks)"
+                       % (seq, timeout, sends, len(got)))
+        if now >= resend and sends < 3:
+            sock.sendto(dgram, (HOST, port))
+            sends += 1
+            resend = now + 1.0
+        sock.settimeout(max(0.05, min(left, resend - now) if sends < 3 else left))
         try:
             d, _ = sock.recvfrom(65536)
         except socket.timeout:
@@ -131,6 +148,8 @@ def raw_exchange(sock, port, dgram, timeout=10.0):
         check(magic == MAGIC and res == 0 and n == len(d) - 16, "malformed reply %r" % d[:32])
         if rseq != seq:
             continue                      # a late reply to something earlier
+        if chunk not in got:
+            resend = time.monotonic() + 1.0
         got[chunk] = d
         if flags & 1:
             last = chunk
@@ -150,7 +169,11 @@ def net_counter(text, name):
 
 # ---- tests -----------------------------------------------------------------
 
+# Every test here runs on both architectures (virtio-net over PCI on x86,
+# over virtio-mmio on arm64; boot_net checks each one's transport): a test
+# for one architecture only would name it in ARCH_ONLY, with the reason.
 TESTS = []
+ARCH_ONLY = {}                   # test name -> the one arch it applies to
 
 
 def test(fn):
@@ -575,56 +598,94 @@ def t_boot_no_nic(_g):
     check("no network device" in out2, "netload without a device: %r" % out2)
 
 
+def applies(name):
+    return ARCH_ONLY.get(name, ARCH) == ARCH
+
+
+def run_one(name, fn, g):
+    """One test: PASS, or FAIL with whatever it raised. Any exception is
+    that test's failure and the suite goes on."""
+    t0 = time.monotonic()
+    try:
+        fn(g)
+    except KeyboardInterrupt:
+        raise
+    except Fail as e:
+        print("FAIL %s (%.1fs): %s" % (name, time.monotonic() - t0, e), flush=True)
+        return False
+    except Exception as e:              # a test that cannot run fails
+        print("FAIL %s (%.1fs): %s: %s" % (name, time.monotonic() - t0, type(e).__name__, e), flush=True)
+        return False
+    print("PASS %s (%.1fs)" % (name, time.monotonic() - t0), flush=True)
+    return True
+
+
 def main(argv):
     global ARCH
     argv = list(argv)
     if "--arch" in argv:
         i = argv.index("--arch")
         if i + 1 >= len(argv) or argv[i + 1] not in ARCHES:
-            print("--arch wants one of %s" % ", ".join(sorted(ARCHES)))
+            print("--arch wants one of %s" % ", ".join(sorted(ARCHES)), file=sys.stderr)
             return 2
         ARCH = argv[i + 1]
         del argv[i:i + 2]
     if "--list" in argv:
         for name, _ in TESTS + SOLO:
-            print(name)
+            if applies(name):
+                print(name)
         return 0
-    names = [a for a in argv if not a.startswith("-")]
-    unknown = [n for n in names if n not in dict(TESTS + SOLO)]
-    if unknown:
-        print("unknown test(s): %s (try --list)" % ", ".join(unknown))
+    chosen = runner.select(TESTS + SOLO, [a for a in argv if not a.startswith("-")])
+    wrong = [n for n, _ in chosen if not applies(n)]
+    if wrong:
+        print("not for %s: %s" % (ARCH, ", ".join(wrong)), file=sys.stderr)
         return 2
-    selected = [(n, f) for n, f in TESTS if not names or n in names]
-    solos = [(n, f) for n, f in SOLO if not names or n in names]
+    selected = [t for t in chosen if t in TESTS]
+    solos = [t for t in chosen if t in SOLO]
     passed = failed = 0
     g = None
+    boot_error = None
     t_all = time.monotonic()
     try:
-        if selected:
-            try:
-                g = Guest(free_port(), free_port())
-                g.boot(90)
-            except Fail as e:
-                print("FAIL boot: %s" % e)
-                print("%d passed, %d failed" % (0, len(selected) + len(solos)))
-                return 1
-        for i, (name, fn) in enumerate(selected + solos):
-            if i == len(selected) and g:
-                g.close()             # the solo tests boot their own
-            t0 = time.monotonic()
-            try:
-                fn(g)
-                passed += 1
-                print("PASS %s (%.1fs)" % (name, time.monotonic() - t0), flush=True)
-            except (Fail, subprocess.TimeoutExpired, OSError) as e:
+        for name, fn in selected:
+            # The shared guest, booted for the first test and again after
+            # a test that left it dead (its own failure said why). A guest
+            # that does not boot fails every test that needed it, once.
+            if boot_error is None and (g is None or not g.alive()):
+                if g is not None:
+                    g.close()
+                    g = None
+                try:
+                    g = Guest(free_port(), free_port())
+                    g.boot(90)
+                except Exception as e:
+                    boot_error = "%s: %s" % (type(e).__name__, e)
+            if boot_error is not None:
                 failed += 1
-                print("FAIL %s (%.1fs): %s" % (name, time.monotonic() - t0, e), flush=True)
+                print("FAIL %s: the guest did not boot: %s" % (name, boot_error), flush=True)
+                continue
+            if run_one(name, fn, g):
+                passed += 1
+            else:
+                failed += 1
+        if g is not None:
+            g.close()             # the solo tests boot their own
+            g = None
+        for name, fn in solos:
+            if run_one(name, fn, None):
+                passed += 1
+            else:
+                failed += 1
+    except KeyboardInterrupt:
+        print("interrupted")
+        failed += 1
     finally:
-        if g:
+        if g is not None:
             g.close()
+        for m in list(LIVE):
+            m.close()
     print("(%s, %.0f s)" % (ARCH, time.monotonic() - t_all))
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return runner.totals(passed, failed, 0)
 
 
 if __name__ == "__main__":

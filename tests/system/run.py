@@ -7,17 +7,18 @@ usage: python3 tests/system/run.py [--list] [-h] [NAME...]
   shell-style pattern ('panic_*', '*profile*', 'smp1_*'). --list prints the tests.
 
 Prints one line per test, 'PASS name (secs)' or 'FAIL name (secs): reason'
-followed by the relevant serial output, and ends with 'N passed, N failed';
-the exit status is non-zero if any test failed (a test that cannot run
-fails; nothing is skipped). Needs build/x86_64/kernel.elf (make) and
+followed by the relevant serial output, and ends with 'N passed, N failed,
+N flaky' (see runner.py; nothing here retries); the exit status is non-zero
+if any test failed (a test that cannot run fails; nothing is skipped), 2 if
+a NAME selects no test. Needs build/x86_64/kernel.elf (make) and
 qemu-system-x86_64. Python 3 standard library only.
 
 Read-only tests share one booted 4-CPU machine (and one smp=1 machine);
+the rate tests share machines under -icount (SHARED_KINDS says why);
 tests that need a fresh or special machine (panics, boot parameters, -cpu
 models) boot their own. Every QEMU has a bounded lifetime and is killed by
 its own pid when its test (or the run) ends.
 """
-import fnmatch
 import os
 import re
 import subprocess
@@ -45,27 +46,34 @@ def test(name):
     return reg
 
 
-def timed(fn, attempts=3):
-    """A test that measures rates against the clock: TCG loses timer ticks
-    when the host starves its vCPU threads, so a miss is measured again (up
-    to attempts times). A kernel that is wrong fails every attempt."""
-    def run(ctx, *args):
-        for i in range(attempts):
-            try:
-                return fn(ctx, *args)
-            except Fail as e:
-                if i + 1 == attempts:
-                    raise
-                print("    attempt %d of %d missed (measuring again): %s" % (i + 1, attempts, e))
-    return run
-
-
 # ---- machines ----------------------------------------------------------
 
+# The machines whose kind ends in "i" run under -icount shift=0,sleep=off:
+# guest time is the instructions executed, and an idle guest jumps straight
+# to its next timer, so every timer interrupt lands at an exact point of
+# guest time however the host schedules QEMU. Without icount a vCPU thread
+# the host keeps off its core misses ticks, which collapse: on a loaded
+# 2-core host the 4-CPU tick profile measured 106-389 samples of 400. The
+# rate tests measure on these machines and assert figures a loaded host
+# cannot move. icount runs the vCPUs in turn on one host thread, and at 4
+# busy vCPUs one waiting its turn still loses ticks (349-367 of 400
+# measured, repeatably): busy rates are measured at smp=2 and smp=1, idle
+# ones at smp=4 too. An idle icount guest spins through guest time as fast
+# as the host runs it, so one is closed as soon as the tests that use it
+# are done (they run back to back).
+# Measured, three runs with two busy loops on the 2-core host: idle ticks
+# 0-1 off of 10^4-10^5 expected; idle profile 203-204 of 200 (smp=4) and
+# 51 of 50; busy profile 200-202 of 200 (smp=2) and 101 of 100; one task
+# 50 of 50; round robin 50-60 ticks each, within 6% of each other; a 500
+# ms sleep's window 51.0 ticks a CPU every time.
 SHARED_KINDS = {
     "smp4": dict(smp=4),
     "smp1": dict(smp=1),
+    "smp4i": dict(smp=4, icount="shift=0,sleep=off"),
+    "smp2i": dict(smp=2, icount="shift=0,sleep=off"),
+    "smp1i": dict(smp=1, icount="shift=0,sleep=off"),
 }
+ICOUNT_USERS = {}     # test name -> the icount kind it uses
 
 
 class Ctx:
@@ -76,6 +84,10 @@ class Ctx:
         self.name = name
         self.used = []        # (machine, buffer mark at first use)
         self.private = []
+        for kind, m in list(Ctx.shared.items()):
+            if kind.endswith("i") and ICOUNT_USERS.get(name) != kind:
+                m.close()
+                del Ctx.shared[kind]
 
     def _use(self, m):
         if all(u[0] is not m for u in self.used):
@@ -84,6 +96,8 @@ class Ctx:
 
     def machine(self, kind="smp4"):
         """The shared machine of this kind, booted (or rebooted) if needed."""
+        check(not kind.endswith("i") or ICOUNT_USERS.get(self.name) == kind,
+              "test %s uses %s without being registered as one of its users" % (self.name, kind))
         m = Ctx.shared.get(kind)
         if m is not None and not m.alive():
             m.close()
@@ -281,8 +295,20 @@ def t_echo(ctx):
     check(out == "\n", "echo with no words: got %r" % out)
 
 
-def panic_test(ctx, kind, patterns):
+# kernel/panic.c's register dump, arch/x86_64/trap.c's formats: the trap
+# frame's registers for a panic from an exception or NMI, and the few a
+# panic from code can read where it stands.
+TRAP_REGS = ["rip", "rsp", "rbp", "rflags", "rax", "rbx", "rcx", "rdx", "rsi", "rdi",
+             "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "cr3"]
+HERE_REGS = ["rsp", "rbp", "rflags", "cr0", "cr3", "cr4"]
+
+
+def panic_test(ctx, kind, patterns, regs=TRAP_REGS):
+    """Boot, panic from the shell, and check the whole report: the header
+    names the shell on its CPU, the registers, every pattern, this CPU's
+    backtrace, every other CPU's answer, and the machine stops."""
     m = ctx.boot()
+    pid, cpu = shell_pid(m)
     start = m.mark()
     m.send("panic %s\r" % kind)
     for p in patterns:
@@ -294,12 +320,21 @@ def panic_test(ctx, kind, patterns):
     time.sleep(3)
     rest = m.text(after)
     check("alive" not in rest, "the shell answered after 'System halted.': %r" % rest)
-    return m.text(start, halt.end())
+    out = m.text(start, halt.end())
+    check("PANIC: " in out, "no PANIC line: %r" % out[:400])
+    mine = runner.check_panic_report(out[out.index("PANIC: "):], pid, cpu, ncpus_of("smp4"), regs)
+    if regs is TRAP_REGS:
+        check(re.search(r"(?<![\w])cs +[0-9a-f]+(?![\w])", out), "register dump lacks cs")
+    # GCC moves the unreachable trap into cmd_panic.cold: that is cmd_panic.
+    names = [P.sym_name(t).replace(".cold", "") for t in re.findall(r"^        <- (\S+)$", mine, re.M)]
+    check(P.in_order(names, ["cmd_panic", "shell_run_line", "shell_task"]),
+          "this cpu's backtrace %r lacks the shell's chain in order" % names)
+    return out
 
 
 @test("panic_direct")
 def t_panic_direct(ctx):
-    panic_test(ctx, "direct", [r"PANIC: requested from the shell", r"Backtrace:"])
+    panic_test(ctx, "direct", [r"PANIC: requested from the shell", r"Backtrace:"], regs=HERE_REGS)
 
 
 @test("panic_pagefault")
@@ -351,27 +386,43 @@ def t_cpus_online(ctx, kind):
     check(len(set(apics)) == n, "apic ids not unique: %r" % apics)
 
 
+def guest_s(m):
+    return P.uptime_ns(m.cmd("uptime")) / 1e9
+
+
+def wait_guest(m, secs, timeout=60):
+    """Wait until secs of guest time have passed (under icount guest time
+    runs slower than the host's while the vCPUs are busy)."""
+    t0, deadline = guest_s(m), time.monotonic() + timeout
+    while guest_s(m) - t0 < secs:
+        check(time.monotonic() < deadline, "guest clock moved less than %.1f s in %d s" % (secs, timeout))
+        time.sleep(0.2)
+
+
 def t_tick_rate(ctx, kind):
     """Ticks against the guest's own clock: uptime and cpus read back to
-    back (one send, no host round trip), twice, ~3 s apart."""
+    back (one send, no host round trip), twice, ~3 s apart, on an idle
+    machine under icount, where the tick is exact (and an idle guest runs
+    through many seconds of guest time in one of the host's): 0.2% (and
+    the tick in flight at either end) catches a timer calibrated a little
+    off, or an AP whose timer runs at another rate than the boot CPU's."""
     m = ctx.machine(kind)
+    quiesce(m)
     u1, c1 = m.cmds(["uptime", "cpus"])
     h1 = time.monotonic()
-    time.sleep(3)
+    time.sleep(1)
     u2, c2 = m.cmds(["uptime", "cpus"])
     h2 = time.monotonic()
     dt = (P.uptime_ns(u2) - P.uptime_ns(u1)) / 1e9
     c1, c2 = P.cpus(c1), P.cpus(c2)
     want = 100 * dt
-    rates = {}
-    for cpu in c1:
-        d = c2[cpu]["ticks"] - c1[cpu]["ticks"]
-        rates[cpu] = d / dt
-    print("    guest %.3f s (host %.3f s): ticks/s per cpu %s" % (
-        dt, h2 - h1, " ".join("%d:%.1f" % (c, r) for c, r in sorted(rates.items()))))
-    check(len(rates) == ncpus_of(kind), "expected %d cpus, got %r" % (ncpus_of(kind), rates))
-    for cpu, r in rates.items():
-        check(abs(r * dt - want) <= 0.1 * want, "cpu %d ticked %.1f/s, not 100 Hz within 10%%" % (cpu, r))
+    got = {cpu: c2[cpu]["ticks"] - c1[cpu]["ticks"] for cpu in c1}
+    print("    guest %.3f s (host %.3f s): ticks per cpu %s, expected %.1f" % (
+        dt, h2 - h1, " ".join("%d:%d" % kv for kv in sorted(got.items())), want))
+    check(sorted(got) == list(range(ncpus_of(kind))), "expected cpus 0-%d, got %r" % (ncpus_of(kind) - 1, got))
+    for cpu, d in got.items():
+        check(abs(d - want) <= 0.002 * want + 2, "cpu %d ticked %d times in %.3f s of guest time: not 100 Hz "
+              "within 0.2%%" % (cpu, d, dt))
 
 
 def t_ps(ctx, kind):
@@ -405,43 +456,60 @@ def t_one_running_per_cpu(ctx, kind):
 
 
 def t_burn_all_cpus(ctx, kind):
+    """burn with no cpu list puts one task on every CPU, and each CPU is
+    then busy (not in its idle task) for nearly every tick."""
     m = ctx.machine(kind)
     n = ncpus_of(kind)
     try:
-        c1 = cpus(m)
-        pids = start_burn(m, 2000, expect=n)
-        time.sleep(1.2)
+        # One send: no host round trip between the first reading and the
+        # start, which would count idle ticks a loaded host stretches.
+        c1, out = m.cmds(["cpus", "burn 3000"])
+        c1 = P.cpus(c1)
+        pids = P.burn_pids(out)
+        check(len(pids) == n, "burn started %d tasks, expected %d: %r" % (len(pids), n, out))
+        time.sleep(1.0)
         c2 = cpus(m)
+        print("    busy/ticks per cpu over ~1 s: %s" % " ".join(
+            "%d:%d/%d" % (c, c2[c]["busy"] - c1[c]["busy"], c2[c]["ticks"] - c1[c]["ticks"]) for c in sorted(c1)))
         for c in c1:
             dt = c2[c]["ticks"] - c1[c]["ticks"]
             db = c2[c]["busy"] - c1[c]["busy"]
             check(dt > 0, "cpu %d did not tick" % c)
-            check(db >= 0.5 * dt, "cpu %d busy for %d of %d ticks during burn" % (c, db, dt))
+            # 90%: the idle ticks are those before the task first ran.
+            # A CPU busy half the time fails: a burn loop that sleeps or
+            # yields between rounds, a scheduler that lets the idle task
+            # run while burn is runnable, or busy counted on one CPU only.
+            check(db >= 0.9 * dt, "cpu %d busy for %d of %d ticks during burn (want >= 90%%)" % (c, db, dt))
         onn = {r["cpu"] for r in ps(m) if r["pid"] in pids}
         check(len(onn) == n, "burn tasks not one per cpu: on cpus %r" % sorted(onn))
-        # burn 2000 ends by itself.
-        deadline = time.monotonic() + 10
+        # burn 3000 ends by itself.
+        deadline = time.monotonic() + 12
         while any(r["pid"] in pids for r in burn_tasks(m)):
-            check(time.monotonic() < deadline, "burn 2000 tasks still there 10 s later")
+            check(time.monotonic() < deadline, "burn 3000 tasks still there 12 s later")
             time.sleep(0.3)
     finally:
         quiesce(m)
 
 
 def t_burn_preempt(ctx, kind):
+    """Two burn tasks pinned to one CPU share it: after 1 s of guest time
+    (icount: the one busy vCPU's time slices are the kernel's alone, not
+    the host's) each has about half of the ~100 ticks. A scheduler that
+    lets one task run until it blocks, or that requeues the preempted
+    task at the front, starves the other."""
     m = ctx.machine(kind)
     cpu = ncpus_of(kind) - 1
     try:
-        pids = start_burn(m, 2000, "%d,%d" % (cpu, cpu), expect=2)
-        time.sleep(1.0)
+        pids = start_burn(m, 5000, "%d,%d" % (cpu, cpu), expect=2)
+        wait_guest(m, 1.0)
         rows = {r["pid"]: r for r in ps(m)}
         for p in pids:
-            check(p in rows, "burn pid %d gone after 1 s of 2" % p)
+            check(p in rows, "burn pid %d gone after 1 s of 5" % p)
             check(rows[p]["cpu"] == cpu, "burn pid %d on cpu %d, pinned to %d" % (p, rows[p]["cpu"], cpu))
         t = [rows[p]["ticks"] for p in pids]
-        print("    two burn tasks on cpu %d after ~1 s: ticks %r" % (cpu, t))
-        check(min(t) >= 10, "a pinned burn task made no progress: ticks %r" % t)
-        check(min(t) >= 0.5 * max(t), "round robin unfair: ticks %r" % t)
+        print("    two burn tasks on cpu %d after ~1 s of guest time: ticks %r" % (cpu, t))
+        check(min(t) >= 40, "a pinned burn task got under 40 of ~100 ticks: %r" % t)
+        check(min(t) >= 0.8 * max(t), "round robin unfair: ticks %r" % t)
     finally:
         quiesce(m)
 
@@ -471,27 +539,35 @@ def t_stacks(ctx, kind):
 
 
 def t_sleep(ctx, kind):
-    """`profile 500 <shell pid>` sleeps its window with sleep_ms: the guest
-    clock read just before and just after (same send, no host round trip)
-    must have moved 500 ms plus at most a few ticks."""
+    """`profile 500 all` sleeps its window with sleep_ms, on an idle icount
+    machine. The window's own length is its sample count: every CPU is
+    sampled at each of its ticks, so a window of 500 ms holds 50 or 51 of
+    each CPU's ticks, and one that woke k ticks late holds k more. That
+    count is the guest's own: the guest clock read before and after (one
+    send) also holds the time the rest of the line took to arrive through
+    QEMU's 16-byte UART FIFO, which is the host's scheduling (558 ms was
+    seen on a loaded host), so it serves only as the lower bound."""
     m = ctx.machine(kind)
-    pid, _ = shell_pid(m)
-    b1, b2 = m.cmds(["uptime", "uptime"])
-    base = (P.uptime_ns(b2) - P.uptime_ns(b1)) / 1e6
-    u1, pr, u2 = m.cmds(["uptime", "profile 500 %d" % pid, "uptime"])
-    check("profiled 500 ms" in pr, "profile did not run: %r" % pr)
+    n = ncpus_of(kind)
+    quiesce(m)
+    u1, pr, u2 = m.cmds(["uptime", "profile 500 all 1", "uptime"])
+    r = checked_profile(pr)
     d = (P.uptime_ns(u2) - P.uptime_ns(u1)) / 1e6
-    print("    slept %.1f ms of guest time (two back-to-back uptimes: %.1f ms)" % (d, base))
-    check(d >= 500, "woke after %.1f ms < 500 ms" % d)
-    check(d - base <= 560, "woke after %.1f ms (%.1f without the command overhead): more than "
-          "a few ticks late" % (d, d - base))
+    print("    %d samples on %d cpus in the 500 ms window (%.1f a cpu); uptime moved %.1f ms around it" % (
+        r["samples"], r["cpus"], r["samples"] / n, d))
+    check(r["window"] == 500 and r["cpus"] == n, "profile 500 all: window %d on %d cpus" % (r["window"], r["cpus"]))
+    check(d >= 500, "the guest clock moved %.1f ms < 500 ms around a 500 ms sleep" % d)
+    # At most one tick late a CPU (52 of 50): a sleep that waits a whole
+    # tick too many (a deadline rounded up twice) or is only woken by an
+    # unrelated timer holds more. At least 50: one that ends early, less.
+    check(50 * n <= r["samples"] <= 52 * n, "%d samples in the 500 ms window on %d cpus: expected 50-52 "
+          "a cpu (the sleep woke early or late)" % (r["samples"], n))
 
 
 for _k in ("smp4", "smp1"):
-    for _n, _f in [("cpus_online", t_cpus_online), ("tick_rate", timed(t_tick_rate)), ("ps", t_ps),
+    for _n, _f in [("cpus_online", t_cpus_online), ("ps", t_ps),
                    ("ps_one_running_per_cpu", t_one_running_per_cpu),
-                   ("burn_all_cpus", t_burn_all_cpus), ("burn_preempt", timed(t_burn_preempt)),
-                   ("stacks_headroom", t_stacks), ("sleep_500ms", timed(t_sleep))]:
+                   ("burn_all_cpus", t_burn_all_cpus), ("stacks_headroom", t_stacks)]:
         test("%s_%s" % (_k, _n))(lambda ctx, f=_f, k=_k: f(ctx, k))
 
 
@@ -630,7 +706,9 @@ def t_sym(ctx):
         out = m.cmd("sym %d" % (a + 5))
         check(out.strip() == "0x%016x %s+0x5" % (a + 5, name), "sym %d: %r, expected %s+0x5" % (a + 5, out, name))
     out = m.cmd("sym 0x1000")
-    check(out.strip() == "0x0000000000001000: no symbol", "sym 0x1000: %r" % out)
+    check(out == "0x0000000000001000: no symbol\n", "sym 0x1000: %r" % out)
+    out = m.cmd("sym 0x0")
+    check(out == "0x0000000000000000: no symbol\n", "sym 0x0: %r" % out)
     out = m.cmd("sym zz")
     check(out.startswith("sym: bad address 'zz'"), "sym zz: %r" % out)
 
@@ -656,31 +734,40 @@ def t_symtab(ctx):
 # ======================================================================
 
 def t_profile_burn_all(ctx, kind):
+    """burn on every CPU under `profile 1000 all 3`. Every run asserts
+    what the profile must say: burn_spin on top with burn's callers in
+    order, samples from every CPU, sorted chains, and never more samples
+    than the ticks the CPUs took around the window (`cpus` just before and
+    after, in the same send). On an icount machine, where every tick
+    arrives, the count is also asserted: 100 a CPU."""
     m = ctx.machine(kind)
     n = ncpus_of(kind)
+    exact = kind.endswith("i")
     try:
-        start_burn(m, 3000, expect=n)
+        start_burn(m, 5000, expect=n)
         time.sleep(0.3)
-        # cpus just before and after (one send): the ticks each CPU took
-        # while the window ran, to tell a profiler that drops or doubles
-        # samples from a host too loaded to deliver 100 Hz to TCG.
         c1, out, c2 = m.cmds(["cpus", "profile 1000 all 3", "cpus"], 60)
         r = checked_profile(out)
         c1, c2 = P.cpus(c1), P.cpus(c2)
         took = sum(c2[c]["ticks"] - c1[c]["ticks"] for c in c1)
         want = n * 100
-        print("    %d samples on %d cpus (expected ~%d; the cpus took %d ticks around the window), "
+        print("    %d samples on %d cpus (100 Hz: %d; the cpus took %d ticks around the window), "
               "top %.1f%% %s" % (r["samples"], r["cpus"], want, took,
                                  r["chains"][0]["pct"] if r["chains"] else 0,
                                  r["chains"][0]["leaf"] if r["chains"] else "-"))
         check(r["window"] == 1000, "window %d" % r["window"])
         check(r["source"] == "tick 100Hz", "source %r" % r["source"])
+        # A profiler that samples twice per tick (two handlers registered,
+        # or a sample taken on both edges of the window) has more samples
+        # than ticks.
         check(r["samples"] <= took, "%d samples but the cpus took only %d ticks around the window" % (
             r["samples"], took))
-        check(abs(r["samples"] - want) <= 0.1 * want,
-              "%d samples, expected %d within 10%% (the cpus took %d ticks around the window%s)" % (
-                  r["samples"], want, took,
-                  ": the guest lost ticks, is the host overloaded?" if took < 0.9 * want else ""))
+        if exact:
+            # 3%: a window a tick long or short on a CPU, or one CPU
+            # sampled at half the rate, is outside it.
+            check(abs(r["samples"] - want) <= 0.03 * want,
+                  "%d samples in 1 s under icount, expected %d within 3%% (the cpus took %d ticks "
+                  "around the window)" % (r["samples"], want, took))
         check(r["cpus"] == n, "samples on %d cpus, expected %d" % (r["cpus"], n))
         check(1 <= len(r["chains"]) <= 3, "%d chains printed for chains=3" % len(r["chains"]))
         top = r["chains"][0]
@@ -695,10 +782,21 @@ def t_profile_burn_all(ctx, kind):
         quiesce(m)
 
 
+# Functions burn_task calls directly: a sample in one's prologue sees
+# burn_task's frame pointer, so the walk skips burn_task (the known limit
+# of frame-pointer walks) and the chain reads e.g. task_should_stop <-
+# task_start, with no burn frame in it.
+BURN_TASK_CALLEES = ("time_ns", "task_should_stop")
+
+
 def t_profile_burn_pid(ctx, kind):
+    """`profile 500 <pid>` of one of the burn tasks: only that task's
+    samples, all in burn, on its one CPU; on an icount machine, one a
+    tick: 50 (the task is alone on its CPU)."""
     m = ctx.machine(kind)
+    exact = kind.endswith("i")
     try:
-        pids = start_burn(m, 3000)
+        pids = start_burn(m, 5000)
         time.sleep(0.3)
         victim = pids[-1]
         vcpu = [r["cpu"] for r in ps(m) if r["pid"] == victim]
@@ -708,13 +806,20 @@ def t_profile_burn_pid(ctx, kind):
         took = P.cpus(c2)[vcpu[0]]["ticks"] - P.cpus(c1)[vcpu[0]]["ticks"]
         print("    pid %d: %d samples on %d cpus (its cpu %d took %d ticks around the window)" % (
             victim, r["samples"], r["cpus"], vcpu[0], took))
-        check(40 <= r["samples"] <= 60, "%d samples for one burn task over 500 ms, expected ~50 "
-              "(its cpu took %d ticks around the window)" % (r["samples"], took))
+        check(0 < r["samples"] <= took, "%d samples of one task, but its cpu took %d ticks" % (
+            r["samples"], took))
+        if exact:
+            # A filter that lets another task's samples through (the shell's,
+            # on the same CPU at smp=1) or drops some of this one's moves
+            # the count off 50.
+            check(abs(r["samples"] - 50) <= 2, "%d samples for one burn task over 500 ms under icount, "
+                  "expected 50 within 2" % r["samples"])
         check(r["cpus"] == 1, "one task's samples on %d cpus" % r["cpus"])
         check(r["chains"], "no chains printed")
         for c in r["chains"]:
             frames = [c["name"]] + c["callers"]
-            check(any(f.startswith("burn_") for f in frames),
+            skipped = frames[0] in BURN_TASK_CALLEES and frames[1:2] == ["task_start"]
+            check(skipped or any(f.startswith("burn_") for f in frames),
                   "a chain without burn frames in a burn pid's profile: %r" % frames)
         check(sum(c["count"] for c in r["chains"]) <= r["samples"], "chain counts exceed samples")
     finally:
@@ -732,26 +837,42 @@ def t_profile_asleep(ctx, kind):
 
 
 def t_profile_idle(ctx, kind):
+    """An idle machine (icount: the idle vCPUs' ticks are exact) takes 50
+    samples a CPU in 500 ms, nearly all in cpu_idle."""
     m = ctx.machine(kind)
     n = ncpus_of(kind)
     quiesce(m)
     r = checked_profile(m.cmd("profile 500 all 3", 60))
     want = n * 50
-    check(abs(r["samples"] - want) <= 0.1 * want, "idle tick profile: %d samples, expected %d within 10%%" % (
-        r["samples"], want))
+    check(abs(r["samples"] - want) <= 0.03 * want + 1,
+          "idle tick profile: %d samples, expected %d within 3%%" % (r["samples"], want))
+    check(r["cpus"] == n, "idle samples on %d cpus, expected %d" % (r["cpus"], n))
     check(r["chains"], "no chains")
     top = r["chains"][0]
     idle = sum(c["count"] for c in r["chains"] if c["name"] == "cpu_idle")
-    print("    top %.1f%% %s; cpu_idle leaves %d of %d" % (top["pct"], top["leaf"], idle, r["samples"]))
+    print("    %d samples (expected %d); top %.1f%% %s; cpu_idle leaves %d" % (
+        r["samples"], want, top["pct"], top["leaf"], idle))
     check(top["name"] == "cpu_idle", "top leaf on an idle machine is %r, expected cpu_idle" % top["leaf"])
     check(top["pct"] > 50, "cpu_idle's top chain has only %.1f%%" % top["pct"])
 
 
+test("smp4_profile_burn_all")(lambda ctx: t_profile_burn_all(ctx, "smp4"))
+test("smp4_profile_burn_pid")(lambda ctx: t_profile_burn_pid(ctx, "smp4"))
 for _k in ("smp4", "smp1"):
-    for _n, _f in [("profile_burn_all", timed(t_profile_burn_all)),
-                   ("profile_burn_pid", timed(t_profile_burn_pid)),
-                   ("profile_asleep_shell", t_profile_asleep), ("profile_idle", timed(t_profile_idle))]:
-        test("%s_%s" % (_k, _n))(lambda ctx, f=_f, k=_k: f(ctx, k))
+    test("%s_profile_asleep_shell" % _k)(lambda ctx, k=_k: t_profile_asleep(ctx, k))
+
+
+# The rates, on the icount machines (see SHARED_KINDS), each machine's
+# tests back to back. Idle rates at smp=4 and smp=1; busy ones at smp=2
+# and smp=1, where icount delivers every tick.
+for _k, _names in [("smp4i", ["tick_rate", "sleep_500ms", "profile_idle", "burn_preempt"]),
+                   ("smp2i", ["profile_burn_all", "profile_burn_pid"]),
+                   ("smp1i", ["tick_rate", "sleep_500ms", "profile_idle", "burn_preempt",
+                              "profile_burn_all", "profile_burn_pid"])]:
+    for _n in _names:
+        _name = "%s_%s" % (_k[:-1], _n)
+        ICOUNT_USERS[_name] = _k
+        test(_name)(lambda ctx, f=globals()["t_" + {"sleep_500ms": "sleep"}.get(_n, _n)], k=_k: f(ctx, k))
 
 
 @test("profile_bad_input")
@@ -845,19 +966,6 @@ def t_pmu_off(ctx):
 # runner
 # ======================================================================
 
-def select(args):
-    if not args:
-        return list(TESTS)
-    chosen = []
-    for a in args:
-        hit = [t for t in TESTS if fnmatch.fnmatchcase(t[0], a)]
-        if not hit:
-            print("no test matches %r (try --list)" % a)
-            sys.exit(2)
-        chosen += [t for t in hit if t not in chosen]
-    return [t for t in TESTS if t in chosen]
-
-
 def main(argv):
     if "-h" in argv or "--help" in argv:
         print(__doc__.strip())
@@ -866,7 +974,7 @@ def main(argv):
         for n, _ in TESTS:
             print(n)
         return 0
-    tests = select(argv)
+    tests = runner.select(TESTS, argv)
     return runner.run(tests, Ctx)
 
 

@@ -7,11 +7,20 @@ A test is (name, fn); fn(ctx) passes by returning and fails by raising
 suite's new_ctx(name) and has tails() (the serial output to quote when the
 test failed) and finish(failed) (closes what the test booted, and whatever
 shared machine it left unusable).
+
+A test that only passed after a failed attempt (retry()) is neither passed
+nor failed but flaky: the totals line says so, 'N passed, N failed, N
+flaky', and under CI (the CI environment variable set) a flaky test makes
+the run fail, so that a retry can never quietly hide a failure there.
 """
+import fnmatch
+import os
+import re
 import signal
+import sys
 import time
 
-from qemu import Fail, LIVE
+from qemu import Fail, LIVE, check
 
 
 def quoted_tail(m, start, n=1500):
@@ -21,19 +30,73 @@ def quoted_tail(m, start, n=1500):
         m.name, "\n".join("    | " + l for l in m.tail(start, n).splitlines()))
 
 
+# name -> [messages of the attempts that failed], for the test now running.
+_retries = {}
+_running = [None]
+
+
+def in_ci():
+    return os.environ.get("CI", "") not in ("", "0", "false", "no")
+
+
+def retry(fn, attempts=3):
+    """Run fn(ctx) up to attempts times until it passes. Every failed
+    attempt is recorded: a pass after one makes the test flaky, never
+    passed. Only for a measurement that truly depends on the host's
+    scheduling; a correctness check is never retried."""
+    def run(ctx, *args):
+        for i in range(attempts):
+            try:
+                return fn(ctx, *args)
+            except Fail as e:
+                if i + 1 == attempts:
+                    raise
+                _retries.setdefault(_running[0], []).append(str(e))
+                print("    attempt %d of %d failed (retrying; the test will count as flaky): %s" % (
+                    i + 1, attempts, e), flush=True)
+    run.__name__ = getattr(fn, "__name__", "retried")
+    run.__doc__ = fn.__doc__
+    return run
+
+
+def select(tests, patterns):
+    """The tests whose names match any pattern (exact or shell-style), in
+    run order; every test with no patterns. A pattern that matches nothing
+    is a usage error: it exits 2 naming it, so that a misspelt name never
+    runs nothing and passes."""
+    if not patterns:
+        return list(tests)
+    unknown = [p for p in patterns if not any(fnmatch.fnmatchcase(n, p) for n, _ in tests)]
+    if unknown:
+        print("unknown test%s: %s (try --list)" % ("s" if len(unknown) > 1 else "", ", ".join(unknown)),
+              file=sys.stderr)
+        sys.exit(2)
+    return [(n, f) for n, f in tests if any(fnmatch.fnmatchcase(n, p) for p in patterns)]
+
+
+def totals(passed, failed, flaky):
+    """The totals line, and the exit status it means."""
+    print("%d passed, %d failed, %d flaky" % (passed, failed, flaky))
+    if flaky and in_ci():
+        print("flaky tests fail the run under CI")
+    return 1 if failed or (flaky and in_ci()) else 0
+
+
 def run(tests, new_ctx):
     """Runs tests in order; prints 'PASS name (secs)' or 'FAIL name (secs):
-    reason' and the tails, then 'total N s' and 'N passed, N failed'.
-    Returns the exit status (1 if any test failed). Every QEMU still live
+    reason' and the tails (or 'FLAKY name'), then 'total N s' and 'N
+    passed, N failed, N flaky'. Returns the exit status (1 if any test
+    failed, or was flaky under CI). Every QEMU still live
     is closed on the way out, after an interrupt (^C, SIGTERM) too."""
     def on_signal(sig, frame):
         raise KeyboardInterrupt
     signal.signal(signal.SIGTERM, on_signal)
 
-    passed = failed = 0
+    passed = failed = flaky = 0
     t_all = time.monotonic()
     try:
         for name, fn in tests:
+            _running[0] = name
             ctx = new_ctx(name)
             t0 = time.monotonic()
             err = None
@@ -51,7 +114,12 @@ def run(tests, new_ctx):
             except Exception as e:
                 err = err or "cleanup: %s" % e
             dt = time.monotonic() - t0
-            if err is None:
+            missed = _retries.pop(name, [])
+            if err is None and missed:
+                flaky += 1
+                print("FLAKY %s (%.1f s): passed after %d failed attempt%s: %s" % (
+                    name, dt, len(missed), "s" if len(missed) > 1 else "", " | ".join(missed)), flush=True)
+            elif err is None:
                 passed += 1
                 print("PASS %s (%.1f s)" % (name, dt), flush=True)
             else:
@@ -64,5 +132,42 @@ def run(tests, new_ctx):
         for m in list(LIVE):
             m.close()
     print("total %.1f s" % (time.monotonic() - t_all))
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return totals(passed, failed, flaky)
+
+
+# ---- panic reports (kernel/panic.c), the same on both architectures ------
+
+def check_panic_report(out, pid, cpu, ncpus, regs, task="shell"):
+    """out is the serial output from the panic's PANIC line to 'System
+    halted.'. It must name the CPU and task that panicked ('cpu N, task P
+    (name)'), dump every register in regs with a 16-hex-digit value
+    between that line and 'Backtrace:', and hold an answer ('cpu N:' and
+    at least one frame) from every other online CPU, once each, in order;
+    'cpu N did not answer the NMI' fails it. Returns this CPU's own
+    backtrace block (the lines between 'Backtrace:' and the first other
+    CPU's answer)."""
+    hm = re.search(r"^PANIC: .*\n(cpu (\d+), task (\d+) \((\S+)\))$", out, re.M)
+    check(hm, "no 'cpu N, task N (name)' line right under the PANIC line: %r" % out[:600])
+    # The panicking CPU and task are the ones that ran the command: a
+    # header that reads another CPU's current task (a wrong per-CPU
+    # pointer) or the boot placeholder names something else.
+    check((int(hm.group(2)), int(hm.group(3)), hm.group(4)) == (cpu, pid, task),
+          "panic header %r, expected 'cpu %d, task %d (%s)'" % (hm.group(1), cpu, pid, task))
+    rest = out[hm.end():]
+    check("Backtrace:" in rest, "no 'Backtrace:' after the header")
+    dump, bt = rest.split("Backtrace:", 1)
+    # Every register, each with its full 64-bit value: a dump that drops
+    # a line, or prints a value with %x (cut to 32 bits), fails here.
+    missing = [r for r in regs if not re.search(r"(?<![\w])%s +[0-9a-f]{16}(?![\w])" % re.escape(r), dump)]
+    check(not missing, "register dump lacks %s with a 16-hex-digit value: %r" % (missing, dump))
+    check(not re.search(r"did not answer", out), "a cpu did not answer the NMI: %r" % re.findall(
+        r"^.*did not answer.*$", out, re.M))
+    others = [c for c in range(ncpus) if c != cpu]
+    answers = re.findall(r"^cpu (\d+):\n((?:        <- \S+\n)*)", bt, re.M)
+    # The panic stops every other CPU by NMI and prints its backtrace: a
+    # CPU skipped in that loop, or one whose answer never came, is missing.
+    check([int(c) for c, _ in answers] == others,
+          "other cpus' answers %r, expected cpus %r" % ([c for c, _ in answers], others))
+    empty = [c for c, frames in answers if not frames]
+    check(not empty, "cpus %r answered with no frames" % empty)
+    return re.split(r"^cpu \d+:$", bt, maxsplit=1, flags=re.M)[0]
