@@ -13,10 +13,14 @@
  *
  * Retransmits: a client that misses part of a reply sends its request
  * again with the same sequence number. For each of the last USH_SENDERS
- * senders (ip, port) the shell keeps the last request's sequence number and
- * its reply's output (up to USH_KEEP_MAX bytes); a repeat of that sequence
- * number is answered from the copy, chunk for chunk the same datagrams,
- * without running the command again. A repeat that arrives while its
+ * senders (ip, port) the shell keeps the last request (its sequence number
+ * and command) and its reply's output (up to USH_KEEP_MAX bytes); a repeat
+ * of that request, the same sequence number AND the same command, within
+ * USH_KEEP_NS of the reply, is answered from the copy, chunk for chunk the
+ * same datagrams, without running the command again. Anything else runs:
+ * a new client that reuses an old one's port and starts at the same
+ * sequence number sends a different command, or sends it later, and must
+ * get its own answer, never the old client's. A repeat that arrives while its
  * request is still queued or running is dropped (the reply is on its way;
  * if it gets lost, the next retransmit finds the copy). A reply longer
  * than USH_KEEP_MAX is answered on retransmit with its first USH_KEEP_MAX
@@ -50,6 +54,8 @@ struct ush_cache {
     uint32_t ip, seq;
     uint16_t port;
     uint64_t stamp;                 /* last use, for replacement */
+    uint64_t done_ns;               /* time_ns() when the reply was finished */
+    char line[USHP_CMD_MAX + 1];    /* the request's command, as received */
     char *buf;                      /* kept output, cap bytes */
     size_t cap, len;
     uint64_t total;                 /* output bytes the command printed */
@@ -256,20 +262,31 @@ static void ush_resend(struct ush_cache *c, struct ush_dest *d)
     ushp_chunker_finish(&ush.ch);
 }
 
+/* A retransmit of the request whose reply c keeps: same sequence number,
+ * same command, and recent. */
+static bool ush_is_retransmit(const struct ush_cache *c, const struct ush_req *r)
+{
+    return c->used && c->complete && c->seq == r->seq && strcmp(c->line, r->line) == 0 &&
+           time_ns() - c->done_ns < USH_KEEP_NS;
+}
+
 static void ush_run(struct ush_req *r)
 {
     struct ush_dest d = { r->ip, r->port };
     struct ush_cache *c = ush_cache_find(r->ip, r->port);
     c->stamp = ++ush.clock;
-    if (c->used && c->complete && c->seq == r->seq) {
+    if (ush_is_retransmit(c, r)) {
         ush_resend(c, &d);
         return;
     }
+    if (c->used && c->complete && c->seq == r->seq)
+        USH_COUNT(stale);           /* same seq, other command or too late: run it */
     c->used = true;
     c->complete = false;
     c->seq = r->seq;
     c->len = 0;
     c->total = 0;
+    strlcpy(c->line, r->line, sizeof c->line);
 
     /* A line typed with a newline (nc, echo) is still one command. */
     size_t n = strlen(r->line);
@@ -280,6 +297,7 @@ static void ush_run(struct ush_req *r)
     ushp_chunker_init(&ush.ch, r->seq, ush_send, &d);
     shell_run_line(r->line, &out.pr);
     ushp_chunker_finish(&ush.ch);
+    c->done_ns = time_ns();
     c->complete = true;
 }
 
@@ -327,9 +345,9 @@ static void ush_print_stats(struct printer *p)
     struct udpshell_stats s;
     udpshell_get_stats(&s);
     pr_printf(p, "udpshell port %u: requests %lu, resent from the kept reply %lu, "
-              "retransmits in hand %lu\nudpshell drops: bad udpshell %lu (short %lu, "
-              "magic %lu, len %lu, reserved %lu, too long %lu), queue full %lu\n", ush.port,
-              s.requests, s.resent, s.in_hand, udpshell_bad_total(&s),
+              "retransmits in hand %lu, not replayed %lu\nudpshell drops: bad udpshell %lu "
+              "(short %lu, magic %lu, len %lu, reserved %lu, too long %lu), queue full %lu\n",
+              ush.port, s.requests, s.resent, s.in_hand, s.stale, udpshell_bad_total(&s),
               s.bad[-1 - USHP_ESHORT], s.bad[-1 - USHP_EMAGIC], s.bad[-1 - USHP_ELEN],
               s.bad[-1 - USHP_ERESERVED], s.bad[-1 - USHP_ETOOLONG], s.queue_full);
 }

@@ -8,6 +8,11 @@
 #define USH_QUEUE     8             /* requests waiting to run */
 #define USH_SENDERS   4             /* senders whose last reply is kept */
 #define USH_KEEP_MAX  (1u << 20)    /* bytes of a reply kept for retransmits */
+/* How long a kept reply answers retransmits. A client resends after 1 s, at
+ * most 3 times, so 10 s covers every retransmit of a live request with room
+ * to spare; a request on the same (ip, port, seq) later than that is a new
+ * client's and is run. */
+#define USH_KEEP_NS   10000000000ull
 
 /* Bind port and start the shell's task (net_boot, from udpshell=PORT).
  * 0, or -1 with the reason on the console. */
@@ -23,6 +28,8 @@ struct udpshell_stats {          /* all uint64_t: udpshell_get_stats copies it w
     uint64_t requests;              /* queued to run (new, or a retransmit of a finished one) */
     uint64_t resent;                /* retransmits answered from the kept reply */
     uint64_t in_hand;               /* retransmits of a queued or running request: ignored */
+    uint64_t stale;                 /* same (ip, port, seq) as a kept reply but another
+                                       command, or too late: run, not replayed */
     uint64_t queue_full;            /* dropped: the queue was full (the client retransmits) */
     uint64_t bad[USHP_NREASONS];    /* malformed, by reason: bad[-1 - USHP_E*] */
 };

@@ -369,6 +369,32 @@ def t_ushell_retransmit(g):
         s.close()
 
 
+@test
+def t_ushell_port_reuse(g):
+    """A client that starts at seq 0 on a source port an earlier client used
+    gets its own answer. The retransmit cache used to be keyed on (ip,
+    port, seq) alone and answered `version` with the earlier client's
+    `uptime`, running nothing."""
+    a = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    a.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    a.bind((HOST, 0))
+    port = a.getsockname()[1]
+    try:
+        first = payload_of(raw_exchange(a, g.ushell_port, request(0, "uptime")))
+        check(first.startswith("up "), "uptime answered %r" % first[:80])
+    finally:
+        a.close()
+    b = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    b.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    b.bind((HOST, port))
+    try:
+        second = payload_of(raw_exchange(b, g.ushell_port, request(0, "version")))
+        check(second.startswith("Sonde "), "version from a reused port and seq 0 answered %r: "
+              "the earlier client's cached reply" % second[:80])
+    finally:
+        b.close()
+
+
 def ushell_in_background(g, line):
     """Run line over the UDP shell in a thread: res gets "out" or "err"."""
     res = {}

@@ -203,6 +203,50 @@ TEST(ush_retransmit_after_reply_is_answered_from_the_copy)
     fake_net_clear();
 }
 
+/* A client that starts at seq 0 on a port a previous client used must get
+ * its own answer: once the cache replayed the old client's `uptime` output
+ * in answer to `version`, without running anything. */
+TEST(ush_same_seq_other_command_runs_not_replays)
+{
+    start_once();
+    uint32_t ip = new_sender();
+    struct udpshell_stats s0 = stats();
+    send_req(ip, 4101, 0, "echo old client");
+    CHECK(udpshell_run_next());
+    fake_net_clear();
+    int before = runs['e'];
+    send_req(ip, 4101, 0, "echo new client");
+    CHECK(udpshell_run_next());
+    CHECK_EQ(runs['e'], before + 1);          /* run, not replayed */
+    struct reply r = reply_of(ip, 4101, 0);
+    CHECK(r.whole);
+    CHECK_STR(r.text, "new client\n");
+    free(r.text);
+    CHECK_EQ(stats().resent, s0.resent);
+    CHECK_EQ(stats().stale, s0.stale + 1);
+    fake_net_clear();
+}
+
+/* The same request after the kept reply has expired is a new client's: it
+ * runs. Just before the expiry it is still a retransmit. */
+TEST(ush_kept_reply_expires)
+{
+    start_once();
+    uint32_t ip = new_sender();
+    send_req(ip, 4102, 7, "echo once");
+    CHECK(udpshell_run_next());
+    int before = runs['e'];
+    fake_now_ns += USH_KEEP_NS - 1000;
+    send_req(ip, 4102, 7, "echo once");
+    CHECK(udpshell_run_next());
+    CHECK_EQ(runs['e'], before);              /* still a retransmit */
+    fake_now_ns += 2000;
+    send_req(ip, 4102, 7, "echo once");
+    CHECK(udpshell_run_next());
+    CHECK_EQ(runs['e'], before + 1);          /* expired: run again */
+    fake_net_clear();
+}
+
 TEST(ush_retransmit_while_queued_or_running_is_not_run_twice)
 {
     start_once();
