@@ -13,7 +13,10 @@
  * We learn a mapping from a reply, and from a request when the sender
  * already had an entry or was asking for us (RFC 826's merge rule), never
  * from gratuitous chatter about others, so the cache holds only hosts we
- * talk to. All state is under arp_lock, which is held while parked frames
+ * talk to. And only a mapping that can be true: a unicast MAC that is not
+ * all zeros and not ours, for a unicast address on our subnet that is not
+ * ours. Anything else is refused (counted, shown by `arp`): a forged
+ * mapping would redirect our replies, or turn them into broadcasts. All state is under arp_lock, which is held while parked frames
  * go to the driver (see the lock order in net/net.h). */
 #include "net/net.h"
 #include "net/pkt.h"
@@ -58,11 +61,13 @@ static spinlock_t arp_lock = SPINLOCK_INIT;
 static struct arp_entry arp_cache[ARP_ENTRIES];
 static struct arp_pending arp_pending[ARP_PENDING];
 static uint64_t arp_order;
+static uint64_t arp_refused;          /* mappings not learnt (see the top) */
 
 void arp_reset(void)
 {
     unsigned long f = spin_lock(&arp_lock);
     memset(arp_cache, 0, sizeof arp_cache);
+    arp_refused = 0;
     for (int i = 0; i < ARP_PENDING; i++)
         arp_pending[i].used = false;
     spin_unlock(&arp_lock, f);
@@ -150,6 +155,19 @@ static void arp_request(uint32_t ip)
     arp_send(ARP_OP_REQUEST, eth_broadcast, zero, ip);
 }
 
+static bool arp_mac_ok(const uint8_t *mac)
+{
+    static const uint8_t zero[ETH_ALEN];
+    return memcmp(mac, zero, ETH_ALEN) != 0 && memcmp(mac, net_dev->mac, ETH_ALEN) != 0;
+}
+
+static bool arp_mapping_ok(uint32_t ip, const uint8_t *mac)
+{
+    if (!arp_mac_ok(mac))
+        return false;
+    return (ip & net_netmask) == (net_ip_addr & net_netmask) && !ipv4_source_unanswerable(ip);
+}
+
 /* Record ip -> mac and release what waited for it. Lock held. */
 static void arp_learn(uint32_t ip, const uint8_t *mac, uint64_t now)
 {
@@ -185,10 +203,17 @@ void arp_input(const uint8_t *pkt, size_t len)
 
     unsigned long f = spin_lock(&arp_lock);
     arp_expire_pending(now);
+    bool mapping_ok = arp_mapping_ok(spa, a->sha);
     /* spa 0 is a probe (RFC 5227): answer it, learn nothing from it. */
-    if (spa != 0 && (for_us || arp_find(spa, now)))
-        arp_learn(spa, a->sha, now);
-    if (for_us && op == ARP_OP_REQUEST)
+    if (spa != 0 && (for_us || arp_find(spa, now))) {
+        if (mapping_ok)
+            arp_learn(spa, a->sha, now);
+        else
+            __atomic_fetch_add(&arp_refused, 1, __ATOMIC_RELAXED);
+    }
+    /* The reply goes to sha itself, so only to a mapping that can be true
+     * (a probe's spa 0 aside: its sender has no address yet). */
+    if (for_us && op == ARP_OP_REQUEST && (mapping_ok || (spa == 0 && arp_mac_ok(a->sha))))
         arp_send(ARP_OP_REPLY, a->sha, a->sha, spa);
     spin_unlock(&arp_lock, f);
     if (!for_us)
@@ -276,6 +301,8 @@ void arp_print(struct printer *p)
     }
     pr_printf(p, "%d entries (max %d), %d frames waiting for a reply (max %d)\n",
               shown, ARP_ENTRIES, parked, ARP_PENDING);
+    pr_printf(p, "refused %lu mappings (off-subnet, broadcast or own address, zero or own MAC)\n",
+              (unsigned long)__atomic_load_n(&arp_refused, __ATOMIC_RELAXED));
 }
 
 static int arp_cmd(int argc, char **argv, struct printer *p)

@@ -40,6 +40,13 @@ bool ipv4_is_broadcast(uint32_t dst)
            (dst & ~net_netmask) == ~net_netmask;
 }
 
+bool ipv4_source_unanswerable(uint32_t src)
+{
+    uint8_t top = (uint8_t)(src >> 24);
+    return src == 0 || ipv4_is_broadcast(src) || top >= 224 || top == 127 ||
+           (net_ip_addr != 0 && src == net_ip_addr);
+}
+
 bool ipv4_is_local(uint32_t dst)
 {
     return (net_ip_addr != 0 && dst == net_ip_addr) || ipv4_is_broadcast(dst);
@@ -76,6 +83,10 @@ void ipv4_input(const uint8_t *pkt, size_t len)
     uint32_t src = get_be32(ip->src), dst = get_be32(ip->dst);
     if (!ipv4_is_local(dst)) {
         NET_COUNT(rx_ignored);
+        return;
+    }
+    if (ipv4_source_unanswerable(src)) {
+        NET_COUNT(drop_bad_source);
         return;
     }
     switch (ip->proto) {

@@ -82,6 +82,9 @@ struct net_stats {
     uint64_t drop_no_buffer;        /* TX ring full (driver xmit returned -1) or RX buffer shortage (driver) */
     uint64_t drop_fragment;         /* IPv4 fragments (MF set or offset non-zero) */
     uint64_t drop_arp;              /* bad ARP packet, or a frame whose next hop never resolved */
+    uint64_t drop_bad_source;       /* a source no reply may go to: broadcast, multicast,
+                                       loopback, 0.0.0.0, our own address (RFC 1122
+                                       3.2.1.3), or a group Ethernet source */
 };
 
 extern struct net_stats net_stats_live;
@@ -92,6 +95,12 @@ extern struct net_stats net_stats_live;
     __atomic_fetch_add(&net_stats_live.field, (uint64_t)(n), __ATOMIC_RELAXED)
 
 const struct net_stats *net_get_stats(void);
+
+/* A source address nothing may be sent back to (RFC 1122 3.2.1.3): 0.0.0.0,
+ * 255.255.255.255 or our subnet's broadcast, multicast and class E,
+ * loopback, or our own address. A datagram or echo from one is dropped:
+ * answering it would turn one spoofed request into a broadcast reply. */
+bool ipv4_source_unanswerable(uint32_t src);
 
 /* Our configuration (host order); 0 before net_init. */
 uint32_t net_ip(void);

@@ -274,9 +274,71 @@ TEST(net_arp_truncated_and_bad)
     rx(f, n);
     static const uint8_t mcast[6] = { 1, 0, 0x5e, 0, 0, 1 };
     mk_arp(f, 1, mcast, PEER_IP, zero, OUR_IP);       /* group sender MAC */
+    memcpy(f + 6, peer_mac, 6);                       /* from a unicast frame */
     rx(f, n);
     CHECK_EQ(net_get_stats()->drop_arp, 3);
     CHECK_EQ(cap.n, 0);
+}
+
+/* RFC 1122 3.2.1.3: nothing goes back to a source that cannot be
+ * answered. Before, a UDP-shell request or an echo spoofed from the subnet
+ * broadcast got its reply broadcast (a 26-byte request, ~290x in frames). */
+TEST(net_unanswerable_sources_dropped)
+{
+    setup();
+    CHECK_EQ(udp_bind(9000, handler, NULL), 0);
+    memset(&got, 0, sizeof got);
+    learn(gw_mac, GW_IP);
+    cap.n = 0;
+    static const uint32_t bad[] = {
+        IP(10, 0, 2, 255), 0xffffffffu, 0, IP(224, 0, 0, 1), IP(239, 1, 2, 3),
+        IP(240, 0, 0, 1), IP(127, 0, 0, 1), OUR_IP,
+    };
+    uint8_t f[ETH_FRAME_MAX];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        rx(f, mk_udp(f, bad[i], 4321, OUR_IP, 9000, "lines 2000", 10));
+        rx(f, mk_ping(f, bad[i], OUR_IP, 1, 2, "ping", 4));
+    }
+    CHECK_EQ(got.calls, 0);                           /* nothing delivered */
+    CHECK_EQ(cap.n, 0);                               /* nothing sent */
+    CHECK_EQ(net_get_stats()->drop_bad_source, 2 * (sizeof bad / sizeof bad[0]));
+    /* A group Ethernet source is forged whatever its IP says. */
+    size_t n = mk_udp(f, PEER_IP, 4321, OUR_IP, 9000, "version", 7);
+    f[6] = 0x01;
+    rx(f, n);
+    CHECK_EQ(got.calls, 0);
+    CHECK_EQ(net_get_stats()->drop_bad_source, 2 * (sizeof bad / sizeof bad[0]) + 1);
+    /* The same from a real peer is delivered: the rule is not "drop all". */
+    rx(f, mk_udp(f, PEER_IP, 4321, OUR_IP, 9000, "version", 7));
+    CHECK_EQ(got.calls, 1);
+    CHECK_EQ(udp_unbind(9000), 0);
+}
+
+/* The ARP cache learns only unicast, on-subnet, non-self mappings. */
+TEST(net_arp_learns_only_true_mappings)
+{
+    setup();
+    uint8_t f[64];
+    static const uint8_t zero[6];
+    struct { uint32_t ip; const uint8_t *mac; } bad[] = {
+        { FAR_IP, peer_mac },                 /* off-subnet */
+        { IP(10, 0, 2, 255), peer_mac },      /* the subnet broadcast */
+        { OUR_IP, peer_mac },                 /* our own address */
+        { PEER_IP, zero },                    /* the all-zero MAC */
+        { PEER_IP, dev.mac },                 /* our own MAC */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        size_t n = mk_arp(f, 1, bad[i].mac, bad[i].ip, zero, OUR_IP);
+        memcpy(f + 6, peer_mac, 6);           /* the frame itself from a unicast MAC */
+        rx(f, n);
+    }
+    CHECK_EQ(cap.n, 0);                       /* no reply to any of them */
+    /* Nothing was learnt: a send to the peer still has to ask. */
+    CHECK_EQ(udp_send(PEER_IP, 1, 2, "x", 1), NET_QUEUED);
+    CHECK_EQ(r16(cap.f[0] + 12), 0x0806);
+    struct sbuf b = SBUF_INIT;
+    arp_print(&b.pr);
+    CHECK(strstr(b.s, "refused 5 mappings") != NULL);
 }
 
 /* ---- IPv4 ---- */
