@@ -624,6 +624,127 @@ def t_boot_no_nic(_g):
     check("no network device" in out2, "netload without a device: %r" % out2)
 
 
+# ---- raw frames over -netdev socket ----------------------------------------
+
+def inet_csum(b):
+    if len(b) % 2:
+        b += b"\0"
+    s = sum(struct.unpack(">%dH" % (len(b) // 2), b))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+
+
+def ip4(a):
+    return socket.inet_aton(a)
+
+
+def ipv4_frame(dst_mac, src_mac, src, dst, proto, l4):
+    hdr = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 20 + len(l4), 0x1234, 0x4000, 64, proto, 0,
+                      ip4(src), ip4(dst))
+    hdr = hdr[:10] + struct.pack(">H", inet_csum(hdr)) + hdr[12:]
+    return dst_mac + src_mac + b"\x08\x00" + hdr + l4
+
+
+def udp_frame(dst_mac, src_mac, src, dst, sport, dport, payload):
+    u = struct.pack(">HHHH", sport, dport, 8 + len(payload), 0) + payload
+    pseudo = ip4(src) + ip4(dst) + struct.pack(">BBH", 0, 17, len(u))
+    c = inet_csum(pseudo + u) or 0xffff
+    return ipv4_frame(dst_mac, src_mac, src, dst, 17, u[:6] + struct.pack(">H", c) + u[8:])
+
+
+def echo_frame(dst_mac, src_mac, src, dst):
+    ic = struct.pack(">BBHHH", 8, 0, 0, 0x5344, 1) + b"spoofed?"
+    ic = ic[:2] + struct.pack(">H", inet_csum(ic)) + ic[4:]
+    return ipv4_frame(dst_mac, src_mac, src, dst, 1, ic)
+
+
+class Wire:
+    """The guest's Ethernet as UDP datagrams on loopback (QEMU's -netdev
+    socket,udp=...,localaddr=...): the test is every other host on the
+    segment. It answers the guest's ARP requests for any address with its
+    own MAC, and keeps every IPv4 frame the guest sends."""
+    MAC = bytes([0x52, 0x55, 0x0a, 0x00, 0x02, 0x02])
+
+    def __init__(self):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.bind((HOST, 0))
+        self.port = self.sock.getsockname()[1]
+        self.qemu_port = free_port()
+        self.ipv4 = []
+
+    def netdev(self):
+        return "socket,id=n0,udp=%s:%d,localaddr=%s:%d" % (HOST, self.port, HOST, self.qemu_port)
+
+    def send(self, frame):
+        self.sock.sendto(frame, (HOST, self.qemu_port))
+
+    def pump(self, seconds):
+        """Receive for this long: answer ARP, keep IPv4."""
+        end = time.monotonic() + seconds
+        while True:
+            left = end - time.monotonic()
+            if left <= 0:
+                return
+            self.sock.settimeout(left)
+            try:
+                f, _ = self.sock.recvfrom(2048)
+            except socket.timeout:
+                return
+            if f[12:14] == b"\x08\x06" and f[20:22] == b"\x00\x01":     # ARP request
+                sha, spa, tpa = f[22:28], f[28:32], f[38:42]
+                arp = struct.pack(">HHBBH", 1, 0x0800, 6, 4, 2) + self.MAC + tpa + sha + spa
+                self.send(sha + self.MAC + b"\x08\x06" + arp)
+            elif f[12:14] == b"\x08\x00":
+                self.ipv4.append(f)
+
+    def close(self):
+        self.sock.close()
+
+
+@solo
+def t_spoofed_sources_get_no_reply(_g):
+    """RFC 1122 3.2.1.3 on the wire, with raw frames: a UDP-shell request
+    and an echo whose source is the subnet broadcast or 255.255.255.255,
+    and a request from a group Ethernet source, get no frame back and are
+    counted. A 26-byte `lines 2000` from 10.0.2.255 used to make the
+    kernel broadcast 14 frames. The same request from a real peer is
+    answered, so silence is the rule, not a dead wire."""
+    w = Wire()
+    try:
+        m = Machine(smp=2, append="udpshell=9000", lifetime=LIFETIME, name="raw-wire", arch=ARCH,
+                    extra=["-netdev", w.netdev(), "-device", NICS[ARCH]])
+        with m:
+            m.boot(90)
+            mac = re.search(r"^net: mac ([0-9a-f:]{17}) ", m.text(), re.M)
+            check(mac, "no 'net: mac' boot line")
+            guest = bytes(int(x, 16) for x in mac.group(1).split(":"))
+            req = request(7, "lines 2000")
+            # The control: a real peer's request is answered (after ARP).
+            w.send(udp_frame(guest, Wire.MAC, "10.0.2.2", "10.0.2.15", 5555, 9000, request(1, "version")))
+            w.pump(2.0)
+            check(any(f[23] == 17 for f in w.ipv4), "no reply to a request from a real peer: the "
+                  "wire does not work (%d IPv4 frames)" % len(w.ipv4))
+            w.ipv4.clear()
+            spoofed = [
+                udp_frame(guest, Wire.MAC, "10.0.2.255", "10.0.2.15", 5555, 9000, req),
+                udp_frame(guest, Wire.MAC, "255.255.255.255", "10.0.2.15", 5555, 9000, req),
+                echo_frame(guest, Wire.MAC, "10.0.2.255", "10.0.2.15"),
+                udp_frame(guest, b"\x01\x00\x5e\x00\x00\x01", "10.0.2.2", "10.0.2.15", 5556, 9000,
+                          req),
+            ]
+            for f in spoofed:
+                w.send(f)
+            w.pump(1.5)
+            check(not w.ipv4, "%d IPv4 frames sent in answer to spoofed sources (first to %s)" % (
+                len(w.ipv4), w.ipv4[0][:6].hex(":") if w.ipv4 else "-"))
+            bad = re.search(r"bad source (\d+)", m.cmd("net"))
+            check(bad and int(bad.group(1)) == len(spoofed), "net counts %s bad sources, sent %d" % (
+                bad and bad.group(1), len(spoofed)))
+    finally:
+        w.close()
+
+
 def applies(name):
     return ARCH_ONLY.get(name, ARCH) == ARCH
 
