@@ -353,25 +353,30 @@ TEST(task_names_sanitized)
 
 /* Equal counts print in the order of their text, whatever order the
  * samples came in. */
-static const uintptr_t tie_pc[4] = { 0x2010, 0x4000, 0x9000, 0x3005 };
-static const int tie_pid[4] = { 5, 1, 5, 5 };
+static const struct fstack st_in_outer = { 1, { 0x1010 } };
+static const uintptr_t tie_pc[6] = { 0x2010, 0x4000, 0x9000, 0x3005, 0x2020, 0x1020 };
+static const int tie_pid[6] = { 5, 1, 5, 5, 5, 5 };
+static const struct fstack *tie_st[6] = { NULL, NULL, NULL, NULL, &st_in_outer, NULL };
 static const unsigned *tie_perm;
 
 static void win_ties(void)
 {
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 6; i++) {
         unsigned k = tie_perm[i];
-        tick(3 - (unsigned)i, tie_pid[k], tie_pc[k], NULL);
+        tick((unsigned)(5 - i) % 4, tie_pid[k], tie_pc[k], tie_st[k]);
     }
 }
 
 TEST(folded_ties_are_deterministic)
 {
-    static const unsigned p1[4] = { 0, 1, 2, 3 }, p2[4] = { 3, 2, 1, 0 };
+    static const unsigned p1[6] = { 0, 1, 2, 3, 4, 5 }, p2[6] = { 5, 4, 3, 2, 1, 0 };
+    /* a stack that is another's prefix prints first */
     static const char want[] =
         "burn;0x9000 1\n"
         "burn;burn_inner 1\n"
         "burn;burn_mid 1\n"
+        "burn;burn_outer 1\n"
+        "burn;burn_outer;burn_mid 1\n"
         "shell;idle_loop 1\n";
     static char first[4096];
     reset();
@@ -391,8 +396,8 @@ TEST(folded_ties_are_deterministic)
     tie_perm = p1;
     window_fn = win_ties;
     CHECK_EQ(run_cmd("profile 10 raw"), 0);
-    CHECK(strstr(out, "\n1 1 shell 2 4000\n1 5 burn 0 3005\n1 5 burn 1 9000\n"
-                      "1 5 burn 3 2010\n") != NULL);
+    CHECK(strstr(out, "\n1 1 shell 0 4000\n1 5 burn 0 1020\n1 5 burn 1 2010\n"
+                      "1 5 burn 1 2020 1010\n1 5 burn 2 3005\n1 5 burn 3 9000\n") != NULL);
 }
 
 /* Every distinct stack is printed, however many: 300 unresolved pcs, one
@@ -443,4 +448,16 @@ TEST(folded_has_no_chain_limit)
     CHECK(strncmp(out, "profile: no memory to fold 301 samples (", 40) == 0);
     CHECK(strlen(out) > 48 && strcmp(out + strlen(out) - 8, " bytes)\n") == 0);
     CHECK_EQ(live_allocs, before);
+    /* each of the fold's three allocations, failing alone */
+    for (int k = 0; k < 3; k++) {
+        reset();
+        window_fn = win_300;
+        if (k == 2)
+            kzalloc_fail = 1;
+        else
+            kmalloc_fail = 1, kmalloc_pass = k;
+        CHECK(run_cmd("profile 10 raw") != 0);
+        CHECK(strncmp(out, "profile: no memory to fold 301 samples (", 40) == 0);
+        CHECK_EQ(live_allocs, before);
+    }
 }
