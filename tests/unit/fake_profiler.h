@@ -17,6 +17,8 @@ struct fstack {
 };
 
 extern int fake_pid;                    /* task_current_pid() */
+extern const char *fake_names[64];      /* task_name(pid); reset() sets 1 5 7 12 */
+extern const char *fake_build_id;       /* build_id() */
 /* The first sleep of a run is its window: window_fn runs there, then (if
  * set) the window is made exactly fake_window_cycles long. */
 extern void (*window_fn)(void);
@@ -24,6 +26,7 @@ extern uint64_t fake_window_cycles;
 extern unsigned sleeps;
 extern uint64_t last_sleep_ms;
 extern int kmalloc_fail, kzalloc_fail;  /* fail the next N calls */
+extern int kmalloc_pass;                /* ... after letting this many through */
 extern long live_allocs;
 
 extern bool pmu_usable;                 /* what pmu_probe() answers */
