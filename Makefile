@@ -40,7 +40,8 @@ netload_SRC  := tools/hostaddr.c uapi/netload.c
 # (golang-github-google-pprof-dev), never copied into the tree; libdw names.
 PPROF_PROTO     := /usr/share/gocode/src/github.com/google/pprof/proto/profile.proto
 PROTOGEN        := $(HOSTB)/proto
-sonde-prof_SRC  := $(wildcard tools/prof_*.c) uapi/profile_raw.c $(PROTOGEN)/profile.pb-c.c
+sonde-prof_SRC  := $(wildcard tools/prof_*.c) tools/ushell_client.c tools/hostaddr.c \
+                   uapi/profile_raw.c uapi/udpshell.c $(PROTOGEN)/profile.pb-c.c
 sonde-prof_LIBS := -ldw -lelf -lprotobuf-c -lz
 TOOL_NAMES := $(patsubst tools/%.c,%,$(filter-out $(TOOL_PARTS),$(wildcard tools/*.c)))
 TOOLS   := $(addprefix $(HOSTB)/,$(TOOL_NAMES))

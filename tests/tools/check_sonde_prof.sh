@@ -179,7 +179,7 @@ else bad "missing input: exit 2" "rc $(rc): $(cat "$tmp/err")"; fi
 "$PROF" --help > "$tmp/help" 2>&1; h=$?
 "$PROF" > /dev/null 2>&1; u=$?
 "$PROF" report -i x > /dev/null 2> "$tmp/err"; v=$?
-if [ $h = 0 ] && grep -q "^usage: sonde-prof report" "$tmp/help" && [ $u = 2 ] && [ $v = 2 ] &&
+if [ $h = 0 ] && grep -q "^usage: sonde-prof record" "$tmp/help" && grep -q "sonde-prof report" "$tmp/help" && [ $u = 2 ] && [ $v = 2 ] &&
    grep -q "no kernel ELF" "$tmp/err"; then ok "--help exits 0, bad usage exits 2"
 else bad "--help exits 0, bad usage exits 2" "help $h, none $u, partial $v"; fi
 
