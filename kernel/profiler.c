@@ -24,6 +24,7 @@
 #include "kernel/task.h"
 #include "lib/parse.h"
 #include "lib/printf.h"
+#include "lib/string.h"
 #include "mm/heap.h"
 
 #define PROF_QUIESCE_MS 50      /* Stop's bound on waiting out samplers */
@@ -250,9 +251,10 @@ static void prof_freeze(void)
     s->ps_note = pmu_probe_note();
 }
 
-static int prof_report_snap(unsigned chains, struct printer *p)
+static int prof_report_snap(unsigned chains, enum profiler_format fmt,
+                            struct printer *p)
 {
-    struct prof_report_opts o = { .ro_chains = chains };
+    struct prof_report_opts o = { .ro_chains = chains, .ro_format = fmt };
     prof_freeze();
     return prof_report(&prof_snap, &o, p);
 }
@@ -279,8 +281,18 @@ static bool prof_chains_ok(uint64_t n, struct printer *p)
 
 int profiler_run(unsigned ms, int pid, unsigned chains, struct printer *p)
 {
+    return profiler_run_format(ms, pid, chains, PROFILER_TEXT, p);
+}
+
+int profiler_run_format(unsigned ms, int pid, unsigned chains,
+                        enum profiler_format fmt, struct printer *p)
+{
     if (!prof_window_ok(ms, p) || !prof_chains_ok(chains, p))
         return PROFILER_EINVAL;
+    if (fmt != PROFILER_TEXT && fmt != PROFILER_FOLDED && fmt != PROFILER_RAW) {
+        pr_printf(p, "profile: unknown output format %d\n", (int)fmt);
+        return PROFILER_EINVAL;
+    }
     if (pid < PROFILER_ALL) {
         pr_printf(p, "profile: pid %d: no such task\n", pid);
         return PROFILER_EINVAL;
@@ -298,7 +310,7 @@ int profiler_run(unsigned ms, int pid, unsigned chains, struct printer *p)
         prof_start(pid);
         sleep_ms(ms);
         prof_stop();
-        rc = prof_report_snap(chains, p);
+        rc = prof_report_snap(chains, fmt, p);
     }
     prof_give();
     return rc;
@@ -312,7 +324,7 @@ int profiler_report_again(unsigned chains, struct printer *p)
         pr_puts(p, "profile: busy\n");
         return PROFILER_EBUSY;
     }
-    int rc = prof_ran ? prof_report_snap(chains, p) : PROFILER_EINVAL;
+    int rc = prof_ran ? prof_report_snap(chains, PROFILER_TEXT, p) : PROFILER_EINVAL;
     if (!prof_ran)
         pr_puts(p, "profile: no run to report yet\n");
     prof_give();
@@ -357,52 +369,81 @@ static bool prof_is_all(const char *s)
     return s[0] == 'a' && s[1] == 'l' && s[2] == 'l' && s[3] == '\0';
 }
 
-/* profile [ms] [pid|all] [chains]: every argument is checked before
- * anything starts, in order, and the first bad one is named. */
+/* PROFILER_FOLDED or PROFILER_RAW for the output words, else -1. */
+static int prof_format_word(const char *s)
+{
+    if (strcmp(s, "folded") == 0)
+        return PROFILER_FOLDED;
+    if (strcmp(s, "raw") == 0)
+        return PROFILER_RAW;
+    return -1;
+}
+
+#define PROF_USAGE "profile [ms] [pid|all] [chains|folded|raw]"
+
+/* profile [ms] [pid|all] [chains|folded|raw]: positional, every argument
+ * checked before anything starts, in order, and the first bad one named.
+ * An output word (folded, raw) takes the chain count's place, and may
+ * also come early, in place of the window or the pid, which then take
+ * their defaults: `profile raw` is `profile 1000 all raw`, `profile 500
+ * folded` is `profile 500 all folded`. It is always the last argument,
+ * so no word means two things. */
 static int cmd_profile(int argc, char **argv, struct printer *p)
 {
     uint64_t ms = PROFILER_WINDOW_DEF, chains = PROFILER_CHAINS_DEF, v;
-    int pid = PROFILER_ALL;
+    int pid = PROFILER_ALL, fmt = PROFILER_TEXT;
 
     if (argc > 4) {
-        pr_puts(p, "profile: too many arguments (usage: profile [ms] "
-                "[pid|all] [chains])\n");
+        pr_puts(p, "profile: too many arguments (usage: " PROF_USAGE ")\n");
         return 1;
     }
-    if (argc > 1) {
-        if (!parse_u64(argv[1], &ms)) {
-            pr_printf(p, "profile: window '%s' is not a number (%u-%u ms)\n",
-                      argv[1], PROFILER_WINDOW_MIN, PROFILER_WINDOW_MAX);
-            return 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int f = prof_format_word(a);
+        if (f >= 0) {
+            if (i != argc - 1) {
+                pr_printf(p, "profile: '%s' must be the last argument "
+                          "(usage: " PROF_USAGE ")\n", a);
+                return 1;
+            }
+            fmt = f;
+        } else if (i == 1) {
+            if (!parse_u64(a, &ms)) {
+                pr_printf(p, "profile: '%s' is not a window (%u-%u ms), "
+                          "folded or raw\n", a, PROFILER_WINDOW_MIN,
+                          PROFILER_WINDOW_MAX);
+                return 1;
+            }
+            if (!prof_window_ok(ms, p))
+                return 1;
+        } else if (i == 2) {
+            if (prof_is_all(a))
+                continue;
+            if (!parse_u64(a, &v)) {
+                pr_printf(p, "profile: '%s' is not a pid, all, folded or "
+                          "raw\n", a);
+                return 1;
+            }
+            if (v > INT32_MAX || !task_exists((int)v)) {
+                pr_printf(p, "profile: pid %lu: no such task\n", (unsigned long)v);
+                return 1;
+            }
+            pid = (int)v;
+        } else {
+            if (!parse_u64(a, &chains)) {
+                pr_printf(p, "profile: '%s' is not a chain count (1-%u), "
+                          "folded or raw\n", a, PROFILER_CHAINS);
+                return 1;
+            }
+            if (!prof_chains_ok(chains, p))
+                return 1;
         }
-        if (!prof_window_ok(ms, p))
-            return 1;
     }
-    if (argc > 2 && !prof_is_all(argv[2])) {
-        if (!parse_u64(argv[2], &v)) {
-            pr_printf(p, "profile: pid '%s' is not a number or 'all'\n",
-                      argv[2]);
-            return 1;
-        }
-        if (v > INT32_MAX || !task_exists((int)v)) {
-            pr_printf(p, "profile: pid %lu: no such task\n", (unsigned long)v);
-            return 1;
-        }
-        pid = (int)v;
-    }
-    if (argc > 3) {
-        if (!parse_u64(argv[3], &chains)) {
-            pr_printf(p, "profile: chains '%s' is not a number (1-%u)\n",
-                      argv[3], PROFILER_CHAINS);
-            return 1;
-        }
-        if (!prof_chains_ok(chains, p))
-            return 1;
-    }
-    return profiler_run((unsigned)ms, pid, (unsigned)chains, p) ? 1 : 0;
+    return profiler_run_format((unsigned)ms, pid, (unsigned)chains,
+                               (enum profiler_format)fmt, p) ? 1 : 0;
 }
 
-SHELL_COMMAND(profile, "profile", "profile [ms] [pid|all] [chains]", cmd_profile);
+SHELL_COMMAND(profile, "profile", PROF_USAGE, cmd_profile);
 
 /* profile_cpus: which source took each CPU's samples in the last run (the
  * report prints the same line itself only when the sources were mixed). */

@@ -41,11 +41,19 @@ void profiler_tick(const struct trap_frame *tf);
  * NMI (panic). Never swallows a foreign NMI. */
 bool profiler_nmi(const struct trap_frame *tf);
 
+/* What a report prints: the hottest chains with names and offsets; every
+ * chain as folded stacks of names, root first; or every chain raw, as
+ * addresses (uapi/profile_raw.h). */
+enum profiler_format { PROFILER_TEXT, PROFILER_FOLDED, PROFILER_RAW };
+
 /* One whole run, from the shell task: Start, sleep ms, Stop, Report to p.
  * ms 1..2000, pid PROFILER_ALL or a pid, chains 1..128. Returns
  * PROFILER_OK or a negative PROFILER_E*; every error has printed a
  * "profile: ..." line to p and started nothing. */
 int profiler_run(unsigned ms, int pid, unsigned chains, struct printer *p);
+/* The same, reported as fmt (chains matters only to PROFILER_TEXT). */
+int profiler_run_format(unsigned ms, int pid, unsigned chains,
+                        enum profiler_format fmt, struct printer *p);
 
 /* Cycles (cycles_now) the last report took, fold to last line printed,
  * printing through its printer included (use a sink to time the fold). */

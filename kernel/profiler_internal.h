@@ -41,14 +41,22 @@ struct prof_snapshot {
 };
 
 struct prof_report_opts {
-    unsigned ro_chains;               /* chains to print, 1..PROFILER_CHAINS */
+    unsigned ro_chains;               /* text: chains to print, 1..PROFILER_CHAINS */
+    enum profiler_format ro_format;   /* text, folded or raw */
 };
 
-/* The text report of a snapshot, to p: header, cost, chains, overflow
- * line or an empty-report message. Task context (allocates the chain
- * table). PROFILER_OK or PROFILER_ENOMEM (message printed). */
+/* The report of a snapshot, to p, in o's format. Text: header, cost,
+ * chains, overflow line or an empty-report message; folded and raw go to
+ * prof_export. Task context (allocates the chain table). PROFILER_OK or
+ * PROFILER_ENOMEM (message printed). */
 int prof_report(const struct prof_snapshot *s, const struct prof_report_opts *o,
                 struct printer *p);
+
+/* Every distinct chain of a snapshot, folded stacks or raw chains
+ * (kernel/profiler_export.c, uapi/profile_raw.h), to p. Task context:
+ * allocates a fold table sized from the number of samples and looks task
+ * names up. PROFILER_OK or PROFILER_ENOMEM (message printed). */
+int prof_export(const struct prof_snapshot *s, bool folded, struct printer *p);
 
 /* "cpus: 0 pmu 1001, 1 tick 98, 2 none": each CPU in the window and how
  * many of its samples came from the counter and from the tick (a CPU

@@ -370,6 +370,11 @@ int prof_report(const struct prof_snapshot *s, const struct prof_report_opts *o,
                 struct printer *p)
 {
     uint64_t t0 = cycles_now();
+    if (o->ro_format != PROFILER_TEXT) {
+        int rc = prof_export(s, o->ro_format == PROFILER_FOLDED, p);
+        prof_report_took = cycles_now() - t0;
+        return rc;
+    }
     struct prof_fold *f = kzalloc(sizeof *f);
     struct prof_chain *tab = kzalloc(PROFILER_CHAINS * sizeof *tab);
     if (!f || !tab) {

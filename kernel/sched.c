@@ -403,6 +403,16 @@ bool task_with_pid(int pid, void (*fn)(struct task *t, void *arg), void *arg)
 
 bool task_exists(int pid) { return task_with_pid(pid, 0, 0); }
 
+static void copy_name(struct task *t, void *arg)
+{
+    strlcpy(arg, t->name, TASK_NAME_MAX);
+}
+
+bool task_name(int pid, char name[TASK_NAME_MAX])
+{
+    return task_with_pid(pid, copy_name, name);
+}
+
 void cpu_current_task(unsigned i, int *pid, char name[TASK_NAME_MAX])
 {
     struct cpu *c = &cpus[i];

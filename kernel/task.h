@@ -21,6 +21,9 @@ int task_pid(const struct task *t);
 int task_current_pid(void);
 struct task *task_current(void);
 bool task_exists(int pid);
+/* Copy the name of a live task (not dead) into name; false if there is
+ * none. Takes the task-list lock: task context only, never from NMI. */
+bool task_name(int pid, char name[TASK_NAME_MAX]);
 void task_exit(void) __attribute__((noreturn));
 void yield(void);
 void sleep_ms(uint64_t ms);

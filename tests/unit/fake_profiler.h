@@ -17,6 +17,8 @@ struct fstack {
 };
 
 extern int fake_pid;                    /* task_current_pid() */
+extern const char *fake_names[64];      /* task_name(pid); reset() sets 1 5 7 12 */
+extern const char *fake_build_id;       /* build_id() */
 /* The first sleep of a run is its window: window_fn runs there, then (if
  * set) the window is made exactly fake_window_cycles long. */
 extern void (*window_fn)(void);

@@ -1,4 +1,4 @@
-// LINK: kernel/profiler.c kernel/profiler_report.c kernel/symtab.c tests/unit/fake_profiler.c lib/printf.c lib/parse.c
+// LINK: kernel/profiler.c kernel/profiler_report.c kernel/profiler_export.c kernel/symtab.c tests/unit/fake_profiler.c lib/printf.c lib/parse.c
 /* Host tests of kernel/profiler.c: the real sample path driven through
  * profiler_tick and profiler_nmi with fake trap frames during a fake
  * window (sleep_ms runs a callback), which source took each cpu's
@@ -262,16 +262,26 @@ TEST(command_errors_start_nothing)
     static const struct bad bad[] = {
         { "profile 0", "profile: window 0 out of range (1-2000 ms)\n" },
         { "profile 2001", "profile: window 2001 out of range (1-2000 ms)\n" },
-        { "profile abc", "profile: window 'abc' is not a number (1-2000 ms)\n" },
-        { "profile -5", "profile: window '-5' is not a number (1-2000 ms)\n" },
+        { "profile abc", "profile: 'abc' is not a window (1-2000 ms), folded or raw\n" },
+        { "profile -5", "profile: '-5' is not a window (1-2000 ms), folded or raw\n" },
         { "profile 500 all 0", "profile: chains 0 out of range (1-128)\n" },
         { "profile 500 all 129", "profile: chains 129 out of range (1-128)\n" },
-        { "profile 500 all x", "profile: chains 'x' is not a number (1-128)\n" },
+        { "profile 500 all x", "profile: 'x' is not a chain count (1-128), folded or raw\n" },
+        { "profile 500 all xyz", "profile: 'xyz' is not a chain count (1-128), folded or raw\n" },
+        { "profile 500 all Raw", "profile: 'Raw' is not a chain count (1-128), folded or raw\n" },
+        { "profile 500 raw 3", "profile: 'raw' must be the last argument (usage: profile "
+                               "[ms] [pid|all] [chains|folded|raw])\n" },
+        { "profile folded 500", "profile: 'folded' must be the last argument (usage: profile "
+                                "[ms] [pid|all] [chains|folded|raw])\n" },
+        { "profile 0 raw", "profile: window 0 out of range (1-2000 ms)\n" },
+        { "profile 500 99999 folded", "profile: pid 99999: no such task\n" },
+        { "profile 500 all raw x", "profile: too many arguments (usage: profile "
+                                   "[ms] [pid|all] [chains|folded|raw])\n" },
         { "profile 500 99999", "profile: pid 99999: no such task\n" },
         { "profile 500 4294967301", "profile: pid 4294967301: no such task\n" },
-        { "profile 500 xyz", "profile: pid 'xyz' is not a number or 'all'\n" },
+        { "profile 500 xyz", "profile: 'xyz' is not a pid, all, folded or raw\n" },
         { "profile 500 all 3 4", "profile: too many arguments (usage: profile "
-                                 "[ms] [pid|all] [chains])\n" },
+                                 "[ms] [pid|all] [chains|folded|raw])\n" },
     };
     reset();
     for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
