@@ -67,13 +67,15 @@ struct opts {
     /* record: the inputs are HOST[:PORT]s */
     unsigned ms;
     const char *pid;            /* a pid, or "all" */
+    const char *raws[MAX_INPUTS];   /* -r: where to keep each raw reply */
+    unsigned nraws;
     double slack_s;             /* silence allowed beyond the window */
 };
 
 static void usage(FILE *f)
 {
     fprintf(f,
-        "usage: %s record [-d MS] [-p PID] [-t SECS] -e ELF [-e ELF ...] -o OUT\n"
+        "usage: %s record [-d MS] [-p PID] [-t SECS] [-r RAW ...] -e ELF [-e ELF ...] -o OUT\n"
         "                        [--per-kernel] HOST[:PORT] [HOST[:PORT] ...]\n"
         "       %s report -i RAW [-i RAW ...] -e ELF [-e ELF ...] -o OUT\n"
         "                        [--kernel NAME ...] [--per-kernel]\n"
@@ -87,6 +89,8 @@ static void usage(FILE *f)
         "  -p PID         only this task (default: every task)\n"
         "  -t SECS        give up after the window plus SECS without an answer\n"
         "                 (0.1-3600, default 5; requests are resent every second)\n"
+        "  -r RAW         also keep each kernel's raw profile (once per HOST, in\n"
+        "                 order), for `report` later\n"
         "report symbolizes raw profiles saved to files.\n"
         "  -i RAW         a raw profile; repeat to merge several kernels\n"
         "  --kernel NAME  the kernel label of the inputs, once per -i in\n"
@@ -252,15 +256,29 @@ static int write_format(const struct prof *p, const struct opts *o, FILE *f,
     return -1;
 }
 
-/* Writes OUT through a temporary file in the same directory, so the
- * rename is atomic and an error leaves no partial file. */
-static int write_out(const struct prof *p, const struct opts *o)
+struct out_job {
+    const struct prof *p;       /* a profile in o->fmt ... */
+    const struct opts *o;
+    const char *text;           /* ... or this text as it is */
+    size_t len;
+};
+
+static int write_job(const struct out_job *j, FILE *f, char *err, size_t cap)
 {
-    size_t n = strlen(o->out);
+    if (j->text)
+        return fwrite(j->text, 1, j->len, f) == j->len ? 0 : -1;
+    return write_format(j->p, j->o, f, err, cap);
+}
+
+/* Writes path through a temporary file in the same directory, so the
+ * rename is atomic and an error leaves no partial file. */
+static int write_file(const char *path, const struct out_job *j)
+{
+    size_t n = strlen(path);
     char *tmp = malloc(n + 16);
     if (!tmp)
         return -1;
-    snprintf(tmp, n + 16, "%s.tmp.XXXXXX", o->out);
+    snprintf(tmp, n + 16, "%s.tmp.XXXXXX", path);
     int fd = mkstemp(tmp);
     /* mkstemp makes the file 0600; the output is an ordinary file, so
      * give it the mode open(2) would have: 0666 less the umask. */
@@ -270,7 +288,7 @@ static int write_out(const struct prof *p, const struct opts *o)
         fchmod(fd, 0666 & ~mask);
     FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
     if (!f) {
-        fprintf(stderr, "%s: %s: cannot create %s: %s\n", prog, o->out,
+        fprintf(stderr, "%s: %s: cannot create %s: %s\n", prog, path,
                 tmp, strerror(errno));
         if (fd >= 0) {
             close(fd);
@@ -280,15 +298,15 @@ static int write_out(const struct prof *p, const struct opts *o)
         return -1;
     }
     char err[PROF_ERR_MAX] = "write error";
-    int rc = write_format(p, o, f, err, sizeof err);
+    int rc = write_job(j, f, err, sizeof err);
     if (fclose(f) != 0 && rc == 0)
         rc = -1;
-    if (rc == 0 && rename(tmp, o->out) != 0) {
-        snprintf(err, sizeof err, "rename to %s: %s", o->out, strerror(errno));
+    if (rc == 0 && rename(tmp, path) != 0) {
+        snprintf(err, sizeof err, "rename to %s: %s", path, strerror(errno));
         rc = -1;
     }
     if (rc) {
-        fprintf(stderr, "%s: %s: %s\n", prog, o->out, err);
+        fprintf(stderr, "%s: %s: %s\n", prog, path, err);
         unlink(tmp);
     }
     free(tmp);
@@ -308,7 +326,8 @@ static int finish(struct prof *p, struct elfs *es, const struct opts *o)
     for (unsigned m = 0; m < p->nmaps; m++)
         prof_elf_symbolize(p, m, es->e[m]);
     prof_name_unknown(p);
-    return write_out(p, o) ? EXIT_USAGE : EXIT_OK;
+    struct out_job j = { p, o, NULL, 0 };
+    return write_file(o->out, &j) ? EXIT_USAGE : EXIT_OK;
 }
 
 static int cmd_report(int argc, char **argv)
@@ -358,7 +377,7 @@ static int parse_record_args(int argc, char **argv, struct opts *o)
     o->pid = "all";
     o->slack_s = 5;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":d:p:t:e:o:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":d:p:t:r:e:o:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'd': {
             long v = strtol(optarg, &end, 10);
@@ -388,6 +407,7 @@ static int parse_record_args(int argc, char **argv, struct opts *o)
                 return EXIT_USAGE;
             }
             break;
+        case 'r': bad |= add_arg(o->raws, &o->nraws, optarg, "-r"); break;
         case 'e': bad |= add_arg(o->elfs, &o->nelfs, optarg, "-e"); break;
         case 'o': o->out = optarg; break;
         case 'K': o->per_kernel = 1; break;
@@ -408,6 +428,8 @@ static int parse_record_args(int argc, char **argv, struct opts *o)
         return die_usage("no output: give -o OUT", NULL);
     if (o->nelfs != 1 && o->nelfs != o->ninputs)
         return die_usage("give -e once, or once per HOST in order", NULL);
+    if (o->nraws && o->nraws != o->ninputs)
+        return die_usage("give -r once per HOST in order, or not at all", NULL);
     return pick_format(o) ? EXIT_USAGE : EXIT_OK;
 }
 
@@ -530,6 +552,13 @@ static int cmd_record(int argc, char **argv)
         if (add_text(&p, &es, hs[i].text, hs[i].len, names[i], names[i],
                      o.elfs[o.nelfs == 1 ? 0 : i]))
             rc = EXIT_USAGE;
+    /* The raw texts are kept only once they passed every check: a file
+     * under RAW is always one that `report` reads. */
+    for (unsigned i = 0; i < o.nraws && rc == 0; i++) {
+        struct out_job j = { NULL, NULL, hs[i].text, hs[i].len };
+        if (write_file(o.raws[i], &j))
+            rc = EXIT_USAGE;
+    }
     if (rc == 0)
         rc = finish(&p, &es, &o);
     prof_record_free(hs, sk.n);
