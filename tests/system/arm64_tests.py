@@ -32,7 +32,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import parse as P  # noqa: E402
 import console_checks  # noqa: E402
 import runner  # noqa: E402
-from shell_checks import check_profile_bad_input, checked_profile, expect_answers  # noqa: E402
+from shell_checks import (check_burn_folded, check_burn_raw, check_export_header,  # noqa: E402
+                          check_profile_bad_input, checked_profile, expect_answers)
 from qemu import ARCHES, Fail, Machine, check  # noqa: E402
 
 BURN_CHAIN = ["burn_spin", "burn_inner", "burn_middle", "burn_outer", "burn_task"]
@@ -347,6 +348,49 @@ def t_profile_pmu_burn(ctx):
     top = r["chains"][0]
     # A walk that loses the leaf, or a fold that sorts by the wrong key.
     check(top["name"] == "burn_spin", "top leaf %s, expected burn_spin" % top["leaf"])
+
+
+def pmu_burn_export(m, fmt):
+    """`profile 1000 all <fmt>` under burn on every cpu of the shared PMU
+    machine: (the output, the burn pids)."""
+    try:
+        pids = start_burn(m, 3000)
+        check(len(pids) == 4, "burn did not start one task per cpu")
+        time.sleep(0.3)
+        out = m.cmd("profile 1000 all %s" % fmt, 60)
+    finally:
+        quiesce(m)
+    return out, pids
+
+
+@test
+def t_profile_folded(ctx):
+    """`profile 1000 all folded` on the counter, 4 busy cpus: the header
+    names the booted kernel and the counter, the counts add up to samples=
+    (P.folded), and the hottest stack is burn's, root first. Its share is
+    not asserted, as in t_profile_pmu_burn."""
+    m = ctx.use(shared())
+    out, _ = pmu_burn_export(m, "folded")
+    f = P.folded(out)
+    check_export_header(f, ARCHES["arm64"]["kernel"], PMU_SOURCE, 4, 1000, "profile folded")
+    top = check_burn_folded(f, "profile folded")
+    print("    %d samples (%d dropped), %d stacks; top %d %s;%s" % (
+        f["samples"], f["dropped"], len(f["stacks"]), top["count"], top["task"], ";".join(top["frames"])))
+
+
+@test
+def t_profile_raw(ctx):
+    """`profile 1000 all raw` on the counter, 4 busy cpus: the grammar of
+    uapi/profile_raw.h (P.raw, counts adding up to samples=), burn's
+    pids, and the hottest chain named from the ELF is burn's stack."""
+    m = ctx.use(shared())
+    out, pids = pmu_burn_export(m, "raw")
+    r = P.raw(out)
+    elf = ARCHES["arm64"]["kernel"]
+    check_export_header(r, elf, PMU_SOURCE, 4, 1000, "profile raw")
+    top, names = check_burn_raw(r, P.nm_namer("aarch64-linux-gnu-nm", elf), 4, pids, "profile raw")
+    print("    %d samples (%d dropped), %d chains; top %d on cpu %d: %s" % (
+        r["samples"], r["dropped"], len(r["chains"]), top["count"], top["cpu"], " <- ".join(names)))
 
 
 def masked_profile(m):

@@ -235,6 +235,26 @@ def t_ushell_profile(g):
 
 
 @test
+def t_ushell_profile_raw(g):
+    """`profile 1000 all raw` and `... folded` over the UDP shell with burn
+    on every CPU: each reply arrives whole (P.raw and P.folded check that
+    the counts add up to samples=, so a lost chunk fails) and names the
+    booted kernel's build id."""
+    want = P.elf_build_id(ARCHES[ARCH]["kernel"])
+    try:
+        g.cmd("burn 4000")
+        outs = [g.sh("profile 1000 all %s" % fmt, timeout=30) for fmt in ("raw", "folded")]
+    finally:
+        g.cmd("burn stop")
+    r, f = P.raw(outs[0]), P.folded(outs[1])
+    print("    raw: %d samples, %d chains, %d bytes; folded: %d samples, %d stacks" % (
+        r["samples"], len(r["chains"]), len(outs[0]), f["samples"], len(f["stacks"])))
+    for h, what in ((r, "raw"), (f, "folded")):
+        check(h["build_id"] == want, "%s: build-id %s, the ELF's is %s" % (what, h["build_id"], want))
+        check(h["samples"] > 0 and h["ms"] == 1000, "%s header: %r" % (what, outs[0 if what == "raw" else 1][:200]))
+
+
+@test
 def t_ushell_unknown(g):
     out = g.sh("frobnicate 1 2")
     check(out == "unknown command 'frobnicate' (try help)\n", "unknown command reply %r" % out)

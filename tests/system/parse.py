@@ -20,6 +20,12 @@ SAMPLE_COST = re.compile(r"sample cost (\d+) (.+?) median \(min (\d+), max (\d+)
 PROF_SOURCES = re.compile(r"^cpus: (\d+ (?:pmu|tick|none).*)$", re.M)
 PROF_SOURCE = re.compile(r"^(\d+)((?: pmu \d+)?)((?: tick \d+)?)( none)?$")
 BENCH_REPORT = re.compile(r"report (\d+)x1024 records (\d+) cycles, (\d+) us")
+EXPORT_HEADER = re.compile(r"^# sonde (folded|raw) build-id=([0-9a-f]{40}) source=([ -~]{1,63}?) "
+                           r"samples=(0|[1-9]\d*) dropped=(0|[1-9]\d*) cpus=(0|[1-9]\d*) ms=(0|[1-9]\d*)$")
+FOLDED_LINE = re.compile(r"^([!-~]+) ([1-9]\d*)$")
+DEC = r"(0|[1-9]\d*)"
+HEX = r"[0-9a-f]{1,16}"
+RAW_LINE = re.compile(r"^([1-9]\d*) %s ([!-:<-~]{1,31}) %s (%s(?: %s){0,7})$" % (DEC, DEC, HEX, HEX))
 
 
 def ps(out):
@@ -176,6 +182,92 @@ def bench_profile(out):
                 median=int(c.group(1)), unit=c.group(2), cmin=int(c.group(3)),
                 cmax=int(c.group(4)), share=c.group(5),
                 report_cpus=int(r.group(1)), report_cycles=int(r.group(2)), report_us=int(r.group(3)))
+
+
+def _export_header(out, kind):
+    """The first line of `profile ... folded|raw` as {build_id, source,
+    samples, dropped, cpus, ms}, and the lines after it."""
+    lines = out.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    m = EXPORT_HEADER.match(lines[0]) if lines else None
+    if not m or m.group(1) != kind:
+        raise Fail("profile %s: no '# sonde %s build-id=...' header line in %r" % (kind, kind, out[:300]))
+    h = dict(build_id=m.group(2), source=m.group(3), samples=int(m.group(4)),
+             dropped=int(m.group(5)), cpus=int(m.group(6)), ms=int(m.group(7)))
+    return h, lines[1:]
+
+
+def folded(out):
+    """`profile ... folded`: the header's fields and stacks, a list of
+    {task, frames (root first), count}. Every line is checked; the counts
+    must add up to samples= and no stack may be printed twice."""
+    h, lines = _export_header(out, "folded")
+    h["stacks"] = []
+    seen = set()
+    for i, line in enumerate(lines, 2):
+        m = FOLDED_LINE.match(line)
+        if not m:
+            raise Fail("profile folded: line %d is not 'task;frame;... count': %r" % (i, line))
+        names = m.group(1).split(";")
+        if "" in names or len(names) < 2:
+            raise Fail("profile folded: line %d has an empty name or no frame: %r" % (i, line))
+        if m.group(1) in seen:
+            raise Fail("profile folded: line %d repeats a stack: %r" % (i, line))
+        seen.add(m.group(1))
+        h["stacks"].append(dict(task=names[0], frames=names[1:], count=int(m.group(2))))
+    total = sum(st["count"] for st in h["stacks"])
+    if total != h["samples"]:
+        raise Fail("profile folded: counts add up to %d, the header says samples=%d" % (total, h["samples"]))
+    return h
+
+
+def raw(out):
+    """`profile ... raw`, read strictly to uapi/profile_raw.h's grammar:
+    the header's fields and chains, a list of {count, pid, task, cpu,
+    frames (ints, pc first)}. The counts must add up to samples= and no
+    (pid, task, cpu, frames) may be printed twice."""
+    h, lines = _export_header(out, "raw")
+    h["chains"] = []
+    seen = set()
+    for i, line in enumerate(lines, 2):
+        m = RAW_LINE.match(line)
+        if not m:
+            raise Fail("profile raw: line %d breaks the grammar: %r" % (i, line))
+        c = dict(count=int(m.group(1)), pid=int(m.group(2)), task=m.group(3), cpu=int(m.group(4)),
+                 frames=[int(x, 16) for x in m.group(5).split()])
+        if c["count"] > 4294967295 or c["pid"] > 2147483647 or c["cpu"] > 4095:
+            raise Fail("profile raw: line %d has a field out of range: %r" % (i, line))
+        key = (c["pid"], c["task"], c["cpu"], tuple(c["frames"]))
+        if key in seen:
+            raise Fail("profile raw: line %d repeats a chain: %r" % (i, line))
+        seen.add(key)
+        h["chains"].append(c)
+    total = sum(c["count"] for c in h["chains"])
+    if total != h["samples"]:
+        raise Fail("profile raw: counts add up to %d, the header says samples=%d" % (total, h["samples"]))
+    return h
+
+
+def nm_namer(nm, elf):
+    """A function naming an address of elf by its text symbols (nm is the
+    nm to run: the cross one for arm64): the symbol at or below it, as the
+    kernel's symtab does, or None below the first. Name a return address
+    from address - 1."""
+    import bisect
+    import subprocess
+    out = subprocess.run([nm, "-n", elf], capture_output=True, text=True, check=True).stdout
+    syms = []
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) == 3 and f[1] in "tT":
+            syms.append((int(f[0], 16), f[2]))
+    addrs = [a for a, _ in syms]
+
+    def name(addr):
+        i = bisect.bisect_right(addrs, addr) - 1
+        return syms[i][1] if i >= 0 else None
+    return name
 
 
 def elf_build_id(elf):

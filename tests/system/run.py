@@ -30,7 +30,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import parse as P  # noqa: E402
 import console_checks  # noqa: E402
 import runner  # noqa: E402
-from shell_checks import check_error_cases, check_profile_bad_input, checked_profile, expect_answers  # noqa: E402
+from shell_checks import (check_burn_folded, check_burn_raw, check_error_cases, check_export_header,  # noqa: E402
+                          check_profile_bad_input, checked_profile, expect_answers)
 from qemu import Fail, Machine, ROOT, KERNEL, check  # noqa: E402
 
 BURN_CHAIN = ["burn_spin", "burn_inner", "burn_middle", "burn_outer", "burn_task"]
@@ -854,6 +855,57 @@ def t_profile_idle(ctx, kind):
         r["samples"], want, top["pct"], top["leaf"], idle))
     check(top["name"] == "cpu_idle", "top leaf on an idle machine is %r, expected cpu_idle" % top["leaf"])
     check(top["pct"] > 50, "cpu_idle's top chain has only %.1f%%" % top["pct"])
+
+
+def burn_export(m, fmt, n):
+    """`profile 1000 all <fmt>` under burn on every CPU, between two
+    `cpus`: (the output, the ticks the CPUs took around the window, the
+    burn pids)."""
+    try:
+        pids = start_burn(m, 5000, expect=n)
+        time.sleep(0.3)
+        c1, out, c2 = m.cmds(["cpus", "profile 1000 all %s" % fmt, "cpus"], 60)
+    finally:
+        quiesce(m)
+    c1, c2 = P.cpus(c1), P.cpus(c2)
+    return out, sum(c2[c]["ticks"] - c1[c]["ticks"] for c in c1), pids
+
+
+@test("smp4_profile_folded")
+def t_profile_folded(ctx):
+    """`profile 1000 all folded` under burn on every CPU: the header names
+    the booted kernel, the counts add up to samples= (P.folded checks),
+    and the hottest stack is burn's whole chain, root first, with at
+    least 80% of the samples (as the text report's top chain)."""
+    m = ctx.machine()
+    n = ncpus_of("smp4")
+    out, took, _ = burn_export(m, "folded", n)
+    f = P.folded(out)
+    check_export_header(f, KERNEL, "tick 100Hz", n, 1000, "profile folded", ticks=took)
+    top = check_burn_folded(f, "profile folded")
+    print("    %d samples, %d stacks; top %d %s;%s" % (f["samples"], len(f["stacks"]), top["count"],
+                                                    top["task"], ";".join(top["frames"])))
+    check(top["count"] >= 0.8 * f["samples"], "burn's stack has %d of %d samples (< 80%%)" % (
+        top["count"], f["samples"]))
+
+
+@test("smp4_profile_raw")
+def t_profile_raw(ctx):
+    """`profile 1000 all raw` under burn on every CPU: every line to the
+    grammar of uapi/profile_raw.h (P.raw checks, with the counts adding up
+    to samples=), burn's samples under burn's pids on CPUs that exist,
+    and the hottest chain's addresses, named here from the ELF, are
+    burn's stack."""
+    m = ctx.machine()
+    n = ncpus_of("smp4")
+    out, took, pids = burn_export(m, "raw", n)
+    r = P.raw(out)
+    check_export_header(r, KERNEL, "tick 100Hz", n, 1000, "profile raw", ticks=took)
+    top, names = check_burn_raw(r, P.nm_namer("nm", KERNEL), n, pids, "profile raw")
+    burn = sum(c["count"] for c in r["chains"] if c["task"] == "burn")
+    print("    %d samples, %d chains, %d of them burn's; top %d on cpu %d: %s" % (
+        r["samples"], len(r["chains"]), burn, top["count"], top["cpu"], " <- ".join(names)))
+    check(burn >= 0.8 * r["samples"], "burn has %d of %d samples" % (burn, r["samples"]))
 
 
 test("smp4_profile_burn_all")(lambda ctx: t_profile_burn_all(ctx, "smp4"))

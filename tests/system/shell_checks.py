@@ -14,12 +14,20 @@ COST_MAX = 100000                           # cycles or timer units: ~1000x a sa
 PROFILE_BAD_INPUT = [
     ("profile 0", r"^profile: window 0 out of range \(1-2000 ms\)$"),
     ("profile 2001", r"^profile: window 2001 out of range \(1-2000 ms\)$"),
-    ("profile abc", r"^profile: window 'abc' is not a number \(1-2000 ms\)$"),
+    ("profile abc", r"^profile: 'abc' is not a window \(1-2000 ms\), folded or raw$"),
     ("profile 500 all 0", r"^profile: chains 0 out of range \(1-128\)$"),
     ("profile 500 all 129", r"^profile: chains 129 out of range \(1-128\)$"),
     ("profile 500 99999", r"^profile: pid 99999: no such task$"),
-    ("profile 500 xyz", r"^profile: pid 'xyz' is not a number or 'all'$"),
+    ("profile 500 xyz", r"^profile: 'xyz' is not a pid, all, folded or raw$"),
     ("profile 1 all 3 extra", r"^profile: too many arguments"),
+    ("profile 500 all xyz", r"^profile: 'xyz' is not a chain count \(1-128\), folded or raw$"),
+    ("profile 500 all fold", r"^profile: 'fold' is not a chain count \(1-128\), folded or raw$"),
+    ("profile 500 raw 3", r"^profile: 'raw' must be the last argument \(usage: profile \[ms\] "
+                          r"\[pid\|all\] \[chains\|folded\|raw\]\)$"),
+    ("profile folded all", r"^profile: 'folded' must be the last argument"),
+    ("profile 0 raw", r"^profile: window 0 out of range \(1-2000 ms\)$"),
+    ("profile 500 99999 folded", r"^profile: pid 99999: no such task$"),
+    ("profile 1 all raw extra", r"^profile: too many arguments"),
 ]
 
 
@@ -28,19 +36,21 @@ def expect_answers(m, what):
     check(out.strip() == "still here", "after %s the shell did not answer echo: %r" % (what, out))
 
 
-def check_error_cases(m, cases, started=None):
+def check_error_cases(m, cases, started=()):
     """Each (line, regex): the reply matches, nothing started (started, if
-    given, is a word the output must not contain), and the shell answers."""
+    given, is a word or a tuple of words the output must not contain), and
+    the shell answers."""
+    words = (started,) if isinstance(started, str) else started
     for line, rx in cases:
         out = m.cmd(line)
         check(re.search(rx, out, re.M), "%r: got %r, expected /%s/" % (line, out, rx))
-        if started:
-            check(started not in out, "%r started something: %r" % (line, out))
+        for w in words:
+            check(w not in out, "%r started something: %r" % (line, out))
         expect_answers(m, line)
 
 
 def check_profile_bad_input(m):
-    check_error_cases(m, PROFILE_BAD_INPUT, started="profiled")
+    check_error_cases(m, PROFILE_BAD_INPUT, started=("profiled", "# sonde"))
 
 
 def checked_profile(out):
@@ -64,3 +74,58 @@ def checked_profile(out):
           "sample cost median %d (min %d, max %d) %s: expected 0 < median < %d within min..max" % (
               c["median"], c["cmin"], c["cmax"], c["unit"], COST_MAX))
     return r
+
+
+# burn's stack as `profile ... folded` prints it, root first: the text
+# report's chain, burn_spin <- burn_inner <- burn_middle <- burn_outer <-
+# burn_task, with its outermost caller, task_start, which every task
+# starts in (on both architectures).
+BURN_FOLDED = ["task_start", "burn_task", "burn_outer", "burn_middle", "burn_inner", "burn_spin"]
+
+
+def check_export_header(h, elf, source, ncpus, ms, what, ticks=None):
+    """What the header of `profile ... folded|raw` (P.folded, P.raw) must
+    say of a run with every CPU busy: the build id of the ELF that was
+    booted (readelf -n), the source, the window, every CPU, no drops in a
+    window the buffers hold (as checked_profile), samples, and with the
+    tick as the source (ticks: the ticks the CPUs took around the window)
+    no more samples than ticks."""
+    want = P.elf_build_id(elf)
+    check(h["build_id"] == want, "%s: build-id %s, readelf -n %s says %s" % (what, h["build_id"], elf, want))
+    check(h["source"] == source, "%s: source %r, expected %r" % (what, h["source"], source))
+    check(h["ms"] == ms, "%s: ms=%d, expected %d" % (what, h["ms"], ms))
+    check(h["cpus"] == ncpus, "%s: cpus=%d, expected %d" % (what, h["cpus"], ncpus))
+    rate = PROF_RATE["pmu" if source.startswith("pmu") else "tick"]
+    if rate * (ms + 10) <= PROF_BUF_RECORDS * 1000:
+        check(h["dropped"] == 0, "%s: dropped=%d in a window the buffers hold" % (what, h["dropped"]))
+    check(h["samples"] > 0, "%s: no samples under burn" % what)
+    if ticks is not None:
+        check(h["samples"] <= ticks, "%s: samples=%d but the cpus took %d ticks around the window" % (
+            what, h["samples"], ticks))
+
+
+def check_burn_folded(f, what):
+    """The hottest stack of a folded profile under burn is burn's, root
+    first, printed first; returns it."""
+    top = max(f["stacks"], key=lambda st: st["count"])
+    check(f["stacks"][0] is top, "%s: stacks not hottest first" % what)
+    want = ["burn"] + BURN_FOLDED
+    got = [top["task"]] + top["frames"]
+    check(got == want, "%s: top stack %s, expected %s" % (what, ";".join(got), ";".join(want)))
+    return top
+
+
+def check_burn_raw(r, name, ncpus, pids, what):
+    """A raw profile under burn: chains on CPUs that exist, task burn
+    exactly for burn's pids, and the hottest chain, named here with
+    name(addr) from the ELF (a return address from address - 1), is burn's
+    stack. Returns that chain and its names."""
+    for c in r["chains"]:
+        check(c["cpu"] < ncpus, "%s: a chain on cpu %d of %d: %r" % (what, c["cpu"], ncpus, c))
+        check((c["task"] == "burn") == (c["pid"] in pids), "%s: task %s pid %d, burn pids %r" % (
+            what, c["task"], c["pid"], pids))
+    top = max(r["chains"], key=lambda c: c["count"])
+    names = [name(top["frames"][0])] + [name(a - 1) for a in top["frames"][1:]]
+    check(names == BURN_FOLDED[::-1], "%s: hottest chain names %r, expected %r" % (
+        what, names, BURN_FOLDED[::-1]))
+    return top, names

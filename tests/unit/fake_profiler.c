@@ -66,11 +66,14 @@ void sleep_ms(uint64_t ms)
 }
 
 int kmalloc_fail, kzalloc_fail;  /* fail the next N calls */
+int kmalloc_pass;                /* ... after letting this many through */
 long live_allocs;
 
 void *kmalloc(size_t n)
 {
-    if (kmalloc_fail > 0) {
+    if (kmalloc_fail > 0 && kmalloc_pass > 0) {
+        kmalloc_pass--;
+    } else if (kmalloc_fail > 0) {
         kmalloc_fail--;
         return NULL;
     }
@@ -192,7 +195,7 @@ void reset(void)
     memset(armed, 0, sizeof armed);
     arm_fails = 0;
     arms = disarms = 0;
-    kmalloc_fail = kzalloc_fail = 0;
+    kmalloc_fail = kzalloc_fail = kmalloc_pass = 0;
     memset(fake_names, 0, sizeof fake_names);
     fake_names[1] = "shell";
     fake_names[5] = "burn";

@@ -241,3 +241,223 @@ TEST(raw_alloc_failure_and_no_leak)
     CHECK_EQ(run_cmd("profile 10 raw"), 0);
     CHECK(strncmp(out, "# sonde raw ", 12) == 0);
 }
+
+/* ---- folded ---------------------------------------------------------- */
+
+/* Root first, frames by symbol only: call sites of the same functions
+ * (burn_mid+0x44 and +0x48) and tasks of the same name (pids 5 and 7,
+ * both "burn") fold into one stack. */
+TEST(folded_exact_text)
+{
+    reset();
+    window_fn = win_small;
+    CHECK_EQ(run_cmd("profile 10 folded"), 0);
+    CHECK_STR(got(),
+        "# sonde folded build-id=" ID " source=tick 100Hz samples=7 dropped=0 cpus=4 ms=10\n"
+        "burn;burn_outer;burn_mid;burn_inner 6\n"
+        "netload;0x9abc 1\n");
+}
+
+TEST(folded_arguments)
+{
+    reset();
+    window_fn = win_small;
+    CHECK_EQ(run_cmd("profile folded"), 0);
+    CHECK_EQ(last_sleep_ms, 1000);
+    CHECK(strstr(out, " samples=7 dropped=0 cpus=4 ms=1000\n") != NULL);
+    reset();
+    window_fn = win_small;
+    CHECK_EQ(run_cmd("profile 30 folded"), 0);
+    CHECK_EQ(last_sleep_ms, 30);
+    CHECK(strncmp(out, "# sonde folded ", 15) == 0);
+    reset();
+    window_fn = win_small;
+    CHECK_EQ(run_cmd("profile 30 12 folded"), 0);
+    CHECK_STR(got(),
+        "# sonde folded build-id=" ID " source=tick 100Hz samples=1 dropped=0 cpus=1 ms=30\n"
+        "netload;0x9abc 1\n");
+}
+
+/* The pc is named by itself, a return address by the byte before it (the
+ * call): 0x3080 is burn_spin's first byte as a pc, and a return into
+ * burn_inner's end as a caller. What does not resolve prints as 0x<hex>
+ * of the address itself: a gap (0x2000: the byte before is no symbol's),
+ * an address past the table, and 0. */
+static const struct fstack st_odd = { 6, { 0x3080, 0x2044, 0x2000, 0x11b2, 0x8888, 0 } };
+static const struct fstack st_end = { 1, { 0x3080 } };
+
+static void win_odd(void)
+{
+    tick(0, 5, 0x4010, &st_odd);
+    tick(1, 5, 0x3080, &st_end);
+}
+
+TEST(folded_root_first_and_unresolved)
+{
+    reset();
+    window_fn = win_odd;
+    CHECK_EQ(run_cmd("profile 10 folded"), 0);
+    CHECK_STR(got(),
+        "# sonde folded build-id=" ID " source=tick 100Hz samples=2 dropped=0 cpus=2 ms=10\n"
+        "burn;0x0;0x8888;burn_outer;0x2000;burn_mid;burn_inner;idle_loop 1\n"
+        "burn;burn_inner;burn_spin 1\n");
+    reset();
+    window_fn = win_odd;
+    CHECK_EQ(run_cmd("profile 10 raw"), 0);
+    CHECK_STR(got(),
+        "# sonde raw build-id=" ID " source=tick 100Hz samples=2 dropped=0 cpus=2 ms=10\n"
+        "1 5 burn 0 4010 3080 2044 2000 11b2 8888 0\n"
+        "1 5 burn 1 3080 3080\n");
+}
+
+/* A name holding a space or ';' would split a folded stack or a raw line:
+ * they become '_'. A pid with no live task (exited: task_name finds
+ * nothing) and pid 0 (no task) print as "-", and fold together. */
+static void win_names(void)
+{
+    tick(0, 12, 0x3000, NULL);
+    tick(1, 9, 0x3000, NULL);
+    tick(2, 0, 0x3000, NULL);
+    tick(3, 1, 0x3000, NULL);
+    tick(3, 1, 0x3000, NULL);
+}
+
+TEST(task_names_sanitized)
+{
+    reset();
+    fake_names[12] = "net load;x";
+    fake_names[1] = "sh\tell";
+    window_fn = win_names;
+    CHECK_EQ(run_cmd("profile 10 folded"), 0);
+    CHECK_STR(got(),
+        "# sonde folded build-id=" ID " source=tick 100Hz samples=5 dropped=0 cpus=4 ms=10\n"
+        "-;burn_inner 2\n"
+        "sh_ell;burn_inner 2\n"
+        "net_load_x;burn_inner 1\n");
+    reset();
+    fake_names[12] = "net load;x";
+    fake_names[1] = "sh\tell";
+    window_fn = win_names;
+    CHECK_EQ(run_cmd("profile 10 raw"), 0);
+    CHECK_STR(got(),
+        "# sonde raw build-id=" ID " source=tick 100Hz samples=5 dropped=0 cpus=4 ms=10\n"
+        "2 1 sh_ell 3 3000\n"
+        "1 0 - 2 3000\n"
+        "1 9 - 1 3000\n"
+        "1 12 net_load_x 0 3000\n");
+    struct praw_header h;
+    char err[PRAW_ERR_MAX] = "";
+    CHECK_EQ(praw_parse(out, strlen(out), &h, NULL, NULL, err, sizeof err), 0);
+    CHECK_STR(err, "");
+}
+
+/* Equal counts print in the order of their text, whatever order the
+ * samples came in. */
+static const struct fstack st_in_outer = { 1, { 0x1010 } };
+static const uintptr_t tie_pc[6] = { 0x2010, 0x4000, 0x9000, 0x3005, 0x2020, 0x1020 };
+static const int tie_pid[6] = { 5, 1, 5, 5, 5, 5 };
+static const struct fstack *tie_st[6] = { NULL, NULL, NULL, NULL, &st_in_outer, NULL };
+static const unsigned *tie_perm;
+
+static void win_ties(void)
+{
+    for (int i = 0; i < 6; i++) {
+        unsigned k = tie_perm[i];
+        tick((unsigned)(5 - i) % 4, tie_pid[k], tie_pc[k], tie_st[k]);
+    }
+}
+
+TEST(folded_ties_are_deterministic)
+{
+    static const unsigned p1[6] = { 0, 1, 2, 3, 4, 5 }, p2[6] = { 5, 4, 3, 2, 1, 0 };
+    /* a stack that is another's prefix prints first */
+    static const char want[] =
+        "burn;0x9000 1\n"
+        "burn;burn_inner 1\n"
+        "burn;burn_mid 1\n"
+        "burn;burn_outer 1\n"
+        "burn;burn_outer;burn_mid 1\n"
+        "shell;idle_loop 1\n";
+    static char first[4096];
+    reset();
+    tie_perm = p1;
+    window_fn = win_ties;
+    CHECK_EQ(run_cmd("profile 10 folded"), 0);
+    CHECK(strstr(out, want) != NULL);
+    CHECK(strlen(out) < sizeof first);
+    memcpy(first, out, sizeof first - 1);
+    reset();
+    tie_perm = p2;
+    window_fn = win_ties;
+    CHECK_EQ(run_cmd("profile 10 folded"), 0);
+    CHECK(strcmp(out, first) == 0);
+    /* raw likewise: pid, then cpu */
+    reset();
+    tie_perm = p1;
+    window_fn = win_ties;
+    CHECK_EQ(run_cmd("profile 10 raw"), 0);
+    CHECK(strstr(out, "\n1 1 shell 0 4000\n1 5 burn 0 1020\n1 5 burn 1 2010\n"
+                      "1 5 burn 1 2020 1010\n1 5 burn 2 3005\n1 5 burn 3 9000\n") != NULL);
+}
+
+/* Every distinct stack is printed, however many: 300 unresolved pcs, one
+ * of them sampled twice. The counts add up to the header's samples. */
+static void win_300(void)
+{
+    for (unsigned i = 0; i < 300; i++)
+        tick(i % 4, 5, 0x5000 + i, NULL);
+    tick(2, 7, 0x5000 + 299, NULL);
+}
+
+static unsigned folded_lines(uint64_t *sum)
+{
+    unsigned n = 0;
+    *sum = 0;
+    for (const char *s = strchr(out, '\n'); s && s[1]; s = strchr(s + 1, '\n')) {
+        const char *sp = strchr(s + 1, ' ');
+        const char *nl = strchr(s + 1, '\n');
+        if (!sp || !nl || sp > nl)
+            return 0;
+        *sum += strtoull(sp + 1, NULL, 10);
+        n++;
+    }
+    return n;
+}
+
+TEST(folded_has_no_chain_limit)
+{
+    reset();
+    window_fn = win_300;
+    CHECK_EQ(run_cmd("profile 10 folded"), 0);
+    uint64_t sum;
+    CHECK_EQ(folded_lines(&sum), 300);
+    CHECK_EQ(sum, 301);
+    CHECK(strstr(out, " samples=301 dropped=0 cpus=4 ms=10\nburn;0x512b 2\n"
+                      "burn;0x5000 1\nburn;0x5001 1\n") != NULL);
+    CHECK(strstr(out, "\nburn;0x512a 1\n") != NULL);
+    CHECK(strstr(out, "did not fit") == NULL);
+    reset();
+    window_fn = win_300;
+    CHECK_EQ(run_cmd("profile 10 raw"), 0);
+    CHECK_EQ(folded_lines(&sum), 301);          /* pid 7's is its own line */
+    reset();
+    long before = live_allocs;
+    window_fn = win_300;
+    kmalloc_fail = 1;
+    CHECK(run_cmd("profile 10 folded") != 0);
+    CHECK(strncmp(out, "profile: no memory to fold 301 samples (", 40) == 0);
+    CHECK(strlen(out) > 48 && strcmp(out + strlen(out) - 8, " bytes)\n") == 0);
+    CHECK_EQ(live_allocs, before);
+    /* each of the fold's three allocations, failing alone */
+    for (int k = 0; k < 3; k++) {
+        reset();
+        window_fn = win_300;
+        if (k == 2)
+            kzalloc_fail = 1;
+        else
+            kmalloc_fail = 1, kmalloc_pass = k;
+        CHECK(run_cmd("profile 10 raw") != 0);
+        CHECK(strncmp(out, "profile: no memory to fold 301 samples (", 40) == 0);
+        CHECK_EQ(live_allocs, before);
+    }
+}
