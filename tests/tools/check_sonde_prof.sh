@@ -209,22 +209,23 @@ for t in sonde-sh netload sonde-prof; do
     ok "$t --help and -h: usage on stdout, exit 0"
   else bad "$t --help and -h: usage on stdout, exit 0" "exit $h / $h2: $(cat "$tmp/err")"; fi
 done
-# No datagram leaves for these: the name never resolves (RFC 2606's
-# .invalid), the port is out of range.
+# No datagram leaves for these, not even a DNS query: the name has an
+# empty label, which the resolver refuses before asking anyone; the port
+# is out of range.
 host_err() {  # NAME WANT CMD...: exit 2 with WANT on stderr, no output file
   local name=$1 want=$2; shift 2
   "$@" > /dev/null 2> "$tmp/err"; local r=$?
   if [ $r = 2 ] && grep -qF -e "$want" "$tmp/err" && [ ! -e "$tmp/h.svg" ]; then ok "$name"
   else bad "$name" "exit $r: $(cat "$tmp/err")"; fi
 }
-host_err "sonde-sh: unresolvable name, exit 2" "cannot resolve 'no-such-host.invalid' to an IPv4 address" \
-  build/host/sonde-sh no-such-host.invalid version
+host_err "sonde-sh: unresolvable name, exit 2" "cannot resolve 'no..such.host' to an IPv4 address" \
+  build/host/sonde-sh no..such.host version
 host_err "sonde-sh: bad port in HOST:PORT, exit 2" "'127.0.0.1:70000': port '70000' out of range (1-65535)" \
   build/host/sonde-sh 127.0.0.1:70000 version
-host_err "netload blast: unresolvable name, exit 2" "cannot resolve 'no-such-host.invalid'" \
-  build/host/netload blast -H no-such-host.invalid -p 9 -t 0.1
-host_err "sonde-prof record: unresolvable name, exit 2, no output" "cannot resolve 'no-such-host.invalid'" \
-  "$PROF" record -e "$ELF" -o "$tmp/h.svg" 127.0.0.1:9 no-such-host.invalid
+host_err "netload blast: unresolvable name, exit 2" "cannot resolve 'no..such.host'" \
+  build/host/netload blast -H no..such.host -p 9 -t 0.1
+host_err "sonde-prof record: unresolvable name, exit 2, no output" "cannot resolve 'no..such.host'" \
+  "$PROF" record -e "$ELF" -o "$tmp/h.svg" 127.0.0.1:9 no..such.host
 host_err "sonde-prof record: -d out of range names the range" "-d 2001 out of range (1-2000 ms)" \
   "$PROF" record -d 2001 -e "$ELF" -o "$tmp/h.svg" 127.0.0.1
 host_err "sonde-prof record: -e once or once per HOST" "give -e once, or once per HOST in order" \

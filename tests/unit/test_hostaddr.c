@@ -66,9 +66,11 @@ TEST(hostaddr_unresolvable_and_empty)
 {
     struct sockaddr_in a;
     char err[HOSTADDR_ERR_MAX] = "";
-    /* .invalid never resolves (RFC 2606). */
-    CHECK_EQ(hostaddr_parse("no-such-host.invalid", 9000, &a, err, sizeof err), -1);
-    CHECK(strstr(err, "cannot resolve 'no-such-host.invalid'") != NULL);
+    /* An empty label: the resolver refuses the name before any query
+     * leaves the machine (a well-formed unknown name would ask the DNS
+     * server, and the tests keep their traffic on 127.0.0.1). */
+    CHECK_EQ(hostaddr_parse("no..such.host", 9000, &a, err, sizeof err), -1);
+    CHECK(strstr(err, "cannot resolve 'no..such.host' to an IPv4 address") != NULL);
     CHECK_EQ(hostaddr_parse(":9000", 9000, &a, err, sizeof err), -1);
     CHECK(strstr(err, "no host") != NULL);
     CHECK_EQ(hostaddr_parse("", 9000, &a, err, sizeof err), -1);
