@@ -443,7 +443,8 @@ static int cmd_profile(int argc, char **argv, struct printer *p)
                                (enum profiler_format)fmt, p) ? 1 : 0;
 }
 
-SHELL_COMMAND(profile, "profile", PROF_USAGE, cmd_profile);
+SHELL_COMMAND(profile, "profile", PROF_USAGE "  sample; the hottest chains, or every chain folded or raw",
+              cmd_profile);
 
 /* profile_cpus: which source took each CPU's samples in the last run (the
  * report prints the same line itself only when the sources were mixed). */

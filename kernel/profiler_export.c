@@ -28,8 +28,9 @@
 
 /* One distinct chain. Raw keys on (pid, cpu, frames) with the exact
  * addresses; folded keys on (task name, frames) where a frame is the
- * symbol it names (its name's address: one string per symbol) or, when
- * nothing resolves, the address itself. */
+ * name of the symbol it falls in (a pointer into the symbol table, compared
+ * by content: two static functions may share a name, and folded prints
+ * names) or, when nothing resolves, the address itself. */
 struct exp_chain {
     uint64_t ec_hash;
     uintptr_t ec_frames[PROFILER_FRAMES];
@@ -67,6 +68,15 @@ static uint64_t exp_mix(uint64_t h, uint64_t v)
 {
     h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
     return h * 0xff51afd7ed558ccdull;
+}
+
+/* FNV-1a of a name, so that equal names hash alike wherever they live. */
+static uint64_t exp_hash_name(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return h;
 }
 
 /* A task name as one field: a space or ';' (or anything outside '!'..'~')
@@ -138,11 +148,13 @@ static void exp_key(struct exp_fold *f, const struct prof_record *r,
         struct sym_hit hit;
         if (f->folded && (i == 0 ? symtab_lookup(a, &hit)
                                  : a && symtab_lookup(a - 1, &hit))) {
-            a = (uintptr_t)hit.name;
+            k->ec_frames[i] = (uintptr_t)hit.name;
             k->ec_named |= (uint8_t)(1u << i);
+            h = exp_mix(h, exp_hash_name(hit.name));
+        } else {
+            k->ec_frames[i] = a;
+            h = exp_mix(h, a);
         }
-        k->ec_frames[i] = a;
-        h = exp_mix(h, a);
     }
     k->ec_hash = exp_mix(h, k->ec_named);
 }
@@ -153,9 +165,13 @@ static bool exp_same(const struct exp_chain *a, const struct exp_chain *b)
         a->ec_named != b->ec_named || a->ec_pid != b->ec_pid ||
         a->ec_cpu != b->ec_cpu || a->ec_task != b->ec_task)
         return false;
-    for (unsigned i = 0; i < a->ec_depth; i++)
-        if (a->ec_frames[i] != b->ec_frames[i])
+    for (unsigned i = 0; i < a->ec_depth; i++) {
+        if (a->ec_frames[i] == b->ec_frames[i])
+            continue;
+        if (!(a->ec_named >> i & 1) ||
+            strcmp((const char *)a->ec_frames[i], (const char *)b->ec_frames[i]))
             return false;
+    }
     return true;
 }
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "kernel/profiler.h"
+#include "kernel/symtab.h"
 #include "uapi/profile_raw.h"
 
 #define ID "0123456789abcdef0123456789abcdef01234567"
@@ -460,4 +461,31 @@ TEST(folded_has_no_chain_limit)
         CHECK(strncmp(out, "profile: no memory to fold 301 samples (", 40) == 0);
         CHECK_EQ(live_allocs, before);
     }
+}
+
+/* Two static functions may share a name: folded prints names, so their
+ * stacks are one line, not two identical ones. */
+static const uint64_t dup_addrs[] = { 0x1000, 0x2000, 0x3000 };
+static const uint32_t dup_sizes[] = { 0x100, 0x100, 0x100 };
+static const uint32_t dup_offs[] = { 0, 5, 10 };
+static const char dup_names[] = "copy\0copy\0main";
+static const struct symtab_image dup_syms = { 3, dup_addrs, dup_sizes, dup_offs, dup_names };
+static const struct fstack st_main = { 1, { 0x3010 } };
+
+static void win_dup(void)
+{
+    symtab_active = &dup_syms;
+    tick(0, 5, 0x1010, &st_main);
+    tick(1, 5, 0x2010, &st_main);
+    tick(2, 5, 0x2020, &st_main);
+}
+
+TEST(folded_same_name_two_symbols)
+{
+    reset();
+    window_fn = win_dup;
+    CHECK_EQ(run_cmd("profile 10 folded"), 0);
+    CHECK_STR(got(),
+        "# sonde folded build-id=" ID " source=tick 100Hz samples=3 dropped=0 cpus=3 ms=10\n"
+        "burn;main;copy 3\n");
 }
