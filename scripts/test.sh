@@ -48,6 +48,8 @@ if make -s ARCH=arm64 all >/dev/null; then
   stage arm64 400 tests/system/arm64_tests.py python3 tests/system/arm64_tests.py
   # Every network test applies to arm64 too (the UDP shell over virtio-mmio).
   stage arm64-network 300 tests/system/net_tests.py python3 tests/system/net_tests.py --arch arm64
+  # sonde-prof record against an x86_64 and an arm64 kernel at once.
+  stage profile 180 tests/system/prof_tests.py python3 tests/system/prof_tests.py
 else
   echo "arm64: build failed"; total_f=$((total_f + 1)); rc=1
 fi

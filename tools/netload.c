@@ -1,9 +1,10 @@
 /* tools/netload.c: the host end of netload (docs/netload.md).
  *
- *   netload sink -p PORT -t SECONDS
- *       Bind 127.0.0.1:PORT for SECONDS and count the netload datagrams that
- *       arrive: loss, duplicates and reordering from their sequence numbers.
- *   netload blast -H HOST -p PORT -t SECONDS [-s SIZE] [-r PPS]
+ *   netload sink [-H ADDR] -p PORT -t SECONDS
+ *       Bind ADDR:PORT (default 127.0.0.1) for SECONDS and count the netload
+ *       datagrams that arrive: loss, duplicates and reordering from their
+ *       sequence numbers.
+ *   netload blast -H HOST[:PORT] [-p PORT] -t SECONDS [-s SIZE] [-r PPS]
  *       Send SIZE-byte (18-1472, default 1024) netload datagrams to HOST:PORT
  *       for SECONDS, as fast as possible or PPS a second.
  *
@@ -15,8 +16,8 @@
  * (each on one line). mbps counts UDP payload bytes. The sink's seconds are
  * from its first datagram to its last, the time the traffic took.
  *
- * Only loopback: it binds and sends to 127.0.0.0/8 alone, refuses anything
- * else, and always stops at its time limit. */
+ * HOST and ADDR are IPv4 addresses or names (tools/hostaddr.c). Every run
+ * stops at its time limit. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -31,22 +32,40 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tools/hostaddr.h"
 #include "uapi/netload.h"
 
 #define SEQ_WINDOW_BITS (1u << 22)     /* dup/reorder memory: 4M datagrams */
 
 static const char *prog = "netload";
 
+static void usage_to(FILE *f)
+{
+    fprintf(f,
+            "usage: %s sink [-H ADDR] -p PORT -t SECONDS\n"
+            "       %s blast -H HOST[:PORT] [-p PORT] -t SECONDS [-s SIZE] [-r PPS]\n"
+            "       %s -h | --help\n"
+            "  sink counts the netload datagrams arriving on ADDR:PORT (ADDR\n"
+            "  default 127.0.0.1); blast sends them to HOST:PORT.\n"
+            "  HOST, ADDR  an IPv4 address or a host name (resolved to IPv4)\n"
+            "  PORT     1-65535; SECONDS 0.1-3600; SIZE %d-%d (default %d);\n"
+            "  PPS      datagrams a second, 1-10000000 (default: as fast as possible)\n"
+            "Each prints one result line; exit status 0, or 2 on bad usage.\n",
+            prog, prog, prog, NL_SIZE_MIN, NL_SIZE_MAX, NL_SIZE_DEF);
+}
+
 static void usage(void)
 {
-    fprintf(stderr,
-            "usage: %s sink -p PORT -t SECONDS\n"
-            "       %s blast -H HOST -p PORT -t SECONDS [-s SIZE] [-r PPS]\n"
-            "  HOST     a loopback address (127.0.0.0/8) or localhost\n"
-            "  PORT     1-65535; SECONDS 0.1-3600; SIZE %d-%d (default %d);\n"
-            "  PPS      datagrams a second, 1-10000000 (default: as fast as possible)\n",
-            prog, prog, NL_SIZE_MIN, NL_SIZE_MAX, NL_SIZE_DEF);
+    usage_to(stderr);
     exit(2);
+}
+
+static bool wants_help(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+            return true;
+    return false;
 }
 
 static uint64_t now_ns(void)
@@ -79,26 +98,18 @@ static double parse_seconds(const char *s)
     return v;
 }
 
-static struct in_addr loopback_or_die(const char *host)
+static struct sockaddr_in addr_or_die(const char *arg, long port)
 {
-    struct in_addr a;
-    if (strcmp(host, "localhost") == 0) {
-        a.s_addr = htonl(INADDR_LOOPBACK);
-        return a;
-    }
-    if (inet_pton(AF_INET, host, &a) != 1) {
-        fprintf(stderr, "%s: '%s' is not an IPv4 address or localhost\n", prog, host);
-        exit(2);
-    }
-    if ((ntohl(a.s_addr) >> 24) != 127) {
-        fprintf(stderr, "%s: refusing %s: only loopback addresses (127.0.0.0/8) "
-                "are allowed\n", prog, host);
+    struct sockaddr_in a;
+    char err[HOSTADDR_ERR_MAX];
+    if (hostaddr_parse(arg, (int)port, &a, err, sizeof err) < 0) {
+        fprintf(stderr, "%s: %s\n", prog, err);
         exit(2);
     }
     return a;
 }
 
-static int udp_socket(uint16_t port)
+static int udp_socket(struct sockaddr_in me)
 {
     int fd = socket(AF_INET, SOCK_DGRAM, 0);
     if (fd < 0) {
@@ -108,10 +119,9 @@ static int udp_socket(uint16_t port)
     int big = 4 << 20;
     setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof big);   /* best effort */
     setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &big, sizeof big);
-    struct sockaddr_in me = { .sin_family = AF_INET, .sin_port = htons(port) };
-    me.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     if (bind(fd, (struct sockaddr *)&me, sizeof me) < 0) {
-        fprintf(stderr, "%s: bind 127.0.0.1:%u: %s\n", prog, port, strerror(errno));
+        fprintf(stderr, "%s: bind %s:%u: %s\n", prog, inet_ntoa(me.sin_addr),
+                ntohs(me.sin_port), strerror(errno));
         exit(2);
     }
     return fd;
@@ -125,11 +135,13 @@ static void rates(uint64_t datagrams, uint64_t bytes, double secs, double *dps, 
 
 static int sink(int argc, char **argv)
 {
+    const char *bind_to = "127.0.0.1";
     long port = -1;
     double secs = -1;
     int opt;
-    while ((opt = getopt(argc, argv, "p:t:")) != -1) {
+    while ((opt = getopt(argc, argv, "H:p:t:")) != -1) {
         switch (opt) {
+        case 'H': bind_to = optarg; break;
         case 'p': port = parse_long("port", optarg, 1, 65535); break;
         case 't': secs = parse_seconds(optarg); break;
         default: usage();
@@ -138,7 +150,8 @@ static int sink(int argc, char **argv)
     if (port < 0 || secs < 0 || optind != argc)
         usage();
 
-    int fd = udp_socket((uint16_t)port);
+    struct sockaddr_in me = addr_or_die(bind_to, port);
+    int fd = udp_socket(me);
     uint8_t *bits = malloc(SEQ_WINDOW_BITS / 8);
     if (!bits) {
         fprintf(stderr, "%s: out of memory\n", prog);
@@ -150,7 +163,8 @@ static int sink(int argc, char **argv)
     bool have_run = false;
     uint16_t run = 0;
     uint64_t start = now_ns(), end = start + (uint64_t)(secs * 1e9);
-    fprintf(stderr, "sink: listening on 127.0.0.1:%ld for %.1f s\n", port, secs);
+    fprintf(stderr, "sink: listening on %s:%u for %.1f s\n", inet_ntoa(me.sin_addr),
+            ntohs(me.sin_port), secs);
 
     for (uint64_t now = start; now < end; now = now_ns()) {
         struct pollfd pfd = { .fd = fd, .events = POLLIN };
@@ -216,12 +230,14 @@ static int blast(int argc, char **argv)
         default: usage();
         }
     }
-    if (!host || port < 0 || secs < 0 || optind != argc)
+    /* The port comes from -p or from HOST:PORT; one of them is needed. */
+    if (!host || secs < 0 || optind != argc || (port < 0 && !strchr(host, ':')))
         usage();
 
-    struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-    to.sin_addr = loopback_or_die(host);
-    int fd = udp_socket(0);
+    struct sockaddr_in to = addr_or_die(host, port < 0 ? 1 : port);
+    struct sockaddr_in me = { .sin_family = AF_INET };
+    me.sin_addr.s_addr = htonl(INADDR_ANY);
+    int fd = udp_socket(me);
     uint16_t run;
     if (getrandom(&run, sizeof run, 0) != sizeof run)
         run = (uint16_t)(getpid() ^ time(NULL));
@@ -264,6 +280,10 @@ int main(int argc, char **argv)
 {
     if (argc < 2)
         usage();
+    if (wants_help(argc, argv)) {
+        usage_to(stdout);
+        return 0;
+    }
     if (strcmp(argv[1], "sink") == 0)
         return sink(argc - 1, argv + 1);
     if (strcmp(argv[1], "blast") == 0)

@@ -1,33 +1,44 @@
 /* tools/sonde-prof.c: Sonde's raw profiles (uapi/profile_raw.h) to pprof,
  * folded stacks, a flame graph or the annotated text report.
  *
+ *   sonde-prof record [-d MS] [-p PID] [-t SECS] -e ELF [-e ELF ...] -o OUT
+ *                     [--per-kernel] HOST[:PORT] ...
  *   sonde-prof report -i RAW [-i RAW ...] -e ELF [-e ELF ...] -o OUT
  *                     [--kernel NAME ...] [--per-kernel]
  *
  * One pipeline whatever the text's origin: raw text -> prof_add_raw ->
  * build-id check -> symbolize -> one writer chosen by OUT's extension.
- * A live `record` (`profile ... raw` run over the UDP shell) is meant to
- * be a thin layer over the same two steps: add_text with the reply's
- * text, then finish.
+ * `record` runs `profile MS PID|all raw` over the UDP shell of every HOST
+ * at once (tools/prof_record.c, with sonde-sh's protocol code) and feeds
+ * each reply to the same two steps: add_text, then finish.
  *
- * Exit: 0 ok, 1 the remote said no (for `record`), 2 usage, input or
- * protocol error. Output goes to a temporary file renamed over OUT only
+ * Exit: 0 ok, 1 the remote said no (record: a kernel refused or answered
+ * `profile: busy`), 2 usage, input or protocol error (no answer in time
+ * included). Output goes to a temporary file renamed over OUT only
  * once it is complete, so an error never leaves a partial OUT behind. */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tools/prof_folded.h"
 #include "tools/prof_model.h"
+#include "tools/hostaddr.h"
 #include "tools/prof_pprof.h"
+#include "tools/prof_record.h"
 #include "tools/prof_svg.h"
 #include "tools/prof_sym.h"
 #include "tools/prof_text.h"
+#include "uapi/udpshell.h"
 
 enum { EXIT_OK = 0, EXIT_REFUSED = 1, EXIT_USAGE = 2 };
 
@@ -53,30 +64,49 @@ struct opts {
     const char *out;
     enum format fmt;
     int per_kernel;
+    /* record: the inputs are HOST[:PORT]s */
+    unsigned ms;
+    const char *pid;            /* a pid, or "all" */
+    const char *raws[MAX_INPUTS];   /* -r: where to keep each raw reply */
+    unsigned nraws;
+    double slack_s;             /* silence allowed beyond the window */
 };
 
 static void usage(FILE *f)
 {
     fprintf(f,
-        "usage: %s report -i RAW [-i RAW ...] -e ELF [-e ELF ...] -o OUT\n"
+        "usage: %s record [-d MS] [-p PID] [-t SECS] [-r RAW ...] -e ELF [-e ELF ...] -o OUT\n"
+        "                        [--per-kernel] HOST[:PORT] [HOST[:PORT] ...]\n"
+        "       %s report -i RAW [-i RAW ...] -e ELF [-e ELF ...] -o OUT\n"
         "                        [--kernel NAME ...] [--per-kernel]\n"
         "       %s -h | --help\n"
         "\n"
-        "Symbolizes raw profiles (`profile [ms] [pid|all] raw` on a Sonde\n"
-        "shell, saved to a file) with the kernel ELF and writes one output.\n"
+        "record profiles running kernels over their UDP shells (`profile MS\n"
+        "PID|all raw`), every HOST over the same window, and writes one output\n"
+        "with every sample labelled with its kernel (HOST:PORT).\n"
+        "  HOST[:PORT]    an IPv4 address or host name; PORT default %d\n"
+        "  -d MS          the window, %d-%d ms (default 1000)\n"
+        "  -p PID         only this task (default: every task)\n"
+        "  -t SECS        give up after the window plus SECS without an answer\n"
+        "                 (0.1-3600, default 5; requests are resent every second)\n"
+        "  -r RAW         also keep each kernel's raw profile (once per HOST, in\n"
+        "                 order), for `report` later\n"
+        "report symbolizes raw profiles saved to files.\n"
         "  -i RAW         a raw profile; repeat to merge several kernels\n"
+        "  --kernel NAME  the kernel label of the inputs, once per -i in\n"
+        "                 order (default: each input's file name)\n"
+        "Both:\n"
         "  -e ELF         the kernel ELF (its build id must match the\n"
-        "                 profile's): once for all inputs, or once per -i\n"
+        "                 profile's): once for all, or once per HOST or -i\n"
         "  -o OUT         the output; its extension chooses the format:\n"
         "                   .pb.gz   pprof (go tool pprof)\n"
         "                   .folded  folded stacks (flamegraph.pl, speedscope)\n"
         "                   .svg     a flame graph\n"
         "                   .txt     the kernel's report with file:line\n"
-        "  --kernel NAME  the kernel label of the inputs, once per -i in\n"
-        "                 order (default: each input's file name)\n"
         "  --per-kernel   folded and svg: the kernel name as the root frame\n"
-        "Exit status: 0 ok, 1 the remote refused, 2 usage or input error.\n",
-        prog, prog);
+        "Exit status: 0 ok, 1 a kernel refused (busy, nothing listening),\n"
+        "2 usage, input or protocol error, or no answer in time.\n",
+        prog, prog, prog, USHP_DEFAULT_PORT, PREC_MS_MIN, PREC_MS_MAX);
 }
 
 static int die_usage(const char *what, const char *arg)
@@ -197,11 +227,9 @@ static int add_text(struct prof *p, struct elfs *es, const char *text,
         fprintf(stderr, "%s: %s\n", prog, err);
         return -1;
     }
-    const char *want = p->inputs[p->ninputs - 1].pi_hdr.ph_build_id;
-    if (strcmp(want, p->maps[map].pm_build_id) != 0) {
-        fprintf(stderr, "%s: build id mismatch: %s was recorded on a kernel "
-                "with build id %s, but %s has build id %s\n", prog, origin,
-                want, elf, p->maps[map].pm_build_id);
+    if (prof_check_build_id(origin, p->inputs[p->ninputs - 1].pi_hdr.ph_build_id,
+                            elf, p->maps[map].pm_build_id, err, sizeof err)) {
+        fprintf(stderr, "%s: %s\n", prog, err);
         return -1;
     }
     return 0;
@@ -228,15 +256,29 @@ static int write_format(const struct prof *p, const struct opts *o, FILE *f,
     return -1;
 }
 
-/* Writes OUT through a temporary file in the same directory, so the
- * rename is atomic and an error leaves no partial file. */
-static int write_out(const struct prof *p, const struct opts *o)
+struct out_job {
+    const struct prof *p;       /* a profile in o->fmt ... */
+    const struct opts *o;
+    const char *text;           /* ... or this text as it is */
+    size_t len;
+};
+
+static int write_job(const struct out_job *j, FILE *f, char *err, size_t cap)
 {
-    size_t n = strlen(o->out);
+    if (j->text)
+        return fwrite(j->text, 1, j->len, f) == j->len ? 0 : -1;
+    return write_format(j->p, j->o, f, err, cap);
+}
+
+/* Writes path through a temporary file in the same directory, so the
+ * rename is atomic and an error leaves no partial file. */
+static int write_file(const char *path, const struct out_job *j)
+{
+    size_t n = strlen(path);
     char *tmp = malloc(n + 16);
     if (!tmp)
         return -1;
-    snprintf(tmp, n + 16, "%s.tmp.XXXXXX", o->out);
+    snprintf(tmp, n + 16, "%s.tmp.XXXXXX", path);
     int fd = mkstemp(tmp);
     /* mkstemp makes the file 0600; the output is an ordinary file, so
      * give it the mode open(2) would have: 0666 less the umask. */
@@ -246,7 +288,7 @@ static int write_out(const struct prof *p, const struct opts *o)
         fchmod(fd, 0666 & ~mask);
     FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
     if (!f) {
-        fprintf(stderr, "%s: %s: cannot create %s: %s\n", prog, o->out,
+        fprintf(stderr, "%s: %s: cannot create %s: %s\n", prog, path,
                 tmp, strerror(errno));
         if (fd >= 0) {
             close(fd);
@@ -256,15 +298,15 @@ static int write_out(const struct prof *p, const struct opts *o)
         return -1;
     }
     char err[PROF_ERR_MAX] = "write error";
-    int rc = write_format(p, o, f, err, sizeof err);
+    int rc = write_job(j, f, err, sizeof err);
     if (fclose(f) != 0 && rc == 0)
         rc = -1;
-    if (rc == 0 && rename(tmp, o->out) != 0) {
-        snprintf(err, sizeof err, "rename to %s: %s", o->out, strerror(errno));
+    if (rc == 0 && rename(tmp, path) != 0) {
+        snprintf(err, sizeof err, "rename to %s: %s", path, strerror(errno));
         rc = -1;
     }
     if (rc) {
-        fprintf(stderr, "%s: %s: %s\n", prog, o->out, err);
+        fprintf(stderr, "%s: %s: %s\n", prog, path, err);
         unlink(tmp);
     }
     free(tmp);
@@ -284,7 +326,8 @@ static int finish(struct prof *p, struct elfs *es, const struct opts *o)
     for (unsigned m = 0; m < p->nmaps; m++)
         prof_elf_symbolize(p, m, es->e[m]);
     prof_name_unknown(p);
-    return write_out(p, o) ? EXIT_USAGE : EXIT_OK;
+    struct out_job j = { p, o, NULL, 0 };
+    return write_file(o->out, &j) ? EXIT_USAGE : EXIT_OK;
 }
 
 static int cmd_report(int argc, char **argv)
@@ -319,6 +362,214 @@ static int cmd_report(int argc, char **argv)
     return rc;
 }
 
+/* ---- record: the network half ---------------------------------------- */
+
+static int parse_record_args(int argc, char **argv, struct opts *o)
+{
+    static const struct option longopts[] = {
+        { "per-kernel", no_argument, NULL, 'K' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    int c, bad = 0;
+    char *end;
+    o->ms = 1000;
+    o->pid = "all";
+    o->slack_s = 5;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":d:p:t:r:e:o:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'd': {
+            long v = strtol(optarg, &end, 10);
+            if (*optarg < '0' || *optarg > '9' || *end || v < PREC_MS_MIN ||
+                v > PREC_MS_MAX) {
+                fprintf(stderr, "%s: -d %s out of range (%d-%d ms)\n", prog, optarg,
+                        PREC_MS_MIN, PREC_MS_MAX);
+                return EXIT_USAGE;
+            }
+            o->ms = (unsigned)v;
+            break;
+        }
+        case 'p': {
+            long long v = strtoll(optarg, &end, 10);
+            if (*optarg < '0' || *optarg > '9' || *end || v > PRAW_PID_MAX) {
+                fprintf(stderr, "%s: -p %s is not a pid (0-%u)\n", prog, optarg,
+                        PRAW_PID_MAX);
+                return EXIT_USAGE;
+            }
+            o->pid = optarg;
+            break;
+        }
+        case 't':
+            o->slack_s = strtod(optarg, &end);
+            if (*optarg == 0 || *end || !(o->slack_s >= 0.1 && o->slack_s <= 3600)) {
+                fprintf(stderr, "%s: -t %s out of range (0.1-3600 s)\n", prog, optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'r': bad |= add_arg(o->raws, &o->nraws, optarg, "-r"); break;
+        case 'e': bad |= add_arg(o->elfs, &o->nelfs, optarg, "-e"); break;
+        case 'o': o->out = optarg; break;
+        case 'K': o->per_kernel = 1; break;
+        case 'h': usage(stdout); exit(EXIT_OK);
+        case ':': return die_usage("missing value for ", argv[optind - 1]);
+        default: return die_usage("unknown option ", argv[optind - 1]);
+        }
+    }
+    for (; optind < argc; optind++)
+        bad |= add_arg(o->inputs, &o->ninputs, argv[optind], "HOSTs");
+    if (bad)
+        return EXIT_USAGE;
+    if (!o->ninputs)
+        return die_usage("no kernel to profile: give HOST[:PORT]", NULL);
+    if (!o->nelfs)
+        return die_usage("no kernel ELF: give -e ELF (e.g. build/x86_64/kernel.elf)", NULL);
+    if (!o->out)
+        return die_usage("no output: give -o OUT", NULL);
+    if (o->nelfs != 1 && o->nelfs != o->ninputs)
+        return die_usage("give -e once, or once per HOST in order", NULL);
+    if (o->nraws && o->nraws != o->ninputs)
+        return die_usage("give -r once per HOST in order, or not at all", NULL);
+    return pick_format(o) ? EXIT_USAGE : EXIT_OK;
+}
+
+/* The sockets under ushc_io and ushc_mux: one connected UDP socket per
+ * kernel, all waited on together with poll. */
+struct socks {
+    int fd[MAX_INPUTS];
+    unsigned n, next;           /* next: where the fair scan starts */
+};
+
+static int sock_send(void *ctx, const void *d, size_t n)
+{
+    int fd = *(int *)ctx;
+    if (send(fd, d, n, 0) >= 0)
+        return 0;
+    return errno == ECONNREFUSED ? USHC_IO_REFUSED : USHC_IO_ERROR;
+}
+
+static uint64_t mono_ms(void *ctx)
+{
+    (void)ctx;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static long socks_recv_any(void *ctx, unsigned *which, void *buf, size_t cap,
+                           uint64_t timeout_ms)
+{
+    struct socks *s = ctx;
+    struct pollfd pfd[MAX_INPUTS];
+    for (unsigned i = 0; i < s->n; i++)
+        pfd[i] = (struct pollfd){ .fd = s->fd[i], .events = POLLIN };
+    int pr = poll(pfd, s->n, (int)timeout_ms + 1);
+    if (pr <= 0)
+        return pr < 0 && errno != EINTR ? (*which = 0, USHC_IO_ERROR) : 0;
+    /* Start after the last socket served, so a chatty kernel cannot
+     * starve the others' replies. */
+    for (unsigned k = 0; k < s->n; k++) {
+        unsigned i = (s->next + k) % s->n;
+        if (!pfd[i].revents)
+            continue;
+        s->next = i + 1;
+        *which = i;
+        ssize_t got = recv(s->fd[i], buf, cap, MSG_DONTWAIT);
+        if (got >= 0)
+            return (long)got;
+        if (errno == ECONNREFUSED)
+            return USHC_IO_REFUSED;
+        return errno == EINTR || errno == EAGAIN ? 0 : USHC_IO_ERROR;
+    }
+    return 0;
+}
+
+static int open_socket(const char *arg, const struct sockaddr_in *peer)
+{
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    if (fd < 0 || connect(fd, (const struct sockaddr *)peer, sizeof *peer) < 0) {
+        fprintf(stderr, "%s: %s: %s\n", prog, arg, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static int cmd_record(int argc, char **argv)
+{
+    struct opts o;
+    memset(&o, 0, sizeof o);
+    int rc = parse_record_args(argc, argv, &o);
+    if (rc)
+        return rc;
+    static struct prof_rec_host hs[MAX_INPUTS];
+    static char names[MAX_INPUTS][HOSTADDR_NAME_MAX];
+    struct socks sk = { .n = 0 };
+    struct prof p;
+    struct elfs es = { .n = 0 };
+    prof_init(&p);
+    /* Everything that can be checked before the window is: the hosts,
+     * the ELFs (a wrong path must not cost a profile). */
+    for (unsigned i = 0; i < o.ninputs && rc == 0; i++) {
+        struct sockaddr_in a;
+        char err[HOSTADDR_ERR_MAX];
+        unsigned map;
+        if (hostaddr_parse(o.inputs[i], USHP_DEFAULT_PORT, &a, err, sizeof err)) {
+            fprintf(stderr, "%s: %s\n", prog, err);
+            rc = EXIT_USAGE;
+        } else if ((sk.fd[i] = open_socket(o.inputs[i], &a)) < 0) {
+            rc = EXIT_USAGE;
+        } else {
+            sk.n = i + 1;
+            if (map_for(&p, &es, o.elfs[o.nelfs == 1 ? 0 : i], &map))
+                rc = EXIT_USAGE;
+        }
+        hostaddr_name(o.inputs[i], USHP_DEFAULT_PORT, names[i], sizeof names[i]);
+    }
+    uint32_t seq;
+    if (getrandom(&seq, sizeof seq, 0) != sizeof seq)
+        seq = (uint32_t)time(NULL) ^ (uint32_t)getpid() << 16;
+    for (unsigned i = 0; i < sk.n; i++) {
+        hs[i].c = (struct ushc){
+            .io = { &sk.fd[i], sock_send, NULL, mono_ms },
+            .seq = seq + i * 0x10000u,
+            /* The kernel says nothing until its window has passed. */
+            .timeout_ms = o.ms + (uint64_t)(o.slack_s * 1000),
+            .peer = names[i], .prog = prog, .err = stderr,
+        };
+    }
+    if (rc == 0) {
+        char cmd[PREC_CMD_MAX];
+        prof_record_command(cmd, sizeof cmd, o.ms, o.pid);
+        if (isatty(STDERR_FILENO))
+            fprintf(stderr, "%s: %s on %u kernel%s ...\n", prog, cmd, o.ninputs,
+                    o.ninputs > 1 ? "s" : "");
+        struct ushc_mux m = { &sk, socks_recv_any, mono_ms };
+        rc = prof_record_collect(&m, hs, o.ninputs, cmd);
+    }
+    for (unsigned i = 0; i < o.ninputs && rc == 0; i++)
+        if (add_text(&p, &es, hs[i].text, hs[i].len, names[i], names[i],
+                     o.elfs[o.nelfs == 1 ? 0 : i]))
+            rc = EXIT_USAGE;
+    /* The raw texts are kept only once they passed every check: a file
+     * under RAW is always one that `report` reads. */
+    for (unsigned i = 0; i < o.nraws && rc == 0; i++) {
+        struct out_job j = { NULL, NULL, hs[i].text, hs[i].len };
+        if (write_file(o.raws[i], &j))
+            rc = EXIT_USAGE;
+    }
+    if (rc == 0)
+        rc = finish(&p, &es, &o);
+    prof_record_free(hs, sk.n);
+    for (unsigned i = 0; i < sk.n; i++)
+        close(sk.fd[i]);
+    for (unsigned m = 0; m < es.n; m++)
+        prof_elf_close(es.e[m]);
+    prof_free(&p);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -331,7 +582,9 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "report") == 0)
         return cmd_report(argc - 1, argv + 1);
-    fprintf(stderr, "%s: unknown command '%s' (known: report; see --help)\n",
+    if (strcmp(argv[1], "record") == 0)
+        return cmd_record(argc - 1, argv + 1);
+    fprintf(stderr, "%s: unknown command '%s' (known: record, report; see --help)\n",
             prog, argv[1]);
     return EXIT_USAGE;
 }

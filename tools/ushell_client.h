@@ -44,3 +44,22 @@ struct ushc {
  * arrives, in order; returns a USHC_EXIT_* status, with the reason on
  * c->err for any but USHC_EXIT_OK. */
 int ushc_run(struct ushc *c, const char *cmd);
+
+/* Waiting on several shells at once, for ushc_run_all. */
+struct ushc_mux {
+    void *ctx;
+    /* Wait up to timeout_ms for one datagram from any of the shells: its
+     * length with *which set to the shell's index, 0 if none came in
+     * time, or USHC_IO_* with *which naming the shell it concerns. */
+    long (*recv_any)(void *ctx, unsigned *which, void *buf, size_t cap,
+                     uint64_t timeout_ms);
+    uint64_t (*now_ms)(void *ctx);
+};
+
+/* Runs cmds[i] on shell cs[i] for every i < n, all at once: every request
+ * is sent first, then the replies are collected as they come, each shell
+ * resent to and timed out on its own, exactly as ushc_run does (each
+ * cs[i]'s io.send and io.now_ms are used, not its io.recv). rcs[i] is
+ * cs[i]'s USHC_EXIT_* status, with its reason on cs[i]->err. */
+void ushc_run_all(const struct ushc_mux *m, struct ushc **cs, const char **cmds,
+                  unsigned n, int *rcs);

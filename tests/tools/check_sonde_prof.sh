@@ -179,7 +179,7 @@ else bad "missing input: exit 2" "rc $(rc): $(cat "$tmp/err")"; fi
 "$PROF" --help > "$tmp/help" 2>&1; h=$?
 "$PROF" > /dev/null 2>&1; u=$?
 "$PROF" report -i x > /dev/null 2> "$tmp/err"; v=$?
-if [ $h = 0 ] && grep -q "^usage: sonde-prof report" "$tmp/help" && [ $u = 2 ] && [ $v = 2 ] &&
+if [ $h = 0 ] && grep -q "^usage: sonde-prof record" "$tmp/help" && grep -q "sonde-prof report" "$tmp/help" && [ $u = 2 ] && [ $v = 2 ] &&
    grep -q "no kernel ELF" "$tmp/err"; then ok "--help exits 0, bad usage exits 2"
 else bad "--help exits 0, bad usage exits 2" "help $h, none $u, partial $v"; fi
 
@@ -199,6 +199,39 @@ if [ "$(rc)" = 0 ] && grep -q "warning: .*no DWARF" "$tmp/err" &&
    sed -n 3p "$tmp/nd.txt" | grep -qE '^90\.0% 90 burn_spin\+0x30\.\.0x38 \(\?\?:0\)$'; then
   ok "no DWARF: ELF symbols, a warning, exit 0"
 else bad "no DWARF: ELF symbols, a warning, exit 0" "rc $(rc): $(cat "$tmp/err" "$tmp/nd.txt")"; fi
+
+# ---- every host tool: --help on stdout (exit 0), HOST[:PORT] errors (exit 2)
+for t in sonde-sh netload sonde-prof; do
+  make -s "build/host/$t" > /dev/null 2>&1
+  "build/host/$t" --help > "$tmp/help" 2> "$tmp/err"; h=$?
+  "build/host/$t" -h > /dev/null 2>&1; h2=$?
+  if [ $h = 0 ] && [ $h2 = 0 ] && grep -q "^usage: $t" "$tmp/help" && [ ! -s "$tmp/err" ]; then
+    ok "$t --help and -h: usage on stdout, exit 0"
+  else bad "$t --help and -h: usage on stdout, exit 0" "exit $h / $h2: $(cat "$tmp/err")"; fi
+done
+# No datagram leaves for these, not even a DNS query: the name has an
+# empty label, which the resolver refuses before asking anyone; the port
+# is out of range.
+host_err() {  # NAME WANT CMD...: exit 2 with WANT on stderr, no output file
+  local name=$1 want=$2; shift 2
+  "$@" > /dev/null 2> "$tmp/err"; local r=$?
+  if [ $r = 2 ] && grep -qF -e "$want" "$tmp/err" && [ ! -e "$tmp/h.svg" ]; then ok "$name"
+  else bad "$name" "exit $r: $(cat "$tmp/err")"; fi
+}
+host_err "sonde-sh: unresolvable name, exit 2" "cannot resolve 'no..such.host' to an IPv4 address" \
+  build/host/sonde-sh no..such.host version
+host_err "sonde-sh: bad port in HOST:PORT, exit 2" "'127.0.0.1:70000': port '70000' out of range (1-65535)" \
+  build/host/sonde-sh 127.0.0.1:70000 version
+host_err "netload blast: unresolvable name, exit 2" "cannot resolve 'no..such.host'" \
+  build/host/netload blast -H no..such.host -p 9 -t 0.1
+host_err "sonde-prof record: unresolvable name, exit 2, no output" "cannot resolve 'no..such.host'" \
+  "$PROF" record -e "$ELF" -o "$tmp/h.svg" 127.0.0.1:9 no..such.host
+host_err "sonde-prof record: -d out of range names the range" "-d 2001 out of range (1-2000 ms)" \
+  "$PROF" record -d 2001 -e "$ELF" -o "$tmp/h.svg" 127.0.0.1
+host_err "sonde-prof record: -e once or once per HOST" "give -e once, or once per HOST in order" \
+  "$PROF" record -e "$ELF" -e "$ELF" -e "$ELF" -o "$tmp/h.svg" 127.0.0.1 127.0.0.2
+host_err "sonde-prof record: missing ELF, exit 2 before any request" "nope.elf" \
+  "$PROF" record -e "$tmp/nope.elf" -o "$tmp/h.svg" 127.0.0.1:9
 
 # ---- the parser builds as kernel code: freestanding, no library calls
 for cc in gcc aarch64-linux-gnu-gcc; do
