@@ -193,7 +193,7 @@ int cpu_backtrace(unsigned cpu, uintptr_t *out, unsigned max, int *pid)
         max = BT_MAX;
     /* Bounded everywhere: the panic path calls this with interrupts off,
      * and a CPU that cannot take the interrupt must not hang the asker. */
-    uint64_t t0 = cycles_now(), limit = cycles_per_us() * 250000;     /* 250 ms */
+    uint64_t t0 = cycles_now(), limit = cycles_per_us() * 1000 * BT_WAIT_MS;
     bool panicking = __atomic_load_n(&panic_cpu, __ATOMIC_ACQUIRE) == (int)cpu_index();
     unsigned free = 0;
     while (!panicking &&

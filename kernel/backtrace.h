@@ -12,8 +12,12 @@ struct trap_frame;
 /* Another CPU's current context (kernel/backtrace.c), by the request
  * protocol over cpu_ask_backtrace. Frame 0 is the interrupted instruction.
  * *pid (if not NULL): the task it interrupted.
- * -1 if it did not answer within 250 ms (a vCPU the host has descheduled
- * can take that long under TCG). */
+ * -1 if it did not answer within BT_WAIT_MS. Under TCG a vCPU thread the
+ * host has descheduled answers late: 4 vCPUs on a busy 2-core host were
+ * seen to miss 250 ms now and then. A live CPU answers in
+ * microseconds; the bound only matters for one that is really stuck, and
+ * a panic waits it out once per such CPU. */
+#define BT_WAIT_MS 1000
 int cpu_backtrace(unsigned cpu, uintptr_t *out, unsigned max, int *pid);
 /* From the arch's NMI (or pseudo-NMI) handler, first: answer a pending
  * request (true if there was one, so the interrupt is claimed), and halt if
