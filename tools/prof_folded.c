@@ -3,16 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void *xcalloc(size_t n, size_t size)
-{
-    void *q = calloc(n ? n : 1, size);
-    if (!q) {
-        fprintf(stderr, "sonde-prof: out of memory\n");
-        exit(2);
-    }
-    return q;
-}
-
 /* Root first: [kernel;] task; then the outermost caller down to the pc,
  * each address's inlined frames outermost first. */
 static void chain_stack(const struct prof *p, const struct prof_chain *c,
@@ -21,7 +11,7 @@ static void chain_stack(const struct prof *p, const struct prof_chain *c,
     unsigned n = 1 + per_kernel;
     for (unsigned i = 0; i < c->c_depth; i++)
         n += c->c_locs[i]->pl_nframes;
-    s->ps_names = xcalloc(n, sizeof *s->ps_names);
+    s->ps_names = prof_xcalloc(n, sizeof *s->ps_names);
     unsigned k = 0;
     if (per_kernel)
         s->ps_names[k++] = p->inputs[c->c_input].pi_kernel;
@@ -50,7 +40,7 @@ void prof_stacks_build(const struct prof *p, bool per_kernel,
                        struct prof_stacks *out)
 {
     memset(out, 0, sizeof *out);
-    out->v = xcalloc(p->nchains, sizeof *out->v);
+    out->v = prof_xcalloc(p->nchains, sizeof *out->v);
     for (size_t i = 0; i < p->nchains; i++)
         chain_stack(p, &p->chains[i], per_kernel, &out->v[i]);
     qsort(out->v, p->nchains, sizeof *out->v, stack_cmp);

@@ -18,8 +18,17 @@ static void *xrealloc(void *ptr, size_t n, size_t size)
     return q;
 }
 
-/* Doubles *cap until it holds need elements. */
-static void *grow(void *ptr, size_t *cap, size_t need, size_t size)
+void *prof_xcalloc(size_t n, size_t size)
+{
+    void *q = calloc(n ? n : 1, size);
+    if (!q) {
+        fprintf(stderr, "sonde-prof: out of memory\n");
+        exit(2);
+    }
+    return q;
+}
+
+void *prof_grow(void *ptr, size_t *cap, size_t need, size_t size)
 {
     if (need <= *cap)
         return ptr;
@@ -54,7 +63,7 @@ void prof_free(struct prof *p)
 
 const char *prof_strdup(struct prof *p, const char *s)
 {
-    p->strs = grow(p->strs, &p->capstrs, p->nstrs + 1, sizeof *p->strs);
+    p->strs = prof_grow(p->strs, &p->capstrs, p->nstrs + 1, sizeof *p->strs);
     size_t n = strlen(s) + 1;
     char *d = xrealloc(NULL, n, 1);
     memcpy(d, s, n);
@@ -118,7 +127,7 @@ static struct prof_loc *loc_get(struct prof *p, unsigned map, uint64_t addr,
     l->pl_addr = addr;
     l->pl_ret = ret;
     l->pl_map = map;
-    p->locs = grow(p->locs, &p->caplocs, p->nlocs + 1, sizeof *p->locs);
+    p->locs = prof_grow(p->locs, &p->caplocs, p->nlocs + 1, sizeof *p->locs);
     p->locs[p->nlocs++] = l;
     l->pl_id = p->nlocs;
     hash_put(p->hash, p->hashcap, l);
@@ -138,7 +147,7 @@ static int add_chain(void *ctx, const struct praw_chain *rc, unsigned line,
     (void)line, (void)err, (void)cap;   /* nothing here can fail */
     struct add_ctx *a = ctx;
     struct prof *p = a->p;
-    p->chains = grow(p->chains, &p->capchains, p->nchains + 1,
+    p->chains = prof_grow(p->chains, &p->capchains, p->nchains + 1,
                      sizeof *p->chains);
     struct prof_chain *c = &p->chains[p->nchains++];
     memset(c, 0, sizeof *c);

@@ -13,6 +13,12 @@
 
 #define PROF_ERR_MAX 512
 
+/* Every writer's allocations: out of memory ends the tool (exit 2, a
+ * message on stderr), so no writer carries a failure path for it. */
+void *prof_xcalloc(size_t n, size_t size);
+/* Doubles *cap until it holds need elements of size bytes; ptr may be NULL. */
+void *prof_grow(void *ptr, size_t *cap, size_t need, size_t size);
+
 /* One function frame; inlined calls expand one address into several. */
 struct prof_frame {
     const char *pf_func;        /* never NULL: "0x..." when nothing is known */

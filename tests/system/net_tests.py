@@ -36,7 +36,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.dont_write_bytecode = True       # no __pycache__ in the source tree
-from qemu import ARCHES, Fail, LIVE, Machine, ROOT, check  # noqa: E402
+from qemu import ARCHES, Fail, LIVE, Machine, ROOT, free_port, check  # noqa: E402
 import parse as P  # noqa: E402
 import runner  # noqa: E402
 from shell_checks import checked_profile  # noqa: E402
@@ -55,15 +55,6 @@ NICS = {
 ARCH = "x86_64"                  # set by --arch in main()
 NET_RX_FUNCS = ("vn_rx_task", "rx_drain", "vq_kick", "vn_irq", "net_rx", "ipv4_input", "udp_input",
                 "nl_input", "ether_", "virtio")
-
-
-def free_port():
-    """A UDP port nobody on 127.0.0.1 uses right now (the kernel picks it)."""
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.bind((HOST, 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 # ---- the guest ----------------------------------------------------------

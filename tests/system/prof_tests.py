@@ -40,7 +40,7 @@ import time
 sys.dont_write_bytecode = True       # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import runner  # noqa: E402
-from qemu import ARCHES, Fail, Machine, ROOT, check  # noqa: E402
+from qemu import ARCHES, Fail, Machine, ROOT, free_port, check  # noqa: E402
 
 PROF = os.path.join(ROOT, "build", "host", "sonde-prof")
 ELF = {a: ARCHES[a]["kernel"] for a in ARCHES}
@@ -51,15 +51,6 @@ NICS = {
 HOST = "127.0.0.1"
 LIFETIME = 150.0                 # seconds: each QEMU dies after this, whatever happens
 BURN_CHAIN = "burn_task;burn_outer;burn_middle;burn_inner;burn_spin"
-
-
-def free_port():
-    """A UDP port nobody on 127.0.0.1 uses right now (the kernel picks it)."""
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.bind((HOST, 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 class Guest(Machine):

@@ -20,6 +20,7 @@ runner can kill any survivor on the way out.
 """
 import os
 import re
+import socket
 import subprocess
 import threading
 import time
@@ -41,6 +42,16 @@ QEMU = ARCHES["x86_64"]["qemu"]
 PROMPT = re.compile(r"\n> ")
 LIVE = set()
 _live_lock = threading.Lock()
+
+
+def free_port(host="127.0.0.1"):
+    """A UDP port nobody on host uses right now (the kernel picks it): for
+    QEMU's port forwards and socket netdevs."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind((host, 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
 
 
 class Fail(Exception):
