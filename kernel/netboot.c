@@ -4,18 +4,23 @@
  *
  *   ip=A.B.C.D mask=A.B.C.D gw=A.B.C.D   (defaults: QEMU user networking)
  *   udpshell=PORT                        start the UDP shell on PORT
+ *   ushkey=<64 hex digits>               ... requiring that key (docs/udpshell.md)
  *
  * A bad value is reported by name and replaced by the default: a typo on
- * the command line should cost a message, not the network.
+ * the command line should cost a message, not the network. Except ushkey=:
+ * a bad key leaves the UDP shell stopped, since its default, no
+ * authentication, is exactly what the key was given to prevent.
  *
  * The device: the first virtio-net on PCI (x86: 1af4:1000), else the
  * first on a virtio-mmio transport the machine describes (arm64: the
  * device tree). The driver is the same over either. */
 #include "drivers/virtio.h"
 #include "drivers/virtio_net.h"
+#include "kernel/bootparams.h"
 #include "kernel/console.h"
 #include "kernel/netboot.h"
 #include "lib/parse.h"
+#include "lib/sha256.h"
 #include "lib/string.h"
 #include "net/net.h"
 #include "net/udpshell.h"
@@ -86,6 +91,18 @@ void net_boot(const struct cmdline *cl)
         kprintf("net: udpshell='%s' is not a port (1-65535): UDP shell not started\n", s);
         return;
     }
-    if (udpshell_start((uint16_t)port) == 0)
-        kprintf("net: UDP shell on port %lu (no authentication)\n", port);
+    uint8_t key[USHP_KEY_LEN];
+    int k = boot_param_ushkey(key);
+    if (k < 0) {
+        kprintf("net: UDP shell not started: ushkey= is not usable (see above), and "
+                "without it the shell would be open to anyone\n");
+    } else if (k > 0) {
+        int rc = udpshell_start_auth((uint16_t)port, key);
+        secure_zero(key, sizeof key);
+        if (rc == 0)
+            kprintf("net: UDP shell on port %lu, authenticated (HMAC-SHA256, ushkey=)\n", port);
+    } else if (udpshell_start((uint16_t)port) == 0) {
+        kprintf("net: UDP shell on port %lu with no authentication: open to anyone who can "
+                "reach it (ushkey= requires a key; docs/udpshell.md)\n", port);
+    }
 }
