@@ -34,7 +34,7 @@ KOBJ    := $(patsubst %,$(B)/%.o,$(basename $(KSRC)))
 # under tools/ that are such parts, not programs.
 TOOL_PARTS   := tools/ushell_client.c tools/symgen_table.c $(wildcard tools/prof_*.c)
 symgen_SRC   := tools/symgen_table.c
-sonde-sh_SRC := tools/ushell_client.c uapi/udpshell.c
+sonde-sh_SRC := tools/ushell_client.c uapi/udpshell.c uapi/udpshell_auth.c lib/sha256.c
 netload_SRC  := uapi/netload.c
 # sonde-prof: pprof's schema compiled at build time from Debian's copy
 # (golang-github-google-pprof-dev), never copied into the tree; libdw names.

@@ -1,6 +1,6 @@
 /* tools/sonde-sh.c: the host client of Sonde's UDP shell (docs/udpshell.md).
  *
- *   sonde-sh [-p PORT] [-t SECONDS] HOST [COMMAND...]
+ *   sonde-sh [-p PORT] [-t SECONDS] [-k KEYFILE] HOST [COMMAND...]
  *
  * With a command: send it, print the reply, exit 0; 1 if the host refused
  * it (nothing listens on the port), 2 on no reply within -t seconds, a
@@ -8,8 +8,11 @@
  * The protocol (resends, reassembly) is tools/ushell_client.c; this file is
  * the socket, the clock and the command line.
  *
- * Only loopback: this workplace allows nothing else, and the shell has no
- * authentication, so the client refuses any other address. */
+ * -k KEYFILE speaks the authenticated mode (a kernel booted with
+ * ushkey=): requests tagged, replies verified.
+ *
+ * Only loopback: this workplace allows nothing else, and a shell without a
+ * key has no authentication, so the client refuses any other address. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -31,10 +34,14 @@ static const char *prog = "sonde-sh";
 static void usage(void)
 {
     fprintf(stderr,
-            "usage: %s [-p PORT] [-t SECONDS] HOST [COMMAND...]\n"
+            "usage: %s [-p PORT] [-t SECONDS] [-k KEYFILE] HOST [COMMAND...]\n"
             "  HOST     a loopback address (127.0.0.0/8) or localhost\n"
             "  -p PORT  UDP port of the shell (1-65535, default %d)\n"
             "  -t SECS  give up after SECS without reply data (0.1-3600, default 5)\n"
+            "  -k FILE  the shell's key (the kernel's ushkey=): FILE holds 64 hex digits\n"
+            "           and at most a newline; requests are then tagged and every reply\n"
+            "           must carry a valid tag. Keeping FILE private (chmod 600) is up\n"
+            "           to you: this tool does not check its permissions.\n"
             "With COMMAND, run it and print the reply; without, read commands\n"
             "from stdin at a \"> \" prompt. Exit status: 0 the reply arrived, 1 the\n"
             "host refused the request, 2 no reply in time, a protocol error or bad usage.\n",
@@ -146,8 +153,13 @@ int main(int argc, char **argv)
     int port = USHP_DEFAULT_PORT, opt;
     double timeout_s = 5;
     char *end;
-    while ((opt = getopt(argc, argv, "+p:t:h")) != -1) {
+    static uint8_t key[USHP_KEY_LEN];
+    const char *keyfile = NULL;
+    while ((opt = getopt(argc, argv, "+p:t:k:h")) != -1) {
         switch (opt) {
+        case 'k':
+            keyfile = optarg;
+            break;
         case 'p': {
             long v = strtol(optarg, &end, 10);
             if (*optarg == 0 || *end || v < 1 || v > 65535) {
@@ -170,6 +182,8 @@ int main(int argc, char **argv)
     }
     if (optind >= argc)
         usage();
+    if (keyfile && ushc_load_key(keyfile, key, stderr, prog) < 0)
+        return USHC_EXIT_PROTO;
     struct in_addr addr;
     if (resolve_loopback(argv[optind], &addr) < 0)
         return USHC_EXIT_PROTO;
@@ -182,6 +196,7 @@ int main(int argc, char **argv)
         .io = { &fd, sock_send, sock_recv, mono_ms },
         .timeout_ms = (uint64_t)(timeout_s * 1000),
         .peer = peer, .prog = prog, .out = stdout, .err = stderr,
+        .key = keyfile ? key : NULL,
     };
     /* Random start: replies to another client's earlier run with the same
      * port cannot pass for ours. */

@@ -10,7 +10,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "lib/sha256.h"
 #include "tools/ushell_client.h"
 #include "uapi/udpshell.h"
 
@@ -63,13 +65,18 @@ static int reply_take(struct ushc *c, struct reply *r, const uint8_t *d, size_t 
 {
     struct ushp_hdr h;
     const uint8_t *pl;
-    int e = ushp_parse_reply(d, n, &h, &pl);
-    if (e) {
+    int v = ushc_verify_reply(c, d, n, &h, &pl);
+    if (v == USHC_REPLY_MALFORMED) {
         fprintf(c->err, "%s: protocol error: bad reply datagram (%zu bytes): %s\n",
-                c->prog, n, ushp_strerror(e));
+                c->prog, n, ushp_strerror(ushp_parse_reply(d, n, &h, &pl)));
         return -1;
     }
-    if (h.seq != c->seq)
+    if (v < 0) {
+        fprintf(c->err, "%s: protocol error: %s (seq %u)\n", c->prog,
+                ushc_reply_strerror(v), h.seq);
+        return -1;
+    }
+    if (v == USHC_REPLY_OTHER)
         return 0;                   /* a late reply to an earlier request */
     bool last = h.flags & USHP_FLAG_LAST;
     if (r->last >= 0 && last && h.chunk != r->last) {
@@ -136,8 +143,12 @@ static int await_reply(struct ushc *c, struct reply *r, const uint8_t *req, size
     for (;;) {
         uint64_t t = c->io.now_ms(c->io.ctx);
         if (t - last_progress >= c->timeout_ms) {
+            /* A shell refuses without a word both a request without its
+             * key and one with the wrong key: say so, it is the likely cause. */
             fprintf(c->err, "%s: timeout: no reply from %s for %.1f s (command sent %d "
-                    "times)\n", c->prog, c->peer, c->timeout_ms / 1000.0, retries + 1);
+                    "times)%s\n", c->prog, c->peer, c->timeout_ms / 1000.0, retries + 1,
+                    c->key ? "; a shell without this key does not answer tagged requests"
+                           : "; a shell started with ushkey= answers only its key (-k)");
             return USHC_EXIT_PROTO;
         }
         if (t - last_send >= USHC_RETRY_MS && retries < USHC_RETRIES) {
@@ -181,8 +192,8 @@ int ushc_run(struct ushc *c, const char *cmd)
                 c->prog, n, USHP_CMD_MAX);
         return USHC_EXIT_PROTO;
     }
-    uint8_t req[USHP_HDR_LEN + USHP_CMD_MAX];
-    size_t reqlen = ushp_build(req, sizeof req, ++c->seq, 0, true, cmd, n);
+    uint8_t req[USHP_HDR_LEN + USHP_AUTH_OVERHEAD + USHP_CMD_MAX];
+    size_t reqlen = ushc_build_request(c, req, sizeof req, cmd, n);
     struct reply r;
     int rc;
     if (!reply_init(&r)) {
@@ -193,4 +204,93 @@ int ushc_run(struct ushc *c, const char *cmd)
     }
     reply_free(&r);
     return rc;
+}
+
+/* ---- authenticated mode ---- */
+
+int ushc_load_key(const char *path, uint8_t key[USHP_KEY_LEN], FILE *err, const char *prog)
+{
+    char buf[2 * USHP_KEY_LEN + 3];
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(err, "%s: key file %s: %s\n", prog, path, strerror(errno));
+        return -1;
+    }
+    size_t n = fread(buf, 1, sizeof buf, f);
+    bool rerr = ferror(f);
+    fclose(f);
+    if (rerr) {
+        fprintf(err, "%s: key file %s: read error\n", prog, path);
+        return -1;
+    }
+    size_t k = n;
+    if (k > 0 && buf[k - 1] == '\n')
+        k--;
+    if (k > 0 && buf[k - 1] == '\r')
+        k--;
+    int rc = ushp_parse_key(buf, k, key);
+    secure_zero(buf, sizeof buf);
+    if (rc < 0) {
+        fprintf(err, "%s: key file %s: want %s, and at most a newline after them (the "
+                "file has %zu%s bytes)\n", prog, path, USHP_KEY_RULE, n,
+                n == sizeof buf ? " or more" : "");
+        return -1;
+    }
+    return 0;
+}
+
+/* Nonces: the wall clock in nanoseconds, kept rising. The shell refuses a
+ * nonce it has seen, and one from a new client that is not above those of
+ * the clients it has forgotten; a clock reading is above both for any
+ * client on this host that ran earlier. */
+static uint64_t next_nonce(uint64_t last)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t t = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return t > last ? t : last + 1;
+}
+
+size_t ushc_build_request(struct ushc *c, uint8_t *buf, size_t cap, const char *cmd, size_t n)
+{
+    if (n > USHP_CMD_MAX)
+        return 0;
+    ++c->seq;
+    if (!c->key)
+        return ushp_build(buf, cap, c->seq, 0, true, cmd, n);
+    c->nonce = next_nonce(c->nonce);
+    return ushp_build_auth(buf, cap, c->key, c->seq, 0, USHP_FLAG_LAST, c->nonce, cmd, n);
+}
+
+int ushc_verify_reply(const struct ushc *c, const void *dgram, size_t len,
+                      struct ushp_hdr *h, const uint8_t **payload)
+{
+    if (ushp_parse_reply(dgram, len, h, payload) != 0)
+        return USHC_REPLY_MALFORMED;
+    if (c->key) {
+        /* Tag first: nothing in an unverified datagram (not even its seq)
+         * is the shell's word. */
+        uint16_t want = USHP_FLAG_AUTH | USHP_FLAG_REPLY;
+        if ((h->flags & want) != want)
+            return h->flags & USHP_FLAG_AUTH ? USHC_REPLY_BADTAG : USHC_REPLY_UNTAGGED;
+        if (!ushp_auth_verify(c->key, dgram, len))
+            return USHC_REPLY_BADTAG;
+        if (h->seq == c->seq && h->nonce != c->nonce)
+            return USHC_REPLY_NONCE;
+    }
+    return h->seq == c->seq ? USHC_REPLY_OK : USHC_REPLY_OTHER;
+}
+
+const char *ushc_reply_strerror(int code)
+{
+    switch (code) {
+    case USHC_REPLY_OK:        return "ok";
+    case USHC_REPLY_OTHER:     return "a reply to another request";
+    case USHC_REPLY_MALFORMED: return "malformed reply datagram";
+    case USHC_REPLY_UNTAGGED:  return "untagged reply (the shell has no key, or someone "
+                                      "else answered)";
+    case USHC_REPLY_BADTAG:    return "reply tag does not verify (another key, or forged)";
+    case USHC_REPLY_NONCE:     return "reply tagged for another request's nonce";
+    default:                   return "unknown";
+    }
 }
