@@ -22,6 +22,8 @@ static uint8_t ushkey[USHP_KEY_LEN];
 static void ushkey_take(char *raw)
 {
     const char *s = cmdline_get(&cmdline, "ushkey");
+    ushkey_state = 0;
+    secure_zero(ushkey, sizeof ushkey);
     int words = cmdline_wipe(raw, "ushkey");
     if (s) {
         size_t n = strlen(s);
