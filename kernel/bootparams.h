@@ -4,8 +4,14 @@
 #include <stdint.h>
 #include "lib/parse.h"
 
-/* Parse key=value words; report unknown keys and dropped words once. */
-const struct cmdline *boot_params_parse(const char *text);
+/* Parse key=value words; report unknown keys and dropped words once.
+ * The value of ushkey= is decoded, then overwritten with 'x' both in text
+ * (in place: the caller's copy of the command line) and in the parsed copy,
+ * so no later reader of either (a message, a command) can show it. */
+const struct cmdline *boot_params_parse(char *text);
+/* ushkey=: 1 and key filled (once; the stored copy is then wiped), 0 if
+ * absent, -1 if given but unusable (already reported) or already taken. */
+int boot_param_ushkey(uint8_t key[32]);
 /* smp=N (1..MAX_CPUS), else MAX_CPUS; a bad value is reported. */
 unsigned boot_param_smp(void);
 /* pmu=auto|off|assume, handed to pmu_set_mode; a bad value is reported. */

@@ -4,18 +4,23 @@
  *
  *   ip=A.B.C.D mask=A.B.C.D gw=A.B.C.D   (defaults: QEMU user networking)
  *   udpshell=PORT                        start the UDP shell on PORT
+ *   ushkey=<64 hex digits>               ... requiring that key (docs/udpshell.md)
  *
  * A bad value is reported by name and replaced by the default: a typo on
- * the command line should cost a message, not the network.
+ * the command line should cost a message, not the network. Except ushkey=:
+ * a bad key leaves the UDP shell stopped, since its default, no
+ * authentication, is exactly what the key was given to prevent.
  *
  * The device: the first virtio-net on PCI (x86: 1af4:1000), else the
  * first on a virtio-mmio transport the machine describes (arm64: the
  * device tree). The driver is the same over either. */
 #include "drivers/virtio.h"
 #include "drivers/virtio_net.h"
+#include "kernel/bootparams.h"
 #include "kernel/console.h"
 #include "kernel/netboot.h"
 #include "lib/parse.h"
+#include "lib/sha256.h"
 #include "lib/string.h"
 #include "net/net.h"
 #include "net/udpshell.h"
@@ -48,7 +53,30 @@ static uint32_t param_addr(const struct cmdline *cl, const char *key, uint32_t d
 
 static bool host_ok(uint32_t ip) { return ip != 0 && ip != 0xffffffffu && (ip >> 24) != 127; }
 
-void net_boot(const struct cmdline *cl)
+/* udpshell=, with ushkey='s outcome k (boot_param_ushkey) and key. */
+static void udpshell_boot(const struct cmdline *cl, int k, const uint8_t *key)
+{
+    const char *s = cmdline_get(cl, "udpshell");
+    uint64_t port;
+    if (!s)
+        return;
+    if (!parse_range(s, 1, 65535, &port)) {
+        kprintf("net: udpshell='%s' is not a port (1-65535): UDP shell not started\n", s);
+        return;
+    }
+    if (k < 0) {
+        kprintf("net: UDP shell not started: ushkey= is not usable (see above), and "
+                "without it the shell would be open to anyone\n");
+    } else if (k > 0) {
+        if (udpshell_start_auth((uint16_t)port, key) == 0)
+            kprintf("net: UDP shell on port %lu, authenticated (HMAC-SHA256, ushkey=)\n", port);
+    } else if (udpshell_start((uint16_t)port) == 0) {
+        kprintf("net: UDP shell on port %lu with no authentication: open to anyone who can "
+                "reach it (ushkey= requires a key; docs/udpshell.md)\n", port);
+    }
+}
+
+static void net_boot_dev(const struct cmdline *cl, int k, const uint8_t *key)
 {
     uint32_t ip = param_addr(cl, "ip", DEF_IP, host_ok, "a host address (a.b.c.d)");
     uint32_t mask = param_addr(cl, "mask", DEF_MASK, mask_ok,
@@ -78,14 +106,15 @@ void net_boot(const struct cmdline *cl)
             m[0], m[1], m[2], m[3], m[4], m[5], net_fmt_ip(b1, ip), net_fmt_ip(b2, mask),
             gw ? net_fmt_ip(b3, gw) : "none");
 
-    const char *s = cmdline_get(cl, "udpshell");
-    uint64_t port;
-    if (!s)
-        return;
-    if (!parse_range(s, 1, 65535, &port)) {
-        kprintf("net: udpshell='%s' is not a port (1-65535): UDP shell not started\n", s);
-        return;
-    }
-    if (udpshell_start((uint16_t)port) == 0)
-        kprintf("net: UDP shell on port %lu (no authentication)\n", port);
+    udpshell_boot(cl, k, key);
+}
+
+void net_boot(const struct cmdline *cl)
+{
+    /* Taken first and wiped on every way out: with no device, or no
+     * udpshell=, the decoded key would otherwise stay in memory for good. */
+    uint8_t key[USHP_KEY_LEN];
+    int k = boot_param_ushkey(key);
+    net_boot_dev(cl, k, key);
+    secure_zero(key, sizeof key);
 }

@@ -171,3 +171,22 @@ const char *cmdline_get(const struct cmdline *cl, const char *key)
             return cl->p[i].val;
     return NULL;
 }
+
+int cmdline_wipe(char *text, const char *key)
+{
+    size_t klen = strlen(key);
+    int n = 0;
+    for (char *p = text; p && *p;) {
+        while (is_space(*p))
+            p++;
+        char *w = p;
+        while (*p && !is_space(*p))
+            p++;
+        if ((size_t)(p - w) > klen && strncmp(w, key, klen) == 0 && w[klen] == '=') {
+            for (char *v = w + klen + 1; v < p; v++)
+                *v = 'x';
+            n++;
+        }
+    }
+    return n;
+}

@@ -27,3 +27,7 @@ struct cmdline {
 void cmdline_parse(struct cmdline *cl, const char *text);
 /* NULL if absent; "" for a bare word without '='. */
 const char *cmdline_get(const struct cmdline *cl, const char *key);
+/* Overwrite with 'x', in place, the value of every key=VALUE word of a raw
+ * command line (a secret must not outlive its parsing). Returns how many
+ * words had that key. */
+int cmdline_wipe(char *text, const char *key);

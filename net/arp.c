@@ -15,7 +15,7 @@
  * from gratuitous chatter about others, so the cache holds only hosts we
  * talk to. And only a mapping that can be true: a unicast MAC that is not
  * all zeros and not ours, for a unicast address on our subnet that is not
- * ours. Anything else is refused (counted, shown by `arp`): a forged
+ * ours (or the gateway's, wherever the mask puts it). Anything else is refused (counted, shown by `arp`): a forged
  * mapping would redirect our replies, or turn them into broadcasts. All state is under arp_lock, which is held while parked frames
  * go to the driver (see the lock order in net/net.h). */
 #include "net/net.h"
@@ -165,7 +165,10 @@ static bool arp_mapping_ok(uint32_t ip, const uint8_t *mac)
 {
     if (!arp_mac_ok(mac))
         return false;
-    return (ip & net_netmask) == (net_ip_addr & net_netmask) && !ipv4_source_unanswerable(ip);
+    /* The gateway too, wherever the mask puts it (a /32 has no subnet). */
+    bool near = (ip & net_netmask) == (net_ip_addr & net_netmask) ||
+                (net_gateway != 0 && ip == net_gateway);
+    return near && !ipv4_source_unanswerable(ip);
 }
 
 /* Record ip -> mac and release what waited for it. Lock held. */

@@ -26,15 +26,33 @@
  * than USH_KEEP_MAX is answered on retransmit with its first USH_KEEP_MAX
  * bytes and a line saying the rest was not kept, flagged last there.
  *
- * What the shell drops (malformed datagrams, a full queue) it counts
- * itself, in struct udpshell_stats: `net` prints them on the shell's own
- * line. */
+ * Authenticated mode (ushkey=, udpshell_start_auth): the handler checks
+ * each request's tag before anything else and refuses, silently and
+ * counted, an untagged or wrongly tagged one. Then its nonce must be
+ * fresh for its sender: per (ip, port), for the last USH_AUTH_CLIENTS
+ * senders, the highest nonce accepted and a bitmap of the
+ * USH_NONCE_WINDOW below it. A nonce already seen is refused, with one
+ * exception the protocol needs: the same nonce and seq as that sender's
+ * last accepted request is its retransmit, and goes to the shell task
+ * marked resend-only: answered from the kept reply if there still is one,
+ * else dropped, never run. So a captured request sent again is at most
+ * answered again (to its real sender), never run twice. A sender pushed
+ * out of the table raises a floor that every new sender's first nonce
+ * must exceed, so an evicted sender's old requests stay refused (clients
+ * use the clock in nanoseconds as nonce, which keeps rising across
+ * them). A nonce is recorded only once its request is queued: one dropped
+ * for a full queue must be acceptable when the client resends it.
+ *
+ * What the shell drops (malformed datagrams, a full queue, refused
+ * requests) it counts itself, in struct udpshell_stats: `net` prints them
+ * on the shell's own lines. */
 #include "kernel/console.h"
 #include "kernel/sched.h"
 #include "kernel/shell.h"
 #include "kernel/spinlock.h"
 #include "kernel/time.h"
 #include "lib/parse.h"
+#include "lib/sha256.h"
 #include "lib/string.h"
 #include "mm/heap.h"
 #include "net/net.h"
@@ -46,13 +64,27 @@ struct ush_req {
     uint32_t ip;
     uint16_t port;
     uint32_t seq;
+    uint64_t nonce;                 /* authenticated mode; else 0 */
+    bool resend_only;               /* a retransmit by nonce: never run */
     char line[USHP_CMD_MAX + 1];
+};
+
+/* One sender's nonces (authenticated mode): bit k of seen is nonce top - k. */
+struct ush_window {
+    bool used;
+    uint32_t ip;
+    uint16_t port;
+    uint64_t top, seen;
+    uint64_t last_nonce;            /* its last accepted request, for retransmits */
+    uint32_t last_seq;
+    uint64_t stamp;                 /* last use, for replacement */
 };
 
 struct ush_cache {
     bool used, complete;            /* complete: the command finished */
     uint32_t ip, seq;
     uint16_t port;
+    uint64_t nonce;                 /* the request's (authenticated mode) */
     uint64_t stamp;                 /* last use, for replacement */
     uint64_t done_ns;               /* time_ns() when the reply was finished */
     char line[USHP_CMD_MAX + 1];    /* the request's command, as received */
@@ -71,6 +103,13 @@ static struct {
     uint16_t run_port;
     struct waitq wq;
     struct udpshell_stats st;       /* relaxed atomics: statistics only */
+    /* Authenticated mode. The key is set before the port is bound and
+     * never changes; the windows are the handler's, under the lock. */
+    bool auth;
+    uint8_t key[USHP_KEY_LEN];
+    struct ush_window win[USH_AUTH_CLIENTS];
+    uint64_t win_floor;             /* a new sender's first nonce must exceed it */
+    uint64_t win_clock;
     /* The rest belongs to the shell task alone. */
     struct ush_cache cache[USH_SENDERS];
     uint64_t clock;
@@ -86,6 +125,79 @@ static bool ush_same(const struct ush_req *r, uint32_t ip, uint16_t port, uint32
     return r->ip == ip && r->port == port && r->seq == seq;
 }
 
+/* ---- nonce windows (authenticated mode; under ush.lock) ---- */
+
+enum { NONCE_FRESH, NONCE_SEEN, NONCE_OLD };
+
+static struct ush_window *ush_win_find(uint32_t ip, uint16_t port)
+{
+    for (int i = 0; i < USH_AUTH_CLIENTS; i++)
+        if (ush.win[i].used && ush.win[i].ip == ip && ush.win[i].port == port)
+            return &ush.win[i];
+    return 0;
+}
+
+static int ush_win_state(const struct ush_window *w, uint64_t nonce)
+{
+    if (!w)
+        return nonce > ush.win_floor ? NONCE_FRESH : NONCE_OLD;
+    if (nonce > w->top)
+        return NONCE_FRESH;
+    uint64_t back = w->top - nonce;
+    if (back >= USH_NONCE_WINDOW)
+        return NONCE_OLD;
+    return (w->seen >> back) & 1 ? NONCE_SEEN : NONCE_FRESH;
+}
+
+/* Record nonce (checked fresh) as this sender's last accepted request. */
+static void ush_win_mark(uint32_t ip, uint16_t port, uint64_t nonce, uint32_t seq)
+{
+    struct ush_window *w = ush_win_find(ip, port);
+    if (!w) {
+        w = &ush.win[0];
+        for (int i = 1; i < USH_AUTH_CLIENTS && w->used; i++)
+            if (!ush.win[i].used || ush.win[i].stamp < w->stamp)
+                w = &ush.win[i];
+        /* Forgetting a sender must not make its old nonces fresh again. */
+        if (w->used && w->top > ush.win_floor)
+            ush.win_floor = w->top;
+        *w = (struct ush_window){ .used = true, .ip = ip, .port = port,
+                                  .top = nonce, .seen = 1 };
+    } else if (nonce > w->top) {
+        uint64_t up = nonce - w->top;
+        w->seen = up >= USH_NONCE_WINDOW ? 1 : w->seen << up | 1;
+        w->top = nonce;
+    } else {
+        w->seen |= 1ull << (w->top - nonce);
+    }
+    w->last_nonce = nonce;
+    w->last_seq = seq;
+    w->stamp = ++ush.win_clock;
+}
+
+/* Authenticated mode's gate, before the lock: the tag. False: refused,
+ * counted. Open mode: a tagged request is refused (no key to check it). */
+static bool ush_auth_ok(const struct ushp_hdr *h, const void *data, size_t len)
+{
+    bool tagged = h->flags & USHP_FLAG_AUTH;
+    if (!ush.auth) {
+        if (tagged)
+            USH_COUNT(no_key);
+        return !tagged;
+    }
+    if (!tagged) {
+        USH_COUNT(unauth);
+        return false;
+    }
+    /* A reply's tag is as good as a request's: the flag (inside the tag)
+     * keeps one of our replies, sent back at us, from passing as a request. */
+    if ((h->flags & USHP_FLAG_REPLY) || !ushp_auth_verify(ush.key, data, len)) {
+        USH_COUNT(bad_tag);
+        return false;
+    }
+    return true;
+}
+
 static void ush_input(void *ctx, uint32_t src_ip, uint16_t src_port,
                       const void *data, size_t len)
 {
@@ -96,7 +208,21 @@ static void ush_input(void *ctx, uint32_t src_ip, uint16_t src_port,
         USH_COUNT(bad[-1 - e]);     /* e is one of the USHP_NREASONS reasons */
         return;
     }
+    if (!ush_auth_ok(&h, data, len))
+        return;                     /* no reply: a forger learns nothing */
+    bool resend_only = false;
     unsigned long f = spin_lock(&ush.lock);
+    if (ush.auth) {
+        struct ush_window *w = ush_win_find(src_ip, src_port);
+        if (ush_win_state(w, h.nonce) != NONCE_FRESH) {
+            if (!w || w->last_nonce != h.nonce || w->last_seq != h.seq) {
+                spin_unlock(&ush.lock, f);
+                USH_COUNT(replayed);
+                return;
+            }
+            resend_only = true;     /* the client's retransmit (or a replay of it) */
+        }
+    }
     bool dup = ush.running && ush.run_ip == src_ip && ush.run_port == src_port &&
                ush.run_seq == h.seq;
     for (unsigned i = 0; i < ush.n && !dup; i++)
@@ -115,9 +241,13 @@ static void ush_input(void *ctx, uint32_t src_ip, uint16_t src_port,
     r->ip = src_ip;
     r->port = src_port;
     r->seq = h.seq;
+    r->nonce = h.nonce;
+    r->resend_only = resend_only;
     memcpy(r->line, payload, h.len);        /* h.len <= USHP_CMD_MAX: parsed */
     r->line[h.len] = 0;
     ush.n++;
+    if (ush.auth && !resend_only)
+        ush_win_mark(src_ip, src_port, h.nonce, h.seq);
     spin_unlock(&ush.lock, f);
     USH_COUNT(requests);
     waitq_wake_all(&ush.wq);
@@ -182,6 +312,23 @@ static void ush_send(void *ctx, const void *dgram, size_t len)
         else
             yield();
     }
+}
+
+/* The chunker for a reply to seq (and nonce, authenticated). */
+static void ush_chunker_start(uint32_t seq, uint64_t nonce, struct ush_dest *d)
+{
+    if (ush.auth)
+        ushp_chunker_init_auth(&ush.ch, seq, nonce, ush.key, ush_send, d);
+    else
+        ushp_chunker_init(&ush.ch, seq, ush_send, d);
+}
+
+static struct ush_cache *ush_cache_lookup(uint32_t ip, uint16_t port)
+{
+    for (int i = 0; i < USH_SENDERS; i++)
+        if (ush.cache[i].used && ush.cache[i].ip == ip && ush.cache[i].port == port)
+            return &ush.cache[i];
+    return 0;
 }
 
 static struct ush_cache *ush_cache_find(uint32_t ip, uint16_t port)
@@ -254,7 +401,7 @@ static void ush_resend(struct ush_cache *c, struct ush_dest *d)
 {
     struct printer chp = { ush_chunker_pr_write };
     USH_COUNT(resent);
-    ushp_chunker_init(&ush.ch, c->seq, ush_send, d);
+    ush_chunker_start(c->seq, c->nonce, d);
     ushp_chunker_write(&ush.ch, c->buf, c->len);
     if (c->total > c->len)
         pr_printf(&chp, "\nudpshell: reply was %lu bytes; only the first %zu are "
@@ -266,13 +413,25 @@ static void ush_resend(struct ush_cache *c, struct ush_dest *d)
  * same command, and recent. */
 static bool ush_is_retransmit(const struct ush_cache *c, const struct ush_req *r)
 {
-    return c->used && c->complete && c->seq == r->seq && strcmp(c->line, r->line) == 0 &&
-           time_ns() - c->done_ns < USH_KEEP_NS;
+    return c->used && c->complete && c->seq == r->seq && c->nonce == r->nonce &&
+           strcmp(c->line, r->line) == 0 && time_ns() - c->done_ns < USH_KEEP_NS;
 }
 
 static void ush_run(struct ush_req *r)
 {
     struct ush_dest d = { r->ip, r->port };
+    if (r->resend_only) {
+        /* Its nonce was used: the kept reply answers it, or nothing does.
+         * Running it would run a captured request twice. */
+        struct ush_cache *k = ush_cache_lookup(r->ip, r->port);
+        if (k && ush_is_retransmit(k, r)) {
+            k->stamp = ++ush.clock;
+            ush_resend(k, &d);
+        } else {
+            USH_COUNT(replayed);
+        }
+        return;
+    }
     struct ush_cache *c = ush_cache_find(r->ip, r->port);
     c->stamp = ++ush.clock;
     if (ush_is_retransmit(c, r)) {
@@ -284,6 +443,7 @@ static void ush_run(struct ush_req *r)
     c->used = true;
     c->complete = false;
     c->seq = r->seq;
+    c->nonce = r->nonce;
     c->len = 0;
     c->total = 0;
     strlcpy(c->line, r->line, sizeof c->line);
@@ -294,7 +454,7 @@ static void ush_run(struct ush_req *r)
         r->line[--n] = 0;
 
     struct ush_out out = { { ush_out_write }, c };
-    ushp_chunker_init(&ush.ch, r->seq, ush_send, &d);
+    ush_chunker_start(r->seq, r->nonce, &d);
     shell_run_line(r->line, &out.pr);
     ushp_chunker_finish(&ush.ch);
     c->done_ns = time_ns();
@@ -350,9 +510,23 @@ static void ush_print_stats(struct printer *p)
               ush.port, s.requests, s.resent, s.in_hand, s.stale, udpshell_bad_total(&s),
               s.bad[-1 - USHP_ESHORT], s.bad[-1 - USHP_EMAGIC], s.bad[-1 - USHP_ELEN],
               s.bad[-1 - USHP_ERESERVED], s.bad[-1 - USHP_ETOOLONG], s.queue_full);
+    pr_printf(p, "udpshell auth: %s; refused: unauthenticated %lu, bad tag %lu, replayed %lu, "
+              "tagged without a key %lu\n", ush.auth ? "HMAC-SHA256 key" : "none (open)",
+              s.unauth, s.bad_tag, s.replayed, s.no_key);
 }
 
 static struct net_app_stats ush_net_stats = { ush_print_stats, 0 };
+
+int udpshell_start_auth(uint16_t port, const uint8_t key[USHP_KEY_LEN])
+{
+    /* Before the bind: no request may ever see the shell without its key. */
+    memcpy(ush.key, key, USHP_KEY_LEN);
+    ush.auth = true;
+    if (udpshell_start(port) == 0)
+        return 0;
+    secure_zero(ush.key, sizeof ush.key);
+    return -1;
+}
 
 int udpshell_start(uint16_t port)
 {

@@ -14,9 +14,17 @@
  * client's and is run. */
 #define USH_KEEP_NS   10000000000ull
 
+/* Authenticated mode: the clients whose nonces are remembered. */
+#define USH_AUTH_CLIENTS 8
+#define USH_NONCE_WINDOW 64         /* nonces below a client's highest still accepted */
+
 /* Bind port and start the shell's task (net_boot, from udpshell=PORT).
  * 0, or -1 with the reason on the console. */
 int udpshell_start(uint16_t port);
+/* The same, authenticated (ushkey=): every request must carry a valid
+ * HMAC-SHA256 tag under key and a fresh nonce; replies are tagged. The key
+ * is copied; the caller wipes its own. */
+int udpshell_start_auth(uint16_t port, const uint8_t key[USHP_KEY_LEN]);
 
 /* Take the oldest queued request and answer it: run its command, or send
  * the kept reply of a retransmit. False if nothing was queued. The shell's
@@ -32,6 +40,13 @@ struct udpshell_stats {          /* all uint64_t: udpshell_get_stats copies it w
                                        command, or too late: run, not replayed */
     uint64_t queue_full;            /* dropped: the queue was full (the client retransmits) */
     uint64_t bad[USHP_NREASONS];    /* malformed, by reason: bad[-1 - USHP_E*] */
+    /* Refused by the authenticated mode, no reply sent: */
+    uint64_t unauth;                /* untagged request to a shell with a key */
+    uint64_t bad_tag;               /* tag does not verify (forged, wrong key), or a
+                                       reply sent back as a request */
+    uint64_t replayed;              /* nonce already used or too old, and not a
+                                       retransmit the kept reply can answer */
+    uint64_t no_key;                /* tagged request to a shell without a key */
 };
 void udpshell_get_stats(struct udpshell_stats *out);
 /* Every malformed datagram, whatever the reason. */

@@ -70,13 +70,14 @@ struct opts {
     const char *raws[MAX_INPUTS];   /* -r: where to keep each raw reply */
     unsigned nraws;
     double slack_s;             /* silence allowed beyond the window */
+    const char *keyfile;        /* -k: the shells' key (ushkey=), or NULL */
 };
 
 static void usage(FILE *f)
 {
     fprintf(f,
-        "usage: %s record [-d MS] [-p PID] [-t SECS] [-r RAW ...] -e ELF [-e ELF ...] -o OUT\n"
-        "                        [--per-kernel] HOST[:PORT] [HOST[:PORT] ...]\n"
+        "usage: %s record [-d MS] [-p PID] [-t SECS] [-k KEYFILE] [-r RAW ...] -e ELF [-e ELF ...]\n"
+        "                        -o OUT [--per-kernel] HOST[:PORT] [HOST[:PORT] ...]\n"
         "       %s report -i RAW [-i RAW ...] -e ELF [-e ELF ...] -o OUT\n"
         "                        [--kernel NAME ...] [--per-kernel]\n"
         "       %s -h | --help\n"
@@ -89,6 +90,9 @@ static void usage(FILE *f)
         "  -p PID         only this task (default: every task)\n"
         "  -t SECS        give up after the window plus SECS without an answer\n"
         "                 (0.1-3600, default 5; requests are resent every second)\n"
+        "  -k KEYFILE     the shells' key (the kernels' ushkey=: 64 hex digits and\n"
+        "                 at most a newline): requests tagged, replies verified.\n"
+        "                 Keeping FILE private is up to you (chmod 600)\n"
         "  -r RAW         also keep each kernel's raw profile (once per HOST, in\n"
         "                 order), for `report` later\n"
         "report symbolizes raw profiles saved to files.\n"
@@ -377,8 +381,9 @@ static int parse_record_args(int argc, char **argv, struct opts *o)
     o->pid = "all";
     o->slack_s = 5;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":d:p:t:r:e:o:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":d:p:t:k:r:e:o:h", longopts, NULL)) != -1) {
         switch (c) {
+        case 'k': o->keyfile = optarg; break;
         case 'd': {
             long v = strtol(optarg, &end, 10);
             if (*optarg < '0' || *optarg > '9' || *end || v < PREC_MS_MIN ||
@@ -503,6 +508,9 @@ static int cmd_record(int argc, char **argv)
     int rc = parse_record_args(argc, argv, &o);
     if (rc)
         return rc;
+    static uint8_t key[USHP_KEY_LEN];
+    if (o.keyfile && ushc_load_key(o.keyfile, key, stderr, prog) < 0)
+        return EXIT_USAGE;
     static struct prof_rec_host hs[MAX_INPUTS];
     static char names[MAX_INPUTS][HOSTADDR_NAME_MAX];
     struct socks sk = { .n = 0 };
@@ -537,6 +545,7 @@ static int cmd_record(int argc, char **argv)
             /* The kernel says nothing until its window has passed. */
             .timeout_ms = o.ms + (uint64_t)(o.slack_s * 1000),
             .peer = names[i], .prog = prog, .err = stderr,
+            .key = o.keyfile ? key : NULL,
         };
     }
     if (rc == 0) {

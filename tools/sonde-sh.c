@@ -1,6 +1,6 @@
 /* tools/sonde-sh.c: the host client of Sonde's UDP shell (docs/udpshell.md).
  *
- *   sonde-sh [-p PORT] [-t SECONDS] HOST[:PORT] [COMMAND...]
+ *   sonde-sh [-p PORT] [-t SECONDS] [-k KEYFILE] HOST[:PORT] [COMMAND...]
  *
  * With a command: send it, print the reply, exit 0; 1 if the host refused
  * it (nothing listens on the port), 2 on no reply within -t seconds, a
@@ -8,11 +8,14 @@
  * The protocol (resends, reassembly) is tools/ushell_client.c; this file is
  * the socket, the clock and the command line.
  *
+ * -k KEYFILE speaks the authenticated mode (a kernel booted with
+ * ushkey=): requests tagged, replies verified.
+ *
  * HOST is any IPv4 address or name (tools/hostaddr.c), so a kernel on a
  * real machine is reached like one under QEMU. Refusing addresses here
- * would protect nothing: the shell has no authentication, and anyone can
- * send it datagrams with another client; keeping it off untrusted
- * networks is the kernel's configuration's job (docs/udpshell.md). */
+ * would protect nothing: anyone can send datagrams with another client;
+ * what protects a shell on an untrusted network is its key (ushkey=,
+ * docs/udpshell.md). */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -36,12 +39,16 @@ static const char *prog = "sonde-sh";
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: %s [-p PORT] [-t SECONDS] HOST[:PORT] [COMMAND...]\n"
+            "usage: %s [-p PORT] [-t SECONDS] [-k KEYFILE] HOST[:PORT] [COMMAND...]\n"
             "       %s -h | --help\n"
             "  HOST     an IPv4 address or a host name (resolved to IPv4)\n"
             "  -p PORT  UDP port of the shell (1-65535, default %d); :PORT after\n"
             "           HOST says the same\n"
             "  -t SECS  give up after SECS without reply data (0.1-3600, default 5)\n"
+            "  -k FILE  the shell's key (the kernel's ushkey=): FILE holds 64 hex digits\n"
+            "           and at most a newline; requests are then tagged and every reply\n"
+            "           must carry a valid tag. Keeping FILE private (chmod 600) is up\n"
+            "           to you: this tool does not check its permissions.\n"
             "With COMMAND, run it and print the reply; without, read commands\n"
             "from stdin at a \"> \" prompt. Exit status: 0 the reply arrived, 1 the\n"
             "host refused the request, 2 no reply in time, a protocol error or bad usage.\n",
@@ -131,8 +138,13 @@ int main(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    while ((opt = getopt_long(argc, argv, "+p:t:h", longopts, NULL)) != -1) {
+    static uint8_t key[USHP_KEY_LEN];
+    const char *keyfile = NULL;
+    while ((opt = getopt_long(argc, argv, "+p:t:k:h", longopts, NULL)) != -1) {
         switch (opt) {
+        case 'k':
+            keyfile = optarg;
+            break;
         case 'p': {
             long v = hostaddr_port(optarg);
             if (v < 0) {
@@ -161,6 +173,8 @@ int main(int argc, char **argv)
         usage(stderr);
         return USHC_EXIT_PROTO;
     }
+    if (keyfile && ushc_load_key(keyfile, key, stderr, prog) < 0)
+        return USHC_EXIT_PROTO;
     struct sockaddr_in addr;
     char err[HOSTADDR_ERR_MAX];
     if (hostaddr_parse(argv[optind], port, &addr, err, sizeof err) < 0) {
@@ -176,6 +190,7 @@ int main(int argc, char **argv)
         .io = { &fd, sock_send, sock_recv, mono_ms },
         .timeout_ms = (uint64_t)(timeout_s * 1000),
         .peer = peer, .prog = prog, .out = stdout, .err = stderr,
+        .key = keyfile ? key : NULL,
     };
     /* Random start: replies to another client's earlier run with the same
      * port cannot pass for ours. */

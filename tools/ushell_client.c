@@ -13,7 +13,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "lib/sha256.h"
 #include "tools/ushell_client.h"
 #include "uapi/udpshell.h"
 
@@ -66,13 +68,18 @@ static int reply_take(struct ushc *c, struct reply *r, const uint8_t *d, size_t 
 {
     struct ushp_hdr h;
     const uint8_t *pl;
-    int e = ushp_parse_reply(d, n, &h, &pl);
-    if (e) {
+    int v = ushc_verify_reply(c, d, n, &h, &pl);
+    if (v == USHC_REPLY_MALFORMED) {
         fprintf(c->err, "%s: protocol error: bad reply datagram (%zu bytes): %s\n",
-                c->prog, n, ushp_strerror(e));
+                c->prog, n, ushp_strerror(ushp_parse_reply(d, n, &h, &pl)));
         return -1;
     }
-    if (h.seq != c->seq)
+    if (v < 0) {
+        fprintf(c->err, "%s: protocol error: %s (seq %u)\n", c->prog,
+                ushc_reply_strerror(v), h.seq);
+        return -1;
+    }
+    if (v == USHC_REPLY_OTHER)
         return 0;                   /* a late reply to an earlier request */
     bool last = h.flags & USHP_FLAG_LAST;
     if (r->last >= 0 && last && h.chunk != r->last) {
@@ -123,7 +130,7 @@ static bool reply_done(const struct reply *r)
 
 struct call {
     struct reply r;
-    uint8_t req[USHP_HDR_LEN + USHP_CMD_MAX];
+    uint8_t req[USHP_HDR_LEN + USHP_AUTH_OVERHEAD + USHP_CMD_MAX];
     size_t reqlen;
     int retries;
     uint64_t last_progress, last_send;
@@ -162,7 +169,7 @@ static void call_start(struct ushc *c, struct call *k, const char *cmd, uint64_t
         k->rc = USHC_EXIT_PROTO;
         return;
     }
-    k->reqlen = ushp_build(k->req, sizeof k->req, ++c->seq, 0, true, cmd, n);
+    k->reqlen = ushc_build_request(c, k->req, sizeof k->req, cmd, n);
     k->rc = send_request(c, k->req, k->reqlen);
 }
 
@@ -179,16 +186,25 @@ static uint64_t call_due(const struct ushc *c, const struct call *k)
  * after each second of it, at most USHC_RETRIES times. */
 static void call_tick(struct ushc *c, struct call *k, uint64_t now)
 {
-    if (now - k->last_progress >= c->timeout_ms) {
-        fprintf(c->err, "%s: timeout: no reply from %s for %.1f s (command sent %d "
-                "times)\n", c->prog, c->peer, c->timeout_ms / 1000.0, k->retries + 1);
-        k->rc = USHC_EXIT_PROTO;
-        return;
-    }
+    /* A resend that fell due is sent even when the silence has also run
+     * out by the time this looks: a late wake-up must not cost the
+     * request its retransmission. */
     if (now - k->last_send >= USHC_RETRY_MS && k->retries < USHC_RETRIES) {
         k->rc = send_request(c, k->req, k->reqlen);
         k->retries++;
         k->last_send = now;
+        if (k->rc >= 0)
+            return;
+    }
+    if (now - k->last_progress >= c->timeout_ms) {
+        /* A shell refuses without a word both a request without its key
+         * and one with the wrong key: say so, it is the likely cause. */
+        fprintf(c->err, "%s: timeout: no reply from %s for %.1f s (command sent %d "
+                "times)%s\n", c->prog, c->peer, c->timeout_ms / 1000.0, k->retries + 1,
+                c->key ? "; a shell without this key does not answer tagged requests"
+                       : "; a shell started with ushkey= answers only its key (-k)");
+        k->rc = USHC_EXIT_PROTO;
+        return;
     }
 }
 
@@ -212,8 +228,13 @@ static void call_feed(struct ushc *c, struct call *k, long got, const uint8_t *d
     if (taken < 0) {
         k->rc = USHC_EXIT_PROTO;
     } else if (taken > 0) {
-        /* Progress: the silence clock and the resend clock restart. */
+        /* Progress: the silence clock, the resend clock and the resend
+         * budget restart. The shell drops resends that arrive while the
+         * command still runs, so a long command spends the budget before
+         * its first chunk; a datagram lost after that must still be
+         * recoverable. */
         k->last_progress = k->last_send = c->io.now_ms(c->io.ctx);
+        k->retries = 0;
         if (reply_done(&k->r))
             k->rc = USHC_EXIT_OK;
     }
@@ -274,4 +295,93 @@ void ushc_run_all(const struct ushc_mux *m, struct ushc **cs, const char **cmds,
         reply_free(&ks[i].r);
     }
     free(ks);
+}
+
+/* ---- authenticated mode ---- */
+
+int ushc_load_key(const char *path, uint8_t key[USHP_KEY_LEN], FILE *err, const char *prog)
+{
+    char buf[2 * USHP_KEY_LEN + 3];
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(err, "%s: key file %s: %s\n", prog, path, strerror(errno));
+        return -1;
+    }
+    size_t n = fread(buf, 1, sizeof buf, f);
+    bool rerr = ferror(f);
+    fclose(f);
+    if (rerr) {
+        fprintf(err, "%s: key file %s: read error\n", prog, path);
+        return -1;
+    }
+    size_t k = n;
+    if (k > 0 && buf[k - 1] == '\n')
+        k--;
+    if (k > 0 && buf[k - 1] == '\r')
+        k--;
+    int rc = ushp_parse_key(buf, k, key);
+    secure_zero(buf, sizeof buf);
+    if (rc < 0) {
+        fprintf(err, "%s: key file %s: want %s, and at most a newline after them (the "
+                "file has %zu%s bytes)\n", prog, path, USHP_KEY_RULE, n,
+                n == sizeof buf ? " or more" : "");
+        return -1;
+    }
+    return 0;
+}
+
+/* Nonces: the wall clock in nanoseconds, kept rising. The shell refuses a
+ * nonce it has seen, and one from a new client that is not above those of
+ * the clients it has forgotten; a clock reading is above both for any
+ * client on this host that ran earlier. */
+static uint64_t next_nonce(uint64_t last)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t t = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return t > last ? t : last + 1;
+}
+
+size_t ushc_build_request(struct ushc *c, uint8_t *buf, size_t cap, const char *cmd, size_t n)
+{
+    if (n > USHP_CMD_MAX)
+        return 0;
+    ++c->seq;
+    if (!c->key)
+        return ushp_build(buf, cap, c->seq, 0, true, cmd, n);
+    c->nonce = next_nonce(c->nonce);
+    return ushp_build_auth(buf, cap, c->key, c->seq, 0, USHP_FLAG_LAST, c->nonce, cmd, n);
+}
+
+int ushc_verify_reply(const struct ushc *c, const void *dgram, size_t len,
+                      struct ushp_hdr *h, const uint8_t **payload)
+{
+    if (ushp_parse_reply(dgram, len, h, payload) != 0)
+        return USHC_REPLY_MALFORMED;
+    if (c->key) {
+        /* Tag first: nothing in an unverified datagram (not even its seq)
+         * is the shell's word. */
+        uint16_t want = USHP_FLAG_AUTH | USHP_FLAG_REPLY;
+        if ((h->flags & want) != want)
+            return h->flags & USHP_FLAG_AUTH ? USHC_REPLY_BADTAG : USHC_REPLY_UNTAGGED;
+        if (!ushp_auth_verify(c->key, dgram, len))
+            return USHC_REPLY_BADTAG;
+        if (h->seq == c->seq && h->nonce != c->nonce)
+            return USHC_REPLY_NONCE;
+    }
+    return h->seq == c->seq ? USHC_REPLY_OK : USHC_REPLY_OTHER;
+}
+
+const char *ushc_reply_strerror(int code)
+{
+    switch (code) {
+    case USHC_REPLY_OK:        return "ok";
+    case USHC_REPLY_OTHER:     return "a reply to another request";
+    case USHC_REPLY_MALFORMED: return "malformed reply datagram";
+    case USHC_REPLY_UNTAGGED:  return "untagged reply (the shell has no key, or someone "
+                                      "else answered)";
+    case USHC_REPLY_BADTAG:    return "reply tag does not verify (another key, or forged)";
+    case USHC_REPLY_NONCE:     return "reply tagged for another request's nonce";
+    default:                   return "unknown";
+    }
 }

@@ -19,17 +19,21 @@ static int ushp_parse_max(const void *dgram, size_t len, struct ushp_hdr *out,
     out->flags = get_be16(d + USHP_OFF_FLAGS);
     out->len = get_be16(d + USHP_OFF_LEN);
     out->reserved = get_be16(d + USHP_OFF_RESERVED);
+    out->nonce = 0;
     if (out->magic != USHP_MAGIC)
         return USHP_EMAGIC;
     /* Exact: a len beyond the datagram would read past it; one short of it
      * means the sender and we disagree on the format. */
-    if ((size_t)out->len != len - USHP_HDR_LEN)
+    size_t extra = out->flags & USHP_FLAG_AUTH ? USHP_AUTH_OVERHEAD : 0;
+    if (len < USHP_HDR_LEN + extra || (size_t)out->len != len - USHP_HDR_LEN - extra)
         return USHP_ELEN;
     if (out->reserved != 0)
         return USHP_ERESERVED;
     if (out->len > max)
         return USHP_ETOOLONG;
-    *payload = d + USHP_HDR_LEN;
+    if (extra)
+        out->nonce = get_be64(d + USHP_HDR_LEN);
+    *payload = d + USHP_HDR_LEN + (extra ? USHP_NONCE_LEN : 0);
     return 0;
 }
 
@@ -58,12 +62,12 @@ const char *ushp_strerror(int reason)
     }
 }
 
-static void ushp_put_hdr(uint8_t *d, uint32_t seq, uint16_t chunk, bool last, size_t len)
+static void ushp_put_hdr(uint8_t *d, uint32_t seq, uint16_t chunk, uint16_t flags, size_t len)
 {
     put_be32(d + USHP_OFF_MAGIC, USHP_MAGIC);
     put_be32(d + USHP_OFF_SEQ, seq);
     put_be16(d + USHP_OFF_CHUNK, chunk);
-    put_be16(d + USHP_OFF_FLAGS, last ? USHP_FLAG_LAST : 0);
+    put_be16(d + USHP_OFF_FLAGS, flags);
     put_be16(d + USHP_OFF_LEN, (uint16_t)len);
     put_be16(d + USHP_OFF_RESERVED, 0);
 }
@@ -73,17 +77,32 @@ size_t ushp_build(void *buf, size_t cap, uint32_t seq, uint16_t chunk, bool last
 {
     if (len > USHP_CHUNK_MAX || cap < USHP_HDR_LEN + len)
         return 0;
-    ushp_put_hdr(buf, seq, chunk, last, len);
+    ushp_put_hdr(buf, seq, chunk, last ? USHP_FLAG_LAST : 0, len);
     if (len)
         __builtin_memcpy((uint8_t *)buf + USHP_HDR_LEN, payload, len);
     return USHP_HDR_LEN + len;
 }
 
+/* Where the payload starts in dgram: after the nonce if authenticated. */
+static size_t ushp_chunker_off(const struct ushp_chunker *c)
+{
+    return USHP_HDR_LEN + (c->key ? USHP_NONCE_LEN : 0);
+}
+
 /* Send what dgram holds as chunk next_chunk; the payload is already in place. */
 static void ushp_chunker_emit(struct ushp_chunker *c, bool last)
 {
-    ushp_put_hdr(c->dgram, c->seq, c->next_chunk, last, c->fill);
-    c->send(c->ctx, c->dgram, USHP_HDR_LEN + c->fill);
+    uint16_t flags = last ? USHP_FLAG_LAST : 0;
+    size_t n = ushp_chunker_off(c) + c->fill;
+    if (c->key)
+        flags |= USHP_FLAG_AUTH | USHP_FLAG_REPLY;
+    ushp_put_hdr(c->dgram, c->seq, c->next_chunk, flags, c->fill);
+    if (c->key) {
+        put_be64(c->dgram + USHP_HDR_LEN, c->nonce);
+        c->seal(c->key, c->dgram, n);
+        n += USHP_TAG_LEN;
+    }
+    c->send(c->ctx, c->dgram, n);
     c->next_chunk++;
     c->fill = 0;
 }
@@ -100,7 +119,7 @@ void ushp_chunker_write(struct ushp_chunker *c, const void *out, size_t n)
             return;
         }
         size_t k = n < room ? n : room;
-        __builtin_memcpy(c->dgram + USHP_HDR_LEN + c->fill, s, k);
+        __builtin_memcpy(c->dgram + ushp_chunker_off(c) + c->fill, s, k);
         c->fill += k;
         c->total += k;
         s += k;
@@ -120,6 +139,9 @@ void ushp_chunker_init(struct ushp_chunker *c, uint32_t seq, ushp_send_fn send, 
     c->truncated = false;
     c->fill = 0;
     c->total = 0;
+    c->key = 0;
+    c->nonce = 0;
+    c->seal = 0;
 }
 
 void ushp_chunker_finish(struct ushp_chunker *c)

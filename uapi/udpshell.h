@@ -13,7 +13,20 @@
  *       12    2 len        payload bytes; the datagram is exactly 16 + len
  *       14    2 reserved   zero
  *
- * all big-endian (network order). */
+ * all big-endian (network order).
+ *
+ * Authenticated datagrams (flags bit 1, USHP_FLAG_AUTH; docs/udpshell.md,
+ * "Authentication") carry a nonce after the header and an HMAC-SHA256 tag
+ * after the payload; len still counts the payload alone:
+ *
+ *   offset      size field
+ *        0        16 header     flags has USHP_FLAG_AUTH (and, in a reply,
+ *                               USHP_FLAG_REPLY)
+ *       16         8 nonce      big-endian; a reply carries its request's
+ *       24       len payload
+ *   24+len        32 tag        HMAC-SHA256(key, bytes 0 .. 24+len-1)
+ *
+ * so the datagram is exactly 56 + len bytes. */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
@@ -22,9 +35,17 @@
 #define USHP_MAGIC        0x4E4F5348u
 #define USHP_HDR_LEN      16
 #define USHP_FLAG_LAST    0x0001
+#define USHP_FLAG_AUTH    0x0002   /* nonce and tag present (authenticated mode) */
+#define USHP_FLAG_REPLY   0x0004   /* an authenticated reply: a request reflected
+                                      back to its client is not one */
+#define USHP_NONCE_LEN    8
+#define USHP_TAG_LEN      32       /* HMAC-SHA256 */
+#define USHP_KEY_LEN      32       /* ushkey=: 64 hex digits */
+#define USHP_AUTH_OVERHEAD (USHP_NONCE_LEN + USHP_TAG_LEN)
 #define USHP_CMD_MAX      255      /* request payload limit (the shell's LINE_MAX) */
 #define USHP_CHUNK_MAX    1400     /* reply payload limit per datagram */
 #define USHP_DGRAM_MAX    (USHP_HDR_LEN + USHP_CHUNK_MAX)
+#define USHP_AUTH_DGRAM_MAX (USHP_DGRAM_MAX + USHP_AUTH_OVERHEAD)
 #define USHP_DEFAULT_PORT 9000
 
 /* Field offsets in the header. */
@@ -38,7 +59,7 @@
 _Static_assert(USHP_OFF_RESERVED + 2 == USHP_HDR_LEN, "UDP shell header is 16 bytes");
 /* One Ethernet frame carries any datagram (1500 - 20 IPv4 - 8 UDP): no
  * fragments, which the kernel's stack drops. */
-_Static_assert(USHP_DGRAM_MAX <= 1472, "a reply datagram fits one frame");
+_Static_assert(USHP_AUTH_DGRAM_MAX <= 1472, "a reply datagram fits one frame");
 _Static_assert(USHP_HDR_LEN + USHP_CMD_MAX <= USHP_DGRAM_MAX, "a request fits one frame");
 
 /* ushp_parse's reasons for refusing a datagram. */
@@ -52,10 +73,13 @@ _Static_assert(USHP_HDR_LEN + USHP_CMD_MAX <= USHP_DGRAM_MAX, "a request fits on
 struct ushp_hdr {              /* host byte order */
     uint32_t magic, seq;
     uint16_t chunk, flags, len, reserved;
+    uint64_t nonce;            /* authenticated datagrams only; else 0 */
 };
 
 /* Parse a request: 0 and *out, *payload (pointing into dgram) filled, or a
- * USHP_E* reason. Never reads past len. */
+ * USHP_E* reason. Never reads past len. With USHP_FLAG_AUTH in flags the
+ * datagram must have the authenticated layout (56 + len bytes); the tag
+ * is not checked here (ushp_auth_verify). */
 int ushp_parse(const void *dgram, size_t len, struct ushp_hdr *out,
                const uint8_t **payload);
 /* The same for a reply chunk (payload limit USHP_CHUNK_MAX). */
@@ -89,7 +113,14 @@ struct ushp_chunker {
     bool finished, truncated;
     size_t fill;                 /* payload bytes in dgram */
     uint64_t total;              /* payload bytes sent (and buffered) so far */
-    uint8_t dgram[USHP_DGRAM_MAX];
+    /* Authenticated replies (ushp_chunker_init_auth): the key, else NULL;
+     * the request's nonce; seal appends the tag to a datagram of n bytes.
+     * A pointer so that this file needs no SHA-256: only users of the
+     * authenticated mode link uapi/udpshell_auth.c and lib/sha256.c. */
+    const uint8_t *key;
+    uint64_t nonce;
+    void (*seal)(const uint8_t *key, uint8_t *dgram, size_t n);
+    uint8_t dgram[USHP_AUTH_DGRAM_MAX];
 };
 
 void ushp_chunker_init(struct ushp_chunker *c, uint32_t seq, ushp_send_fn send, void *ctx);
@@ -97,3 +128,30 @@ void ushp_chunker_init(struct ushp_chunker *c, uint32_t seq, ushp_send_fn send, 
 void ushp_chunker_write(struct ushp_chunker *c, const void *s, size_t n);
 /* Send the last chunk. Further output is ignored. */
 void ushp_chunker_finish(struct ushp_chunker *c);
+
+/* ---- authenticated mode: uapi/udpshell_auth.c (links lib/sha256.c) ---- */
+
+/* A key as written on the command line or in a key file: exactly 64 hex
+ * digits (either case), nothing else. 0, or -1 if s is not that. */
+int ushp_parse_key(const char *s, size_t n, uint8_t key[USHP_KEY_LEN]);
+/* The rule ushp_parse_key enforces, for error messages. */
+#define USHP_KEY_RULE "64 hex digits (32 bytes), e.g. from: head -c 32 /dev/urandom | xxd -p -c 64"
+
+/* Build an authenticated datagram: header (flags | USHP_FLAG_AUTH), nonce,
+ * payload, tag. Its length, or 0 if cap is too small or len > USHP_CHUNK_MAX.
+ * Requests: flags USHP_FLAG_LAST; replies: USHP_FLAG_REPLY, and
+ * USHP_FLAG_LAST on the last chunk. */
+size_t ushp_build_auth(void *buf, size_t cap, const uint8_t key[USHP_KEY_LEN],
+                       uint32_t seq, uint16_t chunk, uint16_t flags, uint64_t nonce,
+                       const void *payload, size_t len);
+/* The tag of the first n bytes of dgram, written to dgram + n. */
+void ushp_auth_seal(const uint8_t *key, uint8_t *dgram, size_t n);
+/* True if the last USHP_TAG_LEN bytes of the len-byte dgram are the tag of
+ * the rest under key; compared in constant time. False if len cannot hold
+ * an authenticated datagram. */
+bool ushp_auth_verify(const uint8_t key[USHP_KEY_LEN], const void *dgram, size_t len);
+/* ushp_chunker_init for an authenticated reply to the request with nonce:
+ * every chunk is flagged USHP_FLAG_AUTH | USHP_FLAG_REPLY and tagged. key
+ * must outlive the chunker. */
+void ushp_chunker_init_auth(struct ushp_chunker *c, uint32_t seq, uint64_t nonce,
+                            const uint8_t *key, ushp_send_fn send, void *ctx);

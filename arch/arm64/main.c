@@ -98,7 +98,11 @@ void kmain(uint64_t x0, uint64_t entry_el)
     } else if (boot_dt.uart_intid) {
         pl011_set(pl011_base(), boot_dt.uart_intid);
     }
-    const struct cmdline *cmdline = boot_params_parse(boot_dt.bootargs ? boot_dt.bootargs : "");
+    /* Writable on purpose: parsing wipes ushkey='s value in the blob itself
+     * (same length, so the tree stays valid). */
+    static char no_args[1];
+    const struct cmdline *cmdline =
+        boot_params_parse(boot_dt.bootargs ? (char *)boot_dt.bootargs : no_args);
 
     uint64_t ram[FDT_MAX_MEM + 1][2];
     uint64_t dtb_end = (dtb + fdt_be32((const uint8_t *)phys_to_virt(dtb) + 4) + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);

@@ -1,6 +1,7 @@
 /* arch/x86_64/bootinfo.c: the PVH start info or the Multiboot2 tags. */
 #include "arch/x86_64/bootinfo.h"
 #include "arch/x86_64/layout.h"
+#include "lib/parse.h"
 #include "lib/string.h"
 
 struct boot_info boot_info;
@@ -21,10 +22,14 @@ static void add_ram(uint64_t base, uint64_t len)
         boot_info.ram[boot_info.nram++] = (struct boot_region){ base, len };
 }
 
-static void copy_cmdline(const char *s)
+/* The loader's text is wiped of ushkey='s value once copied: boot_info's
+ * copy is then the only one, and boot_params_parse wipes that. */
+static void copy_cmdline(char *s)
 {
-    if (s)
+    if (s) {
         strlcpy(boot_info.cmdline, s, sizeof boot_info.cmdline);
+        cmdline_wipe(s, "ushkey");
+    }
 }
 
 static const char *parse_pvh(uint32_t pa)
@@ -55,7 +60,7 @@ static const char *parse_mb2(uint32_t pa)
             break;
         const uint8_t *body = p + off + 8;
         if (type == 1) {
-            copy_cmdline((const char *)body);
+            copy_cmdline((char *)body);
         } else if (type == 6) {
             uint32_t esz = *(const uint32_t *)body;
             for (uint32_t e = 16; esz >= 24 && e + esz <= size; e += esz) {

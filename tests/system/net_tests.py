@@ -23,13 +23,18 @@ virt (GICv3, cortex-a72) with virtio-net on a virtio-mmio transport
 (virtio-net-device); x86_64 (virtio-net-pci) is the default. Every test
 applies to both (ARCH_ONLY would name one that does not, and why).
 """
+import atexit
+import hashlib
+import hmac
 import os
 import random
 import re
+import shutil
 import socket
 import struct
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -43,6 +48,7 @@ from shell_checks import checked_profile  # noqa: E402
 
 SONDE_SH = os.path.join(ROOT, "build", "host", "sonde-sh")
 NETLOAD = os.path.join(ROOT, "build", "host", "netload")
+SONDE_PROF = os.path.join(ROOT, "build", "host", "sonde-prof")
 LIFETIME = 240.0                 # seconds: the QEMU dies after this, whatever happens
 MAGIC = 0x4E4F5348
 HOST = "127.0.0.1"
@@ -633,6 +639,209 @@ def t_boot_no_nic(_g):
     check(text.count("net: no usable network device") == 1, "boot: %r" % text)
     check(out == "net: no network device\n", "net: %r" % out)
     check("no network device" in out2, "netload without a device: %r" % out2)
+
+
+@test
+def t_ushell_open_says_so(g):
+    """Without ushkey= the boot says, once, that anyone can use the shell."""
+    text = g.text()
+    check(text.count("UDP shell on port 9000 with no authentication: open to anyone who can "
+                     "reach it") == 1, "boot does not warn once of the open shell:\n%s"
+          % g.tail())
+
+
+# ---- the authenticated mode (ushkey=) ---------------------------------------
+#
+# One guest booted with a key serves these tests (booted by the first that
+# needs it, closed with the rest in main). The key is fresh per run, in a
+# private file that goes away at exit.
+
+AUTH = {}
+
+
+def auth_key_file(hexkey):
+    path = os.path.join("/tmp", "sonde-ushkey-%d-%d" % (os.getpid(), len(AUTH)))
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.write(fd, (hexkey + "\n").encode())
+    os.close(fd)
+    atexit.register(lambda: os.path.exists(path) and os.unlink(path))
+    return path
+
+
+def auth_guest():
+    g = AUTH.get("g")
+    if g is None or not g.alive():
+        key = bytes(random.getrandbits(8) for _ in range(32))
+        AUTH["key"] = key
+        AUTH["file"] = auth_key_file(key.hex())
+        AUTH["wrong"] = auth_key_file(bytes(b ^ 0x80 for b in key).hex())
+        g = Guest(free_port(), free_port(), append="udpshell=9000 ushkey=" + key.hex())
+        g.boot(90)
+        AUTH["g"] = g
+    return g
+
+
+def sh_k(g, line, keyfile, timeout=10):
+    """sonde-sh with -k keyfile (or none): (exit status, stdout, stderr)."""
+    argv = [SONDE_SH, "-p", str(g.ushell_port), "-t", str(timeout)]
+    if keyfile:
+        argv += ["-k", keyfile]
+    r = subprocess.run(argv + [HOST, line], capture_output=True, timeout=60)
+    return r.returncode, r.stdout.decode("latin-1"), r.stderr.decode("latin-1")
+
+
+def auth_net(g):
+    rc, out, err = sh_k(g, "net", AUTH["file"])
+    check(rc == 0, "sonde-sh -k net: exit %d: %s" % (rc, err))
+    return out
+
+
+def auth_request(key, seq, nonce, line):
+    body = struct.pack(">IIHHHHQ", MAGIC, seq, 0, 3, len(line), 0, nonce) + line.encode()
+    return body + hmac.new(key, body, hashlib.sha256).digest()
+
+
+def auth_exchange(sock, g, dgram, timeout=10.0):
+    """raw_exchange for one tagged request: every reply chunk's tag, reply
+    flag and nonce checked; returns the payload."""
+    key, nonce = AUTH["key"], dgram[16:24]
+    sock.sendto(dgram, (HOST, g.ushell_port))
+    got, last, sends = {}, None, 1
+    deadline = time.monotonic() + timeout
+    while last is None or len(got) < last + 1:
+        left = deadline - time.monotonic()
+        check(left > 0, "no complete tagged reply in %.0f s (%d sends)" % (timeout, sends))
+        sock.settimeout(min(left, 1.0))
+        try:
+            d, _ = sock.recvfrom(65536)
+        except socket.timeout:
+            if sends < 3:
+                sock.sendto(dgram, (HOST, g.ushell_port))
+                sends += 1
+            continue
+        magic, seq, chunk, flags, n, res = struct.unpack(">IIHHHH", d[:16])
+        check(magic == MAGIC and flags & 6 == 6 and len(d) == 56 + n, "reply %r" % d[:32])
+        check(hmac.compare_digest(hmac.new(key, d[:-32], hashlib.sha256).digest(), d[-32:]),
+              "reply tag does not verify")
+        check(d[16:24] == nonce, "reply bound to another nonce")
+        got[chunk] = d[24:24 + n]
+        if flags & 1:
+            last = chunk
+    return b"".join(got[i] for i in range(last + 1)).decode("latin-1")
+
+
+def silent(sock, seconds):
+    """True if nothing arrives on sock for seconds."""
+    sock.settimeout(seconds)
+    try:
+        sock.recvfrom(65536)
+        return False
+    except socket.timeout:
+        return True
+
+
+@solo
+def t_ushkey_works_and_is_never_shown(_g):
+    g = auth_guest()
+    text = g.text()
+    hexkey = AUTH["key"].hex()
+    check("UDP shell on port 9000, authenticated (HMAC-SHA256, ushkey=)" in text,
+          "boot does not say the shell is authenticated:\n%s" % g.tail())
+    check("open to anyone" not in text, "authenticated shell called open")
+    rc, out, err = sh_k(g, "version", AUTH["file"])
+    check(rc == 0 and out == g.cmd("version"), "sonde-sh -k version: exit %d %r %s"
+          % (rc, out, err))
+    seen = g.text() + out + auth_net(g)
+    check(hexkey not in seen.lower() and hexkey[:16] not in seen.lower(),
+          "the key appears in the kernel's output")
+
+
+@solo
+def t_ushkey_without_k_gets_no_answer(_g):
+    g = auth_guest()
+    before = net_counter(auth_net(g), "unauthenticated")
+    rc, out, err = sh_k(g, "version", None, timeout=2)
+    check(rc == 2 and out == "" and "timeout" in err, "without -k: exit %d %r %r"
+          % (rc, out, err))
+    sends = int(re.search(r"sent (\d+) times", err).group(1))
+    after = net_counter(auth_net(g), "unauthenticated")
+    check(after == before + sends, "unauthenticated %d -> %d for %d sends" % (before, after, sends))
+
+
+@solo
+def t_ushkey_sonde_prof_record(_g):
+    """sonde-prof record -k profiles a keyed kernel; without -k it gets no
+    answer (exit 2) and leaves no output file."""
+    g = auth_guest()
+    out = os.path.join(tempfile.mkdtemp(prefix="sonde-k-"), "p.folded")
+    try:
+        base = [SONDE_PROF, "record", "-d", "200", "-t", "5", "-e", ARCHES[ARCH]["kernel"], "-o", out]
+        r = subprocess.run(base + ["-k", AUTH["file"], "%s:%d" % (HOST, g.ushell_port)],
+                           capture_output=True, timeout=60)
+        check(r.returncode == 0, "sonde-prof record -k: exit %d: %s" % (
+            r.returncode, r.stderr.decode(errors="replace")))
+        with open(out) as f:
+            lines = [l for l in f.read().splitlines() if l]
+        check(lines and all(re.match(r"^\S.* \d+$", l) for l in lines),
+              "folded output %r" % lines[:3])
+        os.unlink(out)
+        r = subprocess.run(base + ["%s:%d" % (HOST, g.ushell_port)], capture_output=True, timeout=60)
+        check(r.returncode == 2 and b"timeout" in r.stderr, "without -k: exit %d: %s" % (
+            r.returncode, r.stderr.decode(errors="replace")))
+        check(not os.path.exists(out), "a refused record left %s behind" % out)
+    finally:
+        shutil.rmtree(os.path.dirname(out), ignore_errors=True)
+
+
+@solo
+def t_ushkey_wrong_key_refused(_g):
+    g = auth_guest()
+    before = net_counter(auth_net(g), "bad tag")
+    rc, out, err = sh_k(g, "version", AUTH["wrong"], timeout=2)
+    check(rc == 2 and out == "" and "timeout" in err, "wrong key: exit %d %r %r" % (rc, out, err))
+    check(net_counter(auth_net(g), "bad tag") > before, "wrong key not counted as bad tag")
+
+
+@solo
+def t_ushkey_replay_not_run_twice(_g):
+    """A captured request sent again: from the kept reply at once (its
+    retransmit), refused once its client moved on; `burn` pids show what
+    ran."""
+    g = auth_guest()
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind((HOST, 0))
+    try:
+        key, seq, nonce = AUTH["key"], random.randrange(1 << 31), time.time_ns()
+        r1 = auth_request(key, seq, nonce, "burn 1 0")
+        a = auth_exchange(s, g, r1)
+        b = auth_exchange(s, g, r1)
+        check(a == b, "retransmit ran again: %r vs %r" % (a, b))
+        c = auth_exchange(s, g, auth_request(key, seq + 1, nonce + 1, "burn 1 0"))
+        check(P.burn_pids(c)[0] > P.burn_pids(a)[0], "a fresh nonce did not run the command")
+        n0 = auth_net(g)
+        s.sendto(r1, (HOST, g.ushell_port))
+        check(silent(s, 2.0), "a replayed request was answered")
+        n1 = auth_net(g)
+        check(net_counter(n1, ", replayed") == net_counter(n0, ", replayed") + 1,
+              "replay not counted: %r" % n1)
+        # Each `net` counts itself: one more request, the replay not queued.
+        check(net_counter(n1, "requests") == net_counter(n0, "requests") + 1,
+              "replay was queued: %r -> %r" % (n0, n1))
+    finally:
+        s.close()
+
+
+@solo
+def t_ushkey_bad_value_keeps_shell_stopped(_g):
+    bad = "0123456789abcdef" * 3 + "0123456789abcde"           # 63 digits
+    with Guest(free_port(), free_port(), append="udpshell=9000 ushkey=" + bad) as g:
+        g.boot(90)
+        text = g.text()
+    check("boot: ushkey= must be 64 hex digits" in text and "got 63 characters" in text,
+          "no message naming the rule:\n%s" % text)
+    check("net: UDP shell not started: ushkey= is not usable" in text, "shell started?\n%s" % text)
+    check("UDP shell on port" not in text, "a bad key started the shell")
+    check(bad not in text and bad[:20] not in text, "the bad key was echoed")
 
 
 # ---- raw frames over -netdev socket ----------------------------------------

@@ -265,3 +265,13 @@ TEST(cmdline_exact_fit)
     CHECK_EQ(cl.n, 0);
     CHECK_EQ(cl.dropped, 1);
 }
+
+TEST(cmdline_wipe_overwrites_every_value_in_place)
+{
+    char t[] = "ushkey=abc ip=1.2.3.4\tushkey=0123 ushkeyx=keep ushkey xushkey=keep ushkey=";
+    CHECK_EQ(cmdline_wipe(t, "ushkey"), 3);
+    CHECK_STR(t, "ushkey=xxx ip=1.2.3.4\tushkey=xxxx ushkeyx=keep ushkey xushkey=keep ushkey=");
+    char e[] = "";
+    CHECK_EQ(cmdline_wipe(e, "ushkey"), 0);
+    CHECK_EQ(cmdline_wipe(NULL, "ushkey"), 0);
+}

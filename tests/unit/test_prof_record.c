@@ -1,4 +1,4 @@
-// LINK: tools/prof_record.c tools/ushell_client.c uapi/udpshell.c tools/prof_model.c tools/prof_folded.c tools/prof_pprof.c uapi/profile_raw.c build/host/proto/profile.pb-c.c
+// LINK: tools/prof_record.c tools/ushell_client.c uapi/udpshell.c tools/prof_model.c tools/prof_folded.c tools/prof_pprof.c uapi/profile_raw.c build/host/proto/profile.pb-c.c uapi/udpshell_auth.c lib/sha256.c
 // LIBS: -Ibuild/host/proto -lprotobuf-c -lz
 /* tests/unit/test_prof_record.c: `sonde-prof record`'s collection from
  * several kernels at once (tools/prof_record.c over the real protocol

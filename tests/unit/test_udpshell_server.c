@@ -1,4 +1,4 @@
-// LINK: net/udpshell.c uapi/udpshell.c lib/printf.c lib/parse.c tests/unit/fake_net.c
+// LINK: net/udpshell.c uapi/udpshell.c uapi/udpshell_auth.c lib/sha256.c lib/printf.c lib/parse.c tests/unit/fake_net.c
 /* tests/unit/test_udpshell_server.c: the real UDP shell (net/udpshell.c)
  * against a fake network (fake_net.c) and a fake shell: requests go in
  * through the bound handler, the test plays the shell's task with
@@ -455,4 +455,25 @@ TEST(ush_full_tx_ring_is_waited_out_not_a_lost_chunk)
     CHECK_STR(r.text, "through\n");
     free(r.text);
     fake_net_clear();
+}
+
+/* Without a key the shell speaks the open protocol only: a tagged request
+ * (a client given a key, talking to a shell without one) gets no reply,
+ * and is counted on `net`'s auth line. */
+TEST(ush_open_shell_refuses_tagged_requests)
+{
+    start_once();
+    uint8_t d[400], key[32] = { 1 };
+    struct udpshell_stats s0 = stats();
+    int before = runs['e'];
+    fake_net_deliver(new_sender(), 4100, d,
+             ushp_build_auth(d, sizeof d, key, 1, 0, USHP_FLAG_LAST, 5, "echo t", 6));
+    CHECK(!udpshell_run_next());
+    CHECK_EQ(runs['e'], before);
+    CHECK_EQ(fake_nsent, 0);
+    CHECK_EQ(stats().no_key, s0.no_key + 1);
+    struct sbuf b = SBUF_INIT;
+    fake_app_stats->print(&b.pr);
+    CHECK(strstr(b.s, "udpshell auth: none (open); refused: unauthenticated 0, bad tag 0, "
+                      "replayed 0, tagged without a key ") != NULL);
 }

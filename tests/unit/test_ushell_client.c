@@ -1,4 +1,4 @@
-// LINK: tools/ushell_client.c uapi/udpshell.c
+// LINK: tools/ushell_client.c uapi/udpshell.c uapi/udpshell_auth.c lib/sha256.c
 /* tests/unit/test_ushell_client.c: the UDP shell client's protocol
  * (tools/ushell_client.c) against a fake shell and a fake clock.
  *
@@ -8,6 +8,7 @@
 #include "test.h"
 #include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include "tools/ushell_client.h"
 #include "uapi/byteorder.h"
 #include "uapi/udpshell.h"
@@ -24,6 +25,13 @@ struct fake {
     int nq, next;
     long waits;                       /* recv calls: a spinning client is a failure */
     bool refuse, recv_error;
+    /* Authenticated mode: the shell's key (NULL: open); the last request's
+     * nonce, and every request's bytes must be the first's on a resend. */
+    const uint8_t *key;
+    uint64_t nonce;
+    uint8_t first[400];
+    size_t firstlen;
+    bool resend_differs;
     /* Called on every request: may schedule the reply. */
     void (*on_request)(struct fake *f);
 };
@@ -42,6 +50,18 @@ static int f_send(void *ctx, const void *d, size_t len)
         f->send_at[f->sends] = f->now;
     f->sends++;
     f->seq = h.seq;
+    if (f->key) {
+        CHECK(h.flags & USHP_FLAG_AUTH);
+        CHECK(!(h.flags & USHP_FLAG_REPLY));
+        CHECK(ushp_auth_verify(f->key, d, len));
+        f->nonce = h.nonce;
+        if (f->sends == 1) {
+            memcpy(f->first, d, len);
+            f->firstlen = len;
+        } else {
+            f->resend_differs |= len != f->firstlen || memcmp(d, f->first, len) != 0;
+        }
+    }
     memcpy(f->cmd, pl, h.len);
     f->cmd[h.len] = 0;
     if (f->on_request)
@@ -86,19 +106,34 @@ static void put(struct fake *f, uint64_t at, uint32_t seq, uint16_t chunk, bool 
     f->nq++;
 }
 
+/* The same, tagged under key for the request with nonce; reply sets the
+ * reply flag (a request echoed back would not). */
+static void put_auth(struct fake *f, uint64_t at, const uint8_t *key, uint32_t seq,
+                     uint16_t chunk, uint16_t flags, uint64_t nonce, const char *text)
+{
+    CHECK(f->nq < MAXQ);
+    f->q[f->nq].at = at;
+    f->q[f->nq].len = ushp_build_auth(f->q[f->nq].d, sizeof f->q[f->nq].d, key, seq, chunk,
+                                      flags, nonce, text, strlen(text));
+    f->nq++;
+}
+
 struct run {
     int rc;
     char *out, *err;
     size_t outlen, errlen;
 };
 
+static const uint8_t *run_key;           /* the client's key for run_cmd, or NULL */
+
 static struct run run_cmd(struct fake *f, const char *cmd, uint64_t timeout_ms)
 {
     struct run r;
     FILE *out = open_memstream(&r.out, &r.outlen);
     FILE *err = open_memstream(&r.err, &r.errlen);
-    struct ushc c = { { f, f_send, f_recv, f_now }, 1000, timeout_ms, "127.0.0.1:9000",
-                      "sonde-sh", out, err };
+    struct ushc c = { .io = { f, f_send, f_recv, f_now }, .seq = 1000, .timeout_ms = timeout_ms,
+                      .peer = "127.0.0.1:9000", .prog = "sonde-sh", .out = out, .err = err,
+                      .key = run_key };
     r.rc = ushc_run(&c, cmd);
     fclose(out);
     fclose(err);
@@ -176,6 +211,29 @@ TEST(ushc_progress_restarts_the_resend_and_silence_clocks)
     CHECK_EQ(r.rc, USHC_EXIT_OK);
     CHECK_EQ(f.sends, 1);
     CHECK_STR(r.out, "c0 c1 c2 c3 c4 c5 c6 c7 ");
+    run_free(&r);
+}
+
+/* A long command: the shell ignores the resends at 1, 2 and 3 s (it is
+ * still running), its first chunk comes at 4.5 s, the second is lost. The
+ * chunk gives the resend budget back: the resend a second later brings the
+ * rest from the kept reply. A budget spent for good would end in a timeout. */
+static void answer_late_then_lose(struct fake *f)
+{
+    if (f->sends == 1)
+        put(f, f->now + 4500, f->seq, 0, false, "first ");
+    else if (f->sends == 5)
+        put(f, f->now + 10, f->seq, 1, true, "second\n");
+}
+
+TEST(ushc_progress_gives_the_resends_back)
+{
+    struct fake f = { .on_request = answer_late_then_lose };
+    struct run r = run_cmd(&f, "profile 4000", 6000);
+    CHECK_EQ(r.rc, USHC_EXIT_OK);
+    CHECK_STR(r.out, "first second\n");
+    CHECK_EQ(f.sends, 5);
+    CHECK_EQ(f.send_at[4] - f.send_at[3], 4500 - 3 * USHC_RETRY_MS + USHC_RETRY_MS);
     run_free(&r);
 }
 
@@ -326,4 +384,154 @@ TEST(ushc_empty_reply)
     CHECK_EQ(r.rc, USHC_EXIT_OK);
     CHECK_EQ(r.outlen, 0);
     run_free(&r);
+}
+
+/* ---- authenticated mode ---- */
+
+static uint8_t ckey[USHP_KEY_LEN] = { 1, 2, 3 }, okey[USHP_KEY_LEN] = { 9 };
+static int auth_case;
+
+/* Replies in two chunks, the second one after the first resend. */
+static void answer_auth(struct fake *f)
+{
+    uint16_t R = USHP_FLAG_REPLY;
+    switch (auth_case) {
+    case 0:                                   /* good, over a resend */
+        if (f->sends == 1)
+            put_auth(f, f->now + 10, ckey, f->seq, 0, R, f->nonce, "hel");
+        else
+            put_auth(f, f->now + 10, ckey, f->seq, 1, R | USHP_FLAG_LAST, f->nonce, "lo\n");
+        break;
+    case 1:                                   /* the wrong key */
+        put_auth(f, f->now + 10, okey, f->seq, 0, R | USHP_FLAG_LAST, f->nonce, "x\n");
+        break;
+    case 2:                                   /* untagged */
+        put(f, f->now + 10, f->seq, 0, true, "x\n");
+        break;
+    case 3:                                   /* tagged for another nonce */
+        put_auth(f, f->now + 10, ckey, f->seq, 0, R | USHP_FLAG_LAST, f->nonce - 1, "x\n");
+        break;
+    case 4:                                   /* the request echoed back */
+        memcpy(f->q[f->nq].d, f->first, f->firstlen);
+        f->q[f->nq].len = f->firstlen;
+        f->q[f->nq++].at = f->now + 10;
+        break;
+    case 5:                                   /* one changed byte of a good reply */
+        put_auth(f, f->now + 10, ckey, f->seq, 0, R | USHP_FLAG_LAST, f->nonce, "x\n");
+        f->q[f->nq - 1].d[USHP_HDR_LEN + USHP_NONCE_LEN] ^= 1;
+        break;
+    case 6:                                   /* a valid late reply to seq - 1, then ours */
+        put_auth(f, f->now + 5, ckey, f->seq - 1, 0, R | USHP_FLAG_LAST, f->nonce - 7, "old\n");
+        put_auth(f, f->now + 10, ckey, f->seq, 0, R | USHP_FLAG_LAST, f->nonce, "new\n");
+        break;
+    }
+}
+
+TEST(ushc_auth_request_tagged_and_reply_checked)
+{
+    struct fake f = { .on_request = answer_auth, .key = ckey };
+    auth_case = 0;
+    run_key = ckey;
+    struct run r = run_cmd(&f, "version", 5000);
+    run_key = NULL;
+    CHECK_EQ(r.rc, USHC_EXIT_OK);
+    CHECK_STR(r.out, "hello\n");
+    CHECK_EQ(f.sends, 2);
+    CHECK(!f.resend_differs);                 /* a resend is the same datagram */
+    CHECK(f.nonce > 1600000000ull * 1000000000ull);  /* the wall clock, in ns */
+    run_free(&r);
+}
+
+TEST(ushc_auth_bad_reply_is_a_protocol_error)
+{
+    const char *want[] = { NULL, "does not verify", "untagged", "another request's nonce",
+                           "does not verify", "does not verify" };
+    for (auth_case = 1; auth_case <= 5; auth_case++) {
+        struct fake f = { .on_request = answer_auth, .key = ckey };
+        run_key = ckey;
+        struct run r = run_cmd(&f, "version", 5000);
+        run_key = NULL;
+        CHECK_EQ(r.rc, USHC_EXIT_PROTO);
+        CHECK(strstr(r.err, "protocol error") != NULL);
+        CHECK(strstr(r.err, want[auth_case]) != NULL);
+        CHECK_EQ(r.outlen, 0);
+        if (!strstr(r.err, want[auth_case]))
+            printf("  case %d: %s", auth_case, r.err);
+        run_free(&r);
+    }
+}
+
+TEST(ushc_auth_late_reply_to_an_earlier_request_is_ignored)
+{
+    struct fake f = { .on_request = answer_auth, .key = ckey };
+    auth_case = 6;
+    run_key = ckey;
+    struct run r = run_cmd(&f, "version", 5000);
+    run_key = NULL;
+    CHECK_EQ(r.rc, USHC_EXIT_OK);
+    CHECK_STR(r.out, "new\n");
+    run_free(&r);
+}
+
+TEST(ushc_auth_nonces_rise)
+{
+    struct ushc c = { .key = ckey };
+    uint8_t d[400];
+    uint64_t last = 0;
+    bool rising = true;
+    for (int i = 0; i < 1000; i++) {
+        CHECK(ushc_build_request(&c, d, sizeof d, "x", 1) > 0);
+        rising &= c.nonce > last;
+        last = c.nonce;
+    }
+    CHECK(rising);
+    CHECK_EQ(c.seq, 1000);
+}
+
+static int load(const char *content, size_t n, uint8_t *key, char *err, size_t errcap)
+{
+    char path[] = "/tmp/ushkey-test-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fwrite(content, 1, n, f);
+    fclose(f);
+    FILE *e = fmemopen(err, errcap, "w");
+    int rc = ushc_load_key(path, key, e, "sonde-sh");
+    fclose(e);
+    unlink(path);
+    return rc;
+}
+
+TEST(ushc_load_key_takes_64_hex_digits_and_a_newline)
+{
+    const char *hex = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
+    uint8_t key[USHP_KEY_LEN];
+    char err[512], buf[80];
+    CHECK_EQ(load(hex, 64, key, err, sizeof err), 0);
+    CHECK_EQ(key[31], 0x1f);
+    snprintf(buf, sizeof buf, "%s\n", hex);
+    CHECK_EQ(load(buf, 65, key, err, sizeof err), 0);
+    snprintf(buf, sizeof buf, "%s\r\n", hex);
+    CHECK_EQ(load(buf, 66, key, err, sizeof err), 0);
+    /* Refused, each with the rule in the message and none of the file. */
+    const char *bad[] = { "0001\n", "", NULL, NULL, NULL };
+    char two_nl[80], extra[80], nonhex[80];
+    snprintf(two_nl, sizeof two_nl, "%s\n\n", hex);
+    snprintf(extra, sizeof extra, "%s00", hex);
+    snprintf(nonhex, sizeof nonhex, "%s", hex);
+    nonhex[10] = 'z';
+    bad[2] = two_nl;
+    bad[3] = extra;
+    bad[4] = nonhex;
+    for (int i = 0; i < 5; i++) {
+        memset(err, 0, sizeof err);
+        CHECK_EQ(load(bad[i], strlen(bad[i]), key, err, sizeof err), -1);
+        CHECK(strstr(err, "64 hex digits") != NULL);
+        CHECK(strstr(err, "0a0b0c0d") == NULL);
+    }
+    FILE *e = fmemopen(err, sizeof err, "w");
+    CHECK_EQ(ushc_load_key("/nonexistent/key", key, e, "sonde-sh"), -1);
+    fclose(e);
+    CHECK(strstr(err, "/nonexistent/key") != NULL);
 }

@@ -1,0 +1,78 @@
+/* uapi/udpshell_auth.c: the UDP shell's authenticated mode on the wire
+ * (docs/udpshell.md, "Authentication"): keys, tags, and the reply chunker's
+ * sealing. Kept apart from uapi/udpshell.c so that code speaking only the
+ * open protocol does not link SHA-256. Freestanding, like its sibling. */
+#include "lib/sha256.h"
+#include "uapi/byteorder.h"
+#include "uapi/udpshell.h"
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+int ushp_parse_key(const char *s, size_t n, uint8_t key[USHP_KEY_LEN])
+{
+    if (n != 2 * USHP_KEY_LEN)
+        return -1;
+    for (size_t i = 0; i < USHP_KEY_LEN; i++) {
+        int hi = hexval(s[2 * i]), lo = hexval(s[2 * i + 1]);
+        if (hi < 0 || lo < 0) {
+            secure_zero(key, USHP_KEY_LEN);   /* no half-parsed key left behind */
+            return -1;
+        }
+        key[i] = (uint8_t)(hi << 4 | lo);
+    }
+    return 0;
+}
+
+void ushp_auth_seal(const uint8_t *key, uint8_t *dgram, size_t n)
+{
+    hmac_sha256(key, USHP_KEY_LEN, dgram, n, dgram + n);
+}
+
+size_t ushp_build_auth(void *buf, size_t cap, const uint8_t key[USHP_KEY_LEN],
+                       uint32_t seq, uint16_t chunk, uint16_t flags, uint64_t nonce,
+                       const void *payload, size_t len)
+{
+    uint8_t *d = buf;
+    size_t body = USHP_HDR_LEN + USHP_NONCE_LEN + len;
+    if (len > USHP_CHUNK_MAX || cap < body + USHP_TAG_LEN)
+        return 0;
+    put_be32(d + USHP_OFF_MAGIC, USHP_MAGIC);
+    put_be32(d + USHP_OFF_SEQ, seq);
+    put_be16(d + USHP_OFF_CHUNK, chunk);
+    put_be16(d + USHP_OFF_FLAGS, flags | USHP_FLAG_AUTH);
+    put_be16(d + USHP_OFF_LEN, (uint16_t)len);
+    put_be16(d + USHP_OFF_RESERVED, 0);
+    put_be64(d + USHP_HDR_LEN, nonce);
+    if (len)
+        __builtin_memcpy(d + USHP_HDR_LEN + USHP_NONCE_LEN, payload, len);
+    ushp_auth_seal(key, d, body);
+    return body + USHP_TAG_LEN;
+}
+
+bool ushp_auth_verify(const uint8_t key[USHP_KEY_LEN], const void *dgram, size_t len)
+{
+    uint8_t want[USHP_TAG_LEN];
+    if (len < USHP_HDR_LEN + USHP_AUTH_OVERHEAD)
+        return false;
+    size_t body = len - USHP_TAG_LEN;
+    hmac_sha256(key, USHP_KEY_LEN, dgram, body, want);
+    return ct_equal(want, (const uint8_t *)dgram + body, USHP_TAG_LEN);
+}
+
+void ushp_chunker_init_auth(struct ushp_chunker *c, uint32_t seq, uint64_t nonce,
+                            const uint8_t *key, ushp_send_fn send, void *ctx)
+{
+    ushp_chunker_init(c, seq, send, ctx);
+    c->key = key;
+    c->nonce = nonce;
+    c->seal = ushp_auth_seal;
+}
