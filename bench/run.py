@@ -53,7 +53,7 @@ def main():
         "| share of cpu time spent sampling (sum of costs, as the header prints it) | %s%% |" % b["share"],
         "| the same from the median (median x samples / window x cpus) | %s |" % (
             "%.4f%%" % steady if steady is not None else "tsc rate not found"),
-        "| Report() over %(report_cpus)d x 1024 records (fold, resolve, print to a sink) | %(report_cycles)d cycles = %(report_us)d us guest time (target < 20 ms) |" % b,
+        "| Report() over %(report_cpus)d x %(report_recs)d records (fold, resolve, print to a sink) | %(report_cycles)d cycles = %(report_us)d us guest time (target < 20 ms) |" % b,
         "",
         "Under -icount the four vCPUs take turns on one host thread and guest",
         "time runs on while a vCPU waits for its turn, so a sample that straddles",

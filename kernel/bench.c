@@ -1,7 +1,7 @@
 /* kernel/bench.c: `bench profile`, the profiler's benchmark (bench/run.py
  * boots under -icount and reads these lines). Measured side by side in one
  * boot: a fixed burn workload with profiling off and on, the cost of a
- * sample (from the run's own header), and Report() over 4 x 1024 records. */
+ * sample (from the run's own header), and Report() over 4 x 2048 records. */
 #include "hal/cpu.h"
 #include "kernel/burn.h"
 #include "kernel/profiler.h"
@@ -13,6 +13,7 @@
 
 
 #define BENCH_ROUNDS 8000           /* burn_outer(20000) calls: ~0.9 s per worker */
+#define BENCH_REPORT_RECS 2048      /* per CPU: a 2000 ms window at ~1 kHz */
 
 static struct {
     volatile unsigned running;
@@ -60,9 +61,11 @@ static uint64_t bench_report(unsigned ncpu)
     uintptr_t frames[PROFILER_FRAMES];
     uintptr_t spin = symtab_find("burn_spin"), inner = symtab_find("burn_inner");
     uintptr_t mid = symtab_find("burn_middle"), outer = symtab_find("burn_outer");
-    profiler_run(1, -1, 1, &sink);              /* buffers exist from here */
+    profiler_run(1, -1, 1, &sink);              /* fresh counts */
+    if (profiler_reserve(BENCH_REPORT_RECS, &sink) != PROFILER_OK)
+        return 0;
     for (unsigned c = 0; c < ncpu; c++)
-        for (unsigned k = 0; k < 1024; k++) {
+        for (unsigned k = 0; k < BENCH_REPORT_RECS; k++) {
             /* 64 leaf offsets x 4 caller sites: many chains, as a real run */
             frames[0] = spin + (k % 64);
             frames[1] = inner + 4 + (k / 64) % 4;
@@ -115,8 +118,8 @@ static int bench_profile(struct printer *p)
               on / off, (on % off) * 10000 / off);
     unsigned ncpu = cpu_count() < 4 ? cpu_count() : 4;
     uint64_t rep = bench_report(ncpu);
-    pr_printf(p, "bench: report %ux1024 records %lu cycles, %lu us\n", ncpu, rep,
-              rep / cycles_per_us());
+    pr_printf(p, "bench: report %ux%u records %lu cycles, %lu us\n", ncpu,
+              BENCH_REPORT_RECS, rep, rep / cycles_per_us());
     return 0;
 }
 

@@ -22,6 +22,7 @@
 #include "kernel/shell.h"
 #include "kernel/stacktrace.h"
 #include "kernel/task.h"
+#include "kernel/timer.h"
 #include "lib/parse.h"
 #include "lib/printf.h"
 #include "mm/heap.h"
@@ -32,6 +33,7 @@
  * zeroes the counters while no run is active and no CPU is inside. */
 struct prof_cpu {
     struct prof_record *pc_buf; /* never freed: see prof_alloc */
+    uint32_t pc_cap;            /* records pc_buf holds; set only at Start */
     uint32_t pc_count;          /* records written; release-published */
     uint32_t pc_from_pmu;       /* of those, taken by the counter's NMI */
     uint32_t pc_from_tick;      /* and by the tick */
@@ -91,11 +93,13 @@ static void prof_sample(const struct trap_frame *tf, bool from_tick)
      * Dekker's pattern: either Stop sees our guard and waits for us, or we
      * see the flag clear and touch nothing. A plain check before taking
      * the guard would let us write a record Stop is already reading. */
-    if ((__atomic_load_n(&prof_state, __ATOMIC_SEQ_CST) & PROF_ACTIVE) &&
-        pc->pc_buf) {
+    if (__atomic_load_n(&prof_state, __ATOMIC_SEQ_CST) & PROF_ACTIVE) {
+        /* pc_cap is 0 for a CPU that had no buffer at Start (it came
+         * online since): the capacity check covers it, so the common path
+         * needs no check of pc_buf, and only the full path asks which. */
         uint32_t n = pc->pc_count;
-        if (n >= PROFILER_BUF_RECORDS) {
-            pc->pc_full++;
+        if (n >= pc->pc_cap) {
+            pc->pc_full += pc->pc_cap != 0;
         } else {
             struct prof_record *r = &pc->pc_buf[n];
             r->pr_pid = pid;
@@ -165,33 +169,65 @@ static void prof_give(void)
     __atomic_store_n(&prof_busy, 0, __ATOMIC_RELEASE);
 }
 
-/* Buffers for every online CPU that lacks one (the first Start, or a CPU
- * that came online since). They are never freed: a CPU can be inside
- * prof_sample, past its active check, when another CPU stops the run, and
- * freeing the buffer under it would be a use-after-free for the sake of
- * reclaiming ~80 KiB per CPU. Do not add a kfree on Stop. */
-static int prof_alloc(struct printer *p)
+/* Records a window of ms needs at hz samples per second: the window
+ * ends at the first tick after it (up to PROF_LATE_MS late); the source
+ * may run faster than planned by up to 1/8 (a core clocked above the
+ * TSC that set the period; the period's +-1/16 jitter); a few records of
+ * slack. Rounded up to a power of two so that growth is geometric: the
+ * smaller buffers left behind (never freed, see prof_alloc) add up to
+ * less than the one in use. */
+#define PROF_LATE_MS    (1000 / TIMER_HZ)
+#define PROF_MIN_RECS   64u
+
+uint32_t prof_records_for(unsigned ms, unsigned hz)
+{
+    uint64_t n = (uint64_t)hz * (ms + PROF_LATE_MS) / 1000;
+    n += n / 8 + 16;
+    uint32_t cap = PROF_MIN_RECS;
+    while (cap < n)
+        cap *= 2;
+    return cap;
+}
+
+/* The fastest source this run can use: the counter's ~1 kHz
+ * (PMU_PERIOD_US) where the probe found one, else the tick. */
+static unsigned prof_rate_hz(bool pmu)
+{
+    return pmu ? 1000000u / PMU_PERIOD_US : TIMER_HZ;
+}
+
+/* A buffer for every online CPU big enough for this window, grown where
+ * the one it has is smaller. Buffers only grow and are never freed, not
+ * even the smaller one a bigger one replaces: a CPU can be inside
+ * prof_sample, past its active check, when another CPU stops the run
+ * (Stop waits for it only a bounded time), and freeing the buffer under
+ * it would be a use-after-free for the sake of reclaiming memory. So the
+ * buffers end up enough for the longest window at the fastest source,
+ * kept for the life of the kernel. Do not add a kfree here or on Stop. */
+static int prof_alloc(uint32_t want, struct printer *p)
 {
     unsigned n = cpu_count();
     for (unsigned i = 0; i < n && i < MAX_CPUS; i++) {
-        if (!cpu_online(i) || prof_cpus[i].pc_buf)
+        if (!cpu_online(i) || prof_cpus[i].pc_cap >= want)
             continue;
-        size_t bytes = PROFILER_BUF_RECORDS * sizeof(struct prof_record);
+        size_t bytes = (size_t)want * sizeof(struct prof_record);
         struct prof_record *b = kmalloc(bytes);
         if (!b) {
             pr_printf(p, "profile: no memory for cpu %u's sample buffer "
                       "(%zu bytes)\n", i, bytes);
             return PROFILER_ENOMEM;
         }
-        /* Published to that CPU by the release store of PROF_ACTIVE. */
+        /* Published to that CPU by the release store of PROF_ACTIVE; no
+         * run is active, so no sampler reads either field now. */
         prof_cpus[i].pc_buf = b;
+        prof_cpus[i].pc_cap = want;
     }
     return PROFILER_OK;
 }
 
 /* Zero the counts, fix the filter, then set the flag with release
  * ordering: a CPU that sees it active sees all of the above. */
-static void prof_start(int pid)
+static void prof_start(int pid, bool pmu)
 {
     unsigned ncpus = 0;
     for (unsigned i = 0; i < MAX_CPUS; i++) {
@@ -201,7 +237,7 @@ static void prof_start(int pid)
         pc->pc_in_window = pc->pc_buf && i < cpu_count() && cpu_online(i);
         ncpus += pc->pc_in_window;
     }
-    unsigned s = pmu_probe() ? PROF_PMU : 0;
+    unsigned s = pmu ? PROF_PMU : 0;
     __atomic_store_n(&prof_pid, pid, __ATOMIC_RELAXED);
     prof_snap.ps_pid = pid;
     prof_snap.ps_ncpus = ncpus;
@@ -236,8 +272,8 @@ static void prof_freeze(void)
     for (unsigned i = 0; i < MAX_CPUS; i++) {
         struct prof_cpu *pc = &prof_cpus[i];
         uint32_t n = pc->pc_buf ? __atomic_load_n(&pc->pc_count, __ATOMIC_ACQUIRE) : 0;
-        if (n > PROFILER_BUF_RECORDS)
-            n = PROFILER_BUF_RECORDS;
+        if (n > pc->pc_cap)
+            n = pc->pc_cap;
         s->ps_recs[i] = pc->pc_buf;
         s->ps_count[i] = n;
         s->ps_from_pmu[i] = pc->pc_from_pmu;
@@ -291,11 +327,14 @@ int profiler_run(unsigned ms, int pid, unsigned chains, struct printer *p)
         pr_puts(p, "profile: busy\n");
         return PROFILER_EBUSY;
     }
-    int rc = prof_alloc(p);
+    /* The probe (cached after the first run) says which source, and so
+     * how many records the window needs. */
+    bool pmu = pmu_probe();
+    int rc = prof_alloc(prof_records_for(ms, prof_rate_hz(pmu)), p);
     if (rc == PROFILER_OK) {
         prof_ran = true;
         prof_snap.ps_ms = ms;
-        prof_start(pid);
+        prof_start(pid, pmu);
         sleep_ms(ms);
         prof_stop();
         rc = prof_report_snap(chains, p);
@@ -319,6 +358,25 @@ int profiler_report_again(unsigned chains, struct printer *p)
     return rc;
 }
 
+int profiler_reserve(uint32_t records, struct printer *p)
+{
+    if (records == 0 || records > PROFILER_RESERVE_MAX) {
+        pr_printf(p, "profile: reserve %u out of range (1-%u records)\n",
+                  records, PROFILER_RESERVE_MAX);
+        return PROFILER_EINVAL;
+    }
+    if (!prof_take()) {
+        pr_puts(p, "profile: busy\n");
+        return PROFILER_EBUSY;
+    }
+    uint32_t cap = PROF_MIN_RECS;
+    while (cap < records)
+        cap *= 2;
+    int rc = prof_alloc(cap, p);
+    prof_give();
+    return rc;
+}
+
 int profiler_inject(unsigned cpu, int pid, const uintptr_t *frames,
                     unsigned depth, uint32_t cost)
 {
@@ -330,7 +388,7 @@ int profiler_inject(unsigned cpu, int pid, const uintptr_t *frames,
     int rc = PROFILER_OK;
     if (!pc->pc_buf) {
         rc = PROFILER_EINVAL;
-    } else if (pc->pc_count >= PROFILER_BUF_RECORDS) {
+    } else if (pc->pc_count >= pc->pc_cap) {
         pc->pc_full++;
     } else {
         struct prof_record *r = &pc->pc_buf[pc->pc_count];
@@ -349,6 +407,21 @@ int profiler_inject(unsigned cpu, int pid, const uintptr_t *frames,
     prof_give();
     return rc;
 }
+
+#ifdef SONDE_HOST_TEST
+/* Forget every buffer, as at boot, so that each test sizes its own. Only
+ * a host test may free them: no sampler can be inside here. */
+void profiler_test_reset(void)
+{
+    for (unsigned i = 0; i < MAX_CPUS; i++) {
+        kfree(prof_cpus[i].pc_buf);
+        prof_cpus[i].pc_buf = NULL;
+        prof_cpus[i].pc_cap = 0;
+        prof_cpus[i].pc_count = 0;
+    }
+    prof_ran = false;
+}
+#endif
 
 /* ---- the shell command ---------------------------------------------- */
 

@@ -316,6 +316,25 @@ def t_profile_pmu_rate(ctx):
 
 
 @test
+def t_profile_pmu_2000(ctx):
+    """The longest window on the fastest source: smp=1 under icount, burn
+    busy, `profile 2000 all 3` keeps every sample (the buffer Start sized
+    for 2000 ms at ~1 kHz): 0 dropped and 2000 samples within 2%."""
+    m = ctx.use(boot("pmu-2000", append="smp=1", icount=ICOUNT), own=True)
+    try:
+        check(len(start_burn(m, 4000)) == 1, "burn did not start one task")
+        time.sleep(0.3)
+        out = m.cmd("profile 2000 all 3", 90)
+    finally:
+        quiesce(m)
+    r = checked_profile(out)
+    print("    %d samples, %d dropped" % (r["samples"], r["dropped"]))
+    check(r["source"] == PMU_SOURCE, "source %r, expected %r" % (r["source"], PMU_SOURCE))
+    check(r["dropped"] == 0, "%d dropped in a 2000 ms window" % r["dropped"])
+    check(abs(r["samples"] - 2000) <= 40, "%d samples, expected 2000 within 2%%" % r["samples"])
+
+
+@test
 def t_profile_pmu_every_cpu(ctx):
     """-smp 2, burn on both cpus: every cpu's samples came from its own
     counter and none from its tick (pmu_burn_profile asserts it per cpu,
@@ -351,7 +370,7 @@ def t_profile_pmu_burn(ctx):
 
 def masked_profile(m):
     """spin_masked 800 ms (after 150 ms) under a 1000 ms profile: the
-    spinning cpu's buffer (1024) holds all of it even at 1 kHz. Returns the
+    spinning cpu's buffer (sized for the window) holds all of it at 1 kHz. Returns the
     profile and the samples whose chain has masked_spin in it."""
     # One send, no host round trip: the profile must start within the
     # spin's 150 ms delay (and end after it). The second line still

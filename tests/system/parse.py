@@ -19,7 +19,7 @@ BENCH_WORKLOAD = re.compile(r"workload off (\d+) cycles, on (\d+) cycles")
 SAMPLE_COST = re.compile(r"sample cost (\d+) (.+?) median \(min (\d+), max (\d+)\), ([\d.]+)% of cpu time")
 PROF_SOURCES = re.compile(r"^cpus: (\d+ (?:pmu|tick|none).*)$", re.M)
 PROF_SOURCE = re.compile(r"^(\d+)((?: pmu \d+)?)((?: tick \d+)?)( none)?$")
-BENCH_REPORT = re.compile(r"report (\d+)x1024 records (\d+) cycles, (\d+) us")
+BENCH_REPORT = re.compile(r"report (\d+)x(\d+) records (\d+) cycles, (\d+) us")
 
 
 def ps(out):
@@ -161,8 +161,8 @@ def bench_profile(out):
     """`bench profile`: {off, on} (the workload's cycles with profiling off
     and on), the profile's header {samples, cpus, dropped, source}, its
     sample cost {median, unit, cmin, cmax, share (the "%" figure, as
-    printed)} and the report's timing {report_cpus, report_cycles,
-    report_us}."""
+    printed)} and the report's timing {report_cpus, report_recs (per
+    cpu), report_cycles, report_us}."""
     w, h = BENCH_WORKLOAD.search(out), PROF_HEADER.search(out)
     c, r = SAMPLE_COST.search(out), BENCH_REPORT.search(out)
     if not (w and h and c and r):
@@ -175,7 +175,8 @@ def bench_profile(out):
                 source=h.group(4).strip(),
                 median=int(c.group(1)), unit=c.group(2), cmin=int(c.group(3)),
                 cmax=int(c.group(4)), share=c.group(5),
-                report_cpus=int(r.group(1)), report_cycles=int(r.group(2)), report_us=int(r.group(3)))
+                report_cpus=int(r.group(1)), report_recs=int(r.group(2)),
+                report_cycles=int(r.group(3)), report_us=int(r.group(4)))
 
 
 def elf_build_id(elf):
