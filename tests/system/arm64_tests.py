@@ -335,6 +335,42 @@ def t_profile_pmu_2000(ctx):
 
 
 @test
+def t_profile_pmu_no_lockstep(ctx):
+    """`burn phase`: burn_phase_a then burn_phase_b, half a millisecond
+    each on a grid of the clock, a cycle of exactly the counter's period
+    (smp=1 under icount: 1 ms of cycles, delivered exactly). A fixed period
+    samples one point of the cycle every time and puts nearly every sample
+    in one phase; the period's +-1/16 jitter (kernel/pmu.c) moves the point
+    by a random walk that crosses the cycle every ~20 samples, so over
+    ~2000 each phase holds near half. 35-65% each, the two together 95% or
+    more: a fixed period's lockstep is far outside it."""
+    m = ctx.use(boot("pmu-phase", append="smp=1", icount=ICOUNT), own=True)
+    try:
+        check(len(P.burn_pids(m.cmd("burn phase 4000"))) == 1, "burn phase did not start one task")
+        time.sleep(0.3)
+        out = m.cmd("profile 2000 all 16", 90)
+    finally:
+        quiesce(m)
+    r = checked_profile(out)
+    check(r["source"] == PMU_SOURCE, "source %r, expected %r" % (r["source"], PMU_SOURCE))
+    # A phase's samples are those whose chain names it: its loop, or the
+    # clock read it calls (cycles_now <- burn_phase_a+...).
+    share = {"burn_phase_a": 0.0, "burn_phase_b": 0.0}
+    for c in r["chains"]:
+        for name in [c["name"]] + c["callers"]:
+            if name in share:
+                share[name] += c["count"] * 100.0 / r["samples"]
+                break
+    print("    %d samples: burn_phase_a %.1f%%, burn_phase_b %.1f%%" % (
+        r["samples"], share["burn_phase_a"], share["burn_phase_b"]))
+    check(sum(share.values()) >= 95, "the phases hold %.1f%% of the samples, expected 95%% or more"
+          % sum(share.values()))
+    for name, pct in share.items():
+        check(35 <= pct <= 65, "%s holds %.1f%% of the samples, expected 35-65%%: the counter "
+              "keeps step with the workload's 1 ms cycle" % (name, pct))
+
+
+@test
 def t_profile_pmu_every_cpu(ctx):
     """-smp 2, burn on both cpus: every cpu's samples came from its own
     counter and none from its tick (pmu_burn_profile asserts it per cpu,
