@@ -35,8 +35,8 @@ struct prof_cpu {
     struct prof_record *pc_buf; /* never freed: see prof_alloc */
     uint32_t pc_cap;            /* records pc_buf holds; set only at Start */
     uint32_t pc_count;          /* records written; release-published */
-    uint32_t pc_from_pmu;       /* of those, taken by the counter's NMI */
-    uint32_t pc_from_tick;      /* and by the tick */
+    uint32_t pc_from_tick;      /* of those, taken by the tick (the rest:
+                                   by the counter's NMI, counted at freeze) */
     uint32_t pc_full;           /* dropped: the buffer was full */
     uint32_t pc_nested;         /* dropped: arrived inside the sampler */
     uint32_t pc_inside;         /* re-entrancy guard; Stop waits on it */
@@ -70,10 +70,9 @@ static struct prof_snapshot prof_snap;
 static void prof_sample(const struct trap_frame *tf, bool from_tick)
 {
     uint64_t c0 = cycles_now();
-    unsigned cpu = cpu_index();
-    if (cpu >= MAX_CPUS)
-        return;
-    struct prof_cpu *pc = &prof_cpus[cpu];
+    /* cpu_index() < MAX_CPUS is hal/cpu.h's promise (pmu_cpu checks it on
+     * the counter's path once per overflow): not checked again here. */
+    struct prof_cpu *pc = &prof_cpus[cpu_index()];
 
     /* The filter is applied here, not in the report: a filtered-out sample
      * takes no slot and is not a drop. */
@@ -108,11 +107,10 @@ static void prof_sample(const struct trap_frame *tf, bool from_tick)
             r->pr_cost = cost > UINT32_MAX ? UINT32_MAX : (uint32_t)cost;
             /* Single writer under the guard, like pc_count: which source
              * took each CPU's samples is how a CPU left on the tick during
-             * a counter run shows in the report. */
-            if (from_tick)
-                pc->pc_from_tick++;
-            else
-                pc->pc_from_pmu++;
+             * a counter run shows in the report. Only the tick's are
+             * counted (an add of 0 or 1, no branch); the counter's are
+             * the rest. */
+            pc->pc_from_tick += from_tick;
             /* The report reads pc_count with acquire: a record is whole
              * before it is counted. */
             __atomic_store_n(&pc->pc_count, n + 1, __ATOMIC_RELEASE);
@@ -233,7 +231,7 @@ static void prof_start(int pid, bool pmu)
     for (unsigned i = 0; i < MAX_CPUS; i++) {
         struct prof_cpu *pc = &prof_cpus[i];
         pc->pc_count = pc->pc_full = pc->pc_nested = 0;
-        pc->pc_from_pmu = pc->pc_from_tick = 0;
+        pc->pc_from_tick = 0;
         pc->pc_in_window = pc->pc_buf && i < cpu_count() && cpu_online(i);
         ncpus += pc->pc_in_window;
     }
@@ -276,8 +274,8 @@ static void prof_freeze(void)
             n = pc->pc_cap;
         s->ps_recs[i] = pc->pc_buf;
         s->ps_count[i] = n;
-        s->ps_from_pmu[i] = pc->pc_from_pmu;
-        s->ps_from_tick[i] = pc->pc_from_tick;
+        s->ps_from_tick[i] = pc->pc_from_tick < n ? pc->pc_from_tick : n;
+        s->ps_from_pmu[i] = n - s->ps_from_tick[i];
         s->ps_in_window[i] = pc->pc_in_window;
         s->ps_dropped += pc->pc_full + pc->pc_nested;
     }
@@ -398,10 +396,9 @@ int profiler_inject(unsigned cpu, int pid, const uintptr_t *frames,
         for (unsigned i = 0; i < depth; i++)
             r->pr_frames[i] = frames[i];
         pc->pc_count++;
-        /* As if from the source the last run used. */
-        if (__atomic_load_n(&prof_state, __ATOMIC_RELAXED) & PROF_PMU)
-            pc->pc_from_pmu++;
-        else
+        /* As if from the source the last run used (the counter's are
+         * the records the tick did not take). */
+        if (!(__atomic_load_n(&prof_state, __ATOMIC_RELAXED) & PROF_PMU))
             pc->pc_from_tick++;
     }
     prof_give();
