@@ -356,6 +356,37 @@ int profiler_report_again(unsigned chains, struct printer *p)
     return rc;
 }
 
+int profiler_cost_permille(unsigned permille, uint32_t *cost)
+{
+    if (permille < 1 || permille > 1000)
+        return PROFILER_EINVAL;
+    if (!prof_take())
+        return PROFILER_EBUSY;
+    int rc = PROFILER_EINVAL;
+    uint32_t total = 0;
+    if (prof_ran) {
+        prof_freeze();
+        for (unsigned i = 0; i < MAX_CPUS; i++)
+            total += prof_snap.ps_count[i];
+    }
+    uint32_t *a = total ? kmalloc(total * sizeof *a) : NULL;
+    if (total && !a)
+        rc = PROFILER_ENOMEM;
+    if (a) {
+        uint32_t n = 0;
+        for (unsigned i = 0; i < MAX_CPUS; i++)
+            for (uint32_t j = 0; j < prof_snap.ps_count[i]; j++)
+                a[n++] = prof_snap.ps_recs[i][j].pr_cost;
+        /* Nearest rank: the smallest cost at or above permille of them. */
+        uint32_t rank = (uint32_t)(((uint64_t)total * permille + 999) / 1000);
+        *cost = prof_select(a, total, rank - 1);
+        kfree(a);
+        rc = PROFILER_OK;
+    }
+    prof_give();
+    return rc;
+}
+
 int profiler_reserve(uint32_t records, struct printer *p)
 {
     if (records == 0 || records > PROFILER_RESERVE_MAX) {

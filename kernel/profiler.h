@@ -51,6 +51,13 @@ int profiler_run(unsigned ms, int pid, unsigned chains, struct printer *p);
  * printing through its printer included (use a sink to time the fold). */
 uint64_t profiler_report_cycles(void);
 
+/* Bench: the permille-th quantile (nearest rank, 1..1000) of the sample
+ * costs in the buffers as they stand (the last run, plus anything
+ * injected since), in cycles_now() units. PROFILER_OK, PROFILER_EINVAL
+ * (no run or no samples yet, permille out of range), PROFILER_EBUSY or
+ * PROFILER_ENOMEM. Task context: allocates a copy of the costs. */
+int profiler_cost_permille(unsigned permille, uint32_t *cost);
+
 /* Bench and tests, task context: grow every online CPU's buffer to hold
  * at least records (rounded up to a power of two), as a long window
  * would; never shrinks. PROFILER_OK, PROFILER_EINVAL (records out of

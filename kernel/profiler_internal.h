@@ -54,6 +54,10 @@ struct prof_report_opts {
 int prof_report(const struct prof_snapshot *s, const struct prof_report_opts *o,
                 struct printer *p);
 
+/* The k-th smallest of a[0..n) (0-based; n >= 1, k < n), exactly, in
+ * expected linear time; reorders a. */
+uint32_t prof_select(uint32_t *a, uint32_t n, uint32_t k);
+
 /* "cpus: 0 pmu 1001, 1 tick 98, 2 none": each CPU in the window and how
  * many of its samples came from the counter and from the tick (a CPU
  * that armed late has both). */

@@ -228,7 +228,7 @@ static void prof_sort(struct prof_fold *f, uint8_t *order)
  * (Hoare's partition around the current k-th, narrowing to the side
  * that holds k), expected linear; a is reordered, and on return nothing
  * below a[k] lies right of k. Signed indexes: j steps below 0. */
-static uint32_t prof_select(uint32_t *a, uint32_t n, uint32_t k)
+uint32_t prof_select(uint32_t *a, uint32_t n, uint32_t k)
 {
     int64_t l = 0, m = (int64_t)n - 1, kk = k;
     while (l < m) {

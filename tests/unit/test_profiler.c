@@ -333,6 +333,31 @@ TEST(sizing_grows_only_and_a_faster_source_drops)
     CHECK_EQ(live_allocs, allocs);
 }
 
+/* Nearest rank over every record: 1..100 injected, p50 is 50, p99 99. */
+TEST(cost_permille_nearest_rank)
+{
+    reset();
+    uint32_t c = 7;
+    CHECK_EQ(profiler_cost_permille(500, &c), PROFILER_EINVAL);   /* no run */
+    CHECK_EQ(run_cmd("profile 1"), 0);
+    CHECK_EQ(profiler_cost_permille(500, &c), PROFILER_EINVAL);   /* no samples */
+    room(128);
+    uintptr_t f[1] = { 0x3010 };
+    for (uint32_t i = 100; i >= 1; i--)
+        CHECK_EQ(profiler_inject(i % 3, 5, f, 1, i), 0);
+    long allocs = live_allocs;
+    CHECK_EQ(profiler_cost_permille(500, &c), 0);
+    CHECK_EQ(c, 50);
+    CHECK_EQ(profiler_cost_permille(990, &c), 0);
+    CHECK_EQ(c, 99);
+    CHECK_EQ(profiler_cost_permille(1000, &c), 0);
+    CHECK_EQ(c, 100);
+    CHECK_EQ(profiler_cost_permille(1, &c), 0);
+    CHECK_EQ(c, 1);
+    CHECK_EQ(profiler_cost_permille(0, &c), PROFILER_EINVAL);
+    CHECK_EQ(live_allocs, allocs);
+}
+
 TEST(reserve_checks_its_range)
 {
     reset();
