@@ -9,6 +9,7 @@
 #include "kernel/profiler_internal.h"
 #include "kernel/symtab.h"
 #include "lib/printf.h"
+#include "lib/string.h"
 #include "mm/heap.h"
 
 static uint64_t prof_report_took;
@@ -46,67 +47,156 @@ struct prof_sym {
 };
 
 /* The fold, in time linear in the records: every distinct chain is
- * appended to chains[] the first time a record of it is seen, found
- * again through an open-addressing index keyed by the whole chain, and
- * every distinct leaf address is resolved once through a second index.
- * Both indexes have at least twice as many slots as there are records
- * (so each is at most half full and a probe ends at an empty slot); a
- * slot holds an entry's index + 1, 0 when empty. Records are walked in
- * the same round-robin order the table always filled in, so chains[]'s
- * first PROFILER_CHAINS entries are exactly the chains the table holds,
- * and the rest are the overflow line's. */
+ * appended to tab[] the first time a record of it is seen and found
+ * again through an open-addressing index keyed by the whole chain; every
+ * distinct leaf address is resolved once, through a second index. An
+ * index has twice the slots of its array's capacity (so it is at most
+ * half full and a probe ends at an empty slot); a slot holds an entry's
+ * position + 1, 0 when empty. Arrays and indexes start small and double
+ * when full (amortised linear): sized for every record up front they
+ * would cost more in page zeroing (the page allocator clears what it
+ * hands out) than the whole fold. Records are walked in the same
+ * round-robin order the table always filled in, so tab[]'s first
+ * PROFILER_CHAINS entries are exactly the chains the table holds, and
+ * the rest are the overflow line's. */
+struct prof_index {
+    uint32_t *slot;
+    uint32_t cap;               /* entries the array holds; slots = 2 * cap */
+    unsigned shift;             /* 64 - log2(slots): a hash's top bits index */
+};
+
 struct prof_fold {
     struct prof_chain *tab;     /* every distinct chain, first seen first */
     unsigned nchains;           /* of them in the table: <= PROFILER_CHAINS */
     uint32_t nall;              /* distinct chains in all */
+    struct prof_index chain_ix;
+    struct prof_sym *syms;      /* distinct leaf addresses */
+    uint32_t nsyms;
+    struct prof_index sym_ix;
+    bool nomem;                 /* an array could not grow */
     const struct prof_snapshot *snap;
     uint32_t max_count;
     uint32_t total;
     uint32_t over_samples;      /* samples whose chain did not fit */
     uint32_t over_chains;       /* distinct such chains */
-    uint32_t *chain_slot;       /* index into tab */
-    struct prof_sym *syms;      /* distinct leaf addresses */
-    uint32_t nsyms;
-    uint32_t *sym_slot;         /* index into syms */
-    uint32_t slots;             /* of each index: a power of two */
     uint32_t *costs;            /* every record's cost, for the median */
     unsigned ncpus;             /* CPUs with records, in index order */
     uint8_t cpus[MAX_CPUS];
 };
 
+#define PROF_FOLD_CAP0 64       /* entries of each array to begin with */
+
+/* Multiplicative (Fibonacci) hashing: two instructions a word, and the
+ * index takes the product's top bits, where every bit of the input has
+ * had its say (the low bits of a product see only the low bits of its
+ * factors). */
+#define PROF_GOLDEN 0x9e3779b97f4a7c15ull
+
 static uint64_t prof_mix(uint64_t h, uint64_t v)
 {
-    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-    return h * 0xff51afd7ed558ccdull;
+    return (h ^ v) * PROF_GOLDEN;
 }
 
+static uint64_t prof_sym_hash(uintptr_t addr)
+{
+    return prof_mix(0, addr);
+}
+
+/* A zeroed index for cap entries; false: no memory. */
+static bool prof_index_init(struct prof_index *ix, uint32_t cap)
+{
+    unsigned shift = 64;
+    for (uint32_t s = 2 * cap; s > 1; s /= 2)
+        shift--;
+    uint32_t *slot = kzalloc(2 * (size_t)cap * sizeof *slot);
+    if (!slot)
+        return false;
+    kfree(ix->slot);
+    ix->slot = slot;
+    ix->cap = cap;
+    ix->shift = shift;
+    return true;
+}
+
+/* The first empty slot on h's probe sequence. */
+static uint32_t *prof_index_free_slot(const struct prof_index *ix, uint64_t h)
+{
+    uint32_t mask = 2 * ix->cap - 1;
+    for (uint32_t i = (uint32_t)(h >> ix->shift);; i = (i + 1) & mask)
+        if (!ix->slot[i])
+            return &ix->slot[i];
+}
+
+/* Double an array of n entries of size bytes each (copied) and rebuild
+ * its index, hashing entry i with hash(arr, i). False: no memory, and
+ * nothing changed. */
+static bool prof_grow(void **arr, size_t size, uint32_t n, struct prof_index *ix,
+                      uint64_t (*hash)(const void *arr, uint32_t i))
+{
+    uint32_t cap = ix->cap * 2;
+    char *bigger = kmalloc(cap * size);
+    struct prof_index nix = { 0 };
+    if (!bigger || !prof_index_init(&nix, cap)) {
+        kfree(bigger);
+        return false;
+    }
+    memcpy(bigger, *arr, n * size);
+    kfree(*arr);
+    *arr = bigger;
+    for (uint32_t i = 0; i < n; i++)
+        *prof_index_free_slot(&nix, hash(bigger, i)) = i + 1;
+    kfree(ix->slot);
+    *ix = nix;
+    return true;
+}
+
+static uint64_t prof_chain_hash_at(const void *arr, uint32_t i)
+{
+    return ((const struct prof_chain *)arr)[i].ch_hash;
+}
+
+static uint64_t prof_sym_hash_at(const void *arr, uint32_t i)
+{
+    return prof_sym_hash(((const struct prof_sym *)arr)[i].sy_addr);
+}
+
+/* NULL only when the array had to grow and could not. */
 static const struct prof_sym *prof_resolve(struct prof_fold *f, uintptr_t addr)
 {
-    uint32_t mask = f->slots - 1;
-    for (uint32_t i = (uint32_t)prof_mix(0, addr) & mask;; i = (i + 1) & mask) {
-        uint32_t e = f->sym_slot[i];
-        if (e && f->syms[e - 1].sy_addr == addr)
+    uint64_t h = prof_sym_hash(addr);
+    uint32_t mask = 2 * f->sym_ix.cap - 1;
+    uint32_t i = (uint32_t)(h >> f->sym_ix.shift);
+    for (;; i = (i + 1) & mask) {
+        uint32_t e = f->sym_ix.slot[i];
+        if (!e)
+            break;
+        if (f->syms[e - 1].sy_addr == addr)
             return &f->syms[e - 1];
-        if (!e) {
-            struct prof_sym *y = &f->syms[f->nsyms];
-            struct sym_hit hit;
-            y->sy_addr = addr;
-            if (symtab_lookup(addr, &hit)) {
-                y->sy_leaf = hit.start;
-                y->sy_name = hit.name;
-                y->sy_off = hit.offset;
-            } else {
-                y->sy_leaf = addr;
-                y->sy_name = NULL;
-                y->sy_off = 0;
-            }
-            f->sym_slot[i] = ++f->nsyms;
-            return y;
-        }
     }
+    uint32_t *slot = &f->sym_ix.slot[i];
+    if (f->nsyms == f->sym_ix.cap) {
+        if (!prof_grow((void **)&f->syms, sizeof *f->syms, f->nsyms, &f->sym_ix,
+                       prof_sym_hash_at))
+            return NULL;
+        slot = prof_index_free_slot(&f->sym_ix, h);
+    }
+    struct prof_sym *y = &f->syms[f->nsyms];
+    struct sym_hit hit;
+    y->sy_addr = addr;
+    if (symtab_lookup(addr, &hit)) {
+        y->sy_leaf = hit.start;
+        y->sy_name = hit.name;
+        y->sy_off = hit.offset;
+    } else {
+        y->sy_leaf = addr;
+        y->sy_name = NULL;
+        y->sy_off = 0;
+    }
+    *slot = ++f->nsyms;
+    return y;
 }
 
-static void prof_key_of(struct prof_fold *f, const struct prof_record *r,
+static bool prof_key_of(struct prof_fold *f, const struct prof_record *r,
                         struct prof_key *k)
 {
     unsigned depth = r->pr_depth;
@@ -115,6 +205,8 @@ static void prof_key_of(struct prof_fold *f, const struct prof_record *r,
     if (depth > PROFILER_FRAMES)
         depth = PROFILER_FRAMES;
     const struct prof_sym *y = prof_resolve(f, r->pr_frames[0]);
+    if (!y)
+        return false;
     k->leaf = y->sy_leaf;
     k->name = y->sy_name;
     k->off = y->sy_off;
@@ -125,6 +217,7 @@ static void prof_key_of(struct prof_fold *f, const struct prof_record *r,
     for (unsigned i = 0; i + 1 < depth; i++)
         h = prof_mix(h, k->callers[i]);
     k->hash = h;
+    return true;
 }
 
 static bool prof_same(const struct prof_key *k, const struct prof_chain *c)
@@ -138,57 +231,76 @@ static bool prof_same(const struct prof_key *k, const struct prof_chain *c)
     return true;
 }
 
-/* The chain of k, appended if new. */
+/* The chain of k, appended if new; NULL only when the array had to grow
+ * and could not. */
 static struct prof_chain *prof_find_or_add(struct prof_fold *f, const struct prof_key *k)
 {
-    uint32_t mask = f->slots - 1;
-    for (uint32_t i = (uint32_t)k->hash & mask;; i = (i + 1) & mask) {
-        uint32_t e = f->chain_slot[i];
-        if (e && prof_same(k, &f->tab[e - 1]))
+    uint32_t mask = 2 * f->chain_ix.cap - 1;
+    uint32_t i = (uint32_t)(k->hash >> f->chain_ix.shift);
+    for (;; i = (i + 1) & mask) {
+        uint32_t e = f->chain_ix.slot[i];
+        if (!e)
+            break;
+        if (prof_same(k, &f->tab[e - 1]))
             return &f->tab[e - 1];
-        if (!e) {
-            struct prof_chain *c = &f->tab[f->nall];
-            c->ch_hash = k->hash;
-            c->ch_leaf = k->leaf;
-            c->ch_name = k->name;
-            c->ch_depth = (uint8_t)k->depth;
-            for (unsigned j = 0; j + 1 < k->depth; j++)
-                c->ch_callers[j] = k->callers[j];
-            c->ch_off_min = c->ch_off_max = k->off;
-            c->ch_count = 0;
-            f->chain_slot[i] = ++f->nall;
-            return c;
-        }
     }
+    uint32_t *slot = &f->chain_ix.slot[i];
+    if (f->nall == f->chain_ix.cap) {
+        if (!prof_grow((void **)&f->tab, sizeof *f->tab, f->nall, &f->chain_ix,
+                       prof_chain_hash_at))
+            return NULL;
+        slot = prof_index_free_slot(&f->chain_ix, k->hash);
+    }
+    struct prof_chain *c = &f->tab[f->nall];
+    c->ch_hash = k->hash;
+    c->ch_leaf = k->leaf;
+    c->ch_name = k->name;
+    c->ch_depth = (uint8_t)k->depth;
+    for (unsigned j = 0; j + 1 < k->depth; j++)
+        c->ch_callers[j] = k->callers[j];
+    c->ch_off_min = c->ch_off_max = k->off;
+    c->ch_count = 0;
+    *slot = ++f->nall;
+    return c;
 }
 
-/* Records in round-robin order across CPUs (sample i of every CPU, then
- * i+1), so the table fills with chains from the start of the window on
- * every CPU rather than with all of CPU 0's first. Only the CPUs that
- * have records are visited. */
-#define PROF_FOR_EACH_RECORD(f, r)                                          \
-    for (uint32_t _i = 0; _i < (f)->max_count; _i++)                        \
-        for (unsigned _j = 0, _c; _j < (f)->ncpus; _j++)                    \
-            if ((_c = (f)->cpus[_j], _i < (f)->snap->ps_count[_c]) &&       \
-                ((r) = &(f)->snap->ps_recs[_c][_i], 1))
-
 /* The one pass over the records: fold every chain, collect the costs.
- * Then the table is the first PROFILER_CHAINS chains, and the overflow
- * line's figures are the rest, counted exactly at no extra cost. */
+ * Records are taken in round-robin order across CPUs (sample i of every
+ * CPU, then i+1), so the table fills with chains from the start of the
+ * window on every CPU rather than with all of CPU 0's first; only CPUs
+ * with records are visited, through local copies of their arrays (the
+ * compiler cannot prove the snapshot's counts unchanged by the chain
+ * updates, and would reload them for every record). Then the table is
+ * the first PROFILER_CHAINS chains, and the overflow line's figures are
+ * the rest, counted exactly at no extra cost. */
 static void prof_fold_table(struct prof_fold *f)
 {
-    const struct prof_record *r;
+    const struct prof_record *recs[MAX_CPUS];
+    uint32_t count[MAX_CPUS];
+    unsigned ncpus = f->ncpus;
+    for (unsigned j = 0; j < ncpus; j++) {
+        recs[j] = f->snap->ps_recs[f->cpus[j]];
+        count[j] = f->snap->ps_count[f->cpus[j]];
+    }
     struct prof_key k;
     uint32_t n = 0;
-    PROF_FOR_EACH_RECORD(f, r) {
-        f->costs[n++] = r->pr_cost;
-        prof_key_of(f, r, &k);
-        struct prof_chain *c = prof_find_or_add(f, &k);
-        c->ch_count++;
-        if (k.off < c->ch_off_min)
-            c->ch_off_min = k.off;
-        if (k.off > c->ch_off_max)
-            c->ch_off_max = k.off;
+    for (uint32_t i = 0; i < f->max_count; i++) {
+        for (unsigned j = 0; j < ncpus; j++) {
+            if (i >= count[j])
+                continue;
+            const struct prof_record *r = &recs[j][i];
+            f->costs[n++] = r->pr_cost;
+            struct prof_chain *c = prof_key_of(f, r, &k) ? prof_find_or_add(f, &k) : NULL;
+            if (!c) {
+                f->nomem = true;
+                return;
+            }
+            c->ch_count++;
+            if (k.off < c->ch_off_min)
+                c->ch_off_min = k.off;
+            if (k.off > c->ch_off_max)
+                c->ch_off_max = k.off;
+        }
     }
     f->nchains = f->nall < PROFILER_CHAINS ? f->nall : PROFILER_CHAINS;
     f->over_chains = f->nall - f->nchains;
@@ -392,73 +504,64 @@ static void prof_print_chains(struct prof_fold *f, unsigned chains,
 static void prof_fold_free(struct prof_fold *f)
 {
     kfree(f->tab);
-    kfree(f->chain_slot);
+    kfree(f->chain_ix.slot);
     kfree(f->syms);
-    kfree(f->sym_slot);
+    kfree(f->sym_ix.slot);
     kfree(f->costs);
     kfree(f);
 }
 
-/* Everything the fold needs, sized from the records up front (task
- * context: the heap is fine here), so that nothing runs short half way
- * through a report already printing. The chain and symbol arrays are
- * sized for every record being distinct but only the part used is
- * written; the two indexes are zeroed, 8 bytes a record each. */
-static struct prof_fold *prof_fold_alloc(const struct prof_snapshot *s,
-                                         size_t *bytes)
+/* The fold's state with its arrays at their first, small size, and the
+ * costs' array for every record. NULL: no memory. */
+static struct prof_fold *prof_fold_alloc(const struct prof_snapshot *s)
 {
     struct prof_fold *f = kzalloc(sizeof *f);
-    uint32_t total = 0, max_count = 0;
-    for (unsigned i = 0; i < MAX_CPUS; i++) {
-        total += s->ps_count[i];
-        if (s->ps_count[i] > max_count)
-            max_count = s->ps_count[i];
-    }
-    uint32_t slots = 16;
-    while (slots < 2 * (uint64_t)total)
-        slots *= 2;
-    uint32_t n = total ? total : 1;
-    *bytes = sizeof *f + n * (sizeof(struct prof_chain) + sizeof(struct prof_sym) +
-                              sizeof(uint32_t)) + 2 * (size_t)slots * sizeof(uint32_t);
     if (!f)
         return NULL;
     f->snap = s;
-    f->total = total;
-    f->max_count = max_count;
-    f->slots = slots;
-    for (unsigned i = 0; i < MAX_CPUS; i++)
+    for (unsigned i = 0; i < MAX_CPUS; i++) {
+        f->total += s->ps_count[i];
+        if (s->ps_count[i] > f->max_count)
+            f->max_count = s->ps_count[i];
         if (s->ps_count[i])
             f->cpus[f->ncpus++] = (uint8_t)i;
-    f->tab = kmalloc(n * sizeof *f->tab);
-    f->syms = kmalloc(n * sizeof *f->syms);
-    f->costs = kmalloc(n * sizeof *f->costs);
-    f->chain_slot = kzalloc(slots * sizeof *f->chain_slot);
-    f->sym_slot = kzalloc(slots * sizeof *f->sym_slot);
-    if (!f->tab || !f->syms || !f->costs || !f->chain_slot || !f->sym_slot) {
+    }
+    f->tab = kmalloc(PROF_FOLD_CAP0 * sizeof *f->tab);
+    f->syms = kmalloc(PROF_FOLD_CAP0 * sizeof *f->syms);
+    f->costs = kmalloc((f->total ? f->total : 1) * sizeof *f->costs);
+    if (!f->tab || !f->syms || !f->costs ||
+        !prof_index_init(&f->chain_ix, PROF_FOLD_CAP0) ||
+        !prof_index_init(&f->sym_ix, PROF_FOLD_CAP0)) {
         prof_fold_free(f);
         return NULL;
     }
     return f;
 }
 
-/* Fold and print: one pass over the records, each distinct address
- * resolved once, one sort of the table, then the lines. Everything the
- * fold allocated is freed before return. */
+/* Fold, then print: one pass over the records, each distinct address
+ * resolved once, one sort of the table, then the lines. The fold comes
+ * before the first line, so that running out of memory prints only the
+ * one line saying so. Everything the fold allocated is freed before
+ * return. */
 int prof_report(const struct prof_snapshot *s, const struct prof_report_opts *o,
                 struct printer *p)
 {
     uint64_t t0 = cycles_now();
-    size_t bytes;
-    struct prof_fold *f = prof_fold_alloc(s, &bytes);
-    if (!f) {
-        pr_printf(p, "profile: no memory for the chain table (%zu bytes)\n", bytes);
+    struct prof_fold *f = prof_fold_alloc(s);
+    if (f && f->total)
+        prof_fold_table(f);
+    if (!f || f->nomem) {
+        uint32_t total = f ? f->total : 0, n = f ? f->nall : 0;
+        if (f)
+            prof_fold_free(f);
+        pr_printf(p, "profile: no memory for the chain table (%u records, %u "
+                  "distinct chains so far)\n", total, n);
         return PROFILER_ENOMEM;
     }
     prof_print_header(f, p);
     if (f->total == 0) {
         prof_print_empty(s, p);
     } else {
-        prof_fold_table(f);
         prof_print_cost(f, p);
         /* Last of the header: the lines above keep their places. */
         if (prof_sources_mixed(s))

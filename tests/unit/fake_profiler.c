@@ -51,6 +51,7 @@ void sleep_ms(uint64_t ms)
 }
 
 int kmalloc_fail, kzalloc_fail;  /* fail the next N calls */
+int kmalloc_fail_after = -1;     /* >= 0: that many succeed, then all fail */
 long live_allocs;
 
 /* The profiler never frees a sample buffer that a bigger one replaced
@@ -62,6 +63,10 @@ static unsigned nkept;
 
 void *kmalloc(size_t n)
 {
+    if (kmalloc_fail_after == 0)
+        return NULL;
+    if (kmalloc_fail_after > 0)
+        kmalloc_fail_after--;
     if (kmalloc_fail > 0) {
         kmalloc_fail--;
         return NULL;
@@ -193,6 +198,7 @@ void reset(void)
     arm_fails = 0;
     arms = disarms = 0;
     kmalloc_fail = kzalloc_fail = 0;
+    kmalloc_fail_after = -1;
     profiler_test_reset();              /* each test sizes its own buffers */
 }
 

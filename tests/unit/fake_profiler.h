@@ -24,6 +24,7 @@ extern uint64_t fake_window_cycles;
 extern unsigned sleeps;
 extern uint64_t last_sleep_ms;
 extern int kmalloc_fail, kzalloc_fail;  /* fail the next N calls */
+extern int kmalloc_fail_after;          /* >= 0: that many succeed, then all fail */
 extern long live_allocs;
 
 extern bool pmu_usable;                 /* what pmu_probe() answers */

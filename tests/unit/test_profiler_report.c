@@ -325,3 +325,26 @@ TEST(report_chain_table_alloc_failure)
     CHECK_EQ(live_allocs, before);
     CHECK_EQ(run_cmd("profile 10"), 0);   /* not left busy */
 }
+
+/* The fold's arrays start small and double: a growth that finds no
+ * memory ends the report with one line (nothing else printed), frees
+ * everything, and leaves the profiler usable. 133 distinct chains: the
+ * chain array (64 at first) must grow twice. */
+TEST(report_fold_growth_alloc_failure)
+{
+    reset();
+    room(256);
+    window_fn = win_overflow;
+    CHECK_EQ(run_cmd("profile 10 all 1"), 0);
+    long before = live_allocs;
+    kmalloc_fail_after = 3;             /* tab, syms, costs; not the growth */
+    buf_printer_init(&bp, out, sizeof out);
+    CHECK_EQ(profiler_report_again(1, &bp.pr), PROFILER_ENOMEM);
+    CHECK_STR(got(), "profile: no memory for the chain table (138 records, 64 "
+                     "distinct chains so far)\n");
+    CHECK_EQ(live_allocs, before);
+    kmalloc_fail_after = -1;
+    buf_printer_init(&bp, out, sizeof out);
+    CHECK_EQ(profiler_report_again(1, &bp.pr), 0);
+    CHECK(strstr(out, "\n138 samples on 1 cpus") != NULL);
+}
