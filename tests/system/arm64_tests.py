@@ -335,6 +335,30 @@ def t_profile_pmu_2000(ctx):
 
 
 @test
+def t_profile_windows(ctx):
+    """The shortest and the longest window under burn on every cpu, on
+    both sources (the PMU's pseudo-NMI, and the tick with pmu=off): each
+    reports, the header's figures hold (checked_profile: no drops in a
+    window the buffers were sized for), the 2000 ms window has samples on
+    every cpu and drops none."""
+    for kind, source in (("smp4", PMU_SOURCE), ("tick", "tick 100Hz")):
+        m = ctx.use(shared(kind))
+        try:
+            check(len(start_burn(m, 10000)) == 4, "burn did not start one task per cpu")
+            time.sleep(0.3)
+            short = checked_profile(m.cmd("profile 1 all 3", 30))
+            long_ = checked_profile(m.cmd("profile 2000 all 3", 90))
+        finally:
+            quiesce(m)
+        print("    %s: 1 ms %d samples; 2000 ms %d samples on %d cpus, %d dropped" % (
+            kind, short["samples"], long_["samples"], long_["cpus"], long_["dropped"]))
+        check(short["source"] == source and long_["source"] == source,
+              "%s: sources %r, %r" % (kind, short["source"], long_["source"]))
+        check(long_["dropped"] == 0, "%s: %d dropped in 2000 ms" % (kind, long_["dropped"]))
+        check(long_["cpus"] == 4, "%s: 2000 ms: samples on %d cpus" % (kind, long_["cpus"]))
+
+
+@test
 def t_profile_pmu_no_lockstep(ctx):
     """`burn phase`: burn_phase_a then burn_phase_b, half a millisecond
     each on a grid of the clock, a cycle of exactly the counter's period
