@@ -66,20 +66,30 @@ static struct prof_snapshot prof_snap;
 /* Takes one sample on this CPU. No lock, no allocation, no symbol lookup,
  * and nothing here dereferences interrupted state except through st_walk,
  * which checks every frame against the registered stacks and never
- * faults: this runs in NMI context on whatever the CPU was doing. */
+ * faults: this runs in NMI context on whatever the CPU was doing.
+ *
+ * Every atomic here is load-bearing; nothing else is atomic:
+ *  - the exchange that takes the guard is seq_cst: it and the seq_cst
+ *    load of prof_state are our half of Dekker's pattern with Stop (see
+ *    there). On x86 the exchange is one xchg, the full barrier itself,
+ *    and the load a plain mov; on arm64 an ldaxr/stlxr pair and an ldar.
+ *  - the load of prof_state also acquires Start's release of it, so the
+ *    buffer, its capacity, the zeroed counts and the pid filter read
+ *    after it are this run's (the filter is read only under the guard
+ *    for that reason, never before the check).
+ *  - pc_count is stored with release: a report that finds Stop's bounded
+ *    wait run out still reads only whole records.
+ *  - the guard is released with release: Stop, seeing it clear, sees
+ *    every write of the sample before it.
+ * The counters (pc_nested, pc_full, pc_from_tick) have one writer, this
+ * CPU under its guard or the nested NMI that found the guard taken, and
+ * are read only after Stop: plain adds. */
 static void prof_sample(const struct trap_frame *tf, bool from_tick)
 {
     uint64_t c0 = cycles_now();
     /* cpu_index() < MAX_CPUS is hal/cpu.h's promise (pmu_cpu checks it on
      * the counter's path once per overflow): not checked again here. */
     struct prof_cpu *pc = &prof_cpus[cpu_index()];
-
-    /* The filter is applied here, not in the report: a filtered-out sample
-     * takes no slot and is not a drop. */
-    int want = __atomic_load_n(&prof_pid, __ATOMIC_RELAXED);
-    int pid = task_current_pid();
-    if (want != PROFILER_ALL && pid != want)
-        return;
 
     /* Only an NMI landing inside the tick's sample can find the guard
      * taken (interrupts are off in both, and NMIs do not nest), so
@@ -93,11 +103,18 @@ static void prof_sample(const struct trap_frame *tf, bool from_tick)
      * see the flag clear and touch nothing. A plain check before taking
      * the guard would let us write a record Stop is already reading. */
     if (__atomic_load_n(&prof_state, __ATOMIC_SEQ_CST) & PROF_ACTIVE) {
+        /* The filter is applied here, not in the report: a filtered-out
+         * sample takes no slot and is not a drop. Relaxed: the load above
+         * ordered it after Start's store. */
+        int want = __atomic_load_n(&prof_pid, __ATOMIC_RELAXED);
+        int pid = task_current_pid();
         /* pc_cap is 0 for a CPU that had no buffer at Start (it came
          * online since): the capacity check covers it, so the common path
          * needs no check of pc_buf, and only the full path asks which. */
         uint32_t n = pc->pc_count;
-        if (n >= pc->pc_cap) {
+        if (want != PROFILER_ALL && pid != want) {
+            /* not this run's task: nothing recorded, nothing dropped */
+        } else if (n >= pc->pc_cap) {
             pc->pc_full += pc->pc_cap != 0;
         } else {
             struct prof_record *r = &pc->pc_buf[n];
@@ -105,14 +122,11 @@ static void prof_sample(const struct trap_frame *tf, bool from_tick)
             r->pr_depth = (uint8_t)st_capture_trap(tf, r->pr_frames, PROFILER_FRAMES);
             uint64_t cost = cycles_now() - c0;
             r->pr_cost = cost > UINT32_MAX ? UINT32_MAX : (uint32_t)cost;
-            /* Single writer under the guard, like pc_count: which source
-             * took each CPU's samples is how a CPU left on the tick during
-             * a counter run shows in the report. Only the tick's are
-             * counted (an add of 0 or 1, no branch); the counter's are
-             * the rest. */
+            /* Which source took each CPU's samples is how a CPU left on
+             * the tick during a counter run shows in the report. Only the
+             * tick's are counted (an add of 0 or 1, no branch); the
+             * counter's are the rest. */
             pc->pc_from_tick += from_tick;
-            /* The report reads pc_count with acquire: a record is whole
-             * before it is counted. */
             __atomic_store_n(&pc->pc_count, n + 1, __ATOMIC_RELEASE);
         }
     }
@@ -147,9 +161,10 @@ bool profiler_nmi(const struct trap_frame *tf)
     if (!pmu_nmi_claim())
         return false;           /* not ours: the caller panics */
     /* Ours even when no run is active: an overflow in flight after Stop,
-     * before this CPU's tick disarmed the counter. Dropped silently. */
-    if (__atomic_load_n(&prof_state, __ATOMIC_ACQUIRE) & PROF_ACTIVE)
-        prof_sample(tf, false);
+     * before this CPU's tick disarmed the counter, is dropped silently by
+     * prof_sample's check under its guard. No check of the flag here:
+     * that one is needed anyway, and such NMIs are rare. */
+    prof_sample(tf, false);
     return true;
 }
 
