@@ -256,6 +256,17 @@ static void prof_start(int pid, bool pmu)
     prof_snap.ps_ncpus = ncpus;
     prof_snap.ps_cycles = cycles_now();
     __atomic_store_n(&prof_state, s | PROF_ACTIVE, __ATOMIC_RELEASE);
+    /* This CPU arms its own counter now rather than at its next tick: a
+     * window shorter than a tick (profile 1) ends at that same tick, and
+     * at -smp 1 would otherwise never see the counter armed at all. The
+     * other CPUs arm from their ticks (their registers are theirs). With
+     * interrupts off, as pmu_arm requires: no migration in between. */
+    if (s & PROF_PMU) {
+        unsigned long f = irq_save();
+        if (!pmu_armed())
+            pmu_arm();
+        irq_restore(f);
+    }
 }
 
 /* Clear the flag, then wait until no CPU is inside the sampler: after

@@ -902,7 +902,12 @@ def t_profile_stress(ctx):
     try:
         start_burn(m, 600000, expect=ncpus_of("smp4"))
         time.sleep(0.3)
-        checked_profile(m.cmd("profile 1"))
+        # Not checked_profile: its sample-cost bound does not hold for the
+        # two or three samples of a 1 ms window on a host that deschedules
+        # vCPUs mid-sample (seen: a median of 0.9 ms); profile_windows
+        # checks the 1 ms header under icount.
+        out = m.cmd("profile 1")
+        check("profiled 1 ms" in out, "first run: %r" % out[-500:])
         base = P.heap_in_use(m.cmd("mem"))
         t0 = time.monotonic()
         for i in range(n):
@@ -917,26 +922,33 @@ def t_profile_stress(ctx):
         quiesce(m)
 
 
-@test("profile_windows")
+@test("smp1_profile_windows")
 def t_profile_windows(ctx):
-    """The shortest and the longest window under burn on every CPU, on the
-    tick (QEMU's x86 has no counter): both report, the header's own
-    figures hold (checked_profile: no drops in a window the buffers were
-    sized for), and the 2000 ms window has samples from every CPU."""
-    m = ctx.machine()
+    """The shortest and the longest window under burn, on the tick (QEMU's
+    x86 has no counter), on the smp=1 icount machine, where a sample's
+    cost is its own (no vCPU descheduled mid-sample, no other vCPU's turn
+    charged to it): both report, the header's own figures hold
+    (checked_profile: no drops in a window the buffers were sized for, a
+    sane cost), the 2000 ms window has its ~200 samples."""
+    m = ctx.machine("smp1i")
     try:
-        start_burn(m, 10000, expect=ncpus_of("smp4"))
+        start_burn(m, 10000, expect=1)
         time.sleep(0.3)
         short = checked_profile(m.cmd("profile 1 all 3", 30))
         long_ = checked_profile(m.cmd("profile 2000 all 3", 60))
     finally:
         quiesce(m)
-    print("    1 ms: %d samples; 2000 ms: %d samples on %d cpus, %d dropped" % (
-        short["samples"], long_["samples"], long_["cpus"], long_["dropped"]))
+    print("    1 ms: %d samples; 2000 ms: %d samples, %d dropped" % (
+        short["samples"], long_["samples"], long_["dropped"]))
     check(short["window"] == 1 and long_["window"] == 2000, "windows %d and %d ms" % (
         short["window"], long_["window"]))
+    check(short["samples"] >= 1, "no sample in the 1 ms window (it ends at the next tick)")
     check(long_["dropped"] == 0, "%d dropped in the 2000 ms window" % long_["dropped"])
-    check(long_["cpus"] == ncpus_of("smp4"), "2000 ms: samples on %d cpus" % long_["cpus"])
+    check(abs(long_["samples"] - 200) <= 4, "%d samples in 2000 ms at 100 Hz, expected 200 within 2%%"
+          % long_["samples"])
+
+
+ICOUNT_USERS["smp1_profile_windows"] = "smp1i"
 
 
 # ======================================================================

@@ -258,6 +258,32 @@ TEST(start_buffer_for_cpu_online_later)
     CHECK(strstr(out, "\n1 samples on 1 cpus, 0 dropped") != NULL);
 }
 
+static bool armed_in_window;
+static void win_look(void) { armed_in_window = armed[2]; }
+
+/* Start arms the starting CPU's counter at once (a 1 ms window ends at
+ * the next tick, which would otherwise be the one that arms it), and no
+ * other CPU's: their registers are their own, armed from their ticks. */
+TEST(start_arms_its_own_cpu_at_once)
+{
+    reset();
+    pmu_usable = true;
+    pmu_name = "pmu/nmi intel fixed-ctr1";
+    fake_cpu = 2;
+    window_fn = win_look;
+    armed_in_window = false;
+    CHECK_EQ(run_cmd("profile 1"), 0);
+    CHECK(armed_in_window);
+    CHECK_EQ(arms, 1);
+    CHECK(!armed[0] && !armed[1] && !armed[3]);
+    CHECK_EQ(fake_irq_depth, 0);         /* interrupts back on */
+    /* On the tick only, nothing is armed. */
+    reset();
+    fake_cpu = 2;
+    CHECK_EQ(run_cmd("profile 1"), 0);
+    CHECK_EQ(arms, 0);
+}
+
 /* ---- buffer sizing -------------------------------------------------- */
 
 TEST(sizing_window_at_rate_with_margin)
