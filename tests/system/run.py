@@ -881,7 +881,7 @@ def t_profile_bad(ctx):
     check_profile_bad_input(m)
 
 
-# Back-to-back `profile 1` runs in profile_stress: 1000 took 53 s on the
+# Back-to-back `profile 1` runs in profile_stress: 1000 took 32-53 s on the
 # 2-core host (about 53 ms a round trip over serial, the window ending at
 # the next tick), inside the ~60 s this test may take, so make test runs
 # them all.
