@@ -7,8 +7,10 @@ Boots build/arm64/kernel.elf twice in one run, with the PMU's pseudo-NMI
 (the default) and with pmu=off (the tick), and runs the kernel's own
 `bench profile` on each: a fixed burn workload timed with profiling off and
 then with `profile 1000` over it, and the cost of every sample from the
-run's header. bench/run.py calls this after the x86 and network sections;
-it replaces only its own section of docs/bench.md.
+run's header. `make bench` (bench/run.py) now measures the same two boots
+in its own table, side by side with x86-64; this script stays for a look
+at arm64 alone and, run by hand, replaces only its own section of
+docs/bench.md.
 
 -smp 1: under -icount QEMU 7.2 runs the vCPUs in turn on one thread, and
 with more than one vCPU the PMU's overflow timer stops delivering (measured
@@ -65,7 +67,7 @@ def main():
     lines = [
         SECTION,
         "",
-        "Written by `python3 bench/arm64_pmu.py` (called by `make bench`). Two boots of",
+        "Written by `python3 bench/arm64_pmu.py` (run by hand). Two boots of",
         "`qemu-system-aarch64 -M virt,gic-version=3 -cpu cortex-a72 -smp %d -icount shift=0`," % SMP,
         "one with the PMU's pseudo-NMI (the default), one with `pmu=off` (the tick); each",
         "runs `bench profile`: a fixed burn workload timed with profiling off, then with",

@@ -43,7 +43,8 @@ const char *pmu_probe_note(void);
 
 /* On the calling CPU only (the control registers are per CPU), with
  * interrupts off. arm: sets the per-CPU armed flag, then programs and
- * enables the counter to overflow about every 1 ms. disarm: disables,
+ * enables the counter to overflow about every 1 ms (each period drawn
+ * within +-1/16 of it, the mean exact). disarm: disables,
  * then clears the armed flag, so an overflow in flight is still claimed. */
 void pmu_arm(void);
 void pmu_disarm(void);
@@ -130,6 +131,9 @@ extern const struct pmu_backends pmu_backends;
 void pmu_overflow_counts(uint64_t *claimed, uint64_t *stale);
 
 #ifdef SONDE_HOST_TEST
-/* Forget the cached probe, the mode and every CPU's flags, as at boot. */
+/* Forget the cached probe, the mode and every CPU's flags, as at boot,
+ * but with the period's jitter off, so that tests of the backends see
+ * exact periods; pmu_test_jitter(true) turns it back on. */
 void pmu_test_reset(void);
+void pmu_test_jitter(bool on);
 #endif

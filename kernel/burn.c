@@ -43,6 +43,39 @@ __attribute__((noinline)) uint64_t burn_tiny_loop(uint64_t n)
     return x;
 }
 
+/* `burn phase`: two phases of half a millisecond each, switched on a grid
+ * of the clock, so the workload's cycle is exactly 1 ms: the counter's
+ * period. A counter whose period were fixed would sample the same point
+ * of that cycle every time and put nearly all samples in one phase; the
+ * jittered period (kernel/pmu.c) spreads them over both. Each phase is
+ * its own function, so the profile tells them apart. */
+#define BURN_PHASE_US 500
+
+__attribute__((noinline)) void burn_phase_a(uint64_t until)
+{
+    while (cycles_now() < until)
+        burn_sink++;
+}
+
+__attribute__((noinline)) void burn_phase_b(uint64_t until)
+{
+    while (cycles_now() < until)
+        burn_sink += 3;
+}
+
+static void burn_phase_task(void *arg)
+{
+    uint64_t half = cycles_per_us() * BURN_PHASE_US;
+    uint64_t t = cycles_now();
+    uint64_t end = t + (uint64_t)(uintptr_t)arg * 1000 * cycles_per_us();
+    while (t < end && !task_should_stop()) {
+        t += half;                  /* a grid: an overshoot is not carried */
+        burn_phase_a(t);
+        t += half;
+        burn_phase_b(t);
+    }
+}
+
 static void burn_tiny_task(void *arg)
 {
     uint64_t deadline = time_ns() + (uint64_t)(uintptr_t)arg * 1000000;
@@ -109,9 +142,14 @@ static int cmd_burn(int argc, char **argv, struct printer *p)
         fn = burn_tiny_task;
         argc--;
         argv++;
+    } else if (argc >= 2 && strcmp(argv[1], "phase") == 0) {
+        fn = burn_phase_task;
+        argc--;
+        argv++;
     }
     if (argc < 2 || argc > 3) {
-        pr_printf(p, "burn: usage: burn <ms> [cpu,cpu,...] | burn tiny <ms> [cpu,...] | burn stop\n");
+        pr_printf(p, "burn: usage: burn <ms> [cpu,cpu,...] | burn tiny <ms> [cpu,...] | "
+                  "burn phase <ms> [cpu,...] | burn stop\n");
         return 1;
     }
     uint64_t ms;
@@ -142,4 +180,4 @@ static int cmd_burn(int argc, char **argv, struct printer *p)
     pr_puts(p, "\n");
     return 0;
 }
-SHELL_COMMAND(burn, "burn", "burn [tiny] <ms> [cpu,...] | burn stop  CPU-bound load, one task per cpu", cmd_burn);
+SHELL_COMMAND(burn, "burn", "burn [tiny|phase] <ms> [cpu,...] | burn stop  CPU-bound load, one task per cpu", cmd_burn);

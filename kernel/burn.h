@@ -14,3 +14,8 @@ uint64_t burn_outer(uint64_t n);
  * its ret. */
 uint64_t burn_tiny(uint64_t x);
 uint64_t burn_tiny_loop(uint64_t n);
+/* `burn phase`: burn_phase_a for 0.5 ms, burn_phase_b for 0.5 ms, on a
+ * grid of the clock: a cycle of exactly 1 ms, the counter's period. Each
+ * spins until cycles_now() reaches until. */
+void burn_phase_a(uint64_t until);
+void burn_phase_b(uint64_t until);

@@ -10,7 +10,14 @@
  *
  * The per-CPU armed flag brackets the counter: set before it is enabled,
  * cleared only after it is disabled, so an overflow in flight across
- * either edge is still this counter's and is claimed. */
+ * either edge is still this counter's and is claimed.
+ *
+ * Every load of the counter (arm and each reload) takes a period drawn
+ * uniformly within +-1/16 of the nominal one, from a per-CPU xorshift:
+ * a fixed period locks step with any periodic work of the same or a
+ * related period and samples the same phase of it every time; a random
+ * one samples every phase, and its mean is still the nominal period, so
+ * the rate is unchanged. Here, so that every backend gets it. */
 #include "hal/cpu.h"
 #include "hal/pmu.h"
 #include "kernel/once.h"
@@ -40,6 +47,13 @@ static uint64_t period;               /* counter increments between overflows */
 static char note[160];
 static int probe_state;               /* kernel/once.h: published after the probe */
 static bool cpu_armed[MAX_CPUS];
+/* Per CPU xorshift64 state for the period's jitter: only that CPU's tick
+ * (arm) and NMI (reload) step it, and the NMI cannot interrupt the tick's
+ * step (it steps only when armed, and arm seeds before setting the
+ * flag), so a plain single-writer word: no lock, no atomic. 0: not
+ * seeded yet (xorshift never yields 0 from a nonzero state). */
+static uint64_t cpu_rng[MAX_CPUS];
+static bool jitter = true;            /* off only in host tests of exact periods */
 /* Per CPU, written only by that CPU's NMI: overflows claimed, and of them
  * those that arrived after disarm. Read (relaxed) only for lscpu. */
 static uint32_t cpu_claims[MAX_CPUS], cpu_stale[MAX_CPUS];
@@ -110,7 +124,11 @@ static bool pmu_try(const struct pmu_ops *o, uint64_t per_us)
     uint64_t elapsed = now - start;
     probe_delta = o->po_measure_rate ? v - c0 : v;
     probe_us = elapsed / per_us;
-    rate = elapsed ? (v - c0) * per_us / elapsed : 0;
+    /* Rounded, not truncated: truncation would set every period short
+     * by up to one count per us (0.1% at 1 GHz) and the sample rate as
+     * much high. Below one count per us it stays 0: too slow (pmu_judge). */
+    uint64_t scaled = (v - c0) * per_us;
+    rate = elapsed && scaled >= elapsed ? (scaled + elapsed / 2) / elapsed : 0;
     return v != 0;
 }
 
@@ -139,8 +157,9 @@ static void pmu_judge(uint64_t per_us)
         return;
     }
     period = (cand->po_measure_rate ? rate : per_us) * PMU_PERIOD_US;
-    if (period > cand->po_max_period)
-        period = cand->po_max_period;
+    /* With room for the jitter's +1/16 above it. */
+    if (period > cand->po_max_period / 17 * 16)
+        period = cand->po_max_period / 17 * 16;
     ops = cand;
 }
 
@@ -194,6 +213,36 @@ const char *pmu_probe_note(void)
     return note;
 }
 
+/* ---- the period's jitter ---- */
+
+/* splitmix64's finaliser: a well-spread nonzero seed from the clock and
+ * the CPU index, so CPUs started together still draw different periods. */
+static uint64_t pmu_seed(unsigned cpu)
+{
+    uint64_t z = cycles_now() + (cpu + 1) * 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    return z ? z : 0x2545f4914f6cdd1dull;
+}
+
+/* The next load's period: nominal - 1/16 plus a uniform draw over the
+ * 1/8 band, so the mean is the nominal period (to within one count) and
+ * the rate is unchanged. NMI context: a few ALU instructions and one
+ * division, no lock, nothing that faults. */
+static uint64_t pmu_period(unsigned me)
+{
+    if (!jitter)
+        return period;
+    uint64_t x = cpu_rng[me];
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    cpu_rng[me] = x;
+    uint64_t band = period / 8;
+    return period - period / 16 + x % (band + 1);
+}
+
 /* ---- arming, per CPU ---- */
 
 /* After the probe published, and only then: until it did, the counter's
@@ -209,11 +258,15 @@ void pmu_arm(void)
     const struct pmu_ops *o = pmu_ops_ready();
     if (!o)
         return;
+    unsigned me = pmu_cpu();
+    if (!cpu_rng[me])
+        cpu_rng[me] = pmu_seed(me);     /* before the flag: see cpu_rng */
+    uint64_t first = pmu_period(me);
     /* Flag first: the first overflow may come before the last write of
      * po_arm returns, and an NMI that finds the flag clear is not claimed. */
-    __atomic_store_n(&cpu_armed[pmu_cpu()], true, __ATOMIC_RELEASE);
+    __atomic_store_n(&cpu_armed[me], true, __ATOMIC_RELEASE);
     barrier();
-    o->po_arm(period);
+    o->po_arm(first);
 }
 
 void pmu_disarm(void)
@@ -252,7 +305,9 @@ bool pmu_nmi_claim(void)
         return false;
     if (!o->po_overflowed())
         return false;
-    o->po_ack(period, armed);
+    /* Disarmed (po_claims_when_disarmed): acknowledged, not reloaded, and
+     * the draw is not taken. */
+    o->po_ack(armed ? pmu_period(me) : period, armed);
     __atomic_store_n(&cpu_claims[me], cpu_claims[me] + 1, __ATOMIC_RELAXED);
     if (!armed)
         __atomic_store_n(&cpu_stale[me], cpu_stale[me] + 1, __ATOMIC_RELAXED);
@@ -320,6 +375,13 @@ void pmu_test_reset(void)
     for (unsigned i = 0; i < MAX_CPUS; i++) {
         cpu_armed[i] = false;
         cpu_claims[i] = cpu_stale[i] = 0;
+        cpu_rng[i] = 0;
     }
+    jitter = false;
+}
+
+void pmu_test_jitter(bool on)
+{
+    jitter = on;
 }
 #endif

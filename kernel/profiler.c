@@ -22,6 +22,7 @@
 #include "kernel/shell.h"
 #include "kernel/stacktrace.h"
 #include "kernel/task.h"
+#include "kernel/timer.h"
 #include "lib/parse.h"
 #include "lib/printf.h"
 #include "lib/string.h"
@@ -33,9 +34,10 @@
  * zeroes the counters while no run is active and no CPU is inside. */
 struct prof_cpu {
     struct prof_record *pc_buf; /* never freed: see prof_alloc */
+    uint32_t pc_cap;            /* records pc_buf holds; set only at Start */
     uint32_t pc_count;          /* records written; release-published */
-    uint32_t pc_from_pmu;       /* of those, taken by the counter's NMI */
-    uint32_t pc_from_tick;      /* and by the tick */
+    uint32_t pc_from_tick;      /* of those, taken by the tick (the rest:
+                                   by the counter's NMI, counted at freeze) */
     uint32_t pc_full;           /* dropped: the buffer was full */
     uint32_t pc_nested;         /* dropped: arrived inside the sampler */
     uint32_t pc_inside;         /* re-entrancy guard; Stop waits on it */
@@ -65,21 +67,30 @@ static struct prof_snapshot prof_snap;
 /* Takes one sample on this CPU. No lock, no allocation, no symbol lookup,
  * and nothing here dereferences interrupted state except through st_walk,
  * which checks every frame against the registered stacks and never
- * faults: this runs in NMI context on whatever the CPU was doing. */
+ * faults: this runs in NMI context on whatever the CPU was doing.
+ *
+ * Every atomic here is load-bearing; nothing else is atomic:
+ *  - the exchange that takes the guard is seq_cst: it and the seq_cst
+ *    load of prof_state are our half of Dekker's pattern with Stop (see
+ *    there). On x86 the exchange is one xchg, the full barrier itself,
+ *    and the load a plain mov; on arm64 an ldaxr/stlxr pair and an ldar.
+ *  - the load of prof_state also acquires Start's release of it, so the
+ *    buffer, its capacity, the zeroed counts and the pid filter read
+ *    after it are this run's (the filter is read only under the guard
+ *    for that reason, never before the check).
+ *  - pc_count is stored with release: a report that finds Stop's bounded
+ *    wait run out still reads only whole records.
+ *  - the guard is released with release: Stop, seeing it clear, sees
+ *    every write of the sample before it.
+ * The counters (pc_nested, pc_full, pc_from_tick) have one writer, this
+ * CPU under its guard or the nested NMI that found the guard taken, and
+ * are read only after Stop: plain adds. */
 static void prof_sample(const struct trap_frame *tf, bool from_tick)
 {
     uint64_t c0 = cycles_now();
-    unsigned cpu = cpu_index();
-    if (cpu >= MAX_CPUS)
-        return;
-    struct prof_cpu *pc = &prof_cpus[cpu];
-
-    /* The filter is applied here, not in the report: a filtered-out sample
-     * takes no slot and is not a drop. */
-    int want = __atomic_load_n(&prof_pid, __ATOMIC_RELAXED);
-    int pid = task_current_pid();
-    if (want != PROFILER_ALL && pid != want)
-        return;
+    /* cpu_index() < MAX_CPUS is hal/cpu.h's promise (pmu_cpu checks it on
+     * the counter's path once per overflow): not checked again here. */
+    struct prof_cpu *pc = &prof_cpus[cpu_index()];
 
     /* Only an NMI landing inside the tick's sample can find the guard
      * taken (interrupts are off in both, and NMIs do not nest), so
@@ -92,26 +103,31 @@ static void prof_sample(const struct trap_frame *tf, bool from_tick)
      * Dekker's pattern: either Stop sees our guard and waits for us, or we
      * see the flag clear and touch nothing. A plain check before taking
      * the guard would let us write a record Stop is already reading. */
-    if ((__atomic_load_n(&prof_state, __ATOMIC_SEQ_CST) & PROF_ACTIVE) &&
-        pc->pc_buf) {
+    if (__atomic_load_n(&prof_state, __ATOMIC_SEQ_CST) & PROF_ACTIVE) {
+        /* The filter is applied here, not in the report: a filtered-out
+         * sample takes no slot and is not a drop. Relaxed: the load above
+         * ordered it after Start's store. */
+        int want = __atomic_load_n(&prof_pid, __ATOMIC_RELAXED);
+        int pid = task_current_pid();
+        /* pc_cap is 0 for a CPU that had no buffer at Start (it came
+         * online since): the capacity check covers it, so the common path
+         * needs no check of pc_buf, and only the full path asks which. */
         uint32_t n = pc->pc_count;
-        if (n >= PROFILER_BUF_RECORDS) {
-            pc->pc_full++;
+        if (want != PROFILER_ALL && pid != want) {
+            /* not this run's task: nothing recorded, nothing dropped */
+        } else if (n >= pc->pc_cap) {
+            pc->pc_full += pc->pc_cap != 0;
         } else {
             struct prof_record *r = &pc->pc_buf[n];
             r->pr_pid = pid;
             r->pr_depth = (uint8_t)st_capture_trap(tf, r->pr_frames, PROFILER_FRAMES);
             uint64_t cost = cycles_now() - c0;
             r->pr_cost = cost > UINT32_MAX ? UINT32_MAX : (uint32_t)cost;
-            /* Single writer under the guard, like pc_count: which source
-             * took each CPU's samples is how a CPU left on the tick during
-             * a counter run shows in the report. */
-            if (from_tick)
-                pc->pc_from_tick++;
-            else
-                pc->pc_from_pmu++;
-            /* The report reads pc_count with acquire: a record is whole
-             * before it is counted. */
+            /* Which source took each CPU's samples is how a CPU left on
+             * the tick during a counter run shows in the report. Only the
+             * tick's are counted (an add of 0 or 1, no branch); the
+             * counter's are the rest. */
+            pc->pc_from_tick += from_tick;
             __atomic_store_n(&pc->pc_count, n + 1, __ATOMIC_RELEASE);
         }
     }
@@ -146,9 +162,10 @@ bool profiler_nmi(const struct trap_frame *tf)
     if (!pmu_nmi_claim())
         return false;           /* not ours: the caller panics */
     /* Ours even when no run is active: an overflow in flight after Stop,
-     * before this CPU's tick disarmed the counter. Dropped silently. */
-    if (__atomic_load_n(&prof_state, __ATOMIC_ACQUIRE) & PROF_ACTIVE)
-        prof_sample(tf, false);
+     * before this CPU's tick disarmed the counter, is dropped silently by
+     * prof_sample's check under its guard. No check of the flag here:
+     * that one is needed anyway, and such NMIs are rare. */
+    prof_sample(tf, false);
     return true;
 }
 
@@ -166,48 +183,91 @@ static void prof_give(void)
     __atomic_store_n(&prof_busy, 0, __ATOMIC_RELEASE);
 }
 
-/* Buffers for every online CPU that lacks one (the first Start, or a CPU
- * that came online since). They are never freed: a CPU can be inside
- * prof_sample, past its active check, when another CPU stops the run, and
- * freeing the buffer under it would be a use-after-free for the sake of
- * reclaiming ~80 KiB per CPU. Do not add a kfree on Stop. */
-static int prof_alloc(struct printer *p)
+/* Records a window of ms needs at hz samples per second: the window
+ * ends at the first tick after it (up to PROF_LATE_MS late); the source
+ * may run faster than planned by up to 1/8 (a core clocked above the
+ * TSC that set the period; the period's +-1/16 jitter); a few records of
+ * slack. Rounded up to a power of two so that growth is geometric: the
+ * smaller buffers left behind (never freed, see prof_alloc) add up to
+ * less than the one in use. */
+#define PROF_LATE_MS    (1000 / TIMER_HZ)
+#define PROF_MIN_RECS   64u
+
+uint32_t prof_records_for(unsigned ms, unsigned hz)
+{
+    uint64_t n = (uint64_t)hz * (ms + PROF_LATE_MS) / 1000;
+    n += n / 8 + 16;
+    uint32_t cap = PROF_MIN_RECS;
+    while (cap < n)
+        cap *= 2;
+    return cap;
+}
+
+/* The fastest source this run can use: the counter's ~1 kHz
+ * (PMU_PERIOD_US) where the probe found one, else the tick. */
+static unsigned prof_rate_hz(bool pmu)
+{
+    return pmu ? 1000000u / PMU_PERIOD_US : TIMER_HZ;
+}
+
+/* A buffer for every online CPU big enough for this window, grown where
+ * the one it has is smaller. Buffers only grow and are never freed, not
+ * even the smaller one a bigger one replaces: a CPU can be inside
+ * prof_sample, past its active check, when another CPU stops the run
+ * (Stop waits for it only a bounded time), and freeing the buffer under
+ * it would be a use-after-free for the sake of reclaiming memory. So the
+ * buffers end up enough for the longest window at the fastest source,
+ * kept for the life of the kernel. Do not add a kfree here or on Stop. */
+static int prof_alloc(uint32_t want, struct printer *p)
 {
     unsigned n = cpu_count();
     for (unsigned i = 0; i < n && i < MAX_CPUS; i++) {
-        if (!cpu_online(i) || prof_cpus[i].pc_buf)
+        if (!cpu_online(i) || prof_cpus[i].pc_cap >= want)
             continue;
-        size_t bytes = PROFILER_BUF_RECORDS * sizeof(struct prof_record);
+        size_t bytes = (size_t)want * sizeof(struct prof_record);
         struct prof_record *b = kmalloc(bytes);
         if (!b) {
             pr_printf(p, "profile: no memory for cpu %u's sample buffer "
                       "(%zu bytes)\n", i, bytes);
             return PROFILER_ENOMEM;
         }
-        /* Published to that CPU by the release store of PROF_ACTIVE. */
+        /* Published to that CPU by the release store of PROF_ACTIVE; no
+         * run is active, so no sampler reads either field now. */
         prof_cpus[i].pc_buf = b;
+        prof_cpus[i].pc_cap = want;
     }
     return PROFILER_OK;
 }
 
 /* Zero the counts, fix the filter, then set the flag with release
  * ordering: a CPU that sees it active sees all of the above. */
-static void prof_start(int pid)
+static void prof_start(int pid, bool pmu)
 {
     unsigned ncpus = 0;
     for (unsigned i = 0; i < MAX_CPUS; i++) {
         struct prof_cpu *pc = &prof_cpus[i];
         pc->pc_count = pc->pc_full = pc->pc_nested = 0;
-        pc->pc_from_pmu = pc->pc_from_tick = 0;
+        pc->pc_from_tick = 0;
         pc->pc_in_window = pc->pc_buf && i < cpu_count() && cpu_online(i);
         ncpus += pc->pc_in_window;
     }
-    unsigned s = pmu_probe() ? PROF_PMU : 0;
+    unsigned s = pmu ? PROF_PMU : 0;
     __atomic_store_n(&prof_pid, pid, __ATOMIC_RELAXED);
     prof_snap.ps_pid = pid;
     prof_snap.ps_ncpus = ncpus;
     prof_snap.ps_cycles = cycles_now();
     __atomic_store_n(&prof_state, s | PROF_ACTIVE, __ATOMIC_RELEASE);
+    /* This CPU arms its own counter now rather than at its next tick: a
+     * window shorter than a tick (profile 1) ends at that same tick, and
+     * at -smp 1 would otherwise never see the counter armed at all. The
+     * other CPUs arm from their ticks (their registers are theirs). With
+     * interrupts off, as pmu_arm requires: no migration in between. */
+    if (s & PROF_PMU) {
+        unsigned long f = irq_save();
+        if (!pmu_armed())
+            pmu_arm();
+        irq_restore(f);
+    }
 }
 
 /* Clear the flag, then wait until no CPU is inside the sampler: after
@@ -237,12 +297,12 @@ static void prof_freeze(void)
     for (unsigned i = 0; i < MAX_CPUS; i++) {
         struct prof_cpu *pc = &prof_cpus[i];
         uint32_t n = pc->pc_buf ? __atomic_load_n(&pc->pc_count, __ATOMIC_ACQUIRE) : 0;
-        if (n > PROFILER_BUF_RECORDS)
-            n = PROFILER_BUF_RECORDS;
+        if (n > pc->pc_cap)
+            n = pc->pc_cap;
         s->ps_recs[i] = pc->pc_buf;
         s->ps_count[i] = n;
-        s->ps_from_pmu[i] = pc->pc_from_pmu;
-        s->ps_from_tick[i] = pc->pc_from_tick;
+        s->ps_from_tick[i] = pc->pc_from_tick < n ? pc->pc_from_tick : n;
+        s->ps_from_pmu[i] = n - s->ps_from_tick[i];
         s->ps_in_window[i] = pc->pc_in_window;
         s->ps_dropped += pc->pc_full + pc->pc_nested;
     }
@@ -303,11 +363,14 @@ int profiler_run_format(unsigned ms, int pid, unsigned chains,
         pr_puts(p, "profile: busy\n");
         return PROFILER_EBUSY;
     }
-    int rc = prof_alloc(p);
+    /* The probe (cached after the first run) says which source, and so
+     * how many records the window needs. */
+    bool pmu = pmu_probe();
+    int rc = prof_alloc(prof_records_for(ms, prof_rate_hz(pmu)), p);
     if (rc == PROFILER_OK) {
         prof_ran = true;
         prof_snap.ps_ms = ms;
-        prof_start(pid);
+        prof_start(pid, pmu);
         sleep_ms(ms);
         prof_stop();
         rc = prof_report_snap(chains, fmt, p);
@@ -331,6 +394,56 @@ int profiler_report_again(unsigned chains, struct printer *p)
     return rc;
 }
 
+int profiler_cost_permille(unsigned permille, uint32_t *cost)
+{
+    if (permille < 1 || permille > 1000)
+        return PROFILER_EINVAL;
+    if (!prof_take())
+        return PROFILER_EBUSY;
+    int rc = PROFILER_EINVAL;
+    uint32_t total = 0;
+    if (prof_ran) {
+        prof_freeze();
+        for (unsigned i = 0; i < MAX_CPUS; i++)
+            total += prof_snap.ps_count[i];
+    }
+    uint32_t *a = total ? kmalloc(total * sizeof *a) : NULL;
+    if (total && !a)
+        rc = PROFILER_ENOMEM;
+    if (a) {
+        uint32_t n = 0;
+        for (unsigned i = 0; i < MAX_CPUS; i++)
+            for (uint32_t j = 0; j < prof_snap.ps_count[i]; j++)
+                a[n++] = prof_snap.ps_recs[i][j].pr_cost;
+        /* Nearest rank: the smallest cost at or above permille of them. */
+        uint32_t rank = (uint32_t)(((uint64_t)total * permille + 999) / 1000);
+        *cost = prof_select(a, total, rank - 1);
+        kfree(a);
+        rc = PROFILER_OK;
+    }
+    prof_give();
+    return rc;
+}
+
+int profiler_reserve(uint32_t records, struct printer *p)
+{
+    if (records == 0 || records > PROFILER_RESERVE_MAX) {
+        pr_printf(p, "profile: reserve %u out of range (1-%u records)\n",
+                  records, PROFILER_RESERVE_MAX);
+        return PROFILER_EINVAL;
+    }
+    if (!prof_take()) {
+        pr_puts(p, "profile: busy\n");
+        return PROFILER_EBUSY;
+    }
+    uint32_t cap = PROF_MIN_RECS;
+    while (cap < records)
+        cap *= 2;
+    int rc = prof_alloc(cap, p);
+    prof_give();
+    return rc;
+}
+
 int profiler_inject(unsigned cpu, int pid, const uintptr_t *frames,
                     unsigned depth, uint32_t cost)
 {
@@ -342,7 +455,7 @@ int profiler_inject(unsigned cpu, int pid, const uintptr_t *frames,
     int rc = PROFILER_OK;
     if (!pc->pc_buf) {
         rc = PROFILER_EINVAL;
-    } else if (pc->pc_count >= PROFILER_BUF_RECORDS) {
+    } else if (pc->pc_count >= pc->pc_cap) {
         pc->pc_full++;
     } else {
         struct prof_record *r = &pc->pc_buf[pc->pc_count];
@@ -352,15 +465,29 @@ int profiler_inject(unsigned cpu, int pid, const uintptr_t *frames,
         for (unsigned i = 0; i < depth; i++)
             r->pr_frames[i] = frames[i];
         pc->pc_count++;
-        /* As if from the source the last run used. */
-        if (__atomic_load_n(&prof_state, __ATOMIC_RELAXED) & PROF_PMU)
-            pc->pc_from_pmu++;
-        else
+        /* As if from the source the last run used (the counter's are
+         * the records the tick did not take). */
+        if (!(__atomic_load_n(&prof_state, __ATOMIC_RELAXED) & PROF_PMU))
             pc->pc_from_tick++;
     }
     prof_give();
     return rc;
 }
+
+#ifdef SONDE_HOST_TEST
+/* Forget every buffer, as at boot, so that each test sizes its own. Only
+ * a host test may free them: no sampler can be inside here. */
+void profiler_test_reset(void)
+{
+    for (unsigned i = 0; i < MAX_CPUS; i++) {
+        kfree(prof_cpus[i].pc_buf);
+        prof_cpus[i].pc_buf = NULL;
+        prof_cpus[i].pc_cap = 0;
+        prof_cpus[i].pc_count = 0;
+    }
+    prof_ran = false;
+}
+#endif
 
 /* ---- the shell command ---------------------------------------------- */
 

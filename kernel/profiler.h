@@ -12,8 +12,8 @@ struct trap_frame;
 struct printer;
 
 #define PROFILER_FRAMES       8     /* frame 0 is the interrupted pc */
-#define PROFILER_BUF_RECORDS  1024  /* per CPU: 1 s at ~1 kHz, 10 s at 100 Hz */
 #define PROFILER_CHAINS       128   /* the report's chain table */
+#define PROFILER_RESERVE_MAX  65536 /* records per CPU profiler_reserve grants */
 #define PROFILER_WINDOW_MIN   1     /* ms */
 #define PROFILER_WINDOW_MAX   2000
 #define PROFILER_WINDOW_DEF   1000
@@ -59,11 +59,26 @@ int profiler_run_format(unsigned ms, int pid, unsigned chains,
  * printing through its printer included (use a sink to time the fold). */
 uint64_t profiler_report_cycles(void);
 
+/* Bench: the permille-th quantile (nearest rank, 1..1000) of the sample
+ * costs in the buffers as they stand (the last run, plus anything
+ * injected since), in cycles_now() units. PROFILER_OK, PROFILER_EINVAL
+ * (no run or no samples yet, permille out of range), PROFILER_EBUSY or
+ * PROFILER_ENOMEM. Task context: allocates a copy of the costs. */
+int profiler_cost_permille(unsigned permille, uint32_t *cost);
+
+/* Bench and tests, task context: grow every online CPU's buffer to hold
+ * at least records (rounded up to a power of two), as a long window
+ * would; never shrinks. PROFILER_OK, PROFILER_EINVAL (records out of
+ * 1..PROFILER_RESERVE_MAX), PROFILER_EBUSY or PROFILER_ENOMEM (each with
+ * a "profile: ..." line to p). */
+int profiler_reserve(uint32_t records, struct printer *p);
+
 /* Bench and tests, with no run in progress, after at least one run: append
  * one record to cpu's buffer as if that CPU had sampled it (a full buffer
- * counts a drop, as the sampler does). depth 1..8; frames[0] is the leaf.
- * Returns PROFILER_OK, PROFILER_EBUSY, or PROFILER_EINVAL (no buffer for
- * that CPU, bad depth). */
+ * counts a drop, as the sampler does; a buffer holds what the longest
+ * window so far needed, or what profiler_reserve asked for). depth 1..8;
+ * frames[0] is the leaf. Returns PROFILER_OK, PROFILER_EBUSY, or
+ * PROFILER_EINVAL (no buffer for that CPU, bad depth). */
 int profiler_inject(unsigned cpu, int pid, const uintptr_t *frames,
                     unsigned depth, uint32_t cost);
 
@@ -71,3 +86,7 @@ int profiler_inject(unsigned cpu, int pid, const uintptr_t *frames,
  * injected since), under the last run's window and pid filter, showing
  * chains chains. Same returns as profiler_run. */
 int profiler_report_again(unsigned chains, struct printer *p);
+
+#ifdef SONDE_HOST_TEST
+void profiler_test_reset(void);   /* free every buffer, as at boot */
+#endif

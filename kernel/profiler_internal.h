@@ -26,7 +26,7 @@ struct prof_record {
  * for as long as a snapshot is being read. */
 struct prof_snapshot {
     const struct prof_record *ps_recs[MAX_CPUS];  /* NULL: no buffer */
-    uint32_t ps_count[MAX_CPUS];      /* records, at most PROFILER_BUF_RECORDS */
+    uint32_t ps_count[MAX_CPUS];      /* records, at most the buffer's size */
     uint32_t ps_from_pmu[MAX_CPUS];   /* of those, taken by the counter's NMI */
     uint32_t ps_from_tick[MAX_CPUS];  /* and by the tick */
     bool ps_in_window[MAX_CPUS];      /* online with a buffer at Start */
@@ -39,6 +39,10 @@ struct prof_snapshot {
     const char *ps_source;            /* pmu_source_name() */
     const char *ps_note;              /* pmu_probe_note(), or NULL */
 };
+
+/* The per-CPU buffer size (records) that Start gives a window of ms at
+ * hz samples per second, margin included (profiler.c). */
+uint32_t prof_records_for(unsigned ms, unsigned hz);
 
 struct prof_report_opts {
     unsigned ro_chains;               /* text: chains to print, 1..PROFILER_CHAINS */
@@ -57,6 +61,10 @@ int prof_report(const struct prof_snapshot *s, const struct prof_report_opts *o,
  * allocates a fold table sized from the number of samples and looks task
  * names up. PROFILER_OK or PROFILER_ENOMEM (message printed). */
 int prof_export(const struct prof_snapshot *s, bool folded, struct printer *p);
+
+/* The k-th smallest of a[0..n) (0-based; n >= 1, k < n), exactly, in
+ * expected linear time; reorders a. */
+uint32_t prof_select(uint32_t *a, uint32_t n, uint32_t k);
 
 /* "cpus: 0 pmu 1001, 1 tick 98, 2 none": each CPU in the window and how
  * many of its samples came from the counter and from the tick (a CPU

@@ -9,6 +9,7 @@
 #include "kernel/profiler_internal.h"
 #include "kernel/symtab.h"
 #include "lib/printf.h"
+#include "lib/string.h"
 #include "mm/heap.h"
 
 static uint64_t prof_report_took;
@@ -25,7 +26,7 @@ struct prof_chain {
     uint8_t ch_depth;
 };
 
-/* A record's chain key, computed once per record per pass. */
+/* A record's chain key, computed once per record. */
 struct prof_key {
     uint64_t hash;
     uintptr_t leaf;
@@ -35,47 +36,180 @@ struct prof_key {
     const uintptr_t *callers;
 };
 
-/* Overflow set entry: a distinct chain that did not fit the table. */
-struct prof_over {
-    const struct prof_record *ov_rec;   /* NULL: empty slot */
-    uintptr_t ov_leaf;
-    uint64_t ov_hash;
-    bool ov_named;
+/* One distinct leaf address, resolved once: the symbol lookup is the
+ * dearest step of a record's key, and a hot function's few offsets
+ * recur in thousands of records. */
+struct prof_sym {
+    uintptr_t sy_addr;
+    uintptr_t sy_leaf;          /* symbol start, or sy_addr */
+    const char *sy_name;        /* NULL: did not resolve */
+    size_t sy_off;
+};
+
+/* The fold, in time linear in the records: every distinct chain is
+ * appended to tab[] the first time a record of it is seen and found
+ * again through an open-addressing index keyed by the whole chain; every
+ * distinct leaf address is resolved once, through a second index. An
+ * index has twice the slots of its array's capacity (so it is at most
+ * half full and a probe ends at an empty slot); a slot holds an entry's
+ * position + 1, 0 when empty. Arrays and indexes start small and double
+ * when full (amortised linear): sized for every record up front they
+ * would cost more in page zeroing (the page allocator clears what it
+ * hands out) than the whole fold. Records are walked in the same
+ * round-robin order the table always filled in, so tab[]'s first
+ * PROFILER_CHAINS entries are exactly the chains the table holds, and
+ * the rest are the overflow line's. */
+struct prof_index {
+    uint32_t *slot;
+    uint32_t cap;               /* entries the array holds; slots = 2 * cap */
+    unsigned shift;             /* 64 - log2(slots): a hash's top bits index */
 };
 
 struct prof_fold {
-    struct prof_chain *tab;     /* PROFILER_CHAINS, kzalloc'd */
-    unsigned nchains;
+    struct prof_chain *tab;     /* every distinct chain, first seen first */
+    unsigned nchains;           /* of them in the table: <= PROFILER_CHAINS */
+    uint32_t nall;              /* distinct chains in all */
+    struct prof_index chain_ix;
+    struct prof_sym *syms;      /* distinct leaf addresses */
+    uint32_t nsyms;
+    struct prof_index sym_ix;
+    bool nomem;                 /* an array could not grow */
     const struct prof_snapshot *snap;
     uint32_t max_count;
     uint32_t total;
     uint32_t over_samples;      /* samples whose chain did not fit */
     uint32_t over_chains;       /* distinct such chains */
+    uint32_t *costs;            /* every record's cost, for the median */
+    unsigned ncpus;             /* CPUs with records, in index order */
+    uint8_t cpus[MAX_CPUS];
 };
+
+#define PROF_FOLD_CAP0 64       /* entries of each array to begin with */
+
+/* Multiplicative (Fibonacci) hashing: two instructions a word, and the
+ * index takes the product's top bits, where every bit of the input has
+ * had its say (the low bits of a product see only the low bits of its
+ * factors). */
+#define PROF_GOLDEN 0x9e3779b97f4a7c15ull
 
 static uint64_t prof_mix(uint64_t h, uint64_t v)
 {
-    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-    return h * 0xff51afd7ed558ccdull;
+    return (h ^ v) * PROF_GOLDEN;
 }
 
-static void prof_key_of(const struct prof_record *r, struct prof_key *k)
+static uint64_t prof_sym_hash(uintptr_t addr)
 {
+    return prof_mix(0, addr);
+}
+
+/* A zeroed index for cap entries; false: no memory. */
+static bool prof_index_init(struct prof_index *ix, uint32_t cap)
+{
+    unsigned shift = 64;
+    for (uint32_t s = 2 * cap; s > 1; s /= 2)
+        shift--;
+    uint32_t *slot = kzalloc(2 * (size_t)cap * sizeof *slot);
+    if (!slot)
+        return false;
+    kfree(ix->slot);
+    ix->slot = slot;
+    ix->cap = cap;
+    ix->shift = shift;
+    return true;
+}
+
+/* The first empty slot on h's probe sequence. */
+static uint32_t *prof_index_free_slot(const struct prof_index *ix, uint64_t h)
+{
+    uint32_t mask = 2 * ix->cap - 1;
+    for (uint32_t i = (uint32_t)(h >> ix->shift);; i = (i + 1) & mask)
+        if (!ix->slot[i])
+            return &ix->slot[i];
+}
+
+/* Double an array of n entries of size bytes each (copied) and rebuild
+ * its index, hashing entry i with hash(arr, i). False: no memory, and
+ * nothing changed. */
+static bool prof_grow(void **arr, size_t size, uint32_t n, struct prof_index *ix,
+                      uint64_t (*hash)(const void *arr, uint32_t i))
+{
+    uint32_t cap = ix->cap * 2;
+    char *bigger = kmalloc(cap * size);
+    struct prof_index nix = { 0 };
+    if (!bigger || !prof_index_init(&nix, cap)) {
+        kfree(bigger);
+        return false;
+    }
+    memcpy(bigger, *arr, n * size);
+    kfree(*arr);
+    *arr = bigger;
+    for (uint32_t i = 0; i < n; i++)
+        *prof_index_free_slot(&nix, hash(bigger, i)) = i + 1;
+    kfree(ix->slot);
+    *ix = nix;
+    return true;
+}
+
+static uint64_t prof_chain_hash_at(const void *arr, uint32_t i)
+{
+    return ((const struct prof_chain *)arr)[i].ch_hash;
+}
+
+static uint64_t prof_sym_hash_at(const void *arr, uint32_t i)
+{
+    return prof_sym_hash(((const struct prof_sym *)arr)[i].sy_addr);
+}
+
+/* NULL only when the array had to grow and could not. */
+static const struct prof_sym *prof_resolve(struct prof_fold *f, uintptr_t addr)
+{
+    uint64_t h = prof_sym_hash(addr);
+    uint32_t mask = 2 * f->sym_ix.cap - 1;
+    uint32_t i = (uint32_t)(h >> f->sym_ix.shift);
+    for (;; i = (i + 1) & mask) {
+        uint32_t e = f->sym_ix.slot[i];
+        if (!e)
+            break;
+        if (f->syms[e - 1].sy_addr == addr)
+            return &f->syms[e - 1];
+    }
+    uint32_t *slot = &f->sym_ix.slot[i];
+    if (f->nsyms == f->sym_ix.cap) {
+        if (!prof_grow((void **)&f->syms, sizeof *f->syms, f->nsyms, &f->sym_ix,
+                       prof_sym_hash_at))
+            return NULL;
+        slot = prof_index_free_slot(&f->sym_ix, h);
+    }
+    struct prof_sym *y = &f->syms[f->nsyms];
     struct sym_hit hit;
+    y->sy_addr = addr;
+    if (symtab_lookup(addr, &hit)) {
+        y->sy_leaf = hit.start;
+        y->sy_name = hit.name;
+        y->sy_off = hit.offset;
+    } else {
+        y->sy_leaf = addr;
+        y->sy_name = NULL;
+        y->sy_off = 0;
+    }
+    *slot = ++f->nsyms;
+    return y;
+}
+
+static bool prof_key_of(struct prof_fold *f, const struct prof_record *r,
+                        struct prof_key *k)
+{
     unsigned depth = r->pr_depth;
     if (depth < 1)
         depth = 1;
     if (depth > PROFILER_FRAMES)
         depth = PROFILER_FRAMES;
-    if (symtab_lookup(r->pr_frames[0], &hit)) {
-        k->leaf = hit.start;
-        k->name = hit.name;
-        k->off = hit.offset;
-    } else {
-        k->leaf = r->pr_frames[0];
-        k->name = NULL;
-        k->off = 0;
-    }
+    const struct prof_sym *y = prof_resolve(f, r->pr_frames[0]);
+    if (!y)
+        return false;
+    k->leaf = y->sy_leaf;
+    k->name = y->sy_name;
+    k->off = y->sy_off;
     k->depth = depth;
     k->callers = &r->pr_frames[1];
     uint64_t h = prof_mix(depth, k->leaf);
@@ -83,105 +217,95 @@ static void prof_key_of(const struct prof_record *r, struct prof_key *k)
     for (unsigned i = 0; i + 1 < depth; i++)
         h = prof_mix(h, k->callers[i]);
     k->hash = h;
+    return true;
 }
 
-static bool prof_same(const struct prof_key *k, uint64_t hash, uintptr_t leaf,
-                      bool named, unsigned depth, const uintptr_t *callers)
+static bool prof_same(const struct prof_key *k, const struct prof_chain *c)
 {
-    if (k->hash != hash || k->leaf != leaf || (k->name != NULL) != named ||
-        k->depth != depth)
+    if (k->hash != c->ch_hash || k->leaf != c->ch_leaf ||
+        (k->name != NULL) != (c->ch_name != NULL) || k->depth != c->ch_depth)
         return false;
-    for (unsigned i = 0; i + 1 < depth; i++)
-        if (k->callers[i] != callers[i])
+    for (unsigned i = 0; i + 1 < k->depth; i++)
+        if (k->callers[i] != c->ch_callers[i])
             return false;
     return true;
 }
 
-static struct prof_chain *prof_find(struct prof_fold *f, const struct prof_key *k)
+/* The chain of k, appended if new; NULL only when the array had to grow
+ * and could not. */
+static struct prof_chain *prof_find_or_add(struct prof_fold *f, const struct prof_key *k)
 {
-    for (unsigned i = 0; i < f->nchains; i++) {
-        struct prof_chain *c = &f->tab[i];
-        if (prof_same(k, c->ch_hash, c->ch_leaf, c->ch_name != NULL,
-                      c->ch_depth, c->ch_callers))
-            return c;
+    uint32_t mask = 2 * f->chain_ix.cap - 1;
+    uint32_t i = (uint32_t)(k->hash >> f->chain_ix.shift);
+    for (;; i = (i + 1) & mask) {
+        uint32_t e = f->chain_ix.slot[i];
+        if (!e)
+            break;
+        if (prof_same(k, &f->tab[e - 1]))
+            return &f->tab[e - 1];
     }
-    return NULL;
+    uint32_t *slot = &f->chain_ix.slot[i];
+    if (f->nall == f->chain_ix.cap) {
+        if (!prof_grow((void **)&f->tab, sizeof *f->tab, f->nall, &f->chain_ix,
+                       prof_chain_hash_at))
+            return NULL;
+        slot = prof_index_free_slot(&f->chain_ix, k->hash);
+    }
+    struct prof_chain *c = &f->tab[f->nall];
+    c->ch_hash = k->hash;
+    c->ch_leaf = k->leaf;
+    c->ch_name = k->name;
+    c->ch_depth = (uint8_t)k->depth;
+    for (unsigned j = 0; j + 1 < k->depth; j++)
+        c->ch_callers[j] = k->callers[j];
+    c->ch_off_min = c->ch_off_max = k->off;
+    c->ch_count = 0;
+    *slot = ++f->nall;
+    return c;
 }
 
-/* Records in round-robin order across CPUs (sample i of every CPU, then
- * i+1), so the table fills with chains from the start of the window on
- * every CPU rather than with all of CPU 0's first. */
-#define PROF_FOR_EACH_RECORD(f, r)                                          \
-    for (uint32_t _i = 0; _i < (f)->max_count; _i++)                        \
-        for (unsigned _c = 0; _c < MAX_CPUS; _c++)                          \
-            if (_i < (f)->snap->ps_count[_c] &&                             \
-                ((r) = &(f)->snap->ps_recs[_c][_i], 1))
-
-/* Pass 1: fold into the table; count samples whose chain did not fit. */
+/* The one pass over the records: fold every chain, collect the costs.
+ * Records are taken in round-robin order across CPUs (sample i of every
+ * CPU, then i+1), so the table fills with chains from the start of the
+ * window on every CPU rather than with all of CPU 0's first; only CPUs
+ * with records are visited, through local copies of their arrays (the
+ * compiler cannot prove the snapshot's counts unchanged by the chain
+ * updates, and would reload them for every record). Then the table is
+ * the first PROFILER_CHAINS chains, and the overflow line's figures are
+ * the rest, counted exactly at no extra cost. */
 static void prof_fold_table(struct prof_fold *f)
 {
-    const struct prof_record *r;
-    struct prof_key k;
-    PROF_FOR_EACH_RECORD(f, r) {
-        prof_key_of(r, &k);
-        struct prof_chain *c = prof_find(f, &k);
-        if (!c && f->nchains < PROFILER_CHAINS) {
-            c = &f->tab[f->nchains++];
-            c->ch_hash = k.hash;
-            c->ch_leaf = k.leaf;
-            c->ch_name = k.name;
-            c->ch_depth = (uint8_t)k.depth;
-            for (unsigned i = 0; i + 1 < k.depth; i++)
-                c->ch_callers[i] = k.callers[i];
-            c->ch_off_min = c->ch_off_max = k.off;
-        }
-        if (!c) {
-            f->over_samples++;
-            continue;
-        }
-        c->ch_count++;
-        if (k.off < c->ch_off_min)
-            c->ch_off_min = k.off;
-        if (k.off > c->ch_off_max)
-            c->ch_off_max = k.off;
+    const struct prof_record *recs[MAX_CPUS];
+    uint32_t count[MAX_CPUS];
+    unsigned ncpus = f->ncpus;
+    for (unsigned j = 0; j < ncpus; j++) {
+        recs[j] = f->snap->ps_recs[f->cpus[j]];
+        count[j] = f->snap->ps_count[f->cpus[j]];
     }
-}
-
-/* Pass 2, only when something did not fit: count the distinct chains
- * among those samples exactly, in a heap set sized from their number
- * (at most half full, so linear probing always finds a free slot). */
-static int prof_count_over(struct prof_fold *f)
-{
-    size_t slots = 2;
-    while (slots < 2 * (size_t)f->over_samples)
-        slots *= 2;
-    struct prof_over *set = kzalloc(slots * sizeof *set);
-    if (!set)
-        return PROFILER_ENOMEM;
-    const struct prof_record *r;
     struct prof_key k;
-    PROF_FOR_EACH_RECORD(f, r) {
-        prof_key_of(r, &k);
-        if (prof_find(f, &k))
-            continue;
-        size_t i = k.hash & (slots - 1);
-        for (;; i = (i + 1) & (slots - 1)) {
-            struct prof_over *o = &set[i];
-            if (!o->ov_rec) {
-                o->ov_rec = r;
-                o->ov_leaf = k.leaf;
-                o->ov_hash = k.hash;
-                o->ov_named = k.name != NULL;
-                f->over_chains++;
-                break;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < f->max_count; i++) {
+        for (unsigned j = 0; j < ncpus; j++) {
+            if (i >= count[j])
+                continue;
+            const struct prof_record *r = &recs[j][i];
+            f->costs[n++] = r->pr_cost;
+            struct prof_chain *c = prof_key_of(f, r, &k) ? prof_find_or_add(f, &k) : NULL;
+            if (!c) {
+                f->nomem = true;
+                return;
             }
-            if (prof_same(&k, o->ov_hash, o->ov_leaf, o->ov_named,
-                          o->ov_rec->pr_depth, &o->ov_rec->pr_frames[1]))
-                break;
+            c->ch_count++;
+            if (k.off < c->ch_off_min)
+                c->ch_off_min = k.off;
+            if (k.off > c->ch_off_max)
+                c->ch_off_max = k.off;
         }
     }
-    kfree(set);
-    return PROFILER_OK;
+    f->nchains = f->nall < PROFILER_CHAINS ? f->nall : PROFILER_CHAINS;
+    f->over_chains = f->nall - f->nchains;
+    for (uint32_t i = f->nchains; i < f->nall; i++)
+        f->over_samples += f->tab[i].ch_count;
 }
 
 /* Count first (descending); ties by leaf address, then depth-limited
@@ -212,23 +336,35 @@ static void prof_sort(struct prof_fold *f, uint8_t *order)
     }
 }
 
-/* The k-th smallest cost (0-based), exactly, with no allocation: binary
- * search on the value, counting the costs at or below it. */
-static uint32_t prof_kth_cost(struct prof_fold *f, uint32_t k, uint32_t lo,
-                              uint32_t hi)
+/* The k-th smallest of a[0..n) (0-based), exactly: Wirth's selection
+ * (Hoare's partition around the current k-th, narrowing to the side
+ * that holds k), expected linear; a is reordered, and on return nothing
+ * below a[k] lies right of k. Signed indexes: j steps below 0. */
+uint32_t prof_select(uint32_t *a, uint32_t n, uint32_t k)
 {
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        uint32_t at_or_below = 0;
-        const struct prof_record *r;
-        PROF_FOR_EACH_RECORD(f, r)
-            at_or_below += r->pr_cost <= mid;
-        if (at_or_below > k)
-            hi = mid;
-        else
-            lo = mid + 1;
+    int64_t l = 0, m = (int64_t)n - 1, kk = k;
+    while (l < m) {
+        uint32_t x = a[kk];
+        int64_t i = l, j = m;
+        do {
+            while (a[i] < x)
+                i++;
+            while (x < a[j])
+                j--;
+            if (i <= j) {
+                uint32_t t = a[i];
+                a[i] = a[j];
+                a[j] = t;
+                i++;
+                j--;
+            }
+        } while (i <= j);
+        if (j < kk)
+            l = i;
+        if (kk < i)
+            m = j;
     }
-    return lo;
+    return a[kk];
 }
 
 /* "sample cost 410 cycles median (min 380, max 2900), 0.004% of cpu time":
@@ -239,16 +375,24 @@ static void prof_print_cost(struct prof_fold *f, struct printer *p)
 {
     uint32_t min = UINT32_MAX, max = 0;
     uint64_t sum = 0;
-    const struct prof_record *r;
-    PROF_FOR_EACH_RECORD(f, r) {
-        if (r->pr_cost < min)
-            min = r->pr_cost;
-        if (r->pr_cost > max)
-            max = r->pr_cost;
-        sum += r->pr_cost;
+    for (uint32_t i = 0; i < f->total; i++) {
+        uint32_t c = f->costs[i];
+        if (c < min)
+            min = c;
+        if (c > max)
+            max = c;
+        sum += c;
     }
-    uint64_t a = prof_kth_cost(f, (f->total - 1) / 2, min, max);
-    uint64_t b = prof_kth_cost(f, f->total / 2, min, max);
+    /* The upper middle one is the smallest of what the select left
+     * above the lower: no second select. */
+    uint32_t lo_k = (f->total - 1) / 2;
+    uint64_t a = prof_select(f->costs, f->total, lo_k), b = a;
+    if (f->total % 2 == 0) {
+        b = UINT32_MAX;
+        for (uint32_t i = lo_k + 1; i < f->total; i++)
+            if (f->costs[i] < b)
+                b = f->costs[i];
+    }
     uint32_t median = (uint32_t)((a + b) / 2);
 
     uint64_t den = f->snap->ps_cycles;
@@ -347,25 +491,58 @@ static void prof_print_header(const struct prof_fold *f, struct printer *p)
 static void prof_print_chains(struct prof_fold *f, unsigned chains,
                               struct printer *p)
 {
-    prof_fold_table(f);
     uint8_t order[PROFILER_CHAINS];
     prof_sort(f, order);
     for (unsigned i = 0; i < f->nchains && i < chains; i++)
         prof_print_chain(&f->tab[order[i]], f->total, p);
-    if (!f->over_samples)
-        return;
-    if (prof_count_over(f) == PROFILER_OK)
+    if (f->over_samples)
         pr_printf(p, "%u more chains did not fit the %u-chain table "
                   "(%u samples)\n", f->over_chains, PROFILER_CHAINS,
                   f->over_samples);
-    else
-        pr_printf(p, "more chains did not fit the %u-chain table (%u "
-                  "samples; no memory to count them)\n", PROFILER_CHAINS,
-                  f->over_samples);
 }
 
-/* Fold and print. The table lives on the heap (128 chains would be a
- * third of a task stack's headroom) and is freed before return. */
+static void prof_fold_free(struct prof_fold *f)
+{
+    kfree(f->tab);
+    kfree(f->chain_ix.slot);
+    kfree(f->syms);
+    kfree(f->sym_ix.slot);
+    kfree(f->costs);
+    kfree(f);
+}
+
+/* The fold's state with its arrays at their first, small size, and the
+ * costs' array for every record. NULL: no memory. */
+static struct prof_fold *prof_fold_alloc(const struct prof_snapshot *s)
+{
+    struct prof_fold *f = kzalloc(sizeof *f);
+    if (!f)
+        return NULL;
+    f->snap = s;
+    for (unsigned i = 0; i < MAX_CPUS; i++) {
+        f->total += s->ps_count[i];
+        if (s->ps_count[i] > f->max_count)
+            f->max_count = s->ps_count[i];
+        if (s->ps_count[i])
+            f->cpus[f->ncpus++] = (uint8_t)i;
+    }
+    f->tab = kmalloc(PROF_FOLD_CAP0 * sizeof *f->tab);
+    f->syms = kmalloc(PROF_FOLD_CAP0 * sizeof *f->syms);
+    f->costs = kmalloc((f->total ? f->total : 1) * sizeof *f->costs);
+    if (!f->tab || !f->syms || !f->costs ||
+        !prof_index_init(&f->chain_ix, PROF_FOLD_CAP0) ||
+        !prof_index_init(&f->sym_ix, PROF_FOLD_CAP0)) {
+        prof_fold_free(f);
+        return NULL;
+    }
+    return f;
+}
+
+/* Fold, then print: one pass over the records, each distinct address
+ * resolved once, one sort of the table, then the lines. The fold comes
+ * before the first line, so that running out of memory prints only the
+ * one line saying so. Everything the fold allocated is freed before
+ * return. */
 int prof_report(const struct prof_snapshot *s, const struct prof_report_opts *o,
                 struct printer *p)
 {
@@ -375,21 +552,16 @@ int prof_report(const struct prof_snapshot *s, const struct prof_report_opts *o,
         prof_report_took = cycles_now() - t0;
         return rc;
     }
-    struct prof_fold *f = kzalloc(sizeof *f);
-    struct prof_chain *tab = kzalloc(PROFILER_CHAINS * sizeof *tab);
-    if (!f || !tab) {
-        kfree(f);
-        kfree(tab);
-        pr_printf(p, "profile: no memory for the chain table (%zu bytes)\n",
-                  sizeof *f + PROFILER_CHAINS * sizeof *tab);
+    struct prof_fold *f = prof_fold_alloc(s);
+    if (f && f->total)
+        prof_fold_table(f);
+    if (!f || f->nomem) {
+        uint32_t total = f ? f->total : 0, n = f ? f->nall : 0;
+        if (f)
+            prof_fold_free(f);
+        pr_printf(p, "profile: no memory for the chain table (%u records, %u "
+                  "distinct chains so far)\n", total, n);
         return PROFILER_ENOMEM;
-    }
-    f->tab = tab;
-    f->snap = s;
-    for (unsigned i = 0; i < MAX_CPUS; i++) {
-        f->total += s->ps_count[i];
-        if (s->ps_count[i] > f->max_count)
-            f->max_count = s->ps_count[i];
     }
     prof_print_header(f, p);
     if (f->total == 0) {
@@ -401,8 +573,7 @@ int prof_report(const struct prof_snapshot *s, const struct prof_report_opts *o,
             prof_print_sources(s, p);
         prof_print_chains(f, o->ro_chains, p);
     }
-    kfree(tab);
-    kfree(f);
+    prof_fold_free(f);
     prof_report_took = cycles_now() - t0;
     return PROFILER_OK;
 }

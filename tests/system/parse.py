@@ -19,7 +19,8 @@ BENCH_WORKLOAD = re.compile(r"workload off (\d+) cycles, on (\d+) cycles")
 SAMPLE_COST = re.compile(r"sample cost (\d+) (.+?) median \(min (\d+), max (\d+)\), ([\d.]+)% of cpu time")
 PROF_SOURCES = re.compile(r"^cpus: (\d+ (?:pmu|tick|none).*)$", re.M)
 PROF_SOURCE = re.compile(r"^(\d+)((?: pmu \d+)?)((?: tick \d+)?)( none)?$")
-BENCH_REPORT = re.compile(r"report (\d+)x1024 records (\d+) cycles, (\d+) us")
+BENCH_P99 = re.compile(r"sample cost p50 (\d+) p99 (\d+) (.+)$", re.M)
+BENCH_REPORT = re.compile(r"report (\d+)x(\d+) records (\d+) cycles, (\d+) us")
 EXPORT_HEADER = re.compile(r"^# sonde (folded|raw) build-id=([0-9a-f]{40}) source=([ -~]{1,63}?) "
                            r"samples=(0|[1-9]\d*) dropped=(0|[1-9]\d*) cpus=(0|[1-9]\d*) ms=(0|[1-9]\d*)$")
 FOLDED_LINE = re.compile(r"^([!-~]+) ([1-9]\d*)$")
@@ -167,10 +168,12 @@ def bench_profile(out):
     """`bench profile`: {off, on} (the workload's cycles with profiling off
     and on), the profile's header {samples, cpus, dropped, source}, its
     sample cost {median, unit, cmin, cmax, share (the "%" figure, as
-    printed)} and the report's timing {report_cpus, report_cycles,
-    report_us}."""
+    printed)}, the bench's own quantiles of it {p50, p99} (None where not
+    printed) and the report's timing {report_cpus, report_recs (per cpu),
+    report_cycles, report_us}."""
     w, h = BENCH_WORKLOAD.search(out), PROF_HEADER.search(out)
     c, r = SAMPLE_COST.search(out), BENCH_REPORT.search(out)
+    q = BENCH_P99.search(out)
     if not (w and h and c and r):
         raise Fail("bench profile: missing%s%s%s%s in %r" % (
             "" if w else " 'workload off N cycles, on N cycles'",
@@ -181,7 +184,9 @@ def bench_profile(out):
                 source=h.group(4).strip(),
                 median=int(c.group(1)), unit=c.group(2), cmin=int(c.group(3)),
                 cmax=int(c.group(4)), share=c.group(5),
-                report_cpus=int(r.group(1)), report_cycles=int(r.group(2)), report_us=int(r.group(3)))
+                report_cpus=int(r.group(1)), report_recs=int(r.group(2)),
+                report_cycles=int(r.group(3)), report_us=int(r.group(4)),
+                p50=q and int(q.group(1)), p99=q and int(q.group(2)))
 
 
 def _export_header(out, kind):

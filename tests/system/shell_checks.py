@@ -6,9 +6,20 @@ import re
 import parse as P
 from qemu import check
 
-# Per-CPU buffer (kernel/profiler.h) and the rate at which each source fills it.
-PROF_BUF_RECORDS = 1024
+# The rate at which each source fills a per-CPU buffer, and the buffer Start
+# sizes for a window (prof_records_for, kernel/profiler.c): the window plus
+# one tick, an eighth more, 16 records, rounded up to a power of two (64 at
+# least).
 PROF_RATE = {"pmu": 1000, "tick": 100}      # samples per second per busy cpu
+
+
+def prof_buf_records(ms, hz):
+    n = hz * (ms + 10) // 1000
+    n += n // 8 + 16
+    cap = 64
+    while cap < n:
+        cap *= 2
+    return cap
 COST_MAX = 100000                           # cycles or timer units: ~1000x a sample
 
 PROFILE_BAD_INPUT = [
@@ -55,15 +66,17 @@ def check_profile_bad_input(m):
 
 def checked_profile(out):
     """P.profile(out), with the header's own figures checked: no drops in a
-    window whose samples fit the per-cpu buffer (the window ends at the
-    first tick after it, so up to 10 ms late), and a sample cost line that
+    window whose samples fit the per-cpu buffer Start sized for it (the
+    window ends at the first tick after it, so up to 10 ms late: every
+    window fits, at the planned rate), and a sample cost line that
     is there exactly when there are samples, with a median that is
     nonzero, sane and between min and max. Every profile check uses it."""
     r = P.profile(out)
     rate = PROF_RATE["pmu" if r["source"].startswith("pmu") else "tick"]
-    if rate * (r["window"] + 10) <= PROF_BUF_RECORDS * 1000:
+    records = prof_buf_records(r["window"], rate)
+    if rate * (r["window"] + 10) <= records * 1000:
         check(r["dropped"] == 0, "%d samples dropped in a %d ms window at %d/s per cpu, which fits "
-              "the %d-sample buffers: %r" % (r["dropped"], r["window"], rate, PROF_BUF_RECORDS,
+              "the %d-sample buffers: %r" % (r["dropped"], r["window"], rate, records,
                                              "\n".join(r["lines"][:3])))
     c = r["cost"]
     if not r["samples"]:

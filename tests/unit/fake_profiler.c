@@ -67,10 +67,22 @@ void sleep_ms(uint64_t ms)
 
 int kmalloc_fail, kzalloc_fail;  /* fail the next N calls */
 int kmalloc_pass;                /* ... after letting this many through */
+int kmalloc_fail_after = -1;     /* >= 0: that many succeed, then all fail */
 long live_allocs;
+
+/* The profiler never frees a sample buffer that a bigger one replaced
+ * (a sampler may still be inside it): what it no longer points to is
+ * still pointed to from here, so the leak checker does not report the
+ * kernel's deliberate keep as a leak. */
+static void *kept[4096];
+static unsigned nkept;
 
 void *kmalloc(size_t n)
 {
+    if (kmalloc_fail_after == 0)
+        return NULL;
+    if (kmalloc_fail_after > 0)
+        kmalloc_fail_after--;
     if (kmalloc_fail > 0 && kmalloc_pass > 0) {
         kmalloc_pass--;
     } else if (kmalloc_fail > 0) {
@@ -78,7 +90,10 @@ void *kmalloc(size_t n)
         return NULL;
     }
     live_allocs++;
-    return malloc(n);
+    void *p = malloc(n);
+    if (p && nkept < sizeof kept / sizeof kept[0])
+        kept[nkept++] = p;
+    return p;
 }
 
 void *kzalloc(size_t n)
@@ -93,6 +108,11 @@ void *kzalloc(size_t n)
 
 void kfree(void *p)
 {
+    for (unsigned i = 0; p && i < nkept; i++)
+        if (kept[i] == p) {
+            kept[i] = kept[--nkept];
+            break;
+        }
     if (p)
         live_allocs--;
     free(p);
@@ -196,12 +216,23 @@ void reset(void)
     arm_fails = 0;
     arms = disarms = 0;
     kmalloc_fail = kzalloc_fail = kmalloc_pass = 0;
+    kmalloc_fail_after = -1;
     memset(fake_names, 0, sizeof fake_names);
     fake_names[1] = "shell";
     fake_names[5] = "burn";
     fake_names[7] = "burn";
     fake_names[12] = "netload";
     fake_build_id = "0123456789abcdef0123456789abcdef01234567";
+    profiler_test_reset();              /* each test sizes its own buffers */
+}
+
+void room(uint32_t records)
+{
+    struct buf_printer b;
+    char o[128];
+    buf_printer_init(&b, o, sizeof o);
+    if (profiler_reserve(records, &b.pr) != PROFILER_OK)
+        abort();
 }
 
 struct trap_frame frame(uintptr_t pc, const struct fstack *st)

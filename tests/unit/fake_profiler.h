@@ -27,6 +27,7 @@ extern unsigned sleeps;
 extern uint64_t last_sleep_ms;
 extern int kmalloc_fail, kzalloc_fail;  /* fail the next N calls */
 extern int kmalloc_pass;                /* ... after letting this many through */
+extern int kmalloc_fail_after;          /* >= 0: that many succeed, then all fail */
 extern long live_allocs;
 
 extern bool pmu_usable;                 /* what pmu_probe() answers */
@@ -43,7 +44,8 @@ extern struct buf_printer bp;
 const char *got(void);
 shell_fn cmd_fn(const char *name);
 int run_cmd(const char *line);
-void reset(void);
+void reset(void);                       /* also frees the sample buffers */
+void room(uint32_t records);            /* profiler_reserve, or abort */
 struct trap_frame frame(uintptr_t pc, const struct fstack *st);
 void tick(unsigned cpu, int pid, uintptr_t pc, const struct fstack *st);
 bool nmi(unsigned cpu, int pid, uintptr_t pc, const struct fstack *st);

@@ -13,6 +13,7 @@
 #include "hal/cpu.h"
 #include "hal/irq.h"
 #include "kernel/profiler.h"
+#include "kernel/profiler_internal.h"
 #include "kernel/shell.h"
 #include "lib/printf.h"
 
@@ -171,6 +172,8 @@ TEST(inject_and_report_again)
 {
     reset();
     CHECK_EQ(run_cmd("profile 1"), 0);   /* fresh counts */
+    buf_printer_init(&bp, out, sizeof out);
+    CHECK_EQ(profiler_reserve(1024, &bp.pr), 0);
     uintptr_t f[3] = { 0x3010, 0x2044, 0x11b2 };
     for (int i = 0; i < 1025; i++)
         CHECK_EQ(profiler_inject(3, 5, f, 3, 40), 0);
@@ -195,6 +198,8 @@ TEST(report_drops_exact_when_buffers_fill)
     pmu_claim = true;
     window_fn = win_nested;             /* cpu 2: 1 sample, 1 nested drop */
     CHECK_EQ(run_cmd("profile 1"), 0);
+    buf_printer_init(&bp, out, sizeof out);
+    CHECK_EQ(profiler_reserve(1000, &bp.pr), 0);    /* 1024: a power of two */
     uintptr_t f[2] = { 0x3010, 0x2044 };
     for (int i = 0; i < 1024 + 37; i++)
         CHECK_EQ(profiler_inject(0, 5, f, 2, 40), 0);
@@ -239,18 +244,157 @@ static void win_cpu5(void) { tick(5, 5, 0x3000, NULL); tick(4, 5, 0x3000, NULL);
 TEST(start_buffer_for_cpu_online_later)
 {
     reset();
+    CHECK_EQ(run_cmd("profile 10"), 0);  /* cpus 0-3 have buffers */
     fake_ncpus = 6;
     fake_online = 0x2f;                  /* cpu 5 came online; cpu 4 is not */
-    unsigned s0 = sleeps, p0 = probes;
+    unsigned s0 = sleeps;
     kmalloc_fail = 1;
     CHECK_EQ(run_cmd("profile 10"), 1);
     CHECK(strncmp(out, "profile: no memory for cpu 5's sample buffer (", 46) == 0);
     CHECK_EQ(sleeps, s0);                /* started nothing */
-    CHECK_EQ(probes, p0);
     window_fn = win_cpu5;
     CHECK_EQ(run_cmd("profile 10"), 0);
     /* cpu 4 has no buffer: its tick records nothing (and is no drop) */
     CHECK(strstr(out, "\n1 samples on 1 cpus, 0 dropped") != NULL);
+}
+
+static bool armed_in_window;
+static void win_look(void) { armed_in_window = armed[2]; }
+
+/* Start arms the starting CPU's counter at once (a 1 ms window ends at
+ * the next tick, which would otherwise be the one that arms it), and no
+ * other CPU's: their registers are their own, armed from their ticks. */
+TEST(start_arms_its_own_cpu_at_once)
+{
+    reset();
+    pmu_usable = true;
+    pmu_name = "pmu/nmi intel fixed-ctr1";
+    fake_cpu = 2;
+    window_fn = win_look;
+    armed_in_window = false;
+    CHECK_EQ(run_cmd("profile 1"), 0);
+    CHECK(armed_in_window);
+    CHECK_EQ(arms, 1);
+    CHECK(!armed[0] && !armed[1] && !armed[3]);
+    CHECK_EQ(fake_irq_depth, 0);         /* interrupts back on */
+    /* On the tick only, nothing is armed. */
+    reset();
+    fake_cpu = 2;
+    CHECK_EQ(run_cmd("profile 1"), 0);
+    CHECK_EQ(arms, 0);
+}
+
+/* ---- buffer sizing -------------------------------------------------- */
+
+TEST(sizing_window_at_rate_with_margin)
+{
+    /* The longest window on each source: ~2000 and ~200 samples. */
+    CHECK_EQ(prof_records_for(2000, 1000), 4096);
+    CHECK_EQ(prof_records_for(2000, 100), 256);
+    CHECK_EQ(prof_records_for(1, 100), 64);
+    for (unsigned hz = 100; hz <= 1000; hz += 900)
+        for (unsigned ms = 1; ms <= 2000; ms++) {
+            uint32_t n = prof_records_for(ms, hz);
+            uint64_t late = (uint64_t)hz * (ms + 10) / 1000;   /* one tick late */
+            CHECK(n >= late + late / 8 + 16);
+            CHECK((n & (n - 1)) == 0);
+            CHECK(n >= prof_records_for(ms - 1 ? ms - 1 : 1, hz));
+        }
+}
+
+static void win_counter_2000(void)
+{
+    for (unsigned c = 0; c < 4; c++)
+        tick(c, 5, 0x3000, NULL);       /* arms */
+    for (int i = 0; i < 2010; i++)      /* 2000 ms at 1 kHz, a tick late */
+        for (unsigned c = 0; c < 4; c++)
+            nmi(c, 5, 0x3000, NULL);
+}
+
+TEST(sizing_longest_counter_window_fits)
+{
+    reset();
+    pmu_usable = pmu_claim = true;
+    pmu_name = "pmu/nmi intel fixed-ctr1";
+    window_fn = win_counter_2000;
+    CHECK_EQ(run_cmd("profile 2000 all 1"), 0);
+    CHECK(strstr(out, "\n8040 samples on 4 cpus, 0 dropped, source pmu/nmi") != NULL);
+}
+
+static void win_counter_burst(void)
+{
+    for (unsigned c = 0; c < 2; c++)
+        tick(c, 5, 0x3000, NULL);
+    for (int i = 0; i < 3000; i++)
+        nmi(0, 5, 0x3000, NULL);
+    for (int i = 0; i < 100; i++)
+        nmi(1, 5, 0x3000, NULL);
+}
+
+/* Buffers only grow: a short window after a long one allocates nothing
+ * and keeps the room; a source faster than the sizing planned for counts
+ * what did not fit as drops. */
+TEST(sizing_grows_only_and_a_faster_source_drops)
+{
+    reset();
+    pmu_usable = pmu_claim = true;
+    pmu_name = "pmu/nmi intel fixed-ctr1";
+    CHECK_EQ(run_cmd("profile 1"), 0);          /* 64 records each */
+    window_fn = win_counter_burst;
+    CHECK_EQ(run_cmd("profile 1"), 0);
+    CHECK(strstr(out, "\n128 samples on 2 cpus, 2972 dropped, source pmu/nmi") != NULL);
+    long allocs = live_allocs;
+    window_fn = NULL;
+    CHECK_EQ(run_cmd("profile 2000"), 0);       /* grows to 4096 */
+    CHECK_EQ(live_allocs, allocs + 4);
+    allocs = live_allocs;
+    window_fn = win_counter_burst;
+    CHECK_EQ(run_cmd("profile 1"), 0);          /* keeps 4096 */
+    CHECK_EQ(live_allocs, allocs);
+    CHECK(strstr(out, "\n3100 samples on 2 cpus, 0 dropped, source pmu/nmi") != NULL);
+    /* The tick's longest window is smaller: nothing to grow. */
+    pmu_usable = false;
+    window_fn = NULL;
+    CHECK_EQ(run_cmd("profile 2000"), 0);
+    CHECK_EQ(live_allocs, allocs);
+}
+
+/* Nearest rank over every record: 1..100 injected, p50 is 50, p99 99. */
+TEST(cost_permille_nearest_rank)
+{
+    reset();
+    uint32_t c = 7;
+    CHECK_EQ(profiler_cost_permille(500, &c), PROFILER_EINVAL);   /* no run */
+    CHECK_EQ(run_cmd("profile 1"), 0);
+    CHECK_EQ(profiler_cost_permille(500, &c), PROFILER_EINVAL);   /* no samples */
+    room(128);
+    uintptr_t f[1] = { 0x3010 };
+    for (uint32_t i = 100; i >= 1; i--)
+        CHECK_EQ(profiler_inject(i % 3, 5, f, 1, i), 0);
+    long allocs = live_allocs;
+    CHECK_EQ(profiler_cost_permille(500, &c), 0);
+    CHECK_EQ(c, 50);
+    CHECK_EQ(profiler_cost_permille(990, &c), 0);
+    CHECK_EQ(c, 99);
+    CHECK_EQ(profiler_cost_permille(1000, &c), 0);
+    CHECK_EQ(c, 100);
+    CHECK_EQ(profiler_cost_permille(1, &c), 0);
+    CHECK_EQ(c, 1);
+    CHECK_EQ(profiler_cost_permille(0, &c), PROFILER_EINVAL);
+    CHECK_EQ(live_allocs, allocs);
+}
+
+TEST(reserve_checks_its_range)
+{
+    reset();
+    buf_printer_init(&bp, out, sizeof out);
+    long allocs = live_allocs;
+    CHECK_EQ(profiler_reserve(0, &bp.pr), PROFILER_EINVAL);
+    CHECK_STR(got(), "profile: reserve 0 out of range (1-65536 records)\n");
+    CHECK_EQ(profiler_reserve(2048, &bp.pr), 0);
+    CHECK_EQ(live_allocs, allocs + 4);
+    CHECK_EQ(profiler_reserve(100, &bp.pr), 0);     /* never shrinks */
+    CHECK_EQ(live_allocs, allocs + 4);
 }
 
 /* ---- the command's arguments ---------------------------------------- */

@@ -34,6 +34,7 @@ static void win_small(void)
 TEST(raw_exact_text)
 {
     reset();
+    room(1024);                         /* these tests are not about sizing */
     window_fn = win_small;
     CHECK_EQ(run_cmd("profile 10 raw"), 0);
     CHECK_STR(got(),
@@ -49,27 +50,32 @@ TEST(raw_exact_text)
 TEST(raw_arguments)
 {
     reset();
+    room(1024);                         /* these tests are not about sizing */
     window_fn = win_small;
     CHECK_EQ(run_cmd("profile raw"), 0);
     CHECK_EQ(last_sleep_ms, 1000);
     CHECK(strstr(out, " samples=7 dropped=0 cpus=4 ms=1000\n") != NULL);
     reset();
+    room(1024);                         /* these tests are not about sizing */
     window_fn = win_small;
     CHECK_EQ(run_cmd("profile 500 raw"), 0);
     CHECK_EQ(last_sleep_ms, 500);
     CHECK(strstr(out, " samples=7 dropped=0 cpus=4 ms=500\n") != NULL);
     reset();
+    room(1024);                         /* these tests are not about sizing */
     window_fn = win_small;
     CHECK_EQ(run_cmd("profile 20 7 raw"), 0);
     CHECK_STR(got(),
         "# sonde raw build-id=" ID " source=tick 100Hz samples=2 dropped=0 cpus=1 ms=20\n"
         "2 7 burn 2 3010 2048 11b2\n");
     reset();
+    room(1024);                         /* these tests are not about sizing */
     window_fn = win_small;
     CHECK_EQ(run_cmd("profile 20 all raw"), 0);
     CHECK(strstr(out, "samples=7 ") != NULL);
     /* the chain count keeps its meaning */
     reset();
+    room(1024);                         /* these tests are not about sizing */
     window_fn = win_small;
     CHECK_EQ(run_cmd("profile 20 all 1"), 0);
     CHECK(strncmp(out, "profiled 20 ms\n", 15) == 0);
@@ -80,6 +86,7 @@ TEST(raw_arguments)
 TEST(raw_source_and_drops)
 {
     reset();
+    room(1024);                         /* these tests are not about sizing */
     pmu_usable = true;
     pmu_claim = true;
     pmu_name = "pmu/nmi intel fixed-ctr1";
@@ -92,6 +99,7 @@ TEST(raw_source_and_drops)
 TEST(raw_empty_is_a_header)
 {
     reset();
+    room(1024);                         /* these tests are not about sizing */
     CHECK_EQ(run_cmd("profile 10 raw"), 0);
     CHECK_STR(got(), "# sonde raw build-id=" ID " source=tick 100Hz samples=0 "
               "dropped=0 cpus=0 ms=10\n");
@@ -178,6 +186,7 @@ static int match_chain(void *ctx, const struct praw_chain *c, unsigned line,
 TEST(raw_parses_back_to_what_was_recorded)
 {
     reset();
+    room(1024);                         /* these tests are not about sizing */
     window_fn = win_many;
     CHECK_EQ(run_cmd("profile 10 raw"), 0);
     CHECK_EQ(nwants, 300);
@@ -208,6 +217,7 @@ static void win_fill(void)
 TEST(raw_full_buffer)
 {
     reset();
+    room(1024);                         /* these tests are not about sizing */
     window_fn = win_fill;
     CHECK_EQ(run_cmd("profile 10 raw"), 0);
     CHECK_STR(got(),
@@ -227,11 +237,11 @@ TEST(raw_full_buffer)
 TEST(raw_alloc_failure_and_no_leak)
 {
     reset();
-    long before = live_allocs;
+    room(1024);                         /* these tests are not about sizing */
+    long before = live_allocs;          /* the buffers, kept for good */
     window_fn = win_many;
     CHECK_EQ(run_cmd("profile 10 raw"), 0);
     CHECK_EQ(live_allocs, before);
-    reset();
     window_fn = win_small;
     kmalloc_fail = 1;
     CHECK(run_cmd("profile 10 raw") != 0);
@@ -251,6 +261,7 @@ TEST(raw_alloc_failure_and_no_leak)
 TEST(folded_exact_text)
 {
     reset();
+    room(1024);                         /* these tests are not about sizing */
     window_fn = win_small;
     CHECK_EQ(run_cmd("profile 10 folded"), 0);
     CHECK_STR(got(),
@@ -262,16 +273,19 @@ TEST(folded_exact_text)
 TEST(folded_arguments)
 {
     reset();
+    room(1024);                         /* these tests are not about sizing */
     window_fn = win_small;
     CHECK_EQ(run_cmd("profile folded"), 0);
     CHECK_EQ(last_sleep_ms, 1000);
     CHECK(strstr(out, " samples=7 dropped=0 cpus=4 ms=1000\n") != NULL);
     reset();
+    room(1024);                         /* these tests are not about sizing */
     window_fn = win_small;
     CHECK_EQ(run_cmd("profile 30 folded"), 0);
     CHECK_EQ(last_sleep_ms, 30);
     CHECK(strncmp(out, "# sonde folded ", 15) == 0);
     reset();
+    room(1024);                         /* these tests are not about sizing */
     window_fn = win_small;
     CHECK_EQ(run_cmd("profile 30 12 folded"), 0);
     CHECK_STR(got(),
@@ -296,6 +310,7 @@ static void win_odd(void)
 TEST(folded_root_first_and_unresolved)
 {
     reset();
+    room(1024);                         /* these tests are not about sizing */
     window_fn = win_odd;
     CHECK_EQ(run_cmd("profile 10 folded"), 0);
     CHECK_STR(got(),
@@ -303,6 +318,7 @@ TEST(folded_root_first_and_unresolved)
         "burn;0x0;0x8888;burn_outer;0x2000;burn_mid;burn_inner;idle_loop 1\n"
         "burn;burn_inner;burn_spin 1\n");
     reset();
+    room(1024);                         /* these tests are not about sizing */
     window_fn = win_odd;
     CHECK_EQ(run_cmd("profile 10 raw"), 0);
     CHECK_STR(got(),
@@ -326,6 +342,7 @@ static void win_names(void)
 TEST(task_names_sanitized)
 {
     reset();
+    room(1024);                         /* these tests are not about sizing */
     fake_names[12] = "net load;x";
     fake_names[1] = "sh\tell";
     window_fn = win_names;
@@ -336,6 +353,7 @@ TEST(task_names_sanitized)
         "sh_ell;burn_inner 2\n"
         "net_load_x;burn_inner 1\n");
     reset();
+    room(1024);                         /* these tests are not about sizing */
     fake_names[12] = "net load;x";
     fake_names[1] = "sh\tell";
     window_fn = win_names;
@@ -381,6 +399,7 @@ TEST(folded_ties_are_deterministic)
         "shell;idle_loop 1\n";
     static char first[4096];
     reset();
+    room(1024);                         /* these tests are not about sizing */
     tie_perm = p1;
     window_fn = win_ties;
     CHECK_EQ(run_cmd("profile 10 folded"), 0);
@@ -388,12 +407,14 @@ TEST(folded_ties_are_deterministic)
     CHECK(strlen(out) < sizeof first);
     memcpy(first, out, sizeof first - 1);
     reset();
+    room(1024);                         /* these tests are not about sizing */
     tie_perm = p2;
     window_fn = win_ties;
     CHECK_EQ(run_cmd("profile 10 folded"), 0);
     CHECK(strcmp(out, first) == 0);
     /* raw likewise: pid, then cpu */
     reset();
+    room(1024);                         /* these tests are not about sizing */
     tie_perm = p1;
     window_fn = win_ties;
     CHECK_EQ(run_cmd("profile 10 raw"), 0);
@@ -428,6 +449,7 @@ static unsigned folded_lines(uint64_t *sum)
 TEST(folded_has_no_chain_limit)
 {
     reset();
+    room(1024);                         /* these tests are not about sizing */
     window_fn = win_300;
     CHECK_EQ(run_cmd("profile 10 folded"), 0);
     uint64_t sum;
@@ -438,10 +460,12 @@ TEST(folded_has_no_chain_limit)
     CHECK(strstr(out, "\nburn;0x512a 1\n") != NULL);
     CHECK(strstr(out, "did not fit") == NULL);
     reset();
+    room(1024);                         /* these tests are not about sizing */
     window_fn = win_300;
     CHECK_EQ(run_cmd("profile 10 raw"), 0);
     CHECK_EQ(folded_lines(&sum), 301);          /* pid 7's is its own line */
     reset();
+    room(1024);                         /* these tests are not about sizing */
     long before = live_allocs;
     window_fn = win_300;
     kmalloc_fail = 1;
@@ -452,6 +476,7 @@ TEST(folded_has_no_chain_limit)
     /* each of the fold's three allocations, failing alone */
     for (int k = 0; k < 3; k++) {
         reset();
+    room(1024);                         /* these tests are not about sizing */
         window_fn = win_300;
         if (k == 2)
             kzalloc_fail = 1;
@@ -483,6 +508,7 @@ static void win_dup(void)
 TEST(folded_same_name_two_symbols)
 {
     reset();
+    room(1024);                         /* these tests are not about sizing */
     window_fn = win_dup;
     CHECK_EQ(run_cmd("profile 10 folded"), 0);
     CHECK_STR(got(),
