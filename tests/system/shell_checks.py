@@ -109,7 +109,7 @@ def check_export_header(h, elf, source, ncpus, ms, what, ticks=None):
     check(h["ms"] == ms, "%s: ms=%d, expected %d" % (what, h["ms"], ms))
     check(h["cpus"] == ncpus, "%s: cpus=%d, expected %d" % (what, h["cpus"], ncpus))
     rate = PROF_RATE["pmu" if source.startswith("pmu") else "tick"]
-    if rate * (ms + 10) <= PROF_BUF_RECORDS * 1000:
+    if rate * (ms + 10) <= prof_buf_records(ms, rate) * 1000:
         check(h["dropped"] == 0, "%s: dropped=%d in a window the buffers hold" % (what, h["dropped"]))
     check(h["samples"] > 0, "%s: no samples under burn" % what)
     if ticks is not None:
