@@ -54,7 +54,7 @@ for f in "${files[@]}"; do
   # Phase 2: new inputs land in the build tree's corpus; the tree's is read.
   work=$out/corpus/$name; mkdir -p "$work"
   if res=$(UBSAN_OPTIONS=print_stacktrace=1 "$bin" -max_total_time="$FUZZ_SECONDS" \
-             -timeout=10 -rss_limit_mb=2048 -max_len=4096 -print_final_stats=1 \
+             -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
              -artifact_prefix="$out/crash-$name-" "$work" "$corpus" 2>&1); then
     stats=$(grep -E '^#[0-9]+[[:space:]]+DONE' <<< "$res" | tail -1)
     cov=$(sed -n 's/.*cov: \([0-9]*\) ft: \([0-9]*\).*/cov \1 ft \2/p' <<< "$stats")
