@@ -47,7 +47,7 @@ TOOLS   := $(addprefix $(HOSTB)/,$(TOOL_NAMES))
 HOSTOBJ := $(HOSTB)/obj
 HOSTCFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I.
 
-.PHONY: all run test unit system bench iso clean tools
+.PHONY: all run test unit system bench iso clean tools fuzz soak
 all: $(B)/kernel.elf tools
 
 
@@ -118,6 +118,13 @@ run: all
 
 unit:
 	@bash scripts/unit.sh
+
+# libFuzzer targets (tests/fuzz/): each over its corpus, then FUZZ_SECONDS
+# of fuzzing each (make test runs 10 s each).
+FUZZ_SECONDS ?= 60
+fuzz:
+	@bash scripts/deps.sh
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) bash scripts/fuzz.sh
 
 system: all
 	@python3 tests/system/run.py
