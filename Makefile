@@ -126,6 +126,13 @@ fuzz:
 	@bash scripts/deps.sh
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) bash scripts/fuzz.sh
 
+# The soak at full size: 10000 profile cycles under burn and UDP-shell
+# load (make test runs 1000).
+SOAK_CYCLES ?= 10000
+soak: all
+	@bash scripts/deps.sh
+	@python3 tests/system/soak.py --cycles $(SOAK_CYCLES)
+
 system: all
 	@python3 tests/system/run.py
 

@@ -47,6 +47,8 @@ FUZZ_SECONDS=${FUZZ_SECONDS:-10} stage fuzz 200 scripts/fuzz.sh bash scripts/fuz
 stage tools 300 tests/tools/check_sonde_prof.sh bash tests/tools/check_sonde_prof.sh
 stage x86_64 600 tests/system/run.py python3 tests/system/run.py
 stage network 300 tests/system/net_tests.py python3 tests/system/net_tests.py --arch x86_64
+# 1000 profile cycles under burn and UDP-shell load: about 30 s (make soak: 10000).
+stage soak 120 tests/system/soak.py python3 tests/system/soak.py --cycles 1000
 if make -s ARCH=arm64 all >/dev/null; then
   stage arm64 400 tests/system/arm64_tests.py python3 tests/system/arm64_tests.py
   # Every network test applies to arm64 too (the UDP shell over virtio-mmio).
