@@ -18,6 +18,12 @@ KiB and heap bytes in use (the first cycle allocates the profiler's
 per-CPU buffers, which are kept for good; the UDP shell's kept reply is
 allocated by the first request).
 
+Throughout, `fpjunk` (kernel/testing/fpjunk.c) runs on CPU 3: a task
+whose older frame records hold random frame pointers and return
+addresses while it is sampled, so every cycle's walks meet corrupt
+chains. Before and after the cycles, a profile of that task alone must
+count samples in its own functions, and the kernel must still answer.
+
 make test runs 1000 cycles (about 28 s here); make soak runs 10000.
 Ends with 'N passed, N failed' (one test).
 """
@@ -97,8 +103,24 @@ def start_burn(g):
     return time.monotonic()
 
 
+def fpjunk_profile(g, pid, when):
+    """A profile of the fpjunk task alone: its samples are counted, in
+    its own code or the clock it reads, whatever its chain holds."""
+    r = P.profile(g.cmd("profile 300 %d 4" % pid, 30))
+    check(r["samples"] > 0, "%s: no sample of fpjunk (pid %d) in 300 ms" % (when, pid))
+    leaves = [c["name"] for c in r["chains"]]
+    check(any(n.startswith("fpjunk_") for n in leaves),
+          "%s: no chain ends in fpjunk's code: %r" % (when, leaves))
+    return r["samples"]
+
+
 def soak(g, cycles):
     want_version = g.cmd("version")
+    out = g.cmd("fpjunk %d 3" % BURN_MS)
+    m = re.search(r"^fpjunk: %d ms on cpu 3, pid (\d+)$" % BURN_MS, out, re.M)
+    check(m, "fpjunk: %r" % out)
+    junk_pid = int(m.group(1))
+    fpjunk_profile(g, junk_pid, "before the cycles")
     burn_t = start_burn(g)
     load = UdpLoad(g.ushell_port, want_version)
     load.start()
@@ -135,6 +157,11 @@ def soak(g, cycles):
     print("soak: mem after cycle %d: %s" % (cycles, after["line"]))
     check(after["free_kib"] == base["free_kib"] and after["heap_bytes"] == base["heap_bytes"],
           "memory not back to its baseline: %s, then %s" % (base["line"], after["line"]))
+    junk = fpjunk_profile(g, junk_pid, "after %d cycles" % cycles)
+    print("soak: fpjunk (pid %d) still sampled after the cycles: %d samples in 300 ms"
+          % (junk_pid, junk))
+    out = g.cmd("kill %d" % junk_pid)
+    check("asked to stop" in out, "kill fpjunk: %r" % out)
     out = g.cmd("burn stop")
     check(re.search(r"^burn: stopping \d+ tasks$", out, re.M), "burn stop: %r" % out)
     out = g.cmd("echo still here")
