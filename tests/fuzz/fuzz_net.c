@@ -13,7 +13,10 @@
  * ARP reply and the frames parked for that address); and every frame sent
  * comes from our MAC, fits the wire, goes to no group MAC unless it is an
  * ARP request, and carries IPv4 with a correct header checksum to an
- * address a reply may go to. tx_frames counts every frame sent. */
+ * address a reply may go to; an ICMP frame is an echo reply with a
+ * correct checksum that, sent while its request is being handled, mirrors
+ * the request's identifier, sequence and data; a UDP frame's length and
+ * checksum are right. tx_frames counts every frame sent. */
 #include <string.h>
 #include "fuzz.h"
 #include "net/net.h"
@@ -30,6 +33,53 @@ static unsigned sent, echoes;
 
 static uint16_t be16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
 static uint32_t be32(const uint8_t *p) { return (uint32_t)be16(p) << 16 | be16(p + 2); }
+
+static uint32_t sum16(const uint8_t *p, size_t n, uint32_t s)
+{
+    for (size_t i = 0; i + 1 < n; i += 2)
+        s += be16(p + i);
+    if (n & 1)
+        s += (uint32_t)p[n - 1] << 8;
+    while (s >> 16)
+        s = (s & 0xffff) + (s >> 16);
+    return s;
+}
+
+/* The frame net_rx is handling now: a reply sent during it answers it
+ * (one sent later was parked for ARP and answers an older frame). */
+static const uint8_t *cur;
+static size_t cur_len;
+
+static void check_icmp(const uint8_t *ip, size_t ihl, size_t tot)
+{
+    const uint8_t *icmp = ip + ihl;
+    size_t n = tot - ihl;
+    FUZZ_CHECK(n >= 8 && icmp[0] == 0 && icmp[1] == 0);
+    FUZZ_CHECK(sum16(icmp, n, 0) == 0xffff);
+    if (cur_len < ETH_HLEN + 20 || be16(cur + 12) != ETHERTYPE_IPV4)
+        return;
+    const uint8_t *qip = cur + ETH_HLEN;
+    size_t qihl = (size_t)(qip[0] & 15) * 4;
+    FUZZ_CHECK(qip[9] == 1 && ETH_HLEN + qihl + n <= cur_len);
+    FUZZ_CHECK(memcmp(icmp + 4, qip + qihl + 4, n - 4) == 0);
+    FUZZ_CHECK(memcmp(ip + 16, qip + 12, 4) == 0);      /* back to its source */
+}
+
+static void check_udp(const uint8_t *ip, size_t ihl, size_t tot)
+{
+    const uint8_t *u = ip + ihl;
+    size_t n = tot - ihl;
+    FUZZ_CHECK(n >= 8 && be16(u + 4) == n);
+    if (be16(u + 6) == 0)
+        return;                    /* no checksum: allowed in IPv4 */
+    uint8_t ph[12];
+    memcpy(ph, ip + 12, 8);
+    ph[8] = 0;
+    ph[9] = 17;
+    ph[10] = (uint8_t)(n >> 8);
+    ph[11] = (uint8_t)n;
+    FUZZ_CHECK(sum16(u, n, sum16(ph, 12, 0)) == 0xffff);
+}
 
 static int fake_xmit(struct netdev *dev, const void *frame, size_t len)
 {
@@ -55,8 +105,14 @@ static int fake_xmit(struct netdev *dev, const void *frame, size_t len)
         while (s >> 16)
             s = (s & 0xffff) + (s >> 16);
         FUZZ_CHECK(s == 0xffff);
-        FUZZ_CHECK(be16(ip + 2) + ETH_HLEN <= len);
+        size_t tot = be16(ip + 2);
+        FUZZ_CHECK(tot >= ihl && tot + ETH_HLEN <= len);
         FUZZ_CHECK(!ipv4_source_unanswerable(be32(ip + 16)));
+        FUZZ_CHECK(ip[9] == 1 || ip[9] == 17);
+        if (ip[9] == 1)
+            check_icmp(ip, ihl, tot);
+        else
+            check_udp(ip, ihl, tot);
     }
     sent++;
     return 0;
@@ -97,7 +153,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
         uint64_t before = drops(s), arp_before = s->drop_arp;
         unsigned sent_before = sent;
         echoes = 0;
+        cur = f;
+        cur_len = len;
         net_rx(f, len);
+        cur = NULL;
+        cur_len = 0;
         free(f);
         frames++;
         FUZZ_CHECK(s->rx_frames == frames);
