@@ -34,7 +34,7 @@ from shell_checks import check_error_cases, check_profile_bad_input, checked_pro
 from qemu import Fail, Machine, ROOT, KERNEL, check  # noqa: E402
 
 BURN_CHAIN = ["burn_spin", "burn_inner", "burn_middle", "burn_outer", "burn_task"]
-KERNEL_SRC_DIRS = ["arch/x86_64", "kernel", "mm", "lib", "drivers", "net"]
+KERNEL_SRC_DIRS = ["arch/x86_64", "kernel", "kernel/testing", "mm", "lib", "drivers", "net"]
 
 TESTS = []            # (name, fn), in run order
 
