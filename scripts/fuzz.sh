@@ -43,7 +43,9 @@ for f in "${files[@]}"; do
     echo "fuzz $name: FAILED: $corpus is empty"; failed=$((failed + 2)); continue
   fi
   # Phase 1: every corpus file, once (a crash fixed stays fixed).
-  if res=$(UBSAN_OPTIONS=print_stacktrace=1 "$bin" -runs=0 "$corpus" 2>&1) &&
+  # The artifact prefix keeps a replayed crash out of the source tree.
+  if res=$(UBSAN_OPTIONS=print_stacktrace=1 "$bin" -runs=0 \
+             -artifact_prefix="$out/crash-$name-" "$corpus" 2>&1) &&
      ! grep -q 'ERROR: \|runtime error' <<< "$res"; then
     echo "fuzz $name: corpus of $(ls "$corpus" | wc -l) inputs passed"; passed=$((passed + 1))
   else
