@@ -24,7 +24,7 @@ KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
             --no-warn-rwx-segments --build-id=sha1 -T arch/$(ARCH)/linker.ld $(ARCH_LDFLAGS)
 
 KSRC    := $(wildcard arch/$(ARCH)/*.c arch/$(ARCH)/*.S arch/$(ARCH)/testing/*.c \
-                      kernel/*.c mm/*.c \
+                      kernel/*.c kernel/testing/*.c mm/*.c \
                       lib/*.c drivers/*.c net/*.c uapi/*.c)
 KOBJ    := $(patsubst %,$(B)/%.o,$(basename $(KSRC)))
 
@@ -50,7 +50,7 @@ TOOLS   := $(addprefix $(HOSTB)/,$(TOOL_NAMES))
 HOSTOBJ := $(HOSTB)/obj
 HOSTCFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I.
 
-.PHONY: all run test unit system bench iso clean tools
+.PHONY: all run test unit system bench iso clean tools fuzz soak
 all: $(B)/kernel.elf tools
 
 
@@ -121,6 +121,20 @@ run: all
 
 unit:
 	@bash scripts/unit.sh
+
+# libFuzzer targets (tests/fuzz/): each over its corpus, then FUZZ_SECONDS
+# of fuzzing each (make test runs 10 s each).
+FUZZ_SECONDS ?= 60
+fuzz:
+	@bash scripts/deps.sh
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) bash scripts/fuzz.sh
+
+# The soak at full size: 10000 profile cycles under burn and UDP-shell
+# load (make test runs 1000).
+SOAK_CYCLES ?= 10000
+soak: all
+	@bash scripts/deps.sh
+	@python3 tests/system/soak.py --cycles $(SOAK_CYCLES)
 
 system: all
 	@python3 tests/system/run.py

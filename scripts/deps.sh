@@ -28,6 +28,11 @@ command -v go >/dev/null || need+=(golang-go)
 [ -f /usr/share/gocode/src/github.com/google/pprof/proto/profile.proto ] ||
   need+=(golang-github-google-pprof-dev)
 command -v xmllint >/dev/null || need+=(libxml2-utils)
+# make fuzz and the fuzz stage of make test: clang's libFuzzer and its
+# sanitizer runtimes.
+command -v clang >/dev/null || need+=(clang)
+compgen -G '/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a' >/dev/null ||
+  need+=(libclang-rt-14-dev)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" -ne 0 ]; then
   echo "deps: missing ${need[*]}; run as root or: sudo apt-get install ${need[*]}" >&2

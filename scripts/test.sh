@@ -41,9 +41,14 @@ stage() {
 }
 stage tree 60 scripts/check_tree.sh bash scripts/check_tree.sh
 stage unit 300 scripts/unit.sh bash scripts/unit.sh
+# Each libFuzzer target over its corpus (every crash ever found), then
+# 10 s of fuzzing each: about 100 s on 2 cores.
+FUZZ_SECONDS=${FUZZ_SECONDS:-10} stage fuzz 200 scripts/fuzz.sh bash scripts/fuzz.sh
 stage tools 300 tests/tools/check_sonde_prof.sh bash tests/tools/check_sonde_prof.sh
 stage x86_64 600 tests/system/run.py python3 tests/system/run.py
 stage network 300 tests/system/net_tests.py python3 tests/system/net_tests.py --arch x86_64
+# 1000 profile cycles under burn and UDP-shell load: about 30 s (make soak: 10000).
+stage soak 120 tests/system/soak.py python3 tests/system/soak.py --cycles 1000
 if make -s ARCH=arm64 all >/dev/null; then
   stage arm64 400 tests/system/arm64_tests.py python3 tests/system/arm64_tests.py
   # Every network test applies to arm64 too (the UDP shell over virtio-mmio).
