@@ -25,6 +25,13 @@ static void check_parse(const uint8_t *d, size_t n)
     FUZZ_CHECK(e == er || (e == USHP_ETOOLONG && er == 0));
     if (er != 0)
         return;
+    /* The authenticated layout carries a nonce before the payload and a
+     * tag after it; the open one neither. */
+    if (h.flags & USHP_FLAG_AUTH) {
+        FUZZ_CHECK(n == USHP_HDR_LEN + USHP_AUTH_OVERHEAD + (size_t)h.len &&
+                   pl == d + USHP_HDR_LEN + USHP_NONCE_LEN);
+        return;
+    }
     FUZZ_CHECK(n == USHP_HDR_LEN + (size_t)h.len && pl == d + USHP_HDR_LEN);
     FUZZ_CHECK(h.magic == USHP_MAGIC && h.reserved == 0 && h.len <= USHP_CHUNK_MAX);
     if (h.flags != 0 && h.flags != USHP_FLAG_LAST)

@@ -1,4 +1,4 @@
-// LINK: tools/ushell_client.c uapi/udpshell.c
+// LINK: tools/ushell_client.c uapi/udpshell.c uapi/udpshell_auth.c lib/sha256.c
 /* tests/fuzz/fuzz_ushell_client.c: sonde-sh's reply reassembly
  * (tools/ushell_client.c) against a shell that answers with whatever
  * datagrams the input holds (fuzz.h's length-prefixed pieces), in order,
