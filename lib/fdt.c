@@ -219,7 +219,9 @@ const void *fdt_prop(const struct fdt *f, int node, const char *name, uint32_t *
             return 0;             /* properties come before subnodes */
         uint32_t plen = word(f, here + 4);
         const char *pname = string_at(f, word(f, here + 8));
-        if ((uint32_t)here + 12 + plen > f->size_struct)
+        /* In 64 bits: a length near 2^32 wraps a 32-bit sum back inside
+         * the block, and the value would run off the end of the blob. */
+        if ((uint64_t)here + 12 + plen > f->size_struct)
             return 0;
         if (pname && strcmp(pname, name) == 0) {
             if (len)
