@@ -29,6 +29,7 @@
 #include "mm/heap.h"
 
 #define PROF_QUIESCE_MS 50      /* Stop's bound on waiting out samplers */
+#define PROF_START_WAIT_MS 1000 /* Start's, for one Stop left behind */
 
 /* Written only by its own CPU from its own tick or NMI, except that Start
  * zeroes the counters while no run is active and no CPU is inside. */
@@ -274,18 +275,30 @@ static void prof_start(int pid, bool pmu)
  * that nothing writes a buffer until the next Start. The wait is bounded;
  * a CPU stuck inside longer than that is broken anyway, and the report
  * still reads only records whose count was published. */
+/* Wait, at most ms, until no CPU is inside the sampler. A sampler holds
+ * its guard for microseconds: spin, bounded by the cycle counter
+ * (sleep_ms would round each step up to a whole tick). -1 if every CPU
+ * is out, else the first CPU still inside (a vCPU the host has
+ * descheduled mid-sample, under TCG). */
+static int prof_quiesce(unsigned ms)
+{
+    uint64_t t0 = cycles_now(), limit = (uint64_t)ms * 1000 * cycles_per_us();
+    for (unsigned i = 0; i < MAX_CPUS; i++) {
+        while (__atomic_load_n(&prof_cpus[i].pc_inside, __ATOMIC_SEQ_CST)) {
+            if (cycles_now() - t0 >= limit)
+                return (int)i;
+            cpu_relax();
+        }
+    }
+    return -1;
+}
+
 static void prof_stop(void)
 {
     unsigned s = __atomic_load_n(&prof_state, __ATOMIC_RELAXED);
     __atomic_store_n(&prof_state, s & ~PROF_ACTIVE, __ATOMIC_SEQ_CST);
     prof_snap.ps_cycles = cycles_now() - prof_snap.ps_cycles;
-    /* A sampler holds its guard for microseconds: spin, bounded by the
-     * cycle counter (sleep_ms would round each step up to a whole tick). */
-    uint64_t t0 = cycles_now(), limit = PROF_QUIESCE_MS * 1000 * cycles_per_us();
-    for (unsigned i = 0; i < MAX_CPUS; i++)
-        while (__atomic_load_n(&prof_cpus[i].pc_inside, __ATOMIC_SEQ_CST) &&
-               cycles_now() - t0 < limit)
-            cpu_relax();
+    prof_quiesce(PROF_QUIESCE_MS);
 }
 
 /* Hand the run over: from here the report reads only the snapshot. Also
@@ -361,6 +374,15 @@ int profiler_run_format(unsigned ms, int pid, unsigned chains,
      * buffers of a run in progress. */
     if (!prof_take()) {
         pr_puts(p, "profile: busy\n");
+        return PROFILER_EBUSY;
+    }
+    /* A sampler of the last run still inside (Stop waits only so long)
+     * would finish its record after Start zeroed the counts, and count it
+     * into this run: Start waits it out, or says so. */
+    int late = prof_quiesce(PROF_START_WAIT_MS);
+    if (late >= 0) {
+        prof_give();
+        pr_printf(p, "profile: busy (cpu %d is still finishing a sample of the last run)\n", late);
         return PROFILER_EBUSY;
     }
     /* The probe (cached after the first run) says which source, and so
@@ -486,6 +508,11 @@ void profiler_test_reset(void)
         prof_cpus[i].pc_count = 0;
     }
     prof_ran = false;
+}
+
+void profiler_test_set_inside(unsigned cpu, bool inside)
+{
+    __atomic_store_n(&prof_cpus[cpu].pc_inside, inside ? 1u : 0u, __ATOMIC_SEQ_CST);
 }
 #endif
 

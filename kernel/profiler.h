@@ -89,4 +89,7 @@ int profiler_report_again(unsigned chains, struct printer *p);
 
 #ifdef SONDE_HOST_TEST
 void profiler_test_reset(void);   /* free every buffer, as at boot */
+/* Mark cpu as inside the sampler (or not), as a sampler of the last run
+ * that a descheduled vCPU left half way would. */
+void profiler_test_set_inside(unsigned cpu, bool inside);
 #endif

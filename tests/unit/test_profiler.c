@@ -241,6 +241,21 @@ TEST(start_second_run_is_busy)
 
 static void win_cpu5(void) { tick(5, 5, 0x3000, NULL); tick(4, 5, 0x3000, NULL); }
 
+/* A sampler of the last run still inside its sample (Stop waits 50 ms at
+ * most) would count its record into the next run once Start had zeroed
+ * the counts: Start waits it out, bounded, and says busy. */
+TEST(start_waits_out_a_late_sampler_or_says_busy)
+{
+    reset();
+    CHECK_EQ(run_cmd("profile 10"), 0);
+    profiler_test_set_inside(2, true);
+    CHECK(run_cmd("profile 10") != 0);
+    CHECK(strstr(out, "profile: busy (cpu 2 is still finishing a sample of the last run)") != NULL);
+    profiler_test_set_inside(2, false);
+    CHECK_EQ(run_cmd("profile 10"), 0);         /* and the profiler is usable again */
+    CHECK(strstr(out, "profiled 10 ms") != NULL);
+}
+
 TEST(start_buffer_for_cpu_online_later)
 {
     reset();
