@@ -7,7 +7,7 @@ usage: python3 tests/system/arm64_tests.py [--list] [NAME...]
   With no NAME, runs every test; a NAME selects by exact name or by
   shell-style pattern ('panic_*'). Prints 'PASS name (secs)' or
   'FAIL name (secs): reason' plus the serial tail, and ends with exactly
-  'N passed, N failed, N flaky'; the exit status is non-zero if any test
+  'N passed, N failed'; the exit status is non-zero if any test
   failed (a test that cannot run fails; nothing is skipped), 2 if a NAME
   selects no test. Needs
   build/arm64/kernel.elf (make ARCH=arm64) and qemu-system-aarch64.

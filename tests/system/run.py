@@ -7,8 +7,8 @@ usage: python3 tests/system/run.py [--list] [-h] [NAME...]
   shell-style pattern ('panic_*', '*profile*', 'smp1_*'). --list prints the tests.
 
 Prints one line per test, 'PASS name (secs)' or 'FAIL name (secs): reason'
-followed by the relevant serial output, and ends with 'N passed, N failed,
-N flaky' (see runner.py; nothing here retries); the exit status is non-zero
+followed by the relevant serial output, and ends with 'N passed, N
+failed' (see runner.py; nothing here retries); the exit status is non-zero
 if any test failed (a test that cannot run fails; nothing is skipped), 2 if
 a NAME selects no test. Needs build/x86_64/kernel.elf (make) and
 qemu-system-x86_64. Python 3 standard library only.

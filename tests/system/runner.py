@@ -8,13 +8,11 @@ suite's new_ctx(name) and has tails() (the serial output to quote when the
 test failed) and finish(failed) (closes what the test booted, and whatever
 shared machine it left unusable).
 
-A test that only passed after a failed attempt (retry()) is neither passed
-nor failed but flaky: the totals line says so, 'N passed, N failed, N
-flaky', and under CI (the CI environment variable set) a flaky test makes
-the run fail, so that a retry can never quietly hide a failure there.
+Nothing here runs a test twice: a test passes or fails on its one run.
+Where a figure depends on the host's scheduling, the test measures it
+where it does not (under -icount, or at -smp 1) instead of retrying.
 """
 import fnmatch
-import os
 import re
 import signal
 import sys
@@ -28,35 +26,6 @@ def quoted_tail(m, start, n=1500):
     header line naming the machine."""
     return "    --- %s output (tail) ---\n%s" % (
         m.name, "\n".join("    | " + l for l in m.tail(start, n).splitlines()))
-
-
-# name -> [messages of the attempts that failed], for the test now running.
-_retries = {}
-_running = [None]
-
-
-def in_ci():
-    return os.environ.get("CI", "") not in ("", "0", "false", "no")
-
-
-def retry(fn, attempts=3):
-    """Run fn(ctx) up to attempts times until it passes. Every failed
-    attempt is recorded: a pass after one makes the test flaky, never
-    passed. Only for a measurement that truly depends on the host's
-    scheduling; a correctness check is never retried."""
-    def run(ctx, *args):
-        for i in range(attempts):
-            try:
-                return fn(ctx, *args)
-            except Fail as e:
-                if i + 1 == attempts:
-                    raise
-                _retries.setdefault(_running[0], []).append(str(e))
-                print("    attempt %d of %d failed (retrying; the test will count as flaky): %s" % (
-                    i + 1, attempts, e), flush=True)
-    run.__name__ = getattr(fn, "__name__", "retried")
-    run.__doc__ = fn.__doc__
-    return run
 
 
 def select(tests, patterns):
@@ -74,29 +43,25 @@ def select(tests, patterns):
     return [(n, f) for n, f in tests if any(fnmatch.fnmatchcase(n, p) for p in patterns)]
 
 
-def totals(passed, failed, flaky):
+def totals(passed, failed):
     """The totals line, and the exit status it means."""
-    print("%d passed, %d failed, %d flaky" % (passed, failed, flaky))
-    if flaky and in_ci():
-        print("flaky tests fail the run under CI")
-    return 1 if failed or (flaky and in_ci()) else 0
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
 
 
 def run(tests, new_ctx):
     """Runs tests in order; prints 'PASS name (secs)' or 'FAIL name (secs):
-    reason' and the tails (or 'FLAKY name'), then 'total N s' and 'N
-    passed, N failed, N flaky'. Returns the exit status (1 if any test
-    failed, or was flaky under CI). Every QEMU still live
+    reason' and the tails, then 'total N s' and 'N passed, N failed'.
+    Returns the exit status (1 if any test failed). Every QEMU still live
     is closed on the way out, after an interrupt (^C, SIGTERM) too."""
     def on_signal(sig, frame):
         raise KeyboardInterrupt
     signal.signal(signal.SIGTERM, on_signal)
 
-    passed = failed = flaky = 0
+    passed = failed = 0
     t_all = time.monotonic()
     try:
         for name, fn in tests:
-            _running[0] = name
             ctx = new_ctx(name)
             t0 = time.monotonic()
             err = None
@@ -114,12 +79,7 @@ def run(tests, new_ctx):
             except Exception as e:
                 err = err or "cleanup: %s" % e
             dt = time.monotonic() - t0
-            missed = _retries.pop(name, [])
-            if err is None and missed:
-                flaky += 1
-                print("FLAKY %s (%.1f s): passed after %d failed attempt%s: %s" % (
-                    name, dt, len(missed), "s" if len(missed) > 1 else "", " | ".join(missed)), flush=True)
-            elif err is None:
+            if err is None:
                 passed += 1
                 print("PASS %s (%.1f s)" % (name, dt), flush=True)
             else:
@@ -132,7 +92,7 @@ def run(tests, new_ctx):
         for m in list(LIVE):
             m.close()
     print("total %.1f s" % (time.monotonic() - t_all))
-    return totals(passed, failed, flaky)
+    return totals(passed, failed)
 
 
 # ---- panic reports (kernel/panic.c), the same on both architectures ------
