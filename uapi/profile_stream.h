@@ -1,0 +1,191 @@
+/* uapi/profile_stream.h: the profile stream, as `profile stream` sends it
+ * and sonde-prof (record -d, top) reads it (docs/continuous.md).
+ *
+ * A stream is the raw profile (uapi/profile_raw.h) cut into UDP
+ * datagrams as the samples are taken: no symbols, addresses only, so the
+ * host names them with the kernel ELF. The kernel sends, the collector
+ * only receives (its keep-alives and `profile stop` go through the UDP
+ * shell, which authenticates them when the kernel has a key).
+ *
+ * Every datagram is a 32-byte header and a payload, all big-endian:
+ *
+ *   offset size field
+ *        0    4 magic      0x53505253 ("SPRS")
+ *        4    1 version    1
+ *        5    1 type       PSTR_META, PSTR_BATCH or PSTR_END
+ *        6    2 cpu        BATCH: the CPU whose samples these are; else 0
+ *        8    4 stream     the stream's id, chosen by the kernel per stream
+ *                          (a new stream, or a rebooted kernel, has another)
+ *       12    4 seq        0, 1, 2, ... over every datagram of the stream,
+ *                          whatever its type: a gap is a datagram lost
+ *       16    8 t_ns       the kernel's clock (time since boot) at sending
+ *       24    2 len        payload bytes; the datagram is exactly 32 + len
+ *       26    2 count      BATCH: records; META: tasks; END: CPUs
+ *       28    4 reserved   zero
+ *
+ * BATCH payload: 12 bytes, then count records.
+ *
+ *        0    4 first      this CPU's index of the first record here: every
+ *                          record a CPU's ring delivers is numbered from 0
+ *                          at the stream's start, so a gap in first + count
+ *                          from one batch to the CPU's next is records lost
+ *                          on the wire, exactly
+ *        4    4 drops      samples this CPU dropped (ring full, nested)
+ *                          since its previous batch
+ *        8    4 drops_total  the same since the stream's start (a lost
+ *                          batch loses no drop count)
+ *   record:
+ *        0    4 pid        the task sampled (0: none, idle)
+ *        4    1 depth      frames, 1 .. PSTR_FRAMES
+ *        5    1 flags      PSTR_REC_TICK: taken by the tick, not the counter
+ *        6    2 reserved   zero
+ *        8  8*depth frames  the interrupted pc, then return addresses,
+ *                          innermost first (as in the raw profile)
+ *
+ * META payload: what the records need to be read; sent first, then about
+ * every second (a collector that lost the first one learns it late, not
+ * never), each time with the tasks alive then.
+ *
+ *        0   40 build_id   the kernel's GNU build id, lowercase hex
+ *       40    1 source_len 1 .. PSTR_SOURCE_MAX
+ *       41    n source     the sample source's name ("tick 100Hz", "pmu/...")
+ *     41+n    4 pid        the pid filter; 0xffffffff: every task
+ *     45+n    4 ms         the stream's length asked for; 0: until stopped
+ *     49+n    4 period_ns  the counter's sampling period (PSTR_REC_TICK
+ *                          records: the tick's, 1e9 / TIMER_HZ, always)
+ *     53+n    2 cpus       CPUs streaming
+ *     55+n    .. count tasks: pid (4), name_len (1, 1 .. 31), name
+ *
+ * END payload: the stream is over and why, with each CPU's totals, so
+ * that records lost after a CPU's last received batch are counted too.
+ * Sent three times (the same seq each time: a copy is not a gap).
+ *
+ *        0    1 reason     PSTR_END_*
+ *        1    3 reserved   zero
+ *   per CPU (count of them):
+ *        0    2 cpu
+ *        2    2 reserved   zero
+ *        4    4 records    records the CPU's ring delivered in the stream
+ *        8    4 drops_total
+ *
+ * A datagram is at most PSTR_DGRAM_MAX bytes: one Ethernet frame with
+ * room to spare, never a fragment.
+ *
+ * The encoder and the parsers (uapi/profile_stream.c) are portable C with
+ * no library calls, shared by the kernel and the host tools. The parsers
+ * never read past the datagram and refuse anything malformed with a reason
+ * (PSTR_E*), whatever the bytes. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PSTR_MAGIC        0x53505253u
+#define PSTR_VERSION      1
+#define PSTR_HDR_LEN      32
+#define PSTR_DGRAM_MAX    1400
+#define PSTR_FRAMES       8
+#define PSTR_SOURCE_MAX   63
+#define PSTR_TASK_MAX     31
+#define PSTR_BUILD_ID_HEX 40
+#define PSTR_BATCH_HDR    12
+#define PSTR_REC_FIXED    8          /* a record's bytes before its frames */
+#define PSTR_REC_MAX      (PSTR_REC_FIXED + 8 * PSTR_FRAMES)
+#define PSTR_PID_ALL      0xffffffffu
+
+enum { PSTR_META = 1, PSTR_BATCH = 2, PSTR_END = 3 };
+#define PSTR_REC_TICK     0x01
+
+enum {
+    PSTR_END_STOPPED = 1,    /* `profile stop` */
+    PSTR_END_TIMEOUT = 2,    /* no keep-alive for PSTR_KEEPALIVE_MS */
+    PSTR_END_ELAPSED = 3,    /* the ms asked for have passed */
+};
+#define PSTR_KEEPALIVE_MS 5000   /* a stream without a keep-alive ends */
+
+/* Every BATCH datagram holds at least this many records of any depth. */
+_Static_assert((PSTR_DGRAM_MAX - PSTR_HDR_LEN - PSTR_BATCH_HDR) / PSTR_REC_MAX >= 18,
+               "a batch holds 18 full-depth records");
+
+/* pstr_parse's and the payload parsers' reasons for refusing a datagram. */
+#define PSTR_ESHORT     -1   /* shorter than its header or a field it declares */
+#define PSTR_EMAGIC     -2   /* magic or version not ours */
+#define PSTR_ELEN       -3   /* len disagrees with the datagram's size, or too big */
+#define PSTR_ETYPE      -4   /* type unknown */
+#define PSTR_ERESERVED  -5   /* a reserved field not zero */
+#define PSTR_EFIELD     -6   /* a field out of its range (depth, name length, ...) */
+#define PSTR_ECOUNT     -7   /* count disagrees with the payload */
+#define PSTR_NREASONS   7
+
+struct pstr_hdr {                   /* host byte order */
+    uint8_t type;
+    uint16_t cpu;
+    uint32_t stream, seq;
+    uint64_t t_ns;
+    uint16_t count;
+    const uint8_t *payload;         /* into the datagram */
+    size_t len;
+};
+
+struct pstr_record {
+    uint32_t pid;
+    uint8_t depth, flags;
+    uint64_t frames[PSTR_FRAMES];
+};
+
+struct pstr_batch {
+    uint32_t first, drops, drops_total;
+};
+
+struct pstr_meta {
+    char build_id[PSTR_BUILD_ID_HEX + 1];
+    char source[PSTR_SOURCE_MAX + 1];
+    uint32_t pid, ms, period_ns;
+    uint16_t cpus;
+};
+
+struct pstr_end_cpu {
+    uint16_t cpu;
+    uint32_t records, drops_total;
+};
+
+/* The header: 0 and *h filled, or a PSTR_E* reason. */
+int pstr_parse(const void *dgram, size_t len, struct pstr_hdr *h);
+/* What a PSTR_E* reason means, as a phrase for an error message. */
+const char *pstr_strerror(int reason);
+
+/* The payloads of a parsed header of the right type. Each checks the whole
+ * payload first and only then calls fn once per item, in order, so a
+ * refused datagram has called fn for nothing. 0, or a PSTR_E* reason. */
+typedef void (*pstr_record_fn)(void *ctx, const struct pstr_record *r);
+int pstr_batch_parse(const struct pstr_hdr *h, struct pstr_batch *b,
+                     pstr_record_fn fn, void *ctx);
+typedef void (*pstr_task_fn)(void *ctx, uint32_t pid, const char *name);
+int pstr_meta_parse(const struct pstr_hdr *h, struct pstr_meta *m,
+                    pstr_task_fn fn, void *ctx);
+typedef void (*pstr_cpu_fn)(void *ctx, const struct pstr_end_cpu *c);
+int pstr_end_parse(const struct pstr_hdr *h, uint8_t *reason,
+                   pstr_cpu_fn fn, void *ctx);
+
+/* The encoder: one datagram built in place. begin writes the header (len
+ * and count are filled by finish); add_* append one item and return false,
+ * writing nothing, when it would not fit (send this one, begin another)
+ * or is out of range. finish returns the datagram's length. */
+struct pstr_writer {
+    uint8_t buf[PSTR_DGRAM_MAX];
+    size_t len;
+    uint16_t count;
+};
+void pstr_begin(struct pstr_writer *w, uint8_t type, uint16_t cpu,
+                uint32_t stream, uint32_t seq, uint64_t t_ns);
+/* BATCH: right after pstr_begin, once. */
+void pstr_batch_head(struct pstr_writer *w, const struct pstr_batch *b);
+bool pstr_add_record(struct pstr_writer *w, const struct pstr_record *r);
+/* META: right after pstr_begin, once (source cut to PSTR_SOURCE_MAX). */
+void pstr_meta_head(struct pstr_writer *w, const struct pstr_meta *m);
+/* A task's name is cut to PSTR_TASK_MAX; an empty one is sent as "-". */
+bool pstr_add_task(struct pstr_writer *w, uint32_t pid, const char *name);
+/* END: right after pstr_begin, once. */
+void pstr_end_head(struct pstr_writer *w, uint8_t reason);
+bool pstr_add_end_cpu(struct pstr_writer *w, const struct pstr_end_cpu *c);
+size_t pstr_finish(struct pstr_writer *w);
