@@ -57,18 +57,11 @@ struct exp_fold {
     uint32_t total;             /* samples: a bound on everything below */
     struct exp_chain *chains;   /* total entries */
     uint32_t nchains;
-    uint32_t *slots;            /* chain index + 1; 0 empty */
-    size_t nslots;              /* a power of two >= 2 * total */
+    struct prof_index ix;       /* for total chains: it never grows */
     struct exp_task *tasks;     /* total entries */
     uint32_t ntasks;
     uint32_t last_task;         /* records of one CPU mostly share a pid */
 };
-
-static uint64_t exp_mix(uint64_t h, uint64_t v)
-{
-    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-    return h * 0xff51afd7ed558ccdull;
-}
 
 /* FNV-1a of a name, so that equal names hash alike wherever they live. */
 static uint64_t exp_hash_name(const char *s)
@@ -136,12 +129,12 @@ static void exp_key(struct exp_fold *f, const struct prof_record *r,
         k->ec_pid = 0;
         k->ec_cpu = 0;
         k->ec_task = f->tasks[exp_task_of(f, r->pr_pid)].ex_first;
-        h = exp_mix(h, k->ec_task);
+        h = prof_mix(h, k->ec_task);
     } else {
         k->ec_pid = r->pr_pid;
         k->ec_cpu = (uint16_t)cpu;
         k->ec_task = 0;
-        h = exp_mix(exp_mix(h, (uint32_t)r->pr_pid), cpu);
+        h = prof_mix(prof_mix(h, (uint32_t)r->pr_pid), cpu);
     }
     for (unsigned i = 0; i < depth; i++) {
         uintptr_t a = r->pr_frames[i];
@@ -150,13 +143,13 @@ static void exp_key(struct exp_fold *f, const struct prof_record *r,
                                  : a && symtab_lookup(a - 1, &hit))) {
             k->ec_frames[i] = (uintptr_t)hit.name;
             k->ec_named |= (uint8_t)(1u << i);
-            h = exp_mix(h, exp_hash_name(hit.name));
+            h = prof_mix(h, exp_hash_name(hit.name));
         } else {
             k->ec_frames[i] = a;
-            h = exp_mix(h, a);
+            h = prof_mix(h, a);
         }
     }
-    k->ec_hash = exp_mix(h, k->ec_named);
+    k->ec_hash = prof_mix(h, k->ec_named);
 }
 
 static bool exp_same(const struct exp_chain *a, const struct exp_chain *b)
@@ -175,18 +168,18 @@ static bool exp_same(const struct exp_chain *a, const struct exp_chain *b)
     return true;
 }
 
-/* Linear probing in a table at most half full: a free slot is always
- * found, and there are never more chains than samples. */
+/* The index has room for every sample's chain, so it never fills: there
+ * are never more chains than samples. */
 static void exp_add(struct exp_fold *f, const struct exp_chain *k)
 {
-    size_t mask = f->nslots - 1;
-    for (size_t i = k->ec_hash & mask;; i = (i + 1) & mask) {
-        uint32_t s = f->slots[i];
+    uint32_t mask = 2 * f->ix.cap - 1;
+    for (uint32_t i = prof_index_first(&f->ix, k->ec_hash);; i = (i + 1) & mask) {
+        uint32_t s = f->ix.slot[i];
         if (!s) {
             struct exp_chain *c = &f->chains[f->nchains++];
             *c = *k;
             c->ec_count = 1;
-            f->slots[i] = f->nchains;
+            f->ix.slot[i] = f->nchains;
             return;
         }
         if (exp_same(&f->chains[s - 1], k)) {
@@ -278,10 +271,11 @@ static void exp_sift(const struct exp_fold *f, uint32_t *v, size_t i, size_t n)
 }
 
 /* Heapsort: thousands of chains, no recursion, no extra memory. The order
- * reuses the slot table, whose job ended with the fold. */
+ * reuses the index's slots (twice as many as chains), whose job ended
+ * with the fold. */
 static uint32_t *exp_sort(struct exp_fold *f)
 {
-    uint32_t *v = f->slots;
+    uint32_t *v = f->ix.slot;
     size_t n = f->nchains;
     for (size_t i = 0; i < n; i++)
         v[i] = (uint32_t)i;
@@ -338,7 +332,7 @@ static void exp_print_folded(const struct exp_fold *f,
 static void exp_free(struct exp_fold *f)
 {
     kfree(f->chains);
-    kfree(f->slots);
+    prof_index_free(&f->ix);
     kfree(f->tasks);
 }
 
@@ -348,17 +342,16 @@ int prof_export(const struct prof_snapshot *s, bool folded, struct printer *p)
     for (unsigned i = 0; i < MAX_CPUS; i++)
         f.total += s->ps_count[i];
     if (f.total) {
-        f.nslots = 2;
-        while (f.nslots < 2 * (size_t)f.total)
-            f.nslots *= 2;
+        uint32_t cap = 1;
+        while (cap < f.total)
+            cap *= 2;
         f.chains = kmalloc(f.total * sizeof *f.chains);
-        f.slots = kzalloc(f.nslots * sizeof *f.slots);
         f.tasks = kmalloc(f.total * sizeof *f.tasks);
-        if (!f.chains || !f.slots || !f.tasks) {
+        if (!f.chains || !f.tasks || !prof_index_init(&f.ix, cap)) {
             exp_free(&f);
             pr_printf(p, "profile: no memory to fold %u samples (%zu bytes)\n",
                       f.total, f.total * (sizeof *f.chains + sizeof *f.tasks) +
-                      f.nslots * sizeof *f.slots);
+                      2 * (size_t)cap * sizeof *f.ix.slot);
             return PROFILER_ENOMEM;
         }
         exp_fold_all(&f);

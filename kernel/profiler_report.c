@@ -47,24 +47,12 @@ struct prof_sym {
 };
 
 /* The fold, in time linear in the records: every distinct chain is
- * appended to tab[] the first time a record of it is seen and found
- * again through an open-addressing index keyed by the whole chain; every
- * distinct leaf address is resolved once, through a second index. An
- * index has twice the slots of its array's capacity (so it is at most
- * half full and a probe ends at an empty slot); a slot holds an entry's
- * position + 1, 0 when empty. Arrays and indexes start small and double
- * when full (amortised linear): sized for every record up front they
- * would cost more in page zeroing (the page allocator clears what it
- * hands out) than the whole fold. Records are walked in the same
- * round-robin order the table always filled in, so tab[]'s first
- * PROFILER_CHAINS entries are exactly the chains the table holds, and
- * the rest are the overflow line's. */
-struct prof_index {
-    uint32_t *slot;
-    uint32_t cap;               /* entries the array holds; slots = 2 * cap */
-    unsigned shift;             /* 64 - log2(slots): a hash's top bits index */
-};
-
+ * appended to tab[] the first time a record of it is seen and found again
+ * through a prof_index keyed by the whole chain; every distinct leaf
+ * address is resolved once, through a second index. Records are walked in
+ * the same round-robin order the table always filled in, so tab[]'s first
+ * PROFILER_CHAINS entries are exactly the chains the table holds, and the
+ * rest are the overflow line's. */
 struct prof_fold {
     struct prof_chain *tab;     /* every distinct chain, first seen first */
     unsigned nchains;           /* of them in the table: <= PROFILER_CHAINS */
@@ -86,68 +74,9 @@ struct prof_fold {
 
 #define PROF_FOLD_CAP0 64       /* entries of each array to begin with */
 
-/* Multiplicative (Fibonacci) hashing: two instructions a word, and the
- * index takes the product's top bits, where every bit of the input has
- * had its say (the low bits of a product see only the low bits of its
- * factors). */
-#define PROF_GOLDEN 0x9e3779b97f4a7c15ull
-
-static uint64_t prof_mix(uint64_t h, uint64_t v)
-{
-    return (h ^ v) * PROF_GOLDEN;
-}
-
 static uint64_t prof_sym_hash(uintptr_t addr)
 {
     return prof_mix(0, addr);
-}
-
-/* A zeroed index for cap entries; false: no memory. */
-static bool prof_index_init(struct prof_index *ix, uint32_t cap)
-{
-    unsigned shift = 64;
-    for (uint32_t s = 2 * cap; s > 1; s /= 2)
-        shift--;
-    uint32_t *slot = kzalloc(2 * (size_t)cap * sizeof *slot);
-    if (!slot)
-        return false;
-    kfree(ix->slot);
-    ix->slot = slot;
-    ix->cap = cap;
-    ix->shift = shift;
-    return true;
-}
-
-/* The first empty slot on h's probe sequence. */
-static uint32_t *prof_index_free_slot(const struct prof_index *ix, uint64_t h)
-{
-    uint32_t mask = 2 * ix->cap - 1;
-    for (uint32_t i = (uint32_t)(h >> ix->shift);; i = (i + 1) & mask)
-        if (!ix->slot[i])
-            return &ix->slot[i];
-}
-
-/* Double an array of n entries of size bytes each (copied) and rebuild
- * its index, hashing entry i with hash(arr, i). False: no memory, and
- * nothing changed. */
-static bool prof_grow(void **arr, size_t size, uint32_t n, struct prof_index *ix,
-                      uint64_t (*hash)(const void *arr, uint32_t i))
-{
-    uint32_t cap = ix->cap * 2;
-    char *bigger = kmalloc(cap * size);
-    struct prof_index nix = { 0 };
-    if (!bigger || !prof_index_init(&nix, cap)) {
-        kfree(bigger);
-        return false;
-    }
-    memcpy(bigger, *arr, n * size);
-    kfree(*arr);
-    *arr = bigger;
-    for (uint32_t i = 0; i < n; i++)
-        *prof_index_free_slot(&nix, hash(bigger, i)) = i + 1;
-    kfree(ix->slot);
-    *ix = nix;
-    return true;
 }
 
 static uint64_t prof_chain_hash_at(const void *arr, uint32_t i)
@@ -165,7 +94,7 @@ static const struct prof_sym *prof_resolve(struct prof_fold *f, uintptr_t addr)
 {
     uint64_t h = prof_sym_hash(addr);
     uint32_t mask = 2 * f->sym_ix.cap - 1;
-    uint32_t i = (uint32_t)(h >> f->sym_ix.shift);
+    uint32_t i = prof_index_first(&f->sym_ix, h);
     for (;; i = (i + 1) & mask) {
         uint32_t e = f->sym_ix.slot[i];
         if (!e)
@@ -175,7 +104,7 @@ static const struct prof_sym *prof_resolve(struct prof_fold *f, uintptr_t addr)
     }
     uint32_t *slot = &f->sym_ix.slot[i];
     if (f->nsyms == f->sym_ix.cap) {
-        if (!prof_grow((void **)&f->syms, sizeof *f->syms, f->nsyms, &f->sym_ix,
+        if (!prof_index_grow(&f->sym_ix, (void **)&f->syms, sizeof *f->syms, f->nsyms,
                        prof_sym_hash_at))
             return NULL;
         slot = prof_index_free_slot(&f->sym_ix, h);
@@ -236,7 +165,7 @@ static bool prof_same(const struct prof_key *k, const struct prof_chain *c)
 static struct prof_chain *prof_find_or_add(struct prof_fold *f, const struct prof_key *k)
 {
     uint32_t mask = 2 * f->chain_ix.cap - 1;
-    uint32_t i = (uint32_t)(k->hash >> f->chain_ix.shift);
+    uint32_t i = prof_index_first(&f->chain_ix, k->hash);
     for (;; i = (i + 1) & mask) {
         uint32_t e = f->chain_ix.slot[i];
         if (!e)
@@ -246,7 +175,7 @@ static struct prof_chain *prof_find_or_add(struct prof_fold *f, const struct pro
     }
     uint32_t *slot = &f->chain_ix.slot[i];
     if (f->nall == f->chain_ix.cap) {
-        if (!prof_grow((void **)&f->tab, sizeof *f->tab, f->nall, &f->chain_ix,
+        if (!prof_index_grow(&f->chain_ix, (void **)&f->tab, sizeof *f->tab, f->nall,
                        prof_chain_hash_at))
             return NULL;
         slot = prof_index_free_slot(&f->chain_ix, k->hash);
@@ -504,9 +433,9 @@ static void prof_print_chains(struct prof_fold *f, unsigned chains,
 static void prof_fold_free(struct prof_fold *f)
 {
     kfree(f->tab);
-    kfree(f->chain_ix.slot);
+    prof_index_free(&f->chain_ix);
     kfree(f->syms);
-    kfree(f->sym_ix.slot);
+    prof_index_free(&f->sym_ix);
     kfree(f->costs);
     kfree(f);
 }
