@@ -10,10 +10,19 @@
  *   mov x29, sp                   <- LEAF_PUSHED until this has run
  *
  * and closes it with ldp x29, x30, [sp], #N (perhaps more) then ret, so
- * from the ldp to the ret the frame is gone (LEAF_RETURN). In all three
+ * from the ldp to the ret the frame is gone (LEAF_RETURN). A function
+ * with a large frame opens instead with
+ *
+ *   sub sp, sp, #N
+ *   stp x29, x30, [sp, #M]        <- the same stp, at an offset
+ *   add x29, sp, #M
+ *
+ * and closes with ldp x29, x30, [sp, #M] ... add sp, sp, #N; ret: the
+ * same three states, recognised the same way (the sub is one of the
+ * instructions scheduled ahead of the stp). In all three
  * states x30 still holds, or again holds, the return into the caller: the
  * return address comes from the link register, never from the stack.
- * stp x29, x30 with writeback is only ever a prologue, and a shrink-wrapped
+ * stp x29, x30 (either form) is only ever a prologue, and a shrink-wrapped
  * one (after an early-exit test) saves the same caller's x29 and x30, so
  * it needs no check that it is where its function starts.
  *
@@ -29,6 +38,7 @@
 
 #define A64_PAIR_MASK    0xffc07fffu  /* imm7 cleared: any N */
 #define A64_STP_FP_LR_PRE  0xa9807bfdu  /* stp x29, x30, [sp, #N]! */
+#define A64_STP_FP_LR_OFF  0xa9007bfdu  /* stp x29, x30, [sp, #N] */
 #define A64_LDP_FP_LR_POST 0xa8c07bfdu  /* ldp x29, x30, [sp], #N */
 #define A64_LDP_FP_LR_OFF  0xa9407bfdu  /* ldp x29, x30, [sp, #N] */
 #define A64_ADD_FP_SP_MASK 0xffc003ffu  /* imm12 cleared, no shift */
@@ -73,6 +83,12 @@ static bool a64_pair_fp_lr(uint32_t insn, uint32_t want)
     return a64_is(insn, A64_PAIR_MASK, want);
 }
 
+/* The prologue's save of the caller's x29 and x30, either form. */
+static bool a64_saves_fp_lr(uint32_t insn)
+{
+    return a64_pair_fp_lr(insn, A64_STP_FP_LR_PRE) || a64_pair_fp_lr(insn, A64_STP_FP_LR_OFF);
+}
+
 /* Looking back from pc: the prologue's stp with x29 not yet set (PUSHED),
  * the epilogue's ldp (RETURN), or the frame set-up or a branch, past which
  * nothing is known (FRAMED; *open turns false only at the set-up). */
@@ -86,7 +102,7 @@ static enum leaf_pos a64_look_back(const uint8_t *code, size_t before, bool *ope
         }
         if (a64_branch(insn))
             return LEAF_FRAMED;
-        if (a64_pair_fp_lr(insn, A64_STP_FP_LR_PRE))
+        if (a64_saves_fp_lr(insn))
             return LEAF_PUSHED;
         if (a64_pair_fp_lr(insn, A64_LDP_FP_LR_POST) || a64_pair_fp_lr(insn, A64_LDP_FP_LR_OFF))
             return LEAF_RETURN;
@@ -102,7 +118,7 @@ static bool a64_before_stp(const uint8_t *code, size_t after)
 {
     for (size_t ahead = 4; ahead + 4 <= after; ahead += 4) {
         uint32_t insn = a64_insn(code + ahead);
-        if (a64_pair_fp_lr(insn, A64_STP_FP_LR_PRE))
+        if (a64_saves_fp_lr(insn))
             return true;
         if (a64_branch(insn) || a64_sets_fp(insn) ||
             a64_pair_fp_lr(insn, A64_LDP_FP_LR_POST) || a64_pair_fp_lr(insn, A64_LDP_FP_LR_OFF))
@@ -118,7 +134,7 @@ struct leaf_state a64_leaf_state(const uint8_t *code, size_t before, size_t afte
     uint32_t at = a64_insn(code);
     if (at == A64_RET)
         return (struct leaf_state){ LEAF_RETURN, -1 };
-    if (a64_pair_fp_lr(at, A64_STP_FP_LR_PRE))
+    if (a64_saves_fp_lr(at))
         return (struct leaf_state){ LEAF_ENTRY, -1 };
     bool open = true;
     enum leaf_pos pos = a64_look_back(code, before, &open);

@@ -77,6 +77,8 @@ TEST(leaf_x86_patterns)
 #define A64_BCOND  0x54000040u      /* b.eq .+8 */
 #define A64_STPOFF 0xa9017bfdu      /* stp x29, x30, [sp, #16] */
 #define A64_STPX19 0xa9be53f3u      /* stp x19, x20, [sp, #-32]! */
+#define A64_SUBSP  0xd10143ffu      /* sub sp, sp, #0x50 */
+#define A64_STPX0  0xa90107e0u      /* stp x0, x1, [sp, #16]: the trap vectors' */
 
 /* n words as little-endian bytes. */
 static const uint8_t *a64_bytes(const uint32_t *w, size_t n)
@@ -107,7 +109,15 @@ TEST(leaf_a64_patterns)
     struct leaf_state s = a64((uint32_t[]){ A64_STP }, 1);
     CHECK(s.pos == LEAF_ENTRY && s.ret_slot == -1);
     CHECK(a64((uint32_t[]){ A64_STP16 }, 1).pos == LEAF_ENTRY);
-    CHECK(a64((uint32_t[]){ A64_STPOFF }, 1).pos == LEAF_FRAMED);
+    /* A large frame's prologue: sub sp; stp x29, x30, [sp, #16]; add x29. */
+    s = a64((uint32_t[]){ A64_STPOFF }, 1);
+    CHECK(s.pos == LEAF_ENTRY && s.ret_slot == -1);
+    CHECK(a64_ahead((uint32_t[]){ A64_SUBSP, A64_STPOFF, A64_ADDFP }, 3).pos == LEAF_ENTRY);
+    s = a64((uint32_t[]){ A64_SUBSP, A64_STPOFF, A64_ADDFP }, 3);
+    CHECK(s.pos == LEAF_PUSHED && s.ret_slot == -1);
+    CHECK(a64((uint32_t[]){ A64_SUBSP, A64_STPOFF, A64_ADDFP, A64_NOP }, 4).pos == LEAF_FRAMED);
+    CHECK(a64_ahead((uint32_t[]){ A64_SUBSP, A64_STPX0, A64_NOP }, 3).pos == LEAF_FRAMED);
+    CHECK(a64((uint32_t[]){ A64_STPX0, A64_NOP }, 2).pos == LEAF_FRAMED);
     CHECK(a64((uint32_t[]){ A64_STPX19 }, 1).pos == LEAF_FRAMED);
     s = a64((uint32_t[]){ A64_STP, A64_MOVFP }, 2);
     CHECK(s.pos == LEAF_PUSHED && s.ret_slot == -1);
