@@ -704,8 +704,8 @@ def t_pair_netload_profiled(_g):
     send = [c for f, c in by[ka] if "nl_send_task" in f and "udp_send" in f]
     check(send, "A's profile has no nl_send_task -> udp_send chain:\n%s" % by[ka])
     rx = [c for f, c in by[kb] if any(x in fr for fr in f for x in NET_RX_FUNCS)]
-    # At least 10 of B's ~400 tick samples: 54-97 measured on x86 in six runs (arm64's
-    # counter takes ~10 times the samples: 297-690).
+    # At least 10 of B's ~400 tick samples: 54-97 measured on x86 in six
+    # runs (arm64's counter takes ~10 times the samples: 297-690).
     check(sum(rx) >= 10, "B's profile has %d samples with a receive-path frame (%s), want 10:\n%s"
           % (sum(rx), ", ".join(NET_RX_FUNCS), by[kb]))
     print("    A's send path %d samples, B's receive path %d" % (sum(send), sum(rx)))

@@ -44,10 +44,10 @@ MASK, GW = "255.255.255.0", "10.0.2.2"
 # instructions it runs (1 ns each), and real time only while idle, so a
 # tick lands in the receive path in proportion to the work done there.
 # Without it (MTTCG, like A) B's ticks fall nearly all in cpu_idle: on
-# x86 the receive path took 2-8 of B's 400 samples in 3 runs, a count that
-# could reach 0; under icount 54-97 in six runs (measured). B's own netload seconds
-# and dps are then in that clock, which runs behind real time while B is
-# busy: A's figures (real time) are the rate.
+# x86 the receive path took 2-8 of B's 400 samples in 3 runs, a count
+# that could reach 0; under icount 54-97 in six runs (measured). B's own
+# netload seconds and dps are then in that clock, which runs behind real
+# time while B is busy: A's figures (real time) are the rate.
 ICOUNT_B = "shift=0,sleep=on"
 
 
