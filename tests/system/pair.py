@@ -31,6 +31,8 @@ import time
 from qemu import ARCHES, Fail, Machine, ROOT, free_port
 
 SWITCH = os.path.join(ROOT, "build", "host", "sonde-switch")
+SONDE_SH = os.path.join(ROOT, "build", "host", "sonde-sh")
+SONDE_PROF = os.path.join(ROOT, "build", "host", "sonde-prof")
 HOST = "127.0.0.1"
 IP = {"a": "10.0.2.15", "b": "10.0.2.16"}
 MAC = {"a": "52:54:00:12:34:56", "b": "52:54:00:12:34:57"}
@@ -64,8 +66,9 @@ class Pair:
 
     def __init__(self, arch="x86_64", smp=2, lifetime=300.0, icount_b=None):
         a = ARCHES[arch]
-        if not os.path.exists(SWITCH):
-            raise Fail("%s does not exist: run %s first" % (SWITCH, a["make"]))
+        for tool in (SWITCH, SONDE_SH, SONDE_PROF):
+            if not os.path.exists(tool):
+                raise Fail("%s does not exist: run %s first" % (tool, a["make"]))
         self.arch = arch
         self.port_a, self.port_b = free_port(), free_port()
         # Switch ports 0 (A), 1 (B), 2 (slirp); each its port and its peer's.
@@ -127,8 +130,6 @@ class Pair:
         self.close()
 
 
-SONDE_SH = os.path.join(ROOT, "build", "host", "sonde-sh")
-SONDE_PROF = os.path.join(ROOT, "build", "host", "sonde-prof")
 NL_PORT = 5000                   # B's netload receive port
 
 
@@ -146,9 +147,15 @@ def _wait_finished(pair, k, seconds):
     deadline = time.monotonic() + seconds
     while True:
         out = sh(pair, k, "netload")
-        if "last run (finished)" in out or time.monotonic() > deadline:
+        if "last run (finished)" in out:
             return out
+        if time.monotonic() > deadline:
+            raise Fail("%s: netload still running after %.0f s: %r" % (k, seconds, out))
         time.sleep(0.5)
+
+
+def _summary(text, what):
+    return next((l for l in text.splitlines() if l.startswith("netload " + what)), None)
 
 
 def load_and_profile(pair, out, window_ms=2000, size=1024, record_args=()):
@@ -170,10 +177,10 @@ def load_and_profile(pair, out, window_ms=2000, size=1024, record_args=()):
         raise Fail("%s: exit %d: %s" % (" ".join(argv), r.returncode, r.stderr.strip()))
     sent = _wait_finished(pair, "a", send_ms / 1000.0 + 10)
     time.sleep(0.5)                  # the last datagrams in flight
-    got = sh(pair, "b", "netload stop")
-    line = lambda text, what: next((l for l in text.splitlines()
-                                    if l.startswith("netload " + what)), None)
-    s, g = line(sent, "send"), line(got, "recv")
+    got = sh(pair, "b", "netload")
+    if "netload: running" in got:    # B's window outlasts A's run
+        got = sh(pair, "b", "netload stop")
+    s, g = _summary(sent, "send"), _summary(got, "recv")
     if not s or not g:
         raise Fail("no netload summary: A said %r, B said %r" % (sent, got))
     return s, g, r.stderr
