@@ -32,11 +32,12 @@ KOBJ    := $(patsubst %,$(B)/%.o,$(basename $(KSRC)))
 # adds (the formats it speaks from uapi/, logic kept apart from main() so
 # unit tests can link it), linked with NAME_LIBS. TOOL_PARTS are the files
 # under tools/ that are such parts, not programs.
-TOOL_PARTS   := tools/ushell_client.c tools/hostaddr.c tools/symgen_table.c $(wildcard tools/prof_*.c)
+TOOL_PARTS   := tools/ushell_client.c tools/hostaddr.c tools/symgen_table.c tools/switch_table.c $(wildcard tools/prof_*.c)
 symgen_SRC   := tools/symgen_table.c
 sonde-sh_SRC := tools/ushell_client.c tools/hostaddr.c uapi/udpshell.c uapi/udpshell_auth.c \
                 lib/sha256.c
 netload_SRC  := tools/hostaddr.c uapi/netload.c
+sonde-switch_SRC := tools/switch_table.c
 # sonde-prof: pprof's schema compiled at build time from Debian's copy
 # (golang-github-google-pprof-dev), never copied into the tree; libdw names.
 PPROF_PROTO     := /usr/share/gocode/src/github.com/google/pprof/proto/profile.proto
