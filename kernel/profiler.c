@@ -632,6 +632,11 @@ void profiler_test_reset(void)
     prof_ran = false;
 }
 
+void profiler_test_ring_at(unsigned cpu, uint32_t idx)
+{
+    prof_cpus[cpu].pc_count = prof_cpus[cpu].pc_tail = idx;
+}
+
 void profiler_test_set_inside(unsigned cpu, bool inside)
 {
     __atomic_store_n(&prof_cpus[cpu].pc_inside, inside ? 1u : 0u, __ATOMIC_SEQ_CST);

@@ -55,9 +55,13 @@ uint64_t fake_window_cycles;
 unsigned sleeps;
 uint64_t last_sleep_ms;
 
+void (*each_sleep)(void);
+
 void sleep_ms(uint64_t ms)
 {
     fake_ns += ms * 1000000;
+    if (each_sleep)
+        each_sleep();
     sleeps++;
     last_sleep_ms = ms;
     void (*fn)(void) = window_fn;
@@ -233,6 +237,7 @@ void reset(void)
     fake_ndgrams = 0;
     fake_udp_rc = 0;
     udp_hook = NULL;
+    each_sleep = NULL;
     profiler_test_reset();              /* each test sizes its own buffers */
 }
 

@@ -57,6 +57,7 @@ void win_span(void);                    /* 6 samples of them on 3 cpus */
 
 /* The stream's world (kernel/profstream.c). sleep_ms advances fake_ns. */
 extern uint64_t fake_ns;                /* time_ns() */
+extern void (*each_sleep)(void);        /* runs in every sleep_ms: the world moves */
 extern bool fake_requester;             /* udpshell_requester() answers */
 extern uint32_t fake_requester_ip;
 extern int fake_spawn_fail;             /* task_spawn fails */
