@@ -145,7 +145,7 @@ static void ps_send_meta(void)
         .cpus = (uint16_t)ps.ncpus,
     };
     strlcpy(m.build_id, build_id(), sizeof m.build_id);
-    strlcpy(m.source, ps.pmu ? pmu_source_name() : "tick 100Hz", sizeof m.source);
+    strlcpy(m.source, pmu_source_name(), sizeof m.source);
     ps.ntasks = 0;
     task_for_each(ps_task_one, NULL);
     pstr_begin(&ps.w, PSTR_META, 0, ps.id, ps.seq, time_ns());
@@ -361,6 +361,23 @@ static bool ps_parse_args(int argc, char **argv, uint16_t *port, uint32_t *ms, i
     return true;
 }
 
+static void ps_print_counts(struct printer *p)
+{
+    pr_printf(p, "%lu records in %lu datagrams, %lu dropped, %lu send failures",
+              (unsigned long)PS_GET(records), (unsigned long)PS_GET(datagrams),
+              (unsigned long)PS_GET(drops), (unsigned long)PS_GET(send_failed));
+}
+
+/* `net`'s line for the stream, registered at the first stream. */
+static void ps_net_print(struct printer *p)
+{
+    pr_puts(p, "profile stream: ");
+    ps_print_counts(p);
+    pr_puts(p, ps.running ? " (running)\n" : " (the last stream)\n");
+}
+
+static struct net_app_stats ps_net_stats = { ps_net_print, 0 };
+
 static int ps_cmd_stream(int argc, char **argv, struct printer *p)
 {
     uint16_t port;
@@ -411,16 +428,11 @@ static int ps_cmd_stream(int argc, char **argv, struct printer *p)
         pr_puts(p, "profile: no memory for the stream's task: not started\n");
         return 1;
     }
+    if (ps.serial == 1)
+        net_app_stats_register(&ps_net_stats);
     pr_printf(p, "profile: streaming id 0x%08x to %s:%u (%s, %u cpus)\n", ps.id, ipb, port,
-              pmu ? pmu_source_name() : "tick 100Hz", ncpus);
+              pmu_source_name(), ncpus);
     return 0;
-}
-
-static void ps_print_counts(struct printer *p)
-{
-    pr_printf(p, "%lu records in %lu datagrams, %lu dropped, %lu send failures",
-              (unsigned long)PS_GET(records), (unsigned long)PS_GET(datagrams),
-              (unsigned long)PS_GET(drops), (unsigned long)PS_GET(send_failed));
 }
 
 static int ps_cmd_stop(int argc, struct printer *p)

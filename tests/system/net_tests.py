@@ -678,6 +678,8 @@ def t_pstream_elapsed(g):
     st = g.sh("profile status")
     check(re.search(r"the last, 0x%08x, ended \(length reached\): %d records" % (sid, total), st),
           "profile status: %r" % st)
+    net = g.cmd("net")
+    check("profile stream: %d records in " % total in net, "net lacks the stream's line: %r" % net)
 
 
 @test

@@ -370,6 +370,9 @@ int udp_send(uint32_t dst_ip, uint16_t src_port, uint16_t dst_port, const void *
     return fake_udp_rc;
 }
 
+struct net_app_stats *fake_app_stats;
+void net_app_stats_register(struct net_app_stats *s) { fake_app_stats = s; }
+
 char *net_fmt_ip(char *buf, uint32_t ip)
 {
     snprintf(buf, 16, "%u.%u.%u.%u", ip >> 24, (ip >> 16) & 255, (ip >> 8) & 255, ip & 255);

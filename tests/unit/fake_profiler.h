@@ -73,3 +73,4 @@ extern int fake_udp_rc;                 /* udp_send's answer (0: sent, kept) */
 extern void (*udp_hook)(void);          /* runs at each udp_send */
 extern uint32_t fake_udp_ip;
 extern uint16_t fake_udp_src, fake_udp_dst;
+extern struct net_app_stats *fake_app_stats;  /* what net_app_stats_register got */

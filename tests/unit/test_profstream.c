@@ -348,6 +348,13 @@ TEST(stream_accounts_every_sample)
     CHECK_EQ(run_cmd("profile status"), 0);
     CHECK(strstr(got(), "ended (length reached)"));
     CHECK(strstr(got(), "0 send failures"));
+    /* `net` has the same counters. */
+    CHECK(fake_app_stats != NULL);
+    buf_printer_init(&bp, out, sizeof out);
+    fake_app_stats->print(&bp.pr);
+    char line[96];
+    snprintf(line, sizeof line, "profile stream: %u records in ", d.recs[0] + d.recs[1] + d.recs[2]);
+    CHECK(strncmp(got(), line, strlen(line)) == 0);
     /* The profiler is free again, and a window is a window. */
     CHECK_EQ(run_cmd("profile 100"), 0);
     CHECK(strncmp(got(), "profiled 100 ms", 15) == 0);
