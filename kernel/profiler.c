@@ -3,13 +3,15 @@
  * Record raw, present later. A sample (tick or NMI, interrupts off) copies
  * the pid, the interrupted pc and at most 7 return addresses from the
  * frame-pointer walk into this CPU's own preallocated buffer: no lock, no
- * allocation, no symbol lookup. The buffer is a single-producer,
- * single-consumer ring: the sampler on its own CPU produces, and the
- * stream (kernel/profstream.c) consumes while one runs; a windowed run
- * never consumes, so its records are simply 0..n-1. The shell task that started the run sleeps
+ * allocation, no symbol lookup. The shell task that started the run sleeps
  * out the window, stops it, waits until no CPU is inside the sampler, and
  * only then freezes the records into a snapshot for profiler_report.c,
  * which folds them by call chain, resolves names and prints.
+ *
+ * The buffer is a single-producer, single-consumer ring: the sampler on
+ * its own CPU produces, and `profile stream`'s task (kernel/profstream.c)
+ * consumes while a stream runs. A windowed run never consumes, so its
+ * records are simply 0..n-1 and the report reads them as it always did.
  *
  * Sources: the timer tick (100 Hz per CPU) always; the performance counter
  * (hal/pmu.h, an NMI about every ms) where the probe says one really
@@ -260,6 +262,8 @@ static unsigned prof_rate_hz(bool pmu)
  * kept for the life of the kernel. Do not add a kfree here or on Stop. */
 static int prof_alloc(uint32_t want, struct printer *p)
 {
+    /* The sampler finds a slot with a mask (prof_sample). */
+    BUG_ON(want == 0 || (want & (want - 1)) != 0);
     unsigned n = cpu_count();
     for (unsigned i = 0; i < n && i < MAX_CPUS; i++) {
         if (!cpu_online(i) || prof_cpus[i].pc_cap >= want)
