@@ -92,4 +92,7 @@ void profiler_test_reset(void);   /* free every buffer, as at boot */
 /* Mark cpu as inside the sampler (or not), as a sampler of the last run
  * that a descheduled vCPU left half way would. */
 void profiler_test_set_inside(unsigned cpu, bool inside);
+/* Put cpu's empty ring at index idx (both ends), to test the wrap of
+ * the indices at 2^32 without 4 billion samples. */
+void profiler_test_ring_at(unsigned cpu, uint32_t idx);
 #endif

@@ -1,0 +1,497 @@
+// LINK: kernel/profiler.c kernel/profstream.c uapi/profile_stream.c kernel/profiler_report.c kernel/profiler_export.c kernel/profiler_fold.c kernel/symtab.c tests/unit/fake_profiler.c lib/printf.c lib/parse.c
+/* tests/unit/test_profstream.c: the per-CPU SPSC rings (kernel/profiler.c)
+ * and the stream that drains them (kernel/profstream.c).
+ *
+ * The rings: wrap-around (of the slots, and of the indices at 2^32), a
+ * full ring that drops and counts and never writes over an undrained
+ * record, samples (tick and "NMI") arriving between the drainer's copy
+ * and its release, and a drainer never lapped by the sampler.
+ *
+ * The stream runs whole on the host: its task's body is called in place,
+ * every sleep_ms moves the fake clock and lets samples arrive, and every
+ * datagram udp_send is handed is read back with the C parser: seq and
+ * first indices continuous, drops since the last batch adding up to the
+ * total, END totals equal to what arrived, every sample either delivered
+ * or counted dropped. */
+#include "test.h"
+#include "fake_hal.h"
+#include "fake_profiler.h"
+#include "kernel/profiler.h"
+#include "kernel/profiler_internal.h"
+#include "kernel/profstream.h"
+#include "net/net.h"
+#include "uapi/profile_stream.h"
+#include <stdlib.h>
+
+#define PC0 0x100000u           /* a sample's pc: PC0 + its number */
+
+static bool begin(void)
+{
+    bool pmu;
+    buf_printer_init(&bp, out, sizeof out);
+    return prof_stream_begin(PROFILER_ALL, PROFSTREAM_DRAIN_MS, &pmu, &bp.pr) == PROFILER_OK;
+}
+
+static void end(void)
+{
+    prof_stream_stop();
+    prof_stream_end();
+}
+
+static uint32_t tried[64];      /* per CPU: samples attempted, numbering the pcs */
+
+static void sample(unsigned cpu)
+{
+    tick(cpu, 5, PC0 + tried[cpu]++, NULL);
+}
+
+/* Copy up to max records out of cpu's ring, checking each is the next
+ * expected pc; between runs after the copy and before the release. */
+static uint32_t drain(unsigned cpu, uint32_t max, uint32_t *expect, void (*between)(void))
+{
+    uint32_t first;
+    uint32_t n = prof_ring_avail(cpu, &first);
+    CHECK(n <= prof_ring_cap(cpu));
+    if (n > max)
+        n = max;
+    for (uint32_t i = 0; i < n; i++) {
+        const struct prof_record *r = prof_ring_at(cpu, first + i);
+        CHECK_EQ(r->pr_frames[0], PC0 + *expect);
+        CHECK_EQ(r->pr_tick, 1);
+        (*expect)++;
+    }
+    if (between)
+        between();
+    prof_ring_release(cpu, first + n);
+    return n;
+}
+
+TEST(ring_sized_for_the_stream)
+{
+    reset();
+    memset(tried, 0, sizeof tried);
+    CHECK(begin());
+    for (unsigned c = 0; c < 4; c++) {
+        CHECK(prof_ring_in_stream(c));
+        CHECK_EQ(prof_ring_cap(c), PROF_STREAM_MIN_RECS);    /* the tick's 4 x 50 ms is less */
+    }
+    CHECK(!prof_ring_in_stream(4));
+    end();
+}
+
+TEST(ring_full_drops_and_never_overwrites)
+{
+    reset();
+    memset(tried, 0, sizeof tried);
+    CHECK(begin());
+    uint32_t cap = prof_ring_cap(0);
+    for (uint32_t i = 0; i < cap + 3; i++)
+        sample(0);
+    uint32_t first;
+    CHECK_EQ(prof_ring_avail(0, &first), cap);
+    CHECK_EQ(first, 0);
+    CHECK_EQ(prof_ring_drops(0), 3);
+    /* The oldest record is still the first sample: nothing written over it. */
+    CHECK_EQ(prof_ring_at(0, 0)->pr_frames[0], PC0);
+    CHECK_EQ(prof_ring_at(0, cap - 1)->pr_frames[0], PC0 + cap - 1);
+    uint32_t expect = 0;
+    CHECK_EQ(drain(0, 100, &expect, NULL), 100);
+    for (int i = 0; i < 100; i++)
+        sample(0);                  /* fit in the room drained */
+    CHECK_EQ(prof_ring_drops(0), 3);
+    expect = 100;
+    CHECK_EQ(drain(0, cap - 100, &expect, NULL), cap - 100);
+    expect = cap + 3;               /* the three dropped never appear */
+    CHECK_EQ(drain(0, cap, &expect, NULL), 100);
+    CHECK_EQ(prof_ring_avail(0, &first), 0);
+    CHECK_EQ(first, cap + 100);     /* delivered: every record but the drops */
+    end();
+}
+
+/* Producer and consumer in uneven steps for many laps, the indices
+ * starting just below 2^32 so they wrap mid-test: every record comes out
+ * once, in order, and the consumer never sees more than a ring's worth. */
+TEST(ring_wraps_slots_and_indices)
+{
+    reset();
+    memset(tried, 0, sizeof tried);
+    CHECK(begin());
+    profiler_test_ring_at(1, UINT32_MAX - 700);
+    uint32_t cap = prof_ring_cap(1), expect = 0, got = 0;
+    unsigned x = 7;
+    for (int round = 0; round < 400; round++) {
+        x = x * 1103515245u + 12345u;
+        unsigned produce = (x >> 16) % 100;
+        for (unsigned i = 0; i < produce; i++)
+            sample(1);
+        x = x * 1103515245u + 12345u;
+        got += drain(1, (x >> 16) % 120, &expect, NULL);
+        CHECK_EQ(got + prof_ring_drops(1), expect + prof_ring_drops(1));
+    }
+    uint32_t first;
+    got += drain(1, cap, &expect, NULL);
+    CHECK_EQ(prof_ring_avail(1, &first), 0);
+    CHECK_EQ(got, tried[1] - prof_ring_drops(1));
+    CHECK_EQ(prof_ring_drops(1), 0);         /* never more than 100 behind */
+    CHECK_EQ(first, (uint32_t)(UINT32_MAX - 700 + got));
+    CHECK(got > 10 * cap);                   /* many laps, across 2^32 */
+    end();
+}
+
+/* The sampler interrupts the drainer between its copy and its release:
+ * with the ring full, the samples are dropped (the slots being copied are
+ * not free yet); once released, the next ones land in the freed slots. */
+static unsigned between_cpu;
+static void sample_ten(void)
+{
+    for (int i = 0; i < 10; i++)
+        sample(between_cpu);
+}
+
+TEST(ring_sampler_between_copy_and_release)
+{
+    reset();
+    memset(tried, 0, sizeof tried);
+    CHECK(begin());
+    uint32_t cap = prof_ring_cap(2), expect = 0;
+    for (uint32_t i = 0; i < cap; i++)
+        sample(2);
+    between_cpu = 2;
+    CHECK_EQ(drain(2, 300, &expect, sample_ten), 300);
+    CHECK_EQ(prof_ring_drops(2), 10);
+    /* The slots just copied are what they were: re-read them. */
+    for (uint32_t i = 0; i < 300; i++)
+        CHECK_EQ(prof_ring_at(2, i)->pr_frames[0], PC0 + i);
+    sample_ten();                   /* room now: all ten land */
+    CHECK_EQ(prof_ring_drops(2), 10);
+    CHECK_EQ(drain(2, cap - 300, &expect, NULL), cap - 300);
+    expect = cap + 10;
+    CHECK_EQ(drain(2, cap, &expect, NULL), 10);
+    /* Not full: samples between copy and release take free slots and
+     * leave the copied ones alone. */
+    CHECK_EQ(drain(2, cap, &expect, sample_ten), 0);
+    CHECK_EQ(drain(2, cap, &expect, NULL), 10);
+    end();
+}
+
+/* An NMI nested inside the tick's sample (walk_hook) is dropped and
+ * counted in the drops the stream reports. */
+static void nested_nmi(void)
+{
+    nmi(3, 5, PC0, NULL);
+}
+
+TEST(ring_nested_nmi_is_a_drop)
+{
+    reset();
+    memset(tried, 0, sizeof tried);
+    CHECK(begin());
+    pmu_claim = true;
+    walk_hook = nested_nmi;
+    tick(3, 5, PC0, &st_a);
+    uint32_t first;
+    CHECK_EQ(prof_ring_avail(3, &first), 1);
+    CHECK_EQ(prof_ring_drops(3), 1);
+    end();
+}
+
+/* ---- the stream, run whole ------------------------------------------------ */
+
+struct decoded {
+    unsigned metas, batches, ends, bad;
+    uint32_t stream;
+    uint32_t next_seq, seq_gaps, end_seq;
+    uint8_t reason;
+    uint16_t meta_cpus;
+    unsigned meta_tasks;
+    uint32_t recs[64], next_first[64], first_gaps, drops_sum[64], drops_total[64];
+    uint32_t end_recs[64], end_drops[64];
+    uint32_t last_pc[64];
+    bool order_broken;
+    unsigned cpu_now;
+};
+
+static void on_rec(void *ctx, const struct pstr_record *r)
+{
+    struct decoded *d = ctx;
+    unsigned c = d->cpu_now;
+    if (d->recs[c] && r->frames[0] <= d->last_pc[c])
+        d->order_broken = true;
+    d->last_pc[c] = (uint32_t)r->frames[0];
+    d->recs[c]++;
+}
+
+static void on_task(void *ctx, uint32_t pid, const char *name)
+{
+    ((struct decoded *)ctx)->meta_tasks++;
+}
+
+static void on_cpu(void *ctx, const struct pstr_end_cpu *c)
+{
+    struct decoded *d = ctx;
+    d->end_recs[c->cpu] = c->records;
+    d->end_drops[c->cpu] = c->drops_total;
+}
+
+static void decode_all(struct decoded *d)
+{
+    memset(d, 0, sizeof *d);
+    for (unsigned i = 0; i < fake_ndgrams; i++) {
+        struct pstr_hdr h;
+        if (pstr_parse(fake_dgrams[i].d, fake_dgrams[i].len, &h) != 0) {
+            d->bad++;
+            continue;
+        }
+        if (i == 0)
+            d->stream = h.stream;
+        if (h.stream != d->stream)
+            d->bad++;
+        if (h.type == PSTR_END && d->ends) {
+            d->ends++;              /* a copy: the same seq */
+            if (h.seq != d->end_seq)
+                d->bad++;
+            continue;
+        }
+        d->seq_gaps += h.seq - d->next_seq;
+        d->next_seq = h.seq + 1;
+        if (h.type == PSTR_META) {
+            struct pstr_meta m;
+            d->metas++;
+            d->meta_tasks = 0;
+            if (pstr_meta_parse(&h, &m, on_task, d) != 0)
+                d->bad++;
+            d->meta_cpus = m.cpus;
+        } else if (h.type == PSTR_BATCH) {
+            struct pstr_batch b;
+            d->batches++;
+            d->cpu_now = h.cpu;
+            uint32_t before = d->recs[h.cpu];
+            if (pstr_batch_parse(&h, &b, on_rec, d) != 0)
+                d->bad++;
+            if (b.first != d->next_first[h.cpu])
+                d->first_gaps++;
+            d->next_first[h.cpu] = b.first + (d->recs[h.cpu] - before);
+            d->drops_sum[h.cpu] += b.drops;
+            d->drops_total[h.cpu] = b.drops_total;
+        } else {
+            d->ends++;
+            d->end_seq = h.seq;
+            if (pstr_end_parse(&h, &d->reason, on_cpu, d) != 0)
+                d->bad++;
+        }
+    }
+}
+
+static uint32_t stream_id(void)
+{
+    const char *s = strstr(got(), "streaming id 0x");
+    return s ? (uint32_t)strtoul(s + 15, NULL, 16) : 0;
+}
+
+static unsigned sleeps_seen;
+static uint32_t burst_at = 40, burst = 700;
+
+/* Every 10 ms of the stream: CPUs 0 and 1 take a few samples, and once
+ * CPU 2 takes more than its ring holds in one go. */
+static void world(void)
+{
+    sleeps_seen++;
+    for (int i = 0; i < 3; i++) {
+        sample(0);
+        sample(1);
+    }
+    if (sleeps_seen == burst_at)
+        for (uint32_t i = 0; i < burst; i++)
+            sample(2);
+}
+
+TEST(stream_accounts_every_sample)
+{
+    reset();
+    memset(tried, 0, sizeof tried);
+    sleeps_seen = 0;
+    fake_requester = true;
+    CHECK_EQ(run_cmd("profile stream 5555 1500 all"), 0);
+    CHECK(strstr(got(), "profile: streaming id 0x") && strstr(got(), " to 10.0.2.2:5555 (tick 100Hz, 4 cpus)"));
+    uint32_t id = stream_id();
+    CHECK(fake_spawned != NULL);
+    each_sleep = world;
+    uint64_t t0 = fake_ns;
+    profstream_test_task(NULL);
+    each_sleep = NULL;
+    CHECK(fake_ns - t0 >= 1500000000ull && fake_ns - t0 < 1550000000ull);
+    CHECK_EQ(fake_udp_ip, 0x0a000202);
+    CHECK_EQ(fake_udp_dst, 5555);
+    CHECK_EQ(fake_udp_src, PROFSTREAM_SRC_PORT);
+
+    struct decoded d;
+    decode_all(&d);
+    CHECK_EQ(d.bad, 0);
+    CHECK_EQ(d.stream, id);
+    CHECK_EQ(d.seq_gaps, 0);
+    CHECK_EQ(d.first_gaps, 0);
+    CHECK(!d.order_broken);
+    CHECK(d.metas >= 2);            /* first, and again a second in */
+    CHECK_EQ(d.meta_cpus, 4);
+    CHECK_EQ(d.meta_tasks, 4);      /* fake_names: 1 5 7 12 */
+    CHECK_EQ(d.ends, 3);
+    CHECK_EQ(d.reason, PSTR_END_ELAPSED);
+    for (unsigned c = 0; c < 4; c++) {
+        CHECK_EQ(d.recs[c] + d.drops_total[c], tried[c]);   /* delivered or counted */
+        CHECK_EQ(d.drops_sum[c], d.drops_total[c]);         /* since-last adds up */
+        CHECK_EQ(d.end_recs[c], d.recs[c]);
+        CHECK_EQ(d.end_drops[c], d.drops_total[c]);
+    }
+    CHECK_EQ(d.drops_total[2], burst - prof_ring_cap(2));
+    CHECK(d.recs[0] >= 440);
+
+    CHECK_EQ(run_cmd("profile status"), 0);
+    CHECK(strstr(got(), "ended (length reached)"));
+    CHECK(strstr(got(), "0 send failures"));
+    /* `net` has the same counters. */
+    CHECK(fake_app_stats != NULL);
+    buf_printer_init(&bp, out, sizeof out);
+    fake_app_stats->print(&bp.pr);
+    char line[96];
+    snprintf(line, sizeof line, "profile stream: %u records in ", d.recs[0] + d.recs[1] + d.recs[2]);
+    CHECK(strncmp(got(), line, strlen(line)) == 0);
+    /* The profiler is free again, and a window is a window. */
+    CHECK_EQ(run_cmd("profile 100"), 0);
+    CHECK(strncmp(got(), "profiled 100 ms", 15) == 0);
+}
+
+/* Datagrams the network refuses for longer than the retries last are
+ * counted and show as seq gaps; the records in them are lost on the
+ * wire, which first + count shows. */
+static void flaky_net(void)
+{
+    fake_udp_rc = sleeps_seen >= 10 && sleeps_seen < 12 ? NET_ERR_NOBUF : 0;
+}
+
+TEST(stream_lost_datagrams_are_gaps)
+{
+    reset();
+    memset(tried, 0, sizeof tried);
+    sleeps_seen = 0;
+    fake_requester = true;
+    CHECK_EQ(run_cmd("profile stream 6000 300"), 0);
+    each_sleep = world;
+    udp_hook = flaky_net;
+    profstream_test_task(NULL);
+    each_sleep = NULL;
+    udp_hook = NULL;
+    struct decoded d;
+    decode_all(&d);
+    CHECK_EQ(d.bad, 0);
+    CHECK(d.seq_gaps >= 1);
+    CHECK(d.first_gaps >= 1);
+    CHECK_EQ(d.reason, PSTR_END_ELAPSED);
+    CHECK_EQ(run_cmd("profile status"), 0);
+    char want[64];
+    snprintf(want, sizeof want, "%u send failures", d.seq_gaps);
+    CHECK(strstr(got(), want));
+    /* END's totals still count every record the rings delivered. */
+    for (unsigned c = 0; c < 2; c++)
+        CHECK_EQ(d.end_recs[c] + d.end_drops[c], tried[c]);
+}
+
+TEST(stream_ends_without_keepalive)
+{
+    reset();
+    fake_requester = true;
+    CHECK_EQ(run_cmd("profile stream 5555 0"), 0);
+    uint64_t t0 = fake_ns;
+    profstream_test_task(NULL);
+    uint64_t took = fake_ns - t0;
+    CHECK(took >= 5000000000ull && took < 5050000000ull);
+    struct decoded d;
+    decode_all(&d);
+    CHECK_EQ(d.reason, PSTR_END_TIMEOUT);
+    CHECK_EQ(run_cmd("profile keepalive 0x1"), 1);
+    CHECK_STR(got(), "profile: no stream running\n");
+}
+
+/* Keep-alives every second carry a stream past the timeout; meanwhile
+ * windowed commands say busy and which stream; a stop ends it. */
+static uint32_t ka_id;
+static bool in_world;
+static char busy_seen[160];
+static int stop_rc = -1;
+
+static void keeping_alive(void)
+{
+    if (in_world)
+        return;                     /* the stop below sleeps too */
+    in_world = true;
+    sleeps_seen++;
+    if (sleeps_seen % 100 == 0 && sleeps_seen < 800) {
+        char line[64];
+        snprintf(line, sizeof line, "profile keepalive 0x%08x", ka_id);
+        CHECK_EQ(run_cmd(line), 0);
+    }
+    if (sleeps_seen == 300) {
+        CHECK_EQ(run_cmd("profile 100"), 1);
+        snprintf(busy_seen, sizeof busy_seen, "%s", got());
+    }
+    if (sleeps_seen == 800)
+        stop_rc = run_cmd("profile stop");   /* the task is us: it cannot end meanwhile */
+    in_world = false;
+}
+
+TEST(stream_keepalive_busy_stop)
+{
+    reset();
+    fake_requester = true;
+    sleeps_seen = 0;
+    CHECK_EQ(run_cmd("profile stream 5555 0 all"), 0);
+    ka_id = stream_id();
+    char wrong[64];
+    snprintf(wrong, sizeof wrong, "profile keepalive 0x%08x", ka_id ^ 1);
+    CHECK_EQ(run_cmd(wrong), 1);
+    CHECK(strstr(got(), "is not running"));
+    CHECK_EQ(run_cmd("profile stream 5556"), 1);
+    char busy[128];
+    snprintf(busy, sizeof busy, "profile: busy (streaming id 0x%08x to 10.0.2.2:5555)\n", ka_id);
+    CHECK_STR(got(), busy);
+    CHECK_EQ(run_cmd("profile_cpus"), 1);
+    CHECK(strstr(got(), "profile_cpus: busy (streaming id"));
+    each_sleep = keeping_alive;
+    uint64_t t0 = fake_ns;
+    profstream_test_task(NULL);
+    each_sleep = NULL;
+    CHECK(fake_ns - t0 > 7000000000ull);
+    CHECK_STR(busy_seen, busy);
+    CHECK_EQ(stop_rc, 1);           /* it waited for a task that was its caller */
+    struct decoded d;
+    decode_all(&d);
+    CHECK_EQ(d.reason, PSTR_END_STOPPED);
+    CHECK_EQ(run_cmd("profile stop"), 1);
+    CHECK_STR(got(), "profile: no stream running\n");
+    CHECK_EQ(run_cmd("profile status"), 0);
+    CHECK(strstr(got(), "ended (stopped)"));
+}
+
+TEST(stream_refusals)
+{
+    reset();
+    CHECK_EQ(run_cmd("profile stream 5555"), 1);
+    CHECK_STR(got(), "profile: stream goes to the UDP shell client that asks; use it over the UDP shell\n");
+    fake_requester = true;
+    CHECK_EQ(run_cmd("profile stream 0"), 1);
+    CHECK_STR(got(), "profile: port 0 out of range (1-65535)\n");
+    CHECK_EQ(run_cmd("profile stream 70000"), 1);
+    CHECK_STR(got(), "profile: port 70000 out of range (1-65535)\n");
+    CHECK_EQ(run_cmd("profile stream 5555 86400001"), 1);
+    CHECK(strstr(got(), "out of range (0: until stopped, or 1-86400000 ms)"));
+    CHECK_EQ(run_cmd("profile stream 5555 10 99"), 1);
+    CHECK_STR(got(), "profile: pid 99: no such task\n");
+    CHECK_EQ(run_cmd("profile stream 5555 10 12"), 0);      /* a pid that exists */
+    profstream_test_task(NULL);
+    /* No task to be had: nothing left holding the profiler. */
+    fake_spawn_fail = 1;
+    CHECK_EQ(run_cmd("profile stream 5555"), 1);
+    CHECK(strstr(got(), "no memory for the stream's task"));
+    fake_spawn_fail = 0;
+    CHECK_EQ(run_cmd("profile 10"), 0);
+    CHECK_EQ(run_cmd("profile stop"), 1);
+}
