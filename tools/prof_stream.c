@@ -242,11 +242,15 @@ int pstream_take(struct pstream *s, const struct pstr_hdr *h, uint64_t now_ms,
         s->late++;
     if (r != PSTREAM_TAKEN)
         return r;
-    if (!s->datagrams++)
+    if (!s->datagrams++) {
         s->first_ms = now_ms;
+        s->first_t_ns = s->last_t_ns = h->t_ns;
+    }
     s->last_ms = now_ms;
     if (h->t_ns > s->last_t_ns)
         s->last_t_ns = h->t_ns;
+    if (h->t_ns < s->first_t_ns)
+        s->first_t_ns = h->t_ns;
     return PSTREAM_TAKEN;
 }
 
@@ -254,6 +258,11 @@ void pstream_finish(struct pstream *s)
 {
     if (!s->ended)
         s->end_missing = true;
+}
+
+uint64_t pstream_kernel_ms(const struct pstream *s)
+{
+    return (s->last_t_ns - s->first_t_ns) / 1000000;
 }
 
 uint64_t pstream_drops(const struct pstream *s)

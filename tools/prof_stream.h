@@ -65,7 +65,7 @@ struct pstream {
     uint32_t end_seq;
     char other_build_id[PSTR_BUILD_ID_HEX + 1];  /* restarted: the new one */
     uint64_t first_ms, last_ms; /* host clock at the first and last datagram */
-    uint64_t last_t_ns;         /* the kernel's clock in the latest datagram */
+    uint64_t first_t_ns, last_t_ns; /* the kernel's clock: earliest, latest seen */
     struct pstream_task *tasks; /* pid -> name, the latest META's word */
     size_t ntasks, captasks;
 };
@@ -93,6 +93,10 @@ int pstream_take(struct pstream *s, const struct pstr_hdr *h, uint64_t now_ms,
 
 /* No more datagrams will be taken: without an END, end_missing. */
 void pstream_finish(struct pstream *s);
+
+/* How long the stream has run by the kernel's own clock, as far as the
+ * datagrams taken tell (0 before two of them). */
+uint64_t pstream_kernel_ms(const struct pstream *s);
 
 /* Records dropped in the kernel, all CPUs. */
 uint64_t pstream_drops(const struct pstream *s);

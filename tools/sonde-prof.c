@@ -599,6 +599,24 @@ static int stream_inputs(struct pcoll *c, struct stream_rec *sr, struct prof *p,
     return EXIT_OK;
 }
 
+/* Each kernel ends its stream itself after ms by its own clock (END
+ * "elapsed"), which need not run at the host's pace (under QEMU's
+ * -icount it does not): the wait is for the ENDs, as long as the kernels
+ * keep streaming (a silent one is given up on by the collector). It is
+ * over when some kernel's clock has passed the window by
+ * STREAM_END_WAIT_MS with no END from it, or, whatever the clocks say,
+ * after 4 windows and 10 s of the host's time. */
+static bool overdue(const struct pcoll *c, unsigned ms)
+{
+    if (pcoll_elapsed_ms(c) >= 4ull * ms + 10000)
+        return true;
+    for (unsigned i = 0; i < c->n; i++)
+        if (c->k[i].state == PCOLL_STREAMING &&
+            pstream_kernel_ms(&c->k[i].s) >= (uint64_t)ms + STREAM_END_WAIT_MS)
+            return true;
+    return false;
+}
+
 static int record_stream(const struct opts *o, const uint8_t *key, struct prof *p,
                          struct elfs *es)
 {
@@ -623,10 +641,8 @@ static int record_stream(const struct opts *o, const uint8_t *key, struct prof *
         rc = pcoll_start(&c, o->ms, o->pid);
     }
     if (rc == EXIT_OK) {
-        /* Each kernel ends its stream itself after ms (END "elapsed");
-         * one that has not a little later is stopped. */
         uint64_t shown = 0;
-        while (pcoll_active(&c) && pcoll_elapsed_ms(&c) < o->ms + STREAM_END_WAIT_MS) {
+        while (pcoll_active(&c) && !overdue(&c, o->ms)) {
             if (pcoll_poll(&c, 200) < 0) {
                 rc = EXIT_USAGE;
                 break;
