@@ -1,8 +1,8 @@
 /* tools/sonde-prof.c: Sonde's raw profiles (uapi/profile_raw.h) to pprof,
  * folded stacks, a flame graph or the annotated text report.
  *
- *   sonde-prof record [-d MS] [-p PID] [-t SECS] -e ELF [-e ELF ...] -o OUT
- *                     [--per-kernel] HOST[:PORT] ...
+ *   sonde-prof record [-d WINDOW] [-p PID] [-t SECS] [-k KEYFILE] -e ELF [-e ELF ...]
+ *                     -o OUT [--per-kernel] HOST[:PORT] ...
  *   sonde-prof report -i RAW [-i RAW ...] -e ELF [-e ELF ...] -o OUT
  *                     [--kernel NAME ...] [--per-kernel]
  *
@@ -10,7 +10,9 @@
  * build-id check -> symbolize -> one writer chosen by OUT's extension.
  * `record` runs `profile MS PID|all raw` over the UDP shell of every HOST
  * at once (tools/prof_record.c, with sonde-sh's protocol code) and feeds
- * each reply to the same two steps: add_text, then finish.
+ * each reply to the same two steps: add_text, then finish. A window over
+ * PREC_MS_MAX is a stream (tools/prof_collect.c), its records made into a
+ * raw profile per kernel (tools/prof_agg.c) and fed to the same steps.
  *
  * Exit: 0 ok, 1 the remote said no (record: a kernel refused or answered
  * `profile: busy`), 2 usage, input or protocol error (no answer in time
