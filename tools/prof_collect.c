@@ -372,6 +372,19 @@ static void restarted(struct pcoll *c, struct pcoll_kernel *k, uint64_t now,
             c->o.prog, k->name, at, how, loss);
 }
 
+/* An END this collector did not ask for: the kernel's window ran out
+ * (elapsed, as asked), or it heard no keep-alive, or someone else
+ * stopped the stream. The last two are said. */
+static void ended_early(struct pcoll *c, struct pcoll_kernel *k, uint64_t now)
+{
+    if (c->stopping || k->s.end_reason == PSTR_END_ELAPSED)
+        return;
+    double at = (double)(now - c->t0) / 1000;
+    snprintf(k->note, sizeof k->note, "its stream ended at %.1f s: %s", at,
+             pstream_end_reason(k->s.end_reason));
+    fprintf(c->o.err, "%s: kernel %s: %s\n", c->o.prog, k->name, k->note);
+}
+
 struct deliver_ctx {
     struct pcoll *c;
     unsigned kernel;
@@ -419,6 +432,7 @@ void pcoll_datagram(struct pcoll *c, const struct sockaddr_in *from,
         if (k->s.ended && k->state == PCOLL_STREAMING) {
             k->state = PCOLL_ENDED;
             k->end_ms = now_ms;
+            ended_early(c, k, now_ms);
         }
         return;
     }

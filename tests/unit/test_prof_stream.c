@@ -328,8 +328,33 @@ TEST(datagrams_go_to_their_kernel_by_stream_id_and_address)
     struct dg e = end(ID + 1, 1, 2, 0, 0);
     pcoll_datagram(&c, &s2, e.b, e.len, 50);
     CHECK_EQ(c.k[1].state, PCOLL_ENDED);
+    CHECK_STR(c.k[1].note, "");         /* elapsed: the end asked for */
     CHECK(!pcoll_active(&c));
     fclose(err);
+    free(msgs);
+    for (unsigned i = 0; i < 2; i++)
+        pstream_free(&c.k[i].s);
+    free(c.k);
+}
+
+TEST(an_end_nobody_here_asked_for_is_said)
+{
+    struct pcoll c;
+    struct got g = { { 0 } };
+    char *msgs = NULL;
+    size_t mlen = 0;
+    FILE *err = open_memstream(&msgs, &mlen);
+    two_kernels(&c, &g, err);
+    struct sockaddr_in s1 = addr("127.0.0.1", 40001);
+    struct pstr_writer w;
+    pstr_begin(&w, PSTR_END, 0, ID, 0, 5000);
+    pstr_end_head(&w, PSTR_END_TIMEOUT);
+    size_t n = pstr_finish(&w);
+    pcoll_datagram(&c, &s1, w.buf, n, 10);
+    fclose(err);
+    CHECK_EQ(c.k[0].state, PCOLL_ENDED);
+    CHECK(strstr(c.k[0].note, "no keep-alive") != NULL);
+    CHECK(strstr(msgs, "kernel 127.0.0.1:9001: its stream ended at") != NULL);
     free(msgs);
     for (unsigned i = 0; i < 2; i++)
         pstream_free(&c.k[i].s);
