@@ -35,7 +35,7 @@ NICS = {
 SECONDS = 60
 HEADER = re.compile(r"^(\d+) samples on (\d+) cpus, (\d+) dropped, source (.*)$", re.M)
 STREAMED = re.compile(r"^streamed: (\d+) records lost on the wire \((\d+) datagrams\)(.*)$", re.M)
-STATUS = re.compile(r"ended \((\w+)\): (\d+) records in (\d+) datagrams, (\d+) dropped, "
+STATUS = re.compile(r"ended \(([^)]*)\): (\d+) records in (\d+) datagrams, (\d+) dropped, "
                     r"(\d+) send failures")
 
 

@@ -12,6 +12,9 @@ usage: python3 tests/system/stream_tests.py [--list] [NAME...]
   one of them killed halfway: it is named on stderr and in its report,
   the other two are complete (1000 samples within 5%, nothing lost), and
   the exit status is 0.
+- authenticated_7s: a kernel with ushkey=, recorded for 7 s with -k: the
+  keep-alives (tagged) hold the stream past the kernel's 5 s, 700 samples
+  within 5%, nothing lost.
 
 Each guest's UDP shell (port 9000) is forwarded from a free port on
 127.0.0.1; the stream comes back through QEMU's user network to the
@@ -54,10 +57,10 @@ STREAMED = re.compile(r"^streamed: (\d+) records lost on the wire \((\d+) datagr
 
 
 class Guest(Machine):
-    def __init__(self, smp, name, icount=None):
+    def __init__(self, smp, name, icount=None, append=""):
         self.port = free_port()
         fwd = "user,id=n0,hostfwd=udp:%s:%d-:9000" % (HOST, self.port)
-        Machine.__init__(self, smp=smp, append="udpshell=9000", arch="x86_64",
+        Machine.__init__(self, smp=smp, append=("udpshell=9000 " + append).strip(), arch="x86_64",
                          lifetime=LIFETIME, name=name, icount=icount,
                          extra=["-netdev", fwd, "-device", NIC])
         self.target = "%s:%d" % (HOST, self.port)
@@ -167,6 +170,30 @@ def t_fleet_one_killed(ctx):
     finally:
         for g in gs:
             g.close()
+
+
+@test
+def t_authenticated_7s(ctx):
+    """A shell with ushkey=: the stream is asked for, kept alive (7 s is
+    past the kernel's 5 s without a keep-alive) and stopped with -k's key."""
+    key = os.urandom(32).hex()
+    keyfile = os.path.join(ctx.tmp, "key")
+    with open(keyfile, "w") as f:
+        f.write(key + "\n")
+    os.chmod(keyfile, 0o600)
+    with Guest(1, "auth", icount="shift=0,sleep=off", append="ushkey=" + key) as g:
+        g.boot(90)
+        g.burn(1)
+        txt = os.path.join(ctx.tmp, "auth.txt")
+        rc, _, err = record(["-d", "7s", "-k", keyfile, "-e", ELF, "-o", txt, g.target])
+        check(rc == 0, "record -d 7s -k: exit %d: %s" % (rc, err))
+        with open(txt) as f:
+            samples, dropped, lost, dgrams, note = figures(f.read())
+        print("    %d samples (want 700 within 5%%), %d dropped, %d/%d lost%s" % (
+            samples, dropped, lost, dgrams, note))
+        check(note == "" and err == "", "the stream did not end as asked: %r %r" % (note, err))
+        check(within(samples, 700) and dropped == 0 and lost == 0 and dgrams == 0,
+              "%d samples, %d dropped, %d/%d lost" % (samples, dropped, lost, dgrams))
 
 
 class Ctx:
