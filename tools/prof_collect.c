@@ -280,6 +280,7 @@ int pcoll_start(struct pcoll *c, unsigned ms, const char *who)
         run[i] = true;
     }
     c->t0 = mono_ms(NULL);
+    c->ms = ms;
     run_all(c, cmds, run, texts, rcs);
     int worst = USHC_EXIT_OK;
     uint64_t now = mono_ms(NULL);
@@ -514,8 +515,15 @@ static void due(struct pcoll *c, uint64_t now)
         struct pcoll_kernel *k = &c->k[i];
         if (k->state != PCOLL_STREAMING)
             continue;
-        if (now - k->last_dgram_ms >= c->o.silent_ms)
+        if (now - k->last_dgram_ms >= c->o.silent_ms && c->ms &&
+            pstream_kernel_ms(&k->s) + PCOLL_KEEPALIVE_MS >= c->ms) {
+            /* Silent once its window is over by its own clock: its END
+             * was lost, which pcoll_stop says. */
+            k->state = PCOLL_ENDED;
+            k->end_ms = now;
+        } else if (now - k->last_dgram_ms >= c->o.silent_ms) {
             given_up(c, k, now);
+        }
         else if (now - k->last_keepalive_ms >= PCOLL_KEEPALIVE_MS)
             keepalive(k, now);
     }

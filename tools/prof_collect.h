@@ -23,7 +23,8 @@
  * shells' replies (a shell that answers is alive), hands each datagram to
  * its kernel's stream, and gives up on a kernel that sent nothing for
  * silent_ms: a message naming it, its state PCOLL_SILENT, its profile so
- * far kept. The others go on. A datagram is a kernel's when its stream id
+ * far kept (one silent once its window is over by its own clock has only
+ * lost its END: PCOLL_ENDED, and pcoll_stop says so). The others go on. A datagram is a kernel's when its stream id
  * is the one that kernel's shell announced and it comes from that
  * kernel's address (any loopback address for a loopback kernel: QEMU's
  * user network sends from one). Anything else is counted in c.foreign and
@@ -86,6 +87,7 @@ struct pcoll {
     void *ctx;
     uint64_t t0;                    /* pcoll_start's clock */
     bool stopping;                  /* pcoll_stop: only ENDs awaited */
+    unsigned ms;                    /* the window asked for; 0: until stopped */
     uint64_t foreign;               /* datagrams of no stream of ours */
     uint32_t foreign_ids[16];       /* stream ids already said */
     unsigned nforeign_ids;
