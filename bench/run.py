@@ -2,7 +2,8 @@
 """make bench: the profiler's figures, measured side by side in one run,
 every boot under -icount shift=0 -smp 1 (guest time tied to instructions:
 one guest instruction is one nanosecond, and repeatable), written to
-docs/bench.md; then the network section (bench/netload.py).
+docs/bench.md; then the network section (bench/netload.py) and the
+profile stream's (bench/stream.py).
 
 Three boots: x86-64 (the tick: QEMU's TCG gives x86 no PMU), arm64 with
 the PMU's pseudo-NMI (~1 kHz) and arm64 with pmu=off (the tick, 100 Hz).
@@ -130,11 +131,12 @@ def main():
     text = "\n".join(lines)
     open(path, "w").write(text)
     print(text)
-    # The network section appends itself after this one.
+    # The network and stream sections append themselves after this one.
     rc = 0
-    part = os.path.join(ROOT, "bench/netload.py")
-    if os.path.exists(part):
-        rc |= subprocess.call([sys.executable, part])
+    for part in ("bench/netload.py", "bench/stream.py"):
+        part = os.path.join(ROOT, part)
+        if os.path.exists(part):
+            rc |= subprocess.call([sys.executable, part])
     sys.exit(rc)
 
 
