@@ -403,7 +403,8 @@ TEST(render_kernels_truncation_scrolling)
     top_render(m, &v, &g);
     check_width(&g);
     CHECK_EQ(g.w, 132);
-    CHECK(strstr(top_grid_line(&g, 2), "with a long name  93.5/s, 0 lost") != NULL);
+    CHECK_STR(top_grid_line(&g, 2), "k1 kernel-0-with-a-rather-long-name.example.org:9000  "
+              "source pmu/nmi amd perfctr0 with a long name  136.5/s, 0 lost");
     top_grid_free(&g);
     top_free(m);
 }
