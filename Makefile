@@ -44,7 +44,8 @@ PPROF_PROTO     := /usr/share/gocode/src/github.com/google/pprof/proto/profile.p
 PROTOGEN        := $(HOSTB)/proto
 sonde-prof_SRC  := $(wildcard tools/prof_*.c) tools/ushell_client.c tools/hostaddr.c \
                    uapi/udpshell_auth.c lib/sha256.c \
-                   uapi/profile_raw.c uapi/udpshell.c $(PROTOGEN)/profile.pb-c.c
+                   uapi/profile_raw.c uapi/profile_stream.c uapi/udpshell.c \
+                   $(PROTOGEN)/profile.pb-c.c
 sonde-prof_LIBS := -ldw -lelf -lprotobuf-c -lz -lncurses
 TOOL_NAMES := $(patsubst tools/%.c,%,$(filter-out $(TOOL_PARTS),$(wildcard tools/*.c)))
 TOOLS   := $(addprefix $(HOSTB)/,$(TOOL_NAMES))

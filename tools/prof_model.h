@@ -61,6 +61,12 @@ struct prof_input {
     unsigned pi_map;
     struct praw_header pi_hdr;
     uint64_t pi_period_ns;      /* one sample's worth of cpu time */
+    /* From a stream (record -d over 2 s): its loss on the wire, beside
+     * the kernel's own drops (pi_hdr.ph_dropped), and what became of the
+     * kernel when that is worth saying ("stopped answering at 5.2 s"). */
+    bool pi_stream;
+    uint64_t pi_lost_records, pi_lost_dgrams;
+    const char *pi_note;        /* NULL: nothing to say */
 };
 
 struct prof {

@@ -223,13 +223,18 @@ static void make_comments(struct builder *b, const struct prof *p, Profile *m)
     m->comment = prof_xcalloc(p->ninputs, sizeof *m->comment);
     for (unsigned i = 0; i < p->ninputs; i++) {
         const struct prof_input *in = &p->inputs[i];
-        char c[512];
+        char c[1024], lost[512] = "";
+        if (in->pi_stream)
+            snprintf(lost, sizeof lost, ", streamed: %llu records lost on the wire "
+                     "(%llu datagrams)%s%s", (unsigned long long)in->pi_lost_records,
+                     (unsigned long long)in->pi_lost_dgrams,
+                     in->pi_note ? ", " : "", in->pi_note ? in->pi_note : "");
         snprintf(c, sizeof c, "kernel %s: %s, source %s, %u ms, %llu samples, "
-                 "%llu dropped, build id %s", in->pi_kernel, in->pi_origin,
+                 "%llu dropped, build id %s%s", in->pi_kernel, in->pi_origin,
                  in->pi_hdr.ph_source, in->pi_hdr.ph_ms,
                  (unsigned long long)in->pi_hdr.ph_samples,
                  (unsigned long long)in->pi_hdr.ph_dropped,
-                 in->pi_hdr.ph_build_id);
+                 in->pi_hdr.ph_build_id, lost);
         m->comment[i] = str_id(b, c);
     }
 }

@@ -157,6 +157,11 @@ static void print_input(const struct prof *p, unsigned input, FILE *f)
     fprintf(f, "%llu samples on %u cpus, %llu dropped, source %s\n",
             (unsigned long long)h->ph_samples, h->ph_cpus,
             (unsigned long long)h->ph_dropped, h->ph_source);
+    if (in->pi_stream)
+        fprintf(f, "streamed: %llu records lost on the wire (%llu datagrams)%s%s\n",
+                (unsigned long long)in->pi_lost_records,
+                (unsigned long long)in->pi_lost_dgrams,
+                in->pi_note ? "; " : "", in->pi_note ? in->pi_note : "");
     if (h->ph_samples == 0) {
         fputs("no samples\n", f);
         return;

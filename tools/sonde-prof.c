@@ -30,6 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tools/prof_agg.h"
+#include "tools/prof_collect.h"
 #include "tools/prof_folded.h"
 #include "tools/prof_model.h"
 #include "tools/hostaddr.h"
@@ -44,6 +46,11 @@
 enum { EXIT_OK = 0, EXIT_REFUSED = 1, EXIT_USAGE = 2 };
 
 #define MAX_INPUTS 64
+/* record: windows up to PREC_MS_MAX are one `profile ... raw` reply;
+ * longer ones are a stream (docs/continuous.md), up to a day. */
+#define PSTREAM_WINDOW_MAX_MS 86400000u
+#define STREAM_SILENT_MS 3000   /* a streaming kernel silent this long is given up */
+#define STREAM_END_WAIT_MS 2000 /* past the window: the kernel's own END */
 
 static const char *prog = "sonde-prof";
 
@@ -77,7 +84,7 @@ struct opts {
 static void usage(FILE *f)
 {
     fprintf(f,
-        "usage: %s record [-d MS] [-p PID] [-t SECS] [-k KEYFILE] [-r RAW ...] -e ELF [-e ELF ...]\n"
+        "usage: %s record [-d WINDOW] [-p PID] [-t SECS] [-k KEYFILE] [-r RAW ...] -e ELF [-e ELF ...]\n"
         "                        -o OUT [--per-kernel] HOST[:PORT] [HOST[:PORT] ...]\n"
         "       %s report -i RAW [-i RAW ...] -e ELF [-e ELF ...] -o OUT\n"
         "                        [--kernel NAME ...] [--per-kernel]\n"
@@ -89,7 +96,11 @@ static void usage(FILE *f)
         "PID|all raw`), every HOST over the same window, and writes one output\n"
         "with every sample labelled with its kernel (HOST:PORT).\n"
         "  HOST[:PORT]    an IPv4 address or host name; PORT default %d\n"
-        "  -d MS          the window, %d-%d ms (default 1000)\n"
+        "  -d WINDOW      the window: \"500ms\", \"10s\", or a number of ms (default\n"
+        "                 1000). Up to %d ms it is one `profile` reply; longer,\n"
+        "                 up to a day, the kernels stream their samples as they are\n"
+        "                 taken (`profile stream`), with a progress line on a\n"
+        "                 terminal and the loss counted (docs/continuous.md)\n"
         "  -p PID         only this task (default: every task)\n"
         "  -t SECS        give up after the window plus SECS without an answer\n"
         "                 (0.1-3600, default 5; requests are resent every second)\n"
@@ -113,7 +124,7 @@ static void usage(FILE *f)
         "  --per-kernel   folded and svg: the kernel name as the root frame\n"
         "Exit status: 0 ok, 1 a kernel refused (busy, nothing listening),\n"
         "2 usage, input or protocol error, or no answer in time.\n",
-        prog, prog, prog, prog, USHP_DEFAULT_PORT, PREC_MS_MIN, PREC_MS_MAX);
+        prog, prog, prog, prog, USHP_DEFAULT_PORT, PREC_MS_MAX);
 }
 
 static int die_usage(const char *what, const char *arg)
@@ -371,6 +382,24 @@ static int cmd_report(int argc, char **argv)
 
 /* ---- record: the network half ---------------------------------------- */
 
+/* -d: "500ms", "10s", or a bare number of ms (what -d always was). */
+static int parse_window(const char *arg, unsigned *ms)
+{
+    char *end;
+    unsigned long long v = strtoull(arg, &end, 10), scale = 1;
+    if (*arg >= '0' && *arg <= '9' && strcmp(end, "s") == 0)
+        scale = 1000;
+    else if (!(*arg >= '0' && *arg <= '9') || (*end && strcmp(end, "ms") != 0))
+        v = 0;
+    if (v < 1 || v > PSTREAM_WINDOW_MAX_MS / scale) {
+        fprintf(stderr, "%s: -d %s out of range (1 ms to %u s: \"500ms\", \"10s\", "
+                "or a number of ms)\n", prog, arg, PSTREAM_WINDOW_MAX_MS / 1000);
+        return -1;
+    }
+    *ms = (unsigned)(v * scale);
+    return 0;
+}
+
 static int parse_record_args(int argc, char **argv, struct opts *o)
 {
     static const struct option longopts[] = {
@@ -387,17 +416,10 @@ static int parse_record_args(int argc, char **argv, struct opts *o)
     while ((c = getopt_long(argc, argv, ":d:p:t:k:r:e:o:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'k': o->keyfile = optarg; break;
-        case 'd': {
-            long v = strtol(optarg, &end, 10);
-            if (*optarg < '0' || *optarg > '9' || *end || v < PREC_MS_MIN ||
-                v > PREC_MS_MAX) {
-                fprintf(stderr, "%s: -d %s out of range (%d-%d ms)\n", prog, optarg,
-                        PREC_MS_MIN, PREC_MS_MAX);
+        case 'd':
+            if (parse_window(optarg, &o->ms))
                 return EXIT_USAGE;
-            }
-            o->ms = (unsigned)v;
             break;
-        }
         case 'p': {
             long long v = strtoll(optarg, &end, 10);
             if (*optarg < '0' || *optarg > '9' || *end || v > PRAW_PID_MAX) {
@@ -504,6 +526,143 @@ static int open_socket(const char *arg, const struct sockaddr_in *peer)
     return fd;
 }
 
+/* ---- record: a stream, for windows over PREC_MS_MAX ------------------- */
+
+struct stream_rec {
+    struct pagg agg[MAX_INPUTS];
+};
+
+static void stream_record(void *ctx, unsigned kernel, uint16_t cpu,
+                          const struct pstr_record *r)
+{
+    struct stream_rec *sr = ctx;
+    pagg_add(&sr->agg[kernel], cpu, r);
+}
+
+/* The progress line, on a terminal only: elapsed, samples, lost. */
+static void progress(const struct pcoll *c, unsigned ms, bool last)
+{
+    uint64_t recs = 0, wire = 0, dgrams = 0, drops = 0;
+    for (unsigned i = 0; i < c->n; i++) {
+        recs += c->k[i].s.records;
+        wire += c->k[i].s.lost_records;
+        dgrams += c->k[i].s.lost_dgrams;
+        drops += pstream_drops(&c->k[i].s);
+    }
+    double t = (double)pcoll_elapsed_ms(c) / 1000;
+    if (t > ms / 1000.0)
+        t = ms / 1000.0;
+    fprintf(stderr, "\r%s: %.0f/%.0f s, %llu samples, lost %llu (wire %llu records, "
+            "%llu datagrams; kernel %llu)\033[K%s", prog, t, ms / 1000.0,
+            (unsigned long long)recs, (unsigned long long)(wire + drops),
+            (unsigned long long)wire, (unsigned long long)dgrams,
+            (unsigned long long)drops, last ? "\n" : "");
+}
+
+/* The window as each kernel's record covers it: all of it, unless the
+ * kernel was given up on or restarted before its end. */
+static unsigned stream_ms(const struct pcoll_kernel *k, unsigned ms)
+{
+    if (k->state == PCOLL_SILENT || k->state == PCOLL_RESTARTED) {
+        uint64_t got = k->last_dgram_ms - k->start_ms;
+        return got < ms ? (unsigned)got : ms;
+    }
+    return ms;
+}
+
+/* Each kernel's stream as a raw profile through add_text, with its loss
+ * beside it. A kernel that never sent its META is left out, said so. */
+static int stream_inputs(struct pcoll *c, struct stream_rec *sr, struct prof *p,
+                         struct elfs *es, const struct opts *o, char **texts,
+                         size_t *lens)
+{
+    unsigned added = 0;
+    for (unsigned i = 0; i < c->n; i++) {
+        struct pcoll_kernel *k = &c->k[i];
+        texts[i] = pagg_raw(&sr->agg[i], &k->s, stream_ms(k, o->ms), &lens[i]);
+        if (!texts[i]) {
+            fprintf(stderr, "%s: kernel %s: no META came (no build id to check): "
+                    "left out\n", prog, k->name);
+            continue;
+        }
+        if (add_text(p, es, texts[i], lens[i], k->name, k->name,
+                     o->elfs[o->nelfs == 1 ? 0 : i]))
+            return EXIT_USAGE;
+        struct prof_input *in = &p->inputs[p->ninputs - 1];
+        in->pi_stream = true;
+        in->pi_lost_records = k->s.lost_records;
+        in->pi_lost_dgrams = k->s.lost_dgrams;
+        in->pi_note = k->note[0] ? prof_strdup(p, k->note) : NULL;
+        added++;
+    }
+    if (!added) {
+        fprintf(stderr, "%s: no kernel's stream came: nothing to write\n", prog);
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
+static int record_stream(const struct opts *o, const uint8_t *key, struct prof *p,
+                         struct elfs *es)
+{
+    static struct stream_rec sr;
+    static char *texts[MAX_INPUTS];
+    static size_t lens[MAX_INPUTS];
+    struct pcoll c;
+    struct pcoll_opts po = {
+        .prog = prog, .err = stderr, .key = key,
+        .shell_timeout_ms = (uint64_t)(o->slack_s * 1000),
+        .silent_ms = STREAM_SILENT_MS,
+    };
+    for (unsigned i = 0; i < o->ninputs; i++)
+        pagg_init(&sr.agg[i]);
+    int rc = pcoll_open(&c, &po, o->inputs, o->ninputs, stream_record, &sr)
+           ? EXIT_USAGE : EXIT_OK;
+    bool tty = isatty(STDERR_FILENO);
+    if (rc == EXIT_OK) {
+        if (tty)
+            fprintf(stderr, "%s: streaming %u s from %u kernel%s to port %u ...\n",
+                    prog, o->ms / 1000, o->ninputs, o->ninputs > 1 ? "s" : "", c.port);
+        rc = pcoll_start(&c, o->ms, o->pid);
+    }
+    if (rc == EXIT_OK) {
+        /* Each kernel ends its stream itself after ms (END "elapsed");
+         * one that has not a little later is stopped. */
+        uint64_t shown = 0;
+        while (pcoll_active(&c) && pcoll_elapsed_ms(&c) < o->ms + STREAM_END_WAIT_MS) {
+            if (pcoll_poll(&c, 200) < 0) {
+                rc = EXIT_USAGE;
+                break;
+            }
+            if (tty && pcoll_elapsed_ms(&c) >= shown + 1000) {
+                shown = pcoll_elapsed_ms(&c) / 1000 * 1000;
+                progress(&c, o->ms, false);
+            }
+        }
+        pcoll_stop(&c, STREAM_END_WAIT_MS);
+        if (tty)
+            progress(&c, o->ms, true);
+    }
+    if (rc == EXIT_OK)
+        rc = stream_inputs(&c, &sr, p, es, o, texts, lens);
+    for (unsigned i = 0; i < o->nraws && rc == 0; i++) {
+        if (!texts[i])
+            continue;
+        struct out_job j = { NULL, NULL, texts[i], lens[i] };
+        if (write_file(o->raws[i], &j))
+            rc = EXIT_USAGE;
+    }
+    if (rc == EXIT_OK)
+        rc = finish(p, es, o);
+    for (unsigned i = 0; i < o->ninputs; i++) {
+        pagg_free(&sr.agg[i]);
+        free(texts[i]);
+        texts[i] = NULL;
+    }
+    pcoll_close(&c);
+    return rc;
+}
+
 static int cmd_record(int argc, char **argv)
 {
     struct opts o;
@@ -514,6 +673,23 @@ static int cmd_record(int argc, char **argv)
     static uint8_t key[USHP_KEY_LEN];
     if (o.keyfile && ushc_load_key(o.keyfile, key, stderr, prog) < 0)
         return EXIT_USAGE;
+    if (o.ms > PREC_MS_MAX) {
+        struct prof p;
+        struct elfs es = { .n = 0 };
+        prof_init(&p);
+        /* The ELFs first: a wrong path must not cost a stream. */
+        for (unsigned i = 0; i < o.ninputs && rc == 0; i++) {
+            unsigned map;
+            if (map_for(&p, &es, o.elfs[o.nelfs == 1 ? 0 : i], &map))
+                rc = EXIT_USAGE;
+        }
+        if (rc == 0)
+            rc = record_stream(&o, o.keyfile ? key : NULL, &p, &es);
+        for (unsigned m = 0; m < es.n; m++)
+            prof_elf_close(es.e[m]);
+        prof_free(&p);
+        return rc;
+    }
     static struct prof_rec_host hs[MAX_INPUTS];
     static char names[MAX_INPUTS][HOSTADDR_NAME_MAX];
     struct socks sk = { .n = 0 };

@@ -1,0 +1,97 @@
+// LINK: uapi/profile_stream.c
+/* tests/fuzz/fuzz_profile_stream.c: the profile stream's parsers
+ * (uapi/profile_stream.c), which sonde-prof runs on whatever arrives on
+ * its UDP port.
+ *
+ * Invariants: a refusal is one of the PSTR_E* reasons and hands out no
+ * item; a datagram that parses has items within the format's ranges, and
+ * encoded again with the encoder it is the same bytes, exactly (the format
+ * has one spelling of each datagram). */
+#include <string.h>
+#include "fuzz.h"
+#include "uapi/profile_stream.h"
+
+static struct pstr_writer re;
+static int items;
+
+static void take_rec(void *ctx, const struct pstr_record *r)
+{
+    FUZZ_CHECK(r->depth >= 1 && r->depth <= PSTR_FRAMES && !(r->flags & ~PSTR_REC_TICK));
+    FUZZ_CHECK(pstr_add_record(&re, r));
+    items++;
+}
+
+static void take_task(void *ctx, uint32_t pid, const char *name)
+{
+    size_t n = strlen(name);
+    FUZZ_CHECK(n >= 1 && n <= PSTR_TASK_MAX);
+    FUZZ_CHECK(pstr_add_task(&re, pid, name));
+    items++;
+}
+
+static void take_cpu(void *ctx, const struct pstr_end_cpu *c)
+{
+    FUZZ_CHECK(pstr_add_end_cpu(&re, c));
+    items++;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
+{
+    /* A heap copy of exactly n bytes: ASan sees a read past it. */
+    uint8_t *in = malloc(n ? n : 1);
+    FUZZ_CHECK(in);
+    memcpy(in, d, n);
+    struct pstr_hdr h;
+    int rc = pstr_parse(in, n, &h);
+    if (rc != 0) {
+        FUZZ_CHECK(rc < 0 && rc >= -PSTR_NREASONS);
+        free(in);
+        return 0;
+    }
+    FUZZ_CHECK(h.len + PSTR_HDR_LEN == n && h.payload == in + PSTR_HDR_LEN);
+    pstr_begin(&re, h.type, h.cpu, h.stream, h.seq, h.t_ns);
+    items = 0;
+    if (h.type == PSTR_BATCH) {
+        struct pstr_batch b;
+        /* The head goes in before the records arrive; fixed after. */
+        struct pstr_batch z = { 0 };
+        pstr_batch_head(&re, &z);
+        rc = pstr_batch_parse(&h, &b, take_rec, 0);
+        if (rc == 0) {
+            FUZZ_CHECK(b.drops <= b.drops_total);
+            struct pstr_writer head;
+            pstr_begin(&head, h.type, h.cpu, h.stream, h.seq, h.t_ns);
+            pstr_batch_head(&head, &b);
+            memcpy(re.buf + PSTR_HDR_LEN, head.buf + PSTR_HDR_LEN, PSTR_BATCH_HDR);
+        }
+    } else if (h.type == PSTR_META) {
+        struct pstr_meta m;
+        /* The head must precede the tasks: parse once for it, then again. */
+        rc = pstr_meta_parse(&h, &m, 0, 0);
+        if (rc == 0) {
+            FUZZ_CHECK(strlen(m.build_id) == PSTR_BUILD_ID_HEX && m.cpus >= 1);
+            size_t sl = strlen(m.source);
+            FUZZ_CHECK(sl >= 1 && sl <= PSTR_SOURCE_MAX);
+            pstr_meta_head(&re, &m);
+            FUZZ_CHECK(pstr_meta_parse(&h, &m, take_task, 0) == 0);
+        }
+    } else {
+        uint8_t reason = 0;
+        rc = pstr_end_parse(&h, &reason, 0, 0);
+        if (rc == 0) {
+            FUZZ_CHECK(reason >= PSTR_END_STOPPED && reason <= PSTR_END_ELAPSED);
+            pstr_end_head(&re, reason);
+            FUZZ_CHECK(pstr_end_parse(&h, &reason, take_cpu, 0) == 0);
+        }
+    }
+    if (rc != 0) {
+        FUZZ_CHECK(rc < 0 && rc >= -PSTR_NREASONS && items == 0);
+        free(in);
+        return 0;
+    }
+    FUZZ_CHECK(items == h.count);
+    size_t len = pstr_finish(&re);
+    FUZZ_CHECK(len == n && memcmp(re.buf, in, n) == 0);
+    free(in);
+    return 0;
+}

@@ -1,0 +1,538 @@
+// LINK: uapi/profile_stream.c
+/* tests/unit/test_profile_stream.c: the profile stream's encoder and
+ * parsers (uapi/profile_stream.h): every type round trip, every refusal
+ * reason, every truncation, names and sources cut, and the encoder's own
+ * refusals. Each parse runs over a heap copy of exactly the datagram, so
+ * ASan sees any read past it. */
+#include "test.h"
+#include "uapi/profile_stream.h"
+#include <stdlib.h>
+
+#define BID "0123456789abcdef0123456789abcdef01234567"
+
+/* The parse of len bytes of d, from a heap copy of exactly that size. */
+static int parse_copy(const uint8_t *d, size_t len, struct pstr_hdr *h, uint8_t **copy)
+{
+    *copy = malloc(len ? len : 1);
+    memcpy(*copy, d, len);
+    return pstr_parse(*copy, len, h);
+}
+
+struct recs {
+    unsigned n;
+    struct pstr_record r[64];
+};
+
+static void take_rec(void *ctx, const struct pstr_record *r)
+{
+    struct recs *s = ctx;
+    if (s->n < 64)
+        s->r[s->n] = *r;
+    s->n++;
+}
+
+struct tasks {
+    unsigned n;
+    uint32_t pid[64];
+    char name[64][PSTR_TASK_MAX + 1];
+};
+
+static void take_task(void *ctx, uint32_t pid, const char *name)
+{
+    struct tasks *t = ctx;
+    if (t->n < 64) {
+        t->pid[t->n] = pid;
+        snprintf(t->name[t->n], sizeof t->name[0], "%s", name);
+    }
+    t->n++;
+}
+
+struct cpus {
+    unsigned n;
+    struct pstr_end_cpu c[64];
+};
+
+static void take_cpu(void *ctx, const struct pstr_end_cpu *c)
+{
+    struct cpus *s = ctx;
+    if (s->n < 64)
+        s->c[s->n] = *c;
+    s->n++;
+}
+
+static struct pstr_record rec(uint32_t pid, uint8_t depth, uint8_t flags)
+{
+    struct pstr_record r = { .pid = pid, .depth = depth, .flags = flags };
+    for (unsigned i = 0; i < depth; i++)
+        r.frames[i] = 0xffffffff80100000ull + pid * 0x100 + i;
+    return r;
+}
+
+static size_t make_batch(struct pstr_writer *w, unsigned n)
+{
+    pstr_begin(w, PSTR_BATCH, 3, 0x1a2b3c4d, 7, 123456789012ull);
+    struct pstr_batch b = { .first = 100, .drops = 2, .drops_total = 9 };
+    pstr_batch_head(w, &b);
+    for (unsigned i = 0; i < n; i++) {
+        struct pstr_record r = rec(i + 1, (uint8_t)(1 + i % PSTR_FRAMES), i & 1 ? PSTR_REC_TICK : 0);
+        CHECK(pstr_add_record(w, &r));
+    }
+    return pstr_finish(w);
+}
+
+static size_t make_meta(struct pstr_writer *w)
+{
+    pstr_begin(w, PSTR_META, 0, 0x1a2b3c4d, 0, 5);
+    struct pstr_meta m = { .build_id = BID, .source = "pmu/nmi intel fixed-ctr1",
+                           .pid = PSTR_PID_ALL, .ms = 2000, .period_ns = 1000000, .cpus = 2 };
+    pstr_meta_head(w, &m);
+    CHECK(pstr_add_task(w, 1, "init"));
+    CHECK(pstr_add_task(w, 7, "burn"));
+    return pstr_finish(w);
+}
+
+static size_t make_end(struct pstr_writer *w)
+{
+    pstr_begin(w, PSTR_END, 0, 0x1a2b3c4d, 42, 99);
+    pstr_end_head(w, PSTR_END_ELAPSED);
+    for (uint16_t c = 0; c < 2; c++) {
+        struct pstr_end_cpu e = { .cpu = c, .records = 200 + c, .drops_total = c };
+        CHECK(pstr_add_end_cpu(w, &e));
+    }
+    return pstr_finish(w);
+}
+
+/* The payload parse of d (len bytes) for its type: 0 or a reason. */
+static int parse_all(const uint8_t *d, size_t len)
+{
+    struct pstr_hdr h;
+    uint8_t *copy;
+    int rc = parse_copy(d, len, &h, &copy);
+    if (rc == 0) {
+        struct pstr_batch b;
+        struct pstr_meta m;
+        uint8_t reason;
+        struct recs r = { 0 };
+        struct tasks t = { 0 };
+        struct cpus c = { 0 };
+        if (h.type == PSTR_BATCH)
+            rc = pstr_batch_parse(&h, &b, take_rec, &r);
+        else if (h.type == PSTR_META)
+            rc = pstr_meta_parse(&h, &m, take_task, &t);
+        else
+            rc = pstr_end_parse(&h, &reason, take_cpu, &c);
+        if (rc != 0)
+            CHECK(r.n == 0 && t.n == 0 && c.n == 0);   /* refused: nothing handed out */
+    }
+    free(copy);
+    return rc;
+}
+
+TEST(stream_batch_round_trip)
+{
+    struct pstr_writer w;
+    size_t len = make_batch(&w, 10);
+    struct pstr_hdr h;
+    uint8_t *copy;
+    CHECK_EQ(parse_copy(w.buf, len, &h, &copy), 0);
+    CHECK_EQ(h.type, PSTR_BATCH);
+    CHECK_EQ(h.cpu, 3);
+    CHECK_EQ(h.stream, 0x1a2b3c4d);
+    CHECK_EQ(h.seq, 7);
+    CHECK_EQ(h.t_ns, 123456789012ull);
+    CHECK_EQ(h.count, 10);
+    CHECK_EQ(h.len, len - PSTR_HDR_LEN);
+    struct pstr_batch b;
+    struct recs r = { 0 };
+    CHECK_EQ(pstr_batch_parse(&h, &b, take_rec, &r), 0);
+    CHECK_EQ(b.first, 100);
+    CHECK_EQ(b.drops, 2);
+    CHECK_EQ(b.drops_total, 9);
+    CHECK_EQ(r.n, 10);
+    for (unsigned i = 0; i < 10; i++) {
+        struct pstr_record want = rec(i + 1, (uint8_t)(1 + i % PSTR_FRAMES), i & 1 ? PSTR_REC_TICK : 0);
+        CHECK_EQ(r.r[i].pid, want.pid);
+        CHECK_EQ(r.r[i].depth, want.depth);
+        CHECK_EQ(r.r[i].flags, want.flags);
+        CHECK(memcmp(r.r[i].frames, want.frames, sizeof want.frames) == 0);
+    }
+    free(copy);
+    /* The wire bytes the header promises: magic, version, big-endian. */
+    CHECK(w.buf[0] == 'S' && w.buf[1] == 'P' && w.buf[2] == 'R' && w.buf[3] == 'S');
+    CHECK_EQ(w.buf[4], 1);
+    CHECK_EQ(w.buf[5], PSTR_BATCH);
+    CHECK_EQ(w.buf[7], 3);
+    CHECK_EQ(w.buf[8], 0x1a);
+}
+
+TEST(stream_batch_empty_and_full)
+{
+    struct pstr_writer w;
+    size_t len = make_batch(&w, 0);
+    CHECK_EQ(len, PSTR_HDR_LEN + PSTR_BATCH_HDR);
+    CHECK_EQ(parse_all(w.buf, len), 0);
+    /* Full-depth records: at least 18 fit, and the one that does not fit
+     * writes nothing. */
+    pstr_begin(&w, PSTR_BATCH, 0, 1, 1, 1);
+    struct pstr_batch b = { 0 };
+    pstr_batch_head(&w, &b);
+    struct pstr_record r = rec(5, PSTR_FRAMES, 0);
+    unsigned n = 0;
+    while (pstr_add_record(&w, &r))
+        n++;
+    CHECK(n >= 18);
+    size_t before = w.len;
+    CHECK(!pstr_add_record(&w, &r));
+    CHECK_EQ(w.len, before);
+    CHECK_EQ(w.count, n);
+    len = pstr_finish(&w);
+    CHECK(len <= PSTR_DGRAM_MAX);
+    CHECK_EQ(parse_all(w.buf, len), 0);
+}
+
+TEST(stream_encoder_refuses_bad_records)
+{
+    struct pstr_writer w;
+    pstr_begin(&w, PSTR_BATCH, 0, 1, 1, 1);
+    struct pstr_batch b = { 0 };
+    pstr_batch_head(&w, &b);
+    struct pstr_record r = rec(1, 0, 0);
+    CHECK(!pstr_add_record(&w, &r));
+    r = rec(1, PSTR_FRAMES, 0);
+    r.depth = PSTR_FRAMES + 1;
+    CHECK(!pstr_add_record(&w, &r));
+    r = rec(1, 1, 0x80);
+    CHECK(!pstr_add_record(&w, &r));
+    CHECK_EQ(w.count, 0);
+    CHECK_EQ(w.len, PSTR_HDR_LEN + PSTR_BATCH_HDR);
+}
+
+TEST(stream_meta_round_trip)
+{
+    struct pstr_writer w;
+    size_t len = make_meta(&w);
+    struct pstr_hdr h;
+    uint8_t *copy;
+    CHECK_EQ(parse_copy(w.buf, len, &h, &copy), 0);
+    CHECK_EQ(h.type, PSTR_META);
+    CHECK_EQ(h.cpu, 0);
+    CHECK_EQ(h.count, 2);
+    struct pstr_meta m;
+    struct tasks t = { 0 };
+    CHECK_EQ(pstr_meta_parse(&h, &m, take_task, &t), 0);
+    CHECK_STR(m.build_id, BID);
+    CHECK_STR(m.source, "pmu/nmi intel fixed-ctr1");
+    CHECK_EQ(m.pid, PSTR_PID_ALL);
+    CHECK_EQ(m.ms, 2000);
+    CHECK_EQ(m.period_ns, 1000000);
+    CHECK_EQ(m.cpus, 2);
+    CHECK_EQ(t.n, 2);
+    CHECK_EQ(t.pid[0], 1);
+    CHECK_STR(t.name[0], "init");
+    CHECK_EQ(t.pid[1], 7);
+    CHECK_STR(t.name[1], "burn");
+    free(copy);
+}
+
+TEST(stream_meta_names_cut_and_cleaned)
+{
+    struct pstr_writer w;
+    pstr_begin(&w, PSTR_META, 0, 1, 0, 0);
+    char src[100];
+    memset(src, 's', sizeof src);
+    src[99] = 0;
+    src[0] = '\n';                           /* not printable: '_' */
+    struct pstr_meta m = { .build_id = "ABC", .pid = 3, .cpus = 1 };
+    memcpy(m.source, src, sizeof m.source - 1);
+    m.source[PSTR_SOURCE_MAX] = 0;
+    pstr_meta_head(&w, &m);
+    CHECK(pstr_add_task(&w, 1, "a name;with spaces and more than thirty-one chars"));
+    CHECK(pstr_add_task(&w, 2, ""));
+    CHECK(pstr_add_task(&w, 3, "x"));
+    size_t len = pstr_finish(&w);
+    struct pstr_hdr h;
+    uint8_t *copy;
+    CHECK_EQ(parse_copy(w.buf, len, &h, &copy), 0);
+    struct pstr_meta got;
+    struct tasks t = { 0 };
+    CHECK_EQ(pstr_meta_parse(&h, &got, take_task, &t), 0);
+    /* Uppercase and short build ids become hex: "ABC" is not hex at all. */
+    CHECK_STR(got.build_id, "0000000000000000000000000000000000000000");
+    CHECK_EQ(strlen(got.source), PSTR_SOURCE_MAX);
+    CHECK_EQ(got.source[0], '_');
+    CHECK_EQ(t.n, 3);
+    CHECK_STR(t.name[0], "a_name_with_spaces_and_more_tha");
+    CHECK_EQ(strlen(t.name[0]), PSTR_TASK_MAX);
+    CHECK_STR(t.name[1], "-");
+    CHECK_STR(t.name[2], "x");
+    free(copy);
+    /* An empty source is sent as "-". */
+    pstr_begin(&w, PSTR_META, 0, 1, 0, 0);
+    struct pstr_meta e = { .build_id = BID, .cpus = 1 };
+    pstr_meta_head(&w, &e);
+    len = pstr_finish(&w);
+    CHECK_EQ(parse_copy(w.buf, len, &h, &copy), 0);
+    CHECK_EQ(pstr_meta_parse(&h, &got, 0, 0), 0);
+    CHECK_STR(got.source, "-");
+    free(copy);
+}
+
+TEST(stream_meta_fills_up)
+{
+    struct pstr_writer w;
+    pstr_begin(&w, PSTR_META, 0, 1, 0, 0);
+    struct pstr_meta m = { .build_id = BID, .source = "tick 100Hz", .cpus = 1 };
+    pstr_meta_head(&w, &m);
+    unsigned n = 0;
+    while (pstr_add_task(&w, n, "0123456789012345678901234567890123"))
+        n++;
+    CHECK(n > 30);
+    CHECK_EQ(w.count, n);
+    size_t len = pstr_finish(&w);
+    CHECK(len <= PSTR_DGRAM_MAX);
+    CHECK_EQ(parse_all(w.buf, len), 0);
+}
+
+TEST(stream_end_round_trip)
+{
+    struct pstr_writer w;
+    size_t len = make_end(&w);
+    struct pstr_hdr h;
+    uint8_t *copy;
+    CHECK_EQ(parse_copy(w.buf, len, &h, &copy), 0);
+    CHECK_EQ(h.type, PSTR_END);
+    CHECK_EQ(h.seq, 42);
+    CHECK_EQ(h.count, 2);
+    uint8_t reason = 0;
+    struct cpus c = { 0 };
+    CHECK_EQ(pstr_end_parse(&h, &reason, take_cpu, &c), 0);
+    CHECK_EQ(reason, PSTR_END_ELAPSED);
+    CHECK_EQ(c.n, 2);
+    CHECK_EQ(c.c[1].cpu, 1);
+    CHECK_EQ(c.c[1].records, 201);
+    CHECK_EQ(c.c[1].drops_total, 1);
+    free(copy);
+    for (uint8_t r = PSTR_END_STOPPED; r <= PSTR_END_ELAPSED; r++) {
+        pstr_begin(&w, PSTR_END, 0, 1, 1, 1);
+        pstr_end_head(&w, r);
+        len = pstr_finish(&w);
+        CHECK_EQ(parse_copy(w.buf, len, &h, &copy), 0);
+        CHECK_EQ(pstr_end_parse(&h, &reason, 0, 0), 0);
+        CHECK_EQ(reason, r);
+        free(copy);
+    }
+}
+
+/* Every datagram cut at every shorter length is refused, by the header
+ * (the len field disagrees) or, with len patched to agree, by the payload
+ * parser; never a read past the end. */
+TEST(stream_truncation_at_every_length)
+{
+    struct pstr_writer w[3];
+    size_t len[3] = { make_batch(&w[0], 12), make_meta(&w[1]), make_end(&w[2]) };
+    for (int k = 0; k < 3; k++) {
+        CHECK_EQ(parse_all(w[k].buf, len[k]), 0);
+        for (size_t n = 0; n < len[k]; n++) {
+            int rc = parse_all(w[k].buf, n);
+            CHECK(rc == (n < PSTR_HDR_LEN ? PSTR_ESHORT : PSTR_ELEN));
+            if (n < PSTR_HDR_LEN)
+                continue;
+            uint8_t cut[PSTR_DGRAM_MAX];
+            memcpy(cut, w[k].buf, n);
+            cut[24] = (uint8_t)((n - PSTR_HDR_LEN) >> 8);
+            cut[25] = (uint8_t)(n - PSTR_HDR_LEN);
+            rc = parse_all(cut, n);
+            CHECK(rc == PSTR_ESHORT || rc == PSTR_ECOUNT);
+        }
+    }
+}
+
+static void patch(uint8_t *d, size_t off, uint8_t v) { d[off] = v; }
+
+TEST(stream_header_reasons)
+{
+    struct pstr_writer w;
+    size_t len = make_batch(&w, 2);
+    uint8_t d[PSTR_DGRAM_MAX + 8];
+    memcpy(d, w.buf, len);
+    patch(d, 0, 'X');
+    CHECK_EQ(parse_all(d, len), PSTR_EMAGIC);
+    memcpy(d, w.buf, len);
+    patch(d, 4, 2);
+    CHECK_EQ(parse_all(d, len), PSTR_EMAGIC);
+    memcpy(d, w.buf, len);
+    patch(d, 5, 9);
+    CHECK_EQ(parse_all(d, len), PSTR_ETYPE);
+    patch(d, 5, 0);
+    CHECK_EQ(parse_all(d, len), PSTR_ETYPE);
+    for (int i = 28; i < 32; i++) {
+        memcpy(d, w.buf, len);
+        patch(d, (size_t)i, 1);
+        CHECK_EQ(parse_all(d, len), PSTR_ERESERVED);
+    }
+    /* One byte more than len says. */
+    memcpy(d, w.buf, len);
+    d[len] = 0;
+    CHECK_EQ(parse_all(d, len + 1), PSTR_ELEN);
+    /* Bigger than a datagram may be, even where len agrees. */
+    uint8_t big[PSTR_DGRAM_MAX + 1];
+    memset(big, 0, sizeof big);
+    memcpy(big, w.buf, PSTR_HDR_LEN);
+    big[24] = (uint8_t)((sizeof big - PSTR_HDR_LEN) >> 8);
+    big[25] = (uint8_t)(sizeof big - PSTR_HDR_LEN);
+    CHECK_EQ(parse_all(big, sizeof big), PSTR_ELEN);
+    /* A META or END that names a CPU. */
+    len = make_meta(&w);
+    memcpy(d, w.buf, len);
+    patch(d, 7, 1);
+    CHECK_EQ(parse_all(d, len), PSTR_EFIELD);
+    /* A wrong type to a payload parser. */
+    struct pstr_hdr h;
+    uint8_t *copy;
+    CHECK_EQ(parse_copy(w.buf, len, &h, &copy), 0);
+    struct pstr_batch b;
+    uint8_t reason;
+    CHECK_EQ(pstr_batch_parse(&h, &b, 0, 0), PSTR_ETYPE);
+    CHECK_EQ(pstr_end_parse(&h, &reason, 0, 0), PSTR_ETYPE);
+    free(copy);
+    len = make_batch(&w, 1);
+    CHECK_EQ(parse_copy(w.buf, len, &h, &copy), 0);
+    struct pstr_meta m;
+    CHECK_EQ(pstr_meta_parse(&h, &m, 0, 0), PSTR_ETYPE);
+    free(copy);
+}
+
+TEST(stream_batch_reasons)
+{
+    struct pstr_writer w;
+    size_t len = make_batch(&w, 2);         /* depths 1 and 2 */
+    uint8_t d[PSTR_DGRAM_MAX];
+    const size_t r0 = PSTR_HDR_LEN + PSTR_BATCH_HDR;
+    memcpy(d, w.buf, len);
+    patch(d, r0 + 4, 0);                    /* depth 0 */
+    CHECK_EQ(parse_all(d, len), PSTR_EFIELD);
+    memcpy(d, w.buf, len);
+    patch(d, r0 + 4, PSTR_FRAMES + 1);
+    CHECK_EQ(parse_all(d, len), PSTR_EFIELD);
+    memcpy(d, w.buf, len);
+    patch(d, r0 + 5, 0x02);                 /* an unknown flag */
+    CHECK_EQ(parse_all(d, len), PSTR_EFIELD);
+    memcpy(d, w.buf, len);
+    patch(d, r0 + 7, 1);
+    CHECK_EQ(parse_all(d, len), PSTR_ERESERVED);
+    memcpy(d, w.buf, len);
+    patch(d, r0 + 4, 2);                    /* depth 2: the next record is eaten */
+    CHECK(parse_all(d, len) < 0);
+    memcpy(d, w.buf, len);
+    patch(d, 27, 3);                        /* count 3, two there */
+    CHECK_EQ(parse_all(d, len), PSTR_ECOUNT);
+    memcpy(d, w.buf, len);
+    patch(d, 27, 1);                        /* count 1, two there */
+    CHECK_EQ(parse_all(d, len), PSTR_ECOUNT);
+    memcpy(d, w.buf, len);
+    patch(d, PSTR_HDR_LEN + 7, 10);         /* drops 10 > drops_total 9 */
+    CHECK_EQ(parse_all(d, len), PSTR_EFIELD);
+}
+
+TEST(stream_meta_reasons)
+{
+    struct pstr_writer w;
+    size_t len = make_meta(&w);
+    uint8_t d[PSTR_DGRAM_MAX];
+    const size_t p = PSTR_HDR_LEN;
+    memcpy(d, w.buf, len);
+    patch(d, p + 3, 'A');                   /* uppercase hex */
+    CHECK_EQ(parse_all(d, len), PSTR_EFIELD);
+    memcpy(d, w.buf, len);
+    patch(d, p + 40, 0);                    /* source_len 0 */
+    CHECK_EQ(parse_all(d, len), PSTR_EFIELD);
+    memcpy(d, w.buf, len);
+    patch(d, p + 40, PSTR_SOURCE_MAX + 1);
+    CHECK_EQ(parse_all(d, len), PSTR_EFIELD);
+    memcpy(d, w.buf, len);
+    patch(d, p + 41, 0x7f);                 /* source not printable */
+    CHECK_EQ(parse_all(d, len), PSTR_EFIELD);
+    size_t sl = strlen("pmu/nmi intel fixed-ctr1");
+    size_t f = p + 41 + sl;
+    memcpy(d, w.buf, len);
+    patch(d, f + 13, 0);                    /* cpus 0 */
+    CHECK_EQ(parse_all(d, len), PSTR_EFIELD);
+    size_t t0 = f + 14;
+    memcpy(d, w.buf, len);
+    patch(d, t0 + 4, 0);                    /* name_len 0 */
+    CHECK_EQ(parse_all(d, len), PSTR_EFIELD);
+    memcpy(d, w.buf, len);
+    patch(d, t0 + 4, PSTR_TASK_MAX + 1);
+    CHECK_EQ(parse_all(d, len), PSTR_EFIELD);
+    memcpy(d, w.buf, len);
+    patch(d, t0 + 5, ' ');                  /* a space in a name */
+    CHECK_EQ(parse_all(d, len), PSTR_EFIELD);
+    memcpy(d, w.buf, len);
+    patch(d, t0 + 5, ';');
+    CHECK_EQ(parse_all(d, len), PSTR_EFIELD);
+    memcpy(d, w.buf, len);
+    patch(d, 27, 3);
+    CHECK_EQ(parse_all(d, len), PSTR_ECOUNT);
+    memcpy(d, w.buf, len);
+    patch(d, 27, 1);
+    CHECK_EQ(parse_all(d, len), PSTR_ECOUNT);
+}
+
+TEST(stream_end_reasons)
+{
+    struct pstr_writer w;
+    size_t len = make_end(&w);
+    uint8_t d[PSTR_DGRAM_MAX];
+    const size_t p = PSTR_HDR_LEN;
+    memcpy(d, w.buf, len);
+    patch(d, p, 0);
+    CHECK_EQ(parse_all(d, len), PSTR_EFIELD);
+    memcpy(d, w.buf, len);
+    patch(d, p, PSTR_END_ELAPSED + 1);
+    CHECK_EQ(parse_all(d, len), PSTR_EFIELD);
+    for (int i = 1; i < 4; i++) {
+        memcpy(d, w.buf, len);
+        patch(d, p + (size_t)i, 1);
+        CHECK_EQ(parse_all(d, len), PSTR_ERESERVED);
+    }
+    memcpy(d, w.buf, len);
+    patch(d, p + 4 + 12 + 3, 1);            /* the second CPU's reserved */
+    CHECK_EQ(parse_all(d, len), PSTR_ERESERVED);
+    memcpy(d, w.buf, len);
+    patch(d, 27, 1);
+    CHECK_EQ(parse_all(d, len), PSTR_ECOUNT);
+    memcpy(d, w.buf, len);
+    patch(d, 27, 3);
+    CHECK_EQ(parse_all(d, len), PSTR_ECOUNT);
+}
+
+TEST(stream_strerror_names_every_reason)
+{
+    for (int r = -1; r >= -PSTR_NREASONS; r--) {
+        const char *s = pstr_strerror(r);
+        CHECK(s && strlen(s) > 5);
+        CHECK(strcmp(s, "unknown reason") != 0);
+        for (int q = r - 1; q >= -PSTR_NREASONS; q--)
+            CHECK(strcmp(s, pstr_strerror(q)) != 0);
+    }
+    CHECK_STR(pstr_strerror(-99), "unknown reason");
+}
+
+/* Random bytes and random flips of good datagrams: never a crash, never
+ * an item handed out from a refused datagram (parse_all checks). */
+TEST(stream_hostile_bytes)
+{
+    uint32_t x = 12345;
+    struct pstr_writer w[3];
+    size_t len[3] = { make_batch(&w[0], 8), make_meta(&w[1]), make_end(&w[2]) };
+    for (int i = 0; i < 20000; i++) {
+        int k = i % 3;
+        uint8_t d[PSTR_DGRAM_MAX];
+        memcpy(d, w[k].buf, len[k]);
+        for (int f = 0; f < 3; f++) {
+            x = x * 1103515245u + 12345u;
+            d[(x >> 8) % len[k]] = (uint8_t)(x >> 20);
+        }
+        parse_all(d, len[k]);
+    }
+}

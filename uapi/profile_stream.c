@@ -1,0 +1,395 @@
+/* uapi/profile_stream.c: the profile stream's encoder and parsers (the
+ * format is in uapi/profile_stream.h).
+ *
+ * The parsers meet whatever arrives on a UDP port, so each one measures
+ * before it reads and checks a whole payload before it hands out a single
+ * item: a collector never acts on half a datagram. The encoder refuses
+ * what the parsers would refuse (a depth of 0, an unknown flag), so a
+ * kernel cannot send a datagram its own collector throws away.
+ *
+ * Text fields are checked as the raw profile checks its task names: a
+ * task name is one field of '!'..'~' without ';' (the encoder turns
+ * anything else into '_'), a source is printable with spaces allowed, a
+ * build id is lowercase hex. No library calls, no allocation: the kernel
+ * builds this file as it is. */
+#include "uapi/profile_stream.h"
+#include "uapi/byteorder.h"
+
+/* Offsets in the 32-byte header. */
+#define OFF_MAGIC    0
+#define OFF_VERSION  4
+#define OFF_TYPE     5
+#define OFF_CPU      6
+#define OFF_STREAM   8
+#define OFF_SEQ      12
+#define OFF_TNS      16
+#define OFF_LEN      24
+#define OFF_COUNT    26
+#define OFF_RESERVED 28
+
+#define META_FIXED   (PSTR_BUILD_ID_HEX + 1)     /* build id, source_len */
+#define META_AFTER   14                          /* pid, ms, period_ns, cpus */
+#define END_HDR      4
+#define END_CPU      12
+
+/* ---- the header -------------------------------------------------------- */
+
+int pstr_parse(const void *dgram, size_t len, struct pstr_hdr *h)
+{
+    const uint8_t *d = dgram;
+    if (len < PSTR_HDR_LEN)
+        return PSTR_ESHORT;
+    if (get_be32(d + OFF_MAGIC) != PSTR_MAGIC || d[OFF_VERSION] != PSTR_VERSION)
+        return PSTR_EMAGIC;
+    size_t plen = get_be16(d + OFF_LEN);
+    if (len > PSTR_DGRAM_MAX || PSTR_HDR_LEN + plen != len)
+        return PSTR_ELEN;
+    uint8_t type = d[OFF_TYPE];
+    if (type != PSTR_META && type != PSTR_BATCH && type != PSTR_END)
+        return PSTR_ETYPE;
+    if (get_be32(d + OFF_RESERVED) != 0)
+        return PSTR_ERESERVED;
+    uint16_t cpu = get_be16(d + OFF_CPU);
+    if (type != PSTR_BATCH && cpu != 0)     /* only a batch is one CPU's */
+        return PSTR_EFIELD;
+    h->type = type;
+    h->cpu = cpu;
+    h->stream = get_be32(d + OFF_STREAM);
+    h->seq = get_be32(d + OFF_SEQ);
+    h->t_ns = get_be64(d + OFF_TNS);
+    h->count = get_be16(d + OFF_COUNT);
+    h->payload = d + PSTR_HDR_LEN;
+    h->len = plen;
+    return 0;
+}
+
+const char *pstr_strerror(int reason)
+{
+    switch (reason) {
+    case 0:              return "no error";
+    case PSTR_ESHORT:    return "shorter than a field it declares";
+    case PSTR_EMAGIC:    return "not a profile stream datagram (magic or version)";
+    case PSTR_ELEN:      return "length field disagrees with the datagram's size";
+    case PSTR_ETYPE:     return "unknown datagram type";
+    case PSTR_ERESERVED: return "reserved field not zero";
+    case PSTR_EFIELD:    return "field out of range";
+    case PSTR_ECOUNT:    return "count disagrees with the payload";
+    default:             return "unknown reason";
+    }
+}
+
+/* ---- BATCH --------------------------------------------------------------- */
+
+/* The record at p (avail bytes left): its size, or a PSTR_E* reason. With
+ * r, the record is also decoded into it. */
+static int record_at(const uint8_t *p, size_t avail, struct pstr_record *r)
+{
+    if (avail < PSTR_REC_FIXED)
+        return PSTR_ESHORT;
+    uint8_t depth = p[4], flags = p[5];
+    if (depth < 1 || depth > PSTR_FRAMES || (flags & ~PSTR_REC_TICK))
+        return PSTR_EFIELD;
+    if (get_be16(p + 6) != 0)
+        return PSTR_ERESERVED;
+    size_t need = PSTR_REC_FIXED + 8 * (size_t)depth;
+    if (avail < need)
+        return PSTR_ESHORT;
+    if (r) {
+        r->pid = get_be32(p);
+        r->depth = depth;
+        r->flags = flags;
+        for (unsigned i = 0; i < PSTR_FRAMES; i++)
+            r->frames[i] = i < depth ? get_be64(p + PSTR_REC_FIXED + 8 * i) : 0;
+    }
+    return (int)need;
+}
+
+int pstr_batch_parse(const struct pstr_hdr *h, struct pstr_batch *b,
+                     pstr_record_fn fn, void *ctx)
+{
+    if (h->type != PSTR_BATCH)
+        return PSTR_ETYPE;
+    if (h->len < PSTR_BATCH_HDR)
+        return PSTR_ESHORT;
+    const uint8_t *p = h->payload;
+    uint32_t drops = get_be32(p + 4), total = get_be32(p + 8);
+    if (drops > total)                      /* since the last batch <= since the start */
+        return PSTR_EFIELD;
+    /* Pass 1: the whole payload is checked; pass 2 hands the records out. */
+    for (int pass = 0; pass < 2; pass++) {
+        size_t off = PSTR_BATCH_HDR;
+        for (unsigned i = 0; i < h->count; i++) {
+            if (off == h->len)
+                return PSTR_ECOUNT;         /* fewer records than count */
+            struct pstr_record r;
+            int n = record_at(p + off, h->len - off, pass ? &r : 0);
+            if (n < 0)
+                return n;
+            if (pass && fn)
+                fn(ctx, &r);
+            off += (size_t)n;
+        }
+        if (off != h->len)
+            return PSTR_ECOUNT;             /* bytes beyond count records */
+    }
+    b->first = get_be32(p);
+    b->drops = drops;
+    b->drops_total = total;
+    return 0;
+}
+
+/* ---- META ---------------------------------------------------------------- */
+
+static bool is_hex_lower(uint8_t c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+}
+
+static bool is_name_char(uint8_t c)     /* as the raw profile's task field */
+{
+    return c >= '!' && c <= '~' && c != ';';
+}
+
+/* The task at p: its size, or a PSTR_E* reason; with name (PSTR_TASK_MAX
+ * + 1 bytes), the name is copied out, terminated. */
+static int task_at(const uint8_t *p, size_t avail, uint32_t *pid, char *name)
+{
+    if (avail < 5)
+        return PSTR_ESHORT;
+    uint8_t nl = p[4];
+    if (nl < 1 || nl > PSTR_TASK_MAX)
+        return PSTR_EFIELD;
+    if (avail < 5 + (size_t)nl)
+        return PSTR_ESHORT;
+    for (unsigned i = 0; i < nl; i++)
+        if (!is_name_char(p[5 + i]))
+            return PSTR_EFIELD;
+    if (name) {
+        *pid = get_be32(p);
+        for (unsigned i = 0; i < nl; i++)
+            name[i] = (char)p[5 + i];
+        name[nl] = 0;
+    }
+    return 5 + nl;
+}
+
+int pstr_meta_parse(const struct pstr_hdr *h, struct pstr_meta *m,
+                    pstr_task_fn fn, void *ctx)
+{
+    if (h->type != PSTR_META)
+        return PSTR_ETYPE;
+    const uint8_t *p = h->payload;
+    if (h->len < META_FIXED)
+        return PSTR_ESHORT;
+    for (unsigned i = 0; i < PSTR_BUILD_ID_HEX; i++)
+        if (!is_hex_lower(p[i]))
+            return PSTR_EFIELD;
+    size_t sl = p[PSTR_BUILD_ID_HEX];
+    if (sl < 1 || sl > PSTR_SOURCE_MAX)
+        return PSTR_EFIELD;
+    if (h->len < META_FIXED + sl + META_AFTER)
+        return PSTR_ESHORT;
+    const uint8_t *s = p + META_FIXED;
+    for (size_t i = 0; i < sl; i++)
+        if (s[i] < ' ' || s[i] > '~')
+            return PSTR_EFIELD;
+    const uint8_t *f = s + sl;
+    if (get_be16(f + 12) == 0)              /* a stream has at least one CPU */
+        return PSTR_EFIELD;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t off = META_FIXED + sl + META_AFTER;
+        for (unsigned i = 0; i < h->count; i++) {
+            if (off == h->len)
+                return PSTR_ECOUNT;
+            uint32_t pid = 0;
+            char name[PSTR_TASK_MAX + 1];
+            int n = task_at(p + off, h->len - off, &pid, pass ? name : 0);
+            if (n < 0)
+                return n;
+            if (pass && fn)
+                fn(ctx, pid, name);
+            off += (size_t)n;
+        }
+        if (off != h->len)
+            return PSTR_ECOUNT;
+    }
+    for (unsigned i = 0; i < PSTR_BUILD_ID_HEX; i++)
+        m->build_id[i] = (char)p[i];
+    m->build_id[PSTR_BUILD_ID_HEX] = 0;
+    for (size_t i = 0; i < sl; i++)
+        m->source[i] = (char)s[i];
+    m->source[sl] = 0;
+    m->pid = get_be32(f);
+    m->ms = get_be32(f + 4);
+    m->period_ns = get_be32(f + 8);
+    m->cpus = get_be16(f + 12);
+    return 0;
+}
+
+/* ---- END ----------------------------------------------------------------- */
+
+int pstr_end_parse(const struct pstr_hdr *h, uint8_t *reason,
+                   pstr_cpu_fn fn, void *ctx)
+{
+    if (h->type != PSTR_END)
+        return PSTR_ETYPE;
+    const uint8_t *p = h->payload;
+    if (h->len < END_HDR)
+        return PSTR_ESHORT;
+    if (p[0] < PSTR_END_STOPPED || p[0] > PSTR_END_ELAPSED)
+        return PSTR_EFIELD;
+    if (p[1] || p[2] || p[3])
+        return PSTR_ERESERVED;
+    if (h->len != END_HDR + (size_t)h->count * END_CPU)
+        return PSTR_ECOUNT;
+    for (unsigned i = 0; i < h->count; i++)
+        if (get_be16(p + END_HDR + END_CPU * i + 2) != 0)
+            return PSTR_ERESERVED;
+    for (unsigned i = 0; fn && i < h->count; i++) {
+        const uint8_t *c = p + END_HDR + END_CPU * i;
+        struct pstr_end_cpu e = {
+            .cpu = get_be16(c), .records = get_be32(c + 4), .drops_total = get_be32(c + 8),
+        };
+        fn(ctx, &e);
+    }
+    *reason = p[0];
+    return 0;
+}
+
+/* ---- the encoder --------------------------------------------------------- */
+
+void pstr_begin(struct pstr_writer *w, uint8_t type, uint16_t cpu,
+                uint32_t stream, uint32_t seq, uint64_t t_ns)
+{
+    uint8_t *d = w->buf;
+    put_be32(d + OFF_MAGIC, PSTR_MAGIC);
+    d[OFF_VERSION] = PSTR_VERSION;
+    d[OFF_TYPE] = type;
+    put_be16(d + OFF_CPU, type == PSTR_BATCH ? cpu : 0);
+    put_be32(d + OFF_STREAM, stream);
+    put_be32(d + OFF_SEQ, seq);
+    put_be64(d + OFF_TNS, t_ns);
+    put_be16(d + OFF_LEN, 0);
+    put_be16(d + OFF_COUNT, 0);
+    put_be32(d + OFF_RESERVED, 0);
+    w->len = PSTR_HDR_LEN;
+    w->count = 0;
+}
+
+static bool room(const struct pstr_writer *w, size_t n)
+{
+    return w->len + n <= PSTR_DGRAM_MAX;
+}
+
+void pstr_batch_head(struct pstr_writer *w, const struct pstr_batch *b)
+{
+    uint8_t *p = w->buf + w->len;
+    put_be32(p, b->first);
+    put_be32(p + 4, b->drops);
+    put_be32(p + 8, b->drops_total);
+    w->len += PSTR_BATCH_HDR;
+}
+
+bool pstr_add_record(struct pstr_writer *w, const struct pstr_record *r)
+{
+    if (r->depth < 1 || r->depth > PSTR_FRAMES || (r->flags & ~PSTR_REC_TICK))
+        return false;
+    size_t need = PSTR_REC_FIXED + 8 * (size_t)r->depth;
+    if (!room(w, need))
+        return false;
+    uint8_t *p = w->buf + w->len;
+    put_be32(p, r->pid);
+    p[4] = r->depth;
+    p[5] = r->flags;
+    put_be16(p + 6, 0);
+    for (unsigned i = 0; i < r->depth; i++)
+        put_be64(p + PSTR_REC_FIXED + 8 * i, r->frames[i]);
+    w->len += need;
+    w->count++;
+    return true;
+}
+
+void pstr_meta_head(struct pstr_writer *w, const struct pstr_meta *m)
+{
+    uint8_t *p = w->buf + w->len;
+    /* A build id that is not 40 lowercase hex digits would make the whole
+     * META refused; '0' stands in for what is missing or foreign. */
+    bool ended = false;
+    for (unsigned i = 0; i < PSTR_BUILD_ID_HEX; i++) {
+        char c = ended ? 0 : m->build_id[i];
+        ended = ended || !c;
+        p[i] = is_hex_lower((uint8_t)c) ? (uint8_t)c : '0';
+    }
+    size_t sl = 0;
+    while (sl < PSTR_SOURCE_MAX && m->source[sl])
+        sl++;
+    uint8_t *s = p + META_FIXED;
+    if (!sl) {
+        s[0] = '-';
+        sl = 1;
+    } else {
+        for (size_t i = 0; i < sl; i++) {
+            uint8_t c = (uint8_t)m->source[i];
+            s[i] = c >= ' ' && c <= '~' ? c : '_';
+        }
+    }
+    p[PSTR_BUILD_ID_HEX] = (uint8_t)sl;
+    uint8_t *f = s + sl;
+    put_be32(f, m->pid);
+    put_be32(f + 4, m->ms);
+    put_be32(f + 8, m->period_ns);
+    put_be16(f + 12, m->cpus ? m->cpus : 1);
+    w->len += META_FIXED + sl + META_AFTER;
+}
+
+bool pstr_add_task(struct pstr_writer *w, uint32_t pid, const char *name)
+{
+    size_t nl = 0;
+    while (nl < PSTR_TASK_MAX && name && name[nl])
+        nl++;
+    if (!room(w, 5 + (nl ? nl : 1)))
+        return false;
+    uint8_t *p = w->buf + w->len;
+    put_be32(p, pid);
+    if (!nl) {
+        p[4] = 1;
+        p[5] = '-';
+        nl = 1;
+    } else {
+        p[4] = (uint8_t)nl;
+        for (size_t i = 0; i < nl; i++)
+            p[5 + i] = is_name_char((uint8_t)name[i]) ? (uint8_t)name[i] : '_';
+    }
+    w->len += 5 + nl;
+    w->count++;
+    return true;
+}
+
+void pstr_end_head(struct pstr_writer *w, uint8_t reason)
+{
+    uint8_t *p = w->buf + w->len;
+    p[0] = reason;
+    p[1] = p[2] = p[3] = 0;
+    w->len += END_HDR;
+}
+
+bool pstr_add_end_cpu(struct pstr_writer *w, const struct pstr_end_cpu *c)
+{
+    if (!room(w, END_CPU))
+        return false;
+    uint8_t *p = w->buf + w->len;
+    put_be16(p, c->cpu);
+    put_be16(p + 2, 0);
+    put_be32(p + 4, c->records);
+    put_be32(p + 8, c->drops_total);
+    w->len += END_CPU;
+    w->count++;
+    return true;
+}
+
+size_t pstr_finish(struct pstr_writer *w)
+{
+    put_be16(w->buf + OFF_LEN, (uint16_t)(w->len - PSTR_HDR_LEN));
+    put_be16(w->buf + OFF_COUNT, w->count);
+    return w->len;
+}
