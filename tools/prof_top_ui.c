@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tools/prof_collect.h"
 #include "tools/prof_model.h"
 #include "tools/prof_record.h"
 #include "tools/prof_sym.h"
@@ -31,6 +32,9 @@ enum { EXIT_OK = 0, EXIT_USAGE = 2 };
 
 #define TICK_MS     100         /* feeds are drained at least this often */
 #define MAX_KERNELS TOP_KERNELS_MAX
+#define LIVE_SHELL_TIMEOUT_MS 5000  /* a shell silent this long: start/stop fail */
+#define LIVE_SILENT_MS        3000  /* a stream silent this long is given up on */
+#define LIVE_STOP_WAIT_MS     1000  /* after q: the kernels' ENDs */
 
 static const char *prog = "sonde-prof top";
 
@@ -345,15 +349,87 @@ static int key(struct screen *s, const struct top_model *m, int ch)
     return -1;
 }
 
+/* ---- the live feed: the kernels' profile streams ------------------------ */
+
+struct live {
+    struct pcoll c;
+    struct top_model *m;
+    const struct namer *nm;
+    uint64_t now;               /* the time every record of a poll gets */
+    bool checked[MAX_KERNELS];  /* its META's build id matched the ELF */
+    char err[PROF_ERR_MAX];     /* why the view stops, or "" */
+};
+
+static void live_record(void *ctx, unsigned kernel, uint16_t cpu,
+                        const struct pstr_record *r)
+{
+    (void)cpu;
+    struct live *l = ctx;
+    top_add_sample(l->m, kernel, l->now, r->frames, r->depth);
+}
+
+static const char *state_note(enum pcoll_state st)
+{
+    switch (st) {
+    case PCOLL_STREAMING: case PCOLL_IDLE: return "";
+    case PCOLL_ENDED: return " (ended)";
+    case PCOLL_SILENT: return " (silent)";
+    case PCOLL_RESTARTED: return " (restarted)";
+    case PCOLL_FAILED: return " (failed)";
+    }
+    return "";
+}
+
+/* Takes what came; the header follows each kernel's META, loss and state.
+ * A META whose build id is not the ELF's stops the view: every name
+ * would be wrong. */
+static int live_step(struct live *l, uint64_t now)
+{
+    l->now = now;
+    if (pcoll_poll(&l->c, 0) < 0) {
+        snprintf(l->err, sizeof l->err, "the collector's socket failed");
+        return -1;
+    }
+    for (unsigned i = 0; i < l->c.n; i++) {
+        const struct pcoll_kernel *k = &l->c.k[i];
+        char name[HOSTADDR_NAME_MAX + 16];
+        snprintf(name, sizeof name, "%s%s", k->name, state_note(k->state));
+        top_set_kernel_info(l->m, i, name, k->s.have_meta ? k->s.meta.source : "",
+                            k->s.lost_records + pstream_drops(&k->s));
+        if (!k->s.have_meta || l->checked[i])
+            continue;
+        const struct prof_map *map = &l->nm->p.maps[l->nm->kmap[i]];
+        if (prof_check_build_id(k->name, k->s.meta.build_id, map->pm_path,
+                                map->pm_build_id, l->err, sizeof l->err))
+            return -1;
+        l->checked[i] = true;
+    }
+    return 0;
+}
+
 struct feeds {
     struct replay r[MAX_KERNELS];
     unsigned nr;
+    struct live *live;
 };
 
-static void feeds_step(struct feeds *f, struct top_model *m, uint64_t now)
+static int feeds_step(struct feeds *f, struct top_model *m, uint64_t now)
 {
     for (unsigned i = 0; i < f->nr; i++)
         replay_step(&f->r[i], m, now);
+    return f->live ? live_step(f->live, now) : 0;
+}
+
+/* Sleeps until a key, a datagram or wait_ms. */
+static void feeds_wait(const struct feeds *f, bool tty, int wait_ms)
+{
+    struct pollfd p[2];
+    nfds_t n = 0;
+    if (tty)
+        p[n++] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
+    if (f->live)
+        p[n++] = (struct pollfd){ .fd = f->live->c.fd, .events = POLLIN };
+    poll(n ? p : NULL, n, wait_ms);
 }
 
 static int run(struct top_model *m, struct feeds *f, unsigned long iterations)
@@ -368,13 +444,18 @@ static int run(struct top_model *m, struct feeds *f, unsigned long iterations)
         keypad(stdscr, TRUE);
         set_escdelay(25);
         curs_set(0);
+        timeout(0);             /* keys are read once poll says there are some */
     }
     screen_size(&s);
     uint64_t next = mono_ns();
     unsigned long drawn = 0;
+    int rc = EXIT_OK;
     while (!stop && (!iterations || drawn < iterations)) {
         uint64_t now = mono_ns();
-        feeds_step(f, m, now);
+        if (feeds_step(f, m, now)) {
+            rc = EXIT_USAGE;
+            break;
+        }
         top_advance(m, now);
         if (now >= next) {
             draw(&s, m);
@@ -385,15 +466,17 @@ static int run(struct top_model *m, struct feeds *f, unsigned long iterations)
             continue;
         }
         int wait = (int)((next - now) / 1000000) + 1;
-        if (wait > TICK_MS)
-            wait = TICK_MS;
-        if (!s.tty) {
-            poll(NULL, 0, wait);
-            continue;
+        feeds_wait(f, s.tty, wait < TICK_MS ? wait : TICK_MS);
+        int r = -1, ch;
+        while (s.tty && (ch = getch()) != ERR) {
+            int k = key(&s, m, ch);
+            if (k == 1) {
+                r = 1;
+                break;
+            }
+            if (k == 0)
+                r = 0;
         }
-        timeout(wait);
-        int ch = getch();
-        int r = ch == ERR ? -1 : key(&s, m, ch);
         if (r == 1)
             break;
         if (r == 0)
@@ -402,7 +485,30 @@ static int run(struct top_model *m, struct feeds *f, unsigned long iterations)
     if (s.tty)
         endwin();
     top_grid_free(&s.g);
-    return EXIT_OK;
+    return rc;
+}
+
+/* Starts every kernel's stream (until stopped); the collector's messages
+ * go to errs while the screen is ncurses', and to stderr after. */
+static int live_open(struct live *l, const struct top_opts *o, const uint8_t *key,
+                     FILE *errs)
+{
+    struct pcoll_opts po = {
+        .prog = prog, .err = stderr, .key = key,
+        .shell_timeout_ms = LIVE_SHELL_TIMEOUT_MS,
+        .silent_ms = LIVE_SILENT_MS,
+    };
+    if (pcoll_open(&l->c, &po, o->inputs, o->ninputs, live_record, l))
+        return EXIT_USAGE;
+    for (unsigned i = 0; i < o->ninputs; i++)
+        top_set_kernel_info(l->m, i, l->c.k[i].name, "", 0);
+    if (isatty(STDERR_FILENO))
+        fprintf(stderr, "%s: starting the streams of %u kernel%s ...\n", prog,
+                o->ninputs, o->ninputs > 1 ? "s" : "");
+    int rc = pcoll_start(&l->c, 0, "all");
+    if (rc == 0 && errs)
+        l->c.o.err = errs;
+    return rc;
 }
 
 int prof_top_main(int argc, char **argv)
@@ -415,20 +521,28 @@ int prof_top_main(int argc, char **argv)
     static uint8_t key_bytes[USHP_KEY_LEN];
     if (o.keyfile && ushc_load_key(o.keyfile, key_bytes, stderr, prog) < 0)
         return EXIT_USAGE;
-    if (!o.replay) {
-        fprintf(stderr, "%s: live kernels need the profile stream collector, "
-                "which this build does not have yet; use --replay RAW\n", prog);
-        return EXIT_USAGE;
-    }
     static struct namer nm;
     static struct feeds f;
+    static struct live l;
     prof_init(&nm.p);
     struct top_model *m = top_new(o.window, namer_name, &nm);
     for (unsigned k = 0; k < o.ninputs && rc == 0; k++) {
-        if (namer_add(&nm, k, o.elfs[o.nelfs == 1 ? 0 : k]) ||
-            replay_open(&f.r[k], k, o.inputs[k], &nm, m))
+        if (namer_add(&nm, k, o.elfs[o.nelfs == 1 ? 0 : k]))
             rc = EXIT_USAGE;
-        f.nr = k + 1;
+        else if (o.replay && replay_open(&f.r[k], k, o.inputs[k], &nm, m))
+            rc = EXIT_USAGE;
+        f.nr = o.replay ? k + 1 : 0;
+    }
+    char *errbuf = NULL;
+    size_t errlen = 0;
+    FILE *errs = NULL;
+    if (rc == 0 && !o.replay) {
+        l.m = m;
+        l.nm = &nm;
+        if (isatty(STDOUT_FILENO))
+            errs = open_memstream(&errbuf, &errlen);
+        rc = live_open(&l, &o, o.keyfile ? key_bytes : NULL, errs);
+        f.live = &l;
     }
     if (rc == 0) {
         struct sigaction sa = { .sa_handler = on_signal };
@@ -436,6 +550,21 @@ int prof_top_main(int argc, char **argv)
         sigaction(SIGTERM, &sa, NULL);
         rc = run(m, &f, o.iterations);
     }
+    if (f.live) {
+        if (l.c.o.err == errs && errs)
+            l.c.o.err = stderr;
+        if (rc == 0 || l.err[0])
+            pcoll_stop(&l.c, LIVE_STOP_WAIT_MS);
+        pcoll_close(&l.c);
+    }
+    if (errs) {
+        fclose(errs);
+        if (errlen)
+            fputs(errbuf, stderr);
+        free(errbuf);
+    }
+    if (l.err[0])
+        fprintf(stderr, "%s: %s\n", prog, l.err);
     for (unsigned i = 0; i < f.nr; i++)
         free(f.r[i].chains);
     top_free(m);
