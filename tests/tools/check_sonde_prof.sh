@@ -258,6 +258,12 @@ host_err "top: -n out of range" "-n 0 out of range" \
 host_err "top: no ELF" "no kernel ELF: give -e ELF" "$PROF" top --replay "$tmp/burn.raw"
 host_err "top: build id mismatch, exit 2" "build id mismatch" \
   "$PROF" top -n 1 -e "$ELF" --replay "$tmp/other.raw"
+"$PROF" top -n 1 -e "$ELF" 127.0.0.1:9 > "$tmp/out" 2> "$tmp/err"; r=$?
+if [ $r = 1 ] && grep -q "127.0.0.1:9 refused the request: nothing listens there" "$tmp/err" &&
+   [ ! -s "$tmp/out" ]; then ok "top HOST with nothing listening: exit 1 before any screen"
+else bad "top HOST with nothing listening: exit 1 before any screen" "exit $r: $(cat "$tmp/err" "$tmp/out")"; fi
+host_err "top: unresolvable HOST, exit 2" "cannot resolve 'no..such.host'" \
+  "$PROF" top -e "$ELF" no..such.host
 host_err "top: HOSTs and --replay together" "give HOSTs or --replay, not both" \
   "$PROF" top -e "$ELF" --replay "$tmp/burn.raw" 127.0.0.1
 "$PROF" top --help > "$tmp/help" 2>&1; h=$?
