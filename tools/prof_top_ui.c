@@ -448,6 +448,10 @@ static int run(struct top_model *m, struct feeds *f, unsigned long iterations)
     }
     screen_size(&s);
     uint64_t next = mono_ns();
+    /* The replays start on the clock the refreshes count from, so the
+     * table drawn at 1 s holds exactly one pass of each profile. */
+    for (unsigned i = 0; i < f->nr; i++)
+        f->r[i].start_ns = next;
     unsigned long drawn = 0;
     int rc = EXIT_OK;
     while (!stop && (!iterations || drawn < iterations)) {

@@ -246,6 +246,15 @@ if [ $r = 0 ] && [ "$(grep -c '^-\{80\}$' "$tmp/top.txt")" = 3 ] &&
    ! grep -q '^q quit' "$tmp/top.txt" && [ ! -s "$tmp/err" ]; then
   ok "top, stdout not a terminal: plain tables, burn_spin 90% self"
 else bad "top, stdout not a terminal: plain tables, burn_spin 90% self" "exit $r: $(cat "$tmp/err" "$tmp/top.txt")"; fi
+# Two kernels: a line each in the header, a self% column each.
+sed 's/^60 /10 /; s/samples=100/samples=50/' "$tmp/burn.raw" > "$tmp/half.raw"
+"$PROF" top -n 2 -e "$ELF" --replay "$tmp/burn.raw" --replay "$tmp/half.raw" > "$tmp/top2.txt" 2> "$tmp/err"; r=$?
+if [ $r = 0 ] && grep -q '^sonde-prof top  2 kernels  window 5 s$' "$tmp/top2.txt" &&
+   grep -q '^k2 half.raw  source tick 100Hz  ' "$tmp/top2.txt" &&
+   grep -q '^  SELF%  TOTAL%    k1%    k2%  FUNCTION$' "$tmp/top2.txt" &&
+   grep -qE '^   86\.7    86\.7   90\.0   80\.0  burn_spin$' "$tmp/top2.txt"; then
+  ok "top, two kernels: per-kernel lines and columns"
+else bad "top, two kernels: per-kernel lines and columns" "exit $r: $(cat "$tmp/err" "$tmp/top2.txt")"; fi
 "$PROF" top -e "$ELF" --replay "$tmp/burn.raw" > /dev/null 2>&1 & pid=$!
 sleep 1.5; kill -TERM $pid; wait $pid; r=$?
 check "top exits 0 on SIGTERM" [ $r = 0 ]
