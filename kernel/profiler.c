@@ -3,7 +3,10 @@
  * Record raw, present later. A sample (tick or NMI, interrupts off) copies
  * the pid, the interrupted pc and at most 7 return addresses from the
  * frame-pointer walk into this CPU's own preallocated buffer: no lock, no
- * allocation, no symbol lookup. The shell task that started the run sleeps
+ * allocation, no symbol lookup. The buffer is a single-producer,
+ * single-consumer ring: the sampler on its own CPU produces, and the
+ * stream (kernel/profstream.c) consumes while one runs; a windowed run
+ * never consumes, so its records are simply 0..n-1. The shell task that started the run sleeps
  * out the window, stops it, waits until no CPU is inside the sampler, and
  * only then freezes the records into a snapshot for profiler_report.c,
  * which folds them by call chain, resolves names and prints.
@@ -19,6 +22,7 @@
 #include "hal/pmu.h"
 #include "kernel/panic.h"
 #include "kernel/profiler_internal.h"
+#include "kernel/profstream.h"
 #include "kernel/shell.h"
 #include "kernel/stacktrace.h"
 #include "kernel/task.h"
@@ -35,11 +39,16 @@
  * zeroes the counters while no run is active and no CPU is inside. */
 struct prof_cpu {
     struct prof_record *pc_buf; /* never freed: see prof_alloc */
-    uint32_t pc_cap;            /* records pc_buf holds; set only at Start */
-    uint32_t pc_count;          /* records written; release-published */
+    uint32_t pc_cap;            /* records pc_buf holds, a power of two;
+                                   set only at Start */
+    uint32_t pc_count;          /* records written (the ring's producer
+                                   index); release-published */
+    uint32_t pc_tail;           /* records drained (the consumer index):
+                                   written only by the stream's drainer,
+                                   release; 0 all through a window */
     uint32_t pc_from_tick;      /* of those, taken by the tick (the rest:
                                    by the counter's NMI, counted at freeze) */
-    uint32_t pc_full;           /* dropped: the buffer was full */
+    uint32_t pc_full;           /* dropped: the ring was full */
     uint32_t pc_nested;         /* dropped: arrived inside the sampler */
     uint32_t pc_inside;         /* re-entrancy guard; Stop waits on it */
     bool pc_in_window;          /* online with a buffer at Start */
@@ -80,12 +89,20 @@ static struct prof_snapshot prof_snap;
  *    after it are this run's (the filter is read only under the guard
  *    for that reason, never before the check).
  *  - pc_count is stored with release: a report that finds Stop's bounded
- *    wait run out still reads only whole records.
+ *    wait run out still reads only whole records, and the stream's drainer
+ *    (prof_ring_avail's acquire) reads only whole records.
+ *  - pc_tail, the drainer's consumer index, is loaded with acquire: it
+ *    pairs with prof_ring_release's release store, so the drainer's copy
+ *    of a slot is complete before this sampler reuses it. The ring is full
+ *    when count - tail reaches the capacity: the sample is dropped and
+ *    counted, never written over a record not yet drained.
  *  - the guard is released with release: Stop, seeing it clear, sees
  *    every write of the sample before it.
  * The counters (pc_nested, pc_full, pc_from_tick) have one writer, this
- * CPU under its guard or the nested NMI that found the guard taken, and
- * are read only after Stop: plain adds. */
+ * CPU under its guard or the nested NMI that found the guard taken. The
+ * drop counters are also read by the stream's drainer while the run goes
+ * on, so they are stored with relaxed atomics (the same plain add and
+ * store on x86 and arm64; the drainer only needs a whole value). */
 static void prof_sample(const struct trap_frame *tf, bool from_tick)
 {
     uint64_t c0 = cycles_now();
@@ -97,7 +114,7 @@ static void prof_sample(const struct trap_frame *tf, bool from_tick)
      * taken (interrupts are off in both, and NMIs do not nest), so
      * pc_nested has a single writer and needs no atomic add. */
     if (__atomic_exchange_n(&pc->pc_inside, 1, __ATOMIC_SEQ_CST)) {
-        pc->pc_nested++;
+        __atomic_store_n(&pc->pc_nested, pc->pc_nested + 1, __ATOMIC_RELAXED);
         return;
     }
     /* Recheck under the guard. With Stop's seq_cst clear-then-scan this is
@@ -114,13 +131,17 @@ static void prof_sample(const struct trap_frame *tf, bool from_tick)
          * online since): the capacity check covers it, so the common path
          * needs no check of pc_buf, and only the full path asks which. */
         uint32_t n = pc->pc_count;
+        uint32_t tail = __atomic_load_n(&pc->pc_tail, __ATOMIC_ACQUIRE);
         if (want != PROFILER_ALL && pid != want) {
             /* not this run's task: nothing recorded, nothing dropped */
-        } else if (n >= pc->pc_cap) {
-            pc->pc_full += pc->pc_cap != 0;
+        } else if (n - tail >= pc->pc_cap) {
+            /* Full (unsigned: right across the indices' wrap). */
+            __atomic_store_n(&pc->pc_full, pc->pc_full + (pc->pc_cap != 0), __ATOMIC_RELAXED);
         } else {
-            struct prof_record *r = &pc->pc_buf[n];
+            /* pc_cap is a power of two: the slot is a mask away. */
+            struct prof_record *r = &pc->pc_buf[n & (pc->pc_cap - 1)];
             r->pr_pid = pid;
+            r->pr_tick = from_tick;
             r->pr_depth = (uint8_t)st_capture_trap(tf, r->pr_frames, PROFILER_FRAMES);
             uint64_t cost = cycles_now() - c0;
             r->pr_cost = cost > UINT32_MAX ? UINT32_MAX : (uint32_t)cost;
@@ -182,6 +203,24 @@ static bool prof_take(void)
 static void prof_give(void)
 {
     __atomic_store_n(&prof_busy, 0, __ATOMIC_RELEASE);
+}
+
+/* Who holds the profiler, when a stream does (prof_set_busy_note). */
+static const char *prof_busy_note;
+
+void prof_set_busy_note(const char *note)
+{
+    __atomic_store_n(&prof_busy_note, note, __ATOMIC_RELEASE);
+}
+
+/* "<cmd>: busy", and while a stream holds the profiler, which one. */
+static void prof_say_busy(const char *cmd, struct printer *p)
+{
+    const char *note = __atomic_load_n(&prof_busy_note, __ATOMIC_ACQUIRE);
+    if (note)
+        pr_printf(p, "%s: busy (%s)\n", cmd, note);
+    else
+        pr_printf(p, "%s: busy\n", cmd);
 }
 
 /* Records a window of ms needs at hz samples per second: the window
@@ -247,7 +286,7 @@ static void prof_start(int pid, bool pmu)
     unsigned ncpus = 0;
     for (unsigned i = 0; i < MAX_CPUS; i++) {
         struct prof_cpu *pc = &prof_cpus[i];
-        pc->pc_count = pc->pc_full = pc->pc_nested = 0;
+        pc->pc_count = pc->pc_tail = pc->pc_full = pc->pc_nested = 0;
         pc->pc_from_tick = 0;
         pc->pc_in_window = pc->pc_buf && i < cpu_count() && cpu_online(i);
         ncpus += pc->pc_in_window;
@@ -373,7 +412,7 @@ int profiler_run_format(unsigned ms, int pid, unsigned chains,
     /* A second `profile` (the other shell) must not zero or read the
      * buffers of a run in progress. */
     if (!prof_take()) {
-        pr_puts(p, "profile: busy\n");
+        prof_say_busy("profile", p);
         return PROFILER_EBUSY;
     }
     /* A sampler of the last run still inside (Stop waits only so long)
@@ -406,7 +445,7 @@ int profiler_report_again(unsigned chains, struct printer *p)
     if (!prof_chains_ok(chains, p))
         return PROFILER_EINVAL;
     if (!prof_take()) {
-        pr_puts(p, "profile: busy\n");
+        prof_say_busy("profile", p);
         return PROFILER_EBUSY;
     }
     int rc = prof_ran ? prof_report_snap(chains, PROFILER_TEXT, p) : PROFILER_EINVAL;
@@ -455,7 +494,7 @@ int profiler_reserve(uint32_t records, struct printer *p)
         return PROFILER_EINVAL;
     }
     if (!prof_take()) {
-        pr_puts(p, "profile: busy\n");
+        prof_say_busy("profile", p);
         return PROFILER_EBUSY;
     }
     uint32_t cap = PROF_MIN_RECS;
@@ -496,6 +535,88 @@ int profiler_inject(unsigned cpu, int pid, const uintptr_t *frames,
     return rc;
 }
 
+/* ---- the stream's side of the rings (profiler_internal.h) ----------- */
+
+int prof_stream_begin(int pid, unsigned drain_ms, bool *pmu, struct printer *p)
+{
+    if (!prof_take()) {
+        prof_say_busy("profile", p);
+        return PROFILER_EBUSY;
+    }
+    int late = prof_quiesce(PROF_START_WAIT_MS);
+    if (late >= 0) {
+        prof_give();
+        pr_printf(p, "profile: busy (cpu %d is still finishing a sample of the last run)\n", late);
+        return PROFILER_EBUSY;
+    }
+    *pmu = pmu_probe();
+    uint32_t want = prof_records_for(4 * drain_ms, prof_rate_hz(*pmu));
+    int rc = prof_alloc(want < PROF_STREAM_MIN_RECS ? PROF_STREAM_MIN_RECS : want, p);
+    if (rc != PROFILER_OK) {
+        prof_give();
+        return rc;
+    }
+    /* The rings are about to wrap: what they hold is no window's any more. */
+    prof_ran = false;
+    prof_start(pid, *pmu);
+    return PROFILER_OK;
+}
+
+void prof_stream_stop(void)
+{
+    prof_stop();
+}
+
+void prof_stream_end(void)
+{
+    prof_set_busy_note(NULL);
+    prof_give();
+}
+
+bool prof_ring_in_stream(unsigned cpu)
+{
+    return cpu < MAX_CPUS && prof_cpus[cpu].pc_in_window;
+}
+
+uint32_t prof_ring_cap(unsigned cpu)
+{
+    return prof_cpus[cpu].pc_cap;
+}
+
+/* Acquire: pairs with the sampler's release of pc_count, so every record
+ * counted is whole. The tail is the drainer's own: a plain load. */
+uint32_t prof_ring_avail(unsigned cpu, uint32_t *first)
+{
+    struct prof_cpu *pc = &prof_cpus[cpu];
+    uint32_t head = __atomic_load_n(&pc->pc_count, __ATOMIC_ACQUIRE);
+    *first = pc->pc_tail;
+    uint32_t n = head - pc->pc_tail;
+    /* The sampler never lets head pass tail + cap (it drops instead); a
+     * larger difference would mean the ring's invariant broke. */
+    BUG_ON(n > pc->pc_cap);
+    return n;
+}
+
+const struct prof_record *prof_ring_at(unsigned cpu, uint32_t idx)
+{
+    struct prof_cpu *pc = &prof_cpus[cpu];
+    return &pc->pc_buf[idx & (pc->pc_cap - 1)];
+}
+
+/* Release: the copies of the slots before upto are done before the
+ * sampler (its acquire of pc_tail) may write them again. */
+void prof_ring_release(unsigned cpu, uint32_t upto)
+{
+    __atomic_store_n(&prof_cpus[cpu].pc_tail, upto, __ATOMIC_RELEASE);
+}
+
+uint32_t prof_ring_drops(unsigned cpu)
+{
+    struct prof_cpu *pc = &prof_cpus[cpu];
+    return __atomic_load_n(&pc->pc_full, __ATOMIC_RELAXED) +
+           __atomic_load_n(&pc->pc_nested, __ATOMIC_RELAXED);
+}
+
 #ifdef SONDE_HOST_TEST
 /* Forget every buffer, as at boot, so that each test sizes its own. Only
  * a host test may free them: no sampler can be inside here. */
@@ -506,6 +627,7 @@ void profiler_test_reset(void)
         prof_cpus[i].pc_buf = NULL;
         prof_cpus[i].pc_cap = 0;
         prof_cpus[i].pc_count = 0;
+        prof_cpus[i].pc_tail = 0;
     }
     prof_ran = false;
 }
@@ -545,7 +667,11 @@ static int prof_format_word(const char *s)
 static int cmd_profile(int argc, char **argv, struct printer *p)
 {
     uint64_t ms = PROFILER_WINDOW_DEF, chains = PROFILER_CHAINS_DEF, v;
-    int pid = PROFILER_ALL, fmt = PROFILER_TEXT;
+    int pid = PROFILER_ALL, fmt = PROFILER_TEXT, rc;
+
+    /* stream, stop, keepalive, status: kernel/profstream.c's. */
+    if (profstream_command(argc, argv, p, &rc))
+        return rc;
 
     if (argc > 4) {
         pr_puts(p, "profile: too many arguments (usage: " PROF_USAGE ")\n");
@@ -597,7 +723,8 @@ static int cmd_profile(int argc, char **argv, struct printer *p)
                                (enum profiler_format)fmt, p) ? 1 : 0;
 }
 
-SHELL_COMMAND(profile, "profile", PROF_USAGE "  sample; the hottest chains, or every chain folded or raw",
+SHELL_COMMAND(profile, "profile", PROF_USAGE "  sample; the hottest chains, or every chain folded or raw"
+              " (also: profile stream <port> [ms|0] [pid|all], stop, keepalive <id>, status)",
               cmd_profile);
 
 /* profile_cpus: which source took each CPU's samples in the last run (the
@@ -609,7 +736,7 @@ static int cmd_profile_cpus(int argc, char **argv, struct printer *p)
         return 1;
     }
     if (!prof_take()) {
-        pr_puts(p, "profile_cpus: busy\n");
+        prof_say_busy("profile_cpus", p);
         return 1;
     }
     int rc = 1;

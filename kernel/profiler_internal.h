@@ -17,6 +17,7 @@ struct prof_record {
     int32_t pr_pid;
     uint32_t pr_cost;           /* cycles this sample took */
     uint8_t pr_depth;           /* 1..PROFILER_FRAMES */
+    uint8_t pr_tick;            /* 1: taken by the tick, 0: by the counter */
     uintptr_t pr_frames[PROFILER_FRAMES];
 };
 
@@ -70,3 +71,43 @@ uint32_t prof_select(uint32_t *a, uint32_t n, uint32_t k);
  * many of its samples came from the counter and from the tick (a CPU
  * that armed late has both). */
 void prof_print_sources(const struct prof_snapshot *s, struct printer *p);
+
+/* ---- the ring, for the stream (kernel/profstream.c) -------------------
+ *
+ * While a stream runs, each CPU's buffer is a single-producer,
+ * single-consumer ring: the sampler on that CPU produces (prof_sample),
+ * the stream's one task consumes, in this order: prof_ring_avail (acquire
+ * of the producer index: the records it counts are whole), copy each
+ * record out with prof_ring_at, then prof_ring_release (release of the
+ * consumer index: the sampler reuses a slot only after the copy). Ring
+ * indices count from 0 at the stream's start and wrap at 2^32. */
+
+/* Take the profiler for a stream: the busy flag, a ring for every online
+ * CPU big enough for 4 drain intervals of drain_ms at the source's rate
+ * and at least PROF_STREAM_MIN_RECS, sampling started for pid
+ * (PROFILER_ALL or a pid). PROFILER_OK, PROFILER_EBUSY (a run, report or
+ * stream holds it; "profile: busy..." printed) or PROFILER_ENOMEM
+ * (printed). *pmu: the counter samples, else the tick. */
+#define PROF_STREAM_MIN_RECS 512u
+int prof_stream_begin(int pid, unsigned drain_ms, bool *pmu, struct printer *p);
+/* Stop sampling and wait out the samplers: after it no ring grows. */
+void prof_stream_stop(void);
+/* Give the profiler back (after the final drain). The windowed run's
+ * snapshot is gone: report again and profile_cpus say there is none. */
+void prof_stream_end(void);
+/* The stream (or nobody, NULL) that holds the profiler, for the busy
+ * messages of the windowed commands: profiler.c prints "profile: busy
+ * (<it>)". Written by the stream under the busy flag. */
+void prof_set_busy_note(const char *note);
+
+/* CPUs the stream drains: online with a ring at its start. */
+bool prof_ring_in_stream(unsigned cpu);
+uint32_t prof_ring_cap(unsigned cpu);
+/* Records waiting in cpu's ring, the oldest numbered *first. */
+uint32_t prof_ring_avail(unsigned cpu, uint32_t *first);
+/* The record numbered idx, waiting (between first and first + avail). */
+const struct prof_record *prof_ring_at(unsigned cpu, uint32_t idx);
+/* Every record before upto has been copied out: its slot is free. */
+void prof_ring_release(unsigned cpu, uint32_t upto);
+/* Samples cpu dropped since the start (ring full, nested). */
+uint32_t prof_ring_drops(unsigned cpu);

@@ -112,6 +112,8 @@ static struct {
     uint64_t win_clock;
     /* The rest belongs to the shell task alone. */
     struct ush_cache cache[USH_SENDERS];
+    struct task *req_task;          /* the task running a request, or NULL */
+    uint32_t req_ip;                /* and that request's sender */
     uint64_t clock;
     struct ushp_chunker ch;         /* 1.4 KB: kept off the task stack */
 } ush = { .lock = SPINLOCK_INIT, .wq = WAITQ_INIT };
@@ -455,10 +457,24 @@ static void ush_run(struct ush_req *r)
 
     struct ush_out out = { { ush_out_write }, c };
     ush_chunker_start(r->seq, r->nonce, &d);
+    ush.req_ip = r->ip;
+    ush.req_task = task_current();
     shell_run_line(r->line, &out.pr);
+    ush.req_task = NULL;
     ushp_chunker_finish(&ush.ch);
     c->done_ns = time_ns();
     c->complete = true;
+}
+
+/* Only the task running the request asks, and only it writes these: a
+ * command the serial shell runs at the same time is another task, and
+ * gets false. */
+bool udpshell_requester(uint32_t *ip)
+{
+    if (!ush.req_task || ush.req_task != task_current())
+        return false;
+    *ip = ush.req_ip;
+    return true;
 }
 
 bool udpshell_run_next(void)

@@ -30,6 +30,11 @@ int udpshell_start_auth(uint16_t port, const uint8_t key[USHP_KEY_LEN]);
  * the kept reply of a retransmit. False if nothing was queued. The shell's
  * task loops on it; host tests call it to play that task. */
 bool udpshell_run_next(void);
+/* From a command the UDP shell is running, in that same task: true, and
+ * *ip the requesting client's address (host order). False anywhere else
+ * (the serial shell, another task, no request running): commands that
+ * answer by sending to the client (`profile stream`) refuse then. */
+bool udpshell_requester(uint32_t *ip);
 
 /* Since udpshell_start. Shown on `net`'s udpshell line. */
 struct udpshell_stats {          /* all uint64_t: udpshell_get_stats copies it word by word */

@@ -212,17 +212,20 @@ static void run_all(struct pcoll *c, const char *const *cmds, const bool *run,
     free(lens);
 }
 
-/* The stream id in the kernel's answer to `profile stream`: "... id
- * 0x1a2b3c4d ...". 0 and *id, or -1 when it is not such an answer. */
+/* The stream id in the kernel's answer to `profile stream`, which starts
+ * "profile: streaming id 0x1a2b3c4d to ..." (a busy kernel's answer names
+ * its running stream's id too, but after "profile: busy"). 0 and *id, or
+ * -1 when it is not such an answer. */
 static int parse_started(const char *text, uint32_t *id)
 {
-    const char *p = text ? strstr(text, "streaming id 0x") : NULL;
-    if (!p)
+    static const char lead[] = "profile: streaming id 0x";
+    if (!text || strncmp(text, lead, strlen(lead)) != 0)
         return -1;
+    const char *p = text + strlen(lead);
     char *end;
     errno = 0;
-    unsigned long v = strtoul(p + strlen("streaming id "), &end, 16);
-    if (errno || v > UINT32_MAX || end == p + strlen("streaming id 0x"))
+    unsigned long v = strtoul(p, &end, 16);
+    if (errno || v > UINT32_MAX || end == p || (*end != ' ' && *end != '\n'))
         return -1;
     *id = (uint32_t)v;
     return 0;
@@ -346,7 +349,7 @@ static void say_foreign(struct pcoll *c, const struct sockaddr_in *from, uint32_
 
 static void note_loss(char *buf, size_t cap, const struct pstream *s)
 {
-    snprintf(buf, cap, "%llu records lost on the wire (%llu datagrams), "
+    snprintf(buf, cap, "%llu records on the wire (%llu datagrams), "
              "%llu dropped in the kernel",
              (unsigned long long)s->lost_records, (unsigned long long)s->lost_dgrams,
              (unsigned long long)pstream_drops(s));
@@ -478,17 +481,21 @@ static void given_up(struct pcoll *c, struct pcoll_kernel *k, uint64_t now)
     k->state = PCOLL_SILENT;
     k->end_ms = now;
     if (shell)
-        snprintf(k->note, sizeof k->note, "its stream stopped at %.1f s, its shell "
-                 "still answers", at);
+        snprintf(k->note, sizeof k->note, "stopped streaming at %.1f s though its "
+                 "shell answers", at);
     else
         snprintf(k->note, sizeof k->note, "stopped answering at %.1f s", at);
     fprintf(c->o.err, "%s: kernel %s %s%s; its profile so far is kept, lost: %s, "
             "and what it sampled after %.1f s\n", c->o.prog, k->name, k->note,
-            shell ? " (restarted, or the stream ended there)" : "", loss, at);
+            shell ? " (restarted, or its stream ended there)" : "", loss, at);
 }
 
 static void due(struct pcoll *c, uint64_t now)
 {
+    /* Once stopped, a kernel owes only its END: pcoll_stop says so when
+     * it does not come. */
+    if (c->stopping)
+        return;
     for (unsigned i = 0; i < c->n; i++) {
         struct pcoll_kernel *k = &c->k[i];
         if (k->state != PCOLL_STREAMING)
@@ -566,6 +573,7 @@ void pcoll_stop(struct pcoll *c, uint64_t grace_ms)
         any |= run[i] = c->k[i].state == PCOLL_STREAMING;
     if (any)
         stop_some(c, run);
+    c->stopping = true;
     uint64_t until = mono_ms(NULL) + grace_ms;
     while (pcoll_active(c) && mono_ms(NULL) < until)
         pcoll_poll(c, 100);
@@ -579,9 +587,12 @@ void pcoll_stop(struct pcoll *c, uint64_t grace_ms)
             continue;
         pstream_finish(&k->s);
         if (k->s.end_missing && k->state == PCOLL_ENDED) {
-            snprintf(k->note, sizeof k->note, "its END never came: records after "
-                     "its last datagram are not counted");
-            fprintf(c->o.err, "%s: kernel %s: %s\n", c->o.prog, k->name, k->note);
+            char loss[160];
+            note_loss(loss, sizeof loss, &k->s);
+            snprintf(k->note, sizeof k->note, "its END never came: records sent "
+                     "after its last datagram are not counted");
+            fprintf(c->o.err, "%s: kernel %s: %s; lost: %s, and those\n", c->o.prog,
+                    k->name, k->note, loss);
         }
     }
     free(run);

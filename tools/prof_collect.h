@@ -85,6 +85,7 @@ struct pcoll {
     pcoll_record_fn fn;
     void *ctx;
     uint64_t t0;                    /* pcoll_start's clock */
+    bool stopping;                  /* pcoll_stop: only ENDs awaited */
     uint64_t foreign;               /* datagrams of no stream of ours */
     uint32_t foreign_ids[16];       /* stream ids already said */
     unsigned nforeign_ids;

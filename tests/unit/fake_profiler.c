@@ -12,11 +12,14 @@
 #include "hal/pmu.h"
 #include "kernel/buildid.h"
 #include "kernel/profiler.h"
+#include "kernel/sched.h"
 #include "kernel/stacktrace.h"
 #include "kernel/symtab.h"
 #include "kernel/task.h"
 #include "lib/parse.h"
 #include "mm/heap.h"
+#include "net/net.h"
+#include "net/udpshell.h"
 
 int fake_pid = 5;
 static int fake_tasks[] = { 1, 5, 7, 12 };
@@ -54,6 +57,7 @@ uint64_t last_sleep_ms;
 
 void sleep_ms(uint64_t ms)
 {
+    fake_ns += ms * 1000000;
     sleeps++;
     last_sleep_ms = ms;
     void (*fn)(void) = window_fn;
@@ -223,6 +227,12 @@ void reset(void)
     fake_names[7] = "burn";
     fake_names[12] = "netload";
     fake_build_id = "0123456789abcdef0123456789abcdef01234567";
+    fake_requester = false;
+    fake_spawn_fail = 0;
+    fake_spawned = NULL;
+    fake_ndgrams = 0;
+    fake_udp_rc = 0;
+    udp_hook = NULL;
     profiler_test_reset();              /* each test sizes its own buffers */
 }
 
@@ -291,4 +301,72 @@ void win_span(void)
     tick(2, 7, 0x3030, &st_a);
     tick(2, 7, 0x3010, &st_b);
     tick(0, 5, 0x3020, &st_a);
+}
+
+/* ---- the stream's world: clock, tasks, network (kernel/profstream.c) ---- */
+
+uint64_t fake_ns = 1000000000;
+uint64_t time_ns(void) { return fake_ns; }
+void yield(void) { fake_ns += 1000; }
+
+bool fake_requester;
+uint32_t fake_requester_ip = 0x0a000202;     /* 10.0.2.2 */
+bool udpshell_requester(uint32_t *ip)
+{
+    if (fake_requester)
+        *ip = fake_requester_ip;
+    return fake_requester;
+}
+
+int fake_spawn_fail;
+task_fn fake_spawned;
+static struct task fake_spawned_task;
+struct task *task_spawn(const char *name, task_fn fn, void *arg, int cpu, unsigned flags)
+{
+    if (fake_spawn_fail)
+        return NULL;
+    fake_spawned = fn;
+    return &fake_spawned_task;
+}
+void task_exit(void) { abort(); }
+
+void task_for_each(void (*fn)(struct task *t, void *arg), void *arg)
+{
+    for (int pid = 0; pid < 64; pid++) {
+        if (!fake_names[pid])
+            continue;
+        struct task t = { .pid = pid };
+        snprintf(t.name, sizeof t.name, "%s", fake_names[pid]);
+        fn(&t, arg);
+    }
+}
+
+struct fake_dgram fake_dgrams[FAKE_DGRAMS_MAX];
+unsigned fake_ndgrams;
+int fake_udp_rc;                /* what udp_send answers (0: sent and kept) */
+void (*udp_hook)(void);         /* runs at each send: samples arriving meanwhile */
+uint32_t fake_udp_ip;
+uint16_t fake_udp_src, fake_udp_dst;
+
+int udp_send(uint32_t dst_ip, uint16_t src_port, uint16_t dst_port, const void *data, size_t len)
+{
+    if (udp_hook)
+        udp_hook();
+    fake_udp_ip = dst_ip;
+    fake_udp_src = src_port;
+    fake_udp_dst = dst_port;
+    if (fake_udp_rc != 0 && fake_udp_rc != NET_QUEUED)
+        return fake_udp_rc;
+    if (fake_ndgrams < FAKE_DGRAMS_MAX && len <= sizeof fake_dgrams[0].d) {
+        memcpy(fake_dgrams[fake_ndgrams].d, data, len);
+        fake_dgrams[fake_ndgrams].len = len;
+        fake_ndgrams++;
+    }
+    return fake_udp_rc;
+}
+
+char *net_fmt_ip(char *buf, uint32_t ip)
+{
+    snprintf(buf, 16, "%u.%u.%u.%u", ip >> 24, (ip >> 16) & 255, (ip >> 8) & 255, ip & 255);
+    return buf;
 }

@@ -54,3 +54,21 @@ unsigned count_leaves(void);
 /* burn_inner <- burn_mid+0x44 <- burn_outer+0x1b2, and a sibling path. */
 extern const struct fstack st_a, st_b;
 void win_span(void);                    /* 6 samples of them on 3 cpus */
+
+/* The stream's world (kernel/profstream.c). sleep_ms advances fake_ns. */
+extern uint64_t fake_ns;                /* time_ns() */
+extern bool fake_requester;             /* udpshell_requester() answers */
+extern uint32_t fake_requester_ip;
+extern int fake_spawn_fail;             /* task_spawn fails */
+extern void (*fake_spawned)(void *);    /* what task_spawn was given */
+#define FAKE_DGRAMS_MAX 4096
+struct fake_dgram {
+    uint8_t d[1500];
+    size_t len;
+};
+extern struct fake_dgram fake_dgrams[FAKE_DGRAMS_MAX];  /* what udp_send sent */
+extern unsigned fake_ndgrams;
+extern int fake_udp_rc;                 /* udp_send's answer (0: sent, kept) */
+extern void (*udp_hook)(void);          /* runs at each udp_send */
+extern uint32_t fake_udp_ip;
+extern uint16_t fake_udp_src, fake_udp_dst;

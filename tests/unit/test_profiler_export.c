@@ -1,4 +1,4 @@
-// LINK: kernel/profiler.c kernel/profiler_report.c kernel/profiler_export.c kernel/symtab.c tests/unit/fake_profiler.c lib/printf.c lib/parse.c uapi/profile_raw.c
+// LINK: kernel/profiler.c kernel/profstream.c uapi/profile_stream.c kernel/profiler_report.c kernel/profiler_export.c kernel/symtab.c tests/unit/fake_profiler.c lib/printf.c lib/parse.c uapi/profile_raw.c
 /* Host tests of kernel/profiler_export.c through the real sampler and the
  * `profile` command: the raw and folded outputs as exact text, every
  * distinct chain printed, task names, unresolved addresses, and the raw

@@ -1,4 +1,4 @@
-// LINK: kernel/profiler.c kernel/profiler_report.c kernel/profiler_export.c kernel/symtab.c tests/unit/fake_profiler.c lib/printf.c lib/parse.c
+// LINK: kernel/profiler.c kernel/profstream.c uapi/profile_stream.c kernel/profiler_report.c kernel/profiler_export.c kernel/symtab.c tests/unit/fake_profiler.c lib/printf.c lib/parse.c
 /* Host test of the report's fold on recorded data: 4 CPUs x 2048 records
  * of a fixed pseudo-random mix (resolved and unresolved leaves, leaves
  * that fold by symbol over many offsets, callers that differ by one

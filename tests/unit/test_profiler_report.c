@@ -1,4 +1,4 @@
-// LINK: kernel/profiler.c kernel/profiler_report.c kernel/profiler_export.c kernel/symtab.c tests/unit/fake_profiler.c lib/printf.c lib/parse.c
+// LINK: kernel/profiler.c kernel/profstream.c uapi/profile_stream.c kernel/profiler_report.c kernel/profiler_export.c kernel/symtab.c tests/unit/fake_profiler.c lib/printf.c lib/parse.c
 /* Host tests of kernel/profiler_report.c through the real sampler: a
  * fake window (sleep_ms runs a callback) ticks samples in, and the report
  * is checked as exact text: folding, order, percentages, cost, names,

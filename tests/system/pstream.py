@@ -1,0 +1,187 @@
+"""tests/system/pstream.py: a decoder of the profile stream's datagrams
+(uapi/profile_stream.h), written from the header's table alone and apart
+from the C parser (uapi/profile_stream.c), so that the system tests
+cross-check the kernel's encoder against a second reading of the format;
+and a receiver that collects one stream on a loopback port.
+
+Python 3 standard library only."""
+import socket
+import struct
+import threading
+import time
+
+MAGIC = 0x53505253
+VERSION = 1
+META, BATCH, END = 1, 2, 3
+END_STOPPED, END_TIMEOUT, END_ELAPSED = 1, 2, 3
+REC_TICK = 0x01
+FRAMES = 8
+HDR = struct.Struct(">IBBHIIQHHI")       # 32 bytes
+
+
+class Bad(Exception):
+    """A datagram the format refuses; the message says which rule."""
+
+
+def decode(d):
+    """One datagram as a dict: the header's fields, and per type: BATCH
+    first/drops/drops_total/records [(pid, flags, [frames])]; META
+    build_id/source/pid/ms/period_ns/cpus/tasks {pid: name}; END
+    reason/cpus {cpu: (records, drops_total)}. Raises Bad."""
+    if len(d) < HDR.size:
+        raise Bad("short header (%d bytes)" % len(d))
+    magic, ver, typ, cpu, stream, seq, t_ns, plen, count, res = HDR.unpack_from(d)
+    if magic != MAGIC or ver != VERSION:
+        raise Bad("magic 0x%08x version %d" % (magic, ver))
+    if HDR.size + plen != len(d) or len(d) > 1400:
+        raise Bad("len %d for a %d-byte datagram" % (plen, len(d)))
+    if res:
+        raise Bad("reserved header field %d" % res)
+    p = d[HDR.size:]
+    h = dict(type=typ, cpu=cpu, stream=stream, seq=seq, t_ns=t_ns, count=count)
+    if typ == BATCH:
+        if len(p) < 12:
+            raise Bad("short batch head")
+        h["first"], h["drops"], h["drops_total"] = struct.unpack_from(">III", p)
+        if h["drops"] > h["drops_total"]:
+            raise Bad("drops %d > drops_total %d" % (h["drops"], h["drops_total"]))
+        off, recs = 12, []
+        for _ in range(count):
+            if off + 8 > len(p):
+                raise Bad("record %d cut short" % len(recs))
+            pid, depth, flags, r = struct.unpack_from(">IBBH", p, off)
+            if not 1 <= depth <= FRAMES or flags & ~REC_TICK or r:
+                raise Bad("record %d: depth %d flags 0x%x reserved %d" % (len(recs), depth, flags, r))
+            if off + 8 + 8 * depth > len(p):
+                raise Bad("record %d's frames cut short" % len(recs))
+            frames = list(struct.unpack_from(">%dQ" % depth, p, off + 8))
+            recs.append((pid, flags, frames))
+            off += 8 + 8 * depth
+        if off != len(p):
+            raise Bad("%d bytes after %d records" % (len(p) - off, count))
+        h["records"] = recs
+    elif typ == META:
+        if cpu:
+            raise Bad("META names cpu %d" % cpu)
+        bid = p[:40].decode("ascii", "replace")
+        if len(p) < 41 or any(c not in "0123456789abcdef" for c in bid):
+            raise Bad("build id %r" % bid)
+        sl = p[40]
+        if not 1 <= sl <= 63 or len(p) < 41 + sl + 14:
+            raise Bad("source length %d" % sl)
+        h["build_id"], h["source"] = bid, p[41:41 + sl].decode("ascii")
+        h["pid"], h["ms"], h["period_ns"], h["cpus"] = struct.unpack_from(">IIIH", p, 41 + sl)
+        off, tasks = 41 + sl + 14, {}
+        for _ in range(count):
+            if off + 5 > len(p):
+                raise Bad("task cut short")
+            pid, nl = struct.unpack_from(">IB", p, off)
+            name = p[off + 5:off + 5 + nl]
+            if not 1 <= nl <= 31 or len(name) != nl or any(c < 0x21 or c > 0x7e or c == 0x3b for c in name):
+                raise Bad("task name %r" % name)
+            tasks[pid] = name.decode("ascii")
+            off += 5 + nl
+        if off != len(p):
+            raise Bad("%d bytes after %d tasks" % (len(p) - off, count))
+        h["tasks"] = tasks
+    elif typ == END:
+        if cpu:
+            raise Bad("END names cpu %d" % cpu)
+        if len(p) != 4 + 12 * count:
+            raise Bad("END of %d bytes for %d cpus" % (len(p), count))
+        h["reason"] = p[0]
+        if not END_STOPPED <= p[0] <= END_ELAPSED or p[1:4] != b"\0\0\0":
+            raise Bad("END reason %d / reserved %r" % (p[0], p[1:4]))
+        h["cpus"] = {}
+        for i in range(count):
+            c, r, n, drops = struct.unpack_from(">HHII", p, 4 + 12 * i)
+            if r:
+                raise Bad("END cpu reserved %d" % r)
+            h["cpus"][c] = (n, drops)
+    else:
+        raise Bad("type %d" % typ)
+    return h
+
+
+class Receiver:
+    """Collects every datagram sent to 127.0.0.1:port (QEMU's user
+    network delivers the guest's 10.0.2.2:port there) in a thread, until
+    an END has come and a moment passed, or close()."""
+
+    def __init__(self, port=0):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.bind(("127.0.0.1", port))
+        self.port = self.sock.getsockname()[1]
+        self.sock.settimeout(0.1)
+        self.got = []                 # (host monotonic time, decoded or Bad)
+        self.ended_at = None
+        self._stop = False
+        self._th = threading.Thread(target=self._run, daemon=True)
+        self._th.start()
+
+    def _run(self):
+        while not self._stop:
+            if self.ended_at and time.monotonic() - self.ended_at > 0.5:
+                break                 # the END's copies are in
+            try:
+                d, _ = self.sock.recvfrom(2048)
+            except socket.timeout:
+                continue
+            except OSError:
+                break
+            try:
+                h = decode(d)
+            except Bad as e:
+                h = e
+            self.got.append((time.monotonic(), h))
+            if isinstance(h, dict) and h["type"] == END and not self.ended_at:
+                self.ended_at = time.monotonic()
+
+    def wait_end(self, timeout):
+        """The monotonic time the first END arrived, or None after timeout."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and not self.ended_at:
+            time.sleep(0.05)
+        if self.ended_at:
+            self._th.join(2)
+        return self.ended_at
+
+    def close(self):
+        self._stop = True
+        self._th.join(2)
+        self.sock.close()
+
+
+def summarize(got):
+    """What a stream's datagrams add up to, and what is wrong with them:
+    a dict with bad (messages), metas, batches, ends (decoded), records per
+    cpu, seq gaps, first-index gaps per cpu, ticks (records flagged tick)."""
+    s = dict(bad=[], metas=[], batches=[], ends=[], records={}, seq_gaps=0, first_gaps=0,
+             ticks=0, streams=set())
+    seqs = set()
+    next_first = {}
+    for _, h in got:
+        if isinstance(h, Bad):
+            s["bad"].append(str(h))
+            continue
+        s["streams"].add(h["stream"])
+        if h["type"] == END:
+            s["ends"].append(h)
+            seqs.add(h["seq"])
+            continue
+        if h["seq"] in seqs:
+            s["bad"].append("seq %d twice (not an END copy)" % h["seq"])
+        seqs.add(h["seq"])
+        if h["type"] == META:
+            s["metas"].append(h)
+        else:
+            s["batches"].append(h)
+            c = h["cpu"]
+            if h["first"] != next_first.get(c, 0):
+                s["first_gaps"] += 1
+            next_first[c] = h["first"] + h["count"]
+            s["records"][c] = s["records"].get(c, 0) + h["count"]
+            s["ticks"] += sum(1 for r in h["records"] if r[1] & REC_TICK)
+    if seqs:
+        s["seq_gaps"] = max(seqs) + 1 - len(seqs)
+    return s

@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""A fake Sonde kernel for sonde-prof's stream, with no QEMU: it answers the
+UDP shell's `profile stream PORT MS WHO`, `profile keepalive ID` and
+`profile stop` (open protocol, docs/udpshell.md) and streams synthetic
+samples (uapi/profile_stream.h, encoded here from the header's table, so
+the host's parsers are checked against the text, not against themselves).
+
+usage: fake_stream_kernel.py --port P --build-id HEX --frames A,B,... [options]
+
+  --cpus N         CPUs streaming (default 4)
+  --hz N           samples per second per CPU (default 100)
+  --drop-every K   lose every K-th datagram on the way (never the END):
+                   the host must count exactly what that lost
+  --drops N        each CPU reports N records dropped in the kernel
+  --die-after S    stop answering anything (stream and shell) S seconds
+                   after the stream started
+  --no-end         never send the END
+
+Records are made on the fake's clock: CPU c's record i is due at i / hz
+seconds after the start, so a stream of MS ms holds exactly
+cpus * hz * MS / 1000 of them. Prints "ready PORT" once listening, and on
+exit (stdin closed, or killed) nothing more. Python 3 standard library."""
+import argparse
+import os
+import random
+import socket
+import struct
+import sys
+import threading
+import time
+
+MAGIC = 0x53505253
+META, BATCH, END = 1, 2, 3
+END_STOPPED, END_TIMEOUT, END_ELAPSED = 1, 2, 3
+USH_MAGIC = 0x4E4F5348
+
+
+class Stream:
+    def __init__(self, k, dest, ms):
+        self.k, self.dest, self.ms = k, dest, ms
+        self.id = random.getrandbits(32) | 1
+        self.seq = 0
+        self.sent = [0] * k.a.cpus           # records numbered per CPU
+        self.t0 = time.monotonic()
+        self.last_keepalive = self.t0
+        self.stop_reason = None
+        self.dgrams = 0
+
+    def hdr(self, typ, cpu, payload, count):
+        t_ns = int((time.monotonic() - self.t0) * 1e9)
+        h = struct.pack(">IBBHIIQHHI", MAGIC, 1, typ, cpu, self.id, self.seq, t_ns,
+                        len(payload), count, 0)
+        self.seq += 1
+        return h + payload
+
+    def send(self, d, droppable=True):
+        self.dgrams += 1
+        a = self.k.a
+        if droppable and a.drop_every and self.dgrams % a.drop_every == 0:
+            return
+        self.k.out.sendto(d, self.dest)
+
+    def meta(self):
+        a = self.k.a
+        src = b"tick 100Hz"
+        p = a.build_id.encode() + bytes([len(src)]) + src
+        p += struct.pack(">IIIH", 0xffffffff, self.ms, 10000000, a.cpus)
+        p += struct.pack(">IB", 7, 4) + b"burn" + struct.pack(">IB", 0, 4) + b"idle"
+        self.send(self.hdr(META, 0, p, 2))
+
+    def batch(self, cpu, upto):
+        a = self.k.a
+        frames = a.frames
+        while self.sent[cpu] < upto:
+            first = self.sent[cpu]
+            n = min(upto - first, 16)
+            recs = b""
+            for _ in range(n):
+                recs += struct.pack(">IBBH", 7, len(frames), 1, 0)
+                recs += b"".join(struct.pack(">Q", f) for f in frames)
+            p = struct.pack(">III", first, a.drops if first else 0, a.drops) + recs
+            self.send(self.hdr(BATCH, cpu, p, n))
+            self.sent[cpu] += n
+
+    def end(self, reason):
+        a = self.k.a
+        p = struct.pack(">B3x", reason)
+        for c in range(a.cpus):
+            p += struct.pack(">HHII", c, 0, self.sent[c], a.drops)
+        d = self.hdr(END, 0, p, a.cpus)
+        if not a.no_end:
+            for _ in range(3):
+                self.send(d, droppable=False)
+
+    def run(self):
+        a = self.k.a
+        next_meta = 0.0
+        while True:
+            now = time.monotonic() - self.t0
+            if self.k.dead():
+                return
+            if self.ms and now * 1000 >= self.ms:
+                now = self.ms / 1000
+                self.stop_reason = self.stop_reason or END_ELAPSED
+            if time.monotonic() - self.last_keepalive > 5:
+                self.stop_reason = self.stop_reason or END_TIMEOUT
+            if now >= next_meta:
+                self.meta()
+                next_meta += 1.0
+            for c in range(a.cpus):
+                self.batch(c, int(now * a.hz))
+            if self.stop_reason:
+                self.end(self.stop_reason)
+                return
+            time.sleep(0.05)
+
+
+class Kernel:
+    def __init__(self, a):
+        self.a = a
+        self.sh = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sh.bind(("127.0.0.1", a.port))
+        self.out = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.stream = None
+
+    def dead(self):
+        s = self.stream
+        return bool(self.a.die_after and s and time.monotonic() - s.t0 >= self.a.die_after)
+
+    def reply(self, seq, text, to):
+        p = text.encode()
+        self.sh.sendto(struct.pack(">IIHHHH", USH_MAGIC, seq, 0, 1, len(p), 0) + p, to)
+
+    def command(self, cmd, frm):
+        w = cmd.split()
+        s = self.stream
+        busy = s is not None and s.stop_reason is None
+        if w[:2] == ["profile", "stream"] and len(w) >= 3:
+            if busy:
+                return "profile: busy (streaming id 0x%08x)\n" % s.id
+            ms = int(w[3]) if len(w) > 3 else 0
+            self.stream = Stream(self, (frm[0], int(w[2])), ms)
+            threading.Thread(target=self.stream.run, daemon=True).start()
+            return "profile: streaming id 0x%08x to %s:%s (fake)\n" % (self.stream.id, frm[0],
+                                                                    w[2])
+        if w[:2] == ["profile", "keepalive"] and busy and int(w[2], 16) == s.id:
+            s.last_keepalive = time.monotonic()
+            return "profile: stream 0x%08x kept alive\n" % s.id
+        if w[:2] == ["profile", "stop"] and busy:
+            s.stop_reason = END_STOPPED
+            return "profile: stream 0x%08x stopped\n" % s.id
+        return "profile: no stream\n"
+
+    def serve(self):
+        self.sh.settimeout(0.2)
+        while not self.dead():
+            try:
+                d, frm = self.sh.recvfrom(2048)
+            except socket.timeout:
+                continue
+            if len(d) < 16:
+                continue
+            magic, seq, _, _, n, _ = struct.unpack(">IIHHHH", d[:16])
+            if magic != USH_MAGIC:
+                continue
+            self.reply(seq, self.command(d[16:16 + n].decode(errors="replace"), frm), frm)
+        time.sleep(3600)                  # dead: silent until killed
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--build-id", required=True)
+    p.add_argument("--frames", required=True)
+    p.add_argument("--cpus", type=int, default=4)
+    p.add_argument("--hz", type=int, default=100)
+    p.add_argument("--drop-every", type=int, default=0)
+    p.add_argument("--drops", type=int, default=0)
+    p.add_argument("--die-after", type=float, default=0)
+    p.add_argument("--no-end", action="store_true")
+    a = p.parse_args()
+    a.frames = [int(f, 16) for f in a.frames.split(",")]
+    k = Kernel(a)
+    print("ready %d" % a.port, flush=True)
+    k.serve()
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except KeyboardInterrupt:
+        sys.exit(0)
+    os._exit(0)
