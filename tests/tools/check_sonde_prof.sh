@@ -228,8 +228,9 @@ host_err "netload blast: unresolvable name, exit 2" "cannot resolve 'no..such.ho
   build/host/netload blast -H no..such.host -p 9 -t 0.1
 host_err "sonde-prof record: unresolvable name, exit 2, no output" "cannot resolve 'no..such.host'" \
   "$PROF" record -e "$ELF" -o "$tmp/h.svg" 127.0.0.1:9 no..such.host
-host_err "sonde-prof record: -d out of range names the range" "-d 2001 out of range (1-2000 ms)" \
-  "$PROF" record -d 2001 -e "$ELF" -o "$tmp/h.svg" 127.0.0.1
+host_err "sonde-prof record: -d out of range names the range" \
+  '-d 0 out of range (1 ms to 86400 s: "500ms", "10s", or a number of ms)' \
+  "$PROF" record -d 0 -e "$ELF" -o "$tmp/h.svg" 127.0.0.1
 host_err "sonde-prof record: -e once or once per HOST" "give -e once, or once per HOST in order" \
   "$PROF" record -e "$ELF" -e "$ELF" -e "$ELF" -o "$tmp/h.svg" 127.0.0.1 127.0.0.2
 host_err "sonde-prof record: missing ELF, exit 2 before any request" "nope.elf" \
