@@ -39,14 +39,15 @@ sonde-sh_SRC := tools/ushell_client.c tools/hostaddr.c uapi/udpshell.c uapi/udps
 netload_SRC  := tools/hostaddr.c uapi/netload.c
 sonde-switch_SRC := tools/switch_table.c
 # sonde-prof: pprof's schema compiled at build time from Debian's copy
-# (golang-github-google-pprof-dev), never copied into the tree; libdw names.
+# (golang-github-google-pprof-dev), never copied into the tree; libdw names;
+# ncurses draws `top`.
 PPROF_PROTO     := /usr/share/gocode/src/github.com/google/pprof/proto/profile.proto
 PROTOGEN        := $(HOSTB)/proto
 sonde-prof_SRC  := $(wildcard tools/prof_*.c) tools/ushell_client.c tools/hostaddr.c \
                    uapi/udpshell_auth.c lib/sha256.c \
                    uapi/profile_raw.c uapi/profile_stream.c uapi/udpshell.c \
                    $(PROTOGEN)/profile.pb-c.c
-sonde-prof_LIBS := -ldw -lelf -lprotobuf-c -lz
+sonde-prof_LIBS := -ldw -lelf -lprotobuf-c -lz -lncurses
 TOOL_NAMES := $(patsubst tools/%.c,%,$(filter-out $(TOOL_PARTS),$(wildcard tools/*.c)))
 TOOLS   := $(addprefix $(HOSTB)/,$(TOOL_NAMES))
 HOSTOBJ := $(HOSTB)/obj

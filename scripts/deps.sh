@@ -22,6 +22,9 @@ command -v mformat >/dev/null || need+=(mtools)
 [ -f /usr/include/protobuf-c/protobuf-c.h ] || need+=(libprotobuf-c-dev)
 command -v protoc-c >/dev/null || need+=(protobuf-c-compiler)
 [ -f /usr/include/zlib.h ] || need+=(zlib1g-dev)
+# sonde-prof top: ncurses draws the terminal; tmux runs it in its test.
+[ -f /usr/include/ncurses.h ] || need+=(libncurses-dev)
+command -v tmux >/dev/null || need+=(tmux)
 # test_sha256 checks lib/sha256.c against libcrypto (the tests only).
 [ -f /usr/include/openssl/hmac.h ] || need+=(libssl-dev)
 command -v go >/dev/null || need+=(golang-go)

@@ -109,8 +109,8 @@ static void hash_grow(struct prof *p)
     p->hashcap = cap;
 }
 
-static struct prof_loc *loc_get(struct prof *p, unsigned map, uint64_t addr,
-                                bool ret)
+struct prof_loc *prof_loc_get(struct prof *p, unsigned map, uint64_t addr,
+                              bool ret)
 {
     if (p->hashcap) {
         size_t i = loc_hash(map, addr, ret) & (p->hashcap - 1);
@@ -159,7 +159,7 @@ static int add_chain(void *ctx, const struct praw_chain *rc, unsigned line,
     c->c_depth = rc->pc_depth;
     unsigned map = p->inputs[a->input].pi_map;
     for (unsigned i = 0; i < rc->pc_depth; i++)
-        c->c_locs[i] = loc_get(p, map, rc->pc_frames[i], i > 0);
+        c->c_locs[i] = prof_loc_get(p, map, rc->pc_frames[i], i > 0);
     return 0;
 }
 

@@ -98,6 +98,12 @@ int prof_add_raw(struct prof *p, const char *text, size_t len,
                  const char *origin, const char *kernel, unsigned map,
                  char *err, size_t errcap);
 
+/* The location of (map, addr, pc or return address), made on first use
+ * (unnamed: pl_frames NULL). For a caller that names addresses one by one
+ * as they come (top) rather than a whole profile at once. */
+struct prof_loc *prof_loc_get(struct prof *p, unsigned map, uint64_t addr,
+                              bool ret);
+
 /* Total samples over every input. */
 uint64_t prof_total(const struct prof *p);
 

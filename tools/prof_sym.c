@@ -228,6 +228,12 @@ static void name_loc(struct prof *p, struct prof_elf *e, struct prof_loc *l)
     l->pl_nframes = fs.n;
 }
 
+void prof_elf_name(struct prof *p, struct prof_elf *e, struct prof_loc *l)
+{
+    if (!l->pl_frames)
+        name_loc(p, e, l);
+}
+
 void prof_elf_symbolize(struct prof *p, unsigned map, struct prof_elf *e)
 {
     for (size_t i = 0; i < p->nlocs; i++)

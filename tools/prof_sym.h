@@ -19,3 +19,5 @@ void prof_elf_close(struct prof_elf *e);
 
 /* Names every location of the map (see prof_model.h: pl_sym, pl_frames). */
 void prof_elf_symbolize(struct prof *p, unsigned map, struct prof_elf *e);
+/* Names one location of e's map, unless it has been named. */
+void prof_elf_name(struct prof *p, struct prof_elf *e, struct prof_loc *l);

@@ -42,6 +42,7 @@
 #include "tools/prof_svg.h"
 #include "tools/prof_sym.h"
 #include "tools/prof_text.h"
+#include "tools/prof_top_ui.h"
 #include "uapi/udpshell.h"
 
 enum { EXIT_OK = 0, EXIT_REFUSED = 1, EXIT_USAGE = 2 };
@@ -89,6 +90,8 @@ static void usage(FILE *f)
         "                        -o OUT [--per-kernel] HOST[:PORT] [HOST[:PORT] ...]\n"
         "       %s report -i RAW [-i RAW ...] -e ELF [-e ELF ...] -o OUT\n"
         "                        [--kernel NAME ...] [--per-kernel]\n"
+        "       %s top [-w SECONDS] [-n ITERATIONS] [-k KEYFILE] -e ELF [-e ELF ...]\n"
+        "                        HOST[:PORT] [HOST[:PORT] ...]   (see top --help)\n"
         "       %s -h | --help\n"
         "\n"
         "record profiles running kernels over their UDP shells (`profile MS\n"
@@ -123,7 +126,7 @@ static void usage(FILE *f)
         "  --per-kernel   folded and svg: the kernel name as the root frame\n"
         "Exit status: 0 ok, 1 a kernel refused (busy, nothing listening),\n"
         "2 usage, input or protocol error, or no answer in time.\n",
-        prog, prog, prog, USHP_DEFAULT_PORT, PREC_MS_MAX);
+        prog, prog, prog, prog, USHP_DEFAULT_PORT, PREC_MS_MAX);
 }
 
 static int die_usage(const char *what, const char *arg)
@@ -787,7 +790,9 @@ int main(int argc, char **argv)
         return cmd_report(argc - 1, argv + 1);
     if (strcmp(argv[1], "record") == 0)
         return cmd_record(argc - 1, argv + 1);
-    fprintf(stderr, "%s: unknown command '%s' (known: record, report; see --help)\n",
+    if (strcmp(argv[1], "top") == 0)
+        return prof_top_main(argc - 1, argv + 1);
+    fprintf(stderr, "%s: unknown command '%s' (known: record, report, top; see --help)\n",
             prog, argv[1]);
     return EXIT_USAGE;
 }

@@ -21,7 +21,8 @@ HOST:PORT (`-tags`); and the errors: the other architecture's ELF (exit
 2), a kernel already profiling (`profile: busy`, exit 1), nothing
 listening (exit 1), no answer (timeout after the resends, exit 2), an
 ELF without DWARF (a warning, exit 0), an unknown extension (exit 2). No
-error leaves an output file.
+error leaves an output file. And `sonde-prof top` live on the x86
+kernel under tmux: burn_spin on its screen within 3 s, q quits.
 
 Prints 'PASS name (secs)' or 'FAIL name (secs): reason' and ends with
 'N passed, N failed' (nothing retries). Needs `make` and `make
@@ -334,6 +335,62 @@ def t_unknown_extension_exit_2(_):
     no_output(w, "p.pdf")
 
 
+
+def tmux(w, *args):
+    return subprocess.run(["tmux", "-S", w.path("tmux.sock"), "-f", "/dev/null"] + list(args),
+                          capture_output=True, text=True, timeout=10)
+
+
+@test
+def t_top_live_under_tmux(_):
+    """sonde-prof top on the live x86 kernel in an 80x24 tmux: burn_spin
+    on screen, selected at the top, within 3 s of the screen's first
+    drawing; q ends it (exit 0) and stops the stream, so the kernel takes
+    a record at once after."""
+    w = world()
+    g = w.g["x86_64"]
+    rcfile, errfile = w.path("top.rc"), w.path("top.err")
+    cmd = "%s top -e %s %s 2> %s; echo $? > %s; sleep 60" % (PROF, ELF["x86_64"], g.target,
+                                                             errfile, rcfile)
+    env_term = os.environ.get("TERM") or "xterm"
+    r = subprocess.run(["env", "TERM=" + env_term, "tmux", "-S", w.path("tmux.sock"), "-f",
+                        "/dev/null", "new-session", "-d", "-s", "top", "-x", "80", "-y", "24",
+                        cmd], capture_output=True, text=True, timeout=10)
+    check(r.returncode == 0, "tmux new-session: %s" % r.stderr)
+    try:
+        t0 = time.monotonic()
+        shown = seen = None
+        screen = ""
+        while time.monotonic() - t0 < 20:
+            screen = tmux(w, "capture-pane", "-p", "-t", "top").stdout
+            if shown is None and screen.startswith("sonde-prof top  %s" % g.target):
+                shown = time.monotonic()
+            if shown is not None and re.search(r"^> +[0-9.]+ +[0-9.]+  burn_spin$", screen, re.M):
+                seen = time.monotonic()
+                break
+            if shown is not None and time.monotonic() - shown > 3 or os.path.exists(rcfile):
+                break
+            time.sleep(0.1)
+        err = open(errfile).read() if os.path.exists(errfile) else ""
+        check(shown is not None, "no top screen in %.1f s:\n%s%s" % (time.monotonic() - t0,
+                                                                     screen, err))
+        check(seen is not None, "burn_spin not first within 3 s of the screen:\n%s%s" % (screen, err))
+        print("    screen after %.1f s, burn_spin after %.1f s more" % (shown - t0, seen - shown))
+        print("    %s" % "\n    ".join(screen.splitlines()[:6]))
+        tmux(w, "send-keys", "-t", "top", "q")
+        t1 = time.monotonic()
+        while not os.path.exists(rcfile) and time.monotonic() - t1 < 5:
+            time.sleep(0.1)
+        time.sleep(0.1)
+        rc = open(rcfile).read().strip() if os.path.exists(rcfile) else None
+        check(rc == "0", "after q: exit %s in %.1f s: %s" % (rc, time.monotonic() - t1,
+                                                             open(errfile).read()))
+    finally:
+        tmux(w, "kill-server")
+    # The stream was stopped: the kernel is not busy.
+    record_ok(["-d", "500", "-e", ELF["x86_64"], "-o", w.path("after-top.folded"), g.target])
+
+
 class Ctx:
     def __init__(self, name):
         self.name = name
@@ -350,7 +407,7 @@ def main(argv):
         for name, _ in TESTS:
             print(name)
         return 0
-    for tool in ("go", "xmllint", "objcopy"):
+    for tool in ("go", "xmllint", "objcopy", "tmux"):
         if not shutil.which(tool):
             print("%s not found (scripts/deps.sh installs it)" % tool)
             return runner.totals(0, 1)

@@ -4,7 +4,9 @@
 # then every output is checked with the tool people would read it with:
 # go tool pprof (-top, -list, -tags), xmllint, and addr2line -f -i for the
 # names of inlined frames. Also the error paths: a build id mismatch, a
-# truncated profile, an unknown extension, an ELF without DWARF.
+# truncated profile, an unknown extension, an ELF without DWARF. And
+# `top` on the same profile replayed: plain lines, its errors, and the
+# ncurses view under tmux (burn_spin within 3 s, callers on enter, q).
 # Usage: tests/tools/check_sonde_prof.sh   (ends "N passed, N failed")
 set -u
 cd "$(dirname "$0")/../.."
@@ -226,12 +228,88 @@ host_err "netload blast: unresolvable name, exit 2" "cannot resolve 'no..such.ho
   build/host/netload blast -H no..such.host -p 9 -t 0.1
 host_err "sonde-prof record: unresolvable name, exit 2, no output" "cannot resolve 'no..such.host'" \
   "$PROF" record -e "$ELF" -o "$tmp/h.svg" 127.0.0.1:9 no..such.host
-host_err "sonde-prof record: -d out of range names the range" "-d 0 out of range (1 ms to 86400 s" \
+host_err "sonde-prof record: -d out of range names the range" \
+  '-d 0 out of range (1 ms to 86400 s: "500ms", "10s", or a number of ms)' \
   "$PROF" record -d 0 -e "$ELF" -o "$tmp/h.svg" 127.0.0.1
 host_err "sonde-prof record: -e once or once per HOST" "give -e once, or once per HOST in order" \
   "$PROF" record -e "$ELF" -e "$ELF" -e "$ELF" -o "$tmp/h.svg" 127.0.0.1 127.0.0.2
 host_err "sonde-prof record: missing ELF, exit 2 before any request" "nope.elf" \
   "$PROF" record -e "$tmp/nope.elf" -o "$tmp/h.svg" 127.0.0.1:9
+
+# ---- top: the live view, fed by --replay (burn.raw in a loop) -----------
+# Plain lines when stdout is not a terminal: a table per second, each
+# followed by a separator line, for -n refreshes.
+"$PROF" top -n 3 -e "$ELF" --replay "$tmp/burn.raw" > "$tmp/top.txt" 2> "$tmp/err"; r=$?
+if [ $r = 0 ] && [ "$(grep -c '^-\{80\}$' "$tmp/top.txt")" = 3 ] &&
+   grep -qE '^   90\.0    90\.0  burn_spin$' "$tmp/top.txt" &&
+   grep -qE '^    0\.0    97\.0  burn_task$' "$tmp/top.txt" &&
+   grep -q '^sonde-prof top  burn.raw  source tick 100Hz  window 5 s$' "$tmp/top.txt" &&
+   ! grep -q '^q quit' "$tmp/top.txt" && [ ! -s "$tmp/err" ]; then
+  ok "top, stdout not a terminal: plain tables, burn_spin 90% self"
+else bad "top, stdout not a terminal: plain tables, burn_spin 90% self" "exit $r: $(cat "$tmp/err" "$tmp/top.txt")"; fi
+# Two kernels: a line each in the header, a self% column each.
+sed 's/^60 /10 /; s/samples=100/samples=50/' "$tmp/burn.raw" > "$tmp/half.raw"
+"$PROF" top -n 2 -e "$ELF" --replay "$tmp/burn.raw" --replay "$tmp/half.raw" > "$tmp/top2.txt" 2> "$tmp/err"; r=$?
+if [ $r = 0 ] && grep -q '^sonde-prof top  2 kernels  window 5 s$' "$tmp/top2.txt" &&
+   grep -q '^k2 half.raw  source tick 100Hz  ' "$tmp/top2.txt" &&
+   grep -q '^  SELF%  TOTAL%    k1%    k2%  FUNCTION$' "$tmp/top2.txt" &&
+   grep -qE '^   86\.7    86\.7   90\.0   80\.0  burn_spin$' "$tmp/top2.txt"; then
+  ok "top, two kernels: per-kernel lines and columns"
+else bad "top, two kernels: per-kernel lines and columns" "exit $r: $(cat "$tmp/err" "$tmp/top2.txt")"; fi
+"$PROF" top -e "$ELF" --replay "$tmp/burn.raw" > /dev/null 2>&1 & pid=$!
+sleep 1.5; kill -TERM $pid; wait $pid; r=$?
+check "top exits 0 on SIGTERM" [ $r = 0 ]
+host_err "top: -w out of range names the range" "-w 0 out of range (1-3600 s)" \
+  "$PROF" top -w 0 -e "$ELF" --replay "$tmp/burn.raw"
+host_err "top: -w 3601 out of range" "-w 3601 out of range (1-3600 s)" \
+  "$PROF" top -w 3601 -e "$ELF" --replay "$tmp/burn.raw"
+host_err "top: -n out of range" "-n 0 out of range" \
+  "$PROF" top -n 0 -e "$ELF" --replay "$tmp/burn.raw"
+host_err "top: no ELF" "no kernel ELF: give -e ELF" "$PROF" top --replay "$tmp/burn.raw"
+host_err "top: build id mismatch, exit 2" "build id mismatch" \
+  "$PROF" top -n 1 -e "$ELF" --replay "$tmp/other.raw"
+"$PROF" top -n 1 -e "$ELF" 127.0.0.1:9 > "$tmp/out" 2> "$tmp/err"; r=$?
+if [ $r = 1 ] && grep -q "127.0.0.1:9 refused the request: nothing listens there" "$tmp/err" &&
+   [ ! -s "$tmp/out" ]; then ok "top HOST with nothing listening: exit 1 before any screen"
+else bad "top HOST with nothing listening: exit 1 before any screen" "exit $r: $(cat "$tmp/err" "$tmp/out")"; fi
+host_err "top: unresolvable HOST, exit 2" "cannot resolve 'no..such.host'" \
+  "$PROF" top -e "$ELF" no..such.host
+host_err "top: HOSTs and --replay together" "give HOSTs or --replay, not both" \
+  "$PROF" top -e "$ELF" --replay "$tmp/burn.raw" 127.0.0.1
+"$PROF" top --help > "$tmp/help" 2>&1; h=$?
+if [ $h = 0 ] && grep -q '^usage: sonde-prof top' "$tmp/help" && grep -q -- '-w SECONDS' "$tmp/help"; then
+  ok "top --help: usage on stdout, exit 0"
+else bad "top --help: usage on stdout, exit 0" "exit $h: $(cat "$tmp/help")"; fi
+
+# Under tmux, an 80x24 terminal: burn_spin on screen within 3 s, enter
+# shows its callers, q quits.
+if command -v tmux > /dev/null; then
+  tsock=$tmp/tmux.sock
+  tcap() { tmux -S "$tsock" capture-pane -p -t top 2>/dev/null; }
+  TERM=${TERM:-xterm} tmux -S "$tsock" -f /dev/null new-session -d -s top -x 80 -y 24 \
+    "$PROF top -e $ELF --replay $tmp/burn.raw 2> $tmp/top.err; echo \$? > $tmp/top.rc; sleep 60"
+  seen=0
+  for _ in $(seq 30); do
+    tcap | grep -qE '^> +90\.0 +90\.0  burn_spin$' && { seen=1; break; }
+    sleep 0.1
+  done
+  if [ $seen = 1 ]; then ok "top under tmux 80x24: burn_spin selected at the top within 3 s"
+  else bad "top under tmux 80x24: burn_spin selected at the top within 3 s" "$(tcap; cat "$tmp/top.err" 2>/dev/null)"; fi
+  tmux -S "$tsock" send-keys -t top Enter
+  sleep 0.5
+  if tcap | grep -q '^callers of burn_spin: in' && tcap | grep -qE '^> 100\.0 +[0-9]+  burn_inner$' &&
+     tcap | grep -q '^q quit  up/down select  enter: its callers  left/esc: back$'; then
+    ok "top under tmux: enter shows burn_spin's callers"
+  else bad "top under tmux: enter shows burn_spin's callers" "$(tcap)"; fi
+  tmux -S "$tsock" send-keys -t top Left
+  tmux -S "$tsock" send-keys -t top q
+  for _ in $(seq 30); do [ -s "$tmp/top.rc" ] && break; sleep 0.1; done
+  if [ "$(cat "$tmp/top.rc" 2>/dev/null)" = 0 ]; then ok "top under tmux: q quits, exit 0"
+  else bad "top under tmux: q quits, exit 0" "$(tcap; cat "$tmp/top.err" 2>/dev/null)"; fi
+  tmux -S "$tsock" kill-server 2>/dev/null
+else
+  echo "SKIP top under tmux: no tmux (scripts/deps.sh installs it)"
+fi
 
 # ---- the parser builds as kernel code: freestanding, no library calls
 for cc in gcc aarch64-linux-gnu-gcc; do
