@@ -47,10 +47,9 @@ HOST = "127.0.0.1"
 LIFETIME = 180.0
 # Under -icount the kernel's clock is its instruction count, so its 10 s
 # (the window the kernel ends by itself) hold 1000 ticks per CPU whatever
-# the host's load; at -smp 1 each tick is taken (prof_tests.py measured
-# it), at -smp 4 some 3-5% of them are not (the vCPUs take turns on one
-# host thread and a CPU's tick that falls due while others run can merge
-# with its next: `profile 2000` measured 95.5-97% there, shift=1).
+# the host's load, and every tick is taken at -smp 4 too (the vCPUs take
+# turns on one host thread; the kernel starts each CPU's tick at its own
+# phase so that no turn lasts a whole period: arch/x86_64/lapic.c).
 ICOUNT_SMP4 = "shift=1,sleep=off"
 HEADER = re.compile(r"^(\d+) samples on (\d+) cpus, (\d+) dropped, source (.*)$", re.M)
 STREAMED = re.compile(r"^streamed: (\d+) records lost on the wire \((\d+) datagrams\)(.*)$", re.M)
