@@ -312,14 +312,15 @@ static bool cpu_fixed_find(struct cpu_stacks *cs, uintptr_t addr,
     return hit && __atomic_load_n(&cs->cs_fseq, __ATOMIC_RELAXED) == s1;
 }
 
-bool stack_lookup(uintptr_t addr, struct stack_region *out)
+/* Everything past the task slot: the fixed set, then the registry. Out of
+ * line, so that the common case (the sample's sp on the task it
+ * interrupted) pays for no register it does not use. */
+static __attribute__((noinline))
+bool stack_lookup_rest(struct cpu_stacks *cs, uintptr_t addr, struct stack_region *out)
 {
     struct stack_region r;
-    unsigned cpu = cpu_index();
-    if (cpu < MAX_CPUS) {
-        struct cpu_stacks *cs = &cpu_stacks[cpu];
-        bool hit = cpu_task_find(cs, addr, &r) || cpu_fixed_find(cs, addr, &r);
-        if (hit) {
+    if (cs) {
+        if (cpu_fixed_find(cs, addr, &r)) {
             if (out)
                 *out = r;
             return true;
@@ -330,6 +331,21 @@ bool stack_lookup(uintptr_t addr, struct stack_region *out)
         __atomic_store_n(&cs->cs_scans, k + 1, __ATOMIC_RELAXED);
     }
     return stack_find(addr, out);
+}
+
+bool stack_lookup(uintptr_t addr, struct stack_region *out)
+{
+    unsigned cpu = cpu_index();
+    if (cpu >= MAX_CPUS)
+        return stack_lookup_rest(NULL, addr, out);
+    struct cpu_stacks *cs = &cpu_stacks[cpu];
+    struct stack_region r;
+    if (cpu_task_find(cs, addr, &r)) {
+        if (out)
+            *out = r;
+        return true;
+    }
+    return stack_lookup_rest(cs, addr, out);
 }
 
 uint64_t stack_cpu_scans(unsigned cpu)

@@ -35,6 +35,14 @@ uintptr_t trap_pc(const struct trap_frame *tf) { return tf->rip; }
 uintptr_t trap_sp(const struct trap_frame *tf) { return tf->rsp; }
 uintptr_t trap_fp(const struct trap_frame *tf) { return tf->rbp; }
 
+void trap_regs(const struct trap_frame *tf, struct trap_regs *r)
+{
+    r->tr_pc = tf->rip;
+    r->tr_sp = tf->rsp;
+    r->tr_fp = tf->rbp;
+    r->tr_link = 0;
+}
+
 static void idt_set(unsigned v, unsigned ist)
 {
     uint64_t a = (uint64_t)(trap_stubs + v * 16);
