@@ -333,6 +333,9 @@ bool stack_lookup_rest(struct cpu_stacks *cs, uintptr_t addr, struct stack_regio
     return stack_find(addr, out);
 }
 
+/* no_instrument_function: as st_capture_trap (stacktrace.c), which calls
+ * it once per sample; it calls cpu_index, so it keeps its frame. */
+__attribute__((no_instrument_function))
 bool stack_lookup(uintptr_t addr, struct stack_region *out)
 {
     unsigned cpu = cpu_index();

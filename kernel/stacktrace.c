@@ -224,6 +224,12 @@ unsigned st_capture_here(uintptr_t *out, unsigned max)
     return st_walk(caller_fp, sp, out, max);
 }
 
+/* no_instrument_function: x86-64 builds with -pg -mnop-mcount so that
+ * every function keeps its frame (arch/x86_64/build.mk); this one has a
+ * frame anyway (it calls), and a sample can only land in it as a nested
+ * NMI, which the sampler drops: its 5-byte nop is a cost per sample and
+ * nothing else. (No effect on arm64, built without -pg.) */
+__attribute__((no_instrument_function))
 unsigned st_capture_trap(const struct trap_frame *tf, uintptr_t *out, unsigned max)
 {
     if (!out || max == 0)
