@@ -39,10 +39,11 @@ struct stack_slot {
 
 static struct stack_slot stack_slots[MAX_STACKS];
 
-/* One CPU's own stacks. Each half is a seqlock whose reader never
- * retries: a copy in flux is simply not used, and the lookup falls back to
- * the registry, which is always right (an NMI that interrupted its own
- * CPU's writer would wait for ever on a retry).
+/* One CPU's own stacks: its task slot (struct stack_task_slot, stacks.h)
+ * and its fixed set here. Each is a seqlock whose reader never retries: a
+ * copy in flux is simply not used, and the lookup falls back to the
+ * registry, which is always right (an NMI that interrupted its own CPU's
+ * writer would wait for ever on a retry).
  *
  * The task slot changes at every context switch, written by its own CPU
  * with interrupts off; its readers are an NMI on that CPU, or a walk in
@@ -50,11 +51,6 @@ static struct stack_slot stack_slots[MAX_STACKS];
  * (interrupt and IST stacks, kept in step with the registry) is written
  * under stacks_lock, by any CPU. */
 struct cpu_stacks {
-    unsigned cs_seq;               /* task slot: odd while written */
-    uintptr_t cs_lo, cs_hi;        /* task slot: [lo, hi), empty if lo == hi */
-    int cs_kind;
-    int cs_owner;
-    const char *cs_name;
     unsigned cs_fseq;              /* fixed set: odd while written */
     unsigned cs_nfixed;
     struct stack_region cs_fixed[CPU_FIXED_STACKS];
@@ -62,6 +58,9 @@ struct cpu_stacks {
 } __attribute__((aligned(64)));
 
 static struct cpu_stacks cpu_stacks[MAX_CPUS];
+/* The task slot of each CPU (stacks.h: its reader is inline on the
+ * sample path). */
+struct stack_task_slot stack_task_slots[MAX_CPUS];
 /* One past the highest slot ever used: bounds the NMI-time scan. It only
  * grows, and grows after the slot it covers is published. */
 static unsigned stack_top;
@@ -252,39 +251,17 @@ void stack_cpu_switch(int id)
     unsigned cpu = cpu_index();
     if (cpu >= MAX_CPUS)
         return;
-    struct cpu_stacks *cs = &cpu_stacks[cpu];
+    struct stack_task_slot *ts = &stack_task_slots[cpu];
     struct stack_region r = { 0 };
     if (id < 0 || id >= MAX_STACKS || !slot_read((unsigned)id, &r))
         r.lo = r.hi = 0;        /* matches nothing: lookups use the registry */
-    seq_write_begin(&cs->cs_seq);
-    __atomic_store_n(&cs->cs_lo, r.lo, __ATOMIC_RELAXED);
-    __atomic_store_n(&cs->cs_hi, r.hi, __ATOMIC_RELAXED);
-    __atomic_store_n(&cs->cs_kind, (int)r.kind, __ATOMIC_RELAXED);
-    __atomic_store_n(&cs->cs_owner, r.owner, __ATOMIC_RELAXED);
-    __atomic_store_n(&cs->cs_name, r.name, __ATOMIC_RELAXED);
-    seq_write_end(&cs->cs_seq);
-}
-
-/* The task slot, if it holds addr and was not in flux. One try only: an
- * NMI that interrupted its own CPU's writer would wait for ever. */
-static bool cpu_task_find(struct cpu_stacks *cs, uintptr_t addr,
-                          struct stack_region *out)
-{
-    unsigned s1 = __atomic_load_n(&cs->cs_seq, __ATOMIC_ACQUIRE);
-    if (s1 & 1)
-        return false;
-    uintptr_t lo = __atomic_load_n(&cs->cs_lo, __ATOMIC_RELAXED);
-    uintptr_t hi = __atomic_load_n(&cs->cs_hi, __ATOMIC_RELAXED);
-    if (addr < lo || addr >= hi)
-        return false;
-    int kind = __atomic_load_n(&cs->cs_kind, __ATOMIC_RELAXED);
-    int owner = __atomic_load_n(&cs->cs_owner, __ATOMIC_RELAXED);
-    const char *name = __atomic_load_n(&cs->cs_name, __ATOMIC_RELAXED);
-    __atomic_thread_fence(__ATOMIC_ACQUIRE);
-    if (__atomic_load_n(&cs->cs_seq, __ATOMIC_RELAXED) != s1)
-        return false;
-    *out = (struct stack_region){ lo, hi, (enum stack_kind)kind, owner, name };
-    return true;
+    seq_write_begin(&ts->ts_seq);
+    __atomic_store_n(&ts->ts_lo, r.lo, __ATOMIC_RELAXED);
+    __atomic_store_n(&ts->ts_hi, r.hi, __ATOMIC_RELAXED);
+    __atomic_store_n(&ts->ts_kind, (int)r.kind, __ATOMIC_RELAXED);
+    __atomic_store_n(&ts->ts_owner, r.owner, __ATOMIC_RELAXED);
+    __atomic_store_n(&ts->ts_name, r.name, __ATOMIC_RELAXED);
+    seq_write_end(&ts->ts_seq);
 }
 
 /* The fixed entry holding addr, if the set was not in flux. */
@@ -341,14 +318,13 @@ bool stack_lookup(uintptr_t addr, struct stack_region *out)
     unsigned cpu = cpu_index();
     if (cpu >= MAX_CPUS)
         return stack_lookup_rest(NULL, addr, out);
-    struct cpu_stacks *cs = &cpu_stacks[cpu];
     struct stack_region r;
-    if (cpu_task_find(cs, addr, &r)) {
+    if (stack_task_find(&stack_task_slots[cpu], addr, &r)) {
         if (out)
             *out = r;
         return true;
     }
-    return stack_lookup_rest(cs, addr, out);
+    return stack_lookup_rest(&cpu_stacks[cpu], addr, out);
 }
 
 uint64_t stack_cpu_scans(unsigned cpu)

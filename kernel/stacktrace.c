@@ -224,6 +224,17 @@ unsigned st_capture_here(uintptr_t *out, unsigned max)
     return st_walk(caller_fp, sp, out, max);
 }
 
+/* The stack sp lies in: almost always the task this CPU runs, read
+ * inline; stack_lookup for the rest (interrupt and IST stacks, the
+ * registry). */
+static inline bool sample_stack(uintptr_t sp, struct stack_region *cur)
+{
+    unsigned cpu = cpu_index();
+    if (cpu >= MAX_CPUS)
+        return stack_lookup(sp, cur);
+    return stack_task_find(&stack_task_slots[cpu], sp, cur) || stack_lookup(sp, cur);
+}
+
 /* no_instrument_function: x86-64 builds with -pg -mnop-mcount so that
  * every function keeps its frame (arch/x86_64/build.mk); this one has a
  * frame anyway (it calls), and a sample can only land in it as a nested
@@ -238,7 +249,7 @@ unsigned st_capture_trap(const struct trap_frame *tf, uintptr_t *out, unsigned m
     trap_regs(tf, &r);
     struct stack_region cur;
     out[0] = r.tr_pc;
-    if (max == 1 || !stack_lookup(r.tr_sp, &cur))
+    if (max == 1 || !sample_stack(r.tr_sp, &cur))
         return 1;
     struct text t = text_now();
     unsigned n = 1;
