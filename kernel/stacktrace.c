@@ -72,28 +72,38 @@ static uintptr_t record_top(const struct stack_region *r)
     return r->hi - r->lo >= FRAME_RECORD ? r->hi - FRAME_RECORD : 0;
 }
 
-/* fp lies outside the stack the walk is in: may the walk follow it? Only
- * out of an IRQ/IST stack, into another known stack (whose bounds then
- * apply: *cur is updated). The checks come before the lookup, so a chain
- * that ends in a null fp, or any garbage fp on a task stack, costs no
- * registry scan. */
-static bool cross(uintptr_t fp, struct stack_region *cur)
+/* The stack the walk is in, as the loop uses it. Passed and kept by
+ * value, never by address, so that GCC holds it in registers: with the
+ * whole stack_region's address taken (for a crossing's lookup) it lived
+ * on the stack, stored and reloaded on every sample. */
+struct span {
+    uintptr_t lo, hi;
+    uintptr_t top;          /* record_top */
+    int kind;
+};
+
+static struct span span_of(const struct stack_region *r)
 {
-    if (fp == 0 || (cur->kind != STACK_IRQ && cur->kind != STACK_IST))
-        return false;
-    struct stack_region next;
-    if (!stack_lookup(fp, &next) || !record_inside(fp, &next))
-        return false;
-    *cur = next;
-    return true;
+    return (struct span){ r->lo, r->hi, record_top(r), r->kind };
 }
 
-/* The walk from fp, *cur being the stack sp lies in (updated on a
- * crossing). floor is the lowest
+/* fp lies outside the stack the walk is in, of the given kind: may the
+ * walk follow it? Only out of an IRQ/IST stack, into another known stack
+ * (*next, whose bounds then apply). The checks come before the lookup,
+ * so a chain that ends in a null fp, or any garbage fp on a task stack,
+ * costs no registry scan. */
+static bool cross(uintptr_t fp, int kind, struct stack_region *next)
+{
+    if (fp == 0 || (kind != STACK_IRQ && kind != STACK_IST))
+        return false;
+    return stack_lookup(fp, next) && record_inside(fp, next);
+}
+
+/* The walk from fp, s being the stack sp lies in. floor is the lowest
  * address the next record may start at: sp itself for the first (fp may
  * equal sp right after push %rbp; mov %rsp,%rbp), then past the previous
  * record, since callers' frames lie strictly above. floor never drops
- * below cur.lo, so in the common case one range test, [floor, top], proves
+ * below s.lo, so in the common case one range test, [floor, top], proves
  * the whole record inside the stack and above the last; only a frame
  * that fails it looks at the stack's bounds again (a crossing out of an
  * IRQ/IST stack).
@@ -103,17 +113,18 @@ static bool cross(uintptr_t fp, struct stack_region *cur)
  * in registers: per frame, the alignment test, two compares, two loads,
  * one compare for the return address, the store. */
 static inline __attribute__((always_inline))
-unsigned walk_from(struct stack_region *cur, uintptr_t fp, uintptr_t sp,
+unsigned walk_from(struct span s, uintptr_t fp, uintptr_t sp,
                    uintptr_t *out, unsigned max, struct text t)
 {
     uintptr_t *o = out, *end = out + max;
-    uintptr_t floor = sp, top = record_top(cur);
+    uintptr_t floor = sp;
     while (o < end && (fp & 7) == 0) {
-        if (__builtin_expect(fp < floor || fp > top, 0)) {
-            bool in_stack = fp >= cur->lo && fp < cur->hi;
-            if (in_stack || !cross(fp, cur))
+        if (__builtin_expect(fp < floor || fp > s.top, 0)) {
+            bool in_stack = fp >= s.lo && fp < s.hi;
+            struct stack_region next;
+            if (in_stack || !cross(fp, s.kind, &next))
                 break;      /* downward, straddling the top, or garbage */
-            top = record_top(cur);
+            s = span_of(&next);
         }
         /* Only now is fp known to point into a known stack. */
         const volatile uintptr_t *rec = (const volatile uintptr_t *)fp;
@@ -133,7 +144,7 @@ unsigned st_walk(uintptr_t fp, uintptr_t sp, uintptr_t *out, unsigned max)
     struct stack_region cur;
     if (!out || max == 0 || !stack_lookup(sp, &cur))
         return 0;
-    return walk_from(&cur, fp, sp, out, max, text_now());
+    return walk_from(span_of(&cur), fp, sp, out, max, text_now());
 }
 
 /* The sampled function's caller, when pc sits where fp is not (yet, or
@@ -146,11 +157,11 @@ unsigned st_walk(uintptr_t fp, uintptr_t sp, uintptr_t *out, unsigned max)
  * there, and a pc outside text is garbage whose bytes are not ours to
  * read. */
 static uintptr_t leaf_caller(const struct trap_frame *tf, uintptr_t pc, uintptr_t sp,
-                             const struct stack_region *cur, const struct text *t)
+                             uintptr_t lo, uintptr_t hi, struct text t)
 {
-    if (!in_text(t, pc))
+    if (!in_text(&t, pc))
         return 0;
-    size_t before = pc - t->lo, after = t->lo + t->size - pc;
+    size_t before = pc - t.lo, after = t.lo + t.size - pc;
     if (before > UNWIND_BEFORE)
         before = UNWIND_BEFORE;
     if (after > UNWIND_AFTER)
@@ -164,12 +175,12 @@ static uintptr_t leaf_caller(const struct trap_frame *tf, uintptr_t pc, uintptr_
     } else {
         /* The slot must lie wholly inside the stack sp is in. */
         uintptr_t slot = sp + 8 * (uintptr_t)st.ret_slot;
-        if ((sp & 7) != 0 || slot < sp || slot < cur->lo || slot >= cur->hi ||
-            cur->hi - slot < sizeof(uintptr_t))
+        if ((sp & 7) != 0 || slot < sp || slot < lo || slot >= hi ||
+            hi - slot < sizeof(uintptr_t))
             return 0;
         ret = *(const volatile uintptr_t *)slot;
     }
-    return in_text(t, ret) ? ret : 0;
+    return in_text(&t, ret) ? ret : 0;
 }
 
 /* Can the leaf decoder's answer change the chain? Not when:
@@ -193,12 +204,12 @@ static uintptr_t leaf_caller(const struct trap_frame *tf, uintptr_t pc, uintptr_
  * instructions of an arm64 sample, ~40 of an x86 one (-icount trace).
  * On arm64 a zero link register falls under the second rule, harmlessly:
  * the decoder's caller would be that 0, which no chain takes. */
-static bool leaf_is_moot(const struct trap_regs *r, const struct stack_region *cur)
+static bool leaf_is_moot(const struct trap_regs *r, uintptr_t top)
 {
     uintptr_t fp = r->tr_fp;
     if (!r->tr_link)
         return fp == r->tr_sp;
-    if ((fp & 7) != 0 || fp < r->tr_sp || fp > record_top(cur))
+    if ((fp & 7) != 0 || fp < r->tr_sp || fp > top)
         return false;
     return ((const volatile uintptr_t *)fp)[1] == r->tr_link;
 }
@@ -227,12 +238,19 @@ unsigned st_capture_here(uintptr_t *out, unsigned max)
 /* The stack sp lies in: almost always the task this CPU runs, read
  * inline; stack_lookup for the rest (interrupt and IST stacks, the
  * registry). */
-static inline bool sample_stack(uintptr_t sp, struct stack_region *cur)
+static inline bool sample_stack(uintptr_t sp, struct span *s)
 {
     unsigned cpu = cpu_index();
-    if (cpu >= MAX_CPUS)
-        return stack_lookup(sp, cur);
-    return stack_task_find(&stack_task_slots[cpu], sp, cur) || stack_lookup(sp, cur);
+    struct stack_region r;
+    if (cpu < MAX_CPUS && stack_task_find(&stack_task_slots[cpu], sp, &r)) {
+        *s = span_of(&r);
+        return true;
+    }
+    struct stack_region other;
+    if (!stack_lookup(sp, &other))
+        return false;
+    *s = span_of(&other);
+    return true;
 }
 
 /* no_instrument_function: x86-64 builds with -pg -mnop-mcount so that
@@ -243,20 +261,20 @@ static inline bool sample_stack(uintptr_t sp, struct stack_region *cur)
 __attribute__((no_instrument_function))
 unsigned st_capture_trap(const struct trap_frame *tf, uintptr_t *out, unsigned max)
 {
-    if (!out || max == 0)
-        return 0;
+    if (__builtin_expect(!out || max < 2, 0))
+        return out && max ? (out[0] = trap_pc(tf), 1) : 0;
     struct trap_regs r;
     trap_regs(tf, &r);
-    struct stack_region cur;
+    struct span s;
     out[0] = r.tr_pc;
-    if (max == 1 || !sample_stack(r.tr_sp, &cur))
+    if (!sample_stack(r.tr_sp, &s))
         return 1;
     struct text t = text_now();
     unsigned n = 1;
-    if (!leaf_is_moot(&r, &cur)) {
-        uintptr_t caller = leaf_caller(tf, r.tr_pc, r.tr_sp, &cur, &t);
+    if (!leaf_is_moot(&r, s.top)) {
+        uintptr_t caller = leaf_caller(tf, r.tr_pc, r.tr_sp, s.lo, s.hi, t);
         if (caller)
             out[n++] = caller;
     }
-    return n + walk_from(&cur, r.tr_fp, r.tr_sp, out + n, max - n, t);
+    return n + walk_from(s, r.tr_fp, r.tr_sp, out + n, max - n, t);
 }
