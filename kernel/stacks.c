@@ -16,13 +16,16 @@
  *
  * All fields are read and written with __atomic builtins so that the
  * deliberate racing reads are defined behaviour, and a torn copy is thrown
- * away by the sequence check rather than used.
+ * away by the sequence check rather than used. (One exception: the inline
+ * reader of the task slot, stack_task_find in stacks.h, reads the fields
+ * between its two sequence reads as volatile words; it says why.)
  *
  * Scanning the registry costs a seqlock read per slot (27 slots at 4 CPUs
  * on x86-64), yet a sample almost always lands on a stack its own CPU
  * knows: the task it runs, its interrupt stack or an IST stack. So each
- * CPU also keeps those bounds (struct cpu_stacks below) and stack_lookup
- * tries them before the registry. */
+ * CPU also keeps those bounds (its task slot, struct stack_task_slot, and
+ * struct cpu_stacks below) and stack_lookup tries them before the
+ * registry; the sample path reads the task slot inline. */
 #include "kernel/stacks.h"
 #include "kernel/spinlock.h"
 
