@@ -16,13 +16,16 @@
  *
  * All fields are read and written with __atomic builtins so that the
  * deliberate racing reads are defined behaviour, and a torn copy is thrown
- * away by the sequence check rather than used.
+ * away by the sequence check rather than used. (One exception: the inline
+ * reader of the task slot, stack_task_find in stacks.h, reads the fields
+ * between its two sequence reads as volatile words; it says why.)
  *
  * Scanning the registry costs a seqlock read per slot (27 slots at 4 CPUs
  * on x86-64), yet a sample almost always lands on a stack its own CPU
  * knows: the task it runs, its interrupt stack or an IST stack. So each
- * CPU also keeps those bounds (struct cpu_stacks below) and stack_lookup
- * tries them before the registry. */
+ * CPU also keeps those bounds (its task slot, struct stack_task_slot, and
+ * struct cpu_stacks below) and stack_lookup tries them before the
+ * registry; the sample path reads the task slot inline. */
 #include "kernel/stacks.h"
 #include "kernel/spinlock.h"
 
@@ -39,10 +42,11 @@ struct stack_slot {
 
 static struct stack_slot stack_slots[MAX_STACKS];
 
-/* One CPU's own stacks. Each half is a seqlock whose reader never
- * retries: a copy in flux is simply not used, and the lookup falls back to
- * the registry, which is always right (an NMI that interrupted its own
- * CPU's writer would wait for ever on a retry).
+/* One CPU's own stacks: its task slot (struct stack_task_slot, stacks.h)
+ * and its fixed set here. Each is a seqlock whose reader never retries: a
+ * copy in flux is simply not used, and the lookup falls back to the
+ * registry, which is always right (an NMI that interrupted its own CPU's
+ * writer would wait for ever on a retry).
  *
  * The task slot changes at every context switch, written by its own CPU
  * with interrupts off; its readers are an NMI on that CPU, or a walk in
@@ -50,11 +54,6 @@ static struct stack_slot stack_slots[MAX_STACKS];
  * (interrupt and IST stacks, kept in step with the registry) is written
  * under stacks_lock, by any CPU. */
 struct cpu_stacks {
-    unsigned cs_seq;               /* task slot: odd while written */
-    uintptr_t cs_lo, cs_hi;        /* task slot: [lo, hi), empty if lo == hi */
-    int cs_kind;
-    int cs_owner;
-    const char *cs_name;
     unsigned cs_fseq;              /* fixed set: odd while written */
     unsigned cs_nfixed;
     struct stack_region cs_fixed[CPU_FIXED_STACKS];
@@ -62,6 +61,9 @@ struct cpu_stacks {
 } __attribute__((aligned(64)));
 
 static struct cpu_stacks cpu_stacks[MAX_CPUS];
+/* The task slot of each CPU (stacks.h: its reader is inline on the
+ * sample path). */
+struct stack_task_slot stack_task_slots[MAX_CPUS];
 /* One past the highest slot ever used: bounds the NMI-time scan. It only
  * grows, and grows after the slot it covers is published. */
 static unsigned stack_top;
@@ -252,39 +254,17 @@ void stack_cpu_switch(int id)
     unsigned cpu = cpu_index();
     if (cpu >= MAX_CPUS)
         return;
-    struct cpu_stacks *cs = &cpu_stacks[cpu];
+    struct stack_task_slot *ts = &stack_task_slots[cpu];
     struct stack_region r = { 0 };
     if (id < 0 || id >= MAX_STACKS || !slot_read((unsigned)id, &r))
         r.lo = r.hi = 0;        /* matches nothing: lookups use the registry */
-    seq_write_begin(&cs->cs_seq);
-    __atomic_store_n(&cs->cs_lo, r.lo, __ATOMIC_RELAXED);
-    __atomic_store_n(&cs->cs_hi, r.hi, __ATOMIC_RELAXED);
-    __atomic_store_n(&cs->cs_kind, (int)r.kind, __ATOMIC_RELAXED);
-    __atomic_store_n(&cs->cs_owner, r.owner, __ATOMIC_RELAXED);
-    __atomic_store_n(&cs->cs_name, r.name, __ATOMIC_RELAXED);
-    seq_write_end(&cs->cs_seq);
-}
-
-/* The task slot, if it holds addr and was not in flux. One try only: an
- * NMI that interrupted its own CPU's writer would wait for ever. */
-static bool cpu_task_find(struct cpu_stacks *cs, uintptr_t addr,
-                          struct stack_region *out)
-{
-    unsigned s1 = __atomic_load_n(&cs->cs_seq, __ATOMIC_ACQUIRE);
-    if (s1 & 1)
-        return false;
-    uintptr_t lo = __atomic_load_n(&cs->cs_lo, __ATOMIC_RELAXED);
-    uintptr_t hi = __atomic_load_n(&cs->cs_hi, __ATOMIC_RELAXED);
-    if (addr < lo || addr >= hi)
-        return false;
-    int kind = __atomic_load_n(&cs->cs_kind, __ATOMIC_RELAXED);
-    int owner = __atomic_load_n(&cs->cs_owner, __ATOMIC_RELAXED);
-    const char *name = __atomic_load_n(&cs->cs_name, __ATOMIC_RELAXED);
-    __atomic_thread_fence(__ATOMIC_ACQUIRE);
-    if (__atomic_load_n(&cs->cs_seq, __ATOMIC_RELAXED) != s1)
-        return false;
-    *out = (struct stack_region){ lo, hi, (enum stack_kind)kind, owner, name };
-    return true;
+    seq_write_begin(&ts->ts_seq);
+    __atomic_store_n(&ts->ts_lo, r.lo, __ATOMIC_RELAXED);
+    __atomic_store_n(&ts->ts_hi, r.hi, __ATOMIC_RELAXED);
+    __atomic_store_n(&ts->ts_kind, (int)r.kind, __ATOMIC_RELAXED);
+    __atomic_store_n(&ts->ts_owner, r.owner, __ATOMIC_RELAXED);
+    __atomic_store_n(&ts->ts_name, r.name, __ATOMIC_RELAXED);
+    seq_write_end(&ts->ts_seq);
 }
 
 /* The fixed entry holding addr, if the set was not in flux. */
@@ -312,14 +292,15 @@ static bool cpu_fixed_find(struct cpu_stacks *cs, uintptr_t addr,
     return hit && __atomic_load_n(&cs->cs_fseq, __ATOMIC_RELAXED) == s1;
 }
 
-bool stack_lookup(uintptr_t addr, struct stack_region *out)
+/* Everything past the task slot: the fixed set, then the registry. Out of
+ * line, so that the common case (the sample's sp on the task it
+ * interrupted) pays for no register it does not use. */
+static __attribute__((noinline))
+bool stack_lookup_rest(struct cpu_stacks *cs, uintptr_t addr, struct stack_region *out)
 {
     struct stack_region r;
-    unsigned cpu = cpu_index();
-    if (cpu < MAX_CPUS) {
-        struct cpu_stacks *cs = &cpu_stacks[cpu];
-        bool hit = cpu_task_find(cs, addr, &r) || cpu_fixed_find(cs, addr, &r);
-        if (hit) {
+    if (cs) {
+        if (cpu_fixed_find(cs, addr, &r)) {
             if (out)
                 *out = r;
             return true;
@@ -330,6 +311,23 @@ bool stack_lookup(uintptr_t addr, struct stack_region *out)
         __atomic_store_n(&cs->cs_scans, k + 1, __ATOMIC_RELAXED);
     }
     return stack_find(addr, out);
+}
+
+/* no_instrument_function: as st_capture_trap (stacktrace.c), which calls
+ * it once per sample; it calls cpu_index, so it keeps its frame. */
+__attribute__((no_instrument_function))
+bool stack_lookup(uintptr_t addr, struct stack_region *out)
+{
+    unsigned cpu = cpu_index();
+    if (cpu >= MAX_CPUS)
+        return stack_lookup_rest(NULL, addr, out);
+    struct stack_region r;
+    if (stack_task_find(&stack_task_slots[cpu], addr, &r)) {
+        if (out)
+            *out = r;
+        return true;
+    }
+    return stack_lookup_rest(&cpu_stacks[cpu], addr, out);
 }
 
 uint64_t stack_cpu_scans(unsigned cpu)

@@ -51,3 +51,46 @@ void stack_cpu_switch(int id);
 bool stack_lookup(uintptr_t addr, struct stack_region *out);
 /* Registry scans stack_lookup fell back to on CPU cpu, since boot. */
 uint64_t stack_cpu_scans(unsigned cpu);
+
+/* Each CPU's task slot, as stack_cpu_switch last set it: a seqlock, odd
+ * ts_seq while written (stacks.c). Here only so that the sample path can
+ * read it inline (stack_task_find): as stack_lookup's call it cost each
+ * sample ~20 guest instructions more (-icount trace). Written only by
+ * stacks.c. */
+struct stack_task_slot {
+    unsigned ts_seq;
+    uintptr_t ts_lo, ts_hi;        /* [lo, hi), empty if lo == hi */
+    int ts_kind;
+    int ts_owner;
+    const char *ts_name;
+} __attribute__((aligned(64)));
+extern struct stack_task_slot stack_task_slots[MAX_CPUS];
+
+/* The task slot's region, if it holds addr and was not in flux. One try
+ * only: an NMI that interrupted its own CPU's writer would wait for ever.
+ * NMI-safe; false sends the caller to stack_lookup.
+ *
+ * The fields between the two reads of ts_seq are read as volatile
+ * machine words (Linux's READ_ONCE), not __atomic relaxed loads: aligned
+ * word loads are single-copy atomic on both architectures all the same,
+ * a copy torn by a writer is thrown away by the ts_seq check, and GCC
+ * (aarch64) gives a relaxed __atomic load no offset addressing, two
+ * instructions a field where this is one. */
+static inline bool stack_task_find(const struct stack_task_slot *ts, uintptr_t addr,
+                                   struct stack_region *out)
+{
+    const volatile struct stack_task_slot *v = ts;
+    unsigned s1 = __atomic_load_n(&ts->ts_seq, __ATOMIC_ACQUIRE);
+    if (s1 & 1)
+        return false;
+    uintptr_t lo = v->ts_lo, hi = v->ts_hi;
+    if (addr < lo || addr >= hi)
+        return false;
+    int kind = v->ts_kind, owner = v->ts_owner;
+    const char *name = v->ts_name;
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&ts->ts_seq, __ATOMIC_RELAXED) != s1)
+        return false;
+    *out = (struct stack_region){ lo, hi, (enum stack_kind)kind, owner, name };
+    return true;
+}

@@ -30,7 +30,8 @@
  * caller: the caller itself would be missing. The architecture recognises
  * those positions from the bytes around pc (hal/unwind.h), and the
  * capture then takes the caller's return address from the stack slot or
- * link register where it still is. */
+ * link register where it still is. Most samples sit where that answer
+ * cannot change the chain, and there it is not asked (leaf_is_moot). */
 #include "kernel/stacktrace.h"
 #include "hal/irq.h"
 #include "hal/unwind.h"
@@ -40,21 +41,22 @@
 #define FRAME_RECORD 16
 
 /* Kernel text, fetched once per capture: every return address, and the
- * leaf's bytes, are tested against it without a call each. */
+ * leaf's bytes, are tested against it without a call each. Held as its
+ * start and size, so that one unsigned compare tests an address. */
 struct text {
-    uintptr_t lo, hi;
+    uintptr_t lo, size;
 };
 
 static bool in_text(const struct text *t, uintptr_t a)
 {
-    return a >= t->lo && a < t->hi;
+    return a - t->lo < t->size;
 }
 
 static struct text text_now(void)
 {
-    struct text t;
-    text_bounds(&t.lo, &t.hi);
-    return t;
+    uintptr_t lo, hi;
+    text_bounds(&lo, &hi);
+    return (struct text){ lo, hi - lo };
 }
 
 /* Does the 16-byte record at fp lie inside r? Written to avoid overflow
@@ -71,55 +73,71 @@ static uintptr_t record_top(const struct stack_region *r)
     return r->hi - r->lo >= FRAME_RECORD ? r->hi - FRAME_RECORD : 0;
 }
 
-/* fp lies outside the stack the walk is in: may the walk follow it? Only
- * out of an IRQ/IST stack, into another known stack (whose bounds then
- * apply: *cur is updated). The checks come before the lookup, so a chain
- * that ends in a null fp, or any garbage fp on a task stack, costs no
- * registry scan. */
-static bool cross(uintptr_t fp, struct stack_region *cur)
+/* The stack the walk is in, as the loop uses it. Passed and kept by
+ * value, never by address, so that GCC holds it in registers: with the
+ * whole stack_region's address taken (for a crossing's lookup) it lived
+ * on the stack, stored and reloaded on every sample. */
+struct span {
+    uintptr_t lo, hi;
+    uintptr_t top;          /* record_top */
+    int kind;
+};
+
+static struct span span_of(const struct stack_region *r)
 {
-    if (fp == 0 || (cur->kind != STACK_IRQ && cur->kind != STACK_IST))
-        return false;
-    struct stack_region next;
-    if (!stack_lookup(fp, &next) || !record_inside(fp, &next))
-        return false;
-    *cur = next;
-    return true;
+    return (struct span){ r->lo, r->hi, record_top(r), r->kind };
 }
 
-/* The walk from fp, cur being the stack sp lies in. floor is the lowest
+/* fp lies outside the stack the walk is in, of the given kind: may the
+ * walk follow it? Only out of an IRQ/IST stack, into another known stack
+ * (*next, whose bounds then apply). The checks come before the lookup,
+ * so a chain that ends in a null fp, or any garbage fp on a task stack,
+ * costs no registry scan. */
+static bool cross(uintptr_t fp, int kind, struct stack_region *next)
+{
+    if (fp == 0 || (kind != STACK_IRQ && kind != STACK_IST))
+        return false;
+    return stack_lookup(fp, next) && record_inside(fp, next);
+}
+
+/* The walk from fp, s being the stack sp lies in. floor is the lowest
  * address the next record may start at: sp itself for the first (fp may
  * equal sp right after push %rbp; mov %rsp,%rbp), then past the previous
  * record, since callers' frames lie strictly above. floor never drops
- * below cur.lo, so in the common case one range test proves the whole
- * record inside the stack and above the last. */
-/* Inlined into its two callers: as a call of its own it cost each sample
- * about 20 guest instructions (of ~400) in register saves and argument
- * copies (make bench, x86-64 under icount). */
+ * below s.lo, so in the common case one range test, [floor, top], proves
+ * the whole record inside the stack and above the last; only a frame
+ * that fails it looks at the stack's bounds again (a crossing out of an
+ * IRQ/IST stack).
+ *
+ * Inlined into its two callers, and written so that everything the loop
+ * needs (floor, top, the text's start and size, the output's end) stays
+ * in registers: per frame, the alignment test, two compares, two loads,
+ * one compare for the return address, the store. */
 static inline __attribute__((always_inline))
-unsigned walk_from(struct stack_region cur, uintptr_t fp, uintptr_t sp,
-                   uintptr_t *out, unsigned max, const struct text *t)
+unsigned walk_from(struct span s, uintptr_t fp, uintptr_t sp,
+                   uintptr_t *out, unsigned max, struct text t)
 {
-    unsigned n = 0;
-    uintptr_t floor = sp, top = record_top(&cur);
-    while (n < max && (fp & 7) == 0) {
-        if (fp < floor || fp > top) {
-            bool in_stack = fp >= cur.lo && fp < cur.hi;
-            if (in_stack || !cross(fp, &cur))
+    uintptr_t *o = out, *end = out + max;
+    uintptr_t floor = sp;
+    while (o < end && (fp & 7) == 0) {
+        if (__builtin_expect(fp < floor || fp > s.top, 0)) {
+            bool in_stack = fp >= s.lo && fp < s.hi;
+            struct stack_region next;
+            if (in_stack || !cross(fp, s.kind, &next))
                 break;      /* downward, straddling the top, or garbage */
-            top = record_top(&cur);
+            s = span_of(&next);
         }
         /* Only now is fp known to point into a known stack. */
         const volatile uintptr_t *rec = (const volatile uintptr_t *)fp;
         uintptr_t next_fp = rec[0];
         uintptr_t ret = rec[1];
-        if (!in_text(t, ret))
+        if (ret - t.lo >= t.size)
             break;
-        out[n++] = ret;
+        *o++ = ret;
         floor = fp + 8;     /* fp <= top: cannot overflow */
         fp = next_fp;
     }
-    return n;
+    return (unsigned)(o - out);
 }
 
 unsigned st_walk(uintptr_t fp, uintptr_t sp, uintptr_t *out, unsigned max)
@@ -127,8 +145,7 @@ unsigned st_walk(uintptr_t fp, uintptr_t sp, uintptr_t *out, unsigned max)
     struct stack_region cur;
     if (!out || max == 0 || !stack_lookup(sp, &cur))
         return 0;
-    struct text t = text_now();
-    return walk_from(cur, fp, sp, out, max, &t);
+    return walk_from(span_of(&cur), fp, sp, out, max, text_now());
 }
 
 /* The sampled function's caller, when pc sits where fp is not (yet, or
@@ -141,11 +158,11 @@ unsigned st_walk(uintptr_t fp, uintptr_t sp, uintptr_t *out, unsigned max)
  * there, and a pc outside text is garbage whose bytes are not ours to
  * read. */
 static uintptr_t leaf_caller(const struct trap_frame *tf, uintptr_t pc, uintptr_t sp,
-                             const struct stack_region *cur, const struct text *t)
+                             uintptr_t lo, uintptr_t hi, struct text t)
 {
-    if (!in_text(t, pc))
+    if (!in_text(&t, pc))
         return 0;
-    size_t before = pc - t->lo, after = t->hi - pc;
+    size_t before = pc - t.lo, after = t.lo + t.size - pc;
     if (before > UNWIND_BEFORE)
         before = UNWIND_BEFORE;
     if (after > UNWIND_AFTER)
@@ -159,12 +176,43 @@ static uintptr_t leaf_caller(const struct trap_frame *tf, uintptr_t pc, uintptr_
     } else {
         /* The slot must lie wholly inside the stack sp is in. */
         uintptr_t slot = sp + 8 * (uintptr_t)st.ret_slot;
-        if ((sp & 7) != 0 || slot < sp || slot < cur->lo || slot >= cur->hi ||
-            cur->hi - slot < sizeof(uintptr_t))
+        if ((sp & 7) != 0 || slot < sp || slot < lo || slot >= hi ||
+            hi - slot < sizeof(uintptr_t))
             return 0;
         ret = *(const volatile uintptr_t *)slot;
     }
-    return in_text(t, ret) ? ret : 0;
+    return in_text(&t, ret) ? ret : 0;
+}
+
+/* Can the leaf decoder's answer change the chain? Not when:
+ *
+ * - (a link register, arm64) the record at fp holds the link register as
+ *   its return address. Framed, the walk's first frame is that address;
+ *   in any other leaf state the decoder would add the link register as
+ *   the caller and the walk would report the same address again from the
+ *   record (only direct recursion from one call site puts the caller's
+ *   own return there): skipping it drops at most a repeat of one address.
+ *   The common arm64 sample, a leaf function's body, is this case: its
+ *   record saved x30 and no call has changed x30 since.
+ * - (no link register, x86-64: calls push the return address) fp equals
+ *   sp: the record at sp is the function's own. At the first instruction
+ *   or at ret, sp holds the return address and the caller's fp lies above
+ *   it; after push %rbp, sp holds the caller's fp, which points above
+ *   that slot. A leaf's body without locals (the common x86 sample) is
+ *   this case.
+ *
+ * Then the decoder's look at the bytes around pc is skipped: ~100 guest
+ * instructions of an arm64 sample, ~40 of an x86 one (-icount trace).
+ * On arm64 a zero link register falls under the second rule, harmlessly:
+ * the decoder's caller would be that 0, which no chain takes. */
+static bool leaf_is_moot(const struct trap_regs *r, uintptr_t top)
+{
+    uintptr_t fp = r->tr_fp;
+    if (!r->tr_link)
+        return fp == r->tr_sp;
+    if ((fp & 7) != 0 || fp < r->tr_sp || fp > top)
+        return false;
+    return ((const volatile uintptr_t *)fp)[1] == r->tr_link;
 }
 
 /* noinline: its own frame must exist to be skipped. The walk starts at
@@ -188,19 +236,46 @@ unsigned st_capture_here(uintptr_t *out, unsigned max)
     return st_walk(caller_fp, sp, out, max);
 }
 
+/* The stack sp lies in: almost always the task this CPU runs, read
+ * inline; stack_lookup for the rest (interrupt and IST stacks, the
+ * registry). */
+static inline bool sample_stack(uintptr_t sp, struct span *s)
+{
+    unsigned cpu = cpu_index();
+    struct stack_region r;
+    if (cpu < MAX_CPUS && stack_task_find(&stack_task_slots[cpu], sp, &r)) {
+        *s = span_of(&r);
+        return true;
+    }
+    struct stack_region other;
+    if (!stack_lookup(sp, &other))
+        return false;
+    *s = span_of(&other);
+    return true;
+}
+
+/* no_instrument_function: x86-64 builds with -pg -mnop-mcount so that
+ * every function keeps its frame (arch/x86_64/build.mk); this one has a
+ * frame anyway (it calls), and a sample can only land in it as a nested
+ * NMI, which the sampler drops: its 5-byte nop is a cost per sample and
+ * nothing else. (No effect on arm64, built without -pg.) */
+__attribute__((no_instrument_function))
 unsigned st_capture_trap(const struct trap_frame *tf, uintptr_t *out, unsigned max)
 {
-    if (!out || max == 0)
-        return 0;
-    uintptr_t pc = trap_pc(tf), sp = trap_sp(tf);
-    struct stack_region cur;
-    out[0] = pc;
-    if (max == 1 || !stack_lookup(sp, &cur))
+    if (__builtin_expect(!out || max < 2, 0))
+        return out && max ? (out[0] = trap_pc(tf), 1) : 0;
+    struct trap_regs r;
+    trap_regs(tf, &r);
+    struct span s;
+    out[0] = r.tr_pc;
+    if (!sample_stack(r.tr_sp, &s))
         return 1;
     struct text t = text_now();
     unsigned n = 1;
-    uintptr_t caller = leaf_caller(tf, pc, sp, &cur, &t);
-    if (caller)
-        out[n++] = caller;
-    return n + walk_from(cur, trap_fp(tf), sp, out + n, max - n, &t);
+    if (!leaf_is_moot(&r, s.top)) {
+        uintptr_t caller = leaf_caller(tf, r.tr_pc, r.tr_sp, s.lo, s.hi, t);
+        if (caller)
+            out[n++] = caller;
+    }
+    return n + walk_from(s, r.tr_fp, r.tr_sp, out + n, max - n, t);
 }

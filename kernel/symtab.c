@@ -39,17 +39,6 @@ const struct symtab_image *symtab_active = &symtab_kernel;
 extern char _stext[], _etext[];   /* from the linker script */
 #endif
 
-void text_bounds(uintptr_t *lo, uintptr_t *hi)
-{
-#ifdef SONDE_HOST_TEST
-    *lo = symtab_test_text_lo;
-    *hi = symtab_test_text_hi;
-#else
-    *lo = (uintptr_t)_stext;
-    *hi = (uintptr_t)_etext;
-#endif
-}
-
 bool text_contains(uintptr_t addr)
 {
 #ifdef SONDE_HOST_TEST

@@ -67,11 +67,11 @@ bool cpu_online(unsigned idx)
  * kernel counts as "interrupts off" when PMR is PMR_IRQ_OFF or PSTATE.I
  * is set: during boot until sched_run's irq_enable, I is set too.
  *
- * pmr_masking is false only on a CPU without the GIC system registers
+ * cpu_pmr_masking is false only on a CPU without the GIC system registers
  * (ID_AA64PFR0_EL1.GIC == 0): then ICC_PMR_EL1 would be an undefined
  * instruction, so masking falls back to PSTATE.I, just long enough for
  * kmain to report that it needs a GICv3. */
-static bool pmr_masking;
+bool cpu_pmr_masking;              /* arm64.h: the IRQ entry and exit read it */
 
 static inline uint64_t pmr_read(void) { return read_sysreg(icc_pmr_el1); }
 /* A write to ICC_PMR_EL1 is self-synchronising for masking: no interrupt
@@ -83,8 +83,8 @@ static inline void pmr_write(uint64_t v) { write_sysreg(icc_pmr_el1, v); }
 static void pmr_init(unsigned idx)
 {
     if (idx == 0)
-        pmr_masking = ((read_sysreg(id_aa64pfr0_el1) >> 24) & 0xf) != 0;
-    if (!pmr_masking)
+        cpu_pmr_masking = ((read_sysreg(id_aa64pfr0_el1) >> 24) & 0xf) != 0;
+    if (!cpu_pmr_masking)
         return;
     write_sysreg(icc_sre_el1, read_sysreg(icc_sre_el1) | 1);
     isb();
@@ -93,7 +93,7 @@ static void pmr_init(unsigned idx)
 
 unsigned long irq_save(void)
 {
-    if (!pmr_masking) {
+    if (!cpu_pmr_masking) {
         unsigned long f = read_sysreg(daif);
         __asm__ volatile("msr daifset, #2" ::: "memory");
         return f;
@@ -105,7 +105,7 @@ unsigned long irq_save(void)
 
 void irq_restore(unsigned long flags)
 {
-    if (!pmr_masking) {
+    if (!cpu_pmr_masking) {
         if (!(flags & DAIF_I))
             __asm__ volatile("msr daifclr, #2" ::: "memory");
         return;
@@ -117,14 +117,14 @@ bool irqs_enabled(void)
 {
     if (read_sysreg(daif) & DAIF_I)
         return false;
-    return !pmr_masking || pmr_read() > GIC_PRIO_IRQ;
+    return !cpu_pmr_masking || pmr_read() > GIC_PRIO_IRQ;
 }
 
 /* task_start and sched_run: the only places a context starts with
  * interrupts on, so both the mask and PSTATE.I are opened. */
 void irq_enable(void)
 {
-    if (pmr_masking)
+    if (cpu_pmr_masking)
         pmr_write(PMR_IRQ_ON);
     __asm__ volatile("msr daifclr, #2" ::: "memory");
 }
@@ -139,19 +139,12 @@ void cpu_relax(void) { __asm__ volatile("yield" ::: "memory"); }
 void cpu_idle(void)
 {
     __asm__ volatile("msr daifset, #2" ::: "memory");
-    if (pmr_masking)
+    if (cpu_pmr_masking)
         pmr_write(PMR_IRQ_ON);
     __asm__ volatile("dsb sy\n\twfi\n\tmsr daifclr, #2" ::: "memory");
 }
 
 /* ---- the IRQ entry and exit (trap.c) ---- */
-
-/* On entry PSTATE.I is set (hardware) and PMR is whatever the interrupted
- * code had: that is what the exit puts back. */
-uint64_t irq_entry_save(void)
-{
-    return pmr_masking ? pmr_read() : 0;
-}
 
 /* An ordinary IRQ, acknowledged: mask ordinary IRQs by PMR (the handler
  * is interrupts-off code, as everywhere), then let the pseudo-NMI in, so
@@ -160,20 +153,10 @@ uint64_t irq_entry_save(void)
  * after its EOI it would, and handlers are not written for that. */
 void irq_handler_unmask_nmi(void)
 {
-    if (!pmr_masking)
+    if (!cpu_pmr_masking)
         return;
     pmr_write(PMR_IRQ_OFF);
     __asm__ volatile("msr daifclr, #2" ::: "memory");
-}
-
-/* PSTATE.I first: from here to the eret nothing may be taken, because
- * vectors.S is about to reload ELR_EL1 and SPSR_EL1, which any exception
- * would overwrite. Then the interrupted code's mask. */
-void irq_exit_restore(uint64_t pmr)
-{
-    __asm__ volatile("msr daifset, #2" ::: "memory");
-    if (pmr_masking)
-        pmr_write(pmr);
 }
 
 void cycles_init(uint64_t cntfrq)

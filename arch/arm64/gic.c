@@ -47,7 +47,7 @@
 static uint64_t gicd = 0x08000000, gicr = 0x080a0000, gicr_size = 0xf60000;
 static uint64_t rd_base[MAX_CPUS];
 static uint64_t boot_route;             /* GICD_IROUTER value naming the boot cpu */
-static unsigned nmi_ppi;                /* the PMU's PPI, or 0: no pseudo-NMI */
+unsigned gic_nmi_ppi;                   /* the PMU's PPI, or 0: no pseudo-NMI */
 static struct { irq_handler_fn fn; void *arg; } handlers[GIC_MAX_INTID];
 
 /* One byte per INTID in the redistributor's priority registers, written
@@ -60,10 +60,6 @@ static void set_priority(uint64_t sgi_frame, unsigned intid, unsigned prio)
     mmio_write32(w, (mmio_read32(w) & ~(0xffu << sh)) | prio << sh);
 }
 
-bool gic_is_nmi(unsigned intid)
-{
-    return intid == gic_nmi_intid() || intid == SGI_BACKTRACE || intid == SGI_NMI_TEST;
-}
 
 void gic_set_base(uint64_t dist_pa, uint64_t redist_pa, uint64_t redist_size)
 {
@@ -143,8 +139,8 @@ const char *gic_init_cpu(void)
      * when it arms this cpu's counter), the backtrace SGI (so `bt` and a
      * panic reach a cpu that runs with interrupts masked) and `panic nmi`'s
      * SGI. */
-    if (nmi_ppi)
-        set_priority(sgi, nmi_ppi, GIC_PRIO_NMI);
+    if (gic_nmi_ppi)
+        set_priority(sgi, gic_nmi_ppi, GIC_PRIO_NMI);
     set_priority(sgi, SGI_BACKTRACE, GIC_PRIO_NMI);
     set_priority(sgi, SGI_NMI_TEST, GIC_PRIO_NMI);
     mmio_write32(sgi + GICR_ISENABLER0, 0xffff);        /* every SGI */
@@ -165,10 +161,10 @@ const char *gic_init_cpu(void)
  * counter raised it. */
 void gic_set_nmi_ppi(unsigned intid)
 {
-    nmi_ppi = intid >= 16 && intid < 32 ? intid : 0;
+    gic_nmi_ppi = intid >= 16 && intid < 32 ? intid : 0;
 }
 
-unsigned gic_nmi_intid(void) { return nmi_ppi ? nmi_ppi : GIC_SPURIOUS; }
+unsigned gic_nmi_intid(void) { return gic_nmi_ppi ? gic_nmi_ppi : GIC_SPURIOUS; }
 
 void gic_set_handler(unsigned intid, irq_handler_fn fn, void *arg)
 {
@@ -211,19 +207,6 @@ void gic_enable_spi(unsigned intid, bool edge)
     mmio_write32(cfg, edge ? mmio_read32(cfg) | bit : mmio_read32(cfg) & ~bit);
     mmio_write64(gicd + GICD_IROUTER + intid * 8, boot_route);
     mmio_write32(gicd + GICD_ISENABLER + intid / 32 * 4, 1u << (intid % 32));
-}
-
-unsigned gic_ack(void)
-{
-    unsigned id = (unsigned)(read_sysreg(icc_iar1_el1) & 0xffffff);
-    __asm__ volatile("dsb sy" ::: "memory");
-    return id;
-}
-
-void gic_eoi(unsigned intid)
-{
-    write_sysreg(icc_eoir1_el1, intid);
-    isb();
 }
 
 /* ICC_SGI1R_EL1: Aff3 [55:48], RS [47:44] (which 16 of Aff0), Aff2 [39:32],

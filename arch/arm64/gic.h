@@ -3,6 +3,7 @@
 #pragma once
 #include <stdbool.h>
 #include <stdint.h>
+#include "arch/arm64/arm64.h"
 
 struct trap_frame;
 typedef void (*irq_handler_fn)(struct trap_frame *tf, void *arg);
@@ -18,12 +19,45 @@ void gic_set_handler(unsigned intid, irq_handler_fn fn, void *arg);
  * gic_init_cpu; 0 for none. gic_nmi_intid: it, or GIC_SPURIOUS if none. */
 void gic_set_nmi_ppi(unsigned intid);
 unsigned gic_nmi_intid(void);
-/* Is intid delivered at the pseudo-NMI priority (PMU, backtrace, panic nmi)? */
-bool gic_is_nmi(unsigned intid);
 void gic_enable_ppi(unsigned intid);    /* on the calling cpu */
 void gic_set_pending_ppi(unsigned intid);   /* on the calling cpu (tests) */
 void gic_enable_spi(unsigned intid, bool edge);   /* routed to the boot cpu */
-unsigned gic_ack(void);                 /* INTID, GIC_SPURIOUS if none */
-void gic_eoi(unsigned intid);
 void gic_send_sgi(unsigned sgi, uint64_t mpidr);
 irq_handler_fn gic_handler(unsigned intid, void **arg);
+
+/* ---- every interrupt's path (trap.c): inline, no call each ---------- */
+
+extern unsigned gic_nmi_ppi;            /* gic_set_nmi_ppi's PPI, or 0 */
+
+/* Is intid delivered at the pseudo-NMI priority (PMU, backtrace, panic nmi)? */
+static inline bool gic_is_nmi(unsigned intid)
+{
+    return (intid == gic_nmi_ppi && intid != 0) || intid == SGI_BACKTRACE ||
+           intid == SGI_NMI_TEST;
+}
+
+/* INTID, GIC_SPURIOUS if none. The read acknowledges: the interrupt is
+ * active from here. The dsb keeps the handler's memory accesses (the
+ * device state it was woken for) from being performed ahead of the
+ * acknowledge, which a system-register read does not order by itself;
+ * Linux's gic_read_iar keeps the same barrier. One guest instruction
+ * under TCG. */
+static inline unsigned gic_ack(void)
+{
+    unsigned id = (unsigned)(read_sysreg(icc_iar1_el1) & 0xffffff);
+    dsb_sy();
+    return id;
+}
+
+/* Priority drop and deactivation in one write (ICC_CTLR_EL1.EOImode 0,
+ * gic_init_cpu): the cheapest sequence there is, one register write and
+ * no separate ICC_DIR_EL1. The isb is the context synchronization after
+ * which the write's effect (the running priority dropped) is guaranteed
+ * for what follows: an ordinary handler may switch tasks right after
+ * (sched_preempt) and run there with interrupts on. Linux's
+ * gic_write_eoir keeps it too. */
+static inline void gic_eoi(unsigned intid)
+{
+    write_sysreg(icc_eoir1_el1, intid);
+    isb();
+}

@@ -39,6 +39,14 @@ const char *cycles_unit(void) { return "cycles"; }
 uintptr_t trap_pc(const struct trap_frame *tf) { return tf->pc; }
 uintptr_t trap_sp(const struct trap_frame *tf) { return tf->sp; }
 uintptr_t trap_fp(const struct trap_frame *tf) { return tf->fp; }
+uintptr_t fake_trap_link;
+void trap_regs(const struct trap_frame *tf, struct trap_regs *r)
+{
+    r->tr_pc = tf->pc;
+    r->tr_sp = tf->sp;
+    r->tr_fp = tf->fp;
+    r->tr_link = fake_trap_link;
+}
 
 jmp_buf fake_panic_jb;
 bool fake_panic_armed;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 struct trap_frame { uintptr_t pc, sp, fp; };   /* the fake layout */
+extern uintptr_t fake_trap_link;   /* trap_regs' tr_link: 0 (x86), or arm64's x30 */
 
 extern unsigned fake_cpu;          /* what cpu_index() returns */
 extern unsigned fake_ncpus;        /* cpu_count() */

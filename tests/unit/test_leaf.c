@@ -234,6 +234,7 @@ static void scene_close(void)
     stack_unregister(stk.id);
     fake_unwind_arch = FAKE_X86;
     fake_link = 0;
+    fake_trap_link = 0;
 }
 
 static uintptr_t got[8];
@@ -242,6 +243,7 @@ static unsigned got_n;
 static void sample(uintptr_t pc, uintptr_t sp, uintptr_t fp)
 {
     struct trap_frame tf = { pc, sp, fp };
+    fake_trap_link = fake_link;
     memset(got, 0, sizeof got);
     got_n = st_capture_trap(&tf, got, 8);
 }
@@ -375,6 +377,63 @@ TEST(leaf_a64_every_position)
     sample(T(A64_ODD + 8), W(10), W(20));
     CHECK(chain_is(T(A64_ODD + 8), true));
     CHECK_EQ(stack_cpu_scans(fake_cpu), scans);
+    scene_close();
+}
+
+/* The link register saved at x29: the decoder is not asked (stacktrace.c,
+ * leaf_is_moot). A leaf's body gives the whole chain as before; at an
+ * entry whose caller's record holds the same return (direct recursion
+ * from one call site) the one repeat of that address is all that is lost.
+ * A record outside the stack, below sp or misaligned is never read for
+ * it. */
+TEST(leaf_a64_link_saved_skips_the_decoder)
+{
+    text_open();
+    stack_open();
+    fake_unwind_arch = FAKE_A64;
+    stk.mem[8] = W(20);
+    stk.mem[9] = RB;
+    fake_link = RB;
+    sample(T(A64_LEAF + 0xc), W(8), W(8));          /* body: record {B's x29, RB} */
+    CHECK(chain_is(T(A64_LEAF + 0xc), true));
+    /* At L's stp with B's record holding RB too: pc, RB, RD, not pc, RB,
+     * RB, RD. */
+    stk.mem[21] = RB;
+    sample(T(A64_LEAF), W(12), W(20));
+    CHECK_EQ(got_n, 3);
+    CHECK_EQ(got[1], RB);
+    CHECK_EQ(got[2], RD);
+    /* The same with B's record below sp: not trusted, the decoder adds
+     * the caller and the walk, starting at sp, stops at once. */
+    sample(T(A64_LEAF), W(22), W(20));
+    CHECK_EQ(got_n, 2);
+    CHECK_EQ(got[1], RB);
+    /* Misaligned x29: the decoder runs, the walk refuses the record. */
+    sample(T(A64_LEAF), W(12), W(20) + 4);
+    CHECK_EQ(got_n, 2);
+    CHECK_EQ(got[1], RB);
+    scene_close();
+}
+
+/* No link register (x86-64): fp equal to sp is the function's own record
+ * and the decoder is not asked, whatever the bytes at pc; any other fp
+ * and it is. */
+TEST(leaf_x86_fp_at_sp_skips_the_decoder)
+{
+    text_open();
+    stack_open();
+    stk.mem[9] = W(20);
+    stk.mem[10] = RB;
+    /* A body: L's record {B's rbp, RB} at sp = fp = word 9. */
+    sample(T(X86_LEAF + 4), W(9), W(9));
+    CHECK(chain_is(T(X86_LEAF + 4), true));
+    /* pc on a push %rbp (ENTRY to the decoder) with fp = sp: taken as
+     * framed, so [sp] is read as a record and not as a return address. */
+    sample(T(X86_LEAF), W(9), W(9));
+    CHECK(chain_is(T(X86_LEAF), true));
+    /* fp above sp: the decoder runs and finds the return at (%rsp). */
+    sample(T(X86_LEAF), W(10), W(20));
+    CHECK(chain_is(T(X86_LEAF), true));
     scene_close();
 }
 
