@@ -1,7 +1,10 @@
 /* kernel/bench.c: `bench profile`, the profiler's benchmark (bench/run.py
  * boots under -icount and reads these lines). Measured side by side in one
  * boot: a fixed burn workload with profiling off and on, the cost of a
- * sample (from the run's own header), and Report() over 4 x 2048 records. */
+ * sample (from the run's own header), and Report() over 4 x 2048 records.
+ * `bench stream <port>` (bench/stream.py, over the UDP shell) times the
+ * same workload with profiling off, under a windowed profile and under a
+ * profile stream to the requester's port, side by side. */
 #include "hal/cpu.h"
 #include "kernel/burn.h"
 #include "kernel/profiler.h"
@@ -9,7 +12,10 @@
 #include "kernel/shell.h"
 #include "kernel/symtab.h"
 #include "lib/string.h"
+#include "kernel/profstream.h"
+#include "lib/parse.h"
 #include "mm/heap.h"
+#include "net/udpshell.h"
 
 
 #define BENCH_ROUNDS 8000           /* burn_outer(20000) calls: ~0.9 s per worker */
@@ -31,9 +37,14 @@ static void bench_worker(void *arg)
     __atomic_fetch_sub(&work.running, 1, __ATOMIC_RELEASE);
 }
 
+/* What runs over the workload. */
+enum bench_mode { BENCH_OFF, BENCH_WINDOW, BENCH_STREAM };
+static struct { uint32_t ip; uint16_t port; } bench_dest;
+
 /* One worker per online CPU; returns the sum of their times, 0 on failure.
- * With profile_ms, the profiler runs over them meanwhile (report to p). */
-static uint64_t run_workload(unsigned profile_ms, struct printer *p)
+ * Meanwhile nothing (the window's sleep), a windowed profile of
+ * BENCH_WINDOW_MS (report to p), or a stream to bench_dest for as long. */
+static uint64_t run_workload(enum bench_mode mode, struct printer *p)
 {
     unsigned n = 0;
     memset((void *)work.cycles, 0, sizeof work.cycles);
@@ -48,10 +59,16 @@ static uint64_t run_workload(unsigned profile_ms, struct printer *p)
      * the profile: polling every 5 ms instead would take the workers' CPU
      * at -smp 1 in the run without it (160 wakeups, worth ~0.01% there,
      * as much as the tick's samples). */
-    if (profile_ms)
-        profiler_run(profile_ms, -1, 2, p);
-    else
+    if (mode == BENCH_WINDOW) {
+        profiler_run(BENCH_WINDOW_MS, -1, 2, p);
+    } else if (mode == BENCH_STREAM) {
+        bool ok = profstream_start(bench_dest.ip, bench_dest.port, 0, -1, p) == 0;
         sleep_ms(BENCH_WINDOW_MS);
+        if (ok)
+            profstream_stop(p);
+    } else {
+        sleep_ms(BENCH_WINDOW_MS);
+    }
     while (__atomic_load_n(&work.running, __ATOMIC_ACQUIRE))
         sleep_ms(5);
     uint64_t sum = 0;
@@ -117,8 +134,8 @@ static struct mutex bench_lock = MUTEX_INIT;
 
 static int bench_profile(struct printer *p)
 {
-    uint64_t off = run_workload(0, p);
-    uint64_t on = run_workload(BENCH_WINDOW_MS, p);   /* the work lies inside the window */
+    uint64_t off = run_workload(BENCH_OFF, p);
+    uint64_t on = run_workload(BENCH_WINDOW, p);      /* the work lies inside the window */
     if (!off || !on) {
         pr_printf(p, "bench: could not start the workers\n");
         return 1;
@@ -136,17 +153,51 @@ static int bench_profile(struct printer *p)
     return 0;
 }
 
-static int cmd_bench(int argc, char **argv, struct printer *p)
+/* The workload off, under a windowed profile and under a stream, in that
+ * order, in one boot: the stream's price next to the window's. The stream
+ * goes to the requester's port like `profile stream`'s, and is stopped
+ * after as long as the window, which covers the same part of the work. */
+static int bench_stream(const char *arg, struct printer *p)
 {
-    if (argc == 2 && strcmp(argv[1], "clock") == 0)
-        return bench_clock(p);
-    if (argc != 2 || strcmp(argv[1], "profile") != 0) {
-        pr_printf(p, "bench: usage: bench profile | bench clock\n");
+    uint64_t v;
+    if (!parse_u64(arg, &v) || v < 1 || v > 65535) {
+        pr_printf(p, "bench: '%s' is not a port (1-65535)\n", arg);
         return 1;
     }
+    if (!udpshell_requester(&bench_dest.ip)) {
+        pr_puts(p, "bench: stream goes to the UDP shell client that asks; "
+                "use it over the UDP shell\n");
+        return 1;
+    }
+    bench_dest.port = (uint16_t)v;
+    uint64_t off = run_workload(BENCH_OFF, p);
+    uint64_t win = run_workload(BENCH_WINDOW, p);
+    uint64_t str = run_workload(BENCH_STREAM, p);
+    if (!off || !win || !str) {
+        pr_printf(p, "bench: could not start the workers\n");
+        return 1;
+    }
+    pr_printf(p, "bench: stream workload off %lu cycles, window %lu cycles, stream %lu cycles\n",
+              off, win, str);
+    return 0;
+}
+
+static int cmd_bench(int argc, char **argv, struct printer *p)
+{
+    int rc;
+    if (argc == 2 && strcmp(argv[1], "clock") == 0)
+        return bench_clock(p);
     mutex_lock(&bench_lock);
-    int rc = bench_profile(p);
+    if (argc == 2 && strcmp(argv[1], "profile") == 0) {
+        rc = bench_profile(p);
+    } else if (argc == 3 && strcmp(argv[1], "stream") == 0) {
+        rc = bench_stream(argv[2], p);
+    } else {
+        pr_printf(p, "bench: usage: bench profile | bench stream <port> | bench clock\n");
+        rc = 1;
+    }
     mutex_unlock(&bench_lock);
     return rc;
 }
-SHELL_COMMAND(bench, "bench", "bench profile|clock  the profiler's benchmark (bench/run.py); the clock's read cost", cmd_bench);
+SHELL_COMMAND(bench, "bench", "bench profile|stream <port>|clock  the profiler's benchmarks "
+              "(bench/run.py, bench/stream.py); the clock's read cost", cmd_bench);

@@ -390,6 +390,11 @@ static int ps_cmd_stream(int argc, char **argv, struct printer *p)
                 "use it over the UDP shell\n");
         return 1;
     }
+    return profstream_start(ip, port, ms, pid, p);
+}
+
+int profstream_start(uint32_t ip, uint16_t port, uint32_t ms, int pid, struct printer *p)
+{
     bool pmu;
     if (prof_stream_begin(pid, PROFSTREAM_DRAIN_MS, &pmu, p) != PROFILER_OK)
         return 1;                   /* busy or no memory: said */
@@ -441,6 +446,11 @@ static int ps_cmd_stop(int argc, struct printer *p)
         pr_puts(p, "profile: stop takes no arguments\n");
         return 1;
     }
+    return profstream_stop(p);
+}
+
+int profstream_stop(struct printer *p)
+{
     unsigned long f = spin_lock(&ps.lock);
     bool running = ps.running;
     uint32_t id = ps.id;

@@ -17,6 +17,15 @@ struct printer;
  * other word, which the windowed `profile` parses. Task context. */
 bool profstream_command(int argc, char **argv, struct printer *p, int *rc);
 
+/* Start a stream of pid's samples (PROFILER_ALL: every task) to ip:port
+ * (host order) for ms (0: until stopped), as `profile stream` does once it
+ * has parsed its arguments and found the requester. 0, or 1 with the
+ * reason printed to p (busy, no memory). Task context. */
+int profstream_start(uint32_t ip, uint16_t port, uint32_t ms, int pid, struct printer *p);
+/* End the running stream and print its summary, as `profile stop`: 0, or
+ * 1 (none running, or still ending after 3 s). Task context. */
+int profstream_stop(struct printer *p);
+
 #ifdef SONDE_HOST_TEST
 /* The stream task's body, for a host test to run in place of task_spawn. */
 void profstream_test_task(void *arg);
