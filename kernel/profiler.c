@@ -336,6 +336,27 @@ static int prof_quiesce(unsigned ms)
     return -1;
 }
 
+/* Take the profiler for a new run (windowed or a stream), or say why
+ * not: a second `profile` (the other shell) must not zero or read the
+ * buffers of a run in progress, and a sampler of the last run still
+ * inside (Stop waits only so long) would finish its record after Start
+ * zeroed the counts, and count it into this run: wait it out, or say so.
+ * PROFILER_OK with the profiler held, or PROFILER_EBUSY (said to p). */
+static int prof_claim(struct printer *p)
+{
+    if (!prof_take()) {
+        prof_say_busy("profile", p);
+        return PROFILER_EBUSY;
+    }
+    int late = prof_quiesce(PROF_START_WAIT_MS);
+    if (late >= 0) {
+        prof_give();
+        pr_printf(p, "profile: busy (cpu %d is still finishing a sample of the last run)\n", late);
+        return PROFILER_EBUSY;
+    }
+    return PROFILER_OK;
+}
+
 static void prof_stop(void)
 {
     unsigned s = __atomic_load_n(&prof_state, __ATOMIC_RELAXED);
@@ -413,21 +434,8 @@ int profiler_run_format(unsigned ms, int pid, unsigned chains,
         pr_printf(p, "profile: pid %d: no such task\n", pid);
         return PROFILER_EINVAL;
     }
-    /* A second `profile` (the other shell) must not zero or read the
-     * buffers of a run in progress. */
-    if (!prof_take()) {
-        prof_say_busy("profile", p);
+    if (prof_claim(p) != PROFILER_OK)
         return PROFILER_EBUSY;
-    }
-    /* A sampler of the last run still inside (Stop waits only so long)
-     * would finish its record after Start zeroed the counts, and count it
-     * into this run: Start waits it out, or says so. */
-    int late = prof_quiesce(PROF_START_WAIT_MS);
-    if (late >= 0) {
-        prof_give();
-        pr_printf(p, "profile: busy (cpu %d is still finishing a sample of the last run)\n", late);
-        return PROFILER_EBUSY;
-    }
     /* The probe (cached after the first run) says which source, and so
      * how many records the window needs. */
     bool pmu = pmu_probe();
@@ -543,16 +551,8 @@ int profiler_inject(unsigned cpu, int pid, const uintptr_t *frames,
 
 int prof_stream_begin(int pid, unsigned drain_ms, bool *pmu, struct printer *p)
 {
-    if (!prof_take()) {
-        prof_say_busy("profile", p);
+    if (prof_claim(p) != PROFILER_OK)
         return PROFILER_EBUSY;
-    }
-    int late = prof_quiesce(PROF_START_WAIT_MS);
-    if (late >= 0) {
-        prof_give();
-        pr_printf(p, "profile: busy (cpu %d is still finishing a sample of the last run)\n", late);
-        return PROFILER_EBUSY;
-    }
     *pmu = pmu_probe();
     uint32_t want = prof_records_for(4 * drain_ms, prof_rate_hz(*pmu));
     int rc = prof_alloc(want < PROF_STREAM_MIN_RECS ? PROF_STREAM_MIN_RECS : want, p);
