@@ -32,18 +32,18 @@ KOBJ    := $(patsubst %,$(B)/%.o,$(basename $(KSRC)))
 # adds (the formats it speaks from uapi/, logic kept apart from main() so
 # unit tests can link it), linked with NAME_LIBS. TOOL_PARTS are the files
 # under tools/ that are such parts, not programs.
-TOOL_PARTS   := tools/ushell_client.c tools/hostaddr.c tools/symgen_table.c tools/switch_table.c $(wildcard tools/prof_*.c)
+TOOL_PARTS   := tools/ushell_client.c tools/hostaddr.c tools/toolio.c tools/symgen_table.c tools/switch_table.c $(wildcard tools/prof_*.c)
 symgen_SRC   := tools/symgen_table.c
 sonde-sh_SRC := tools/ushell_client.c tools/hostaddr.c uapi/udpshell.c uapi/udpshell_auth.c \
                 lib/sha256.c
-netload_SRC  := tools/hostaddr.c uapi/netload.c
-sonde-switch_SRC := tools/switch_table.c
+netload_SRC  := tools/hostaddr.c tools/toolio.c uapi/netload.c
+sonde-switch_SRC := tools/switch_table.c tools/toolio.c
 # sonde-prof: pprof's schema compiled at build time from Debian's copy
 # (golang-github-google-pprof-dev), never copied into the tree; libdw names;
 # ncurses draws `top`.
 PPROF_PROTO     := /usr/share/gocode/src/github.com/google/pprof/proto/profile.proto
 PROTOGEN        := $(HOSTB)/proto
-sonde-prof_SRC  := $(wildcard tools/prof_*.c) tools/ushell_client.c tools/hostaddr.c \
+sonde-prof_SRC  := $(wildcard tools/prof_*.c) tools/ushell_client.c tools/hostaddr.c tools/toolio.c \
                    uapi/udpshell_auth.c lib/sha256.c \
                    uapi/profile_raw.c uapi/profile_stream.c uapi/udpshell.c \
                    $(PROTOGEN)/profile.pb-c.c

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "tools/hostaddr.h"
+#include "tools/toolio.h"
 #include "uapi/netload.h"
 
 #define SEQ_WINDOW_BITS (1u << 22)     /* dup/reorder memory: 4M datagrams */
@@ -68,24 +69,6 @@ static bool wants_help(int argc, char **argv)
     return false;
 }
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static long parse_long(const char *what, const char *s, long lo, long hi)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (*s == 0 || *end || errno || v < lo || v > hi) {
-        fprintf(stderr, "%s: %s '%s' out of range (%ld-%ld)\n", prog, what, s, lo, hi);
-        exit(2);
-    }
-    return v;
-}
 
 static double parse_seconds(const char *s)
 {
@@ -142,7 +125,7 @@ static int sink(int argc, char **argv)
     while ((opt = getopt(argc, argv, "H:p:t:")) != -1) {
         switch (opt) {
         case 'H': bind_to = optarg; break;
-        case 'p': port = parse_long("port", optarg, 1, 65535); break;
+        case 'p': port = tool_parse_long(prog, "port", optarg, 1, 65535); break;
         case 't': secs = parse_seconds(optarg); break;
         default: usage();
         }
@@ -162,11 +145,11 @@ static int sink(int argc, char **argv)
     uint64_t malformed = 0, foreign = 0, first = 0, last = 0;
     bool have_run = false;
     uint16_t run = 0;
-    uint64_t start = now_ns(), end = start + (uint64_t)(secs * 1e9);
+    uint64_t start = tool_mono_ns(), end = start + (uint64_t)(secs * 1e9);
     fprintf(stderr, "sink: listening on %s:%u for %.1f s\n", inet_ntoa(me.sin_addr),
             ntohs(me.sin_port), secs);
 
-    for (uint64_t now = start; now < end; now = now_ns()) {
+    for (uint64_t now = start; now < end; now = tool_mono_ns()) {
         struct pollfd pfd = { .fd = fd, .events = POLLIN };
         int ms = (int)((end - now + 999999) / 1000000);
         if (poll(&pfd, 1, ms) <= 0)
@@ -187,7 +170,7 @@ static int sink(int argc, char **argv)
                 foreign++;              /* another run's stragglers */
                 continue;
             }
-            last = now_ns();
+            last = tool_mono_ns();
             if (t.datagrams == 0)
                 first = last;
             nl_track_seq(&t, h.seq, (size_t)n);
@@ -223,10 +206,10 @@ static int blast(int argc, char **argv)
     while ((opt = getopt(argc, argv, "H:p:t:s:r:")) != -1) {
         switch (opt) {
         case 'H': host = optarg; break;
-        case 'p': port = parse_long("port", optarg, 1, 65535); break;
+        case 'p': port = tool_parse_long(prog, "port", optarg, 1, 65535); break;
         case 't': secs = parse_seconds(optarg); break;
-        case 's': size = parse_long("size", optarg, NL_SIZE_MIN, NL_SIZE_MAX); break;
-        case 'r': pps = parse_long("rate", optarg, 1, 10000000); break;
+        case 's': size = tool_parse_long(prog, "size", optarg, NL_SIZE_MIN, NL_SIZE_MAX); break;
+        case 'r': pps = tool_parse_long(prog, "rate", optarg, 1, 10000000); break;
         default: usage();
         }
     }
@@ -245,7 +228,7 @@ static int blast(int argc, char **argv)
     uint8_t buf[NL_SIZE_MAX];
     nl_fill_pattern(buf, (size_t)size);
     uint64_t sent = 0, errors = 0;
-    uint64_t start = now_ns(), end = start + (uint64_t)(secs * 1e9), now = start;
+    uint64_t start = tool_mono_ns(), end = start + (uint64_t)(secs * 1e9), now = start;
     while (now < end) {
         if (pps) {
             /* An absolute schedule: a late datagram does not shift the rest. */
@@ -255,18 +238,18 @@ static int blast(int argc, char **argv)
             if (due > now)
                 sleep_until(due);
         }
-        nl_build(buf, run, (uint32_t)sent, now_ns());
+        nl_build(buf, run, (uint32_t)sent, tool_mono_ns());
         if (sendto(fd, buf, (size_t)size, 0, (struct sockaddr *)&to, sizeof to) == size) {
             sent++;
         } else {
             errors++;              /* ENOBUFS and the like: the datagram is lost */
             if (errno == ENOBUFS || errno == EAGAIN)
-                sleep_until(now_ns() + 100000);
+                sleep_until(tool_mono_ns() + 100000);
         }
-        now = now_ns();
+        now = tool_mono_ns();
     }
 
-    double span = (double)(now_ns() - start) / 1e9, dps, mbps;
+    double span = (double)(tool_mono_ns() - start) / 1e9, dps, mbps;
     rates(sent, sent * (uint64_t)size, span, &dps, &mbps);
     printf("blast: datagrams %llu bytes %llu seconds %.2f dps %.0f mbps %.1f "
            "errors %llu run %u\n", (unsigned long long)sent,

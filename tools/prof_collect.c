@@ -1,6 +1,7 @@
 /* tools/prof_collect.c: the stream collector (tools/prof_collect.h). */
 #define _GNU_SOURCE
 #include "tools/prof_collect.h"
+#include "tools/toolio.h"
 #include <arpa/inet.h>
 #include <errno.h>
 #include <poll.h>
@@ -14,9 +15,7 @@
 static uint64_t mono_ms(void *ctx)
 {
     (void)ctx;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+    return tool_mono_ms();
 }
 
 static int shell_send(void *ctx, const void *d, size_t n)
@@ -145,26 +144,10 @@ static long shells_recv(void *ctx, unsigned *which, void *buf, size_t cap,
                         uint64_t timeout_ms)
 {
     struct shells *s = ctx;
-    struct pollfd pfd[s->m ? s->m : 1];
+    int fds[s->m ? s->m : 1];
     for (unsigned j = 0; j < s->m; j++)
-        pfd[j] = (struct pollfd){ .fd = s->c->k[s->idx[j]].fd, .events = POLLIN };
-    int pr = poll(pfd, s->m, (int)timeout_ms + 1);
-    if (pr <= 0)
-        return pr < 0 && errno != EINTR ? (*which = 0, USHC_IO_ERROR) : 0;
-    for (unsigned t = 0; t < s->m; t++) {
-        unsigned j = (s->next + t) % s->m;
-        if (!pfd[j].revents)
-            continue;
-        s->next = j + 1;
-        *which = j;
-        ssize_t got = recv(pfd[j].fd, buf, cap, MSG_DONTWAIT);
-        if (got >= 0)
-            return (long)got;
-        if (errno == ECONNREFUSED)
-            return USHC_IO_REFUSED;
-        return errno == EINTR || errno == EAGAIN ? 0 : USHC_IO_ERROR;
-    }
-    return 0;
+        fds[j] = s->c->k[s->idx[j]].fd;
+    return tool_recv_any(fds, s->m, &s->next, which, buf, cap, timeout_ms);
 }
 
 /* Runs cmds[i] on every kernel i with run[i], all at once; each reply

@@ -26,6 +26,7 @@
 #include "tools/prof_top.h"
 #include "tools/prof_top_view.h"
 #include "tools/ushell_client.h"
+#include "tools/toolio.h"
 #include "uapi/profile_raw.h"
 
 enum { EXIT_OK = 0, EXIT_USAGE = 2 };
@@ -79,12 +80,7 @@ static int bad_usage(const char *what, const char *arg)
 
 static int push(const char **v, unsigned *n, const char *arg, const char *what)
 {
-    if (*n == MAX_KERNELS) {
-        fprintf(stderr, "%s: more than %d %s\n", prog, MAX_KERNELS, what);
-        return -1;
-    }
-    v[(*n)++] = arg;
-    return 0;
+    return tool_push_arg(prog, v, n, MAX_KERNELS, arg, what);
 }
 
 static int parse_args(int argc, char **argv, struct top_opts *o)
@@ -281,12 +277,6 @@ static void on_signal(int sig)
     stop = 1;
 }
 
-static uint64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 struct screen {
     bool tty;
@@ -447,7 +437,7 @@ static int run(struct top_model *m, struct feeds *f, unsigned long iterations)
         timeout(0);             /* keys are read once poll says there are some */
     }
     screen_size(&s);
-    uint64_t next = mono_ns();
+    uint64_t next = tool_mono_ns();
     /* The replays start on the clock the refreshes count from, so the
      * table drawn at 1 s holds exactly one pass of each profile. */
     for (unsigned i = 0; i < f->nr; i++)
@@ -455,7 +445,7 @@ static int run(struct top_model *m, struct feeds *f, unsigned long iterations)
     unsigned long drawn = 0;
     int rc = EXIT_OK;
     while (!stop && (!iterations || drawn < iterations)) {
-        uint64_t now = mono_ns();
+        uint64_t now = tool_mono_ns();
         if (feeds_step(f, m, now)) {
             rc = EXIT_USAGE;
             break;

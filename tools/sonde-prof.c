@@ -43,6 +43,7 @@
 #include "tools/prof_sym.h"
 #include "tools/prof_text.h"
 #include "tools/prof_top_ui.h"
+#include "tools/toolio.h"
 #include "uapi/udpshell.h"
 
 enum { EXIT_OK = 0, EXIT_REFUSED = 1, EXIT_USAGE = 2 };
@@ -151,15 +152,9 @@ static int pick_format(struct opts *o)
     return -1;
 }
 
-static int add_arg(const char **v, unsigned *n, const char *arg,
-                   const char *what)
+static int add_arg(const char **v, unsigned *n, const char *arg, const char *what)
 {
-    if (*n == MAX_INPUTS) {
-        fprintf(stderr, "%s: more than %d %s\n", prog, MAX_INPUTS, what);
-        return -1;
-    }
-    v[(*n)++] = arg;
-    return 0;
+    return tool_push_arg(prog, v, n, MAX_INPUTS, arg, what);
 }
 
 static int parse_report_args(int argc, char **argv, struct opts *o)
@@ -483,37 +478,14 @@ static int sock_send(void *ctx, const void *d, size_t n)
 static uint64_t mono_ms(void *ctx)
 {
     (void)ctx;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+    return tool_mono_ms();
 }
 
 static long socks_recv_any(void *ctx, unsigned *which, void *buf, size_t cap,
                            uint64_t timeout_ms)
 {
     struct socks *s = ctx;
-    struct pollfd pfd[MAX_INPUTS];
-    for (unsigned i = 0; i < s->n; i++)
-        pfd[i] = (struct pollfd){ .fd = s->fd[i], .events = POLLIN };
-    int pr = poll(pfd, s->n, (int)timeout_ms + 1);
-    if (pr <= 0)
-        return pr < 0 && errno != EINTR ? (*which = 0, USHC_IO_ERROR) : 0;
-    /* Start after the last socket served, so a chatty kernel cannot
-     * starve the others' replies. */
-    for (unsigned k = 0; k < s->n; k++) {
-        unsigned i = (s->next + k) % s->n;
-        if (!pfd[i].revents)
-            continue;
-        s->next = i + 1;
-        *which = i;
-        ssize_t got = recv(s->fd[i], buf, cap, MSG_DONTWAIT);
-        if (got >= 0)
-            return (long)got;
-        if (errno == ECONNREFUSED)
-            return USHC_IO_REFUSED;
-        return errno == EINTR || errno == EAGAIN ? 0 : USHC_IO_ERROR;
-    }
-    return 0;
+    return tool_recv_any(s->fd, s->n, &s->next, which, buf, cap, timeout_ms);
 }
 
 static int open_socket(const char *arg, const struct sockaddr_in *peer)

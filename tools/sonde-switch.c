@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "tools/switch_table.h"
+#include "tools/toolio.h"
 
 #define BATCH 64                     /* frames taken from one port per turn */
 #define FRAME_MAX 65536
@@ -65,18 +66,6 @@ static void usage(FILE *f, int rc)
     exit(rc);
 }
 
-static long parse_num(const char *what, const char *s, long lo, long hi)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (*s == 0 || *end || errno || v < lo || v > hi) {
-        fprintf(stderr, "%s: %s '%s' out of range (%ld-%ld)\n", prog, what, s, lo, hi);
-        exit(2);
-    }
-    return v;
-}
-
 static struct sockaddr_in loopback(long port)
 {
     struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
@@ -94,8 +83,8 @@ static void port_open(struct port *p, const char *arg)
         exit(2);
     }
     *colon = 0;
-    struct sockaddr_in me = loopback(parse_num("port", buf, 1, 65535));
-    p->peer = loopback(parse_num("peer port", colon + 1, 1, 65535));
+    struct sockaddr_in me = loopback(tool_parse_long(prog, "port", buf, 1, 65535));
+    p->peer = loopback(tool_parse_long(prog, "peer port", colon + 1, 1, 65535));
     p->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
     if (p->fd < 0) {
         fprintf(stderr, "%s: socket: %s\n", prog, strerror(errno));
@@ -162,7 +151,7 @@ int main(int argc, char **argv)
     while ((opt = getopt(argc, argv, "t:")) != -1) {
         if (opt != 't')
             usage(stderr, 2);
-        secs = parse_num("seconds", optarg, 1, 86400);
+        secs = tool_parse_long(prog, "seconds", optarg, 1, 86400);
     }
     int n = argc - optind;
     if (secs < 0 || n < 2 || n > SWT_PORTS_MAX)

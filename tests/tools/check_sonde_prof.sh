@@ -16,14 +16,7 @@ make -s "$ELF" "$PROF" || { echo "build failed"; echo "0 passed, 1 failed"; exit
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export HOME=$tmp                # go tool pprof keeps state under $HOME
-passed=0; failed=0
-ok()   { echo "PASS $1"; passed=$((passed + 1)); }
-bad()  { echo "FAIL $1"; [ $# -gt 1 ] && printf '%s\n' "$2" | sed 's/^/  /' | head -20
-         failed=$((failed + 1)); }
-check() { local name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
-
-bid=$(readelf -n "$ELF" | awk '/Build ID/ { print $3 }')
-sym() { nm "$ELF" | awk -v s="$1" '$3 == s { print $1 }'; }
+. tests/tools/lib.sh
 # The return address of the call from function $1 to function $2: the
 # address of the instruction after it.
 ret_after() {
@@ -339,5 +332,4 @@ else
   echo "SKIP arm64: no aarch64 toolchain or the arm64 build failed"
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -19,15 +19,7 @@ tmp=$(mktemp -d)
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
 export HOME=$tmp                # go tool pprof keeps state under $HOME
-passed=0; failed=0
-ok()   { echo "PASS $1"; passed=$((passed + 1)); }
-bad()  { echo "FAIL $1"; [ $# -gt 1 ] && printf '%s\n' "$2" | sed 's/^/  /' | head -20
-         failed=$((failed + 1)); }
-check() { local name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
-has()  { grep -q -- "$2" "$1"; }
-
-bid=$(readelf -n "$ELF" | awk '/Build ID/ { print $3 }')
-sym() { nm "$ELF" | awk -v s="$1" '$3 == s { print $1 }'; }
+. tests/tools/lib.sh
 frames="$(printf '%x' $((0x$(sym burn_spin) + 0x30))),$(sym burn_task)"
 
 # A free UDP port on 127.0.0.1 for each fake.
@@ -99,5 +91,4 @@ check "-d 5x: exit 2 naming the units" eval '[ "$(rc)" = 2 ] && has "$tmp/err" "
 rec -d 90000s -e "$ELF" -o "$tmp/x.txt" "127.0.0.1:$a"
 check "-d 90000s: over a day, exit 2" [ "$(rc)" = 2 ]
 
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish

@@ -1,4 +1,4 @@
-// LINK: tools/prof_stream.c tools/prof_collect.c tools/prof_agg.c tools/prof_model.c tools/hostaddr.c tools/ushell_client.c uapi/profile_stream.c uapi/profile_raw.c uapi/udpshell.c uapi/udpshell_auth.c lib/sha256.c
+// LINK: tools/prof_stream.c tools/prof_collect.c tools/toolio.c tools/prof_agg.c tools/prof_model.c tools/hostaddr.c tools/ushell_client.c uapi/profile_stream.c uapi/profile_raw.c uapi/udpshell.c uapi/udpshell_auth.c lib/sha256.c
 /* tests/unit/test_prof_stream.c: the host's side of the profile stream:
  * loss accounting (tools/prof_stream.c) over datagrams built with the
  * uapi encoder: gaps, copies, reordering, the END's totals, an END that
