@@ -241,7 +241,7 @@ unsigned st_capture_here(uintptr_t *out, unsigned max)
  * registry). */
 static inline bool sample_stack(uintptr_t sp, struct span *s)
 {
-    unsigned cpu = cpu_index();
+    unsigned cpu = cpu_index_inline();
     struct stack_region r;
     if (cpu < MAX_CPUS && stack_task_find(&stack_task_slots[cpu], sp, &r)) {
         *s = span_of(&r);
