@@ -68,7 +68,7 @@ static inline void barrier(void)
 /* Also called from the NMI: a compare and a panic, nothing that faults. */
 static unsigned pmu_cpu(void)
 {
-    unsigned idx = cpu_index();
+    unsigned idx = cpu_index_inline();
     BUG_ON(idx >= MAX_CPUS);
     return idx;
 }

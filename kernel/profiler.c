@@ -162,7 +162,7 @@ static void prof_sample(const struct trap_frame *tf, bool from_tick)
 void profiler_tick(const struct trap_frame *tf)
 {
     /* The sampler's lock-free single-writer design rests on this. */
-    BUG_ON(irqs_enabled());
+    BUG_ON(irqs_enabled_inline());
     unsigned s = __atomic_load_n(&prof_state, __ATOMIC_ACQUIRE);
     if (!(s & PROF_ACTIVE)) {
         /* Stop only cleared the flag; each CPU disarms its own counter on
@@ -183,7 +183,7 @@ void profiler_tick(const struct trap_frame *tf)
 
 bool profiler_nmi(const struct trap_frame *tf)
 {
-    BUG_ON(irqs_enabled());
+    BUG_ON(irqs_enabled_inline());
     if (!pmu_nmi_claim())
         return false;           /* not ours: the caller panics */
     /* Ours even when no run is active: an overflow in flight after Stop,

@@ -265,7 +265,7 @@ unsigned st_capture_trap(const struct trap_frame *tf, uintptr_t *out, unsigned m
     if (__builtin_expect(!out || max < 2, 0))
         return out && max ? (out[0] = trap_pc(tf), 1) : 0;
     struct trap_regs r;
-    trap_regs(tf, &r);
+    trap_regs_inline(tf, &r);
     struct span s;
     out[0] = r.tr_pc;
     if (!sample_stack(r.tr_sp, &s))

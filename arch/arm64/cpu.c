@@ -114,12 +114,7 @@ void irq_restore(unsigned long flags)
     pmr_write(flags);
 }
 
-bool irqs_enabled(void)
-{
-    if (read_sysreg(daif) & DAIF_I)
-        return false;
-    return !cpu_pmr_masking || pmr_read() > GIC_PRIO_IRQ;
-}
+bool irqs_enabled(void) { return irqs_enabled_inline(); }
 
 /* task_start and sched_run: the only places a context starts with
  * interrupts on, so both the mask and PSTATE.I are opened. */

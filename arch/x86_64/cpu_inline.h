@@ -2,6 +2,7 @@
  * (see there). GS base points at this CPU's struct cpu (cpu.c), so its
  * fields are one %gs-relative load each; cpu.c asserts the offsets. */
 #pragma once
+#include <stdbool.h>
 #include <stdint.h>
 
 struct cpu;
@@ -28,4 +29,11 @@ static inline struct cpu *this_cpu_inline(void)
     struct cpu *c;
     __asm__ volatile("movq %%gs:0, %0" : "=r"(c));
     return c;
+}
+
+static inline bool irqs_enabled_inline(void)
+{
+    unsigned long f;
+    __asm__ volatile("pushfq; popq %0" : "=r"(f));
+    return f & (1ul << 9);          /* IF */
 }
