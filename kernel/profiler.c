@@ -106,7 +106,8 @@ static struct prof_snapshot prof_snap;
  * drop counters are also read by the stream's drainer while the run goes
  * on, so they are stored with relaxed atomics (the same plain add and
  * store on x86 and arm64; the drainer only needs a whole value). */
-static void prof_sample(const struct trap_frame *tf, bool from_tick)
+static inline __attribute__((always_inline))
+void prof_sample(const struct trap_frame *tf, bool from_tick)
 {
     uint64_t c0 = cycles_now_inline();
     /* cpu_index() < MAX_CPUS is hal/cpu.h's promise (pmu_cpu checks it on
@@ -159,6 +160,14 @@ static void prof_sample(const struct trap_frame *tf, bool from_tick)
     __atomic_store_n(&pc->pc_inside, 0, __ATOMIC_RELEASE);
 }
 
+/* The tick's sample, out of line, where the NMI's is inlined: inside
+ * profiler_tick, the registers the sample saves would be saved by every
+ * idle tick too (x86 builds with -pg, which GCC does not shrink-wrap). */
+static __attribute__((noinline)) void prof_sample_tick(const struct trap_frame *tf)
+{
+    prof_sample(tf, true);
+}
+
 void profiler_tick(const struct trap_frame *tf)
 {
     /* The sampler's lock-free single-writer design rests on this. */
@@ -178,7 +187,7 @@ void profiler_tick(const struct trap_frame *tf)
         if (pmu_armed())
             return;             /* the counter samples this CPU now */
     }
-    prof_sample(tf, true);
+    prof_sample_tick(tf);
 }
 
 bool profiler_nmi(const struct trap_frame *tf)
