@@ -95,7 +95,7 @@ def main():
         "",
         "Resolution. Under `-icount` the workload's time is a count of guest",
         "instructions, not a measurement with noise: the \"off\" figure came out",
-        "the same to the cycle (x86-64: 800316172) in bench runs whose kernels",
+        "the same to the cycle (x86-64: %d) in bench runs whose kernels" % x86["off"],
         "differed only in the sampler, and one part in 10^6 of the workload is",
         "800 instructions on x86-64 (80 timer units on arm64). The slowdown is",
         "printed to four decimals so that 0.003% can be told from 0.0034%; the",

@@ -68,7 +68,7 @@ static inline void barrier(void)
 /* Also called from the NMI: a compare and a panic, nothing that faults. */
 static unsigned pmu_cpu(void)
 {
-    unsigned idx = cpu_index();
+    unsigned idx = cpu_index_inline();
     BUG_ON(idx >= MAX_CPUS);
     return idx;
 }
@@ -296,12 +296,15 @@ bool pmu_armed(void)
  * has shown to exist. The counts are this CPU's own slots. */
 bool pmu_nmi_claim(void)
 {
-    const struct pmu_ops *o = pmu_ops_ready();
-    if (!o)
-        return false;
     unsigned me = pmu_cpu();
+    /* Armed, the probe has published: pmu_arm sets this CPU's flag only
+     * after pmu_ops_ready() said so, on this CPU (program order), and ops
+     * and period never change once published. So the armed path, every
+     * sample, reads ops without asking the probe again; only a disarmed
+     * CPU does. */
     bool armed = __atomic_load_n(&cpu_armed[me], __ATOMIC_ACQUIRE);
-    if (!armed && !o->po_claims_when_disarmed)
+    const struct pmu_ops *o = armed ? ops : pmu_ops_ready();
+    if (!o || (!armed && !o->po_claims_when_disarmed))
         return false;
     if (!o->po_overflowed())
         return false;

@@ -25,6 +25,7 @@
 #include "kernel/panic.h"
 #include "kernel/profiler_internal.h"
 #include "kernel/profstream.h"
+#include "kernel/sched.h"
 #include "kernel/shell.h"
 #include "kernel/stacktrace.h"
 #include "kernel/task.h"
@@ -105,12 +106,13 @@ static struct prof_snapshot prof_snap;
  * drop counters are also read by the stream's drainer while the run goes
  * on, so they are stored with relaxed atomics (the same plain add and
  * store on x86 and arm64; the drainer only needs a whole value). */
-static void prof_sample(const struct trap_frame *tf, bool from_tick)
+static inline __attribute__((always_inline))
+void prof_sample(const struct trap_frame *tf, bool from_tick)
 {
-    uint64_t c0 = cycles_now();
+    uint64_t c0 = cycles_now_inline();
     /* cpu_index() < MAX_CPUS is hal/cpu.h's promise (pmu_cpu checks it on
      * the counter's path once per overflow): not checked again here. */
-    struct prof_cpu *pc = &prof_cpus[cpu_index()];
+    struct prof_cpu *pc = &prof_cpus[cpu_index_inline()];
 
     /* Only an NMI landing inside the tick's sample can find the guard
      * taken (interrupts are off in both, and NMIs do not nest), so
@@ -128,7 +130,7 @@ static void prof_sample(const struct trap_frame *tf, bool from_tick)
          * sample takes no slot and is not a drop. Relaxed: the load above
          * ordered it after Start's store. */
         int want = __atomic_load_n(&prof_pid, __ATOMIC_RELAXED);
-        int pid = task_current_pid();
+        int pid = task_current_pid_inline();
         /* pc_cap is 0 for a CPU that had no buffer at Start (it came
          * online since): the capacity check covers it, so the common path
          * needs no check of pc_buf, and only the full path asks which. */
@@ -145,7 +147,7 @@ static void prof_sample(const struct trap_frame *tf, bool from_tick)
             r->pr_pid = pid;
             r->pr_tick = from_tick;
             r->pr_depth = (uint8_t)st_capture_trap(tf, r->pr_frames, PROFILER_FRAMES);
-            uint64_t cost = cycles_now() - c0;
+            uint64_t cost = cycles_now_inline() - c0;
             r->pr_cost = cost > UINT32_MAX ? UINT32_MAX : (uint32_t)cost;
             /* Which source took each CPU's samples is how a CPU left on
              * the tick during a counter run shows in the report. Only the
@@ -158,10 +160,18 @@ static void prof_sample(const struct trap_frame *tf, bool from_tick)
     __atomic_store_n(&pc->pc_inside, 0, __ATOMIC_RELEASE);
 }
 
+/* The tick's sample, out of line, where the NMI's is inlined: inside
+ * profiler_tick, the registers the sample saves would be saved by every
+ * idle tick too (x86 builds with -pg, which GCC does not shrink-wrap). */
+static __attribute__((noinline)) void prof_sample_tick(const struct trap_frame *tf)
+{
+    prof_sample(tf, true);
+}
+
 void profiler_tick(const struct trap_frame *tf)
 {
     /* The sampler's lock-free single-writer design rests on this. */
-    BUG_ON(irqs_enabled());
+    BUG_ON(irqs_enabled_inline());
     unsigned s = __atomic_load_n(&prof_state, __ATOMIC_ACQUIRE);
     if (!(s & PROF_ACTIVE)) {
         /* Stop only cleared the flag; each CPU disarms its own counter on
@@ -177,12 +187,12 @@ void profiler_tick(const struct trap_frame *tf)
         if (pmu_armed())
             return;             /* the counter samples this CPU now */
     }
-    prof_sample(tf, true);
+    prof_sample_tick(tf);
 }
 
 bool profiler_nmi(const struct trap_frame *tf)
 {
-    BUG_ON(irqs_enabled());
+    BUG_ON(irqs_enabled_inline());
     if (!pmu_nmi_claim())
         return false;           /* not ours: the caller panics */
     /* Ours even when no run is active: an overflow in flight after Stop,

@@ -369,11 +369,7 @@ void mutex_unlock(struct mutex *m)
 int task_pid(const struct task *t) { return t->pid; }
 struct task *task_current(void) { return this_cpu()->current; }
 
-int task_current_pid(void)
-{
-    struct task *t = this_cpu()->current;
-    return t ? t->pid : 0;
-}
+int task_current_pid(void) { return task_current_pid_inline(); }
 
 bool task_should_stop(void) { return this_cpu()->current->stop; }
 

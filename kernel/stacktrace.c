@@ -241,7 +241,7 @@ unsigned st_capture_here(uintptr_t *out, unsigned max)
  * registry). */
 static inline bool sample_stack(uintptr_t sp, struct span *s)
 {
-    unsigned cpu = cpu_index();
+    unsigned cpu = cpu_index_inline();
     struct stack_region r;
     if (cpu < MAX_CPUS && stack_task_find(&stack_task_slots[cpu], sp, &r)) {
         *s = span_of(&r);
@@ -265,7 +265,7 @@ unsigned st_capture_trap(const struct trap_frame *tf, uintptr_t *out, unsigned m
     if (__builtin_expect(!out || max < 2, 0))
         return out && max ? (out[0] = trap_pc(tf), 1) : 0;
     struct trap_regs r;
-    trap_regs(tf, &r);
+    trap_regs_inline(tf, &r);
     struct span s;
     out[0] = r.tr_pc;
     if (!sample_stack(r.tr_sp, &s))

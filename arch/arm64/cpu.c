@@ -15,7 +15,7 @@
 struct cpu cpus[MAX_CPUS];
 static struct cpu_arch cpu_archs[MAX_CPUS];
 static unsigned ncpus_started = 1;
-static unsigned cycles_shift;
+unsigned cycles_shift;             /* read inline: arch/arm64/cpu_inline.h */
 static uint64_t per_us;
 
 extern char vectors[];
@@ -44,6 +44,7 @@ struct cpu *this_cpu(void)
 }
 
 unsigned cpu_index(void) { return this_cpu()->index; }
+_Static_assert(__builtin_offsetof(struct cpu, index) == CPU_OFF_INDEX, "cpu_inline.h reads index there");
 unsigned cpu_count(void) { return __atomic_load_n(&ncpus_started, __ATOMIC_ACQUIRE); }
 void cpu_set_count(unsigned n) { __atomic_store_n(&ncpus_started, n, __ATOMIC_RELEASE); }
 bool cpu_online(unsigned idx)
@@ -113,12 +114,7 @@ void irq_restore(unsigned long flags)
     pmr_write(flags);
 }
 
-bool irqs_enabled(void)
-{
-    if (read_sysreg(daif) & DAIF_I)
-        return false;
-    return !cpu_pmr_masking || pmr_read() > GIC_PRIO_IRQ;
-}
+bool irqs_enabled(void) { return irqs_enabled_inline(); }
 
 /* task_start and sched_run: the only places a context starts with
  * interrupts on, so both the mask and PSTATE.I are opened. */
@@ -172,11 +168,7 @@ void cycles_init(uint64_t cntfrq)
     per_us = (cntfrq << s) / 1000000;
 }
 
-uint64_t cycles_now(void)
-{
-    isb();                          /* no read of the counter ahead of earlier code */
-    return read_sysreg(cntvct_el0) << cycles_shift;
-}
+uint64_t cycles_now(void) { return cycles_now_inline(); }
 
 uint64_t cycles_per_us(void) { return per_us ? per_us : 1; }
 

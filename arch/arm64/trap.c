@@ -29,10 +29,7 @@ uintptr_t trap_fp(const struct trap_frame *tf) { return tf->x[29]; }
 
 void trap_regs(const struct trap_frame *tf, struct trap_regs *r)
 {
-    r->tr_pc = tf->pc;
-    r->tr_sp = tf->sp;
-    r->tr_fp = tf->x[29];
-    r->tr_link = tf->x[30];
+    trap_regs_inline(tf, r);
 }
 
 /* ESR_EL1.EC, bits 31:26 (Arm ARM D17.2.37). */

@@ -70,6 +70,7 @@ struct cpu *this_cpu(void)
 }
 
 unsigned cpu_index(void) { return this_cpu()->index; }
+_Static_assert(__builtin_offsetof(struct cpu, index) == CPU_OFF_INDEX, "cpu_inline.h reads index there");
 unsigned cpu_count(void) { return __atomic_load_n(&ncpus_started, __ATOMIC_ACQUIRE); }
 void cpu_set_count(unsigned n) { __atomic_store_n(&ncpus_started, n, __ATOMIC_RELEASE); }
 bool cpu_online(unsigned idx)

@@ -41,10 +41,7 @@ uintptr_t trap_fp(const struct trap_frame *tf) { return tf->rbp; }
 __attribute__((no_instrument_function))
 void trap_regs(const struct trap_frame *tf, struct trap_regs *r)
 {
-    r->tr_pc = tf->rip;
-    r->tr_sp = tf->rsp;
-    r->tr_fp = tf->rbp;
-    r->tr_link = 0;
+    trap_regs_inline(tf, r);
 }
 
 static void idt_set(unsigned v, unsigned ist)

@@ -101,8 +101,8 @@ TEST(sample_entry_with_interrupts_on_panics)
     reset();
     struct trap_frame tf = frame(0x3000, NULL);
     CHECK(irqs_enabled());
-    EXPECT_PANIC(profiler_tick(&tf), "irqs_enabled()");
-    EXPECT_PANIC(profiler_nmi(&tf), "irqs_enabled()");
+    EXPECT_PANIC(profiler_tick(&tf), "irqs_enabled_inline()");
+    EXPECT_PANIC(profiler_nmi(&tf), "irqs_enabled_inline()");
     CHECK_EQ(arms + disarms, 0);
 }
 

@@ -1,0 +1,40 @@
+/* arch/arm64/cpu_inline.h: hal/cpu.h's inline reads for the sample path
+ * (see there). TPIDR_EL1 holds this CPU's struct cpu (cpu.c), whose offsets cpu.c asserts; the clock
+ * is cpu.c's cycles_now(), the generic timer scaled by cycles_shift. */
+#pragma once
+#include <stdbool.h>
+#include <stdint.h>
+#include "arch/arm64/arm64.h"
+
+struct cpu;
+#define CPU_OFF_INDEX 16           /* offsetof(struct cpu, index) */
+extern unsigned cycles_shift;      /* cpu.c: set once at boot */
+
+static inline uint64_t cycles_now_inline(void)
+{
+    uint64_t v;
+    /* The isb: no read of the counter ahead of earlier code (cpu.c). */
+    __asm__ volatile("isb; mrs %0, cntvct_el0" : "=r"(v) : : "memory");
+    return v << cycles_shift;
+}
+
+static inline struct cpu *this_cpu_inline(void)
+{
+    struct cpu *c;
+    __asm__ volatile("mrs %0, tpidr_el1" : "=r"(c));
+    return c;
+}
+
+static inline unsigned cpu_index_inline(void)
+{
+    return *(const unsigned *)((const char *)this_cpu_inline() + CPU_OFF_INDEX);
+}
+
+/* cpu.c's irqs_enabled(), whole: PSTATE.I set (every exception handler
+ * before trap.c unmasks) is off; else the PMR says (arm64.h). */
+static inline bool irqs_enabled_inline(void)
+{
+    if (read_sysreg(daif) & (1ul << 7))
+        return false;
+    return !cpu_pmr_masking || read_sysreg(icc_pmr_el1) > GIC_PRIO_IRQ;
+}

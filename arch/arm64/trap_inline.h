@@ -1,0 +1,12 @@
+/* arch/arm64/trap_inline.h: hal/irq.h's trap_regs, inline for the
+ * sample path (see there); trap.c's trap_regs is this. */
+#pragma once
+#include "arch/arm64/trap.h"
+
+static inline void trap_regs_inline(const struct trap_frame *tf, struct trap_regs *r)
+{
+    r->tr_pc = tf->pc;
+    r->tr_sp = tf->sp;
+    r->tr_fp = tf->x[29];
+    r->tr_link = tf->x[30];
+}

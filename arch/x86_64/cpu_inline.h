@@ -1,0 +1,39 @@
+/* arch/x86_64/cpu_inline.h: hal/cpu.h's inline reads for the sample path
+ * (see there). GS base points at this CPU's struct cpu (cpu.c), so its
+ * fields are one %gs-relative load each; cpu.c asserts the offsets. */
+#pragma once
+#include <stdbool.h>
+#include <stdint.h>
+
+struct cpu;
+#define CPU_OFF_INDEX 16           /* offsetof(struct cpu, index) */
+
+static inline uint64_t cycles_now_inline(void)
+{
+    uint32_t lo, hi;
+    /* "memory": the sampler's cost is timed around its work, which
+     * must not move across either read. */
+    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+    return ((uint64_t)hi << 32) | lo;
+}
+
+static inline unsigned cpu_index_inline(void)
+{
+    unsigned idx;
+    __asm__ volatile("movl %%gs:%c1, %0" : "=r"(idx) : "i"(CPU_OFF_INDEX));
+    return idx;
+}
+
+static inline struct cpu *this_cpu_inline(void)
+{
+    struct cpu *c;
+    __asm__ volatile("movq %%gs:0, %0" : "=r"(c));
+    return c;
+}
+
+static inline bool irqs_enabled_inline(void)
+{
+    unsigned long f;
+    __asm__ volatile("pushfq; popq %0" : "=r"(f));
+    return f & (1ul << 9);          /* IF */
+}
