@@ -241,9 +241,12 @@ static void prof_say_busy(const char *cmd, struct printer *p)
  * TSC that set the period; the period's +-1/16 jitter); a few records of
  * slack. Rounded up to a power of two so that growth is geometric: the
  * smaller buffers left behind (never freed, see prof_alloc) add up to
- * less than the one in use. */
+ * less than the one in use. At least PROF_MIN_RECS (20 KiB a CPU): a
+ * short window whose end the host delays (a vCPU descheduled for a
+ * while under TCG) still fits 2.5 s of ticks; with 64, a 1 ms window
+ * that the host stretched to 0.8 s dropped samples. */
 #define PROF_LATE_MS    (1000 / TIMER_HZ)
-#define PROF_MIN_RECS   64u
+#define PROF_MIN_RECS   256u
 
 uint32_t prof_records_for(unsigned ms, unsigned hz)
 {

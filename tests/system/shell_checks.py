@@ -8,15 +8,15 @@ from qemu import check
 
 # The rate at which each source fills a per-CPU buffer, and the buffer Start
 # sizes for a window (prof_records_for, kernel/profiler.c): the window plus
-# one tick, an eighth more, 16 records, rounded up to a power of two (64 at
-# least).
+# one tick, an eighth more, 16 records, rounded up to a power of two (256
+# at least).
 PROF_RATE = {"pmu": 1000, "tick": 100}      # samples per second per busy cpu
 
 
 def prof_buf_records(ms, hz):
     n = hz * (ms + 10) // 1000
     n += n // 8 + 16
-    cap = 64
+    cap = 256
     while cap < n:
         cap *= 2
     return cap

@@ -306,7 +306,7 @@ TEST(sizing_window_at_rate_with_margin)
     /* The longest window on each source: ~2000 and ~200 samples. */
     CHECK_EQ(prof_records_for(2000, 1000), 4096);
     CHECK_EQ(prof_records_for(2000, 100), 256);
-    CHECK_EQ(prof_records_for(1, 100), 64);
+    CHECK_EQ(prof_records_for(1, 100), 256);
     for (unsigned hz = 100; hz <= 1000; hz += 900)
         for (unsigned ms = 1; ms <= 2000; ms++) {
             uint32_t n = prof_records_for(ms, hz);
@@ -354,10 +354,10 @@ TEST(sizing_grows_only_and_a_faster_source_drops)
     reset();
     pmu_usable = pmu_claim = true;
     pmu_name = "pmu/nmi intel fixed-ctr1";
-    CHECK_EQ(run_cmd("profile 1"), 0);          /* 64 records each */
+    CHECK_EQ(run_cmd("profile 1"), 0);          /* 256 records each */
     window_fn = win_counter_burst;
     CHECK_EQ(run_cmd("profile 1"), 0);
-    CHECK(strstr(out, "\n128 samples on 2 cpus, 2972 dropped, source pmu/nmi") != NULL);
+    CHECK(strstr(out, "\n356 samples on 2 cpus, 2744 dropped, source pmu/nmi") != NULL);
     long allocs = live_allocs;
     window_fn = NULL;
     CHECK_EQ(run_cmd("profile 2000"), 0);       /* grows to 4096 */

@@ -236,10 +236,11 @@ TEST(report_overflow_line_counts_exactly)
     CHECK(strstr(out, "\n0.7% 1 burn_inner+0x1a\n        <- burn_outer+0x17f\n5 more") != NULL);
 }
 
-/* A 10 ms tick window is sized for 2 samples plus margin: 64 records. */
+/* A 10 ms tick window is sized for 2 samples plus margin: 256 records,
+ * the least any window gets. */
 static void win_fill(void)
 {
-    for (int i = 0; i < 65; i++)
+    for (int i = 0; i < 257; i++)
         tick(1, 5, 0x3000 + (i & 7), NULL);
 }
 
@@ -248,8 +249,8 @@ TEST(report_full_buffer_drops_and_counts)
     reset();
     window_fn = win_fill;
     CHECK_EQ(run_cmd("profile 10 all 1"), 0);
-    CHECK(strstr(out, "\n64 samples on 1 cpus, 1 dropped, source tick 100Hz\n") != NULL);
-    CHECK(strstr(out, "\n100.0% 64 burn_inner+0x0..0x7\n") != NULL);
+    CHECK(strstr(out, "\n256 samples on 1 cpus, 1 dropped, source tick 100Hz\n") != NULL);
+    CHECK(strstr(out, "\n100.0% 256 burn_inner+0x0..0x7\n") != NULL);
 }
 
 static void win_pid7_only(void)
