@@ -9,17 +9,50 @@
 
 static uint16_t ipv4_next_id;
 
+/* RFC 1071's sum, a 32-bit word at a time: the ones'-complement sum of
+ * 16-bit words does not depend on the byte order they are added in (the
+ * carries wrap around either way), so the words are added as the CPU
+ * loads them and the folded result is swapped into network order once.
+ * A 1400-byte profile stream datagram takes ~350 adds instead of 700
+ * 16-bit loads, swaps and adds (docs/profiling.md, Streaming). The
+ * loads are __builtin_memcpy, one instruction each at any alignment
+ * (the kernel's -ffreestanding would otherwise make them calls). The result is congruent to the
+ * reference sum (16-bit big-endian words, an odd last byte as the high
+ * byte) modulo 0xffff, and 0 exactly when it is: inet_fold gives the
+ * same answer for both. */
 uint64_t inet_sum(const void *p, size_t len, uint64_t sum)
 {
     const uint8_t *b = p;
-    while (len >= 2) {
-        sum += get_be16(b);
+    uint64_t acc = 0;
+    for (; len >= 16; b += 16, len -= 16) {
+        uint32_t w[4];
+        __builtin_memcpy(w, b, 16);
+        acc += (uint64_t)w[0] + w[1] + w[2] + w[3];
+    }
+    for (; len >= 4; b += 4, len -= 4) {
+        uint32_t w;
+        __builtin_memcpy(&w, b, 4);
+        acc += w;
+    }
+    if (len >= 2) {
+        uint16_t h;
+        __builtin_memcpy(&h, b, 2);
+        acc += h;
         b += 2;
         len -= 2;
     }
-    if (len)
-        sum += (uint64_t)b[0] << 8;
-    return sum;
+    if (len) {
+        uint8_t last[2] = { b[0], 0 };  /* the high byte of a word of its own */
+        uint16_t h;
+        __builtin_memcpy(&h, last, 2);
+        acc += h;
+    }
+    while (acc >> 16)
+        acc = (acc & 0xffff) + (acc >> 16);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    acc = (uint16_t)(acc << 8 | acc >> 8);
+#endif
+    return sum + acc;
 }
 
 uint16_t inet_fold(uint64_t sum)
