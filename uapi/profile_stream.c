@@ -297,12 +297,15 @@ bool pstr_add_record(struct pstr_writer *w, const struct pstr_record *r)
     size_t need = PSTR_REC_FIXED + 8 * (size_t)r->depth;
     if (!room(w, need))
         return false;
+    /* The depth in a local: the byte stores below may alias *r for the
+     * compiler, which would otherwise reload it every frame. */
+    unsigned depth = r->depth;
     uint8_t *p = w->buf + w->len;
     put_be32(p, r->pid);
-    p[4] = r->depth;
+    p[4] = (uint8_t)depth;
     p[5] = r->flags;
     put_be16(p + 6, 0);
-    for (unsigned i = 0; i < r->depth; i++)
+    for (unsigned i = 0; i < depth; i++)
         put_be64(p + PSTR_REC_FIXED + 8 * i, r->frames[i]);
     w->len += need;
     w->count++;
