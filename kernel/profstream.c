@@ -4,8 +4,8 @@
  * The sample path does not change: each CPU's sampler writes its own ring
  * (kernel/profiler.c) and knows nothing of the network. One task, spawned
  * per stream, does everything else: every PS_POLL_MS it looks at the
- * rings, and every PROFSTREAM_DRAIN_MS (or sooner, once a ring is half
- * full) copies each CPU's new records into BATCH datagrams and sends
+ * rings, and every PROFSTREAM_DRAIN_MS (or at the first look that finds
+ * a ring half full) copies each CPU's new records into BATCH datagrams and sends
  * them; about every second a META with the tasks alive. It ends the
  * stream on `profile stop`, when no keep-alive came for
  * PSTR_KEEPALIVE_MS, or when the length asked for has passed: sampling
@@ -40,7 +40,14 @@
 #include "net/udpshell.h"
 #include "uapi/profile_stream.h"
 
-#define PS_POLL_MS        10        /* how often the task looks at the rings */
+/* How often the task looks at the rings: half the drain interval. Each
+ * look is a wakeup and two context switches on a CPU that is sampling,
+ * so it is the stream's fixed cost; the rings are sized for four drain
+ * intervals at the source's rate, so a ring that fills at the rate it was
+ * sized for is half full only after two, and one filling four times as
+ * fast still has 25 ms of room when a look finds it half full. Every
+ * second look is the drain. */
+#define PS_POLL_MS        (PROFSTREAM_DRAIN_MS / 2)
 #define PS_META_MS        1000      /* a META about this often */
 #define PS_SEND_WAIT_NS   20000000ull   /* a datagram's retries on a full TX ring */
 #define PS_STOP_WAIT_MS   3000      /* `profile stop` waits this long for the END */
@@ -67,6 +74,7 @@ static struct {
     int pid;
     bool pmu;
     unsigned ncpus;
+    uint16_t cpus[MAX_CPUS];        /* the CPUs streaming, ncpus of them */
     uint64_t start_ns;
     uint8_t end_reason;             /* the last stream's, once it ended */
     char note[64];                  /* "streaming id 0x... to ip:port" */
@@ -202,18 +210,19 @@ static void ps_drain_cpu(unsigned cpu)
     } while (done < n);
 }
 
+/* The CPUs streaming are listed once at the start: a look that walked
+ * all MAX_CPUS slots, most of them empty, cost ~700 instructions. */
 static void ps_drain_all(void)
 {
-    for (unsigned i = 0; i < MAX_CPUS; i++)
-        if (prof_ring_in_stream(i))
-            ps_drain_cpu(i);
+    for (unsigned k = 0; k < ps.ncpus; k++)
+        ps_drain_cpu(ps.cpus[k]);
 }
 
 static bool ps_any_half_full(void)
 {
-    for (unsigned i = 0; i < MAX_CPUS; i++) {
-        uint32_t first;
-        if (prof_ring_in_stream(i) && prof_ring_avail(i, &first) >= prof_ring_cap(i) / 2)
+    for (unsigned k = 0; k < ps.ncpus; k++) {
+        uint32_t first, i = ps.cpus[k];
+        if (prof_ring_avail(i, &first) >= prof_ring_cap(i) / 2)
             return true;
     }
     return false;
@@ -223,9 +232,8 @@ static void ps_send_end(uint8_t reason)
 {
     pstr_begin(&ps.w, PSTR_END, 0, ps.id, ps.seq, time_ns());
     pstr_end_head(&ps.w, reason);
-    for (unsigned i = 0; i < MAX_CPUS; i++) {
-        if (!prof_ring_in_stream(i))
-            continue;
+    for (unsigned k = 0; k < ps.ncpus; k++) {
+        unsigned i = ps.cpus[k];
         struct pstr_end_cpu e = { (uint16_t)i, ps.cpu[i].delivered, ps.cpu[i].drops_sent };
         if (!pstr_add_end_cpu(&ps.w, &e))
             break;                  /* 115 CPUs fit; MAX_CPUS is 64 */
@@ -260,7 +268,10 @@ static void ps_run(void)
         uint64_t now = time_ns();
         if ((reason = ps_should_end(now)) != 0)
             break;
-        if (now - last_drain >= PROFSTREAM_DRAIN_MS * NS_PER_MS || ps_any_half_full()) {
+        /* Half a look of slack: a look that wakes a little early still
+         * drains, so the drains stay every second look. */
+        if (now - last_drain >= (PROFSTREAM_DRAIN_MS - PS_POLL_MS / 2) * NS_PER_MS ||
+            ps_any_half_full()) {
             ps_drain_all();
             last_drain = now;
         }
@@ -401,8 +412,10 @@ int profstream_start(uint32_t ip, uint16_t port, uint32_t ms, int pid, struct pr
     /* The profiler is ours: no other stream can be starting or running,
      * and the last one's task has let go of everything below. */
     unsigned ncpus = 0;
+    uint16_t cpus[MAX_CPUS];
     for (unsigned i = 0; i < MAX_CPUS; i++)
-        ncpus += prof_ring_in_stream(i);
+        if (prof_ring_in_stream(i))
+            cpus[ncpus++] = (uint16_t)i;
     char ipb[16];
     net_fmt_ip(ipb, ip);
     unsigned long f = spin_lock(&ps.lock);
@@ -413,6 +426,7 @@ int profstream_start(uint32_t ip, uint16_t port, uint32_t ms, int pid, struct pr
     ps.pid = pid;
     ps.pmu = pmu;
     ps.ncpus = ncpus;
+    memcpy(ps.cpus, cpus, sizeof cpus);
     ps.start_ns = time_ns();
     ps.end_reason = 0;
     ps.seq = 0;
