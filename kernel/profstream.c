@@ -56,6 +56,7 @@
 #define NS_PER_MS         1000000ull
 
 _Static_assert(PROFILER_FRAMES == PSTR_FRAMES, "a record's frames fit a stream record");
+_Static_assert(sizeof(uintptr_t) == sizeof(uint64_t), "a ring record's frames are sent as they are");
 
 struct ps_counters {                /* relaxed atomics: statistics */
     uint64_t records, datagrams, send_failed, drops;
@@ -64,6 +65,8 @@ struct ps_counters {                /* relaxed atomics: statistics */
 struct ps_cpu {                     /* the task's own */
     uint32_t delivered;             /* records drained: the next batch's first */
     uint32_t drops_sent;            /* drops_total as last sent */
+    bool held;                      /* a drain kept back records before held_end */
+    uint32_t held_end;
 };
 
 static struct {
@@ -166,23 +169,50 @@ static void ps_send_meta(void)
     ps_send_writer();
 }
 
-/* Copy a ring record into a stream record. */
-static void ps_record(const struct prof_record *pr, struct pstr_record *r)
+/* A ring record's depth as sent: always 1..PSTR_FRAMES (frame 0 is the
+ * pc), clamped in case it ever is not, so that the encoder never refuses
+ * a record and the count of what fits below agrees with it. */
+static unsigned ps_depth(const struct prof_record *pr)
 {
-    r->pid = (uint32_t)pr->pr_pid;
-    r->depth = pr->pr_depth;
-    r->flags = pr->pr_tick ? PSTR_REC_TICK : 0;
-    if (r->depth < 1 || r->depth > PSTR_FRAMES)     /* never: frame 0 is the pc */
-        r->depth = 1;
-    for (unsigned i = 0; i < r->depth; i++)
-        r->frames[i] = pr->pr_frames[i];
+    unsigned d = pr->pr_depth;
+    return d < 1 || d > PSTR_FRAMES ? 1 : d;
 }
 
-/* Everything cpu's ring holds now, in as many BATCHes as it takes; an
- * empty batch when only the drop count moved. Each datagram's records
- * are released as soon as they are encoded (the datagram is the copy),
- * before the send, so the sampler gets the room back early. */
-static void ps_drain_cpu(unsigned cpu)
+#define PS_BATCH_ROOM (PSTR_DGRAM_MAX - PSTR_HDR_LEN - PSTR_BATCH_HDR)
+
+/* Of the n records from first, how many fill whole BATCHes, packed as
+ * the encoder packs them: what a drain sends when it may keep the rest. */
+static uint32_t ps_whole(const struct prof_record *ring, uint32_t mask, uint32_t first,
+                         uint32_t n)
+{
+    uint32_t whole = 0;
+    size_t used = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        size_t need = PSTR_REC_FIXED + 8 * ps_depth(&ring[(first + i) & mask]);
+        if (used + need > PS_BATCH_ROOM) {
+            whole = i;
+            used = 0;
+        }
+        used += need;
+    }
+    return used == PS_BATCH_ROOM ? n : whole;
+}
+
+/* cpu's new records, in as many BATCHes as it takes; an empty batch when
+ * only the drop count moved. Datagrams go full: a drain keeps back the
+ * records of a last, part-filled one, unless the CPU's drops moved or
+ * records kept back by the drain before would be kept again (all: send
+ * everything, as the stream ends). So a record is sent at the first
+ * drain after it is taken, or at the second, and a
+ * CPU sampling at ~100 Hz sends one datagram of ~10 records every
+ * second drain, not one of ~5 at every drain: each datagram costs ~2k
+ * instructions to send, whatever it holds. Each datagram's records are
+ * released as soon as they are encoded (the datagram is the copy),
+ * before the send, so the sampler gets the room back early. The ring is
+ * read in place (prof_ring_at(cpu, 0) is its first slot; an index is
+ * taken modulo its power-of-two capacity), each record encoded straight
+ * from its frames. */
+static void ps_drain_cpu(unsigned cpu, bool all)
 {
     struct ps_cpu *c = &ps.cpu[cpu];
     uint32_t first;
@@ -190,15 +220,32 @@ static void ps_drain_cpu(unsigned cpu)
     uint32_t drops = prof_ring_drops(cpu);
     if (n == 0 && drops == c->drops_sent)
         return;
+    const struct prof_record *ring = prof_ring_at(cpu, 0);
+    uint32_t mask = prof_ring_cap(cpu) - 1;
+    if (!all && drops == c->drops_sent) {
+        /* Whole datagrams, if they take every record kept back before. */
+        uint32_t whole = ps_whole(ring, mask, first, n);
+        if (!c->held || whole >= c->held_end - first) {
+            c->held = whole < n;
+            c->held_end = first + n;
+            if (whole == 0)
+                return;
+            n = whole;
+        } else {
+            c->held = false;
+        }
+    } else {
+        c->held = false;
+    }
     uint32_t done = 0;
     do {
         pstr_begin(&ps.w, PSTR_BATCH, (uint16_t)cpu, ps.id, ps.seq, time_ns());
         struct pstr_batch b = { first + done, drops - c->drops_sent, drops };
         pstr_batch_head(&ps.w, &b);
         for (; done < n; done++) {
-            struct pstr_record r;
-            ps_record(prof_ring_at(cpu, first + done), &r);
-            if (!pstr_add_record(&ps.w, &r))
+            const struct prof_record *pr = &ring[(first + done) & mask];
+            if (!pstr_add_frames(&ps.w, (uint32_t)pr->pr_pid, pr->pr_tick ? PSTR_REC_TICK : 0,
+                                 (const uint64_t *)pr->pr_frames, ps_depth(pr)))
                 break;              /* full: this one starts the next batch */
         }
         prof_ring_release(cpu, first + done);
@@ -212,10 +259,10 @@ static void ps_drain_cpu(unsigned cpu)
 
 /* The CPUs streaming are listed once at the start: a look that walked
  * all MAX_CPUS slots, most of them empty, cost ~700 instructions. */
-static void ps_drain_all(void)
+static void ps_drain_all(bool all)
 {
     for (unsigned k = 0; k < ps.ncpus; k++)
-        ps_drain_cpu(ps.cpus[k]);
+        ps_drain_cpu(ps.cpus[k], all);
 }
 
 static bool ps_any_half_full(void)
@@ -272,7 +319,7 @@ static void ps_run(void)
          * drains, so the drains stay every second look. */
         if (now - last_drain >= (PROFSTREAM_DRAIN_MS - PS_POLL_MS / 2) * NS_PER_MS ||
             ps_any_half_full()) {
-            ps_drain_all();
+            ps_drain_all(false);
             last_drain = now;
         }
         if (now - last_meta >= PS_META_MS * NS_PER_MS) {
@@ -281,7 +328,7 @@ static void ps_run(void)
         }
     }
     prof_stream_stop();             /* no ring grows after this */
-    ps_drain_all();
+    ps_drain_all(true);
     ps_send_end(reason);
     unsigned long f = spin_lock(&ps.lock);
     ps.end_reason = reason;

@@ -290,26 +290,29 @@ void pstr_batch_head(struct pstr_writer *w, const struct pstr_batch *b)
     w->len += PSTR_BATCH_HDR;
 }
 
-bool pstr_add_record(struct pstr_writer *w, const struct pstr_record *r)
+bool pstr_add_frames(struct pstr_writer *w, uint32_t pid, uint8_t flags,
+                     const uint64_t *frames, unsigned depth)
 {
-    if (r->depth < 1 || r->depth > PSTR_FRAMES || (r->flags & ~PSTR_REC_TICK))
+    if (depth < 1 || depth > PSTR_FRAMES || (flags & ~PSTR_REC_TICK))
         return false;
-    size_t need = PSTR_REC_FIXED + 8 * (size_t)r->depth;
+    size_t need = PSTR_REC_FIXED + 8 * (size_t)depth;
     if (!room(w, need))
         return false;
-    /* The depth in a local: the byte stores below may alias *r for the
-     * compiler, which would otherwise reload it every frame. */
-    unsigned depth = r->depth;
     uint8_t *p = w->buf + w->len;
-    put_be32(p, r->pid);
+    put_be32(p, pid);
     p[4] = (uint8_t)depth;
-    p[5] = r->flags;
+    p[5] = flags;
     put_be16(p + 6, 0);
     for (unsigned i = 0; i < depth; i++)
-        put_be64(p + PSTR_REC_FIXED + 8 * i, r->frames[i]);
+        put_be64(p + PSTR_REC_FIXED + 8 * i, frames[i]);
     w->len += need;
     w->count++;
     return true;
+}
+
+bool pstr_add_record(struct pstr_writer *w, const struct pstr_record *r)
+{
+    return pstr_add_frames(w, r->pid, r->flags, r->frames, r->depth);
 }
 
 void pstr_meta_head(struct pstr_writer *w, const struct pstr_meta *m)

@@ -181,6 +181,10 @@ void pstr_begin(struct pstr_writer *w, uint8_t type, uint16_t cpu,
 /* BATCH: right after pstr_begin, once. */
 void pstr_batch_head(struct pstr_writer *w, const struct pstr_batch *b);
 bool pstr_add_record(struct pstr_writer *w, const struct pstr_record *r);
+/* The same record from its parts, frames[0 .. depth): what a kernel adds
+ * straight from its own records, without a struct pstr_record between. */
+bool pstr_add_frames(struct pstr_writer *w, uint32_t pid, uint8_t flags,
+                     const uint64_t *frames, unsigned depth);
 /* META: right after pstr_begin, once (source cut to PSTR_SOURCE_MAX). */
 void pstr_meta_head(struct pstr_writer *w, const struct pstr_meta *m);
 /* A task's name is cut to PSTR_TASK_MAX; an empty one is sent as "-". */
