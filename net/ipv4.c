@@ -13,30 +13,47 @@ static uint16_t ipv4_next_id;
  * 16-bit words does not depend on the byte order they are added in (the
  * carries wrap around either way), so the words are added as the CPU
  * loads them and the folded result is swapped into network order once.
- * A 1400-byte profile stream datagram takes ~350 adds instead of 700
- * 16-bit loads, swaps and adds (docs/profiling.md, Streaming). The
- * loads are __builtin_memcpy, one instruction each at any alignment
- * (the kernel's -ffreestanding would otherwise make them calls). The result is congruent to the
- * reference sum (16-bit big-endian words, an odd last byte as the high
- * byte) modulo 0xffff, and 0 exactly when it is: inet_fold gives the
- * same answer for both. */
-uint64_t inet_sum(const void *p, size_t len, uint64_t sum)
+ * A 1400-byte profile stream datagram takes ~90 rounds of two 8-byte
+ * loads instead of 700 16-bit loads, swaps and adds (docs/profiling.md,
+ * Streaming). The loads (and stores) are __builtin_memcpy, one
+ * instruction each at any alignment (the kernel's -ffreestanding would
+ * otherwise make them calls). The result is congruent to the reference
+ * sum (16-bit big-endian words, an odd last byte as the high byte)
+ * modulo 0xffff, and 0 exactly when it is: inet_fold gives the same
+ * answer for both. With dst, the bytes are also copied there, in the
+ * same pass: a datagram sent is read once, not once to copy it into its
+ * frame and again to sum it. */
+static inline __attribute__((always_inline)) uint64_t
+inet_sum_words(uint8_t *dst, const uint8_t *b, size_t len, uint64_t sum)
 {
-    const uint8_t *b = p;
     uint64_t acc = 0;
     for (; len >= 16; b += 16, len -= 16) {
-        uint32_t w[4];
-        __builtin_memcpy(w, b, 16);
-        acc += (uint64_t)w[0] + w[1] + w[2] + w[3];
+        uint64_t x, y;
+        __builtin_memcpy(&x, b, 8);
+        __builtin_memcpy(&y, b + 8, 8);
+        if (dst) {
+            __builtin_memcpy(dst, &x, 8);
+            __builtin_memcpy(dst + 8, &y, 8);
+            dst += 16;
+        }
+        acc += (x >> 32) + (uint32_t)x + (y >> 32) + (uint32_t)y;
     }
     for (; len >= 4; b += 4, len -= 4) {
         uint32_t w;
         __builtin_memcpy(&w, b, 4);
+        if (dst) {
+            __builtin_memcpy(dst, &w, 4);
+            dst += 4;
+        }
         acc += w;
     }
     if (len >= 2) {
         uint16_t h;
         __builtin_memcpy(&h, b, 2);
+        if (dst) {
+            __builtin_memcpy(dst, &h, 2);
+            dst += 2;
+        }
         acc += h;
         b += 2;
         len -= 2;
@@ -45,6 +62,8 @@ uint64_t inet_sum(const void *p, size_t len, uint64_t sum)
         uint8_t last[2] = { b[0], 0 };  /* the high byte of a word of its own */
         uint16_t h;
         __builtin_memcpy(&h, last, 2);
+        if (dst)
+            dst[0] = b[0];
         acc += h;
     }
     while (acc >> 16)
@@ -53,6 +72,16 @@ uint64_t inet_sum(const void *p, size_t len, uint64_t sum)
     acc = (uint16_t)(acc << 8 | acc >> 8);
 #endif
     return sum + acc;
+}
+
+uint64_t inet_sum(const void *p, size_t len, uint64_t sum)
+{
+    return inet_sum_words(NULL, p, len, sum);
+}
+
+uint64_t inet_sum_copy(void *dst, const void *src, size_t len, uint64_t sum)
+{
+    return inet_sum_words(dst, src, len, sum);
 }
 
 uint16_t inet_fold(uint64_t sum)
