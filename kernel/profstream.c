@@ -178,32 +178,14 @@ static unsigned ps_depth(const struct prof_record *pr)
     return d < 1 || d > PSTR_FRAMES ? 1 : d;
 }
 
-#define PS_BATCH_ROOM (PSTR_DGRAM_MAX - PSTR_HDR_LEN - PSTR_BATCH_HDR)
-
-/* Of the n records from first, how many fill whole BATCHes, packed as
- * the encoder packs them: what a drain sends when it may keep the rest. */
-static uint32_t ps_whole(const struct prof_record *ring, uint32_t mask, uint32_t first,
-                         uint32_t n)
-{
-    uint32_t whole = 0;
-    size_t used = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        size_t need = PSTR_REC_FIXED + 8 * ps_depth(&ring[(first + i) & mask]);
-        if (used + need > PS_BATCH_ROOM) {
-            whole = i;
-            used = 0;
-        }
-        used += need;
-    }
-    return used == PS_BATCH_ROOM ? n : whole;
-}
-
 /* cpu's new records, in as many BATCHes as it takes; an empty batch when
  * only the drop count moved. Datagrams go full: a drain keeps back the
- * records of a last, part-filled one, unless the CPU's drops moved or
- * records kept back by the drain before would be kept again (all: send
- * everything, as the stream ends). So a record is sent at the first
- * drain after it is taken, or at the second, and a
+ * records of a last, part-filled one (encoded, but not released: the
+ * next drain encodes them again, cheaper than working out beforehand
+ * where the datagrams would end), unless the CPU's drops moved or it
+ * holds records kept back by the drain before (all: send everything, as
+ * the stream ends). So a record is sent at the first drain after it is
+ * taken, or at the second, and a
  * CPU sampling at ~100 Hz sends one datagram of ~10 records every
  * second drain, not one of ~5 at every drain: each datagram costs ~2k
  * instructions to send, whatever it holds. Each datagram's records are
@@ -222,21 +204,7 @@ static void ps_drain_cpu(unsigned cpu, bool all)
         return;
     const struct prof_record *ring = prof_ring_at(cpu, 0);
     uint32_t mask = prof_ring_cap(cpu) - 1;
-    if (!all && drops == c->drops_sent) {
-        /* Whole datagrams, if they take every record kept back before. */
-        uint32_t whole = ps_whole(ring, mask, first, n);
-        if (!c->held || whole >= c->held_end - first) {
-            c->held = whole < n;
-            c->held_end = first + n;
-            if (whole == 0)
-                return;
-            n = whole;
-        } else {
-            c->held = false;
-        }
-    } else {
-        c->held = false;
-    }
+    bool may_hold = !all && drops == c->drops_sent;
     uint32_t done = 0;
     do {
         pstr_begin(&ps.w, PSTR_BATCH, (uint16_t)cpu, ps.id, ps.seq, time_ns());
@@ -248,6 +216,12 @@ static void ps_drain_cpu(unsigned cpu, bool all)
                                  (const uint64_t *)pr->pr_frames, ps_depth(pr)))
                 break;              /* full: this one starts the next batch */
         }
+        /* Part-filled, last, and none of it kept back before: keep it. */
+        if (done == n && may_hold && (!c->held || (int32_t)(c->delivered - c->held_end) >= 0)) {
+            c->held = true;
+            c->held_end = first + n;
+            return;
+        }
         prof_ring_release(cpu, first + done);
         PS_ADD(records, first + done - c->delivered);
         PS_ADD(drops, drops - c->drops_sent);
@@ -255,6 +229,7 @@ static void ps_drain_cpu(unsigned cpu, bool all)
         c->drops_sent = drops;
         ps_send_writer();
     } while (done < n);
+    c->held = false;
 }
 
 /* The CPUs streaming are listed once at the start: a look that walked
