@@ -28,7 +28,7 @@ NO_LIBCALL void *memcpy(void *dst, const void *src, size_t n)
                      : "memory");
     return ret;
 #else
-    /* Two words at a time whatever the alignment, bytes for the edges.
+    /* Four words at a time whatever the alignment, bytes for the edges.
      * arm64 allows unaligned loads and stores to Normal memory while
      * SCTLR_EL1.A is clear, as boot.S leaves it, and no C runs before the
      * MMU is on (Device memory, all of it before then, would fault). Only
@@ -43,12 +43,21 @@ NO_LIBCALL void *memcpy(void *dst, const void *src, size_t n)
     if (n >= 16) {
         for (; (uintptr_t)d & 7; n--)
             *d++ = *s++;
-        for (; n >= 16; n -= 16, d += 16, s += 16) {
-            uint64_t a, b;
+        for (; n >= 32; n -= 32, d += 32, s += 32) {
+            uint64_t a, b, c, e;
             __builtin_memcpy(&a, s, 8);
             __builtin_memcpy(&b, s + 8, 8);
+            __builtin_memcpy(&c, s + 16, 8);
+            __builtin_memcpy(&e, s + 24, 8);
             __builtin_memcpy(d, &a, 8);
             __builtin_memcpy(d + 8, &b, 8);
+            __builtin_memcpy(d + 16, &c, 8);
+            __builtin_memcpy(d + 24, &e, 8);
+        }
+        for (; n >= 8; n -= 8, d += 8, s += 8) {
+            uint64_t a;
+            __builtin_memcpy(&a, s, 8);
+            __builtin_memcpy(d, &a, 8);
         }
     }
     while (n--)

@@ -13,7 +13,7 @@ static uint16_t ipv4_next_id;
  * 16-bit words does not depend on the byte order they are added in (the
  * carries wrap around either way), so the words are added as the CPU
  * loads them and the folded result is swapped into network order once.
- * A 1400-byte profile stream datagram takes ~90 rounds of two 8-byte
+ * A 1400-byte profile stream datagram takes ~45 rounds of four 8-byte
  * loads instead of 700 16-bit loads, swaps and adds (docs/profiling.md,
  * Streaming). The loads (and stores) are __builtin_memcpy, one
  * instruction each at any alignment (the kernel's -ffreestanding would
@@ -27,6 +27,22 @@ static inline __attribute__((always_inline)) uint64_t
 inet_sum_words(uint8_t *dst, const uint8_t *b, size_t len, uint64_t sum)
 {
     uint64_t acc = 0;
+    for (; len >= 32; b += 32, len -= 32) {
+        uint64_t x, y, z, v;
+        __builtin_memcpy(&x, b, 8);
+        __builtin_memcpy(&y, b + 8, 8);
+        __builtin_memcpy(&z, b + 16, 8);
+        __builtin_memcpy(&v, b + 24, 8);
+        if (dst) {
+            __builtin_memcpy(dst, &x, 8);
+            __builtin_memcpy(dst + 8, &y, 8);
+            __builtin_memcpy(dst + 16, &z, 8);
+            __builtin_memcpy(dst + 24, &v, 8);
+            dst += 32;
+        }
+        acc += (x >> 32) + (uint32_t)x + (y >> 32) + (uint32_t)y +
+               (z >> 32) + (uint32_t)z + (v >> 32) + (uint32_t)v;
+    }
     for (; len >= 16; b += 16, len -= 16) {
         uint64_t x, y;
         __builtin_memcpy(&x, b, 8);
