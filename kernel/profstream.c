@@ -3,11 +3,11 @@
  *
  * The sample path does not change: each CPU's sampler writes its own ring
  * (kernel/profiler.c) and knows nothing of the network. One task, spawned
- * per stream, does everything else: every PS_POLL_MS it looks at the
- * rings, and every PROFSTREAM_DRAIN_MS (or at the first look that finds
- * a ring half full) copies each CPU's new records into BATCH datagrams and sends
- * them; about every second a META with the tasks alive. It ends the
- * stream on `profile stop`, when no keep-alive came for
+ * per stream, does everything else: every PROFSTREAM_DRAIN_MS it copies
+ * each CPU's new records into full BATCH datagrams and sends them (and
+ * while a ring is busy it also looks every PS_POLL_MS, draining at once
+ * a ring half full); about every second a META with the tasks alive.
+ * It ends the stream on `profile stop`, when no keep-alive came for
  * PSTR_KEEPALIVE_MS, or when the length asked for has passed: sampling
  * stops, the samplers are waited out, the rings drained a last time, and
  * an END with each CPU's totals goes out three times.
@@ -508,8 +508,9 @@ int profstream_stop(struct printer *p)
         return 1;
     }
     __atomic_store_n(&ps.stop, 1, __ATOMIC_RELEASE);
-    /* The task notices within PS_POLL_MS; the final drain and the END
-     * take a moment more. The summary waits for them. */
+    /* The task notices at its next look, within PROFSTREAM_DRAIN_MS; the
+     * final drain and the END take a moment more. The summary waits for
+     * them. */
     for (unsigned waited = 0; waited < PS_STOP_WAIT_MS; waited += PS_POLL_MS) {
         f = spin_lock(&ps.lock);
         running = ps.running && ps.id == id;
