@@ -3,11 +3,11 @@
  *
  * The sample path does not change: each CPU's sampler writes its own ring
  * (kernel/profiler.c) and knows nothing of the network. One task, spawned
- * per stream, does everything else: every PS_POLL_MS it looks at the
- * rings, and every PROFSTREAM_DRAIN_MS (or sooner, once a ring is half
- * full) copies each CPU's new records into BATCH datagrams and sends
- * them; about every second a META with the tasks alive. It ends the
- * stream on `profile stop`, when no keep-alive came for
+ * per stream, does everything else: every PROFSTREAM_DRAIN_MS it copies
+ * each CPU's new records into full BATCH datagrams and sends them (and
+ * while a ring is busy it also looks every PS_POLL_MS, draining at once
+ * a ring half full); about every second a META with the tasks alive.
+ * It ends the stream on `profile stop`, when no keep-alive came for
  * PSTR_KEEPALIVE_MS, or when the length asked for has passed: sampling
  * stops, the samplers are waited out, the rings drained a last time, and
  * an END with each CPU's totals goes out three times.
@@ -40,7 +40,17 @@
 #include "net/udpshell.h"
 #include "uapi/profile_stream.h"
 
-#define PS_POLL_MS        10        /* how often the task looks at the rings */
+/* How often the task looks at the rings while they fill fast: half the
+ * drain interval. Each look is a wakeup and two context switches on a
+ * CPU that is sampling, so it is the stream's fixed cost; the rings are
+ * sized for four drain intervals at the source's rate, so a ring that
+ * fills at the rate it was sized for is half full only after two, and one
+ * filling four times as fast still has 25 ms of room when a look finds it
+ * half full. Every second look is the drain. When no ring held more than
+ * an eighth of itself at the last drain, the next look is the next drain:
+ * a ring would have to fill four times as fast as it did to be half full
+ * by then (see ps_run). */
+#define PS_POLL_MS        (PROFSTREAM_DRAIN_MS / 2)
 #define PS_META_MS        1000      /* a META about this often */
 #define PS_SEND_WAIT_NS   20000000ull   /* a datagram's retries on a full TX ring */
 #define PS_STOP_WAIT_MS   3000      /* `profile stop` waits this long for the END */
@@ -49,6 +59,7 @@
 #define NS_PER_MS         1000000ull
 
 _Static_assert(PROFILER_FRAMES == PSTR_FRAMES, "a record's frames fit a stream record");
+_Static_assert(sizeof(uintptr_t) == sizeof(uint64_t), "a ring record's frames are sent as they are");
 
 struct ps_counters {                /* relaxed atomics: statistics */
     uint64_t records, datagrams, send_failed, drops;
@@ -57,6 +68,8 @@ struct ps_counters {                /* relaxed atomics: statistics */
 struct ps_cpu {                     /* the task's own */
     uint32_t delivered;             /* records drained: the next batch's first */
     uint32_t drops_sent;            /* drops_total as last sent */
+    bool held;                      /* a drain kept back records before held_end */
+    uint32_t held_end;
 };
 
 static struct {
@@ -67,6 +80,7 @@ static struct {
     int pid;
     bool pmu;
     unsigned ncpus;
+    uint16_t cpus[MAX_CPUS];        /* the CPUs streaming, ncpus of them */
     uint64_t start_ns;
     uint8_t end_reason;             /* the last stream's, once it ended */
     char note[64];                  /* "streaming id 0x... to ip:port" */
@@ -158,40 +172,59 @@ static void ps_send_meta(void)
     ps_send_writer();
 }
 
-/* Copy a ring record into a stream record. */
-static void ps_record(const struct prof_record *pr, struct pstr_record *r)
+/* A ring record's depth as sent: always 1..PSTR_FRAMES (frame 0 is the
+ * pc), clamped in case it ever is not, so that the encoder never refuses
+ * a record and the count of what fits below agrees with it. */
+static unsigned ps_depth(const struct prof_record *pr)
 {
-    r->pid = (uint32_t)pr->pr_pid;
-    r->depth = pr->pr_depth;
-    r->flags = pr->pr_tick ? PSTR_REC_TICK : 0;
-    if (r->depth < 1 || r->depth > PSTR_FRAMES)     /* never: frame 0 is the pc */
-        r->depth = 1;
-    for (unsigned i = 0; i < r->depth; i++)
-        r->frames[i] = pr->pr_frames[i];
+    unsigned d = pr->pr_depth;
+    return d < 1 || d > PSTR_FRAMES ? 1 : d;
 }
 
-/* Everything cpu's ring holds now, in as many BATCHes as it takes; an
- * empty batch when only the drop count moved. Each datagram's records
- * are released as soon as they are encoded (the datagram is the copy),
- * before the send, so the sampler gets the room back early. */
-static void ps_drain_cpu(unsigned cpu)
+/* cpu's new records, in as many BATCHes as it takes; an empty batch when
+ * only the drop count moved. Datagrams go full: a drain keeps back the
+ * records of a last, part-filled one (encoded, but not released: the
+ * next drain encodes them again, cheaper than working out beforehand
+ * where the datagrams would end), unless the CPU's drops moved or it
+ * holds records kept back by the drain before (all: send everything, as
+ * the stream ends). So a record is sent at the first drain after it is
+ * taken, or at the second, and a
+ * CPU sampling at ~100 Hz sends one datagram of ~10 records every
+ * second drain, not one of ~5 at every drain: each datagram costs ~2k
+ * instructions to send, whatever it holds. Each datagram's records are
+ * released as soon as they are encoded (the datagram is the copy),
+ * before the send, so the sampler gets the room back early. The ring is
+ * read in place (prof_ring_at(cpu, 0) is its first slot; an index is
+ * taken modulo its power-of-two capacity), each record encoded straight
+ * from its frames. */
+static bool ps_drain_cpu(unsigned cpu, bool all)
 {
     struct ps_cpu *c = &ps.cpu[cpu];
     uint32_t first;
     uint32_t n = prof_ring_avail(cpu, &first);
     uint32_t drops = prof_ring_drops(cpu);
+    bool busy = n > prof_ring_cap(cpu) / 8;
     if (n == 0 && drops == c->drops_sent)
-        return;
+        return busy;
+    const struct prof_record *ring = prof_ring_at(cpu, 0);
+    uint32_t mask = prof_ring_cap(cpu) - 1;
+    bool may_hold = !all && drops == c->drops_sent;
     uint32_t done = 0;
     do {
         pstr_begin(&ps.w, PSTR_BATCH, (uint16_t)cpu, ps.id, ps.seq, time_ns());
         struct pstr_batch b = { first + done, drops - c->drops_sent, drops };
         pstr_batch_head(&ps.w, &b);
         for (; done < n; done++) {
-            struct pstr_record r;
-            ps_record(prof_ring_at(cpu, first + done), &r);
-            if (!pstr_add_record(&ps.w, &r))
+            const struct prof_record *pr = &ring[(first + done) & mask];
+            if (!pstr_add_frames(&ps.w, (uint32_t)pr->pr_pid, pr->pr_tick ? PSTR_REC_TICK : 0,
+                                 (const uint64_t *)pr->pr_frames, ps_depth(pr)))
                 break;              /* full: this one starts the next batch */
+        }
+        /* Part-filled, last, and none of it kept back before: keep it. */
+        if (done == n && may_hold && (!c->held || (int32_t)(c->delivered - c->held_end) >= 0)) {
+            c->held = true;
+            c->held_end = first + n;
+            return busy;
         }
         prof_ring_release(cpu, first + done);
         PS_ADD(records, first + done - c->delivered);
@@ -200,20 +233,26 @@ static void ps_drain_cpu(unsigned cpu)
         c->drops_sent = drops;
         ps_send_writer();
     } while (done < n);
+    c->held = false;
+    return busy;
 }
 
-static void ps_drain_all(void)
+/* The CPUs streaming are listed once at the start: a look that walked
+ * all MAX_CPUS slots, most of them empty, cost ~700 instructions. */
+/* Whether a ring held more than an eighth of itself. */
+static bool ps_drain_all(bool all)
 {
-    for (unsigned i = 0; i < MAX_CPUS; i++)
-        if (prof_ring_in_stream(i))
-            ps_drain_cpu(i);
+    bool busy = false;
+    for (unsigned k = 0; k < ps.ncpus; k++)
+        busy |= ps_drain_cpu(ps.cpus[k], all);
+    return busy;
 }
 
 static bool ps_any_half_full(void)
 {
-    for (unsigned i = 0; i < MAX_CPUS; i++) {
-        uint32_t first;
-        if (prof_ring_in_stream(i) && prof_ring_avail(i, &first) >= prof_ring_cap(i) / 2)
+    for (unsigned k = 0; k < ps.ncpus; k++) {
+        uint32_t first, i = ps.cpus[k];
+        if (prof_ring_avail(i, &first) >= prof_ring_cap(i) / 2)
             return true;
     }
     return false;
@@ -223,9 +262,8 @@ static void ps_send_end(uint8_t reason)
 {
     pstr_begin(&ps.w, PSTR_END, 0, ps.id, ps.seq, time_ns());
     pstr_end_head(&ps.w, reason);
-    for (unsigned i = 0; i < MAX_CPUS; i++) {
-        if (!prof_ring_in_stream(i))
-            continue;
+    for (unsigned k = 0; k < ps.ncpus; k++) {
+        unsigned i = ps.cpus[k];
         struct pstr_end_cpu e = { (uint16_t)i, ps.cpu[i].delivered, ps.cpu[i].drops_sent };
         if (!pstr_add_end_cpu(&ps.w, &e))
             break;                  /* 115 CPUs fit; MAX_CPUS is 64 */
@@ -255,13 +293,20 @@ static void ps_run(void)
     ps_send_meta();
     uint64_t last_drain = time_ns(), last_meta = last_drain;
     uint8_t reason;
+    unsigned look_ms = PS_POLL_MS;
     for (;;) {
-        sleep_ms(PS_POLL_MS);
+        sleep_ms(look_ms);
         uint64_t now = time_ns();
         if ((reason = ps_should_end(now)) != 0)
             break;
-        if (now - last_drain >= PROFSTREAM_DRAIN_MS * NS_PER_MS || ps_any_half_full()) {
-            ps_drain_all();
+        /* Half a look of slack: a look that wakes a little early still
+         * drains, so the drains stay every second look. */
+        if (now - last_drain >= (PROFSTREAM_DRAIN_MS - PS_POLL_MS / 2) * NS_PER_MS ||
+            ps_any_half_full()) {
+            /* Quiet rings (at most an eighth full at a drain) are looked
+             * at again only at the next drain: at 1 kHz into 512-record
+             * rings that is 20 wakeups a second instead of 40. */
+            look_ms = ps_drain_all(false) ? PS_POLL_MS : PROFSTREAM_DRAIN_MS;
             last_drain = now;
         }
         if (now - last_meta >= PS_META_MS * NS_PER_MS) {
@@ -270,7 +315,7 @@ static void ps_run(void)
         }
     }
     prof_stream_stop();             /* no ring grows after this */
-    ps_drain_all();
+    ps_drain_all(true);
     ps_send_end(reason);
     unsigned long f = spin_lock(&ps.lock);
     ps.end_reason = reason;
@@ -401,8 +446,10 @@ int profstream_start(uint32_t ip, uint16_t port, uint32_t ms, int pid, struct pr
     /* The profiler is ours: no other stream can be starting or running,
      * and the last one's task has let go of everything below. */
     unsigned ncpus = 0;
+    uint16_t cpus[MAX_CPUS];
     for (unsigned i = 0; i < MAX_CPUS; i++)
-        ncpus += prof_ring_in_stream(i);
+        if (prof_ring_in_stream(i))
+            cpus[ncpus++] = (uint16_t)i;
     char ipb[16];
     net_fmt_ip(ipb, ip);
     unsigned long f = spin_lock(&ps.lock);
@@ -413,6 +460,7 @@ int profstream_start(uint32_t ip, uint16_t port, uint32_t ms, int pid, struct pr
     ps.pid = pid;
     ps.pmu = pmu;
     ps.ncpus = ncpus;
+    memcpy(ps.cpus, cpus, sizeof cpus);
     ps.start_ns = time_ns();
     ps.end_reason = 0;
     ps.seq = 0;
@@ -460,8 +508,9 @@ int profstream_stop(struct printer *p)
         return 1;
     }
     __atomic_store_n(&ps.stop, 1, __ATOMIC_RELEASE);
-    /* The task notices within PS_POLL_MS; the final drain and the END
-     * take a moment more. The summary waits for them. */
+    /* The task notices at its next look, within PROFSTREAM_DRAIN_MS; the
+     * final drain and the END take a moment more. The summary waits for
+     * them. */
     for (unsigned waited = 0; waited < PS_STOP_WAIT_MS; waited += PS_POLL_MS) {
         f = spin_lock(&ps.lock);
         running = ps.running && ps.id == id;

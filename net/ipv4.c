@@ -9,17 +9,95 @@
 
 static uint16_t ipv4_next_id;
 
-uint64_t inet_sum(const void *p, size_t len, uint64_t sum)
+/* RFC 1071's sum, a 32-bit word at a time: the ones'-complement sum of
+ * 16-bit words does not depend on the byte order they are added in (the
+ * carries wrap around either way), so the words are added as the CPU
+ * loads them and the folded result is swapped into network order once.
+ * A 1400-byte profile stream datagram takes ~45 rounds of four 8-byte
+ * loads instead of 700 16-bit loads, swaps and adds (docs/profiling.md,
+ * Streaming). The loads (and stores) are __builtin_memcpy, one
+ * instruction each at any alignment (the kernel's -ffreestanding would
+ * otherwise make them calls). The result is congruent to the reference
+ * sum (16-bit big-endian words, an odd last byte as the high byte)
+ * modulo 0xffff, and 0 exactly when it is: inet_fold gives the same
+ * answer for both. With dst, the bytes are also copied there, in the
+ * same pass: a datagram sent is read once, not once to copy it into its
+ * frame and again to sum it. */
+static inline __attribute__((always_inline)) uint64_t
+inet_sum_words(uint8_t *dst, const uint8_t *b, size_t len, uint64_t sum)
 {
-    const uint8_t *b = p;
-    while (len >= 2) {
-        sum += get_be16(b);
+    uint64_t acc = 0;
+    for (; len >= 32; b += 32, len -= 32) {
+        uint64_t x, y, z, v;
+        __builtin_memcpy(&x, b, 8);
+        __builtin_memcpy(&y, b + 8, 8);
+        __builtin_memcpy(&z, b + 16, 8);
+        __builtin_memcpy(&v, b + 24, 8);
+        if (dst) {
+            __builtin_memcpy(dst, &x, 8);
+            __builtin_memcpy(dst + 8, &y, 8);
+            __builtin_memcpy(dst + 16, &z, 8);
+            __builtin_memcpy(dst + 24, &v, 8);
+            dst += 32;
+        }
+        acc += (x >> 32) + (uint32_t)x + (y >> 32) + (uint32_t)y +
+               (z >> 32) + (uint32_t)z + (v >> 32) + (uint32_t)v;
+    }
+    for (; len >= 16; b += 16, len -= 16) {
+        uint64_t x, y;
+        __builtin_memcpy(&x, b, 8);
+        __builtin_memcpy(&y, b + 8, 8);
+        if (dst) {
+            __builtin_memcpy(dst, &x, 8);
+            __builtin_memcpy(dst + 8, &y, 8);
+            dst += 16;
+        }
+        acc += (x >> 32) + (uint32_t)x + (y >> 32) + (uint32_t)y;
+    }
+    for (; len >= 4; b += 4, len -= 4) {
+        uint32_t w;
+        __builtin_memcpy(&w, b, 4);
+        if (dst) {
+            __builtin_memcpy(dst, &w, 4);
+            dst += 4;
+        }
+        acc += w;
+    }
+    if (len >= 2) {
+        uint16_t h;
+        __builtin_memcpy(&h, b, 2);
+        if (dst) {
+            __builtin_memcpy(dst, &h, 2);
+            dst += 2;
+        }
+        acc += h;
         b += 2;
         len -= 2;
     }
-    if (len)
-        sum += (uint64_t)b[0] << 8;
-    return sum;
+    if (len) {
+        uint8_t last[2] = { b[0], 0 };  /* the high byte of a word of its own */
+        uint16_t h;
+        __builtin_memcpy(&h, last, 2);
+        if (dst)
+            dst[0] = b[0];
+        acc += h;
+    }
+    while (acc >> 16)
+        acc = (acc & 0xffff) + (acc >> 16);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    acc = (uint16_t)(acc << 8 | acc >> 8);
+#endif
+    return sum + acc;
+}
+
+uint64_t inet_sum(const void *p, size_t len, uint64_t sum)
+{
+    return inet_sum_words(NULL, p, len, sum);
+}
+
+uint64_t inet_sum_copy(void *dst, const void *src, size_t len, uint64_t sum)
+{
+    return inet_sum_words(dst, src, len, sum);
 }
 
 uint16_t inet_fold(uint64_t sum)

@@ -117,6 +117,9 @@ _Static_assert(sizeof(struct udp_hdr) == UDP_HLEN, "UDP header is 8 bytes");
 /* Add len bytes at p to a running one's-complement sum (64-bit, so no
  * overflow for any frame). Odd lengths are padded with a zero byte. */
 uint64_t inet_sum(const void *p, size_t len, uint64_t sum);
+/* The same, copying the len bytes from src to dst in the same pass. The
+ * sums of two pieces add up when the first has an even length. */
+uint64_t inet_sum_copy(void *dst, const void *src, size_t len, uint64_t sum);
 /* Fold and complement: the value to store in a checksum field. A buffer
  * whose stored checksum is right sums to 0xffff, i.e. folds to 0. */
 uint16_t inet_fold(uint64_t sum);

@@ -139,9 +139,11 @@ int udp_send(uint32_t dst_ip, uint16_t src_port, uint16_t dst_port,
     uh->dport = htons(dst_port);
     uh->len = htons((uint16_t)ulen);
     uh->csum = 0;
-    if (len)
-        memcpy(frame + TX_L4_OFF + UDP_HLEN, data, len);
-    uint16_t c = inet_fold(inet_sum(uh, ulen, udp_pseudo_sum(net_ip_addr, dst_ip, ulen)));
+    /* The payload is copied and summed in one pass; the header (8 bytes,
+     * an even length) is summed on its own. */
+    uint64_t sum = inet_sum_copy(frame + TX_L4_OFF + UDP_HLEN, data, len,
+                                 udp_pseudo_sum(net_ip_addr, dst_ip, ulen));
+    uint16_t c = inet_fold(inet_sum(uh, UDP_HLEN, sum));
     uh->csum = htons(c ? c : 0xffff);    /* 0 on the wire would mean "none" */
     return ipv4_output(frame, dst_ip, IP_PROTO_UDP, ulen);
 }

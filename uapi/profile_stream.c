@@ -292,21 +292,7 @@ void pstr_batch_head(struct pstr_writer *w, const struct pstr_batch *b)
 
 bool pstr_add_record(struct pstr_writer *w, const struct pstr_record *r)
 {
-    if (r->depth < 1 || r->depth > PSTR_FRAMES || (r->flags & ~PSTR_REC_TICK))
-        return false;
-    size_t need = PSTR_REC_FIXED + 8 * (size_t)r->depth;
-    if (!room(w, need))
-        return false;
-    uint8_t *p = w->buf + w->len;
-    put_be32(p, r->pid);
-    p[4] = r->depth;
-    p[5] = r->flags;
-    put_be16(p + 6, 0);
-    for (unsigned i = 0; i < r->depth; i++)
-        put_be64(p + PSTR_REC_FIXED + 8 * i, r->frames[i]);
-    w->len += need;
-    w->count++;
-    return true;
+    return pstr_add_frames(w, r->pid, r->flags, r->frames, r->depth);
 }
 
 void pstr_meta_head(struct pstr_writer *w, const struct pstr_meta *m)

@@ -79,6 +79,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "uapi/byteorder.h"
 
 #define PSTR_MAGIC        0x53505253u
 #define PSTR_VERSION      1
@@ -181,6 +182,38 @@ void pstr_begin(struct pstr_writer *w, uint8_t type, uint16_t cpu,
 /* BATCH: right after pstr_begin, once. */
 void pstr_batch_head(struct pstr_writer *w, const struct pstr_batch *b);
 bool pstr_add_record(struct pstr_writer *w, const struct pstr_record *r);
+/* The same record from its parts, frames[0 .. depth): what a kernel adds
+ * straight from its own records, without a struct pstr_record between.
+ * Inline: the kernel's stream encodes ~1000 records a second per CPU,
+ * and a call, its checks and its loop were most of a record's cost. The
+ * fixed part is one 8-byte store (pid, depth, flags, reserved 0), the
+ * frames a store each, unrolled from the deepest. */
+_Static_assert(PSTR_FRAMES == 8, "pstr_add_frames' unrolled stores cover every depth");
+static inline bool pstr_add_frames(struct pstr_writer *w, uint32_t pid, uint8_t flags,
+                                   const uint64_t *frames, unsigned depth)
+{
+    if (depth < 1 || depth > PSTR_FRAMES || (flags & ~PSTR_REC_TICK))
+        return false;
+    size_t need = PSTR_REC_FIXED + 8 * (size_t)depth;
+    if (w->len + need > PSTR_DGRAM_MAX)
+        return false;
+    uint8_t *p = w->buf + w->len;
+    put_be64(p, (uint64_t)pid << 32 | (uint64_t)depth << 24 | (uint64_t)flags << 16);
+    uint8_t *f = p + PSTR_REC_FIXED;
+    switch (depth) {
+    case 8: put_be64(f + 56, frames[7]); /* fall through */
+    case 7: put_be64(f + 48, frames[6]); /* fall through */
+    case 6: put_be64(f + 40, frames[5]); /* fall through */
+    case 5: put_be64(f + 32, frames[4]); /* fall through */
+    case 4: put_be64(f + 24, frames[3]); /* fall through */
+    case 3: put_be64(f + 16, frames[2]); /* fall through */
+    case 2: put_be64(f + 8, frames[1]);  /* fall through */
+    default: put_be64(f, frames[0]);
+    }
+    w->len += need;
+    w->count++;
+    return true;
+}
 /* META: right after pstr_begin, once (source cut to PSTR_SOURCE_MAX). */
 void pstr_meta_head(struct pstr_writer *w, const struct pstr_meta *m);
 /* A task's name is cut to PSTR_TASK_MAX; an empty one is sent as "-". */

@@ -288,29 +288,47 @@ static uint32_t stream_id(void)
     return s ? (uint32_t)strtoul(s + 15, NULL, 16) : 0;
 }
 
-static unsigned sleeps_seen;
+/* The world runs on the fake clock, not on the stream's looks (which
+ * come every 25 or 50 ms, as the rings fill): world_ms is the time since
+ * the test started the stream, and each sleep of the task catches up
+ * with the samples taken meanwhile. */
+static uint64_t world_t0;
+static unsigned ticks_done;
 static uint32_t burst_at = 40, burst = 700;
 
-/* Every 10 ms of the stream: CPUs 0 and 1 take a few samples, and once
- * CPU 2 takes more than its ring holds in one go. */
+static uint64_t world_ms(void)
+{
+    return (fake_ns - world_t0) / 1000000;
+}
+
+static void world_start(void)
+{
+    world_t0 = fake_ns;
+    ticks_done = 0;
+}
+
+/* Every 10 ms: CPUs 0 and 1 take a few samples, and once (at 400 ms) CPU
+ * 2 takes more than its ring holds in one go. */
 static void world(void)
 {
-    sleeps_seen++;
-    for (int i = 0; i < 3; i++) {
-        sample(0);
-        sample(1);
+    while ((ticks_done + 1) * 10ull <= world_ms()) {
+        ticks_done++;
+        for (int i = 0; i < 3; i++) {
+            sample(0);
+            sample(1);
+        }
+        if (ticks_done == burst_at)
+            for (uint32_t i = 0; i < burst; i++)
+                sample(2);
     }
-    if (sleeps_seen == burst_at)
-        for (uint32_t i = 0; i < burst; i++)
-            sample(2);
 }
 
 TEST(stream_accounts_every_sample)
 {
     reset();
     memset(tried, 0, sizeof tried);
-    sleeps_seen = 0;
     fake_requester = true;
+    world_start();
     CHECK_EQ(run_cmd("profile stream 5555 1500 all"), 0);
     CHECK(strstr(got(), "profile: streaming id 0x") && strstr(got(), " to 10.0.2.2:5555 (tick 100Hz, 4 cpus)"));
     uint32_t id = stream_id();
@@ -362,18 +380,19 @@ TEST(stream_accounts_every_sample)
 
 /* Datagrams the network refuses for longer than the retries last are
  * counted and show as seq gaps; the records in them are lost on the
- * wire, which first + count shows. */
+ * wire, which first + count shows. The drain at 200 ms sends what the one
+ * at 150 ms kept back, and its retries last 20 ms a datagram. */
 static void flaky_net(void)
 {
-    fake_udp_rc = sleeps_seen >= 10 && sleeps_seen < 12 ? NET_ERR_NOBUF : 0;
+    fake_udp_rc = world_ms() >= 180 && world_ms() < 230 ? NET_ERR_NOBUF : 0;
 }
 
 TEST(stream_lost_datagrams_are_gaps)
 {
     reset();
     memset(tried, 0, sizeof tried);
-    sleeps_seen = 0;
     fake_requester = true;
+    world_start();
     CHECK_EQ(run_cmd("profile stream 6000 300"), 0);
     each_sleep = world;
     udp_hook = flaky_net;
@@ -417,23 +436,25 @@ static uint32_t ka_id;
 static bool in_world;
 static char busy_seen[160];
 static int stop_rc = -1;
+static uint64_t ka_next_ms = 1000;
 
 static void keeping_alive(void)
 {
     if (in_world)
         return;                     /* the stop below sleeps too */
     in_world = true;
-    sleeps_seen++;
-    if (sleeps_seen % 100 == 0 && sleeps_seen < 800) {
+    uint64_t ms = world_ms();
+    if (ms >= ka_next_ms && ms < 8000) {    /* a keep-alive every second */
         char line[64];
         snprintf(line, sizeof line, "profile keepalive 0x%08x", ka_id);
         CHECK_EQ(run_cmd(line), 0);
+        ka_next_ms += 1000;
     }
-    if (sleeps_seen == 300) {
+    if (ms >= 3000 && !busy_seen[0]) {
         CHECK_EQ(run_cmd("profile 100"), 1);
         snprintf(busy_seen, sizeof busy_seen, "%s", got());
     }
-    if (sleeps_seen == 800)
+    if (ms >= 8000 && stop_rc == -1)
         stop_rc = run_cmd("profile stop");   /* the task is us: it cannot end meanwhile */
     in_world = false;
 }
@@ -442,7 +463,7 @@ TEST(stream_keepalive_busy_stop)
 {
     reset();
     fake_requester = true;
-    sleeps_seen = 0;
+    world_start();
     CHECK_EQ(run_cmd("profile stream 5555 0 all"), 0);
     ka_id = stream_id();
     char wrong[64];
@@ -494,4 +515,106 @@ TEST(stream_refusals)
     fake_spawn_fail = 0;
     CHECK_EQ(run_cmd("profile 10"), 0);
     CHECK_EQ(run_cmd("profile stop"), 1);
+}
+
+/* A CPU with less than a datagram's worth at a drain: the drain keeps its
+ * records back, and the next sends them with its own in one datagram. So
+ * every datagram but the END's drain's holds two drains' records, and no
+ * record waits more than two drains (100 ms) after it was taken. One
+ * sample every 25 ms: record k is taken at 25 (k + 1) ms. */
+static uint64_t sent_ms[FAKE_DGRAMS_MAX];
+
+static void one_sample(void)
+{
+    while ((ticks_done + 1) * 25ull <= world_ms()) {
+        ticks_done++;
+        sample(0);
+    }
+}
+
+static void note_send(void)
+{
+    if (fake_ndgrams < FAKE_DGRAMS_MAX)
+        sent_ms[fake_ndgrams] = world_ms();
+}
+
+TEST(stream_part_filled_batches_wait_one_drain)
+{
+    reset();
+    memset(tried, 0, sizeof tried);
+    fake_requester = true;
+    world_start();
+    CHECK_EQ(run_cmd("profile stream 5555 1000 all"), 0);
+    each_sleep = one_sample;
+    udp_hook = note_send;
+    profstream_test_task(NULL);
+    each_sleep = NULL;
+    udp_hook = NULL;
+    unsigned batches = 0, two_drains = 0;
+    uint32_t next = 0;
+    for (unsigned i = 0; i < fake_ndgrams; i++) {
+        struct pstr_hdr h;
+        struct pstr_batch b;
+        CHECK_EQ(pstr_parse(fake_dgrams[i].d, fake_dgrams[i].len, &h), 0);
+        if (h.type != PSTR_BATCH || h.cpu != 0 || h.count == 0)
+            continue;
+        CHECK_EQ(pstr_batch_parse(&h, &b, NULL, NULL), 0);
+        CHECK_EQ(b.first, next);    /* nothing lost, nothing sent twice */
+        next = b.first + h.count;
+        batches++;
+        two_drains += h.count >= 3;
+        /* The first record here is the oldest. */
+        CHECK(sent_ms[i] <= 25 * (b.first + 1) + 100);
+    }
+    CHECK_EQ(next, tried[0]);       /* all of them, the last at the END's drain */
+    CHECK(tried[0] >= 39);          /* 40 samples */
+    CHECK(batches <= tried[0] / 4 + 2);
+    CHECK(two_drains + 1 >= batches);
+}
+
+/* The task looks every 25 ms while a ring held more than an eighth of
+ * itself at the last drain, and only at the drains (50 ms) otherwise:
+ * 1 sample per 10 ms for 500 ms (5 a drain, quiet), then 30 (150 a
+ * drain, busy: the ring holds 512). Every sample still arrives. */
+static uint64_t last_look_ns;
+static unsigned quiet_50, quiet_other, busy_25, busy_other;
+
+static void quiet_then_busy(void)
+{
+    uint64_t ms = world_ms(), gap = (fake_ns - last_look_ns) / 1000000;
+    last_look_ns = fake_ns;
+    if (ms > 100 && ms <= 500)
+        gap == 50 ? quiet_50++ : quiet_other++;
+    if (ms > 600 && ms <= 1000)
+        gap == 25 ? busy_25++ : busy_other++;
+    while ((ticks_done + 1) * 10ull <= ms) {
+        ticks_done++;
+        for (int i = ticks_done > 50 ? 30 : 1; i > 0; i--)
+            sample(0);
+    }
+}
+
+TEST(stream_looks_follow_the_rings)
+{
+    reset();
+    memset(tried, 0, sizeof tried);
+    fake_requester = true;
+    world_start();
+    last_look_ns = fake_ns;
+    CHECK_EQ(run_cmd("profile stream 5555 1000 all"), 0);
+    each_sleep = quiet_then_busy;
+    profstream_test_task(NULL);
+    each_sleep = NULL;
+    CHECK_EQ(prof_ring_cap(0), 512);
+    CHECK(quiet_50 >= 7);
+    CHECK_EQ(quiet_other, 0);
+    CHECK(busy_25 >= 15);
+    CHECK_EQ(busy_other, 0);
+    struct decoded d;
+    decode_all(&d);
+    CHECK_EQ(d.bad, 0);
+    CHECK_EQ(d.seq_gaps, 0);
+    CHECK_EQ(d.first_gaps, 0);
+    CHECK_EQ(d.recs[0], tried[0]);
+    CHECK_EQ(d.drops_total[0], 0);
 }
