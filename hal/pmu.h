@@ -44,7 +44,7 @@ const char *pmu_probe_note(void);
 /* On the calling CPU only (the control registers are per CPU), with
  * interrupts off. arm: sets the per-CPU armed flag, then programs and
  * enables the counter to overflow about every 1 ms (each period drawn
- * within +-1/16 of it, the mean exact). disarm: disables,
+ * within +-1/4 of it, the mean exact). disarm: disables,
  * then clears the armed flag, so an overflow in flight is still claimed. */
 void pmu_arm(void);
 void pmu_disarm(void);

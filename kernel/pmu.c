@@ -13,11 +13,20 @@
  * either edge is still this counter's and is claimed.
  *
  * Every load of the counter (arm and each reload) takes a period drawn
- * uniformly within +-1/16 of the nominal one, from a per-CPU xorshift:
+ * uniformly within +-1/4 of the nominal one, from a per-CPU xorshift:
  * a fixed period locks step with any periodic work of the same or a
  * related period and samples the same phase of it every time; a random
  * one samples every phase, and its mean is still the nominal period, so
- * the rate is unchanged. Here, so that every backend gets it. */
+ * the rate is unchanged. Here, so that every backend gets it.
+ *
+ * Why a quarter: the point of a work's cycle that is sampled moves by a
+ * random walk, one draw a sample, whose step has a standard deviation of
+ * band / sqrt(3). With +-1/16 (36 us a step at 1 ms) the walk needs some
+ * 770 samples to cross a 1 ms cycle, so a 2 s profile of a two-phase loop
+ * saw barely two crossings and could read 76/24 (it did, once in a dozen
+ * runs); with +-1/4 (144 us) it crosses in about 50, some 40 times in 2 s,
+ * and each phase reads within a few points of half. */
+#define PMU_JITTER_DIV 4                /* the band: +-period / this */
 #include "hal/cpu.h"
 #include "hal/pmu.h"
 #include "kernel/once.h"
@@ -157,9 +166,9 @@ static void pmu_judge(uint64_t per_us)
         return;
     }
     period = (cand->po_measure_rate ? rate : per_us) * PMU_PERIOD_US;
-    /* With room for the jitter's +1/16 above it. */
-    if (period > cand->po_max_period / 17 * 16)
-        period = cand->po_max_period / 17 * 16;
+    /* With room for the jitter's +1/4 above it. */
+    if (period > cand->po_max_period / (PMU_JITTER_DIV + 1) * PMU_JITTER_DIV)
+        period = cand->po_max_period / (PMU_JITTER_DIV + 1) * PMU_JITTER_DIV;
     ops = cand;
 }
 
@@ -226,8 +235,8 @@ static uint64_t pmu_seed(unsigned cpu)
     return z ? z : 0x2545f4914f6cdd1dull;
 }
 
-/* The next load's period: nominal - 1/16 plus a uniform draw over the
- * 1/8 band, so the mean is the nominal period (to within one count) and
+/* The next load's period: nominal - 1/4 plus a uniform draw over the
+ * 1/2 band, so the mean is the nominal period (to within one count) and
  * the rate is unchanged. NMI context: a few ALU instructions and one
  * division, no lock, nothing that faults. */
 static uint64_t pmu_period(unsigned me)
@@ -239,8 +248,8 @@ static uint64_t pmu_period(unsigned me)
     x ^= x >> 7;
     x ^= x << 17;
     cpu_rng[me] = x;
-    uint64_t band = period / 8;
-    return period - period / 16 + x % (band + 1);
+    uint64_t band = 2 * (period / PMU_JITTER_DIV);
+    return period - period / PMU_JITTER_DIV + x % (band + 1);
 }
 
 /* ---- arming, per CPU ---- */

@@ -238,7 +238,8 @@ static void prof_say_busy(const char *cmd, struct printer *p)
 /* Records a window of ms needs at hz samples per second: the window
  * ends at the first tick after it (up to PROF_LATE_MS late); the source
  * may run faster than planned by up to 1/8 (a core clocked above the
- * TSC that set the period; the period's +-1/16 jitter); a few records of
+ * TSC that set the period; the period's +-1/4 jitter, whose mean is
+ * exact and whose sum over a window strays by ~sqrt(n) / 7); a few records of
  * slack. Rounded up to a power of two so that growth is geometric: the
  * smaller buffers left behind (never freed, see prof_alloc) add up to
  * less than the one in use. At least PROF_MIN_RECS (20 KiB a CPU): a

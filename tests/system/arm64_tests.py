@@ -370,11 +370,11 @@ def t_profile_pmu_no_lockstep(ctx):
     each on a grid of the clock, a cycle of exactly the counter's period
     (smp=1 under icount: 1 ms of cycles, delivered exactly). A fixed period
     samples one point of the cycle every time and puts nearly every sample
-    in one phase; the period's +-1/16 jitter (kernel/pmu.c) moves the point
-    by a random walk that crosses the cycle every ~20 samples, so over
-    ~2000 each phase holds near half, with a spread of about 6% (one
-    step: 36 us; the walk's correlation time ~16 samples; seen 45-64%).
-    25-75% each (4 of those spreads), the two together 95% or more: a
+    in one phase; the period's +-1/4 jitter (kernel/pmu.c) moves the point
+    by a random walk (one step: 144 us) that crosses the cycle every ~50
+    samples, some 40 times over ~2000, so each phase holds near half.
+    (With +-1/16, 36 us a step, it crossed about twice in 2 s, and a run
+    read 75.8%.) 25-75% each, the two together 95% or more: a
     fixed period's lockstep is far outside it (tried: with the jitter off,
     0.0% and 100.0%). That needs the probe to read the rate
     exactly (1000 per us here, sleep=off); one count per us off, the period

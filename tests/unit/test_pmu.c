@@ -275,7 +275,7 @@ TEST(intel_width_and_period_clamp)
     arm();
     int ctr = sim_log_find(FIXED_CTR1, 0);
     CHECK(ctr >= 0);
-    uint64_t p = ((1ull << 31) - 1) / 17 * 16;    /* room for the jitter's +1/16 */
+    uint64_t p = ((1ull << 31) - 1) / 5 * 4;      /* room for the jitter's +1/4 */
     CHECK_EQ(sim_log[ctr].val, (0 - p) & ((1ull << 40) - 1));
     /* and the counter took it exactly despite the 32-bit sign-extended write */
     sim_count_step = 0;                         /* hold the counter still */
