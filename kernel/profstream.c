@@ -188,10 +188,9 @@ static unsigned ps_depth(const struct prof_record *pr)
  * where the datagrams would end), unless the CPU's drops moved or it
  * holds records kept back by the drain before (all: send everything, as
  * the stream ends). So a record is sent at the first drain after it is
- * taken, or at the second, and a
- * CPU sampling at ~100 Hz sends one datagram of ~10 records every
- * second drain, not one of ~5 at every drain: each datagram costs ~2k
- * instructions to send, whatever it holds. Each datagram's records are
+ * taken, or at the second, and a CPU sampling at ~100 Hz sends one
+ * datagram of ~10 records every second drain, not one of ~5 at every
+ * drain: each datagram costs ~2k instructions to send, whatever it holds. Each datagram's records are
  * released as soon as they are encoded (the datagram is the copy),
  * before the send, so the sampler gets the room back early. The ring is
  * read in place (prof_ring_at(cpu, 0) is its first slot; an index is
@@ -237,9 +236,10 @@ static bool ps_drain_cpu(unsigned cpu, bool all)
     return busy;
 }
 
-/* The CPUs streaming are listed once at the start: a look that walked
- * all MAX_CPUS slots, most of them empty, cost ~700 instructions. */
-/* Whether a ring held more than an eighth of itself. */
+/* Every streaming CPU's ring; true if one held more than an eighth of
+ * itself. The CPUs streaming are listed once at the start (ps.cpus): a
+ * look that walked all MAX_CPUS slots, most of them empty, cost ~700
+ * instructions. */
 static bool ps_drain_all(bool all)
 {
     bool busy = false;
