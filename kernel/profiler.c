@@ -289,8 +289,13 @@ static int prof_alloc(uint32_t want, struct printer *p)
                       "(%zu bytes)\n", i, bytes);
             return PROFILER_ENOMEM;
         }
-        /* Published to that CPU by the release store of PROF_ACTIVE; no
-         * run is active, so no sampler reads either field now. */
+        /* The last run's records move with the buffer, so a report of
+         * it again (after a reserve, or a start that fails on a later
+         * CPU) reads them, not fresh memory. Published to that CPU by the
+         * release store of PROF_ACTIVE; no run is active, so no sampler
+         * reads either field now. */
+        if (prof_cpus[i].pc_buf)
+            memcpy(b, prof_cpus[i].pc_buf, prof_cpus[i].pc_cap * sizeof *b);
         prof_cpus[i].pc_buf = b;
         prof_cpus[i].pc_cap = want;
     }

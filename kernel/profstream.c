@@ -82,12 +82,16 @@ static struct {
     unsigned ncpus;
     uint16_t cpus[MAX_CPUS];        /* the CPUs streaming, ncpus of them */
     uint64_t start_ns;
-    uint8_t end_reason;             /* the last stream's, once it ended */
     char note[64];                  /* "streaming id 0x... to ip:port" */
     uint64_t keepalive_ns;          /* atomic: the last keep-alive (or start) */
     unsigned stop;                  /* atomic: `profile stop` asked */
     unsigned serial;                /* streams started since boot */
     struct ps_counters c;
+    /* The last stream that ended, as it ended (under lock): what `profile
+     * stop` and `profile status` report, even once another has started. */
+    uint32_t last_id;
+    uint8_t last_reason;
+    struct ps_counters last_c;
     /* The task's alone. */
     uint32_t seq;
     struct ps_cpu cpu[MAX_CPUS];
@@ -275,15 +279,17 @@ static void ps_send_end(uint8_t reason)
     ps.seq++;
 }
 
-/* Why the stream ends now, or 0. */
+/* Why the stream ends now, or 0. Signed differences: a keep-alive that
+ * another CPU stamped after this task read now (or by a clock a little
+ * ahead of this CPU's) is in the future, not 2^64 ns in the past. */
 static uint8_t ps_should_end(uint64_t now)
 {
     if (__atomic_load_n(&ps.stop, __ATOMIC_ACQUIRE))
         return PSTR_END_STOPPED;
-    if (ps.ms && now - ps.start_ns >= (uint64_t)ps.ms * NS_PER_MS)
+    if (ps.ms && (int64_t)(now - ps.start_ns) >= (int64_t)ps.ms * (int64_t)NS_PER_MS)
         return PSTR_END_ELAPSED;
-    if (now - __atomic_load_n(&ps.keepalive_ns, __ATOMIC_RELAXED) >=
-        (uint64_t)PSTR_KEEPALIVE_MS * NS_PER_MS)
+    if ((int64_t)(now - __atomic_load_n(&ps.keepalive_ns, __ATOMIC_RELAXED)) >=
+        (int64_t)PSTR_KEEPALIVE_MS * (int64_t)NS_PER_MS)
         return PSTR_END_TIMEOUT;
     return 0;
 }
@@ -318,7 +324,12 @@ static void ps_run(void)
     ps_drain_all(true);
     ps_send_end(reason);
     unsigned long f = spin_lock(&ps.lock);
-    ps.end_reason = reason;
+    ps.last_id = ps.id;
+    ps.last_reason = reason;
+    ps.last_c.records = PS_GET(records);
+    ps.last_c.datagrams = PS_GET(datagrams);
+    ps.last_c.send_failed = PS_GET(send_failed);
+    ps.last_c.drops = PS_GET(drops);
     ps.running = false;
     spin_unlock(&ps.lock, f);
     prof_stream_end();
@@ -406,11 +417,19 @@ static bool ps_parse_args(int argc, char **argv, uint16_t *port, uint32_t *ms, i
     return true;
 }
 
-static void ps_print_counts(struct printer *p)
+static void ps_print_counters(const struct ps_counters *c, struct printer *p)
 {
     pr_printf(p, "%lu records in %lu datagrams, %lu dropped, %lu send failures",
-              (unsigned long)PS_GET(records), (unsigned long)PS_GET(datagrams),
-              (unsigned long)PS_GET(drops), (unsigned long)PS_GET(send_failed));
+              (unsigned long)c->records, (unsigned long)c->datagrams,
+              (unsigned long)c->drops, (unsigned long)c->send_failed);
+}
+
+/* The running (or last) stream's counters as they stand. */
+static void ps_print_counts(struct printer *p)
+{
+    struct ps_counters c = { PS_GET(records), PS_GET(datagrams), PS_GET(send_failed),
+                             PS_GET(drops) };
+    ps_print_counters(&c, p);
 }
 
 /* `net`'s line for the stream, registered at the first stream. */
@@ -462,7 +481,6 @@ int profstream_start(uint32_t ip, uint16_t port, uint32_t ms, int pid, struct pr
     ps.ncpus = ncpus;
     memcpy(ps.cpus, cpus, sizeof cpus);
     ps.start_ns = time_ns();
-    ps.end_reason = 0;
     ps.seq = 0;
     memset(&ps.cpu, 0, sizeof ps.cpu);
     memset(&ps.c, 0, sizeof ps.c);
@@ -475,14 +493,17 @@ int profstream_start(uint32_t ip, uint16_t port, uint32_t ms, int pid, struct pr
     if (!task_spawn("profstream", ps_task, NULL, TASK_ANY_CPU, 0)) {
         prof_stream_stop();
         f = spin_lock(&ps.lock);
-        ps.running = false;
+        ps.running = false;         /* last_*: still the last stream that ran */
         spin_unlock(&ps.lock, f);
         prof_stream_end();
         pr_puts(p, "profile: no memory for the stream's task: not started\n");
         return 1;
     }
-    if (ps.serial == 1)
+    static bool stats_registered;   /* starts are serialised by the profiler */
+    if (!stats_registered) {
         net_app_stats_register(&ps_net_stats);
+        stats_registered = true;
+    }
     pr_printf(p, "profile: streaming id 0x%08x to %s:%u (%s, %u cpus)\n", ps.id, ipb, port,
               pmu_source_name(), ncpus);
     return 0;
@@ -499,15 +520,18 @@ static int ps_cmd_stop(int argc, struct printer *p)
 
 int profstream_stop(struct printer *p)
 {
+    /* The flag is set under the lock, for the stream seen running: a stop
+     * that raced with that stream's end must not stop the next one. */
     unsigned long f = spin_lock(&ps.lock);
     bool running = ps.running;
     uint32_t id = ps.id;
+    if (running)
+        __atomic_store_n(&ps.stop, 1, __ATOMIC_RELEASE);
     spin_unlock(&ps.lock, f);
     if (!running) {
         pr_puts(p, "profile: no stream running\n");
         return 1;
     }
-    __atomic_store_n(&ps.stop, 1, __ATOMIC_RELEASE);
     /* The task notices at its next look, within PROFSTREAM_DRAIN_MS; the
      * final drain and the END take a moment more. The summary waits for
      * them. */
@@ -523,8 +547,17 @@ int profstream_stop(struct printer *p)
         pr_printf(p, "profile: stream 0x%08x asked to stop; still ending\n", id);
         return 1;
     }
-    pr_printf(p, "profile: stream 0x%08x ended (%s): ", id, ps_reason_name(ps.end_reason));
-    ps_print_counts(p);
+    f = spin_lock(&ps.lock);
+    bool ours = ps.last_id == id;
+    uint8_t reason = ps.last_reason;
+    struct ps_counters c = ps.last_c;
+    spin_unlock(&ps.lock, f);
+    if (!ours) {
+        pr_printf(p, "profile: stream 0x%08x ended\n", id);
+        return 0;
+    }
+    pr_printf(p, "profile: stream 0x%08x ended (%s): ", id, ps_reason_name(reason));
+    ps_print_counters(&c, p);
     pr_puts(p, "\n");
     return 0;
 }
@@ -567,20 +600,24 @@ static int ps_cmd_status(int argc, struct printer *p)
     }
     unsigned long f = spin_lock(&ps.lock);
     bool running = ps.running;
-    uint64_t age = time_ns() - __atomic_load_n(&ps.keepalive_ns, __ATOMIC_RELAXED);
+    int64_t age = (int64_t)(time_ns() - __atomic_load_n(&ps.keepalive_ns, __ATOMIC_RELAXED));
+    uint32_t last_id = ps.last_id;
+    uint8_t reason = ps.last_reason;
+    struct ps_counters last = ps.last_c;
     spin_unlock(&ps.lock, f);
-    if (!ps.serial) {
-        pr_puts(p, "profile: no stream since boot\n");
-        return 0;
-    }
-    if (running)
+    if (running) {
         pr_printf(p, "profile: %s, %lu ms, last keep-alive %lu ms ago: ", ps.note,
                   (unsigned long)((time_ns() - ps.start_ns) / NS_PER_MS),
-                  (unsigned long)(age / NS_PER_MS));
-    else
-        pr_printf(p, "profile: no stream running; the last, 0x%08x, ended (%s): ", ps.id,
-                  ps_reason_name(ps.end_reason));
-    ps_print_counts(p);
+                  (unsigned long)(age > 0 ? age / (int64_t)NS_PER_MS : 0));
+        ps_print_counts(p);
+    } else if (!last_id) {
+        pr_puts(p, "profile: no stream since boot\n");
+        return 0;
+    } else {
+        pr_printf(p, "profile: no stream running; the last, 0x%08x, ended (%s): ", last_id,
+                  ps_reason_name(reason));
+        ps_print_counters(&last, p);
+    }
     pr_puts(p, "\n");
     return 0;
 }

@@ -45,7 +45,10 @@ static void set_bit(struct pstream *s, uint32_t seq, bool on)
 /* A PSTREAM_* code: TAKEN when the datagram is new. */
 static int seq_take(struct pstream *s, uint32_t seq)
 {
-    if (seq >= s->seq_next) {
+    /* Serial-number order (RFC 1982): seq and the record indexes below
+     * wrap after 2^32, which a 1 kHz stream reaches in 49 days, and a
+     * datagram from half the space ahead is not taken for the newest. */
+    if ((int32_t)(seq - s->seq_next) >= 0) {
         uint32_t skip = seq - s->seq_next;
         if (skip >= PSTREAM_SEQ_WIN)
             memset(s->seq_seen, 0, sizeof s->seq_seen);
@@ -94,7 +97,7 @@ static void count_records(struct pstream *s, struct pstream_cpu *c,
                           uint32_t first, uint32_t count)
 {
     uint32_t end = first + count;
-    if (first >= c->next) {
+    if ((int32_t)(first - c->next) >= 0) {
         c->lost += first - c->next;
         s->lost_records += first - c->next;
         c->next = end;
@@ -102,12 +105,12 @@ static void count_records(struct pstream *s, struct pstream_cpu *c,
         /* Only the part before next was counted lost; a part past it
          * (a batch that straddles next cannot come from the encoder,
          * but a reader takes what it is given) moves next on. */
-        uint32_t filled = (end <= c->next ? end : c->next) - first;
+        uint32_t filled = ((int32_t)(end - c->next) <= 0 ? end : c->next) - first;
         if (filled > c->lost)
             filled = (uint32_t)c->lost;
         c->lost -= filled;
         s->lost_records -= filled;
-        if (end > c->next)
+        if ((int32_t)(end - c->next) > 0)
             c->next = end;
     }
     c->received += count;
@@ -144,6 +147,8 @@ static void put_task(void *ctx, uint32_t pid, const char *name)
     while (i < s->ntasks && s->tasks[i].pid != pid)
         i++;
     if (i == s->ntasks) {
+        if (s->ntasks == PSTREAM_TASKS_MAX)
+            return;                 /* the name stays unknown: the records count */
         if (s->ntasks == s->captasks) {
             size_t cap = s->captasks ? s->captasks * 2 : 32;
             struct pstream_task *t = realloc(s->tasks, cap * sizeof *t);
@@ -194,7 +199,7 @@ static void end_cpu(void *ctx, const struct pstr_end_cpu *e)
     struct pstream_cpu *c = &s->cpus[e->cpu];
     note_cpu(s, e->cpu);
     /* Records the CPU sent after its last batch that came. */
-    if (e->records > c->next) {
+    if ((int32_t)(e->records - c->next) > 0) {
         c->lost += e->records - c->next;
         s->lost_records += e->records - c->next;
         c->next = e->records;

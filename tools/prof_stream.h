@@ -27,6 +27,7 @@
 
 #define PSTREAM_CPUS      4096       /* CPU numbers 0 .. 4095, as the raw profile */
 #define PSTREAM_SEQ_WIN   65536      /* how late a datagram may come and still count */
+#define PSTREAM_TASKS_MAX 4096       /* pid -> name entries kept from METAs, at most */
 
 struct pstream_cpu {
     bool seen;                  /* a batch or an END total came */

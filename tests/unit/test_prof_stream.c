@@ -134,6 +134,36 @@ TEST(a_lost_batch_is_its_records_and_one_datagram)
     pstream_free(&s);
 }
 
+/* Sequence numbers and each CPU's record indexes are 32 bits and wrap
+ * (a 1 kHz CPU in 49 days): across the wrap nothing is lost, a gap is
+ * still a gap, and a datagram from half the space ahead is not taken for
+ * the newest. The stream is placed just short of the wrap by hand. */
+TEST(sequence_and_record_indexes_wrap)
+{
+    struct pstream s;
+    pstream_init(&s, ID);
+    struct dg a = meta(ID, 0xfffffffcu, BID);
+    s.seq_next = 0xfffffffcu;
+    s.cpus[0].next = 0xfffffffeu;
+    CHECK_EQ(take(&s, &a), PSTREAM_TAKEN);
+    struct dg b = batch(ID, 0xfffffffdu, 0, 0xfffffffeu, 2, 0),
+              c = batch(ID, 0xfffffffeu, 0, 0, 3, 0),
+              d = batch(ID, 0, 0, 3, 1, 0),              /* seq 0xffffffff lost */
+              e = batch(ID, 0x80000001u, 0, 4, 1, 0);    /* half the space ahead */
+    CHECK_EQ(take(&s, &b), PSTREAM_TAKEN);
+    CHECK_EQ(take(&s, &c), PSTREAM_TAKEN);
+    CHECK_EQ(s.lost_records, 0);
+    CHECK_EQ(s.lost_dgrams, 0);
+    CHECK_EQ(take(&s, &d), PSTREAM_TAKEN);
+    CHECK_EQ(s.lost_dgrams, 1);
+    CHECK_EQ(s.lost_records, 0);
+    CHECK_EQ(s.records, 6);
+    CHECK_EQ(take(&s, &e), PSTREAM_LATE);
+    CHECK_EQ(s.lost_dgrams, 1);
+    CHECK_EQ(s.records, 6);
+    pstream_free(&s);
+}
+
 TEST(reordering_is_no_loss)
 {
     struct pstream s;
