@@ -256,10 +256,20 @@ void stack_cpu_switch(int id)
         return;
     struct stack_task_slot *ts = &stack_task_slots[cpu];
     struct stack_region r = { 0 };
-    if (id < 0 || id >= MAX_STACKS || !slot_read((unsigned)id, &r))
+    /* An IRQ or IST stack is never a task's: stack_task_bounds relies on
+     * the slot holding neither, and such an id would be a bug's. */
+    if (id < 0 || id >= MAX_STACKS || !slot_read((unsigned)id, &r) ||
+        r.kind == STACK_IRQ || r.kind == STACK_IST)
         r.lo = r.hi = 0;        /* matches nothing: lookups use the registry */
     seq_write_begin(&ts->ts_seq);
+    /* hi to 0 first, then lo, then hi: an NMI on this CPU, which reads
+     * without the seqlock (stack_task_bounds), sees the old bounds, an
+     * empty range, or the new ones, never a mix. The CPU observes its own
+     * stores in program order; the fences keep the compiler's order. */
+    __atomic_store_n(&ts->ts_hi, 0, __ATOMIC_RELAXED);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
     __atomic_store_n(&ts->ts_lo, r.lo, __ATOMIC_RELAXED);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
     __atomic_store_n(&ts->ts_hi, r.hi, __ATOMIC_RELAXED);
     __atomic_store_n(&ts->ts_kind, (int)r.kind, __ATOMIC_RELAXED);
     __atomic_store_n(&ts->ts_owner, r.owner, __ATOMIC_RELAXED);

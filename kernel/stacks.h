@@ -94,3 +94,26 @@ static inline bool stack_task_find(const struct stack_task_slot *ts, uintptr_t a
     *out = (struct stack_region){ lo, hi, (enum stack_kind)kind, owner, name };
     return true;
 }
+
+/* The calling CPU's own task slot's bounds, if they hold addr: for the
+ * sample path, with interrupts off (a sample, a backtrace answer, a
+ * panic), so that the slot is this CPU's for the whole read and its only
+ * writer, stack_cpu_switch on this same CPU, is either done or stopped
+ * under us. That writer clears hi before it changes lo, then sets hi: in
+ * program order, which is the order this CPU observes its own stores in,
+ * so the two loads see the old bounds, an empty range, or the new ones,
+ * and need no seqlock (a read of another CPU's slot does: stack_lookup).
+ * The task slot never holds an IRQ or IST stack (stack_cpu_switch), so a
+ * walk that starts in it takes it as a task stack and never crosses out;
+ * its kind, owner and name are not read. */
+static inline bool stack_task_bounds(const struct stack_task_slot *ts, uintptr_t addr,
+                                     uintptr_t *lo, uintptr_t *hi)
+{
+    const volatile struct stack_task_slot *v = ts;
+    uintptr_t l = v->ts_lo, h = v->ts_hi;
+    if (addr < l || addr >= h)
+        return false;
+    *lo = l;
+    *hi = h;
+    return true;
+}

@@ -88,54 +88,73 @@ static struct span span_of(const struct stack_region *r)
     return (struct span){ r->lo, r->hi, record_top(r), r->kind };
 }
 
-/* fp lies outside the stack the walk is in, of the given kind: may the
- * walk follow it? Only out of an IRQ/IST stack, into another known stack
- * (*next, whose bounds then apply). The checks come before the lookup,
- * so a chain that ends in a null fp, or any garbage fp on a task stack,
- * costs no registry scan. */
-static bool cross(uintptr_t fp, int kind, struct stack_region *next)
+/* fp failed the walk's range test against s (unaligned, not above the
+ * last record, or past s's top): may the walk go on at fp? Only out of an
+ * IRQ/IST stack, into another known stack, whose bounds go to *to.
+ * An unaligned or null fp, a fp inside s itself (downward, or straddling
+ * its top) and any fp that leaves a task stack end the walk before the
+ * lookup, so garbage costs no registry scan. Out of line: the loop keeps
+ * s in registers, and only a genuine crossing comes here. */
+static __attribute__((noinline)) bool walk_leave(struct span s, uintptr_t fp, struct span *to)
 {
-    if (fp == 0 || (kind != STACK_IRQ && kind != STACK_IST))
+    struct stack_region next;
+    if (fp == 0 || (fp & 7) != 0 || (fp >= s.lo && fp < s.hi))
         return false;
-    return stack_lookup(fp, next) && record_inside(fp, next);
+    if (s.kind != STACK_IRQ && s.kind != STACK_IST)
+        return false;
+    if (!stack_lookup(fp, &next) || !record_inside(fp, &next))
+        return false;
+    *to = span_of(&next);
+    return true;
 }
 
-/* The walk from fp, s being the stack sp lies in. floor is the lowest
- * address the next record may start at: sp itself for the first (fp may
- * equal sp right after push %rbp; mov %rsp,%rbp), then past the previous
- * record, since callers' frames lie strictly above. floor never drops
- * below s.lo, so in the common case one range test, [floor, top], proves
- * the whole record inside the stack and above the last; only a frame
- * that fails it looks at the stack's bounds again (a crossing out of an
- * IRQ/IST stack).
+/* The walk from fp, s being the stack sp lies in. The first record may
+ * start at sp itself (fp equals sp right after push %rbp; mov %rsp,%rbp);
+ * each one after must start strictly above the one before it, since
+ * callers' frames lie above, and end by s.top. A fp that fails those
+ * tests is looked at again, out of the loop (walk_leave): a crossing out
+ * of an IRQ/IST stack into another known stack, whose bounds then apply,
+ * or the end of the walk. (walk_leave's answer comes back through a span
+ * of its own: with s's address taken, GCC kept s on the stack and loaded
+ * its top again on every frame.)
  *
  * Inlined into its two callers, and written so that everything the loop
- * needs (floor, top, the text's start and size, the output's end) stays
- * in registers: per frame, the alignment test, two compares, two loads,
- * one compare for the return address, the store. */
+ * needs (top, the text's start and size, the output's end) stays in
+ * registers and each frame is one load pair, one compare for the return
+ * address, the store, and one chain of conditional compares for the
+ * next fp (aligned, above this one, not past top, room left): some ten
+ * instructions a frame, where testing each condition with its own branch
+ * took sixteen. */
 static inline __attribute__((always_inline))
 unsigned walk_from(struct span s, uintptr_t fp, uintptr_t sp,
                    uintptr_t *out, unsigned max, struct text t)
 {
     uintptr_t *o = out, *end = out + max;
-    uintptr_t floor = sp;
-    while (o < end && (fp & 7) == 0) {
-        if (__builtin_expect(fp < floor || fp > s.top, 0)) {
-            bool in_stack = fp >= s.lo && fp < s.hi;
-            struct stack_region next;
-            if (in_stack || !cross(fp, s.kind, &next))
-                break;      /* downward, straddling the top, or garbage */
-            s = span_of(&next);
-        }
-        /* Only now is fp known to point into a known stack. */
-        const volatile uintptr_t *rec = (const volatile uintptr_t *)fp;
-        uintptr_t next_fp = rec[0];
+    if (max == 0)
+        return 0;
+    struct span to;
+    if (__builtin_expect((fp & 7) != 0 || fp < sp || fp > s.top, 0)) {
+        if (!walk_leave(s, fp, &to))
+            return 0;
+        s = to;
+    }
+    while (o < end) {
+        /* Only now is fp known to point into a known stack. Plain loads,
+         * not volatile: nothing writes the interrupted context's frames
+         * while it is stopped under this walk. */
+        const uintptr_t *rec = (const uintptr_t *)fp;
+        uintptr_t next = rec[0];
         uintptr_t ret = rec[1];
         if (ret - t.lo >= t.size)
             break;
         *o++ = ret;
-        floor = fp + 8;     /* fp <= top: cannot overflow */
-        fp = next_fp;
+        /* One test for the common case; walk_leave sorts out the rest. */
+        if (__builtin_expect((next & 7) != 0 || next <= fp || next > s.top, 0)) {
+            if (!walk_leave(s, next, &to))
+                break;
+            s = to;
+        }
+        fp = next;
     }
     return (unsigned)(o - out);
 }
@@ -242,9 +261,9 @@ unsigned st_capture_here(uintptr_t *out, unsigned max)
 static inline bool sample_stack(uintptr_t sp, struct span *s)
 {
     unsigned cpu = cpu_index_inline();
-    struct stack_region r;
-    if (cpu < MAX_CPUS && stack_task_find(&stack_task_slots[cpu], sp, &r)) {
-        *s = span_of(&r);
+    uintptr_t lo, hi;
+    if (cpu < MAX_CPUS && stack_task_bounds(&stack_task_slots[cpu], sp, &lo, &hi)) {
+        *s = span_of(&(struct stack_region){ lo, hi, STACK_TASK, 0, NULL });
         return true;
     }
     struct stack_region other;
