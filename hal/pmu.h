@@ -82,8 +82,8 @@ enum pmu_describe_at {
 
 /* One counter. The core calls the probe ops with interrupts off, arm and
  * disarm from the owning CPU's tick (interrupts off, but the counter's
- * NMI can arrive between any two of their writes), and po_overflowed and
- * po_ack from the NMI, only after the probe has published this table:
+ * NMI can arrive between any two of their writes), and po_nmi_ack from
+ * the NMI, only after the probe has published this table:
  * until then its registers may not even exist. */
 struct pmu_ops {
     const char *po_name;            /* report source name */
@@ -112,10 +112,12 @@ struct pmu_ops {
     void (*po_probe_stop)(uint64_t saved);
     void (*po_arm)(uint64_t period);   /* load -period, enable last */
     void (*po_disarm)(void);           /* stop; leave the overflow status */
-    bool (*po_overflowed)(void);       /* NMI context */
-    /* NMI context, after po_overflowed: reload (when reload) so the next
-     * overflow is a period away, then acknowledge the overflow. */
-    void (*po_ack)(uint64_t period, bool reload);
+    /* NMI context: did the counter overflow? If so, reload it (unless
+     * period is 0) so that the next overflow is a period away, and
+     * acknowledge the overflow; true. False, touching nothing more, if
+     * it had not. One call per NMI: the check and the acknowledgement
+     * share the call and the registers they read. */
+    bool (*po_nmi_ack)(uint64_t period);
 };
 
 /* An architecture's counters, defined by its backend. */

@@ -53,6 +53,9 @@ static bool probe_ran;                /* the counter was actually tried */
 static uint64_t probe_delta, probe_us;
 static uint64_t rate;                 /* counter increments per us, measured */
 static uint64_t period;               /* counter increments between overflows */
+/* The jitter's band, fixed with the period: each draw is jit_lo plus a
+ * remainder modulo jit_span, so the NMI does only that arithmetic. */
+static uint64_t jit_lo, jit_span;
 static char note[160];
 static int probe_state;               /* kernel/once.h: published after the probe */
 static bool cpu_armed[MAX_CPUS];
@@ -169,6 +172,8 @@ static void pmu_judge(uint64_t per_us)
     /* With room for the jitter's +1/4 above it. */
     if (period > cand->po_max_period / (PMU_JITTER_DIV + 1) * PMU_JITTER_DIV)
         period = cand->po_max_period / (PMU_JITTER_DIV + 1) * PMU_JITTER_DIV;
+    jit_lo = period - period / PMU_JITTER_DIV;
+    jit_span = 2 * (period / PMU_JITTER_DIV) + 1;
     ops = cand;
 }
 
@@ -238,7 +243,8 @@ static uint64_t pmu_seed(unsigned cpu)
 /* The next load's period: nominal - 1/4 plus a uniform draw over the
  * 1/2 band, so the mean is the nominal period (to within one count) and
  * the rate is unchanged. NMI context: a few ALU instructions and one
- * division, no lock, nothing that faults. */
+ * division, no lock, nothing that faults. Never 0 (a period is at least
+ * a thousand counts: pmu_judge), which po_nmi_ack reads as "no reload". */
 static uint64_t pmu_period(unsigned me)
 {
     if (!jitter)
@@ -248,8 +254,7 @@ static uint64_t pmu_period(unsigned me)
     x ^= x >> 7;
     x ^= x << 17;
     cpu_rng[me] = x;
-    uint64_t band = 2 * (period / PMU_JITTER_DIV);
-    return period - period / PMU_JITTER_DIV + x % (band + 1);
+    return jit_lo + x % jit_span;
 }
 
 /* ---- arming, per CPU ---- */
@@ -315,11 +320,12 @@ bool pmu_nmi_claim(void)
     const struct pmu_ops *o = armed ? ops : pmu_ops_ready();
     if (!o || (!armed && !o->po_claims_when_disarmed))
         return false;
-    if (!o->po_overflowed())
+    /* Disarmed (po_claims_when_disarmed): acknowledged, not reloaded (0).
+     * Armed, the draw is taken before the answer is known: an NMI that
+     * is not the counter's (x86 shares the vector) steps the generator
+     * once more, which changes nothing but which period comes next. */
+    if (!o->po_nmi_ack(armed ? pmu_period(me) : 0))
         return false;
-    /* Disarmed (po_claims_when_disarmed): acknowledged, not reloaded, and
-     * the draw is not taken. */
-    o->po_ack(armed ? pmu_period(me) : period, armed);
     __atomic_store_n(&cpu_claims[me], cpu_claims[me] + 1, __ATOMIC_RELAXED);
     if (!armed)
         __atomic_store_n(&cpu_stale[me], cpu_stale[me] + 1, __ATOMIC_RELAXED);
@@ -381,7 +387,7 @@ void pmu_test_reset(void)
     cand = ops = NULL;
     cand_how = PMU_CLAIM_NONE;
     probe_ran = false;
-    probe_delta = probe_us = rate = period = 0;
+    probe_delta = probe_us = rate = period = jit_lo = jit_span = 0;
     note[0] = 0;
     probe_state = ONCE_NOT_RUN;
     for (unsigned i = 0; i < MAX_CPUS; i++) {

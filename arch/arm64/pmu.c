@@ -124,17 +124,12 @@ static void pmuv3_arm(uint64_t period)
  * still find PMOVSSET.C when it is taken. Disabling PMINTEN drops the
  * request, so a stopped counter raises nothing more. An overflow taken
  * between these writes and the core's clearing of the armed flag is
- * reloaded by pmuv3_ack, harmlessly: the counter is already disabled. */
+ * reloaded by pmuv3_nmi_ack, harmlessly: the counter is already disabled. */
 static void pmuv3_disarm(void)
 {
     pmu_reg_write(PMREG_PMCNTENCLR, CCNT);
     pmu_reg_write(PMREG_PMINTENCLR, CCNT);
     isb();
-}
-
-static bool pmuv3_overflowed(void)
-{
-    return (pmu_reg_read(PMREG_PMOVSSET) & CCNT) != 0;
 }
 
 /* The next load: one period after the wrap that was just taken, not
@@ -153,12 +148,15 @@ static uint64_t pmu_next_load(uint64_t since_wrap, uint64_t period)
  * wrap again in between. The isb makes the cleared status (and so the
  * dropped request) take effect before trap.c's EOI, so the
  * level-triggered PPI does not come straight back. */
-static void pmuv3_ack(uint64_t period, bool reload)
+static bool pmuv3_nmi_ack(uint64_t period)
 {
-    if (reload)
+    if (!(pmu_reg_read(PMREG_PMOVSSET) & CCNT))
+        return false;
+    if (period)
         pmu_reg_write(PMREG_PMCCNTR, pmu_next_load(pmu_reg_read(PMREG_PMCCNTR), period));
     pmu_reg_write(PMREG_PMOVSCLR, CCNT);
     isb();
+    return true;
 }
 
 /* ---- lscpu ---- */
@@ -237,8 +235,7 @@ static const struct pmu_ops pmuv3_ops = {
     .po_probe_stop = pmuv3_probe_stop,
     .po_arm = pmuv3_arm,
     .po_disarm = pmuv3_disarm,
-    .po_overflowed = pmuv3_overflowed,
-    .po_ack = pmuv3_ack,
+    .po_nmi_ack = pmuv3_nmi_ack,
 };
 
 static const struct pmu_ops *const pmuv3_tables[] = { &pmuv3_ops, NULL };

@@ -215,18 +215,16 @@ static void intel_arm(uint64_t period)
     wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, global | GLOBAL_FIXED_CTR1);
 }
 
-static bool intel_overflowed(void)
+static bool intel_nmi_ack(uint64_t period)
 {
-    return (rdmsr(MSR_IA32_PERF_GLOBAL_STATUS) & GLOBAL_FIXED_CTR1) != 0;
-}
-
-static void intel_ack(uint64_t period, bool reload)
-{
-    if (reload)
+    if (!(rdmsr(MSR_IA32_PERF_GLOBAL_STATUS) & GLOBAL_FIXED_CTR1))
+        return false;
+    if (period)
         intel_reload(period);
     wrmsr(MSR_IA32_PERF_GLOBAL_OVF_CTRL, GLOBAL_FIXED_CTR1);
     /* The LAPIC masks the LVT PMC entry when it delivers a PMI. */
     lapic_write_lvt_pmc(LVT_DELIVERY_NMI);
+    return true;
 }
 
 /* ---- AMD: core-extension counter 0, event 0x76 ---- */
@@ -313,29 +311,25 @@ static void amd_v2_disarm(void)
 
 /* Armed at -period, the counter wraps past zero to a small positive value:
  * bit 47 clear means it overflowed. */
-static bool amd_overflowed(void)
+static bool amd_nmi_ack(uint64_t period)
 {
-    return !(rdmsr(MSR_AMD64_PERF_CTR0) & (1ull << (AMD_CTR_WIDTH - 1)));
-}
-
-static void amd_ack(uint64_t period, bool reload)
-{
-    if (reload)
+    if (rdmsr(MSR_AMD64_PERF_CTR0) & (1ull << (AMD_CTR_WIDTH - 1)))
+        return false;
+    if (period)
         amd_reload(period);
     lapic_write_lvt_pmc(LVT_DELIVERY_NMI);
+    return true;
 }
 
-static bool amd_v2_overflowed(void)
+static bool amd_v2_nmi_ack(uint64_t period)
 {
-    return (rdmsr(MSR_AMD64_PERF_CNTR_GLOBAL_STATUS) & AMD_GLOBAL_CTR0) != 0;
-}
-
-static void amd_v2_ack(uint64_t period, bool reload)
-{
-    if (reload)
+    if (!(rdmsr(MSR_AMD64_PERF_CNTR_GLOBAL_STATUS) & AMD_GLOBAL_CTR0))
+        return false;
+    if (period)
         amd_reload(period);
     wrmsr(MSR_AMD64_PERF_CNTR_GLOBAL_STATUS_CLR, AMD_GLOBAL_CTR0);
     lapic_write_lvt_pmc(LVT_DELIVERY_NMI);
+    return true;
 }
 
 /* The TSC rate stands in for the core clock (po_measure_rate false); the
@@ -355,21 +349,21 @@ static const struct pmu_ops intel_ops = {
     .po_claim = intel_claim, .po_probe_start = intel_probe_start,
     .po_probe_read = intel_probe_read, .po_probe_stop = intel_probe_stop,
     .po_arm = intel_arm, .po_disarm = intel_disarm,
-    .po_overflowed = intel_overflowed, .po_ack = intel_ack,
+    .po_nmi_ack = intel_nmi_ack,
 };
 static const struct pmu_ops amd_ops = {
     .po_name = "pmu/nmi amd perfctr0", .po_what = "amd perfctr0", X86_PMU_COMMON,
     .po_claim = amd_claim, .po_probe_start = amd_probe_start,
     .po_probe_read = amd_probe_read, .po_probe_stop = amd_probe_stop,
     .po_arm = amd_arm, .po_disarm = amd_disarm,
-    .po_overflowed = amd_overflowed, .po_ack = amd_ack,
+    .po_nmi_ack = amd_nmi_ack,
 };
 static const struct pmu_ops amd_v2_ops = {
     .po_name = "pmu/nmi amd perfmonv2", .po_what = "amd perfmonv2", X86_PMU_COMMON,
     .po_claim = amd_v2_claim, .po_probe_start = amd_v2_probe_start,
     .po_probe_read = amd_probe_read, .po_probe_stop = amd_v2_probe_stop,
     .po_arm = amd_v2_arm, .po_disarm = amd_v2_disarm,
-    .po_overflowed = amd_v2_overflowed, .po_ack = amd_v2_ack,
+    .po_nmi_ack = amd_v2_nmi_ack,
 };
 
 /* ---- lscpu ---- */

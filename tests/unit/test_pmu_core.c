@@ -24,7 +24,7 @@ static bool fake_counts;                  /* the counter moves when read */
 static uint64_t fake_per_read;            /* and by this much a read */
 static bool fake_stall;                   /* moves on the first read only */
 static const char *fake_refusal;          /* po_refuse's answer */
-static bool fake_overflow;                /* po_overflowed's answer */
+static bool fake_overflow;                /* whether po_nmi_ack finds an overflow */
 
 static uint64_t fake_count;
 static bool fake_running;
@@ -87,14 +87,16 @@ static void fake_disarm(void)
         during_disarm();
 }
 
-static bool fake_overflowed(void) { return fake_overflow; }
-
-static void fake_ack(uint64_t period, bool reload)
+/* Acknowledged only when it overflowed; 0 means no reload. */
+static bool fake_nmi_ack(uint64_t period)
 {
+    if (!fake_overflow)
+        return false;
     n_ack++;
     acked_period = period;
-    acked_reload = reload;
+    acked_reload = period != 0;
     fake_overflow = false;
+    return true;
 }
 
 static struct pmu_ops fake_ops = {
@@ -109,8 +111,7 @@ static struct pmu_ops fake_ops = {
     .po_probe_stop = fake_probe_stop,
     .po_arm = fake_arm,
     .po_disarm = fake_disarm,
-    .po_overflowed = fake_overflowed,
-    .po_ack = fake_ack,
+    .po_nmi_ack = fake_nmi_ack,
 };
 
 static void fake_describe(struct printer *p, enum pmu_describe_at at)
@@ -394,7 +395,7 @@ TEST(jitter_off_in_test_reset_and_no_draw_when_disarmed)
     fake_overflow = true;
     CHECK(pmu_nmi_claim());
     CHECK(!acked_reload);
-    CHECK_EQ(acked_period, 1000 * PER_US);
+    CHECK_EQ(acked_period, 0);                  /* 0: acknowledge only */
 }
 
 TEST(measured_rate_runs_the_budget_and_sets_the_period)
