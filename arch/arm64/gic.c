@@ -48,6 +48,7 @@ static uint64_t gicd = 0x08000000, gicr = 0x080a0000, gicr_size = 0xf60000;
 static uint64_t rd_base[MAX_CPUS];
 static uint64_t boot_route;             /* GICD_IROUTER value naming the boot cpu */
 unsigned gic_nmi_ppi;                   /* the PMU's PPI, or 0: no pseudo-NMI */
+uint32_t gic_nmi_fast_id = ~0u;         /* gic.h */
 static struct { irq_handler_fn fn; void *arg; } handlers[GIC_MAX_INTID];
 
 /* One byte per INTID in the redistributor's priority registers, written
@@ -162,6 +163,7 @@ const char *gic_init_cpu(void)
 void gic_set_nmi_ppi(unsigned intid)
 {
     gic_nmi_ppi = intid >= 16 && intid < 32 ? intid : 0;
+    gic_nmi_fast_id = gic_nmi_ppi ? gic_nmi_ppi : ~0u;
 }
 
 unsigned gic_nmi_intid(void) { return gic_nmi_ppi ? gic_nmi_ppi : GIC_SPURIOUS; }

@@ -28,6 +28,9 @@ irq_handler_fn gic_handler(unsigned intid, void **arg);
 /* ---- every interrupt's path (trap.c): inline, no call each ---------- */
 
 extern unsigned gic_nmi_ppi;            /* gic_set_nmi_ppi's PPI, or 0 */
+/* What vectors.S compares each acknowledged INTID with to take the PMU's
+ * short path: the PPI, or ~0 (no INTID reads so) when there is none. */
+extern uint32_t gic_nmi_fast_id;
 
 /* Is intid delivered at the pseudo-NMI priority (PMU, backtrace, panic nmi)? */
 static inline bool gic_is_nmi(unsigned intid)
@@ -36,17 +39,15 @@ static inline bool gic_is_nmi(unsigned intid)
            intid == SGI_NMI_TEST;
 }
 
-/* INTID, GIC_SPURIOUS if none. The read acknowledges: the interrupt is
- * active from here. The dsb keeps the handler's memory accesses (the
- * device state it was woken for) from being performed ahead of the
- * acknowledge, which a system-register read does not order by itself;
- * Linux's gic_read_iar keeps the same barrier. One guest instruction
- * under TCG. */
-static inline unsigned gic_ack(void)
+/* The INTID vectors.S acknowledged (ICC_IAR1_EL1, with the dsb that
+ * keeps the handler's memory accesses, the device state it was woken
+ * for, from being performed ahead of the acknowledge, which a
+ * system-register read does not order by itself; Linux's gic_read_iar
+ * keeps the same barrier), GIC_SPURIOUS if none. The read acknowledged:
+ * the interrupt is active from there. */
+static inline unsigned gic_acked(uint64_t iar)
 {
-    unsigned id = (unsigned)(read_sysreg(icc_iar1_el1) & 0xffffff);
-    dsb_sy();
-    return id;
+    return (unsigned)(iar & 0xffffff);
 }
 
 /* Priority drop and deactivation in one write (ICC_CTLR_EL1.EOImode 0,

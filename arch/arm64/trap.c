@@ -9,7 +9,9 @@
  * nests in itself, and like an NMI on x86 it takes no lock, allocates
  * nothing and never schedules: profiler_nmi samples and says whether the
  * counter had overflowed; if not, nothing else raises that PPI, and the
- * machine stops with a report rather than swallowing it. */
+ * machine stops with a report rather than swallowing it. vectors.S
+ * acknowledges every IRQ and sends that PPI down a short path of its own
+ * (profiler_nmi), the rest here with the INTID in the frame. */
 #include "arch/arm64/trap.h"
 #include "arch/arm64/arm64.h"
 #include "arch/arm64/gic.h"
@@ -117,26 +119,34 @@ static void exception(struct trap_frame *tf)
     panic_trap(tf, "%s (EC 0x%x, ESR 0x%lx)", name, ec, tf->esr);
 }
 
-/* Pseudo-NMI context: see the top of this file. The PMU's overflow, a
- * backtrace request, or `panic nmi`'s SGI, which nobody expects. */
+/* Pseudo-NMI context: see the top of this file. A backtrace request, or
+ * `panic nmi`'s SGI, which nobody expects. (The PMU's PPI never comes
+ * here: vectors.S sends it to profiler_nmi.) */
 static void nmi_irq(struct trap_frame *tf, unsigned id)
 {
     if (id == SGI_BACKTRACE) {
         ipi_backtrace_answer(tf);
-    } else if (id == SGI_NMI_TEST) {
+    } else {
         panic_trap(tf, "unexpected NMI on cpu %u (SGI %u at pseudo-NMI priority, no request)",
                    cpu_index(), id);
-    } else if (!profiler_nmi(tf)) {
-        panic_trap(tf, "unexpected PMU interrupt on cpu %u (INTID %u): the cycle counter "
-                   "has no overflow recorded in PMOVSSET_EL0 (counter %s)",
-                   cpu_index(), id, pmu_armed() ? "armed" : "not armed");
     }
     gic_eoi(id);
 }
 
+/* vectors.S's short path, the PMU's PPI, calls profiler_nmi directly
+ * (pseudo-NMI context, PSTATE.I set throughout, the PMR never touched)
+ * and ends the interrupt itself; when profiler_nmi finds no overflow to
+ * claim it fills in the rest of the frame and comes here. */
+void trap_pmu_unclaimed(struct trap_frame *tf)
+{
+    panic_trap(tf, "unexpected PMU interrupt on cpu %u (INTID %u): the cycle counter "
+               "has no overflow recorded in PMOVSSET_EL0 (counter %s)",
+               cpu_index(), (unsigned)tf->intid, pmu_armed() ? "armed" : "not armed");
+}
+
 static void irq(struct trap_frame *tf)
 {
-    unsigned id = gic_ack();
+    unsigned id = gic_acked(tf->intid);
     if (id >= GIC_MAX_INTID)
         return;                          /* spurious: nothing to end */
     if (gic_is_nmi(id)) {
