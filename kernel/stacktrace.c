@@ -36,28 +36,8 @@
 #include "hal/irq.h"
 #include "hal/unwind.h"
 #include "kernel/stacks.h"
+#include "kernel/stacktrace_inline.h"
 #include "kernel/symtab.h"
-
-#define FRAME_RECORD 16
-
-/* Kernel text, fetched once per capture: every return address, and the
- * leaf's bytes, are tested against it without a call each. Held as its
- * start and size, so that one unsigned compare tests an address. */
-struct text {
-    uintptr_t lo, size;
-};
-
-static bool in_text(const struct text *t, uintptr_t a)
-{
-    return a - t->lo < t->size;
-}
-
-static struct text text_now(void)
-{
-    uintptr_t lo, hi;
-    text_bounds(&lo, &hi);
-    return (struct text){ lo, hi - lo };
-}
 
 /* Does the 16-byte record at fp lie inside r? Written to avoid overflow
  * for fp near the top of the address space. */
@@ -66,97 +46,32 @@ static bool record_inside(uintptr_t fp, const struct stack_region *r)
     return fp >= r->lo && fp < r->hi && r->hi - fp >= FRAME_RECORD;
 }
 
-/* The highest address a whole record can start at in r; 0 (no record
- * fits) for a region smaller than one. */
-static uintptr_t record_top(const struct stack_region *r)
+/* fp failed st_walk_run's test in the stack [lo, hi) of the given kind:
+ * may the walk go on at fp? Only out of an IRQ/IST stack, into another
+ * known stack, whose bounds then apply; and so on at each crossing, at
+ * most one per record written. A null or unaligned fp, a fp inside the
+ * stack itself (downward, or straddling its top) and any fp that leaves a
+ * task stack end the walk before the lookup, so garbage costs no registry
+ * scan. Out of line: only a genuine crossing gets past its first tests. */
+__attribute__((noinline))
+uintptr_t *st_walk_on(uintptr_t lo, uintptr_t hi, int kind, uintptr_t fp, uintptr_t *o,
+                      uintptr_t *end, struct st_text t)
 {
-    return r->hi - r->lo >= FRAME_RECORD ? r->hi - FRAME_RECORD : 0;
-}
-
-/* The stack the walk is in, as the loop uses it. Passed and kept by
- * value, never by address, so that GCC holds it in registers: with the
- * whole stack_region's address taken (for a crossing's lookup) it lived
- * on the stack, stored and reloaded on every sample. */
-struct span {
-    uintptr_t lo, hi;
-    uintptr_t top;          /* record_top */
-    int kind;
-};
-
-static struct span span_of(const struct stack_region *r)
-{
-    return (struct span){ r->lo, r->hi, record_top(r), r->kind };
-}
-
-/* fp failed the walk's range test against s (unaligned, not above the
- * last record, or past s's top): may the walk go on at fp? Only out of an
- * IRQ/IST stack, into another known stack, whose bounds go to *to.
- * An unaligned or null fp, a fp inside s itself (downward, or straddling
- * its top) and any fp that leaves a task stack end the walk before the
- * lookup, so garbage costs no registry scan. Out of line: the loop keeps
- * s in registers, and only a genuine crossing comes here. */
-static __attribute__((noinline)) bool walk_leave(struct span s, uintptr_t fp, struct span *to)
-{
-    struct stack_region next;
-    if (fp == 0 || (fp & 7) != 0 || (fp >= s.lo && fp < s.hi))
-        return false;
-    if (s.kind != STACK_IRQ && s.kind != STACK_IST)
-        return false;
-    if (!stack_lookup(fp, &next) || !record_inside(fp, &next))
-        return false;
-    *to = span_of(&next);
-    return true;
-}
-
-/* The walk from fp, s being the stack sp lies in. The first record may
- * start at sp itself (fp equals sp right after push %rbp; mov %rsp,%rbp);
- * each one after must start strictly above the one before it, since
- * callers' frames lie above, and end by s.top. A fp that fails those
- * tests is looked at again, out of the loop (walk_leave): a crossing out
- * of an IRQ/IST stack into another known stack, whose bounds then apply,
- * or the end of the walk. (walk_leave's answer comes back through a span
- * of its own: with s's address taken, GCC kept s on the stack and loaded
- * its top again on every frame.)
- *
- * Inlined into its two callers, and written so that everything the loop
- * needs (top, the text's start and size, the output's end) stays in
- * registers and each frame is one load pair, one compare for the return
- * address, the store, and one chain of conditional compares for the
- * next fp (aligned, above this one, not past top, room left): some ten
- * instructions a frame, where testing each condition with its own branch
- * took sixteen. */
-static inline __attribute__((always_inline))
-unsigned walk_from(struct span s, uintptr_t fp, uintptr_t sp,
-                   uintptr_t *out, unsigned max, struct text t)
-{
-    uintptr_t *o = out, *end = out + max;
-    if (max == 0)
-        return 0;
-    struct span to;
-    if (__builtin_expect((fp & 7) != 0 || fp < sp || fp > s.top, 0)) {
-        if (!walk_leave(s, fp, &to))
-            return 0;
-        s = to;
-    }
-    while (o < end) {
-        /* Only now is fp known to point into a known stack. Plain loads,
-         * not volatile: nothing writes the interrupted context's frames
-         * while it is stopped under this walk. */
-        const uintptr_t *rec = (const uintptr_t *)fp;
-        uintptr_t next = rec[0];
-        uintptr_t ret = rec[1];
-        if (ret - t.lo >= t.size)
+    while (fp != 0 && o < end) {
+        struct stack_region next;
+        if ((fp & 7) != 0 || (fp >= lo && fp < hi))
             break;
-        *o++ = ret;
-        /* One test for the common case; walk_leave sorts out the rest. */
-        if (__builtin_expect((next & 7) != 0 || next <= fp || next > s.top, 0)) {
-            if (!walk_leave(s, next, &to))
-                break;
-            s = to;
-        }
-        fp = next;
+        if (kind != STACK_IRQ && kind != STACK_IST)
+            break;
+        if (!stack_lookup(fp, &next) || !record_inside(fp, &next))
+            break;
+        lo = next.lo;
+        hi = next.hi;
+        kind = next.kind;
+        /* record_inside: the first record is there. */
+        o = st_walk_run(st_span_of(&next), fp, true, o, end, t, &fp);
     }
-    return (unsigned)(o - out);
+    return o;
 }
 
 unsigned st_walk(uintptr_t fp, uintptr_t sp, uintptr_t *out, unsigned max)
@@ -164,7 +79,7 @@ unsigned st_walk(uintptr_t fp, uintptr_t sp, uintptr_t *out, unsigned max)
     struct stack_region cur;
     if (!out || max == 0 || !stack_lookup(sp, &cur))
         return 0;
-    return walk_from(span_of(&cur), fp, sp, out, max, text_now());
+    return st_walk_from(st_span_of(&cur), fp, sp, out, max, st_text_now());
 }
 
 /* The sampled function's caller, when pc sits where fp is not (yet, or
@@ -176,10 +91,10 @@ unsigned st_walk(uintptr_t fp, uintptr_t sp, uintptr_t *out, unsigned max)
  * ([_stext, _etext)): near either end the window shrinks to what is
  * there, and a pc outside text is garbage whose bytes are not ours to
  * read. */
-static uintptr_t leaf_caller(const struct trap_frame *tf, uintptr_t pc, uintptr_t sp,
-                             uintptr_t lo, uintptr_t hi, struct text t)
+uintptr_t st_leaf_caller(const struct trap_frame *tf, uintptr_t pc, uintptr_t sp,
+                         uintptr_t lo, uintptr_t hi, struct st_text t)
 {
-    if (!in_text(&t, pc))
+    if (!st_in_text(&t, pc))
         return 0;
     size_t before = pc - t.lo, after = t.lo + t.size - pc;
     if (before > UNWIND_BEFORE)
@@ -200,38 +115,7 @@ static uintptr_t leaf_caller(const struct trap_frame *tf, uintptr_t pc, uintptr_
             return 0;
         ret = *(const volatile uintptr_t *)slot;
     }
-    return in_text(&t, ret) ? ret : 0;
-}
-
-/* Can the leaf decoder's answer change the chain? Not when:
- *
- * - (a link register, arm64) the record at fp holds the link register as
- *   its return address. Framed, the walk's first frame is that address;
- *   in any other leaf state the decoder would add the link register as
- *   the caller and the walk would report the same address again from the
- *   record (only direct recursion from one call site puts the caller's
- *   own return there): skipping it drops at most a repeat of one address.
- *   The common arm64 sample, a leaf function's body, is this case: its
- *   record saved x30 and no call has changed x30 since.
- * - (no link register, x86-64: calls push the return address) fp equals
- *   sp: the record at sp is the function's own. At the first instruction
- *   or at ret, sp holds the return address and the caller's fp lies above
- *   it; after push %rbp, sp holds the caller's fp, which points above
- *   that slot. A leaf's body without locals (the common x86 sample) is
- *   this case.
- *
- * Then the decoder's look at the bytes around pc is skipped: ~100 guest
- * instructions of an arm64 sample, ~40 of an x86 one (-icount trace).
- * On arm64 a zero link register falls under the second rule, harmlessly:
- * the decoder's caller would be that 0, which no chain takes. */
-static bool leaf_is_moot(const struct trap_regs *r, uintptr_t top)
-{
-    uintptr_t fp = r->tr_fp;
-    if (!r->tr_link)
-        return fp == r->tr_sp;
-    if ((fp & 7) != 0 || fp < r->tr_sp || fp > top)
-        return false;
-    return ((const volatile uintptr_t *)fp)[1] == r->tr_link;
+    return st_in_text(&t, ret) ? ret : 0;
 }
 
 /* noinline: its own frame must exist to be skipped. The walk starts at
@@ -255,24 +139,6 @@ unsigned st_capture_here(uintptr_t *out, unsigned max)
     return st_walk(caller_fp, sp, out, max);
 }
 
-/* The stack sp lies in: almost always the task this CPU runs, read
- * inline; stack_lookup for the rest (interrupt and IST stacks, the
- * registry). */
-static inline bool sample_stack(uintptr_t sp, struct span *s)
-{
-    unsigned cpu = cpu_index_inline();
-    uintptr_t lo, hi;
-    if (cpu < MAX_CPUS && stack_task_bounds(&stack_task_slots[cpu], sp, &lo, &hi)) {
-        *s = span_of(&(struct stack_region){ lo, hi, STACK_TASK, 0, NULL });
-        return true;
-    }
-    struct stack_region other;
-    if (!stack_lookup(sp, &other))
-        return false;
-    *s = span_of(&other);
-    return true;
-}
-
 /* no_instrument_function: x86-64 builds with -pg -mnop-mcount so that
  * every function keeps its frame (arch/x86_64/build.mk); this one has a
  * frame anyway (it calls), and a sample can only land in it as a nested
@@ -281,20 +147,8 @@ static inline bool sample_stack(uintptr_t sp, struct span *s)
 __attribute__((no_instrument_function))
 unsigned st_capture_trap(const struct trap_frame *tf, uintptr_t *out, unsigned max)
 {
-    if (__builtin_expect(!out || max < 2, 0))
+    unsigned cpu = cpu_index_inline();
+    if (cpu >= MAX_CPUS)
         return out && max ? (out[0] = trap_pc(tf), 1) : 0;
-    struct trap_regs r;
-    trap_regs_inline(tf, &r);
-    struct span s;
-    out[0] = r.tr_pc;
-    if (!sample_stack(r.tr_sp, &s))
-        return 1;
-    struct text t = text_now();
-    unsigned n = 1;
-    if (!leaf_is_moot(&r, s.top)) {
-        uintptr_t caller = leaf_caller(tf, r.tr_pc, r.tr_sp, s.lo, s.hi, t);
-        if (caller)
-            out[n++] = caller;
-    }
-    return n + walk_from(s, r.tr_fp, r.tr_sp, out + n, max - n, t);
+    return st_capture_trap_inline(tf, out, max, cpu);
 }

@@ -521,3 +521,46 @@ TEST(stacktrace_irq_crossing_takes_no_scan)
     stack_cpu_switch(-1);
     fake_cpu = 0;
 }
+
+/* The sample path reads its own CPU's task slot without the seqlock
+ * (stack_task_bounds): stack_cpu_switch writes hi = 0, then lo, then hi,
+ * and each state an NMI could see between those stores must read as the
+ * old bounds, nothing, or the new bounds. And the slot never takes an
+ * IRQ or IST stack, since a walk that starts in it never crosses out. */
+TEST(stacktrace_task_slot_reads_between_writes)
+{
+    static struct fake_stack a, b, irq;
+    fake_cpu = 5;
+    fake_open(&a, STACK_TASK, "a");
+    fake_open(&b, STACK_TASK, "b");
+    fake_open_cpu(&irq, STACK_IRQ, 5);
+    struct stack_task_slot *ts = &stack_task_slots[5];
+    uintptr_t lo, hi;
+    stack_cpu_switch(a.id);
+    CHECK(stack_task_bounds(ts, at(&a, 3), &lo, &hi));
+    CHECK_EQ(lo, at(&a, 0));
+    CHECK_EQ(hi, at(&a, REGION_WORDS));
+    CHECK(!stack_task_bounds(ts, at(&b, 3), &lo, &hi));
+    /* The writer's steps from a to b, one at a time. */
+    ts->ts_hi = 0;
+    CHECK(!stack_task_bounds(ts, at(&a, 3), &lo, &hi));
+    CHECK(!stack_task_bounds(ts, at(&b, 3), &lo, &hi));
+    ts->ts_lo = at(&b, 0);
+    CHECK(!stack_task_bounds(ts, at(&a, 3), &lo, &hi));
+    CHECK(!stack_task_bounds(ts, at(&b, 3), &lo, &hi));
+    ts->ts_hi = at(&b, REGION_WORDS);
+    CHECK(stack_task_bounds(ts, at(&b, 3), &lo, &hi));
+    CHECK_EQ(lo, at(&b, 0));
+    /* An IRQ stack's id leaves the slot empty: lookups use the rest. */
+    stack_cpu_switch(irq.id);
+    CHECK(!stack_task_bounds(ts, at(&irq, 3), &lo, &hi));
+    CHECK(!stack_task_bounds(ts, at(&b, 3), &lo, &hi));
+    struct stack_region r;
+    CHECK(stack_lookup(at(&irq, 3), &r));
+    CHECK_EQ(r.kind, STACK_IRQ);
+    stack_cpu_switch(-1);
+    fake_close(&a);
+    fake_close(&b);
+    fake_close(&irq);
+    fake_cpu = 0;
+}
