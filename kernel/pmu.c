@@ -30,6 +30,7 @@
 #include "hal/cpu.h"
 #include "hal/pmu.h"
 #include "kernel/once.h"
+#include "kernel/pmu_nmi.h"
 #include "kernel/panic.h"
 #include "kernel/timer.h"
 #include "lib/printf.h"
@@ -48,41 +49,32 @@
 static enum pmu_mode pmu_mode = PMU_MODE_AUTO;
 static const struct pmu_ops *cand;    /* counter the hardware claims, or NULL */
 static enum pmu_claim cand_how;       /* claimed or assumed: the note says which */
-static const struct pmu_ops *ops;     /* counter in use, or NULL: the tick */
 static bool probe_ran;                /* the counter was actually tried */
 static uint64_t probe_delta, probe_us;
 static uint64_t rate;                 /* counter increments per us, measured */
-static uint64_t period;               /* counter increments between overflows */
-/* The jitter's band, fixed with the period: each draw is jit_lo plus a
- * remainder modulo jit_span, so the NMI does only that arithmetic. */
-static uint64_t jit_lo, jit_span;
 static char note[160];
 static int probe_state;               /* kernel/once.h: published after the probe */
-static bool cpu_armed[MAX_CPUS];
-/* Per CPU xorshift64 state for the period's jitter: only that CPU's tick
- * (arm) and NMI (reload) step it, and the NMI cannot interrupt the tick's
- * step (it steps only when armed, and arm seeds before setting the
- * flag), so a plain single-writer word: no lock, no atomic. 0: not
- * seeded yet (xorshift never yields 0 from a nonzero state). */
-static uint64_t cpu_rng[MAX_CPUS];
-static bool jitter = true;            /* off only in host tests of exact periods */
-/* Per CPU, written only by that CPU's NMI: overflows claimed, and of them
- * those that arrived after disarm. Read (relaxed) only for lscpu. */
-static uint32_t cpu_claims[MAX_CPUS], cpu_stale[MAX_CPUS];
 
-/* The NMI that reads cpu_armed runs on this same CPU: program order is
+/* The NMI's state and parameters (kernel/pmu_nmi.h). The counter in use
+ * (NULL: the tick), its period and the jitter's band are set by the probe
+ * before it publishes and never change after. */
+struct pmu_cpu pmu_cpus[MAX_CPUS];
+struct pmu_nmi_params pmu_nmi = { .jitter = true };
+
+/* The NMI that reads pc_armed runs on this same CPU: program order is
  * all it needs, so a compiler barrier suffices. */
 static inline void barrier(void)
 {
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
-/* Also called from the NMI: a compare and a panic, nothing that faults. */
-static unsigned pmu_cpu(void)
+/* This CPU's, from task or tick context: a compare and a panic. (The
+ * NMI checks the index itself: pmu_nmi_claim_on.) */
+static struct pmu_cpu *pmu_cpu(void)
 {
     unsigned idx = cpu_index_inline();
     BUG_ON(idx >= MAX_CPUS);
-    return idx;
+    return &pmu_cpus[idx];
 }
 
 void pmu_set_mode(enum pmu_mode mode)
@@ -168,13 +160,14 @@ static void pmu_judge(uint64_t per_us)
         fmt_snprintf(note, sizeof note, "pmu: %s %s: tick only", cand->po_what, why);
         return;
     }
-    period = (cand->po_measure_rate ? rate : per_us) * PMU_PERIOD_US;
+    uint64_t period = (cand->po_measure_rate ? rate : per_us) * PMU_PERIOD_US;
     /* With room for the jitter's +1/4 above it. */
     if (period > cand->po_max_period / (PMU_JITTER_DIV + 1) * PMU_JITTER_DIV)
         period = cand->po_max_period / (PMU_JITTER_DIV + 1) * PMU_JITTER_DIV;
-    jit_lo = period - period / PMU_JITTER_DIV;
-    jit_span = 2 * (period / PMU_JITTER_DIV) + 1;
-    ops = cand;
+    pmu_nmi.period = period;
+    pmu_nmi.jit_lo = period - period / PMU_JITTER_DIV;
+    pmu_nmi.jit_span = 2 * (period / PMU_JITTER_DIV) + 1;
+    pmu_nmi.ops = cand;
 }
 
 static void pmu_probe_run(void)
@@ -210,14 +203,14 @@ bool pmu_probe(void)
      * only after everything it depends on is written; a CPU that asks
      * while another probes waits the ~10 us out. */
     once(&probe_state, pmu_probe_run);
-    return ops != NULL;
+    return pmu_nmi.ops != NULL;
 }
 
 const char *pmu_source_name(void)
 {
-    if (!pmu_probe_done() || !ops)
+    if (!pmu_probe_done() || !pmu_nmi.ops)
         return PMU_TICK_NAME;
-    return ops->po_name;
+    return pmu_nmi.ops->po_name;
 }
 
 const char *pmu_probe_note(void)
@@ -240,30 +233,13 @@ static uint64_t pmu_seed(unsigned cpu)
     return z ? z : 0x2545f4914f6cdd1dull;
 }
 
-/* The next load's period: nominal - 1/4 plus a uniform draw over the
- * 1/2 band, so the mean is the nominal period (to within one count) and
- * the rate is unchanged. NMI context: a few ALU instructions and one
- * division, no lock, nothing that faults. Never 0 (a period is at least
- * a thousand counts: pmu_judge), which po_nmi_ack reads as "no reload". */
-static uint64_t pmu_period(unsigned me)
-{
-    if (!jitter)
-        return period;
-    uint64_t x = cpu_rng[me];
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    cpu_rng[me] = x;
-    return jit_lo + x % jit_span;
-}
-
 /* ---- arming, per CPU ---- */
 
 /* After the probe published, and only then: until it did, the counter's
  * registers may not even exist. */
 static const struct pmu_ops *pmu_ops_ready(void)
 {
-    return pmu_probe_done() ? ops : NULL;
+    return pmu_probe_done() ? pmu_nmi.ops : NULL;
 }
 
 void pmu_arm(void)
@@ -272,13 +248,13 @@ void pmu_arm(void)
     const struct pmu_ops *o = pmu_ops_ready();
     if (!o)
         return;
-    unsigned me = pmu_cpu();
-    if (!cpu_rng[me])
-        cpu_rng[me] = pmu_seed(me);     /* before the flag: see cpu_rng */
-    uint64_t first = pmu_period(me);
+    struct pmu_cpu *me = pmu_cpu();
+    if (!me->pc_rng)
+        me->pc_rng = pmu_seed((unsigned)(me - pmu_cpus));  /* before the flag: see pc_rng */
+    uint64_t first = pmu_period_draw(me);
     /* Flag first: the first overflow may come before the last write of
      * po_arm returns, and an NMI that finds the flag clear is not claimed. */
-    __atomic_store_n(&cpu_armed[me], true, __ATOMIC_RELEASE);
+    __atomic_store_n(&me->pc_armed, true, __ATOMIC_RELEASE);
     barrier();
     o->po_arm(first);
 }
@@ -297,38 +273,32 @@ void pmu_disarm(void)
      * PerfMonV2 the counter keeps the value it stopped at, and its clear
      * sign bit would turn a real NMI minutes later into a "sample",
      * swallowing it instead of panicking. */
-    __atomic_store_n(&cpu_armed[pmu_cpu()], false, __ATOMIC_RELEASE);
+    __atomic_store_n(&pmu_cpu()->pc_armed, false, __ATOMIC_RELEASE);
 }
 
 bool pmu_armed(void)
 {
-    return __atomic_load_n(&cpu_armed[pmu_cpu()], __ATOMIC_ACQUIRE);
+    return __atomic_load_n(&pmu_cpu()->pc_armed, __ATOMIC_ACQUIRE);
 }
 
-/* NMI context: no lock (the interrupted code may hold it), no allocation,
- * a bounded number of register accesses, and only to registers the probe
- * has shown to exist. The counts are this CPU's own slots. */
 bool pmu_nmi_claim(void)
 {
-    unsigned me = pmu_cpu();
-    /* Armed, the probe has published: pmu_arm sets this CPU's flag only
-     * after pmu_ops_ready() said so, on this CPU (program order), and ops
-     * and period never change once published. So the armed path, every
-     * sample, reads ops without asking the probe again; only a disarmed
-     * CPU does. */
-    bool armed = __atomic_load_n(&cpu_armed[me], __ATOMIC_ACQUIRE);
-    const struct pmu_ops *o = armed ? ops : pmu_ops_ready();
-    if (!o || (!armed && !o->po_claims_when_disarmed))
+    return pmu_nmi_claim_on(cpu_index_inline());
+}
+
+/* pmu_nmi_claim_on's rare half: an NMI on a CPU whose flag is clear.
+ * Disarmed, nothing of the counter is believed unless the backend says
+ * only it raises that interrupt (po_claims_when_disarmed); then the
+ * overflow is acknowledged, not reloaded (0), the draw not taken, and it
+ * is counted as stale. Until the probe has published, the counter's
+ * registers may not even exist. */
+bool pmu_nmi_claim_disarmed(struct pmu_cpu *me)
+{
+    const struct pmu_ops *o = pmu_ops_ready();
+    if (!o || !o->po_claims_when_disarmed || !o->po_nmi_ack(0))
         return false;
-    /* Disarmed (po_claims_when_disarmed): acknowledged, not reloaded (0).
-     * Armed, the draw is taken before the answer is known: an NMI that
-     * is not the counter's (x86 shares the vector) steps the generator
-     * once more, which changes nothing but which period comes next. */
-    if (!o->po_nmi_ack(armed ? pmu_period(me) : 0))
-        return false;
-    __atomic_store_n(&cpu_claims[me], cpu_claims[me] + 1, __ATOMIC_RELAXED);
-    if (!armed)
-        __atomic_store_n(&cpu_stale[me], cpu_stale[me] + 1, __ATOMIC_RELAXED);
+    *(volatile uint32_t *)&me->pc_claims = me->pc_claims + 1;
+    *(volatile uint32_t *)&me->pc_stale = me->pc_stale + 1;
     return true;
 }
 
@@ -336,8 +306,8 @@ void pmu_overflow_counts(uint64_t *claimed, uint64_t *stale)
 {
     *claimed = *stale = 0;
     for (unsigned i = 0; i < MAX_CPUS; i++) {
-        *claimed += __atomic_load_n(&cpu_claims[i], __ATOMIC_RELAXED);
-        *stale += __atomic_load_n(&cpu_stale[i], __ATOMIC_RELAXED);
+        *claimed += __atomic_load_n(&pmu_cpus[i].pc_claims, __ATOMIC_RELAXED);
+        *stale += __atomic_load_n(&pmu_cpus[i].pc_stale, __ATOMIC_RELAXED);
     }
 }
 
@@ -375,7 +345,7 @@ void pmu_describe(struct printer *p)
     }
     describe(p, PMU_AT_WIRING);
     describe_probe(p);
-    if (ops)
+    if (pmu_nmi.ops)
         describe(p, PMU_AT_COUNTS);
     pr_printf(p, "profile source: %s\n", pmu_source_name());
 }
@@ -384,22 +354,21 @@ void pmu_describe(struct printer *p)
 void pmu_test_reset(void)
 {
     pmu_mode = PMU_MODE_AUTO;
-    cand = ops = NULL;
+    cand = pmu_nmi.ops = NULL;
     cand_how = PMU_CLAIM_NONE;
     probe_ran = false;
-    probe_delta = probe_us = rate = period = jit_lo = jit_span = 0;
+    probe_delta = probe_us = rate = 0;
+    pmu_nmi.period = pmu_nmi.jit_lo = pmu_nmi.jit_span = 0;
     note[0] = 0;
     probe_state = ONCE_NOT_RUN;
     for (unsigned i = 0; i < MAX_CPUS; i++) {
-        cpu_armed[i] = false;
-        cpu_claims[i] = cpu_stale[i] = 0;
-        cpu_rng[i] = 0;
+        pmu_cpus[i] = (struct pmu_cpu){ 0 };
     }
-    jitter = false;
+    pmu_nmi.jitter = false;
 }
 
 void pmu_test_jitter(bool on)
 {
-    jitter = on;
+    pmu_nmi.jitter = on;
 }
 #endif

@@ -28,6 +28,19 @@
 #include "kernel/sched.h"
 #include "kernel/shell.h"
 #include "kernel/stacktrace.h"
+#ifdef SONDE_HOST_TEST
+/* The host tests fake the walk and the counter's claim
+ * (tests/unit/fake_profiler.c). */
+#define prof_capture(tf, out, max, cpu) st_capture_trap(tf, out, max)
+#define prof_pmu_claim(cpu) pmu_nmi_claim()
+#else
+/* Both inline: a call would save and restore their registers on every
+ * sample (kernel/stacktrace_inline.h, kernel/pmu_nmi.h). */
+#include "kernel/pmu_nmi.h"
+#include "kernel/stacktrace_inline.h"
+#define prof_capture(tf, out, max, cpu) st_capture_trap_inline(tf, out, max, cpu)
+#define prof_pmu_claim(cpu) pmu_nmi_claim_on(cpu)
+#endif
 #include "kernel/task.h"
 #include "kernel/timer.h"
 #include "lib/parse.h"
@@ -59,16 +72,20 @@ struct prof_cpu {
 
 static struct prof_cpu prof_cpus[MAX_CPUS];
 
-/* One word, so the idle tick pays exactly one atomic load. PMU is set
- * once the probe said a counter is usable and never cleared (the probe's
- * answer is cached for the boot): an idle tick needs it to know there may
- * be a counter left armed to disarm. */
+/* The run's flags and its pid filter, side by side so that the sampler
+ * reaches both from one address. The flags are one word, so the idle tick
+ * pays exactly one atomic load. PMU is set once the probe said a counter
+ * is usable and never cleared (the probe's answer is cached for the
+ * boot): an idle tick needs it to know there may be a counter left armed
+ * to disarm. */
 #define PROF_ACTIVE 1u
 #define PROF_PMU    2u
-static unsigned prof_state;
+static struct {
+    unsigned state;             /* PROF_ACTIVE, PROF_PMU */
+    int pid;                    /* PROFILER_ALL, or the one pid sampled */
+} prof_run = { 0, PROFILER_ALL };
 
 static unsigned prof_busy;      /* a run or report holds the profiler */
-static int prof_pid = PROFILER_ALL;
 
 /* The last run, frozen by Stop (window fields filled by Start and
  * Stop). Read and written only under the run lock. */
@@ -78,16 +95,22 @@ static struct prof_snapshot prof_snap;
 /* ---- the sample path: tick or NMI context, interrupts off ----------- */
 
 /* Takes one sample on this CPU. No lock, no allocation, no symbol lookup,
- * and nothing here dereferences interrupted state except through st_walk,
+ * and nothing here dereferences interrupted state except through the walk,
  * which checks every frame against the registered stacks and never
  * faults: this runs in NMI context on whatever the CPU was doing.
  *
  * Every atomic here is load-bearing; nothing else is atomic:
- *  - the exchange that takes the guard is seq_cst: it and the seq_cst
- *    load of prof_state are our half of Dekker's pattern with Stop (see
- *    there). On x86 the exchange is one xchg, the full barrier itself,
- *    and the load a plain mov; on arm64 an ldaxr/stlxr pair and an ldar.
- *  - the load of prof_state also acquires Start's release of it, so the
+ *  - the store that takes the guard is seq_cst: it and the seq_cst load
+ *    of prof_run.state are our half of Dekker's pattern with Stop (see
+ *    there). On x86 the store is one xchg, the full barrier itself, and
+ *    the load a plain mov; on arm64 an stlr and an ldar, which the
+ *    architecture keeps in that order. The guard is tested before it is
+ *    taken by a plain load, not an atomic exchange: only this CPU writes
+ *    it, and an NMI that lands between the tick's test and its store
+ *    runs whole (takes, samples, releases) before the tick goes on, so
+ *    the two samples follow each other and neither sees the other's
+ *    half-done.
+ *  - the load of prof_run.state also acquires Start's release of it, so the
  *    buffer, its capacity, the zeroed counts and the pid filter read
  *    after it are this run's (the filter is read only under the guard
  *    for that reason, never before the check).
@@ -107,29 +130,28 @@ static struct prof_snapshot prof_snap;
  * on, so they are stored with relaxed atomics (the same plain add and
  * store on x86 and arm64; the drainer only needs a whole value). */
 static inline __attribute__((always_inline))
-void prof_sample(const struct trap_frame *tf, bool from_tick)
+void prof_sample(const struct trap_frame *tf, bool from_tick, unsigned cpu)
 {
     uint64_t c0 = cycles_now_inline();
-    /* cpu_index() < MAX_CPUS is hal/cpu.h's promise (pmu_cpu checks it on
-     * the counter's path once per overflow): not checked again here. */
-    struct prof_cpu *pc = &prof_cpus[cpu_index_inline()];
+    struct prof_cpu *pc = &prof_cpus[cpu];
 
     /* Only an NMI landing inside the tick's sample can find the guard
      * taken (interrupts are off in both, and NMIs do not nest), so
      * pc_nested has a single writer and needs no atomic add. */
-    if (__atomic_exchange_n(&pc->pc_inside, 1, __ATOMIC_SEQ_CST)) {
+    if (__atomic_load_n(&pc->pc_inside, __ATOMIC_RELAXED)) {
         __atomic_store_n(&pc->pc_nested, pc->pc_nested + 1, __ATOMIC_RELAXED);
         return;
     }
+    __atomic_store_n(&pc->pc_inside, 1, __ATOMIC_SEQ_CST);
     /* Recheck under the guard. With Stop's seq_cst clear-then-scan this is
      * Dekker's pattern: either Stop sees our guard and waits for us, or we
      * see the flag clear and touch nothing. A plain check before taking
      * the guard would let us write a record Stop is already reading. */
-    if (__atomic_load_n(&prof_state, __ATOMIC_SEQ_CST) & PROF_ACTIVE) {
+    if (__atomic_load_n(&prof_run.state, __ATOMIC_SEQ_CST) & PROF_ACTIVE) {
         /* The filter is applied here, not in the report: a filtered-out
          * sample takes no slot and is not a drop. Relaxed: the load above
          * ordered it after Start's store. */
-        int want = __atomic_load_n(&prof_pid, __ATOMIC_RELAXED);
+        int want = __atomic_load_n(&prof_run.pid, __ATOMIC_RELAXED);
         int pid = task_current_pid_inline();
         /* pc_cap is 0 for a CPU that had no buffer at Start (it came
          * online since): the capacity check covers it, so the common path
@@ -146,7 +168,7 @@ void prof_sample(const struct trap_frame *tf, bool from_tick)
             struct prof_record *r = &pc->pc_buf[n & (pc->pc_cap - 1)];
             r->pr_pid = pid;
             r->pr_tick = from_tick;
-            r->pr_depth = (uint8_t)st_capture_trap(tf, r->pr_frames, PROFILER_FRAMES);
+            r->pr_depth = (uint8_t)prof_capture(tf, r->pr_frames, PROFILER_FRAMES, cpu);
             uint64_t cost = cycles_now_inline() - c0;
             r->pr_cost = cost > UINT32_MAX ? UINT32_MAX : (uint32_t)cost;
             /* Which source took each CPU's samples is how a CPU left on
@@ -165,14 +187,16 @@ void prof_sample(const struct trap_frame *tf, bool from_tick)
  * idle tick too (x86 builds with -pg, which GCC does not shrink-wrap). */
 static __attribute__((noinline)) void prof_sample_tick(const struct trap_frame *tf)
 {
-    prof_sample(tf, true);
+    /* cpu_index() < MAX_CPUS is hal/cpu.h's promise: not checked again
+     * on the path of every sample. */
+    prof_sample(tf, true, cpu_index_inline());
 }
 
 void profiler_tick(const struct trap_frame *tf)
 {
     /* The sampler's lock-free single-writer design rests on this. */
     BUG_ON(irqs_enabled_inline());
-    unsigned s = __atomic_load_n(&prof_state, __ATOMIC_ACQUIRE);
+    unsigned s = __atomic_load_n(&prof_run.state, __ATOMIC_ACQUIRE);
     if (!(s & PROF_ACTIVE)) {
         /* Stop only cleared the flag; each CPU disarms its own counter on
          * its next tick (pmu_disarm clears the armed flag after the
@@ -193,13 +217,15 @@ void profiler_tick(const struct trap_frame *tf)
 bool profiler_nmi(const struct trap_frame *tf)
 {
     BUG_ON(irqs_enabled_inline());
-    if (!pmu_nmi_claim())
+    /* The claim checks the index against MAX_CPUS (pmu_nmi_claim_on). */
+    unsigned cpu = cpu_index_inline();
+    if (!prof_pmu_claim(cpu))
         return false;           /* not ours: the caller panics */
     /* Ours even when no run is active: an overflow in flight after Stop,
      * before this CPU's tick disarmed the counter, is dropped silently by
      * prof_sample's check under its guard. No check of the flag here:
      * that one is needed anyway, and such NMIs are rare. */
-    prof_sample(tf, false);
+    prof_sample(tf, false, cpu);
     return true;
 }
 
@@ -315,11 +341,11 @@ static void prof_start(int pid, bool pmu)
         ncpus += pc->pc_in_window;
     }
     unsigned s = pmu ? PROF_PMU : 0;
-    __atomic_store_n(&prof_pid, pid, __ATOMIC_RELAXED);
+    __atomic_store_n(&prof_run.pid, pid, __ATOMIC_RELAXED);
     prof_snap.ps_pid = pid;
     prof_snap.ps_ncpus = ncpus;
     prof_snap.ps_cycles = cycles_now();
-    __atomic_store_n(&prof_state, s | PROF_ACTIVE, __ATOMIC_RELEASE);
+    __atomic_store_n(&prof_run.state, s | PROF_ACTIVE, __ATOMIC_RELEASE);
     /* This CPU arms its own counter now rather than at its next tick: a
      * window shorter than a tick (profile 1) ends at that same tick, and
      * at -smp 1 would otherwise never see the counter armed at all. The
@@ -378,8 +404,8 @@ static int prof_claim(struct printer *p)
 
 static void prof_stop(void)
 {
-    unsigned s = __atomic_load_n(&prof_state, __ATOMIC_RELAXED);
-    __atomic_store_n(&prof_state, s & ~PROF_ACTIVE, __ATOMIC_SEQ_CST);
+    unsigned s = __atomic_load_n(&prof_run.state, __ATOMIC_RELAXED);
+    __atomic_store_n(&prof_run.state, s & ~PROF_ACTIVE, __ATOMIC_SEQ_CST);
     prof_snap.ps_cycles = cycles_now() - prof_snap.ps_cycles;
     prof_quiesce(PROF_QUIESCE_MS);
 }
@@ -402,7 +428,7 @@ static void prof_freeze(void)
         s->ps_in_window[i] = pc->pc_in_window;
         s->ps_dropped += pc->pc_full + pc->pc_nested;
     }
-    s->ps_counter = __atomic_load_n(&prof_state, __ATOMIC_RELAXED) & PROF_PMU;
+    s->ps_counter = __atomic_load_n(&prof_run.state, __ATOMIC_RELAXED) & PROF_PMU;
     s->ps_source = pmu_source_name();
     s->ps_note = pmu_probe_note();
 }
@@ -559,7 +585,7 @@ int profiler_inject(unsigned cpu, int pid, const uintptr_t *frames,
         pc->pc_count++;
         /* As if from the source the last run used (the counter's are
          * the records the tick did not take). */
-        if (!(__atomic_load_n(&prof_state, __ATOMIC_RELAXED) & PROF_PMU))
+        if (!(__atomic_load_n(&prof_run.state, __ATOMIC_RELAXED) & PROF_PMU))
             pc->pc_from_tick++;
     }
     prof_give();

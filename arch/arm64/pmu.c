@@ -152,7 +152,7 @@ static bool pmuv3_nmi_ack(uint64_t period)
 {
     if (!(pmu_reg_read(PMREG_PMOVSSET) & CCNT))
         return false;
-    if (period)
+    if (__builtin_expect(period != 0, 1))
         pmu_reg_write(PMREG_PMCCNTR, pmu_next_load(pmu_reg_read(PMREG_PMCCNTR), period));
     pmu_reg_write(PMREG_PMOVSCLR, CCNT);
     isb();

@@ -1,0 +1,85 @@
+/* kernel/pmu_nmi.h: the PMU core's NMI half (pmu_nmi_claim, hal/pmu.h),
+ * inline, for the counter's sample (kernel/profiler.c's profiler_nmi):
+ * as a call it saved and restored registers and read the CPU's index
+ * again on every counter sample. kernel/pmu.c owns this state and
+ * defines pmu_nmi_claim as this same function out of line; the
+ * profiler's host tests link a fake pmu_nmi_claim instead
+ * (SONDE_HOST_TEST), so only the kernel build inlines it there. */
+#pragma once
+#include <stdbool.h>
+#include <stdint.h>
+#include "hal/cpu.h"
+#include "hal/pmu.h"
+#include "kernel/panic.h"
+
+/* Each CPU's own, together so that the NMI addresses them from one base:
+ *  - pc_armed: the flag that brackets the counter (kernel/pmu.c).
+ *  - pc_rng: the xorshift64 state of the period's jitter. Only that CPU's
+ *    tick (arm) and NMI (reload) step it, and the NMI cannot interrupt the
+ *    tick's step (it steps only when armed, and arm draws before setting
+ *    the flag), so a plain single-writer word: no lock, no atomic. 0: not
+ *    seeded yet (xorshift never yields 0 from a nonzero state).
+ *  - pc_claims, pc_stale: written only by that CPU's NMI, overflows
+ *    claimed and of them those that arrived after disarm; read (relaxed)
+ *    only for lscpu. Volatile stores, not __atomic ones: the same
+ *    single-copy atomic word store, but GCC gives an aarch64 __atomic
+ *    store no offset addressing. */
+struct pmu_cpu {
+    bool pc_armed;
+    uint32_t pc_claims, pc_stale;
+    uint64_t pc_rng;
+} __attribute__((aligned(64)));
+extern struct pmu_cpu pmu_cpus[MAX_CPUS];
+
+/* Set by the probe before it publishes (kernel/once.h), never changed
+ * after: the counter in use (NULL: the tick), its nominal period, and
+ * the jitter's band, each draw being jit_lo plus a remainder modulo
+ * jit_span. jitter is off only in host tests of exact periods. */
+struct pmu_nmi_params {
+    const struct pmu_ops *ops;
+    uint64_t period, jit_lo, jit_span;
+    bool jitter;
+};
+extern struct pmu_nmi_params pmu_nmi;
+
+/* The next load's period: nominal - 1/4 plus a uniform draw over the
+ * 1/2 band, so the mean is the nominal period (to within one count) and
+ * the rate is unchanged. NMI context: a few ALU instructions and one
+ * division, no lock, nothing that faults. Never 0 (a period is at least
+ * a thousand counts), which po_nmi_ack reads as "no reload". */
+static inline uint64_t pmu_period_draw(struct pmu_cpu *me)
+{
+    if (!pmu_nmi.jitter)
+        return pmu_nmi.period;
+    uint64_t x = me->pc_rng;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    me->pc_rng = x;
+    return pmu_nmi.jit_lo + x % pmu_nmi.jit_span;
+}
+
+/* kernel/pmu.c: an NMI on a CPU whose counter is not armed. */
+bool pmu_nmi_claim_disarmed(struct pmu_cpu *me);
+
+/* pmu_nmi_claim on CPU cpu, the calling one. NMI context: no lock (the
+ * interrupted code may hold it), no allocation, one backend call with a
+ * bounded number of register accesses, only to registers the probe has
+ * shown to exist; the counts are this CPU's own. Armed, the probe has
+ * published: pmu_arm sets the flag only after it said so, on this CPU
+ * (program order), and ops never changes after; so the armed path, every
+ * sample, reads ops without asking the probe again. The draw is taken
+ * before the answer is known: an NMI that is not the counter's (x86
+ * shares the vector) steps the generator once more, which changes
+ * nothing but which period comes next. */
+static inline __attribute__((always_inline)) bool pmu_nmi_claim_on(unsigned cpu)
+{
+    BUG_ON(cpu >= MAX_CPUS);
+    struct pmu_cpu *me = &pmu_cpus[cpu];
+    if (__builtin_expect(!__atomic_load_n(&me->pc_armed, __ATOMIC_ACQUIRE), 0))
+        return pmu_nmi_claim_disarmed(me);
+    if (!pmu_nmi.ops->po_nmi_ack(pmu_period_draw(me)))
+        return false;
+    *(volatile uint32_t *)&me->pc_claims = me->pc_claims + 1;
+    return true;
+}
