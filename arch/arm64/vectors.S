@@ -29,6 +29,31 @@
 #define FRAME   (TF_SIZE + 16)          /* the record, then the trap frame */
 #define X(n)    (16 + (n) * 8)          /* offset of trap-frame word n from sp */
 
+/* x0-x17 to and from their trap-frame slots: both paths save and
+ * restore these (x0 and x1 are saved by the slot itself). */
+.macro SAVE_X2_X17
+    stp x2, x3, [sp, #X(2)]
+    stp x4, x5, [sp, #X(4)]
+    stp x6, x7, [sp, #X(6)]
+    stp x8, x9, [sp, #X(8)]
+    stp x10, x11, [sp, #X(10)]
+    stp x12, x13, [sp, #X(12)]
+    stp x14, x15, [sp, #X(14)]
+    stp x16, x17, [sp, #X(16)]
+.endm
+
+.macro RESTORE_X0_X17
+    ldp x0, x1, [sp, #X(0)]
+    ldp x2, x3, [sp, #X(2)]
+    ldp x4, x5, [sp, #X(4)]
+    ldp x6, x7, [sp, #X(6)]
+    ldp x8, x9, [sp, #X(8)]
+    ldp x10, x11, [sp, #X(10)]
+    ldp x12, x13, [sp, #X(12)]
+    ldp x14, x15, [sp, #X(14)]
+    ldp x16, x17, [sp, #X(16)]
+.endm
+
 .macro VENTRY kind
     .balign 128
     sub sp, sp, #FRAME
@@ -84,14 +109,7 @@ vectors:
  * again, C having restored them) and trap_pmu_unclaimed panics with it
  * whole, as any other trap would. */
 pmu_nmi:
-    stp x2, x3, [sp, #X(2)]
-    stp x4, x5, [sp, #X(4)]
-    stp x6, x7, [sp, #X(6)]
-    stp x8, x9, [sp, #X(8)]
-    stp x10, x11, [sp, #X(10)]
-    stp x12, x13, [sp, #X(12)]
-    stp x14, x15, [sp, #X(14)]
-    stp x16, x17, [sp, #X(16)]
+    SAVE_X2_X17
     str x18, [sp, #X(18)]
     stp x29, x30, [sp, #X(29)]
     add x1, sp, #FRAME                  /* the SP before this exception */
@@ -108,15 +126,7 @@ pmu_nmi:
     ldr x0, [sp, #X(38)]
     msr icc_eoir1_el1, x0
     isb
-    ldp x0, x1, [sp, #X(0)]
-    ldp x2, x3, [sp, #X(2)]
-    ldp x4, x5, [sp, #X(4)]
-    ldp x6, x7, [sp, #X(6)]
-    ldp x8, x9, [sp, #X(8)]
-    ldp x10, x11, [sp, #X(10)]
-    ldp x12, x13, [sp, #X(12)]
-    ldp x14, x15, [sp, #X(14)]
-    ldp x16, x17, [sp, #X(16)]
+    RESTORE_X0_X17
     ldr x18, [sp, #X(18)]
     ldp x29, x30, [sp, #X(29)]
     add sp, sp, #FRAME
@@ -138,14 +148,7 @@ pmu_nmi:
     bl trap_pmu_unclaimed               /* does not return */
 
 trap_common:
-    stp x2, x3, [sp, #X(2)]
-    stp x4, x5, [sp, #X(4)]
-    stp x6, x7, [sp, #X(6)]
-    stp x8, x9, [sp, #X(8)]
-    stp x10, x11, [sp, #X(10)]
-    stp x12, x13, [sp, #X(12)]
-    stp x14, x15, [sp, #X(14)]
-    stp x16, x17, [sp, #X(16)]
+    SAVE_X2_X17
     stp x18, x19, [sp, #X(18)]
     stp x20, x21, [sp, #X(20)]
     stp x22, x23, [sp, #X(22)]
@@ -172,15 +175,7 @@ trap_common:
     ldp x2, x3, [sp, #X(32)]
     msr elr_el1, x2
     msr spsr_el1, x3
-    ldp x0, x1, [sp, #X(0)]
-    ldp x2, x3, [sp, #X(2)]
-    ldp x4, x5, [sp, #X(4)]
-    ldp x6, x7, [sp, #X(6)]
-    ldp x8, x9, [sp, #X(8)]
-    ldp x10, x11, [sp, #X(10)]
-    ldp x12, x13, [sp, #X(12)]
-    ldp x14, x15, [sp, #X(14)]
-    ldp x16, x17, [sp, #X(16)]
+    RESTORE_X0_X17
     ldp x18, x19, [sp, #X(18)]
     ldp x20, x21, [sp, #X(20)]
     ldp x22, x23, [sp, #X(22)]
