@@ -927,6 +927,26 @@ for _k, _names in [("smp4i", ["tick_rate", "sleep_500ms", "profile_idle", "burn_
         test(_name)(lambda ctx, f=globals()["t_" + {"sleep_500ms": "sleep"}.get(_n, _n)], k=_k: f(ctx, k))
 
 
+@test("bench_report_4x2048")
+def t_bench_report(ctx):
+    """make bench's Report() figure comes from `bench report` at -smp 4:
+    4 CPUs x 2048 records, folded and timed; and the profiler is free
+    for the next run after it."""
+    m = ctx.machine()
+    out = m.cmd("bench report", 120)
+    r = P.BENCH_REPORT.search(out)
+    check(r, "bench report: no 'report NxN records N cycles' line in %r" % out)
+    check((int(r.group(1)), int(r.group(2))) == (4, 2048),
+          "bench report: %sx%s records, expected 4x2048: %r" % (r.group(1), r.group(2), out))
+    check(int(r.group(3)) > 0, "bench report: 0 cycles: %r" % out)
+    out = m.cmd("bench report now")
+    check("bench: usage: bench profile | bench report |" in out, "bench report now: %r" % out)
+    # The profiler is free again: a run of its own, its header whole.
+    h = P.profile(m.cmd("profile 20"))
+    check(h["window"] == 20 and h["cpus"] == 4 and h["dropped"] == 0,
+          "profile 20 after bench report: %r" % {k: h[k] for k in ("window", "cpus", "dropped")})
+
+
 @test("profile_bad_input")
 def t_profile_bad(ctx):
     m = ctx.machine()
