@@ -132,6 +132,16 @@ extern const struct pmu_backends pmu_backends;
  * after disarm (po_claims_when_disarmed), for a backend's lscpu lines. */
 void pmu_overflow_counts(uint64_t *claimed, uint64_t *stale);
 
+/* Where an architecture has one counter backend only (arm64: PMUv3's
+ * cycle counter), the kernel build gets its po_nmi_ack inline, as
+ * pmu_nmi_ack_inline with PMU_NMI_ACK_INLINE defined, and the NMI
+ * (kernel/pmu_nmi.h) calls it directly instead of through the table: the
+ * call's frame and return were some ten instructions of every counter
+ * sample. x86-64, with three backends, keeps the table. */
+#if !__STDC_HOSTED__ && !defined(SONDE_HOST_TEST) && defined(__aarch64__)
+#include "arch/arm64/pmu_inline.h"
+#endif
+
 #ifdef SONDE_HOST_TEST
 /* Forget the cached probe, the mode and every CPU's flags, as at boot,
  * but with the period's jitter off, so that tests of the backends see

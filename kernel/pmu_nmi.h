@@ -78,8 +78,14 @@ static inline __attribute__((always_inline)) bool pmu_nmi_claim_on(unsigned cpu)
     struct pmu_cpu *me = &pmu_cpus[cpu];
     if (__builtin_expect(!__atomic_load_n(&me->pc_armed, __ATOMIC_ACQUIRE), 0))
         return pmu_nmi_claim_disarmed(me);
+#ifdef PMU_NMI_ACK_INLINE
+    /* The one backend there is, inline (hal/pmu.h). */
+    if (!pmu_nmi_ack_inline(pmu_period_draw(me)))
+        return false;
+#else
     if (!pmu_nmi.ops->po_nmi_ack(pmu_period_draw(me)))
         return false;
+#endif
     *(volatile uint32_t *)&me->pc_claims = me->pc_claims + 1;
     return true;
 }

@@ -31,6 +31,7 @@
  * overflow recorded is nobody's: trap.c panics and names it. */
 #include "arch/arm64/arm64.h"
 #include "arch/arm64/gic.h"
+#include "arch/arm64/pmu_inline.h"
 #include "hal/pmu.h"
 #include "lib/printf.h"
 
@@ -40,7 +41,6 @@
 #define PMCR_D          (1ull << 3)     /* count every 64th cycle: must be clear */
 #define PMCR_LC         (1ull << 6)     /* cycle counter overflows at 64 bits, not 32 */
 #define PMCR_N(v)       ((unsigned)((v) >> 11) & 0x1f)
-#define CCNT            (1ull << 31)    /* bit C of PMCNTEN*, PMINTEN*, PMOVS*: the cycle counter */
 
 static unsigned ppi;                  /* the PMU's PPI, 0: none in the tree */
 static unsigned pmuver;               /* ID_AA64DFR0_EL1.PMUVer as read by the claim */
@@ -77,12 +77,12 @@ static const char *pmuv3_refuse(void)
 static uint64_t pmuv3_probe_start(void)
 {
     uint64_t pmcr = pmu_reg_read(PMREG_PMCR);
-    pmu_reg_write(PMREG_PMCNTENCLR, CCNT);
-    pmu_reg_write(PMREG_PMINTENCLR, CCNT);
+    pmu_reg_write(PMREG_PMCNTENCLR, PMUV3_CCNT);
+    pmu_reg_write(PMREG_PMINTENCLR, PMUV3_CCNT);
     pmu_reg_write(PMREG_PMCCFILTR, 0);
     pmu_reg_write(PMREG_PMCR, (pmcr & ~(PMCR_D | PMCR_C | PMCR_P)) | PMCR_LC | PMCR_E);
     pmu_reg_write(PMREG_PMCCNTR, 0);
-    pmu_reg_write(PMREG_PMCNTENSET, CCNT);
+    pmu_reg_write(PMREG_PMCNTENSET, PMUV3_CCNT);
     isb();
     return pmcr;
 }
@@ -95,28 +95,28 @@ static uint64_t pmuv3_probe_read(void)
 /* Stopped is how it was found: nothing else in Sonde uses the PMU. */
 static void pmuv3_probe_stop(uint64_t pmcr)
 {
-    pmu_reg_write(PMREG_PMCNTENCLR, CCNT);
+    pmu_reg_write(PMREG_PMCNTENCLR, PMUV3_CCNT);
     pmu_reg_write(PMREG_PMCR, pmcr & ~(PMCR_C | PMCR_P));
     isb();
 }
 
 static void pmuv3_arm(uint64_t period)
 {
-    pmu_reg_write(PMREG_PMCNTENCLR, CCNT);
-    pmu_reg_write(PMREG_PMINTENCLR, CCNT);
+    pmu_reg_write(PMREG_PMCNTENCLR, PMUV3_CCNT);
+    pmu_reg_write(PMREG_PMINTENCLR, PMUV3_CCNT);
     /* A status bit left from before (an overflow claimed late, or a
      * disarm that stopped the counter after it wrapped) would raise the
      * interrupt at once and be taken for a fresh period. */
-    pmu_reg_write(PMREG_PMOVSCLR, CCNT);
+    pmu_reg_write(PMREG_PMOVSCLR, PMUV3_CCNT);
     pmu_reg_write(PMREG_PMCCFILTR, 0);
     uint64_t pmcr = pmu_reg_read(PMREG_PMCR) & ~(PMCR_D | PMCR_C | PMCR_P);
     pmu_reg_write(PMREG_PMCR, pmcr | PMCR_LC | PMCR_E);
     pmu_reg_write(PMREG_PMCCNTR, 0 - period);
-    pmu_reg_write(PMREG_PMINTENSET, CCNT);
+    pmu_reg_write(PMREG_PMINTENSET, PMUV3_CCNT);
     gic_enable_ppi(ppi);                 /* this cpu's redistributor */
     isb();
     /* Enabled last: everything it triggers is set up by now. */
-    pmu_reg_write(PMREG_PMCNTENSET, CCNT);
+    pmu_reg_write(PMREG_PMCNTENSET, PMUV3_CCNT);
     isb();
 }
 
@@ -127,36 +127,16 @@ static void pmuv3_arm(uint64_t period)
  * reloaded by pmuv3_nmi_ack, harmlessly: the counter is already disabled. */
 static void pmuv3_disarm(void)
 {
-    pmu_reg_write(PMREG_PMCNTENCLR, CCNT);
-    pmu_reg_write(PMREG_PMINTENCLR, CCNT);
+    pmu_reg_write(PMREG_PMCNTENCLR, PMUV3_CCNT);
+    pmu_reg_write(PMREG_PMINTENCLR, PMUV3_CCNT);
     isb();
 }
 
-/* The next load: one period after the wrap that was just taken, not
- * after now, so the time the interrupt took to arrive (under TCG it
- * waits on QEMU's main loop) does not stretch every period. Once more
- * than half a period has gone by, a full period from now: the missed
- * overflows collapse into this one, and a storm of back-to-back
- * interrupts cannot follow a long delay. */
-static uint64_t pmu_next_load(uint64_t since_wrap, uint64_t period)
-{
-    return since_wrap < period / 2 ? since_wrap - period : 0 - period;
-}
-
-/* Pseudo-NMI context: at most four register accesses. Reload before
- * clearing the status, as on x86: the counter, just past zero, cannot
- * wrap again in between. The isb makes the cleared status (and so the
- * dropped request) take effect before trap.c's EOI, so the
- * level-triggered PPI does not come straight back. */
+/* The table's entry is the inline half's (arch/arm64/pmu_inline.h),
+ * which the NMI calls directly. */
 static bool pmuv3_nmi_ack(uint64_t period)
 {
-    if (!(pmu_reg_read(PMREG_PMOVSSET) & CCNT))
-        return false;
-    if (__builtin_expect(period != 0, 1))
-        pmu_reg_write(PMREG_PMCCNTR, pmu_next_load(pmu_reg_read(PMREG_PMCCNTR), period));
-    pmu_reg_write(PMREG_PMOVSCLR, CCNT);
-    isb();
-    return true;
+    return pmu_nmi_ack_inline(period);
 }
 
 /* ---- lscpu ---- */
@@ -239,6 +219,10 @@ static const struct pmu_ops pmuv3_ops = {
 };
 
 static const struct pmu_ops *const pmuv3_tables[] = { &pmuv3_ops, NULL };
+/* The NMI acknowledges through pmu_nmi_ack_inline, not the table: that
+ * holds only while this is the one counter the probe can pick. */
+_Static_assert(sizeof pmuv3_tables / sizeof pmuv3_tables[0] == 2,
+               "PMU_NMI_ACK_INLINE assumes one arm64 counter backend");
 
 const struct pmu_backends pmu_backends = {
     .pb_ops = pmuv3_tables,
