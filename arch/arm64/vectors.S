@@ -64,7 +64,7 @@
 
 /* Slot 5, an IRQ from EL1 on SP_EL1: acknowledge, then take the short
  * path for the PMU's PPI or the common one for the rest. The dsb is
- * gic.h's gic_ack's: the handler's accesses after the acknowledge. */
+ * gic.h's (gic_acked): the handler's accesses after the acknowledge. */
 .macro VENTRY_IRQ
     .balign 128
     sub sp, sp, #FRAME
