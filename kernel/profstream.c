@@ -75,6 +75,8 @@ struct ps_cpu {                     /* the task's own */
 static struct {
     spinlock_t lock;                /* running and the identity below */
     bool running;
+    bool ending;                    /* its END is being sent: over, for
+                                       whoever already has it */
     uint32_t id, ip, ms;
     uint16_t port;
     int pid;
@@ -320,10 +322,13 @@ static void ps_run(void)
             last_meta = now;
         }
     }
+    unsigned long f = spin_lock(&ps.lock);
+    ps.ending = true;
+    spin_unlock(&ps.lock, f);
     prof_stream_stop();             /* no ring grows after this */
     ps_drain_all(true);
     ps_send_end(reason);
-    unsigned long f = spin_lock(&ps.lock);
+    f = spin_lock(&ps.lock);
     ps.last_id = ps.id;
     ps.last_reason = reason;
     ps.last_c.records = PS_GET(records);
@@ -488,6 +493,7 @@ int profstream_start(uint32_t ip, uint16_t port, uint32_t ms, int pid, struct pr
     __atomic_store_n(&ps.stop, 0, __ATOMIC_RELAXED);
     fmt_snprintf(ps.note, sizeof ps.note, "streaming id 0x%08x to %s:%u", ps.id, ipb, port);
     ps.running = true;
+    ps.ending = false;
     spin_unlock(&ps.lock, f);
     prof_set_busy_note(ps.note);
     if (!task_spawn("profstream", ps_task, NULL, TASK_ANY_CPU, 0)) {
@@ -518,6 +524,22 @@ static int ps_cmd_stop(int argc, struct printer *p)
     return profstream_stop(p);
 }
 
+/* Wait, at most PS_STOP_WAIT_MS, until stream id is no longer running;
+ * true once it is not. */
+static bool ps_wait_ended(uint32_t id)
+{
+    for (unsigned waited = 0;; waited += PS_POLL_MS) {
+        unsigned long f = spin_lock(&ps.lock);
+        bool running = ps.running && ps.id == id;
+        spin_unlock(&ps.lock, f);
+        if (!running)
+            return true;
+        if (waited >= PS_STOP_WAIT_MS)
+            return false;
+        sleep_ms(PS_POLL_MS);
+    }
+}
+
 int profstream_stop(struct printer *p)
 {
     /* The flag is set under the lock, for the stream seen running: a stop
@@ -535,14 +557,7 @@ int profstream_stop(struct printer *p)
     /* The task notices at its next look, within PROFSTREAM_DRAIN_MS; the
      * final drain and the END take a moment more. The summary waits for
      * them. */
-    for (unsigned waited = 0; waited < PS_STOP_WAIT_MS; waited += PS_POLL_MS) {
-        f = spin_lock(&ps.lock);
-        running = ps.running && ps.id == id;
-        spin_unlock(&ps.lock, f);
-        if (!running)
-            break;
-        sleep_ms(PS_POLL_MS);
-    }
+    running = !ps_wait_ended(id);
     if (running) {
         pr_printf(p, "profile: stream 0x%08x asked to stop; still ending\n", id);
         return 1;
@@ -599,6 +614,14 @@ static int ps_cmd_status(int argc, struct printer *p)
         return 1;
     }
     unsigned long f = spin_lock(&ps.lock);
+    bool ending = ps.running && ps.ending;
+    uint32_t id = ps.id;
+    spin_unlock(&ps.lock, f);
+    /* A stream whose END is on its way is over for whoever received it
+     * (a collector asks right after): the answer waits for its summary. */
+    if (ending)
+        ps_wait_ended(id);
+    f = spin_lock(&ps.lock);
     bool running = ps.running;
     int64_t age = (int64_t)(time_ns() - __atomic_load_n(&ps.keepalive_ns, __ATOMIC_RELAXED));
     uint32_t last_id = ps.last_id;
