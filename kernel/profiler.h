@@ -38,7 +38,10 @@ void profiler_tick(const struct trap_frame *tf);
  * anything else claims the NMI. True if the NMI was the performance
  * counter's (a sample was taken, or dropped because no run is active);
  * false means it is not ours and the caller must treat it as a genuine
- * NMI (panic). Never swallows a foreign NMI. */
+ * NMI (panic). Never swallows a foreign NMI. On arm64 tf is the
+ * vector's short frame (arch/arm64/vectors.S): only x0-x18, x29, x30,
+ * sp and pc hold the interrupted values, so the frame is read through
+ * trap_regs (hal/irq.h) and nothing else. */
 bool profiler_nmi(const struct trap_frame *tf);
 
 /* What a report prints: the hottest chains with names and offsets; every

@@ -53,10 +53,11 @@ bool stack_lookup(uintptr_t addr, struct stack_region *out);
 uint64_t stack_cpu_scans(unsigned cpu);
 
 /* Each CPU's task slot, as stack_cpu_switch last set it: a seqlock, odd
- * ts_seq while written (stacks.c). Here only so that the sample path can
- * read it inline (stack_task_find): as stack_lookup's call it cost each
- * sample ~20 guest instructions more (-icount trace). Written only by
- * stacks.c. */
+ * ts_seq while written (stacks.c). Here so that it can be read inline:
+ * by stack_lookup (stack_task_find, with the seqlock, any CPU's) and by
+ * the sample path (stack_task_bounds, its own CPU's, without), where as
+ * stack_lookup's call it cost each sample ~20 guest instructions more
+ * (-icount trace). Written only by stacks.c. */
 struct stack_task_slot {
     unsigned ts_seq;
     uintptr_t ts_lo, ts_hi;        /* [lo, hi), empty if lo == hi */

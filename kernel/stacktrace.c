@@ -35,6 +35,7 @@
 #include "kernel/stacktrace.h"
 #include "hal/irq.h"
 #include "hal/unwind.h"
+#include "kernel/panic.h"
 #include "kernel/stacks.h"
 #include "kernel/stacktrace_inline.h"
 #include "kernel/symtab.h"
@@ -147,6 +148,8 @@ unsigned st_capture_here(uintptr_t *out, unsigned max)
 __attribute__((no_instrument_function))
 unsigned st_capture_trap(const struct trap_frame *tf, uintptr_t *out, unsigned max)
 {
+    /* The own CPU's task slot is read without its seqlock (stacks.h). */
+    BUG_ON(irqs_enabled_inline());
     unsigned cpu = cpu_index_inline();
     if (cpu >= MAX_CPUS)
         return out && max ? (out[0] = trap_pc(tf), 1) : 0;

@@ -13,7 +13,10 @@
 /* Return addresses of the frames above fp, at most max. sp names the
  * stack the walk starts in. */
 unsigned st_walk(uintptr_t fp, uintptr_t sp, uintptr_t *out, unsigned max);
-/* An interrupted context: out[0] is the interrupted instruction itself,
+/* An interrupted context, with interrupts off on the calling CPU (a
+ * sample, a backtrace answer, a panic: it reads this CPU's task stack
+ * bounds without a lock, kernel/stacks.h): out[0] is the interrupted
+ * instruction itself,
  * taken from the trap frame; then, if pc is on its function's first
  * instruction, inside its prologue before its own frame pointer is set,
  * or past its epilogue (hal/unwind.h), the caller's return address from

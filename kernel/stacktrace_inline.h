@@ -92,9 +92,12 @@ uintptr_t *st_walk_run(struct st_span s, uintptr_t fp, bool first_in, uintptr_t 
     }
     uintptr_t prev;
     do {
-        /* fp is known to point into s here. Plain loads, not volatile:
-         * nothing writes the interrupted context's frames while it is
-         * stopped under this walk. */
+        /* fp is known to point into s here. Plain loads, not volatile,
+         * so that they pair: what they read may change under the walk
+         * (`bt` of a task that wakes on another CPU meanwhile), but every
+         * value is tested in a register before it is used, so a changed
+         * frame can end or mislead the walk, never take it outside the
+         * stack. */
         const uintptr_t *rec = (const uintptr_t *)fp;
         uintptr_t ret = rec[1];
         prev = fp;

@@ -120,15 +120,17 @@ static void exception(struct trap_frame *tf)
 }
 
 /* Pseudo-NMI context: see the top of this file. A backtrace request, or
- * `panic nmi`'s SGI, which nobody expects. (The PMU's PPI never comes
- * here: vectors.S sends it to profiler_nmi.) */
+ * `panic nmi`'s SGI, which nobody expects. The PMU's PPI takes vectors.S's
+ * short path; should it ever come this way, it is handled the same. */
 static void nmi_irq(struct trap_frame *tf, unsigned id)
 {
     if (id == SGI_BACKTRACE) {
         ipi_backtrace_answer(tf);
-    } else {
+    } else if (id == SGI_NMI_TEST) {
         panic_trap(tf, "unexpected NMI on cpu %u (SGI %u at pseudo-NMI priority, no request)",
                    cpu_index(), id);
+    } else if (!profiler_nmi(tf)) {
+        trap_pmu_unclaimed(tf);
     }
     gic_eoi(id);
 }

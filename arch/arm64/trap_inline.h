@@ -3,6 +3,8 @@
 #pragma once
 #include "arch/arm64/trap.h"
 
+/* Only fields the PMU's short path saves (vectors.S: pc, sp, x29, x30):
+ * the counter's sample reads its frame through this alone. */
 static inline void trap_regs_inline(const struct trap_frame *tf, struct trap_regs *r)
 {
     r->tr_pc = tf->pc;

@@ -14,9 +14,10 @@
  * inside any handler reaches the interrupted code and continues along its
  * chain.
  *
- * PSTATE.I is set by the hardware on entry and stays set until trap.c has
- * acknowledged an ordinary IRQ and masked by ICC_PMR_EL1 instead; only
- * then may the pseudo-NMI (the PMU's PPI) nest on top (cpu.c, gic.c).
+ * PSTATE.I is set by the hardware on entry and stays set until an
+ * ordinary IRQ, acknowledged here, is masked by ICC_PMR_EL1 instead in
+ * trap.c; only then may the pseudo-NMI (the PMU's PPI) nest on top
+ * (cpu.c, gic.c).
  *
  * The IRQ slot acknowledges the interrupt itself (ICC_IAR1_EL1) and so
  * knows at once whether it is the PMU's: about a thousand a second on a
@@ -143,7 +144,8 @@ pmu_nmi:
     mrs x5, far_el1
     stp x4, x5, [sp, #X(34)]            /* esr, far */
     mov x0, #TF_IRQ
-    stp x0, xzr, [sp, #X(36)]           /* kind, pmr */
+    mrs x1, icc_pmr_el1                 /* never changed on this path */
+    stp x0, x1, [sp, #X(36)]            /* kind, pmr */
     add x0, sp, #16
     bl trap_pmu_unclaimed               /* does not return */
 

@@ -245,7 +245,9 @@ static void sample(uintptr_t pc, uintptr_t sp, uintptr_t fp)
     struct trap_frame tf = { pc, sp, fp };
     fake_trap_link = fake_link;
     memset(got, 0, sizeof got);
+    unsigned long f = irq_save();           /* as every caller: a sample, bt, panic */
     got_n = st_capture_trap(&tf, got, 8);
+    irq_restore(f);
 }
 
 /* The whole chain, or with whole false the chain a bare fp walk gives
@@ -336,8 +338,10 @@ TEST(leaf_x86_refuses_what_it_cannot_prove)
     CHECK(chain_is(T(sizeof text - 1), false));
     /* Room for the pc only, or for the pc and the caller. */
     struct trap_frame tf = { T(X86_LEAF), W(10), W(20) };
+    unsigned long f = irq_save();
     CHECK_EQ(st_capture_trap(&tf, got, 1), 1);
     CHECK_EQ(st_capture_trap(&tf, got, 2), 2);
+    irq_restore(f);
     CHECK_EQ(got[1], RB);
     scene_close();
 }
