@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include "fake_hal.h"
 #include "hal/cpu.h"
+#include "hal/entropy.h"
 #include "hal/irq.h"
 
 unsigned fake_cpu;
@@ -35,6 +36,22 @@ bool cpu_online(unsigned i) { return i < 64 && (fake_online >> i) & 1; }
 uint64_t cycles_now(void) { uint64_t c = fake_cycles; fake_cycles += fake_cycles_step; return c; }
 uint64_t cycles_per_us(void) { return fake_cycles_per_us; }
 const char *cycles_unit(void) { return "cycles"; }
+
+const char *fake_entropy_name = "fake";
+unsigned fake_entropy_calls;
+void entropy_init(void) {}
+const char *entropy_source(void) { return fake_entropy_name; }
+bool entropy_get(void *buf, size_t len)
+{
+    if (!fake_entropy_name)
+        return false;
+    uint64_t x = 0x9e3779b97f4a7c15ull * ++fake_entropy_calls;
+    for (size_t i = 0; i < len; i++) {
+        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        ((unsigned char *)buf)[i] = (unsigned char)x;
+    }
+    return true;
+}
 
 uintptr_t trap_pc(const struct trap_frame *tf) { return tf->pc; }
 uintptr_t trap_sp(const struct trap_frame *tf) { return tf->sp; }

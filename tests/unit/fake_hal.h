@@ -15,6 +15,11 @@ extern uint64_t fake_cycles;       /* cycles_now() returns it, then adds fake_cy
 extern uint64_t fake_cycles_step;
 extern uint64_t fake_cycles_per_us;
 extern int fake_irq_depth;         /* irq_save nesting seen */
+/* hal/entropy.h: fake_entropy_name is entropy_source() (NULL: no source,
+ * and entropy_get fails); entropy_get fills with a counter-driven pattern
+ * that differs per call, fake_entropy_calls counts them. */
+extern const char *fake_entropy_name;
+extern unsigned fake_entropy_calls;
 /* Calls fn between irq_save and irq_restore, as the tick calls what
  * must run with interrupts off (pmu_arm, pmu_disarm). */
 void fake_irqs_off(void (*fn)(void));
