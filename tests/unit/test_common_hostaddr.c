@@ -1,10 +1,10 @@
-// LINK: tools/hostaddr.c
-/* tests/unit/test_hostaddr.c: HOST[:PORT] as every host tool reads it
- * (tools/hostaddr.c): dotted addresses of any network, names through
+// LINK: tools/common/hostaddr.c
+/* tests/unit/test_common_hostaddr.c: HOST[:PORT] as every host tool reads it
+ * (tools/common/hostaddr.c): dotted addresses of any network, names through
  * getaddrinfo, ports checked, and errors that say what was wrong. */
 #include "test.h"
 #include <arpa/inet.h>
-#include "tools/hostaddr.h"
+#include "tools/common/hostaddr.h"
 
 static const char *addr_of(const struct sockaddr_in *a)
 {

@@ -1,6 +1,6 @@
-// LINK: tools/ushell_client.c uapi/udpshell.c uapi/udpshell_auth.c lib/sha256.c
-/* tests/unit/test_ushell_client.c: the UDP shell client's protocol
- * (tools/ushell_client.c) against a fake shell and a fake clock.
+// LINK: tools/common/ushell_client.c uapi/udpshell.c uapi/udpshell_auth.c lib/sha256.c
+/* tests/unit/test_common_ushell_client.c: the UDP shell client's protocol
+ * (tools/common/ushell_client.c) against a fake shell and a fake clock.
  *
  * The fake's clock only moves while the client waits in recv: a datagram
  * scheduled for time T is delivered when the client's wait reaches T, so
@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include "tools/ushell_client.h"
+#include "tools/common/ushell_client.h"
 #include "uapi/byteorder.h"
 #include "uapi/udpshell.h"
 

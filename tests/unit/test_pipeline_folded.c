@@ -1,10 +1,10 @@
-// LINK: tools/prof_folded.c tools/prof_text.c tools/prof_model.c uapi/profile_raw.c
-/* tests/unit/test_prof_folded.c: the folded-stacks writer (root first,
+// LINK: tools/pipeline/folded.c tools/pipeline/text.c tools/pipeline/model.c uapi/profile_raw.c
+/* tests/unit/test_pipeline_folded.c: the folded-stacks writer (root first,
  * merged, counts summing to the samples) and the annotated text report. */
 #include "test.h"
 #include "prof_fixture.h"
-#include "tools/prof_folded.h"
-#include "tools/prof_text.h"
+#include "tools/pipeline/folded.h"
+#include "tools/pipeline/text.h"
 
 /* Runs a writer into a memory buffer; the caller frees it. */
 static char *capture(const struct prof *p, int which, bool per_kernel)

@@ -1,8 +1,8 @@
-// LINK: tools/prof_record.c tools/ushell_client.c uapi/udpshell.c tools/prof_model.c tools/prof_folded.c tools/prof_pprof.c uapi/profile_raw.c build/host/proto/profile.pb-c.c uapi/udpshell_auth.c lib/sha256.c
+// LINK: tools/pipeline/record.c tools/common/ushell_client.c uapi/udpshell.c tools/pipeline/model.c tools/pipeline/folded.c tools/pipeline/pprof.c uapi/profile_raw.c build/host/proto/profile.pb-c.c uapi/udpshell_auth.c lib/sha256.c
 // LIBS: -Ibuild/host/proto -lprotobuf-c -lz
-/* tests/unit/test_prof_record.c: `sonde-prof record`'s collection from
- * several kernels at once (tools/prof_record.c over the real protocol
- * code, tools/ushell_client.c) against fake kernels sharing one fake
+/* tests/unit/test_pipeline_record.c: `sonde-prof record`'s collection from
+ * several kernels at once (tools/pipeline/record.c over the real protocol
+ * code, tools/common/ushell_client.c) against fake kernels sharing one fake
  * clock; the build-id check; and the kernel labels of a merged profile.
  *
  * The clock moves only while the collector waits: a datagram scheduled
@@ -11,9 +11,9 @@
 #include "test.h"
 #include <stdlib.h>
 #include "profile.pb-c.h"
-#include "tools/prof_folded.h"
-#include "tools/prof_pprof.h"
-#include "tools/prof_record.h"
+#include "tools/pipeline/folded.h"
+#include "tools/pipeline/pprof.h"
+#include "tools/pipeline/record.h"
 #include "uapi/udpshell.h"
 
 #define NK 2

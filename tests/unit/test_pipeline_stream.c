@@ -1,18 +1,18 @@
-// LINK: tools/prof_stream.c tools/prof_collect.c tools/toolio.c tools/prof_agg.c tools/prof_model.c tools/hostaddr.c tools/ushell_client.c uapi/profile_stream.c uapi/profile_raw.c uapi/udpshell.c uapi/udpshell_auth.c lib/sha256.c
-/* tests/unit/test_prof_stream.c: the host's side of the profile stream:
- * loss accounting (tools/prof_stream.c) over datagrams built with the
+// LINK: tools/pipeline/stream.c tools/pipeline/collect.c tools/common/toolio.c tools/pipeline/agg.c tools/pipeline/model.c tools/common/hostaddr.c tools/common/ushell_client.c uapi/profile_stream.c uapi/profile_raw.c uapi/udpshell.c uapi/udpshell_auth.c lib/sha256.c
+/* tests/unit/test_pipeline_stream.c: the host's side of the profile stream:
+ * loss accounting (tools/pipeline/stream.c) over datagrams built with the
  * uapi encoder: gaps, copies, reordering, the END's totals, an END that
  * never came, kernel drops, a restart; the collector's demultiplexing
- * (tools/prof_collect.c's pcoll_datagram: kernels by stream id and
+ * (tools/pipeline/collect.c's pcoll_datagram: kernels by stream id and
  * address, foreign datagrams, a restart from a kernel's own address);
- * and the raw profile a stream becomes (tools/prof_agg.c), read back by
+ * and the raw profile a stream becomes (tools/pipeline/agg.c), read back by
  * the strict raw parser. */
 #include "test.h"
 #include <arpa/inet.h>
 #include <stdlib.h>
-#include "tools/prof_agg.h"
-#include "tools/prof_collect.h"
-#include "tools/prof_stream.h"
+#include "tools/pipeline/agg.h"
+#include "tools/pipeline/collect.h"
+#include "tools/pipeline/stream.h"
 #include "uapi/profile_raw.h"
 
 #define BID  "0123456789abcdef0123456789abcdef01234567"

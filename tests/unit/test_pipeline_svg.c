@@ -1,10 +1,10 @@
-// LINK: tools/prof_svg.c tools/prof_folded.c tools/prof_model.c uapi/profile_raw.c
-/* tests/unit/test_prof_svg.c: the flame graph, read back with a minimal
+// LINK: tools/pipeline/svg.c tools/pipeline/folded.c tools/pipeline/model.c uapi/profile_raw.c
+/* tests/unit/test_pipeline_svg.c: the flame graph, read back with a minimal
  * XML scanner: tags balance, text is escaped, and every frame is as wide
  * as its share of the samples, to within a pixel. */
 #include "test.h"
 #include "prof_fixture.h"
-#include "tools/prof_svg.h"
+#include "tools/pipeline/svg.h"
 #include <math.h>
 
 static char *render(const struct prof *p, bool per_kernel, const char *title)

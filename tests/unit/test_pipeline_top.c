@@ -1,10 +1,10 @@
-// LINK: tools/prof_top.c tools/prof_top_view.c tools/prof_model.c uapi/profile_raw.c
-/* tests/unit/test_prof_top.c: `sonde-prof top`'s model (the window,
+// LINK: tools/pipeline/top.c tools/pipeline/top_view.c tools/pipeline/model.c uapi/profile_raw.c
+/* tests/unit/test_pipeline_top.c: `sonde-prof top`'s model (the window,
  * self and total, callers, kernels) and its screen, line by line, with
  * a table of names in place of libdw. */
 #include "test.h"
-#include "tools/prof_top.h"
-#include "tools/prof_top_view.h"
+#include "tools/pipeline/top.h"
+#include "tools/pipeline/top_view.h"
 #include <stdarg.h>
 #include <stdlib.h>
 

@@ -1,5 +1,5 @@
 // LINK: uapi/profile_raw.c
-/* tests/unit/test_prof_raw.c: the raw profile parser (uapi/profile_raw.h):
+/* tests/unit/test_profile_raw.c: the raw profile parser (uapi/profile_raw.h):
  * good input, every malformed kind with its message, truncation, limits,
  * and hostile bytes under ASan. */
 #include "test.h"

@@ -1,9 +1,9 @@
-// LINK: tools/symgen_table.c
-/* tests/unit/test_symgen.c: symgen's table (tools/symgen_table.c) on a
+// LINK: tools/symgen/table.c
+/* tests/unit/test_symgen_table.c: symgen's table (tools/symgen/table.c) on a
  * recorded-style nm listing. */
 #include <stdlib.h>
 #include "test.h"
-#include "tools/symgen_table.h"
+#include "tools/symgen/table.h"
 
 #define SAMPLE "tests/unit/data/nm_sample.txt"
 

@@ -1,6 +1,6 @@
-/* tools/hostaddr.c: HOST[:PORT] to a sockaddr_in (tools/hostaddr.h). */
+/* tools/common/hostaddr.c: HOST[:PORT] to a sockaddr_in (tools/common/hostaddr.h). */
 #define _GNU_SOURCE
-#include "tools/hostaddr.h"
+#include "tools/common/hostaddr.h"
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>

@@ -1,4 +1,4 @@
-/* tools/hostaddr.h: "HOST" or "HOST:PORT" to an IPv4 socket address, for
+/* tools/common/hostaddr.h: "HOST" or "HOST:PORT" to an IPv4 socket address, for
  * every host tool (sonde-sh, netload, sonde-prof).
  *
  * HOST is a dotted IPv4 address or a name, resolved with getaddrinfo

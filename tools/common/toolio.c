@@ -1,13 +1,13 @@
-/* tools/toolio.c: clocks, a fair wait on several sockets, and numeric
- * options, shared by the host tools (tools/toolio.h). */
-#include "tools/toolio.h"
+/* tools/common/toolio.c: clocks, a fair wait on several sockets, and numeric
+ * options, shared by the host tools (tools/common/toolio.h). */
+#include "tools/common/toolio.h"
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <time.h>
-#include "tools/ushell_client.h"
+#include "tools/common/ushell_client.h"
 
 uint64_t tool_mono_ns(void)
 {

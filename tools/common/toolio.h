@@ -1,4 +1,4 @@
-/* tools/toolio.h: what every host tool does the same way with clocks,
+/* tools/common/toolio.h: what every host tool does the same way with clocks,
  * sockets and numeric options (sonde-prof, netload, sonde-switch). */
 #pragma once
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* tools/ushell_client.c: one UDP shell command from the client's side:
+/* tools/common/ushell_client.c: one UDP shell command from the client's side:
  * send, resend, reassemble (docs/udpshell.md, "What a client does").
  *
  * Waiting: the request is sent again (same sequence number: the shell then
@@ -16,7 +16,7 @@
 #include <time.h>
 
 #include "lib/sha256.h"
-#include "tools/ushell_client.h"
+#include "tools/common/ushell_client.h"
 #include "uapi/udpshell.h"
 
 #define MAX_CHUNKS 65536

@@ -1,4 +1,4 @@
-/* tools/ushell_client.h: the UDP shell client's protocol (docs/udpshell.md,
+/* tools/common/ushell_client.h: the UDP shell client's protocol (docs/udpshell.md,
  * "What a client does"), apart from sockets and clocks so that host tests
  * can drive it with a fake shell and a fake clock. tools/sonde-sh.c is its
  * main() over a real UDP socket. */

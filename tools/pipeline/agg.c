@@ -1,11 +1,11 @@
-/* tools/prof_agg.c: streamed records as a raw profile (tools/prof_agg.h). */
+/* tools/pipeline/agg.c: streamed records as a raw profile (tools/pipeline/agg.h). */
 #define _GNU_SOURCE
-#include "tools/prof_agg.h"
+#include "tools/pipeline/agg.h"
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tools/prof_model.h"
+#include "tools/pipeline/model.h"
 
 void pagg_init(struct pagg *a)
 {

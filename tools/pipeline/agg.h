@@ -1,4 +1,4 @@
-/* tools/prof_agg.h: streamed records (uapi/profile_stream.h) counted by
+/* tools/pipeline/agg.h: streamed records (uapi/profile_stream.h) counted by
  * chain, and written out as a raw profile (uapi/profile_raw.h), so that a
  * stream goes through the very pipeline a `profile ... raw` reply does:
  * the strict parser, the build-id check, the model, every writer, and
@@ -6,7 +6,7 @@
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
-#include "tools/prof_stream.h"
+#include "tools/pipeline/stream.h"
 
 struct pagg_chain {
     uint64_t count;

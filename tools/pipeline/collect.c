@@ -1,7 +1,7 @@
-/* tools/prof_collect.c: the stream collector (tools/prof_collect.h). */
+/* tools/pipeline/collect.c: the stream collector (tools/pipeline/collect.h). */
 #define _GNU_SOURCE
-#include "tools/prof_collect.h"
-#include "tools/toolio.h"
+#include "tools/pipeline/collect.h"
+#include "tools/common/toolio.h"
 #include <arpa/inet.h>
 #include <errno.h>
 #include <poll.h>

@@ -1,4 +1,4 @@
-/* tools/prof_collect.h: the stream collector: one UDP socket on the host
+/* tools/pipeline/collect.h: the stream collector: one UDP socket on the host
  * receiving the profile streams (uapi/profile_stream.h) of several
  * kernels at once, for `sonde-prof record -d` over 2 s and for any tool
  * that watches kernels live (docs/continuous.md).
@@ -14,7 +14,7 @@
  *     while (pcoll_active(&c) && !done)
  *         pcoll_poll(&c, 200);              // records -> on_record(ctx, k, cpu, r)
  *     pcoll_stop(&c, 2000);                 // `profile stop`, wait for the ENDs
- *     ... c.k[i].s: kernel i's stream and loss (tools/prof_stream.h),
+ *     ... c.k[i].s: kernel i's stream and loss (tools/pipeline/stream.h),
  *     ... c.k[i].state, c.k[i].note: what became of it
  *     pcoll_close(&c);
  *
@@ -36,9 +36,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "tools/hostaddr.h"
-#include "tools/prof_stream.h"
-#include "tools/ushell_client.h"
+#include "tools/common/hostaddr.h"
+#include "tools/pipeline/stream.h"
+#include "tools/common/ushell_client.h"
 
 #define PCOLL_KEEPALIVE_MS 1000
 #define PCOLL_NOTE_MAX     160

@@ -1,5 +1,5 @@
-/* tools/prof_folded.c: chains to root-first stacks of names, merged. */
-#include "tools/prof_folded.h"
+/* tools/pipeline/folded.c: chains to root-first stacks of names, merged. */
+#include "tools/pipeline/folded.h"
 #include <stdlib.h>
 #include <string.h>
 

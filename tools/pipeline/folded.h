@@ -1,4 +1,4 @@
-/* tools/prof_folded.h: folded ("collapsed") stacks, and the merged stack
+/* tools/pipeline/folded.h: folded ("collapsed") stacks, and the merged stack
  * list the flame graph is drawn from.
  *
  * One line per distinct stack: frames root first joined by ';', a space,
@@ -9,7 +9,7 @@
 #pragma once
 #include <stdbool.h>
 #include <stdio.h>
-#include "tools/prof_model.h"
+#include "tools/pipeline/model.h"
 
 struct prof_stack {
     const char **ps_names;      /* root first */

@@ -1,5 +1,5 @@
-/* tools/prof_model.c: loading raw profiles into sonde-prof's model. */
-#include "tools/prof_model.h"
+/* tools/pipeline/model.c: loading raw profiles into sonde-prof's model. */
+#include "tools/pipeline/model.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

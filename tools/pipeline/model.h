@@ -1,8 +1,8 @@
-/* tools/prof_model.h: sonde-prof's profile in memory.
+/* tools/pipeline/model.h: sonde-prof's profile in memory.
  *
  * Raw profiles (uapi/profile_raw.h) from one or more kernels are loaded as
  * chains of addresses; each distinct (ELF, address, pc-or-return) becomes
- * one location, symbolized once (tools/prof_sym.c) into frames. Every
+ * one location, symbolized once (tools/pipeline/sym.c) into frames. Every
  * writer (folded, SVG, pprof, text) reads this and nothing else, so a
  * writer can be tested with hand-made frames and no ELF at all. */
 #pragma once

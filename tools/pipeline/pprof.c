@@ -1,9 +1,9 @@
-/* tools/prof_pprof.c: building pprof's Profile message with protobuf-c.
+/* tools/pipeline/pprof.c: building pprof's Profile message with protobuf-c.
  *
  * pprof refers to every string by its index in one table whose entry 0
  * must be "", and to functions, locations and mappings by non-zero ids:
  * strings and functions are interned here; location ids are the model's. */
-#include "tools/prof_pprof.h"
+#include "tools/pipeline/pprof.h"
 #include "profile.pb-c.h"
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* tools/prof_pprof.h: the profile as pprof's protobuf (profile.proto,
+/* tools/pipeline/pprof.h: the profile as pprof's protobuf (profile.proto,
  * from Debian's golang-github-google-pprof-dev, compiled by protoc-c at
  * build time), gzip-compressed, as `go tool pprof` reads it.
  *
@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "tools/prof_model.h"
+#include "tools/pipeline/model.h"
 
 /* The serialized, uncompressed message in a malloc'd buffer (for tests,
  * and what prof_pprof_write compresses). */

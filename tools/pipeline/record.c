@@ -1,7 +1,7 @@
-/* tools/prof_record.c: raw profiles from several kernels at once
- * (tools/prof_record.h). */
+/* tools/pipeline/record.c: raw profiles from several kernels at once
+ * (tools/pipeline/record.h). */
 #define _GNU_SOURCE
-#include "tools/prof_record.h"
+#include "tools/pipeline/record.h"
 #include <stdlib.h>
 #include <string.h>
 #include "uapi/profile_raw.h"

@@ -1,13 +1,13 @@
-/* tools/prof_record.h: `sonde-prof record`'s network half: one raw
+/* tools/pipeline/record.h: `sonde-prof record`'s network half: one raw
  * profile from each of several kernels over their UDP shells, all over
  * the same window, with the protocol code sonde-sh uses
- * (tools/ushell_client.c), and the checks every reply must pass before
+ * (tools/common/ushell_client.c), and the checks every reply must pass before
  * the report pipeline sees it. Apart from sockets, so that host tests
  * drive it with fake kernels and a fake clock. */
 #pragma once
 #include <stddef.h>
 #include <stdio.h>
-#include "tools/ushell_client.h"
+#include "tools/common/ushell_client.h"
 
 #define PREC_MS_MIN 1           /* the kernel's window limits (`profile`) */
 #define PREC_MS_MAX 2000

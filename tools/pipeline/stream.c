@@ -1,6 +1,6 @@
-/* tools/prof_stream.c: one kernel's profile stream received, and its loss
- * accounting (tools/prof_stream.h). */
-#include "tools/prof_stream.h"
+/* tools/pipeline/stream.c: one kernel's profile stream received, and its loss
+ * accounting (tools/pipeline/stream.h). */
+#include "tools/pipeline/stream.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,7 +1,7 @@
-/* tools/prof_stream.h: one kernel's profile stream (uapi/profile_stream.h)
+/* tools/pipeline/stream.h: one kernel's profile stream (uapi/profile_stream.h)
  * as the host receives it, and its loss accounting (docs/continuous.md).
  *
- * No sockets and no clock of its own: the collector (tools/prof_collect.c)
+ * No sockets and no clock of its own: the collector (tools/pipeline/collect.c)
  * hands every parsed datagram of a stream to pstream_take with the time,
  * so unit tests drive it with datagrams built by the uapi encoder.
  *

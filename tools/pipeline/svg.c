@@ -1,8 +1,8 @@
-/* tools/prof_svg.c: the flame graph. Stacks (tools/prof_folded.c) become
+/* tools/pipeline/svg.c: the flame graph. Stacks (tools/pipeline/folded.c) become
  * a tree of frames, laid out by cumulative sample counts so that no
  * rounding accumulates from left to right. */
-#include "tools/prof_svg.h"
-#include "tools/prof_folded.h"
+#include "tools/pipeline/svg.h"
+#include "tools/pipeline/folded.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,4 +1,4 @@
-/* tools/prof_svg.h: a flame graph as a standalone SVG, in the conventions
+/* tools/pipeline/svg.h: a flame graph as a standalone SVG, in the conventions
  * of flamegraph.pl: the root ("all") at the bottom, callees above, each
  * frame as wide as its share of the samples, siblings in name order, warm
  * colours chosen from a hash of the name (the same function is the same
@@ -7,7 +7,7 @@
 #pragma once
 #include <stdbool.h>
 #include <stdio.h>
-#include "tools/prof_model.h"
+#include "tools/pipeline/model.h"
 
 #define PROF_SVG_WIDTH   1200   /* the whole image, pixels */
 #define PROF_SVG_XPAD    10     /* left and right margins */

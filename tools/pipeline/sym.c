@@ -1,6 +1,6 @@
-/* tools/prof_sym.c: kernel addresses to functions, files, lines and
+/* tools/pipeline/sym.c: kernel addresses to functions, files, lines and
  * inlined frames, through libdw's dwfl. */
-#include "tools/prof_sym.h"
+#include "tools/pipeline/sym.h"
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>

@@ -1,4 +1,4 @@
-/* tools/prof_sym.h: naming kernel addresses with elfutils' libdw.
+/* tools/pipeline/sym.h: naming kernel addresses with elfutils' libdw.
  *
  * The kernel is linked at a fixed address (not PIE), so a sampled address
  * is an address in the ELF as it stands. With DWARF, an address becomes
@@ -7,7 +7,7 @@
  * gives one frame per address and no file:line. */
 #pragma once
 #include <stddef.h>
-#include "tools/prof_model.h"
+#include "tools/pipeline/model.h"
 
 struct prof_elf;
 
@@ -17,7 +17,7 @@ struct prof_elf *prof_elf_open(struct prof *p, unsigned map,
                                char *err, size_t errcap);
 void prof_elf_close(struct prof_elf *e);
 
-/* Names every location of the map (see prof_model.h: pl_sym, pl_frames). */
+/* Names every location of the map (see model.h: pl_sym, pl_frames). */
 void prof_elf_symbolize(struct prof *p, unsigned map, struct prof_elf *e);
 /* Names one location of e's map, unless it has been named. */
 void prof_elf_name(struct prof *p, struct prof_elf *e, struct prof_loc *l);

@@ -1,5 +1,5 @@
-/* tools/prof_text.c: the kernel's report format, symbolized on the host. */
-#include "tools/prof_text.h"
+/* tools/pipeline/text.c: the kernel's report format, symbolized on the host. */
+#include "tools/pipeline/text.h"
 #include <stdlib.h>
 #include <string.h>
 

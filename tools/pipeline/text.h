@@ -1,4 +1,4 @@
-/* tools/prof_text.h: the kernel's own report (kernel/profiler.c,
+/* tools/pipeline/text.h: the kernel's own report (kernel/profiler.c,
  * docs/profiling.md), with " (file:line)" after every frame.
  *
  *   profiled 1000 ms
@@ -14,7 +14,7 @@
  * carry the sampler's cost. */
 #pragma once
 #include <stdio.h>
-#include "tools/prof_model.h"
+#include "tools/pipeline/model.h"
 
 /* Returns 0, or -1 on a write error. */
 int prof_text_write(const struct prof *p, FILE *f);

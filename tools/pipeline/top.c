@@ -1,7 +1,7 @@
-/* tools/prof_top.c: the sliding window behind `sonde-prof top`. */
+/* tools/pipeline/top.c: the sliding window behind `sonde-prof top`. */
 #define _GNU_SOURCE             /* qsort_r */
-#include "tools/prof_top.h"
-#include "tools/prof_model.h"
+#include "tools/pipeline/top.h"
+#include "tools/pipeline/model.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

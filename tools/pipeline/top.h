@@ -1,4 +1,4 @@
-/* tools/prof_top.h: `sonde-prof top`'s model: the last W seconds of
+/* tools/pipeline/top.h: `sonde-prof top`'s model: the last W seconds of
  * samples from one or more kernels, by function.
  *
  * Transport-free: whoever has samples (the replay of a raw profile, the
@@ -9,7 +9,7 @@
  * second, and a whole bucket falls off when its second leaves the window,
  * so expiry costs one pass over one second's distinct chains.
  *
- * Addresses become functions through a naming callback (tools/prof_top_ui.c
+ * Addresses become functions through a naming callback (tools/pipeline/top_ui.c
  * names them with libdw, the unit tests with a table), called once per
  * distinct (kernel, address, pc-or-return). A function is the one the
  * code belongs to: for an address inside inlined code, the outermost of

@@ -1,4 +1,4 @@
-/* tools/prof_top_ui.c: `sonde-prof top`, a live view of the hottest
+/* tools/pipeline/top_ui.c: `sonde-prof top`, a live view of the hottest
  * kernel functions over the last W seconds.
  *
  * One loop, whatever feeds it: every pass takes what the feeds have
@@ -7,7 +7,7 @@
  * host's monotonic clock when the loop took them, so every kernel's
  * seconds are the user's seconds. */
 #define _GNU_SOURCE
-#include "tools/prof_top_ui.h"
+#include "tools/pipeline/top_ui.h"
 #include <curses.h>
 #include <errno.h>
 #include <getopt.h>
@@ -19,14 +19,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tools/prof_collect.h"
-#include "tools/prof_model.h"
-#include "tools/prof_record.h"
-#include "tools/prof_sym.h"
-#include "tools/prof_top.h"
-#include "tools/prof_top_view.h"
-#include "tools/ushell_client.h"
-#include "tools/toolio.h"
+#include "tools/pipeline/collect.h"
+#include "tools/pipeline/model.h"
+#include "tools/pipeline/record.h"
+#include "tools/pipeline/sym.h"
+#include "tools/pipeline/top.h"
+#include "tools/pipeline/top_view.h"
+#include "tools/common/ushell_client.h"
+#include "tools/common/toolio.h"
 #include "uapi/profile_raw.h"
 
 enum { EXIT_OK = 0, EXIT_USAGE = 2 };
@@ -172,7 +172,7 @@ static int namer_add(struct namer *nm, unsigned k, const char *path)
 }
 
 /* The function the code belongs to: the outermost of an address's
- * inlined frames (prof_top.h says why). */
+ * inlined frames (top.h says why). */
 static const char *namer_name(void *ctx, unsigned k, uint64_t addr, bool ret)
 {
     struct namer *nm = ctx;

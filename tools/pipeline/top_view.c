@@ -1,6 +1,6 @@
-/* tools/prof_top_view.c: `sonde-prof top`'s screen, drawn as text. */
-#include "tools/prof_top_view.h"
-#include "tools/prof_model.h"
+/* tools/pipeline/top_view.c: `sonde-prof top`'s screen, drawn as text. */
+#include "tools/pipeline/top_view.h"
+#include "tools/pipeline/model.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
-/* tools/prof_top_view.h: `sonde-prof top`'s screen as text, a pure
- * function of the model (tools/prof_top.h) and the view state, so that
+/* tools/pipeline/top_view.h: `sonde-prof top`'s screen as text, a pure
+ * function of the model (tools/pipeline/top.h) and the view state, so that
  * what the terminal shows is unit-tested line by line without one.
  *
  * The grid is at least 80x24 (a larger terminal's real size otherwise).
@@ -11,7 +11,7 @@
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
-#include "tools/prof_top.h"
+#include "tools/pipeline/top.h"
 
 #define TOP_GRID_MIN_W 80
 #define TOP_GRID_MIN_H 24

@@ -1,8 +1,8 @@
-/* tools/switch_table.c: a learning switch's forwarding decision
- * (tools/switch_table.h). */
+/* tools/switch/table.c: a learning switch's forwarding decision
+ * (tools/switch/table.h). */
 #include <string.h>
 
-#include "tools/switch_table.h"
+#include "tools/switch/table.h"
 
 void swt_init(struct swt *t, int nports)
 {

@@ -1,4 +1,4 @@
-/* tools/switch_table.h: the forwarding decision of a learning Ethernet
+/* tools/switch/table.h: the forwarding decision of a learning Ethernet
  * switch (IEEE 802.1D's filtering database, minus ageing and spanning
  * tree), kept apart from the sockets so that it is unit-tested. */
 #pragma once

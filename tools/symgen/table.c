@@ -1,4 +1,4 @@
-/* tools/symgen_table.c: turn `nm -n -S kernel.elf` into the kernel's symbol table
+/* tools/symgen/table.c: turn `nm -n -S kernel.elf` into the kernel's symbol table
  * (the logic of tools/symgen, whose main() is tools/symgen.c).
  *
  * Reads nm's output on stdin and writes GNU assembler source on stdout that
@@ -32,7 +32,7 @@
  * undefined weak symbols ("                 w name") with no address, and
  * those have no place in the table anyway.
  *
- * tests/unit/test_symgen.c links this file and calls it directly. */
+ * tests/unit/test_symgen_table.c links this file and calls it directly. */
 #include <ctype.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -40,7 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/symgen_table.h"
+#include "tools/symgen/table.h"
 
 static void *sg_xrealloc(void *p, size_t n)
 {

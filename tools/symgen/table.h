@@ -1,5 +1,5 @@
-/* tools/symgen_table.h: the symbol table symgen builds from nm's output
- * (tools/symgen_table.c says how). */
+/* tools/symgen/table.h: the symbol table symgen builds from nm's output
+ * (tools/symgen/table.c says how). */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
