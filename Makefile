@@ -24,7 +24,7 @@ KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
             --no-warn-rwx-segments --build-id=sha1 -T arch/$(ARCH)/linker.ld $(ARCH_LDFLAGS)
 
 KSRC    := $(wildcard arch/$(ARCH)/*.c arch/$(ARCH)/*.S arch/$(ARCH)/testing/*.c \
-                      kernel/*.c kernel/testing/*.c mm/*.c \
+                      kernel/*.c kernel/cmd/*.c kernel/prof/*.c kernel/testing/*.c mm/*.c \
                       lib/*.c drivers/*.c net/*.c uapi/*.c)
 KOBJ    := $(patsubst %,$(B)/%.o,$(basename $(KSRC)))
 

@@ -28,7 +28,7 @@
 #include "hal/mem.h"
 #include "kernel/console.h"
 #include "kernel/sched.h"
-#include "kernel/shell.h"
+#include "lib/printf.h"
 #include "kernel/spinlock.h"
 #include "lib/string.h"
 #include "mm/pmm.h"
@@ -395,12 +395,9 @@ int virtio_net_start(void)
 
 static unsigned long stat(const uint64_t *v) { return (unsigned long)__atomic_load_n(v, __ATOMIC_RELAXED); }
 
-static int cmd_vnet(int argc, char **argv, struct printer *p)
+/* `vnet`: the driver's queues and counters; 1 with no device in use. */
+int virtio_net_print(struct printer *p)
 {
-    if (argc != 1) {
-        pr_puts(p, "vnet: takes no arguments\n");
-        return 1;
-    }
     if (!vn.t || !vn.nd.xmit) {
         pr_puts(p, "vnet: no virtio-net device in use\n");
         return 1;
@@ -412,4 +409,3 @@ static int cmd_vnet(int argc, char **argv, struct printer *p)
               stat(&vn.tx_waits), stat(&vn.tx_full));
     return 0;
 }
-SHELL_COMMAND(vnet, "vnet", "vnet             virtio-net driver: queues, interrupts, frames, full ring", cmd_vnet);

@@ -1,4 +1,4 @@
-/* kernel/cmd_sys.c: version, mem, echo, uptime, panic. */
+/* kernel/cmd/sys.c: version, mem, echo, uptime, panic. */
 #include "hal/cpu.h"
 #include "hal/pmu.h"
 #include "kernel/backtrace.h"

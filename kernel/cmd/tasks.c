@@ -1,4 +1,4 @@
-/* kernel/cmd_tasks.c: ps, cpus, stacks, kill. Each takes a snapshot
+/* kernel/cmd/tasks.c: ps, cpus, stacks, kill. Each takes a snapshot
  * under the lock, then prints: a printer may sleep (the UDP shell's). */
 #include "kernel/percpu.h"
 #include "kernel/sched.h"

@@ -1,4 +1,4 @@
-/* kernel/bench.c: `bench profile`, the profiler's benchmark (bench/run.py
+/* kernel/cmd/bench.c: `bench profile`, the profiler's benchmark (bench/run.py
  * boots under -icount and reads these lines). Measured side by side in one
  * boot: a fixed burn workload with profiling off and on, the cost of a
  * sample (from the run's own header), and Report() over 4 x 2048 records.
@@ -6,7 +6,7 @@
  * same workload with profiling off, under a windowed profile and under a
  * profile stream to the requester's port, side by side. */
 #include "hal/cpu.h"
-#include "kernel/burn.h"
+#include "kernel/cmd/burn.h"
 #include "kernel/profiler.h"
 #include "kernel/sched.h"
 #include "kernel/shell.h"

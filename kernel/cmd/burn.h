@@ -1,4 +1,4 @@
-/* kernel/burn.h: the `burn` workload's call chain (kernel/burn.c), which
+/* kernel/cmd/burn.h: the `burn` workload's call chain (kernel/cmd/burn.c), which
  * the bench also runs: burn_outer -> burn_middle -> burn_inner ->
  * burn_spin, the hot loop. Each is a real call (noinline) so that a
  * profile or a backtrace has a known chain to find. */

@@ -1,8 +1,8 @@
-/* kernel/burn.c: `burn`, a CPU-bound workload with a known, deep call
+/* kernel/cmd/burn.c: `burn`, a CPU-bound workload with a known, deep call
  * chain (burn_task -> burn_outer -> burn_middle -> burn_inner -> burn_spin,
  * the hot loop), so profiles and backtraces have something known to find. */
 #include "hal/cpu.h"
-#include "kernel/burn.h"
+#include "kernel/cmd/burn.h"
 #include "kernel/sched.h"
 #include "kernel/shell.h"
 #include "kernel/time.h"
