@@ -3,6 +3,7 @@
 #include "hal/pmu.h"
 #include "kernel/backtrace.h"
 #include "kernel/buildid.h"
+#include "kernel/entropy.h"
 #include "kernel/panic.h"
 #include "kernel/shell.h"
 #include "kernel/time.h"
@@ -115,6 +116,7 @@ static int cmd_lscpu(int argc, char **argv, struct printer *p)
     }
     cpu_describe(p);
     pmu_describe(p);
+    entropy_print(p);
     return 0;
 }
-SHELL_COMMAND(lscpu, "lscpu", "lscpu            the cpu, its performance counter, and the profile source", cmd_lscpu);
+SHELL_COMMAND(lscpu, "lscpu", "lscpu            the cpu, its performance counter, the profile source, the entropy source", cmd_lscpu);
