@@ -24,31 +24,36 @@ KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
             --no-warn-rwx-segments --build-id=sha1 -T arch/$(ARCH)/linker.ld $(ARCH_LDFLAGS)
 
 KSRC    := $(wildcard arch/$(ARCH)/*.c arch/$(ARCH)/*.S arch/$(ARCH)/testing/*.c \
-                      kernel/*.c kernel/testing/*.c mm/*.c \
+                      kernel/*.c kernel/cmd/*.c kernel/prof/*.c kernel/testing/*.c mm/*.c \
                       lib/*.c drivers/*.c net/*.c uapi/*.c)
 KOBJ    := $(patsubst %,$(B)/%.o,$(basename $(KSRC)))
 
-# Host tools: build/host/NAME from tools/NAME.c and the files NAME_SRC
-# adds (the formats it speaks from uapi/, logic kept apart from main() so
-# unit tests can link it), linked with NAME_LIBS. TOOL_PARTS are the files
-# under tools/ that are such parts, not programs.
-TOOL_PARTS   := tools/ushell_client.c tools/hostaddr.c tools/toolio.c tools/symgen_table.c tools/switch_table.c $(wildcard tools/prof_*.c)
-symgen_SRC   := tools/symgen_table.c
-sonde-sh_SRC := tools/ushell_client.c tools/hostaddr.c uapi/udpshell.c uapi/udpshell_auth.c \
-                lib/sha256.c
-netload_SRC  := tools/hostaddr.c tools/toolio.c uapi/netload.c
-sonde-switch_SRC := tools/switch_table.c tools/toolio.c
+# Host tools. A program is a file at the top of tools/ (tools/NAME.c
+# builds build/host/NAME); every folder under tools/ holds parts, not
+# programs: tools/common/ what every tool shares (address, clock, options,
+# the UDP-shell client), tools/pipeline/ sonde-prof's pipeline, and a
+# folder per program for parts of its own kept apart from main() so unit
+# tests link them (tools/symgen/, tools/switch/). Each folder is built
+# into one archive of all its .c files; a program links its file, the
+# folders named in NAME_DIRS (so a new part needs no Makefile line), the
+# files NAME_SRC adds (the formats it speaks from uapi/) and NAME_LIBS.
+symgen_DIRS       := symgen
+sonde-sh_DIRS     := common
+sonde-sh_SRC      := uapi/udpshell.c uapi/udpshell_auth.c lib/sha256.c
+netload_DIRS      := common
+netload_SRC       := uapi/netload.c
+sonde-switch_DIRS := switch common
 # sonde-prof: pprof's schema compiled at build time from Debian's copy
 # (golang-github-google-pprof-dev), never copied into the tree; libdw names;
 # ncurses draws `top`.
 PPROF_PROTO     := /usr/share/gocode/src/github.com/google/pprof/proto/profile.proto
 PROTOGEN        := $(HOSTB)/proto
-sonde-prof_SRC  := $(wildcard tools/prof_*.c) tools/ushell_client.c tools/hostaddr.c tools/toolio.c \
-                   uapi/udpshell_auth.c lib/sha256.c \
+sonde-prof_DIRS := pipeline common
+sonde-prof_SRC  := uapi/udpshell_auth.c lib/sha256.c \
                    uapi/profile_raw.c uapi/profile_stream.c uapi/udpshell.c \
                    $(PROTOGEN)/profile.pb-c.c
 sonde-prof_LIBS := -ldw -lelf -lprotobuf-c -lz -lncurses
-TOOL_NAMES := $(patsubst tools/%.c,%,$(filter-out $(TOOL_PARTS),$(wildcard tools/*.c)))
+TOOL_NAMES := $(patsubst tools/%.c,%,$(wildcard tools/*.c))
 TOOLS   := $(addprefix $(HOSTB)/,$(TOOL_NAMES))
 HOSTOBJ := $(HOSTB)/obj
 HOSTCFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I.
@@ -73,16 +78,29 @@ $(PROTOGEN)/profile.pb-c.c: $(PPROF_PROTO)
 	@mkdir -p $(PROTOGEN)
 	protoc-c --c_out=$(PROTOGEN) -I$(dir $(PPROF_PROTO)) $(notdir $(PPROF_PROTO))
 $(PROTOGEN)/profile.pb-c.h: $(PROTOGEN)/profile.pb-c.c
-$(HOSTOBJ)/tools/prof_pprof.o: HOSTCFLAGS += -I$(PROTOGEN)
-$(HOSTOBJ)/tools/prof_pprof.o: $(PROTOGEN)/profile.pb-c.h
+$(HOSTOBJ)/tools/pipeline/pprof.o: HOSTCFLAGS += -I$(PROTOGEN)
+$(HOSTOBJ)/tools/pipeline/pprof.o: $(PROTOGEN)/profile.pb-c.h
 $(HOSTOBJ)/$(PROTOGEN)/profile.pb-c.o: HOSTCFLAGS += -I$(PROTOGEN)
 
+# One archive per folder of parts: the linker takes from it only the
+# parts a program calls, so a program need not link what the folder's
+# other parts depend on. The folder itself is a prerequisite so that a
+# part added or removed rebuilds the archive.
+$(HOSTOBJ)/tools/%.a: Makefile
+	@rm -f $@
+	ar rcs $@ $(filter %.o,$^)
+TOOL_DIRS := $(patsubst tools/%/,%,$(sort $(dir $(wildcard tools/*/*.c))))
+$(foreach d,$(TOOL_DIRS),$(eval $(HOSTOBJ)/tools/$(d).a: tools/$(d)/ \
+  $(patsubst %.c,$(HOSTOBJ)/%.o,$(wildcard tools/$(d)/*.c))))
+
 define host_tool
-$(HOSTB)/$(1): $(patsubst %.c,$(HOSTOBJ)/%.o,tools/$(1).c $($(1)_SRC))
-	$(HOSTCC) $(HOSTCFLAGS) $$^ $($(1)_LIBS) -o $$@
+$(HOSTB)/$(1): $(patsubst %.c,$(HOSTOBJ)/%.o,tools/$(1).c $($(1)_SRC)) \
+               $(patsubst %,$(HOSTOBJ)/tools/%.a,$($(1)_DIRS))
+	$(HOSTCC) $(HOSTCFLAGS) $$(filter %.o,$$^) -Wl,--start-group $$(filter %.a,$$^) \
+	  -Wl,--end-group $($(1)_LIBS) -o $$@
 endef
 $(foreach t,$(TOOL_NAMES),$(eval $(call host_tool,$(t))))
--include $(wildcard $(HOSTOBJ)/*/*.d)
+-include $(shell find $(HOSTOBJ) -name '*.d' 2>/dev/null)
 
 tools: $(TOOLS)
 

@@ -5,7 +5,7 @@
  * following bridges and finds devices behind them all the same, at the
  * price of ~8000 configuration reads once at boot. */
 #include "hal/pci.h"
-#include "kernel/shell.h"
+#include "lib/printf.h"
 #include "kernel/spinlock.h"
 #include "lib/printf.h"
 
@@ -107,12 +107,9 @@ static void pci_print_bars(const struct pci_dev *d, struct printer *p)
     }
 }
 
-static int cmd_pci(int argc, char **argv, struct printer *p)
+/* `pci`: every device kept, one line each. */
+void pci_print(struct printer *p)
 {
-    if (argc != 1) {
-        pr_puts(p, "pci: takes no arguments\n");
-        return 1;
-    }
     int n = pci_scan();
     for (int i = 0; i < n; i++) {
         const struct pci_dev *d = &pci_devs[i];
@@ -125,6 +122,4 @@ static int cmd_pci(int argc, char **argv, struct printer *p)
     }
     if (pci_dropped)
         pr_printf(p, "(%d more devices not kept: table holds %d)\n", pci_dropped, PCI_MAX_DEVS);
-    return 0;
 }
-SHELL_COMMAND(pci, "pci", "pci              PCI devices: bus:dev.fn vendor:device class BARs irq", cmd_pci);

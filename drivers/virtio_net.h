@@ -17,3 +17,6 @@ struct virtio_transport;
 struct netdev *virtio_net_probe(struct virtio_transport *t);
 /* 0, or -1 after a message (no task, no interrupt vector). */
 int virtio_net_start(void);
+/* `vnet`: queues and counters, to p. 0, or 1 with no device in use. */
+struct printer;
+int virtio_net_print(struct printer *p);

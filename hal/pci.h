@@ -43,6 +43,9 @@ struct pci_dev {
 
 /* Scan every bus once (later calls return at once); returns the count. */
 int pci_scan(void);
+/* `pci`: every device kept, a line each, to p (drivers/pci.c). */
+struct printer;
+void pci_print(struct printer *p);
 /* The first device with this vendor:device, NULL if none. */
 const struct pci_dev *pci_find(uint16_t vendor, uint16_t device);
 /* A BAR's I/O port base, or 0 if it is not an I/O BAR. */

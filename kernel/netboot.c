@@ -19,6 +19,7 @@
 #include "kernel/bootparams.h"
 #include "kernel/console.h"
 #include "kernel/netboot.h"
+#include "kernel/shell.h"
 #include "lib/parse.h"
 #include "lib/sha256.h"
 #include "lib/string.h"
@@ -64,6 +65,7 @@ static void udpshell_boot(const struct cmdline *cl, int k, const uint8_t *key)
         kprintf("net: udpshell='%s' is not a port (1-65535): UDP shell not started\n", s);
         return;
     }
+    udpshell_set_runner(shell_run_line);
     if (k < 0) {
         kprintf("net: UDP shell not started: ushkey= is not usable (see above), and "
                 "without it the shell would be open to anyone\n");
@@ -89,7 +91,7 @@ static void net_boot_dev(const struct cmdline *cl, int k, const uint8_t *key)
         gw = 0;
     }
 
-    struct virtio_transport *t = virtio_pci_probe(0x1af4, 0x1000);
+    struct virtio_transport *t = virtio_pci_probe(VIRTIO_PCI_VENDOR, VIRTIO_PCI_ID_NET);
     if (!t)
         t = virtio_mmio_probe(VIRTIO_ID_NET);
     struct netdev *dev = virtio_net_probe(t);

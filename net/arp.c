@@ -20,7 +20,6 @@
  * go to the driver (see the lock order in net/net.h). */
 #include "net/net.h"
 #include "net/pkt.h"
-#include "kernel/shell.h"
 #include "kernel/spinlock.h"
 #include "kernel/time.h"
 #include "lib/printf.h"
@@ -307,14 +306,3 @@ void arp_print(struct printer *p)
     pr_printf(p, "refused %lu mappings (off-subnet, broadcast or own address, zero or own MAC)\n",
               (unsigned long)__atomic_load_n(&arp_refused, __ATOMIC_RELAXED));
 }
-
-static int arp_cmd(int argc, char **argv, struct printer *p)
-{
-    if (argc != 1) {
-        pr_puts(p, "arp: takes no arguments\n");
-        return 1;
-    }
-    arp_print(p);
-    return 0;
-}
-SHELL_COMMAND(arp, "arp", "arp", arp_cmd);

@@ -2,7 +2,6 @@
  * receive dispatch by ethertype, the counters and the `net` command. */
 #include "net/net.h"
 #include "net/pkt.h"
-#include "kernel/shell.h"
 #include "lib/printf.h"
 
 const uint8_t eth_broadcast[ETH_ALEN] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
@@ -148,14 +147,3 @@ void net_print(struct printer *p)
     for (struct net_app_stats *a = __atomic_load_n(&net_apps, __ATOMIC_ACQUIRE); a; a = a->next)
         a->print(p);
 }
-
-static int net_cmd(int argc, char **argv, struct printer *p)
-{
-    if (argc != 1) {
-        pr_puts(p, "net: takes no arguments\n");
-        return 1;
-    }
-    net_print(p);
-    return 0;
-}
-SHELL_COMMAND(net, "net", "net", net_cmd);

@@ -14,16 +14,14 @@
  * (network receive task), the run's task and the command all touch it. */
 #include "kernel/console.h"
 #include "kernel/sched.h"
-#include "kernel/shell.h"
 #include "kernel/spinlock.h"
 #include "kernel/time.h"
 #include "lib/parse.h"
 #include "lib/string.h"
 #include "net/net.h"
+#include "net/netload.h"
 #include "uapi/netload.h"
 
-#define NL_MS_MAX     600000
-#define NL_PPS_MAX    1000000
 #define NL_SRC_PORT   9001           /* source port of what `send` sends */
 #define NL_WINDOW     (1u << 16)     /* dup/reorder memory, in datagrams */
 #define NL_STOP_WAIT_MS 3000
@@ -274,50 +272,11 @@ static void nl_set_pid(int pid)
     spin_unlock(&nl.lock, f);
 }
 
-static bool nl_port_arg(const char *s, uint16_t *port, struct printer *p)
-{
-    uint64_t v;
-    if (!parse_range(s, 1, 65535, &v)) {
-        pr_printf(p, "netload: port '%s' out of range (1-65535)\n", s);
-        return false;
-    }
-    *port = (uint16_t)v;
-    return true;
-}
+/* ---- the operations kernel/cmd/netload.c runs (net/netload.h) ---- */
 
-static bool nl_ms_arg(const char *s, uint64_t *ms, struct printer *p)
+int netload_send(uint32_t ip, uint16_t port, uint64_t ms, uint64_t size, uint64_t pps,
+                 struct printer *p)
 {
-    if (!parse_range(s, 1, NL_MS_MAX, ms)) {
-        pr_printf(p, "netload: ms '%s' out of range (1-%d)\n", s, NL_MS_MAX);
-        return false;
-    }
-    return true;
-}
-
-static int nl_cmd_send(int argc, char **argv, struct printer *p)
-{
-    uint32_t ip;
-    uint16_t port;
-    uint64_t ms, size = NL_SIZE_DEF, pps = 0;
-    if (argc < 5 || argc > 7) {
-        pr_puts(p, "netload: usage: netload send <ip> <port> <ms> [size] [pps]\n");
-        return 1;
-    }
-    if (!parse_ipv4(argv[2], &ip) || ip == 0 || ip == 0xffffffffu) {
-        pr_printf(p, "netload: ip '%s' is not a host address (a.b.c.d)\n", argv[2]);
-        return 1;
-    }
-    if (!nl_port_arg(argv[3], &port, p) || !nl_ms_arg(argv[4], &ms, p))
-        return 1;
-    if (argc > 5 && !parse_range(argv[5], NL_SIZE_MIN, NL_SIZE_MAX, &size)) {
-        pr_printf(p, "netload: size '%s' out of range (%d-%d bytes)\n", argv[5],
-                  NL_SIZE_MIN, NL_SIZE_MAX);
-        return 1;
-    }
-    if (argc > 6 && !parse_range(argv[6], 1, NL_PPS_MAX, &pps)) {
-        pr_printf(p, "netload: pps '%s' out of range (1-%d)\n", argv[6], NL_PPS_MAX);
-        return 1;
-    }
     if (!net_ip()) {
         pr_puts(p, "netload: no network device\n");
         return 1;
@@ -343,16 +302,9 @@ static int nl_cmd_send(int argc, char **argv, struct printer *p)
     return 0;
 }
 
-static int nl_cmd_recv(int argc, char **argv, struct printer *p)
+
+int netload_recv(uint16_t port, uint64_t ms, struct printer *p)
 {
-    uint16_t port;
-    uint64_t ms;
-    if (argc != 4) {
-        pr_puts(p, "netload: usage: netload recv <port> <ms>\n");
-        return 1;
-    }
-    if (!nl_port_arg(argv[2], &port, p) || !nl_ms_arg(argv[3], &ms, p))
-        return 1;
     if (!net_ip()) {
         pr_puts(p, "netload: no network device\n");
         return 1;
@@ -382,12 +334,13 @@ static int nl_cmd_recv(int argc, char **argv, struct printer *p)
     return 0;
 }
 
+
 static bool nl_is_active(void)
 {
     return __atomic_load_n(&nl.active, __ATOMIC_ACQUIRE);
 }
 
-static int nl_cmd_stop(struct printer *p)
+int netload_stop(struct printer *p)
 {
     unsigned long f = spin_lock(&nl.lock);
     int pid = nl.active ? nl.pid : 0;
@@ -411,35 +364,22 @@ static int nl_cmd_stop(struct printer *p)
     return 0;
 }
 
-static int cmd_netload(int argc, char **argv, struct printer *p)
+
+int netload_status(struct printer *p)
 {
-    if (argc == 1) {
-        unsigned long f = spin_lock(&nl.lock);
-        enum nl_mode mode = nl.mode;
-        bool active = nl.active;
-        int pid = nl.pid;
-        spin_unlock(&nl.lock, f);
-        if (mode == NL_NONE) {
-            pr_puts(p, "netload: no run yet\n");
-            return 0;
-        }
-        if (active)
-            pr_printf(p, "netload: running (pid %d)\n", pid);
-        else
-            pr_puts(p, "netload: last run (finished)\n");
-        nl_print(p);
+    unsigned long f = spin_lock(&nl.lock);
+    enum nl_mode mode = nl.mode;
+    bool active = nl.active;
+    int pid = nl.pid;
+    spin_unlock(&nl.lock, f);
+    if (mode == NL_NONE) {
+        pr_puts(p, "netload: no run yet\n");
         return 0;
     }
-    if (strcmp(argv[1], "send") == 0)
-        return nl_cmd_send(argc, argv, p);
-    if (strcmp(argv[1], "recv") == 0)
-        return nl_cmd_recv(argc, argv, p);
-    if (strcmp(argv[1], "stop") == 0 && argc == 2)
-        return nl_cmd_stop(p);
-    pr_puts(p, "netload: usage: netload send <ip> <port> <ms> [size] [pps] | "
-               "netload recv <port> <ms> | netload | netload stop\n");
-    return 1;
+    if (active)
+        pr_printf(p, "netload: running (pid %d)\n", pid);
+    else
+        pr_puts(p, "netload: last run (finished)\n");
+    nl_print(p);
+    return 0;
 }
-SHELL_COMMAND(netload, "netload",
-              "netload send <ip> <port> <ms> [size] [pps] | recv <port> <ms> | stop   UDP load test",
-              cmd_netload);

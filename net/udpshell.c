@@ -8,7 +8,8 @@
  *     wakes the shell task. Running a command there would stall every
  *     other frame for as long as the command takes (a `profile 2000`).
  *   - the shell task takes requests one at a time and runs them with
- *     shell_run_line, the same as the serial shell, which is a different
+ *     the line runner the board glue gave (the shell's shell_run_line),
+ *     the same as the serial shell, which is a different
  *     task and keeps working meanwhile.
  *
  * Retransmits: a client that misses part of a reply sends its request
@@ -48,7 +49,6 @@
  * on the shell's own lines. */
 #include "kernel/console.h"
 #include "kernel/sched.h"
-#include "kernel/shell.h"
 #include "kernel/spinlock.h"
 #include "kernel/time.h"
 #include "lib/parse.h"
@@ -117,6 +117,9 @@ static struct {
     uint64_t clock;
     struct ushp_chunker ch;         /* 1.4 KB: kept off the task stack */
 } ush = { .lock = SPINLOCK_INIT, .wq = WAITQ_INIT };
+
+/* Set once at boot, before the port is bound (udpshell_set_runner). */
+static udpshell_run_fn ush_runner;
 
 #define USH_COUNT(field) __atomic_fetch_add(&ush.st.field, 1, __ATOMIC_RELAXED)
 
@@ -465,11 +468,16 @@ static void ush_run(struct ush_req *r)
     ush_chunker_start(r->seq, r->nonce, &d);
     ush.req_ip = r->ip;
     ush.req_task = task_current();
-    shell_run_line(r->line, &out.pr);
+    ush_runner(r->line, &out.pr);
     ush.req_task = NULL;
     ushp_chunker_finish(&ush.ch);
     c->done_ns = time_ns();
     c->complete = true;
+}
+
+void udpshell_set_runner(udpshell_run_fn run)
+{
+    ush_runner = run;
 }
 
 /* Only the task running the request asks, and only it writes these: a
@@ -554,6 +562,10 @@ int udpshell_start_auth(uint16_t port, const uint8_t key[USHP_KEY_LEN])
 
 int udpshell_start(uint16_t port)
 {
+    if (!ush_runner) {
+        kprintf("udpshell: no line runner given (udpshell_set_runner): not started\n");
+        return -1;
+    }
     ush.port = port;
     int rc = udp_bind(port, ush_input, NULL);
     if (rc != 0) {
@@ -568,18 +580,3 @@ int udpshell_start(uint16_t port)
     net_app_stats_register(&ush_net_stats);
     return 0;
 }
-
-/* `lines N`: N numbered lines, a diagnostic that makes output of a known
- * size and order (the UDP shell's reassembly test uses it). */
-static int cmd_lines(int argc, char **argv, struct printer *p)
-{
-    uint64_t n;
-    if (argc != 2 || !parse_range(argv[1], 0, 1000000, &n)) {
-        pr_printf(p, "lines: usage: lines <n>  (n 0-1000000)\n");
-        return 1;
-    }
-    for (uint64_t i = 1; i <= n; i++)
-        pr_printf(p, "line %lu\n", i);
-    return 0;
-}
-SHELL_COMMAND(lines, "lines", "lines <n>        print n numbered lines (a diagnostic)", cmd_lines);

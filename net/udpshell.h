@@ -18,6 +18,15 @@
 #define USH_AUTH_CLIENTS 8
 #define USH_NONCE_WINDOW 64         /* nonces below a client's highest still accepted */
 
+struct printer;
+
+/* What runs a request's command line, printing its output to p: the
+ * shell's own shell_run_line, given by the board glue (kernel/netboot.c)
+ * before the shell starts. The network knows no shell: it is told how
+ * to run a line. */
+typedef void (*udpshell_run_fn)(char *line, struct printer *p);
+void udpshell_set_runner(udpshell_run_fn run);
+
 /* Bind port and start the shell's task (net_boot, from udpshell=PORT).
  * 0, or -1 with the reason on the console. */
 int udpshell_start(uint16_t port);

@@ -16,7 +16,7 @@
  * (each on one line). mbps counts UDP payload bytes. The sink's seconds are
  * from its first datagram to its last, the time the traffic took.
  *
- * HOST and ADDR are IPv4 addresses or names (tools/hostaddr.c). Every run
+ * HOST and ADDR are IPv4 addresses or names (tools/common/hostaddr.c). Every run
  * stops at its time limit. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -32,8 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tools/hostaddr.h"
-#include "tools/toolio.h"
+#include "tools/common/hostaddr.h"
+#include "tools/common/toolio.h"
 #include "uapi/netload.h"
 
 #define SEQ_WINDOW_BITS (1u << 22)     /* dup/reorder memory: 4M datagrams */

@@ -9,10 +9,10 @@
  * One pipeline whatever the text's origin: raw text -> prof_add_raw ->
  * build-id check -> symbolize -> one writer chosen by OUT's extension.
  * `record` runs `profile MS PID|all raw` over the UDP shell of every HOST
- * at once (tools/prof_record.c, with sonde-sh's protocol code) and feeds
+ * at once (tools/pipeline/record.c, with sonde-sh's protocol code) and feeds
  * each reply to the same two steps: add_text, then finish. A window over
- * PREC_MS_MAX is a stream (tools/prof_collect.c), its records made into a
- * raw profile per kernel (tools/prof_agg.c) and fed to the same steps.
+ * PREC_MS_MAX is a stream (tools/pipeline/collect.c), its records made into a
+ * raw profile per kernel (tools/pipeline/agg.c) and fed to the same steps.
  *
  * Exit: 0 ok, 1 the remote said no (record: a kernel refused or answered
  * `profile: busy`), 2 usage, input or protocol error (no answer in time
@@ -32,18 +32,18 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tools/prof_agg.h"
-#include "tools/prof_collect.h"
-#include "tools/prof_folded.h"
-#include "tools/prof_model.h"
-#include "tools/hostaddr.h"
-#include "tools/prof_pprof.h"
-#include "tools/prof_record.h"
-#include "tools/prof_svg.h"
-#include "tools/prof_sym.h"
-#include "tools/prof_text.h"
-#include "tools/prof_top_ui.h"
-#include "tools/toolio.h"
+#include "tools/pipeline/agg.h"
+#include "tools/pipeline/collect.h"
+#include "tools/pipeline/folded.h"
+#include "tools/pipeline/model.h"
+#include "tools/common/hostaddr.h"
+#include "tools/pipeline/pprof.h"
+#include "tools/pipeline/record.h"
+#include "tools/pipeline/svg.h"
+#include "tools/pipeline/sym.h"
+#include "tools/pipeline/text.h"
+#include "tools/pipeline/top_ui.h"
+#include "tools/common/toolio.h"
 #include "uapi/udpshell.h"
 
 enum { EXIT_OK = 0, EXIT_REFUSED = 1, EXIT_USAGE = 2 };

@@ -5,13 +5,13 @@
  * With a command: send it, print the reply, exit 0; 1 if the host refused
  * it (nothing listens on the port), 2 on no reply within -t seconds, a
  * protocol error or bad usage. Without: a "> " prompt, one command a line.
- * The protocol (resends, reassembly) is tools/ushell_client.c; this file is
+ * The protocol (resends, reassembly) is tools/common/ushell_client.c; this file is
  * the socket, the clock and the command line.
  *
  * -k KEYFILE speaks the authenticated mode (a kernel booted with
  * ushkey=): requests tagged, replies verified.
  *
- * HOST is any IPv4 address or name (tools/hostaddr.c), so a kernel on a
+ * HOST is any IPv4 address or name (tools/common/hostaddr.c), so a kernel on a
  * real machine is reached like one under QEMU. Refusing addresses here
  * would protect nothing: anyone can send datagrams with another client;
  * what protects a shell on an untrusted network is its key (ushkey=,
@@ -30,8 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tools/hostaddr.h"
-#include "tools/ushell_client.h"
+#include "tools/common/hostaddr.h"
+#include "tools/common/ushell_client.h"
 #include "uapi/udpshell.h"
 
 static const char *prog = "sonde-sh";

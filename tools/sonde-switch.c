@@ -7,7 +7,7 @@
  *   -netdev socket,id=X,udp=127.0.0.1:PORT,localaddr=127.0.0.1:PEER
  * (one Ethernet frame per UDP datagram): the switch receives on
  * 127.0.0.1:PORT and sends to 127.0.0.1:PEER. Frames go where their
- * destination was last heard from (tools/switch_table.c), and only
+ * destination was last heard from (tools/switch/table.c), and only
  * broadcasts, multicasts and unknown destinations to every other port.
  *
  * Why not QEMU's own hub: a hub repeats every frame on every port, and a
@@ -34,8 +34,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tools/switch_table.h"
-#include "tools/toolio.h"
+#include "tools/switch/table.h"
+#include "tools/common/toolio.h"
 
 #define BATCH 64                     /* frames taken from one port per turn */
 #define FRAME_MAX 65536

@@ -1,8 +1,8 @@
 /* tools/symgen.c: `nm -n -S kernel.elf | symgen > symtab.S`, the kernel's
- * symbol table as assembler source; tools/symgen_table.c builds it. */
+ * symbol table as assembler source; tools/symgen/table.c builds it. */
 #include <stdio.h>
 
-#include "tools/symgen_table.h"
+#include "tools/symgen/table.h"
 
 int main(int argc, char **argv)
 {

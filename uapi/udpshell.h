@@ -1,6 +1,6 @@
 /* uapi/udpshell.h: the UDP shell's wire format (docs/udpshell.md), spoken
  * by the kernel's UDP shell (net/udpshell.c) and the host client
- * (tools/sonde-sh, tools/ushell_client.c). Both link uapi/udpshell.c, so
+ * (tools/sonde-sh, tools/common/ushell_client.c). Both link uapi/udpshell.c, so
  * this header and that file use nothing but freestanding headers.
  *
  * Every datagram, request or reply, is a 16-byte header and a payload:

@@ -13,6 +13,7 @@
 #include "arch/arm64/percpu_arch.h"
 #include "arch/arm64/smp.h"
 #include "hal/mem.h"
+#include "hal/entropy.h"
 #include "hal/pmu.h"
 #include "kernel/bootparams.h"
 #include "kernel/console.h"
@@ -143,6 +144,7 @@ void kmain(uint64_t x0, uint64_t entry_el)
             boot_dt.ncpus + boot_dt.cpus_skipped, boot_dt.psci_method[0] ? boot_dt.psci_method : "none");
     gtimer_start();                                  /* this CPU's tick */
     console_enable_input_irq();                      /* PL011 receive by its SPI */
+    entropy_init();                                  /* RNDR, else virtio-rng: before the UDP shell */
     net_boot(cmdline);                              /* virtio-net on virtio-mmio, if any */
 
     task_spawn("shell", shell_task, 0, 0, 0);

@@ -9,6 +9,7 @@
 #include "arch/x86_64/smp.h"
 #include "arch/x86_64/trap.h"
 #include "arch/x86_64/x86.h"
+#include "hal/entropy.h"
 #include "hal/pmu.h"
 #include "kernel/bootparams.h"
 #include "kernel/console.h"
@@ -69,6 +70,7 @@ void kmain(int proto, uint32_t info_phys)
     kprintf("smp: %u cpus online (madt lists %u)\n", n, madt.ncpus + madt.cpus_skipped);
     lapic_timer_start(TIMER_HZ);                     /* this CPU's tick */
     console_enable_input_irq();                      /* COM1 receive by IRQ 4 */
+    entropy_init();                                  /* RDRAND, else virtio-rng: before the UDP shell */
     net_boot(cmdline);                              /* virtio-net, UDP shell */
 
     task_spawn("shell", shell_task, 0, 0, 0);

@@ -1,6 +1,6 @@
-// LINK: tools/symgen_table.c
+// LINK: tools/symgen/table.c
 /* tests/fuzz/fuzz_symgen.c: symgen's reading of `nm -n -S` output
- * (tools/symgen_table.c), which the build feeds it on every link.
+ * (tools/symgen/table.c), which the build feeds it on every link.
  *
  * Invariants: the finished table is strictly ascending by address, holds
  * only text symbols with non-empty names that have no newline in them,
@@ -12,7 +12,7 @@
  * that determinism). */
 #include <string.h>
 #include "fuzz.h"
-#include "tools/symgen_table.h"
+#include "tools/symgen/table.h"
 
 static char *table(const uint8_t *d, size_t n, int times, struct sg_table *t)
 {

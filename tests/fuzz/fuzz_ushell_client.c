@@ -1,6 +1,6 @@
-// LINK: tools/ushell_client.c uapi/udpshell.c uapi/udpshell_auth.c lib/sha256.c
+// LINK: tools/common/ushell_client.c uapi/udpshell.c uapi/udpshell_auth.c lib/sha256.c
 /* tests/fuzz/fuzz_ushell_client.c: sonde-sh's reply reassembly
- * (tools/ushell_client.c) against a shell that answers with whatever
+ * (tools/common/ushell_client.c) against a shell that answers with whatever
  * datagrams the input holds (fuzz.h's length-prefixed pieces), in order,
  * then falls silent.
  *
@@ -10,7 +10,7 @@
  * that carried that chunk, where L is the chunk flagged last. */
 #include <string.h>
 #include "fuzz.h"
-#include "tools/ushell_client.h"
+#include "tools/common/ushell_client.h"
 #include "uapi/udpshell.h"
 
 #define SEQ 1

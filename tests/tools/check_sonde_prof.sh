@@ -60,10 +60,10 @@ else bad "pprof -top lists burn_spin first" "$top"; fi
 if printf '%s\n' "$top" | grep -q "Total samples = 1000ms"; then ok "pprof cpu time = 100 x 10 ms"
 else bad "pprof cpu time = 100 x 10 ms" "$top"; fi
 list=$(go tool pprof -symbolize=none -list burn_spin "$tmp/p.pb.gz" 2>&1)
-if printf '%s\n' "$list" | grep -q "ROUTINE.*burn_spin in kernel/burn.c" &&
+if printf '%s\n' "$list" | grep -q "ROUTINE.*burn_spin in kernel/cmd/burn.c" &&
    printf '%s\n' "$list" | grep -qE '^ +[0-9.]+m?s +[0-9.]+m?s +[0-9]+: .*x = x \*'; then
-  ok "pprof -list burn_spin shows kernel/burn.c with samples on its lines"
-else bad "pprof -list burn_spin shows kernel/burn.c with samples on its lines" "$list"; fi
+  ok "pprof -list burn_spin shows kernel/cmd/burn.c with samples on its lines"
+else bad "pprof -list burn_spin shows kernel/cmd/burn.c with samples on its lines" "$list"; fi
 tags=$(go tool pprof -symbolize=none -tags "$tmp/p.pb.gz" 2>&1)
 if printf '%s\n' "$tags" | grep -q "task: Total" && printf '%s\n' "$tags" | grep -q "kernel: Total" &&
    printf '%s\n' "$tags" | grep -qE '\): 0$' && printf '%s\n' "$tags" | grep -q "burn.raw"; then
@@ -88,8 +88,8 @@ if grep -qxF "$want" "$tmp/p.folded" &&
   ok "folded: root first, counts sum to samples"
 else bad "folded: root first, counts sum to samples" "$(cat "$tmp/p.folded")"; fi
 run -i "$tmp/burn.raw" -e "$ELF" -o "$tmp/p.txt"
-if sed -n 3p "$tmp/p.txt" | grep -qE '^90\.0% 90 burn_spin\+0x30\.\.0x38 \(kernel/burn\.c:[0-9]+\)$' &&
-   sed -n 4p "$tmp/p.txt" | grep -qE '^        <- burn_inner\+0x[0-9a-f]+ \(kernel/burn\.c:24\)$'; then
+if sed -n 3p "$tmp/p.txt" | grep -qE '^90\.0% 90 burn_spin\+0x30\.\.0x38 \(kernel/cmd/burn.c:[0-9]+\)$' &&
+   sed -n 4p "$tmp/p.txt" | grep -qE '^        <- burn_inner\+0x[0-9a-f]+ \(kernel/cmd/burn.c:24\)$'; then
   ok "txt: the kernel's report with file:line"
 else bad "txt: the kernel's report with file:line" "$(cat "$tmp/p.txt")"; fi
 
@@ -324,8 +324,8 @@ if command -v aarch64-linux-gnu-objdump > /dev/null &&
   printf '# sonde raw build-id=%s source=pmu/pseudo-nmi arm64 pmuv3 cycles samples=5 dropped=0 cpus=1 ms=1000\n5 3 burn 0 %s %s\n' \
     "$bid" "$(hex_add "$spin" 0x1c)" "$r_inner" > "$tmp/a64.raw"
   run -i "$tmp/a64.raw" -e "$ELF" -o "$tmp/a64.txt"
-  if [ "$(rc)" = 0 ] && grep -qE '^100\.0% 5 burn_spin\+0x1c \(kernel/burn\.c:[0-9]+\)$' "$tmp/a64.txt" &&
-     grep -qE '^        <- burn_inner\+0x[0-9a-f]+ \(kernel/burn\.c:24\)$' "$tmp/a64.txt"; then
+  if [ "$(rc)" = 0 ] && grep -qE '^100\.0% 5 burn_spin\+0x1c \(kernel/cmd/burn.c:[0-9]+\)$' "$tmp/a64.txt" &&
+     grep -qE '^        <- burn_inner\+0x[0-9a-f]+ \(kernel/cmd/burn.c:24\)$' "$tmp/a64.txt"; then
     ok "arm64 kernel: burn_spin and its caller with file:line"
   else bad "arm64 kernel: burn_spin and its caller with file:line" "$(cat "$tmp/err" "$tmp/a64.txt")"; fi
 else

@@ -37,11 +37,12 @@ uint64_t cycles_now(void) { uint64_t c = fake_cycles; fake_cycles += fake_cycles
 uint64_t cycles_per_us(void) { return fake_cycles_per_us; }
 const char *cycles_unit(void) { return "cycles"; }
 
+/* Weak: a test of the real core (kernel/entropy.c) links it instead. */
 const char *fake_entropy_name = "fake";
 unsigned fake_entropy_calls;
-void entropy_init(void) {}
-const char *entropy_source(void) { return fake_entropy_name; }
-bool entropy_get(void *buf, size_t len)
+__attribute__((weak)) void entropy_init(void) {}
+__attribute__((weak)) const char *entropy_source(void) { return fake_entropy_name; }
+__attribute__((weak)) bool entropy_get(void *buf, size_t len)
 {
     if (!fake_entropy_name)
         return false;

@@ -1,8 +1,8 @@
-// LINK: tools/switch_table.c
+// LINK: tools/switch/table.c
 /* tests/unit/test_switch_table.c: the learning switch's forwarding
- * decision (tools/switch_table.c), as sonde-switch makes it per frame. */
+ * decision (tools/switch/table.c), as sonde-switch makes it per frame. */
 #include "test.h"
-#include "tools/switch_table.h"
+#include "tools/switch/table.h"
 
 static const uint8_t MAC_A[6] = { 0x52, 0x54, 0, 0x12, 0x34, 0x56 };
 static const uint8_t MAC_B[6] = { 0x52, 0x54, 0, 0x12, 0x34, 0x57 };

@@ -75,6 +75,7 @@ static void start_once(void)
         memset(key, 0xa5, sizeof key);
         memcpy(wrong, key, sizeof wrong);
         wrong[0] ^= 0x80;
+        udpshell_set_runner(shell_run_line);
         CHECK_EQ(udpshell_start_auth(9000, key), 0);
         started = true;
     }

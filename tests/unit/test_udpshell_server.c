@@ -89,6 +89,7 @@ static void start_once(void)
 {
     static bool started;
     if (!started) {
+        udpshell_set_runner(shell_run_line);
         CHECK_EQ(udpshell_start(9000), 0);
         started = true;
     }

@@ -1,0 +1,221 @@
+/* kernel/cmd/bench.c: `bench profile`, the profiler's benchmark (bench/run.py
+ * boots under -icount and reads these lines). Measured side by side in one
+ * boot: a fixed burn workload with profiling off and on, the cost of a
+ * sample (from the run's own header), and Report() over 4 x 2048 records.
+ * `bench stream <port>` (bench/stream.py, over the UDP shell) times the
+ * same workload with profiling off, under a windowed profile and under a
+ * profile stream to the requester's port, side by side. */
+#include "hal/cpu.h"
+#include "kernel/cmd/burn.h"
+#include "kernel/profiler.h"
+#include "kernel/sched.h"
+#include "kernel/shell.h"
+#include "kernel/symtab.h"
+#include "lib/string.h"
+#include "kernel/profstream.h"
+#include "lib/parse.h"
+#include "mm/heap.h"
+#include "net/udpshell.h"
+
+
+#define BENCH_ROUNDS 8000           /* burn_outer(20000) calls: ~0.9 s per worker */
+#define BENCH_WINDOW_MS 1000        /* the profile over the workload */
+#define BENCH_REPORT_RECS 8192      /* 4 CPUs x 2048: a 2000 ms window at ~1 kHz each */
+
+static struct {
+    volatile unsigned running;
+    volatile uint64_t cycles[MAX_CPUS];
+} work;
+
+static void bench_worker(void *arg)
+{
+    unsigned cpu = (unsigned)(uintptr_t)arg;
+    uint64_t t0 = cycles_now(), sink = 0;
+    for (int i = 0; i < BENCH_ROUNDS; i++)
+        sink += burn_outer(20000);
+    work.cycles[cpu] = cycles_now() - t0 + (sink & 0);
+    __atomic_fetch_sub(&work.running, 1, __ATOMIC_RELEASE);
+}
+
+/* What runs over the workload. */
+enum bench_mode { BENCH_OFF, BENCH_WINDOW, BENCH_STREAM };
+static struct { uint32_t ip; uint16_t port; } bench_dest;
+
+/* One worker per online CPU; returns the sum of their times, 0 on failure.
+ * Meanwhile nothing (the window's sleep), a windowed profile of
+ * BENCH_WINDOW_MS (report to p), or a stream to bench_dest for as long. */
+static uint64_t run_workload(enum bench_mode mode, struct printer *p)
+{
+    unsigned n = 0;
+    memset((void *)work.cycles, 0, sizeof work.cycles);
+    for (unsigned c = 0; c < cpu_count(); c++)
+        if (cpu_online(c))
+            n++;
+    work.running = n;
+    for (unsigned c = 0; c < cpu_count(); c++)
+        if (cpu_online(c) && !task_spawn("benchwork", bench_worker, (void *)(uintptr_t)c, (int)c, 0))
+            return 0;
+    /* Both runs sleep one window first, so that the only difference is
+     * the profile: polling every 5 ms instead would take the workers' CPU
+     * at -smp 1 in the run without it (160 wakeups, worth ~0.01% there,
+     * as much as the tick's samples). */
+    if (mode == BENCH_WINDOW) {
+        profiler_run(BENCH_WINDOW_MS, -1, 2, p);
+    } else if (mode == BENCH_STREAM) {
+        bool ok = profstream_start(bench_dest.ip, bench_dest.port, 0, -1, p) == 0;
+        sleep_ms(BENCH_WINDOW_MS);
+        if (ok)
+            profstream_stop(p);
+    } else {
+        sleep_ms(BENCH_WINDOW_MS);
+    }
+    while (__atomic_load_n(&work.running, __ATOMIC_ACQUIRE))
+        sleep_ms(5);
+    uint64_t sum = 0;
+    for (unsigned c = 0; c < cpu_count(); c++)
+        sum += work.cycles[c];
+    return sum;
+}
+
+static void sink_write(struct printer *p, const char *s, size_t n) {}
+
+/* The fold's work depends on the records, not on which CPU holds them:
+ * at -smp 1 (where the bench runs under icount) CPU 0 holds all 8192. */
+static uint64_t bench_report(unsigned ncpu)
+{
+    struct printer sink = { sink_write };
+    uintptr_t frames[PROFILER_FRAMES];
+    uintptr_t spin = symtab_find("burn_spin"), inner = symtab_find("burn_inner");
+    uintptr_t mid = symtab_find("burn_middle"), outer = symtab_find("burn_outer");
+    profiler_run(1, -1, 1, &sink);              /* fresh counts */
+    if (profiler_reserve(BENCH_REPORT_RECS / ncpu, &sink) != PROFILER_OK)
+        return 0;
+    for (unsigned c = 0; c < ncpu; c++)
+        for (unsigned k = 0; k < BENCH_REPORT_RECS / ncpu; k++) {
+            /* 64 leaf offsets x 4 caller sites: many chains, as a real run */
+            frames[0] = spin + (k % 64);
+            frames[1] = inner + 4 + (k / 64) % 4;
+            frames[2] = mid + 14;
+            frames[3] = outer + 14;
+            profiler_inject(c, 1, frames, 4, 100);
+        }
+    profiler_report_again(8, &sink);
+    return profiler_report_cycles();
+}
+
+/* What reading the clock itself costs: back-to-back cycles_now() reads.
+ * Where a hypervisor intercepts the read, every sample's cost figure
+ * includes two of these. */
+static int bench_clock(struct printer *p)
+{
+    enum { N = 257 };
+    uint64_t d[N];
+    unsigned long f = irq_save();
+    uint64_t prev = cycles_now();
+    for (int i = 0; i < N; i++) {
+        uint64_t now = cycles_now();
+        d[i] = now - prev;
+        prev = now;
+    }
+    irq_restore(f);
+    for (int i = 1; i < N; i++)             /* insertion sort: 257 values */
+        for (int j = i; j > 0 && d[j] < d[j - 1]; j--) {
+            uint64_t t = d[j]; d[j] = d[j - 1]; d[j - 1] = t;
+        }
+    pr_printf(p, "bench: clock read %lu %s median (min %lu, max %lu) over %d reads\n",
+              d[N / 2], cycles_unit(), d[0], d[N - 1], N);
+    return 0;
+}
+
+/* One benchmark at a time: the workers' figures are shared state, and a
+ * second run from the other shell sleeps until the first is done (seconds:
+ * a sleeping lock, not a spinlock). */
+static struct mutex bench_lock = MUTEX_INIT;
+
+static int bench_profile(struct printer *p)
+{
+    uint64_t off = run_workload(BENCH_OFF, p);
+    uint64_t on = run_workload(BENCH_WINDOW, p);      /* the work lies inside the window */
+    if (!off || !on) {
+        pr_printf(p, "bench: could not start the workers\n");
+        return 1;
+    }
+    pr_printf(p, "bench: workload off %lu cycles, on %lu cycles, ratio %lu.%04lu\n", off, on,
+              on / off, (on % off) * 10000 / off);
+    uint32_t p50 = 0, p99 = 0;
+    if (profiler_cost_permille(500, &p50) == PROFILER_OK &&
+        profiler_cost_permille(990, &p99) == PROFILER_OK)
+        pr_printf(p, "bench: sample cost p50 %u p99 %u %s\n", p50, p99, cycles_unit());
+    unsigned ncpu = cpu_count() < 4 ? cpu_count() : 4;
+    uint64_t rep = bench_report(ncpu);
+    pr_printf(p, "bench: report %ux%u records %lu cycles, %lu us\n", ncpu,
+              BENCH_REPORT_RECS / ncpu, rep, rep / cycles_per_us());
+    return 0;
+}
+
+/* The workload off, under a windowed profile and under a stream, in that
+ * order, in one boot: the stream's price next to the window's. The stream
+ * goes to the requester's port like `profile stream`'s, and is stopped
+ * after as long as the window, which covers the same part of the work. */
+static int bench_stream(const char *arg, struct printer *p)
+{
+    uint64_t v;
+    if (!parse_u64(arg, &v) || v < 1 || v > 65535) {
+        pr_printf(p, "bench: '%s' is not a port (1-65535)\n", arg);
+        return 1;
+    }
+    if (!udpshell_requester(&bench_dest.ip)) {
+        pr_puts(p, "bench: stream goes to the UDP shell client that asks; "
+                "use it over the UDP shell\n");
+        return 1;
+    }
+    bench_dest.port = (uint16_t)v;
+    uint64_t off = run_workload(BENCH_OFF, p);
+    uint64_t win = run_workload(BENCH_WINDOW, p);
+    uint64_t str = run_workload(BENCH_STREAM, p);
+    if (!off || !win || !str) {
+        pr_printf(p, "bench: could not start the workers\n");
+        return 1;
+    }
+    pr_printf(p, "bench: stream workload off %lu cycles, window %lu cycles, stream %lu cycles\n",
+              off, win, str);
+    return 0;
+}
+
+/* Report() alone, over 4 x 2048 records where 4 CPUs are online: the
+ * figure the target names, from a boot with the CPUs to hold them (the
+ * counter's bench boot has one; bench/run.py boots again for this). */
+static int bench_report_only(struct printer *p)
+{
+    unsigned ncpu = cpu_count() < 4 ? cpu_count() : 4;
+    uint64_t rep = bench_report(ncpu);
+    if (!rep) {
+        pr_printf(p, "bench: no memory for the report's %u records\n", BENCH_REPORT_RECS);
+        return 1;
+    }
+    pr_printf(p, "bench: report %ux%u records %lu cycles, %lu us\n", ncpu,
+              BENCH_REPORT_RECS / ncpu, rep, rep / cycles_per_us());
+    return 0;
+}
+
+static int cmd_bench(int argc, char **argv, struct printer *p)
+{
+    int rc;
+    if (argc == 2 && strcmp(argv[1], "clock") == 0)
+        return bench_clock(p);
+    mutex_lock(&bench_lock);
+    if (argc == 2 && strcmp(argv[1], "profile") == 0) {
+        rc = bench_profile(p);
+    } else if (argc == 2 && strcmp(argv[1], "report") == 0) {
+        rc = bench_report_only(p);
+    } else if (argc == 3 && strcmp(argv[1], "stream") == 0) {
+        rc = bench_stream(argv[2], p);
+    } else {
+        pr_printf(p, "bench: usage: bench profile | bench report | bench stream <port> | bench clock\n");
+        rc = 1;
+    }
+    mutex_unlock(&bench_lock);
+    return rc;
+}
+SHELL_COMMAND(bench, "bench", "bench profile|report|stream <port>|clock  the profiler's benchmarks "
+              "(bench/run.py, bench/stream.py); the clock's read cost", cmd_bench);

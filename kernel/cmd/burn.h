@@ -1,0 +1,21 @@
+/* kernel/cmd/burn.h: the `burn` workload's call chain (kernel/cmd/burn.c), which
+ * the bench also runs: burn_outer -> burn_middle -> burn_inner ->
+ * burn_spin, the hot loop. Each is a real call (noinline) so that a
+ * profile or a backtrace has a known chain to find. */
+#pragma once
+#include <stdint.h>
+
+uint64_t burn_spin(uint64_t n);
+uint64_t burn_inner(uint64_t n);
+uint64_t burn_middle(uint64_t n);
+uint64_t burn_outer(uint64_t n);
+/* `burn tiny`: burn_tiny_loop calls burn_tiny, a leaf of a few
+ * instructions, in a tight loop: most samples land in its prologue or on
+ * its ret. */
+uint64_t burn_tiny(uint64_t x);
+uint64_t burn_tiny_loop(uint64_t n);
+/* `burn phase`: burn_phase_a for 0.5 ms, burn_phase_b for 0.5 ms, on a
+ * grid of the clock: a cycle of exactly 1 ms, the counter's period. Each
+ * spins until cycles_now() reaches until. */
+void burn_phase_a(uint64_t until);
+void burn_phase_b(uint64_t until);

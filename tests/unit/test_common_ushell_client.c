@@ -1,0 +1,537 @@
+// LINK: tools/common/ushell_client.c uapi/udpshell.c uapi/udpshell_auth.c lib/sha256.c
+/* tests/unit/test_common_ushell_client.c: the UDP shell client's protocol
+ * (tools/common/ushell_client.c) against a fake shell and a fake clock.
+ *
+ * The fake's clock only moves while the client waits in recv: a datagram
+ * scheduled for time T is delivered when the client's wait reaches T, so
+ * every resend and timeout happens at an exact, checkable time. */
+#include "test.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "tools/common/ushell_client.h"
+#include "uapi/byteorder.h"
+#include "uapi/udpshell.h"
+
+#define MAXQ 64
+
+struct fake {
+    uint64_t now;
+    int sends;
+    uint64_t send_at[16];
+    uint32_t seq;                     /* of the last request sent */
+    char cmd[300];
+    struct { uint64_t at; uint8_t d[USHP_DGRAM_MAX + 8]; size_t len; } q[MAXQ];
+    int nq, next;
+    long waits;                       /* recv calls: a spinning client is a failure */
+    bool refuse, recv_error;
+    /* Authenticated mode: the shell's key (NULL: open); the last request's
+     * nonce, and every request's bytes must be the first's on a resend. */
+    const uint8_t *key;
+    uint64_t nonce;
+    uint8_t first[400];
+    size_t firstlen;
+    bool resend_differs;
+    /* Called on every request: may schedule the reply. */
+    void (*on_request)(struct fake *f);
+};
+
+static int f_send(void *ctx, const void *d, size_t len)
+{
+    struct fake *f = ctx;
+    struct ushp_hdr h;
+    const uint8_t *pl;
+    if (f->refuse)
+        return USHC_IO_REFUSED;
+    CHECK_EQ(ushp_parse(d, len, &h, &pl), 0);
+    CHECK(h.flags & USHP_FLAG_LAST);
+    CHECK_EQ(h.chunk, 0);
+    if (f->sends < 16)
+        f->send_at[f->sends] = f->now;
+    f->sends++;
+    f->seq = h.seq;
+    if (f->key) {
+        CHECK(h.flags & USHP_FLAG_AUTH);
+        CHECK(!(h.flags & USHP_FLAG_REPLY));
+        CHECK(ushp_auth_verify(f->key, d, len));
+        f->nonce = h.nonce;
+        if (f->sends == 1) {
+            memcpy(f->first, d, len);
+            f->firstlen = len;
+        } else {
+            f->resend_differs |= len != f->firstlen || memcmp(d, f->first, len) != 0;
+        }
+    }
+    memcpy(f->cmd, pl, h.len);
+    f->cmd[h.len] = 0;
+    if (f->on_request)
+        f->on_request(f);
+    return 0;
+}
+
+static long f_recv(void *ctx, void *buf, size_t cap, uint64_t timeout_ms)
+{
+    struct fake *f = ctx;
+    if (++f->waits > 100000) {
+        test_fail(__FILE__, __LINE__, "the client keeps polling without giving up");
+        errno = ELOOP;
+        return USHC_IO_ERROR;
+    }
+    if (f->recv_error) {
+        errno = EIO;
+        return USHC_IO_ERROR;
+    }
+    if (f->next < f->nq && f->q[f->next].at <= f->now + timeout_ms) {
+        if (f->q[f->next].at > f->now)
+            f->now = f->q[f->next].at;
+        size_t n = f->q[f->next].len < cap ? f->q[f->next].len : cap;
+        memcpy(buf, f->q[f->next].d, n);
+        f->next++;
+        return (long)n;
+    }
+    f->now += timeout_ms;
+    return 0;
+}
+
+static uint64_t f_now(void *ctx) { return ((struct fake *)ctx)->now; }
+
+/* Schedule a reply datagram at time at (after those already scheduled). */
+static void put(struct fake *f, uint64_t at, uint32_t seq, uint16_t chunk, bool last,
+                const char *text)
+{
+    CHECK(f->nq < MAXQ);
+    f->q[f->nq].at = at;
+    f->q[f->nq].len = ushp_build(f->q[f->nq].d, sizeof f->q[f->nq].d, seq, chunk, last,
+                                 text, strlen(text));
+    f->nq++;
+}
+
+/* The same, tagged under key for the request with nonce; reply sets the
+ * reply flag (a request echoed back would not). */
+static void put_auth(struct fake *f, uint64_t at, const uint8_t *key, uint32_t seq,
+                     uint16_t chunk, uint16_t flags, uint64_t nonce, const char *text)
+{
+    CHECK(f->nq < MAXQ);
+    f->q[f->nq].at = at;
+    f->q[f->nq].len = ushp_build_auth(f->q[f->nq].d, sizeof f->q[f->nq].d, key, seq, chunk,
+                                      flags, nonce, text, strlen(text));
+    f->nq++;
+}
+
+struct run {
+    int rc;
+    char *out, *err;
+    size_t outlen, errlen;
+};
+
+static const uint8_t *run_key;           /* the client's key for run_cmd, or NULL */
+
+static struct run run_cmd(struct fake *f, const char *cmd, uint64_t timeout_ms)
+{
+    struct run r;
+    FILE *out = open_memstream(&r.out, &r.outlen);
+    FILE *err = open_memstream(&r.err, &r.errlen);
+    struct ushc c = { .io = { f, f_send, f_recv, f_now }, .seq = 1000, .timeout_ms = timeout_ms,
+                      .peer = "127.0.0.1:9000", .prog = "sonde-sh", .out = out, .err = err,
+                      .key = run_key };
+    r.rc = ushc_run(&c, cmd);
+    fclose(out);
+    fclose(err);
+    return r;
+}
+
+static void run_free(struct run *r) { free(r->out); free(r->err); }
+
+/* Reply "hello\n" 10 ms after each request. */
+static void answer_hello(struct fake *f) { put(f, f->now + 10, f->seq, 0, true, "hello\n"); }
+/* Answer only the second request. */
+static void answer_second(struct fake *f)
+{
+    if (f->sends == 2)
+        answer_hello(f);
+}
+
+TEST(ushc_reply_in_one_datagram)
+{
+    struct fake f = { .now = 5000, .on_request = answer_hello };
+    struct run r = run_cmd(&f, "version", 5000);
+    CHECK_EQ(r.rc, USHC_EXIT_OK);
+    CHECK_STR(r.out, "hello\n");
+    CHECK_STR(r.err, "");
+    CHECK_EQ(f.sends, 1);
+    CHECK_EQ(f.seq, 1001);                    /* the next sequence number */
+    CHECK_STR(f.cmd, "version");
+    run_free(&r);
+}
+
+TEST(ushc_resends_after_one_second)
+{
+    struct fake f = { .on_request = answer_second };
+    struct run r = run_cmd(&f, "version", 5000);
+    CHECK_EQ(r.rc, USHC_EXIT_OK);
+    CHECK_STR(r.out, "hello\n");
+    CHECK_EQ(f.sends, 2);
+    CHECK_EQ(f.send_at[1] - f.send_at[0], USHC_RETRY_MS);
+    run_free(&r);
+}
+
+TEST(ushc_gives_up_after_three_resends)
+{
+    struct fake f = { 0 };
+    struct run r = run_cmd(&f, "version", 5000);
+    CHECK_EQ(r.rc, USHC_EXIT_PROTO);
+    CHECK_EQ(f.sends, 1 + USHC_RETRIES);
+    for (int i = 1; i < f.sends && i < 16; i++)
+        CHECK_EQ(f.send_at[i] - f.send_at[i - 1], USHC_RETRY_MS);
+    CHECK_EQ(f.now, 5000);                    /* -t's silence, not a moment less */
+    CHECK(strstr(r.err, "timeout") != NULL);
+    CHECK(strstr(r.err, "127.0.0.1:9000") != NULL);
+    CHECK(strstr(r.err, "sent 4 times") != NULL);
+    CHECK_STR(r.out, "");
+    run_free(&r);
+}
+
+/* A long reply: a chunk every 900 ms, never 1 s of silence, and longer in
+ * all than the timeout. */
+static void answer_slowly(struct fake *f)
+{
+    if (f->sends > 1)
+        return;
+    char text[16];
+    for (int i = 0; i < 8; i++) {
+        snprintf(text, sizeof text, "c%d ", i);
+        put(f, f->now + 900 * (uint64_t)(i + 1), f->seq, (uint16_t)i, i == 7, text);
+    }
+}
+
+TEST(ushc_progress_restarts_the_resend_and_silence_clocks)
+{
+    struct fake f = { .on_request = answer_slowly };
+    struct run r = run_cmd(&f, "profile 7000", 2000);
+    CHECK_EQ(r.rc, USHC_EXIT_OK);
+    CHECK_EQ(f.sends, 1);
+    CHECK_STR(r.out, "c0 c1 c2 c3 c4 c5 c6 c7 ");
+    run_free(&r);
+}
+
+/* A long command: the shell ignores the resends at 1, 2 and 3 s (it is
+ * still running), its first chunk comes at 4.5 s, the second is lost. The
+ * chunk gives the resend budget back: the resend a second later brings the
+ * rest from the kept reply. A budget spent for good would end in a timeout. */
+static void answer_late_then_lose(struct fake *f)
+{
+    if (f->sends == 1)
+        put(f, f->now + 4500, f->seq, 0, false, "first ");
+    else if (f->sends == 5)
+        put(f, f->now + 10, f->seq, 1, true, "second\n");
+}
+
+TEST(ushc_progress_gives_the_resends_back)
+{
+    struct fake f = { .on_request = answer_late_then_lose };
+    struct run r = run_cmd(&f, "profile 4000", 6000);
+    CHECK_EQ(r.rc, USHC_EXIT_OK);
+    CHECK_STR(r.out, "first second\n");
+    CHECK_EQ(f.sends, 5);
+    CHECK_EQ(f.send_at[4] - f.send_at[3], 4500 - 3 * USHC_RETRY_MS + USHC_RETRY_MS);
+    run_free(&r);
+}
+
+/* Chunks out of order and twice, with a stale reply to another seq mixed in. */
+static void answer_shuffled(struct fake *f)
+{
+    uint32_t s = f->seq;
+    put(f, 10, s - 1, 0, true, "stale\n");
+    put(f, 10, s, 2, true, "C");
+    put(f, 11, s, 0, false, "A");
+    put(f, 12, s, 0, false, "A");
+    put(f, 13, s, 2, true, "C");
+    put(f, 14, s + 1, 1, false, "wrong seq");
+    put(f, 15, s, 1, false, "B");
+    put(f, 16, s, 1, false, "B");
+}
+
+TEST(ushc_reassembles_out_of_order_and_duplicate_chunks)
+{
+    struct fake f = { .on_request = answer_shuffled };
+    struct run r = run_cmd(&f, "lines 3", 5000);
+    CHECK_EQ(r.rc, USHC_EXIT_OK);
+    CHECK_STR(r.out, "ABC");
+    CHECK_STR(r.err, "");
+    CHECK_EQ(f.sends, 1);
+    run_free(&r);
+}
+
+TEST(ushc_ignores_replies_to_another_seq)
+{
+    struct fake f = { 0 };
+    /* Only replies to the previous command ever come: a timeout, and none
+     * of them printed. */
+    for (int i = 0; i < 5; i++)
+        put(&f, 100 + 500 * (uint64_t)i, 1000, 0, true, "old\n");
+    struct run r = run_cmd(&f, "version", 3000);
+    CHECK_EQ(r.rc, USHC_EXIT_PROTO);
+    CHECK_STR(r.out, "");
+    CHECK(strstr(r.err, "timeout") != NULL);
+    run_free(&r);
+}
+
+/* Protocol errors: each one scheduled after a good first chunk. */
+static int proto_case;
+static void answer_badly(struct fake *f)
+{
+    uint32_t s = f->seq;
+    put(f, 10, s, 0, false, "A");
+    switch (proto_case) {
+    case 0:                                   /* bad magic */
+        put(f, 20, s, 1, true, "B");
+        put_be32(f->q[f->nq - 1].d, 0x4E4F5349);
+        break;
+    case 1:                                   /* len disagrees with the size */
+        put(f, 20, s, 1, true, "B");
+        f->q[f->nq - 1].len++;
+        break;
+    case 2:                                   /* shorter than a header */
+        put(f, 20, s, 1, true, "B");
+        f->q[f->nq - 1].len = 10;
+        break;
+    case 3:                                   /* reserved not zero */
+        put(f, 20, s, 1, true, "B");
+        put_be16(f->q[f->nq - 1].d + USHP_OFF_RESERVED, 1);
+        break;
+    case 4:                                   /* a chunk after the last */
+        put(f, 20, s, 2, true, "C");
+        put(f, 30, s, 3, false, "D");
+        break;
+    case 5:                                   /* a second, different last chunk */
+        put(f, 20, s, 2, true, "C");
+        put(f, 30, s, 1, true, "B");
+        break;
+    case 7:                                   /* a last chunk below one received */
+        put(f, 20, s, 2, false, "C");
+        put(f, 30, s, 1, true, "B");
+        break;
+    case 6:                                   /* payload over 1400 */
+        f->q[f->nq].at = 20;
+        f->q[f->nq].len = USHP_HDR_LEN + USHP_CHUNK_MAX + 1;
+        memset(f->q[f->nq].d, 'x', f->q[f->nq].len);
+        ushp_build(f->q[f->nq].d, sizeof f->q[f->nq].d, s, 1, true, "", 0);
+        put_be16(f->q[f->nq].d + USHP_OFF_LEN, USHP_CHUNK_MAX + 1);
+        f->nq++;
+        break;
+    }
+}
+
+TEST(ushc_protocol_errors_exit_2)
+{
+    const char *want[] = { "bad magic", "length field", "shorter than", "reserved",
+                           "chunk 3 after the last chunk 2", "a second last chunk 1",
+                           "too long", "last chunk 1 but chunk 2 received" };
+    for (proto_case = 0; proto_case < 8; proto_case++) {
+        struct fake f = { .on_request = answer_badly };
+        struct run r = run_cmd(&f, "version", 5000);
+        CHECK_EQ(r.rc, USHC_EXIT_PROTO);
+        CHECK(strstr(r.err, "protocol error") != NULL);
+        CHECK(strstr(r.err, want[proto_case]) != NULL);
+        CHECK_EQ(f.sends, 1);                 /* reported, not retried */
+        if (r.rc != USHC_EXIT_PROTO || !strstr(r.err, want[proto_case]))
+            printf("  case %d: rc %d err %s", proto_case, r.rc, r.err);
+        run_free(&r);
+    }
+}
+
+TEST(ushc_refused_exits_1)
+{
+    struct fake f = { .refuse = true };
+    struct run r = run_cmd(&f, "version", 5000);
+    CHECK_EQ(r.rc, USHC_EXIT_REFUSED);
+    CHECK(strstr(r.err, "refused") != NULL);
+    run_free(&r);
+}
+
+TEST(ushc_receive_error_exits_2)
+{
+    struct fake f = { .recv_error = true };
+    struct run r = run_cmd(&f, "version", 5000);
+    CHECK_EQ(r.rc, USHC_EXIT_PROTO);
+    CHECK(strstr(r.err, "receive from 127.0.0.1:9000") != NULL);
+    run_free(&r);
+}
+
+TEST(ushc_command_too_long_is_not_sent)
+{
+    char cmd[USHP_CMD_MAX + 2];
+    memset(cmd, 'x', sizeof cmd - 1);
+    cmd[sizeof cmd - 1] = 0;
+    struct fake f = { .on_request = answer_hello };
+    struct run r = run_cmd(&f, cmd, 5000);
+    CHECK_EQ(r.rc, USHC_EXIT_PROTO);
+    CHECK_EQ(f.sends, 0);
+    CHECK(strstr(r.err, "at most 255") != NULL);
+    run_free(&r);
+    cmd[USHP_CMD_MAX] = 0;                    /* exactly the limit: sent */
+    r = run_cmd(&f, cmd, 5000);
+    CHECK_EQ(r.rc, USHC_EXIT_OK);
+    CHECK_EQ(f.sends, 1);
+    run_free(&r);
+}
+
+TEST(ushc_empty_reply)
+{
+    struct fake f = { 0 };
+    put(&f, 5, 1001, 0, true, "");
+    struct run r = run_cmd(&f, "", 5000);
+    CHECK_EQ(r.rc, USHC_EXIT_OK);
+    CHECK_EQ(r.outlen, 0);
+    run_free(&r);
+}
+
+/* ---- authenticated mode ---- */
+
+static uint8_t ckey[USHP_KEY_LEN] = { 1, 2, 3 }, okey[USHP_KEY_LEN] = { 9 };
+static int auth_case;
+
+/* Replies in two chunks, the second one after the first resend. */
+static void answer_auth(struct fake *f)
+{
+    uint16_t R = USHP_FLAG_REPLY;
+    switch (auth_case) {
+    case 0:                                   /* good, over a resend */
+        if (f->sends == 1)
+            put_auth(f, f->now + 10, ckey, f->seq, 0, R, f->nonce, "hel");
+        else
+            put_auth(f, f->now + 10, ckey, f->seq, 1, R | USHP_FLAG_LAST, f->nonce, "lo\n");
+        break;
+    case 1:                                   /* the wrong key */
+        put_auth(f, f->now + 10, okey, f->seq, 0, R | USHP_FLAG_LAST, f->nonce, "x\n");
+        break;
+    case 2:                                   /* untagged */
+        put(f, f->now + 10, f->seq, 0, true, "x\n");
+        break;
+    case 3:                                   /* tagged for another nonce */
+        put_auth(f, f->now + 10, ckey, f->seq, 0, R | USHP_FLAG_LAST, f->nonce - 1, "x\n");
+        break;
+    case 4:                                   /* the request echoed back */
+        memcpy(f->q[f->nq].d, f->first, f->firstlen);
+        f->q[f->nq].len = f->firstlen;
+        f->q[f->nq++].at = f->now + 10;
+        break;
+    case 5:                                   /* one changed byte of a good reply */
+        put_auth(f, f->now + 10, ckey, f->seq, 0, R | USHP_FLAG_LAST, f->nonce, "x\n");
+        f->q[f->nq - 1].d[USHP_HDR_LEN + USHP_NONCE_LEN] ^= 1;
+        break;
+    case 6:                                   /* a valid late reply to seq - 1, then ours */
+        put_auth(f, f->now + 5, ckey, f->seq - 1, 0, R | USHP_FLAG_LAST, f->nonce - 7, "old\n");
+        put_auth(f, f->now + 10, ckey, f->seq, 0, R | USHP_FLAG_LAST, f->nonce, "new\n");
+        break;
+    }
+}
+
+TEST(ushc_auth_request_tagged_and_reply_checked)
+{
+    struct fake f = { .on_request = answer_auth, .key = ckey };
+    auth_case = 0;
+    run_key = ckey;
+    struct run r = run_cmd(&f, "version", 5000);
+    run_key = NULL;
+    CHECK_EQ(r.rc, USHC_EXIT_OK);
+    CHECK_STR(r.out, "hello\n");
+    CHECK_EQ(f.sends, 2);
+    CHECK(!f.resend_differs);                 /* a resend is the same datagram */
+    CHECK(f.nonce > 1600000000ull * 1000000000ull);  /* the wall clock, in ns */
+    run_free(&r);
+}
+
+TEST(ushc_auth_bad_reply_is_a_protocol_error)
+{
+    const char *want[] = { NULL, "does not verify", "untagged", "another request's nonce",
+                           "does not verify", "does not verify" };
+    for (auth_case = 1; auth_case <= 5; auth_case++) {
+        struct fake f = { .on_request = answer_auth, .key = ckey };
+        run_key = ckey;
+        struct run r = run_cmd(&f, "version", 5000);
+        run_key = NULL;
+        CHECK_EQ(r.rc, USHC_EXIT_PROTO);
+        CHECK(strstr(r.err, "protocol error") != NULL);
+        CHECK(strstr(r.err, want[auth_case]) != NULL);
+        CHECK_EQ(r.outlen, 0);
+        if (!strstr(r.err, want[auth_case]))
+            printf("  case %d: %s", auth_case, r.err);
+        run_free(&r);
+    }
+}
+
+TEST(ushc_auth_late_reply_to_an_earlier_request_is_ignored)
+{
+    struct fake f = { .on_request = answer_auth, .key = ckey };
+    auth_case = 6;
+    run_key = ckey;
+    struct run r = run_cmd(&f, "version", 5000);
+    run_key = NULL;
+    CHECK_EQ(r.rc, USHC_EXIT_OK);
+    CHECK_STR(r.out, "new\n");
+    run_free(&r);
+}
+
+TEST(ushc_auth_nonces_rise)
+{
+    struct ushc c = { .key = ckey };
+    uint8_t d[400];
+    uint64_t last = 0;
+    bool rising = true;
+    for (int i = 0; i < 1000; i++) {
+        CHECK(ushc_build_request(&c, d, sizeof d, "x", 1) > 0);
+        rising &= c.nonce > last;
+        last = c.nonce;
+    }
+    CHECK(rising);
+    CHECK_EQ(c.seq, 1000);
+}
+
+static int load(const char *content, size_t n, uint8_t *key, char *err, size_t errcap)
+{
+    char path[] = "/tmp/ushkey-test-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fwrite(content, 1, n, f);
+    fclose(f);
+    FILE *e = fmemopen(err, errcap, "w");
+    int rc = ushc_load_key(path, key, e, "sonde-sh");
+    fclose(e);
+    unlink(path);
+    return rc;
+}
+
+TEST(ushc_load_key_takes_64_hex_digits_and_a_newline)
+{
+    const char *hex = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
+    uint8_t key[USHP_KEY_LEN];
+    char err[512], buf[80];
+    CHECK_EQ(load(hex, 64, key, err, sizeof err), 0);
+    CHECK_EQ(key[31], 0x1f);
+    snprintf(buf, sizeof buf, "%s\n", hex);
+    CHECK_EQ(load(buf, 65, key, err, sizeof err), 0);
+    snprintf(buf, sizeof buf, "%s\r\n", hex);
+    CHECK_EQ(load(buf, 66, key, err, sizeof err), 0);
+    /* Refused, each with the rule in the message and none of the file. */
+    const char *bad[] = { "0001\n", "", NULL, NULL, NULL };
+    char two_nl[80], extra[80], nonhex[80];
+    snprintf(two_nl, sizeof two_nl, "%s\n\n", hex);
+    snprintf(extra, sizeof extra, "%s00", hex);
+    snprintf(nonhex, sizeof nonhex, "%s", hex);
+    nonhex[10] = 'z';
+    bad[2] = two_nl;
+    bad[3] = extra;
+    bad[4] = nonhex;
+    for (int i = 0; i < 5; i++) {
+        memset(err, 0, sizeof err);
+        CHECK_EQ(load(bad[i], strlen(bad[i]), key, err, sizeof err), -1);
+        CHECK(strstr(err, "64 hex digits") != NULL);
+        CHECK(strstr(err, "0a0b0c0d") == NULL);
+    }
+    FILE *e = fmemopen(err, sizeof err, "w");
+    CHECK_EQ(ushc_load_key("/nonexistent/key", key, e, "sonde-sh"), -1);
+    fclose(e);
+    CHECK(strstr(err, "/nonexistent/key") != NULL);
+}

@@ -1,0 +1,466 @@
+// LINK: tools/pipeline/stream.c tools/pipeline/collect.c tools/common/toolio.c tools/pipeline/agg.c tools/pipeline/model.c tools/common/hostaddr.c tools/common/ushell_client.c uapi/profile_stream.c uapi/profile_raw.c uapi/udpshell.c uapi/udpshell_auth.c lib/sha256.c
+/* tests/unit/test_pipeline_stream.c: the host's side of the profile stream:
+ * loss accounting (tools/pipeline/stream.c) over datagrams built with the
+ * uapi encoder: gaps, copies, reordering, the END's totals, an END that
+ * never came, kernel drops, a restart; the collector's demultiplexing
+ * (tools/pipeline/collect.c's pcoll_datagram: kernels by stream id and
+ * address, foreign datagrams, a restart from a kernel's own address);
+ * and the raw profile a stream becomes (tools/pipeline/agg.c), read back by
+ * the strict raw parser. */
+#include "test.h"
+#include <arpa/inet.h>
+#include <stdlib.h>
+#include "tools/pipeline/agg.h"
+#include "tools/pipeline/collect.h"
+#include "tools/pipeline/stream.h"
+#include "uapi/profile_raw.h"
+
+#define BID  "0123456789abcdef0123456789abcdef01234567"
+#define BID2 "fedcba9876543210fedcba9876543210fedcba98"
+#define ID   0x1a2b3c4du
+
+struct dg {
+    uint8_t b[PSTR_DGRAM_MAX];
+    size_t len;
+};
+
+static struct dg meta(uint32_t id, uint32_t seq, const char *bid)
+{
+    struct pstr_writer w;
+    struct pstr_meta m = { .pid = PSTR_PID_ALL, .ms = 0, .period_ns = 10000000, .cpus = 2 };
+    snprintf(m.build_id, sizeof m.build_id, "%s", bid);
+    snprintf(m.source, sizeof m.source, "tick 100Hz");
+    pstr_begin(&w, PSTR_META, 0, id, seq, 1000);
+    pstr_meta_head(&w, &m);
+    CHECK(pstr_add_task(&w, 7, "burn"));
+    CHECK(pstr_add_task(&w, 0, "idle"));
+    struct dg d;
+    d.len = pstr_finish(&w);
+    memcpy(d.b, w.buf, d.len);
+    return d;
+}
+
+/* count records of cpu numbered from first, each pc = first + i. */
+static struct dg batch(uint32_t id, uint32_t seq, uint16_t cpu, uint32_t first,
+                       unsigned count, uint32_t drops_total)
+{
+    struct pstr_writer w;
+    struct pstr_batch b = { first, 0, drops_total };
+    pstr_begin(&w, PSTR_BATCH, cpu, id, seq, 2000 + seq);
+    pstr_batch_head(&w, &b);
+    for (unsigned i = 0; i < count; i++) {
+        struct pstr_record r = { .pid = 7, .depth = 2, .flags = PSTR_REC_TICK };
+        r.frames[0] = 0x1000 + (i % 2);
+        r.frames[1] = 0x2005;
+        CHECK(pstr_add_record(&w, &r));
+    }
+    struct dg d;
+    d.len = pstr_finish(&w);
+    memcpy(d.b, w.buf, d.len);
+    return d;
+}
+
+/* An END with records and drops for cpus 0 and 1. */
+static struct dg end(uint32_t id, uint32_t seq, uint32_t r0, uint32_t r1, uint32_t d0)
+{
+    struct pstr_writer w;
+    pstr_begin(&w, PSTR_END, 0, id, seq, 9000);
+    pstr_end_head(&w, PSTR_END_ELAPSED);
+    struct pstr_end_cpu c0 = { 0, r0, d0 }, c1 = { 1, r1, 0 };
+    CHECK(pstr_add_end_cpu(&w, &c0));
+    CHECK(pstr_add_end_cpu(&w, &c1));
+    struct dg d;
+    d.len = pstr_finish(&w);
+    memcpy(d.b, w.buf, d.len);
+    return d;
+}
+
+static unsigned delivered;
+
+static void count_rec(void *ctx, uint16_t cpu, const struct pstr_record *r)
+{
+    delivered++;
+}
+
+static int take(struct pstream *s, const struct dg *d)
+{
+    struct pstr_hdr h;
+    CHECK_EQ(pstr_parse(d->b, d->len, &h), 0);
+    return pstream_take(s, &h, 100, count_rec, NULL);
+}
+
+TEST(in_order_stream_loses_nothing)
+{
+    struct pstream s;
+    CHECK_EQ(pstream_init(&s, ID), 0);
+    delivered = 0;
+    struct dg ds[] = {
+        meta(ID, 0, BID), batch(ID, 1, 0, 0, 3, 0), batch(ID, 2, 1, 0, 2, 0),
+        batch(ID, 3, 0, 3, 2, 0), end(ID, 4, 5, 2, 0),
+    };
+    for (unsigned i = 0; i < 5; i++)
+        CHECK_EQ(take(&s, &ds[i]), PSTREAM_TAKEN);
+    /* The END is sent three times with the same seq: copies, not gaps. */
+    CHECK_EQ(take(&s, &ds[4]), PSTREAM_DUP);
+    CHECK_EQ(take(&s, &ds[4]), PSTREAM_DUP);
+    pstream_finish(&s);
+    CHECK_EQ(s.records, 7);
+    CHECK_EQ(delivered, 7);
+    CHECK_EQ(s.lost_records, 0);
+    CHECK_EQ(s.lost_dgrams, 0);
+    CHECK_EQ(s.dups, 2);
+    CHECK(s.ended && !s.end_missing);
+    CHECK_EQ(s.end_reason, PSTR_END_ELAPSED);
+    CHECK_EQ(s.ncpus, 2);
+    CHECK_STR(s.meta.build_id, BID);
+    CHECK_STR(pstream_task(&s, 7), "burn");
+    pstream_free(&s);
+}
+
+TEST(a_lost_batch_is_its_records_and_one_datagram)
+{
+    struct pstream s;
+    pstream_init(&s, ID);
+    struct dg a = meta(ID, 0, BID), b = batch(ID, 1, 0, 0, 3, 0),
+              c = batch(ID, 3, 0, 5, 1, 0), e = end(ID, 4, 6, 0, 0);
+    take(&s, &a);
+    take(&s, &b);
+    take(&s, &c);               /* seq 2, records 3 and 4 of cpu 0: lost */
+    CHECK_EQ(s.lost_records, 2);
+    CHECK_EQ(s.lost_dgrams, 1);
+    take(&s, &e);
+    CHECK_EQ(s.lost_records, 2);
+    CHECK_EQ(s.records, 4);
+    pstream_free(&s);
+}
+
+/* Sequence numbers and each CPU's record indexes are 32 bits and wrap
+ * (a 1 kHz CPU in 49 days): across the wrap nothing is lost, a gap is
+ * still a gap, and a datagram from half the space ahead is not taken for
+ * the newest. The stream is placed just short of the wrap by hand. */
+TEST(sequence_and_record_indexes_wrap)
+{
+    struct pstream s;
+    pstream_init(&s, ID);
+    struct dg a = meta(ID, 0xfffffffcu, BID);
+    s.seq_next = 0xfffffffcu;
+    s.cpus[0].next = 0xfffffffeu;
+    CHECK_EQ(take(&s, &a), PSTREAM_TAKEN);
+    struct dg b = batch(ID, 0xfffffffdu, 0, 0xfffffffeu, 2, 0),
+              c = batch(ID, 0xfffffffeu, 0, 0, 3, 0),
+              d = batch(ID, 0, 0, 3, 1, 0),              /* seq 0xffffffff lost */
+              e = batch(ID, 0x80000001u, 0, 4, 1, 0);    /* half the space ahead */
+    CHECK_EQ(take(&s, &b), PSTREAM_TAKEN);
+    CHECK_EQ(take(&s, &c), PSTREAM_TAKEN);
+    CHECK_EQ(s.lost_records, 0);
+    CHECK_EQ(s.lost_dgrams, 0);
+    CHECK_EQ(take(&s, &d), PSTREAM_TAKEN);
+    CHECK_EQ(s.lost_dgrams, 1);
+    CHECK_EQ(s.lost_records, 0);
+    CHECK_EQ(s.records, 6);
+    CHECK_EQ(take(&s, &e), PSTREAM_LATE);
+    CHECK_EQ(s.lost_dgrams, 1);
+    CHECK_EQ(s.records, 6);
+    pstream_free(&s);
+}
+
+TEST(reordering_is_no_loss)
+{
+    struct pstream s;
+    pstream_init(&s, ID);
+    struct dg a = meta(ID, 0, BID), b = batch(ID, 1, 0, 0, 3, 0),
+              c = batch(ID, 2, 0, 3, 2, 0), d = batch(ID, 3, 0, 5, 1, 0);
+    take(&s, &a);
+    take(&s, &b);
+    CHECK_EQ(take(&s, &d), PSTREAM_TAKEN);
+    CHECK_EQ(s.lost_records, 2);
+    CHECK_EQ(s.lost_dgrams, 1);
+    CHECK_EQ(take(&s, &c), PSTREAM_TAKEN);     /* late: fills the gap */
+    CHECK_EQ(s.lost_records, 0);
+    CHECK_EQ(s.lost_dgrams, 0);
+    CHECK_EQ(s.records, 6);
+    CHECK_EQ(take(&s, &c), PSTREAM_DUP);       /* and once only */
+    CHECK_EQ(s.records, 6);
+    pstream_free(&s);
+}
+
+TEST(the_end_counts_records_after_the_last_batch)
+{
+    struct pstream s;
+    pstream_init(&s, ID);
+    struct dg a = meta(ID, 0, BID), b = batch(ID, 1, 0, 0, 5, 0),
+              late = batch(ID, 2, 0, 5, 3, 0), e = end(ID, 3, 8, 4, 0);
+    take(&s, &a);
+    take(&s, &b);
+    take(&s, &e);               /* cpu 0 sent 8, cpu 1 sent 4: 7 lost, 1 datagram */
+    CHECK_EQ(s.lost_records, 7);
+    CHECK_EQ(s.lost_dgrams, 1);
+    CHECK_EQ(take(&s, &late), PSTREAM_TAKEN);  /* overtaken by the END */
+    CHECK_EQ(s.lost_records, 4);
+    CHECK_EQ(s.lost_dgrams, 0);
+    /* Numbered after the END: no stream this one knows. */
+    struct dg after = batch(ID, 9, 0, 8, 1, 0);
+    CHECK_EQ(take(&s, &after), PSTREAM_AFTER_END);
+    CHECK_EQ(s.records, 8);
+    pstream_free(&s);
+}
+
+TEST(a_lost_end_is_said_and_the_gaps_still_count)
+{
+    struct pstream s;
+    pstream_init(&s, ID);
+    struct dg a = meta(ID, 0, BID), b = batch(ID, 1, 0, 0, 5, 0),
+              c = batch(ID, 3, 0, 9, 1, 0);
+    take(&s, &a);
+    take(&s, &b);
+    take(&s, &c);
+    pstream_finish(&s);
+    CHECK(!s.ended && s.end_missing);
+    CHECK_EQ(s.lost_records, 4);
+    CHECK_EQ(s.lost_dgrams, 1);
+    pstream_free(&s);
+}
+
+TEST(kernel_drops_survive_a_lost_batch)
+{
+    struct pstream s;
+    pstream_init(&s, ID);
+    struct dg a = batch(ID, 0, 0, 0, 1, 4), c = batch(ID, 2, 0, 2, 1, 9),
+              d = batch(ID, 3, 1, 0, 1, 0), e = end(ID, 4, 3, 1, 10);
+    take(&s, &a);
+    take(&s, &c);               /* the batch with drops 4 -> 6 was lost */
+    take(&s, &d);
+    CHECK_EQ(pstream_drops(&s), 9);
+    take(&s, &e);
+    CHECK_EQ(pstream_drops(&s), 10);
+    CHECK(!s.have_meta);        /* a META lost: learnt late, or never */
+    pstream_free(&s);
+}
+
+TEST(a_restart_is_noticed_and_not_mixed_in)
+{
+    struct pstream s;
+    pstream_init(&s, ID);
+    struct dg a = meta(ID, 0, BID), b = batch(ID, 1, 0, 0, 2, 0),
+              m2 = meta(ID, 0, BID2), c = batch(ID, 2, 0, 2, 2, 0);
+    take(&s, &a);
+    take(&s, &b);
+    CHECK_EQ(take(&s, &m2), PSTREAM_RESTART);
+    CHECK(s.restarted);
+    CHECK_STR(s.other_build_id, BID2);
+    CHECK_EQ(take(&s, &c), PSTREAM_RESTART);
+    CHECK_EQ(s.records, 2);
+    CHECK_STR(s.meta.build_id, BID);
+    pstream_free(&s);
+}
+
+TEST(a_malformed_payload_is_counted_not_taken)
+{
+    struct pstream s;
+    pstream_init(&s, ID);
+    struct dg b = batch(ID, 0, 0, 0, 2, 0);
+    struct pstr_hdr h;
+    CHECK_EQ(pstr_parse(b.b, b.len, &h), 0);
+    h.count = 3;                /* more than the payload holds */
+    CHECK_EQ(pstream_take(&s, &h, 0, count_rec, NULL), PSTREAM_MALFORMED);
+    CHECK_EQ(s.malformed, 1);
+    CHECK_EQ(s.records, 0);
+    CHECK_EQ(s.seq_next, 0);    /* its seq is still to come */
+    pstream_free(&s);
+}
+
+/* ---- the collector's demultiplexing ---------------------------------- */
+
+struct got {
+    unsigned n[3];
+};
+
+static void on_record(void *ctx, unsigned kernel, uint16_t cpu, const struct pstr_record *r)
+{
+    struct got *g = ctx;
+    if (kernel < 3)
+        g->n[kernel]++;
+}
+
+static struct sockaddr_in addr(const char *ip, uint16_t port)
+{
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
+    inet_pton(AF_INET, ip, &a.sin_addr);
+    return a;
+}
+
+/* Two kernels under QEMU's user network: both shells on 127.0.0.1, both
+ * streams from 127.0.0.1, told apart by their stream ids. */
+static void two_kernels(struct pcoll *c, struct got *g, FILE *err)
+{
+    memset(c, 0, sizeof *c);
+    c->o = (struct pcoll_opts){ .prog = "sonde-prof", .err = err, .silent_ms = 3000 };
+    c->fd = -1;
+    c->n = 2;
+    c->k = calloc(2, sizeof *c->k);
+    c->fn = on_record;
+    c->ctx = g;
+    for (unsigned i = 0; i < 2; i++) {
+        struct pcoll_kernel *k = &c->k[i];
+        pstream_init(&k->s, ID + i);
+        k->fd = -1;
+        k->state = PCOLL_STREAMING;
+        k->shell = addr("127.0.0.1", 9001 + i);
+        snprintf(k->name, sizeof k->name, "127.0.0.1:%u", 9001 + i);
+    }
+}
+
+TEST(datagrams_go_to_their_kernel_by_stream_id_and_address)
+{
+    struct pcoll c;
+    struct got g = { { 0 } };
+    char *msgs = NULL;
+    size_t mlen = 0;
+    FILE *err = open_memstream(&msgs, &mlen);
+    two_kernels(&c, &g, err);
+    struct sockaddr_in s1 = addr("127.0.0.1", 40001), s2 = addr("127.0.0.1", 40002),
+                       far = addr("10.9.9.9", 40001);
+    struct dg a = batch(ID, 0, 0, 0, 3, 0), b = batch(ID + 1, 0, 0, 0, 2, 0),
+              x = batch(0x77777777u, 0, 0, 0, 4, 0);
+    pcoll_datagram(&c, &s1, a.b, a.len, 10);
+    pcoll_datagram(&c, &s2, b.b, b.len, 10);
+    CHECK_EQ(g.n[0], 3);
+    CHECK_EQ(g.n[1], 2);
+    /* Another stream id, a right id from another host, and bytes that
+     * are no stream at all: counted, never taken. */
+    pcoll_datagram(&c, &s1, x.b, x.len, 20);
+    pcoll_datagram(&c, &s1, x.b, x.len, 20);
+    struct dg a2 = batch(ID, 1, 0, 3, 1, 0);
+    pcoll_datagram(&c, &far, a2.b, a2.len, 20);
+    pcoll_datagram(&c, &s1, "hello", 5, 20);
+    CHECK_EQ(c.foreign, 4);
+    CHECK_EQ(g.n[0], 3);
+    CHECK_EQ(c.k[0].s.records, 3);
+    fflush(err);
+    /* x came from where kernel 0's stream comes from: kernel 0 started
+     * another stream; the old one is kept and ends there. */
+    CHECK_EQ(c.k[0].state, PCOLL_RESTARTED);
+    CHECK(strstr(msgs, "kernel 127.0.0.1:9001 restarted") != NULL);
+    CHECK(strstr(c.k[0].note, "new stream 0x77777777") != NULL);
+    CHECK_EQ(c.k[1].state, PCOLL_STREAMING);
+    /* Kernel 0's stream after its restart: not taken. */
+    struct dg a3 = batch(ID, 2, 0, 4, 1, 0);
+    pcoll_datagram(&c, &s1, a3.b, a3.len, 30);
+    CHECK_EQ(c.k[0].s.records, 3);
+    /* Foreign from elsewhere: said once per stream id. */
+    struct dg y = batch(0x55555555u, 0, 0, 0, 1, 0);
+    pcoll_datagram(&c, &far, y.b, y.len, 40);
+    pcoll_datagram(&c, &far, y.b, y.len, 40);
+    fflush(err);
+    CHECK(strstr(msgs, "stream 0x55555555 from 10.9.9.9:40001 not started") != NULL);
+    CHECK(strstr(strstr(msgs, "0x55555555") + 1, "0x55555555") == NULL);
+    /* Kernel 1's END: it is over, and the record of it complete. */
+    struct dg e = end(ID + 1, 1, 2, 0, 0);
+    pcoll_datagram(&c, &s2, e.b, e.len, 50);
+    CHECK_EQ(c.k[1].state, PCOLL_ENDED);
+    CHECK_STR(c.k[1].note, "");         /* elapsed: the end asked for */
+    CHECK(!pcoll_active(&c));
+    fclose(err);
+    free(msgs);
+    for (unsigned i = 0; i < 2; i++)
+        pstream_free(&c.k[i].s);
+    free(c.k);
+}
+
+TEST(an_end_nobody_here_asked_for_is_said)
+{
+    struct pcoll c;
+    struct got g = { { 0 } };
+    char *msgs = NULL;
+    size_t mlen = 0;
+    FILE *err = open_memstream(&msgs, &mlen);
+    two_kernels(&c, &g, err);
+    struct sockaddr_in s1 = addr("127.0.0.1", 40001);
+    struct pstr_writer w;
+    pstr_begin(&w, PSTR_END, 0, ID, 0, 5000);
+    pstr_end_head(&w, PSTR_END_TIMEOUT);
+    size_t n = pstr_finish(&w);
+    pcoll_datagram(&c, &s1, w.buf, n, 10);
+    fclose(err);
+    CHECK_EQ(c.k[0].state, PCOLL_ENDED);
+    CHECK(strstr(c.k[0].note, "no keep-alive") != NULL);
+    CHECK(strstr(msgs, "kernel 127.0.0.1:9001: its stream ended at") != NULL);
+    free(msgs);
+    for (unsigned i = 0; i < 2; i++)
+        pstream_free(&c.k[i].s);
+    free(c.k);
+}
+
+TEST(a_meta_with_another_build_id_restarts_the_kernel)
+{
+    struct pcoll c;
+    struct got g = { { 0 } };
+    FILE *err = fopen("/dev/null", "w");
+    two_kernels(&c, &g, err);
+    struct sockaddr_in s2 = addr("127.0.0.1", 40002);
+    struct dg m1 = meta(ID + 1, 0, BID), m2 = meta(ID + 1, 5, BID2);
+    pcoll_datagram(&c, &s2, m1.b, m1.len, 10);
+    pcoll_datagram(&c, &s2, m2.b, m2.len, 20);
+    CHECK_EQ(c.k[1].state, PCOLL_RESTARTED);
+    CHECK(strstr(c.k[1].note, "build id fedcba987654") != NULL);
+    CHECK_EQ(c.k[0].state, PCOLL_STREAMING);
+    fclose(err);
+    for (unsigned i = 0; i < 2; i++)
+        pstream_free(&c.k[i].s);
+    free(c.k);
+}
+
+/* ---- a stream as a raw profile ---------------------------------------- */
+
+static uint64_t chain_total;
+
+static int sum_chain(void *ctx, const struct praw_chain *c, unsigned line, char *err,
+                     size_t cap)
+{
+    chain_total += c->pc_count;
+    if (c->pc_pid == 7)
+        CHECK_STR(c->pc_task, "burn");
+    return 0;
+}
+
+static void agg_rec(void *ctx, uint16_t cpu, const struct pstr_record *r)
+{
+    pagg_add(ctx, cpu, r);
+}
+
+TEST(a_stream_becomes_a_raw_profile_the_parser_takes)
+{
+    struct pstream s;
+    struct pagg a;
+    pstream_init(&s, ID);
+    pagg_init(&a);
+    struct dg ds[] = {
+        meta(ID, 0, BID), batch(ID, 1, 0, 0, 5, 0), batch(ID, 2, 1, 0, 50, 2),
+        end(ID, 3, 5, 50, 0),
+    };
+    size_t len;
+    CHECK(pagg_raw(&a, &s, 10000, &len) == NULL);   /* no META yet */
+    for (unsigned i = 0; i < 4; i++) {
+        struct pstr_hdr h;
+        pstr_parse(ds[i].b, ds[i].len, &h);
+        pstream_take(&s, &h, 0, agg_rec, &a);
+    }
+    char *text = pagg_raw(&a, &s, 10000, &len);
+    CHECK(text != NULL);
+    struct praw_header h;
+    char err[PRAW_ERR_MAX] = "";
+    chain_total = 0;
+    CHECK_EQ(praw_parse(text, len, &h, sum_chain, NULL, err, sizeof err), 0);
+    CHECK_STR(err, "");
+    CHECK_EQ(h.ph_samples, 55);
+    CHECK_EQ(chain_total, 55);
+    CHECK_EQ(h.ph_dropped, 0);  /* the END's word: cpu 1 dropped none in the end */
+    CHECK_EQ(h.ph_cpus, 2);
+    CHECK_EQ(h.ph_ms, 10000);
+    CHECK_STR(h.ph_build_id, BID);
+    CHECK_STR(h.ph_source, "tick 100Hz");
+    CHECK_EQ(a.n, 4);           /* two leaves on each of two CPUs */
+    free(text);
+    pagg_free(&a);
+    pstream_free(&s);
+}

@@ -1,0 +1,387 @@
+/* tools/common/ushell_client.c: one UDP shell command from the client's side:
+ * send, resend, reassemble (docs/udpshell.md, "What a client does").
+ *
+ * Waiting: the request is sent again (same sequence number: the shell then
+ * resends its reply without running the command again) after each second
+ * without a new chunk, at most USHC_RETRIES times in all; the client gives
+ * up when no new chunk has arrived for timeout_ms. A command that prints
+ * nothing for longer (a long `profile`) needs a larger timeout.
+ *
+ * ushc_run_all runs one command on each of several shells at once with
+ * the same steps, waiting on all of them together. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lib/sha256.h"
+#include "tools/common/ushell_client.h"
+#include "uapi/udpshell.h"
+
+#define MAX_CHUNKS 65536
+
+/* One reply being reassembled. Chunks may arrive out of order or twice:
+ * they are kept by index and written out as soon as they are contiguous. */
+struct reply {
+    uint8_t *have;              /* per chunk: received */
+    uint8_t **data;             /* per chunk: payload copy until written */
+    uint16_t *len;
+    long last;                  /* index of the flagged chunk, -1 until seen */
+    long next_out;              /* first chunk not yet written */
+};
+
+static bool reply_init(struct reply *r)
+{
+    r->have = calloc(MAX_CHUNKS, 1);
+    r->data = calloc(MAX_CHUNKS, sizeof *r->data);
+    r->len = calloc(MAX_CHUNKS, sizeof *r->len);
+    r->last = -1;
+    r->next_out = 0;
+    return r->have && r->data && r->len;
+}
+
+static void reply_free(struct reply *r)
+{
+    for (long i = 0; r->data && i < MAX_CHUNKS; i++)
+        free(r->data[i]);
+    free(r->have);
+    free(r->data);
+    free(r->len);
+}
+
+static void reply_flush(struct ushc *c, struct reply *r)
+{
+    while (r->next_out < MAX_CHUNKS && r->have[r->next_out]) {
+        long i = r->next_out++;
+        fwrite(r->data[i], 1, r->len[i], c->out);
+        free(r->data[i]);
+        r->data[i] = NULL;
+    }
+    fflush(c->out);
+}
+
+/* Take one datagram from the shell. Returns 1 if it was a new chunk of our
+ * reply, 0 if ignored (another seq, or a duplicate), -1 on a protocol
+ * error (reported). */
+static int reply_take(struct ushc *c, struct reply *r, const uint8_t *d, size_t n)
+{
+    struct ushp_hdr h;
+    const uint8_t *pl;
+    int v = ushc_verify_reply(c, d, n, &h, &pl);
+    if (v == USHC_REPLY_MALFORMED) {
+        fprintf(c->err, "%s: protocol error: bad reply datagram (%zu bytes): %s\n",
+                c->prog, n, ushp_strerror(ushp_parse_reply(d, n, &h, &pl)));
+        return -1;
+    }
+    if (v < 0) {
+        fprintf(c->err, "%s: protocol error: %s (seq %u)\n", c->prog,
+                ushc_reply_strerror(v), h.seq);
+        return -1;
+    }
+    if (v == USHC_REPLY_OTHER)
+        return 0;                   /* a late reply to an earlier request */
+    bool last = h.flags & USHP_FLAG_LAST;
+    if (r->last >= 0 && last && h.chunk != r->last) {
+        fprintf(c->err, "%s: protocol error: a second last chunk %u (the last was %ld, "
+                "seq %u)\n", c->prog, h.chunk, r->last, h.seq);
+        return -1;
+    }
+    if (r->last >= 0 && h.chunk > r->last) {
+        fprintf(c->err, "%s: protocol error: chunk %u after the last chunk %ld "
+                "(seq %u)\n", c->prog, h.chunk, r->last, h.seq);
+        return -1;
+    }
+    if (r->have[h.chunk])
+        return 0;                   /* duplicate (a retransmitted reply) */
+    if (last) {
+        for (long i = h.chunk + 1; i < MAX_CHUNKS; i++) {
+            if (r->have[i]) {
+                fprintf(c->err, "%s: protocol error: last chunk %u but chunk %ld "
+                        "received (seq %u)\n", c->prog, h.chunk, i, h.seq);
+                return -1;
+            }
+        }
+        r->last = h.chunk;
+    }
+    r->data[h.chunk] = malloc(h.len ? h.len : 1);
+    if (!r->data[h.chunk]) {
+        fprintf(c->err, "%s: out of memory\n", c->prog);
+        return -1;
+    }
+    memcpy(r->data[h.chunk], pl, h.len);
+    r->len[h.chunk] = h.len;
+    r->have[h.chunk] = 1;
+    reply_flush(c, r);
+    return 1;
+}
+
+static bool reply_done(const struct reply *r)
+{
+    return r->last >= 0 && r->next_out > r->last;
+}
+
+/* ---- one command in flight -------------------------------------------
+ *
+ * A call is driven by three events: time passing (call_tick: resend or
+ * give up), a datagram or a receive error (call_feed), and nothing else.
+ * ushc_run waits on one socket between events, ushc_run_all on several;
+ * the protocol is the same code either way. */
+
+struct call {
+    struct reply r;
+    uint8_t req[USHP_HDR_LEN + USHP_AUTH_OVERHEAD + USHP_CMD_MAX];
+    size_t reqlen;
+    int retries;
+    uint64_t last_progress, last_send;
+    int rc;                     /* USHC_EXIT_*, or -1 while in flight */
+};
+
+/* Send the request; a USHC_EXIT_* status if that ends the command, else -1. */
+static int send_request(struct ushc *c, const uint8_t *d, size_t len)
+{
+    int rc = c->io.send(c->io.ctx, d, len);
+    if (rc == USHC_IO_REFUSED) {
+        fprintf(c->err, "%s: %s refused the request: nothing listens there\n",
+                c->prog, c->peer);
+        return USHC_EXIT_REFUSED;
+    }
+    /* Any other failure is like a loss on the wire: the resend covers it. */
+    if (rc < 0)
+        fprintf(c->err, "%s: send to %s: %s\n", c->prog, c->peer, strerror(errno));
+    return -1;
+}
+
+static void call_start(struct ushc *c, struct call *k, const char *cmd, uint64_t now)
+{
+    size_t n = strlen(cmd);
+    k->rc = -1;
+    k->retries = 0;
+    k->last_progress = k->last_send = now;
+    if (!reply_init(&k->r)) {
+        fprintf(c->err, "%s: out of memory\n", c->prog);
+        k->rc = USHC_EXIT_PROTO;
+        return;
+    }
+    if (n > USHP_CMD_MAX) {
+        fprintf(c->err, "%s: command is %zu bytes; the shell takes at most %d\n",
+                c->prog, n, USHP_CMD_MAX);
+        k->rc = USHC_EXIT_PROTO;
+        return;
+    }
+    k->reqlen = ushc_build_request(c, k->req, sizeof k->req, cmd, n);
+    k->rc = send_request(c, k->req, k->reqlen);
+}
+
+/* When the call next needs the clock: its resend or its give-up time. */
+static uint64_t call_due(const struct ushc *c, const struct call *k)
+{
+    uint64_t due = k->last_progress + c->timeout_ms;
+    if (k->retries < USHC_RETRIES && k->last_send + USHC_RETRY_MS < due)
+        due = k->last_send + USHC_RETRY_MS;
+    return due;
+}
+
+/* The clock reads now: give up after timeout_ms of silence, or resend
+ * after each second of it, at most USHC_RETRIES times. */
+static void call_tick(struct ushc *c, struct call *k, uint64_t now)
+{
+    /* A resend that fell due is sent even when the silence has also run
+     * out by the time this looks: a late wake-up must not cost the
+     * request its retransmission. */
+    if (now - k->last_send >= USHC_RETRY_MS && k->retries < USHC_RETRIES) {
+        k->rc = send_request(c, k->req, k->reqlen);
+        k->retries++;
+        k->last_send = now;
+        if (k->rc >= 0)
+            return;
+    }
+    if (now - k->last_progress >= c->timeout_ms) {
+        /* A shell refuses without a word both a request without its key
+         * and one with the wrong key: say so, it is the likely cause. */
+        fprintf(c->err, "%s: timeout: no reply from %s for %.1f s (command sent %d "
+                "times)%s\n", c->prog, c->peer, c->timeout_ms / 1000.0, k->retries + 1,
+                c->key ? "; a shell without this key does not answer tagged requests"
+                       : "; a shell started with ushkey= answers only its key (-k)");
+        k->rc = USHC_EXIT_PROTO;
+        return;
+    }
+}
+
+/* What a receive gave: got bytes of d, 0 for nothing, or USHC_IO_*. */
+static void call_feed(struct ushc *c, struct call *k, long got, const uint8_t *d)
+{
+    if (got == USHC_IO_REFUSED) {
+        fprintf(c->err, "%s: %s refused the request: nothing listens there\n",
+                c->prog, c->peer);
+        k->rc = USHC_EXIT_REFUSED;
+        return;
+    }
+    if (got < 0) {
+        fprintf(c->err, "%s: receive from %s: %s\n", c->prog, c->peer, strerror(errno));
+        k->rc = USHC_EXIT_PROTO;
+        return;
+    }
+    if (got == 0)
+        return;
+    int taken = reply_take(c, &k->r, d, (size_t)got);
+    if (taken < 0) {
+        k->rc = USHC_EXIT_PROTO;
+    } else if (taken > 0) {
+        /* Progress: the silence clock, the resend clock and the resend
+         * budget restart. The shell drops resends that arrive while the
+         * command still runs, so a long command spends the budget before
+         * its first chunk; a datagram lost after that must still be
+         * recoverable. */
+        k->last_progress = k->last_send = c->io.now_ms(c->io.ctx);
+        k->retries = 0;
+        if (reply_done(&k->r))
+            k->rc = USHC_EXIT_OK;
+    }
+}
+
+static uint8_t dgram[65536];    /* one datagram at a time, whoever it is for */
+
+int ushc_run(struct ushc *c, const char *cmd)
+{
+    struct call k;
+    call_start(c, &k, cmd, c->io.now_ms(c->io.ctx));
+    while (k.rc < 0) {
+        uint64_t t = c->io.now_ms(c->io.ctx);
+        call_tick(c, &k, t);
+        if (k.rc >= 0)
+            break;
+        uint64_t due = call_due(c, &k);
+        long got = c->io.recv(c->io.ctx, dgram, sizeof dgram, due > t ? due - t : 0);
+        call_feed(c, &k, got, dgram);
+    }
+    reply_free(&k.r);
+    return k.rc;
+}
+
+void ushc_run_all(const struct ushc_mux *m, struct ushc **cs, const char **cmds,
+                  unsigned n, int *rcs)
+{
+    struct call *ks = calloc(n ? n : 1, sizeof *ks);
+    if (!ks) {
+        for (unsigned i = 0; i < n; i++) {
+            fprintf(cs[i]->err, "%s: out of memory\n", cs[i]->prog);
+            rcs[i] = USHC_EXIT_PROTO;
+        }
+        return;
+    }
+    /* Every request goes out before any reply is awaited: the kernels
+     * then sample the same window, give or take a round trip. */
+    for (unsigned i = 0; i < n; i++)
+        call_start(cs[i], &ks[i], cmds[i], m->now_ms(m->ctx));
+    for (;;) {
+        uint64_t t = m->now_ms(m->ctx), due = UINT64_MAX;
+        for (unsigned i = 0; i < n; i++) {
+            if (ks[i].rc < 0)
+                call_tick(cs[i], &ks[i], t);
+            if (ks[i].rc < 0 && call_due(cs[i], &ks[i]) < due)
+                due = call_due(cs[i], &ks[i]);
+        }
+        if (due == UINT64_MAX)
+            break;              /* every call has ended */
+        unsigned which = 0;
+        long got = m->recv_any(m->ctx, &which, dgram, sizeof dgram,
+                               due > t ? due - t : 0);
+        if (got != 0 && which < n && ks[which].rc < 0)
+            call_feed(cs[which], &ks[which], got, dgram);
+    }
+    for (unsigned i = 0; i < n; i++) {
+        rcs[i] = ks[i].rc;
+        reply_free(&ks[i].r);
+    }
+    free(ks);
+}
+
+/* ---- authenticated mode ---- */
+
+int ushc_load_key(const char *path, uint8_t key[USHP_KEY_LEN], FILE *err, const char *prog)
+{
+    char buf[2 * USHP_KEY_LEN + 3];
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(err, "%s: key file %s: %s\n", prog, path, strerror(errno));
+        return -1;
+    }
+    size_t n = fread(buf, 1, sizeof buf, f);
+    bool rerr = ferror(f);
+    fclose(f);
+    if (rerr) {
+        fprintf(err, "%s: key file %s: read error\n", prog, path);
+        return -1;
+    }
+    size_t k = n;
+    if (k > 0 && buf[k - 1] == '\n')
+        k--;
+    if (k > 0 && buf[k - 1] == '\r')
+        k--;
+    int rc = ushp_parse_key(buf, k, key);
+    secure_zero(buf, sizeof buf);
+    if (rc < 0) {
+        fprintf(err, "%s: key file %s: want %s, and at most a newline after them (the "
+                "file has %zu%s bytes)\n", prog, path, USHP_KEY_RULE, n,
+                n == sizeof buf ? " or more" : "");
+        return -1;
+    }
+    return 0;
+}
+
+/* Nonces: the wall clock in nanoseconds, kept rising. The shell refuses a
+ * nonce it has seen, and one from a new client that is not above those of
+ * the clients it has forgotten; a clock reading is above both for any
+ * client on this host that ran earlier. */
+static uint64_t next_nonce(uint64_t last)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t t = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return t > last ? t : last + 1;
+}
+
+size_t ushc_build_request(struct ushc *c, uint8_t *buf, size_t cap, const char *cmd, size_t n)
+{
+    if (n > USHP_CMD_MAX)
+        return 0;
+    ++c->seq;
+    if (!c->key)
+        return ushp_build(buf, cap, c->seq, 0, true, cmd, n);
+    c->nonce = next_nonce(c->nonce);
+    return ushp_build_auth(buf, cap, c->key, c->seq, 0, USHP_FLAG_LAST, c->nonce, cmd, n);
+}
+
+int ushc_verify_reply(const struct ushc *c, const void *dgram, size_t len,
+                      struct ushp_hdr *h, const uint8_t **payload)
+{
+    if (ushp_parse_reply(dgram, len, h, payload) != 0)
+        return USHC_REPLY_MALFORMED;
+    if (c->key) {
+        /* Tag first: nothing in an unverified datagram (not even its seq)
+         * is the shell's word. */
+        uint16_t want = USHP_FLAG_AUTH | USHP_FLAG_REPLY;
+        if ((h->flags & want) != want)
+            return h->flags & USHP_FLAG_AUTH ? USHC_REPLY_BADTAG : USHC_REPLY_UNTAGGED;
+        if (!ushp_auth_verify(c->key, dgram, len))
+            return USHC_REPLY_BADTAG;
+        if (h->seq == c->seq && h->nonce != c->nonce)
+            return USHC_REPLY_NONCE;
+    }
+    return h->seq == c->seq ? USHC_REPLY_OK : USHC_REPLY_OTHER;
+}
+
+const char *ushc_reply_strerror(int code)
+{
+    switch (code) {
+    case USHC_REPLY_OK:        return "ok";
+    case USHC_REPLY_OTHER:     return "a reply to another request";
+    case USHC_REPLY_MALFORMED: return "malformed reply datagram";
+    case USHC_REPLY_UNTAGGED:  return "untagged reply (the shell has no key, or someone "
+                                      "else answered)";
+    case USHC_REPLY_BADTAG:    return "reply tag does not verify (another key, or forged)";
+    case USHC_REPLY_NONCE:     return "reply tagged for another request's nonce";
+    default:                   return "unknown";
+    }
+}

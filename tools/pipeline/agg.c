@@ -1,0 +1,129 @@
+/* tools/pipeline/agg.c: streamed records as a raw profile (tools/pipeline/agg.h). */
+#define _GNU_SOURCE
+#include "tools/pipeline/agg.h"
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tools/pipeline/model.h"
+
+void pagg_init(struct pagg *a)
+{
+    memset(a, 0, sizeof *a);
+}
+
+void pagg_free(struct pagg *a)
+{
+    free(a->tab);
+    memset(a, 0, sizeof *a);
+}
+
+static size_t chain_hash(uint32_t pid, uint16_t cpu, uint8_t depth, const uint64_t *f)
+{
+    uint64_t h = (uint64_t)pid << 24 ^ (uint64_t)cpu << 8 ^ depth;
+    for (unsigned i = 0; i < depth; i++)
+        h = (h ^ f[i]) * 0x9e3779b97f4a7c15ull;
+    return (size_t)(h ^ h >> 31);
+}
+
+static bool same(const struct pagg_chain *c, uint32_t pid, uint16_t cpu,
+                 const struct pstr_record *r)
+{
+    return c->pid == pid && c->cpu == cpu && c->depth == r->depth &&
+           memcmp(c->frames, r->frames, r->depth * sizeof *r->frames) == 0;
+}
+
+static void put(struct pagg_chain *tab, size_t cap, const struct pagg_chain *c)
+{
+    size_t i = chain_hash(c->pid, c->cpu, c->depth, c->frames) & (cap - 1);
+    while (tab[i].count)
+        i = (i + 1) & (cap - 1);
+    tab[i] = *c;
+}
+
+static void grow(struct pagg *a)
+{
+    size_t cap = a->cap ? a->cap * 2 : 1024;
+    struct pagg_chain *tab = prof_xcalloc(cap, sizeof *tab);
+    for (size_t i = 0; i < a->cap; i++)
+        if (a->tab[i].count)
+            put(tab, cap, &a->tab[i]);
+    free(a->tab);
+    a->tab = tab;
+    a->cap = cap;
+}
+
+void pagg_add(struct pagg *a, uint16_t cpu, const struct pstr_record *r)
+{
+    if ((a->n + 1) * 2 > a->cap)    /* keep the table half empty */
+        grow(a);
+    size_t i = chain_hash(r->pid, cpu, r->depth, r->frames) & (a->cap - 1);
+    for (; a->tab[i].count; i = (i + 1) & (a->cap - 1))
+        if (same(&a->tab[i], r->pid, cpu, r)) {
+            a->tab[i].count++;
+            a->records++;
+            return;
+        }
+    struct pagg_chain *c = &a->tab[i];
+    c->count = 1;
+    c->pid = r->pid;
+    c->cpu = cpu;
+    c->depth = r->depth;
+    memcpy(c->frames, r->frames, r->depth * sizeof *r->frames);
+    a->n++;
+    a->records++;
+}
+
+static void task_name(const struct pstream *s, uint32_t pid, char *buf, size_t cap)
+{
+    const char *t = pstream_task(s, pid);
+    if (t)
+        snprintf(buf, cap, "%s", t);
+    else if (pid == 0)
+        snprintf(buf, cap, "-");
+    else
+        snprintf(buf, cap, "pid-%" PRIu32, pid);
+}
+
+char *pagg_raw(const struct pagg *a, const struct pstream *s, uint32_t ms, size_t *len)
+{
+    if (!s->have_meta)
+        return NULL;
+    char *text = NULL;
+    FILE *f = open_memstream(&text, len);
+    if (!f) {
+        fprintf(stderr, "sonde-prof: out of memory\n");
+        exit(2);
+    }
+    /* cpus=: the CPUs with samples, as the kernel counts them. */
+    static bool has[PSTREAM_CPUS];
+    unsigned cpus = 0;
+    memset(has, 0, sizeof has);
+    for (size_t i = 0; i < a->cap; i++)
+        if (a->tab[i].count && !has[a->tab[i].cpu]) {
+            has[a->tab[i].cpu] = true;
+            cpus++;
+        }
+    fprintf(f, "%sbuild-id=%s source=%s samples=%" PRIu64 " dropped=%" PRIu64
+            " cpus=%u ms=%" PRIu32 "\n", PRAW_MAGIC, s->meta.build_id, s->meta.source,
+            a->records, pstream_drops(s), cpus, ms);
+    for (size_t i = 0; i < a->cap; i++) {
+        const struct pagg_chain *c = &a->tab[i];
+        if (!c->count)
+            continue;
+        char task[PSTR_TASK_MAX + 16];
+        task_name(s, c->pid, task, sizeof task);
+        /* A chain line counts at most PRAW_COUNT_MAX: more is several
+         * lines, which a reader adds up. */
+        for (uint64_t left = c->count; left;) {
+            uint64_t n = left > PRAW_COUNT_MAX ? PRAW_COUNT_MAX : left;
+            left -= n;
+            fprintf(f, "%" PRIu64 " %" PRIu32 " %s %u", n, c->pid, task, c->cpu);
+            for (unsigned k = 0; k < c->depth; k++)
+                fprintf(f, " %" PRIx64, c->frames[k]);
+            fputc('\n', f);
+        }
+    }
+    fclose(f);
+    return text;
+}

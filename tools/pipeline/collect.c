@@ -1,0 +1,618 @@
+/* tools/pipeline/collect.c: the stream collector (tools/pipeline/collect.h). */
+#define _GNU_SOURCE
+#include "tools/pipeline/collect.h"
+#include "tools/common/toolio.h"
+#include <arpa/inet.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+static uint64_t mono_ms(void *ctx)
+{
+    (void)ctx;
+    return tool_mono_ms();
+}
+
+static int shell_send(void *ctx, const void *d, size_t n)
+{
+    int fd = *(int *)ctx;
+    if (send(fd, d, n, 0) >= 0)
+        return 0;
+    return errno == ECONNREFUSED ? USHC_IO_REFUSED : USHC_IO_ERROR;
+}
+
+/* ---- opening ----------------------------------------------------------- */
+
+/* The local address the kernel at a is reached from. */
+static int local_addr(const struct sockaddr_in *a, struct in_addr *out)
+{
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    struct sockaddr_in me;
+    socklen_t len = sizeof me;
+    int rc = fd >= 0 && connect(fd, (const struct sockaddr *)a, sizeof *a) == 0 &&
+             getsockname(fd, (struct sockaddr *)&me, &len) == 0 ? 0 : -1;
+    if (fd >= 0)
+        close(fd);
+    if (rc == 0)
+        *out = me.sin_addr;
+    return rc;
+}
+
+static int open_kernel(struct pcoll *c, struct pcoll_kernel *k, const char *arg,
+                       uint32_t seq)
+{
+    char err[HOSTADDR_ERR_MAX];
+    k->fd = -1;
+    hostaddr_name(arg, USHP_DEFAULT_PORT, k->name, sizeof k->name);
+    if (hostaddr_parse(arg, USHP_DEFAULT_PORT, &k->shell, err, sizeof err)) {
+        fprintf(c->o.err, "%s: %s\n", c->o.prog, err);
+        return -1;
+    }
+    k->fd = socket(AF_INET, SOCK_DGRAM, 0);
+    if (k->fd < 0 || connect(k->fd, (const struct sockaddr *)&k->shell, sizeof k->shell)) {
+        fprintf(c->o.err, "%s: %s: %s\n", c->o.prog, k->name, strerror(errno));
+        return -1;
+    }
+    k->c = (struct ushc){
+        .io = { &k->fd, shell_send, NULL, mono_ms },
+        .seq = seq,
+        .timeout_ms = c->o.shell_timeout_ms,
+        .peer = k->name, .prog = c->o.prog, .err = c->o.err,
+        .key = c->o.key,
+    };
+    if (pstream_init(&k->s, 0)) {
+        fprintf(c->o.err, "%s: out of memory\n", c->o.prog);
+        return -1;
+    }
+    return 0;
+}
+
+/* The collector's socket: on the address that reaches every kernel when
+ * they agree on one (127.0.0.1 for kernels under QEMU's user network, so
+ * nothing beyond this host can send to it), else on every address. */
+static int open_collector(struct pcoll *c)
+{
+    struct sockaddr_in me = { .sin_family = AF_INET };
+    me.sin_addr.s_addr = htonl(INADDR_ANY);
+    for (unsigned i = 0; i < c->n; i++) {
+        struct in_addr a;
+        if (local_addr(&c->k[i].shell, &a) != 0 ||
+            (i > 0 && a.s_addr != me.sin_addr.s_addr)) {
+            me.sin_addr.s_addr = htonl(INADDR_ANY);
+            break;
+        }
+        me.sin_addr = a;
+    }
+    c->fd = socket(AF_INET, SOCK_DGRAM, 0);
+    /* A second of a 1 kHz stream on many CPUs, and the datagrams that
+     * wait while a `profile stop` is in flight: the kernel caps it. */
+    int rcvbuf = 8 << 20;
+    socklen_t len = sizeof me;
+    if (c->fd < 0 ||
+        setsockopt(c->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf) ||
+        bind(c->fd, (const struct sockaddr *)&me, sizeof me) ||
+        getsockname(c->fd, (struct sockaddr *)&me, &len)) {
+        fprintf(c->o.err, "%s: the collector's socket: %s\n", c->o.prog, strerror(errno));
+        return -1;
+    }
+    c->port = ntohs(me.sin_port);
+    return 0;
+}
+
+int pcoll_open(struct pcoll *c, const struct pcoll_opts *o, const char *const *hosts,
+               unsigned n, pcoll_record_fn fn, void *ctx)
+{
+    memset(c, 0, sizeof *c);
+    c->o = *o;
+    c->fd = -1;
+    c->fn = fn;
+    c->ctx = ctx;
+    c->k = calloc(n ? n : 1, sizeof *c->k);
+    if (!c->k) {
+        fprintf(o->err, "%s: out of memory\n", o->prog);
+        return -1;
+    }
+    uint32_t seq;
+    if (getrandom(&seq, sizeof seq, 0) != sizeof seq)
+        seq = (uint32_t)time(NULL) ^ (uint32_t)getpid() << 16;
+    int rc = 0;
+    for (unsigned i = 0; i < n; i++) {
+        c->n = i + 1;
+        if (open_kernel(c, &c->k[i], hosts[i], seq + i * 0x10000u))
+            rc = -1;
+    }
+    if (rc == 0 && open_collector(c))
+        rc = -1;
+    return rc;
+}
+
+/* ---- starting and stopping ------------------------------------------- */
+
+/* ushc_run_all's wait: on the shells of the kernels in idx, at once.
+ * Their sockets are connected, so a datagram on one is its shell's. */
+struct shells {
+    struct pcoll *c;
+    unsigned *idx, m, next;
+};
+
+static long shells_recv(void *ctx, unsigned *which, void *buf, size_t cap,
+                        uint64_t timeout_ms)
+{
+    struct shells *s = ctx;
+    int fds[s->m ? s->m : 1];
+    for (unsigned j = 0; j < s->m; j++)
+        fds[j] = s->c->k[s->idx[j]].fd;
+    return tool_recv_any(fds, s->m, &s->next, which, buf, cap, timeout_ms);
+}
+
+/* Runs cmds[i] on every kernel i with run[i], all at once; each reply
+ * into texts[i] (malloc'd, NUL-terminated), each status into rcs[i]. */
+static void run_all(struct pcoll *c, const char *const *cmds, const bool *run,
+                    char **texts, int *rcs)
+{
+    unsigned n1 = c->n ? c->n : 1, m = 0;
+    struct ushc **cs = calloc(n1, sizeof *cs);
+    const char **cm = calloc(n1, sizeof *cm);
+    unsigned *idx = calloc(n1, sizeof *idx);
+    int *r = calloc(n1, sizeof *r);
+    size_t *lens = calloc(n1, sizeof *lens);
+    if (!cs || !cm || !idx || !r || !lens) {
+        fprintf(c->o.err, "%s: out of memory\n", c->o.prog);
+        exit(USHC_EXIT_PROTO);
+    }
+    for (unsigned i = 0; i < c->n; i++) {
+        texts[i] = NULL;
+        rcs[i] = USHC_EXIT_OK;
+        if (!run[i])
+            continue;
+        c->k[i].c.out = open_memstream(&texts[i], &lens[i]);
+        if (!c->k[i].c.out) {
+            fprintf(c->o.err, "%s: out of memory\n", c->o.prog);
+            exit(USHC_EXIT_PROTO);
+        }
+        cs[m] = &c->k[i].c;
+        cm[m] = cmds[i];
+        idx[m++] = i;
+    }
+    struct shells sel = { c, idx, m, 0 };
+    struct ushc_mux mux = { &sel, shells_recv, mono_ms };
+    ushc_run_all(&mux, cs, cm, m, r);
+    for (unsigned j = 0; j < m; j++) {
+        unsigned i = idx[j];
+        fclose(c->k[i].c.out);          /* texts[i] is final from here */
+        c->k[i].c.out = NULL;
+        rcs[i] = r[j];
+    }
+    free(cs);
+    free(cm);
+    free(idx);
+    free(r);
+    free(lens);
+}
+
+/* The stream id in the kernel's answer to `profile stream`, which starts
+ * "profile: streaming id 0x1a2b3c4d to ..." (a busy kernel's answer names
+ * its running stream's id too, but after "profile: busy"). 0 and *id, or
+ * -1 when it is not such an answer. */
+static int parse_started(const char *text, uint32_t *id)
+{
+    static const char lead[] = "profile: streaming id 0x";
+    if (!text || strncmp(text, lead, strlen(lead)) != 0)
+        return -1;
+    const char *p = text + strlen(lead);
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(p, &end, 16);
+    if (errno || v > UINT32_MAX || end == p || (*end != ' ' && *end != '\n'))
+        return -1;
+    *id = (uint32_t)v;
+    return 0;
+}
+
+static void refused(struct pcoll *c, struct pcoll_kernel *k, const char *text)
+{
+    size_t n = text ? strcspn(text, "\n") : 0;
+    if (n > 200)
+        n = 200;
+    if (n == 0)
+        fprintf(c->o.err, "%s: %s answered with nothing instead of a stream id\n",
+                c->o.prog, k->name);
+    else
+        fprintf(c->o.err, "%s: %s said: %.*s\n", c->o.prog, k->name, (int)n, text);
+}
+
+static void stop_some(struct pcoll *c, const bool *run)
+{
+    const char **cmds = calloc(c->n ? c->n : 1, sizeof *cmds);
+    char **texts = calloc(c->n ? c->n : 1, sizeof *texts);
+    int *rcs = calloc(c->n ? c->n : 1, sizeof *rcs);
+    if (!cmds || !texts || !rcs) {
+        fprintf(c->o.err, "%s: out of memory\n", c->o.prog);
+        exit(USHC_EXIT_PROTO);
+    }
+    for (unsigned i = 0; i < c->n; i++)
+        cmds[i] = "profile stop";
+    run_all(c, cmds, run, texts, rcs);
+    for (unsigned i = 0; i < c->n; i++)
+        free(texts[i]);
+    free(cmds);
+    free(texts);
+    free(rcs);
+}
+
+int pcoll_start(struct pcoll *c, unsigned ms, const char *who)
+{
+    unsigned n1 = c->n ? c->n : 1;
+    char (*bufs)[USHP_CMD_MAX + 1] = calloc(n1, sizeof *bufs);
+    const char **cmds = calloc(n1, sizeof *cmds);
+    char **texts = calloc(n1, sizeof *texts);
+    int *rcs = calloc(n1, sizeof *rcs);
+    bool *run = calloc(n1, sizeof *run);
+    if (!bufs || !cmds || !texts || !rcs || !run) {
+        fprintf(c->o.err, "%s: out of memory\n", c->o.prog);
+        exit(USHC_EXIT_PROTO);
+    }
+    for (unsigned i = 0; i < c->n; i++) {
+        snprintf(bufs[i], sizeof bufs[i], "profile stream %u %u %s", c->port, ms, who);
+        cmds[i] = bufs[i];
+        run[i] = true;
+    }
+    c->t0 = mono_ms(NULL);
+    c->ms = ms;
+    run_all(c, cmds, run, texts, rcs);
+    int worst = USHC_EXIT_OK;
+    uint64_t now = mono_ms(NULL);
+    for (unsigned i = 0; i < c->n; i++) {
+        struct pcoll_kernel *k = &c->k[i];
+        uint32_t id;
+        run[i] = false;
+        if (rcs[i] == USHC_EXIT_OK && parse_started(texts[i], &id) == 0) {
+            k->s.id = id;
+            k->state = PCOLL_STREAMING;
+            k->start_ms = k->last_reply_ms = k->last_keepalive_ms = now;
+            k->last_dgram_ms = now;
+            run[i] = true;
+            continue;
+        }
+        if (rcs[i] == USHC_EXIT_OK) {
+            refused(c, k, texts[i]);
+            rcs[i] = USHC_EXIT_REFUSED;
+        }
+        k->state = PCOLL_FAILED;
+        if (rcs[i] == USHC_EXIT_PROTO || worst == USHC_EXIT_OK)
+            worst = rcs[i];
+    }
+    /* One kernel that cannot stream fails the record, as one that cannot
+     * answer `profile` does: the others' streams end now, not by timeout. */
+    if (worst != USHC_EXIT_OK) {
+        stop_some(c, run);
+        for (unsigned i = 0; i < c->n; i++)
+            if (run[i])
+                c->k[i].state = PCOLL_ENDED;
+    }
+    for (unsigned i = 0; i < c->n; i++)
+        free(texts[i]);
+    free(bufs);
+    free(cmds);
+    free(texts);
+    free(rcs);
+    free(run);
+    return worst;
+}
+
+/* ---- datagrams --------------------------------------------------------- */
+
+static bool is_loopback(struct in_addr a)
+{
+    return (ntohl(a.s_addr) >> 24) == 127;
+}
+
+static bool same_host(struct in_addr a, struct in_addr b)
+{
+    return a.s_addr == b.s_addr || (is_loopback(a) && is_loopback(b));
+}
+
+static void say_foreign(struct pcoll *c, const struct sockaddr_in *from, uint32_t id,
+                        const char *why)
+{
+    for (unsigned i = 0; i < c->nforeign_ids; i++)
+        if (c->foreign_ids[i] == id)
+            return;
+    if (c->nforeign_ids < sizeof c->foreign_ids / sizeof *c->foreign_ids)
+        c->foreign_ids[c->nforeign_ids++] = id;
+    char a[INET_ADDRSTRLEN];
+    inet_ntop(AF_INET, &from->sin_addr, a, sizeof a);
+    fprintf(c->o.err, "%s: datagrams of stream 0x%08x from %s:%u %s: ignored\n",
+            c->o.prog, id, a, ntohs(from->sin_port), why);
+}
+
+static void note_loss(char *buf, size_t cap, const struct pstream *s)
+{
+    snprintf(buf, cap, "%llu records on the wire (%llu datagrams), "
+             "%llu dropped in the kernel",
+             (unsigned long long)s->lost_records, (unsigned long long)s->lost_dgrams,
+             (unsigned long long)pstream_drops(s));
+}
+
+/* The kernel k is not the one that started its stream any more. */
+static void restarted(struct pcoll *c, struct pcoll_kernel *k, uint64_t now,
+                      const char *how)
+{
+    if (k->state != PCOLL_STREAMING)
+        return;
+    char loss[160];
+    note_loss(loss, sizeof loss, &k->s);
+    k->state = PCOLL_RESTARTED;
+    k->end_ms = now;
+    double at = (double)(now - c->t0) / 1000;
+    snprintf(k->note, sizeof k->note, "restarted at %.1f s (%s)", at, how);
+    fprintf(c->o.err, "%s: kernel %s restarted at %.1f s (%s): its new stream is "
+            "not mixed in; its profile so far is kept, lost: %s\n",
+            c->o.prog, k->name, at, how, loss);
+}
+
+/* An END this collector did not ask for: the kernel's window ran out
+ * (elapsed, as asked), or it heard no keep-alive, or someone else
+ * stopped the stream. The last two are said. */
+static void ended_early(struct pcoll *c, struct pcoll_kernel *k, uint64_t now)
+{
+    if (c->stopping || k->s.end_reason == PSTR_END_ELAPSED)
+        return;
+    double at = (double)(now - c->t0) / 1000;
+    snprintf(k->note, sizeof k->note, "its stream ended at %.1f s: %s", at,
+             pstream_end_reason(k->s.end_reason));
+    fprintf(c->o.err, "%s: kernel %s: %s\n", c->o.prog, k->name, k->note);
+}
+
+struct deliver_ctx {
+    struct pcoll *c;
+    unsigned kernel;
+};
+
+static void deliver(void *ctx, uint16_t cpu, const struct pstr_record *r)
+{
+    struct deliver_ctx *d = ctx;
+    if (d->c->fn)
+        d->c->fn(d->c->ctx, d->kernel, cpu, r);
+}
+
+void pcoll_datagram(struct pcoll *c, const struct sockaddr_in *from,
+                    const void *d, size_t len, uint64_t now_ms)
+{
+    struct pstr_hdr h;
+    if (pstr_parse(d, len, &h) != 0) {
+        c->foreign++;
+        return;
+    }
+    for (unsigned i = 0; i < c->n; i++) {
+        struct pcoll_kernel *k = &c->k[i];
+        if (k->state == PCOLL_IDLE || k->state == PCOLL_FAILED || h.stream != k->s.id ||
+            !same_host(from->sin_addr, k->shell.sin_addr))
+            continue;
+        if (k->state != PCOLL_STREAMING && k->state != PCOLL_ENDED) {
+            c->foreign++;           /* given up on: nothing more is taken */
+            return;
+        }
+        struct deliver_ctx dc = { c, i };
+        int r = pstream_take(&k->s, &h, now_ms, deliver, &dc);
+        if (r == PSTREAM_RESTART) {
+            char how[80];
+            snprintf(how, sizeof how, "build id %.12s... now", k->s.other_build_id);
+            restarted(c, k, now_ms, how);
+            return;
+        }
+        if (r != PSTREAM_TAKEN)
+            return;
+        if (!k->have_src) {
+            k->src = *from;
+            k->have_src = true;
+        }
+        k->last_dgram_ms = now_ms;
+        if (k->s.ended && k->state == PCOLL_STREAMING) {
+            k->state = PCOLL_ENDED;
+            k->end_ms = now_ms;
+            ended_early(c, k, now_ms);
+        }
+        return;
+    }
+    /* A stream nobody here started. From where a kernel's own stream
+     * came, it is that kernel started again (by whoever): noticed by
+     * name, never mixed in. */
+    c->foreign++;
+    for (unsigned i = 0; i < c->n; i++) {
+        struct pcoll_kernel *k = &c->k[i];
+        if (k->have_src && k->src.sin_addr.s_addr == from->sin_addr.s_addr &&
+            k->src.sin_port == from->sin_port && k->state == PCOLL_STREAMING) {
+            char how[64];
+            snprintf(how, sizeof how, "a new stream 0x%08x", h.stream);
+            restarted(c, k, now_ms, how);
+            return;
+        }
+    }
+    say_foreign(c, from, h.stream, "not started by this collector");
+}
+
+/* ---- polling ----------------------------------------------------------- */
+
+static void keepalive(struct pcoll_kernel *k, uint64_t now)
+{
+    uint8_t req[USHP_HDR_LEN + USHP_AUTH_OVERHEAD + USHP_CMD_MAX];
+    char cmd[64];
+    int n = snprintf(cmd, sizeof cmd, "profile keepalive 0x%08x", k->s.id);
+    size_t len = ushc_build_request(&k->c, req, sizeof req, cmd, (size_t)n);
+    /* A keep-alive lost is covered by the next, a second later: the
+     * kernel waits PSTR_KEEPALIVE_MS for one. */
+    if (len)
+        (void)send(k->fd, req, len, 0);
+    k->last_keepalive_ms = now;
+}
+
+/* A shell's reply: any that verifies says the shell is alive. */
+static void shell_reply(struct pcoll_kernel *k, uint64_t now)
+{
+    uint8_t buf[USHP_DGRAM_MAX + 64];
+    for (;;) {
+        ssize_t got = recv(k->fd, buf, sizeof buf, MSG_DONTWAIT);
+        if (got < 0 && errno == ECONNREFUSED)
+            continue;               /* the port refused a keep-alive: no shell */
+        if (got < 0)
+            return;
+        struct ushp_hdr h;
+        const uint8_t *pl;
+        int v = ushc_verify_reply(&k->c, buf, (size_t)got, &h, &pl);
+        if (v == USHC_REPLY_OK || v == USHC_REPLY_OTHER)
+            k->last_reply_ms = now;
+    }
+}
+
+static void given_up(struct pcoll *c, struct pcoll_kernel *k, uint64_t now)
+{
+    char loss[160];
+    note_loss(loss, sizeof loss, &k->s);
+    double at = (double)(k->last_dgram_ms - c->t0) / 1000;
+    bool shell = now - k->last_reply_ms < c->o.silent_ms;
+    k->state = PCOLL_SILENT;
+    k->end_ms = now;
+    if (shell)
+        snprintf(k->note, sizeof k->note, "stopped streaming at %.1f s though its "
+                 "shell answers", at);
+    else
+        snprintf(k->note, sizeof k->note, "stopped answering at %.1f s", at);
+    fprintf(c->o.err, "%s: kernel %s %s%s; its profile so far is kept, lost: %s, "
+            "and what it sampled after %.1f s\n", c->o.prog, k->name, k->note,
+            shell ? " (restarted, or its stream ended there)" : "", loss, at);
+}
+
+static void due(struct pcoll *c, uint64_t now)
+{
+    /* Once stopped, a kernel owes only its END: pcoll_stop says so when
+     * it does not come. */
+    if (c->stopping)
+        return;
+    for (unsigned i = 0; i < c->n; i++) {
+        struct pcoll_kernel *k = &c->k[i];
+        if (k->state != PCOLL_STREAMING)
+            continue;
+        if (now - k->last_dgram_ms >= c->o.silent_ms && c->ms &&
+            pstream_kernel_ms(&k->s) + PCOLL_KEEPALIVE_MS >= c->ms) {
+            /* Silent once its window is over by its own clock: its END
+             * was lost, which pcoll_stop says. */
+            k->state = PCOLL_ENDED;
+            k->end_ms = now;
+        } else if (now - k->last_dgram_ms >= c->o.silent_ms) {
+            given_up(c, k, now);
+        }
+        else if (now - k->last_keepalive_ms >= PCOLL_KEEPALIVE_MS)
+            keepalive(k, now);
+    }
+}
+
+int pcoll_poll(struct pcoll *c, int timeout_ms)
+{
+    struct pollfd *pfd = calloc(c->n + 1, sizeof *pfd);
+    if (!pfd) {
+        fprintf(c->o.err, "%s: out of memory\n", c->o.prog);
+        exit(USHC_EXIT_PROTO);
+    }
+    pfd[0] = (struct pollfd){ .fd = c->fd, .events = POLLIN };
+    for (unsigned i = 0; i < c->n; i++)
+        pfd[i + 1] = (struct pollfd){ .fd = c->k[i].fd, .events = POLLIN };
+    /* Never sleep past a keep-alive that falls due. */
+    if (timeout_ms > PCOLL_KEEPALIVE_MS / 4)
+        timeout_ms = PCOLL_KEEPALIVE_MS / 4;
+    int taken = 0, pr = poll(pfd, c->n + 1, timeout_ms);
+    uint64_t now = mono_ms(NULL);
+    if (pr < 0 && errno != EINTR) {
+        fprintf(c->o.err, "%s: poll: %s\n", c->o.prog, strerror(errno));
+        free(pfd);
+        return -1;
+    }
+    for (unsigned i = 0; pr > 0 && i < c->n; i++)
+        if (pfd[i + 1].revents)
+            shell_reply(&c->k[i], now);
+    /* Every datagram waiting, but a bounded number per call, so that the
+     * keep-alives go out even under a flood. */
+    for (int budget = 4096; pr > 0 && budget > 0; budget--) {
+        static uint8_t buf[PSTR_DGRAM_MAX + 1];
+        struct sockaddr_in from;
+        socklen_t flen = sizeof from;
+        ssize_t got = recvfrom(c->fd, buf, sizeof buf, MSG_DONTWAIT,
+                               (struct sockaddr *)&from, &flen);
+        if (got < 0)
+            break;
+        pcoll_datagram(c, &from, buf, (size_t)got, now);
+        taken++;
+    }
+    due(c, now);
+    free(pfd);
+    return taken;
+}
+
+bool pcoll_active(const struct pcoll *c)
+{
+    for (unsigned i = 0; i < c->n; i++)
+        if (c->k[i].state == PCOLL_STREAMING)
+            return true;
+    return false;
+}
+
+uint64_t pcoll_elapsed_ms(const struct pcoll *c)
+{
+    return mono_ms(NULL) - c->t0;
+}
+
+void pcoll_stop(struct pcoll *c, uint64_t grace_ms)
+{
+    bool *run = calloc(c->n ? c->n : 1, sizeof *run);
+    if (!run) {
+        fprintf(c->o.err, "%s: out of memory\n", c->o.prog);
+        exit(USHC_EXIT_PROTO);
+    }
+    bool any = false;
+    for (unsigned i = 0; i < c->n; i++)
+        any |= run[i] = c->k[i].state == PCOLL_STREAMING;
+    if (any)
+        stop_some(c, run);
+    c->stopping = true;
+    uint64_t until = mono_ms(NULL) + grace_ms;
+    while (pcoll_active(c) && mono_ms(NULL) < until)
+        pcoll_poll(c, 100);
+    for (unsigned i = 0; i < c->n; i++) {
+        struct pcoll_kernel *k = &c->k[i];
+        if (k->state == PCOLL_STREAMING) {
+            k->state = PCOLL_ENDED;
+            k->end_ms = mono_ms(NULL);
+        }
+        if (k->state == PCOLL_FAILED || k->state == PCOLL_IDLE)
+            continue;
+        pstream_finish(&k->s);
+        if (k->s.end_missing && k->state == PCOLL_ENDED) {
+            char loss[160];
+            note_loss(loss, sizeof loss, &k->s);
+            snprintf(k->note, sizeof k->note, "its END never came: records sent "
+                     "after its last datagram are not counted");
+            fprintf(c->o.err, "%s: kernel %s: %s; lost: %s, and those\n", c->o.prog,
+                    k->name, k->note, loss);
+        }
+    }
+    free(run);
+}
+
+void pcoll_close(struct pcoll *c)
+{
+    for (unsigned i = 0; i < c->n; i++) {
+        if (c->k[i].fd >= 0)
+            close(c->k[i].fd);
+        pstream_free(&c->k[i].s);
+    }
+    if (c->fd >= 0)
+        close(c->fd);
+    free(c->k);
+    c->k = NULL;
+    c->n = 0;
+}

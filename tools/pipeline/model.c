@@ -1,0 +1,248 @@
+/* tools/pipeline/model.c: loading raw profiles into sonde-prof's model. */
+#include "tools/pipeline/model.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *xrealloc(void *ptr, size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size)
+        n = SIZE_MAX;           /* forces the failure below */
+    size_t bytes = n * size;
+    void *q = realloc(ptr, bytes ? bytes : 1);
+    if (!q) {
+        fprintf(stderr, "sonde-prof: out of memory\n");
+        exit(2);
+    }
+    return q;
+}
+
+void *prof_xcalloc(size_t n, size_t size)
+{
+    void *q = calloc(n ? n : 1, size);
+    if (!q) {
+        fprintf(stderr, "sonde-prof: out of memory\n");
+        exit(2);
+    }
+    return q;
+}
+
+void *prof_grow(void *ptr, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return ptr;
+    size_t c = *cap ? *cap : 16;
+    while (c < need)
+        c *= 2;
+    *cap = c;
+    return xrealloc(ptr, c, size);
+}
+
+void prof_init(struct prof *p)
+{
+    memset(p, 0, sizeof *p);
+}
+
+void prof_free(struct prof *p)
+{
+    for (size_t i = 0; i < p->nlocs; i++) {
+        free(p->locs[i]->pl_frames);
+        free(p->locs[i]);
+    }
+    for (size_t i = 0; i < p->nstrs; i++)
+        free(p->strs[i]);
+    free(p->locs);
+    free(p->hash);
+    free(p->strs);
+    free(p->chains);
+    free(p->inputs);
+    free(p->maps);
+    memset(p, 0, sizeof *p);
+}
+
+const char *prof_strdup(struct prof *p, const char *s)
+{
+    p->strs = prof_grow(p->strs, &p->capstrs, p->nstrs + 1, sizeof *p->strs);
+    size_t n = strlen(s) + 1;
+    char *d = xrealloc(NULL, n, 1);
+    memcpy(d, s, n);
+    p->strs[p->nstrs++] = d;
+    return d;
+}
+
+unsigned prof_add_map(struct prof *p, const char *path)
+{
+    p->maps = xrealloc(p->maps, p->nmaps + 1, sizeof *p->maps);
+    struct prof_map *m = &p->maps[p->nmaps];
+    memset(m, 0, sizeof *m);
+    m->pm_path = prof_strdup(p, path);
+    return p->nmaps++;
+}
+
+/* ---- the location table ---------------------------------------------- */
+
+static size_t loc_hash(unsigned map, uint64_t addr, bool ret)
+{
+    uint64_t h = addr * 0x9e3779b97f4a7c15ull ^ ((uint64_t)map << 1 | ret);
+    h ^= h >> 29;
+    return (size_t)(h * 0xbf58476d1ce4e5b9ull >> 7);
+}
+
+static void hash_put(struct prof_loc **tab, size_t cap, struct prof_loc *l)
+{
+    size_t i = loc_hash(l->pl_map, l->pl_addr, l->pl_ret) & (cap - 1);
+    while (tab[i])
+        i = (i + 1) & (cap - 1);
+    tab[i] = l;
+}
+
+static void hash_grow(struct prof *p)
+{
+    size_t cap = p->hashcap ? p->hashcap * 2 : 256;
+    struct prof_loc **tab = xrealloc(NULL, cap, sizeof *tab);
+    memset(tab, 0, cap * sizeof *tab);
+    for (size_t i = 0; i < p->nlocs; i++)
+        hash_put(tab, cap, p->locs[i]);
+    free(p->hash);
+    p->hash = tab;
+    p->hashcap = cap;
+}
+
+struct prof_loc *prof_loc_get(struct prof *p, unsigned map, uint64_t addr,
+                              bool ret)
+{
+    if (p->hashcap) {
+        size_t i = loc_hash(map, addr, ret) & (p->hashcap - 1);
+        for (; p->hash[i]; i = (i + 1) & (p->hashcap - 1)) {
+            struct prof_loc *l = p->hash[i];
+            if (l->pl_map == map && l->pl_addr == addr && l->pl_ret == ret)
+                return l;
+        }
+    }
+    if ((p->nlocs + 1) * 2 > p->hashcap)   /* keep the table half empty */
+        hash_grow(p);
+    struct prof_loc *l = xrealloc(NULL, 1, sizeof *l);
+    memset(l, 0, sizeof *l);
+    l->pl_addr = addr;
+    l->pl_ret = ret;
+    l->pl_map = map;
+    p->locs = prof_grow(p->locs, &p->caplocs, p->nlocs + 1, sizeof *p->locs);
+    p->locs[p->nlocs++] = l;
+    l->pl_id = p->nlocs;
+    hash_put(p->hash, p->hashcap, l);
+    return l;
+}
+
+/* ---- loading --------------------------------------------------------- */
+
+struct add_ctx {
+    struct prof *p;
+    unsigned input;
+};
+
+static int add_chain(void *ctx, const struct praw_chain *rc, unsigned line,
+                     char *err, size_t cap)
+{
+    (void)line, (void)err, (void)cap;   /* nothing here can fail */
+    struct add_ctx *a = ctx;
+    struct prof *p = a->p;
+    p->chains = prof_grow(p->chains, &p->capchains, p->nchains + 1,
+                     sizeof *p->chains);
+    struct prof_chain *c = &p->chains[p->nchains++];
+    memset(c, 0, sizeof *c);
+    c->c_count = rc->pc_count;
+    c->c_pid = rc->pc_pid;
+    c->c_cpu = rc->pc_cpu;
+    memcpy(c->c_task, rc->pc_task, sizeof c->c_task);
+    c->c_input = a->input;
+    c->c_depth = rc->pc_depth;
+    unsigned map = p->inputs[a->input].pi_map;
+    for (unsigned i = 0; i < rc->pc_depth; i++)
+        c->c_locs[i] = prof_loc_get(p, map, rc->pc_frames[i], i > 0);
+    return 0;
+}
+
+int prof_add_raw(struct prof *p, const char *text, size_t len,
+                 const char *origin, const char *kernel, unsigned map,
+                 char *err, size_t errcap)
+{
+    p->inputs = xrealloc(p->inputs, p->ninputs + 1, sizeof *p->inputs);
+    struct prof_input *in = &p->inputs[p->ninputs];
+    memset(in, 0, sizeof *in);
+    in->pi_origin = prof_strdup(p, origin);
+    in->pi_kernel = prof_strdup(p, kernel);
+    in->pi_map = map;
+    struct add_ctx a = { p, p->ninputs };
+    size_t before = p->nchains;
+    char why[PRAW_ERR_MAX];
+    if (praw_parse(text, len, &in->pi_hdr, add_chain, &a, why, sizeof why)) {
+        p->nchains = before;    /* its locations stay, unused: harmless */
+        snprintf(err, errcap, "%s: %s", origin, why);
+        return -1;
+    }
+    in->pi_period_ns = praw_source_period_ns(in->pi_hdr.ph_source);
+    if (!in->pi_period_ns) {
+        p->nchains = before;
+        snprintf(err, errcap, "%s: line 1: unknown source '%s' (known: "
+                 "\"pmu/...\" sampling every 1 ms, \"tick NHz\")", origin,
+                 in->pi_hdr.ph_source);
+        return -1;
+    }
+    p->ninputs++;
+    return 0;
+}
+
+uint64_t prof_total(const struct prof *p)
+{
+    uint64_t t = 0;
+    for (unsigned i = 0; i < p->ninputs; i++)
+        t += p->inputs[i].pi_hdr.ph_samples;
+    return t;
+}
+
+void prof_name_unknown(struct prof *p)
+{
+    for (size_t i = 0; i < p->nlocs; i++) {
+        struct prof_loc *l = p->locs[i];
+        if (l->pl_frames)
+            continue;
+        char buf[24];
+        snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)l->pl_addr);
+        l->pl_frames = xrealloc(NULL, 1, sizeof *l->pl_frames);
+        memset(l->pl_frames, 0, sizeof *l->pl_frames);
+        l->pl_frames[0].pf_func = prof_strdup(p, buf);
+        l->pl_nframes = 1;
+    }
+}
+
+int prof_read_file(const char *path, char **text, size_t *len,
+                   char *err, size_t errcap)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errcap, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    size_t cap = 1 << 16, n = 0;
+    char *buf = xrealloc(NULL, cap, 1);
+    for (;;) {
+        size_t got = fread(buf + n, 1, cap - n - 1, f);
+        n += got;
+        if (n + 1 < cap)
+            break;
+        cap *= 2;
+        buf = xrealloc(buf, cap, 1);
+    }
+    int bad = ferror(f) ? errno : 0;
+    fclose(f);
+    if (bad) {
+        free(buf);
+        snprintf(err, errcap, "%s: %s", path, strerror(bad));
+        return -1;
+    }
+    buf[n] = 0;
+    *text = buf;
+    *len = n;
+    return 0;
+}

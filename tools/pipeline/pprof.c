@@ -1,0 +1,361 @@
+/* tools/pipeline/pprof.c: building pprof's Profile message with protobuf-c.
+ *
+ * pprof refers to every string by its index in one table whose entry 0
+ * must be "", and to functions, locations and mappings by non-zero ids:
+ * strings and functions are interned here; location ids are the model's. */
+#include "tools/pipeline/pprof.h"
+#include "profile.pb-c.h"
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+typedef Perftools__Profiles__Profile Profile;
+typedef Perftools__Profiles__ValueType ValueType;
+typedef Perftools__Profiles__Sample Sample;
+typedef Perftools__Profiles__Label Label;
+typedef Perftools__Profiles__Mapping Mapping;
+typedef Perftools__Profiles__Location Location;
+typedef Perftools__Profiles__Line Line;
+typedef Perftools__Profiles__Function Function;
+
+static uint64_t hash_str(const char *s, uint64_t seed)
+{
+    uint64_t h = 14695981039346656037ull ^ seed;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* ---- the builder: string and function tables ------------------------- */
+
+struct fkey {
+    int64_t name, file, line;
+};
+
+struct builder {
+    char **strs;
+    size_t nstrs, capstrs;
+    size_t *shash;              /* index + 1, open addressing */
+    size_t shcap;
+    Function **funcs;
+    size_t nfuncs, capfuncs;
+    size_t *fhash;
+    size_t fhcap;
+};
+
+static void sh_insert(struct builder *b, size_t i)
+{
+    size_t k = hash_str(b->strs[i], 0) & (b->shcap - 1);
+    while (b->shash[k])
+        k = (k + 1) & (b->shcap - 1);
+    b->shash[k] = i + 1;
+}
+
+static int64_t str_id(struct builder *b, const char *s)
+{
+    if (b->shcap) {
+        size_t k = hash_str(s, 0) & (b->shcap - 1);
+        for (; b->shash[k]; k = (k + 1) & (b->shcap - 1))
+            if (strcmp(b->strs[b->shash[k] - 1], s) == 0)
+                return (int64_t)(b->shash[k] - 1);
+    }
+    if ((b->nstrs + 1) * 2 > b->shcap) {
+        free(b->shash);
+        b->shcap = b->shcap ? b->shcap * 2 : 256;
+        b->shash = prof_xcalloc(b->shcap, sizeof *b->shash);
+        for (size_t i = 0; i < b->nstrs; i++)
+            sh_insert(b, i);
+    }
+    b->strs = prof_grow(b->strs, &b->capstrs, b->nstrs + 1, sizeof *b->strs);
+    size_t n = strlen(s) + 1;
+    b->strs[b->nstrs] = prof_xcalloc(n, 1);
+    memcpy(b->strs[b->nstrs], s, n);
+    sh_insert(b, b->nstrs);
+    return (int64_t)b->nstrs++;
+}
+
+static uint64_t fkey_hash(const struct fkey *k)
+{
+    return (uint64_t)k->name * 0x9e3779b97f4a7c15ull ^
+           (uint64_t)k->file * 0xbf58476d1ce4e5b9ull ^ (uint64_t)k->line;
+}
+
+static void fh_insert(struct builder *b, size_t i)
+{
+    struct fkey k = { b->funcs[i]->name, b->funcs[i]->filename,
+                      b->funcs[i]->start_line };
+    size_t s = fkey_hash(&k) & (b->fhcap - 1);
+    while (b->fhash[s])
+        s = (s + 1) & (b->fhcap - 1);
+    b->fhash[s] = i + 1;
+}
+
+static uint64_t func_id(struct builder *b, const struct prof_frame *fr)
+{
+    struct fkey k = { str_id(b, fr->pf_func),
+                      fr->pf_file ? str_id(b, fr->pf_file) : 0,
+                      fr->pf_func_line };
+    if (b->fhcap) {
+        size_t s = fkey_hash(&k) & (b->fhcap - 1);
+        for (; b->fhash[s]; s = (s + 1) & (b->fhcap - 1)) {
+            Function *f = b->funcs[b->fhash[s] - 1];
+            if (f->name == k.name && f->filename == k.file &&
+                f->start_line == k.line)
+                return f->id;
+        }
+    }
+    if ((b->nfuncs + 1) * 2 > b->fhcap) {
+        free(b->fhash);
+        b->fhcap = b->fhcap ? b->fhcap * 2 : 256;
+        b->fhash = prof_xcalloc(b->fhcap, sizeof *b->fhash);
+        for (size_t i = 0; i < b->nfuncs; i++)
+            fh_insert(b, i);
+    }
+    Function *f = prof_xcalloc(1, sizeof *f);
+    perftools__profiles__function__init(f);
+    f->id = b->nfuncs + 1;
+    f->name = f->system_name = k.name;
+    f->filename = k.file;
+    f->start_line = k.line;
+    b->funcs = prof_grow(b->funcs, &b->capfuncs, b->nfuncs + 1, sizeof *b->funcs);
+    b->funcs[b->nfuncs] = f;
+    fh_insert(b, b->nfuncs++);
+    return f->id;
+}
+
+/* ---- the message's parts --------------------------------------------- */
+
+static Location *make_location(struct builder *b, const struct prof_loc *l)
+{
+    Location *loc = prof_xcalloc(1, sizeof *loc);
+    perftools__profiles__location__init(loc);
+    loc->id = l->pl_id;
+    loc->mapping_id = l->pl_map + 1;
+    loc->address = l->pl_addr;
+    loc->n_line = l->pl_nframes;
+    loc->line = prof_xcalloc(l->pl_nframes, sizeof *loc->line);
+    for (unsigned i = 0; i < l->pl_nframes; i++) {
+        Line *ln = prof_xcalloc(1, sizeof *ln);
+        perftools__profiles__line__init(ln);
+        ln->function_id = func_id(b, &l->pl_frames[i]);
+        ln->line = l->pl_frames[i].pf_line;
+        loc->line[i] = ln;
+    }
+    return loc;
+}
+
+static Mapping *make_mapping(struct builder *b, const struct prof_map *m,
+                             unsigned i)
+{
+    Mapping *mp = prof_xcalloc(1, sizeof *mp);
+    perftools__profiles__mapping__init(mp);
+    mp->id = i + 1;
+    mp->memory_start = m->pm_start;
+    mp->memory_limit = m->pm_limit;
+    mp->filename = str_id(b, m->pm_path);
+    mp->build_id = str_id(b, m->pm_build_id);
+    mp->has_functions = 1;
+    mp->has_filenames = m->pm_dwarf;
+    mp->has_line_numbers = m->pm_dwarf;
+    mp->has_inline_frames = m->pm_dwarf;
+    return mp;
+}
+
+static Label *make_label(struct builder *b, const char *key, const char *str)
+{
+    Label *l = prof_xcalloc(1, sizeof *l);
+    perftools__profiles__label__init(l);
+    l->key = str_id(b, key);
+    l->str = str_id(b, str);
+    return l;
+}
+
+/* A numeric label carries a unit, named after the key: pprof reads a
+ * numeric label with neither a value nor a unit as absent, and pid 0 and
+ * cpu 0 are real. Numbers (not strings) make -tagfocus=cpu=0 work. */
+static Label *make_num_label(struct builder *b, const char *key, int64_t num)
+{
+    Label *l = prof_xcalloc(1, sizeof *l);
+    perftools__profiles__label__init(l);
+    l->key = str_id(b, key);
+    l->num = num;
+    l->num_unit = str_id(b, key);
+    return l;
+}
+
+static Sample *make_sample(struct builder *b, const struct prof *p,
+                           const struct prof_chain *c)
+{
+    const struct prof_input *in = &p->inputs[c->c_input];
+    Sample *s = prof_xcalloc(1, sizeof *s);
+    perftools__profiles__sample__init(s);
+    s->n_location_id = c->c_depth;
+    s->location_id = prof_xcalloc(c->c_depth, sizeof *s->location_id);
+    for (unsigned i = 0; i < c->c_depth; i++)
+        s->location_id[i] = c->c_locs[i]->pl_id;     /* leaf first */
+    s->n_value = 2;
+    s->value = prof_xcalloc(2, sizeof *s->value);
+    s->value[0] = (int64_t)c->c_count;
+    s->value[1] = (int64_t)(c->c_count * in->pi_period_ns);
+    s->n_label = 4;
+    s->label = prof_xcalloc(4, sizeof *s->label);
+    s->label[0] = make_num_label(b, "pid", c->c_pid);
+    s->label[1] = make_label(b, "task", c->c_task);
+    s->label[2] = make_num_label(b, "cpu", c->c_cpu);
+    s->label[3] = make_label(b, "kernel", in->pi_kernel);
+    return s;
+}
+
+static ValueType *make_type(struct builder *b, const char *type,
+                            const char *unit)
+{
+    ValueType *v = prof_xcalloc(1, sizeof *v);
+    perftools__profiles__value_type__init(v);
+    v->type = str_id(b, type);
+    v->unit = str_id(b, unit);
+    return v;
+}
+
+/* One comment per input: what pprof -comments shows. */
+static void make_comments(struct builder *b, const struct prof *p, Profile *m)
+{
+    m->n_comment = p->ninputs;
+    m->comment = prof_xcalloc(p->ninputs, sizeof *m->comment);
+    for (unsigned i = 0; i < p->ninputs; i++) {
+        const struct prof_input *in = &p->inputs[i];
+        char c[1024], lost[512] = "";
+        if (in->pi_stream)
+            snprintf(lost, sizeof lost, ", streamed: %llu records lost on the wire "
+                     "(%llu datagrams)%s%s", (unsigned long long)in->pi_lost_records,
+                     (unsigned long long)in->pi_lost_dgrams,
+                     in->pi_note ? ", " : "", in->pi_note ? in->pi_note : "");
+        snprintf(c, sizeof c, "kernel %s: %s, source %s, %u ms, %llu samples, "
+                 "%llu dropped, build id %s%s", in->pi_kernel, in->pi_origin,
+                 in->pi_hdr.ph_source, in->pi_hdr.ph_ms,
+                 (unsigned long long)in->pi_hdr.ph_samples,
+                 (unsigned long long)in->pi_hdr.ph_dropped,
+                 in->pi_hdr.ph_build_id, lost);
+        m->comment[i] = str_id(b, c);
+    }
+}
+
+/* ---- the whole message ----------------------------------------------- */
+
+static void build(struct builder *b, const struct prof *p, Profile *m)
+{
+    perftools__profiles__profile__init(m);
+    str_id(b, "");              /* index 0 must be the empty string */
+    m->n_sample_type = 2;
+    m->sample_type = prof_xcalloc(2, sizeof *m->sample_type);
+    m->sample_type[0] = make_type(b, "samples", "count");
+    m->sample_type[1] = make_type(b, "cpu", "nanoseconds");
+    m->period_type = make_type(b, "cpu", "nanoseconds");
+    uint32_t ms = 0;
+    for (unsigned i = 0; i < p->ninputs; i++)
+        if (p->inputs[i].pi_hdr.ph_ms > ms)
+            ms = p->inputs[i].pi_hdr.ph_ms;
+    m->period = p->ninputs ? (int64_t)p->inputs[0].pi_period_ns : 0;
+    m->duration_nanos = (int64_t)ms * 1000000;
+    m->n_mapping = p->nmaps;
+    m->mapping = prof_xcalloc(p->nmaps, sizeof *m->mapping);
+    for (unsigned i = 0; i < p->nmaps; i++)
+        m->mapping[i] = make_mapping(b, &p->maps[i], i);
+    m->n_location = p->nlocs;
+    m->location = prof_xcalloc(p->nlocs, sizeof *m->location);
+    for (size_t i = 0; i < p->nlocs; i++)
+        m->location[i] = make_location(b, p->locs[i]);
+    m->n_sample = p->nchains;
+    m->sample = prof_xcalloc(p->nchains, sizeof *m->sample);
+    for (size_t i = 0; i < p->nchains; i++)
+        m->sample[i] = make_sample(b, p, &p->chains[i]);
+    make_comments(b, p, m);
+    m->n_function = b->nfuncs;
+    m->function = b->funcs;
+    m->n_string_table = b->nstrs;
+    m->string_table = b->strs;
+}
+
+static void release(struct builder *b, Profile *m)
+{
+    for (size_t i = 0; i < m->n_sample_type; i++)
+        free(m->sample_type[i]);
+    free(m->sample_type);
+    free(m->period_type);
+    for (size_t i = 0; i < m->n_mapping; i++)
+        free(m->mapping[i]);
+    free(m->mapping);
+    for (size_t i = 0; i < m->n_location; i++) {
+        for (size_t j = 0; j < m->location[i]->n_line; j++)
+            free(m->location[i]->line[j]);
+        free(m->location[i]->line);
+        free(m->location[i]);
+    }
+    free(m->location);
+    for (size_t i = 0; i < m->n_sample; i++) {
+        Sample *s = m->sample[i];
+        for (size_t j = 0; j < s->n_label; j++)
+            free(s->label[j]);
+        free(s->label);
+        free(s->value);
+        free(s->location_id);
+        free(s);
+    }
+    free(m->sample);
+    free(m->comment);
+    for (size_t i = 0; i < b->nfuncs; i++)
+        free(b->funcs[i]);
+    free(b->funcs);
+    free(b->fhash);
+    for (size_t i = 0; i < b->nstrs; i++)
+        free(b->strs[i]);
+    free(b->strs);
+    free(b->shash);
+}
+
+uint8_t *prof_pprof_pack(const struct prof *p, size_t *len)
+{
+    struct builder b = { 0 };
+    Profile m;
+    build(&b, p, &m);
+    *len = perftools__profiles__profile__get_packed_size(&m);
+    uint8_t *buf = prof_xcalloc(*len, 1);
+    perftools__profiles__profile__pack(&m, buf);
+    release(&b, &m);
+    return buf;
+}
+
+/* gzip (not zlib) framing: windowBits 15 + 16. */
+int prof_pprof_write(const struct prof *p, FILE *f, char *err, size_t errcap)
+{
+    size_t len;
+    uint8_t *raw = prof_pprof_pack(p, &len);
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+        free(raw);
+        snprintf(err, errcap, "zlib: cannot start compression");
+        return -1;
+    }
+    uLong cap = deflateBound(&z, (uLong)len);
+    uint8_t *gz = prof_xcalloc(cap, 1);
+    z.next_in = raw;
+    z.avail_in = (uInt)len;
+    z.next_out = gz;
+    z.avail_out = (uInt)cap;
+    int rc = deflate(&z, Z_FINISH);
+    size_t out = z.total_out;
+    deflateEnd(&z);
+    free(raw);
+    if (rc != Z_STREAM_END) {
+        free(gz);
+        snprintf(err, errcap, "zlib: compression failed (%d)", rc);
+        return -1;
+    }
+    size_t wrote = fwrite(gz, 1, out, f);
+    free(gz);
+    if (wrote != out) {
+        snprintf(err, errcap, "write error");
+        return -1;
+    }
+    return 0;
+}

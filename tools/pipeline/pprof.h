@@ -1,0 +1,20 @@
+/* tools/pipeline/pprof.h: the profile as pprof's protobuf (profile.proto,
+ * from Debian's golang-github-google-pprof-dev, compiled by protoc-c at
+ * build time), gzip-compressed, as `go tool pprof` reads it.
+ *
+ * Sample types samples/count and cpu/nanoseconds (count x the source's
+ * period); one mapping per kernel ELF with its build id; one location per
+ * distinct address, its inlined frames as lines innermost first; labels
+ * pid and cpu (numbers), task and kernel (strings). */
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "tools/pipeline/model.h"
+
+/* The serialized, uncompressed message in a malloc'd buffer (for tests,
+ * and what prof_pprof_write compresses). */
+uint8_t *prof_pprof_pack(const struct prof *p, size_t *len);
+
+/* Returns 0, or -1 with err on a compression or write error. */
+int prof_pprof_write(const struct prof *p, FILE *f, char *err, size_t errcap);

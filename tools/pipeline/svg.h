@@ -1,0 +1,21 @@
+/* tools/pipeline/svg.h: a flame graph as a standalone SVG, in the conventions
+ * of flamegraph.pl: the root ("all") at the bottom, callees above, each
+ * frame as wide as its share of the samples, siblings in name order, warm
+ * colours chosen from a hash of the name (the same function is the same
+ * colour in every graph). Each frame is a <g> holding a <title>
+ * ("name (N samples, P%)"), a <rect> and, where it fits, a <text>. */
+#pragma once
+#include <stdbool.h>
+#include <stdio.h>
+#include "tools/pipeline/model.h"
+
+#define PROF_SVG_WIDTH   1200   /* the whole image, pixels */
+#define PROF_SVG_XPAD    10     /* left and right margins */
+#define PROF_SVG_FRAME_H 16
+
+/* Pixels per sample: what a frame of n samples is wide. */
+double prof_svg_scale(uint64_t total);
+
+/* Returns 0, or -1 on a write error. */
+int prof_svg_write(const struct prof *p, bool per_kernel, const char *title,
+                   FILE *f);

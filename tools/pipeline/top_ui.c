@@ -1,0 +1,567 @@
+/* tools/pipeline/top_ui.c: `sonde-prof top`, a live view of the hottest
+ * kernel functions over the last W seconds.
+ *
+ * One loop, whatever feeds it: every pass takes what the feeds have
+ * (non-blocking), moves the window to now, draws once a second or after
+ * a key, and waits at most TICK_MS for a key. Sample times are the
+ * host's monotonic clock when the loop took them, so every kernel's
+ * seconds are the user's seconds. */
+#define _GNU_SOURCE
+#include "tools/pipeline/top_ui.h"
+#include <curses.h>
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tools/pipeline/collect.h"
+#include "tools/pipeline/model.h"
+#include "tools/pipeline/record.h"
+#include "tools/pipeline/sym.h"
+#include "tools/pipeline/top.h"
+#include "tools/pipeline/top_view.h"
+#include "tools/common/ushell_client.h"
+#include "tools/common/toolio.h"
+#include "uapi/profile_raw.h"
+
+enum { EXIT_OK = 0, EXIT_USAGE = 2 };
+
+#define TICK_MS     100         /* feeds are drained at least this often */
+#define MAX_KERNELS TOP_KERNELS_MAX
+#define LIVE_SHELL_TIMEOUT_MS 5000  /* a shell silent this long: start/stop fail */
+#define LIVE_SILENT_MS        3000  /* a stream silent this long is given up on */
+#define LIVE_STOP_WAIT_MS     1000  /* after q: the kernels' ENDs */
+
+static const char *prog = "sonde-prof top";
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "usage: sonde-prof top [-w SECONDS] [-n ITERATIONS] [-k KEYFILE] -e ELF [-e ELF ...]\n"
+        "                      HOST[:PORT] [HOST[:PORT] ...]\n"
+        "       sonde-prof top [-w SECONDS] [-n ITERATIONS] -e ELF [-e ELF ...]\n"
+        "                      --replay RAW [--replay RAW ...]\n"
+        "\n"
+        "A live view of the hottest kernel functions over the last SECONDS, refreshed\n"
+        "every second: self share (the function was running), total share (it was\n"
+        "on the stack), a column per kernel when there are several. Keys: q quit,\n"
+        "up/down select, enter or right: the selected function's callers, left or\n"
+        "esc: back. When stdout is not a terminal, the table is printed every second\n"
+        "as plain lines until SIGINT, SIGTERM or ITERATIONS.\n"
+        "  HOST[:PORT]    a kernel's UDP shell; PORT default 9000\n"
+        "  -w SECONDS     the window, %d-%d s (default 5)\n"
+        "  -n ITERATIONS  stop after this many refreshes (default: never)\n"
+        "  -e ELF         the kernel ELF, once for all or once per HOST/RAW in order\n"
+        "  -k KEYFILE     the shells' key (ushkey=), as for record\n"
+        "  --replay RAW   a raw profile (record -r) played again and again at its\n"
+        "                 own rate, as if live; for trying top without a kernel\n",
+        TOP_WINDOW_MIN, TOP_WINDOW_MAX);
+}
+
+struct top_opts {
+    unsigned window;
+    unsigned long iterations;           /* 0: until stopped */
+    const char *elfs[MAX_KERNELS], *inputs[MAX_KERNELS];
+    unsigned nelfs, ninputs;
+    const char *keyfile;
+    bool replay;
+};
+
+static int bad_usage(const char *what, const char *arg)
+{
+    fprintf(stderr, "%s: %s%s (see --help)\n", prog, what, arg ? arg : "");
+    return EXIT_USAGE;
+}
+
+static int push(const char **v, unsigned *n, const char *arg, const char *what)
+{
+    return tool_push_arg(prog, v, n, MAX_KERNELS, arg, what);
+}
+
+static int parse_args(int argc, char **argv, struct top_opts *o)
+{
+    static const struct option longopts[] = {
+        { "replay", required_argument, NULL, 'R' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    int c, bad = 0, nreplay = 0;
+    char *end;
+    o->window = 5;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":w:n:e:k:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'w': {
+            long v = strtol(optarg, &end, 10);
+            if (*optarg < '0' || *optarg > '9' || *end || v < TOP_WINDOW_MIN ||
+                v > TOP_WINDOW_MAX) {
+                fprintf(stderr, "%s: -w %s out of range (%d-%d s)\n", prog,
+                        optarg, TOP_WINDOW_MIN, TOP_WINDOW_MAX);
+                return EXIT_USAGE;
+            }
+            o->window = (unsigned)v;
+            break;
+        }
+        case 'n': {
+            unsigned long v = strtoul(optarg, &end, 10);
+            if (*optarg < '0' || *optarg > '9' || *end || v < 1 || v > 1000000000) {
+                fprintf(stderr, "%s: -n %s out of range (1-1000000000)\n", prog, optarg);
+                return EXIT_USAGE;
+            }
+            o->iterations = v;
+            break;
+        }
+        case 'e': bad |= push(o->elfs, &o->nelfs, optarg, "-e"); break;
+        case 'k': o->keyfile = optarg; break;
+        case 'R': bad |= push(o->inputs, &o->ninputs, optarg, "kernels"); nreplay++; break;
+        case 'h': usage(stdout); exit(EXIT_OK);
+        case ':': return bad_usage("missing value for ", argv[optind - 1]);
+        default: return bad_usage("unknown option ", argv[optind - 1]);
+        }
+    }
+    o->replay = nreplay > 0;
+    if (o->replay && optind < argc)
+        return bad_usage("give HOSTs or --replay, not both: ", argv[optind]);
+    for (; optind < argc; optind++)
+        bad |= push(o->inputs, &o->ninputs, argv[optind], "kernels");
+    if (bad)
+        return EXIT_USAGE;
+    if (!o->ninputs)
+        return bad_usage("no kernel to watch: give HOST[:PORT]", NULL);
+    if (!o->nelfs)
+        return bad_usage("no kernel ELF: give -e ELF (e.g. build/x86_64/kernel.elf)", NULL);
+    if (o->nelfs != 1 && o->nelfs != o->ninputs)
+        return bad_usage(o->replay ? "give -e once, or once per --replay in order"
+                                   : "give -e once, or once per HOST in order", NULL);
+    return EXIT_OK;
+}
+
+/* ---- naming: libdw, one location per distinct address ------------------- */
+
+struct namer {
+    struct prof p;              /* its maps and locations; no chains */
+    struct prof_elf *elfs[MAX_KERNELS];
+    unsigned kmap[MAX_KERNELS]; /* kernel -> map */
+    char buf[32];
+};
+
+static int namer_add(struct namer *nm, unsigned k, const char *path)
+{
+    for (unsigned i = 0; i < nm->p.nmaps; i++)
+        if (strcmp(nm->p.maps[i].pm_path, path) == 0) {
+            nm->kmap[k] = i;
+            return 0;
+        }
+    char err[PROF_ERR_MAX];
+    unsigned m = prof_add_map(&nm->p, path);
+    nm->kmap[k] = m;
+    nm->elfs[m] = prof_elf_open(&nm->p, m, err, sizeof err);
+    if (!nm->elfs[m]) {
+        fprintf(stderr, "%s: %s\n", prog, err);
+        return -1;
+    }
+    if (!nm->p.maps[m].pm_dwarf)
+        fprintf(stderr, "%s: warning: %s has no DWARF debug info: names come "
+                "from the ELF symbol table\n", prog, path);
+    return 0;
+}
+
+/* The function the code belongs to: the outermost of an address's
+ * inlined frames (top.h says why). */
+static const char *namer_name(void *ctx, unsigned k, uint64_t addr, bool ret)
+{
+    struct namer *nm = ctx;
+    unsigned map = nm->kmap[k];
+    struct prof_loc *l = prof_loc_get(&nm->p, map, addr, ret);
+    prof_elf_name(&nm->p, nm->elfs[map], l);
+    if (l->pl_nframes)
+        return l->pl_frames[l->pl_nframes - 1].pf_func;
+    snprintf(nm->buf, sizeof nm->buf, "0x%llx", (unsigned long long)addr);
+    return nm->buf;
+}
+
+static void namer_free(struct namer *nm)
+{
+    for (unsigned i = 0; i < nm->p.nmaps; i++)
+        prof_elf_close(nm->elfs[i]);
+    prof_free(&nm->p);
+}
+
+/* ---- the replay feed ------------------------------------------------------ */
+
+/* A raw profile played in a loop at its own rate: samples / ms, each
+ * chain's count in turn, so every full pass has the profile's shares. */
+struct replay {
+    unsigned kernel;
+    struct praw_chain *chains;
+    size_t nchains, cap;
+    uint64_t samples;
+    uint32_t ms;
+    size_t at;                  /* the cursor: chain, and samples of it fed */
+    uint32_t at_n;
+    uint64_t fed, start_ns;
+};
+
+static int replay_chain(void *ctx, const struct praw_chain *c, unsigned line,
+                        char *err, size_t cap)
+{
+    (void)line, (void)err, (void)cap;
+    struct replay *r = ctx;
+    r->chains = prof_grow(r->chains, &r->cap, r->nchains + 1, sizeof *r->chains);
+    r->chains[r->nchains++] = *c;
+    return 0;
+}
+
+static int replay_open(struct replay *r, unsigned k, const char *path,
+                       struct namer *nm, struct top_model *m)
+{
+    char *text, err[PROF_ERR_MAX], why[PRAW_ERR_MAX];
+    size_t len;
+    struct praw_header h;
+    memset(r, 0, sizeof *r);
+    r->kernel = k;
+    if (prof_read_file(path, &text, &len, err, sizeof err)) {
+        fprintf(stderr, "%s: %s\n", prog, err);
+        return -1;
+    }
+    int rc = praw_parse(text, len, &h, replay_chain, r, why, sizeof why);
+    free(text);
+    if (rc) {
+        fprintf(stderr, "%s: %s: %s\n", prog, path, why);
+        return -1;
+    }
+    const struct prof_map *map = &nm->p.maps[nm->kmap[k]];
+    if (prof_check_build_id(path, h.ph_build_id, map->pm_path, map->pm_build_id,
+                            err, sizeof err)) {
+        fprintf(stderr, "%s: %s\n", prog, err);
+        return -1;
+    }
+    r->samples = h.ph_samples;
+    r->ms = h.ph_ms ? h.ph_ms : 1000;
+    const char *base = strrchr(path, '/');
+    top_set_kernel_info(m, k, base ? base + 1 : path, h.ph_source, h.ph_dropped);
+    return 0;
+}
+
+/* Feeds the samples due by now_ns. */
+static void replay_step(struct replay *r, struct top_model *m, uint64_t now_ns)
+{
+    if (!r->samples)
+        return;
+    if (!r->start_ns)
+        r->start_ns = now_ns;
+    uint64_t due = (uint64_t)((double)(now_ns - r->start_ns) * (double)r->samples /
+                              ((double)r->ms * 1e6));
+    for (; r->fed < due; r->fed++) {
+        const struct praw_chain *c = &r->chains[r->at];
+        top_add_sample(m, r->kernel, now_ns, c->pc_frames, c->pc_depth);
+        if (++r->at_n == c->pc_count) {
+            r->at_n = 0;
+            r->at = (r->at + 1) % r->nchains;
+        }
+    }
+}
+
+/* ---- the terminal ------------------------------------------------------- */
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop = 1;
+}
+
+
+struct screen {
+    bool tty;
+    struct top_grid g;
+    struct top_view v;
+};
+
+static void screen_size(struct screen *s)
+{
+    top_grid_free(&s->g);
+    top_grid_init(&s->g, s->tty ? (unsigned)COLS : 0, s->tty ? (unsigned)LINES : 0);
+}
+
+static void draw(struct screen *s, const struct top_model *m)
+{
+    top_render(m, &s->v, &s->g);
+    if (!s->tty) {
+        unsigned last = s->g.h;
+        while (last > 0 && !top_grid_line(&s->g, last - 1)[0])
+            last--;
+        for (unsigned r = 0; r < last; r++)
+            puts(top_grid_line(&s->g, r));
+        for (unsigned i = 0; i < s->g.w; i++)
+            putchar('-');
+        putchar('\n');
+        fflush(stdout);
+        return;
+    }
+    erase();
+    for (unsigned r = 0; r < s->g.h && (int)r < LINES; r++) {
+        if ((int)r == s->g.hl) {
+            attron(A_REVERSE);
+            mvprintw((int)r, 0, "%-*.*s", COLS, COLS, top_grid_line(&s->g, r));
+            attroff(A_REVERSE);
+        } else {
+            mvaddnstr((int)r, 0, top_grid_line(&s->g, r), COLS);
+        }
+    }
+    refresh();
+}
+
+/* A key from ncurses: -1 none, 0 handled, 1 quit. */
+static int key(struct screen *s, const struct top_model *m, int ch)
+{
+    unsigned rows = s->g.h > 8 ? s->g.h - 8 : 1;
+    switch (ch) {
+    case 'q': case 'Q': return 1;
+    case KEY_UP: case 'k': top_view_key(m, &s->v, TOP_KEY_UP, rows); return 0;
+    case KEY_DOWN: case 'j': top_view_key(m, &s->v, TOP_KEY_DOWN, rows); return 0;
+    case KEY_PPAGE: top_view_key(m, &s->v, TOP_KEY_PGUP, rows); return 0;
+    case KEY_NPAGE: case ' ': top_view_key(m, &s->v, TOP_KEY_PGDN, rows); return 0;
+    case '\n': case '\r': case KEY_ENTER: case KEY_RIGHT: case 'l':
+        top_view_key(m, &s->v, TOP_KEY_ENTER, rows);
+        return 0;
+    case KEY_LEFT: case 27: case KEY_BACKSPACE: case 127: case 'h':
+        top_view_key(m, &s->v, TOP_KEY_BACK, rows);
+        return 0;
+    case KEY_RESIZE: screen_size(s); return 0;
+    }
+    return -1;
+}
+
+/* ---- the live feed: the kernels' profile streams ------------------------ */
+
+struct live {
+    struct pcoll c;
+    struct top_model *m;
+    const struct namer *nm;
+    uint64_t now;               /* the time every record of a poll gets */
+    bool checked[MAX_KERNELS];  /* its META's build id matched the ELF */
+    char err[PROF_ERR_MAX];     /* why the view stops, or "" */
+};
+
+static void live_record(void *ctx, unsigned kernel, uint16_t cpu,
+                        const struct pstr_record *r)
+{
+    (void)cpu;
+    struct live *l = ctx;
+    top_add_sample(l->m, kernel, l->now, r->frames, r->depth);
+}
+
+static const char *state_note(enum pcoll_state st)
+{
+    switch (st) {
+    case PCOLL_STREAMING: case PCOLL_IDLE: return "";
+    case PCOLL_ENDED: return " (ended)";
+    case PCOLL_SILENT: return " (silent)";
+    case PCOLL_RESTARTED: return " (restarted)";
+    case PCOLL_FAILED: return " (failed)";
+    }
+    return "";
+}
+
+/* Takes what came; the header follows each kernel's META, loss and state.
+ * A META whose build id is not the ELF's stops the view: every name
+ * would be wrong. */
+static int live_step(struct live *l, uint64_t now)
+{
+    l->now = now;
+    if (pcoll_poll(&l->c, 0) < 0) {
+        snprintf(l->err, sizeof l->err, "the collector's socket failed");
+        return -1;
+    }
+    for (unsigned i = 0; i < l->c.n; i++) {
+        const struct pcoll_kernel *k = &l->c.k[i];
+        char name[HOSTADDR_NAME_MAX + 16];
+        snprintf(name, sizeof name, "%s%s", k->name, state_note(k->state));
+        top_set_kernel_info(l->m, i, name, k->s.have_meta ? k->s.meta.source : "",
+                            k->s.lost_records + pstream_drops(&k->s));
+        if (!k->s.have_meta || l->checked[i])
+            continue;
+        const struct prof_map *map = &l->nm->p.maps[l->nm->kmap[i]];
+        if (prof_check_build_id(k->name, k->s.meta.build_id, map->pm_path,
+                                map->pm_build_id, l->err, sizeof l->err))
+            return -1;
+        l->checked[i] = true;
+    }
+    return 0;
+}
+
+struct feeds {
+    struct replay r[MAX_KERNELS];
+    unsigned nr;
+    struct live *live;
+};
+
+static int feeds_step(struct feeds *f, struct top_model *m, uint64_t now)
+{
+    for (unsigned i = 0; i < f->nr; i++)
+        replay_step(&f->r[i], m, now);
+    return f->live ? live_step(f->live, now) : 0;
+}
+
+/* Sleeps until a key, a datagram or wait_ms. */
+static void feeds_wait(const struct feeds *f, bool tty, int wait_ms)
+{
+    struct pollfd p[2];
+    nfds_t n = 0;
+    if (tty)
+        p[n++] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
+    if (f->live)
+        p[n++] = (struct pollfd){ .fd = f->live->c.fd, .events = POLLIN };
+    poll(n ? p : NULL, n, wait_ms);
+}
+
+static int run(struct top_model *m, struct feeds *f, unsigned long iterations)
+{
+    struct screen s = { .tty = isatty(STDOUT_FILENO) };
+    top_view_init(&s.v);
+    s.v.plain = !s.tty;
+    if (s.tty) {
+        initscr();
+        cbreak();
+        noecho();
+        keypad(stdscr, TRUE);
+        set_escdelay(25);
+        curs_set(0);
+        timeout(0);             /* keys are read once poll says there are some */
+    }
+    screen_size(&s);
+    uint64_t next = tool_mono_ns();
+    /* The replays start on the clock the refreshes count from, so the
+     * table drawn at 1 s holds exactly one pass of each profile. */
+    for (unsigned i = 0; i < f->nr; i++)
+        f->r[i].start_ns = next;
+    unsigned long drawn = 0;
+    int rc = EXIT_OK;
+    while (!stop && (!iterations || drawn < iterations)) {
+        uint64_t now = tool_mono_ns();
+        if (feeds_step(f, m, now)) {
+            rc = EXIT_USAGE;
+            break;
+        }
+        top_advance(m, now);
+        if (now >= next) {
+            draw(&s, m);
+            drawn++;
+            next += 1000000000ull;
+            if (next < now)     /* suspended a while: no burst of redraws */
+                next = now + 1000000000ull;
+            continue;
+        }
+        int wait = (int)((next - now) / 1000000) + 1;
+        feeds_wait(f, s.tty, wait < TICK_MS ? wait : TICK_MS);
+        int r = -1, ch;
+        while (s.tty && (ch = getch()) != ERR) {
+            int k = key(&s, m, ch);
+            if (k == 1) {
+                r = 1;
+                break;
+            }
+            if (k == 0)
+                r = 0;
+        }
+        if (r == 1)
+            break;
+        if (r == 0)
+            draw(&s, m);
+    }
+    if (s.tty)
+        endwin();
+    top_grid_free(&s.g);
+    return rc;
+}
+
+/* Starts every kernel's stream (until stopped); the collector's messages
+ * go to errs while the screen is ncurses', and to stderr after. */
+static int live_open(struct live *l, const struct top_opts *o, const uint8_t *key,
+                     FILE *errs)
+{
+    struct pcoll_opts po = {
+        .prog = prog, .err = stderr, .key = key,
+        .shell_timeout_ms = LIVE_SHELL_TIMEOUT_MS,
+        .silent_ms = LIVE_SILENT_MS,
+    };
+    if (pcoll_open(&l->c, &po, o->inputs, o->ninputs, live_record, l))
+        return EXIT_USAGE;
+    for (unsigned i = 0; i < o->ninputs; i++)
+        top_set_kernel_info(l->m, i, l->c.k[i].name, "", 0);
+    if (isatty(STDERR_FILENO))
+        fprintf(stderr, "%s: starting the streams of %u kernel%s ...\n", prog,
+                o->ninputs, o->ninputs > 1 ? "s" : "");
+    int rc = pcoll_start(&l->c, 0, "all");
+    if (rc == 0 && errs)
+        l->c.o.err = errs;
+    return rc;
+}
+
+int prof_top_main(int argc, char **argv)
+{
+    struct top_opts o;
+    memset(&o, 0, sizeof o);
+    int rc = parse_args(argc, argv, &o);
+    if (rc)
+        return rc;
+    static uint8_t key_bytes[USHP_KEY_LEN];
+    if (o.keyfile && ushc_load_key(o.keyfile, key_bytes, stderr, prog) < 0)
+        return EXIT_USAGE;
+    static struct namer nm;
+    static struct feeds f;
+    static struct live l;
+    prof_init(&nm.p);
+    struct top_model *m = top_new(o.window, namer_name, &nm);
+    for (unsigned k = 0; k < o.ninputs && rc == 0; k++) {
+        if (namer_add(&nm, k, o.elfs[o.nelfs == 1 ? 0 : k]))
+            rc = EXIT_USAGE;
+        else if (o.replay && replay_open(&f.r[k], k, o.inputs[k], &nm, m))
+            rc = EXIT_USAGE;
+        f.nr = o.replay ? k + 1 : 0;
+    }
+    char *errbuf = NULL;
+    size_t errlen = 0;
+    FILE *errs = NULL;
+    if (rc == 0 && !o.replay) {
+        l.m = m;
+        l.nm = &nm;
+        if (isatty(STDOUT_FILENO))
+            errs = open_memstream(&errbuf, &errlen);
+        rc = live_open(&l, &o, o.keyfile ? key_bytes : NULL, errs);
+        f.live = &l;
+    }
+    if (rc == 0) {
+        struct sigaction sa = { .sa_handler = on_signal };
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        rc = run(m, &f, o.iterations);
+    }
+    if (f.live) {
+        if (l.c.o.err == errs && errs)
+            l.c.o.err = stderr;
+        if (rc == 0 || l.err[0])
+            pcoll_stop(&l.c, LIVE_STOP_WAIT_MS);
+        pcoll_close(&l.c);
+    }
+    if (errs) {
+        fclose(errs);
+        if (errlen)
+            fputs(errbuf, stderr);
+        free(errbuf);
+    }
+    if (l.err[0])
+        fprintf(stderr, "%s: %s\n", prog, l.err);
+    for (unsigned i = 0; i < f.nr; i++)
+        free(f.r[i].chains);
+    top_free(m);
+    namer_free(&nm);
+    return rc;
+}

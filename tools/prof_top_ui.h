@@ -1,9 +1,0 @@
-/* tools/prof_top_ui.h: `sonde-prof top`, the command: options, naming
- * with libdw, the feeds (a replayed raw profile; live streams) and the
- * terminal (ncurses, or plain lines when stdout is not a terminal).
- * The model and the screen are tools/prof_top.h and prof_top_view.h. */
-#pragma once
-
-/* argv[0] is "top". Returns the exit status: 0, or 2 for bad usage or
- * input. */
-int prof_top_main(int argc, char **argv);
