@@ -1,6 +1,6 @@
 /* drivers/virtio.h: a virtio transport, as a device driver sees it.
  *
- * The same device (virtio-net) sits behind different buses: the legacy
+ * The same device (virtio-net, virtio-rng) sits behind different buses: the legacy
  * PCI I/O-port block on x86 (drivers/virtio_pci.c), a virtio-mmio
  * register window on arm64's QEMU virt (drivers/virtio_mmio.c). A driver
  * talks to the transport only through these operations, so the ring
@@ -25,6 +25,12 @@
 #define VIRTIO_F_VERSION_1   (1ull << 32)   /* a modern device: offered only by one */
 
 #define VIRTIO_ID_NET        1              /* device type (virtio-mmio DeviceID) */
+#define VIRTIO_ID_RNG        4              /* the entropy source */
+/* PCI: the vendor, and a transitional device's ID (0x1000 + type - 1:
+ * virtio 1.0 section 4.1.2.1), the one with the legacy I/O BAR. */
+#define VIRTIO_PCI_VENDOR    0x1af4
+#define VIRTIO_PCI_ID_NET    0x1000
+#define VIRTIO_PCI_ID_RNG    0x1005
 #define VIRTIO_QUEUE_ALIGN   4096           /* used ring alignment of the legacy layout */
 
 struct virtio_transport;
@@ -56,6 +62,8 @@ struct virtio_transport {
 };
 
 /* The first device of this kind on each bus (the driver resets it); NULL
- * if there is none (silently) or it cannot be used (after a message). */
+ * if there is none (silently) or it cannot be used (after a message).
+ * Each device has a transport of its own (a few at most); probing the same
+ * device again returns the same one. */
 struct virtio_transport *virtio_pci_probe(uint16_t vendor, uint16_t device);
 struct virtio_transport *virtio_mmio_probe(uint32_t device_id);

@@ -47,13 +47,18 @@
 #define VM_MAGIC_VALUE    0x74726976u
 #define VM_PAGE           4096u
 
+/* One per device in use (virtio-net, virtio-rng): each driver keeps its
+ * transport for good, so a second probe must not reuse the first's. */
+#define VMMIO_MAX 4
+
 static struct vmmio {
     struct virtio_transport t;    /* first: the driver's pointer is ours */
     volatile uint8_t *regs;
     uint64_t base;
     unsigned irq;
     unsigned version;
-} vmmio;
+} vmmio[VMMIO_MAX];
+static int vmmio_n;
 
 static struct vmmio *V(struct virtio_transport *t) { return (struct vmmio *)t; }
 
@@ -171,6 +176,20 @@ static const struct virtio_ops vm_ops = {
     .irq_attach = vm_irq_attach,
 };
 
+/* The window's transport: the one it had if probed before, else a free one. */
+static struct vmmio *vmmio_slot(uint64_t base)
+{
+    for (int i = 0; i < vmmio_n; i++)
+        if (vmmio[i].base == base)
+            return &vmmio[i];
+    if (vmmio_n == VMMIO_MAX) {
+        kprintf("virtio-mmio: 0x%lx: already %d devices in use: device not used\n",
+                (unsigned long)base, VMMIO_MAX);
+        return NULL;
+    }
+    return &vmmio[vmmio_n++];
+}
+
 /* QEMU fills the windows from the top down, so the first device on the
  * command line is in the last window: look at them all. */
 struct virtio_transport *virtio_mmio_probe(uint32_t device_id)
@@ -194,15 +213,18 @@ struct virtio_transport *virtio_mmio_probe(uint32_t device_id)
                     (unsigned long)devs[i].base);
             continue;
         }
-        vmmio.regs = r;
-        vmmio.base = devs[i].base;
-        vmmio.irq = devs[i].irq;
-        vmmio.version = version;
-        vmmio.t.ops = &vm_ops;
-        vmmio.t.modern = version == 2;
-        fmt_snprintf(vmmio.t.where, sizeof vmmio.t.where, "mmio 0x%lx v%u irq %u",
-                     (unsigned long)vmmio.base, version, vmmio.irq);
-        return &vmmio.t;
+        struct vmmio *v = vmmio_slot(devs[i].base);
+        if (!v)
+            return NULL;
+        v->regs = r;
+        v->base = devs[i].base;
+        v->irq = devs[i].irq;
+        v->version = version;
+        v->t.ops = &vm_ops;
+        v->t.modern = version == 2;
+        fmt_snprintf(v->t.where, sizeof v->t.where, "mmio 0x%lx v%u irq %u",
+                     (unsigned long)v->base, version, v->irq);
+        return &v->t;
     }
     return NULL;
 }

@@ -24,6 +24,7 @@
  * xmit (the TX queue asks for no interrupts at all). */
 #include "drivers/virtio_net.h"
 #include "drivers/virtio.h"
+#include "drivers/virtqueue.h"
 #include "hal/cpu.h"
 #include "hal/mem.h"
 #include "kernel/console.h"
@@ -36,12 +37,6 @@
 #define VIO_NET_MAC        0      /* device config: 6 bytes */
 #define VIRTIO_NET_F_MAC   (1u << 5)
 
-#define VQ_DESC_F_NEXT  1
-#define VQ_DESC_F_WRITE 2
-#define VQ_AVAIL_F_NO_INTERRUPT 1
-#define VQ_USED_F_NO_NOTIFY 1
-#define VQ_ALIGN VIRTIO_QUEUE_ALIGN
-
 #define VNET_HDR_LEGACY 10        /* legacy virtio_net_hdr without num_buffers */
 #define VNET_HDR_MODERN 12        /* virtio 1.0: num_buffers always there */
 #define SLOT_SIZE     2048        /* header + a 1514-byte frame, rounded */
@@ -50,35 +45,17 @@
 #define Q_RX 0
 #define Q_TX 1
 
-struct vq_desc {
-    uint64_t addr;
-    uint32_t len;
-    uint16_t flags;
-    uint16_t next;
-};
-
-struct vq_used_elem {
-    uint32_t id;                  /* head descriptor of the chain */
-    uint32_t len;                 /* bytes the device wrote (RX) */
-};
-
-/* One split virtqueue in the legacy layout: descriptor table, then the
- * available ring, then (at the next 4096 boundary) the used ring. */
-struct vq {
-    uint16_t index, size;         /* queue number; entries (a power of two) */
+/* A queue and the frame buffers its fixed chains point into. */
+struct vnq {
+    struct vq q;
     uint16_t nslots;              /* frames in use: min(size / 2, MAX_SLOTS) */
-    struct vq_desc *desc;
-    volatile uint16_t *avail;     /* flags, idx, ring[size], used_event */
-    volatile uint8_t *used;       /* flags, idx, ring[size] of used_elem */
-    uint16_t avail_idx;           /* next avail idx we publish */
-    uint16_t used_seen;           /* used entries consumed so far */
     uint8_t *buf;                 /* nslots * SLOT_SIZE */
 };
 
 static struct {
     struct virtio_transport *t;
     uint16_t hdr_len;             /* VNET_HDR_LEGACY or VNET_HDR_MODERN */
-    struct vq rx, tx;
+    struct vnq rx, tx;
     struct netdev nd;
     struct waitq rx_wq;
     spinlock_t tx_lock;
@@ -89,81 +66,22 @@ static struct {
     uint64_t irqs, rx_frames, tx_frames, tx_full, tx_waits;
 } vn = { .rx_wq = WAITQ_INIT, .tx_lock = SPINLOCK_INIT };
 
-static uint16_t vq_used_idx(const struct vq *q)
-{
-    return __atomic_load_n((const volatile uint16_t *)(q->used + 2), __ATOMIC_ACQUIRE);
-}
-
-static struct vq_used_elem vq_used_elem(const struct vq *q, uint16_t i)
-{
-    const volatile struct vq_used_elem *e =
-        (const volatile struct vq_used_elem *)(q->used + 4) + (i & (q->size - 1));
-    return (struct vq_used_elem){ e->id, e->len };
-}
-
-/* Put chain head `head` in the next avail slot; visible after vq_publish. */
-static void vq_push(struct vq *q, uint16_t head)
-{
-    q->avail[2 + (q->avail_idx & (q->size - 1))] = head;
-    q->avail_idx++;
-}
-
-/* Publish pushed entries: the ring entries must be visible before the idx
- * that covers them (release), and the idx before the notify (full fence:
- * the notify is a port or MMIO write the device acts on at once). */
-static void vq_publish(struct vq *q)
-{
-    __atomic_store_n(&q->avail[1], q->avail_idx, __ATOMIC_RELEASE);
-}
-
-/* The device sets VQ_USED_F_NO_NOTIFY while it is working through the
- * ring anyway (QEMU: whenever the RX ring has buffers, and while it drains
- * TX). Skipping the notify write then matters: under emulation each one is
- * an exit to the device model, the costliest thing on the path. The fence
- * orders our avail idx store before the flag load: otherwise we could read
- * a stale "no notify" while the device, having looked at the old idx,
- * goes to sleep, and the new entries would wait for the next notify. */
-static void vq_notify(struct vq *q)
-{
-    __sync_synchronize();
-    if (__atomic_load_n((const volatile uint16_t *)q->used, __ATOMIC_ACQUIRE) & VQ_USED_F_NO_NOTIFY)
-        return;
-    vn.t->ops->notify(vn.t, q->index);
-}
-
-/* Unconditional, for bring-up. */
-static void vq_kick(struct vq *q)
-{
-    __sync_synchronize();
-    vn.t->ops->notify(vn.t, q->index);
-}
-
 static size_t align_up(size_t v, size_t a) { return (v + a - 1) & ~(a - 1); }
 
-/* Size, allocate and register queue `index`; fill its fixed chains. */
-static const char *vq_setup(struct vq *q, uint16_t index, bool device_writes)
+/* Set up queue `index` and its buffers; fill its fixed chains. */
+static const char *vnq_setup(struct vnq *n, uint16_t index, bool device_writes)
 {
-    uint16_t size = vn.t->ops->queue_max(vn.t, index);
-    if (size < 2 || (size & (size - 1)))
-        return "queue size not a power of two >= 2";
-    size_t avail_end = 16u * size + 2 * (3u + size);
-    size_t used_off = align_up(avail_end, VQ_ALIGN);
-    size_t total = used_off + align_up(2 * 3u + 8u * size, VQ_ALIGN);
-    uint8_t *mem = page_alloc(total / PAGE_SIZE);
-    q->index = index;
-    q->size = size;
-    q->nslots = size / 2 < MAX_SLOTS ? size / 2 : MAX_SLOTS;
-    q->buf = page_alloc(align_up((size_t)q->nslots * SLOT_SIZE, PAGE_SIZE) / PAGE_SIZE);
-    if (!mem || !q->buf)
-        return "out of memory for the queues";
-    q->desc = (struct vq_desc *)mem;
-    q->avail = (volatile uint16_t *)(mem + 16u * size);
-    q->used = mem + used_off;
-    q->avail_idx = q->used_seen = 0;
-
+    struct vq *q = &n->q;
+    const char *err = vq_setup(q, vn.t, index);
+    if (err)
+        return err;
+    n->nslots = q->size / 2 < MAX_SLOTS ? q->size / 2 : MAX_SLOTS;
+    n->buf = page_alloc(align_up((size_t)n->nslots * SLOT_SIZE, PAGE_SIZE) / PAGE_SIZE);
+    if (!n->buf)
+        return "out of memory for the buffers";
     uint16_t wflag = device_writes ? VQ_DESC_F_WRITE : 0;
-    for (uint16_t s = 0; s < q->nslots; s++) {
-        uint64_t b = va_to_pa(q->buf + (size_t)s * SLOT_SIZE);
+    for (uint16_t s = 0; s < n->nslots; s++) {
+        uint64_t b = va_to_pa(n->buf + (size_t)s * SLOT_SIZE);
         struct vq_desc *h = &q->desc[2 * s], *d = &q->desc[2 * s + 1];
         h->addr = b;
         h->len = vn.hdr_len;
@@ -174,8 +92,7 @@ static const char *vq_setup(struct vq *q, uint16_t index, bool device_writes)
         d->flags = wflag;
         d->next = 0;
     }
-    uint64_t pa = va_to_pa(mem);
-    return vn.t->ops->queue_setup(vn.t, index, size, pa, pa + 16u * size, pa + used_off);
+    return NULL;
 }
 
 /* ---- transmit ---- */
@@ -183,9 +100,9 @@ static const char *vq_setup(struct vq *q, uint16_t index, bool device_writes)
 /* Take back the slots the device has finished with. Under tx_lock. */
 static void tx_reclaim(void)
 {
-    uint16_t idx = vq_used_idx(&vn.tx);
-    while (vn.tx.used_seen != idx) {
-        struct vq_used_elem e = vq_used_elem(&vn.tx, vn.tx.used_seen++);
+    uint16_t idx = vq_used_idx(&vn.tx.q);
+    while (vn.tx.q.used_seen != idx) {
+        struct vq_used_elem e = vq_used_elem(&vn.tx.q, vn.tx.q.used_seen++);
         uint32_t slot = e.id / 2;
         /* A device returning nonsense (an id that heads no chain, a slot
          * it already returned) must not put a slot on the free stack
@@ -226,10 +143,10 @@ static int vn_xmit(struct netdev *dev, const void *frame, size_t len)
     uint16_t slot = vn.tx_free[--vn.tx_nfree];
     vn.tx_busy[slot] = true;
     memcpy(vn.tx.buf + (size_t)slot * SLOT_SIZE + vn.hdr_len, frame, len);
-    vn.tx.desc[2 * slot + 1].len = (uint32_t)len;
-    vq_push(&vn.tx, (uint16_t)(2 * slot));
-    vq_publish(&vn.tx);
-    vq_notify(&vn.tx);
+    vn.tx.q.desc[2 * slot + 1].len = (uint32_t)len;
+    vq_push(&vn.tx.q, (uint16_t)(2 * slot));
+    vq_publish(&vn.tx.q);
+    vq_notify(&vn.tx.q);
     spin_unlock(&vn.tx_lock, f);
     __atomic_fetch_add(&vn.tx_frames, 1, __ATOMIC_RELAXED);
     return 0;
@@ -250,13 +167,7 @@ static void vn_irq(void *arg)
 
 static bool rx_pending(void *arg)
 {
-    return vq_used_idx(&vn.rx) != vn.rx.used_seen;
-}
-
-static void rx_set_interrupts(bool on)
-{
-    vn.rx.avail[0] = on ? 0 : VQ_AVAIL_F_NO_INTERRUPT;
-    __sync_synchronize();
+    return vq_used_idx(&vn.rx.q) != vn.rx.q.used_seen;
 }
 
 /* Hand every used RX buffer to the stack and repost it. Only this task
@@ -264,10 +175,10 @@ static void rx_set_interrupts(bool on)
  * since net_rx may transmit (ARP replies, echo replies). */
 __attribute__((noinline)) static void rx_drain(void)   /* its own frame in profiles */
 {
-    uint16_t idx = vq_used_idx(&vn.rx);
+    uint16_t idx = vq_used_idx(&vn.rx.q);
     unsigned n = 0;
-    while (vn.rx.used_seen != idx) {
-        struct vq_used_elem e = vq_used_elem(&vn.rx, vn.rx.used_seen++);
+    while (vn.rx.q.used_seen != idx) {
+        struct vq_used_elem e = vq_used_elem(&vn.rx.q, vn.rx.q.used_seen++);
         uint32_t slot = e.id / 2;
         if (slot >= vn.rx.nslots || (e.id & 1))
             continue;                 /* nonsense from the device: skip it */
@@ -278,12 +189,12 @@ __attribute__((noinline)) static void rx_drain(void)   /* its own frame in profi
         } else {
             NET_COUNT(drop_truncated);
         }
-        vq_push(&vn.rx, (uint16_t)(2 * slot));
-        vq_publish(&vn.rx);           /* the buffer is back at once */
+        vq_push(&vn.rx.q, (uint16_t)(2 * slot));
+        vq_publish(&vn.rx.q);         /* the buffer is back at once */
         if (++n % 32 == 0)
-            vq_notify(&vn.rx);        /* a device starved of buffers resumes */
-        if (vn.rx.used_seen == idx)
-            idx = vq_used_idx(&vn.rx);
+            vq_notify(&vn.rx.q);      /* a device starved of buffers resumes */
+        if (vn.rx.q.used_seen == idx)
+            idx = vq_used_idx(&vn.rx.q);
     }
     /* One kick per batch even if the device said it needs none: QEMU keeps
      * frames that came while the ring was empty in its own queue and
@@ -291,7 +202,7 @@ __attribute__((noinline)) static void rx_drain(void)   /* its own frame in profi
      * wait for its main loop, which a flood from the host keeps busy
      * (measured: 1024-byte receive fell from ~75k to ~8k datagrams/s). */
     if (n)
-        vq_kick(&vn.rx);
+        vq_kick(&vn.rx.q);
 }
 
 static void vn_rx_task(void *arg)
@@ -302,9 +213,9 @@ static void vn_rx_task(void *arg)
          * them. Interrupts back on, then one more look, or a frame that
          * came in between would wait for the next one. */
         for (;;) {
-            rx_set_interrupts(false);
+            vq_set_interrupts(&vn.rx.q, false);
             rx_drain();
-            rx_set_interrupts(true);
+            vq_set_interrupts(&vn.rx.q, true);
             if (!rx_pending(NULL))
                 break;
         }
@@ -346,9 +257,9 @@ struct netdev *virtio_net_probe(struct virtio_transport *t)
     }
     vn.hdr_len = (want & VIRTIO_F_VERSION_1) ? VNET_HDR_MODERN : VNET_HDR_LEGACY;
 
-    const char *err = vq_setup(&vn.rx, Q_RX, true);
+    const char *err = vnq_setup(&vn.rx, Q_RX, true);
     if (!err)
-        err = vq_setup(&vn.tx, Q_TX, false);
+        err = vnq_setup(&vn.tx, Q_TX, false);
     if (err)
         return vn_fail(err);
 
@@ -366,10 +277,10 @@ struct netdev *virtio_net_probe(struct virtio_transport *t)
     for (uint16_t s = 0; s < vn.tx.nslots; s++)
         vn.tx_free[vn.tx_nfree++] = s;
     /* TX completions are reclaimed when sending; no interrupt wanted. */
-    vn.tx.avail[0] = VQ_AVAIL_F_NO_INTERRUPT;
+    vq_set_interrupts(&vn.tx.q, false);
     for (uint16_t s = 0; s < vn.rx.nslots; s++)
-        vq_push(&vn.rx, (uint16_t)(2 * s));
-    vq_publish(&vn.rx);
+        vq_push(&vn.rx.q, (uint16_t)(2 * s));
+    vq_publish(&vn.rx.q);
     return &vn.nd;
 }
 
@@ -387,9 +298,9 @@ int virtio_net_start(void)
     if (vn.hdr_len == VNET_HDR_MODERN)
         status |= VIRTIO_S_FEATURES_OK;
     vn.t->ops->set_status(vn.t, status);
-    vq_kick(&vn.rx);                                   /* buffers are there */
+    vq_kick(&vn.rx.q);                                 /* buffers are there */
     kprintf("virtio-net: %s, rx %u tx %u buffers (queues %u/%u)\n",
-            vn.t->where, vn.rx.nslots, vn.tx.nslots, vn.rx.size, vn.tx.size);
+            vn.t->where, vn.rx.nslots, vn.tx.nslots, vn.rx.q.size, vn.tx.q.size);
     return 0;
 }
 
@@ -403,7 +314,7 @@ int virtio_net_print(struct printer *p)
         return 1;
     }
     pr_printf(p, "virtio-net %s: rx %u/%u buffers, tx %u/%u slots\n",
-              vn.t->where, vn.rx.nslots, vn.rx.size, vn.tx.nslots, vn.tx.size);
+              vn.t->where, vn.rx.nslots, vn.rx.q.size, vn.tx.nslots, vn.tx.q.size);
     pr_printf(p, "interrupts %lu, rx frames %lu, tx frames %lu, tx ring full: waited %lu, dropped %lu\n",
               stat(&vn.irqs), stat(&vn.rx_frames), stat(&vn.tx_frames),
               stat(&vn.tx_waits), stat(&vn.tx_full));

@@ -22,11 +22,16 @@
 #define VIO_ISR            0x13   /* 8: reading it acks the interrupt */
 #define VIO_CONFIG         0x14   /* device-specific configuration */
 
+/* One per device in use (virtio-net, virtio-rng): each driver keeps its
+ * transport for good, so a second probe must not reuse the first's. */
+#define VPCI_MAX 4
+
 static struct vpci {
     struct virtio_transport t;    /* first: the driver's pointer is ours */
     uint16_t io;
     uint8_t irq;
-} vpci;
+} vpci[VPCI_MAX];
+static int vpci_n;
 
 static struct vpci *V(struct virtio_transport *t) { return (struct vpci *)t; }
 
@@ -103,19 +108,32 @@ struct virtio_transport *virtio_pci_probe(uint16_t vendor, uint16_t device)
         return NULL;
     uint16_t io = pci_bar_io(d, 0);
     if (!io) {
-        kprintf("virtio-net: %02x:%02x.%x: BAR0 is not an I/O BAR "
-                "(modern-only device? use disable-modern=on)\n", d->bus, d->dev, d->fn);
+        kprintf("virtio-pci: %02x:%02x.%x (%04x:%04x): BAR0 is not an I/O BAR "
+                "(modern-only device? use disable-modern=on): device not used\n",
+                d->bus, d->dev, d->fn, vendor, device);
         return NULL;
     }
     if (!d->irq_pin || d->irq_line == 0 || d->irq_line == 0xff) {
-        kprintf("virtio-net: no interrupt line assigned: device not used\n");
+        kprintf("virtio-pci: %02x:%02x.%x (%04x:%04x): no interrupt line assigned: "
+                "device not used\n", d->bus, d->dev, d->fn, vendor, device);
         return NULL;
     }
-    vpci.io = io;
-    vpci.irq = d->irq_line;
-    vpci.t.ops = &vpci_ops;
-    vpci.t.modern = false;
-    fmt_snprintf(vpci.t.where, sizeof vpci.t.where, "io 0x%x irq %u", vpci.io, vpci.irq);
+    struct vpci *v = NULL;
+    for (int i = 0; i < vpci_n && !v; i++)
+        if (vpci[i].io == io)
+            v = &vpci[i];                              /* probed again: the same one */
+    if (!v && vpci_n == VPCI_MAX) {
+        kprintf("virtio-pci: %02x:%02x.%x: already %d devices in use: device not used\n",
+                d->bus, d->dev, d->fn, VPCI_MAX);
+        return NULL;
+    }
+    if (!v)
+        v = &vpci[vpci_n++];
+    v->io = io;
+    v->irq = d->irq_line;
+    v->t.ops = &vpci_ops;
+    v->t.modern = false;
+    fmt_snprintf(v->t.where, sizeof v->t.where, "io 0x%x irq %u", v->io, v->irq);
     pci_enable(d, 1 | 4);                              /* I/O space, bus master */
-    return &vpci.t;
+    return &v->t;
 }

@@ -2,9 +2,11 @@
  * retries, the health check.
  *
  * The source is chosen once, at boot: the CPU's own instruction where its
- * ID registers say it exists (arch/<arch>: RDRAND, RNDR), else none. Never
- * a clock or a counter: with no source entropy_source() is NULL and
- * entropy_get fails, so a caller that needs secrecy can refuse.
+ * ID registers say it exists (arch/<arch>: RDRAND, RNDR), else a virtio-rng
+ * device (drivers/virtio_rng.c: on PCI on x86, on virtio-mmio on arm64),
+ * else none. Never a clock or a counter: with no source entropy_source()
+ * is NULL and entropy_get fails, so a caller that needs secrecy can refuse.
+ * Like kernel/netboot.c, this is where the buses are asked for the device.
  *
  * Two checks keep a broken source from passing for a working one:
  *   - the instruction gets ENTROPY_CPU_TRIES tries per word. Ten failures
@@ -21,6 +23,8 @@
  * One lock serialises the draws: the repetition check needs the previous
  * word, and a device source has one buffer in flight. Draws are rare (a
  * boot epoch, a challenge), so a sleeping mutex costs nothing. */
+#include "drivers/virtio.h"
+#include "drivers/virtio_rng.h"
 #include "hal/entropy.h"
 #include "kernel/console.h"
 #include "kernel/entropy.h"
@@ -35,7 +39,7 @@
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
-enum ent_src { ENT_NONE, ENT_CPU };
+enum ent_src { ENT_NONE, ENT_CPU, ENT_VIRTIO };
 
 static struct {
     enum ent_src src;
@@ -63,6 +67,8 @@ static bool cpu_word(uint64_t *w)
 /* n words from the source; NULL, or what went wrong. */
 static const char *source_words(uint64_t *w, size_t n)
 {
+    if (ent.src == ENT_VIRTIO)
+        return virtio_rng_read(w, n * sizeof w[0]) ? NULL : "the device gave no bytes (see above)";
     for (size_t i = 0; i < n; i++)
         if (!cpu_word(&w[i]))
             return "no value in " STR(ENTROPY_CPU_TRIES) " tries in a row";
@@ -155,14 +161,26 @@ static bool source_try(enum ent_src src, const char *name)
     return false;
 }
 
+/* The first virtio-rng device: on PCI (x86), else on virtio-mmio (arm64). */
+static bool virtio_found(void)
+{
+    struct virtio_transport *t = virtio_pci_probe(VIRTIO_PCI_VENDOR, VIRTIO_PCI_ID_RNG);
+    if (!t)
+        t = virtio_mmio_probe(VIRTIO_ID_RNG);
+    return virtio_rng_probe(t) == 0;
+}
+
 static void entropy_choose(void)
 {
     mutex_lock(&ent_lock);
     const char *cpu = cpu_rng_name();
     if (cpu && source_try(ENT_CPU, cpu))
         kprintf("entropy: %s (the CPU's instruction)\n", cpu);
+    else if (virtio_found() && source_try(ENT_VIRTIO, "virtio-rng"))
+        kprintf("entropy: virtio-rng (%s)\n", virtio_rng_where());
     else
-        kprintf("entropy: none: no RDRAND/RNDR on this CPU (ushkey= cannot be used)\n");
+        kprintf("entropy: none: no %s on this CPU and no usable virtio-rng device "
+                "(ushkey= cannot be used)\n", cpu ? cpu : "RDRAND/RNDR");
     mutex_unlock(&ent_lock);
 }
 
@@ -171,11 +189,15 @@ void entropy_init(void) { once(&ent_once, entropy_choose); }
 void entropy_print(struct printer *p)
 {
     const char *s = entropy_source();
-    if (s)
+    if (s && ent.src == ENT_VIRTIO) {
+        pr_printf(p, "entropy:      %s (%lu words drawn)\n", s, (unsigned long)ent.words);
+        virtio_rng_print(p);
+    } else if (s) {
         pr_printf(p, "entropy:      %s (%lu words drawn, %lu empty tries)\n", s,
                   (unsigned long)ent.words, (unsigned long)ent.retries);
-    else if (ent.fail_name)
+    } else if (ent.fail_name) {
         pr_printf(p, "entropy:      none (%s failed: %s)\n", ent.fail_name, ent.fail_why);
-    else
+    } else {
         pr_printf(p, "entropy:      none\n");
+    }
 }

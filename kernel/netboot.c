@@ -91,7 +91,7 @@ static void net_boot_dev(const struct cmdline *cl, int k, const uint8_t *key)
         gw = 0;
     }
 
-    struct virtio_transport *t = virtio_pci_probe(0x1af4, 0x1000);
+    struct virtio_transport *t = virtio_pci_probe(VIRTIO_PCI_VENDOR, VIRTIO_PCI_ID_NET);
     if (!t)
         t = virtio_mmio_probe(VIRTIO_ID_NET);
     struct netdev *dev = virtio_net_probe(t);

@@ -138,11 +138,12 @@ void net_print(struct printer *p)
     pr_printf(p, "tx frames %lu bytes %lu\n", stat(&s->tx_frames), stat(&s->tx_bytes));
     pr_printf(p, "ignored (not for us) %lu\n", stat(&s->rx_ignored));
     pr_printf(p, "drops: bad checksum %lu, truncated %lu, unknown protocol %lu, "
-              "no handler %lu, no buffer %lu, fragment %lu, arp %lu, bad source %lu\n",
+              "no handler %lu, no buffer %lu, fragment %lu, arp %lu, bad source %lu, "
+              "broadcast %lu\n",
               stat(&s->drop_bad_csum), stat(&s->drop_truncated),
               stat(&s->drop_unknown_proto), stat(&s->drop_no_handler),
               stat(&s->drop_no_buffer), stat(&s->drop_fragment), stat(&s->drop_arp),
-              stat(&s->drop_bad_source));
+              stat(&s->drop_bad_source), stat(&s->drop_broadcast));
     for (struct net_app_stats *a = __atomic_load_n(&net_apps, __ATOMIC_ACQUIRE); a; a = a->next)
         a->print(p);
 }

@@ -118,6 +118,11 @@ bool ipv4_is_broadcast(uint32_t dst)
            (dst & ~net_netmask) == ~net_netmask;
 }
 
+bool ipv4_is_group(uint32_t dst)
+{
+    return ipv4_is_broadcast(dst) || (dst >> 28) == 0xe;
+}
+
 bool ipv4_source_unanswerable(uint32_t src)
 {
     uint8_t top = (uint8_t)(src >> 24);

@@ -56,8 +56,15 @@ void net_rx(const void *frame, size_t len);
 typedef void (*udp_handler)(void *ctx, uint32_t src_ip, uint16_t src_port,
                             const void *data, size_t len);
 #define UDP_MAX_BINDINGS 16
-/* 0, NET_ERR_INVAL (port 0 or fn NULL), NET_ERR_BUSY, NET_ERR_FULL. */
+/* 0, NET_ERR_INVAL (port 0 or fn NULL), NET_ERR_BUSY, NET_ERR_FULL. The
+ * port receives unicast only: a datagram to a broadcast or multicast
+ * destination is dropped (drop_broadcast), since every host on the wire
+ * would answer it. */
 int udp_bind(uint16_t port, udp_handler fn, void *ctx);
+/* udp_bind with options: UDP_BIND_BROADCAST also delivers datagrams sent
+ * to a broadcast or multicast destination (a protocol built for them). */
+#define UDP_BIND_BROADCAST 0x1
+int udp_bind_opts(uint16_t port, udp_handler fn, void *ctx, unsigned opts);
 /* Remove the binding and wait until no handler call for it is still
  * running (so ctx may be freed after). 0, or NET_ERR_INVAL if not bound.
  * Never call it from the port's own handler: it would wait for itself. */
@@ -85,6 +92,8 @@ struct net_stats {
     uint64_t drop_bad_source;       /* a source no reply may go to: broadcast, multicast,
                                        loopback, 0.0.0.0, our own address (RFC 1122
                                        3.2.1.3), or a group Ethernet source */
+    uint64_t drop_broadcast;        /* UDP to a broadcast or multicast destination, on a
+                                       port that did not ask for them (UDP_BIND_BROADCAST) */
 };
 
 extern struct net_stats net_stats_live;
@@ -95,6 +104,10 @@ extern struct net_stats net_stats_live;
     __atomic_fetch_add(&net_stats_live.field, (uint64_t)(n), __ATOMIC_RELAXED)
 
 const struct net_stats *net_get_stats(void);
+
+/* A destination many hosts receive: 255.255.255.255, our subnet's
+ * broadcast, or multicast (224.0.0.0/4). */
+bool ipv4_is_group(uint32_t dst);
 
 /* A source address nothing may be sent back to (RFC 1122 3.2.1.3): 0.0.0.0,
  * 255.255.255.255 or our subnet's broadcast, multicast and class E,

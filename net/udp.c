@@ -14,6 +14,7 @@ struct udp_binding {
     uint16_t port;
     udp_handler fn;              /* NULL: slot free */
     void *ctx;
+    unsigned opts;               /* UDP_BIND_* */
     unsigned active;             /* handler calls in progress (atomic) */
 };
 
@@ -40,6 +41,11 @@ static struct udp_binding *udp_find(uint16_t port)
 
 int udp_bind(uint16_t port, udp_handler fn, void *ctx)
 {
+    return udp_bind_opts(port, fn, ctx, 0);
+}
+
+int udp_bind_opts(uint16_t port, udp_handler fn, void *ctx, unsigned opts)
+{
     if (port == 0 || !fn)
         return NET_ERR_INVAL;
     int rc = NET_ERR_FULL;
@@ -52,6 +58,7 @@ int udp_bind(uint16_t port, udp_handler fn, void *ctx)
             if (!b->fn) {
                 b->port = port;
                 b->ctx = ctx;
+                b->opts = opts;
                 b->fn = fn;
                 rc = 0;
                 break;
@@ -110,7 +117,11 @@ void udp_input(uint32_t src, uint32_t dst, const uint8_t *pkt, size_t len)
     struct udp_binding *b = udp_find(ntohs(uh->dport));
     udp_handler fn = NULL;
     void *ctx = NULL;
-    if (b) {
+    /* Only a port that asked for them hears datagrams sent to many hosts:
+     * otherwise one datagram to the broadcast address draws an answer
+     * from every shell on the wire. */
+    bool refused = b && ipv4_is_group(dst) && !(b->opts & UDP_BIND_BROADCAST);
+    if (b && !refused) {
         fn = b->fn;
         ctx = b->ctx;
         __atomic_fetch_add(&b->active, 1, __ATOMIC_RELAXED);
@@ -118,6 +129,10 @@ void udp_input(uint32_t src, uint32_t dst, const uint8_t *pkt, size_t len)
     spin_unlock(&udp_lock, f);
     if (!b) {
         NET_COUNT(drop_no_handler);
+        return;
+    }
+    if (refused) {
+        NET_COUNT(drop_broadcast);
         return;
     }
     fn(ctx, src, ntohs(uh->sport), pkt + UDP_HLEN, ulen - UDP_HLEN);

@@ -194,9 +194,7 @@ static bool ush_auth_ok(const struct ushp_hdr *h, const void *data, size_t len)
         USH_COUNT(unauth);
         return false;
     }
-    /* A reply's tag is as good as a request's: the flag (inside the tag)
-     * keeps one of our replies, sent back at us, from passing as a request. */
-    if ((h->flags & USHP_FLAG_REPLY) || !ushp_auth_verify(ush.key, data, len)) {
+    if (!ushp_auth_verify(ush.key, data, len)) {
         USH_COUNT(bad_tag);
         return false;
     }
@@ -208,6 +206,14 @@ static void ush_input(void *ctx, uint32_t src_ip, uint16_t src_port,
 {
     struct ushp_hdr h;
     const uint8_t *payload;
+    /* A reply is never run, in either mode: answering one would let a
+     * single forged datagram set two shells answering each other forever.
+     * In the authenticated mode the flag is inside the tag, so one of our
+     * own replies sent back at us cannot pass for a request either. */
+    if (ushp_is_reply(data, len)) {
+        USH_COUNT(replies);
+        return;
+    }
     int e = ushp_parse(data, len, &h, &payload);
     if (e != 0) {
         USH_COUNT(bad[-1 - e]);     /* e is one of the USHP_NREASONS reasons */
@@ -530,10 +536,12 @@ static void ush_print_stats(struct printer *p)
     udpshell_get_stats(&s);
     pr_printf(p, "udpshell port %u: requests %lu, resent from the kept reply %lu, "
               "retransmits in hand %lu, not replayed %lu\nudpshell drops: bad udpshell %lu "
-              "(short %lu, magic %lu, len %lu, reserved %lu, too long %lu), queue full %lu\n",
+              "(short %lu, magic %lu, len %lu, reserved %lu, too long %lu), queue full %lu, "
+              "replies %lu\n",
               ush.port, s.requests, s.resent, s.in_hand, s.stale, udpshell_bad_total(&s),
               s.bad[-1 - USHP_ESHORT], s.bad[-1 - USHP_EMAGIC], s.bad[-1 - USHP_ELEN],
-              s.bad[-1 - USHP_ERESERVED], s.bad[-1 - USHP_ETOOLONG], s.queue_full);
+              s.bad[-1 - USHP_ERESERVED], s.bad[-1 - USHP_ETOOLONG], s.queue_full,
+              s.replies);
     pr_printf(p, "udpshell auth: %s; refused: unauthenticated %lu, bad tag %lu, replayed %lu, "
               "tagged without a key %lu\n", ush.auth ? "HMAC-SHA256 key" : "none (open)",
               s.unauth, s.bad_tag, s.replayed, s.no_key);

@@ -53,6 +53,7 @@ struct udpshell_stats {          /* all uint64_t: udpshell_get_stats copies it w
     uint64_t stale;                 /* same (ip, port, seq) as a kept reply but another
                                        command, or too late: run, not replayed */
     uint64_t queue_full;            /* dropped: the queue was full (the client retransmits) */
+    uint64_t replies;               /* flagged USHP_FLAG_REPLY: never run (no loops) */
     uint64_t bad[USHP_NREASONS];    /* malformed, by reason: bad[-1 - USHP_E*] */
     /* Refused by the authenticated mode, no reply sent: */
     uint64_t unauth;                /* untagged request to a shell with a key */

@@ -49,6 +49,13 @@ int ushp_parse_reply(const void *dgram, size_t len, struct ushp_hdr *out,
     return ushp_parse_max(dgram, len, out, payload, USHP_CHUNK_MAX);
 }
 
+bool ushp_is_reply(const void *dgram, size_t len)
+{
+    const uint8_t *d = dgram;
+    return len >= USHP_HDR_LEN && get_be32(d + USHP_OFF_MAGIC) == USHP_MAGIC &&
+           (get_be16(d + USHP_OFF_FLAGS) & USHP_FLAG_REPLY);
+}
+
 const char *ushp_strerror(int reason)
 {
     switch (reason) {
@@ -92,10 +99,10 @@ static size_t ushp_chunker_off(const struct ushp_chunker *c)
 /* Send what dgram holds as chunk next_chunk; the payload is already in place. */
 static void ushp_chunker_emit(struct ushp_chunker *c, bool last)
 {
-    uint16_t flags = last ? USHP_FLAG_LAST : 0;
+    uint16_t flags = USHP_FLAG_REPLY | (last ? USHP_FLAG_LAST : 0);
     size_t n = ushp_chunker_off(c) + c->fill;
     if (c->key)
-        flags |= USHP_FLAG_AUTH | USHP_FLAG_REPLY;
+        flags |= USHP_FLAG_AUTH;
     ushp_put_hdr(c->dgram, c->seq, c->next_chunk, flags, c->fill);
     if (c->key) {
         put_be64(c->dgram + USHP_HDR_LEN, c->nonce);

@@ -9,7 +9,8 @@
  *        0    4 magic      0x4E4F5348 ("NOSH")
  *        4    4 seq        chosen by the client; a reply carries its request's
  *        8    2 chunk      reply chunk index 0, 1, 2, ...; 0 in a request
- *       10    2 flags      bit 0: last chunk of the reply (set in a request)
+ *       10    2 flags      bit 0: last chunk of the reply (set in a request);
+ *                          bit 2 (USHP_FLAG_REPLY): set in every reply
  *       12    2 len        payload bytes; the datagram is exactly 16 + len
  *       14    2 reserved   zero
  *
@@ -36,8 +37,8 @@
 #define USHP_HDR_LEN      16
 #define USHP_FLAG_LAST    0x0001
 #define USHP_FLAG_AUTH    0x0002   /* nonce and tag present (authenticated mode) */
-#define USHP_FLAG_REPLY   0x0004   /* an authenticated reply: a request reflected
-                                      back to its client is not one */
+#define USHP_FLAG_REPLY   0x0004   /* every reply, in both modes: a shell never
+                                      runs a datagram that carries it */
 #define USHP_NONCE_LEN    8
 #define USHP_TAG_LEN      32       /* HMAC-SHA256 */
 #define USHP_KEY_LEN      32       /* ushkey=: 64 hex digits */
@@ -85,6 +86,11 @@ int ushp_parse(const void *dgram, size_t len, struct ushp_hdr *out,
 /* The same for a reply chunk (payload limit USHP_CHUNK_MAX). */
 int ushp_parse_reply(const void *dgram, size_t len, struct ushp_hdr *out,
                      const uint8_t **payload);
+/* True if dgram says it is a reply: at least a header, the magic, and
+ * USHP_FLAG_REPLY. Nothing else is checked: a shell drops such a datagram
+ * before parsing it, malformed or not, so that no reply (one of its own
+ * bounced back, or another shell's) is ever taken for a request. */
+bool ushp_is_reply(const void *dgram, size_t len);
 /* What a USHP_E* reason means, as a phrase for an error message. */
 const char *ushp_strerror(int reason);
 

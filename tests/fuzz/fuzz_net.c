@@ -131,7 +131,8 @@ static struct netdev dev = { { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 }, fake_xmit, 
 static uint64_t drops(const struct net_stats *s)
 {
     return s->rx_ignored + s->drop_bad_csum + s->drop_truncated + s->drop_unknown_proto +
-           s->drop_no_handler + s->drop_no_buffer + s->drop_fragment + s->drop_bad_source;
+           s->drop_no_handler + s->drop_no_buffer + s->drop_fragment + s->drop_bad_source +
+           s->drop_broadcast;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)

@@ -348,10 +348,15 @@ def t_ushell_garbage(g):
         lost = host_drops(g.ushell_port) - drops0
         out = g.sh("version")
         check(out.startswith("Sonde"), "shell does not answer after garbage: %r" % out)
-        after = net_counter(g.sh("net"), "bad udpshell")
+        # A random datagram with the right magic and the reply flag is
+        # dropped as a reply before it is parsed: counted there instead.
+        text = g.sh("net")
+        after = net_counter(text, "bad udpshell") + net_counter(text, ", replies")
+        mid += net_counter(before, ", replies")
         check(after - mid == sent - lost,
               "garbage: %d sent, %d dropped by the host before QEMU read them, bad udpshell "
-              "counter rose by %d (want exactly %d)" % (sent, lost, after - mid, sent - lost))
+              "and replies counters rose by %d (want exactly %d)"
+              % (sent, lost, after - mid, sent - lost))
         s.setblocking(False)
         answered = 0
         try:
@@ -887,6 +892,41 @@ def t_pair_netload_profiled(_g):
         m and m.group(1), counters))
 
 
+@solo
+def t_pair_spoofed_request_no_pingpong(_g):
+    """Two open shells on one wire (tests/system/pair.py, with a raw switch
+    port): one request forged from A's shell port to B's. B answers it, to
+    A's shell port, flagged as a reply; A drops it (counted as `replies`)
+    and the exchange ends there. Before every reply carried the flag, A
+    ran B's answer as a command and the two shells answered each other
+    for as long as they ran."""
+    p = pair.Pair(arch=ARCH, smp=2, lifetime=120.0, raw=True)
+    try:
+        p.boot(90)
+        b_mac = bytes(int(x, 16) for x in pair.MAC["b"].split(":"))
+        a0, b0 = pair.sh(p, "a", "net"), pair.sh(p, "b", "net")
+        p.send_raw(udp_frame(b_mac, Wire.MAC, pair.IP["a"], pair.IP["b"], 9000, 9000,
+                             request(0x5350, "unknown")))
+        time.sleep(3.0)
+        a1, b1 = pair.sh(p, "a", "net"), pair.sh(p, "b", "net")
+        time.sleep(2.0)
+        a2 = pair.sh(p, "a", "net")
+    finally:
+        p.close()
+    req = lambda t: net_counter(t, "requests")
+    rep = lambda t: net_counter(t, ", replies")
+    print("    A: requests %d -> %d -> %d; B: requests %d -> %d"
+          % (req(a0), req(a1), req(a2), req(b0), req(b1)))
+    # Each `net` counts itself as a request.
+    check(req(b1) == req(b0) + 2, "B ran %d requests, want the forged one and `net`"
+          % (req(b1) - req(b0)))
+    check(req(a1) == req(a0) + 1 and req(a2) == req(a1) + 1, "A ran %d requests, then %d "
+          "more, want 1 (`net`) each time: the shells answer each other"
+          % (req(a1) - req(a0), req(a2) - req(a1)))
+    check(rep(a1) == rep(a0) + 1 and rep(a2) == rep(a1), "A dropped %d replies, then %d more, "
+          "want 1 then 0" % (rep(a1) - rep(a0), rep(a2) - rep(a1)))
+
+
 @test
 def t_ushell_open_says_so(g):
     """Without ushkey= the boot says, once, that anyone can use the shell."""
@@ -1207,6 +1247,43 @@ def t_spoofed_sources_get_no_reply(_g):
             bad = re.search(r"bad source (\d+)", m.cmd("net"))
             check(bad and int(bad.group(1)) == len(spoofed), "net counts %s bad sources, sent %d" % (
                 bad and bad.group(1), len(spoofed)))
+    finally:
+        w.close()
+
+
+@solo
+def t_broadcast_request_gets_no_answer(_g):
+    """A UDP-shell request to the subnet broadcast or 255.255.255.255 (in a
+    broadcast frame) is dropped before the shell sees it, and counted;
+    one datagram must not draw an answer from every kernel on the wire.
+    The same request to the kernel's own address is answered."""
+    w = Wire()
+    try:
+        m = Machine(smp=2, append="udpshell=9000", lifetime=LIFETIME, name="raw-wire", arch=ARCH,
+                    extra=["-netdev", w.netdev(), "-device", NICS[ARCH]])
+        with m:
+            m.boot(90)
+            mac = re.search(r"^net: mac ([0-9a-f:]{17}) ", m.text(), re.M)
+            check(mac, "no 'net: mac' boot line")
+            guest = bytes(int(x, 16) for x in mac.group(1).split(":"))
+            bcast = b"\xff" * 6
+            for dst in ("10.0.2.255", "255.255.255.255"):
+                w.send(udp_frame(bcast, Wire.MAC, "10.0.2.2", dst, 5555, 9000,
+                                 request(3, "version")))
+            w.pump(2.0)
+            udp = [f for f in w.ipv4 if f[23] == 17]
+            check(not udp, "%d UDP frames sent in answer to broadcasts" % len(udp))
+            text = m.cmd("net")
+            got = re.search(r"broadcast (\d+)", text)
+            check(got and int(got.group(1)) == 2, "net counts %s broadcasts, sent 2:\n%s"
+                  % (got and got.group(1), text))
+            check(net_counter(text, "requests") == 0, "the shell saw a broadcast:\n%s" % text)
+            # The control: the same request to the kernel's own address.
+            w.send(udp_frame(guest, Wire.MAC, "10.0.2.2", "10.0.2.15", 5555, 9000,
+                             request(4, "version")))
+            w.pump(2.0)
+            check(any(f[23] == 17 for f in w.ipv4), "no reply to a unicast request: the "
+                  "wire does not work (%d IPv4 frames)" % len(w.ipv4))
     finally:
         w.close()
 

@@ -25,6 +25,7 @@ Every process here has a bounded lifetime (the Machines' watchdogs, the
 switch's -t) and close() ends them by their own pids.
 """
 import os
+import socket
 import subprocess
 import time
 
@@ -64,7 +65,7 @@ class Pair:
     icount_b: B's -icount argument, or None (ICOUNT_B says why a profile
     of the receiver wants one)."""
 
-    def __init__(self, arch="x86_64", smp=2, lifetime=300.0, icount_b=None):
+    def __init__(self, arch="x86_64", smp=2, lifetime=300.0, icount_b=None, raw=False):
         a = ARCHES[arch]
         for tool in (SWITCH, SONDE_SH, SONDE_PROF):
             if not os.path.exists(tool):
@@ -73,6 +74,14 @@ class Pair:
         self.port_a, self.port_b = free_port(), free_port()
         # Switch ports 0 (A), 1 (B), 2 (slirp); each its port and its peer's.
         sw = [(free_port(), free_port()) for _ in range(3)]
+        # raw: a fourth port whose other end is this socket, for a test to
+        # put frames of its own on the wire (send_raw) as any host could.
+        self.raw = None
+        if raw:
+            self.raw = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            self.raw.bind((HOST, 0))
+            sw.append((free_port(), self.raw.getsockname()[1]))
+            self.raw_port = sw[3][0]
         self.switch = subprocess.Popen(
             [SWITCH, "-t", str(int(lifetime))] + ["%d:%d" % p for p in sw],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
@@ -104,6 +113,10 @@ class Pair:
         self.a.boot(timeout)
         self.b.boot(timeout)
 
+    def send_raw(self, frame):
+        """One Ethernet frame onto the wire from the raw port."""
+        self.raw.sendto(frame, (HOST, self.raw_port))
+
     def target(self, k):
         return "%s:%d" % (HOST, self.port_a if k == "a" else self.port_b)
 
@@ -114,6 +127,8 @@ class Pair:
             if m is not None:
                 m.close()
         out = ""
+        if self.raw is not None:
+            self.raw.close()
         if self.switch.poll() is None:
             self.switch.terminate()
         try:

@@ -27,13 +27,16 @@ import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
-# Per architecture: the QEMU, its machine and default cpu, the kernel, and
-# how to build that kernel (for the message when it is missing).
+# Per architecture: the QEMU, its machine and default cpu, the kernel, how
+# to build that kernel (for the message when it is missing), and the
+# virtio-rng device every machine gets unless asked for none (rng=False).
 ARCHES = {
     "x86_64": dict(qemu="qemu-system-x86_64", machine=None, cpu=None,
-                   kernel=os.path.join(ROOT, "build", "x86_64", "kernel.elf"), make="make"),
+                   kernel=os.path.join(ROOT, "build", "x86_64", "kernel.elf"), make="make",
+                   rng="virtio-rng-pci"),
     "arm64": dict(qemu="qemu-system-aarch64", machine="virt,gic-version=3", cpu="cortex-a72",
-                  kernel=os.path.join(ROOT, "build", "arm64", "kernel.elf"), make="make ARCH=arm64"),
+                  kernel=os.path.join(ROOT, "build", "arm64", "kernel.elf"), make="make ARCH=arm64",
+                  rng="virtio-rng-device"),
 }
 KERNEL = ARCHES["x86_64"]["kernel"]
 QEMU = ARCHES["x86_64"]["qemu"]
@@ -68,10 +71,14 @@ class Machine:
     (-M, -cpu), qemu and kernel override its binary and kernel path.
     append=None passes no -append at all; icount is -icount's argument;
     extra is appended to the command line as given (-netdev, -device,
-    -nic, -enable-kvm ...)."""
+    -nic, -enable-kvm ...). rng=True gives the machine ARCHES' virtio-rng
+    device, the kernel's entropy source where the cpu has no RDRAND/RNDR
+    (QEMU's default cpus have neither); rng=False boots without it, so that
+    with such a cpu the kernel has no entropy source at all."""
 
     def __init__(self, smp=4, append="", cpu=None, lifetime=300.0, name="qemu",
-                 arch="x86_64", machine=None, icount=None, extra=(), qemu=None, kernel=None):
+                 arch="x86_64", machine=None, icount=None, extra=(), qemu=None, kernel=None,
+                 rng=True):
         a = ARCHES[arch]
         self.name = name
         self.arch = arch
@@ -91,6 +98,8 @@ class Machine:
             self.argv += ["-icount", icount]
         if append is not None:
             self.argv += ["-append", append]
+        if rng:
+            self.argv += ["-device", a["rng"]]
         self.argv += list(extra)
         self.buf = ""
         self.eof = False

@@ -35,7 +35,7 @@ from shell_checks import (check_burn_folded, check_burn_raw, check_error_cases, 
 from qemu import Fail, Machine, ROOT, KERNEL, check  # noqa: E402
 
 BURN_CHAIN = ["burn_spin", "burn_inner", "burn_middle", "burn_outer", "burn_task"]
-KERNEL_SRC_DIRS = ["arch/x86_64", "kernel", "kernel/testing", "mm", "lib", "drivers", "net"]
+KERNEL_SRC_DIRS = ["arch/x86_64", "kernel", "kernel/cmd", "kernel/prof", "kernel/testing", "mm", "lib", "drivers", "net"]
 
 TESTS = []            # (name, fn), in run order
 

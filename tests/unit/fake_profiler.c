@@ -11,7 +11,8 @@
 #include "hal/irq.h"
 #include "hal/pmu.h"
 #include "kernel/buildid.h"
-#include "kernel/profiler.h"
+#include "kernel/prof/sample.h"
+#include "kernel/prof/session.h"
 #include "kernel/sched.h"
 #include "kernel/stacktrace.h"
 #include "kernel/symtab.h"
@@ -238,7 +239,7 @@ void reset(void)
     fake_udp_rc = 0;
     udp_hook = NULL;
     each_sleep = NULL;
-    profiler_test_reset();              /* each test sizes its own buffers */
+    prof_test_reset();              /* each test sizes its own buffers */
 }
 
 void room(uint32_t records)
@@ -246,7 +247,7 @@ void room(uint32_t records)
     struct buf_printer b;
     char o[128];
     buf_printer_init(&b, o, sizeof o);
-    if (profiler_reserve(records, &b.pr) != PROFILER_OK)
+    if (prof_reserve(records, &b.pr) != PROF_OK)
         abort();
 }
 
@@ -263,7 +264,7 @@ void tick(unsigned cpu, int pid, uintptr_t pc, const struct fstack *st)
     fake_pid = pid;
     struct trap_frame tf = frame(pc, st);
     unsigned long f = irq_save();
-    profiler_tick(&tf);
+    prof_tick(&tf);
     irq_restore(f);
 }
 
@@ -273,7 +274,7 @@ bool nmi(unsigned cpu, int pid, uintptr_t pc, const struct fstack *st)
     fake_pid = pid;
     struct trap_frame tf = frame(pc, st);
     unsigned long f = irq_save();
-    bool ours = profiler_nmi(&tf);
+    bool ours = prof_nmi(&tf);
     irq_restore(f);
     return ours;
 }

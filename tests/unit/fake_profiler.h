@@ -45,7 +45,7 @@ const char *got(void);
 shell_fn cmd_fn(const char *name);
 int run_cmd(const char *line);
 void reset(void);                       /* also frees the sample buffers */
-void room(uint32_t records);            /* profiler_reserve, or abort */
+void room(uint32_t records);            /* prof_reserve, or abort */
 struct trap_frame frame(uintptr_t pc, const struct fstack *st);
 void tick(unsigned cpu, int pid, uintptr_t pc, const struct fstack *st);
 bool nmi(unsigned cpu, int pid, uintptr_t pc, const struct fstack *st);

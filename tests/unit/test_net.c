@@ -69,7 +69,8 @@ static uint64_t drops_and_ignored(void)
 {
     const struct net_stats *s = net_get_stats();
     return s->rx_ignored + s->drop_bad_csum + s->drop_truncated + s->drop_unknown_proto +
-           s->drop_no_handler + s->drop_no_buffer + s->drop_fragment + s->drop_arp;
+           s->drop_no_handler + s->drop_no_buffer + s->drop_fragment + s->drop_arp +
+           s->drop_broadcast;
 }
 
 /* ---- an independent Internet checksum and frame builders ---- */
@@ -314,6 +315,38 @@ TEST(net_unanswerable_sources_dropped)
     CHECK_EQ(udp_unbind(9000), 0);
 }
 
+/* UDP to a broadcast or multicast destination reaches only a port that
+ * opted in (UDP_BIND_BROADCAST): one datagram to the subnet's broadcast
+ * must not draw an answer from every shell on the wire. */
+TEST(net_udp_to_broadcast_only_where_opted_in)
+{
+    setup();
+    CHECK_EQ(udp_bind(9000, handler, NULL), 0);
+    CHECK_EQ(udp_bind_opts(9100, handler, NULL, UDP_BIND_BROADCAST), 0);
+    memset(&got, 0, sizeof got);
+    uint8_t f[ETH_FRAME_MAX];
+    static const uint32_t group[] = { IP(10, 0, 2, 255), 0xffffffffu };
+    for (size_t i = 0; i < sizeof group / sizeof group[0]; i++)
+        rx(f, mk_udp(f, PEER_IP, 4321, group[i], 9000, "lines 2000", 10));
+    CHECK_EQ(got.calls, 0);
+    CHECK_EQ(cap.n, 0);
+    CHECK_EQ(net_get_stats()->drop_broadcast, 2);
+    /* The port that asked for them gets them. */
+    for (size_t i = 0; i < sizeof group / sizeof group[0]; i++)
+        rx(f, mk_udp(f, PEER_IP, 4321, group[i], 9100, "hello", 5));
+    CHECK_EQ(got.calls, 2);
+    CHECK_EQ(net_get_stats()->drop_broadcast, 2);
+    /* Unicast to the shell's port still arrives. */
+    rx(f, mk_udp(f, PEER_IP, 4321, OUR_IP, 9000, "version", 7));
+    CHECK_EQ(got.calls, 3);
+    /* `net` names the drop. */
+    struct sbuf b = SBUF_INIT;
+    net_print(&b.pr);
+    CHECK(strstr(b.s, "broadcast 2") != NULL);
+    CHECK_EQ(udp_unbind(9000), 0);
+    CHECK_EQ(udp_unbind(9100), 0);
+}
+
 /* The ARP cache learns only unicast, on-subnet, non-self mappings. */
 TEST(net_arp_learns_only_true_mappings)
 {
@@ -456,7 +489,9 @@ TEST(net_ipv4_fragments_dropped)
 TEST(net_ipv4_not_our_address)
 {
     setup();
-    udp_bind(7, handler, NULL);
+    /* IPv4 takes broadcasts as ours; a port that asked for them gets them
+     * (net_udp_to_broadcast_only_where_opted_in: the others do not). */
+    udp_bind_opts(7, handler, NULL, UDP_BIND_BROADCAST);
     memset(&got, 0, sizeof got);
     uint8_t f[ETH_FRAME_MAX];
     size_t n = mk_udp(f, PEER_IP, 5555, IP(10, 0, 2, 16), 7, "x", 1);

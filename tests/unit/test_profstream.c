@@ -1,4 +1,4 @@
-// LINK: kernel/profiler.c kernel/profstream.c uapi/profile_stream.c kernel/profiler_report.c kernel/profiler_export.c kernel/profiler_fold.c kernel/symtab.c tests/unit/fake_profiler.c lib/printf.c lib/parse.c
+// LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/stream.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c uapi/profile_stream.c kernel/symtab.c tests/unit/fake_profiler.c lib/printf.c lib/parse.c
 /* tests/unit/test_profstream.c: the per-CPU SPSC rings (kernel/profiler.c)
  * and the stream that drains them (kernel/profstream.c).
  *
@@ -16,9 +16,13 @@
 #include "test.h"
 #include "fake_hal.h"
 #include "fake_profiler.h"
-#include "kernel/profiler.h"
-#include "kernel/profiler_internal.h"
-#include "kernel/profstream.h"
+#include "kernel/prof/sample.h"
+#include "kernel/prof/session.h"
+#include "kernel/prof/ring.h"
+#include "kernel/prof/session.h"
+#include "kernel/prof/fold.h"
+#include "kernel/prof/stream.h"
+#include "kernel/cmd/profile.h"
 #include "net/net.h"
 #include "uapi/profile_stream.h"
 #include <stdlib.h>
@@ -29,13 +33,13 @@ static bool begin(void)
 {
     bool pmu;
     buf_printer_init(&bp, out, sizeof out);
-    return prof_stream_begin(PROFILER_ALL, PROFSTREAM_DRAIN_MS, &pmu, &bp.pr) == PROFILER_OK;
+    return prof_session_stream_begin(PROF_ALL, PROF_STREAM_DRAIN_MS, &pmu, &bp.pr) == PROF_OK;
 }
 
 static void end(void)
 {
-    prof_stream_stop();
-    prof_stream_end();
+    prof_session_stream_stop();
+    prof_session_stream_end();
 }
 
 static uint32_t tried[64];      /* per CPU: samples attempted, numbering the pcs */
@@ -72,10 +76,10 @@ TEST(ring_sized_for_the_stream)
     memset(tried, 0, sizeof tried);
     CHECK(begin());
     for (unsigned c = 0; c < 4; c++) {
-        CHECK(prof_ring_in_stream(c));
+        CHECK(prof_ring_in_window(c));
         CHECK_EQ(prof_ring_cap(c), PROF_STREAM_MIN_RECS);    /* the tick's 4 x 50 ms is less */
     }
-    CHECK(!prof_ring_in_stream(4));
+    CHECK(!prof_ring_in_window(4));
     end();
 }
 
@@ -116,7 +120,7 @@ TEST(ring_wraps_slots_and_indices)
     reset();
     memset(tried, 0, sizeof tried);
     CHECK(begin());
-    profiler_test_ring_at(1, UINT32_MAX - 700);
+    prof_ring_test_at(1, UINT32_MAX - 700);
     uint32_t cap = prof_ring_cap(1), expect = 0, got = 0;
     unsigned x = 7;
     for (int round = 0; round < 400; round++) {
@@ -335,12 +339,12 @@ TEST(stream_accounts_every_sample)
     CHECK(fake_spawned != NULL);
     each_sleep = world;
     uint64_t t0 = fake_ns;
-    profstream_test_task(NULL);
+    prof_stream_test_task(NULL);
     each_sleep = NULL;
     CHECK(fake_ns - t0 >= 1500000000ull && fake_ns - t0 < 1550000000ull);
     CHECK_EQ(fake_udp_ip, 0x0a000202);
     CHECK_EQ(fake_udp_dst, 5555);
-    CHECK_EQ(fake_udp_src, PROFSTREAM_SRC_PORT);
+    CHECK_EQ(fake_udp_src, PROF_STREAM_SRC_PORT);
 
     struct decoded d;
     decode_all(&d);
@@ -396,7 +400,7 @@ TEST(stream_lost_datagrams_are_gaps)
     CHECK_EQ(run_cmd("profile stream 6000 300"), 0);
     each_sleep = world;
     udp_hook = flaky_net;
-    profstream_test_task(NULL);
+    prof_stream_test_task(NULL);
     each_sleep = NULL;
     udp_hook = NULL;
     struct decoded d;
@@ -420,7 +424,7 @@ TEST(stream_ends_without_keepalive)
     fake_requester = true;
     CHECK_EQ(run_cmd("profile stream 5555 0"), 0);
     uint64_t t0 = fake_ns;
-    profstream_test_task(NULL);
+    prof_stream_test_task(NULL);
     uint64_t took = fake_ns - t0;
     CHECK(took >= 5000000000ull && took < 5050000000ull);
     struct decoded d;
@@ -478,7 +482,7 @@ TEST(stream_keepalive_busy_stop)
     CHECK(strstr(got(), "profile_cpus: busy (streaming id"));
     each_sleep = keeping_alive;
     uint64_t t0 = fake_ns;
-    profstream_test_task(NULL);
+    prof_stream_test_task(NULL);
     each_sleep = NULL;
     CHECK(fake_ns - t0 > 7000000000ull);
     CHECK_STR(busy_seen, busy);
@@ -507,7 +511,7 @@ TEST(stream_refusals)
     CHECK_EQ(run_cmd("profile stream 5555 10 99"), 1);
     CHECK_STR(got(), "profile: pid 99: no such task\n");
     CHECK_EQ(run_cmd("profile stream 5555 10 12"), 0);      /* a pid that exists */
-    profstream_test_task(NULL);
+    prof_stream_test_task(NULL);
     /* No task to be had: nothing left holding the profiler. */
     fake_spawn_fail = 1;
     CHECK_EQ(run_cmd("profile stream 5555"), 1);
@@ -547,7 +551,7 @@ TEST(stream_part_filled_batches_wait_one_drain)
     CHECK_EQ(run_cmd("profile stream 5555 1000 all"), 0);
     each_sleep = one_sample;
     udp_hook = note_send;
-    profstream_test_task(NULL);
+    prof_stream_test_task(NULL);
     each_sleep = NULL;
     udp_hook = NULL;
     unsigned batches = 0, two_drains = 0;
@@ -603,7 +607,7 @@ TEST(stream_looks_follow_the_rings)
     last_look_ns = fake_ns;
     CHECK_EQ(run_cmd("profile stream 5555 1000 all"), 0);
     each_sleep = quiet_then_busy;
-    profstream_test_task(NULL);
+    prof_stream_test_task(NULL);
     each_sleep = NULL;
     CHECK_EQ(prof_ring_cap(0), 512);
     CHECK(quiet_50 >= 7);

@@ -140,8 +140,10 @@ static void cap_send(void *ctx, const void *dgram, size_t len)
     struct capture *c = ctx;
     struct ushp_hdr h;
     const uint8_t *pl;
+    /* In order, nothing after the last, and every chunk says it is a
+     * reply: a shell that receives it must not take it for a request. */
     if (ushp_parse_reply(dgram, len, &h, &pl) != 0 || h.seq != c->seq ||
-        h.chunk != c->chunks || c->lasts) {   /* in order, nothing after the last */
+        h.chunk != c->chunks || c->lasts || !(h.flags & USHP_FLAG_REPLY)) {
         c->bad++;
         return;
     }
@@ -289,4 +291,20 @@ TEST(ushp_chunker_index_space_exhausted)
     CHECK(ch.truncated);
     CHECK_EQ(last, 65535);
     CHECK_EQ(count_only, 65536);
+}
+
+/* ushp_is_reply: a datagram that says it is a reply (magic and the flag),
+ * whatever else it holds; anything shorter than a header, with another
+ * magic or without the flag is not. */
+TEST(ushp_is_reply_reads_magic_and_flag_only)
+{
+    uint8_t d[64];
+    size_t n = mk(d, USHP_MAGIC, 1, 0, USHP_FLAG_LAST | USHP_FLAG_REPLY, 2, 0, "ok", 2);
+    CHECK(ushp_is_reply(d, n));
+    CHECK(ushp_is_reply(d, USHP_HDR_LEN));           /* len disagrees: still a reply */
+    CHECK(!ushp_is_reply(d, USHP_HDR_LEN - 1));
+    n = mk(d, USHP_MAGIC, 1, 0, USHP_FLAG_LAST, 2, 0, "ok", 2);
+    CHECK(!ushp_is_reply(d, n));
+    n = mk(d, USHP_MAGIC ^ 1, 1, 0, USHP_FLAG_REPLY, 2, 0, "ok", 2);
+    CHECK(!ushp_is_reply(d, n));
 }

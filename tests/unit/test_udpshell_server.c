@@ -120,7 +120,9 @@ static struct reply reply_of(uint32_t ip, uint16_t port, uint32_t seq)
         }
         if (h.seq != seq || g->ip != ip || g->dport != port)
             continue;
-        if (g->sport != 9000 || h.chunk != r.chunks || seen_last)
+        /* Every chunk says it is a reply, so no shell takes it for a request. */
+        if (g->sport != 9000 || h.chunk != r.chunks || seen_last ||
+            !(h.flags & USHP_FLAG_REPLY))
             r.whole = false;
         seen_last = h.flags & USHP_FLAG_LAST;
         r.text = realloc(r.text, r.len + h.len + 1);
@@ -439,7 +441,7 @@ TEST(ush_malformed_datagrams_are_counted_by_kind)
     char want[64];
     snprintf(want, sizeof want, "bad udpshell %lu ", (unsigned long)udpshell_bad_total(&s));
     CHECK(strstr(b.s, want) != NULL);
-    snprintf(want, sizeof want, "queue full %lu\n", (unsigned long)s.queue_full);
+    snprintf(want, sizeof want, "queue full %lu, ", (unsigned long)s.queue_full);
     CHECK(strstr(b.s, want) != NULL);
 }
 
@@ -478,4 +480,42 @@ TEST(ush_open_shell_refuses_tagged_requests)
     fake_app_stats->print(&b.pr);
     CHECK(strstr(b.s, "udpshell auth: none (open); refused: unauthenticated 0, bad tag 0, "
                       "replayed 0, tagged without a key ") != NULL);
+}
+
+/* A datagram flagged as a reply is never run, whatever it says: one shell's
+ * reply, forged or bounced to another shell's port, must not start a
+ * ping-pong between them ("unknown command 'unknown'" back and forth). */
+TEST(ush_reply_flag_is_never_run)
+{
+    start_once();
+    uint32_t ip = new_sender();
+    struct udpshell_stats s0 = stats();
+    int before = runs['e'];
+    uint8_t d[USHP_HDR_LEN + USHP_CMD_MAX];
+    size_t n = mkreq(d, 31, "echo loop");
+    put_be16(d + USHP_OFF_FLAGS, USHP_FLAG_LAST | USHP_FLAG_REPLY);
+    fake_net_deliver(ip, 9000, d, n);
+    CHECK(!udpshell_run_next());
+    CHECK_EQ(runs['e'], before);
+    CHECK_EQ(fake_nsent, 0);
+    CHECK_EQ(stats().replies, s0.replies + 1);
+    CHECK_EQ(stats().requests, s0.requests);
+    /* The shell's own reply sent back at it: the same. */
+    send_req(ip, 9000, 32, "echo bounce");
+    CHECK(udpshell_run_next());
+    CHECK_EQ(fake_nsent, 1);
+    uint8_t back[USHP_DGRAM_MAX];
+    size_t blen = fake_sent[0].len;
+    memcpy(back, fake_sent[0].data, blen);
+    fake_net_clear();
+    fake_net_deliver(ip, 9000, back, blen);
+    CHECK(!udpshell_run_next());
+    CHECK_EQ(fake_nsent, 0);
+    CHECK_EQ(runs['e'], before + 1);
+    CHECK_EQ(stats().replies, s0.replies + 2);
+    struct sbuf b = SBUF_INIT;
+    fake_app_stats->print(&b.pr);
+    char want[64];
+    snprintf(want, sizeof want, ", replies %lu\n", (unsigned long)stats().replies);
+    CHECK(strstr(b.s, want) != NULL);
 }

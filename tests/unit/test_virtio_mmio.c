@@ -172,3 +172,24 @@ TEST(mmio_modern_queue_and_features)
     CHECK_EQ(R(5, 0x040), 0);                   /* no legacy PFN */
     CHECK(o->queue_setup(t, 0, 64, desc, avail, used) != NULL);     /* already ready */
 }
+
+TEST(mmio_two_devices_keep_their_own_transports)
+{
+    junk_windows();
+    window(4, 0x74726976, 1, 4, 52);            /* an entropy device */
+    window(5, 0x74726976, 2, 1, 53);            /* a network device */
+    struct virtio_transport *net = virtio_mmio_probe(VIRTIO_ID_NET);
+    struct virtio_transport *rng = virtio_mmio_probe(VIRTIO_ID_RNG);
+    CHECK(net != NULL && rng != NULL && net != rng);
+    if (!net || !rng)
+        return;
+    CHECK_STR(net->where, "mmio 0x6000 v2 irq 53");   /* not overwritten by the second */
+    CHECK_STR(rng->where, "mmio 0x5000 v1 irq 52");
+    CHECK(net->modern && !rng->modern);
+    R(5, 0x070) = 0;
+    R(4, 0x070) = 0;
+    rng->ops->set_status(rng, 3);
+    CHECK_EQ(R(4, 0x070), 3);                   /* each talks to its own window */
+    CHECK_EQ(R(5, 0x070), 0);
+    CHECK(virtio_mmio_probe(VIRTIO_ID_NET) == net);   /* probed again: the same one */
+}

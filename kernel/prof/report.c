@@ -1,12 +1,13 @@
-/* kernel/profiler_report.c: presenting a profiling run. Everything here
- * runs in task context on a frozen snapshot (kernel/profiler_internal.h)
+/* kernel/prof/report.c: presenting a profiling run. Everything here
+ * runs in task context on a frozen snapshot (kernel/prof/snapshot.h)
  * that Stop handed over; nothing here touches the sampler's per-CPU state,
  * so it may look symbols up, allocate and take its time.
  *
  * The text report folds records by whole call chain: the leaf by symbol
  * (a sample can land on any instruction of a function), the callers by
  * exact return address (each call site has exactly one). */
-#include "kernel/profiler_internal.h"
+#include "kernel/prof/fold.h"
+#include "kernel/prof/report.h"
 #include "kernel/symtab.h"
 #include "lib/printf.h"
 #include "lib/string.h"
@@ -19,7 +20,7 @@ static uint64_t prof_report_took;
 struct prof_chain {
     uint64_t ch_hash;
     uintptr_t ch_leaf;          /* symbol start, or the unresolved address */
-    uintptr_t ch_callers[PROFILER_FRAMES - 1];
+    uintptr_t ch_callers[PROF_FRAMES - 1];
     const char *ch_name;        /* NULL: the leaf did not resolve */
     size_t ch_off_min, ch_off_max;
     uint32_t ch_count;
@@ -51,11 +52,11 @@ struct prof_sym {
  * through a prof_index keyed by the whole chain; every distinct leaf
  * address is resolved once, through a second index. Records are walked in
  * the same round-robin order the table always filled in, so tab[]'s first
- * PROFILER_CHAINS entries are exactly the chains the table holds, and the
+ * PROF_CHAINS entries are exactly the chains the table holds, and the
  * rest are the overflow line's. */
 struct prof_fold {
     struct prof_chain *tab;     /* every distinct chain, first seen first */
-    unsigned nchains;           /* of them in the table: <= PROFILER_CHAINS */
+    unsigned nchains;           /* of them in the table: <= PROF_CHAINS */
     uint32_t nall;              /* distinct chains in all */
     struct prof_index chain_ix;
     struct prof_sym *syms;      /* distinct leaf addresses */
@@ -131,8 +132,8 @@ static bool prof_key_of(struct prof_fold *f, const struct prof_record *r,
     unsigned depth = r->pr_depth;
     if (depth < 1)
         depth = 1;
-    if (depth > PROFILER_FRAMES)
-        depth = PROFILER_FRAMES;
+    if (depth > PROF_FRAMES)
+        depth = PROF_FRAMES;
     const struct prof_sym *y = prof_resolve(f, r->pr_frames[0]);
     if (!y)
         return false;
@@ -200,7 +201,7 @@ static struct prof_chain *prof_find_or_add(struct prof_fold *f, const struct pro
  * with records are visited, through local copies of their arrays (the
  * compiler cannot prove the snapshot's counts unchanged by the chain
  * updates, and would reload them for every record). Then the table is
- * the first PROFILER_CHAINS chains, and the overflow line's figures are
+ * the first PROF_CHAINS chains, and the overflow line's figures are
  * the rest, counted exactly at no extra cost. */
 static void prof_fold_table(struct prof_fold *f)
 {
@@ -231,7 +232,7 @@ static void prof_fold_table(struct prof_fold *f)
                 c->ch_off_max = k.off;
         }
     }
-    f->nchains = f->nall < PROFILER_CHAINS ? f->nall : PROFILER_CHAINS;
+    f->nchains = f->nall < PROF_CHAINS ? f->nall : PROF_CHAINS;
     f->over_chains = f->nall - f->nchains;
     for (uint32_t i = f->nchains; i < f->nall; i++)
         f->over_samples += f->tab[i].ch_count;
@@ -265,36 +266,6 @@ static void prof_sort(struct prof_fold *f, uint8_t *order)
     }
 }
 
-/* The k-th smallest of a[0..n) (0-based), exactly: Wirth's selection
- * (Hoare's partition around the current k-th, narrowing to the side
- * that holds k), expected linear; a is reordered, and on return nothing
- * below a[k] lies right of k. Signed indexes: j steps below 0. */
-uint32_t prof_select(uint32_t *a, uint32_t n, uint32_t k)
-{
-    int64_t l = 0, m = (int64_t)n - 1, kk = k;
-    while (l < m) {
-        uint32_t x = a[kk];
-        int64_t i = l, j = m;
-        do {
-            while (a[i] < x)
-                i++;
-            while (x < a[j])
-                j--;
-            if (i <= j) {
-                uint32_t t = a[i];
-                a[i] = a[j];
-                a[j] = t;
-                i++;
-                j--;
-            }
-        } while (i <= j);
-        if (j < kk)
-            l = i;
-        if (kk < i)
-            m = j;
-    }
-    return a[kk];
-}
 
 /* "sample cost 410 cycles median (min 380, max 2900), 0.004% of cpu time":
  * the median of an even count is the mean of the two middle costs, rounded
@@ -361,7 +332,7 @@ static void prof_print_chain(const struct prof_chain *c, uint32_t total,
 
 static void prof_print_empty(const struct prof_snapshot *s, struct printer *p)
 {
-    if (s->ps_pid != PROFILER_ALL)
+    if (s->ps_pid != PROF_ALL)
         pr_printf(p, "no samples for pid %d: that task may have been asleep "
                   "the whole window\n", s->ps_pid);
     else if (s->ps_counter)
@@ -420,13 +391,13 @@ static void prof_print_header(const struct prof_fold *f, struct printer *p)
 static void prof_print_chains(struct prof_fold *f, unsigned chains,
                               struct printer *p)
 {
-    uint8_t order[PROFILER_CHAINS];
+    uint8_t order[PROF_CHAINS];
     prof_sort(f, order);
     for (unsigned i = 0; i < f->nchains && i < chains; i++)
         prof_print_chain(&f->tab[order[i]], f->total, p);
     if (f->over_samples)
         pr_printf(p, "%u more chains did not fit the %u-chain table "
-                  "(%u samples)\n", f->over_chains, PROFILER_CHAINS,
+                  "(%u samples)\n", f->over_chains, PROF_CHAINS,
                   f->over_samples);
 }
 
@@ -476,8 +447,8 @@ int prof_report(const struct prof_snapshot *s, const struct prof_report_opts *o,
                 struct printer *p)
 {
     uint64_t t0 = cycles_now();
-    if (o->ro_format != PROFILER_TEXT) {
-        int rc = prof_export(s, o->ro_format == PROFILER_FOLDED, p);
+    if (o->ro_format != PROF_TEXT) {
+        int rc = prof_export(s, o->ro_format == PROF_FOLDED, p);
         prof_report_took = cycles_now() - t0;
         return rc;
     }
@@ -490,7 +461,7 @@ int prof_report(const struct prof_snapshot *s, const struct prof_report_opts *o,
             prof_fold_free(f);
         pr_printf(p, "profile: no memory for the chain table (%u records, %u "
                   "distinct chains so far)\n", total, n);
-        return PROFILER_ENOMEM;
+        return PROF_ENOMEM;
     }
     prof_print_header(f, p);
     if (f->total == 0) {
@@ -504,10 +475,10 @@ int prof_report(const struct prof_snapshot *s, const struct prof_report_opts *o,
     }
     prof_fold_free(f);
     prof_report_took = cycles_now() - t0;
-    return PROFILER_OK;
+    return PROF_OK;
 }
 
-uint64_t profiler_report_cycles(void)
+uint64_t prof_report_cycles(void)
 {
     return prof_report_took;
 }

@@ -1,6 +1,6 @@
-/* kernel/profiler_export.c: the machine-readable outputs of a profiling
+/* kernel/prof/export.c: the machine-readable outputs of a profiling
  * run, `profile ... folded` and `profile ... raw`, read from the same
- * frozen snapshot as the text report (kernel/profiler_internal.h).
+ * frozen snapshot as the text report (kernel/prof/snapshot.h).
  *
  * Both print every distinct chain, not the hottest few: the fold table is
  * sized from the number of samples, so it can never overflow, and lives on
@@ -19,7 +19,8 @@
  * pid and are printed under the task "-", as samples with no task (pid 0)
  * are. A pid is never reused, so a name found is that task's own. */
 #include "kernel/buildid.h"
-#include "kernel/profiler_internal.h"
+#include "kernel/prof/fold.h"
+#include "kernel/prof/report.h"
 #include "kernel/symtab.h"
 #include "kernel/task.h"
 #include "lib/printf.h"
@@ -33,7 +34,7 @@
  * names) or, when nothing resolves, the address itself. */
 struct exp_chain {
     uint64_t ec_hash;
-    uintptr_t ec_frames[PROFILER_FRAMES];
+    uintptr_t ec_frames[PROF_FRAMES];
     int32_t ec_pid;             /* raw only */
     uint32_t ec_task;           /* folded: index of the name's first holder */
     uint32_t ec_count;
@@ -120,8 +121,8 @@ static void exp_key(struct exp_fold *f, const struct prof_record *r,
     unsigned depth = r->pr_depth;
     if (depth < 1)
         depth = 1;
-    if (depth > PROFILER_FRAMES)
-        depth = PROFILER_FRAMES;
+    if (depth > PROF_FRAMES)
+        depth = PROF_FRAMES;
     k->ec_depth = (uint8_t)depth;
     k->ec_named = 0;
     uint64_t h = depth;
@@ -352,7 +353,7 @@ int prof_export(const struct prof_snapshot *s, bool folded, struct printer *p)
             pr_printf(p, "profile: no memory to fold %u samples (%zu bytes)\n",
                       f.total, f.total * (sizeof *f.chains + sizeof *f.tasks) +
                       2 * (size_t)cap * sizeof *f.ix.slot);
-            return PROFILER_ENOMEM;
+            return PROF_ENOMEM;
         }
         exp_fold_all(&f);
     }
@@ -367,5 +368,5 @@ int prof_export(const struct prof_snapshot *s, bool folded, struct printer *p)
         }
     }
     exp_free(&f);
-    return PROFILER_OK;
+    return PROF_OK;
 }
