@@ -205,7 +205,7 @@ static void exp_fold_all(struct exp_fold *f)
             if (r->pr_kind != s->ps_kind)
                 continue;       /* not what this run measures */
             exp_key(f, r, c, &k);
-            k.ec_weight = r->pr_weight;
+            k.ec_weight = prof_record_weight(r);
             exp_add(f, &k);
             f->samples++;
         }

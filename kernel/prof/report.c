@@ -229,8 +229,9 @@ static void prof_fold_table(struct prof_fold *f)
                 f->nomem = true;
                 return;
             }
-            c->ch_weight += r->pr_weight;
-            f->weight += r->pr_weight;
+            uint64_t w = prof_record_weight(r);
+            c->ch_weight += w;
+            f->weight += w;
             if (k.off < c->ch_off_min)
                 c->ch_off_min = k.off;
             if (k.off > c->ch_off_max)

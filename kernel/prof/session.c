@@ -285,7 +285,7 @@ int prof_inject(unsigned cpu, int pid, const uintptr_t *frames,
         .pr_pid = pid, .pr_cost = cost, .pr_depth = (uint8_t)depth,
         /* As if from the source the last run used. */
         .pr_tick = !(prof_ring_gate() & PROF_GATE_PMU),
-        .pr_kind = PROF_KIND_CPU, .pr_weight = 1,
+        .pr_kind = PROF_KIND_CPU,
     };
     for (unsigned i = 0; i < depth; i++)
         r.pr_frames[i] = frames[i];

@@ -291,7 +291,7 @@ static void prof_stream_send_end(uint8_t reason)
         unsigned i = stream.cpus[k];
         struct pstr_end_cpu e = { (uint16_t)i, stream.cpu[i].delivered, stream.cpu[i].drops_sent };
         if (!pstr_add_end_cpu(&stream.w, &e))
-            break;                  /* 115 CPUs fit; MAX_CPUS is 64 */
+            break;                  /* 113 CPUs fit; MAX_CPUS is 64 */
     }
     size_t len = pstr_finish(&stream.w);
     /* The same seq each time: a copy is not a gap. */
