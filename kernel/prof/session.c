@@ -144,6 +144,7 @@ static void prof_freeze(void)
         s->ps_in_window[i] = pc->pc_in_window;
         s->ps_dropped += pc->pc_full + pc->pc_nested;
     }
+    s->ps_kind = PROF_KIND_CPU;       /* the only kind a window samples today */
     s->ps_counter = (prof_ring_gate() & PROF_GATE_PMU) != 0;
     s->ps_source = pmu_source_name();
     s->ps_note = pmu_probe_note();
