@@ -5,7 +5,9 @@
  * and a profile that silently lost a line or took a garbled address would
  * be believed. Every rule of the grammar is checked and the first broken
  * one is named with its line. No library calls, no allocation: the kernel
- * can build this file as it is. */
+ * can build this file as it is.
+ *
+ * Wire format: prefix praw_. */
 #include "uapi/profile_raw.h"
 
 /* ---- error text: a tiny appender, since there is no snprintf here ---- */

@@ -49,7 +49,9 @@
  *   2 7 burn 1 ffffffff80104a20 ffffffff80104a5b
  *
  * The parser (uapi/profile_raw.c) is portable C with no library calls, so
- * the kernel can share it (and the constants) with the host tools. */
+ * the kernel can share it (and the constants) with the host tools.
+ *
+ * Wire format: prefix praw_ and PRAW_. */
 #pragma once
 #include <stddef.h>
 #include <stdint.h>

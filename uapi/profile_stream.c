@@ -11,7 +11,9 @@
  * task name is one field of '!'..'~' without ';' (the encoder turns
  * anything else into '_'), a source is printable with spaces allowed, a
  * build id is lowercase hex. No library calls, no allocation: the kernel
- * builds this file as it is. */
+ * builds this file as it is.
+ *
+ * Wire format: prefix pstr_. */
 #include "uapi/profile_stream.h"
 #include "uapi/byteorder.h"
 

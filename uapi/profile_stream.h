@@ -85,7 +85,9 @@
  * The encoder and the parsers (uapi/profile_stream.c) are portable C with
  * no library calls, shared by the kernel and the host tools. The parsers
  * never read past the datagram and refuse anything malformed with a reason
- * (PSTR_E*), whatever the bytes. */
+ * (PSTR_E*), whatever the bytes.
+ *
+ * Wire format: prefix pstr_ and PSTR_. */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>

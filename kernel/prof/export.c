@@ -17,7 +17,9 @@
  * the task under no lock. So a task that exited during the window (or
  * before the report) has no name left to find: its samples keep their
  * pid and are printed under the task "-", as samples with no task (pid 0)
- * are. A pid is never reused, so a name found is that task's own. */
+ * are. A pid is never reused, so a name found is that task's own.
+ *
+ * Profiler core: prefix prof_ and PROF_. */
 #include "kernel/buildid.h"
 #include "kernel/prof/fold.h"
 #include "kernel/prof/report.h"

@@ -6,7 +6,9 @@
  * its source); the off-CPU kind will weigh nanoseconds and the heap kind
  * bytes. Readers fold records of one kind by chain and add the weights,
  * never mixing kinds. The same kind and weight travel in the raw profile
- * (uapi/profile_raw.h) and the stream (uapi/profile_stream.h). */
+ * (uapi/profile_raw.h) and the stream (uapi/profile_stream.h).
+ *
+ * Profiler core: prefix prof_ and PROF_. */
 #pragma once
 #include <stdint.h>
 #include "kernel/prof/prof.h"

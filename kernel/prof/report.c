@@ -5,7 +5,9 @@
  *
  * The text report folds records by whole call chain: the leaf by symbol
  * (a sample can land on any instruction of a function), the callers by
- * exact return address (each call site has exactly one). */
+ * exact return address (each call site has exactly one).
+ *
+ * Profiler core: prefix prof_ and PROF_. */
 #include "kernel/prof/fold.h"
 #include "kernel/prof/report.h"
 #include "kernel/symtab.h"

@@ -13,7 +13,9 @@
  *      release of it (F in sample.c): every record counted is whole.
  *   G: prof_ring_release's release of pc_tail; pairs with the sampler's
  *      acquire of it (H in sample.c): a slot is reused only after its
- *      copy is done. */
+ *      copy is done.
+ *
+ * Profiler core: prefix prof_ and PROF_. */
 #include "kernel/prof/ring.h"
 #include "hal/cpu.h"
 #include "kernel/panic.h"

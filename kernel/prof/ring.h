@@ -8,7 +8,9 @@
  * Indices count from 0 at the gate's opening and wrap at 2^32.
  *
  * The ring knows neither who fills it nor who reads it: the session opens
- * and closes the gate, the stream drains, the sampler writes. */
+ * and closes the gate, the stream drains, the sampler writes.
+ *
+ * Profiler core: prefix prof_ and PROF_. */
 #pragma once
 #include <stdbool.h>
 #include <stdint.h>

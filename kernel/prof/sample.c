@@ -11,7 +11,9 @@
  * counter (hal/pmu.h, an NMI about every ms) where the probe says one
  * really counts. Each CPU arms and disarms its own counter from its own
  * tick, because the control registers are per CPU. Once armed, a CPU's
- * tick stops sampling, so nothing is counted twice. */
+ * tick stops sampling, so nothing is counted twice.
+ *
+ * Profiler core: prefix prof_ and PROF_. */
 #include "kernel/prof/sample.h"
 #include "hal/cpu.h"
 #include "hal/irq.h"

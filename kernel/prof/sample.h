@@ -1,5 +1,7 @@
 /* kernel/prof/sample.h: the profiler's two entry points from interrupt
- * context, called by the trap code (kernel/prof/sample.c). */
+ * context, called by the trap code (kernel/prof/sample.c).
+ *
+ * Profiler core: prefix prof_ and PROF_. */
 #pragma once
 #include <stdbool.h>
 

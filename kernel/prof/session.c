@@ -8,7 +8,9 @@
  * into a snapshot for the readers (kernel/prof/report.h), still holding
  * the profiler so that nothing writes the rings under them. A stream
  * holds the profiler from its start to its final drain
- * (kernel/prof/stream.c); what it leaves in the rings is no window's. */
+ * (kernel/prof/stream.c); what it leaves in the rings is no window's.
+ *
+ * Profiler core: prefix prof_ and PROF_. */
 #include "kernel/prof/session.h"
 #include "hal/cpu.h"
 #include "hal/irq.h"

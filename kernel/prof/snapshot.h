@@ -4,7 +4,9 @@
  * Record raw, present later: the sampler never formats, the readers never
  * look at per-CPU sampling state. Stop freezes the run into a snapshot and
  * the readers read only that, so a new output format is a new reader of
- * the same snapshot. */
+ * the same snapshot.
+ *
+ * Profiler core: prefix prof_ and PROF_. */
 #pragma once
 #include <stdbool.h>
 #include <stdint.h>

@@ -23,7 +23,9 @@
  * is over (stream.running, under stream.lock, says which). The task
  * alone owns the sequence number, the writer and the per-CPU accounting.
  * The keep-alive stamp and the stop request are single words other shell
- * tasks write; the counters are relaxed atomics other tasks read. */
+ * tasks write; the counters are relaxed atomics other tasks read.
+ *
+ * Profiler core: prefix prof_ and PROF_. */
 #include "kernel/prof/stream.h"
 #include "hal/cpu.h"
 #include "hal/pmu.h"
