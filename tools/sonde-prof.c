@@ -153,6 +153,20 @@ static int pick_format(struct opts *o)
     return -1;
 }
 
+/* What report and record check alike once their inputs are known: the
+ * ELFs (one for all, or one per input: per names an input, hint follows
+ * the message for no ELF), the output and its format. */
+static int check_elfs_out(struct opts *o, const char *hint, const char *per)
+{
+    if (!o->nelfs)
+        return die_usage("no kernel ELF: give -e ELF", hint);
+    if (!o->out)
+        return die_usage("no output: give -o OUT", NULL);
+    if (o->nelfs != 1 && o->nelfs != o->ninputs)
+        return die_usage("give -e once, or once per ", per);
+    return pick_format(o) ? EXIT_USAGE : EXIT_OK;
+}
+
 static int add_arg(const char **v, unsigned *n, const char *arg, const char *what)
 {
     return tool_push_arg(prog, v, n, MAX_INPUTS, arg, what);
@@ -186,15 +200,9 @@ static int parse_report_args(int argc, char **argv, struct opts *o)
         return die_usage("unexpected argument ", argv[optind]);
     if (!o->ninputs)
         return die_usage("no input: give -i RAW", NULL);
-    if (!o->nelfs)
-        return die_usage("no kernel ELF: give -e ELF", NULL);
-    if (!o->out)
-        return die_usage("no output: give -o OUT", NULL);
-    if (o->nelfs != 1 && o->nelfs != o->ninputs)
-        return die_usage("give -e once, or once per -i", NULL);
     if (o->nkernels && o->nkernels != o->ninputs)
         return die_usage("give --kernel once per -i, or not at all", NULL);
-    return pick_format(o) ? EXIT_USAGE : EXIT_OK;
+    return check_elfs_out(o, "", "-i");
 }
 
 /* ---- the pipeline ---------------------------------------------------- */
@@ -450,15 +458,9 @@ static int parse_record_args(int argc, char **argv, struct opts *o)
         return EXIT_USAGE;
     if (!o->ninputs)
         return die_usage("no kernel to profile: give HOST[:PORT]", NULL);
-    if (!o->nelfs)
-        return die_usage("no kernel ELF: give -e ELF (e.g. build/x86_64/kernel.elf)", NULL);
-    if (!o->out)
-        return die_usage("no output: give -o OUT", NULL);
-    if (o->nelfs != 1 && o->nelfs != o->ninputs)
-        return die_usage("give -e once, or once per HOST in order", NULL);
     if (o->nraws && o->nraws != o->ninputs)
         return die_usage("give -r once per HOST in order, or not at all", NULL);
-    return pick_format(o) ? EXIT_USAGE : EXIT_OK;
+    return check_elfs_out(o, " (e.g. build/x86_64/kernel.elf)", "HOST in order");
 }
 
 /* The sockets under ushc_io and ushc_mux: one connected UDP socket per

@@ -33,7 +33,7 @@ struct prof_gate prof_gate = { 0, PROF_ALL };
  *    above the TSC that set the period, or the period's +-1/4 jitter,
  *    whose sum over a window strays by about sqrt(n) / 7);
  *  - 16 records of slack;
- *  - at least PROF_RING_MIN (20 KiB a CPU). A short window whose end the
+ *  - at least PROF_RING_MIN (24 KiB a CPU). A short window whose end the
  *    host delays (a vCPU descheduled under TCG) still fits 2.5 s of
  *    ticks; with 64, a 1 ms window that the host stretched to 0.8 s
  *    dropped samples.

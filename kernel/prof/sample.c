@@ -103,9 +103,7 @@ void prof_sample(const struct trap_frame *tf, bool from_tick, unsigned cpu)
             /* pc_cap is a power of two: the slot is a mask away. */
             struct prof_record *r = &pc->pc_buf[n & (pc->pc_cap - 1)];
             r->pr_pid = pid;
-            r->pr_tick = from_tick;
-            r->pr_kind = PROF_KIND_CPU;
-            r->pr_weight = 1;
+            r->pr_tag = PROF_TAG(from_tick, PROF_KIND_CPU);
             r->pr_depth = (uint8_t)prof_capture(tf, r->pr_frames, PROF_FRAMES, cpu);
             uint64_t cost = cycles_now_inline() - c0;
             r->pr_cost = cost > UINT32_MAX ? UINT32_MAX : (uint32_t)cost;

@@ -12,12 +12,14 @@ struct trap_frame;
  * disarms it. Must be called on every online CPU. */
 void prof_tick(const struct trap_frame *tf);
 
-/* From the NMI handler (interrupts off, checked as above), before
- * anything else claims the NMI. True if the NMI was the performance
- * counter's (a sample was taken, or dropped because the gate is closed);
- * false means it is not ours and the caller must treat it as a genuine
- * NMI (panic). Never swallows a foreign NMI. On arm64 tf is the
- * vector's short frame (arch/arm64/vectors.S): only x0-x18, x29, x30,
- * sp and pc hold the interrupted values, so the frame is read through
- * trap_regs (hal/irq.h) and nothing else. */
+/* From the NMI handler, interrupts off (checked as above), on every NMI:
+ * two NMIs sent close together can arrive as one, so the handler asks
+ * every source each time, whoever else claimed it. True if the counter
+ * overflowed (a sample was taken, or dropped because the gate is closed);
+ * false means the NMI is not the counter's, and if nothing else claims
+ * it the caller must treat it as genuine (panic): a foreign NMI is never
+ * swallowed. On arm64 tf is the vector's short frame
+ * (arch/arm64/vectors.S): only x0-x18, x29, x30, sp and pc hold the
+ * interrupted values, so the frame is read through trap_regs (hal/irq.h)
+ * and nothing else. */
 bool prof_nmi(const struct trap_frame *tf);

@@ -144,6 +144,7 @@ static void prof_freeze(void)
         s->ps_in_window[i] = pc->pc_in_window;
         s->ps_dropped += pc->pc_full + pc->pc_nested;
     }
+    s->ps_kind = PROF_KIND_CPU;       /* the only kind a window samples today */
     s->ps_counter = (prof_ring_gate() & PROF_GATE_PMU) != 0;
     s->ps_source = pmu_source_name();
     s->ps_note = pmu_probe_note();
@@ -284,7 +285,7 @@ int prof_inject(unsigned cpu, int pid, const uintptr_t *frames,
         .pr_pid = pid, .pr_cost = cost, .pr_depth = (uint8_t)depth,
         /* As if from the source the last run used. */
         .pr_tick = !(prof_ring_gate() & PROF_GATE_PMU),
-        .pr_kind = PROF_KIND_CPU, .pr_weight = 1,
+        .pr_kind = PROF_KIND_CPU,
     };
     for (unsigned i = 0; i < depth; i++)
         r.pr_frames[i] = frames[i];

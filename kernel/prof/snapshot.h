@@ -22,6 +22,8 @@ struct prof_snapshot {
     uint32_t ps_from_tick[MAX_CPUS];  /* and by the tick */
     bool ps_in_window[MAX_CPUS];      /* online with a ring at Start */
     uint32_t ps_dropped;              /* ring full or nested, all CPUs */
+    uint8_t ps_kind;                  /* what the run measured (enum prof_kind):
+                                         the readers take records of it only */
     unsigned ps_ms;                   /* the window asked for */
     int ps_pid;                       /* PROF_ALL or the filter */
     uint64_t ps_cycles;               /* cycles_now across the window */

@@ -1,4 +1,4 @@
-// LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/stream.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c uapi/profile_stream.c kernel/symtab.c tests/unit/fake_profiler.c lib/printf.c lib/parse.c
+// LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/stream.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c uapi/profile_stream.c kernel/symtab.c tests/unit/fake_profiler.c lib/printf.c lib/parse.c uapi/profile_raw.c
 /* tests/unit/test_prof_session.c: run control (kernel/prof/session.c) over
  * the real sampler and rings: which source took each cpu's samples, the
  * drops, inject and report again, Start (busy, a late sampler, a CPU
@@ -99,6 +99,26 @@ TEST(inject_and_report_again)
     CHECK(strstr(out, "\n100.0% 1024 burn_inner+0x10\n        <- burn_mid+0x44\n") != NULL);
     CHECK(prof_report_cycles() > 0);
     CHECK(prof_report_cycles() < fake_cycles - before);
+}
+
+/* A window's report reads the records of its own kind: a record of
+ * another kind in the ring (as the off-CPU and heap profiles will put
+ * there) is neither a sample nor a chain of it. */
+TEST(report_reads_its_own_kind_only)
+{
+    reset();
+    CHECK_EQ(run_cmd("profile 1"), 0);   /* fresh counts */
+    uintptr_t f[3] = { 0x3010, 0x2044, 0x11b2 };
+    for (int i = 0; i < 3; i++)
+        CHECK_EQ(prof_inject(3, 5, f, 3, 40), 0);
+    struct prof_record other = { .pr_pid = 5, .pr_depth = 1, .pr_kind = PROF_KIND_MAX,
+                                 .pr_weight = 4096, .pr_frames = { 0x301a } };
+    CHECK_EQ(prof_ring_put(3, &other), PROF_OK);
+    buf_printer_init(&bp, out, sizeof out);
+    CHECK_EQ(prof_report_again(8, &bp.pr), 0);
+    CHECK(strstr(out, "\n3 samples on 1 cpus, 0 dropped, source tick 100Hz\n") != NULL);
+    CHECK(strstr(out, "\n100.0% 3 burn_inner+0x10\n") != NULL);
+    CHECK(strstr(out, "4096") == NULL);
 }
 
 /* Drops are the records that did not fit, summed over cpus, exactly:

@@ -151,31 +151,43 @@ static long shells_recv(void *ctx, unsigned *which, void *buf, size_t cap,
     return tool_recv_any(fds, s->m, &s->next, which, buf, cap, timeout_ms);
 }
 
+/* Out of memory mid-collection: nothing sensible is left to do, and the
+ * exit status of a collection that failed is USHC_EXIT_PROTO. */
+static _Noreturn void out_of_memory(const struct sp_collect *c)
+{
+    fprintf(c->o.err, "%s: out of memory\n", c->o.prog);
+    exit(USHC_EXIT_PROTO);
+}
+
+/* n zeroed elements of size bytes (at least one, so that no kernels is
+ * not a failure), or out_of_memory. */
+static void *zalloc(const struct sp_collect *c, size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p)
+        out_of_memory(c);
+    return p;
+}
+
 /* Runs cmds[i] on every kernel i with run[i], all at once; each reply
  * into texts[i] (malloc'd, NUL-terminated), each status into rcs[i]. */
 static void run_all(struct sp_collect *c, const char *const *cmds, const bool *run,
                     char **texts, int *rcs)
 {
-    unsigned n1 = c->n ? c->n : 1, m = 0;
-    struct ushc **cs = calloc(n1, sizeof *cs);
-    const char **cm = calloc(n1, sizeof *cm);
-    unsigned *idx = calloc(n1, sizeof *idx);
-    int *r = calloc(n1, sizeof *r);
-    size_t *lens = calloc(n1, sizeof *lens);
-    if (!cs || !cm || !idx || !r || !lens) {
-        fprintf(c->o.err, "%s: out of memory\n", c->o.prog);
-        exit(USHC_EXIT_PROTO);
-    }
+    unsigned m = 0;
+    struct ushc **cs = zalloc(c, c->n, sizeof *cs);
+    const char **cm = zalloc(c, c->n, sizeof *cm);
+    unsigned *idx = zalloc(c, c->n, sizeof *idx);
+    int *r = zalloc(c, c->n, sizeof *r);
+    size_t *lens = zalloc(c, c->n, sizeof *lens);
     for (unsigned i = 0; i < c->n; i++) {
         texts[i] = NULL;
         rcs[i] = USHC_EXIT_OK;
         if (!run[i])
             continue;
         c->k[i].c.out = open_memstream(&texts[i], &lens[i]);
-        if (!c->k[i].c.out) {
-            fprintf(c->o.err, "%s: out of memory\n", c->o.prog);
-            exit(USHC_EXIT_PROTO);
-        }
+        if (!c->k[i].c.out)
+            out_of_memory(c);
         cs[m] = &c->k[i].c;
         cm[m] = cmds[i];
         idx[m++] = i;
@@ -229,13 +241,9 @@ static void refused(struct sp_collect *c, struct sp_collect_kernel *k, const cha
 
 static void stop_some(struct sp_collect *c, const bool *run)
 {
-    const char **cmds = calloc(c->n ? c->n : 1, sizeof *cmds);
-    char **texts = calloc(c->n ? c->n : 1, sizeof *texts);
-    int *rcs = calloc(c->n ? c->n : 1, sizeof *rcs);
-    if (!cmds || !texts || !rcs) {
-        fprintf(c->o.err, "%s: out of memory\n", c->o.prog);
-        exit(USHC_EXIT_PROTO);
-    }
+    const char **cmds = zalloc(c, c->n, sizeof *cmds);
+    char **texts = zalloc(c, c->n, sizeof *texts);
+    int *rcs = zalloc(c, c->n, sizeof *rcs);
     for (unsigned i = 0; i < c->n; i++)
         cmds[i] = "profile stop";
     run_all(c, cmds, run, texts, rcs);
@@ -248,16 +256,11 @@ static void stop_some(struct sp_collect *c, const bool *run)
 
 int sp_collect_start(struct sp_collect *c, unsigned ms, const char *who)
 {
-    unsigned n1 = c->n ? c->n : 1;
-    char (*bufs)[USHP_CMD_MAX + 1] = calloc(n1, sizeof *bufs);
-    const char **cmds = calloc(n1, sizeof *cmds);
-    char **texts = calloc(n1, sizeof *texts);
-    int *rcs = calloc(n1, sizeof *rcs);
-    bool *run = calloc(n1, sizeof *run);
-    if (!bufs || !cmds || !texts || !rcs || !run) {
-        fprintf(c->o.err, "%s: out of memory\n", c->o.prog);
-        exit(USHC_EXIT_PROTO);
-    }
+    char (*bufs)[USHP_CMD_MAX + 1] = zalloc(c, c->n, sizeof *bufs);
+    const char **cmds = zalloc(c, c->n, sizeof *cmds);
+    char **texts = zalloc(c, c->n, sizeof *texts);
+    int *rcs = zalloc(c, c->n, sizeof *rcs);
+    bool *run = zalloc(c, c->n, sizeof *run);
     for (unsigned i = 0; i < c->n; i++) {
         snprintf(bufs[i], sizeof bufs[i], "profile stream %u %u %s", c->port, ms, who);
         cmds[i] = bufs[i];
@@ -515,11 +518,7 @@ static void due(struct sp_collect *c, uint64_t now)
 
 int sp_collect_poll(struct sp_collect *c, int timeout_ms)
 {
-    struct pollfd *pfd = calloc(c->n + 1, sizeof *pfd);
-    if (!pfd) {
-        fprintf(c->o.err, "%s: out of memory\n", c->o.prog);
-        exit(USHC_EXIT_PROTO);
-    }
+    struct pollfd *pfd = zalloc(c, c->n + 1, sizeof *pfd);
     pfd[0] = (struct pollfd){ .fd = c->fd, .events = POLLIN };
     for (unsigned i = 0; i < c->n; i++)
         pfd[i + 1] = (struct pollfd){ .fd = c->k[i].fd, .events = POLLIN };
@@ -569,11 +568,7 @@ uint64_t sp_collect_elapsed_ms(const struct sp_collect *c)
 
 void sp_collect_stop(struct sp_collect *c, uint64_t grace_ms)
 {
-    bool *run = calloc(c->n ? c->n : 1, sizeof *run);
-    if (!run) {
-        fprintf(c->o.err, "%s: out of memory\n", c->o.prog);
-        exit(USHC_EXIT_PROTO);
-    }
+    bool *run = zalloc(c, c->n, sizeof *run);
     bool any = false;
     for (unsigned i = 0; i < c->n; i++)
         any |= run[i] = c->k[i].state == SP_COLLECT_STREAMING;
