@@ -556,7 +556,7 @@ static int stream_inputs(struct sp_collect *c, struct stream_rec *sr, struct sp_
     unsigned added = 0;
     for (unsigned i = 0; i < c->n; i++) {
         struct sp_collect_kernel *k = &c->k[i];
-        texts[i] = sp_agg_raw(&sr->agg[i], &k->s, stream_ms(k, o->ms), &lens[i]);
+        texts[i] = sp_agg_raw(&sr->agg[i], &k->s, PRAW_KIND_CPU, stream_ms(k, o->ms), &lens[i]);
         if (!texts[i]) {
             fprintf(stderr, "%s: kernel %s: no META came (no build id to check): "
                     "left out\n", prog, k->name);

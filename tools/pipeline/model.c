@@ -153,6 +153,7 @@ static int add_chain(void *ctx, const struct praw_chain *rc, unsigned line,
     struct sp_chain *c = &p->chains[p->nchains++];
     memset(c, 0, sizeof *c);
     c->c_count = rc->pc_count;
+    c->c_weight = rc->pc_weight;
     c->c_pid = rc->pc_pid;
     c->c_cpu = rc->pc_cpu;
     memcpy(c->c_task, rc->pc_task, sizeof c->c_task);

@@ -42,6 +42,9 @@ struct sp_loc {
 
 struct sp_chain {
     uint64_t c_count;
+    uint64_t c_weight;          /* the samples' weights: c_count for a CPU
+                                   profile; ns or bytes for the other kinds
+                                   (its input's pi_hdr.ph_kind) */
     uint32_t c_pid, c_cpu;
     char c_task[PRAW_TASK_MAX + 1];
     unsigned c_input;
