@@ -24,14 +24,15 @@ static uint8_t ushkey[USHP_KEY_LEN];
 static struct {
     size_t len;                         /* the loader's line, in bytes */
     int cut_words;                      /* words past the copy's end */
-    int key_words;                      /* ushkey= words in the whole line */
+    int key_words;                      /* ushkey words in the whole line */
 } loader;
 
 void boot_params_copy(char *dst, size_t size, char *text)
 {
     loader.len = strlen(text);
     loader.cut_words = cmdline_copy(dst, size, text);
-    loader.key_words = cmdline_wipe(text, "ushkey");
+    loader.key_words = cmdline_count(text, "ushkey");
+    cmdline_wipe(text, "ushkey");
 }
 
 static int parsed_count(const char *key)
@@ -42,17 +43,19 @@ static int parsed_count(const char *key)
     return n;
 }
 
-/* Fails closed: if any ushkey= word of the line was not parsed (past the
- * first words or bytes, here or in the loader's copy), the key is refused
- * even when another one was read, since the last one given is the one
- * meant. Starting the shell open, or with an older key, would silently
- * ignore the authentication asked for. */
+/* Fails closed: if any ushkey word of the line (ushkey=... or a bare
+ * ushkey) was not parsed (past the first words or bytes, here or in the
+ * loader's copy), the key is refused even when another one was read, since
+ * the last one given is the one meant. Starting the shell open, or with an
+ * older key, would silently ignore the authentication asked for. Bare
+ * words count on both sides: one parsed must not make up for a key lost. */
 static void ushkey_take(char *raw)
 {
     const char *s = cmdline_get(&cmdline, "ushkey");
     ushkey_state = 0;
     secure_zero(ushkey, sizeof ushkey);
-    int words = cmdline_wipe(raw, "ushkey");
+    int words = cmdline_count(raw, "ushkey");
+    cmdline_wipe(raw, "ushkey");
     if (loader.key_words > words)
         words = loader.key_words;
     if (parsed_count("ushkey") < words) {

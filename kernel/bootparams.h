@@ -11,7 +11,7 @@
 const struct cmdline *boot_params_parse(char *text);
 /* Where the kernel parses a copy of the loader's line (x86: the loader's
  * memory may be reused): copy text's whole words into dst (size bytes),
- * then wipe ushkey='s value in text, remembering how many ushkey= words
+ * then wipe ushkey='s value in text, remembering how many ushkey words
  * the whole line had. boot_params_parse(dst) then refuses the key if the
  * copy lost any of them, as it does for words it drops itself. */
 void boot_params_copy(char *dst, size_t size, char *text);

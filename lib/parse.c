@@ -191,6 +191,23 @@ int cmdline_wipe(char *text, const char *key)
     return n;
 }
 
+int cmdline_count(const char *text, const char *key)
+{
+    size_t klen = strlen(key);
+    int n = 0;
+    for (const char *p = text; p && *p;) {
+        while (is_space(*p))
+            p++;
+        const char *w = p;
+        while (*p && !is_space(*p))
+            p++;
+        size_t len = (size_t)(p - w);
+        if (len >= klen && strncmp(w, key, klen) == 0 && (len == klen || w[klen] == '='))
+            n++;
+    }
+    return n;
+}
+
 /* A word cut in two would be read as another value (udpshell=90 for
  * udpshell=9000, a key's first digits for the key): stop at the last
  * boundary that fits instead. */

@@ -170,3 +170,21 @@ TEST(ushkey_twice_second_dropped_whole_line_is_refused)
     CHECK(strstr(printed, "ushkey= was not read") != NULL);
     CHECK(strstr(text, HEX) == NULL);
 }
+
+TEST(bare_ushkey_word_does_not_make_up_for_a_lost_key)
+{
+    /* Found by tests/fuzz/fuzz_bootparams.c: a bare "ushkey" in the copy
+     * was counted against the key= word lost past it, and an earlier key
+     * was then used. */
+    char loader[800] = "ushkey ushkey=" HEX " udpshell=9000";
+    while (strlen(loader) < 600)
+        strcat(loader, " pad=pppppppppppppppppppppppppppppppppppppppppppp");
+    strcat(loader, " ushkey=ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff");
+    printed[0] = 0;
+    boot_params_copy(copy, sizeof copy, loader);
+    boot_params_parse(copy);
+    uint8_t key[32];
+    CHECK_EQ(boot_param_ushkey(key), -1);
+    CHECK(strstr(printed, "boot: ushkey= was not read") != NULL);
+    loader_reset();
+}

@@ -301,3 +301,11 @@ TEST(cmdline_copy_keeps_whole_words_only)
     CHECK_EQ(cmdline_copy(d, 0, "a b c"), 3);   /* no room at all: nothing written */
     CHECK_EQ(d[0], 'z');
 }
+
+TEST(cmdline_count_counts_key_words_bare_or_not)
+{
+    CHECK_EQ(cmdline_count("ushkey=1 ushkey ushkey= ushkeyx=2 xushkey=3 ushkey=4=5\tushkey", "ushkey"), 5);
+    CHECK_EQ(cmdline_count("", "ushkey"), 0);
+    CHECK_EQ(cmdline_count(NULL, "ushkey"), 0);
+    CHECK_EQ(cmdline_count("ushke ushkex", "ushkey"), 0);
+}
