@@ -25,3 +25,15 @@ void prof_tick(const struct trap_frame *tf);
  * interrupted values, so the frame is read through trap_regs (hal/irq.h)
  * and nothing else. */
 bool prof_nmi(const struct trap_frame *tf);
+
+struct prof_record;
+/* One record of a kind other than the CPU's (the scheduler's off-CPU
+ * time, the allocator's heap bytes) into this CPU's ring, from any
+ * context: it takes the same guard the sampler does, with interrupts off
+ * for its span, so it needs no lock and allocates nothing. Recorded only
+ * while the gate is open to the record's kind and its pid passes the
+ * filter; a full ring or a producer already inside (an NMI in the middle
+ * of this) counts a drop, as the sampler does. True if recorded. The
+ * caller checks its kind's gate bit first (prof_gate.pg_state): that one
+ * load is all a closed gate costs it. */
+bool prof_emit(const struct prof_record *rec);

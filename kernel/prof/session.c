@@ -80,7 +80,7 @@ static void prof_start(int pid, bool pmu)
 {
     prof_snap.ps_pid = pid;
     prof_snap.ps_cycles = cycles_now();
-    prof_snap.ps_ncpus = prof_ring_open(pid, pmu);
+    prof_snap.ps_ncpus = prof_ring_open(pid, PROF_GATE_CPU, pmu);
     /* This CPU arms its own counter now rather than at its next tick: a
      * window shorter than a tick (profile 1) ends at that same tick, and
      * at -smp 1 would otherwise never see the counter armed at all. The
@@ -141,8 +141,9 @@ static void prof_freeze(void)
             n = pc->pc_cap;
         s->ps_recs[i] = pc->pc_buf;
         s->ps_count[i] = n;
-        s->ps_from_tick[i] = pc->pc_from_tick < n ? pc->pc_from_tick : n;
-        s->ps_from_pmu[i] = n - s->ps_from_tick[i];
+        uint32_t cpu_n = pc->pc_other < n ? n - pc->pc_other : 0;
+        s->ps_from_tick[i] = pc->pc_from_tick < cpu_n ? pc->pc_from_tick : cpu_n;
+        s->ps_from_pmu[i] = cpu_n - s->ps_from_tick[i];
         s->ps_in_window[i] = pc->pc_in_window;
         s->ps_dropped += pc->pc_full + pc->pc_nested;
     }

@@ -20,8 +20,8 @@
 struct prof_snapshot {
     const struct prof_record *ps_recs[MAX_CPUS];  /* NULL: no ring */
     uint32_t ps_count[MAX_CPUS];      /* records, at most the ring's size */
-    uint32_t ps_from_pmu[MAX_CPUS];   /* of those, taken by the counter's NMI */
-    uint32_t ps_from_tick[MAX_CPUS];  /* and by the tick */
+    uint32_t ps_from_pmu[MAX_CPUS];   /* of those, CPU samples the counter's NMI took */
+    uint32_t ps_from_tick[MAX_CPUS];  /* and the tick took (the rest: other kinds) */
     bool ps_in_window[MAX_CPUS];      /* online with a ring at Start */
     uint32_t ps_dropped;              /* ring full or nested, all CPUs */
     uint8_t ps_kind;                  /* what the run measured (enum prof_kind):

@@ -80,3 +80,48 @@ TEST(sample_entry_with_interrupts_on_panics)
     EXPECT_PANIC(prof_nmi(&tf), "irqs_enabled_inline()");
     CHECK_EQ(arms + disarms, 0);
 }
+
+/* prof_emit, the door of the producers other than the sampler: only while
+ * the gate is open to the record's kind, through the pid filter, never
+ * for the CPU's own kind, a drop when the ring is full or the guard is
+ * taken; and the counter's share of a CPU's records leaves them out. */
+TEST(emit_other_kinds_through_the_gate)
+{
+    reset();
+    room(256);
+    struct prof_record r = { .pr_pid = 5, .pr_depth = 1, .pr_kind = PROF_KIND_MAX,
+                             .pr_weight = 4096, .pr_frames = { 0x301a } };
+    fake_cpu = 1;
+    CHECK(!prof_emit(&r));                          /* gate closed */
+    prof_ring_open(PROF_ALL, PROF_GATE_CPU, false);
+    CHECK(!prof_emit(&r));                          /* open, not to this kind */
+    prof_ring_close();
+    prof_ring_open(PROF_ALL, PROF_GATE_CPU | PROF_GATE_KIND(PROF_KIND_MAX), false);
+    CHECK(prof_emit(&r));
+    struct prof_record cpu = r;
+    cpu.pr_kind = PROF_KIND_CPU;
+    CHECK(!prof_emit(&cpu));                        /* the sampler's kind: not here */
+    CHECK_EQ(fake_irq_depth, 0);                    /* interrupts restored */
+    tick(1, 5, 0x3010, NULL);                       /* a CPU sample beside it */
+    uint32_t first;
+    CHECK_EQ(prof_ring_avail(1, &first), 2);
+    CHECK_EQ(prof_ring_at(1, first)->pr_weight, 4096);
+    CHECK_EQ(prof_cpus[1].pc_other, 1);
+    CHECK_EQ(prof_cpus[1].pc_from_tick, 1);
+    prof_ring_test_set_inside(1, true);             /* a producer inside: nested */
+    uint32_t drops = prof_ring_drops(1);
+    CHECK(!prof_emit(&r));
+    CHECK_EQ(prof_ring_drops(1), drops + 1);
+    prof_ring_test_set_inside(1, false);
+    prof_ring_close();
+    prof_ring_open(7, PROF_GATE_KIND(PROF_KIND_MAX), false);
+    CHECK(!prof_emit(&r));                          /* pid 5 filtered out */
+    r.pr_pid = 7;
+    for (unsigned i = 0; i < prof_ring_cap(1); i++)
+        CHECK(prof_emit(&r));
+    drops = prof_ring_drops(1);
+    CHECK(!prof_emit(&r));                          /* full: a drop */
+    CHECK_EQ(prof_ring_drops(1), drops + 1);
+    prof_ring_close();
+    fake_cpu = 0;
+}
