@@ -1,5 +1,5 @@
 /* kernel/pmu_nmi.h: the PMU core's NMI half (pmu_nmi_claim, hal/pmu.h),
- * inline, for the counter's sample (kernel/profiler.c's profiler_nmi):
+ * inline, for the counter's sample (kernel/prof/sample.c's prof_nmi):
  * as a call it saved and restored registers and read the CPU's index
  * again on every counter sample. kernel/pmu.c owns this state and
  * defines pmu_nmi_claim as this same function out of line; the

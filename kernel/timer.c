@@ -2,12 +2,12 @@
  * let the scheduler preempt. */
 #include "kernel/timer.h"
 #include "kernel/percpu.h"
-#include "kernel/profiler.h"
+#include "kernel/prof/sample.h"
 #include "kernel/sched.h"
 
 void timer_tick(struct trap_frame *tf)
 {
     this_cpu()->ticks++;
-    profiler_tick(tf);
+    prof_tick(tf);
     sched_tick();
 }

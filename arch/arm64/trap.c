@@ -7,11 +7,11 @@
  * the kernel has interrupts masked (ICC_PMR_EL1), and on top of an
  * ordinary handler. It is handled with PSTATE.I still set, so it never
  * nests in itself, and like an NMI on x86 it takes no lock, allocates
- * nothing and never schedules: profiler_nmi samples and says whether the
+ * nothing and never schedules: prof_nmi samples and says whether the
  * counter had overflowed; if not, nothing else raises that PPI, and the
  * machine stops with a report rather than swallowing it. vectors.S
  * acknowledges every IRQ and sends that PPI down a short path of its own
- * (profiler_nmi), the rest here with the INTID in the frame. */
+ * (prof_nmi), the rest here with the INTID in the frame. */
 #include "arch/arm64/trap.h"
 #include "arch/arm64/arm64.h"
 #include "arch/arm64/gic.h"
@@ -21,7 +21,7 @@
 #include "kernel/console.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
-#include "kernel/profiler.h"
+#include "kernel/prof/sample.h"
 #include "kernel/sched.h"
 #include "kernel/timer.h"
 
@@ -129,15 +129,15 @@ static void nmi_irq(struct trap_frame *tf, unsigned id)
     } else if (id == SGI_NMI_TEST) {
         panic_trap(tf, "unexpected NMI on cpu %u (SGI %u at pseudo-NMI priority, no request)",
                    cpu_index(), id);
-    } else if (!profiler_nmi(tf)) {
+    } else if (!prof_nmi(tf)) {
         trap_pmu_unclaimed(tf);
     }
     gic_eoi(id);
 }
 
-/* vectors.S's short path, the PMU's PPI, calls profiler_nmi directly
+/* vectors.S's short path, the PMU's PPI, calls prof_nmi directly
  * (pseudo-NMI context, PSTATE.I set throughout, the PMR never touched)
- * and ends the interrupt itself; when profiler_nmi finds no overflow to
+ * and ends the interrupt itself; when prof_nmi finds no overflow to
  * claim it fills in the rest of the frame and comes here. */
 void trap_pmu_unclaimed(struct trap_frame *tf)
 {

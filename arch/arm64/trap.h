@@ -21,7 +21,7 @@ _Static_assert(__builtin_offsetof(struct trap_frame, kind) == 36 * 8, "trap fram
 _Static_assert(__builtin_offsetof(struct trap_frame, intid) == 38 * 8, "trap frame layout");
 
 void trap_dispatch(struct trap_frame *tf);
-/* vectors.S's short path for the PMU's PPI, when profiler_nmi claimed
+/* vectors.S's short path for the PMU's PPI, when prof_nmi claimed
  * nothing (trap.c). */
 __attribute__((noreturn)) void trap_pmu_unclaimed(struct trap_frame *tf);
 void trap_print_regs(const struct trap_frame *tf);

@@ -101,7 +101,7 @@ vectors:
  * PSTATE.I set from entry to eret, so no other exception can come in
  * between and ELR_EL1/SPSR_EL1 still hold this one's on the way out,
  * and it leaves ICC_PMR_EL1 alone. x19-x28 are the interrupted code's
- * throughout: C preserves them. profiler_nmi (pseudo-NMI context: no
+ * throughout: C preserves them. prof_nmi (pseudo-NMI context: no
  * lock, no allocation) claims the overflow, reloads the counter and
  * samples; then the interrupt is ended here.
  *
@@ -120,7 +120,7 @@ pmu_nmi:
     mov x29, sp
     str x0, [sp, #X(38)]                /* intid */
     add x0, sp, #16                     /* struct trap_frame * */
-    bl profiler_nmi
+    bl prof_nmi
     tbz w0, #0, 1f                      /* a bool: only its low byte is defined */
     /* The counter's status is clear (the PMU backend's isb made it so):
      * end the interrupt, gic.h's gic_eoi inline. */

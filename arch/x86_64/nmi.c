@@ -17,13 +17,13 @@
 #include "kernel/backtrace.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
-#include "kernel/profiler.h"
+#include "kernel/prof/sample.h"
 #include "kernel/stacktrace.h"
 
 void nmi_handler(struct trap_frame *tf)
 {
     bool claimed = bt_answer(tf);   /* halts here if another cpu panics */
-    if (profiler_nmi(tf))
+    if (prof_nmi(tf))
         claimed = true;
     if (!claimed)
         panic_trap(tf, "unexpected NMI on cpu %u (not the counter's, no request)", cpu_index());

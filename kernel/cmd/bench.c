@@ -7,12 +7,13 @@
  * profile stream to the requester's port, side by side. */
 #include "hal/cpu.h"
 #include "kernel/cmd/burn.h"
-#include "kernel/profiler.h"
+#include "kernel/cmd/profile.h"
+#include "kernel/prof/session.h"
 #include "kernel/sched.h"
 #include "kernel/shell.h"
 #include "kernel/symtab.h"
 #include "lib/string.h"
-#include "kernel/profstream.h"
+#include "kernel/prof/stream.h"
 #include "lib/parse.h"
 #include "mm/heap.h"
 #include "net/udpshell.h"
@@ -60,12 +61,14 @@ static uint64_t run_workload(enum bench_mode mode, struct printer *p)
      * at -smp 1 in the run without it (160 wakeups, worth ~0.01% there,
      * as much as the tick's samples). */
     if (mode == BENCH_WINDOW) {
-        profiler_run(BENCH_WINDOW_MS, -1, 2, p);
+        prof_run(BENCH_WINDOW_MS, PROF_ALL, 2, PROF_TEXT, p);
     } else if (mode == BENCH_STREAM) {
-        bool ok = profstream_start(bench_dest.ip, bench_dest.port, 0, -1, p) == 0;
+        struct prof_sink sink;
+        cmd_profile_udp_sink(&sink, bench_dest.ip, bench_dest.port);
+        bool ok = prof_stream_start(&sink, 0, PROF_ALL, p) == 0;
         sleep_ms(BENCH_WINDOW_MS);
         if (ok)
-            profstream_stop(p);
+            prof_stream_stop(p);
     } else {
         sleep_ms(BENCH_WINDOW_MS);
     }
@@ -84,11 +87,11 @@ static void sink_write(struct printer *p, const char *s, size_t n) {}
 static uint64_t bench_report(unsigned ncpu)
 {
     struct printer sink = { sink_write };
-    uintptr_t frames[PROFILER_FRAMES];
+    uintptr_t frames[PROF_FRAMES];
     uintptr_t spin = symtab_find("burn_spin"), inner = symtab_find("burn_inner");
     uintptr_t mid = symtab_find("burn_middle"), outer = symtab_find("burn_outer");
-    profiler_run(1, -1, 1, &sink);              /* fresh counts */
-    if (profiler_reserve(BENCH_REPORT_RECS / ncpu, &sink) != PROFILER_OK)
+    prof_run(1, PROF_ALL, 1, PROF_TEXT, &sink);              /* fresh counts */
+    if (prof_reserve(BENCH_REPORT_RECS / ncpu, &sink) != PROF_OK)
         return 0;
     for (unsigned c = 0; c < ncpu; c++)
         for (unsigned k = 0; k < BENCH_REPORT_RECS / ncpu; k++) {
@@ -97,10 +100,10 @@ static uint64_t bench_report(unsigned ncpu)
             frames[1] = inner + 4 + (k / 64) % 4;
             frames[2] = mid + 14;
             frames[3] = outer + 14;
-            profiler_inject(c, 1, frames, 4, 100);
+            prof_inject(c, 1, frames, 4, 100);
         }
-    profiler_report_again(8, &sink);
-    return profiler_report_cycles();
+    prof_report_again(8, &sink);
+    return prof_report_cycles();
 }
 
 /* What reading the clock itself costs: back-to-back cycles_now() reads.
@@ -143,8 +146,8 @@ static int bench_profile(struct printer *p)
     pr_printf(p, "bench: workload off %lu cycles, on %lu cycles, ratio %lu.%04lu\n", off, on,
               on / off, (on % off) * 10000 / off);
     uint32_t p50 = 0, p99 = 0;
-    if (profiler_cost_permille(500, &p50) == PROFILER_OK &&
-        profiler_cost_permille(990, &p99) == PROFILER_OK)
+    if (prof_cost_permille(500, &p50) == PROF_OK &&
+        prof_cost_permille(990, &p99) == PROF_OK)
         pr_printf(p, "bench: sample cost p50 %u p99 %u %s\n", p50, p99, cycles_unit());
     unsigned ncpu = cpu_count() < 4 ? cpu_count() : 4;
     uint64_t rep = bench_report(ncpu);

@@ -11,7 +11,8 @@
 #include "hal/irq.h"
 #include "hal/pmu.h"
 #include "kernel/buildid.h"
-#include "kernel/profiler.h"
+#include "kernel/prof/sample.h"
+#include "kernel/prof/session.h"
 #include "kernel/sched.h"
 #include "kernel/stacktrace.h"
 #include "kernel/symtab.h"
@@ -238,7 +239,7 @@ void reset(void)
     fake_udp_rc = 0;
     udp_hook = NULL;
     each_sleep = NULL;
-    profiler_test_reset();              /* each test sizes its own buffers */
+    prof_test_reset();              /* each test sizes its own buffers */
 }
 
 void room(uint32_t records)
@@ -246,7 +247,7 @@ void room(uint32_t records)
     struct buf_printer b;
     char o[128];
     buf_printer_init(&b, o, sizeof o);
-    if (profiler_reserve(records, &b.pr) != PROFILER_OK)
+    if (prof_reserve(records, &b.pr) != PROF_OK)
         abort();
 }
 
@@ -263,7 +264,7 @@ void tick(unsigned cpu, int pid, uintptr_t pc, const struct fstack *st)
     fake_pid = pid;
     struct trap_frame tf = frame(pc, st);
     unsigned long f = irq_save();
-    profiler_tick(&tf);
+    prof_tick(&tf);
     irq_restore(f);
 }
 
@@ -273,7 +274,7 @@ bool nmi(unsigned cpu, int pid, uintptr_t pc, const struct fstack *st)
     fake_pid = pid;
     struct trap_frame tf = frame(pc, st);
     unsigned long f = irq_save();
-    bool ours = profiler_nmi(&tf);
+    bool ours = prof_nmi(&tf);
     irq_restore(f);
     return ours;
 }
@@ -308,7 +309,7 @@ void win_span(void)
     tick(0, 5, 0x3020, &st_a);
 }
 
-/* ---- the stream's world: clock, tasks, network (kernel/profstream.c) ---- */
+/* ---- the stream's world: clock, tasks, network (kernel/prof/stream.c) ---- */
 
 uint64_t fake_ns = 1000000000;
 uint64_t time_ns(void) { return fake_ns; }
@@ -377,4 +378,28 @@ char *net_fmt_ip(char *buf, uint32_t ip)
 {
     snprintf(buf, 16, "%u.%u.%u.%u", ip >> 24, (ip >> 16) & 255, (ip >> 8) & 255, ip & 255);
     return buf;
+}
+
+/* ---- windows the sample and session tests share --------------------- */
+
+bool nested_ret;
+static void nested_nmi(void) { nested_ret = nmi(2, 5, 0x3000, NULL); }
+void win_nested(void)
+{
+    walk_hook = nested_nmi;
+    tick(2, 5, 0x2000, NULL);
+}
+
+bool nmi_ret_foreign, nmi_ret_ours;
+unsigned arms_after_first_tick;
+void win_counter(void)
+{
+    tick(0, 5, 0x3000, NULL);           /* arms, does not sample */
+    arms_after_first_tick = arms;
+    tick(0, 5, 0x3001, NULL);           /* armed: the counter samples now */
+    pmu_claim = false;
+    nmi_ret_foreign = nmi(0, 5, 0x3002, NULL);
+    pmu_claim = true;
+    nmi_ret_ours = nmi(0, 5, 0x2004, NULL);
+    nmi(1, 5, 0x2004, NULL);
 }

@@ -1,11 +1,14 @@
-/* kernel/profiler_fold.c: the hash index both folds of a run use, the
- * text report's (profiler_report.c) and the exports' (profiler_export.c).
+/* kernel/prof/fold.c: the hash index both folds of a run use, the text
+ * report's (kernel/prof/report.c) and the exports' (kernel/prof/export.c),
+ * and the selection both use for quantiles.
  *
  * The index holds no entries itself: it maps a 64-bit hash to a position
  * in an array its user owns (distinct chains, resolved symbols), so one
  * piece of code serves every key the folds need, each compared by its
- * user. See profiler_internal.h for the rules. */
-#include "kernel/profiler_internal.h"
+ * user. See kernel/prof/fold.h for the rules.
+ *
+ * Profiler core: prefix prof_ and PROF_. */
+#include "kernel/prof/fold.h"
 #include "lib/string.h"
 #include "mm/heap.h"
 
@@ -57,4 +60,35 @@ bool prof_index_grow(struct prof_index *ix, void **arr, size_t size, uint32_t n,
     kfree(ix->slot);
     *ix = nix;
     return true;
+}
+
+/* The k-th smallest of a[0..n) (0-based), exactly: Wirth's selection
+ * (Hoare's partition around the current k-th, narrowing to the side
+ * that holds k), expected linear; a is reordered, and on return nothing
+ * below a[k] lies right of k. Signed indexes: j steps below 0. */
+uint32_t prof_select(uint32_t *a, uint32_t n, uint32_t k)
+{
+    int64_t l = 0, m = (int64_t)n - 1, kk = k;
+    while (l < m) {
+        uint32_t x = a[kk];
+        int64_t i = l, j = m;
+        do {
+            while (a[i] < x)
+                i++;
+            while (x < a[j])
+                j--;
+            if (i <= j) {
+                uint32_t t = a[i];
+                a[i] = a[j];
+                a[j] = t;
+                i++;
+                j--;
+            }
+        } while (i <= j);
+        if (j < kk)
+            l = i;
+        if (kk < i)
+            m = j;
+    }
+    return a[kk];
 }

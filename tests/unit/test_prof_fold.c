@@ -1,4 +1,4 @@
-// LINK: kernel/profiler.c kernel/profstream.c uapi/profile_stream.c kernel/profiler_report.c kernel/profiler_export.c kernel/profiler_fold.c kernel/symtab.c tests/unit/fake_profiler.c lib/printf.c lib/parse.c
+// LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/stream.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c uapi/profile_stream.c kernel/symtab.c tests/unit/fake_profiler.c lib/printf.c lib/parse.c uapi/profile_raw.c
 /* Host test of the report's fold on recorded data: 4 CPUs x 2048 records
  * of a fixed pseudo-random mix (resolved and unresolved leaves, leaves
  * that fold by symbol over many offsets, callers that differ by one
@@ -13,7 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "kernel/profiler.h"
+#include "kernel/prof/sample.h"
+#include "kernel/prof/session.h"
 
 #define GOLDEN "tests/unit/data/prof_fold_report.txt"
 #define RECS 2048
@@ -35,14 +36,14 @@ static void record(unsigned cpu)
 {
     static const uintptr_t leaves[] = { 0x3000, 0x2000, 0x1000, 0x3080, 0x4000 };
     static const uintptr_t holes[] = { 0x1800, 0x2400, 0x30c0, 0x5000 };
-    uintptr_t f[PROFILER_FRAMES];
+    uintptr_t f[PROF_FRAMES];
     uint64_t r = next();
     unsigned kind = r % 16;
     if (kind < 13)
         f[0] = leaves[(r >> 4) % 5] + ((r >> 8) % 0x20);
     else
         f[0] = holes[(r >> 4) % 4] + ((r >> 8) % 3);
-    unsigned depth = 1 + (unsigned)((r >> 16) % PROFILER_FRAMES);
+    unsigned depth = 1 + (unsigned)((r >> 16) % PROF_FRAMES);
     for (unsigned i = 1; i < depth; i++) {
         uint64_t q = next();
         /* Mostly one of four sites per level; one in eight anywhere. */
@@ -50,7 +51,7 @@ static void record(unsigned cpu)
                        : 0x1000 + ((q >> 3) % 0x400);
     }
     uint32_t cost = 100 + (uint32_t)((r >> 24) % 300) + ((r >> 40) % 64 == 0 ? 50000 : 0);
-    CHECK_EQ(profiler_inject(cpu, 5, f, depth, cost), 0);
+    CHECK_EQ(prof_inject(cpu, 5, f, depth, cost), 0);
 }
 
 static size_t report_all(char *dst, size_t cap)
@@ -59,7 +60,7 @@ static size_t report_all(char *dst, size_t cap)
     size_t n = 0;
     for (unsigned i = 0; i < sizeof chains / sizeof chains[0]; i++) {
         buf_printer_init(&bp, out, sizeof out);
-        CHECK_EQ(profiler_report_again(chains[i], &bp.pr), 0);
+        CHECK_EQ(prof_report_again(chains[i], &bp.pr), 0);
         size_t len = strlen(out);
         CHECK(n + len < cap);
         memcpy(dst + n, out, len);

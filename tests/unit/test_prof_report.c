@@ -1,5 +1,5 @@
-// LINK: kernel/profiler.c kernel/profstream.c uapi/profile_stream.c kernel/profiler_report.c kernel/profiler_export.c kernel/profiler_fold.c kernel/symtab.c tests/unit/fake_profiler.c lib/printf.c lib/parse.c
-/* Host tests of kernel/profiler_report.c through the real sampler: a
+// LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/stream.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c uapi/profile_stream.c kernel/symtab.c tests/unit/fake_profiler.c lib/printf.c lib/parse.c uapi/profile_raw.c
+/* Host tests of kernel/prof/report.c through the real sampler: a
  * fake window (sleep_ms runs a callback) ticks samples in, and the report
  * is checked as exact text: folding, order, percentages, cost, names,
  * limits and the empty-report messages. Fakes: fake_profiler.c. */
@@ -10,7 +10,8 @@
 
 #include "hal/cpu.h"
 #include "hal/irq.h"
-#include "kernel/profiler.h"
+#include "kernel/prof/sample.h"
+#include "kernel/prof/session.h"
 #include "kernel/symtab.h"
 
 /* ---- report format -------------------------------------------------- */
@@ -340,12 +341,12 @@ TEST(report_fold_growth_alloc_failure)
     long before = live_allocs;
     kmalloc_fail_after = 3;             /* tab, syms, costs; not the growth */
     buf_printer_init(&bp, out, sizeof out);
-    CHECK_EQ(profiler_report_again(1, &bp.pr), PROFILER_ENOMEM);
+    CHECK_EQ(prof_report_again(1, &bp.pr), PROF_ENOMEM);
     CHECK_STR(got(), "profile: no memory for the chain table (138 records, 64 "
                      "distinct chains so far)\n");
     CHECK_EQ(live_allocs, before);
     kmalloc_fail_after = -1;
     buf_printer_init(&bp, out, sizeof out);
-    CHECK_EQ(profiler_report_again(1, &bp.pr), 0);
+    CHECK_EQ(prof_report_again(1, &bp.pr), 0);
     CHECK(strstr(out, "\n138 samples on 1 cpus") != NULL);
 }

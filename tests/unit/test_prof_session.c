@@ -1,10 +1,9 @@
-// LINK: kernel/profiler.c kernel/profstream.c uapi/profile_stream.c kernel/profiler_report.c kernel/profiler_export.c kernel/profiler_fold.c kernel/symtab.c tests/unit/fake_profiler.c lib/printf.c lib/parse.c
-/* Host tests of kernel/profiler.c: the real sample path driven through
- * profiler_tick and profiler_nmi with fake trap frames during a fake
- * window (sleep_ms runs a callback), which source took each cpu's
- * samples, the drops, inject and report_again, Start, and the `profile`
- * command's arguments and errors. The report's own format is
- * test_profiler_report.c's. Fakes: fake_profiler.c. */
+// LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/stream.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c uapi/profile_stream.c kernel/symtab.c tests/unit/fake_profiler.c lib/printf.c lib/parse.c uapi/profile_raw.c
+/* tests/unit/test_prof_session.c: run control (kernel/prof/session.c) over
+ * the real sampler and rings: which source took each cpu's samples, the
+ * drops, inject and report again, Start (busy, a late sampler, a CPU
+ * online later, its own counter armed at once), ring sizing, the cost
+ * quantiles and reserve. The report's own format is test_prof_report.c's. */
 #include "test.h"
 #include "fake_hal.h"
 #include "fake_profiler.h"
@@ -12,99 +11,11 @@
 
 #include "hal/cpu.h"
 #include "hal/irq.h"
-#include "kernel/profiler.h"
-#include "kernel/profiler_internal.h"
+#include "kernel/prof/ring.h"
+#include "kernel/prof/sample.h"
+#include "kernel/prof/session.h"
 #include "kernel/shell.h"
 #include "lib/printf.h"
-
-/* ---- the sample path ------------------------------------------------ */
-
-static bool nested_ret;
-static void nested_nmi(void) { nested_ret = nmi(2, 5, 0x3000, NULL); }
-static void win_nested(void)
-{
-    walk_hook = nested_nmi;
-    tick(2, 5, 0x2000, NULL);
-}
-
-TEST(sample_reentry_is_dropped_not_nested)
-{
-    reset();
-    pmu_claim = true;
-    nested_ret = false;
-    window_fn = win_nested;
-    CHECK_EQ(run_cmd("profile 10"), 0);
-    CHECK(nested_ret);
-    CHECK(strstr(out, "\n1 samples on 1 cpus, 1 dropped, source tick 100Hz\n") != NULL);
-    CHECK(strstr(out, "\n100.0% 1 burn_mid+0x0\n") != NULL);
-}
-
-static bool nmi_ret_foreign, nmi_ret_ours;
-static unsigned arms_after_first_tick;
-static void win_counter(void)
-{
-    tick(0, 5, 0x3000, NULL);           /* arms, does not sample */
-    arms_after_first_tick = arms;
-    tick(0, 5, 0x3001, NULL);           /* armed: the counter samples now */
-    pmu_claim = false;
-    nmi_ret_foreign = nmi(0, 5, 0x3002, NULL);
-    pmu_claim = true;
-    nmi_ret_ours = nmi(0, 5, 0x2004, NULL);
-    nmi(1, 5, 0x2004, NULL);
-}
-
-TEST(sample_counter_arms_on_tick_and_tick_stops_sampling)
-{
-    reset();
-    pmu_usable = true;
-    pmu_name = "pmu/nmi intel fixed-ctr1";
-    window_fn = win_counter;
-    CHECK_EQ(run_cmd("profile 10"), 0);
-    CHECK_EQ(arms_after_first_tick, 1);
-    CHECK_EQ(arms, 1);
-    CHECK(!nmi_ret_foreign);
-    CHECK(nmi_ret_ours);
-    CHECK(strstr(out, "\n2 samples on 2 cpus, 0 dropped, source pmu/nmi intel fixed-ctr1\n"
-                      "sample cost") != NULL);
-    CHECK(strstr(out, "\n100.0% 2 burn_mid+0x4\n") != NULL);
-
-    /* After Stop: the next tick disarms, once; an overflow still in
-     * flight is claimed but not recorded. */
-    CHECK(armed[0]);
-    tick(0, 5, 0x3000, NULL);
-    CHECK(!armed[0]);
-    CHECK_EQ(disarms, 1);
-    tick(0, 5, 0x3000, NULL);
-    CHECK_EQ(disarms, 1);
-    CHECK(nmi(1, 5, 0x3000, NULL));
-    pmu_claim = false;
-    CHECK(!nmi(1, 5, 0x3000, NULL));
-    buf_printer_init(&bp, out, sizeof out);
-    CHECK_EQ(profiler_report_again(8, &bp.pr), 0);
-    CHECK(strstr(out, "\n2 samples on 2 cpus,") != NULL);
-}
-
-TEST(sample_idle_tick_touches_nothing)
-{
-    reset();
-    tick(0, 5, 0x3000, NULL);
-    tick(1, 5, 0x3000, NULL);
-    CHECK_EQ(arms + disarms, 0);
-    /* Not active: an NMI is claimed or not by the counter alone. */
-    CHECK(!nmi(0, 5, 0x3000, NULL));
-}
-
-/* Called with interrupts on, either entry point could race the sampler on
- * its own CPU: the precondition is checked, not assumed. */
-TEST(sample_entry_with_interrupts_on_panics)
-{
-    reset();
-    struct trap_frame tf = frame(0x3000, NULL);
-    CHECK(irqs_enabled());
-    EXPECT_PANIC(profiler_tick(&tf), "irqs_enabled_inline()");
-    EXPECT_PANIC(profiler_nmi(&tf), "irqs_enabled_inline()");
-    CHECK_EQ(arms + disarms, 0);
-}
 
 /* A counter run where cpu 1's counter never arms: its tick goes on
  * sampling, and the report says which cpu's samples came from where,
@@ -161,7 +72,7 @@ TEST(report_single_source_adds_no_line)
     CHECK_STR(got(), "cpus: 0 tick 3, 1 tick 1, 2 tick 2, 3 none\n");
     /* Injected records count as the last run's source. */
     uintptr_t f[1] = { 0x3000 };
-    CHECK_EQ(profiler_inject(3, 5, f, 1, 40), 0);
+    CHECK_EQ(prof_inject(3, 5, f, 1, 40), 0);
     CHECK_EQ(run_cmd("profile_cpus"), 0);
     CHECK_STR(got(), "cpus: 0 tick 3, 1 tick 1, 2 tick 2, 3 tick 1\n");
 }
@@ -173,21 +84,41 @@ TEST(inject_and_report_again)
     reset();
     CHECK_EQ(run_cmd("profile 1"), 0);   /* fresh counts */
     buf_printer_init(&bp, out, sizeof out);
-    CHECK_EQ(profiler_reserve(1024, &bp.pr), 0);
+    CHECK_EQ(prof_reserve(1024, &bp.pr), 0);
     uintptr_t f[3] = { 0x3010, 0x2044, 0x11b2 };
     for (int i = 0; i < 1025; i++)
-        CHECK_EQ(profiler_inject(3, 5, f, 3, 40), 0);
-    CHECK_EQ(profiler_inject(3, 5, f, 0, 40), PROFILER_EINVAL);
-    CHECK_EQ(profiler_inject(3, 5, f, 9, 40), PROFILER_EINVAL);
-    CHECK_EQ(profiler_inject(40, 5, f, 3, 40), PROFILER_EINVAL);   /* no buffer */
+        CHECK_EQ(prof_inject(3, 5, f, 3, 40), 0);
+    CHECK_EQ(prof_inject(3, 5, f, 0, 40), PROF_EINVAL);
+    CHECK_EQ(prof_inject(3, 5, f, 9, 40), PROF_EINVAL);
+    CHECK_EQ(prof_inject(40, 5, f, 3, 40), PROF_EINVAL);   /* no buffer */
     buf_printer_init(&bp, out, sizeof out);
     uint64_t before = fake_cycles;
-    CHECK_EQ(profiler_report_again(1, &bp.pr), 0);
+    CHECK_EQ(prof_report_again(1, &bp.pr), 0);
     CHECK(strstr(out, "\n1024 samples on 1 cpus, 1 dropped, source tick 100Hz\n"
                       "sample cost 40 cycles median (min 40, max 40), ") != NULL);
     CHECK(strstr(out, "\n100.0% 1024 burn_inner+0x10\n        <- burn_mid+0x44\n") != NULL);
-    CHECK(profiler_report_cycles() > 0);
-    CHECK(profiler_report_cycles() < fake_cycles - before);
+    CHECK(prof_report_cycles() > 0);
+    CHECK(prof_report_cycles() < fake_cycles - before);
+}
+
+/* A window's report reads the records of its own kind: a record of
+ * another kind in the ring (as the off-CPU and heap profiles will put
+ * there) is neither a sample nor a chain of it. */
+TEST(report_reads_its_own_kind_only)
+{
+    reset();
+    CHECK_EQ(run_cmd("profile 1"), 0);   /* fresh counts */
+    uintptr_t f[3] = { 0x3010, 0x2044, 0x11b2 };
+    for (int i = 0; i < 3; i++)
+        CHECK_EQ(prof_inject(3, 5, f, 3, 40), 0);
+    struct prof_record other = { .pr_pid = 5, .pr_depth = 1, .pr_kind = PROF_KIND_MAX,
+                                 .pr_weight = 4096, .pr_frames = { 0x301a } };
+    CHECK_EQ(prof_ring_put(3, &other), PROF_OK);
+    buf_printer_init(&bp, out, sizeof out);
+    CHECK_EQ(prof_report_again(8, &bp.pr), 0);
+    CHECK(strstr(out, "\n3 samples on 1 cpus, 0 dropped, source tick 100Hz\n") != NULL);
+    CHECK(strstr(out, "\n100.0% 3 burn_inner+0x10\n") != NULL);
+    CHECK(strstr(out, "4096") == NULL);
 }
 
 /* Drops are the records that did not fit, summed over cpus, exactly:
@@ -199,14 +130,14 @@ TEST(report_drops_exact_when_buffers_fill)
     window_fn = win_nested;             /* cpu 2: 1 sample, 1 nested drop */
     CHECK_EQ(run_cmd("profile 1"), 0);
     buf_printer_init(&bp, out, sizeof out);
-    CHECK_EQ(profiler_reserve(1000, &bp.pr), 0);    /* 1024: a power of two */
+    CHECK_EQ(prof_reserve(1000, &bp.pr), 0);    /* 1024: a power of two */
     uintptr_t f[2] = { 0x3010, 0x2044 };
     for (int i = 0; i < 1024 + 37; i++)
-        CHECK_EQ(profiler_inject(0, 5, f, 2, 40), 0);
+        CHECK_EQ(prof_inject(0, 5, f, 2, 40), 0);
     for (int i = 0; i < 1023 + 5; i++)
-        CHECK_EQ(profiler_inject(2, 5, f, 2, 40), 0);
+        CHECK_EQ(prof_inject(2, 5, f, 2, 40), 0);
     buf_printer_init(&bp, out, sizeof out);
-    CHECK_EQ(profiler_report_again(1, &bp.pr), 0);
+    CHECK_EQ(prof_report_again(1, &bp.pr), 0);
     CHECK(strstr(out, "\n2048 samples on 2 cpus, 43 dropped, source tick 100Hz\n") != NULL);
 }
 
@@ -248,10 +179,10 @@ TEST(start_waits_out_a_late_sampler_or_says_busy)
 {
     reset();
     CHECK_EQ(run_cmd("profile 10"), 0);
-    profiler_test_set_inside(2, true);
+    prof_ring_test_set_inside(2, true);
     CHECK(run_cmd("profile 10") != 0);
     CHECK(strstr(out, "profile: busy (cpu 2 is still finishing a sample of the last run)") != NULL);
-    profiler_test_set_inside(2, false);
+    prof_ring_test_set_inside(2, false);
     CHECK_EQ(run_cmd("profile 10"), 0);         /* and the profiler is usable again */
     CHECK(strstr(out, "profiled 10 ms") != NULL);
 }
@@ -304,16 +235,16 @@ TEST(start_arms_its_own_cpu_at_once)
 TEST(sizing_window_at_rate_with_margin)
 {
     /* The longest window on each source: ~2000 and ~200 samples. */
-    CHECK_EQ(prof_records_for(2000, 1000), 4096);
-    CHECK_EQ(prof_records_for(2000, 100), 256);
-    CHECK_EQ(prof_records_for(1, 100), 256);
+    CHECK_EQ(prof_ring_records_for(2000, 1000), 4096);
+    CHECK_EQ(prof_ring_records_for(2000, 100), 256);
+    CHECK_EQ(prof_ring_records_for(1, 100), 256);
     for (unsigned hz = 100; hz <= 1000; hz += 900)
         for (unsigned ms = 1; ms <= 2000; ms++) {
-            uint32_t n = prof_records_for(ms, hz);
+            uint32_t n = prof_ring_records_for(ms, hz);
             uint64_t late = (uint64_t)hz * (ms + 10) / 1000;   /* one tick late */
             CHECK(n >= late + late / 8 + 16);
             CHECK((n & (n - 1)) == 0);
-            CHECK(n >= prof_records_for(ms - 1 ? ms - 1 : 1, hz));
+            CHECK(n >= prof_ring_records_for(ms - 1 ? ms - 1 : 1, hz));
         }
 }
 
@@ -379,23 +310,23 @@ TEST(cost_permille_nearest_rank)
 {
     reset();
     uint32_t c = 7;
-    CHECK_EQ(profiler_cost_permille(500, &c), PROFILER_EINVAL);   /* no run */
+    CHECK_EQ(prof_cost_permille(500, &c), PROF_EINVAL);   /* no run */
     CHECK_EQ(run_cmd("profile 1"), 0);
-    CHECK_EQ(profiler_cost_permille(500, &c), PROFILER_EINVAL);   /* no samples */
+    CHECK_EQ(prof_cost_permille(500, &c), PROF_EINVAL);   /* no samples */
     room(128);
     uintptr_t f[1] = { 0x3010 };
     for (uint32_t i = 100; i >= 1; i--)
-        CHECK_EQ(profiler_inject(i % 3, 5, f, 1, i), 0);
+        CHECK_EQ(prof_inject(i % 3, 5, f, 1, i), 0);
     long allocs = live_allocs;
-    CHECK_EQ(profiler_cost_permille(500, &c), 0);
+    CHECK_EQ(prof_cost_permille(500, &c), 0);
     CHECK_EQ(c, 50);
-    CHECK_EQ(profiler_cost_permille(990, &c), 0);
+    CHECK_EQ(prof_cost_permille(990, &c), 0);
     CHECK_EQ(c, 99);
-    CHECK_EQ(profiler_cost_permille(1000, &c), 0);
+    CHECK_EQ(prof_cost_permille(1000, &c), 0);
     CHECK_EQ(c, 100);
-    CHECK_EQ(profiler_cost_permille(1, &c), 0);
+    CHECK_EQ(prof_cost_permille(1, &c), 0);
     CHECK_EQ(c, 1);
-    CHECK_EQ(profiler_cost_permille(0, &c), PROFILER_EINVAL);
+    CHECK_EQ(prof_cost_permille(0, &c), PROF_EINVAL);
     CHECK_EQ(live_allocs, allocs);
 }
 
@@ -404,103 +335,21 @@ TEST(reserve_checks_its_range)
     reset();
     buf_printer_init(&bp, out, sizeof out);
     long allocs = live_allocs;
-    CHECK_EQ(profiler_reserve(0, &bp.pr), PROFILER_EINVAL);
+    CHECK_EQ(prof_reserve(0, &bp.pr), PROF_EINVAL);
     CHECK_STR(got(), "profile: reserve 0 out of range (1-65536 records)\n");
-    CHECK_EQ(profiler_reserve(2048, &bp.pr), 0);
+    CHECK_EQ(prof_reserve(2048, &bp.pr), 0);
     CHECK_EQ(live_allocs, allocs + 4);
-    CHECK_EQ(profiler_reserve(100, &bp.pr), 0);     /* never shrinks */
+    CHECK_EQ(prof_reserve(100, &bp.pr), 0);     /* never shrinks */
     CHECK_EQ(live_allocs, allocs + 4);
-}
-
-/* ---- the command's arguments ---------------------------------------- */
-
-struct bad { const char *line, *msg; };
-
-TEST(command_errors_start_nothing)
-{
-    static const struct bad bad[] = {
-        { "profile 0", "profile: window 0 out of range (1-2000 ms)\n" },
-        { "profile 2001", "profile: window 2001 out of range (1-2000 ms)\n" },
-        { "profile abc", "profile: 'abc' is not a window (1-2000 ms), folded or raw\n" },
-        { "profile -5", "profile: '-5' is not a window (1-2000 ms), folded or raw\n" },
-        { "profile 500 all 0", "profile: chains 0 out of range (1-128)\n" },
-        { "profile 500 all 129", "profile: chains 129 out of range (1-128)\n" },
-        { "profile 500 all x", "profile: 'x' is not a chain count (1-128), folded or raw\n" },
-        { "profile 500 all xyz", "profile: 'xyz' is not a chain count (1-128), folded or raw\n" },
-        { "profile 500 all Raw", "profile: 'Raw' is not a chain count (1-128), folded or raw\n" },
-        { "profile 500 raw 3", "profile: 'raw' must be the last argument (usage: profile "
-                               "[ms] [pid|all] [chains|folded|raw])\n" },
-        { "profile folded 500", "profile: 'folded' must be the last argument (usage: profile "
-                                "[ms] [pid|all] [chains|folded|raw])\n" },
-        { "profile 0 raw", "profile: window 0 out of range (1-2000 ms)\n" },
-        { "profile 500 99999 folded", "profile: pid 99999: no such task\n" },
-        { "profile 500 all raw x", "profile: too many arguments (usage: profile "
-                                   "[ms] [pid|all] [chains|folded|raw])\n" },
-        { "profile 500 99999", "profile: pid 99999: no such task\n" },
-        { "profile 500 4294967301", "profile: pid 4294967301: no such task\n" },
-        { "profile 500 xyz", "profile: 'xyz' is not a pid, all, folded or raw\n" },
-        { "profile 500 all 3 4", "profile: too many arguments (usage: profile "
-                                 "[ms] [pid|all] [chains|folded|raw])\n" },
-    };
-    reset();
-    for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        unsigned s0 = sleeps, p0 = probes;
-        CHECK(run_cmd(bad[i].line) != 0);
-        CHECK_STR(got(), bad[i].msg);
-        CHECK_EQ(sleeps, s0);
-        CHECK_EQ(probes, p0);
-    }
-}
-
-static void win_ten_chains(void)
-{
-    static struct fstack s[10];
-    for (unsigned i = 0; i < 10; i++) {
-        s[i].n = 1;
-        s[i].ret[0] = 0x1000 + i;
-        for (unsigned k = 0; k <= i; k++)
-            tick(k % 4, 5, 0x3000, &s[i]);
-    }
-}
-
-
-TEST(command_defaults_and_spec_examples)
-{
-    reset();
-    window_fn = win_ten_chains;
-    CHECK_EQ(run_cmd("profile"), 0);
-    CHECK_EQ(last_sleep_ms, 1000);
-    CHECK_EQ(count_leaves(), 8);
-    CHECK(strstr(out, "\n18.2% 10 burn_inner+0x0\n        <- burn_outer+0x9\n") != NULL);
-
-    reset();
-    window_fn = win_ten_chains;
-    CHECK_EQ(run_cmd("profile 2000 all 3"), 0);
-    CHECK_EQ(last_sleep_ms, 2000);
-    CHECK_EQ(count_leaves(), 3);
-    static const char head[] =
-        "profiled 2000 ms\n55 samples on 4 cpus, 0 dropped, source tick 100Hz\n";
-    CHECK(strncmp(out, head, strlen(head)) == 0);
-
-    reset();
-    window_fn = win_ten_chains;
-    CHECK_EQ(run_cmd("profile 500 12"), 0);
-    CHECK_EQ(last_sleep_ms, 500);
-    CHECK(strstr(out, "no samples for pid 12") != NULL);
-
-    reset();
-    window_fn = win_ten_chains;
-    CHECK_EQ(run_cmd("profile 1 all 128"), 0);
-    CHECK_EQ(count_leaves(), 10);
 }
 
 TEST(run_rejects_bad_ranges)
 {
     reset();
     buf_printer_init(&bp, out, sizeof out);
-    CHECK_EQ(profiler_run(0, PROFILER_ALL, 8, &bp.pr), PROFILER_EINVAL);
+    CHECK_EQ(prof_run(0, PROF_ALL, 8, PROF_TEXT, &bp.pr), PROF_EINVAL);
     CHECK_STR(got(), "profile: window 0 out of range (1-2000 ms)\n");
     buf_printer_init(&bp, out, sizeof out);
-    CHECK_EQ(profiler_run(10, PROFILER_ALL, 200, &bp.pr), PROFILER_EINVAL);
+    CHECK_EQ(prof_run(10, PROF_ALL, 200, PROF_TEXT, &bp.pr), PROF_EINVAL);
     CHECK_STR(got(), "profile: chains 200 out of range (1-128)\n");
 }

@@ -1,11 +1,6 @@
-// LINK: kernel/profiler.c kernel/profstream.c uapi/profile_stream.c kernel/profiler_report.c kernel/profiler_export.c kernel/profiler_fold.c kernel/symtab.c tests/unit/fake_profiler.c lib/printf.c lib/parse.c
-/* tests/unit/test_profstream.c: the per-CPU SPSC rings (kernel/profiler.c)
- * and the stream that drains them (kernel/profstream.c).
- *
- * The rings: wrap-around (of the slots, and of the indices at 2^32), a
- * full ring that drops and counts and never writes over an undrained
- * record, samples (tick and "NMI") arriving between the drainer's copy
- * and its release, and a drainer never lapped by the sampler.
+// LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/stream.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c uapi/profile_stream.c kernel/symtab.c tests/unit/fake_profiler.c lib/printf.c lib/parse.c uapi/profile_raw.c
+/* tests/unit/test_prof_stream.c: the stream that drains the rings
+ * (kernel/prof/stream.c), through the UDP sink of kernel/cmd/profile.c.
  *
  * The stream runs whole on the host: its task's body is called in place,
  * every sleep_ms moves the fake clock and lets samples arrive, and every
@@ -16,186 +11,11 @@
 #include "test.h"
 #include "fake_hal.h"
 #include "fake_profiler.h"
-#include "kernel/profiler.h"
-#include "kernel/profiler_internal.h"
-#include "kernel/profstream.h"
+#include "prof_ring_fixture.h"
+#include "kernel/cmd/profile.h"
 #include "net/net.h"
 #include "uapi/profile_stream.h"
 #include <stdlib.h>
-
-#define PC0 0x100000u           /* a sample's pc: PC0 + its number */
-
-static bool begin(void)
-{
-    bool pmu;
-    buf_printer_init(&bp, out, sizeof out);
-    return prof_stream_begin(PROFILER_ALL, PROFSTREAM_DRAIN_MS, &pmu, &bp.pr) == PROFILER_OK;
-}
-
-static void end(void)
-{
-    prof_stream_stop();
-    prof_stream_end();
-}
-
-static uint32_t tried[64];      /* per CPU: samples attempted, numbering the pcs */
-
-static void sample(unsigned cpu)
-{
-    tick(cpu, 5, PC0 + tried[cpu]++, NULL);
-}
-
-/* Copy up to max records out of cpu's ring, checking each is the next
- * expected pc; between runs after the copy and before the release. */
-static uint32_t drain(unsigned cpu, uint32_t max, uint32_t *expect, void (*between)(void))
-{
-    uint32_t first;
-    uint32_t n = prof_ring_avail(cpu, &first);
-    CHECK(n <= prof_ring_cap(cpu));
-    if (n > max)
-        n = max;
-    for (uint32_t i = 0; i < n; i++) {
-        const struct prof_record *r = prof_ring_at(cpu, first + i);
-        CHECK_EQ(r->pr_frames[0], PC0 + *expect);
-        CHECK_EQ(r->pr_tick, 1);
-        (*expect)++;
-    }
-    if (between)
-        between();
-    prof_ring_release(cpu, first + n);
-    return n;
-}
-
-TEST(ring_sized_for_the_stream)
-{
-    reset();
-    memset(tried, 0, sizeof tried);
-    CHECK(begin());
-    for (unsigned c = 0; c < 4; c++) {
-        CHECK(prof_ring_in_stream(c));
-        CHECK_EQ(prof_ring_cap(c), PROF_STREAM_MIN_RECS);    /* the tick's 4 x 50 ms is less */
-    }
-    CHECK(!prof_ring_in_stream(4));
-    end();
-}
-
-TEST(ring_full_drops_and_never_overwrites)
-{
-    reset();
-    memset(tried, 0, sizeof tried);
-    CHECK(begin());
-    uint32_t cap = prof_ring_cap(0);
-    for (uint32_t i = 0; i < cap + 3; i++)
-        sample(0);
-    uint32_t first;
-    CHECK_EQ(prof_ring_avail(0, &first), cap);
-    CHECK_EQ(first, 0);
-    CHECK_EQ(prof_ring_drops(0), 3);
-    /* The oldest record is still the first sample: nothing written over it. */
-    CHECK_EQ(prof_ring_at(0, 0)->pr_frames[0], PC0);
-    CHECK_EQ(prof_ring_at(0, cap - 1)->pr_frames[0], PC0 + cap - 1);
-    uint32_t expect = 0;
-    CHECK_EQ(drain(0, 100, &expect, NULL), 100);
-    for (int i = 0; i < 100; i++)
-        sample(0);                  /* fit in the room drained */
-    CHECK_EQ(prof_ring_drops(0), 3);
-    expect = 100;
-    CHECK_EQ(drain(0, cap - 100, &expect, NULL), cap - 100);
-    expect = cap + 3;               /* the three dropped never appear */
-    CHECK_EQ(drain(0, cap, &expect, NULL), 100);
-    CHECK_EQ(prof_ring_avail(0, &first), 0);
-    CHECK_EQ(first, cap + 100);     /* delivered: every record but the drops */
-    end();
-}
-
-/* Producer and consumer in uneven steps for many laps, the indices
- * starting just below 2^32 so they wrap mid-test: every record comes out
- * once, in order, and the consumer never sees more than a ring's worth. */
-TEST(ring_wraps_slots_and_indices)
-{
-    reset();
-    memset(tried, 0, sizeof tried);
-    CHECK(begin());
-    profiler_test_ring_at(1, UINT32_MAX - 700);
-    uint32_t cap = prof_ring_cap(1), expect = 0, got = 0;
-    unsigned x = 7;
-    for (int round = 0; round < 400; round++) {
-        x = x * 1103515245u + 12345u;
-        unsigned produce = (x >> 16) % 100;
-        for (unsigned i = 0; i < produce; i++)
-            sample(1);
-        x = x * 1103515245u + 12345u;
-        got += drain(1, (x >> 16) % 120, &expect, NULL);
-        CHECK_EQ(got + prof_ring_drops(1), expect + prof_ring_drops(1));
-    }
-    uint32_t first;
-    got += drain(1, cap, &expect, NULL);
-    CHECK_EQ(prof_ring_avail(1, &first), 0);
-    CHECK_EQ(got, tried[1] - prof_ring_drops(1));
-    CHECK_EQ(prof_ring_drops(1), 0);         /* never more than 100 behind */
-    CHECK_EQ(first, (uint32_t)(UINT32_MAX - 700 + got));
-    CHECK(got > 10 * cap);                   /* many laps, across 2^32 */
-    end();
-}
-
-/* The sampler interrupts the drainer between its copy and its release:
- * with the ring full, the samples are dropped (the slots being copied are
- * not free yet); once released, the next ones land in the freed slots. */
-static unsigned between_cpu;
-static void sample_ten(void)
-{
-    for (int i = 0; i < 10; i++)
-        sample(between_cpu);
-}
-
-TEST(ring_sampler_between_copy_and_release)
-{
-    reset();
-    memset(tried, 0, sizeof tried);
-    CHECK(begin());
-    uint32_t cap = prof_ring_cap(2), expect = 0;
-    for (uint32_t i = 0; i < cap; i++)
-        sample(2);
-    between_cpu = 2;
-    CHECK_EQ(drain(2, 300, &expect, sample_ten), 300);
-    CHECK_EQ(prof_ring_drops(2), 10);
-    /* The slots just copied are what they were: re-read them. */
-    for (uint32_t i = 0; i < 300; i++)
-        CHECK_EQ(prof_ring_at(2, i)->pr_frames[0], PC0 + i);
-    sample_ten();                   /* room now: all ten land */
-    CHECK_EQ(prof_ring_drops(2), 10);
-    CHECK_EQ(drain(2, cap - 300, &expect, NULL), cap - 300);
-    expect = cap + 10;
-    CHECK_EQ(drain(2, cap, &expect, NULL), 10);
-    /* Not full: samples between copy and release take free slots and
-     * leave the copied ones alone. */
-    CHECK_EQ(drain(2, cap, &expect, sample_ten), 0);
-    CHECK_EQ(drain(2, cap, &expect, NULL), 10);
-    end();
-}
-
-/* An NMI nested inside the tick's sample (walk_hook) is dropped and
- * counted in the drops the stream reports. */
-static void nested_nmi(void)
-{
-    nmi(3, 5, PC0, NULL);
-}
-
-TEST(ring_nested_nmi_is_a_drop)
-{
-    reset();
-    memset(tried, 0, sizeof tried);
-    CHECK(begin());
-    pmu_claim = true;
-    walk_hook = nested_nmi;
-    tick(3, 5, PC0, &st_a);
-    uint32_t first;
-    CHECK_EQ(prof_ring_avail(3, &first), 1);
-    CHECK_EQ(prof_ring_drops(3), 1);
-    end();
-}
-
-/* ---- the stream, run whole ------------------------------------------------ */
 
 struct decoded {
     unsigned metas, batches, ends, bad;
@@ -335,12 +155,12 @@ TEST(stream_accounts_every_sample)
     CHECK(fake_spawned != NULL);
     each_sleep = world;
     uint64_t t0 = fake_ns;
-    profstream_test_task(NULL);
+    prof_stream_test_task(NULL);
     each_sleep = NULL;
     CHECK(fake_ns - t0 >= 1500000000ull && fake_ns - t0 < 1550000000ull);
     CHECK_EQ(fake_udp_ip, 0x0a000202);
     CHECK_EQ(fake_udp_dst, 5555);
-    CHECK_EQ(fake_udp_src, PROFSTREAM_SRC_PORT);
+    CHECK_EQ(fake_udp_src, PROF_STREAM_SRC_PORT);
 
     struct decoded d;
     decode_all(&d);
@@ -396,7 +216,7 @@ TEST(stream_lost_datagrams_are_gaps)
     CHECK_EQ(run_cmd("profile stream 6000 300"), 0);
     each_sleep = world;
     udp_hook = flaky_net;
-    profstream_test_task(NULL);
+    prof_stream_test_task(NULL);
     each_sleep = NULL;
     udp_hook = NULL;
     struct decoded d;
@@ -420,7 +240,7 @@ TEST(stream_ends_without_keepalive)
     fake_requester = true;
     CHECK_EQ(run_cmd("profile stream 5555 0"), 0);
     uint64_t t0 = fake_ns;
-    profstream_test_task(NULL);
+    prof_stream_test_task(NULL);
     uint64_t took = fake_ns - t0;
     CHECK(took >= 5000000000ull && took < 5050000000ull);
     struct decoded d;
@@ -478,7 +298,7 @@ TEST(stream_keepalive_busy_stop)
     CHECK(strstr(got(), "profile_cpus: busy (streaming id"));
     each_sleep = keeping_alive;
     uint64_t t0 = fake_ns;
-    profstream_test_task(NULL);
+    prof_stream_test_task(NULL);
     each_sleep = NULL;
     CHECK(fake_ns - t0 > 7000000000ull);
     CHECK_STR(busy_seen, busy);
@@ -507,7 +327,7 @@ TEST(stream_refusals)
     CHECK_EQ(run_cmd("profile stream 5555 10 99"), 1);
     CHECK_STR(got(), "profile: pid 99: no such task\n");
     CHECK_EQ(run_cmd("profile stream 5555 10 12"), 0);      /* a pid that exists */
-    profstream_test_task(NULL);
+    prof_stream_test_task(NULL);
     /* No task to be had: nothing left holding the profiler. */
     fake_spawn_fail = 1;
     CHECK_EQ(run_cmd("profile stream 5555"), 1);
@@ -547,7 +367,7 @@ TEST(stream_part_filled_batches_wait_one_drain)
     CHECK_EQ(run_cmd("profile stream 5555 1000 all"), 0);
     each_sleep = one_sample;
     udp_hook = note_send;
-    profstream_test_task(NULL);
+    prof_stream_test_task(NULL);
     each_sleep = NULL;
     udp_hook = NULL;
     unsigned batches = 0, two_drains = 0;
@@ -603,7 +423,7 @@ TEST(stream_looks_follow_the_rings)
     last_look_ns = fake_ns;
     CHECK_EQ(run_cmd("profile stream 5555 1000 all"), 0);
     each_sleep = quiet_then_busy;
-    profstream_test_task(NULL);
+    prof_stream_test_task(NULL);
     each_sleep = NULL;
     CHECK_EQ(prof_ring_cap(0), 512);
     CHECK(quiet_50 >= 7);

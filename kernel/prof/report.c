@@ -1,12 +1,15 @@
-/* kernel/profiler_report.c: presenting a profiling run. Everything here
- * runs in task context on a frozen snapshot (kernel/profiler_internal.h)
+/* kernel/prof/report.c: presenting a profiling run. Everything here
+ * runs in task context on a frozen snapshot (kernel/prof/snapshot.h)
  * that Stop handed over; nothing here touches the sampler's per-CPU state,
  * so it may look symbols up, allocate and take its time.
  *
  * The text report folds records by whole call chain: the leaf by symbol
  * (a sample can land on any instruction of a function), the callers by
- * exact return address (each call site has exactly one). */
-#include "kernel/profiler_internal.h"
+ * exact return address (each call site has exactly one).
+ *
+ * Profiler core: prefix prof_ and PROF_. */
+#include "kernel/prof/fold.h"
+#include "kernel/prof/report.h"
 #include "kernel/symtab.h"
 #include "lib/printf.h"
 #include "lib/string.h"
@@ -19,10 +22,10 @@ static uint64_t prof_report_took;
 struct prof_chain {
     uint64_t ch_hash;
     uintptr_t ch_leaf;          /* symbol start, or the unresolved address */
-    uintptr_t ch_callers[PROFILER_FRAMES - 1];
+    uintptr_t ch_callers[PROF_FRAMES - 1];
     const char *ch_name;        /* NULL: the leaf did not resolve */
     size_t ch_off_min, ch_off_max;
-    uint32_t ch_count;
+    uint64_t ch_weight;         /* the records' weights: for CPU samples, their count */
     uint8_t ch_depth;
 };
 
@@ -51,11 +54,11 @@ struct prof_sym {
  * through a prof_index keyed by the whole chain; every distinct leaf
  * address is resolved once, through a second index. Records are walked in
  * the same round-robin order the table always filled in, so tab[]'s first
- * PROFILER_CHAINS entries are exactly the chains the table holds, and the
+ * PROF_CHAINS entries are exactly the chains the table holds, and the
  * rest are the overflow line's. */
 struct prof_fold {
     struct prof_chain *tab;     /* every distinct chain, first seen first */
-    unsigned nchains;           /* of them in the table: <= PROFILER_CHAINS */
+    unsigned nchains;           /* of them in the table: <= PROF_CHAINS */
     uint32_t nall;              /* distinct chains in all */
     struct prof_index chain_ix;
     struct prof_sym *syms;      /* distinct leaf addresses */
@@ -64,8 +67,9 @@ struct prof_fold {
     bool nomem;                 /* an array could not grow */
     const struct prof_snapshot *snap;
     uint32_t max_count;
-    uint32_t total;
-    uint32_t over_samples;      /* samples whose chain did not fit */
+    uint32_t total;             /* records of the snapshot's kind, folded */
+    uint64_t weight;            /* and their weights */
+    uint64_t over_weight;       /* weight of the records whose chain did not fit */
     uint32_t over_chains;       /* distinct such chains */
     uint32_t *costs;            /* every record's cost, for the median */
     unsigned ncpus;             /* CPUs with records, in index order */
@@ -131,8 +135,8 @@ static bool prof_key_of(struct prof_fold *f, const struct prof_record *r,
     unsigned depth = r->pr_depth;
     if (depth < 1)
         depth = 1;
-    if (depth > PROFILER_FRAMES)
-        depth = PROFILER_FRAMES;
+    if (depth > PROF_FRAMES)
+        depth = PROF_FRAMES;
     const struct prof_sym *y = prof_resolve(f, r->pr_frames[0]);
     if (!y)
         return false;
@@ -141,7 +145,7 @@ static bool prof_key_of(struct prof_fold *f, const struct prof_record *r,
     k->off = y->sy_off;
     k->depth = depth;
     k->callers = &r->pr_frames[1];
-    uint64_t h = prof_mix(depth, k->leaf);
+    uint64_t h = prof_mix(depth, k->leaf);     /* one kind per fold: not keyed */
     h = prof_mix(h, k->name != NULL);
     for (unsigned i = 0; i + 1 < depth; i++)
         h = prof_mix(h, k->callers[i]);
@@ -188,7 +192,7 @@ static struct prof_chain *prof_find_or_add(struct prof_fold *f, const struct pro
     for (unsigned j = 0; j + 1 < k->depth; j++)
         c->ch_callers[j] = k->callers[j];
     c->ch_off_min = c->ch_off_max = k->off;
-    c->ch_count = 0;
+    c->ch_weight = 0;
     *slot = ++f->nall;
     return c;
 }
@@ -200,7 +204,7 @@ static struct prof_chain *prof_find_or_add(struct prof_fold *f, const struct pro
  * with records are visited, through local copies of their arrays (the
  * compiler cannot prove the snapshot's counts unchanged by the chain
  * updates, and would reload them for every record). Then the table is
- * the first PROFILER_CHAINS chains, and the overflow line's figures are
+ * the first PROF_CHAINS chains, and the overflow line's figures are
  * the rest, counted exactly at no extra cost. */
 static void prof_fold_table(struct prof_fold *f)
 {
@@ -213,28 +217,34 @@ static void prof_fold_table(struct prof_fold *f)
     }
     struct prof_key k;
     uint32_t n = 0;
+    uint8_t kind = f->snap->ps_kind;
     for (uint32_t i = 0; i < f->max_count; i++) {
         for (unsigned j = 0; j < ncpus; j++) {
             if (i >= count[j])
                 continue;
             const struct prof_record *r = &recs[j][i];
+            if (r->pr_kind != kind)
+                continue;       /* not what this run measures */
             f->costs[n++] = r->pr_cost;
             struct prof_chain *c = prof_key_of(f, r, &k) ? prof_find_or_add(f, &k) : NULL;
             if (!c) {
                 f->nomem = true;
                 return;
             }
-            c->ch_count++;
+            uint64_t w = prof_record_weight(r);
+            c->ch_weight += w;
+            f->weight += w;
             if (k.off < c->ch_off_min)
                 c->ch_off_min = k.off;
             if (k.off > c->ch_off_max)
                 c->ch_off_max = k.off;
         }
     }
-    f->nchains = f->nall < PROFILER_CHAINS ? f->nall : PROFILER_CHAINS;
+    f->total = n;
+    f->nchains = f->nall < PROF_CHAINS ? f->nall : PROF_CHAINS;
     f->over_chains = f->nall - f->nchains;
     for (uint32_t i = f->nchains; i < f->nall; i++)
-        f->over_samples += f->tab[i].ch_count;
+        f->over_weight += f->tab[i].ch_weight;
 }
 
 /* Count first (descending); ties by leaf address, then depth-limited
@@ -242,8 +252,8 @@ static void prof_fold_table(struct prof_fold *f)
  * on which CPU or which sample came first. */
 static bool prof_before(const struct prof_chain *a, const struct prof_chain *b)
 {
-    if (a->ch_count != b->ch_count)
-        return a->ch_count > b->ch_count;
+    if (a->ch_weight != b->ch_weight)
+        return a->ch_weight > b->ch_weight;
     if (a->ch_leaf != b->ch_leaf)
         return a->ch_leaf < b->ch_leaf;
     unsigned na = a->ch_depth - 1u, nb = b->ch_depth - 1u;
@@ -265,36 +275,6 @@ static void prof_sort(struct prof_fold *f, uint8_t *order)
     }
 }
 
-/* The k-th smallest of a[0..n) (0-based), exactly: Wirth's selection
- * (Hoare's partition around the current k-th, narrowing to the side
- * that holds k), expected linear; a is reordered, and on return nothing
- * below a[k] lies right of k. Signed indexes: j steps below 0. */
-uint32_t prof_select(uint32_t *a, uint32_t n, uint32_t k)
-{
-    int64_t l = 0, m = (int64_t)n - 1, kk = k;
-    while (l < m) {
-        uint32_t x = a[kk];
-        int64_t i = l, j = m;
-        do {
-            while (a[i] < x)
-                i++;
-            while (x < a[j])
-                j--;
-            if (i <= j) {
-                uint32_t t = a[i];
-                a[i] = a[j];
-                a[j] = t;
-                i++;
-                j--;
-            }
-        } while (i <= j);
-        if (j < kk)
-            l = i;
-        if (kk < i)
-            m = j;
-    }
-    return a[kk];
-}
 
 /* "sample cost 410 cycles median (min 380, max 2900), 0.004% of cpu time":
  * the median of an even count is the mean of the two middle costs, rounded
@@ -338,13 +318,19 @@ static void prof_print_cost(struct prof_fold *f, struct printer *p)
               (unsigned long)(milli / 1000), (unsigned long)(milli % 1000));
 }
 
-static void prof_print_chain(const struct prof_chain *c, uint32_t total,
+static void prof_print_chain(const struct prof_chain *c, uint64_t total,
                              struct printer *p)
 {
-    /* Percent to one decimal, rounded half up: tenths = count*1000/total. */
-    uint64_t tenths = ((uint64_t)c->ch_count * 2000 + total) / (2 * (uint64_t)total);
-    pr_printf(p, "%lu.%lu%% %u ", (unsigned long)(tenths / 10),
-              (unsigned long)(tenths % 10), c->ch_count);
+    /* Percent to one decimal, rounded half up: tenths = weight*1000/total,
+     * scaled down first where weight * 2000 would not fit 64 bits. */
+    uint64_t w = c->ch_weight;
+    while (w > UINT64_MAX / 2000 || total > UINT64_MAX / 2) {
+        w >>= 1;
+        total >>= 1;
+    }
+    uint64_t tenths = (w * 2000 + total) / (2 * total);
+    pr_printf(p, "%lu.%lu%% %lu ", (unsigned long)(tenths / 10),
+              (unsigned long)(tenths % 10), (unsigned long)c->ch_weight);
     if (!c->ch_name)
         pr_printf(p, "0x%lx\n", (unsigned long)c->ch_leaf);
     else if (c->ch_off_min == c->ch_off_max)
@@ -361,7 +347,7 @@ static void prof_print_chain(const struct prof_chain *c, uint32_t total,
 
 static void prof_print_empty(const struct prof_snapshot *s, struct printer *p)
 {
-    if (s->ps_pid != PROFILER_ALL)
+    if (s->ps_pid != PROF_ALL)
         pr_printf(p, "no samples for pid %d: that task may have been asleep "
                   "the whole window\n", s->ps_pid);
     else if (s->ps_counter)
@@ -420,14 +406,14 @@ static void prof_print_header(const struct prof_fold *f, struct printer *p)
 static void prof_print_chains(struct prof_fold *f, unsigned chains,
                               struct printer *p)
 {
-    uint8_t order[PROFILER_CHAINS];
+    uint8_t order[PROF_CHAINS];
     prof_sort(f, order);
     for (unsigned i = 0; i < f->nchains && i < chains; i++)
-        prof_print_chain(&f->tab[order[i]], f->total, p);
-    if (f->over_samples)
+        prof_print_chain(&f->tab[order[i]], f->weight, p);
+    if (f->over_weight)
         pr_printf(p, "%u more chains did not fit the %u-chain table "
-                  "(%u samples)\n", f->over_chains, PROFILER_CHAINS,
-                  f->over_samples);
+                  "(%lu samples)\n", f->over_chains, PROF_CHAINS,
+                  (unsigned long)f->over_weight);
 }
 
 static void prof_fold_free(struct prof_fold *f)
@@ -476,8 +462,8 @@ int prof_report(const struct prof_snapshot *s, const struct prof_report_opts *o,
                 struct printer *p)
 {
     uint64_t t0 = cycles_now();
-    if (o->ro_format != PROFILER_TEXT) {
-        int rc = prof_export(s, o->ro_format == PROFILER_FOLDED, p);
+    if (o->ro_format != PROF_TEXT) {
+        int rc = prof_export(s, o->ro_format == PROF_FOLDED, p);
         prof_report_took = cycles_now() - t0;
         return rc;
     }
@@ -490,7 +476,7 @@ int prof_report(const struct prof_snapshot *s, const struct prof_report_opts *o,
             prof_fold_free(f);
         pr_printf(p, "profile: no memory for the chain table (%u records, %u "
                   "distinct chains so far)\n", total, n);
-        return PROFILER_ENOMEM;
+        return PROF_ENOMEM;
     }
     prof_print_header(f, p);
     if (f->total == 0) {
@@ -504,10 +490,10 @@ int prof_report(const struct prof_snapshot *s, const struct prof_report_opts *o,
     }
     prof_fold_free(f);
     prof_report_took = cycles_now() - t0;
-    return PROFILER_OK;
+    return PROF_OK;
 }
 
-uint64_t profiler_report_cycles(void)
+uint64_t prof_report_cycles(void)
 {
     return prof_report_took;
 }

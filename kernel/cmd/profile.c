@@ -1,0 +1,266 @@
+/* kernel/cmd/profile.c: `profile` and `profile_cpus`, the shell's face of
+ * the profiler core (kernel/prof/): every argument checked, in order, the
+ * first bad one named with its allowed range, before anything starts.
+ *
+ * This is also where a stream meets the network: `profile stream` binds
+ * the core's sink to UDP and to the UDP shell client that asked
+ * (udpshell_requester), from PROF_STREAM_SRC_PORT. */
+#include "kernel/cmd/profile.h"
+#include "kernel/prof/session.h"
+#include "kernel/prof/stream.h"
+#include "kernel/shell.h"
+#include "kernel/task.h"
+#include "lib/parse.h"
+#include "lib/printf.h"
+#include "lib/string.h"
+#include "net/net.h"
+#include "net/udpshell.h"
+
+#define STREAM_USAGE "profile stream <port> [ms|0] [pid|all]"
+
+/* ---- the stream's subcommands ----------------------------------------- */
+
+static bool cmd_stream_args(int argc, char **argv, uint16_t *port, uint32_t *ms, int *pid,
+                          struct printer *p)
+{
+    uint64_t v;
+    if (argc < 3) {
+        pr_puts(p, "profile: stream needs a port (usage: " STREAM_USAGE ")\n");
+        return false;
+    }
+    if (argc > 5) {
+        pr_puts(p, "profile: too many arguments (usage: " STREAM_USAGE ")\n");
+        return false;
+    }
+    if (!parse_u64(argv[2], &v)) {
+        pr_printf(p, "profile: '%s' is not a port (1-65535)\n", argv[2]);
+        return false;
+    }
+    if (v < 1 || v > 65535) {
+        pr_printf(p, "profile: port %lu out of range (1-65535)\n", (unsigned long)v);
+        return false;
+    }
+    *port = (uint16_t)v;
+    *ms = 0;
+    if (argc > 3) {
+        if (!parse_u64(argv[3], &v)) {
+            pr_printf(p, "profile: '%s' is not a stream length (0: until stopped, "
+                      "or 1-%u ms)\n", argv[3], PROF_STREAM_MS_MAX);
+            return false;
+        }
+        if (v > PROF_STREAM_MS_MAX) {
+            pr_printf(p, "profile: stream length %lu out of range (0: until stopped, "
+                      "or 1-%u ms)\n", (unsigned long)v, PROF_STREAM_MS_MAX);
+            return false;
+        }
+        *ms = (uint32_t)v;
+    }
+    *pid = PROF_ALL;
+    if (argc > 4 && strcmp(argv[4], "all") != 0) {
+        if (!parse_u64(argv[4], &v)) {
+            pr_printf(p, "profile: '%s' is not a pid or all\n", argv[4]);
+            return false;
+        }
+        if (v > INT32_MAX || !task_exists((int)v)) {
+            pr_printf(p, "profile: pid %lu: no such task\n", (unsigned long)v);
+            return false;
+        }
+        *pid = (int)v;
+    }
+    return true;
+}
+
+/* The sink of a stream to the UDP shell client that asked: sk_addr holds
+ * its address (high 32 bits) and the port it named (low 16). */
+static int cmd_stream_send(const struct prof_sink *sk, const void *d, size_t len)
+{
+    uint32_t ip = (uint32_t)(sk->sk_addr >> 32);
+    uint16_t port = (uint16_t)sk->sk_addr;
+    int rc = udp_send(ip, PROF_STREAM_SRC_PORT, port, d, len);
+    if (rc == 0 || rc == NET_QUEUED)    /* queued: sent once ARP answers */
+        return PROF_SINK_SENT;
+    if (rc == NET_ERR_NOBUF || rc == NET_ERR_NOARP)
+        return PROF_SINK_AGAIN;
+    return PROF_SINK_LOST;
+}
+
+void cmd_profile_udp_sink(struct prof_sink *sk, uint32_t ip, uint16_t port)
+{
+    char ipb[16];
+    sk->sk_send = cmd_stream_send;
+    sk->sk_addr = (uint64_t)ip << 32 | port;
+    fmt_snprintf(sk->sk_name, sizeof sk->sk_name, "%s:%u", net_fmt_ip(ipb, ip), port);
+}
+
+/* `net`'s line for the stream, registered at the first stream. */
+static struct net_app_stats cmd_stream_net = { prof_stream_print_net, 0 };
+
+static int cmd_stream_start(int argc, char **argv, struct printer *p)
+{
+    uint16_t port;
+    uint32_t ms, ip;
+    int pid;
+    if (!cmd_stream_args(argc, argv, &port, &ms, &pid, p))
+        return 1;
+    if (!udpshell_requester(&ip)) {
+        pr_puts(p, "profile: stream goes to the UDP shell client that asks; "
+                "use it over the UDP shell\n");
+        return 1;
+    }
+    struct prof_sink sink;
+    cmd_profile_udp_sink(&sink, ip, port);
+    static bool stats_registered;   /* starts are serialised by the profiler */
+    int rc = prof_stream_start(&sink, ms, pid, p);
+    if (rc == 0 && !stats_registered) {
+        net_app_stats_register(&cmd_stream_net);
+        stats_registered = true;
+    }
+    return rc;
+}
+
+static int cmd_stream_keepalive(int argc, char **argv, struct printer *p)
+{
+    uint64_t v;
+    if (argc != 3) {
+        pr_puts(p, "profile: usage: profile keepalive <id>\n");
+        return 1;
+    }
+    if (!parse_u64(argv[2], &v) || v > UINT32_MAX) {
+        pr_printf(p, "profile: '%s' is not a stream id (0x00000001-0xffffffff)\n", argv[2]);
+        return 1;
+    }
+    return prof_stream_keepalive((uint32_t)v, p);
+}
+
+/* stream, stop, keepalive, status (argv[1]): true with *rc the command's
+ * exit status; false for any other word, which the windowed `profile`
+ * parses. */
+static bool cmd_profile_stream(int argc, char **argv, struct printer *p, int *rc)
+{
+    if (argc < 2)
+        return false;
+    const char *w = argv[1];
+    if (strcmp(w, "stream") == 0) {
+        *rc = cmd_stream_start(argc, argv, p);
+    } else if (strcmp(w, "keepalive") == 0) {
+        *rc = cmd_stream_keepalive(argc, argv, p);
+    } else if (strcmp(w, "stop") == 0 || strcmp(w, "status") == 0) {
+        if (argc != 2) {
+            pr_printf(p, "profile: %s takes no arguments\n", w);
+            *rc = 1;
+        } else {
+            *rc = w[2] == 'o' ? prof_stream_stop(p) : prof_stream_status(p);
+        }
+    } else {
+        return false;
+    }
+    return true;
+}
+
+/* ---- the windowed profile --------------------------------------------- */
+
+static bool prof_is_all(const char *s)
+{
+    return s[0] == 'a' && s[1] == 'l' && s[2] == 'l' && s[3] == '\0';
+}
+
+/* PROF_FOLDED or PROF_RAW for the output words, else -1. */
+static int prof_format_word(const char *s)
+{
+    if (strcmp(s, "folded") == 0)
+        return PROF_FOLDED;
+    if (strcmp(s, "raw") == 0)
+        return PROF_RAW;
+    return -1;
+}
+
+#define PROF_USAGE "profile [ms] [pid|all] [chains|folded|raw]"
+
+/* profile [ms] [pid|all] [chains|folded|raw]: positional, every argument
+ * checked before anything starts, in order, and the first bad one named.
+ * An output word (folded, raw) takes the chain count's place, and may
+ * also come early, in place of the window or the pid, which then take
+ * their defaults: `profile raw` is `profile 1000 all raw`, `profile 500
+ * folded` is `profile 500 all folded`. It is always the last argument,
+ * so no word means two things. */
+static int cmd_profile(int argc, char **argv, struct printer *p)
+{
+    uint64_t ms = PROF_WINDOW_DEF, chains = PROF_CHAINS_DEF, v;
+    int pid = PROF_ALL, fmt = PROF_TEXT, rc;
+
+    /* stream, stop, keepalive, status: the stream's. */
+    if (cmd_profile_stream(argc, argv, p, &rc))
+        return rc;
+
+    if (argc > 4) {
+        pr_puts(p, "profile: too many arguments (usage: " PROF_USAGE ")\n");
+        return 1;
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int f = prof_format_word(a);
+        if (f >= 0) {
+            if (i != argc - 1) {
+                pr_printf(p, "profile: '%s' must be the last argument "
+                          "(usage: " PROF_USAGE ")\n", a);
+                return 1;
+            }
+            fmt = f;
+        } else if (i == 1) {
+            if (!parse_u64(a, &ms)) {
+                pr_printf(p, "profile: '%s' is not a window (%u-%u ms), "
+                          "folded or raw\n", a, PROF_WINDOW_MIN,
+                          PROF_WINDOW_MAX);
+                return 1;
+            }
+            if (ms < PROF_WINDOW_MIN || ms > PROF_WINDOW_MAX) {
+                pr_printf(p, "profile: window %lu out of range (%u-%u ms)\n",
+                          (unsigned long)ms, PROF_WINDOW_MIN, PROF_WINDOW_MAX);
+                return 1;
+            }
+        } else if (i == 2) {
+            if (prof_is_all(a))
+                continue;
+            if (!parse_u64(a, &v)) {
+                pr_printf(p, "profile: '%s' is not a pid, all, folded or "
+                          "raw\n", a);
+                return 1;
+            }
+            if (v > INT32_MAX || !task_exists((int)v)) {
+                pr_printf(p, "profile: pid %lu: no such task\n", (unsigned long)v);
+                return 1;
+            }
+            pid = (int)v;
+        } else {
+            if (!parse_u64(a, &chains)) {
+                pr_printf(p, "profile: '%s' is not a chain count (1-%u), "
+                          "folded or raw\n", a, PROF_CHAINS);
+                return 1;
+            }
+            if (chains < 1 || chains > PROF_CHAINS) {
+                pr_printf(p, "profile: chains %lu out of range (1-%u)\n",
+                          (unsigned long)chains, PROF_CHAINS);
+                return 1;
+            }
+        }
+    }
+    return prof_run((unsigned)ms, pid, (unsigned)chains, (enum prof_format)fmt, p) ? 1 : 0;
+}
+
+SHELL_COMMAND(profile, "profile", PROF_USAGE "  sample; the hottest chains, or every chain folded or raw"
+              " (also: profile stream <port> [ms|0] [pid|all], stop, keepalive <id>, status)",
+              cmd_profile);
+
+/* profile_cpus: which source took each CPU's samples in the last run (the
+ * report prints the same line itself only when the sources were mixed). */
+static int cmd_profile_cpus(int argc, char **argv, struct printer *p)
+{
+    if (argc != 1) {
+        pr_puts(p, "profile_cpus: takes no arguments\n");
+        return 1;
+    }
+    return prof_print_last_sources(p) == PROF_OK ? 0 : 1;
+}
+
+SHELL_COMMAND(profile_cpus, "profile_cpus", "profile_cpus  the last profile's samples per cpu, by source",
+              cmd_profile_cpus);

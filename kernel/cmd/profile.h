@@ -1,0 +1,11 @@
+/* kernel/cmd/profile.h: what the profile commands (kernel/cmd/profile.c)
+ * share with the other commands: the UDP binding of a stream's sink. */
+#pragma once
+#include <stdint.h>
+#include "kernel/prof/stream.h"
+
+#define PROF_STREAM_SRC_PORT  9100       /* a stream's datagrams' source port */
+
+/* A sink that sends each datagram from PROF_STREAM_SRC_PORT to ip:port
+ * (host order) over UDP. */
+void cmd_profile_udp_sink(struct prof_sink *sk, uint32_t ip, uint16_t port);

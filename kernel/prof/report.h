@@ -1,0 +1,42 @@
+/* kernel/prof/report.h: the readers of a frozen snapshot: the text report
+ * (kernel/prof/report.c) and the exports (kernel/prof/export.c). Task
+ * context: they allocate, look symbols and task names up, and print.
+ *
+ * Profiler core: prefix prof_ and PROF_. */
+#pragma once
+#include <stdbool.h>
+#include <stdint.h>
+#include "kernel/prof/snapshot.h"
+
+struct printer;
+
+/* What a report prints: the hottest chains with names and offsets; every
+ * chain as folded stacks of names, root first; or every chain raw, as
+ * addresses (uapi/profile_raw.h). */
+enum prof_format { PROF_TEXT, PROF_FOLDED, PROF_RAW };
+
+struct prof_report_opts {
+    unsigned ro_chains;               /* text: chains to print, 1..PROF_CHAINS */
+    enum prof_format ro_format;       /* text, folded or raw */
+};
+
+/* The report of a snapshot, to p, in o's format. Text: header, cost,
+ * chains, overflow line or an empty-report message; folded and raw go to
+ * prof_export. PROF_OK or PROF_ENOMEM (message printed). */
+int prof_report(const struct prof_snapshot *s, const struct prof_report_opts *o,
+                struct printer *p);
+
+/* Cycles (cycles_now) the last prof_report took, fold to last line
+ * printed, printing through its printer included. */
+uint64_t prof_report_cycles(void);
+
+/* "cpus: 0 pmu 1001, 1 tick 98, 2 none": each CPU in the window and how
+ * many of its samples came from the counter and from the tick (a CPU
+ * that armed late has both). */
+void prof_print_sources(const struct prof_snapshot *s, struct printer *p);
+
+/* Every distinct chain of a snapshot, folded stacks or raw chains
+ * (uapi/profile_raw.h), to p: records of each kind folded apart, their
+ * weights added. Allocates a fold table sized from the number of samples
+ * and looks task names up. PROF_OK or PROF_ENOMEM (message printed). */
+int prof_export(const struct prof_snapshot *s, bool folded, struct printer *p);

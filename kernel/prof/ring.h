@@ -1,0 +1,119 @@
+/* kernel/prof/ring.h: each CPU's ring of records, and the gate that says
+ * whether samplers may write them (kernel/prof/ring.c).
+ *
+ * One ring per CPU, single producer, single consumer: the sampler on that
+ * CPU produces (kernel/prof/sample.c, interrupts off), and at most one
+ * task consumes: a stream's drainer, or nobody during a window (its
+ * records are then simply 0..n-1, read after Stop through a snapshot).
+ * Indices count from 0 at the gate's opening and wrap at 2^32.
+ *
+ * The ring knows neither who fills it nor who reads it: the session opens
+ * and closes the gate, the stream drains, the sampler writes.
+ *
+ * Profiler core: prefix prof_ and PROF_. */
+#pragma once
+#include <stdbool.h>
+#include <stdint.h>
+#include "hal/cpu.h"
+#include "kernel/prof/record.h"
+
+struct printer;
+
+/* Written only by its own CPU from its own tick or NMI, except that the
+ * gate's opening zeroes the counters while it is closed and no CPU is
+ * inside. */
+struct prof_cpu {
+    struct prof_record *pc_buf; /* never freed: see prof_ring_grow */
+    uint32_t pc_cap;            /* records pc_buf holds, a power of two;
+                                   set only while the gate is closed */
+    uint32_t pc_count;          /* records written (the producer index);
+                                   release-published */
+    uint32_t pc_tail;           /* records drained (the consumer index):
+                                   written only by the stream's drainer,
+                                   release; 0 all through a window */
+    uint32_t pc_from_tick;      /* of those, taken by the tick */
+    uint32_t pc_other;          /* and of other kinds than the CPU's (the
+                                   rest: CPU samples of the counter's NMI,
+                                   counted at freeze) */
+    uint32_t pc_full;           /* dropped: the ring was full */
+    uint32_t pc_nested;         /* dropped: arrived inside the sampler */
+    uint32_t pc_inside;         /* re-entrancy guard; Stop waits on it */
+    bool pc_in_window;          /* online with a buffer when the gate opened */
+} __attribute__((aligned(64)));
+
+extern struct prof_cpu prof_cpus[MAX_CPUS];
+
+/* The gate: its flags and its pid filter side by side, so that the
+ * sampler reaches both from one address. The flags are one word, so the
+ * idle tick pays exactly one atomic load. A kind's bit says its producer
+ * may record (PROF_GATE_CPU: the sampler samples; the scheduler's off-CPU
+ * and the allocator's heap records have their own bits, and producers
+ * other than the sampler record through prof_emit). PROF_GATE_PMU is set
+ * once the probe said a counter is usable and never cleared (the probe's
+ * answer is cached for the boot): an idle tick needs it to know there may
+ * be a counter left armed to disarm. */
+#define PROF_GATE_PMU       1u
+#define PROF_GATE_KIND(k)   (2u << (k))
+#define PROF_GATE_CPU       PROF_GATE_KIND(PROF_KIND_CPU)
+#define PROF_GATE_KINDS     (PROF_GATE_KIND(PROF_KIND_MAX + 1) - PROF_GATE_KIND(0))
+struct prof_gate {
+    unsigned pg_state;          /* PROF_GATE_PMU, PROF_GATE_KIND(k) */
+    int pg_pid;                 /* PROF_ALL, or the one pid sampled */
+};
+extern struct prof_gate prof_gate;
+
+/* The per-CPU ring size (records) a window of ms needs at hz samples per
+ * second, margin included: a power of two, at least PROF_RING_MIN. */
+#define PROF_RING_MIN 256u
+uint32_t prof_ring_records_for(unsigned ms, unsigned hz);
+
+/* Grow every online CPU's ring to hold at least want records (a power of
+ * two); never shrinks, never frees. Gate closed. PROF_OK, or PROF_ENOMEM
+ * with a "profile: ..." line to p. */
+int prof_ring_grow(uint32_t want, struct printer *p);
+
+/* Zero every ring's counts, mark the CPUs online with a ring as in the
+ * window, set the filter (PROF_ALL or a pid), then open the gate to the
+ * kinds (PROF_GATE_KIND bits) with release ordering: a producer that sees
+ * its kind open sees all of the above. pmu: the counter samples where
+ * armed. Returns the CPUs in the window. */
+unsigned prof_ring_open(int pid, unsigned kinds, bool pmu);
+/* Close the gate to every kind (seq_cst: Dekker's pattern with the
+ * producers' guard, kernel/prof/sample.c). Producers already past their
+ * check finish. */
+void prof_ring_close(void);
+/* Wait, at most ms, until no CPU is inside the sampler. -1 once every CPU
+ * is out, else the first CPU still inside. */
+int prof_ring_quiesce(unsigned ms);
+/* The gate's flags as they stand (PROF_GATE_*). */
+unsigned prof_ring_gate(void);
+
+/* Append r to cpu's ring from task context, gate closed (bench and tests:
+ * as if that CPU had sampled it). PROF_OK, PROF_EINVAL (no ring), or the
+ * ring was full: counted as a drop, PROF_OK. */
+int prof_ring_put(unsigned cpu, const struct prof_record *r);
+
+/* The consumer's side, for the stream's one task: prof_ring_avail
+ * (acquire of the producer index: the records it counts are whole), copy
+ * each record out with prof_ring_at, then prof_ring_release (release of
+ * the consumer index: the sampler reuses a slot only after the copy). */
+bool prof_ring_in_window(unsigned cpu);
+uint32_t prof_ring_cap(unsigned cpu);
+/* Records waiting in cpu's ring, the oldest numbered *first. */
+uint32_t prof_ring_avail(unsigned cpu, uint32_t *first);
+/* The record numbered idx, waiting (between first and first + avail). */
+const struct prof_record *prof_ring_at(unsigned cpu, uint32_t idx);
+/* Every record before upto has been copied out: its slot is free. */
+void prof_ring_release(unsigned cpu, uint32_t upto);
+/* Samples cpu dropped since the gate opened (ring full, nested). */
+uint32_t prof_ring_drops(unsigned cpu);
+
+#ifdef SONDE_HOST_TEST
+void prof_ring_test_reset(void);  /* free every ring, as at boot */
+/* Mark cpu as inside the sampler (or not), as a sampler of the last run
+ * that a descheduled vCPU left half way would. */
+void prof_ring_test_set_inside(unsigned cpu, bool inside);
+/* Put cpu's empty ring at index idx (both ends), to test the wrap of the
+ * indices at 2^32 without 4 billion samples. */
+void prof_ring_test_at(unsigned cpu, uint32_t idx);
+#endif

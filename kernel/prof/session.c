@@ -1,0 +1,354 @@
+/* kernel/prof/session.c: the profiler's run control (kernel/prof/session.h):
+ * who holds the profiler, Start, Stop and freeze, and the lifetimes of a
+ * window and of a stream.
+ *
+ * A window: the task that asked takes the profiler, opens the gate
+ * (kernel/prof/ring.h), sleeps out the window, closes the gate, waits
+ * until no CPU is inside the sampler, and only then freezes the rings
+ * into a snapshot for the readers (kernel/prof/report.h), still holding
+ * the profiler so that nothing writes the rings under them. A stream
+ * holds the profiler from its start to its final drain
+ * (kernel/prof/stream.c); what it leaves in the rings is no window's.
+ *
+ * Profiler core: prefix prof_ and PROF_. */
+#include "kernel/prof/session.h"
+#include "hal/cpu.h"
+#include "hal/irq.h"
+#include "hal/pmu.h"
+#include "kernel/panic.h"
+#include "kernel/prof/fold.h"
+#include "kernel/prof/ring.h"
+#include "kernel/prof/snapshot.h"
+#include "kernel/sched.h"
+#include "kernel/timer.h"
+#include "lib/printf.h"
+#include "mm/heap.h"
+
+#define PROF_QUIESCE_MS 50      /* Stop's bound on waiting out samplers */
+#define PROF_START_WAIT_MS 1000 /* Start's, for one Stop left behind */
+
+static unsigned prof_busy;      /* a run, report or stream holds the profiler */
+
+/* The last run, frozen by Stop (window fields filled by Start and
+ * Stop). Read and written only by the profiler's holder. */
+static bool prof_ran;
+static struct prof_snapshot prof_snap;
+
+/* ---- who holds the profiler ------------------------------------------ */
+
+static bool prof_take(void)
+{
+    unsigned zero = 0;
+    return __atomic_compare_exchange_n(&prof_busy, &zero, 1, false,
+                                       __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+static void prof_give(void)
+{
+    __atomic_store_n(&prof_busy, 0, __ATOMIC_RELEASE);
+}
+
+/* Who holds the profiler, when a stream does (prof_session_set_busy_note). */
+static const char *prof_busy_note;
+
+void prof_session_set_busy_note(const char *note)
+{
+    __atomic_store_n(&prof_busy_note, note, __ATOMIC_RELEASE);
+}
+
+/* "<cmd>: busy", and while a stream holds the profiler, which one. */
+static void prof_say_busy(const char *cmd, struct printer *p)
+{
+    const char *note = __atomic_load_n(&prof_busy_note, __ATOMIC_ACQUIRE);
+    if (note)
+        pr_printf(p, "%s: busy (%s)\n", cmd, note);
+    else
+        pr_printf(p, "%s: busy\n", cmd);
+}
+
+/* The fastest source a run can use: the counter's ~1 kHz (PMU_PERIOD_US)
+ * where the probe found one, else the tick. */
+static unsigned prof_rate_hz(bool pmu)
+{
+    return pmu ? 1000000u / PMU_PERIOD_US : TIMER_HZ;
+}
+
+/* ---- Start, Stop, freeze ----------------------------------------------- */
+
+/* Open the gate; the snapshot's window fields start here. */
+static void prof_start(int pid, bool pmu)
+{
+    prof_snap.ps_pid = pid;
+    prof_snap.ps_cycles = cycles_now();
+    prof_snap.ps_ncpus = prof_ring_open(pid, PROF_GATE_CPU, pmu);
+    /* This CPU arms its own counter now rather than at its next tick: a
+     * window shorter than a tick (profile 1) ends at that same tick, and
+     * at -smp 1 would otherwise never see the counter armed at all. The
+     * other CPUs arm from their ticks (their registers are theirs). With
+     * interrupts off, as pmu_arm requires: no migration in between. */
+    if (pmu) {
+        unsigned long f = irq_save();
+        if (!pmu_armed())
+            pmu_arm();
+        irq_restore(f);
+    }
+}
+
+/* Take the profiler for a new run (windowed or a stream), or say why
+ * not: a second `profile` (the other shell) must not zero or read the
+ * rings of a run in progress, and a sampler of the last run still inside
+ * (Stop waits only so long) would finish its record after Start zeroed
+ * the counts, and count it into this run: wait it out, or say so.
+ * PROF_OK with the profiler held, or PROF_EBUSY (said to p). */
+static int prof_claim(struct printer *p)
+{
+    if (!prof_take()) {
+        prof_say_busy("profile", p);
+        return PROF_EBUSY;
+    }
+    int late = prof_ring_quiesce(PROF_START_WAIT_MS);
+    if (late >= 0) {
+        prof_give();
+        pr_printf(p, "profile: busy (cpu %d is still finishing a sample of the last run)\n", late);
+        return PROF_EBUSY;
+    }
+    return PROF_OK;
+}
+
+/* Close the gate, then wait until no CPU is inside the sampler: after
+ * that nothing writes a ring until the gate opens again. The wait is
+ * bounded; a CPU stuck inside longer than that is broken anyway, and the
+ * report still reads only records whose count was published. */
+static void prof_stop(void)
+{
+    prof_ring_close();
+    prof_snap.ps_cycles = cycles_now() - prof_snap.ps_cycles;
+    prof_ring_quiesce(PROF_QUIESCE_MS);
+}
+
+/* Hand the run over: from here the readers read only the snapshot. Also
+ * after an inject, which adds records while the profiler is held. The
+ * acquire of each count pairs with the sampler's release (F in
+ * kernel/prof/sample.c): the records counted are whole. */
+static void prof_freeze(void)
+{
+    struct prof_snapshot *s = &prof_snap;
+    s->ps_dropped = 0;
+    for (unsigned i = 0; i < MAX_CPUS; i++) {
+        struct prof_cpu *pc = &prof_cpus[i];
+        uint32_t n = pc->pc_buf ? __atomic_load_n(&pc->pc_count, __ATOMIC_ACQUIRE) : 0;
+        if (n > pc->pc_cap)
+            n = pc->pc_cap;
+        s->ps_recs[i] = pc->pc_buf;
+        s->ps_count[i] = n;
+        uint32_t cpu_n = pc->pc_other < n ? n - pc->pc_other : 0;
+        s->ps_from_tick[i] = pc->pc_from_tick < cpu_n ? pc->pc_from_tick : cpu_n;
+        s->ps_from_pmu[i] = cpu_n - s->ps_from_tick[i];
+        s->ps_in_window[i] = pc->pc_in_window;
+        s->ps_dropped += pc->pc_full + pc->pc_nested;
+    }
+    s->ps_kind = PROF_KIND_CPU;       /* the only kind a window samples today */
+    s->ps_counter = (prof_ring_gate() & PROF_GATE_PMU) != 0;
+    s->ps_source = pmu_source_name();
+    s->ps_note = pmu_probe_note();
+}
+
+static int prof_report_snap(unsigned chains, enum prof_format fmt,
+                            struct printer *p)
+{
+    struct prof_report_opts o = { .ro_chains = chains, .ro_format = fmt };
+    prof_freeze();
+    return prof_report(&prof_snap, &o, p);
+}
+
+/* ---- windows, reports, bench -------------------------------------------- */
+
+static bool prof_window_ok(uint64_t ms, struct printer *p)
+{
+    if (ms >= PROF_WINDOW_MIN && ms <= PROF_WINDOW_MAX)
+        return true;
+    pr_printf(p, "profile: window %lu out of range (%u-%u ms)\n",
+              (unsigned long)ms, PROF_WINDOW_MIN, PROF_WINDOW_MAX);
+    return false;
+}
+
+static bool prof_chains_ok(uint64_t n, struct printer *p)
+{
+    if (n >= 1 && n <= PROF_CHAINS)
+        return true;
+    pr_printf(p, "profile: chains %lu out of range (1-%u)\n",
+              (unsigned long)n, PROF_CHAINS);
+    return false;
+}
+
+int prof_run(unsigned ms, int pid, unsigned chains, enum prof_format fmt,
+             struct printer *p)
+{
+    if (!prof_window_ok(ms, p) || !prof_chains_ok(chains, p))
+        return PROF_EINVAL;
+    if (fmt != PROF_TEXT && fmt != PROF_FOLDED && fmt != PROF_RAW) {
+        pr_printf(p, "profile: unknown output format %d\n", (int)fmt);
+        return PROF_EINVAL;
+    }
+    if (pid < PROF_ALL) {
+        pr_printf(p, "profile: pid %d: no such task\n", pid);
+        return PROF_EINVAL;
+    }
+    if (prof_claim(p) != PROF_OK)
+        return PROF_EBUSY;
+    /* The probe (cached after the first run) says which source, and so
+     * how many records the window needs. */
+    bool pmu = pmu_probe();
+    int rc = prof_ring_grow(prof_ring_records_for(ms, prof_rate_hz(pmu)), p);
+    if (rc == PROF_OK) {
+        prof_ran = true;
+        prof_snap.ps_ms = ms;
+        prof_start(pid, pmu);
+        sleep_ms(ms);
+        prof_stop();
+        rc = prof_report_snap(chains, fmt, p);
+    }
+    prof_give();
+    return rc;
+}
+
+int prof_report_again(unsigned chains, struct printer *p)
+{
+    if (!prof_chains_ok(chains, p))
+        return PROF_EINVAL;
+    if (!prof_take()) {
+        prof_say_busy("profile", p);
+        return PROF_EBUSY;
+    }
+    int rc = prof_ran ? prof_report_snap(chains, PROF_TEXT, p) : PROF_EINVAL;
+    if (!prof_ran)
+        pr_puts(p, "profile: no run to report yet\n");
+    prof_give();
+    return rc;
+}
+
+int prof_cost_permille(unsigned permille, uint32_t *cost)
+{
+    if (permille < 1 || permille > 1000)
+        return PROF_EINVAL;
+    if (!prof_take())
+        return PROF_EBUSY;
+    int rc = PROF_EINVAL;
+    uint32_t total = 0;
+    if (prof_ran) {
+        prof_freeze();
+        for (unsigned i = 0; i < MAX_CPUS; i++)
+            total += prof_snap.ps_count[i];
+    }
+    uint32_t *a = total ? kmalloc(total * sizeof *a) : NULL;
+    if (total && !a)
+        rc = PROF_ENOMEM;
+    if (a) {
+        uint32_t n = 0;
+        for (unsigned i = 0; i < MAX_CPUS; i++)
+            for (uint32_t j = 0; j < prof_snap.ps_count[i]; j++)
+                a[n++] = prof_snap.ps_recs[i][j].pr_cost;
+        /* Nearest rank: the smallest cost at or above permille of them. */
+        uint32_t rank = (uint32_t)(((uint64_t)total * permille + 999) / 1000);
+        *cost = prof_select(a, total, rank - 1);
+        kfree(a);
+        rc = PROF_OK;
+    }
+    prof_give();
+    return rc;
+}
+
+int prof_reserve(uint32_t records, struct printer *p)
+{
+    if (records == 0 || records > PROF_RESERVE_MAX) {
+        pr_printf(p, "profile: reserve %u out of range (1-%u records)\n",
+                  records, PROF_RESERVE_MAX);
+        return PROF_EINVAL;
+    }
+    if (!prof_take()) {
+        prof_say_busy("profile", p);
+        return PROF_EBUSY;
+    }
+    uint32_t cap = PROF_RING_MIN;
+    while (cap < records)
+        cap *= 2;
+    int rc = prof_ring_grow(cap, p);
+    prof_give();
+    return rc;
+}
+
+int prof_inject(unsigned cpu, int pid, const uintptr_t *frames,
+                    unsigned depth, uint32_t cost)
+{
+    if (cpu >= MAX_CPUS || depth < 1 || depth > PROF_FRAMES)
+        return PROF_EINVAL;
+    if (!prof_take())
+        return PROF_EBUSY;
+    struct prof_record r = {
+        .pr_pid = pid, .pr_cost = cost, .pr_depth = (uint8_t)depth,
+        /* As if from the source the last run used. */
+        .pr_tick = !(prof_ring_gate() & PROF_GATE_PMU),
+        .pr_kind = PROF_KIND_CPU,
+    };
+    for (unsigned i = 0; i < depth; i++)
+        r.pr_frames[i] = frames[i];
+    int rc = prof_ring_put(cpu, &r);
+    prof_give();
+    return rc;
+}
+
+/* ---- a stream's lifetime ------------------------------------------------ */
+
+int prof_session_stream_begin(int pid, unsigned drain_ms, bool *pmu, struct printer *p)
+{
+    if (prof_claim(p) != PROF_OK)
+        return PROF_EBUSY;
+    *pmu = pmu_probe();
+    uint32_t want = prof_ring_records_for(4 * drain_ms, prof_rate_hz(*pmu));
+    int rc = prof_ring_grow(want < PROF_STREAM_MIN_RECS ? PROF_STREAM_MIN_RECS : want, p);
+    if (rc != PROF_OK) {
+        prof_give();
+        return rc;
+    }
+    /* The rings are about to wrap: what they hold is no window's any more. */
+    prof_ran = false;
+    prof_start(pid, *pmu);
+    return PROF_OK;
+}
+
+void prof_session_stream_stop(void)
+{
+    prof_stop();
+}
+
+void prof_session_stream_end(void)
+{
+    prof_session_set_busy_note(NULL);
+    prof_give();
+}
+
+int prof_print_last_sources(struct printer *p)
+{
+    if (!prof_take()) {
+        prof_say_busy("profile_cpus", p);
+        return PROF_EBUSY;
+    }
+    int rc = PROF_EINVAL;
+    if (prof_ran) {
+        prof_freeze();
+        prof_print_sources(&prof_snap, p);
+        rc = PROF_OK;
+    } else {
+        pr_puts(p, "profile_cpus: no run to report yet\n");
+    }
+    prof_give();
+    return rc;
+}
+
+#ifdef SONDE_HOST_TEST
+void prof_test_reset(void)
+{
+    prof_ring_test_reset();
+    prof_ran = false;
+}
+#endif

@@ -1,0 +1,567 @@
+/* kernel/prof/stream.c: the profiler's samples sent to a collector as
+ * they are taken, in uapi/profile_stream.h's datagrams, through the sink
+ * the caller gave (kernel/prof/stream.h).
+ *
+ * The sample path does not change: each CPU's sampler writes its own
+ * ring (kernel/prof/ring.h). One task, spawned per stream, does
+ * everything else: every PROF_STREAM_DRAIN_MS it copies each CPU's new
+ * records into full BATCH datagrams and hands them to the sink (and while
+ * a ring is busy it also looks every PROF_STREAM_POLL_MS, draining at
+ * once a ring half full); about every second a META with the tasks
+ * alive. It ends the stream on `profile stop`, when no keep-alive came
+ * for PSTR_KEEPALIVE_MS, or when the length asked for has passed: the
+ * gate closes, the samplers are waited out, the rings drained a last
+ * time, and an END with each CPU's totals goes out three times.
+ *
+ * This file knows no network: the command layer (kernel/cmd/profile.c)
+ * binds the sink to the UDP shell client that asked, so a stream cannot
+ * be aimed at a third party, and one whose collector went away ends by
+ * itself instead of filling the network.
+ *
+ * State: the stream's identity (id, sink, length) is written by the
+ * starting command before the task exists and not again until the stream
+ * is over (stream.running, under stream.lock, says which). The task
+ * alone owns the sequence number, the writer and the per-CPU accounting.
+ * The keep-alive stamp and the stop request are single words other shell
+ * tasks write; the counters are relaxed atomics other tasks read.
+ *
+ * Profiler core: prefix prof_ and PROF_. */
+#include "kernel/prof/stream.h"
+#include "hal/cpu.h"
+#include "hal/pmu.h"
+#include "kernel/buildid.h"
+#include "kernel/prof/ring.h"
+#include "kernel/prof/session.h"
+#include "kernel/sched.h"
+#include "kernel/spinlock.h"
+#include "kernel/task.h"
+#include "kernel/time.h"
+#include "kernel/timer.h"
+#include "lib/printf.h"
+#include "lib/string.h"
+#include "uapi/profile_stream.h"
+
+/* How often the task looks at the rings while they fill fast: half the
+ * drain interval. Each look is a wakeup and two context switches on a
+ * CPU that is sampling, so it is the stream's fixed cost; the rings are
+ * sized for four drain intervals at the source's rate, so a ring that
+ * fills at the rate it was sized for is half full only after two, and one
+ * filling four times as fast still has 25 ms of room when a look finds it
+ * half full. Every second look is the drain. When no ring held more than
+ * an eighth of itself at the last drain, the next look is the next drain:
+ * a ring would have to fill four times as fast as it did to be half full
+ * by then (see prof_stream_run). */
+#define PROF_STREAM_POLL_MS        (PROF_STREAM_DRAIN_MS / 2)
+#define PROF_STREAM_META_MS        1000      /* a META about this often */
+#define PROF_STREAM_SEND_WAIT_NS   20000000ull   /* a datagram's retries on a full TX ring */
+#define PROF_STREAM_STOP_WAIT_MS   3000      /* `profile stop` waits this long for the END */
+#define PROF_STREAM_END_COPIES     3
+#define PROF_STREAM_TASKS_MAX      64        /* tasks a META lists (what fits, at most) */
+#define NS_PER_MS         1000000ull
+
+_Static_assert(PROF_FRAMES == PSTR_FRAMES, "a record's frames fit a stream record");
+_Static_assert((int)PROF_KIND_CPU == (int)PSTR_KIND_CPU && (int)PROF_KIND_MAX == (int)PSTR_KIND_MAX,
+               "a record's kind is the stream's");
+_Static_assert(sizeof(uintptr_t) == sizeof(uint64_t), "a ring record's frames are sent as they are");
+
+struct prof_stream_counters {                /* relaxed atomics: statistics */
+    uint64_t records, datagrams, send_failed, drops;
+};
+
+struct prof_stream_cpu {                     /* the task's own */
+    uint32_t delivered;             /* records drained: the next batch's first */
+    uint32_t drops_sent;            /* drops_total as last sent */
+    bool held;                      /* a drain kept back records before held_end */
+    uint32_t held_end;
+};
+
+static struct {
+    spinlock_t lock;                /* running and the identity below */
+    bool running;
+    bool ending;                    /* its END is being sent: over, for
+                                       whoever already has it */
+    uint32_t id, ms;
+    struct prof_sink sink;          /* where the datagrams go */
+    int pid;
+    bool pmu;
+    unsigned ncpus;
+    uint16_t cpus[MAX_CPUS];        /* the CPUs streaming, ncpus of them */
+    uint64_t start_ns;
+    char note[80];                  /* "streaming id 0x... to <sink>" */
+    uint64_t keepalive_ns;          /* atomic: the last keep-alive (or start) */
+    unsigned stop;                  /* atomic: `profile stop` asked */
+    unsigned serial;                /* streams started since boot */
+    struct prof_stream_counters c;
+    /* The last stream that ended, as it ended (under lock): what `profile
+     * stop` and `profile status` report, even once another has started. */
+    uint32_t last_id;
+    uint8_t last_reason;
+    struct prof_stream_counters last_c;
+    /* The task's alone. */
+    uint32_t seq;
+    struct prof_stream_cpu cpu[MAX_CPUS];
+    struct pstr_writer w;           /* 1.4 KB: kept off the task stack */
+    struct { uint32_t pid; char name[TASK_NAME_MAX]; } tasks[PROF_STREAM_TASKS_MAX];
+    unsigned ntasks;
+} stream = { .lock = SPINLOCK_INIT };
+
+#define PROF_STREAM_ADD(field, n) __atomic_fetch_add(&stream.c.field, (uint64_t)(n), __ATOMIC_RELAXED)
+#define PROF_STREAM_GET(field) __atomic_load_n(&stream.c.field, __ATOMIC_RELAXED)
+
+static const char *prof_stream_reason_name(uint8_t r)
+{
+    switch (r) {
+    case PSTR_END_STOPPED: return "stopped";
+    case PSTR_END_TIMEOUT: return "no keep-alive for 5 s";
+    case PSTR_END_ELAPSED: return "length reached";
+    default:               return "running";
+    }
+}
+
+/* ---- sending: the stream task ------------------------------------------ */
+
+/* One datagram to the collector, through the sink. A sink with no room
+ * right now (a full TX ring, a next hop not yet resolved) is retried for
+ * PROF_STREAM_SEND_WAIT_NS, then the datagram is counted lost (the collector sees
+ * the gap in seq): a stream never blocks on its sink. */
+static void prof_stream_send(const void *d, size_t len)
+{
+    uint64_t give_up = time_ns() + PROF_STREAM_SEND_WAIT_NS;
+    for (;;) {
+        int rc = stream.sink.sk_send(&stream.sink, d, len);
+        if (rc == PROF_SINK_SENT) {
+            PROF_STREAM_ADD(datagrams, 1);
+            return;
+        }
+        if (rc != PROF_SINK_AGAIN || time_ns() > give_up) {
+            PROF_STREAM_ADD(send_failed, 1);
+            return;
+        }
+        yield();
+    }
+}
+
+/* Finish the writer's datagram, send it and count its seq. */
+static void prof_stream_send_writer(void)
+{
+    size_t len = pstr_finish(&stream.w);
+    prof_stream_send(stream.w.buf, len);
+    stream.seq++;
+}
+
+/* Under the task-list lock: only copies. */
+static void prof_stream_task_one(struct task *t, void *arg)
+{
+    if (stream.ntasks == PROF_STREAM_TASKS_MAX)
+        return;
+    stream.tasks[stream.ntasks].pid = (uint32_t)t->pid;
+    memcpy(stream.tasks[stream.ntasks].name, t->name, TASK_NAME_MAX);
+    stream.tasks[stream.ntasks].name[TASK_NAME_MAX - 1] = 0;
+    stream.ntasks++;
+}
+
+static void prof_stream_send_meta(void)
+{
+    struct pstr_meta m = {
+        .pid = stream.pid == PROF_ALL ? PSTR_PID_ALL : (uint32_t)stream.pid,
+        .ms = stream.ms,
+        .period_ns = stream.pmu ? PMU_PERIOD_US * 1000u : 1000000000u / TIMER_HZ,
+        .cpus = (uint16_t)stream.ncpus,
+    };
+    strlcpy(m.build_id, build_id(), sizeof m.build_id);
+    strlcpy(m.source, pmu_source_name(), sizeof m.source);
+    stream.ntasks = 0;
+    task_for_each(prof_stream_task_one, NULL);
+    pstr_begin(&stream.w, PSTR_META, 0, stream.id, stream.seq, time_ns());
+    pstr_meta_head(&stream.w, &m);
+    /* More tasks than one datagram holds: the first ones; a META lists
+     * what fits (about 36 tasks of full-length names). */
+    for (unsigned i = 0; i < stream.ntasks; i++)
+        if (!pstr_add_task(&stream.w, stream.tasks[i].pid, stream.tasks[i].name))
+            break;
+    prof_stream_send_writer();
+}
+
+/* A ring record's depth as sent: always 1..PSTR_FRAMES (frame 0 is the
+ * pc), clamped in case it ever is not, so that the encoder never refuses
+ * a record and the count of what fits below agrees with it. */
+static unsigned prof_stream_depth(const struct prof_record *pr)
+{
+    unsigned d = pr->pr_depth;
+    return d < 1 || d > PSTR_FRAMES ? 1 : d;
+}
+
+/* One record into the writer's BATCH; false: it does not fit (this one
+ * starts the next). A CPU sample takes pstr_add_frames' short path, its
+ * kind and weight implied; other kinds carry theirs. */
+static bool prof_stream_add(const struct prof_record *pr)
+{
+    uint8_t flags = pr->pr_tick ? PSTR_REC_TICK : 0;
+    if (pr->pr_kind == PROF_KIND_CPU)
+        return pstr_add_frames(&stream.w, (uint32_t)pr->pr_pid, flags,
+                               (const uint64_t *)pr->pr_frames, prof_stream_depth(pr));
+    struct pstr_record r = {
+        .pid = (uint32_t)pr->pr_pid, .depth = (uint8_t)prof_stream_depth(pr),
+        .flags = flags, .kind = pr->pr_kind, .weight = pr->pr_weight,
+    };
+    for (unsigned i = 0; i < r.depth; i++)
+        r.frames[i] = pr->pr_frames[i];
+    return pstr_add_record(&stream.w, &r);
+}
+
+/* cpu's new records, in as many BATCHes as it takes; an empty batch when
+ * only the drop count moved. Datagrams go full: a drain keeps back the
+ * records of a last, part-filled one (encoded, but not released: the
+ * next drain encodes them again, cheaper than working out beforehand
+ * where the datagrams would end), unless the CPU's drops moved or it
+ * holds records kept back by the drain before (all: send everything, as
+ * the stream ends). So a record is sent at the first drain after it is
+ * taken, or at the second, and a CPU sampling at ~100 Hz sends one
+ * datagram of ~10 records every second drain, not one of ~5 at every
+ * drain: each datagram costs ~2k instructions to send, whatever it holds. Each datagram's records are
+ * released as soon as they are encoded (the datagram is the copy),
+ * before the send, so the sampler gets the room back early. The ring is
+ * read in place (prof_ring_at(cpu, 0) is its first slot; an index is
+ * taken modulo its power-of-two capacity), each record encoded straight
+ * from its frames. */
+static bool prof_stream_drain_cpu(unsigned cpu, bool all)
+{
+    struct prof_stream_cpu *c = &stream.cpu[cpu];
+    uint32_t first;
+    uint32_t n = prof_ring_avail(cpu, &first);
+    uint32_t drops = prof_ring_drops(cpu);
+    bool busy = n > prof_ring_cap(cpu) / 8;
+    if (n == 0 && drops == c->drops_sent)
+        return busy;
+    const struct prof_record *ring = prof_ring_at(cpu, 0);
+    uint32_t mask = prof_ring_cap(cpu) - 1;
+    bool may_hold = !all && drops == c->drops_sent;
+    uint32_t done = 0;
+    do {
+        pstr_begin(&stream.w, PSTR_BATCH, (uint16_t)cpu, stream.id, stream.seq, time_ns());
+        struct pstr_batch b = { first + done, drops - c->drops_sent, drops };
+        pstr_batch_head(&stream.w, &b);
+        for (; done < n; done++) {
+            const struct prof_record *pr = &ring[(first + done) & mask];
+            if (!prof_stream_add(pr))
+                break;              /* full: this one starts the next batch */
+        }
+        /* Part-filled, last, and none of it kept back before: keep it. */
+        if (done == n && may_hold && (!c->held || (int32_t)(c->delivered - c->held_end) >= 0)) {
+            c->held = true;
+            c->held_end = first + n;
+            return busy;
+        }
+        prof_ring_release(cpu, first + done);
+        PROF_STREAM_ADD(records, first + done - c->delivered);
+        PROF_STREAM_ADD(drops, drops - c->drops_sent);
+        c->delivered = first + done;
+        c->drops_sent = drops;
+        prof_stream_send_writer();
+    } while (done < n);
+    c->held = false;
+    return busy;
+}
+
+/* Every streaming CPU's ring; true if one held more than an eighth of
+ * itself. The CPUs streaming are listed once at the start (stream.cpus): a
+ * look that walked all MAX_CPUS slots, most of them empty, cost ~700
+ * instructions. */
+static bool prof_stream_drain_all(bool all)
+{
+    bool busy = false;
+    for (unsigned k = 0; k < stream.ncpus; k++)
+        busy |= prof_stream_drain_cpu(stream.cpus[k], all);
+    return busy;
+}
+
+static bool prof_stream_any_half_full(void)
+{
+    for (unsigned k = 0; k < stream.ncpus; k++) {
+        uint32_t first, i = stream.cpus[k];
+        if (prof_ring_avail(i, &first) >= prof_ring_cap(i) / 2)
+            return true;
+    }
+    return false;
+}
+
+static void prof_stream_send_end(uint8_t reason)
+{
+    pstr_begin(&stream.w, PSTR_END, 0, stream.id, stream.seq, time_ns());
+    pstr_end_head(&stream.w, reason);
+    for (unsigned k = 0; k < stream.ncpus; k++) {
+        unsigned i = stream.cpus[k];
+        struct pstr_end_cpu e = { (uint16_t)i, stream.cpu[i].delivered, stream.cpu[i].drops_sent };
+        if (!pstr_add_end_cpu(&stream.w, &e))
+            break;                  /* 113 CPUs fit; MAX_CPUS is 64 */
+    }
+    size_t len = pstr_finish(&stream.w);
+    /* The same seq each time: a copy is not a gap. */
+    for (int k = 0; k < PROF_STREAM_END_COPIES; k++)
+        prof_stream_send(stream.w.buf, len);
+    stream.seq++;
+}
+
+/* Why the stream ends now, or 0. Signed differences: a keep-alive that
+ * another CPU stamped after this task read now (or by a clock a little
+ * ahead of this CPU's) is in the future, not 2^64 ns in the past. */
+static uint8_t prof_stream_should_end(uint64_t now)
+{
+    if (__atomic_load_n(&stream.stop, __ATOMIC_ACQUIRE))
+        return PSTR_END_STOPPED;
+    if (stream.ms && (int64_t)(now - stream.start_ns) >= (int64_t)stream.ms * (int64_t)NS_PER_MS)
+        return PSTR_END_ELAPSED;
+    if ((int64_t)(now - __atomic_load_n(&stream.keepalive_ns, __ATOMIC_RELAXED)) >=
+        (int64_t)PSTR_KEEPALIVE_MS * (int64_t)NS_PER_MS)
+        return PSTR_END_TIMEOUT;
+    return 0;
+}
+
+static void prof_stream_run(void)
+{
+    prof_stream_send_meta();
+    uint64_t last_drain = time_ns(), last_meta = last_drain;
+    uint8_t reason;
+    unsigned look_ms = PROF_STREAM_POLL_MS;
+    for (;;) {
+        sleep_ms(look_ms);
+        uint64_t now = time_ns();
+        if ((reason = prof_stream_should_end(now)) != 0)
+            break;
+        /* Half a look of slack: a look that wakes a little early still
+         * drains, so the drains stay every second look. */
+        if (now - last_drain >= (PROF_STREAM_DRAIN_MS - PROF_STREAM_POLL_MS / 2) * NS_PER_MS ||
+            prof_stream_any_half_full()) {
+            /* Quiet rings (at most an eighth full at a drain) are looked
+             * at again only at the next drain: at 1 kHz into 512-record
+             * rings that is 20 wakeups a second instead of 40. */
+            look_ms = prof_stream_drain_all(false) ? PROF_STREAM_POLL_MS : PROF_STREAM_DRAIN_MS;
+            last_drain = now;
+        }
+        if (now - last_meta >= PROF_STREAM_META_MS * NS_PER_MS) {
+            prof_stream_send_meta();
+            last_meta = now;
+        }
+    }
+    unsigned long f = spin_lock(&stream.lock);
+    stream.ending = true;
+    spin_unlock(&stream.lock, f);
+    prof_session_stream_stop();             /* no ring grows after this */
+    prof_stream_drain_all(true);
+    prof_stream_send_end(reason);
+    f = spin_lock(&stream.lock);
+    stream.last_id = stream.id;
+    stream.last_reason = reason;
+    stream.last_c.records = PROF_STREAM_GET(records);
+    stream.last_c.datagrams = PROF_STREAM_GET(datagrams);
+    stream.last_c.send_failed = PROF_STREAM_GET(send_failed);
+    stream.last_c.drops = PROF_STREAM_GET(drops);
+    stream.running = false;
+    spin_unlock(&stream.lock, f);
+    prof_session_stream_end();
+}
+
+static void prof_stream_task(void *arg)
+{
+    prof_stream_run();
+    task_exit();
+}
+
+#ifdef SONDE_HOST_TEST
+void prof_stream_test_task(void *arg) { prof_stream_run(); }
+#endif
+
+/* ---- control: shell tasks, through kernel/cmd/profile.c ----------------- */
+
+/* Unpredictable enough that a rebooted kernel's stream, or the next one,
+ * has another id: the cycle counter, a count of streams and the build id,
+ * mixed (murmur3's finalizer). Never 0. */
+static uint32_t prof_stream_new_id(void)
+{
+    uint32_t h = 2166136261u;
+    for (const char *s = build_id(); *s; s++)
+        h = (h ^ (uint8_t)*s) * 16777619u;
+    uint64_t c = cycles_now();
+    h ^= (uint32_t)c ^ (uint32_t)(c >> 32) * 0x9e3779b9u ^ ++stream.serial * 0x85ebca6bu;
+    h ^= h >> 16;
+    h *= 0x85ebca6bu;
+    h ^= h >> 13;
+    h *= 0xc2b2ae35u;
+    h ^= h >> 16;
+    return h ? h : 1;
+}
+
+static void prof_stream_print_counters(const struct prof_stream_counters *c, struct printer *p)
+{
+    pr_printf(p, "%lu records in %lu datagrams, %lu dropped, %lu send failures",
+              (unsigned long)c->records, (unsigned long)c->datagrams,
+              (unsigned long)c->drops, (unsigned long)c->send_failed);
+}
+
+/* The running (or last) stream's counters as they stand. */
+static void prof_stream_print_counts(struct printer *p)
+{
+    struct prof_stream_counters c = { PROF_STREAM_GET(records), PROF_STREAM_GET(datagrams), PROF_STREAM_GET(send_failed),
+                             PROF_STREAM_GET(drops) };
+    prof_stream_print_counters(&c, p);
+}
+
+/* `net`'s line for the stream: the running (or last) stream's counts. */
+void prof_stream_print_net(struct printer *p)
+{
+    pr_puts(p, "profile stream: ");
+    prof_stream_print_counts(p);
+    pr_puts(p, stream.running ? " (running)\n" : " (the last stream)\n");
+}
+
+int prof_stream_start(const struct prof_sink *sink, uint32_t ms, int pid, struct printer *p)
+{
+    bool pmu;
+    if (prof_session_stream_begin(pid, PROF_STREAM_DRAIN_MS, &pmu, p) != PROF_OK)
+        return 1;                   /* busy or no memory: said */
+    /* The profiler is ours: no other stream can be starting or running,
+     * and the last one's task has let go of everything below. */
+    unsigned ncpus = 0;
+    uint16_t cpus[MAX_CPUS];
+    for (unsigned i = 0; i < MAX_CPUS; i++)
+        if (prof_ring_in_window(i))
+            cpus[ncpus++] = (uint16_t)i;
+    unsigned long f = spin_lock(&stream.lock);
+    stream.id = prof_stream_new_id();
+    stream.sink = *sink;
+    stream.ms = ms;
+    stream.pid = pid;
+    stream.pmu = pmu;
+    stream.ncpus = ncpus;
+    memcpy(stream.cpus, cpus, sizeof cpus);
+    stream.start_ns = time_ns();
+    stream.seq = 0;
+    memset(&stream.cpu, 0, sizeof stream.cpu);
+    memset(&stream.c, 0, sizeof stream.c);
+    __atomic_store_n(&stream.keepalive_ns, stream.start_ns, __ATOMIC_RELAXED);
+    __atomic_store_n(&stream.stop, 0, __ATOMIC_RELAXED);
+    fmt_snprintf(stream.note, sizeof stream.note, "streaming id 0x%08x to %s", stream.id, sink->sk_name);
+    stream.running = true;
+    stream.ending = false;
+    spin_unlock(&stream.lock, f);
+    prof_session_set_busy_note(stream.note);
+    if (!task_spawn("profstream", prof_stream_task, NULL, TASK_ANY_CPU, 0)) {
+        prof_session_stream_stop();
+        f = spin_lock(&stream.lock);
+        stream.running = false;         /* last_*: still the last stream that ran */
+        spin_unlock(&stream.lock, f);
+        prof_session_stream_end();
+        pr_puts(p, "profile: no memory for the stream's task: not started\n");
+        return 1;
+    }
+    pr_printf(p, "profile: streaming id 0x%08x to %s (%s, %u cpus)\n", stream.id, sink->sk_name,
+              pmu_source_name(), ncpus);
+    return 0;
+}
+
+/* Wait, at most PROF_STREAM_STOP_WAIT_MS, until stream id is no longer running;
+ * true once it is not. */
+static bool prof_stream_wait_ended(uint32_t id)
+{
+    for (unsigned waited = 0;; waited += PROF_STREAM_POLL_MS) {
+        unsigned long f = spin_lock(&stream.lock);
+        bool running = stream.running && stream.id == id;
+        spin_unlock(&stream.lock, f);
+        if (!running)
+            return true;
+        if (waited >= PROF_STREAM_STOP_WAIT_MS)
+            return false;
+        sleep_ms(PROF_STREAM_POLL_MS);
+    }
+}
+
+int prof_stream_stop(struct printer *p)
+{
+    /* The flag is set under the lock, for the stream seen running: a stop
+     * that raced with that stream's end must not stop the next one. */
+    unsigned long f = spin_lock(&stream.lock);
+    bool running = stream.running;
+    uint32_t id = stream.id;
+    if (running)
+        __atomic_store_n(&stream.stop, 1, __ATOMIC_RELEASE);
+    spin_unlock(&stream.lock, f);
+    if (!running) {
+        pr_puts(p, "profile: no stream running\n");
+        return 1;
+    }
+    /* The task notices at its next look, within PROF_STREAM_DRAIN_MS; the
+     * final drain and the END take a moment more. The summary waits for
+     * them. */
+    running = !prof_stream_wait_ended(id);
+    if (running) {
+        pr_printf(p, "profile: stream 0x%08x asked to stop; still ending\n", id);
+        return 1;
+    }
+    f = spin_lock(&stream.lock);
+    bool ours = stream.last_id == id;
+    uint8_t reason = stream.last_reason;
+    struct prof_stream_counters c = stream.last_c;
+    spin_unlock(&stream.lock, f);
+    if (!ours) {
+        pr_printf(p, "profile: stream 0x%08x ended\n", id);
+        return 0;
+    }
+    pr_printf(p, "profile: stream 0x%08x ended (%s): ", id, prof_stream_reason_name(reason));
+    prof_stream_print_counters(&c, p);
+    pr_puts(p, "\n");
+    return 0;
+}
+
+int prof_stream_keepalive(uint32_t v, struct printer *p)
+{
+    unsigned long f = spin_lock(&stream.lock);
+    bool running = stream.running;
+    uint32_t id = stream.id;
+    if (running && id == v)
+        __atomic_store_n(&stream.keepalive_ns, time_ns(), __ATOMIC_RELAXED);
+    spin_unlock(&stream.lock, f);
+    if (!running) {
+        pr_puts(p, "profile: no stream running\n");
+        return 1;
+    }
+    if (id != v) {
+        pr_printf(p, "profile: stream 0x%08x is not running (0x%08x is)\n", v, id);
+        return 1;
+    }
+    pr_printf(p, "profile: stream 0x%08x kept alive\n", id);
+    return 0;
+}
+
+int prof_stream_status(struct printer *p)
+{
+    unsigned long f = spin_lock(&stream.lock);
+    bool ending = stream.running && stream.ending;
+    uint32_t id = stream.id;
+    spin_unlock(&stream.lock, f);
+    /* A stream whose END is on its way is over for whoever received it
+     * (a collector asks right after): the answer waits for its summary. */
+    if (ending)
+        prof_stream_wait_ended(id);
+    f = spin_lock(&stream.lock);
+    bool running = stream.running;
+    int64_t age = (int64_t)(time_ns() - __atomic_load_n(&stream.keepalive_ns, __ATOMIC_RELAXED));
+    uint32_t last_id = stream.last_id;
+    uint8_t reason = stream.last_reason;
+    struct prof_stream_counters last = stream.last_c;
+    spin_unlock(&stream.lock, f);
+    if (running) {
+        pr_printf(p, "profile: %s, %lu ms, last keep-alive %lu ms ago: ", stream.note,
+                  (unsigned long)((time_ns() - stream.start_ns) / NS_PER_MS),
+                  (unsigned long)(age > 0 ? age / (int64_t)NS_PER_MS : 0));
+        prof_stream_print_counts(p);
+    } else if (!last_id) {
+        pr_puts(p, "profile: no stream since boot\n");
+        return 0;
+    } else {
+        pr_printf(p, "profile: no stream running; the last, 0x%08x, ended (%s): ", last_id,
+                  prof_stream_reason_name(reason));
+        prof_stream_print_counters(&last, p);
+    }
+    pr_puts(p, "\n");
+    return 0;
+}
