@@ -1,6 +1,7 @@
 /* kernel/cmd/profile.h: what the profile commands (kernel/cmd/profile.c)
  * share with the other commands: the UDP binding of a stream's sink. */
 #pragma once
+#include <stdbool.h>
 #include <stdint.h>
 #include "kernel/prof/stream.h"
 
@@ -9,3 +10,9 @@
 /* A sink that sends each datagram from PROF_STREAM_SRC_PORT to ip:port
  * (host order) over UDP. */
 void cmd_profile_udp_sink(struct prof_sink *sk, uint32_t ip, uint16_t port);
+
+struct printer;
+/* `profile heap ...` and `profile allocs ...` (kernel/cmd/profile_heap.c):
+ * true with *rc the command's exit status when argv[1] is heap or
+ * allocs; false for any other word. */
+bool cmd_profile_heap(int argc, char **argv, struct printer *p, int *rc);
