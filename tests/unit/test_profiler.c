@@ -1,4 +1,4 @@
-// LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/stream.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c uapi/profile_stream.c kernel/symtab.c tests/unit/fake_profiler.c lib/printf.c lib/parse.c
+// LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/stream.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c uapi/profile_stream.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c
 /* Host tests of kernel/profiler.c: the real sample path driven through
  * prof_tick and prof_nmi with fake trap frames during a fake
  * window (sleep_ms runs a callback), which source took each cpu's
@@ -73,9 +73,9 @@ TEST(sample_counter_arms_on_tick_and_tick_stops_sampling)
 
     /* After Stop: the next tick disarms, once; an overflow still in
      * flight is claimed but not recorded. */
-    CHECK(armed[0]);
+    CHECK(pmu_cpus[0].pc_armed);
     tick(0, 5, 0x3000, NULL);
-    CHECK(!armed[0]);
+    CHECK(!pmu_cpus[0].pc_armed);
     CHECK_EQ(disarms, 1);
     tick(0, 5, 0x3000, NULL);
     CHECK_EQ(disarms, 1);
@@ -277,7 +277,7 @@ TEST(start_buffer_for_cpu_online_later)
 }
 
 static bool armed_in_window;
-static void win_look(void) { armed_in_window = armed[2]; }
+static void win_look(void) { armed_in_window = pmu_cpus[2].pc_armed; }
 
 /* Start arms the starting CPU's counter at once (a 1 ms window ends at
  * the next tick, which would otherwise be the one that arms it), and no
@@ -293,7 +293,7 @@ TEST(start_arms_its_own_cpu_at_once)
     CHECK_EQ(run_cmd("profile 1"), 0);
     CHECK(armed_in_window);
     CHECK_EQ(arms, 1);
-    CHECK(!armed[0] && !armed[1] && !armed[3]);
+    CHECK(!pmu_cpus[0].pc_armed && !pmu_cpus[1].pc_armed && !pmu_cpus[3].pc_armed);
     CHECK_EQ(fake_irq_depth, 0);         /* interrupts back on */
     /* On the tick only, nothing is armed. */
     reset();
