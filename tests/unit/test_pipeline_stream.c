@@ -3,7 +3,7 @@
  * loss accounting (tools/pipeline/stream.c) over datagrams built with the
  * uapi encoder: gaps, copies, reordering, the END's totals, an END that
  * never came, kernel drops, a restart; the collector's demultiplexing
- * (tools/pipeline/collect.c's pcoll_datagram: kernels by stream id and
+ * (tools/pipeline/collect.c's sp_collect_datagram: kernels by stream id and
  * address, foreign datagrams, a restart from a kernel's own address);
  * and the raw profile a stream becomes (tools/pipeline/agg.c), read back by
  * the strict raw parser. */
@@ -11,6 +11,7 @@
 #include <arpa/inet.h>
 #include <stdlib.h>
 #include "tools/pipeline/agg.h"
+#include "tools/pipeline/model.h"
 #include "tools/pipeline/collect.h"
 #include "tools/pipeline/stream.h"
 #include "uapi/profile_raw.h"
@@ -82,28 +83,28 @@ static void count_rec(void *ctx, uint16_t cpu, const struct pstr_record *r)
     delivered++;
 }
 
-static int take(struct pstream *s, const struct dg *d)
+static int take(struct sp_stream *s, const struct dg *d)
 {
     struct pstr_hdr h;
     CHECK_EQ(pstr_parse(d->b, d->len, &h), 0);
-    return pstream_take(s, &h, 100, count_rec, NULL);
+    return sp_stream_take(s, &h, 100, count_rec, NULL);
 }
 
 TEST(in_order_stream_loses_nothing)
 {
-    struct pstream s;
-    CHECK_EQ(pstream_init(&s, ID), 0);
+    struct sp_stream s;
+    CHECK_EQ(sp_stream_init(&s, ID), 0);
     delivered = 0;
     struct dg ds[] = {
         meta(ID, 0, BID), batch(ID, 1, 0, 0, 3, 0), batch(ID, 2, 1, 0, 2, 0),
         batch(ID, 3, 0, 3, 2, 0), end(ID, 4, 5, 2, 0),
     };
     for (unsigned i = 0; i < 5; i++)
-        CHECK_EQ(take(&s, &ds[i]), PSTREAM_TAKEN);
+        CHECK_EQ(take(&s, &ds[i]), SP_STREAM_TAKEN);
     /* The END is sent three times with the same seq: copies, not gaps. */
-    CHECK_EQ(take(&s, &ds[4]), PSTREAM_DUP);
-    CHECK_EQ(take(&s, &ds[4]), PSTREAM_DUP);
-    pstream_finish(&s);
+    CHECK_EQ(take(&s, &ds[4]), SP_STREAM_DUP);
+    CHECK_EQ(take(&s, &ds[4]), SP_STREAM_DUP);
+    sp_stream_finish(&s);
     CHECK_EQ(s.records, 7);
     CHECK_EQ(delivered, 7);
     CHECK_EQ(s.lost_records, 0);
@@ -113,14 +114,14 @@ TEST(in_order_stream_loses_nothing)
     CHECK_EQ(s.end_reason, PSTR_END_ELAPSED);
     CHECK_EQ(s.ncpus, 2);
     CHECK_STR(s.meta.build_id, BID);
-    CHECK_STR(pstream_task(&s, 7), "burn");
-    pstream_free(&s);
+    CHECK_STR(sp_stream_task(&s, 7), "burn");
+    sp_stream_free(&s);
 }
 
 TEST(a_lost_batch_is_its_records_and_one_datagram)
 {
-    struct pstream s;
-    pstream_init(&s, ID);
+    struct sp_stream s;
+    sp_stream_init(&s, ID);
     struct dg a = meta(ID, 0, BID), b = batch(ID, 1, 0, 0, 3, 0),
               c = batch(ID, 3, 0, 5, 1, 0), e = end(ID, 4, 6, 0, 0);
     take(&s, &a);
@@ -131,7 +132,7 @@ TEST(a_lost_batch_is_its_records_and_one_datagram)
     take(&s, &e);
     CHECK_EQ(s.lost_records, 2);
     CHECK_EQ(s.records, 4);
-    pstream_free(&s);
+    sp_stream_free(&s);
 }
 
 /* Sequence numbers and each CPU's record indexes are 32 bits and wrap
@@ -140,54 +141,54 @@ TEST(a_lost_batch_is_its_records_and_one_datagram)
  * the newest. The stream is placed just short of the wrap by hand. */
 TEST(sequence_and_record_indexes_wrap)
 {
-    struct pstream s;
-    pstream_init(&s, ID);
+    struct sp_stream s;
+    sp_stream_init(&s, ID);
     struct dg a = meta(ID, 0xfffffffcu, BID);
     s.seq_next = 0xfffffffcu;
     s.cpus[0].next = 0xfffffffeu;
-    CHECK_EQ(take(&s, &a), PSTREAM_TAKEN);
+    CHECK_EQ(take(&s, &a), SP_STREAM_TAKEN);
     struct dg b = batch(ID, 0xfffffffdu, 0, 0xfffffffeu, 2, 0),
               c = batch(ID, 0xfffffffeu, 0, 0, 3, 0),
               d = batch(ID, 0, 0, 3, 1, 0),              /* seq 0xffffffff lost */
               e = batch(ID, 0x80000001u, 0, 4, 1, 0);    /* half the space ahead */
-    CHECK_EQ(take(&s, &b), PSTREAM_TAKEN);
-    CHECK_EQ(take(&s, &c), PSTREAM_TAKEN);
+    CHECK_EQ(take(&s, &b), SP_STREAM_TAKEN);
+    CHECK_EQ(take(&s, &c), SP_STREAM_TAKEN);
     CHECK_EQ(s.lost_records, 0);
     CHECK_EQ(s.lost_dgrams, 0);
-    CHECK_EQ(take(&s, &d), PSTREAM_TAKEN);
+    CHECK_EQ(take(&s, &d), SP_STREAM_TAKEN);
     CHECK_EQ(s.lost_dgrams, 1);
     CHECK_EQ(s.lost_records, 0);
     CHECK_EQ(s.records, 6);
-    CHECK_EQ(take(&s, &e), PSTREAM_LATE);
+    CHECK_EQ(take(&s, &e), SP_STREAM_LATE);
     CHECK_EQ(s.lost_dgrams, 1);
     CHECK_EQ(s.records, 6);
-    pstream_free(&s);
+    sp_stream_free(&s);
 }
 
 TEST(reordering_is_no_loss)
 {
-    struct pstream s;
-    pstream_init(&s, ID);
+    struct sp_stream s;
+    sp_stream_init(&s, ID);
     struct dg a = meta(ID, 0, BID), b = batch(ID, 1, 0, 0, 3, 0),
               c = batch(ID, 2, 0, 3, 2, 0), d = batch(ID, 3, 0, 5, 1, 0);
     take(&s, &a);
     take(&s, &b);
-    CHECK_EQ(take(&s, &d), PSTREAM_TAKEN);
+    CHECK_EQ(take(&s, &d), SP_STREAM_TAKEN);
     CHECK_EQ(s.lost_records, 2);
     CHECK_EQ(s.lost_dgrams, 1);
-    CHECK_EQ(take(&s, &c), PSTREAM_TAKEN);     /* late: fills the gap */
+    CHECK_EQ(take(&s, &c), SP_STREAM_TAKEN);     /* late: fills the gap */
     CHECK_EQ(s.lost_records, 0);
     CHECK_EQ(s.lost_dgrams, 0);
     CHECK_EQ(s.records, 6);
-    CHECK_EQ(take(&s, &c), PSTREAM_DUP);       /* and once only */
+    CHECK_EQ(take(&s, &c), SP_STREAM_DUP);       /* and once only */
     CHECK_EQ(s.records, 6);
-    pstream_free(&s);
+    sp_stream_free(&s);
 }
 
 TEST(the_end_counts_records_after_the_last_batch)
 {
-    struct pstream s;
-    pstream_init(&s, ID);
+    struct sp_stream s;
+    sp_stream_init(&s, ID);
     struct dg a = meta(ID, 0, BID), b = batch(ID, 1, 0, 0, 5, 0),
               late = batch(ID, 2, 0, 5, 3, 0), e = end(ID, 3, 8, 4, 0);
     take(&s, &a);
@@ -195,78 +196,78 @@ TEST(the_end_counts_records_after_the_last_batch)
     take(&s, &e);               /* cpu 0 sent 8, cpu 1 sent 4: 7 lost, 1 datagram */
     CHECK_EQ(s.lost_records, 7);
     CHECK_EQ(s.lost_dgrams, 1);
-    CHECK_EQ(take(&s, &late), PSTREAM_TAKEN);  /* overtaken by the END */
+    CHECK_EQ(take(&s, &late), SP_STREAM_TAKEN);  /* overtaken by the END */
     CHECK_EQ(s.lost_records, 4);
     CHECK_EQ(s.lost_dgrams, 0);
     /* Numbered after the END: no stream this one knows. */
     struct dg after = batch(ID, 9, 0, 8, 1, 0);
-    CHECK_EQ(take(&s, &after), PSTREAM_AFTER_END);
+    CHECK_EQ(take(&s, &after), SP_STREAM_AFTER_END);
     CHECK_EQ(s.records, 8);
-    pstream_free(&s);
+    sp_stream_free(&s);
 }
 
 TEST(a_lost_end_is_said_and_the_gaps_still_count)
 {
-    struct pstream s;
-    pstream_init(&s, ID);
+    struct sp_stream s;
+    sp_stream_init(&s, ID);
     struct dg a = meta(ID, 0, BID), b = batch(ID, 1, 0, 0, 5, 0),
               c = batch(ID, 3, 0, 9, 1, 0);
     take(&s, &a);
     take(&s, &b);
     take(&s, &c);
-    pstream_finish(&s);
+    sp_stream_finish(&s);
     CHECK(!s.ended && s.end_missing);
     CHECK_EQ(s.lost_records, 4);
     CHECK_EQ(s.lost_dgrams, 1);
-    pstream_free(&s);
+    sp_stream_free(&s);
 }
 
 TEST(kernel_drops_survive_a_lost_batch)
 {
-    struct pstream s;
-    pstream_init(&s, ID);
+    struct sp_stream s;
+    sp_stream_init(&s, ID);
     struct dg a = batch(ID, 0, 0, 0, 1, 4), c = batch(ID, 2, 0, 2, 1, 9),
               d = batch(ID, 3, 1, 0, 1, 0), e = end(ID, 4, 3, 1, 10);
     take(&s, &a);
     take(&s, &c);               /* the batch with drops 4 -> 6 was lost */
     take(&s, &d);
-    CHECK_EQ(pstream_drops(&s), 9);
+    CHECK_EQ(sp_stream_drops(&s), 9);
     take(&s, &e);
-    CHECK_EQ(pstream_drops(&s), 10);
+    CHECK_EQ(sp_stream_drops(&s), 10);
     CHECK(!s.have_meta);        /* a META lost: learnt late, or never */
-    pstream_free(&s);
+    sp_stream_free(&s);
 }
 
 TEST(a_restart_is_noticed_and_not_mixed_in)
 {
-    struct pstream s;
-    pstream_init(&s, ID);
+    struct sp_stream s;
+    sp_stream_init(&s, ID);
     struct dg a = meta(ID, 0, BID), b = batch(ID, 1, 0, 0, 2, 0),
               m2 = meta(ID, 0, BID2), c = batch(ID, 2, 0, 2, 2, 0);
     take(&s, &a);
     take(&s, &b);
-    CHECK_EQ(take(&s, &m2), PSTREAM_RESTART);
+    CHECK_EQ(take(&s, &m2), SP_STREAM_RESTART);
     CHECK(s.restarted);
     CHECK_STR(s.other_build_id, BID2);
-    CHECK_EQ(take(&s, &c), PSTREAM_RESTART);
+    CHECK_EQ(take(&s, &c), SP_STREAM_RESTART);
     CHECK_EQ(s.records, 2);
     CHECK_STR(s.meta.build_id, BID);
-    pstream_free(&s);
+    sp_stream_free(&s);
 }
 
 TEST(a_malformed_payload_is_counted_not_taken)
 {
-    struct pstream s;
-    pstream_init(&s, ID);
+    struct sp_stream s;
+    sp_stream_init(&s, ID);
     struct dg b = batch(ID, 0, 0, 0, 2, 0);
     struct pstr_hdr h;
     CHECK_EQ(pstr_parse(b.b, b.len, &h), 0);
     h.count = 3;                /* more than the payload holds */
-    CHECK_EQ(pstream_take(&s, &h, 0, count_rec, NULL), PSTREAM_MALFORMED);
+    CHECK_EQ(sp_stream_take(&s, &h, 0, count_rec, NULL), SP_STREAM_MALFORMED);
     CHECK_EQ(s.malformed, 1);
     CHECK_EQ(s.records, 0);
     CHECK_EQ(s.seq_next, 0);    /* its seq is still to come */
-    pstream_free(&s);
+    sp_stream_free(&s);
 }
 
 /* ---- the collector's demultiplexing ---------------------------------- */
@@ -291,20 +292,20 @@ static struct sockaddr_in addr(const char *ip, uint16_t port)
 
 /* Two kernels under QEMU's user network: both shells on 127.0.0.1, both
  * streams from 127.0.0.1, told apart by their stream ids. */
-static void two_kernels(struct pcoll *c, struct got *g, FILE *err)
+static void two_kernels(struct sp_collect *c, struct got *g, FILE *err)
 {
     memset(c, 0, sizeof *c);
-    c->o = (struct pcoll_opts){ .prog = "sonde-prof", .err = err, .silent_ms = 3000 };
+    c->o = (struct sp_collect_opts){ .prog = "sonde-prof", .err = err, .silent_ms = 3000 };
     c->fd = -1;
     c->n = 2;
     c->k = calloc(2, sizeof *c->k);
     c->fn = on_record;
     c->ctx = g;
     for (unsigned i = 0; i < 2; i++) {
-        struct pcoll_kernel *k = &c->k[i];
-        pstream_init(&k->s, ID + i);
+        struct sp_collect_kernel *k = &c->k[i];
+        sp_stream_init(&k->s, ID + i);
         k->fd = -1;
-        k->state = PCOLL_STREAMING;
+        k->state = SP_COLLECT_STREAMING;
         k->shell = addr("127.0.0.1", 9001 + i);
         snprintf(k->name, sizeof k->name, "127.0.0.1:%u", 9001 + i);
     }
@@ -312,7 +313,7 @@ static void two_kernels(struct pcoll *c, struct got *g, FILE *err)
 
 TEST(datagrams_go_to_their_kernel_by_stream_id_and_address)
 {
-    struct pcoll c;
+    struct sp_collect c;
     struct got g = { { 0 } };
     char *msgs = NULL;
     size_t mlen = 0;
@@ -322,54 +323,54 @@ TEST(datagrams_go_to_their_kernel_by_stream_id_and_address)
                        far = addr("10.9.9.9", 40001);
     struct dg a = batch(ID, 0, 0, 0, 3, 0), b = batch(ID + 1, 0, 0, 0, 2, 0),
               x = batch(0x77777777u, 0, 0, 0, 4, 0);
-    pcoll_datagram(&c, &s1, a.b, a.len, 10);
-    pcoll_datagram(&c, &s2, b.b, b.len, 10);
+    sp_collect_datagram(&c, &s1, a.b, a.len, 10);
+    sp_collect_datagram(&c, &s2, b.b, b.len, 10);
     CHECK_EQ(g.n[0], 3);
     CHECK_EQ(g.n[1], 2);
     /* Another stream id, a right id from another host, and bytes that
      * are no stream at all: counted, never taken. */
-    pcoll_datagram(&c, &s1, x.b, x.len, 20);
-    pcoll_datagram(&c, &s1, x.b, x.len, 20);
+    sp_collect_datagram(&c, &s1, x.b, x.len, 20);
+    sp_collect_datagram(&c, &s1, x.b, x.len, 20);
     struct dg a2 = batch(ID, 1, 0, 3, 1, 0);
-    pcoll_datagram(&c, &far, a2.b, a2.len, 20);
-    pcoll_datagram(&c, &s1, "hello", 5, 20);
+    sp_collect_datagram(&c, &far, a2.b, a2.len, 20);
+    sp_collect_datagram(&c, &s1, "hello", 5, 20);
     CHECK_EQ(c.foreign, 4);
     CHECK_EQ(g.n[0], 3);
     CHECK_EQ(c.k[0].s.records, 3);
     fflush(err);
     /* x came from where kernel 0's stream comes from: kernel 0 started
      * another stream; the old one is kept and ends there. */
-    CHECK_EQ(c.k[0].state, PCOLL_RESTARTED);
+    CHECK_EQ(c.k[0].state, SP_COLLECT_RESTARTED);
     CHECK(strstr(msgs, "kernel 127.0.0.1:9001 restarted") != NULL);
     CHECK(strstr(c.k[0].note, "new stream 0x77777777") != NULL);
-    CHECK_EQ(c.k[1].state, PCOLL_STREAMING);
+    CHECK_EQ(c.k[1].state, SP_COLLECT_STREAMING);
     /* Kernel 0's stream after its restart: not taken. */
     struct dg a3 = batch(ID, 2, 0, 4, 1, 0);
-    pcoll_datagram(&c, &s1, a3.b, a3.len, 30);
+    sp_collect_datagram(&c, &s1, a3.b, a3.len, 30);
     CHECK_EQ(c.k[0].s.records, 3);
     /* Foreign from elsewhere: said once per stream id. */
     struct dg y = batch(0x55555555u, 0, 0, 0, 1, 0);
-    pcoll_datagram(&c, &far, y.b, y.len, 40);
-    pcoll_datagram(&c, &far, y.b, y.len, 40);
+    sp_collect_datagram(&c, &far, y.b, y.len, 40);
+    sp_collect_datagram(&c, &far, y.b, y.len, 40);
     fflush(err);
     CHECK(strstr(msgs, "stream 0x55555555 from 10.9.9.9:40001 not started") != NULL);
     CHECK(strstr(strstr(msgs, "0x55555555") + 1, "0x55555555") == NULL);
     /* Kernel 1's END: it is over, and the record of it complete. */
     struct dg e = end(ID + 1, 1, 2, 0, 0);
-    pcoll_datagram(&c, &s2, e.b, e.len, 50);
-    CHECK_EQ(c.k[1].state, PCOLL_ENDED);
+    sp_collect_datagram(&c, &s2, e.b, e.len, 50);
+    CHECK_EQ(c.k[1].state, SP_COLLECT_ENDED);
     CHECK_STR(c.k[1].note, "");         /* elapsed: the end asked for */
-    CHECK(!pcoll_active(&c));
+    CHECK(!sp_collect_active(&c));
     fclose(err);
     free(msgs);
     for (unsigned i = 0; i < 2; i++)
-        pstream_free(&c.k[i].s);
+        sp_stream_free(&c.k[i].s);
     free(c.k);
 }
 
 TEST(an_end_nobody_here_asked_for_is_said)
 {
-    struct pcoll c;
+    struct sp_collect c;
     struct got g = { { 0 } };
     char *msgs = NULL;
     size_t mlen = 0;
@@ -380,33 +381,33 @@ TEST(an_end_nobody_here_asked_for_is_said)
     pstr_begin(&w, PSTR_END, 0, ID, 0, 5000);
     pstr_end_head(&w, PSTR_END_TIMEOUT);
     size_t n = pstr_finish(&w);
-    pcoll_datagram(&c, &s1, w.buf, n, 10);
+    sp_collect_datagram(&c, &s1, w.buf, n, 10);
     fclose(err);
-    CHECK_EQ(c.k[0].state, PCOLL_ENDED);
+    CHECK_EQ(c.k[0].state, SP_COLLECT_ENDED);
     CHECK(strstr(c.k[0].note, "no keep-alive") != NULL);
     CHECK(strstr(msgs, "kernel 127.0.0.1:9001: its stream ended at") != NULL);
     free(msgs);
     for (unsigned i = 0; i < 2; i++)
-        pstream_free(&c.k[i].s);
+        sp_stream_free(&c.k[i].s);
     free(c.k);
 }
 
 TEST(a_meta_with_another_build_id_restarts_the_kernel)
 {
-    struct pcoll c;
+    struct sp_collect c;
     struct got g = { { 0 } };
     FILE *err = fopen("/dev/null", "w");
     two_kernels(&c, &g, err);
     struct sockaddr_in s2 = addr("127.0.0.1", 40002);
     struct dg m1 = meta(ID + 1, 0, BID), m2 = meta(ID + 1, 5, BID2);
-    pcoll_datagram(&c, &s2, m1.b, m1.len, 10);
-    pcoll_datagram(&c, &s2, m2.b, m2.len, 20);
-    CHECK_EQ(c.k[1].state, PCOLL_RESTARTED);
+    sp_collect_datagram(&c, &s2, m1.b, m1.len, 10);
+    sp_collect_datagram(&c, &s2, m2.b, m2.len, 20);
+    CHECK_EQ(c.k[1].state, SP_COLLECT_RESTARTED);
     CHECK(strstr(c.k[1].note, "build id fedcba987654") != NULL);
-    CHECK_EQ(c.k[0].state, PCOLL_STREAMING);
+    CHECK_EQ(c.k[0].state, SP_COLLECT_STREAMING);
     fclose(err);
     for (unsigned i = 0; i < 2; i++)
-        pstream_free(&c.k[i].s);
+        sp_stream_free(&c.k[i].s);
     free(c.k);
 }
 
@@ -425,27 +426,85 @@ static int sum_chain(void *ctx, const struct praw_chain *c, unsigned line, char 
 
 static void agg_rec(void *ctx, uint16_t cpu, const struct pstr_record *r)
 {
-    pagg_add(ctx, cpu, r);
+    sp_agg_add(ctx, cpu, r);
+}
+
+static uint64_t weight_total;
+static int sum_weight(void *ctx, const struct praw_chain *c, unsigned line, char *err,
+                      size_t cap)
+{
+    weight_total += c->pc_weight;
+    return 0;
+}
+
+/* Kinds in one stream stay apart: each raw profile holds its own kind's
+ * records, a weighted kind says so and carries count:weight, and the
+ * model reads the weights back. */
+TEST(streamed_kinds_become_one_raw_profile_each)
+{
+    struct sp_stream s;
+    struct sp_agg a;
+    sp_stream_init(&s, ID);
+    sp_agg_init(&a);
+    struct dg m = meta(ID, 0, BID);
+    struct pstr_hdr h0;
+    pstr_parse(m.b, m.len, &h0);
+    sp_stream_take(&s, &h0, 0, agg_rec, &a);
+    struct pstr_record cpu = { .pid = 7, .depth = 1, .kind = PSTR_KIND_CPU, .weight = 1,
+                               .frames = { 0x1000 } };
+    struct pstr_record off = { .pid = 7, .depth = 1, .kind = PSTR_KIND_OFFCPU,
+                               .frames = { 0x1000 } };
+    for (unsigned i = 0; i < 3; i++) {
+        sp_agg_add(&a, 0, &cpu);
+        off.weight = 1000000 * (i + 1);
+        sp_agg_add(&a, 0, &off);
+    }
+    size_t len;
+    char *text = sp_agg_raw(&a, &s, PRAW_KIND_OFFCPU, 1000, &len);
+    CHECK(text != NULL);
+    CHECK(strstr(text, " ms=1000 kind=offcpu\n3:6000000 7 ") != NULL);
+    struct praw_header h;
+    char err[PRAW_ERR_MAX] = "";
+    weight_total = 0;
+    CHECK_EQ(praw_parse(text, len, &h, sum_weight, NULL, err, sizeof err), 0);
+    CHECK_EQ(h.ph_kind, PRAW_KIND_OFFCPU);
+    CHECK_EQ(h.ph_samples, 3);
+    CHECK_EQ(weight_total, 6000000);
+    struct sp_profile p;
+    sp_profile_init(&p);
+    unsigned map = sp_profile_add_map(&p, "kernel.elf");
+    CHECK_EQ(sp_profile_add_raw(&p, text, len, "stream", "k", map, err, sizeof err), 0);
+    CHECK_EQ(p.nchains, 1);
+    CHECK_EQ(p.chains[0].c_count, 3);
+    CHECK_EQ(p.chains[0].c_weight, 6000000);
+    free(text);
+    text = sp_agg_raw(&a, &s, PRAW_KIND_CPU, 1000, &len);
+    CHECK(text != NULL && strstr(text, "kind=") == NULL);
+    CHECK(strstr(text, " ms=1000\n3 7 ") != NULL);
+    free(text);
+    sp_profile_free(&p);
+    sp_agg_free(&a);
+    sp_stream_free(&s);
 }
 
 TEST(a_stream_becomes_a_raw_profile_the_parser_takes)
 {
-    struct pstream s;
-    struct pagg a;
-    pstream_init(&s, ID);
-    pagg_init(&a);
+    struct sp_stream s;
+    struct sp_agg a;
+    sp_stream_init(&s, ID);
+    sp_agg_init(&a);
     struct dg ds[] = {
         meta(ID, 0, BID), batch(ID, 1, 0, 0, 5, 0), batch(ID, 2, 1, 0, 50, 2),
         end(ID, 3, 5, 50, 0),
     };
     size_t len;
-    CHECK(pagg_raw(&a, &s, 10000, &len) == NULL);   /* no META yet */
+    CHECK(sp_agg_raw(&a, &s, PRAW_KIND_CPU, 10000, &len) == NULL);   /* no META yet */
     for (unsigned i = 0; i < 4; i++) {
         struct pstr_hdr h;
         pstr_parse(ds[i].b, ds[i].len, &h);
-        pstream_take(&s, &h, 0, agg_rec, &a);
+        sp_stream_take(&s, &h, 0, agg_rec, &a);
     }
-    char *text = pagg_raw(&a, &s, 10000, &len);
+    char *text = sp_agg_raw(&a, &s, PRAW_KIND_CPU, 10000, &len);
     CHECK(text != NULL);
     struct praw_header h;
     char err[PRAW_ERR_MAX] = "";
@@ -461,6 +520,6 @@ TEST(a_stream_becomes_a_raw_profile_the_parser_takes)
     CHECK_STR(h.ph_source, "tick 100Hz");
     CHECK_EQ(a.n, 4);           /* two leaves on each of two CPUs */
     free(text);
-    pagg_free(&a);
-    pstream_free(&s);
+    sp_agg_free(&a);
+    sp_stream_free(&s);
 }

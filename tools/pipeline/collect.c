@@ -1,4 +1,5 @@
-/* tools/pipeline/collect.c: the stream collector (tools/pipeline/collect.h). */
+/* tools/pipeline/collect.c: the stream collector (tools/pipeline/collect.h).
+ * Host pipeline: prefix sp_. */
 #define _GNU_SOURCE
 #include "tools/pipeline/collect.h"
 #include "tools/common/toolio.h"
@@ -43,7 +44,7 @@ static int local_addr(const struct sockaddr_in *a, struct in_addr *out)
     return rc;
 }
 
-static int open_kernel(struct pcoll *c, struct pcoll_kernel *k, const char *arg,
+static int open_kernel(struct sp_collect *c, struct sp_collect_kernel *k, const char *arg,
                        uint32_t seq)
 {
     char err[HOSTADDR_ERR_MAX];
@@ -65,7 +66,7 @@ static int open_kernel(struct pcoll *c, struct pcoll_kernel *k, const char *arg,
         .peer = k->name, .prog = c->o.prog, .err = c->o.err,
         .key = c->o.key,
     };
-    if (pstream_init(&k->s, 0)) {
+    if (sp_stream_init(&k->s, 0)) {
         fprintf(c->o.err, "%s: out of memory\n", c->o.prog);
         return -1;
     }
@@ -75,7 +76,7 @@ static int open_kernel(struct pcoll *c, struct pcoll_kernel *k, const char *arg,
 /* The collector's socket: on the address that reaches every kernel when
  * they agree on one (127.0.0.1 for kernels under QEMU's user network, so
  * nothing beyond this host can send to it), else on every address. */
-static int open_collector(struct pcoll *c)
+static int open_collector(struct sp_collect *c)
 {
     struct sockaddr_in me = { .sin_family = AF_INET };
     me.sin_addr.s_addr = htonl(INADDR_ANY);
@@ -104,8 +105,8 @@ static int open_collector(struct pcoll *c)
     return 0;
 }
 
-int pcoll_open(struct pcoll *c, const struct pcoll_opts *o, const char *const *hosts,
-               unsigned n, pcoll_record_fn fn, void *ctx)
+int sp_collect_open(struct sp_collect *c, const struct sp_collect_opts *o, const char *const *hosts,
+               unsigned n, sp_collect_record_fn fn, void *ctx)
 {
     memset(c, 0, sizeof *c);
     c->o = *o;
@@ -136,7 +137,7 @@ int pcoll_open(struct pcoll *c, const struct pcoll_opts *o, const char *const *h
 /* ushc_run_all's wait: on the shells of the kernels in idx, at once.
  * Their sockets are connected, so a datagram on one is its shell's. */
 struct shells {
-    struct pcoll *c;
+    struct sp_collect *c;
     unsigned *idx, m, next;
 };
 
@@ -150,31 +151,43 @@ static long shells_recv(void *ctx, unsigned *which, void *buf, size_t cap,
     return tool_recv_any(fds, s->m, &s->next, which, buf, cap, timeout_ms);
 }
 
+/* Out of memory mid-collection: nothing sensible is left to do, and the
+ * exit status of a collection that failed is USHC_EXIT_PROTO. */
+static _Noreturn void out_of_memory(const struct sp_collect *c)
+{
+    fprintf(c->o.err, "%s: out of memory\n", c->o.prog);
+    exit(USHC_EXIT_PROTO);
+}
+
+/* n zeroed elements of size bytes (at least one, so that no kernels is
+ * not a failure), or out_of_memory. */
+static void *zalloc(const struct sp_collect *c, size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p)
+        out_of_memory(c);
+    return p;
+}
+
 /* Runs cmds[i] on every kernel i with run[i], all at once; each reply
  * into texts[i] (malloc'd, NUL-terminated), each status into rcs[i]. */
-static void run_all(struct pcoll *c, const char *const *cmds, const bool *run,
+static void run_all(struct sp_collect *c, const char *const *cmds, const bool *run,
                     char **texts, int *rcs)
 {
-    unsigned n1 = c->n ? c->n : 1, m = 0;
-    struct ushc **cs = calloc(n1, sizeof *cs);
-    const char **cm = calloc(n1, sizeof *cm);
-    unsigned *idx = calloc(n1, sizeof *idx);
-    int *r = calloc(n1, sizeof *r);
-    size_t *lens = calloc(n1, sizeof *lens);
-    if (!cs || !cm || !idx || !r || !lens) {
-        fprintf(c->o.err, "%s: out of memory\n", c->o.prog);
-        exit(USHC_EXIT_PROTO);
-    }
+    unsigned m = 0;
+    struct ushc **cs = zalloc(c, c->n, sizeof *cs);
+    const char **cm = zalloc(c, c->n, sizeof *cm);
+    unsigned *idx = zalloc(c, c->n, sizeof *idx);
+    int *r = zalloc(c, c->n, sizeof *r);
+    size_t *lens = zalloc(c, c->n, sizeof *lens);
     for (unsigned i = 0; i < c->n; i++) {
         texts[i] = NULL;
         rcs[i] = USHC_EXIT_OK;
         if (!run[i])
             continue;
         c->k[i].c.out = open_memstream(&texts[i], &lens[i]);
-        if (!c->k[i].c.out) {
-            fprintf(c->o.err, "%s: out of memory\n", c->o.prog);
-            exit(USHC_EXIT_PROTO);
-        }
+        if (!c->k[i].c.out)
+            out_of_memory(c);
         cs[m] = &c->k[i].c;
         cm[m] = cmds[i];
         idx[m++] = i;
@@ -214,7 +227,7 @@ static int parse_started(const char *text, uint32_t *id)
     return 0;
 }
 
-static void refused(struct pcoll *c, struct pcoll_kernel *k, const char *text)
+static void refused(struct sp_collect *c, struct sp_collect_kernel *k, const char *text)
 {
     size_t n = text ? strcspn(text, "\n") : 0;
     if (n > 200)
@@ -226,15 +239,11 @@ static void refused(struct pcoll *c, struct pcoll_kernel *k, const char *text)
         fprintf(c->o.err, "%s: %s said: %.*s\n", c->o.prog, k->name, (int)n, text);
 }
 
-static void stop_some(struct pcoll *c, const bool *run)
+static void stop_some(struct sp_collect *c, const bool *run)
 {
-    const char **cmds = calloc(c->n ? c->n : 1, sizeof *cmds);
-    char **texts = calloc(c->n ? c->n : 1, sizeof *texts);
-    int *rcs = calloc(c->n ? c->n : 1, sizeof *rcs);
-    if (!cmds || !texts || !rcs) {
-        fprintf(c->o.err, "%s: out of memory\n", c->o.prog);
-        exit(USHC_EXIT_PROTO);
-    }
+    const char **cmds = zalloc(c, c->n, sizeof *cmds);
+    char **texts = zalloc(c, c->n, sizeof *texts);
+    int *rcs = zalloc(c, c->n, sizeof *rcs);
     for (unsigned i = 0; i < c->n; i++)
         cmds[i] = "profile stop";
     run_all(c, cmds, run, texts, rcs);
@@ -245,18 +254,13 @@ static void stop_some(struct pcoll *c, const bool *run)
     free(rcs);
 }
 
-int pcoll_start(struct pcoll *c, unsigned ms, const char *who)
+int sp_collect_start(struct sp_collect *c, unsigned ms, const char *who)
 {
-    unsigned n1 = c->n ? c->n : 1;
-    char (*bufs)[USHP_CMD_MAX + 1] = calloc(n1, sizeof *bufs);
-    const char **cmds = calloc(n1, sizeof *cmds);
-    char **texts = calloc(n1, sizeof *texts);
-    int *rcs = calloc(n1, sizeof *rcs);
-    bool *run = calloc(n1, sizeof *run);
-    if (!bufs || !cmds || !texts || !rcs || !run) {
-        fprintf(c->o.err, "%s: out of memory\n", c->o.prog);
-        exit(USHC_EXIT_PROTO);
-    }
+    char (*bufs)[USHP_CMD_MAX + 1] = zalloc(c, c->n, sizeof *bufs);
+    const char **cmds = zalloc(c, c->n, sizeof *cmds);
+    char **texts = zalloc(c, c->n, sizeof *texts);
+    int *rcs = zalloc(c, c->n, sizeof *rcs);
+    bool *run = zalloc(c, c->n, sizeof *run);
     for (unsigned i = 0; i < c->n; i++) {
         snprintf(bufs[i], sizeof bufs[i], "profile stream %u %u %s", c->port, ms, who);
         cmds[i] = bufs[i];
@@ -268,12 +272,12 @@ int pcoll_start(struct pcoll *c, unsigned ms, const char *who)
     int worst = USHC_EXIT_OK;
     uint64_t now = mono_ms(NULL);
     for (unsigned i = 0; i < c->n; i++) {
-        struct pcoll_kernel *k = &c->k[i];
+        struct sp_collect_kernel *k = &c->k[i];
         uint32_t id;
         run[i] = false;
         if (rcs[i] == USHC_EXIT_OK && parse_started(texts[i], &id) == 0) {
             k->s.id = id;
-            k->state = PCOLL_STREAMING;
+            k->state = SP_COLLECT_STREAMING;
             k->start_ms = k->last_reply_ms = k->last_keepalive_ms = now;
             k->last_dgram_ms = now;
             run[i] = true;
@@ -283,7 +287,7 @@ int pcoll_start(struct pcoll *c, unsigned ms, const char *who)
             refused(c, k, texts[i]);
             rcs[i] = USHC_EXIT_REFUSED;
         }
-        k->state = PCOLL_FAILED;
+        k->state = SP_COLLECT_FAILED;
         if (rcs[i] == USHC_EXIT_PROTO || worst == USHC_EXIT_OK)
             worst = rcs[i];
     }
@@ -293,7 +297,7 @@ int pcoll_start(struct pcoll *c, unsigned ms, const char *who)
         stop_some(c, run);
         for (unsigned i = 0; i < c->n; i++)
             if (run[i])
-                c->k[i].state = PCOLL_ENDED;
+                c->k[i].state = SP_COLLECT_ENDED;
     }
     for (unsigned i = 0; i < c->n; i++)
         free(texts[i]);
@@ -317,7 +321,7 @@ static bool same_host(struct in_addr a, struct in_addr b)
     return a.s_addr == b.s_addr || (is_loopback(a) && is_loopback(b));
 }
 
-static void say_foreign(struct pcoll *c, const struct sockaddr_in *from, uint32_t id,
+static void say_foreign(struct sp_collect *c, const struct sockaddr_in *from, uint32_t id,
                         const char *why)
 {
     for (unsigned i = 0; i < c->nforeign_ids; i++)
@@ -331,23 +335,23 @@ static void say_foreign(struct pcoll *c, const struct sockaddr_in *from, uint32_
             c->o.prog, id, a, ntohs(from->sin_port), why);
 }
 
-static void note_loss(char *buf, size_t cap, const struct pstream *s)
+static void note_loss(char *buf, size_t cap, const struct sp_stream *s)
 {
     snprintf(buf, cap, "%llu records on the wire (%llu datagrams), "
              "%llu dropped in the kernel",
              (unsigned long long)s->lost_records, (unsigned long long)s->lost_dgrams,
-             (unsigned long long)pstream_drops(s));
+             (unsigned long long)sp_stream_drops(s));
 }
 
 /* The kernel k is not the one that started its stream any more. */
-static void restarted(struct pcoll *c, struct pcoll_kernel *k, uint64_t now,
+static void restarted(struct sp_collect *c, struct sp_collect_kernel *k, uint64_t now,
                       const char *how)
 {
-    if (k->state != PCOLL_STREAMING)
+    if (k->state != SP_COLLECT_STREAMING)
         return;
     char loss[160];
     note_loss(loss, sizeof loss, &k->s);
-    k->state = PCOLL_RESTARTED;
+    k->state = SP_COLLECT_RESTARTED;
     k->end_ms = now;
     double at = (double)(now - c->t0) / 1000;
     snprintf(k->note, sizeof k->note, "restarted at %.1f s (%s)", at, how);
@@ -359,18 +363,18 @@ static void restarted(struct pcoll *c, struct pcoll_kernel *k, uint64_t now,
 /* An END this collector did not ask for: the kernel's window ran out
  * (elapsed, as asked), or it heard no keep-alive, or someone else
  * stopped the stream. The last two are said. */
-static void ended_early(struct pcoll *c, struct pcoll_kernel *k, uint64_t now)
+static void ended_early(struct sp_collect *c, struct sp_collect_kernel *k, uint64_t now)
 {
     if (c->stopping || k->s.end_reason == PSTR_END_ELAPSED)
         return;
     double at = (double)(now - c->t0) / 1000;
     snprintf(k->note, sizeof k->note, "its stream ended at %.1f s: %s", at,
-             pstream_end_reason(k->s.end_reason));
+             sp_stream_end_reason(k->s.end_reason));
     fprintf(c->o.err, "%s: kernel %s: %s\n", c->o.prog, k->name, k->note);
 }
 
 struct deliver_ctx {
-    struct pcoll *c;
+    struct sp_collect *c;
     unsigned kernel;
 };
 
@@ -381,7 +385,7 @@ static void deliver(void *ctx, uint16_t cpu, const struct pstr_record *r)
         d->c->fn(d->c->ctx, d->kernel, cpu, r);
 }
 
-void pcoll_datagram(struct pcoll *c, const struct sockaddr_in *from,
+void sp_collect_datagram(struct sp_collect *c, const struct sockaddr_in *from,
                     const void *d, size_t len, uint64_t now_ms)
 {
     struct pstr_hdr h;
@@ -390,31 +394,31 @@ void pcoll_datagram(struct pcoll *c, const struct sockaddr_in *from,
         return;
     }
     for (unsigned i = 0; i < c->n; i++) {
-        struct pcoll_kernel *k = &c->k[i];
-        if (k->state == PCOLL_IDLE || k->state == PCOLL_FAILED || h.stream != k->s.id ||
+        struct sp_collect_kernel *k = &c->k[i];
+        if (k->state == SP_COLLECT_IDLE || k->state == SP_COLLECT_FAILED || h.stream != k->s.id ||
             !same_host(from->sin_addr, k->shell.sin_addr))
             continue;
-        if (k->state != PCOLL_STREAMING && k->state != PCOLL_ENDED) {
+        if (k->state != SP_COLLECT_STREAMING && k->state != SP_COLLECT_ENDED) {
             c->foreign++;           /* given up on: nothing more is taken */
             return;
         }
         struct deliver_ctx dc = { c, i };
-        int r = pstream_take(&k->s, &h, now_ms, deliver, &dc);
-        if (r == PSTREAM_RESTART) {
+        int r = sp_stream_take(&k->s, &h, now_ms, deliver, &dc);
+        if (r == SP_STREAM_RESTART) {
             char how[80];
             snprintf(how, sizeof how, "build id %.12s... now", k->s.other_build_id);
             restarted(c, k, now_ms, how);
             return;
         }
-        if (r != PSTREAM_TAKEN)
+        if (r != SP_STREAM_TAKEN)
             return;
         if (!k->have_src) {
             k->src = *from;
             k->have_src = true;
         }
         k->last_dgram_ms = now_ms;
-        if (k->s.ended && k->state == PCOLL_STREAMING) {
-            k->state = PCOLL_ENDED;
+        if (k->s.ended && k->state == SP_COLLECT_STREAMING) {
+            k->state = SP_COLLECT_ENDED;
             k->end_ms = now_ms;
             ended_early(c, k, now_ms);
         }
@@ -425,9 +429,9 @@ void pcoll_datagram(struct pcoll *c, const struct sockaddr_in *from,
      * name, never mixed in. */
     c->foreign++;
     for (unsigned i = 0; i < c->n; i++) {
-        struct pcoll_kernel *k = &c->k[i];
+        struct sp_collect_kernel *k = &c->k[i];
         if (k->have_src && k->src.sin_addr.s_addr == from->sin_addr.s_addr &&
-            k->src.sin_port == from->sin_port && k->state == PCOLL_STREAMING) {
+            k->src.sin_port == from->sin_port && k->state == SP_COLLECT_STREAMING) {
             char how[64];
             snprintf(how, sizeof how, "a new stream 0x%08x", h.stream);
             restarted(c, k, now_ms, how);
@@ -439,7 +443,7 @@ void pcoll_datagram(struct pcoll *c, const struct sockaddr_in *from,
 
 /* ---- polling ----------------------------------------------------------- */
 
-static void keepalive(struct pcoll_kernel *k, uint64_t now)
+static void keepalive(struct sp_collect_kernel *k, uint64_t now)
 {
     uint8_t req[USHP_HDR_LEN + USHP_AUTH_OVERHEAD + USHP_CMD_MAX];
     char cmd[64];
@@ -453,7 +457,7 @@ static void keepalive(struct pcoll_kernel *k, uint64_t now)
 }
 
 /* A shell's reply: any that verifies says the shell is alive. */
-static void shell_reply(struct pcoll_kernel *k, uint64_t now)
+static void shell_reply(struct sp_collect_kernel *k, uint64_t now)
 {
     uint8_t buf[USHP_DGRAM_MAX + 64];
     for (;;) {
@@ -470,13 +474,13 @@ static void shell_reply(struct pcoll_kernel *k, uint64_t now)
     }
 }
 
-static void given_up(struct pcoll *c, struct pcoll_kernel *k, uint64_t now)
+static void given_up(struct sp_collect *c, struct sp_collect_kernel *k, uint64_t now)
 {
     char loss[160];
     note_loss(loss, sizeof loss, &k->s);
     double at = (double)(k->last_dgram_ms - c->t0) / 1000;
     bool shell = now - k->last_reply_ms < c->o.silent_ms;
-    k->state = PCOLL_SILENT;
+    k->state = SP_COLLECT_SILENT;
     k->end_ms = now;
     if (shell)
         snprintf(k->note, sizeof k->note, "stopped streaming at %.1f s though its "
@@ -488,43 +492,39 @@ static void given_up(struct pcoll *c, struct pcoll_kernel *k, uint64_t now)
             shell ? " (restarted, or its stream ended there)" : "", loss, at);
 }
 
-static void due(struct pcoll *c, uint64_t now)
+static void due(struct sp_collect *c, uint64_t now)
 {
-    /* Once stopped, a kernel owes only its END: pcoll_stop says so when
+    /* Once stopped, a kernel owes only its END: sp_collect_stop says so when
      * it does not come. */
     if (c->stopping)
         return;
     for (unsigned i = 0; i < c->n; i++) {
-        struct pcoll_kernel *k = &c->k[i];
-        if (k->state != PCOLL_STREAMING)
+        struct sp_collect_kernel *k = &c->k[i];
+        if (k->state != SP_COLLECT_STREAMING)
             continue;
         if (now - k->last_dgram_ms >= c->o.silent_ms && c->ms &&
-            pstream_kernel_ms(&k->s) + PCOLL_KEEPALIVE_MS >= c->ms) {
+            sp_stream_kernel_ms(&k->s) + SP_COLLECT_KEEPALIVE_MS >= c->ms) {
             /* Silent once its window is over by its own clock: its END
-             * was lost, which pcoll_stop says. */
-            k->state = PCOLL_ENDED;
+             * was lost, which sp_collect_stop says. */
+            k->state = SP_COLLECT_ENDED;
             k->end_ms = now;
         } else if (now - k->last_dgram_ms >= c->o.silent_ms) {
             given_up(c, k, now);
         }
-        else if (now - k->last_keepalive_ms >= PCOLL_KEEPALIVE_MS)
+        else if (now - k->last_keepalive_ms >= SP_COLLECT_KEEPALIVE_MS)
             keepalive(k, now);
     }
 }
 
-int pcoll_poll(struct pcoll *c, int timeout_ms)
+int sp_collect_poll(struct sp_collect *c, int timeout_ms)
 {
-    struct pollfd *pfd = calloc(c->n + 1, sizeof *pfd);
-    if (!pfd) {
-        fprintf(c->o.err, "%s: out of memory\n", c->o.prog);
-        exit(USHC_EXIT_PROTO);
-    }
+    struct pollfd *pfd = zalloc(c, c->n + 1, sizeof *pfd);
     pfd[0] = (struct pollfd){ .fd = c->fd, .events = POLLIN };
     for (unsigned i = 0; i < c->n; i++)
         pfd[i + 1] = (struct pollfd){ .fd = c->k[i].fd, .events = POLLIN };
     /* Never sleep past a keep-alive that falls due. */
-    if (timeout_ms > PCOLL_KEEPALIVE_MS / 4)
-        timeout_ms = PCOLL_KEEPALIVE_MS / 4;
+    if (timeout_ms > SP_COLLECT_KEEPALIVE_MS / 4)
+        timeout_ms = SP_COLLECT_KEEPALIVE_MS / 4;
     int taken = 0, pr = poll(pfd, c->n + 1, timeout_ms);
     uint64_t now = mono_ms(NULL);
     if (pr < 0 && errno != EINTR) {
@@ -545,7 +545,7 @@ int pcoll_poll(struct pcoll *c, int timeout_ms)
                                (struct sockaddr *)&from, &flen);
         if (got < 0)
             break;
-        pcoll_datagram(c, &from, buf, (size_t)got, now);
+        sp_collect_datagram(c, &from, buf, (size_t)got, now);
         taken++;
     }
     due(c, now);
@@ -553,45 +553,41 @@ int pcoll_poll(struct pcoll *c, int timeout_ms)
     return taken;
 }
 
-bool pcoll_active(const struct pcoll *c)
+bool sp_collect_active(const struct sp_collect *c)
 {
     for (unsigned i = 0; i < c->n; i++)
-        if (c->k[i].state == PCOLL_STREAMING)
+        if (c->k[i].state == SP_COLLECT_STREAMING)
             return true;
     return false;
 }
 
-uint64_t pcoll_elapsed_ms(const struct pcoll *c)
+uint64_t sp_collect_elapsed_ms(const struct sp_collect *c)
 {
     return mono_ms(NULL) - c->t0;
 }
 
-void pcoll_stop(struct pcoll *c, uint64_t grace_ms)
+void sp_collect_stop(struct sp_collect *c, uint64_t grace_ms)
 {
-    bool *run = calloc(c->n ? c->n : 1, sizeof *run);
-    if (!run) {
-        fprintf(c->o.err, "%s: out of memory\n", c->o.prog);
-        exit(USHC_EXIT_PROTO);
-    }
+    bool *run = zalloc(c, c->n, sizeof *run);
     bool any = false;
     for (unsigned i = 0; i < c->n; i++)
-        any |= run[i] = c->k[i].state == PCOLL_STREAMING;
+        any |= run[i] = c->k[i].state == SP_COLLECT_STREAMING;
     if (any)
         stop_some(c, run);
     c->stopping = true;
     uint64_t until = mono_ms(NULL) + grace_ms;
-    while (pcoll_active(c) && mono_ms(NULL) < until)
-        pcoll_poll(c, 100);
+    while (sp_collect_active(c) && mono_ms(NULL) < until)
+        sp_collect_poll(c, 100);
     for (unsigned i = 0; i < c->n; i++) {
-        struct pcoll_kernel *k = &c->k[i];
-        if (k->state == PCOLL_STREAMING) {
-            k->state = PCOLL_ENDED;
+        struct sp_collect_kernel *k = &c->k[i];
+        if (k->state == SP_COLLECT_STREAMING) {
+            k->state = SP_COLLECT_ENDED;
             k->end_ms = mono_ms(NULL);
         }
-        if (k->state == PCOLL_FAILED || k->state == PCOLL_IDLE)
+        if (k->state == SP_COLLECT_FAILED || k->state == SP_COLLECT_IDLE)
             continue;
-        pstream_finish(&k->s);
-        if (k->s.end_missing && k->state == PCOLL_ENDED) {
+        sp_stream_finish(&k->s);
+        if (k->s.end_missing && k->state == SP_COLLECT_ENDED) {
             char loss[160];
             note_loss(loss, sizeof loss, &k->s);
             snprintf(k->note, sizeof k->note, "its END never came: records sent "
@@ -603,12 +599,12 @@ void pcoll_stop(struct pcoll *c, uint64_t grace_ms)
     free(run);
 }
 
-void pcoll_close(struct pcoll *c)
+void sp_collect_close(struct sp_collect *c)
 {
     for (unsigned i = 0; i < c->n; i++) {
         if (c->k[i].fd >= 0)
             close(c->k[i].fd);
-        pstream_free(&c->k[i].s);
+        sp_stream_free(&c->k[i].s);
     }
     if (c->fd >= 0)
         close(c->fd);
