@@ -353,28 +353,41 @@ struct trap_frame frame(uintptr_t pc, const struct fstack *st)
     return (struct trap_frame){ pc, (uintptr_t)w, (uintptr_t)w };
 }
 
-/* Both entry points run with interrupts off, as the trap code calls them. */
-void tick(unsigned cpu, int pid, uintptr_t pc, const struct fstack *st)
+/* Both entry points run with interrupts off, as the trap code calls them,
+ * on cpu, running pid, interrupting the context tf describes. */
+void tick_at(unsigned cpu, int pid, const struct trap_frame *tf)
 {
     fake_run(cpu, pid);
-    struct trap_frame tf = frame(pc, st);
     unsigned long f = irq_save();
     fake_nest++;
-    prof_tick(&tf);
+    prof_tick(tf);
     fake_nest--;
     irq_restore(f);
 }
 
-bool nmi(unsigned cpu, int pid, uintptr_t pc, const struct fstack *st)
+bool nmi_at(unsigned cpu, int pid, const struct trap_frame *tf)
 {
     fake_run(cpu, pid);
-    struct trap_frame tf = frame(pc, st);
     unsigned long f = irq_save();
     fake_nest++;
-    bool ours = prof_nmi(&tf);
+    bool ours = prof_nmi(tf);
     fake_nest--;
     irq_restore(f);
     return ours;
+}
+
+void tick(unsigned cpu, int pid, uintptr_t pc, const struct fstack *st)
+{
+    fake_cpu = cpu;
+    struct trap_frame tf = frame(pc, st);
+    tick_at(cpu, pid, &tf);
+}
+
+bool nmi(unsigned cpu, int pid, uintptr_t pc, const struct fstack *st)
+{
+    fake_cpu = cpu;
+    struct trap_frame tf = frame(pc, st);
+    return nmi_at(cpu, pid, &tf);
 }
 
 /* Leaf lines: "12.5% ..." at the start of a line. */

@@ -50,6 +50,9 @@ void room(uint32_t records);            /* prof_reserve, or abort */
 struct trap_frame frame(uintptr_t pc, const struct fstack *st);
 void tick(unsigned cpu, int pid, uintptr_t pc, const struct fstack *st);
 bool nmi(unsigned cpu, int pid, uintptr_t pc, const struct fstack *st);
+/* The same with a frame the test built itself (its own stacks). */
+void tick_at(unsigned cpu, int pid, const struct trap_frame *tf);
+bool nmi_at(unsigned cpu, int pid, const struct trap_frame *tf);
 unsigned count_leaves(void);
 
 /* burn_inner <- burn_mid+0x44 <- burn_outer+0x1b2, and a sibling path. */
