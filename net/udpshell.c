@@ -114,6 +114,7 @@ static struct {
     struct ush_cache cache[USH_SENDERS];
     struct task *req_task;          /* the task running a request, or NULL */
     uint32_t req_ip;                /* and that request's sender */
+    uint16_t req_port;
     uint64_t clock;
     struct ushp_chunker ch;         /* 1.4 KB: kept off the task stack */
 } ush = { .lock = SPINLOCK_INIT, .wq = WAITQ_INIT };
@@ -467,6 +468,7 @@ static void ush_run(struct ush_req *r)
     struct ush_out out = { { ush_out_write }, c };
     ush_chunker_start(r->seq, r->nonce, &d);
     ush.req_ip = r->ip;
+    ush.req_port = r->port;
     ush.req_task = task_current();
     ush_runner(r->line, &out.pr);
     ush.req_task = NULL;
@@ -485,9 +487,16 @@ void udpshell_set_runner(udpshell_run_fn run)
  * gets false. */
 bool udpshell_requester(uint32_t *ip)
 {
+    uint16_t port;
+    return udpshell_requester_addr(ip, &port);
+}
+
+bool udpshell_requester_addr(uint32_t *ip, uint16_t *port)
+{
     if (!ush.req_task || ush.req_task != task_current())
         return false;
     *ip = ush.req_ip;
+    *port = ush.req_port;
     return true;
 }
 

@@ -44,6 +44,9 @@ bool udpshell_run_next(void);
  * (the serial shell, another task, no request running): commands that
  * answer by sending to the client (`profile stream`) refuse then. */
 bool udpshell_requester(uint32_t *ip);
+/* The same, with *port the client's source port (host order): a stream
+ * heeds keep-alives only from the (ip, port) it sends to. */
+bool udpshell_requester_addr(uint32_t *ip, uint16_t *port);
 
 /* Since udpshell_start. Shown on `net`'s udpshell line. */
 struct udpshell_stats {          /* all uint64_t: udpshell_get_stats copies it word by word */

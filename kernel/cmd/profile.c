@@ -4,7 +4,9 @@
  *
  * This is also where a stream meets the network: `profile stream` binds
  * the core's sink to UDP and to the UDP shell client that asked
- * (udpshell_requester), from PROF_STREAM_SRC_PORT. */
+ * (udpshell_requester), from PROF_STREAM_SRC_PORT; the sink's peer is
+ * whoever sends UDP shell requests from the very address and port the
+ * stream goes to (udpshell_requester_addr). */
 #include "kernel/cmd/profile.h"
 #include "kernel/prof/session.h"
 #include "kernel/prof/stream.h"
@@ -84,10 +86,21 @@ static int cmd_stream_send(const struct prof_sink *sk, const void *d, size_t len
     return PROF_SINK_LOST;
 }
 
+/* The request running now came from the stream's destination, its
+ * address and its port. */
+static bool cmd_stream_is_peer(const struct prof_sink *sk)
+{
+    uint32_t ip;
+    uint16_t port;
+    return udpshell_requester_addr(&ip, &port) && ((uint64_t)ip << 32 | port) == sk->sk_addr;
+}
+
 void cmd_profile_udp_sink(struct prof_sink *sk, uint32_t ip, uint16_t port)
 {
     char ipb[16];
     sk->sk_send = cmd_stream_send;
+    sk->sk_is_peer = cmd_stream_is_peer;
+    sk->sk_confirmed = false;
     sk->sk_addr = (uint64_t)ip << 32 | port;
     fmt_snprintf(sk->sk_name, sizeof sk->sk_name, "%s:%u", net_fmt_ip(ipb, ip), port);
 }
