@@ -544,6 +544,21 @@ static unsigned stream_ms(const struct pcoll_kernel *k, unsigned ms)
     return ms;
 }
 
+/* What the report says beside a kernel's loss: what became of it, and
+ * what was refused (datagrams forged or not sane, records with a field
+ * out of range); NULL when nothing. */
+static const char *stream_note(struct prof *p, const struct pcoll_kernel *k)
+{
+    char note[PCOLL_NOTE_MAX + 160];
+    size_t n = (size_t)snprintf(note, sizeof note, "%s", k->note);
+    uint64_t dgrams = pcoll_refused(k), recs = k->s.bad_records;
+    if (dgrams || recs)
+        snprintf(note + n, sizeof note - n, "%srefused %llu datagrams (forged or not sane), "
+                 "%llu records (a field out of range)", n ? "; " : "",
+                 (unsigned long long)dgrams, (unsigned long long)recs);
+    return note[0] ? prof_strdup(p, note) : NULL;
+}
+
 /* Each kernel's stream as a raw profile through add_text, with its loss
  * beside it. A kernel that never sent its META is left out, said so. */
 static int stream_inputs(struct pcoll *c, struct stream_rec *sr, struct prof *p,
@@ -566,7 +581,7 @@ static int stream_inputs(struct pcoll *c, struct stream_rec *sr, struct prof *p,
         in->pi_stream = true;
         in->pi_lost_records = k->s.lost_records;
         in->pi_lost_dgrams = k->s.lost_dgrams;
-        in->pi_note = k->note[0] ? prof_strdup(p, k->note) : NULL;
+        in->pi_note = stream_note(p, k);
         added++;
     }
     if (!added) {

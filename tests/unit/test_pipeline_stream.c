@@ -1,4 +1,4 @@
-// LINK: tools/pipeline/stream.c tools/pipeline/collect.c tools/common/toolio.c tools/pipeline/agg.c tools/pipeline/model.c tools/common/hostaddr.c tools/common/ushell_client.c uapi/profile_stream.c uapi/profile_raw.c uapi/udpshell.c uapi/udpshell_auth.c lib/sha256.c
+// LINK: tools/pipeline/stream.c tools/pipeline/collect.c tools/pipeline/collect_shell.c tools/common/toolio.c tools/pipeline/agg.c tools/pipeline/model.c tools/common/hostaddr.c tools/common/ushell_client.c uapi/profile_stream.c uapi/profile_raw.c uapi/udpshell.c uapi/udpshell_auth.c lib/sha256.c
 /* tests/unit/test_pipeline_stream.c: the host's side of the profile stream:
  * loss accounting (tools/pipeline/stream.c) over datagrams built with the
  * uapi encoder: gaps, copies, reordering, the END's totals, an END that
@@ -13,7 +13,9 @@
 #include "tools/pipeline/agg.h"
 #include "tools/pipeline/collect.h"
 #include "tools/pipeline/stream.h"
+#include "uapi/byteorder.h"
 #include "uapi/profile_raw.h"
+#include "uapi/udpshell.h"
 
 #define BID  "0123456789abcdef0123456789abcdef01234567"
 #define BID2 "fedcba9876543210fedcba9876543210fedcba98"
@@ -237,20 +239,131 @@ TEST(kernel_drops_survive_a_lost_batch)
     pstream_free(&s);
 }
 
-TEST(a_restart_is_noticed_and_not_mixed_in)
+/* Another build id under the stream's id is not taken, and said; whether
+ * the kernel restarted is the collector's to find out (its shell). */
+TEST(a_meta_with_another_build_id_is_not_taken)
 {
     struct pstream s;
     pstream_init(&s, ID);
     struct dg a = meta(ID, 0, BID), b = batch(ID, 1, 0, 0, 2, 0),
-              m2 = meta(ID, 0, BID2), c = batch(ID, 2, 0, 2, 2, 0);
+              m2 = meta(ID, 2, BID2), c = batch(ID, 2, 0, 2, 2, 0);
     take(&s, &a);
     take(&s, &b);
-    CHECK_EQ(take(&s, &m2), PSTREAM_RESTART);
-    CHECK(s.restarted);
+    CHECK_EQ(take(&s, &m2), PSTREAM_OTHER_BUILD);
+    CHECK_EQ(s.other_builds, 1);
     CHECK_STR(s.other_build_id, BID2);
-    CHECK_EQ(take(&s, &c), PSTREAM_RESTART);
-    CHECK_EQ(s.records, 2);
+    CHECK_EQ(take(&s, &c), PSTREAM_TAKEN);      /* its seq was not used up */
+    CHECK_EQ(s.records, 4);
+    CHECK_EQ(s.lost_dgrams, 0);
     CHECK_STR(s.meta.build_id, BID);
+    pstream_free(&s);
+}
+
+/* Issue 26: a seq 2^31 (or a window) ahead is refused, counted, and
+ * every real datagram after it is still taken; so is a record index far
+ * past what its CPU could have lost. */
+TEST(a_seq_or_index_far_ahead_is_refused)
+{
+    struct pstream s;
+    pstream_init(&s, ID);
+    delivered = 0;
+    struct dg a = meta(ID, 0, BID), b = batch(ID, 1, 0, 0, 2, 0),
+              f1 = batch(ID, 2u + (1u << 31), 0, 2, 2, 0),
+              f2 = batch(ID, 2 + PSTREAM_SEQ_WIN, 0, 2, 2, 0),
+              f3 = batch(ID, 0x7fffffffu, 0, 2, 2, 0),
+              f4 = batch(ID, 2, 0, 2 + PSTREAM_REC_JUMP, 2, 0),
+              fe = end(ID, 3, 2 + PSTREAM_REC_JUMP, 0, 0),
+              c = batch(ID, 2, 0, 2, 2, 0), d = batch(ID, 3, 1, 0, 1, 0), e = end(ID, 4, 4, 1, 0);
+    take(&s, &a);
+    take(&s, &b);
+    CHECK_EQ(take(&s, &f1), PSTREAM_LATE);      /* half the space ahead: behind */
+    CHECK_EQ(take(&s, &f2), PSTREAM_FAR);
+    CHECK_EQ(take(&s, &f3), PSTREAM_FAR);
+    CHECK_EQ(take(&s, &f4), PSTREAM_FAR);       /* a right seq, an index far ahead */
+    CHECK_EQ(take(&s, &fe), PSTREAM_FAR);
+    CHECK_EQ(s.far, 4);
+    CHECK_EQ(s.late, 1);
+    CHECK_EQ(take(&s, &c), PSTREAM_TAKEN);
+    CHECK_EQ(take(&s, &d), PSTREAM_TAKEN);
+    CHECK_EQ(take(&s, &e), PSTREAM_TAKEN);
+    pstream_finish(&s);
+    CHECK_EQ(delivered, 5);
+    CHECK_EQ(s.records, 5);
+    CHECK_EQ(s.lost_dgrams, 0);
+    CHECK_EQ(s.lost_records, 0);
+    CHECK(s.ended && !s.end_missing);
+    pstream_free(&s);
+}
+
+/* A seq ahead but within the window is taken (a real gap looks the
+ * same), and real datagrams fill what it skipped; the END then says no
+ * real one is numbered past it: nothing is counted lost there. */
+TEST(gaps_past_the_end_are_not_lost)
+{
+    struct pstream s;
+    pstream_init(&s, ID);
+    struct dg a = meta(ID, 0, BID), f = batch(ID, 1000, 9, 0, 1, 0),
+              b = batch(ID, 1, 0, 0, 2, 0), c = batch(ID, 3, 0, 3, 1, 0), e = end(ID, 4, 4, 0, 0);
+    take(&s, &a);
+    CHECK_EQ(take(&s, &f), PSTREAM_TAKEN);
+    CHECK_EQ(s.lost_dgrams, 999);
+    take(&s, &b);
+    take(&s, &c);                /* seq 2 (record 2) lost on the wire */
+    CHECK_EQ(take(&s, &e), PSTREAM_TAKEN);
+    pstream_finish(&s);
+    CHECK_EQ(s.lost_dgrams, 1);
+    CHECK_EQ(s.lost_records, 1);
+    pstream_free(&s);
+}
+
+/* Issue 26: a record whose pid the raw profile cannot carry costs that
+ * record alone: counted, not delivered; its batch's others are. */
+TEST(a_bad_record_costs_that_record)
+{
+    struct pstream s;
+    pstream_init(&s, ID);
+    delivered = 0;
+    struct pstr_writer w;
+    struct pstr_batch bh = { 0, 0, 0 };
+    pstr_begin(&w, PSTR_BATCH, 0, ID, 1, 2000);
+    pstr_batch_head(&w, &bh);
+    uint32_t pids[3] = { 7, 0x80000000u, 0xffffffffu };
+    for (unsigned i = 0; i < 3; i++) {
+        struct pstr_record r = { .pid = pids[i], .depth = 1, .frames = { 0x1000 } };
+        CHECK(pstr_add_record(&w, &r));
+    }
+    struct dg b = { .len = pstr_finish(&w) };
+    memcpy(b.b, w.buf, b.len);
+    struct dg a = meta(ID, 0, BID), e = end(ID, 2, 3, 0, 0);
+    take(&s, &a);
+    CHECK_EQ(take(&s, &b), PSTREAM_TAKEN);
+    take(&s, &e);
+    CHECK_EQ(delivered, 1);
+    CHECK_EQ(s.bad_records, 2);
+    CHECK_EQ(s.records, 3);     /* arrived: the wire lost none */
+    CHECK_EQ(s.lost_records, 0);
+    pstream_free(&s);
+}
+
+/* A META whose source the raw profile's header could not carry (it ends
+ * the source at " samples=") is refused, counted, and the next is taken. */
+TEST(a_meta_the_raw_header_cannot_carry_is_refused)
+{
+    struct pstream s;
+    pstream_init(&s, ID);
+    struct pstr_writer w;
+    struct pstr_meta m = { .pid = PSTR_PID_ALL, .period_ns = 10000000, .cpus = 1 };
+    snprintf(m.build_id, sizeof m.build_id, "%s", BID);
+    snprintf(m.source, sizeof m.source, "tick samples=5");
+    pstr_begin(&w, PSTR_META, 0, ID, 0, 1000);
+    pstr_meta_head(&w, &m);
+    struct dg bad = { .len = pstr_finish(&w) };
+    memcpy(bad.b, w.buf, bad.len);
+    struct dg good = meta(ID, 0, BID);
+    CHECK_EQ(take(&s, &bad), PSTREAM_MALFORMED);
+    CHECK(!s.have_meta);
+    CHECK_EQ(take(&s, &good), PSTREAM_TAKEN);
+    CHECK_STR(s.meta.source, "tick 100Hz");
     pstream_free(&s);
 }
 
@@ -289,6 +402,37 @@ static struct sockaddr_in addr(const char *ip, uint16_t port)
     return a;
 }
 
+/* The shell requests the collector sends, by kernel: the last one's text. */
+static unsigned sent_n[2];
+static char sent_cmd[2][64];
+
+static int capture_send(void *ctx, unsigned k, const void *d, size_t n)
+{
+    struct ushp_hdr h;
+    const uint8_t *pl;
+    CHECK_EQ(ushp_parse(d, n, &h, &pl), 0);
+    if (k < 2) {
+        sent_n[k]++;
+        snprintf(sent_cmd[k], sizeof sent_cmd[k], "%.*s", (int)h.len, (const char *)pl);
+    }
+    return 0;
+}
+
+/* Kernel k's shell answers its last request with text (one chunk). */
+static void shell_says(struct pcoll *c, unsigned k, const char *text, uint64_t now)
+{
+    uint8_t d[USHP_DGRAM_MAX];
+    size_t n = strlen(text);
+    put_be32(d + USHP_OFF_MAGIC, USHP_MAGIC);
+    put_be32(d + USHP_OFF_SEQ, c->k[k].c.seq);
+    put_be16(d + USHP_OFF_CHUNK, 0);
+    put_be16(d + USHP_OFF_FLAGS, USHP_FLAG_LAST | USHP_FLAG_REPLY);
+    put_be16(d + USHP_OFF_LEN, (uint16_t)n);
+    put_be16(d + USHP_OFF_RESERVED, 0);
+    memcpy(d + USHP_HDR_LEN, text, n);
+    pcoll_input(c, &c->k[k].shell, d, USHP_HDR_LEN + n, now);
+}
+
 /* Two kernels under QEMU's user network: both shells on 127.0.0.1, both
  * streams from 127.0.0.1, told apart by their stream ids. */
 static void two_kernels(struct pcoll *c, struct got *g, FILE *err)
@@ -296,14 +440,17 @@ static void two_kernels(struct pcoll *c, struct got *g, FILE *err)
     memset(c, 0, sizeof *c);
     c->o = (struct pcoll_opts){ .prog = "sonde-prof", .err = err, .silent_ms = 3000 };
     c->fd = -1;
+    c->send = capture_send;
     c->n = 2;
     c->k = calloc(2, sizeof *c->k);
     c->fn = on_record;
     c->ctx = g;
+    memset(sent_n, 0, sizeof sent_n);
     for (unsigned i = 0; i < 2; i++) {
         struct pcoll_kernel *k = &c->k[i];
         pstream_init(&k->s, ID + i);
-        k->fd = -1;
+        k->owner = c;
+        k->c.seq = 100 * i;
         k->state = PCOLL_STREAMING;
         k->shell = addr("127.0.0.1", 9001 + i);
         snprintf(k->name, sizeof k->name, "127.0.0.1:%u", 9001 + i);
@@ -336,16 +483,39 @@ TEST(datagrams_go_to_their_kernel_by_stream_id_and_address)
     CHECK_EQ(c.foreign, 4);
     CHECK_EQ(g.n[0], 3);
     CHECK_EQ(c.k[0].s.records, 3);
+    /* x came from where kernel 0's stream comes from: kernel 0 may have
+     * started another stream. Its shell is asked, once, and says its
+     * stream is the one running: x was forged, and nothing changes. */
+    CHECK_EQ(c.k[0].state, PCOLL_STREAMING);
+    CHECK_EQ(sent_n[0], 1);
+    CHECK_STR(sent_cmd[0], "profile status");
+    CHECK_EQ(c.k[0].forged, 2);
+    shell_says(&c, 0, "profile: streaming id 0x1a2b3c4d to 10.0.2.2:40000, 900 ms, last "
+               "keep-alive 10 ms ago: 3 records in 2 datagrams, 0 dropped, 0 send failures, "
+               "0 keep-alives refused\n", 25);
+    CHECK_EQ(c.k[0].state, PCOLL_STREAMING);
+    CHECK(!c.k[0].probe.on);
+    /* Asked again only a second later. */
+    pcoll_datagram(&c, &s1, x.b, x.len, 30);
+    CHECK_EQ(sent_n[0], 1);
+    pcoll_datagram(&c, &s1, x.b, x.len, 25 + PCOLL_PROBE_GAP_MS);
+    CHECK_EQ(sent_n[0], 2);
+    CHECK_EQ(c.k[0].forged, 4);
+    /* A reply to another request, or from elsewhere, is no answer. */
+    shell_says(&c, 1, "profile: no stream since boot\n", 1030);
+    CHECK_EQ(c.k[0].state, PCOLL_STREAMING);
+    /* This time it says there is none: the kernel restarted; the old
+     * stream is kept and ends there. */
+    shell_says(&c, 0, "profile: no stream since boot\n", 1040);
+    CHECK_EQ(c.k[0].forged, 3);
     fflush(err);
-    /* x came from where kernel 0's stream comes from: kernel 0 started
-     * another stream; the old one is kept and ends there. */
     CHECK_EQ(c.k[0].state, PCOLL_RESTARTED);
     CHECK(strstr(msgs, "kernel 127.0.0.1:9001 restarted") != NULL);
     CHECK(strstr(c.k[0].note, "new stream 0x77777777") != NULL);
     CHECK_EQ(c.k[1].state, PCOLL_STREAMING);
     /* Kernel 0's stream after its restart: not taken. */
     struct dg a3 = batch(ID, 2, 0, 4, 1, 0);
-    pcoll_datagram(&c, &s1, a3.b, a3.len, 30);
+    pcoll_datagram(&c, &s1, a3.b, a3.len, 1050);
     CHECK_EQ(c.k[0].s.records, 3);
     /* Foreign from elsewhere: said once per stream id. */
     struct dg y = batch(0x55555555u, 0, 0, 0, 1, 0);
@@ -391,7 +561,7 @@ TEST(an_end_nobody_here_asked_for_is_said)
     free(c.k);
 }
 
-TEST(a_meta_with_another_build_id_restarts_the_kernel)
+TEST(a_meta_with_another_build_id_restarts_the_kernel_its_shell_says_so)
 {
     struct pcoll c;
     struct got g = { { 0 } };
@@ -401,6 +571,10 @@ TEST(a_meta_with_another_build_id_restarts_the_kernel)
     struct dg m1 = meta(ID + 1, 0, BID), m2 = meta(ID + 1, 5, BID2);
     pcoll_datagram(&c, &s2, m1.b, m1.len, 10);
     pcoll_datagram(&c, &s2, m2.b, m2.len, 20);
+    CHECK_EQ(c.k[1].state, PCOLL_STREAMING);    /* asked, not believed yet */
+    CHECK_STR(sent_cmd[1], "profile status");
+    /* Another's stream runs there now (its id is not shown to us). */
+    shell_says(&c, 1, "profile: streaming to 10.0.2.2:5555, 100 ms, ...\n", 30);
     CHECK_EQ(c.k[1].state, PCOLL_RESTARTED);
     CHECK(strstr(c.k[1].note, "build id fedcba987654") != NULL);
     CHECK_EQ(c.k[0].state, PCOLL_STREAMING);

@@ -1,7 +1,10 @@
 /* tools/pipeline/collect.h: the stream collector: one UDP socket on the host
  * receiving the profile streams (uapi/profile_stream.h) of several
  * kernels at once, for `sonde-prof record -d` over 2 s and for any tool
- * that watches kernels live (docs/continuous.md).
+ * that watches kernels live (docs/continuous.md). Every shell request
+ * for the streams (start, keep-alives, status, stop) goes out from that
+ * same socket: a kernel streams to the address its request came from
+ * and heeds keep-alives only from there.
  *
  * Use, whatever the tool:
  *
@@ -18,19 +21,27 @@
  *     ... c.k[i].state, c.k[i].note: what became of it
  *     pcoll_close(&c);
  *
+ * pcoll_start confirms each stream with a first keep-alive as soon as its
+ * id is known (until then a kernel sends one META and nothing else).
  * pcoll_poll does everything between: it sends each kernel `profile
  * keepalive ID` every PCOLL_KEEPALIVE_MS over its UDP shell, takes the
  * shells' replies (a shell that answers is alive), hands each datagram to
  * its kernel's stream, and gives up on a kernel that sent nothing for
  * silent_ms: a message naming it, its state PCOLL_SILENT, its profile so
  * far kept (one silent once its window is over by its own clock has only
- * lost its END: PCOLL_ENDED, and pcoll_stop says so). The others go on. A datagram is a kernel's when its stream id
- * is the one that kernel's shell announced and it comes from that
- * kernel's address (any loopback address for a loopback kernel: QEMU's
- * user network sends from one). Anything else is counted in c.foreign and
- * its stream id said once. A kernel that restarts mid-record is noticed,
- * by name, and its new stream is not mixed in: the first stream is kept
- * and ended there (PCOLL_RESTARTED). */
+ * lost its END: PCOLL_ENDED, and pcoll_stop says so). The others go on.
+ *
+ * Nothing unverified is believed. A datagram is a kernel's when its
+ * stream id is the one that kernel's shell announced and it comes from
+ * that kernel's address (any loopback address for a loopback kernel:
+ * QEMU's user network sends from one); anything else is counted in
+ * c.foreign and its stream id said once. A kernel that seems to have
+ * restarted (another stream id from where its stream came, or a META with
+ * another build id) is asked `profile status`, and only when the answer
+ * shows another stream or none is it taken to have restarted: noticed,
+ * by name, its new stream not mixed in, the first kept and ended there
+ * (PCOLL_RESTARTED). Otherwise the datagram was forged, and counted
+ * (k->forged). */
 #pragma once
 #include <netinet/in.h>
 #include <stdbool.h>
@@ -52,10 +63,23 @@ enum pcoll_state {
     PCOLL_FAILED,               /* the stream never started */
 };
 
+/* A restart suspected: `profile status` asked, its answer awaited. */
+struct pcoll_probe {
+    bool on;
+    unsigned sends;                  /* the request, sent again after a second */
+    uint64_t sent_ms, done_ms;       /* the last send; the last answer (or giving up) */
+    uint8_t req[USHP_HDR_LEN + USHP_AUTH_OVERHEAD + USHP_CMD_MAX];
+    size_t len;
+    char why[64];                    /* what made it suspect, for the message */
+};
+#define PCOLL_PROBE_GAP_MS 1000      /* a kernel is asked at most this often */
+
+struct pcoll;
+
 struct pcoll_kernel {
     char name[HOSTADDR_NAME_MAX];   /* HOST:PORT as given: the kernel label */
     struct sockaddr_in shell;        /* its UDP shell */
-    int fd;                          /* a UDP socket connected to the shell */
+    struct pcoll *owner;             /* the collector whose socket it is asked from */
     struct ushc c;                   /* the shell client: seq, key */
     enum pcoll_state state;
     struct pstream s;                /* its stream, as received */
@@ -64,7 +88,15 @@ struct pcoll_kernel {
     uint64_t start_ms, last_dgram_ms, last_reply_ms, last_keepalive_ms;
     uint64_t end_ms;                 /* when it ended, went silent or restarted */
     char note[PCOLL_NOTE_MAX];       /* what became of it, or "" */
+    struct pcoll_probe probe;
+    uint64_t forged;                 /* from its address, not its stream: a restart
+                                        its shell did not confirm */
+    bool said_forged;                /* and that was said */
 };
+
+/* Datagrams of kernel k's refused as not its stream's or not sane
+ * (forged, malformed, a seq or index far ahead): the report says so. */
+uint64_t pcoll_refused(const struct pcoll_kernel *k);
 
 typedef void (*pcoll_record_fn)(void *ctx, unsigned kernel, uint16_t cpu,
                                 const struct pstr_record *r);
@@ -77,10 +109,26 @@ struct pcoll_opts {
     uint64_t silent_ms;             /* streaming: no datagram this long, given up */
 };
 
+/* Where a shell request to kernel k goes: 0, or USHC_IO_*. The collector's
+ * socket unless a test puts its own here. */
+typedef int (*pcoll_send_fn)(void *ctx, unsigned k, const void *d, size_t n);
+
+/* A stream datagram that came while the ids were not known yet (during
+ * pcoll_start): taken once they are. */
+struct pcoll_pending {
+    struct sockaddr_in from;
+    uint64_t ms;
+    size_t len;
+    uint8_t d[PSTR_DGRAM_MAX];
+};
+#define PCOLL_PENDING_MAX 32
+
 struct pcoll {
     struct pcoll_opts o;
-    int fd;                         /* the collector's socket */
+    int fd;                         /* the collector's socket: streams and shells */
     uint16_t port;                  /* its port: the kernels send there */
+    pcoll_send_fn send;             /* NULL: sendto on fd */
+    void *send_ctx;
     struct pcoll_kernel *k;
     unsigned n;
     pcoll_record_fn fn;
@@ -91,12 +139,15 @@ struct pcoll {
     uint64_t foreign;               /* datagrams of no stream of ours */
     uint32_t foreign_ids[16];       /* stream ids already said */
     unsigned nforeign_ids;
+    bool starting;                  /* pcoll_start: stream datagrams wait in pending */
+    struct pcoll_pending *pending;  /* PCOLL_PENDING_MAX of them */
+    unsigned npending;
 };
 
-/* Resolves every HOST[:PORT] (hosts[i] names kernel i), opens a socket to
- * each shell and the collector's socket, bound to the address that reaches
- * the kernels (any address when they are reached by different ones), on
- * an ephemeral port. 0, or -1 with the reason on o->err. */
+/* Resolves every HOST[:PORT] (hosts[i] names kernel i) and opens the
+ * collector's socket, bound to the address that reaches the kernels (any
+ * address when they are reached by different ones), on an ephemeral
+ * port. 0, or -1 with the reason on o->err. */
 int pcoll_open(struct pcoll *c, const struct pcoll_opts *o, const char *const *hosts,
                unsigned n, pcoll_record_fn fn, void *ctx);
 
@@ -123,7 +174,17 @@ uint64_t pcoll_elapsed_ms(const struct pcoll *c);
  * (its records after its last datagram cannot be counted). */
 void pcoll_stop(struct pcoll *c, uint64_t grace_ms);
 
-/* One datagram, as pcoll_poll takes it: for tests. */
+/* Kernel k is not the one that started its stream any more (its shell
+ * said so: tools/pipeline/collect_shell.c): said, how, its stream so far
+ * kept and ended there (PCOLL_RESTARTED). */
+void pcoll_restarted(struct pcoll *c, struct pcoll_kernel *k, uint64_t now, const char *how);
+
+/* One datagram that came to the collector's socket, as pcoll_poll takes
+ * it: a shell's reply (from a kernel's shell address), else a stream's.
+ * For tests. */
+void pcoll_input(struct pcoll *c, const struct sockaddr_in *from,
+                 const void *d, size_t len, uint64_t now_ms);
+/* One stream datagram. For tests. */
 void pcoll_datagram(struct pcoll *c, const struct sockaddr_in *from,
                     const void *d, size_t len, uint64_t now_ms);
 
