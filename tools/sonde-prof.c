@@ -51,7 +51,7 @@ enum { EXIT_OK = 0, EXIT_REFUSED = 1, EXIT_USAGE = 2 };
 #define MAX_INPUTS 64
 /* record: windows up to PREC_MS_MAX are one `profile ... raw` reply;
  * longer ones are a stream (docs/continuous.md), up to a day. */
-#define PSTREAM_WINDOW_MAX_MS 86400000u
+#define SP_STREAM_WINDOW_MAX_MS 86400000u
 #define STREAM_SILENT_MS 3000   /* a streaming kernel silent this long is given up */
 #define STREAM_END_WAIT_MS 2000 /* past the window: the kernel's own END */
 
@@ -388,9 +388,9 @@ static int parse_window(const char *arg, unsigned *ms)
         scale = 1000;
     else if (!(*arg >= '0' && *arg <= '9') || (*end && strcmp(end, "ms") != 0))
         v = 0;
-    if (v < 1 || v > PSTREAM_WINDOW_MAX_MS / scale) {
+    if (v < 1 || v > SP_STREAM_WINDOW_MAX_MS / scale) {
         fprintf(stderr, "%s: -d %s out of range (1 ms to %u s: \"500ms\", \"10s\", "
-                "or a number of ms)\n", prog, arg, PSTREAM_WINDOW_MAX_MS / 1000);
+                "or a number of ms)\n", prog, arg, SP_STREAM_WINDOW_MAX_MS / 1000);
         return -1;
     }
     *ms = (unsigned)(v * scale);
@@ -503,27 +503,27 @@ static int open_socket(const char *arg, const struct sockaddr_in *peer)
 /* ---- record: a stream, for windows over PREC_MS_MAX ------------------- */
 
 struct stream_rec {
-    struct pagg agg[MAX_INPUTS];
+    struct sp_agg agg[MAX_INPUTS];
 };
 
 static void stream_record(void *ctx, unsigned kernel, uint16_t cpu,
                           const struct pstr_record *r)
 {
     struct stream_rec *sr = ctx;
-    pagg_add(&sr->agg[kernel], cpu, r);
+    sp_agg_add(&sr->agg[kernel], cpu, r);
 }
 
 /* The progress line, on a terminal only: elapsed, samples, lost. */
-static void progress(const struct pcoll *c, unsigned ms, bool last)
+static void progress(const struct sp_collect *c, unsigned ms, bool last)
 {
     uint64_t recs = 0, wire = 0, dgrams = 0, drops = 0;
     for (unsigned i = 0; i < c->n; i++) {
         recs += c->k[i].s.records;
         wire += c->k[i].s.lost_records;
         dgrams += c->k[i].s.lost_dgrams;
-        drops += pstream_drops(&c->k[i].s);
+        drops += sp_stream_drops(&c->k[i].s);
     }
-    double t = (double)pcoll_elapsed_ms(c) / 1000;
+    double t = (double)sp_collect_elapsed_ms(c) / 1000;
     if (t > ms / 1000.0)
         t = ms / 1000.0;
     fprintf(stderr, "\r%s: %.0f/%.0f s, %llu samples, lost %llu (wire %llu records, "
@@ -535,9 +535,9 @@ static void progress(const struct pcoll *c, unsigned ms, bool last)
 
 /* The window as each kernel's record covers it: all of it, unless the
  * kernel was given up on or restarted before its end. */
-static unsigned stream_ms(const struct pcoll_kernel *k, unsigned ms)
+static unsigned stream_ms(const struct sp_collect_kernel *k, unsigned ms)
 {
-    if (k->state == PCOLL_SILENT || k->state == PCOLL_RESTARTED) {
+    if (k->state == SP_COLLECT_SILENT || k->state == SP_COLLECT_RESTARTED) {
         uint64_t got = k->last_dgram_ms - k->start_ms;
         return got < ms ? (unsigned)got : ms;
     }
@@ -547,11 +547,11 @@ static unsigned stream_ms(const struct pcoll_kernel *k, unsigned ms)
 /* What the report says beside a kernel's loss: what became of it, and
  * what was refused (datagrams forged or not sane, records with a field
  * out of range); NULL when nothing. */
-static const char *stream_note(struct prof *p, const struct pcoll_kernel *k)
+static const char *stream_note(struct prof *p, const struct sp_collect_kernel *k)
 {
-    char note[PCOLL_NOTE_MAX + 160];
+    char note[SP_COLLECT_NOTE_MAX + 160];
     size_t n = (size_t)snprintf(note, sizeof note, "%s", k->note);
-    uint64_t dgrams = pcoll_refused(k), recs = k->s.bad_records;
+    uint64_t dgrams = sp_collect_refused(k), recs = k->s.bad_records;
     if (dgrams || recs)
         snprintf(note + n, sizeof note - n, "%srefused %llu datagrams (forged or not sane), "
                  "%llu records (a field out of range)", n ? "; " : "",
@@ -561,14 +561,14 @@ static const char *stream_note(struct prof *p, const struct pcoll_kernel *k)
 
 /* Each kernel's stream as a raw profile through add_text, with its loss
  * beside it. A kernel that never sent its META is left out, said so. */
-static int stream_inputs(struct pcoll *c, struct stream_rec *sr, struct prof *p,
+static int stream_inputs(struct sp_collect *c, struct stream_rec *sr, struct prof *p,
                          struct elfs *es, const struct opts *o, char **texts,
                          size_t *lens)
 {
     unsigned added = 0;
     for (unsigned i = 0; i < c->n; i++) {
-        struct pcoll_kernel *k = &c->k[i];
-        texts[i] = pagg_raw(&sr->agg[i], &k->s, stream_ms(k, o->ms), &lens[i]);
+        struct sp_collect_kernel *k = &c->k[i];
+        texts[i] = sp_agg_raw(&sr->agg[i], &k->s, stream_ms(k, o->ms), &lens[i]);
         if (!texts[i]) {
             fprintf(stderr, "%s: kernel %s: no META came (no build id to check): "
                     "left out\n", prog, k->name);
@@ -598,13 +598,13 @@ static int stream_inputs(struct pcoll *c, struct stream_rec *sr, struct prof *p,
  * over when some kernel's clock has passed the window by
  * STREAM_END_WAIT_MS with no END from it, or, whatever the clocks say,
  * after 4 windows and 10 s of the host's time. */
-static bool overdue(const struct pcoll *c, unsigned ms)
+static bool overdue(const struct sp_collect *c, unsigned ms)
 {
-    if (pcoll_elapsed_ms(c) >= 4ull * ms + 10000)
+    if (sp_collect_elapsed_ms(c) >= 4ull * ms + 10000)
         return true;
     for (unsigned i = 0; i < c->n; i++)
-        if (c->k[i].state == PCOLL_STREAMING &&
-            pstream_kernel_ms(&c->k[i].s) >= (uint64_t)ms + STREAM_END_WAIT_MS)
+        if (c->k[i].state == SP_COLLECT_STREAMING &&
+            sp_stream_kernel_ms(&c->k[i].s) >= (uint64_t)ms + STREAM_END_WAIT_MS)
             return true;
     return false;
 }
@@ -615,36 +615,36 @@ static int record_stream(const struct opts *o, const uint8_t *key, struct prof *
     static struct stream_rec sr;
     static char *texts[MAX_INPUTS];
     static size_t lens[MAX_INPUTS];
-    struct pcoll c;
-    struct pcoll_opts po = {
+    struct sp_collect c;
+    struct sp_collect_opts po = {
         .prog = prog, .err = stderr, .key = key,
         .shell_timeout_ms = (uint64_t)(o->slack_s * 1000),
         .silent_ms = STREAM_SILENT_MS,
     };
     for (unsigned i = 0; i < o->ninputs; i++)
-        pagg_init(&sr.agg[i]);
-    int rc = pcoll_open(&c, &po, o->inputs, o->ninputs, stream_record, &sr)
+        sp_agg_init(&sr.agg[i]);
+    int rc = sp_collect_open(&c, &po, o->inputs, o->ninputs, stream_record, &sr)
            ? EXIT_USAGE : EXIT_OK;
     bool tty = isatty(STDERR_FILENO);
     if (rc == EXIT_OK) {
         if (tty)
             fprintf(stderr, "%s: streaming %u s from %u kernel%s to port %u ...\n",
                     prog, o->ms / 1000, o->ninputs, o->ninputs > 1 ? "s" : "", c.port);
-        rc = pcoll_start(&c, o->ms, o->pid);
+        rc = sp_collect_start(&c, o->ms, o->pid);
     }
     if (rc == EXIT_OK) {
         uint64_t shown = 0;
-        while (pcoll_active(&c) && !overdue(&c, o->ms)) {
-            if (pcoll_poll(&c, 200) < 0) {
+        while (sp_collect_active(&c) && !overdue(&c, o->ms)) {
+            if (sp_collect_poll(&c, 200) < 0) {
                 rc = EXIT_USAGE;
                 break;
             }
-            if (tty && pcoll_elapsed_ms(&c) >= shown + 1000) {
-                shown = pcoll_elapsed_ms(&c) / 1000 * 1000;
+            if (tty && sp_collect_elapsed_ms(&c) >= shown + 1000) {
+                shown = sp_collect_elapsed_ms(&c) / 1000 * 1000;
                 progress(&c, o->ms, false);
             }
         }
-        pcoll_stop(&c, STREAM_END_WAIT_MS);
+        sp_collect_stop(&c, STREAM_END_WAIT_MS);
         if (tty)
             progress(&c, o->ms, true);
     }
@@ -660,11 +660,11 @@ static int record_stream(const struct opts *o, const uint8_t *key, struct prof *
     if (rc == EXIT_OK)
         rc = finish(p, es, o);
     for (unsigned i = 0; i < o->ninputs; i++) {
-        pagg_free(&sr.agg[i]);
+        sp_agg_free(&sr.agg[i]);
         free(texts[i]);
         texts[i] = NULL;
     }
-    pcoll_close(&c);
+    sp_collect_close(&c);
     return rc;
 }
 

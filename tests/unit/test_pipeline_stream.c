@@ -3,7 +3,7 @@
  * loss accounting (tools/pipeline/stream.c) over datagrams built with the
  * uapi encoder: gaps, copies, reordering, the END's totals, an END that
  * never came, kernel drops, a restart; the collector's demultiplexing
- * (tools/pipeline/collect.c's pcoll_datagram: kernels by stream id and
+ * (tools/pipeline/collect.c's sp_collect_datagram: kernels by stream id and
  * address, foreign datagrams, a restart from a kernel's own address);
  * and the raw profile a stream becomes (tools/pipeline/agg.c), read back by
  * the strict raw parser. */
@@ -84,28 +84,28 @@ static void count_rec(void *ctx, uint16_t cpu, const struct pstr_record *r)
     delivered++;
 }
 
-static int take(struct pstream *s, const struct dg *d)
+static int take(struct sp_stream *s, const struct dg *d)
 {
     struct pstr_hdr h;
     CHECK_EQ(pstr_parse(d->b, d->len, &h), 0);
-    return pstream_take(s, &h, 100, count_rec, NULL);
+    return sp_stream_take(s, &h, 100, count_rec, NULL);
 }
 
 TEST(in_order_stream_loses_nothing)
 {
-    struct pstream s;
-    CHECK_EQ(pstream_init(&s, ID), 0);
+    struct sp_stream s;
+    CHECK_EQ(sp_stream_init(&s, ID), 0);
     delivered = 0;
     struct dg ds[] = {
         meta(ID, 0, BID), batch(ID, 1, 0, 0, 3, 0), batch(ID, 2, 1, 0, 2, 0),
         batch(ID, 3, 0, 3, 2, 0), end(ID, 4, 5, 2, 0),
     };
     for (unsigned i = 0; i < 5; i++)
-        CHECK_EQ(take(&s, &ds[i]), PSTREAM_TAKEN);
+        CHECK_EQ(take(&s, &ds[i]), SP_STREAM_TAKEN);
     /* The END is sent three times with the same seq: copies, not gaps. */
-    CHECK_EQ(take(&s, &ds[4]), PSTREAM_DUP);
-    CHECK_EQ(take(&s, &ds[4]), PSTREAM_DUP);
-    pstream_finish(&s);
+    CHECK_EQ(take(&s, &ds[4]), SP_STREAM_DUP);
+    CHECK_EQ(take(&s, &ds[4]), SP_STREAM_DUP);
+    sp_stream_finish(&s);
     CHECK_EQ(s.records, 7);
     CHECK_EQ(delivered, 7);
     CHECK_EQ(s.lost_records, 0);
@@ -115,14 +115,14 @@ TEST(in_order_stream_loses_nothing)
     CHECK_EQ(s.end_reason, PSTR_END_ELAPSED);
     CHECK_EQ(s.ncpus, 2);
     CHECK_STR(s.meta.build_id, BID);
-    CHECK_STR(pstream_task(&s, 7), "burn");
-    pstream_free(&s);
+    CHECK_STR(sp_stream_task(&s, 7), "burn");
+    sp_stream_free(&s);
 }
 
 TEST(a_lost_batch_is_its_records_and_one_datagram)
 {
-    struct pstream s;
-    pstream_init(&s, ID);
+    struct sp_stream s;
+    sp_stream_init(&s, ID);
     struct dg a = meta(ID, 0, BID), b = batch(ID, 1, 0, 0, 3, 0),
               c = batch(ID, 3, 0, 5, 1, 0), e = end(ID, 4, 6, 0, 0);
     take(&s, &a);
@@ -133,7 +133,7 @@ TEST(a_lost_batch_is_its_records_and_one_datagram)
     take(&s, &e);
     CHECK_EQ(s.lost_records, 2);
     CHECK_EQ(s.records, 4);
-    pstream_free(&s);
+    sp_stream_free(&s);
 }
 
 /* Sequence numbers and each CPU's record indexes are 32 bits and wrap
@@ -142,54 +142,54 @@ TEST(a_lost_batch_is_its_records_and_one_datagram)
  * the newest. The stream is placed just short of the wrap by hand. */
 TEST(sequence_and_record_indexes_wrap)
 {
-    struct pstream s;
-    pstream_init(&s, ID);
+    struct sp_stream s;
+    sp_stream_init(&s, ID);
     struct dg a = meta(ID, 0xfffffffcu, BID);
     s.seq_next = 0xfffffffcu;
     s.cpus[0].next = 0xfffffffeu;
-    CHECK_EQ(take(&s, &a), PSTREAM_TAKEN);
+    CHECK_EQ(take(&s, &a), SP_STREAM_TAKEN);
     struct dg b = batch(ID, 0xfffffffdu, 0, 0xfffffffeu, 2, 0),
               c = batch(ID, 0xfffffffeu, 0, 0, 3, 0),
               d = batch(ID, 0, 0, 3, 1, 0),              /* seq 0xffffffff lost */
               e = batch(ID, 0x80000001u, 0, 4, 1, 0);    /* half the space ahead */
-    CHECK_EQ(take(&s, &b), PSTREAM_TAKEN);
-    CHECK_EQ(take(&s, &c), PSTREAM_TAKEN);
+    CHECK_EQ(take(&s, &b), SP_STREAM_TAKEN);
+    CHECK_EQ(take(&s, &c), SP_STREAM_TAKEN);
     CHECK_EQ(s.lost_records, 0);
     CHECK_EQ(s.lost_dgrams, 0);
-    CHECK_EQ(take(&s, &d), PSTREAM_TAKEN);
+    CHECK_EQ(take(&s, &d), SP_STREAM_TAKEN);
     CHECK_EQ(s.lost_dgrams, 1);
     CHECK_EQ(s.lost_records, 0);
     CHECK_EQ(s.records, 6);
-    CHECK_EQ(take(&s, &e), PSTREAM_LATE);
+    CHECK_EQ(take(&s, &e), SP_STREAM_LATE);
     CHECK_EQ(s.lost_dgrams, 1);
     CHECK_EQ(s.records, 6);
-    pstream_free(&s);
+    sp_stream_free(&s);
 }
 
 TEST(reordering_is_no_loss)
 {
-    struct pstream s;
-    pstream_init(&s, ID);
+    struct sp_stream s;
+    sp_stream_init(&s, ID);
     struct dg a = meta(ID, 0, BID), b = batch(ID, 1, 0, 0, 3, 0),
               c = batch(ID, 2, 0, 3, 2, 0), d = batch(ID, 3, 0, 5, 1, 0);
     take(&s, &a);
     take(&s, &b);
-    CHECK_EQ(take(&s, &d), PSTREAM_TAKEN);
+    CHECK_EQ(take(&s, &d), SP_STREAM_TAKEN);
     CHECK_EQ(s.lost_records, 2);
     CHECK_EQ(s.lost_dgrams, 1);
-    CHECK_EQ(take(&s, &c), PSTREAM_TAKEN);     /* late: fills the gap */
+    CHECK_EQ(take(&s, &c), SP_STREAM_TAKEN);     /* late: fills the gap */
     CHECK_EQ(s.lost_records, 0);
     CHECK_EQ(s.lost_dgrams, 0);
     CHECK_EQ(s.records, 6);
-    CHECK_EQ(take(&s, &c), PSTREAM_DUP);       /* and once only */
+    CHECK_EQ(take(&s, &c), SP_STREAM_DUP);       /* and once only */
     CHECK_EQ(s.records, 6);
-    pstream_free(&s);
+    sp_stream_free(&s);
 }
 
 TEST(the_end_counts_records_after_the_last_batch)
 {
-    struct pstream s;
-    pstream_init(&s, ID);
+    struct sp_stream s;
+    sp_stream_init(&s, ID);
     struct dg a = meta(ID, 0, BID), b = batch(ID, 1, 0, 0, 5, 0),
               late = batch(ID, 2, 0, 5, 3, 0), e = end(ID, 3, 8, 4, 0);
     take(&s, &a);
@@ -197,66 +197,66 @@ TEST(the_end_counts_records_after_the_last_batch)
     take(&s, &e);               /* cpu 0 sent 8, cpu 1 sent 4: 7 lost, 1 datagram */
     CHECK_EQ(s.lost_records, 7);
     CHECK_EQ(s.lost_dgrams, 1);
-    CHECK_EQ(take(&s, &late), PSTREAM_TAKEN);  /* overtaken by the END */
+    CHECK_EQ(take(&s, &late), SP_STREAM_TAKEN);  /* overtaken by the END */
     CHECK_EQ(s.lost_records, 4);
     CHECK_EQ(s.lost_dgrams, 0);
     /* Numbered after the END: no stream this one knows. */
     struct dg after = batch(ID, 9, 0, 8, 1, 0);
-    CHECK_EQ(take(&s, &after), PSTREAM_AFTER_END);
+    CHECK_EQ(take(&s, &after), SP_STREAM_AFTER_END);
     CHECK_EQ(s.records, 8);
-    pstream_free(&s);
+    sp_stream_free(&s);
 }
 
 TEST(a_lost_end_is_said_and_the_gaps_still_count)
 {
-    struct pstream s;
-    pstream_init(&s, ID);
+    struct sp_stream s;
+    sp_stream_init(&s, ID);
     struct dg a = meta(ID, 0, BID), b = batch(ID, 1, 0, 0, 5, 0),
               c = batch(ID, 3, 0, 9, 1, 0);
     take(&s, &a);
     take(&s, &b);
     take(&s, &c);
-    pstream_finish(&s);
+    sp_stream_finish(&s);
     CHECK(!s.ended && s.end_missing);
     CHECK_EQ(s.lost_records, 4);
     CHECK_EQ(s.lost_dgrams, 1);
-    pstream_free(&s);
+    sp_stream_free(&s);
 }
 
 TEST(kernel_drops_survive_a_lost_batch)
 {
-    struct pstream s;
-    pstream_init(&s, ID);
+    struct sp_stream s;
+    sp_stream_init(&s, ID);
     struct dg a = batch(ID, 0, 0, 0, 1, 4), c = batch(ID, 2, 0, 2, 1, 9),
               d = batch(ID, 3, 1, 0, 1, 0), e = end(ID, 4, 3, 1, 10);
     take(&s, &a);
     take(&s, &c);               /* the batch with drops 4 -> 6 was lost */
     take(&s, &d);
-    CHECK_EQ(pstream_drops(&s), 9);
+    CHECK_EQ(sp_stream_drops(&s), 9);
     take(&s, &e);
-    CHECK_EQ(pstream_drops(&s), 10);
+    CHECK_EQ(sp_stream_drops(&s), 10);
     CHECK(!s.have_meta);        /* a META lost: learnt late, or never */
-    pstream_free(&s);
+    sp_stream_free(&s);
 }
 
 /* Another build id under the stream's id is not taken, and said; whether
  * the kernel restarted is the collector's to find out (its shell). */
 TEST(a_meta_with_another_build_id_is_not_taken)
 {
-    struct pstream s;
-    pstream_init(&s, ID);
+    struct sp_stream s;
+    sp_stream_init(&s, ID);
     struct dg a = meta(ID, 0, BID), b = batch(ID, 1, 0, 0, 2, 0),
               m2 = meta(ID, 2, BID2), c = batch(ID, 2, 0, 2, 2, 0);
     take(&s, &a);
     take(&s, &b);
-    CHECK_EQ(take(&s, &m2), PSTREAM_OTHER_BUILD);
+    CHECK_EQ(take(&s, &m2), SP_STREAM_OTHER_BUILD);
     CHECK_EQ(s.other_builds, 1);
     CHECK_STR(s.other_build_id, BID2);
-    CHECK_EQ(take(&s, &c), PSTREAM_TAKEN);      /* its seq was not used up */
+    CHECK_EQ(take(&s, &c), SP_STREAM_TAKEN);      /* its seq was not used up */
     CHECK_EQ(s.records, 4);
     CHECK_EQ(s.lost_dgrams, 0);
     CHECK_STR(s.meta.build_id, BID);
-    pstream_free(&s);
+    sp_stream_free(&s);
 }
 
 /* Issue 26: a seq 2^31 (or a window) ahead is refused, counted, and
@@ -264,35 +264,35 @@ TEST(a_meta_with_another_build_id_is_not_taken)
  * past what its CPU could have lost. */
 TEST(a_seq_or_index_far_ahead_is_refused)
 {
-    struct pstream s;
-    pstream_init(&s, ID);
+    struct sp_stream s;
+    sp_stream_init(&s, ID);
     delivered = 0;
     struct dg a = meta(ID, 0, BID), b = batch(ID, 1, 0, 0, 2, 0),
               f1 = batch(ID, 2u + (1u << 31), 0, 2, 2, 0),
-              f2 = batch(ID, 2 + PSTREAM_SEQ_WIN, 0, 2, 2, 0),
+              f2 = batch(ID, 2 + SP_STREAM_SEQ_WIN, 0, 2, 2, 0),
               f3 = batch(ID, 0x7fffffffu, 0, 2, 2, 0),
-              f4 = batch(ID, 2, 0, 2 + PSTREAM_REC_JUMP, 2, 0),
-              fe = end(ID, 3, 2 + PSTREAM_REC_JUMP, 0, 0),
+              f4 = batch(ID, 2, 0, 2 + SP_STREAM_REC_JUMP, 2, 0),
+              fe = end(ID, 3, 2 + SP_STREAM_REC_JUMP, 0, 0),
               c = batch(ID, 2, 0, 2, 2, 0), d = batch(ID, 3, 1, 0, 1, 0), e = end(ID, 4, 4, 1, 0);
     take(&s, &a);
     take(&s, &b);
-    CHECK_EQ(take(&s, &f1), PSTREAM_LATE);      /* half the space ahead: behind */
-    CHECK_EQ(take(&s, &f2), PSTREAM_FAR);
-    CHECK_EQ(take(&s, &f3), PSTREAM_FAR);
-    CHECK_EQ(take(&s, &f4), PSTREAM_FAR);       /* a right seq, an index far ahead */
-    CHECK_EQ(take(&s, &fe), PSTREAM_FAR);
+    CHECK_EQ(take(&s, &f1), SP_STREAM_LATE);      /* half the space ahead: behind */
+    CHECK_EQ(take(&s, &f2), SP_STREAM_FAR);
+    CHECK_EQ(take(&s, &f3), SP_STREAM_FAR);
+    CHECK_EQ(take(&s, &f4), SP_STREAM_FAR);       /* a right seq, an index far ahead */
+    CHECK_EQ(take(&s, &fe), SP_STREAM_FAR);
     CHECK_EQ(s.far, 4);
     CHECK_EQ(s.late, 1);
-    CHECK_EQ(take(&s, &c), PSTREAM_TAKEN);
-    CHECK_EQ(take(&s, &d), PSTREAM_TAKEN);
-    CHECK_EQ(take(&s, &e), PSTREAM_TAKEN);
-    pstream_finish(&s);
+    CHECK_EQ(take(&s, &c), SP_STREAM_TAKEN);
+    CHECK_EQ(take(&s, &d), SP_STREAM_TAKEN);
+    CHECK_EQ(take(&s, &e), SP_STREAM_TAKEN);
+    sp_stream_finish(&s);
     CHECK_EQ(delivered, 5);
     CHECK_EQ(s.records, 5);
     CHECK_EQ(s.lost_dgrams, 0);
     CHECK_EQ(s.lost_records, 0);
     CHECK(s.ended && !s.end_missing);
-    pstream_free(&s);
+    sp_stream_free(&s);
 }
 
 /* A seq ahead but within the window is taken (a real gap looks the
@@ -300,28 +300,28 @@ TEST(a_seq_or_index_far_ahead_is_refused)
  * real one is numbered past it: nothing is counted lost there. */
 TEST(gaps_past_the_end_are_not_lost)
 {
-    struct pstream s;
-    pstream_init(&s, ID);
+    struct sp_stream s;
+    sp_stream_init(&s, ID);
     struct dg a = meta(ID, 0, BID), f = batch(ID, 1000, 9, 0, 1, 0),
               b = batch(ID, 1, 0, 0, 2, 0), c = batch(ID, 3, 0, 3, 1, 0), e = end(ID, 4, 4, 0, 0);
     take(&s, &a);
-    CHECK_EQ(take(&s, &f), PSTREAM_TAKEN);
+    CHECK_EQ(take(&s, &f), SP_STREAM_TAKEN);
     CHECK_EQ(s.lost_dgrams, 999);
     take(&s, &b);
     take(&s, &c);                /* seq 2 (record 2) lost on the wire */
-    CHECK_EQ(take(&s, &e), PSTREAM_TAKEN);
-    pstream_finish(&s);
+    CHECK_EQ(take(&s, &e), SP_STREAM_TAKEN);
+    sp_stream_finish(&s);
     CHECK_EQ(s.lost_dgrams, 1);
     CHECK_EQ(s.lost_records, 1);
-    pstream_free(&s);
+    sp_stream_free(&s);
 }
 
 /* Issue 26: a record whose pid the raw profile cannot carry costs that
  * record alone: counted, not delivered; its batch's others are. */
 TEST(a_bad_record_costs_that_record)
 {
-    struct pstream s;
-    pstream_init(&s, ID);
+    struct sp_stream s;
+    sp_stream_init(&s, ID);
     delivered = 0;
     struct pstr_writer w;
     struct pstr_batch bh = { 0, 0, 0 };
@@ -336,21 +336,21 @@ TEST(a_bad_record_costs_that_record)
     memcpy(b.b, w.buf, b.len);
     struct dg a = meta(ID, 0, BID), e = end(ID, 2, 3, 0, 0);
     take(&s, &a);
-    CHECK_EQ(take(&s, &b), PSTREAM_TAKEN);
+    CHECK_EQ(take(&s, &b), SP_STREAM_TAKEN);
     take(&s, &e);
     CHECK_EQ(delivered, 1);
     CHECK_EQ(s.bad_records, 2);
     CHECK_EQ(s.records, 3);     /* arrived: the wire lost none */
     CHECK_EQ(s.lost_records, 0);
-    pstream_free(&s);
+    sp_stream_free(&s);
 }
 
 /* A META whose source the raw profile's header could not carry (it ends
  * the source at " samples=") is refused, counted, and the next is taken. */
 TEST(a_meta_the_raw_header_cannot_carry_is_refused)
 {
-    struct pstream s;
-    pstream_init(&s, ID);
+    struct sp_stream s;
+    sp_stream_init(&s, ID);
     struct pstr_writer w;
     struct pstr_meta m = { .pid = PSTR_PID_ALL, .period_ns = 10000000, .cpus = 1 };
     snprintf(m.build_id, sizeof m.build_id, "%s", BID);
@@ -360,26 +360,26 @@ TEST(a_meta_the_raw_header_cannot_carry_is_refused)
     struct dg bad = { .len = pstr_finish(&w) };
     memcpy(bad.b, w.buf, bad.len);
     struct dg good = meta(ID, 0, BID);
-    CHECK_EQ(take(&s, &bad), PSTREAM_MALFORMED);
+    CHECK_EQ(take(&s, &bad), SP_STREAM_MALFORMED);
     CHECK(!s.have_meta);
-    CHECK_EQ(take(&s, &good), PSTREAM_TAKEN);
+    CHECK_EQ(take(&s, &good), SP_STREAM_TAKEN);
     CHECK_STR(s.meta.source, "tick 100Hz");
-    pstream_free(&s);
+    sp_stream_free(&s);
 }
 
 TEST(a_malformed_payload_is_counted_not_taken)
 {
-    struct pstream s;
-    pstream_init(&s, ID);
+    struct sp_stream s;
+    sp_stream_init(&s, ID);
     struct dg b = batch(ID, 0, 0, 0, 2, 0);
     struct pstr_hdr h;
     CHECK_EQ(pstr_parse(b.b, b.len, &h), 0);
     h.count = 3;                /* more than the payload holds */
-    CHECK_EQ(pstream_take(&s, &h, 0, count_rec, NULL), PSTREAM_MALFORMED);
+    CHECK_EQ(sp_stream_take(&s, &h, 0, count_rec, NULL), SP_STREAM_MALFORMED);
     CHECK_EQ(s.malformed, 1);
     CHECK_EQ(s.records, 0);
     CHECK_EQ(s.seq_next, 0);    /* its seq is still to come */
-    pstream_free(&s);
+    sp_stream_free(&s);
 }
 
 /* ---- the collector's demultiplexing ---------------------------------- */
@@ -419,7 +419,7 @@ static int capture_send(void *ctx, unsigned k, const void *d, size_t n)
 }
 
 /* Kernel k's shell answers its last request with text (one chunk). */
-static void shell_says(struct pcoll *c, unsigned k, const char *text, uint64_t now)
+static void shell_says(struct sp_collect *c, unsigned k, const char *text, uint64_t now)
 {
     uint8_t d[USHP_DGRAM_MAX];
     size_t n = strlen(text);
@@ -430,15 +430,15 @@ static void shell_says(struct pcoll *c, unsigned k, const char *text, uint64_t n
     put_be16(d + USHP_OFF_LEN, (uint16_t)n);
     put_be16(d + USHP_OFF_RESERVED, 0);
     memcpy(d + USHP_HDR_LEN, text, n);
-    pcoll_input(c, &c->k[k].shell, d, USHP_HDR_LEN + n, now);
+    sp_collect_input(c, &c->k[k].shell, d, USHP_HDR_LEN + n, now);
 }
 
 /* Two kernels under QEMU's user network: both shells on 127.0.0.1, both
  * streams from 127.0.0.1, told apart by their stream ids. */
-static void two_kernels(struct pcoll *c, struct got *g, FILE *err)
+static void two_kernels(struct sp_collect *c, struct got *g, FILE *err)
 {
     memset(c, 0, sizeof *c);
-    c->o = (struct pcoll_opts){ .prog = "sonde-prof", .err = err, .silent_ms = 3000 };
+    c->o = (struct sp_collect_opts){ .prog = "sonde-prof", .err = err, .silent_ms = 3000 };
     c->fd = -1;
     c->send = capture_send;
     c->n = 2;
@@ -447,11 +447,11 @@ static void two_kernels(struct pcoll *c, struct got *g, FILE *err)
     c->ctx = g;
     memset(sent_n, 0, sizeof sent_n);
     for (unsigned i = 0; i < 2; i++) {
-        struct pcoll_kernel *k = &c->k[i];
-        pstream_init(&k->s, ID + i);
+        struct sp_collect_kernel *k = &c->k[i];
+        sp_stream_init(&k->s, ID + i);
         k->owner = c;
         k->c.seq = 100 * i;
-        k->state = PCOLL_STREAMING;
+        k->state = SP_COLLECT_STREAMING;
         k->shell = addr("127.0.0.1", 9001 + i);
         snprintf(k->name, sizeof k->name, "127.0.0.1:%u", 9001 + i);
     }
@@ -459,7 +459,7 @@ static void two_kernels(struct pcoll *c, struct got *g, FILE *err)
 
 TEST(datagrams_go_to_their_kernel_by_stream_id_and_address)
 {
-    struct pcoll c;
+    struct sp_collect c;
     struct got g = { { 0 } };
     char *msgs = NULL;
     size_t mlen = 0;
@@ -469,77 +469,77 @@ TEST(datagrams_go_to_their_kernel_by_stream_id_and_address)
                        far = addr("10.9.9.9", 40001);
     struct dg a = batch(ID, 0, 0, 0, 3, 0), b = batch(ID + 1, 0, 0, 0, 2, 0),
               x = batch(0x77777777u, 0, 0, 0, 4, 0);
-    pcoll_datagram(&c, &s1, a.b, a.len, 10);
-    pcoll_datagram(&c, &s2, b.b, b.len, 10);
+    sp_collect_datagram(&c, &s1, a.b, a.len, 10);
+    sp_collect_datagram(&c, &s2, b.b, b.len, 10);
     CHECK_EQ(g.n[0], 3);
     CHECK_EQ(g.n[1], 2);
     /* Another stream id, a right id from another host, and bytes that
      * are no stream at all: counted, never taken. */
-    pcoll_datagram(&c, &s1, x.b, x.len, 20);
-    pcoll_datagram(&c, &s1, x.b, x.len, 20);
+    sp_collect_datagram(&c, &s1, x.b, x.len, 20);
+    sp_collect_datagram(&c, &s1, x.b, x.len, 20);
     struct dg a2 = batch(ID, 1, 0, 3, 1, 0);
-    pcoll_datagram(&c, &far, a2.b, a2.len, 20);
-    pcoll_datagram(&c, &s1, "hello", 5, 20);
+    sp_collect_datagram(&c, &far, a2.b, a2.len, 20);
+    sp_collect_datagram(&c, &s1, "hello", 5, 20);
     CHECK_EQ(c.foreign, 4);
     CHECK_EQ(g.n[0], 3);
     CHECK_EQ(c.k[0].s.records, 3);
     /* x came from where kernel 0's stream comes from: kernel 0 may have
      * started another stream. Its shell is asked, once, and says its
      * stream is the one running: x was forged, and nothing changes. */
-    CHECK_EQ(c.k[0].state, PCOLL_STREAMING);
+    CHECK_EQ(c.k[0].state, SP_COLLECT_STREAMING);
     CHECK_EQ(sent_n[0], 1);
     CHECK_STR(sent_cmd[0], "profile status");
     CHECK_EQ(c.k[0].forged, 2);
     shell_says(&c, 0, "profile: streaming id 0x1a2b3c4d to 10.0.2.2:40000, 900 ms, last "
                "keep-alive 10 ms ago: 3 records in 2 datagrams, 0 dropped, 0 send failures, "
                "0 keep-alives refused\n", 25);
-    CHECK_EQ(c.k[0].state, PCOLL_STREAMING);
+    CHECK_EQ(c.k[0].state, SP_COLLECT_STREAMING);
     CHECK(!c.k[0].probe.on);
     /* Asked again only a second later. */
-    pcoll_datagram(&c, &s1, x.b, x.len, 30);
+    sp_collect_datagram(&c, &s1, x.b, x.len, 30);
     CHECK_EQ(sent_n[0], 1);
-    pcoll_datagram(&c, &s1, x.b, x.len, 25 + PCOLL_PROBE_GAP_MS);
+    sp_collect_datagram(&c, &s1, x.b, x.len, 25 + SP_COLLECT_PROBE_GAP_MS);
     CHECK_EQ(sent_n[0], 2);
     CHECK_EQ(c.k[0].forged, 4);
     /* A reply to another request, or from elsewhere, is no answer. */
     shell_says(&c, 1, "profile: no stream since boot\n", 1030);
-    CHECK_EQ(c.k[0].state, PCOLL_STREAMING);
+    CHECK_EQ(c.k[0].state, SP_COLLECT_STREAMING);
     /* This time it says there is none: the kernel restarted; the old
      * stream is kept and ends there. */
     shell_says(&c, 0, "profile: no stream since boot\n", 1040);
     CHECK_EQ(c.k[0].forged, 3);
     fflush(err);
-    CHECK_EQ(c.k[0].state, PCOLL_RESTARTED);
+    CHECK_EQ(c.k[0].state, SP_COLLECT_RESTARTED);
     CHECK(strstr(msgs, "kernel 127.0.0.1:9001 restarted") != NULL);
     CHECK(strstr(c.k[0].note, "new stream 0x77777777") != NULL);
-    CHECK_EQ(c.k[1].state, PCOLL_STREAMING);
+    CHECK_EQ(c.k[1].state, SP_COLLECT_STREAMING);
     /* Kernel 0's stream after its restart: not taken. */
     struct dg a3 = batch(ID, 2, 0, 4, 1, 0);
-    pcoll_datagram(&c, &s1, a3.b, a3.len, 1050);
+    sp_collect_datagram(&c, &s1, a3.b, a3.len, 1050);
     CHECK_EQ(c.k[0].s.records, 3);
     /* Foreign from elsewhere: said once per stream id. */
     struct dg y = batch(0x55555555u, 0, 0, 0, 1, 0);
-    pcoll_datagram(&c, &far, y.b, y.len, 40);
-    pcoll_datagram(&c, &far, y.b, y.len, 40);
+    sp_collect_datagram(&c, &far, y.b, y.len, 40);
+    sp_collect_datagram(&c, &far, y.b, y.len, 40);
     fflush(err);
     CHECK(strstr(msgs, "stream 0x55555555 from 10.9.9.9:40001 not started") != NULL);
     CHECK(strstr(strstr(msgs, "0x55555555") + 1, "0x55555555") == NULL);
     /* Kernel 1's END: it is over, and the record of it complete. */
     struct dg e = end(ID + 1, 1, 2, 0, 0);
-    pcoll_datagram(&c, &s2, e.b, e.len, 50);
-    CHECK_EQ(c.k[1].state, PCOLL_ENDED);
+    sp_collect_datagram(&c, &s2, e.b, e.len, 50);
+    CHECK_EQ(c.k[1].state, SP_COLLECT_ENDED);
     CHECK_STR(c.k[1].note, "");         /* elapsed: the end asked for */
-    CHECK(!pcoll_active(&c));
+    CHECK(!sp_collect_active(&c));
     fclose(err);
     free(msgs);
     for (unsigned i = 0; i < 2; i++)
-        pstream_free(&c.k[i].s);
+        sp_stream_free(&c.k[i].s);
     free(c.k);
 }
 
 TEST(an_end_nobody_here_asked_for_is_said)
 {
-    struct pcoll c;
+    struct sp_collect c;
     struct got g = { { 0 } };
     char *msgs = NULL;
     size_t mlen = 0;
@@ -550,37 +550,37 @@ TEST(an_end_nobody_here_asked_for_is_said)
     pstr_begin(&w, PSTR_END, 0, ID, 0, 5000);
     pstr_end_head(&w, PSTR_END_TIMEOUT);
     size_t n = pstr_finish(&w);
-    pcoll_datagram(&c, &s1, w.buf, n, 10);
+    sp_collect_datagram(&c, &s1, w.buf, n, 10);
     fclose(err);
-    CHECK_EQ(c.k[0].state, PCOLL_ENDED);
+    CHECK_EQ(c.k[0].state, SP_COLLECT_ENDED);
     CHECK(strstr(c.k[0].note, "no keep-alive") != NULL);
     CHECK(strstr(msgs, "kernel 127.0.0.1:9001: its stream ended at") != NULL);
     free(msgs);
     for (unsigned i = 0; i < 2; i++)
-        pstream_free(&c.k[i].s);
+        sp_stream_free(&c.k[i].s);
     free(c.k);
 }
 
 TEST(a_meta_with_another_build_id_restarts_the_kernel_its_shell_says_so)
 {
-    struct pcoll c;
+    struct sp_collect c;
     struct got g = { { 0 } };
     FILE *err = fopen("/dev/null", "w");
     two_kernels(&c, &g, err);
     struct sockaddr_in s2 = addr("127.0.0.1", 40002);
     struct dg m1 = meta(ID + 1, 0, BID), m2 = meta(ID + 1, 5, BID2);
-    pcoll_datagram(&c, &s2, m1.b, m1.len, 10);
-    pcoll_datagram(&c, &s2, m2.b, m2.len, 20);
-    CHECK_EQ(c.k[1].state, PCOLL_STREAMING);    /* asked, not believed yet */
+    sp_collect_datagram(&c, &s2, m1.b, m1.len, 10);
+    sp_collect_datagram(&c, &s2, m2.b, m2.len, 20);
+    CHECK_EQ(c.k[1].state, SP_COLLECT_STREAMING);    /* asked, not believed yet */
     CHECK_STR(sent_cmd[1], "profile status");
     /* Another's stream runs there now (its id is not shown to us). */
     shell_says(&c, 1, "profile: streaming to 10.0.2.2:5555, 100 ms, ...\n", 30);
-    CHECK_EQ(c.k[1].state, PCOLL_RESTARTED);
+    CHECK_EQ(c.k[1].state, SP_COLLECT_RESTARTED);
     CHECK(strstr(c.k[1].note, "build id fedcba987654") != NULL);
-    CHECK_EQ(c.k[0].state, PCOLL_STREAMING);
+    CHECK_EQ(c.k[0].state, SP_COLLECT_STREAMING);
     fclose(err);
     for (unsigned i = 0; i < 2; i++)
-        pstream_free(&c.k[i].s);
+        sp_stream_free(&c.k[i].s);
     free(c.k);
 }
 
@@ -599,27 +599,27 @@ static int sum_chain(void *ctx, const struct praw_chain *c, unsigned line, char 
 
 static void agg_rec(void *ctx, uint16_t cpu, const struct pstr_record *r)
 {
-    pagg_add(ctx, cpu, r);
+    sp_agg_add(ctx, cpu, r);
 }
 
 TEST(a_stream_becomes_a_raw_profile_the_parser_takes)
 {
-    struct pstream s;
-    struct pagg a;
-    pstream_init(&s, ID);
-    pagg_init(&a);
+    struct sp_stream s;
+    struct sp_agg a;
+    sp_stream_init(&s, ID);
+    sp_agg_init(&a);
     struct dg ds[] = {
         meta(ID, 0, BID), batch(ID, 1, 0, 0, 5, 0), batch(ID, 2, 1, 0, 50, 2),
         end(ID, 3, 5, 50, 0),
     };
     size_t len;
-    CHECK(pagg_raw(&a, &s, 10000, &len) == NULL);   /* no META yet */
+    CHECK(sp_agg_raw(&a, &s, 10000, &len) == NULL);   /* no META yet */
     for (unsigned i = 0; i < 4; i++) {
         struct pstr_hdr h;
         pstr_parse(ds[i].b, ds[i].len, &h);
-        pstream_take(&s, &h, 0, agg_rec, &a);
+        sp_stream_take(&s, &h, 0, agg_rec, &a);
     }
-    char *text = pagg_raw(&a, &s, 10000, &len);
+    char *text = sp_agg_raw(&a, &s, 10000, &len);
     CHECK(text != NULL);
     struct praw_header h;
     char err[PRAW_ERR_MAX] = "";
@@ -635,6 +635,6 @@ TEST(a_stream_becomes_a_raw_profile_the_parser_takes)
     CHECK_STR(h.ph_source, "tick 100Hz");
     CHECK_EQ(a.n, 4);           /* two leaves on each of two CPUs */
     free(text);
-    pagg_free(&a);
-    pstream_free(&s);
+    sp_agg_free(&a);
+    sp_stream_free(&s);
 }

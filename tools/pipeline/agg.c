@@ -7,12 +7,12 @@
 #include <string.h>
 #include "tools/pipeline/model.h"
 
-void pagg_init(struct pagg *a)
+void sp_agg_init(struct sp_agg *a)
 {
     memset(a, 0, sizeof *a);
 }
 
-void pagg_free(struct pagg *a)
+void sp_agg_free(struct sp_agg *a)
 {
     free(a->tab);
     memset(a, 0, sizeof *a);
@@ -26,14 +26,14 @@ static size_t chain_hash(uint32_t pid, uint16_t cpu, uint8_t depth, const uint64
     return (size_t)(h ^ h >> 31);
 }
 
-static bool same(const struct pagg_chain *c, uint32_t pid, uint16_t cpu,
+static bool same(const struct sp_agg_chain *c, uint32_t pid, uint16_t cpu,
                  const struct pstr_record *r)
 {
     return c->pid == pid && c->cpu == cpu && c->depth == r->depth &&
            memcmp(c->frames, r->frames, r->depth * sizeof *r->frames) == 0;
 }
 
-static void put(struct pagg_chain *tab, size_t cap, const struct pagg_chain *c)
+static void put(struct sp_agg_chain *tab, size_t cap, const struct sp_agg_chain *c)
 {
     size_t i = chain_hash(c->pid, c->cpu, c->depth, c->frames) & (cap - 1);
     while (tab[i].count)
@@ -41,10 +41,10 @@ static void put(struct pagg_chain *tab, size_t cap, const struct pagg_chain *c)
     tab[i] = *c;
 }
 
-static void grow(struct pagg *a)
+static void grow(struct sp_agg *a)
 {
     size_t cap = a->cap ? a->cap * 2 : 1024;
-    struct pagg_chain *tab = prof_xcalloc(cap, sizeof *tab);
+    struct sp_agg_chain *tab = prof_xcalloc(cap, sizeof *tab);
     for (size_t i = 0; i < a->cap; i++)
         if (a->tab[i].count)
             put(tab, cap, &a->tab[i]);
@@ -53,7 +53,7 @@ static void grow(struct pagg *a)
     a->cap = cap;
 }
 
-void pagg_add(struct pagg *a, uint16_t cpu, const struct pstr_record *r)
+void sp_agg_add(struct sp_agg *a, uint16_t cpu, const struct pstr_record *r)
 {
     if ((a->n + 1) * 2 > a->cap)    /* keep the table half empty */
         grow(a);
@@ -64,7 +64,7 @@ void pagg_add(struct pagg *a, uint16_t cpu, const struct pstr_record *r)
             a->records++;
             return;
         }
-    struct pagg_chain *c = &a->tab[i];
+    struct sp_agg_chain *c = &a->tab[i];
     c->count = 1;
     c->pid = r->pid;
     c->cpu = cpu;
@@ -74,9 +74,9 @@ void pagg_add(struct pagg *a, uint16_t cpu, const struct pstr_record *r)
     a->records++;
 }
 
-static void task_name(const struct pstream *s, uint32_t pid, char *buf, size_t cap)
+static void task_name(const struct sp_stream *s, uint32_t pid, char *buf, size_t cap)
 {
-    const char *t = pstream_task(s, pid);
+    const char *t = sp_stream_task(s, pid);
     if (t)
         snprintf(buf, cap, "%s", t);
     else if (pid == 0)
@@ -85,7 +85,7 @@ static void task_name(const struct pstream *s, uint32_t pid, char *buf, size_t c
         snprintf(buf, cap, "pid-%" PRIu32, pid);
 }
 
-char *pagg_raw(const struct pagg *a, const struct pstream *s, uint32_t ms, size_t *len)
+char *sp_agg_raw(const struct sp_agg *a, const struct sp_stream *s, uint32_t ms, size_t *len)
 {
     if (!s->have_meta)
         return NULL;
@@ -96,7 +96,7 @@ char *pagg_raw(const struct pagg *a, const struct pstream *s, uint32_t ms, size_
         exit(2);
     }
     /* cpus=: the CPUs with samples, as the kernel counts them. */
-    static bool has[PSTREAM_CPUS];
+    static bool has[SP_STREAM_CPUS];
     unsigned cpus = 0;
     memset(has, 0, sizeof has);
     for (size_t i = 0; i < a->cap; i++)
@@ -106,9 +106,9 @@ char *pagg_raw(const struct pagg *a, const struct pstream *s, uint32_t ms, size_
         }
     fprintf(f, "%sbuild-id=%s source=%s samples=%" PRIu64 " dropped=%" PRIu64
             " cpus=%u ms=%" PRIu32 "\n", PRAW_MAGIC, s->meta.build_id, s->meta.source,
-            a->records, pstream_drops(s), cpus, ms);
+            a->records, sp_stream_drops(s), cpus, ms);
     for (size_t i = 0; i < a->cap; i++) {
-        const struct pagg_chain *c = &a->tab[i];
+        const struct sp_agg_chain *c = &a->tab[i];
         if (!c->count)
             continue;
         char task[PSTR_TASK_MAX + 16];

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include "tools/pipeline/stream.h"
 
-struct pagg_chain {
+struct sp_agg_chain {
     uint64_t count;
     uint32_t pid;
     uint16_t cpu;
@@ -16,20 +16,20 @@ struct pagg_chain {
     uint64_t frames[PSTR_FRAMES];
 };
 
-struct pagg {
-    struct pagg_chain *tab;     /* open addressing; count 0: empty */
+struct sp_agg {
+    struct sp_agg_chain *tab;     /* open addressing; count 0: empty */
     size_t cap, n;
     uint64_t records;
 };
 
-void pagg_init(struct pagg *a);
-void pagg_free(struct pagg *a);
+void sp_agg_init(struct sp_agg *a);
+void sp_agg_free(struct sp_agg *a);
 /* One record of cpu (exits 2 when out of memory, as the model does). */
-void pagg_add(struct pagg *a, uint16_t cpu, const struct pstr_record *r);
+void sp_agg_add(struct sp_agg *a, uint16_t cpu, const struct pstr_record *r);
 
 /* The raw profile of everything added, with the stream's META (build id,
  * source), the kernel's drops and window ms; task names from the stream's
  * latest META ("-" for pid 0 when it names none, "pid-N" otherwise).
  * A malloc'd, NUL-terminated text and its length in *len; NULL when the
  * stream never sent its META (nothing says which kernel it was). */
-char *pagg_raw(const struct pagg *a, const struct pstream *s, uint32_t ms, size_t *len);
+char *sp_agg_raw(const struct sp_agg *a, const struct sp_stream *s, uint32_t ms, size_t *len);

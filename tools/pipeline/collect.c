@@ -43,7 +43,7 @@ static int local_addr(const struct sockaddr_in *a, struct in_addr *out)
     return rc;
 }
 
-static int open_kernel(struct pcoll *c, struct pcoll_kernel *k, const char *arg,
+static int open_kernel(struct sp_collect *c, struct sp_collect_kernel *k, const char *arg,
                        uint32_t seq)
 {
     char err[HOSTADDR_ERR_MAX];
@@ -52,8 +52,8 @@ static int open_kernel(struct pcoll *c, struct pcoll_kernel *k, const char *arg,
         fprintf(c->o.err, "%s: %s\n", c->o.prog, err);
         return -1;
     }
-    pcoll_shell_init(c, k, seq);
-    if (pstream_init(&k->s, 0)) {
+    sp_collect_shell_init(c, k, seq);
+    if (sp_stream_init(&k->s, 0)) {
         fprintf(c->o.err, "%s: out of memory\n", c->o.prog);
         return -1;
     }
@@ -63,7 +63,7 @@ static int open_kernel(struct pcoll *c, struct pcoll_kernel *k, const char *arg,
 /* The collector's socket: on the address that reaches every kernel when
  * they agree on one (127.0.0.1 for kernels under QEMU's user network, so
  * nothing beyond this host can send to it), else on every address. */
-static int open_collector(struct pcoll *c)
+static int open_collector(struct sp_collect *c)
 {
     struct sockaddr_in me = { .sin_family = AF_INET };
     me.sin_addr.s_addr = htonl(INADDR_ANY);
@@ -92,8 +92,8 @@ static int open_collector(struct pcoll *c)
     return 0;
 }
 
-int pcoll_open(struct pcoll *c, const struct pcoll_opts *o, const char *const *hosts,
-               unsigned n, pcoll_record_fn fn, void *ctx)
+int sp_collect_open(struct sp_collect *c, const struct sp_collect_opts *o, const char *const *hosts,
+               unsigned n, sp_collect_record_fn fn, void *ctx)
 {
     memset(c, 0, sizeof *c);
     c->o = *o;
@@ -101,7 +101,7 @@ int pcoll_open(struct pcoll *c, const struct pcoll_opts *o, const char *const *h
     c->fn = fn;
     c->ctx = ctx;
     c->k = calloc(n ? n : 1, sizeof *c->k);
-    c->pending = calloc(PCOLL_PENDING_MAX, sizeof *c->pending);
+    c->pending = calloc(SP_COLLECT_PENDING_MAX, sizeof *c->pending);
     if (!c->k || !c->pending) {
         fprintf(o->err, "%s: out of memory\n", o->prog);
         return -1;
@@ -123,7 +123,7 @@ int pcoll_open(struct pcoll *c, const struct pcoll_opts *o, const char *const *h
 /* ---- starting and stopping ------------------------------------------- */
 
 
-int pcoll_start(struct pcoll *c, unsigned ms, const char *who)
+int sp_collect_start(struct sp_collect *c, unsigned ms, const char *who)
 {
     unsigned n1 = c->n ? c->n : 1;
     char (*bufs)[USHP_CMD_MAX + 1] = calloc(n1, sizeof *bufs);
@@ -145,44 +145,44 @@ int pcoll_start(struct pcoll *c, unsigned ms, const char *who)
     /* A stream's META may come before its id does: it waits. */
     c->starting = true;
     c->npending = 0;
-    pcoll_run_all(c, cmds, run, texts, rcs);
+    sp_collect_run_all(c, cmds, run, texts, rcs);
     c->starting = false;
     int worst = USHC_EXIT_OK;
     uint64_t now = mono_ms(NULL);
     for (unsigned i = 0; i < c->n; i++) {
-        struct pcoll_kernel *k = &c->k[i];
+        struct sp_collect_kernel *k = &c->k[i];
         uint32_t id;
         run[i] = false;
-        if (rcs[i] == USHC_EXIT_OK && pcoll_parse_started(texts[i], &id) == 0) {
+        if (rcs[i] == USHC_EXIT_OK && sp_collect_parse_started(texts[i], &id) == 0) {
             k->s.id = id;
-            k->state = PCOLL_STREAMING;
+            k->state = SP_COLLECT_STREAMING;
             k->start_ms = k->last_reply_ms = now;
             k->last_dgram_ms = now;
             /* At once: until this keep-alive comes, the kernel holds
              * the samples back. */
-            pcoll_keepalive(k, now);
+            sp_collect_keepalive(k, now);
             run[i] = true;
             continue;
         }
         if (rcs[i] == USHC_EXIT_OK) {
-            pcoll_say_refused(c, k, texts[i]);
+            sp_collect_say_refused(c, k, texts[i]);
             rcs[i] = USHC_EXIT_REFUSED;
         }
-        k->state = PCOLL_FAILED;
+        k->state = SP_COLLECT_FAILED;
         if (rcs[i] == USHC_EXIT_PROTO || worst == USHC_EXIT_OK)
             worst = rcs[i];
     }
     /* One kernel that cannot stream fails the record, as one that cannot
      * answer `profile` does: the others' streams end now, not by timeout. */
     if (worst != USHC_EXIT_OK) {
-        pcoll_stop_some(c, run);
+        sp_collect_stop_some(c, run);
         for (unsigned i = 0; i < c->n; i++)
             if (run[i])
-                c->k[i].state = PCOLL_ENDED;
+                c->k[i].state = SP_COLLECT_ENDED;
     }
     for (unsigned i = 0; i < c->npending; i++) {
-        struct pcoll_pending *q = &c->pending[i];
-        pcoll_datagram(c, &q->from, q->d, q->len, q->ms);
+        struct sp_collect_pending *q = &c->pending[i];
+        sp_collect_datagram(c, &q->from, q->d, q->len, q->ms);
     }
     c->npending = 0;
     for (unsigned i = 0; i < c->n; i++)
@@ -208,7 +208,7 @@ static bool same_host(struct in_addr a, struct in_addr b)
     return a.s_addr == b.s_addr || (is_loopback(a) && is_loopback(b));
 }
 
-static void say_foreign(struct pcoll *c, const struct sockaddr_in *from, uint32_t id,
+static void say_foreign(struct sp_collect *c, const struct sockaddr_in *from, uint32_t id,
                         const char *why)
 {
     for (unsigned i = 0; i < c->nforeign_ids; i++)
@@ -222,23 +222,23 @@ static void say_foreign(struct pcoll *c, const struct sockaddr_in *from, uint32_
             c->o.prog, id, a, ntohs(from->sin_port), why);
 }
 
-static void note_loss(char *buf, size_t cap, const struct pstream *s)
+static void note_loss(char *buf, size_t cap, const struct sp_stream *s)
 {
     snprintf(buf, cap, "%llu records on the wire (%llu datagrams), "
              "%llu dropped in the kernel",
              (unsigned long long)s->lost_records, (unsigned long long)s->lost_dgrams,
-             (unsigned long long)pstream_drops(s));
+             (unsigned long long)sp_stream_drops(s));
 }
 
 /* The kernel k is not the one that started its stream any more. */
-void pcoll_restarted(struct pcoll *c, struct pcoll_kernel *k, uint64_t now,
+void sp_collect_restarted(struct sp_collect *c, struct sp_collect_kernel *k, uint64_t now,
                       const char *how)
 {
-    if (k->state != PCOLL_STREAMING)
+    if (k->state != SP_COLLECT_STREAMING)
         return;
     char loss[160];
     note_loss(loss, sizeof loss, &k->s);
-    k->state = PCOLL_RESTARTED;
+    k->state = SP_COLLECT_RESTARTED;
     k->end_ms = now;
     double at = (double)(now - c->t0) / 1000;
     snprintf(k->note, sizeof k->note, "restarted at %.1f s (%s)", at, how);
@@ -250,18 +250,18 @@ void pcoll_restarted(struct pcoll *c, struct pcoll_kernel *k, uint64_t now,
 /* An END this collector did not ask for: the kernel's window ran out
  * (elapsed, as asked), or it heard no keep-alive, or someone else
  * stopped the stream. The last two are said. */
-static void ended_early(struct pcoll *c, struct pcoll_kernel *k, uint64_t now)
+static void ended_early(struct sp_collect *c, struct sp_collect_kernel *k, uint64_t now)
 {
     if (c->stopping || k->s.end_reason == PSTR_END_ELAPSED)
         return;
     double at = (double)(now - c->t0) / 1000;
     snprintf(k->note, sizeof k->note, "its stream ended at %.1f s: %s", at,
-             pstream_end_reason(k->s.end_reason));
+             sp_stream_end_reason(k->s.end_reason));
     fprintf(c->o.err, "%s: kernel %s: %s\n", c->o.prog, k->name, k->note);
 }
 
 struct deliver_ctx {
-    struct pcoll *c;
+    struct sp_collect *c;
     unsigned kernel;
 };
 
@@ -272,7 +272,7 @@ static void deliver(void *ctx, uint16_t cpu, const struct pstr_record *r)
         d->c->fn(d->c->ctx, d->kernel, cpu, r);
 }
 
-void pcoll_datagram(struct pcoll *c, const struct sockaddr_in *from,
+void sp_collect_datagram(struct sp_collect *c, const struct sockaddr_in *from,
                     const void *d, size_t len, uint64_t now_ms)
 {
     struct pstr_hdr h;
@@ -281,11 +281,11 @@ void pcoll_datagram(struct pcoll *c, const struct sockaddr_in *from,
         return;
     }
     if (c->starting) {
-        if (c->npending == PCOLL_PENDING_MAX) {
+        if (c->npending == SP_COLLECT_PENDING_MAX) {
             c->foreign++;
             return;
         }
-        struct pcoll_pending *q = &c->pending[c->npending++];
+        struct sp_collect_pending *q = &c->pending[c->npending++];
         q->from = *from;
         q->ms = now_ms;
         q->len = len;
@@ -293,31 +293,31 @@ void pcoll_datagram(struct pcoll *c, const struct sockaddr_in *from,
         return;
     }
     for (unsigned i = 0; i < c->n; i++) {
-        struct pcoll_kernel *k = &c->k[i];
-        if (k->state == PCOLL_IDLE || k->state == PCOLL_FAILED || h.stream != k->s.id ||
+        struct sp_collect_kernel *k = &c->k[i];
+        if (k->state == SP_COLLECT_IDLE || k->state == SP_COLLECT_FAILED || h.stream != k->s.id ||
             !same_host(from->sin_addr, k->shell.sin_addr))
             continue;
-        if (k->state != PCOLL_STREAMING && k->state != PCOLL_ENDED) {
+        if (k->state != SP_COLLECT_STREAMING && k->state != SP_COLLECT_ENDED) {
             c->foreign++;           /* given up on: nothing more is taken */
             return;
         }
         struct deliver_ctx dc = { c, i };
-        int r = pstream_take(&k->s, &h, now_ms, deliver, &dc);
-        if (r == PSTREAM_OTHER_BUILD) {
+        int r = sp_stream_take(&k->s, &h, now_ms, deliver, &dc);
+        if (r == SP_STREAM_OTHER_BUILD) {
             char how[64];
             snprintf(how, sizeof how, "build id %.12s... now", k->s.other_build_id);
-            pcoll_suspect(k, now_ms, how);
+            sp_collect_suspect(k, now_ms, how);
             return;
         }
-        if (r != PSTREAM_TAKEN)
+        if (r != SP_STREAM_TAKEN)
             return;
         if (!k->have_src) {
             k->src = *from;
             k->have_src = true;
         }
         k->last_dgram_ms = now_ms;
-        if (k->s.ended && k->state == PCOLL_STREAMING) {
-            k->state = PCOLL_ENDED;
+        if (k->s.ended && k->state == SP_COLLECT_STREAMING) {
+            k->state = SP_COLLECT_ENDED;
             k->end_ms = now_ms;
             ended_early(c, k, now_ms);
         }
@@ -328,12 +328,12 @@ void pcoll_datagram(struct pcoll *c, const struct sockaddr_in *from,
      * is asked, and only its word makes it so. */
     c->foreign++;
     for (unsigned i = 0; i < c->n; i++) {
-        struct pcoll_kernel *k = &c->k[i];
+        struct sp_collect_kernel *k = &c->k[i];
         if (k->have_src && k->src.sin_addr.s_addr == from->sin_addr.s_addr &&
-            k->src.sin_port == from->sin_port && k->state == PCOLL_STREAMING) {
+            k->src.sin_port == from->sin_port && k->state == SP_COLLECT_STREAMING) {
             char how[64];
             snprintf(how, sizeof how, "a new stream 0x%08x", h.stream);
-            pcoll_suspect(k, now_ms, how);
+            sp_collect_suspect(k, now_ms, how);
             return;
         }
     }
@@ -342,23 +342,23 @@ void pcoll_datagram(struct pcoll *c, const struct sockaddr_in *from,
 
 /* ---- polling ----------------------------------------------------------- */
 
-void pcoll_input(struct pcoll *c, const struct sockaddr_in *from, const void *d,
+void sp_collect_input(struct sp_collect *c, const struct sockaddr_in *from, const void *d,
                  size_t len, uint64_t now_ms)
 {
-    struct pcoll_kernel *k = pcoll_shell_of(c, from);
+    struct sp_collect_kernel *k = sp_collect_shell_of(c, from);
     if (k && len >= 4 && get_be32(d) == USHP_MAGIC)
-        pcoll_shell_datagram(c, k, d, len, now_ms);
+        sp_collect_shell_datagram(c, k, d, len, now_ms);
     else
-        pcoll_datagram(c, from, d, len, now_ms);
+        sp_collect_datagram(c, from, d, len, now_ms);
 }
 
-static void given_up(struct pcoll *c, struct pcoll_kernel *k, uint64_t now)
+static void given_up(struct sp_collect *c, struct sp_collect_kernel *k, uint64_t now)
 {
     char loss[160];
     note_loss(loss, sizeof loss, &k->s);
     double at = (double)(k->last_dgram_ms - c->t0) / 1000;
     bool shell = now - k->last_reply_ms < c->o.silent_ms;
-    k->state = PCOLL_SILENT;
+    k->state = SP_COLLECT_SILENT;
     k->end_ms = now;
     if (shell)
         snprintf(k->note, sizeof k->note, "stopped streaming at %.1f s though its "
@@ -370,21 +370,21 @@ static void given_up(struct pcoll *c, struct pcoll_kernel *k, uint64_t now)
             shell ? " (restarted, or its stream ended there)" : "", loss, at);
 }
 
-static void due(struct pcoll *c, uint64_t now)
+static void due(struct sp_collect *c, uint64_t now)
 {
-    /* Once stopped, a kernel owes only its END: pcoll_stop says so when
+    /* Once stopped, a kernel owes only its END: sp_collect_stop says so when
      * it does not come. */
     if (c->stopping)
         return;
     for (unsigned i = 0; i < c->n; i++) {
-        struct pcoll_kernel *k = &c->k[i];
-        if (k->state != PCOLL_STREAMING)
+        struct sp_collect_kernel *k = &c->k[i];
+        if (k->state != SP_COLLECT_STREAMING)
             continue;
         if (now - k->last_dgram_ms >= c->o.silent_ms && c->ms &&
-            pstream_kernel_ms(&k->s) + PCOLL_KEEPALIVE_MS >= c->ms) {
+            sp_stream_kernel_ms(&k->s) + SP_COLLECT_KEEPALIVE_MS >= c->ms) {
             /* Silent once its window is over by its own clock: its END
-             * was lost, which pcoll_stop says. */
-            k->state = PCOLL_ENDED;
+             * was lost, which sp_collect_stop says. */
+            k->state = SP_COLLECT_ENDED;
             k->end_ms = now;
         } else if (now - k->last_dgram_ms >= c->o.silent_ms) {
             given_up(c, k, now);
@@ -392,19 +392,19 @@ static void due(struct pcoll *c, uint64_t now)
             /* Its answer is the reply the shell client waits for: the
              * keep-alives wait (the kernel waits PSTR_KEEPALIVE_MS, the
              * probe at most USHC_RETRIES seconds). */
-            pcoll_probe_due(k, now);
-        } else if (now - k->last_keepalive_ms >= PCOLL_KEEPALIVE_MS) {
-            pcoll_keepalive(k, now);
+            sp_collect_probe_due(k, now);
+        } else if (now - k->last_keepalive_ms >= SP_COLLECT_KEEPALIVE_MS) {
+            sp_collect_keepalive(k, now);
         }
     }
 }
 
-int pcoll_poll(struct pcoll *c, int timeout_ms)
+int sp_collect_poll(struct sp_collect *c, int timeout_ms)
 {
     struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
     /* Never sleep past a keep-alive that falls due. */
-    if (timeout_ms > PCOLL_KEEPALIVE_MS / 4)
-        timeout_ms = PCOLL_KEEPALIVE_MS / 4;
+    if (timeout_ms > SP_COLLECT_KEEPALIVE_MS / 4)
+        timeout_ms = SP_COLLECT_KEEPALIVE_MS / 4;
     int taken = 0, pr = poll(&pfd, 1, timeout_ms);
     uint64_t now = mono_ms(NULL);
     if (pr < 0 && errno != EINTR) {
@@ -423,32 +423,32 @@ int pcoll_poll(struct pcoll *c, int timeout_ms)
             continue;               /* a port refused a request: its shell's silence tells */
         if (got < 0)
             break;
-        pcoll_input(c, &from, buf, (size_t)got, now);
+        sp_collect_input(c, &from, buf, (size_t)got, now);
         taken++;
     }
     due(c, now);
     return taken;
 }
 
-uint64_t pcoll_refused(const struct pcoll_kernel *k)
+uint64_t sp_collect_refused(const struct sp_collect_kernel *k)
 {
     return k->forged + k->s.far + k->s.malformed;
 }
 
-bool pcoll_active(const struct pcoll *c)
+bool sp_collect_active(const struct sp_collect *c)
 {
     for (unsigned i = 0; i < c->n; i++)
-        if (c->k[i].state == PCOLL_STREAMING)
+        if (c->k[i].state == SP_COLLECT_STREAMING)
             return true;
     return false;
 }
 
-uint64_t pcoll_elapsed_ms(const struct pcoll *c)
+uint64_t sp_collect_elapsed_ms(const struct sp_collect *c)
 {
     return mono_ms(NULL) - c->t0;
 }
 
-void pcoll_stop(struct pcoll *c, uint64_t grace_ms)
+void sp_collect_stop(struct sp_collect *c, uint64_t grace_ms)
 {
     bool *run = calloc(c->n ? c->n : 1, sizeof *run);
     if (!run) {
@@ -457,25 +457,25 @@ void pcoll_stop(struct pcoll *c, uint64_t grace_ms)
     }
     bool any = false;
     for (unsigned i = 0; i < c->n; i++) {
-        any |= run[i] = c->k[i].state == PCOLL_STREAMING;
+        any |= run[i] = c->k[i].state == SP_COLLECT_STREAMING;
         c->k[i].probe.on = false;   /* the stop's reply is the one awaited now */
     }
     if (any)
-        pcoll_stop_some(c, run);
+        sp_collect_stop_some(c, run);
     c->stopping = true;
     uint64_t until = mono_ms(NULL) + grace_ms;
-    while (pcoll_active(c) && mono_ms(NULL) < until)
-        pcoll_poll(c, 100);
+    while (sp_collect_active(c) && mono_ms(NULL) < until)
+        sp_collect_poll(c, 100);
     for (unsigned i = 0; i < c->n; i++) {
-        struct pcoll_kernel *k = &c->k[i];
-        if (k->state == PCOLL_STREAMING) {
-            k->state = PCOLL_ENDED;
+        struct sp_collect_kernel *k = &c->k[i];
+        if (k->state == SP_COLLECT_STREAMING) {
+            k->state = SP_COLLECT_ENDED;
             k->end_ms = mono_ms(NULL);
         }
-        if (k->state == PCOLL_FAILED || k->state == PCOLL_IDLE)
+        if (k->state == SP_COLLECT_FAILED || k->state == SP_COLLECT_IDLE)
             continue;
-        pstream_finish(&k->s);
-        if (k->s.end_missing && k->state == PCOLL_ENDED) {
+        sp_stream_finish(&k->s);
+        if (k->s.end_missing && k->state == SP_COLLECT_ENDED) {
             char loss[160];
             note_loss(loss, sizeof loss, &k->s);
             snprintf(k->note, sizeof k->note, "its END never came: records sent "
@@ -487,10 +487,10 @@ void pcoll_stop(struct pcoll *c, uint64_t grace_ms)
     free(run);
 }
 
-void pcoll_close(struct pcoll *c)
+void sp_collect_close(struct sp_collect *c)
 {
     for (unsigned i = 0; i < c->n; i++)
-        pstream_free(&c->k[i].s);
+        sp_stream_free(&c->k[i].s);
     if (c->fd >= 0)
         close(c->fd);
     free(c->k);

@@ -8,28 +8,28 @@
  *
  * Use, whatever the tool:
  *
- *     struct pcoll c;
- *     struct pcoll_opts o = { .prog = "sonde-prof", .err = stderr,
+ *     struct sp_collect c;
+ *     struct sp_collect_opts o = { .prog = "sonde-prof", .err = stderr,
  *                             .shell_timeout_ms = 5000, .silent_ms = 3000 };
- *     if (pcoll_open(&c, &o, hosts, n, on_record, ctx))      // exit 2
- *     rc = pcoll_start(&c, ms, "all");      // USHC_EXIT_*; on failure every
+ *     if (sp_collect_open(&c, &o, hosts, n, on_record, ctx))      // exit 2
+ *     rc = sp_collect_start(&c, ms, "all");      // USHC_EXIT_*; on failure every
  *                                           // stream started is stopped
- *     while (pcoll_active(&c) && !done)
- *         pcoll_poll(&c, 200);              // records -> on_record(ctx, k, cpu, r)
- *     pcoll_stop(&c, 2000);                 // `profile stop`, wait for the ENDs
+ *     while (sp_collect_active(&c) && !done)
+ *         sp_collect_poll(&c, 200);              // records -> on_record(ctx, k, cpu, r)
+ *     sp_collect_stop(&c, 2000);                 // `profile stop`, wait for the ENDs
  *     ... c.k[i].s: kernel i's stream and loss (tools/pipeline/stream.h),
  *     ... c.k[i].state, c.k[i].note: what became of it
- *     pcoll_close(&c);
+ *     sp_collect_close(&c);
  *
- * pcoll_start confirms each stream with a first keep-alive as soon as its
+ * sp_collect_start confirms each stream with a first keep-alive as soon as its
  * id is known (until then a kernel sends one META and nothing else).
- * pcoll_poll does everything between: it sends each kernel `profile
- * keepalive ID` every PCOLL_KEEPALIVE_MS over its UDP shell, takes the
+ * sp_collect_poll does everything between: it sends each kernel `profile
+ * keepalive ID` every SP_COLLECT_KEEPALIVE_MS over its UDP shell, takes the
  * shells' replies (a shell that answers is alive), hands each datagram to
  * its kernel's stream, and gives up on a kernel that sent nothing for
- * silent_ms: a message naming it, its state PCOLL_SILENT, its profile so
+ * silent_ms: a message naming it, its state SP_COLLECT_SILENT, its profile so
  * far kept (one silent once its window is over by its own clock has only
- * lost its END: PCOLL_ENDED, and pcoll_stop says so). The others go on.
+ * lost its END: SP_COLLECT_ENDED, and sp_collect_stop says so). The others go on.
  *
  * Nothing unverified is believed. A datagram is a kernel's when its
  * stream id is the one that kernel's shell announced and it comes from
@@ -40,7 +40,7 @@
  * another build id) is asked `profile status`, and only when the answer
  * shows another stream or none is it taken to have restarted: noticed,
  * by name, its new stream not mixed in, the first kept and ended there
- * (PCOLL_RESTARTED). Otherwise the datagram was forged, and counted
+ * (SP_COLLECT_RESTARTED). Otherwise the datagram was forged, and counted
  * (k->forged). */
 #pragma once
 #include <netinet/in.h>
@@ -51,20 +51,20 @@
 #include "tools/pipeline/stream.h"
 #include "tools/common/ushell_client.h"
 
-#define PCOLL_KEEPALIVE_MS 1000
-#define PCOLL_NOTE_MAX     160
+#define SP_COLLECT_KEEPALIVE_MS 1000
+#define SP_COLLECT_NOTE_MAX     160
 
-enum pcoll_state {
-    PCOLL_IDLE,                 /* opened, no stream asked for */
-    PCOLL_STREAMING,
-    PCOLL_ENDED,                /* its END came */
-    PCOLL_SILENT,               /* given up on: nothing for silent_ms */
-    PCOLL_RESTARTED,            /* another kernel answers there now */
-    PCOLL_FAILED,               /* the stream never started */
+enum sp_collect_state {
+    SP_COLLECT_IDLE,                 /* opened, no stream asked for */
+    SP_COLLECT_STREAMING,
+    SP_COLLECT_ENDED,                /* its END came */
+    SP_COLLECT_SILENT,               /* given up on: nothing for silent_ms */
+    SP_COLLECT_RESTARTED,            /* another kernel answers there now */
+    SP_COLLECT_FAILED,               /* the stream never started */
 };
 
 /* A restart suspected: `profile status` asked, its answer awaited. */
-struct pcoll_probe {
+struct sp_collect_probe {
     bool on;
     unsigned sends;                  /* the request, sent again after a second */
     uint64_t sent_ms, done_ms;       /* the last send; the last answer (or giving up) */
@@ -72,23 +72,23 @@ struct pcoll_probe {
     size_t len;
     char why[64];                    /* what made it suspect, for the message */
 };
-#define PCOLL_PROBE_GAP_MS 1000      /* a kernel is asked at most this often */
+#define SP_COLLECT_PROBE_GAP_MS 1000      /* a kernel is asked at most this often */
 
-struct pcoll;
+struct sp_collect;
 
-struct pcoll_kernel {
+struct sp_collect_kernel {
     char name[HOSTADDR_NAME_MAX];   /* HOST:PORT as given: the kernel label */
     struct sockaddr_in shell;        /* its UDP shell */
-    struct pcoll *owner;             /* the collector whose socket it is asked from */
+    struct sp_collect *owner;             /* the collector whose socket it is asked from */
     struct ushc c;                   /* the shell client: seq, key */
-    enum pcoll_state state;
-    struct pstream s;                /* its stream, as received */
+    enum sp_collect_state state;
+    struct sp_stream s;                /* its stream, as received */
     struct sockaddr_in src;          /* where its stream's datagrams come from */
     bool have_src;
     uint64_t start_ms, last_dgram_ms, last_reply_ms, last_keepalive_ms;
     uint64_t end_ms;                 /* when it ended, went silent or restarted */
-    char note[PCOLL_NOTE_MAX];       /* what became of it, or "" */
-    struct pcoll_probe probe;
+    char note[SP_COLLECT_NOTE_MAX];       /* what became of it, or "" */
+    struct sp_collect_probe probe;
     uint64_t forged;                 /* from its address, not its stream: a restart
                                         its shell did not confirm */
     bool said_forged;                /* and that was said */
@@ -96,12 +96,12 @@ struct pcoll_kernel {
 
 /* Datagrams of kernel k's refused as not its stream's or not sane
  * (forged, malformed, a seq or index far ahead): the report says so. */
-uint64_t pcoll_refused(const struct pcoll_kernel *k);
+uint64_t sp_collect_refused(const struct sp_collect_kernel *k);
 
-typedef void (*pcoll_record_fn)(void *ctx, unsigned kernel, uint16_t cpu,
+typedef void (*sp_collect_record_fn)(void *ctx, unsigned kernel, uint16_t cpu,
                                 const struct pstr_record *r);
 
-struct pcoll_opts {
+struct sp_collect_opts {
     const char *prog;               /* every message's prefix */
     FILE *err;                      /* messages */
     const uint8_t *key;             /* the shells' key (-k), or NULL */
@@ -111,36 +111,36 @@ struct pcoll_opts {
 
 /* Where a shell request to kernel k goes: 0, or USHC_IO_*. The collector's
  * socket unless a test puts its own here. */
-typedef int (*pcoll_send_fn)(void *ctx, unsigned k, const void *d, size_t n);
+typedef int (*sp_collect_send_fn)(void *ctx, unsigned k, const void *d, size_t n);
 
 /* A stream datagram that came while the ids were not known yet (during
- * pcoll_start): taken once they are. */
-struct pcoll_pending {
+ * sp_collect_start): taken once they are. */
+struct sp_collect_pending {
     struct sockaddr_in from;
     uint64_t ms;
     size_t len;
     uint8_t d[PSTR_DGRAM_MAX];
 };
-#define PCOLL_PENDING_MAX 32
+#define SP_COLLECT_PENDING_MAX 32
 
-struct pcoll {
-    struct pcoll_opts o;
+struct sp_collect {
+    struct sp_collect_opts o;
     int fd;                         /* the collector's socket: streams and shells */
     uint16_t port;                  /* its port: the kernels send there */
-    pcoll_send_fn send;             /* NULL: sendto on fd */
+    sp_collect_send_fn send;             /* NULL: sendto on fd */
     void *send_ctx;
-    struct pcoll_kernel *k;
+    struct sp_collect_kernel *k;
     unsigned n;
-    pcoll_record_fn fn;
+    sp_collect_record_fn fn;
     void *ctx;
-    uint64_t t0;                    /* pcoll_start's clock */
-    bool stopping;                  /* pcoll_stop: only ENDs awaited */
+    uint64_t t0;                    /* sp_collect_start's clock */
+    bool stopping;                  /* sp_collect_stop: only ENDs awaited */
     unsigned ms;                    /* the window asked for; 0: until stopped */
     uint64_t foreign;               /* datagrams of no stream of ours */
     uint32_t foreign_ids[16];       /* stream ids already said */
     unsigned nforeign_ids;
-    bool starting;                  /* pcoll_start: stream datagrams wait in pending */
-    struct pcoll_pending *pending;  /* PCOLL_PENDING_MAX of them */
+    bool starting;                  /* sp_collect_start: stream datagrams wait in pending */
+    struct sp_collect_pending *pending;  /* SP_COLLECT_PENDING_MAX of them */
     unsigned npending;
 };
 
@@ -148,44 +148,44 @@ struct pcoll {
  * collector's socket, bound to the address that reaches the kernels (any
  * address when they are reached by different ones), on an ephemeral
  * port. 0, or -1 with the reason on o->err. */
-int pcoll_open(struct pcoll *c, const struct pcoll_opts *o, const char *const *hosts,
-               unsigned n, pcoll_record_fn fn, void *ctx);
+int sp_collect_open(struct sp_collect *c, const struct sp_collect_opts *o, const char *const *hosts,
+               unsigned n, sp_collect_record_fn fn, void *ctx);
 
 /* `profile stream PORT MS WHO` on every kernel at once (WHO a pid or
  * "all"; MS 0 streams until stopped). Every reply must announce a stream
  * id; a kernel that says anything else refused (quoted, USHC_EXIT_REFUSED).
  * Returns the worst USHC_EXIT_* over the kernels; when it is not 0, the
  * streams that did start are stopped again. */
-int pcoll_start(struct pcoll *c, unsigned ms, const char *who);
+int sp_collect_start(struct sp_collect *c, unsigned ms, const char *who);
 
 /* Waits up to timeout_ms for datagrams and handles whatever is due
  * (keep-alives, silences). Returns the datagrams taken, or -1 on a socket
  * error (reported). */
-int pcoll_poll(struct pcoll *c, int timeout_ms);
+int sp_collect_poll(struct sp_collect *c, int timeout_ms);
 
 /* True while some kernel is still streaming. */
-bool pcoll_active(const struct pcoll *c);
+bool sp_collect_active(const struct sp_collect *c);
 
-/* Milliseconds since pcoll_start. */
-uint64_t pcoll_elapsed_ms(const struct pcoll *c);
+/* Milliseconds since sp_collect_start. */
+uint64_t sp_collect_elapsed_ms(const struct sp_collect *c);
 
 /* Ends it: `profile stop` to every kernel still streaming, then waits up
  * to grace_ms for their ENDs. A kernel whose END never came is said so
  * (its records after its last datagram cannot be counted). */
-void pcoll_stop(struct pcoll *c, uint64_t grace_ms);
+void sp_collect_stop(struct sp_collect *c, uint64_t grace_ms);
 
 /* Kernel k is not the one that started its stream any more (its shell
  * said so: tools/pipeline/collect_shell.c): said, how, its stream so far
- * kept and ended there (PCOLL_RESTARTED). */
-void pcoll_restarted(struct pcoll *c, struct pcoll_kernel *k, uint64_t now, const char *how);
+ * kept and ended there (SP_COLLECT_RESTARTED). */
+void sp_collect_restarted(struct sp_collect *c, struct sp_collect_kernel *k, uint64_t now, const char *how);
 
-/* One datagram that came to the collector's socket, as pcoll_poll takes
+/* One datagram that came to the collector's socket, as sp_collect_poll takes
  * it: a shell's reply (from a kernel's shell address), else a stream's.
  * For tests. */
-void pcoll_input(struct pcoll *c, const struct sockaddr_in *from,
+void sp_collect_input(struct sp_collect *c, const struct sockaddr_in *from,
                  const void *d, size_t len, uint64_t now_ms);
 /* One stream datagram. For tests. */
-void pcoll_datagram(struct pcoll *c, const struct sockaddr_in *from,
+void sp_collect_datagram(struct sp_collect *c, const struct sockaddr_in *from,
                     const void *d, size_t len, uint64_t now_ms);
 
-void pcoll_close(struct pcoll *c);
+void sp_collect_close(struct sp_collect *c);

@@ -22,8 +22,8 @@ static uint64_t mono_ms(void *ctx)
 /* ushc's io.send for kernel k (ctx): from the collector's socket. */
 static int shell_send(void *ctx, const void *d, size_t n)
 {
-    struct pcoll_kernel *k = ctx;
-    struct pcoll *c = k->owner;
+    struct sp_collect_kernel *k = ctx;
+    struct sp_collect *c = k->owner;
     if (c->send)
         return c->send(c->send_ctx, (unsigned)(k - c->k), d, n);
     if (sendto(c->fd, d, n, 0, (const struct sockaddr *)&k->shell, sizeof k->shell) >= 0)
@@ -31,7 +31,7 @@ static int shell_send(void *ctx, const void *d, size_t n)
     return errno == ECONNREFUSED ? USHC_IO_REFUSED : USHC_IO_ERROR;
 }
 
-void pcoll_shell_init(struct pcoll *c, struct pcoll_kernel *k, uint32_t seq)
+void sp_collect_shell_init(struct sp_collect *c, struct sp_collect_kernel *k, uint32_t seq)
 {
     k->owner = c;
     k->c = (struct ushc){
@@ -44,7 +44,7 @@ void pcoll_shell_init(struct pcoll *c, struct pcoll_kernel *k, uint32_t seq)
 }
 
 /* The kernel whose shell address from is, or NULL. */
-struct pcoll_kernel *pcoll_shell_of(struct pcoll *c, const struct sockaddr_in *from)
+struct sp_collect_kernel *sp_collect_shell_of(struct sp_collect *c, const struct sockaddr_in *from)
 {
     for (unsigned i = 0; i < c->n; i++)
         if (c->k[i].shell.sin_addr.s_addr == from->sin_addr.s_addr &&
@@ -55,10 +55,10 @@ struct pcoll_kernel *pcoll_shell_of(struct pcoll *c, const struct sockaddr_in *f
 
 /* ushc_run_all's wait: on the collector's socket, for the shells of the
  * kernels in idx. Whatever else comes meanwhile (a stream's datagram,
- * another shell's late reply) is taken as pcoll_poll would take it, and
+ * another shell's late reply) is taken as sp_collect_poll would take it, and
  * the wait goes on (0: ushc_run_all calls again with what is left). */
 struct shells {
-    struct pcoll *c;
+    struct sp_collect *c;
     unsigned *idx, m;
 };
 
@@ -76,19 +76,19 @@ static long shells_recv(void *ctx, unsigned *which, void *buf, size_t cap,
     if (got < 0)
         return 0;                   /* an ICMP error about one of many: the
                                        shells' own timeouts tell */
-    struct pcoll_kernel *k = pcoll_shell_of(s->c, &from);
+    struct sp_collect_kernel *k = sp_collect_shell_of(s->c, &from);
     for (unsigned j = 0; k && j < s->m; j++)
         if (&s->c->k[s->idx[j]] == k) {
             *which = j;
             return (long)got;
         }
-    pcoll_input(s->c, &from, buf, (size_t)got, mono_ms(NULL));
+    sp_collect_input(s->c, &from, buf, (size_t)got, mono_ms(NULL));
     return 0;
 }
 
 /* Runs cmds[i] on every kernel i with run[i], all at once; each reply
  * into texts[i] (malloc'd, NUL-terminated), each status into rcs[i]. */
-void pcoll_run_all(struct pcoll *c, const char *const *cmds, const bool *run,
+void sp_collect_run_all(struct sp_collect *c, const char *const *cmds, const bool *run,
                     char **texts, int *rcs)
 {
     unsigned n1 = c->n ? c->n : 1, m = 0;
@@ -135,7 +135,7 @@ void pcoll_run_all(struct pcoll *c, const char *const *cmds, const bool *run,
  * "profile: streaming id 0x1a2b3c4d to ..." (a busy kernel's answer names
  * its running stream's id too, but after "profile: busy"). 0 and *id, or
  * -1 when it is not such an answer. */
-int pcoll_parse_started(const char *text, uint32_t *id)
+int sp_collect_parse_started(const char *text, uint32_t *id)
 {
     static const char lead[] = "profile: streaming id 0x";
     if (!text || strncmp(text, lead, strlen(lead)) != 0)
@@ -150,7 +150,7 @@ int pcoll_parse_started(const char *text, uint32_t *id)
     return 0;
 }
 
-void pcoll_say_refused(struct pcoll *c, struct pcoll_kernel *k, const char *text)
+void sp_collect_say_refused(struct sp_collect *c, struct sp_collect_kernel *k, const char *text)
 {
     size_t n = text ? strcspn(text, "\n") : 0;
     if (n > 200)
@@ -162,7 +162,7 @@ void pcoll_say_refused(struct pcoll *c, struct pcoll_kernel *k, const char *text
         fprintf(c->o.err, "%s: %s said: %.*s\n", c->o.prog, k->name, (int)n, text);
 }
 
-void pcoll_stop_some(struct pcoll *c, const bool *run)
+void sp_collect_stop_some(struct sp_collect *c, const bool *run)
 {
     const char **cmds = calloc(c->n ? c->n : 1, sizeof *cmds);
     char **texts = calloc(c->n ? c->n : 1, sizeof *texts);
@@ -173,7 +173,7 @@ void pcoll_stop_some(struct pcoll *c, const bool *run)
     }
     for (unsigned i = 0; i < c->n; i++)
         cmds[i] = "profile stop";
-    pcoll_run_all(c, cmds, run, texts, rcs);
+    sp_collect_run_all(c, cmds, run, texts, rcs);
     for (unsigned i = 0; i < c->n; i++)
         free(texts[i]);
     free(cmds);
@@ -185,14 +185,14 @@ void pcoll_stop_some(struct pcoll *c, const bool *run)
 
 /* Kernel k's stream seems replaced (why): ask its shell `profile status`
  * from the stream's destination, which names the stream running there or
- * the last one. Once at a time, and at most every PCOLL_PROBE_GAP_MS: a
+ * the last one. Once at a time, and at most every SP_COLLECT_PROBE_GAP_MS: a
  * flood of forged datagrams costs the kernel one request a second. */
-void pcoll_suspect(struct pcoll_kernel *k, uint64_t now, const char *why)
+void sp_collect_suspect(struct sp_collect_kernel *k, uint64_t now, const char *why)
 {
-    struct pcoll_probe *p = &k->probe;
+    struct sp_collect_probe *p = &k->probe;
     k->forged++;                    /* until the shell says otherwise */
-    if (k->state != PCOLL_STREAMING || p->on ||
-        (p->done_ms && now - p->done_ms < PCOLL_PROBE_GAP_MS))
+    if (k->state != SP_COLLECT_STREAMING || p->on ||
+        (p->done_ms && now - p->done_ms < SP_COLLECT_PROBE_GAP_MS))
         return;
     static const char cmd[] = "profile status";
     p->len = ushc_build_request(&k->c, p->req, sizeof p->req, cmd, sizeof cmd - 1);
@@ -237,7 +237,7 @@ static int status_says(const char *t, uint32_t id)
 }
 
 /* The shell's answer to the probe (text, n bytes). */
-static void probe_answer(struct pcoll *c, struct pcoll_kernel *k, const uint8_t *text,
+static void probe_answer(struct sp_collect *c, struct sp_collect_kernel *k, const uint8_t *text,
                          size_t n, uint64_t now)
 {
     char t[USHP_CHUNK_MAX + 1];
@@ -248,7 +248,7 @@ static void probe_answer(struct pcoll *c, struct pcoll_kernel *k, const uint8_t 
     int says = status_says(t, k->s.id);
     if (says == 0) {
         k->forged--;                /* the kernel's own, after all */
-        pcoll_restarted(c, k, now, k->probe.why);
+        sp_collect_restarted(c, k, now, k->probe.why);
     } else if (says == 1 && !k->said_forged) {
         k->said_forged = true;
         fprintf(c->o.err, "%s: kernel %s: datagrams from its address that are not its "
@@ -260,9 +260,9 @@ static void probe_answer(struct pcoll *c, struct pcoll_kernel *k, const uint8_t 
 /* The probe's request again after a second without its answer; after
  * three sends, given up on: nothing is believed, and a shell that stays
  * silent is the silence check's business. */
-void pcoll_probe_due(struct pcoll_kernel *k, uint64_t now)
+void sp_collect_probe_due(struct sp_collect_kernel *k, uint64_t now)
 {
-    struct pcoll_probe *p = &k->probe;
+    struct sp_collect_probe *p = &k->probe;
     if (!p->on || now - p->sent_ms < USHC_RETRY_MS)
         return;
     if (p->sends == USHC_RETRIES) {
@@ -276,7 +276,7 @@ void pcoll_probe_due(struct pcoll_kernel *k, uint64_t now)
 }
 
 
-void pcoll_keepalive(struct pcoll_kernel *k, uint64_t now)
+void sp_collect_keepalive(struct sp_collect_kernel *k, uint64_t now)
 {
     uint8_t req[USHP_HDR_LEN + USHP_AUTH_OVERHEAD + USHP_CMD_MAX];
     char cmd[64];
@@ -291,7 +291,7 @@ void pcoll_keepalive(struct pcoll_kernel *k, uint64_t now)
 
 /* A datagram from kernel k's shell: any reply that verifies says the
  * shell is alive; the one the probe awaits is its answer. */
-void pcoll_shell_datagram(struct pcoll *c, struct pcoll_kernel *k, const void *d,
+void sp_collect_shell_datagram(struct sp_collect *c, struct sp_collect_kernel *k, const void *d,
                            size_t len, uint64_t now)
 {
     struct ushp_hdr h;

@@ -5,15 +5,15 @@
 #include <string.h>
 #include "uapi/profile_raw.h"
 
-int pstream_init(struct pstream *s, uint32_t id)
+int sp_stream_init(struct sp_stream *s, uint32_t id)
 {
     memset(s, 0, sizeof *s);
     s->id = id;
-    s->cpus = calloc(PSTREAM_CPUS, sizeof *s->cpus);
+    s->cpus = calloc(SP_STREAM_CPUS, sizeof *s->cpus);
     return s->cpus ? 0 : -1;
 }
 
-void pstream_free(struct pstream *s)
+void sp_stream_free(struct sp_stream *s)
 {
     free(s->cpus);
     free(s->tasks);
@@ -28,23 +28,23 @@ void pstream_free(struct pstream *s)
  * inside the window either is a copy (bit set) or fills a gap (bit clear:
  * one datagram less lost). */
 
-static bool seen_bit(const struct pstream *s, uint32_t seq)
+static bool seen_bit(const struct sp_stream *s, uint32_t seq)
 {
-    uint32_t i = seq % PSTREAM_SEQ_WIN;
+    uint32_t i = seq % SP_STREAM_SEQ_WIN;
     return s->seq_seen[i / 8] >> (i % 8) & 1;
 }
 
-static void set_bit(struct pstream *s, uint32_t seq, bool on)
+static void set_bit(struct sp_stream *s, uint32_t seq, bool on)
 {
-    uint32_t i = seq % PSTREAM_SEQ_WIN;
+    uint32_t i = seq % SP_STREAM_SEQ_WIN;
     if (on)
         s->seq_seen[i / 8] |= (uint8_t)(1u << (i % 8));
     else
         s->seq_seen[i / 8] &= (uint8_t)~(1u << (i % 8));
 }
 
-/* A PSTREAM_* code: TAKEN when the datagram is new. */
-static int seq_take(struct pstream *s, uint32_t seq)
+/* A SP_STREAM_* code: TAKEN when the datagram is new. */
+static int seq_take(struct sp_stream *s, uint32_t seq)
 {
     /* Serial-number order (RFC 1982): seq and the record indexes below
      * wrap after 2^32, which a 1 kHz stream reaches in 49 days, and a
@@ -53,29 +53,29 @@ static int seq_take(struct pstream *s, uint32_t seq)
      * real datagram after it late. */
     if ((int32_t)(seq - s->seq_next) >= 0) {
         uint32_t skip = seq - s->seq_next;
-        if (skip >= PSTREAM_SEQ_WIN)
-            return PSTREAM_FAR;
+        if (skip >= SP_STREAM_SEQ_WIN)
+            return SP_STREAM_FAR;
         for (uint32_t q = s->seq_next; q != seq; q++)
             set_bit(s, q, false);
         s->lost_dgrams += skip;
         s->seq_next = seq + 1;
         set_bit(s, seq, true);
-        return PSTREAM_TAKEN;
+        return SP_STREAM_TAKEN;
     }
-    if (s->seq_next - seq > PSTREAM_SEQ_WIN)
-        return PSTREAM_LATE;
+    if (s->seq_next - seq > SP_STREAM_SEQ_WIN)
+        return SP_STREAM_LATE;
     if (seen_bit(s, seq))
-        return PSTREAM_DUP;
+        return SP_STREAM_DUP;
     set_bit(s, seq, true);
     s->lost_dgrams--;
-    return PSTREAM_TAKEN;
+    return SP_STREAM_TAKEN;
 }
 
 /* ---- records ----------------------------------------------------------- */
 
 struct batch_ctx {
-    struct pstream *s;
-    pstream_record_fn fn;
+    struct sp_stream *s;
+    sp_stream_record_fn fn;
     void *ctx;
     uint16_t cpu;
 };
@@ -94,13 +94,13 @@ static void deliver(void *ctx, const struct pstr_record *r)
 }
 
 /* True when index is so far past what cpu c expects next that no loss
- * explains it (PSTREAM_REC_JUMP). */
-static bool index_far(const struct pstream_cpu *c, uint32_t index)
+ * explains it (SP_STREAM_REC_JUMP). */
+static bool index_far(const struct sp_stream_cpu *c, uint32_t index)
 {
-    return (int32_t)(index - c->next) > 0 && index - c->next >= PSTREAM_REC_JUMP;
+    return (int32_t)(index - c->next) > 0 && index - c->next >= SP_STREAM_REC_JUMP;
 }
 
-static void note_cpu(struct pstream *s, uint16_t cpu)
+static void note_cpu(struct sp_stream *s, uint16_t cpu)
 {
     s->cpus[cpu].seen = true;
     if (cpu + 1u > s->ncpus)
@@ -109,7 +109,7 @@ static void note_cpu(struct pstream *s, uint16_t cpu)
 
 /* Records [first, first + count) of one CPU: past its next, the skipped
  * ones are lost; before it, a late batch fills a gap counted earlier. */
-static void count_records(struct pstream *s, struct pstream_cpu *c,
+static void count_records(struct sp_stream *s, struct sp_stream_cpu *c,
                           uint32_t first, uint32_t count)
 {
     uint32_t end = first + count;
@@ -133,43 +133,43 @@ static void count_records(struct pstream *s, struct pstream_cpu *c,
     s->records += count;
 }
 
-static int take_batch(struct pstream *s, const struct pstr_hdr *h,
-                      pstream_record_fn fn, void *ctx)
+static int take_batch(struct sp_stream *s, const struct pstr_hdr *h,
+                      sp_stream_record_fn fn, void *ctx)
 {
     struct pstr_batch b;
-    if (h->cpu >= PSTREAM_CPUS)
-        return PSTREAM_MALFORMED;
+    if (h->cpu >= SP_STREAM_CPUS)
+        return SP_STREAM_MALFORMED;
     struct batch_ctx bc = { s, fn, ctx, h->cpu };
     if (pstr_batch_parse(h, &b, NULL, NULL) != 0)
-        return PSTREAM_MALFORMED;
-    struct pstream_cpu *c = &s->cpus[h->cpu];
+        return SP_STREAM_MALFORMED;
+    struct sp_stream_cpu *c = &s->cpus[h->cpu];
     if (index_far(c, b.first))
-        return PSTREAM_FAR;
+        return SP_STREAM_FAR;
     int r = seq_take(s, h->seq);
-    if (r != PSTREAM_TAKEN)
+    if (r != SP_STREAM_TAKEN)
         return r;
     pstr_batch_parse(h, &b, deliver, &bc);
     note_cpu(s, h->cpu);
     count_records(s, c, b.first, h->count);
     if (b.drops_total > c->drops_total)
         c->drops_total = b.drops_total;
-    return PSTREAM_TAKEN;
+    return SP_STREAM_TAKEN;
 }
 
 /* ---- META and END ------------------------------------------------------ */
 
 static void put_task(void *ctx, uint32_t pid, const char *name)
 {
-    struct pstream *s = ctx;
+    struct sp_stream *s = ctx;
     size_t i = 0;
     while (i < s->ntasks && s->tasks[i].pid != pid)
         i++;
     if (i == s->ntasks) {
-        if (s->ntasks == PSTREAM_TASKS_MAX)
+        if (s->ntasks == SP_STREAM_TASKS_MAX)
             return;                 /* the name stays unknown: the records count */
         if (s->ntasks == s->captasks) {
             size_t cap = s->captasks ? s->captasks * 2 : 32;
-            struct pstream_task *t = realloc(s->tasks, cap * sizeof *t);
+            struct sp_stream_task *t = realloc(s->tasks, cap * sizeof *t);
             if (!t)
                 return;             /* the name stays unknown: harmless */
             s->tasks = t;
@@ -182,51 +182,51 @@ static void put_task(void *ctx, uint32_t pid, const char *name)
     s->tasks[i].name[PSTR_TASK_MAX] = 0;
 }
 
-static int take_meta(struct pstream *s, const struct pstr_hdr *h)
+static int take_meta(struct sp_stream *s, const struct pstr_hdr *h)
 {
     struct pstr_meta m;
     if (pstr_meta_parse(h, &m, NULL, NULL) != 0)
-        return PSTREAM_MALFORMED;
+        return SP_STREAM_MALFORMED;
     /* The raw profile's header ends its source at " samples=": a source
      * holding it could not be written out. */
     if (strstr(m.source, " samples="))
-        return PSTREAM_MALFORMED;
+        return SP_STREAM_MALFORMED;
     /* Another build id under the same stream id is another kernel, or a
      * forgery: nothing is taken, and the caller finds out which. */
     if (s->have_meta && strcmp(m.build_id, s->meta.build_id) != 0) {
         s->other_builds++;
         memcpy(s->other_build_id, m.build_id, sizeof s->other_build_id);
-        return PSTREAM_OTHER_BUILD;
+        return SP_STREAM_OTHER_BUILD;
     }
     int r = seq_take(s, h->seq);
-    if (r != PSTREAM_TAKEN)
+    if (r != SP_STREAM_TAKEN)
         return r;
     if (!s->have_meta) {
         s->meta = m;
         s->have_meta = true;
     }
     pstr_meta_parse(h, &m, put_task, s);
-    return PSTREAM_TAKEN;
+    return SP_STREAM_TAKEN;
 }
 
 struct end_ctx {
-    struct pstream *s;
+    struct sp_stream *s;
     bool far;
 };
 
 static void end_check(void *ctx, const struct pstr_end_cpu *e)
 {
     struct end_ctx *x = ctx;
-    if (e->cpu < PSTREAM_CPUS && index_far(&x->s->cpus[e->cpu], e->records))
+    if (e->cpu < SP_STREAM_CPUS && index_far(&x->s->cpus[e->cpu], e->records))
         x->far = true;
 }
 
 static void end_cpu(void *ctx, const struct pstr_end_cpu *e)
 {
-    struct pstream *s = ((struct end_ctx *)ctx)->s;
-    if (e->cpu >= PSTREAM_CPUS)
+    struct sp_stream *s = ((struct end_ctx *)ctx)->s;
+    if (e->cpu >= SP_STREAM_CPUS)
         return;
-    struct pstream_cpu *c = &s->cpus[e->cpu];
+    struct sp_stream_cpu *c = &s->cpus[e->cpu];
     note_cpu(s, e->cpu);
     /* Records the CPU sent after its last batch that came. */
     if ((int32_t)(e->records - c->next) > 0) {
@@ -237,16 +237,16 @@ static void end_cpu(void *ctx, const struct pstr_end_cpu *e)
     c->drops_total = e->drops_total;
 }
 
-static int take_end(struct pstream *s, const struct pstr_hdr *h)
+static int take_end(struct sp_stream *s, const struct pstr_hdr *h)
 {
     uint8_t reason;
     struct end_ctx e = { s, false };
     if (pstr_end_parse(h, &reason, end_check, &e) != 0)
-        return PSTREAM_MALFORMED;
+        return SP_STREAM_MALFORMED;
     if (e.far)
-        return PSTREAM_FAR;
+        return SP_STREAM_FAR;
     int r = seq_take(s, h->seq);
-    if (r != PSTREAM_TAKEN)
+    if (r != SP_STREAM_TAKEN)
         return r;
     pstr_end_parse(h, &reason, end_cpu, &e);
     s->ended = true;
@@ -257,32 +257,32 @@ static int take_end(struct pstream *s, const struct pstr_hdr *h)
     for (uint32_t q = h->seq + 1; q != s->seq_next; q++)
         if (!seen_bit(s, q))
             s->lost_dgrams--;
-    return PSTREAM_TAKEN;
+    return SP_STREAM_TAKEN;
 }
 
-int pstream_take(struct pstream *s, const struct pstr_hdr *h, uint64_t now_ms,
-                 pstream_record_fn fn, void *ctx)
+int sp_stream_take(struct sp_stream *s, const struct pstr_hdr *h, uint64_t now_ms,
+                 sp_stream_record_fn fn, void *ctx)
 {
     /* The END is the stream's last datagram: anything numbered after it
      * belongs to no stream this one knows (a late one before it counts). */
     if (s->ended && (int32_t)(h->seq - s->end_seq) > 0)
-        return PSTREAM_AFTER_END;
+        return SP_STREAM_AFTER_END;
     int r;
     switch (h->type) {
     case PSTR_BATCH: r = take_batch(s, h, fn, ctx); break;
     case PSTR_META: r = take_meta(s, h); break;
     case PSTR_END: r = take_end(s, h); break;
-    default: r = PSTREAM_MALFORMED; break;
+    default: r = SP_STREAM_MALFORMED; break;
     }
-    if (r == PSTREAM_MALFORMED)
+    if (r == SP_STREAM_MALFORMED)
         s->malformed++;
-    else if (r == PSTREAM_DUP)
+    else if (r == SP_STREAM_DUP)
         s->dups++;
-    else if (r == PSTREAM_LATE)
+    else if (r == SP_STREAM_LATE)
         s->late++;
-    else if (r == PSTREAM_FAR)
+    else if (r == SP_STREAM_FAR)
         s->far++;
-    if (r != PSTREAM_TAKEN)
+    if (r != SP_STREAM_TAKEN)
         return r;
     if (!s->datagrams++) {
         s->first_ms = now_ms;
@@ -293,21 +293,21 @@ int pstream_take(struct pstream *s, const struct pstr_hdr *h, uint64_t now_ms,
         s->last_t_ns = h->t_ns;
     if (h->t_ns < s->first_t_ns)
         s->first_t_ns = h->t_ns;
-    return PSTREAM_TAKEN;
+    return SP_STREAM_TAKEN;
 }
 
-void pstream_finish(struct pstream *s)
+void sp_stream_finish(struct sp_stream *s)
 {
     if (!s->ended)
         s->end_missing = true;
 }
 
-uint64_t pstream_kernel_ms(const struct pstream *s)
+uint64_t sp_stream_kernel_ms(const struct sp_stream *s)
 {
     return (s->last_t_ns - s->first_t_ns) / 1000000;
 }
 
-uint64_t pstream_drops(const struct pstream *s)
+uint64_t sp_stream_drops(const struct sp_stream *s)
 {
     uint64_t d = 0;
     for (unsigned i = 0; i < s->ncpus; i++)
@@ -315,7 +315,7 @@ uint64_t pstream_drops(const struct pstream *s)
     return d;
 }
 
-const char *pstream_task(const struct pstream *s, uint32_t pid)
+const char *sp_stream_task(const struct sp_stream *s, uint32_t pid)
 {
     for (size_t i = 0; i < s->ntasks; i++)
         if (s->tasks[i].pid == pid)
@@ -323,7 +323,7 @@ const char *pstream_task(const struct pstream *s, uint32_t pid)
     return NULL;
 }
 
-const char *pstream_end_reason(uint8_t reason)
+const char *sp_stream_end_reason(uint8_t reason)
 {
     switch (reason) {
     case PSTR_END_STOPPED: return "stopped";

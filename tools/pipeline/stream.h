@@ -2,7 +2,7 @@
  * as the host receives it, and its loss accounting (docs/continuous.md).
  *
  * No sockets and no clock of its own: the collector (tools/pipeline/collect.c)
- * hands every parsed datagram of a stream to pstream_take with the time,
+ * hands every parsed datagram of a stream to sp_stream_take with the time,
  * so unit tests drive it with datagrams built by the uapi encoder.
  *
  * What is counted, exactly:
@@ -13,7 +13,7 @@
  *   received batch and the next (first tells the index of each batch's
  *   first record), and those after the CPU's last received batch that
  *   its END total says were sent. Without an END, the latter cannot be
- *   known: pstream_finish marks the stream end_missing and the count is a
+ *   known: sp_stream_finish marks the stream end_missing and the count is a
  *   lower bound.
  * - records dropped in the kernel (ring full, nested): the highest
  *   drops_total each CPU reported, its END total when there is one.
@@ -22,7 +22,7 @@
  *
  * What arrives is not trusted to be sane (a datagram can be forged where
  * the stream is not tagged, docs/continuous.md): a seq or a record index
- * that jumps PSTREAM_SEQ_WIN datagrams or PSTREAM_REC_JUMP records ahead
+ * that jumps SP_STREAM_SEQ_WIN datagrams or SP_STREAM_REC_JUMP records ahead
  * is refused and counted (far), so one forged number cannot make every
  * real datagram late; datagrams counted lost past the END's seq are not
  * lost (no real one is numbered there); a record whose pid the raw
@@ -34,17 +34,17 @@
 #include <stdint.h>
 #include "uapi/profile_stream.h"
 
-#define PSTREAM_CPUS      4096       /* CPU numbers 0 .. 4095, as the raw profile */
-#define PSTREAM_SEQ_WIN   65536      /* how late a datagram may come and still count,
+#define SP_STREAM_CPUS      4096       /* CPU numbers 0 .. 4095, as the raw profile */
+#define SP_STREAM_SEQ_WIN   65536      /* how late a datagram may come and still count,
                                         and how far ahead it may jump */
 /* How far one CPU's record index may jump: every datagram of a seq jump
- * of PSTREAM_SEQ_WIN lost, each with the most records a batch holds (a
+ * of SP_STREAM_SEQ_WIN lost, each with the most records a batch holds (a
  * depth-1 record is 16 bytes), rounded up. A kernel that loses more in a
  * row than that has long been given up on as silent. */
-#define PSTREAM_REC_JUMP  (PSTREAM_SEQ_WIN * 128u)
-#define PSTREAM_TASKS_MAX 4096       /* pid -> name entries kept from METAs, at most */
+#define SP_STREAM_REC_JUMP  (SP_STREAM_SEQ_WIN * 128u)
+#define SP_STREAM_TASKS_MAX 4096       /* pid -> name entries kept from METAs, at most */
 
-struct pstream_cpu {
+struct sp_stream_cpu {
     bool seen;                  /* a batch or an END total came */
     uint32_t next;              /* the record index expected next */
     uint64_t received;
@@ -52,12 +52,12 @@ struct pstream_cpu {
     uint32_t drops_total;       /* the highest reported */
 };
 
-struct pstream_task {
+struct sp_stream_task {
     uint32_t pid;
     char name[PSTR_TASK_MAX + 1];
 };
 
-struct pstream {
+struct sp_stream {
     uint32_t id;                /* the stream's id, from the kernel's reply */
     bool have_meta;
     struct pstr_meta meta;      /* the first META's */
@@ -71,9 +71,9 @@ struct pstream {
     uint64_t lost_dgrams;       /* gaps in seq not filled (yet) */
     uint32_t seq_next;          /* the highest seq taken + 1 */
     bool seq_any;
-    uint8_t seq_seen[PSTREAM_SEQ_WIN / 8];   /* bit seq % WIN: taken */
+    uint8_t seq_seen[SP_STREAM_SEQ_WIN / 8];   /* bit seq % WIN: taken */
     /* records */
-    struct pstream_cpu *cpus;   /* PSTREAM_CPUS of them */
+    struct sp_stream_cpu *cpus;   /* SP_STREAM_CPUS of them */
     unsigned ncpus;             /* the highest CPU seen + 1 */
     uint64_t records;           /* received (bad ones included) */
     uint64_t bad_records;       /* received with a field the raw profile cannot
@@ -86,46 +86,46 @@ struct pstream {
     char other_build_id[PSTR_BUILD_ID_HEX + 1];  /* the last other one seen */
     uint64_t first_ms, last_ms; /* host clock at the first and last datagram */
     uint64_t first_t_ns, last_t_ns; /* the kernel's clock: earliest, latest seen */
-    struct pstream_task *tasks; /* pid -> name, the latest META's word */
+    struct sp_stream_task *tasks; /* pid -> name, the latest META's word */
     size_t ntasks, captasks;
 };
 
-/* What pstream_take did with a datagram. */
-#define PSTREAM_TAKEN     0
-#define PSTREAM_DUP       1     /* a copy: ignored */
-#define PSTREAM_LATE      2     /* too old to tell from a copy: ignored */
-#define PSTREAM_MALFORMED 3     /* the payload parser refused it: ignored */
-#define PSTREAM_OTHER_BUILD 4   /* a META with another build id: another kernel
+/* What sp_stream_take did with a datagram. */
+#define SP_STREAM_TAKEN     0
+#define SP_STREAM_DUP       1     /* a copy: ignored */
+#define SP_STREAM_LATE      2     /* too old to tell from a copy: ignored */
+#define SP_STREAM_MALFORMED 3     /* the payload parser refused it: ignored */
+#define SP_STREAM_OTHER_BUILD 4   /* a META with another build id: another kernel
                                    (restarted) or a forgery; nothing taken,
                                    other_build_id set: the caller decides */
-#define PSTREAM_AFTER_END 5     /* a BATCH or META after the END: ignored */
-#define PSTREAM_FAR       6     /* seq or record index too far ahead: ignored */
+#define SP_STREAM_AFTER_END 5     /* a BATCH or META after the END: ignored */
+#define SP_STREAM_FAR       6     /* seq or record index too far ahead: ignored */
 
 /* Called once per record delivered, in datagram order (never for a bad
  * one: its pid fits the raw profile's range). */
-typedef void (*pstream_record_fn)(void *ctx, uint16_t cpu, const struct pstr_record *r);
+typedef void (*sp_stream_record_fn)(void *ctx, uint16_t cpu, const struct pstr_record *r);
 
 /* 0, or -1 out of memory. */
-int pstream_init(struct pstream *s, uint32_t id);
-void pstream_free(struct pstream *s);
+int sp_stream_init(struct sp_stream *s, uint32_t id);
+void sp_stream_free(struct sp_stream *s);
 
 /* One datagram of this stream (h->stream == s->id, checked by the
- * caller), received at now_ms. Records go to fn. A PSTREAM_* code. */
-int pstream_take(struct pstream *s, const struct pstr_hdr *h, uint64_t now_ms,
-                 pstream_record_fn fn, void *ctx);
+ * caller), received at now_ms. Records go to fn. A SP_STREAM_* code. */
+int sp_stream_take(struct sp_stream *s, const struct pstr_hdr *h, uint64_t now_ms,
+                 sp_stream_record_fn fn, void *ctx);
 
 /* No more datagrams will be taken: without an END, end_missing. */
-void pstream_finish(struct pstream *s);
+void sp_stream_finish(struct sp_stream *s);
 
 /* How long the stream has run by the kernel's own clock, as far as the
  * datagrams taken tell (0 before two of them). */
-uint64_t pstream_kernel_ms(const struct pstream *s);
+uint64_t sp_stream_kernel_ms(const struct sp_stream *s);
 
 /* Records dropped in the kernel, all CPUs. */
-uint64_t pstream_drops(const struct pstream *s);
+uint64_t sp_stream_drops(const struct sp_stream *s);
 
 /* The latest META's name for pid, or NULL. */
-const char *pstream_task(const struct pstream *s, uint32_t pid);
+const char *sp_stream_task(const struct sp_stream *s, uint32_t pid);
 
 /* "stopped", "timeout", "elapsed" or "reason N". */
-const char *pstream_end_reason(uint8_t reason);
+const char *sp_stream_end_reason(uint8_t reason);

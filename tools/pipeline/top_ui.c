@@ -342,7 +342,7 @@ static int key(struct screen *s, const struct top_model *m, int ch)
 /* ---- the live feed: the kernels' profile streams ------------------------ */
 
 struct live {
-    struct pcoll c;
+    struct sp_collect c;
     struct top_model *m;
     const struct namer *nm;
     uint64_t now;               /* the time every record of a poll gets */
@@ -358,14 +358,14 @@ static void live_record(void *ctx, unsigned kernel, uint16_t cpu,
     top_add_sample(l->m, kernel, l->now, r->frames, r->depth);
 }
 
-static const char *state_note(enum pcoll_state st)
+static const char *state_note(enum sp_collect_state st)
 {
     switch (st) {
-    case PCOLL_STREAMING: case PCOLL_IDLE: return "";
-    case PCOLL_ENDED: return " (ended)";
-    case PCOLL_SILENT: return " (silent)";
-    case PCOLL_RESTARTED: return " (restarted)";
-    case PCOLL_FAILED: return " (failed)";
+    case SP_COLLECT_STREAMING: case SP_COLLECT_IDLE: return "";
+    case SP_COLLECT_ENDED: return " (ended)";
+    case SP_COLLECT_SILENT: return " (silent)";
+    case SP_COLLECT_RESTARTED: return " (restarted)";
+    case SP_COLLECT_FAILED: return " (failed)";
     }
     return "";
 }
@@ -376,16 +376,16 @@ static const char *state_note(enum pcoll_state st)
 static int live_step(struct live *l, uint64_t now)
 {
     l->now = now;
-    if (pcoll_poll(&l->c, 0) < 0) {
+    if (sp_collect_poll(&l->c, 0) < 0) {
         snprintf(l->err, sizeof l->err, "the collector's socket failed");
         return -1;
     }
     for (unsigned i = 0; i < l->c.n; i++) {
-        const struct pcoll_kernel *k = &l->c.k[i];
+        const struct sp_collect_kernel *k = &l->c.k[i];
         char name[HOSTADDR_NAME_MAX + 16];
         snprintf(name, sizeof name, "%s%s", k->name, state_note(k->state));
         top_set_kernel_info(l->m, i, name, k->s.have_meta ? k->s.meta.source : "",
-                            k->s.lost_records + pstream_drops(&k->s));
+                            k->s.lost_records + sp_stream_drops(&k->s));
         if (!k->s.have_meta || l->checked[i])
             continue;
         const struct prof_map *map = &l->nm->p.maps[l->nm->kmap[i]];
@@ -487,19 +487,19 @@ static int run(struct top_model *m, struct feeds *f, unsigned long iterations)
 static int live_open(struct live *l, const struct top_opts *o, const uint8_t *key,
                      FILE *errs)
 {
-    struct pcoll_opts po = {
+    struct sp_collect_opts po = {
         .prog = prog, .err = stderr, .key = key,
         .shell_timeout_ms = LIVE_SHELL_TIMEOUT_MS,
         .silent_ms = LIVE_SILENT_MS,
     };
-    if (pcoll_open(&l->c, &po, o->inputs, o->ninputs, live_record, l))
+    if (sp_collect_open(&l->c, &po, o->inputs, o->ninputs, live_record, l))
         return EXIT_USAGE;
     for (unsigned i = 0; i < o->ninputs; i++)
         top_set_kernel_info(l->m, i, l->c.k[i].name, "", 0);
     if (isatty(STDERR_FILENO))
         fprintf(stderr, "%s: starting the streams of %u kernel%s ...\n", prog,
                 o->ninputs, o->ninputs > 1 ? "s" : "");
-    int rc = pcoll_start(&l->c, 0, "all");
+    int rc = sp_collect_start(&l->c, 0, "all");
     if (rc == 0 && errs)
         l->c.o.err = errs;
     return rc;
@@ -548,8 +548,8 @@ int prof_top_main(int argc, char **argv)
         if (l.c.o.err == errs && errs)
             l.c.o.err = stderr;
         if (rc == 0 || l.err[0])
-            pcoll_stop(&l.c, LIVE_STOP_WAIT_MS);
-        pcoll_close(&l.c);
+            sp_collect_stop(&l.c, LIVE_STOP_WAIT_MS);
+        sp_collect_close(&l.c);
     }
     if (errs) {
         fclose(errs);
