@@ -8,7 +8,11 @@
  * one descriptor is posted at a time, and the reader polls for its return:
  * entropy is asked for rarely (the UDP shell's boot epoch, its challenges)
  * and at boot, before the scheduler runs, when there is nobody to wake.
- * The device is told not to interrupt.
+ * The device is told not to interrupt, but the spec only says it SHOULD
+ * NOT (virtio 1.0 2.4.7.2): on x86 its INTx line may be shared with
+ * virtio-net's, level-triggered, and an interrupt nobody acknowledged
+ * would repeat forever. So a handler that only acknowledges is attached
+ * all the same.
  *
  * Every wait is bounded. A device that does not answer within
  * VRNG_WAIT_MS, or answers nonsense (another descriptor, more bytes than
@@ -43,6 +47,7 @@ static struct {
     struct vq q;
     uint8_t *buf;                 /* one page: what descriptor 0 points at */
     const char *dead;             /* why the device was given up, or NULL */
+    struct virtio_transport *irq_t;   /* the transport vrng_irq is attached to */
     uint64_t requests, bytes, short_fills;
 } vr;
 
@@ -51,6 +56,13 @@ static void vrng_give_up(const char *why)
     if (!vr.dead)
         kprintf("virtio-rng: %s: device not used any more\n", why);
     vr.dead = why;
+}
+
+/* Interrupt context: acknowledging drops the line; the reader polls. */
+static void vrng_irq(void *arg)
+{
+    struct virtio_transport *t = arg;
+    t->ops->isr_ack(t);
 }
 
 static int vrng_fail(const char *why)
@@ -92,6 +104,11 @@ int virtio_rng_probe(struct virtio_transport *t)
         return vrng_fail("out of memory for the buffer");
     vr.q.desc[0] = (struct vq_desc){ va_to_pa(vr.buf), VRNG_BUF, VQ_DESC_F_WRITE, 0 };
     vq_set_interrupts(&vr.q, false);
+    if (vr.irq_t != t) {
+        if (o->irq_attach(t, vrng_irq, t) < 0)
+            return vrng_fail("no interrupt vector left for its acknowledgement");
+        vr.irq_t = t;
+    }
     o->set_status(t, status | VIRTIO_S_DRIVER_OK);
     return 0;
 }

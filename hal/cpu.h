@@ -45,7 +45,7 @@ const char *cycles_unit(void);
  * and part) and how many CPUs were started. arch/<arch>/cpuinfo.c. */
 void cpu_describe(struct printer *p);
 
-/* The sample path's own reads (kernel/profiler.c, kernel/stacktrace.c,
+/* The sample path's own reads (kernel/prof/sample.c, kernel/stacktrace.c,
  * the PMU core's claim): the same answers as cycles_now(), cpu_index(),
  * this_cpu() and irqs_enabled(), inline where the kernel itself is built
  * (freestanding, not a host test), from arch/<arch>/cpu_inline.h, as

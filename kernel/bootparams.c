@@ -19,25 +19,57 @@ static const char *const known_params[] = { "smp", "pmu", "ip", "mask", "gw", "u
 static int ushkey_state;                /* 0 none, 1 valid, -1 given but unusable */
 static uint8_t ushkey[USHP_KEY_LEN];
 
+/* The loader's own line, where the kernel parses a copy of it (x86): what
+ * the copy may have lost. */
+static struct {
+    size_t len;                         /* the loader's line, in bytes */
+    int cut_words;                      /* words past the copy's end */
+    int key_words;                      /* ushkey words in the whole line */
+} loader;
+
+void boot_params_copy(char *dst, size_t size, char *text)
+{
+    loader.len = strlen(text);
+    loader.cut_words = cmdline_copy(dst, size, text);
+    loader.key_words = cmdline_count(text, "ushkey");
+    cmdline_wipe(text, "ushkey");
+}
+
+static int parsed_count(const char *key)
+{
+    int n = 0;
+    for (int i = 0; i < cmdline.n; i++)
+        n += strcmp(cmdline.p[i].key, key) == 0;
+    return n;
+}
+
+/* Fails closed: if any ushkey word of the line (ushkey=... or a bare
+ * ushkey) was not parsed (past the first words or bytes, here or in the
+ * loader's copy), the key is refused even when another one was read, since
+ * the last one given is the one meant. Starting the shell open, or with an
+ * older key, would silently ignore the authentication asked for. Bare
+ * words count on both sides: one parsed must not make up for a key lost. */
 static void ushkey_take(char *raw)
 {
     const char *s = cmdline_get(&cmdline, "ushkey");
     ushkey_state = 0;
     secure_zero(ushkey, sizeof ushkey);
-    int words = cmdline_wipe(raw, "ushkey");
-    if (s) {
+    int words = cmdline_count(raw, "ushkey");
+    cmdline_wipe(raw, "ushkey");
+    if (loader.key_words > words)
+        words = loader.key_words;
+    if (parsed_count("ushkey") < words) {
+        ushkey_state = -1;
+        kprintf("boot: ushkey= was not read (past the first %d words or %zu bytes of the "
+                "command line): the UDP shell will not start\n", CMDLINE_MAX_PARAMS,
+                sizeof cmdline.buf - 1);
+    } else if (s) {
         size_t n = strlen(s);
         ushkey_state = ushp_parse_key(s, n, ushkey) == 0 ? 1 : -1;
         /* Never the value itself: a near miss is most of a key. */
         if (ushkey_state < 0)
             kprintf("boot: ushkey= must be %s; got %zu characters: the UDP shell will "
                     "not start\n", USHP_KEY_RULE, n);
-    } else if (words) {
-        /* Dropped (past the first words or bytes): starting the shell open
-         * would silently ignore the authentication asked for. */
-        ushkey_state = -1;
-        kprintf("boot: ushkey= was not read (past the first %d words or %zu bytes): "
-                "the UDP shell will not start\n", CMDLINE_MAX_PARAMS, sizeof cmdline.buf);
     }
     /* The parsed copy: this file's own buffer, split in place. */
     for (int i = 0; i < cmdline.n; i++)
@@ -68,6 +100,9 @@ const struct cmdline *boot_params_parse(char *text)
         if (!known)
             kprintf("boot: unknown parameter '%s' ignored\n", cmdline.p[i].key);
     }
+    if (loader.cut_words)
+        kprintf("boot: the command line is %zu bytes, the kernel keeps %zu: its last %d words "
+                "ignored\n", loader.len, sizeof cmdline.buf - 1, loader.cut_words);
     if (cmdline.dropped)
         kprintf("boot: %d words ignored (no key, past the first %d, or past %zu bytes)\n",
                 cmdline.dropped, CMDLINE_MAX_PARAMS, sizeof cmdline.buf);

@@ -9,6 +9,12 @@
  * (in place: the caller's copy of the command line) and in the parsed copy,
  * so no later reader of either (a message, a command) can show it. */
 const struct cmdline *boot_params_parse(char *text);
+/* Where the kernel parses a copy of the loader's line (x86: the loader's
+ * memory may be reused): copy text's whole words into dst (size bytes),
+ * then wipe ushkey='s value in text, remembering how many ushkey words
+ * the whole line had. boot_params_parse(dst) then refuses the key if the
+ * copy lost any of them, as it does for words it drops itself. */
+void boot_params_copy(char *dst, size_t size, char *text);
 /* ushkey=: 1 and key filled (once; the stored copy is then wiped), 0 if
  * absent, -1 if given but unusable (already reported) or already taken. */
 int boot_param_ushkey(uint8_t key[32]);

@@ -9,13 +9,16 @@
  * A bad value is reported by name and replaced by the default: a typo on
  * the command line should cost a message, not the network. Except ushkey=:
  * a bad key leaves the UDP shell stopped, since its default, no
- * authentication, is exactly what the key was given to prevent.
+ * authentication, is exactly what the key was given to prevent. So does a
+ * good key on a machine with no entropy source (hal/entropy.h, brought up
+ * before net_boot): the authenticated shell's epoch needs one.
  *
  * The device: the first virtio-net on PCI (x86: 1af4:1000), else the
  * first on a virtio-mmio transport the machine describes (arm64: the
  * device tree). The driver is the same over either. */
 #include "drivers/virtio.h"
 #include "drivers/virtio_net.h"
+#include "hal/entropy.h"
 #include "kernel/bootparams.h"
 #include "kernel/console.h"
 #include "kernel/netboot.h"
@@ -69,6 +72,13 @@ static void udpshell_boot(const struct cmdline *cl, int k, const uint8_t *key)
     if (k < 0) {
         kprintf("net: UDP shell not started: ushkey= is not usable (see above), and "
                 "without it the shell would be open to anyone\n");
+    } else if (k > 0 && !entropy_source()) {
+        /* The authenticated shell tags with a boot epoch drawn from a real
+         * entropy source (docs/udpshell.md); without one it cannot keep a
+         * request captured before a reboot from running again. */
+        kprintf("net: UDP shell not started: ushkey= needs an entropy source for the boot "
+                "epoch, and this machine has none (no RDRAND/RNDR, no virtio-rng device: "
+                "give QEMU -device virtio-rng-pci or virtio-rng-device)\n");
     } else if (k > 0) {
         if (udpshell_start_auth((uint16_t)port, key) == 0)
             kprintf("net: UDP shell on port %lu, authenticated (HMAC-SHA256, ushkey=)\n", port);

@@ -27,7 +27,7 @@ struct task {
     struct task *all_next;         /* every task, for ps/bt */
 };
 
-/* task_current_pid() for the sample path (kernel/profiler.c): one per-CPU
+/* task_current_pid() for the sample path (kernel/prof/sample.c): one per-CPU
  * load and one of the task, inline in the kernel build (hal/cpu.h's
  * this_cpu_inline); the function itself where host tests fake it. As a
  * call (and this_cpu's call inside it) it cost each x86-64 sample about

@@ -31,7 +31,7 @@
  * those positions from the bytes around pc (hal/unwind.h), and the
  * capture then takes the caller's return address from the stack slot or
  * link register where it still is. Most samples sit where that answer
- * cannot change the chain, and there it is not asked (leaf_is_moot). */
+ * cannot change the chain, and there it is not asked (st_leaf_is_moot). */
 #include "kernel/stacktrace.h"
 #include "hal/irq.h"
 #include "hal/unwind.h"

@@ -5,7 +5,7 @@
  * same function out of line, and the host tests exercise it there; the
  * profiler's host tests link a fake st_capture_trap instead
  * (SONDE_HOST_TEST), so only the kernel build includes this from
- * kernel/profiler.c. Every rule of the walk is kernel/stacktrace.c's. */
+ * kernel/prof/sample.c. Every rule of the walk is kernel/stacktrace.c's. */
 #pragma once
 #include <stdbool.h>
 #include <stdint.h>

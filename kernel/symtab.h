@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The table symgen emits (see tools/symgen.c for the layout). */
+/* The table symgen emits (see tools/symgen/table.c for the layout). */
 struct symtab_image {
     uint64_t count;
     const uint64_t *addrs;      /* sorted ascending */

@@ -190,3 +190,51 @@ int cmdline_wipe(char *text, const char *key)
     }
     return n;
 }
+
+int cmdline_count(const char *text, const char *key)
+{
+    size_t klen = strlen(key);
+    int n = 0;
+    for (const char *p = text; p && *p;) {
+        while (is_space(*p))
+            p++;
+        const char *w = p;
+        while (*p && !is_space(*p))
+            p++;
+        size_t len = (size_t)(p - w);
+        if (len >= klen && strncmp(w, key, klen) == 0 && (len == klen || w[klen] == '='))
+            n++;
+    }
+    return n;
+}
+
+/* A word cut in two would be read as another value (udpshell=90 for
+ * udpshell=9000, a key's first digits for the key): stop at the last
+ * boundary that fits instead. */
+int cmdline_copy(char *dst, size_t size, const char *src)
+{
+    size_t n = src ? strlen(src) : 0;
+    if (n < size) {
+        memcpy(dst, src ? src : "", n + 1);
+        return 0;
+    }
+    size_t cut = size ? size - 1 : 0;
+    if (cut && !is_space(src[cut]))
+        while (cut > 0 && !is_space(src[cut - 1]))
+            cut--;
+    if (size) {
+        memcpy(dst, src, cut);
+        dst[cut] = '\0';
+    }
+    int left = 0;
+    for (const char *p = src + cut; *p;) {
+        while (is_space(*p))
+            p++;
+        if (!*p)
+            break;
+        left++;
+        while (*p && !is_space(*p))
+            p++;
+    }
+    return left;
+}

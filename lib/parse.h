@@ -2,6 +2,7 @@
  * the kernel command line. */
 #pragma once
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Decimal, or hex with 0x. The whole string must be a number that fits:
@@ -31,3 +32,10 @@ const char *cmdline_get(const struct cmdline *cl, const char *key);
  * command line (a secret must not outlive its parsing). Returns how many
  * words had that key. */
 int cmdline_wipe(char *text, const char *key);
+/* How many words of a raw command line have this key: key=VALUE or the
+ * bare word key, as cmdline_parse would store them. */
+int cmdline_count(const char *text, const char *key);
+/* Copy src into dst (size bytes): all of it if it fits, else the whole
+ * words that fit, never part of one; terminated unless size is 0. Returns
+ * how many words were left out. */
+int cmdline_copy(char *dst, size_t size, const char *src);

@@ -16,8 +16,8 @@
  * (each on one line). mbps counts UDP payload bytes. The sink's seconds are
  * from its first datagram to its last, the time the traffic took.
  *
- * HOST and ADDR are IPv4 addresses or names (tools/common/hostaddr.c). Every run
- * stops at its time limit. */
+ * HOST and ADDR are IPv4 addresses or names (tools/common/hostaddr.c). Every
+ * run stops at its time limit. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>

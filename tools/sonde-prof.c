@@ -6,13 +6,14 @@
  *   sonde-prof report -i RAW [-i RAW ...] -e ELF [-e ELF ...] -o OUT
  *                     [--kernel NAME ...] [--per-kernel]
  *
- * One pipeline whatever the text's origin: raw text -> prof_add_raw ->
+ * One pipeline whatever the text's origin: raw text -> sp_profile_add_raw ->
  * build-id check -> symbolize -> one writer chosen by OUT's extension.
- * `record` runs `profile MS PID|all raw` over the UDP shell of every HOST
- * at once (tools/pipeline/record.c, with sonde-sh's protocol code) and feeds
+ * `record` runs `profile MS PID|all raw` over the UDP shell of every HOST at
+ * once (tools/pipeline/record.c, with sonde-sh's protocol code) and feeds
  * each reply to the same two steps: add_text, then finish. A window over
- * PREC_MS_MAX is a stream (tools/pipeline/collect.c), its records made into a
- * raw profile per kernel (tools/pipeline/agg.c) and fed to the same steps.
+ * SP_RECORD_MS_MAX is a stream (tools/pipeline/collect.c), its records made
+ * into a raw profile per kernel (tools/pipeline/agg.c) and fed to the same
+ * steps.
  *
  * Exit: 0 ok, 1 the remote said no (record: a kernel refused or answered
  * `profile: busy`), 2 usage, input or protocol error (no answer in time
@@ -49,7 +50,7 @@
 enum { EXIT_OK = 0, EXIT_REFUSED = 1, EXIT_USAGE = 2 };
 
 #define MAX_INPUTS 64
-/* record: windows up to PREC_MS_MAX are one `profile ... raw` reply;
+/* record: windows up to SP_RECORD_MS_MAX are one `profile ... raw` reply;
  * longer ones are a stream (docs/continuous.md), up to a day. */
 #define SP_STREAM_WINDOW_MAX_MS 86400000u
 #define STREAM_SILENT_MS 3000   /* a streaming kernel silent this long is given up */
@@ -127,7 +128,7 @@ static void usage(FILE *f)
         "  --per-kernel   folded and svg: the kernel name as the root frame\n"
         "Exit status: 0 ok, 1 a kernel refused (busy, nothing listening),\n"
         "2 usage, input or protocol error, or no answer in time.\n",
-        prog, prog, prog, prog, USHP_DEFAULT_PORT, PREC_MS_MAX);
+        prog, prog, prog, prog, USHP_DEFAULT_PORT, SP_RECORD_MS_MAX);
 }
 
 static int die_usage(const char *what, const char *arg)
@@ -150,6 +151,20 @@ static int pick_format(struct opts *o)
     fprintf(stderr, "%s: -o %s: unknown extension (known: .pb.gz, .folded, "
             ".svg, .txt)\n", prog, o->out);
     return -1;
+}
+
+/* What report and record check alike once their inputs are known: the
+ * ELFs (one for all, or one per input: per names an input, hint follows
+ * the message for no ELF), the output and its format. */
+static int check_elfs_out(struct opts *o, const char *hint, const char *per)
+{
+    if (!o->nelfs)
+        return die_usage("no kernel ELF: give -e ELF", hint);
+    if (!o->out)
+        return die_usage("no output: give -o OUT", NULL);
+    if (o->nelfs != 1 && o->nelfs != o->ninputs)
+        return die_usage("give -e once, or once per ", per);
+    return pick_format(o) ? EXIT_USAGE : EXIT_OK;
 }
 
 static int add_arg(const char **v, unsigned *n, const char *arg, const char *what)
@@ -185,26 +200,20 @@ static int parse_report_args(int argc, char **argv, struct opts *o)
         return die_usage("unexpected argument ", argv[optind]);
     if (!o->ninputs)
         return die_usage("no input: give -i RAW", NULL);
-    if (!o->nelfs)
-        return die_usage("no kernel ELF: give -e ELF", NULL);
-    if (!o->out)
-        return die_usage("no output: give -o OUT", NULL);
-    if (o->nelfs != 1 && o->nelfs != o->ninputs)
-        return die_usage("give -e once, or once per -i", NULL);
     if (o->nkernels && o->nkernels != o->ninputs)
         return die_usage("give --kernel once per -i, or not at all", NULL);
-    return pick_format(o) ? EXIT_USAGE : EXIT_OK;
+    return check_elfs_out(o, "", "-i");
 }
 
 /* ---- the pipeline ---------------------------------------------------- */
 
 struct elfs {
-    struct prof_elf *e[MAX_INPUTS];
+    struct sp_elf *e[MAX_INPUTS];
     unsigned n;
 };
 
 /* The map of an ELF path, opened on first use. */
-static int map_for(struct prof *p, struct elfs *es, const char *path,
+static int map_for(struct sp_profile *p, struct elfs *es, const char *path,
                    unsigned *map)
 {
     for (unsigned i = 0; i < p->nmaps; i++)
@@ -212,9 +221,9 @@ static int map_for(struct prof *p, struct elfs *es, const char *path,
             *map = i;
             return 0;
         }
-    char err[PROF_ERR_MAX];
-    unsigned m = prof_add_map(p, path);
-    es->e[m] = prof_elf_open(p, m, err, sizeof err);
+    char err[SP_ERR_MAX];
+    unsigned m = sp_profile_add_map(p, path);
+    es->e[m] = sp_elf_open(p, m, err, sizeof err);
     es->n = m + 1;
     if (!es->e[m]) {
         fprintf(stderr, "%s: %s\n", prog, err);
@@ -230,19 +239,19 @@ static int map_for(struct prof *p, struct elfs *es, const char *path,
 
 /* Adds one raw text; the ELF's build id must be the one the kernel that
  * printed the text was built with, or every name would be wrong. */
-static int add_text(struct prof *p, struct elfs *es, const char *text,
+static int add_text(struct sp_profile *p, struct elfs *es, const char *text,
                     size_t len, const char *origin, const char *kernel,
                     const char *elf)
 {
     unsigned map;
-    char err[PROF_ERR_MAX];
+    char err[SP_ERR_MAX];
     if (map_for(p, es, elf, &map))
         return -1;
-    if (prof_add_raw(p, text, len, origin, kernel, map, err, sizeof err)) {
+    if (sp_profile_add_raw(p, text, len, origin, kernel, map, err, sizeof err)) {
         fprintf(stderr, "%s: %s\n", prog, err);
         return -1;
     }
-    if (prof_check_build_id(origin, p->inputs[p->ninputs - 1].pi_hdr.ph_build_id,
+    if (sp_check_build_id(origin, p->inputs[p->ninputs - 1].pi_hdr.ph_build_id,
                             elf, p->maps[map].pm_build_id, err, sizeof err)) {
         fprintf(stderr, "%s: %s\n", prog, err);
         return -1;
@@ -250,29 +259,29 @@ static int add_text(struct prof *p, struct elfs *es, const char *text,
     return 0;
 }
 
-static int write_format(const struct prof *p, const struct opts *o, FILE *f,
+static int write_format(const struct sp_profile *p, const struct opts *o, FILE *f,
                         char *err, size_t cap)
 {
     switch (o->fmt) {
     case FMT_FOLDED:
-        return prof_folded_write(p, o->per_kernel, f);
+        return sp_folded_write(p, o->per_kernel, f);
     case FMT_SVG: {
         char title[256];
         snprintf(title, sizeof title, "sonde: %s%s, %llu samples",
                  p->inputs[0].pi_kernel, p->ninputs > 1 ? " and others" : "",
-                 (unsigned long long)prof_total(p));
-        return prof_svg_write(p, o->per_kernel, title, f);
+                 (unsigned long long)sp_profile_total(p));
+        return sp_svg_write(p, o->per_kernel, title, f);
     }
     case FMT_TXT:
-        return prof_text_write(p, f);
+        return sp_text_write(p, f);
     case FMT_PPROF:
-        return prof_pprof_write(p, f, err, cap);
+        return sp_pprof_write(p, f, err, cap);
     }
     return -1;
 }
 
 struct out_job {
-    const struct prof *p;       /* a profile in o->fmt ... */
+    const struct sp_profile *p;       /* a profile in o->fmt ... */
     const struct opts *o;
     const char *text;           /* ... or this text as it is */
     size_t len;
@@ -312,7 +321,7 @@ static int write_file(const char *path, const struct out_job *j)
         free(tmp);
         return -1;
     }
-    char err[PROF_ERR_MAX] = "write error";
+    char err[SP_ERR_MAX] = "write error";
     int rc = write_job(j, f, err, sizeof err);
     if (fclose(f) != 0 && rc == 0)
         rc = -1;
@@ -336,11 +345,11 @@ static const char *base_name(const char *path)
 
 /* Names every address and writes OUT: what follows add_text for every
  * input, whether the text came from a file (report) or a live shell. */
-static int finish(struct prof *p, struct elfs *es, const struct opts *o)
+static int finish(struct sp_profile *p, struct elfs *es, const struct opts *o)
 {
     for (unsigned m = 0; m < p->nmaps; m++)
-        prof_elf_symbolize(p, m, es->e[m]);
-    prof_name_unknown(p);
+        sp_elf_symbolize(p, m, es->e[m]);
+    sp_profile_name_unknown(p);
     struct out_job j = { p, o, NULL, 0 };
     return write_file(o->out, &j) ? EXIT_USAGE : EXIT_OK;
 }
@@ -352,13 +361,13 @@ static int cmd_report(int argc, char **argv)
     int rc = parse_report_args(argc, argv, &o);
     if (rc)
         return rc;
-    struct prof p;
+    struct sp_profile p;
     struct elfs es = { .n = 0 };
-    prof_init(&p);
+    sp_profile_init(&p);
     for (unsigned i = 0; i < o.ninputs && rc == 0; i++) {
-        char *text, err[PROF_ERR_MAX];
+        char *text, err[SP_ERR_MAX];
         size_t len;
-        if (prof_read_file(o.inputs[i], &text, &len, err, sizeof err)) {
+        if (sp_profile_read_file(o.inputs[i], &text, &len, err, sizeof err)) {
             fprintf(stderr, "%s: %s\n", prog, err);
             rc = EXIT_USAGE;
             break;
@@ -372,8 +381,8 @@ static int cmd_report(int argc, char **argv)
     if (rc == 0)
         rc = finish(&p, &es, &o);
     for (unsigned m = 0; m < es.n; m++)
-        prof_elf_close(es.e[m]);
-    prof_free(&p);
+        sp_elf_close(es.e[m]);
+    sp_profile_free(&p);
     return rc;
 }
 
@@ -449,15 +458,9 @@ static int parse_record_args(int argc, char **argv, struct opts *o)
         return EXIT_USAGE;
     if (!o->ninputs)
         return die_usage("no kernel to profile: give HOST[:PORT]", NULL);
-    if (!o->nelfs)
-        return die_usage("no kernel ELF: give -e ELF (e.g. build/x86_64/kernel.elf)", NULL);
-    if (!o->out)
-        return die_usage("no output: give -o OUT", NULL);
-    if (o->nelfs != 1 && o->nelfs != o->ninputs)
-        return die_usage("give -e once, or once per HOST in order", NULL);
     if (o->nraws && o->nraws != o->ninputs)
         return die_usage("give -r once per HOST in order, or not at all", NULL);
-    return pick_format(o) ? EXIT_USAGE : EXIT_OK;
+    return check_elfs_out(o, " (e.g. build/x86_64/kernel.elf)", "HOST in order");
 }
 
 /* The sockets under ushc_io and ushc_mux: one connected UDP socket per
@@ -500,7 +503,7 @@ static int open_socket(const char *arg, const struct sockaddr_in *peer)
     return fd;
 }
 
-/* ---- record: a stream, for windows over PREC_MS_MAX ------------------- */
+/* ---- record: a stream, for windows over SP_RECORD_MS_MAX --------------- */
 
 struct stream_rec {
     struct sp_agg agg[MAX_INPUTS];
@@ -547,7 +550,7 @@ static unsigned stream_ms(const struct sp_collect_kernel *k, unsigned ms)
 /* What the report says beside a kernel's loss: what became of it, and
  * what was refused (datagrams forged or not sane, records with a field
  * out of range); NULL when nothing. */
-static const char *stream_note(struct prof *p, const struct sp_collect_kernel *k)
+static const char *stream_note(struct sp_profile *p, const struct sp_collect_kernel *k)
 {
     char note[SP_COLLECT_NOTE_MAX + 160];
     size_t n = (size_t)snprintf(note, sizeof note, "%s", k->note);
@@ -556,19 +559,19 @@ static const char *stream_note(struct prof *p, const struct sp_collect_kernel *k
         snprintf(note + n, sizeof note - n, "%srefused %llu datagrams (forged or not sane), "
                  "%llu records (a field out of range)", n ? "; " : "",
                  (unsigned long long)dgrams, (unsigned long long)recs);
-    return note[0] ? prof_strdup(p, note) : NULL;
+    return note[0] ? sp_strdup(p, note) : NULL;
 }
 
 /* Each kernel's stream as a raw profile through add_text, with its loss
  * beside it. A kernel that never sent its META is left out, said so. */
-static int stream_inputs(struct sp_collect *c, struct stream_rec *sr, struct prof *p,
+static int stream_inputs(struct sp_collect *c, struct stream_rec *sr, struct sp_profile *p,
                          struct elfs *es, const struct opts *o, char **texts,
                          size_t *lens)
 {
     unsigned added = 0;
     for (unsigned i = 0; i < c->n; i++) {
         struct sp_collect_kernel *k = &c->k[i];
-        texts[i] = sp_agg_raw(&sr->agg[i], &k->s, stream_ms(k, o->ms), &lens[i]);
+        texts[i] = sp_agg_raw(&sr->agg[i], &k->s, PRAW_KIND_CPU, stream_ms(k, o->ms), &lens[i]);
         if (!texts[i]) {
             fprintf(stderr, "%s: kernel %s: no META came (no build id to check): "
                     "left out\n", prog, k->name);
@@ -577,7 +580,7 @@ static int stream_inputs(struct sp_collect *c, struct stream_rec *sr, struct pro
         if (add_text(p, es, texts[i], lens[i], k->name, k->name,
                      o->elfs[o->nelfs == 1 ? 0 : i]))
             return EXIT_USAGE;
-        struct prof_input *in = &p->inputs[p->ninputs - 1];
+        struct sp_input *in = &p->inputs[p->ninputs - 1];
         in->pi_stream = true;
         in->pi_lost_records = k->s.lost_records;
         in->pi_lost_dgrams = k->s.lost_dgrams;
@@ -609,7 +612,7 @@ static bool overdue(const struct sp_collect *c, unsigned ms)
     return false;
 }
 
-static int record_stream(const struct opts *o, const uint8_t *key, struct prof *p,
+static int record_stream(const struct opts *o, const uint8_t *key, struct sp_profile *p,
                          struct elfs *es)
 {
     static struct stream_rec sr;
@@ -678,10 +681,10 @@ static int cmd_record(int argc, char **argv)
     static uint8_t key[USHP_KEY_LEN];
     if (o.keyfile && ushc_load_key(o.keyfile, key, stderr, prog) < 0)
         return EXIT_USAGE;
-    if (o.ms > PREC_MS_MAX) {
-        struct prof p;
+    if (o.ms > SP_RECORD_MS_MAX) {
+        struct sp_profile p;
         struct elfs es = { .n = 0 };
-        prof_init(&p);
+        sp_profile_init(&p);
         /* The ELFs first: a wrong path must not cost a stream. */
         for (unsigned i = 0; i < o.ninputs && rc == 0; i++) {
             unsigned map;
@@ -691,16 +694,16 @@ static int cmd_record(int argc, char **argv)
         if (rc == 0)
             rc = record_stream(&o, o.keyfile ? key : NULL, &p, &es);
         for (unsigned m = 0; m < es.n; m++)
-            prof_elf_close(es.e[m]);
-        prof_free(&p);
+            sp_elf_close(es.e[m]);
+        sp_profile_free(&p);
         return rc;
     }
-    static struct prof_rec_host hs[MAX_INPUTS];
+    static struct sp_rec_host hs[MAX_INPUTS];
     static char names[MAX_INPUTS][HOSTADDR_NAME_MAX];
     struct socks sk = { .n = 0 };
-    struct prof p;
+    struct sp_profile p;
     struct elfs es = { .n = 0 };
-    prof_init(&p);
+    sp_profile_init(&p);
     /* Everything that can be checked before the window is: the hosts,
      * the ELFs (a wrong path must not cost a profile). */
     for (unsigned i = 0; i < o.ninputs && rc == 0; i++) {
@@ -733,13 +736,13 @@ static int cmd_record(int argc, char **argv)
         };
     }
     if (rc == 0) {
-        char cmd[PREC_CMD_MAX];
-        prof_record_command(cmd, sizeof cmd, o.ms, o.pid);
+        char cmd[SP_RECORD_CMD_MAX];
+        sp_record_command(cmd, sizeof cmd, o.ms, o.pid);
         if (isatty(STDERR_FILENO))
             fprintf(stderr, "%s: %s on %u kernel%s ...\n", prog, cmd, o.ninputs,
                     o.ninputs > 1 ? "s" : "");
         struct ushc_mux m = { &sk, socks_recv_any, mono_ms };
-        rc = prof_record_collect(&m, hs, o.ninputs, cmd);
+        rc = sp_record_collect(&m, hs, o.ninputs, cmd);
     }
     for (unsigned i = 0; i < o.ninputs && rc == 0; i++)
         if (add_text(&p, &es, hs[i].text, hs[i].len, names[i], names[i],
@@ -754,12 +757,12 @@ static int cmd_record(int argc, char **argv)
     }
     if (rc == 0)
         rc = finish(&p, &es, &o);
-    prof_record_free(hs, sk.n);
+    sp_record_free(hs, sk.n);
     for (unsigned i = 0; i < sk.n; i++)
         close(sk.fd[i]);
     for (unsigned m = 0; m < es.n; m++)
-        prof_elf_close(es.e[m]);
-    prof_free(&p);
+        sp_elf_close(es.e[m]);
+    sp_profile_free(&p);
     return rc;
 }
 
@@ -778,7 +781,7 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "record") == 0)
         return cmd_record(argc - 1, argv + 1);
     if (strcmp(argv[1], "top") == 0)
-        return prof_top_main(argc - 1, argv + 1);
+        return sp_top_main(argc - 1, argv + 1);
     fprintf(stderr, "%s: unknown command '%s' (known: record, report, top; see --help)\n",
             prog, argv[1]);
     return EXIT_USAGE;

@@ -5,8 +5,8 @@
  * With a command: send it, print the reply, exit 0; 1 if the host refused
  * it (nothing listens on the port), 2 on no reply within -t seconds, a
  * protocol error or bad usage. Without: a "> " prompt, one command a line.
- * The protocol (resends, reassembly) is tools/common/ushell_client.c; this file is
- * the socket, the clock and the command line.
+ * The protocol (resends, reassembly) is tools/common/ushell_client.c; this
+ * file is the socket, the clock and the command line.
  *
  * -k KEYFILE speaks the authenticated mode (a kernel booted with
  * ushkey=): requests tagged, replies verified.

@@ -5,7 +5,9 @@
  * and a profile that silently lost a line or took a garbled address would
  * be believed. Every rule of the grammar is checked and the first broken
  * one is named with its line. No library calls, no allocation: the kernel
- * can build this file as it is. */
+ * can build this file as it is.
+ *
+ * Wire format: prefix praw_. */
 #include "uapi/profile_raw.h"
 
 /* ---- error text: a tiny appender, since there is no snprintf here ---- */
@@ -50,12 +52,15 @@ static int fail(char *err, size_t cap, const char *a, const char *b)
 /* A cursor over one line. */
 struct praw_cur {
     const char *p, *end;
+    char stop;                  /* a field also ends here (0: only at ' ') */
 };
 
+/* The field at the cursor: up to the next space (or, when the cursor
+ * has a stop, that character), or the end. */
 static size_t field_len(const struct praw_cur *c)
 {
     size_t n = 0;
-    while (c->p + n < c->end && c->p[n] != ' ')
+    while (c->p + n < c->end && c->p[n] != ' ' && c->p[n] != c->stop)
         n++;
     return n;
 }
@@ -108,6 +113,16 @@ static int take_hex(struct praw_cur *c, uint64_t *out, const char *what,
     c->p += n;
     *out = v;
     return 0;
+}
+
+/* Whether the literal s is at the cursor (nothing taken). */
+static int at_lit(const struct praw_cur *c, const char *s)
+{
+    const char *p = c->p;
+    for (; *s; s++, p++)
+        if (p == c->end || *p != *s)
+            return 0;
+    return 1;
 }
 
 /* The literal s at the cursor. */
@@ -184,10 +199,37 @@ static int take_source(struct praw_cur *c, struct praw_header *h,
     return 0;
 }
 
+const char *praw_kind_name(unsigned kind)
+{
+    static const char *const names[] = { "cpu", "offcpu", "heap" };
+    return kind <= PRAW_KIND_MAX ? names[kind] : 0;
+}
+
+/* " kind=KIND" at the cursor. Written only for kinds other than cpu, but
+ * " kind=cpu" is read too. */
+static int take_kind(struct praw_cur *c, struct praw_header *h, char *err, size_t cap)
+{
+    if (take_lit(c, " kind=", err, cap) < 0)
+        return -1;
+    size_t n = field_len(c);
+    for (unsigned k = 0; k <= PRAW_KIND_MAX; k++) {
+        const char *name = praw_kind_name(k);
+        size_t i = 0;
+        while (i < n && name[i] && c->p[i] == name[i])
+            i++;
+        if (i == n && !name[i]) {
+            c->p += n;
+            h->ph_kind = (uint8_t)k;
+            return 0;
+        }
+    }
+    return fail(err, cap, "kind is not cpu, offcpu or heap", 0);
+}
+
 int praw_parse_header(const char *s, size_t len, struct praw_header *h,
                       char *err, size_t cap)
 {
-    struct praw_cur c = { s, s + len };
+    struct praw_cur c = { s, s + len, 0 };
     uint64_t v;
     if (take_lit(&c, PRAW_MAGIC "build-id=", err, cap) < 0)
         return -1;
@@ -206,6 +248,9 @@ int praw_parse_header(const char *s, size_t len, struct praw_header *h,
         take_dec(&c, UINT32_MAX, &v, "ms", err, cap) < 0)
         return -1;
     h->ph_ms = (uint32_t)v;
+    h->ph_kind = PRAW_KIND_CPU;
+    if (at_lit(&c, " kind=") && take_kind(&c, h, err, cap) < 0)
+        return -1;
     if (c.p != c.end)
         return fail(err, cap, "unexpected text after ms=", 0);
     return 0;
@@ -257,13 +302,33 @@ static int take_frames(struct praw_cur *c, struct praw_chain *ch,
 int praw_parse_chain(const char *s, size_t len, struct praw_chain *ch,
                      char *err, size_t cap)
 {
-    struct praw_cur c = { s, s + len };
+    return praw_parse_chain_kind(s, len, PRAW_KIND_CPU, ch, err, cap);
+}
+
+int praw_parse_chain_kind(const char *s, size_t len, unsigned kind,
+                          struct praw_chain *ch, char *err, size_t cap)
+{
+    struct praw_cur c = { s, s + len, ':' };
     uint64_t v;
     if (take_dec(&c, PRAW_COUNT_MAX, &v, "count", err, cap) < 0)
         return -1;
     if (v == 0)
         return fail(err, cap, "count is 0 (a chain has at least 1 sample)", 0);
     ch->pc_count = (uint32_t)v;
+    ch->pc_weight = v;
+    int weighed = c.p < c.end && *c.p == ':';
+    if (weighed != (kind != PRAW_KIND_CPU))
+        return fail(err, cap, weighed ? "a CPU chain has no weight (count:weight)"
+                                      : "weight is missing (count:weight)", 0);
+    if (weighed) {
+        c.p++;
+        if (take_dec(&c, UINT64_MAX, &v, "weight", err, cap) < 0)
+            return -1;
+        if (v == 0)
+            return fail(err, cap, "weight is 0", 0);
+        ch->pc_weight = v;
+    }
+    c.stop = 0;
     if (take_sep(&c, "pid", err, cap) < 0 ||
         take_dec(&c, PRAW_PID_MAX, &v, "pid", err, cap) < 0)
         return -1;
@@ -337,7 +402,7 @@ int praw_parse(const char *text, size_t len, struct praw_header *h,
         line++;
         if (next_line(text, len, &pos, line, &s, &e, err, cap) < 0)
             return -1;
-        if (praw_parse_chain(text + s, e - s, &c, why, sizeof why) < 0)
+        if (praw_parse_chain_kind(text + s, e - s, h->ph_kind, &c, why, sizeof why) < 0)
             return fail_line(err, cap, line, why);
         sum += c.pc_count;      /* < 2^32 lines of < 2^32: cannot wrap */
         if (sum > h->ph_samples)

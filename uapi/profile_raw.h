@@ -8,15 +8,22 @@
  *
  *   profile  = header chain*
  *   header   = "# sonde raw build-id=" BUILDID " source=" SOURCE
- *              " samples=" DEC " dropped=" DEC " cpus=" DEC " ms=" DEC "\n"
- *   chain    = COUNT " " PID " " TASK " " CPU " " PC (" " RET){0,7} "\n"
+ *              " samples=" DEC " dropped=" DEC " cpus=" DEC " ms=" DEC
+ *              [" kind=" KIND] "\n"
+ *   chain    = COUNT [":" WEIGHT] " " PID " " TASK " " CPU " " PC (" " RET){0,7} "\n"
  *
  *   BUILDID  = 40 lowercase hex digits: the kernel's GNU build id (sha1)
  *   SOURCE   = 1-63 printable ASCII characters (spaces allowed); it runs
  *              to the first " samples=", which it therefore never contains.
  *              The kernel's sample source name: "tick 100Hz" or "pmu/...".
  *   DEC      = decimal digits, no sign, no leading zero (but "0" itself)
+ *   KIND     = "cpu" | "offcpu" | "heap": what the records measure. A
+ *              profile without kind= is a CPU profile (every profile
+ *              before kinds existed); a CPU profile is written without it.
  *   COUNT    = DEC, 1 .. 4294967295: samples with exactly this chain
+ *   WEIGHT   = DEC, 1 .. 2^64-1: their weights added (nanoseconds off the
+ *              CPU, bytes). Present exactly when the kind is not cpu; a
+ *              CPU sample weighs 1, so a CPU chain's weight is its COUNT.
  *   PID      = DEC, 0 .. 2147483647
  *   TASK     = 1-31 characters from '!' .. '~' except ';': the task's name
  *              when sampled. The kernel replaces a space or ';' in a name
@@ -42,7 +49,9 @@
  *   2 7 burn 1 ffffffff80104a20 ffffffff80104a5b
  *
  * The parser (uapi/profile_raw.c) is portable C with no library calls, so
- * the kernel can share it (and the constants) with the host tools. */
+ * the kernel can share it (and the constants) with the host tools.
+ *
+ * Wire format: prefix praw_ and PRAW_. */
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
@@ -57,6 +66,13 @@
 #define PRAW_COUNT_MAX    4294967295u
 #define PRAW_ERR_MAX      160       /* a parse error message, NUL included */
 
+/* KIND, as the kernel's record kinds (kernel/prof/record.h) and the
+ * stream's (uapi/profile_stream.h) number them. */
+enum { PRAW_KIND_CPU = 0, PRAW_KIND_OFFCPU = 1, PRAW_KIND_HEAP = 2 };
+#define PRAW_KIND_MAX     PRAW_KIND_HEAP
+/* "cpu", "offcpu", "heap"; NULL above PRAW_KIND_MAX. */
+const char *praw_kind_name(unsigned kind);
+
 struct praw_header {
     char ph_build_id[PRAW_BUILD_ID_HEX + 1];
     char ph_source[PRAW_SOURCE_MAX + 1];
@@ -64,10 +80,12 @@ struct praw_header {
     uint64_t ph_dropped;
     uint32_t ph_cpus;
     uint32_t ph_ms;
+    uint8_t ph_kind;                /* PRAW_KIND_*; PRAW_KIND_CPU without kind= */
 };
 
 struct praw_chain {
     uint32_t pc_count;
+    uint64_t pc_weight;             /* ":WEIGHT", or pc_count when none */
     uint32_t pc_pid;
     uint32_t pc_cpu;
     char pc_task[PRAW_TASK_MAX + 1];
@@ -92,6 +110,11 @@ int praw_parse_header(const char *s, size_t len, struct praw_header *h,
                       char *err, size_t errcap);
 int praw_parse_chain(const char *s, size_t len, struct praw_chain *c,
                      char *err, size_t errcap);
+/* The same, for a chain of a profile of kind (PRAW_KIND_*): a weight is
+ * required exactly when the kind is not cpu. praw_parse_chain is this
+ * for a CPU profile. */
+int praw_parse_chain_kind(const char *s, size_t len, unsigned kind,
+                          struct praw_chain *c, char *err, size_t errcap);
 
 /* The sampling period a source name implies, in nanoseconds: 1 ms for the
  * performance counter ("pmu/..."), 10 ms for the tick ("tick 100Hz");

@@ -11,7 +11,9 @@
  * task name is one field of '!'..'~' without ';' (the encoder turns
  * anything else into '_'), a source is printable with spaces allowed, a
  * build id is lowercase hex. No library calls, no allocation: the kernel
- * builds this file as it is. */
+ * builds this file as it is.
+ *
+ * Wire format: prefix pstr_. */
 #include "uapi/profile_stream.h"
 #include "uapi/byteorder.h"
 
@@ -86,20 +88,26 @@ static int record_at(const uint8_t *p, size_t avail, struct pstr_record *r)
 {
     if (avail < PSTR_REC_FIXED)
         return PSTR_ESHORT;
-    uint8_t depth = p[4], flags = p[5];
-    if (depth < 1 || depth > PSTR_FRAMES || (flags & ~PSTR_REC_TICK))
+    uint8_t depth = p[4], flags = p[5], kind = p[6];
+    /* One encoding per record: a CPU sample never carries a weight (it
+     * weighs 1), every other kind always does. */
+    if (depth < 1 || depth > PSTR_FRAMES || (flags & ~(PSTR_REC_TICK | PSTR_REC_WEIGHT)) ||
+        kind > PSTR_KIND_MAX || (kind == PSTR_KIND_CPU) == !!(flags & PSTR_REC_WEIGHT))
         return PSTR_EFIELD;
-    if (get_be16(p + 6) != 0)
+    if (p[7] != 0)
         return PSTR_ERESERVED;
-    size_t need = PSTR_REC_FIXED + 8 * (size_t)depth;
+    size_t fixed = PSTR_REC_FIXED + (flags & PSTR_REC_WEIGHT ? PSTR_REC_WEIGHT_LEN : 0);
+    size_t need = fixed + 8 * (size_t)depth;
     if (avail < need)
         return PSTR_ESHORT;
     if (r) {
         r->pid = get_be32(p);
         r->depth = depth;
-        r->flags = flags;
+        r->flags = flags & ~PSTR_REC_WEIGHT;
+        r->kind = kind;
+        r->weight = flags & PSTR_REC_WEIGHT ? get_be64(p + PSTR_REC_FIXED) : 1;
         for (unsigned i = 0; i < PSTR_FRAMES; i++)
-            r->frames[i] = i < depth ? get_be64(p + PSTR_REC_FIXED + 8 * i) : 0;
+            r->frames[i] = i < depth ? get_be64(p + fixed + 8 * i) : 0;
     }
     return (int)need;
 }
@@ -292,7 +300,26 @@ void pstr_batch_head(struct pstr_writer *w, const struct pstr_batch *b)
 
 bool pstr_add_record(struct pstr_writer *w, const struct pstr_record *r)
 {
-    return pstr_add_frames(w, r->pid, r->flags, r->frames, r->depth);
+    uint8_t flags = r->flags & ~PSTR_REC_WEIGHT;
+    if (r->kind == PSTR_KIND_CPU)
+        return pstr_add_frames(w, r->pid, flags, r->frames, r->depth);
+    if (r->depth < 1 || r->depth > PSTR_FRAMES || (flags & ~PSTR_REC_TICK) ||
+        r->kind > PSTR_KIND_MAX)
+        return false;
+    size_t fixed = PSTR_REC_FIXED + PSTR_REC_WEIGHT_LEN;
+    size_t need = fixed + 8 * (size_t)r->depth;
+    if (w->len + need > PSTR_DGRAM_MAX)
+        return false;
+    uint8_t *p = w->buf + w->len;
+    flags |= PSTR_REC_WEIGHT;
+    put_be64(p, (uint64_t)r->pid << 32 | (uint64_t)r->depth << 24 | (uint64_t)flags << 16 |
+                (uint64_t)r->kind << 8);
+    put_be64(p + PSTR_REC_FIXED, r->weight);
+    for (unsigned i = 0; i < r->depth; i++)
+        put_be64(p + fixed + 8 * i, r->frames[i]);
+    w->len += need;
+    w->count++;
+    return true;
 }
 
 void pstr_meta_head(struct pstr_writer *w, const struct pstr_meta *m)

@@ -37,10 +37,21 @@
  *   record:
  *        0    4 pid        the task sampled (0: none, idle)
  *        4    1 depth      frames, 1 .. PSTR_FRAMES
- *        5    1 flags      PSTR_REC_TICK: taken by the tick, not the counter
- *        6    2 reserved   zero
- *        8  8*depth frames  the interrupted pc, then return addresses,
+ *        5    1 flags      PSTR_REC_TICK: taken by the tick, not the counter;
+ *                          PSTR_REC_WEIGHT: a weight follows
+ *        6    1 kind       what the record measures: PSTR_KIND_CPU (0), a
+ *                          sample of the running pc; PSTR_KIND_OFFCPU (1),
+ *                          time off the CPU; PSTR_KIND_HEAP (2), bytes
+ *        7    1 reserved   zero
+ *   (8    8 weight)        with PSTR_REC_WEIGHT, which every kind but
+ *                          PSTR_KIND_CPU has and a CPU sample never has: how
+ *                          much (nanoseconds off the CPU, bytes); a CPU
+ *                          sample weighs 1
+ *     8|16 8*depth frames  the interrupted pc, then return addresses,
  *                          innermost first (as in the raw profile)
+ * A CPU sample is sent without a weight, so its 8 bytes of fixed part are
+ * those the format had before it carried kinds (the kind byte was
+ * reserved, zero): a reader of that format reads every CPU sample.
  *
  * META payload: what the records need to be read; sent first, then about
  * every second (a collector that lost the first one learns it late, not
@@ -74,7 +85,9 @@
  * The encoder and the parsers (uapi/profile_stream.c) are portable C with
  * no library calls, shared by the kernel and the host tools. The parsers
  * never read past the datagram and refuse anything malformed with a reason
- * (PSTR_E*), whatever the bytes. */
+ * (PSTR_E*), whatever the bytes.
+ *
+ * Wire format: prefix pstr_ and PSTR_. */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
@@ -91,11 +104,16 @@
 #define PSTR_BUILD_ID_HEX 40
 #define PSTR_BATCH_HDR    12
 #define PSTR_REC_FIXED    8          /* a record's bytes before its frames */
-#define PSTR_REC_MAX      (PSTR_REC_FIXED + 8 * PSTR_FRAMES)
+#define PSTR_REC_WEIGHT_LEN 8       /* the optional weight */
+#define PSTR_REC_MAX      (PSTR_REC_FIXED + PSTR_REC_WEIGHT_LEN + 8 * PSTR_FRAMES)
+#define PSTR_REC_MAX_CPU  (PSTR_REC_FIXED + 8 * PSTR_FRAMES)   /* no weight */
 #define PSTR_PID_ALL      0xffffffffu
 
 enum { PSTR_META = 1, PSTR_BATCH = 2, PSTR_END = 3 };
 #define PSTR_REC_TICK     0x01
+#define PSTR_REC_WEIGHT   0x02
+enum { PSTR_KIND_CPU = 0, PSTR_KIND_OFFCPU = 1, PSTR_KIND_HEAP = 2 };
+#define PSTR_KIND_MAX     PSTR_KIND_HEAP
 
 enum {
     PSTR_END_STOPPED = 1,    /* `profile stop` */
@@ -105,8 +123,10 @@ enum {
 #define PSTR_KEEPALIVE_MS 5000   /* a stream without a keep-alive ends */
 
 /* Every BATCH datagram holds at least this many records of any depth. */
-_Static_assert((PSTR_DGRAM_MAX - PSTR_HDR_LEN - PSTR_BATCH_HDR) / PSTR_REC_MAX >= 18,
-               "a batch holds 18 full-depth records");
+_Static_assert((PSTR_DGRAM_MAX - PSTR_HDR_LEN - PSTR_BATCH_HDR) / PSTR_REC_MAX_CPU >= 18,
+               "a batch holds 18 full-depth CPU samples");
+_Static_assert((PSTR_DGRAM_MAX - PSTR_HDR_LEN - PSTR_BATCH_HDR) / PSTR_REC_MAX >= 16,
+               "a batch holds 16 full-depth weighted records");
 
 /* pstr_parse's and the payload parsers' reasons for refusing a datagram. */
 #define PSTR_ESHORT     -1   /* shorter than its header or a field it declares */
@@ -130,7 +150,10 @@ struct pstr_hdr {                   /* host byte order */
 
 struct pstr_record {
     uint32_t pid;
-    uint8_t depth, flags;
+    uint8_t depth, flags;           /* PSTR_REC_TICK; PSTR_REC_WEIGHT is the
+                                       format's business, never set here */
+    uint8_t kind;                   /* PSTR_KIND_* */
+    uint64_t weight;                /* parsed: 1 when none was sent */
     uint64_t frames[PSTR_FRAMES];
 };
 
@@ -181,12 +204,15 @@ void pstr_begin(struct pstr_writer *w, uint8_t type, uint16_t cpu,
                 uint32_t stream, uint32_t seq, uint64_t t_ns);
 /* BATCH: right after pstr_begin, once. */
 void pstr_batch_head(struct pstr_writer *w, const struct pstr_batch *b);
+/* Any record. A CPU sample weighs 1: it is sent without a weight, and
+ * r->weight is ignored; every other kind is sent with its weight. */
 bool pstr_add_record(struct pstr_writer *w, const struct pstr_record *r);
-/* The same record from its parts, frames[0 .. depth): what a kernel adds
- * straight from its own records, without a struct pstr_record between.
+/* A CPU sample (kind cpu, weight 1) from its parts, frames[0 .. depth):
+ * what a kernel adds straight from its own records, without a struct
+ * pstr_record between.
  * Inline: the kernel's stream encodes ~1000 records a second per CPU,
  * and a call, its checks and its loop were most of a record's cost. The
- * fixed part is one 8-byte store (pid, depth, flags, reserved 0), the
+ * fixed part is one 8-byte store (pid, depth, flags, kind cpu 0), the
  * frames a store each, unrolled from the deepest. */
 _Static_assert(PSTR_FRAMES == 8, "pstr_add_frames' unrolled stores cover every depth");
 static inline bool pstr_add_frames(struct pstr_writer *w, uint32_t pid, uint8_t flags,

@@ -1,7 +1,7 @@
 /* arch/x86_64/bootinfo.c: the PVH start info or the Multiboot2 tags. */
 #include "arch/x86_64/bootinfo.h"
 #include "arch/x86_64/layout.h"
-#include "lib/parse.h"
+#include "kernel/bootparams.h"
 #include "lib/string.h"
 
 struct boot_info boot_info;
@@ -23,13 +23,13 @@ static void add_ram(uint64_t base, uint64_t len)
 }
 
 /* The loader's text is wiped of ushkey='s value once copied: boot_info's
- * copy is then the only one, and boot_params_parse wipes that. */
+ * copy is then the only one, and boot_params_parse wipes that. The copy
+ * keeps whole words only, and a key past its end is refused, not lost
+ * (kernel/bootparams.c). */
 static void copy_cmdline(char *s)
 {
-    if (s) {
-        strlcpy(boot_info.cmdline, s, sizeof boot_info.cmdline);
-        cmdline_wipe(s, "ushkey");
-    }
+    if (s)
+        boot_params_copy(boot_info.cmdline, sizeof boot_info.cmdline, s);
 }
 
 static const char *parse_pvh(uint32_t pa)

@@ -17,7 +17,9 @@
  * the task under no lock. So a task that exited during the window (or
  * before the report) has no name left to find: its samples keep their
  * pid and are printed under the task "-", as samples with no task (pid 0)
- * are. A pid is never reused, so a name found is that task's own. */
+ * are. A pid is never reused, so a name found is that task's own.
+ *
+ * Profiler core: prefix prof_ and PROF_. */
 #include "kernel/buildid.h"
 #include "kernel/prof/fold.h"
 #include "kernel/prof/report.h"
@@ -26,6 +28,7 @@
 #include "lib/printf.h"
 #include "lib/string.h"
 #include "mm/heap.h"
+#include "uapi/profile_raw.h"
 
 /* One distinct chain. Raw keys on (pid, cpu, frames) with the exact
  * addresses; folded keys on (task name, frames) where a frame is the
@@ -37,7 +40,8 @@ struct exp_chain {
     uintptr_t ec_frames[PROF_FRAMES];
     int32_t ec_pid;             /* raw only */
     uint32_t ec_task;           /* folded: index of the name's first holder */
-    uint32_t ec_count;
+    uint32_t ec_count;          /* records */
+    uint64_t ec_weight;         /* their weights: for CPU samples, the count */
     uint16_t ec_cpu;            /* raw only */
     uint8_t ec_depth;
     uint8_t ec_named;           /* folded: bit i set: frame i is a name */
@@ -55,7 +59,8 @@ struct exp_task {
 struct exp_fold {
     const struct prof_snapshot *snap;
     bool folded;
-    uint32_t total;             /* samples: a bound on everything below */
+    uint32_t total;             /* records: a bound on everything below */
+    uint32_t samples;           /* of them, of the snapshot's kind */
     struct exp_chain *chains;   /* total entries */
     uint32_t nchains;
     struct prof_index ix;       /* for total chains: it never grows */
@@ -180,11 +185,13 @@ static void exp_add(struct exp_fold *f, const struct exp_chain *k)
             struct exp_chain *c = &f->chains[f->nchains++];
             *c = *k;
             c->ec_count = 1;
+            c->ec_weight = k->ec_weight;
             f->ix.slot[i] = f->nchains;
             return;
         }
         if (exp_same(&f->chains[s - 1], k)) {
             f->chains[s - 1].ec_count++;
+            f->chains[s - 1].ec_weight += k->ec_weight;
             return;
         }
     }
@@ -196,8 +203,13 @@ static void exp_fold_all(struct exp_fold *f)
     struct exp_chain k;
     for (unsigned c = 0; c < MAX_CPUS; c++) {
         for (uint32_t i = 0; i < s->ps_count[c]; i++) {
-            exp_key(f, &s->ps_recs[c][i], c, &k);
+            const struct prof_record *r = &s->ps_recs[c][i];
+            if (r->pr_kind != s->ps_kind)
+                continue;       /* not what this run measures */
+            exp_key(f, r, c, &k);
+            k.ec_weight = prof_record_weight(r);
             exp_add(f, &k);
+            f->samples++;
         }
     }
 }
@@ -249,8 +261,8 @@ static int exp_cmp_raw(const struct exp_chain *a, const struct exp_chain *b)
 static bool exp_before(const struct exp_fold *f, uint32_t x, uint32_t y)
 {
     const struct exp_chain *a = &f->chains[x], *b = &f->chains[y];
-    if (a->ec_count != b->ec_count)
-        return a->ec_count > b->ec_count;
+    if (a->ec_weight != b->ec_weight)
+        return a->ec_weight > b->ec_weight;
     return (f->folded ? exp_cmp_folded(f, a, b) : exp_cmp_raw(a, b)) < 0;
 }
 
@@ -301,8 +313,12 @@ static void exp_header(const struct exp_fold *f, const char *kind,
     for (unsigned i = 0; i < MAX_CPUS; i++)
         cpus += s->ps_count[i] > 0;
     pr_printf(p, "# sonde %s build-id=%s source=%s samples=%u dropped=%u "
-              "cpus=%u ms=%u\n", kind, build_id(), s->ps_source, f->total,
+              "cpus=%u ms=%u", kind, build_id(), s->ps_source, f->samples,
               s->ps_dropped, cpus, s->ps_ms);
+    /* CPU profiles say nothing: their header is the one before kinds. */
+    if (s->ps_kind != PROF_KIND_CPU)
+        pr_printf(p, " kind=%s", praw_kind_name(s->ps_kind));
+    pr_puts(p, "\n");
 }
 
 /* "3 7 burn 1 ffffffff80104a1c ffffffff80104a5b": count, pid, task, cpu,
@@ -311,8 +327,10 @@ static void exp_print_raw(struct exp_fold *f, const struct exp_chain *c,
                           struct printer *p)
 {
     uint32_t t = exp_task_of(f, c->ec_pid);
-    pr_printf(p, "%u %d %s %u", c->ec_count, c->ec_pid,
-              f->tasks[t].ex_name, c->ec_cpu);
+    pr_printf(p, "%u", c->ec_count);
+    if (f->snap->ps_kind != PROF_KIND_CPU)
+        pr_printf(p, ":%lu", (unsigned long)c->ec_weight);
+    pr_printf(p, " %d %s %u", c->ec_pid, f->tasks[t].ex_name, c->ec_cpu);
     for (unsigned i = 0; i < c->ec_depth; i++)
         pr_printf(p, " %lx", (unsigned long)c->ec_frames[i]);
     pr_puts(p, "\n");
@@ -327,7 +345,7 @@ static void exp_print_folded(const struct exp_fold *f,
         char buf[20];
         pr_printf(p, ";%s", exp_frame_name(c, i, buf, sizeof buf));
     }
-    pr_printf(p, " %u\n", c->ec_count);
+    pr_printf(p, " %lu\n", (unsigned long)c->ec_weight);
 }
 
 static void exp_free(struct exp_fold *f)

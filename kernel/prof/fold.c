@@ -5,7 +5,9 @@
  * The index holds no entries itself: it maps a 64-bit hash to a position
  * in an array its user owns (distinct chains, resolved symbols), so one
  * piece of code serves every key the folds need, each compared by its
- * user. See kernel/prof/fold.h for the rules. */
+ * user. See kernel/prof/fold.h for the rules.
+ *
+ * Profiler core: prefix prof_ and PROF_. */
 #include "kernel/prof/fold.h"
 #include "lib/string.h"
 #include "mm/heap.h"

@@ -1,5 +1,7 @@
 /* kernel/prof/fold.h: the hash index both folds use (kernel/prof/fold.c),
- * the text report's and the exports'. */
+ * the text report's and the exports'.
+ *
+ * Profiler core: prefix prof_ and PROF_. */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>

@@ -6,7 +6,9 @@
  * its source); the off-CPU kind will weigh nanoseconds and the heap kind
  * bytes. Readers fold records of one kind by chain and add the weights,
  * never mixing kinds. The same kind and weight travel in the raw profile
- * (uapi/profile_raw.h) and the stream (uapi/profile_stream.h). */
+ * (uapi/profile_raw.h) and the stream (uapi/profile_stream.h).
+ *
+ * Profiler core: prefix prof_ and PROF_. */
 #pragma once
 #include <stdint.h>
 #include "kernel/prof/prof.h"
@@ -22,10 +24,31 @@ struct prof_record {
     int32_t pr_pid;
     uint32_t pr_cost;           /* cycles this sample took */
     uint8_t pr_depth;           /* 1..PROF_FRAMES */
-    /* pr_tick and pr_kind side by side: from the sampler both are
-     * constants, and GCC stores them as one halfword. */
-    uint8_t pr_tick;            /* 1: taken by the tick, 0: by the counter */
-    uint8_t pr_kind;            /* enum prof_kind */
-    uint64_t pr_weight;         /* 1 for a CPU sample */
+    /* pr_tick and pr_kind side by side, written as one halfword (pr_tag):
+     * from the sampler both are constants, so the two cost one store. */
+    union {
+        struct {
+            uint8_t pr_tick;    /* 1: taken by the tick, 0: by the counter */
+            uint8_t pr_kind;    /* enum prof_kind */
+        };
+        uint16_t pr_tag;
+    };
+    /* Kinds other than cpu only: a CPU sample weighs 1 and the sampler
+     * never writes this word (prof_record_weight reads it right). */
+    uint64_t pr_weight;
     uintptr_t pr_frames[PROF_FRAMES];
-};
+} __attribute__((aligned(32)));
+/* 96 bytes, a multiple of 32: a slot's address is three instructions from
+ * its index (x3, <<5, add), as it was at 80 bytes (x5, <<4, add); at 88
+ * it took four, on the path of every sample. */
+_Static_assert(sizeof(struct prof_record) == 96, "a record is 96 bytes");
+
+/* pr_tag for a record of kind taken by the tick (or not): little-endian,
+ * pr_tick the low byte (both architectures Sonde runs on). */
+#define PROF_TAG(tick, kind) ((uint16_t)((unsigned)(tick) | (unsigned)(kind) << 8))
+
+/* What a record weighs: 1 for a CPU sample, else its pr_weight. */
+static inline uint64_t prof_record_weight(const struct prof_record *r)
+{
+    return r->pr_kind == PROF_KIND_CPU ? 1 : r->pr_weight;
+}

@@ -5,7 +5,9 @@
  *
  * The text report folds records by whole call chain: the leaf by symbol
  * (a sample can land on any instruction of a function), the callers by
- * exact return address (each call site has exactly one). */
+ * exact return address (each call site has exactly one).
+ *
+ * Profiler core: prefix prof_ and PROF_. */
 #include "kernel/prof/fold.h"
 #include "kernel/prof/report.h"
 #include "kernel/symtab.h"
@@ -23,7 +25,7 @@ struct prof_chain {
     uintptr_t ch_callers[PROF_FRAMES - 1];
     const char *ch_name;        /* NULL: the leaf did not resolve */
     size_t ch_off_min, ch_off_max;
-    uint32_t ch_count;
+    uint64_t ch_weight;         /* the records' weights: for CPU samples, their count */
     uint8_t ch_depth;
 };
 
@@ -65,8 +67,9 @@ struct prof_fold {
     bool nomem;                 /* an array could not grow */
     const struct prof_snapshot *snap;
     uint32_t max_count;
-    uint32_t total;
-    uint32_t over_samples;      /* samples whose chain did not fit */
+    uint32_t total;             /* records of the snapshot's kind, folded */
+    uint64_t weight;            /* and their weights */
+    uint64_t over_weight;       /* weight of the records whose chain did not fit */
     uint32_t over_chains;       /* distinct such chains */
     uint32_t *costs;            /* every record's cost, for the median */
     unsigned ncpus;             /* CPUs with records, in index order */
@@ -142,7 +145,7 @@ static bool prof_key_of(struct prof_fold *f, const struct prof_record *r,
     k->off = y->sy_off;
     k->depth = depth;
     k->callers = &r->pr_frames[1];
-    uint64_t h = prof_mix(depth, k->leaf);
+    uint64_t h = prof_mix(depth, k->leaf);     /* one kind per fold: not keyed */
     h = prof_mix(h, k->name != NULL);
     for (unsigned i = 0; i + 1 < depth; i++)
         h = prof_mix(h, k->callers[i]);
@@ -189,7 +192,7 @@ static struct prof_chain *prof_find_or_add(struct prof_fold *f, const struct pro
     for (unsigned j = 0; j + 1 < k->depth; j++)
         c->ch_callers[j] = k->callers[j];
     c->ch_off_min = c->ch_off_max = k->off;
-    c->ch_count = 0;
+    c->ch_weight = 0;
     *slot = ++f->nall;
     return c;
 }
@@ -214,28 +217,34 @@ static void prof_fold_table(struct prof_fold *f)
     }
     struct prof_key k;
     uint32_t n = 0;
+    uint8_t kind = f->snap->ps_kind;
     for (uint32_t i = 0; i < f->max_count; i++) {
         for (unsigned j = 0; j < ncpus; j++) {
             if (i >= count[j])
                 continue;
             const struct prof_record *r = &recs[j][i];
+            if (r->pr_kind != kind)
+                continue;       /* not what this run measures */
             f->costs[n++] = r->pr_cost;
             struct prof_chain *c = prof_key_of(f, r, &k) ? prof_find_or_add(f, &k) : NULL;
             if (!c) {
                 f->nomem = true;
                 return;
             }
-            c->ch_count++;
+            uint64_t w = prof_record_weight(r);
+            c->ch_weight += w;
+            f->weight += w;
             if (k.off < c->ch_off_min)
                 c->ch_off_min = k.off;
             if (k.off > c->ch_off_max)
                 c->ch_off_max = k.off;
         }
     }
+    f->total = n;
     f->nchains = f->nall < PROF_CHAINS ? f->nall : PROF_CHAINS;
     f->over_chains = f->nall - f->nchains;
     for (uint32_t i = f->nchains; i < f->nall; i++)
-        f->over_samples += f->tab[i].ch_count;
+        f->over_weight += f->tab[i].ch_weight;
 }
 
 /* Count first (descending); ties by leaf address, then depth-limited
@@ -243,8 +252,8 @@ static void prof_fold_table(struct prof_fold *f)
  * on which CPU or which sample came first. */
 static bool prof_before(const struct prof_chain *a, const struct prof_chain *b)
 {
-    if (a->ch_count != b->ch_count)
-        return a->ch_count > b->ch_count;
+    if (a->ch_weight != b->ch_weight)
+        return a->ch_weight > b->ch_weight;
     if (a->ch_leaf != b->ch_leaf)
         return a->ch_leaf < b->ch_leaf;
     unsigned na = a->ch_depth - 1u, nb = b->ch_depth - 1u;
@@ -309,13 +318,19 @@ static void prof_print_cost(struct prof_fold *f, struct printer *p)
               (unsigned long)(milli / 1000), (unsigned long)(milli % 1000));
 }
 
-static void prof_print_chain(const struct prof_chain *c, uint32_t total,
+static void prof_print_chain(const struct prof_chain *c, uint64_t total,
                              struct printer *p)
 {
-    /* Percent to one decimal, rounded half up: tenths = count*1000/total. */
-    uint64_t tenths = ((uint64_t)c->ch_count * 2000 + total) / (2 * (uint64_t)total);
-    pr_printf(p, "%lu.%lu%% %u ", (unsigned long)(tenths / 10),
-              (unsigned long)(tenths % 10), c->ch_count);
+    /* Percent to one decimal, rounded half up: tenths = weight*1000/total,
+     * scaled down first where weight * 2000 would not fit 64 bits. */
+    uint64_t w = c->ch_weight;
+    while (w > UINT64_MAX / 2000 || total > UINT64_MAX / 2) {
+        w >>= 1;
+        total >>= 1;
+    }
+    uint64_t tenths = (w * 2000 + total) / (2 * total);
+    pr_printf(p, "%lu.%lu%% %lu ", (unsigned long)(tenths / 10),
+              (unsigned long)(tenths % 10), (unsigned long)c->ch_weight);
     if (!c->ch_name)
         pr_printf(p, "0x%lx\n", (unsigned long)c->ch_leaf);
     else if (c->ch_off_min == c->ch_off_max)
@@ -394,11 +409,11 @@ static void prof_print_chains(struct prof_fold *f, unsigned chains,
     uint8_t order[PROF_CHAINS];
     prof_sort(f, order);
     for (unsigned i = 0; i < f->nchains && i < chains; i++)
-        prof_print_chain(&f->tab[order[i]], f->total, p);
-    if (f->over_samples)
+        prof_print_chain(&f->tab[order[i]], f->weight, p);
+    if (f->over_weight)
         pr_printf(p, "%u more chains did not fit the %u-chain table "
-                  "(%u samples)\n", f->over_chains, PROF_CHAINS,
-                  f->over_samples);
+                  "(%lu samples)\n", f->over_chains, PROF_CHAINS,
+                  (unsigned long)f->over_weight);
 }
 
 static void prof_fold_free(struct prof_fold *f)

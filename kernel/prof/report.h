@@ -1,6 +1,8 @@
 /* kernel/prof/report.h: the readers of a frozen snapshot: the text report
  * (kernel/prof/report.c) and the exports (kernel/prof/export.c). Task
- * context: they allocate, look symbols and task names up, and print. */
+ * context: they allocate, look symbols and task names up, and print.
+ *
+ * Profiler core: prefix prof_ and PROF_. */
 #pragma once
 #include <stdbool.h>
 #include <stdint.h>

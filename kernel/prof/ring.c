@@ -13,7 +13,9 @@
  *      release of it (F in sample.c): every record counted is whole.
  *   G: prof_ring_release's release of pc_tail; pairs with the sampler's
  *      acquire of it (H in sample.c): a slot is reused only after its
- *      copy is done. */
+ *      copy is done.
+ *
+ * Profiler core: prefix prof_ and PROF_. */
 #include "kernel/prof/ring.h"
 #include "hal/cpu.h"
 #include "kernel/panic.h"
@@ -33,7 +35,7 @@ struct prof_gate prof_gate = { 0, PROF_ALL };
  *    above the TSC that set the period, or the period's +-1/4 jitter,
  *    whose sum over a window strays by about sqrt(n) / 7);
  *  - 16 records of slack;
- *  - at least PROF_RING_MIN (20 KiB a CPU). A short window whose end the
+ *  - at least PROF_RING_MIN (24 KiB a CPU). A short window whose end the
  *    host delays (a vCPU descheduled under TCG) still fits 2.5 s of
  *    ticks; with 64, a 1 ms window that the host stretched to 0.8 s
  *    dropped samples.
@@ -84,18 +86,18 @@ int prof_ring_grow(uint32_t want, struct printer *p)
     return PROF_OK;
 }
 
-unsigned prof_ring_open(int pid, bool pmu)
+unsigned prof_ring_open(int pid, unsigned kinds, bool pmu)
 {
     unsigned ncpus = 0;
     for (unsigned i = 0; i < MAX_CPUS; i++) {
         struct prof_cpu *pc = &prof_cpus[i];
         pc->pc_count = pc->pc_tail = pc->pc_full = pc->pc_nested = 0;
-        pc->pc_from_tick = 0;
+        pc->pc_from_tick = pc->pc_other = 0;
         pc->pc_in_window = pc->pc_buf && i < cpu_count() && cpu_online(i);
         ncpus += pc->pc_in_window;
     }
     __atomic_store_n(&prof_gate.pg_pid, pid, __ATOMIC_RELAXED);
-    unsigned s = (pmu ? PROF_GATE_PMU : 0) | PROF_GATE_OPEN;
+    unsigned s = (pmu ? PROF_GATE_PMU : 0) | (kinds & PROF_GATE_KINDS);
     __atomic_store_n(&prof_gate.pg_state, s, __ATOMIC_RELEASE);    /* A */
     return ncpus;
 }
@@ -103,7 +105,7 @@ unsigned prof_ring_open(int pid, bool pmu)
 void prof_ring_close(void)
 {
     unsigned s = __atomic_load_n(&prof_gate.pg_state, __ATOMIC_RELAXED);
-    __atomic_store_n(&prof_gate.pg_state, s & ~PROF_GATE_OPEN, __ATOMIC_SEQ_CST); /* C */
+    __atomic_store_n(&prof_gate.pg_state, s & ~PROF_GATE_KINDS, __ATOMIC_SEQ_CST); /* C */
 }
 
 unsigned prof_ring_gate(void)
@@ -138,7 +140,10 @@ int prof_ring_put(unsigned cpu, const struct prof_record *r)
         return PROF_OK;
     }
     pc->pc_buf[pc->pc_count & (pc->pc_cap - 1)] = *r;
-    pc->pc_from_tick += r->pr_tick;
+    if (r->pr_kind == PROF_KIND_CPU)
+        pc->pc_from_tick += r->pr_tick;
+    else
+        pc->pc_other++;
     pc->pc_count++;
     return PROF_OK;
 }

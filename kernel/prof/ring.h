@@ -8,7 +8,9 @@
  * Indices count from 0 at the gate's opening and wrap at 2^32.
  *
  * The ring knows neither who fills it nor who reads it: the session opens
- * and closes the gate, the stream drains, the sampler writes. */
+ * and closes the gate, the stream drains, the sampler writes.
+ *
+ * Profiler core: prefix prof_ and PROF_. */
 #pragma once
 #include <stdbool.h>
 #include <stdint.h>
@@ -29,8 +31,10 @@ struct prof_cpu {
     uint32_t pc_tail;           /* records drained (the consumer index):
                                    written only by the stream's drainer,
                                    release; 0 all through a window */
-    uint32_t pc_from_tick;      /* of those, taken by the tick (the rest:
-                                   by the counter's NMI, counted at freeze) */
+    uint32_t pc_from_tick;      /* of those, taken by the tick */
+    uint32_t pc_other;          /* and of other kinds than the CPU's (the
+                                   rest: CPU samples of the counter's NMI,
+                                   counted at freeze) */
     uint32_t pc_full;           /* dropped: the ring was full */
     uint32_t pc_nested;         /* dropped: arrived inside the sampler */
     uint32_t pc_inside;         /* re-entrancy guard; Stop waits on it */
@@ -41,14 +45,19 @@ extern struct prof_cpu prof_cpus[MAX_CPUS];
 
 /* The gate: its flags and its pid filter side by side, so that the
  * sampler reaches both from one address. The flags are one word, so the
- * idle tick pays exactly one atomic load. PROF_GATE_PMU is set once the
- * probe said a counter is usable and never cleared (the probe's answer is
- * cached for the boot): an idle tick needs it to know there may be a
- * counter left armed to disarm. */
-#define PROF_GATE_OPEN 1u
-#define PROF_GATE_PMU  2u
+ * idle tick pays exactly one atomic load. A kind's bit says its producer
+ * may record (PROF_GATE_CPU: the sampler samples; the scheduler's off-CPU
+ * and the allocator's heap records have their own bits, and producers
+ * other than the sampler record through prof_emit). PROF_GATE_PMU is set
+ * once the probe said a counter is usable and never cleared (the probe's
+ * answer is cached for the boot): an idle tick needs it to know there may
+ * be a counter left armed to disarm. */
+#define PROF_GATE_PMU       1u
+#define PROF_GATE_KIND(k)   (2u << (k))
+#define PROF_GATE_CPU       PROF_GATE_KIND(PROF_KIND_CPU)
+#define PROF_GATE_KINDS     (PROF_GATE_KIND(PROF_KIND_MAX + 1) - PROF_GATE_KIND(0))
 struct prof_gate {
-    unsigned pg_state;          /* PROF_GATE_OPEN, PROF_GATE_PMU */
+    unsigned pg_state;          /* PROF_GATE_PMU, PROF_GATE_KIND(k) */
     int pg_pid;                 /* PROF_ALL, or the one pid sampled */
 };
 extern struct prof_gate prof_gate;
@@ -64,12 +73,14 @@ uint32_t prof_ring_records_for(unsigned ms, unsigned hz);
 int prof_ring_grow(uint32_t want, struct printer *p);
 
 /* Zero every ring's counts, mark the CPUs online with a ring as in the
- * window, set the filter (PROF_ALL or a pid), then open the gate with
- * release ordering: a sampler that sees it open sees all of the above.
- * pmu: the counter samples where armed. Returns the CPUs in the window. */
-unsigned prof_ring_open(int pid, bool pmu);
-/* Close the gate (seq_cst: Dekker's pattern with the sampler's guard,
- * kernel/prof/sample.c). Samplers already past their check finish. */
+ * window, set the filter (PROF_ALL or a pid), then open the gate to the
+ * kinds (PROF_GATE_KIND bits) with release ordering: a producer that sees
+ * its kind open sees all of the above. pmu: the counter samples where
+ * armed. Returns the CPUs in the window. */
+unsigned prof_ring_open(int pid, unsigned kinds, bool pmu);
+/* Close the gate to every kind (seq_cst: Dekker's pattern with the
+ * producers' guard, kernel/prof/sample.c). Producers already past their
+ * check finish. */
 void prof_ring_close(void);
 /* Wait, at most ms, until no CPU is inside the sampler. -1 once every CPU
  * is out, else the first CPU still inside. */

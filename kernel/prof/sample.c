@@ -11,7 +11,9 @@
  * counter (hal/pmu.h, an NMI about every ms) where the probe says one
  * really counts. Each CPU arms and disarms its own counter from its own
  * tick, because the control registers are per CPU. Once armed, a CPU's
- * tick stops sampling, so nothing is counted twice. */
+ * tick stops sampling, so nothing is counted twice.
+ *
+ * Profiler core: prefix prof_ and PROF_. */
 #include "kernel/prof/sample.h"
 #include "hal/cpu.h"
 #include "hal/irq.h"
@@ -83,7 +85,7 @@ void prof_sample(const struct trap_frame *tf, bool from_tick, unsigned cpu)
         return;
     }
     __atomic_store_n(&pc->pc_inside, 1, __ATOMIC_SEQ_CST);                  /* D */
-    if (__atomic_load_n(&prof_gate.pg_state, __ATOMIC_SEQ_CST) & PROF_GATE_OPEN) { /* D, B */
+    if (__atomic_load_n(&prof_gate.pg_state, __ATOMIC_SEQ_CST) & PROF_GATE_CPU) { /* D, B */
         /* The filter is applied here, not in the report: a filtered-out
          * sample takes no slot and is not a drop. Relaxed: B ordered it
          * after the gate's opening. */
@@ -103,9 +105,7 @@ void prof_sample(const struct trap_frame *tf, bool from_tick, unsigned cpu)
             /* pc_cap is a power of two: the slot is a mask away. */
             struct prof_record *r = &pc->pc_buf[n & (pc->pc_cap - 1)];
             r->pr_pid = pid;
-            r->pr_tick = from_tick;
-            r->pr_kind = PROF_KIND_CPU;
-            r->pr_weight = 1;
+            r->pr_tag = PROF_TAG(from_tick, PROF_KIND_CPU);
             r->pr_depth = (uint8_t)prof_capture(tf, r->pr_frames, PROF_FRAMES, cpu);
             uint64_t cost = cycles_now_inline() - c0;
             r->pr_cost = cost > UINT32_MAX ? UINT32_MAX : (uint32_t)cost;
@@ -118,6 +118,43 @@ void prof_sample(const struct trap_frame *tf, bool from_tick, unsigned cpu)
         }
     }
     __atomic_store_n(&pc->pc_inside, 0, __ATOMIC_RELEASE);                  /* I */
+}
+
+bool prof_emit(const struct prof_record *rec)
+{
+    /* Interrupts off for the guard's span: the tick's sampler on this CPU
+     * cannot run in the middle, and an NMI that does finds the guard
+     * taken and counts itself nested, as it does inside the tick's. */
+    unsigned long f = irq_save();
+    unsigned cpu = cpu_index_inline();
+    struct prof_cpu *pc = &prof_cpus[cpu];
+    bool kept = false;
+    if (__atomic_load_n(&pc->pc_inside, __ATOMIC_RELAXED)) {
+        __atomic_store_n(&pc->pc_nested, pc->pc_nested + 1, __ATOMIC_RELAXED);
+        irq_restore(f);
+        return false;
+    }
+    __atomic_store_n(&pc->pc_inside, 1, __ATOMIC_SEQ_CST);                  /* D */
+    unsigned s = __atomic_load_n(&prof_gate.pg_state, __ATOMIC_SEQ_CST);    /* D, B */
+    if (rec->pr_kind != PROF_KIND_CPU && rec->pr_kind <= PROF_KIND_MAX &&
+        (s & PROF_GATE_KIND(rec->pr_kind))) {
+        int want = __atomic_load_n(&prof_gate.pg_pid, __ATOMIC_RELAXED);
+        uint32_t n = pc->pc_count;
+        uint32_t tail = __atomic_load_n(&pc->pc_tail, __ATOMIC_ACQUIRE);  /* H */
+        if (want != PROF_ALL && rec->pr_pid != want) {
+            /* not this run's task */
+        } else if (n - tail >= pc->pc_cap) {
+            __atomic_store_n(&pc->pc_full, pc->pc_full + (pc->pc_cap != 0), __ATOMIC_RELAXED);
+        } else {
+            pc->pc_buf[n & (pc->pc_cap - 1)] = *rec;
+            pc->pc_other++;
+            __atomic_store_n(&pc->pc_count, n + 1, __ATOMIC_RELEASE);     /* F */
+            kept = true;
+        }
+    }
+    __atomic_store_n(&pc->pc_inside, 0, __ATOMIC_RELEASE);                  /* I */
+    irq_restore(f);
+    return kept;
 }
 
 /* The tick's sample, out of line, where the NMI's is inlined: inside
@@ -135,7 +172,7 @@ void prof_tick(const struct trap_frame *tf)
     /* The sampler's lock-free single-writer design rests on this. */
     BUG_ON(irqs_enabled_inline());
     unsigned s = __atomic_load_n(&prof_gate.pg_state, __ATOMIC_ACQUIRE);
-    if (!(s & PROF_GATE_OPEN)) {
+    if (!(s & PROF_GATE_CPU)) {
         /* Stop only closed the gate; each CPU disarms its own counter on
          * its next tick (pmu_disarm clears the armed flag after the
          * counter, so an overflow in flight is still claimed). */

@@ -8,7 +8,9 @@
  * into a snapshot for the readers (kernel/prof/report.h), still holding
  * the profiler so that nothing writes the rings under them. A stream
  * holds the profiler from its start to its final drain
- * (kernel/prof/stream.c); what it leaves in the rings is no window's. */
+ * (kernel/prof/stream.c); what it leaves in the rings is no window's.
+ *
+ * Profiler core: prefix prof_ and PROF_. */
 #include "kernel/prof/session.h"
 #include "hal/cpu.h"
 #include "hal/irq.h"
@@ -81,7 +83,7 @@ static void prof_start(int pid, bool pmu)
 {
     prof_snap.ps_pid = pid;
     prof_snap.ps_cycles = cycles_now();
-    prof_snap.ps_ncpus = prof_ring_open(pid, pmu);
+    prof_snap.ps_ncpus = prof_ring_open(pid, PROF_GATE_CPU, pmu);
     /* This CPU arms its own counter now rather than at its next tick: a
      * window shorter than a tick (profile 1) ends at that same tick, and
      * at -smp 1 would otherwise never see the counter armed at all. The
@@ -142,11 +144,13 @@ static void prof_freeze(void)
             n = pc->pc_cap;
         s->ps_recs[i] = pc->pc_buf;
         s->ps_count[i] = n;
-        s->ps_from_tick[i] = pc->pc_from_tick < n ? pc->pc_from_tick : n;
-        s->ps_from_pmu[i] = n - s->ps_from_tick[i];
+        uint32_t cpu_n = pc->pc_other < n ? n - pc->pc_other : 0;
+        s->ps_from_tick[i] = pc->pc_from_tick < cpu_n ? pc->pc_from_tick : cpu_n;
+        s->ps_from_pmu[i] = cpu_n - s->ps_from_tick[i];
         s->ps_in_window[i] = pc->pc_in_window;
         s->ps_dropped += pc->pc_full + pc->pc_nested;
     }
+    s->ps_kind = PROF_KIND_CPU;       /* the only kind a window samples today */
     s->ps_counter = (prof_ring_gate() & PROF_GATE_PMU) != 0;
     s->ps_source = pmu_source_name();
     s->ps_note = pmu_probe_note();
@@ -287,7 +291,7 @@ int prof_inject(unsigned cpu, int pid, const uintptr_t *frames,
         .pr_pid = pid, .pr_cost = cost, .pr_depth = (uint8_t)depth,
         /* As if from the source the last run used. */
         .pr_tick = !(prof_ring_gate() & PROF_GATE_PMU),
-        .pr_kind = PROF_KIND_CPU, .pr_weight = 1,
+        .pr_kind = PROF_KIND_CPU,
     };
     for (unsigned i = 0; i < depth; i++)
         r.pr_frames[i] = frames[i];

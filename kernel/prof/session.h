@@ -4,7 +4,9 @@
  *
  * One holder at a time: a windowed run, a report of the last run, or a
  * stream. A second asker is told "profile: busy" (and, while a stream
- * holds it, which stream). */
+ * holds it, which stream).
+ *
+ * Profiler core: prefix prof_ and PROF_. */
 #pragma once
 #include <stdbool.h>
 #include <stdint.h>

@@ -4,7 +4,9 @@
  * Record raw, present later: the sampler never formats, the readers never
  * look at per-CPU sampling state. Stop freezes the run into a snapshot and
  * the readers read only that, so a new output format is a new reader of
- * the same snapshot. */
+ * the same snapshot.
+ *
+ * Profiler core: prefix prof_ and PROF_. */
 #pragma once
 #include <stdbool.h>
 #include <stdint.h>
@@ -18,10 +20,12 @@
 struct prof_snapshot {
     const struct prof_record *ps_recs[MAX_CPUS];  /* NULL: no ring */
     uint32_t ps_count[MAX_CPUS];      /* records, at most the ring's size */
-    uint32_t ps_from_pmu[MAX_CPUS];   /* of those, taken by the counter's NMI */
-    uint32_t ps_from_tick[MAX_CPUS];  /* and by the tick */
+    uint32_t ps_from_pmu[MAX_CPUS];   /* of those, CPU samples the counter's NMI took */
+    uint32_t ps_from_tick[MAX_CPUS];  /* and the tick took (the rest: other kinds) */
     bool ps_in_window[MAX_CPUS];      /* online with a ring at Start */
     uint32_t ps_dropped;              /* ring full or nested, all CPUs */
+    uint8_t ps_kind;                  /* what the run measured (enum prof_kind):
+                                         the readers take records of it only */
     unsigned ps_ms;                   /* the window asked for */
     int ps_pid;                       /* PROF_ALL or the filter */
     uint64_t ps_cycles;               /* cycles_now across the window */

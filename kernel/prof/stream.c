@@ -29,7 +29,9 @@
  * alone owns the sequence number, the writer and the per-CPU accounting.
  * The keep-alive stamp, the confirmation and the stop request are single
  * words other shell tasks write; the counters are relaxed atomics other
- * tasks read. */
+ * tasks read.
+ *
+ * Profiler core: prefix prof_ and PROF_. */
 #include "kernel/prof/stream.h"
 #include "hal/cpu.h"
 #include "hal/entropy.h"
@@ -68,6 +70,8 @@
 #define PROF_STREAM_UNCONFIRMED  0x80
 
 _Static_assert(PROF_FRAMES == PSTR_FRAMES, "a record's frames fit a stream record");
+_Static_assert((int)PROF_KIND_CPU == (int)PSTR_KIND_CPU && (int)PROF_KIND_MAX == (int)PSTR_KIND_MAX,
+               "a record's kind is the stream's");
 _Static_assert(sizeof(uintptr_t) == sizeof(uint64_t), "a ring record's frames are sent as they are");
 
 struct prof_stream_counters {                /* relaxed atomics: statistics */
@@ -201,6 +205,24 @@ static unsigned prof_stream_depth(const struct prof_record *pr)
     return d < 1 || d > PSTR_FRAMES ? 1 : d;
 }
 
+/* One record into the writer's BATCH; false: it does not fit (this one
+ * starts the next). A CPU sample takes pstr_add_frames' short path, its
+ * kind and weight implied; other kinds carry theirs. */
+static bool prof_stream_add(const struct prof_record *pr)
+{
+    uint8_t flags = pr->pr_tick ? PSTR_REC_TICK : 0;
+    if (pr->pr_kind == PROF_KIND_CPU)
+        return pstr_add_frames(&stream.w, (uint32_t)pr->pr_pid, flags,
+                               (const uint64_t *)pr->pr_frames, prof_stream_depth(pr));
+    struct pstr_record r = {
+        .pid = (uint32_t)pr->pr_pid, .depth = (uint8_t)prof_stream_depth(pr),
+        .flags = flags, .kind = pr->pr_kind, .weight = pr->pr_weight,
+    };
+    for (unsigned i = 0; i < r.depth; i++)
+        r.frames[i] = pr->pr_frames[i];
+    return pstr_add_record(&stream.w, &r);
+}
+
 /* cpu's new records, in as many BATCHes as it takes; an empty batch when
  * only the drop count moved. Datagrams go full: a drain keeps back the
  * records of a last, part-filled one (encoded, but not released: the
@@ -235,8 +257,7 @@ static bool prof_stream_drain_cpu(unsigned cpu, bool all)
         pstr_batch_head(&stream.w, &b);
         for (; done < n; done++) {
             const struct prof_record *pr = &ring[(first + done) & mask];
-            if (!pstr_add_frames(&stream.w, (uint32_t)pr->pr_pid, pr->pr_tick ? PSTR_REC_TICK : 0,
-                                 (const uint64_t *)pr->pr_frames, prof_stream_depth(pr)))
+            if (!prof_stream_add(pr))
                 break;              /* full: this one starts the next batch */
         }
         /* Part-filled, last, and none of it kept back before: keep it. */
@@ -286,7 +307,7 @@ static void prof_stream_send_end(uint8_t reason)
         unsigned i = stream.cpus[k];
         struct pstr_end_cpu e = { (uint16_t)i, stream.cpu[i].delivered, stream.cpu[i].drops_sent };
         if (!pstr_add_end_cpu(&stream.w, &e))
-            break;                  /* 115 CPUs fit; MAX_CPUS is 64 */
+            break;                  /* 113 CPUs fit; MAX_CPUS is 64 */
     }
     size_t len = pstr_finish(&stream.w);
     /* The same seq each time: a copy is not a gap. */

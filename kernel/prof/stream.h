@@ -1,7 +1,9 @@
 /* kernel/prof/stream.h: the profiler's samples sent as they are taken
  * (kernel/prof/stream.c, docs/profiling.md "Streaming"), in
  * uapi/profile_stream.h's datagrams, through a sink its caller supplies.
- * Task context throughout. */
+ * Task context throughout.
+ *
+ * Profiler core: prefix prof_ and PROF_. */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>

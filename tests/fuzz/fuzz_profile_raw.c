@@ -4,7 +4,8 @@
  * file or a network peer hands it.
  *
  * Invariants: a profile that parses has chains whose counts add up to the
- * header's samples=, each within the grammar's ranges; and written back
+ * header's samples=, each within the grammar's ranges, a CPU chain
+ * weighing its count and any other kind's carrying a weight; and written back
  * in the grammar's canonical form it parses again to the same header and
  * the same chains, in order. A refusal says why, terminated in its
  * buffer. */
@@ -52,7 +53,8 @@ static void put(const char *fmt, ...)
 
 static int same_chain(const struct praw_chain *a, const struct praw_chain *b)
 {
-    if (a->pc_count != b->pc_count || a->pc_pid != b->pc_pid || a->pc_cpu != b->pc_cpu ||
+    if (a->pc_count != b->pc_count || a->pc_weight != b->pc_weight ||
+        a->pc_pid != b->pc_pid || a->pc_cpu != b->pc_cpu ||
         a->pc_depth != b->pc_depth || strcmp(a->pc_task, b->pc_task) != 0)
         return 0;
     return memcmp(a->pc_frames, b->pc_frames, a->pc_depth * sizeof a->pc_frames[0]) == 0;
@@ -82,12 +84,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
     if (a.n > MAX_CHAINS)
         return 0;
     tlen = 0;
-    put("# sonde raw build-id=%s source=%s samples=%llu dropped=%llu cpus=%u ms=%u\n",
+    FUZZ_CHECK(praw_kind_name(ha.ph_kind) != NULL);
+    put("# sonde raw build-id=%s source=%s samples=%llu dropped=%llu cpus=%u ms=%u",
         ha.ph_build_id, ha.ph_source, (unsigned long long)ha.ph_samples,
         (unsigned long long)ha.ph_dropped, ha.ph_cpus, ha.ph_ms);
+    if (ha.ph_kind != PRAW_KIND_CPU)
+        put(" kind=%s", praw_kind_name(ha.ph_kind));
+    put("\n");
     for (size_t i = 0; i < a.n; i++) {
         const struct praw_chain *c = &a.c[i];
-        put("%u %u %s %u", c->pc_count, c->pc_pid, c->pc_task, c->pc_cpu);
+        /* A CPU chain weighs its count; every other kind's has a weight. */
+        FUZZ_CHECK(ha.ph_kind != PRAW_KIND_CPU ? c->pc_weight >= 1 : c->pc_weight == c->pc_count);
+        put("%u", c->pc_count);
+        if (ha.ph_kind != PRAW_KIND_CPU)
+            put(":%llu", (unsigned long long)c->pc_weight);
+        put(" %u %s %u", c->pc_pid, c->pc_task, c->pc_cpu);
         for (unsigned k = 0; k < c->pc_depth; k++)
             put(" %llx", (unsigned long long)c->pc_frames[k]);
         put("\n");
@@ -98,6 +109,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
     if (rc != 0)
         fprintf(stderr, "canonical form refused: %s\n%.*s", err, (int)tlen, text);
     FUZZ_CHECK(rc == 0);
+    FUZZ_CHECK(ha.ph_kind == hb.ph_kind);
     FUZZ_CHECK(strcmp(ha.ph_build_id, hb.ph_build_id) == 0 &&
                strcmp(ha.ph_source, hb.ph_source) == 0 && ha.ph_samples == hb.ph_samples &&
                ha.ph_dropped == hb.ph_dropped && ha.ph_cpus == hb.ph_cpus && ha.ph_ms == hb.ph_ms);

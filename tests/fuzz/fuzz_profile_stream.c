@@ -17,6 +17,7 @@ static int items;
 static void take_rec(void *ctx, const struct pstr_record *r)
 {
     FUZZ_CHECK(r->depth >= 1 && r->depth <= PSTR_FRAMES && !(r->flags & ~PSTR_REC_TICK));
+    FUZZ_CHECK(r->kind <= PSTR_KIND_MAX && (r->kind != PSTR_KIND_CPU || r->weight == 1));
     FUZZ_CHECK(pstr_add_record(&re, r));
     items++;
 }

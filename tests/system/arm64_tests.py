@@ -690,6 +690,47 @@ def t_boot_el2_smp2(ctx):
     check(r["source"] == PMU_SOURCE, "source %r after entry at EL2" % r["source"])
 
 
+def entropy_lines(m):
+    """The boot line and lscpu's line naming the entropy source."""
+    boot = re.search(r"^entropy: (.*)$", m.text(), re.M)
+    check(boot, "no 'entropy:' boot line: %r" % m.text()[-800:])
+    ls = re.search(r"^entropy:\s+(.*)$", m.cmd("lscpu"), re.M)
+    check(ls, "lscpu has no entropy line")
+    return boot.group(1), ls.group(1)
+
+
+@test
+def t_entropy_virtio_rng(ctx):
+    """cortex-a72 has no RNDR: the virtio-rng-device every test machine
+    gets, on a virtio-mmio transport from the device tree, is the source."""
+    m = ctx.use(shared())
+    boot, ls = entropy_lines(m)
+    check(re.match(r"virtio-rng \(mmio 0x[0-9a-f]+ v[12] irq \d+\)$", boot),
+          "boot line names %r, not a virtio-mmio virtio-rng" % boot)
+    check(re.match(r"virtio-rng \(\d+ words drawn\)$", ls), "lscpu: %r" % ls)
+
+
+@test
+def t_entropy_rndr(ctx):
+    """-cpu max has FEAT_RNG (ID_AA64ISAR0_EL1.RNDR = 1): RNDR is preferred
+    to the virtio-rng device the machine also has."""
+    m = ctx.use(boot("rndr", cpu="max", smp=2), own=True)
+    boot_line, ls = entropy_lines(m)
+    check(boot_line == "rndr (the CPU's instruction)", "boot line: %r" % boot_line)
+    r = re.match(r"rndr \((\d+) words drawn, (\d+) empty tries\)$", ls)
+    check(r and int(r.group(1)) >= 2, "lscpu: %r" % ls)
+
+
+@test
+def t_entropy_none(ctx):
+    """cortex-a72 and no virtio-rng device: no source, and the boot says so."""
+    m = ctx.use(boot("no-rng", smp=2, rng=False), own=True)
+    boot_line, ls = entropy_lines(m)
+    check(boot_line == "none: no RDRAND/RNDR on this CPU and no usable virtio-rng device "
+          "(ushkey= cannot be used)", "boot line: %r" % boot_line)
+    check(ls == "none", "lscpu: %r" % ls)
+
+
 # ---- runner ----------------------------------------------------------------
 
 class Ctx:

@@ -77,7 +77,7 @@ class Guest(Machine):
     """A Machine with user networking: the UDP shell's port 9000 and
     netload's 9001 forwarded from ushell_port and nload_port on HOST."""
 
-    def __init__(self, ushell_port, nload_port, append="udpshell=9000", nic=True):
+    def __init__(self, ushell_port, nload_port, append="udpshell=9000", nic=True, rng=True):
         for tool in (ARCHES[ARCH]["kernel"], SONDE_SH, NETLOAD):
             if not os.path.exists(tool):
                 raise Fail("%s does not exist: run %s first" % (tool, ARCHES[ARCH]["make"]))
@@ -89,7 +89,7 @@ class Guest(Machine):
         else:
             extra = ["-nic", "none"]
         Machine.__init__(self, smp=4, append=append, lifetime=LIFETIME, name="guest",
-                         arch=ARCH, extra=extra)
+                         arch=ARCH, extra=extra, rng=rng)
 
     def wait_for(self, pattern, timeout, start=0):
         """Machine.wait_for with re.M ('^' and '$' at every line), and the
@@ -1220,6 +1220,62 @@ def t_ushkey_bad_value_keeps_shell_stopped(_g):
     check("net: UDP shell not started: ushkey= is not usable" in text, "shell started?\n%s" % text)
     check("UDP shell on port" not in text, "a bad key started the shell")
     check(bad not in text and bad[:20] not in text, "the bad key was echoed")
+
+
+def long_cmdline(key_hex, size=600):
+    """A command line of exactly size bytes: the UDP shell's port, filler
+    words, and ushkey= as the last word, past the first 511 bytes."""
+    head, tail = "udpshell=9000", "ushkey=" + key_hex
+    fill, i = [], 0
+    while len(" ".join([head] + fill + [tail])) < size:
+        i += 1
+        fill.append("pad%d=%s" % (i, "p" * 60))
+    line = " ".join([head] + fill + [tail])
+    over = len(line) - size                     # trim the last filler to fit exactly
+    fill[-1] = fill[-1][:len(fill[-1]) - over]
+    line = " ".join([head] + fill + [tail])
+    check(len(line) == size and line.index("ushkey=") > 511, "filler %d bytes" % len(line))
+    return line
+
+
+@solo
+def t_ushkey_long_cmdline_fails_closed(_g):
+    """A 600-byte command line carrying ushkey= at its end: the key lies
+    past the kernel's 512-byte copy of the line (x86) or its 512-byte
+    parse buffer (arm64). The shell must refuse to start, saying why, not
+    start open; the key is never shown."""
+    key = bytes(random.getrandbits(8) for _ in range(32)).hex()
+    with Guest(free_port(), free_port(), append=long_cmdline(key)) as g:
+        g.boot(90)
+        text = g.text()
+        check("UDP shell on port 9000 with no authentication" not in text,
+              "the key was lost and the shell started OPEN:\n%s" % g.tail())
+        check("boot: ushkey= was not read" in text, "no message naming the lost key:\n%s" % g.tail())
+        check("net: UDP shell not started: ushkey= is not usable" in text,
+              "no refusal from the shell:\n%s" % g.tail())
+        rc, out, err = sh_k(g, "version", None, timeout=2)
+        check(rc == 2 and out == "", "an unkeyed request was answered: exit %d %r" % (rc, out))
+    check(key not in text.lower() and key[:16] not in text.lower(), "the key was echoed")
+
+
+@solo
+def t_ushkey_without_entropy_refused(_g):
+    """ushkey= on a machine with no entropy source (QEMU's default cpu has
+    neither RDRAND nor RNDR, and no virtio-rng device is given): the
+    authenticated shell refuses to start, naming the missing source,
+    rather than start without an unpredictable boot epoch."""
+    key = bytes(random.getrandbits(8) for _ in range(32)).hex()
+    with Guest(free_port(), free_port(), append="udpshell=9000 ushkey=" + key, rng=False) as g:
+        g.boot(90)
+        text = g.text()
+        check(re.search(r"^entropy: none: no RDRAND/RNDR on this CPU and no usable virtio-rng "
+                        r"device", text, re.M), "no 'entropy: none' boot line:\n%s" % g.tail())
+        check("net: UDP shell not started: ushkey= needs an entropy source for the boot epoch, "
+              "and this machine has none" in text, "no refusal naming the entropy source:\n%s"
+              % g.tail())
+        check("UDP shell on port" not in text, "the shell started:\n%s" % g.tail())
+        check(re.search(r"^entropy:\s+none$", g.cmd("lscpu"), re.M), "lscpu does not say none")
+    check(key not in text.lower() and key[:16] not in text.lower(), "the key was echoed")
 
 
 # ---- raw frames over -netdev socket ----------------------------------------

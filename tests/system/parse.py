@@ -1,6 +1,6 @@
 """tests/system/parse.py: parsers for the shell's output formats (see
-kernel/cmd_tasks.c, kernel/cmd_sys.c, kernel/profiler.c, kernel/backtrace.c,
-kernel/bench.c), for the system tests and the benchmarks alike."""
+kernel/cmd/tasks.c, kernel/cmd/sys.c, kernel/cmd/profile.c, kernel/backtrace.c,
+kernel/cmd/bench.c), for the system tests and the benchmarks alike."""
 import re
 
 from qemu import Fail

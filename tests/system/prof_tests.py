@@ -122,7 +122,7 @@ def record_ok(args):
 
 
 def pprof(w, *args):
-    # Run from the tree's root: -list finds kernel/burn.c there.
+    # Run from the tree's root: -list finds kernel/cmd/burn.c there.
     r = subprocess.run(["go", "tool", "pprof", "-symbolize=none"] + list(args),
                        capture_output=True, text=True, timeout=60, cwd=ROOT, env=w.env)
     check(r.returncode == 0, "go tool pprof %s: exit %d: %s" % (" ".join(args), r.returncode,
@@ -159,12 +159,12 @@ def top_and_list(arch):
     flat = float(first[1].rstrip("%"))
     check(flat >= 90.0, "burn_spin has %.2f%% flat, want at least 90%%:\n%s" % (flat, top))
     lst = pprof(w, "-list", "burn_spin", out)
-    check(re.search(r"ROUTINE =+ burn_spin in kernel/burn\.c", lst),
-          "pprof -list burn_spin names no kernel/burn.c:\n%s" % lst)
-    # Lines of kernel/burn.c with samples on them: the loop's (its test
+    check(re.search(r"ROUTINE =+ burn_spin in kernel/cmd/burn\.c", lst),
+          "pprof -list burn_spin names no kernel/cmd/burn.c:\n%s" % lst)
+    # Lines of kernel/cmd/burn.c with samples on them: the loop's (its test
     # or its body: which one takes a sample is the emulator's choice).
     check(re.search(r"^ +[0-9.]+m?s +[0-9.]+m?s +2[01]: ", lst, re.M),
-          "pprof -list burn_spin shows no sampled line of kernel/burn.c:\n%s" % lst)
+          "pprof -list burn_spin shows no sampled line of kernel/cmd/burn.c:\n%s" % lst)
 
 
 @test

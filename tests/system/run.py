@@ -110,9 +110,10 @@ class Ctx:
             m.boot()
         return self._use(m)
 
-    def boot(self, smp=4, append="", cpu=None, wait_prompt=True):
-        """A private machine for this test only; closed when it ends."""
-        m = Machine(smp=smp, append=append, cpu=cpu, lifetime=120, name=self.name)
+    def boot(self, smp=4, append="", cpu=None, wait_prompt=True, rng=True):
+        """A private machine for this test only; closed when it ends.
+        rng=False: without the virtio-rng device (qemu.Machine)."""
+        m = Machine(smp=smp, append=append, cpu=cpu, lifetime=120, name=self.name, rng=rng)
         self.private.append(m)
         self._use(m)
         if wait_prompt:
@@ -1077,6 +1078,52 @@ def t_pmu_off(ctx):
     check(re.search(r"^probe:\s+not run", ls, re.M), "lscpu probe line: %r" % ls)
     check(re.search(r"^profile source: tick 100Hz$", ls, re.M), "lscpu source: %r" % ls)
     check(r["source"] == "tick 100Hz", "profile source %r" % r["source"])
+
+
+# ======================================================================
+# Entropy sources (issue 26: the UDP shell's boot epoch)
+# ======================================================================
+
+def entropy_lines(m):
+    """The boot line and lscpu's line naming the entropy source."""
+    boot = re.search(r"^entropy: (.*)$", m.text(), re.M)
+    check(boot, "no 'entropy:' boot line: %r" % m.text()[-800:])
+    ls = re.search(r"^entropy:\s+(.*)$", m.cmd("lscpu"), re.M)
+    check(ls, "lscpu has no entropy line")
+    return boot.group(1), ls.group(1)
+
+
+@test("entropy_virtio_rng")
+def t_entropy_virtio_rng(ctx):
+    """QEMU's default cpu has no RDRAND: the virtio-rng-pci device every
+    test machine gets is the source, found on PCI (1af4:1005)."""
+    boot, ls = entropy_lines(ctx.machine())
+    m = re.match(r"virtio-rng \(io (0x[0-9a-f]+) irq \d+\)$", boot)
+    check(m, "boot line names %r, not the virtio-rng device" % boot)
+    check(re.match(r"virtio-rng \(\d+ words drawn\)$", ls), "lscpu: %r" % ls)
+    pci = ctx.machine().cmd("pci")
+    check(re.search(r"^\S+ 1af4:1005 .*bar0 io %s " % m.group(1), pci, re.M),
+          "the device named is not the PCI virtio-rng: %r" % pci)
+
+
+@test("entropy_rdrand")
+def t_entropy_rdrand(ctx):
+    """-cpu max has RDRAND (CPUID.01H:ECX bit 30): the instruction is
+    preferred to the virtio-rng device the machine also has."""
+    boot, ls = entropy_lines(ctx.boot(cpu="max", smp=2))
+    check(boot == "rdrand (the CPU's instruction)", "boot line: %r" % boot)
+    m = re.match(r"rdrand \((\d+) words drawn, (\d+) empty tries\)$", ls)
+    check(m and int(m.group(1)) >= 2, "lscpu: %r" % ls)
+
+
+@test("entropy_none")
+def t_entropy_none(ctx):
+    """The default cpu and no virtio-rng device: no source, and the boot
+    says so (never a clock in its place)."""
+    boot, ls = entropy_lines(ctx.boot(smp=2, rng=False))
+    check(boot == "none: no RDRAND/RNDR on this CPU and no usable virtio-rng device "
+          "(ushkey= cannot be used)", "boot line: %r" % boot)
+    check(ls == "none", "lscpu: %r" % ls)
 
 
 # ======================================================================

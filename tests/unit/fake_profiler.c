@@ -311,7 +311,7 @@ void win_span(void)
     tick(0, 5, 0x3020, &st_a);
 }
 
-/* ---- the stream's world: clock, tasks, network (kernel/profstream.c) ---- */
+/* ---- the stream's world: clock, tasks, network (kernel/prof/stream.c) ---- */
 
 uint64_t fake_ns = 1000000000;
 uint64_t time_ns(void) { return fake_ns; }
@@ -390,4 +390,28 @@ char *net_fmt_ip(char *buf, uint32_t ip)
 {
     snprintf(buf, 16, "%u.%u.%u.%u", ip >> 24, (ip >> 16) & 255, (ip >> 8) & 255, ip & 255);
     return buf;
+}
+
+/* ---- windows the sample and session tests share --------------------- */
+
+bool nested_ret;
+static void nested_nmi(void) { nested_ret = nmi(2, 5, 0x3000, NULL); }
+void win_nested(void)
+{
+    walk_hook = nested_nmi;
+    tick(2, 5, 0x2000, NULL);
+}
+
+bool nmi_ret_foreign, nmi_ret_ours;
+unsigned arms_after_first_tick;
+void win_counter(void)
+{
+    tick(0, 5, 0x3000, NULL);           /* arms, does not sample */
+    arms_after_first_tick = arms;
+    tick(0, 5, 0x3001, NULL);           /* armed: the counter samples now */
+    pmu_claim = false;
+    nmi_ret_foreign = nmi(0, 5, 0x3002, NULL);
+    pmu_claim = true;
+    nmi_ret_ours = nmi(0, 5, 0x2004, NULL);
+    nmi(1, 5, 0x2004, NULL);
 }

@@ -54,8 +54,18 @@ unsigned count_leaves(void);
 /* burn_inner <- burn_mid+0x44 <- burn_outer+0x1b2, and a sibling path. */
 extern const struct fstack st_a, st_b;
 void win_span(void);                    /* 6 samples of them on 3 cpus */
+/* A tick on cpu 2 whose walk takes a nested NMI (nested_ret: what the
+ * NMI answered). */
+extern bool nested_ret;
+void win_nested(void);
+/* cpu 0 arms its counter at its first tick, then a foreign NMI and one of
+ * ours arrive (what prof_nmi answered each, and the arms after the
+ * first tick). */
+extern bool nmi_ret_foreign, nmi_ret_ours;
+extern unsigned arms_after_first_tick;
+void win_counter(void);
 
-/* The stream's world (kernel/profstream.c). sleep_ms advances fake_ns. */
+/* The stream's world (kernel/prof/stream.c). sleep_ms advances fake_ns. */
 extern uint64_t fake_ns;                /* time_ns() */
 extern void (*each_sleep)(void);        /* runs in every sleep_ms: the world moves */
 extern bool fake_requester;             /* udpshell_requester() answers */

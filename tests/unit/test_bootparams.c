@@ -82,3 +82,109 @@ TEST(ushkey_dropped_word_is_refused_not_ignored)
     CHECK(strstr(text, HEX) == NULL);
     CHECK(strstr(printed, "0a0b0c") == NULL);
 }
+
+/* x86's path: the loader's line copied into a 512-byte buffer first. */
+static char copy[512];
+
+static void loader_reset(void)
+{
+    char none[1] = "";
+    boot_params_copy(copy, sizeof copy, none);
+}
+
+TEST(ushkey_past_the_loader_copy_is_refused_not_lost)
+{
+    /* 600 bytes, the key last: today's copy would end before it. */
+    char loader[700] = "udpshell=9000";
+    for (int i = 0; strlen(loader) < 600 - 72; i++)
+        snprintf(loader + strlen(loader), sizeof loader - strlen(loader), " pad%d=%s", i,
+                 "pppppppppppppppppppppppppppppppppppppppppppppppppp");
+    strcat(loader, " ushkey=" HEX);
+    printed[0] = 0;
+    boot_params_copy(copy, sizeof copy, loader);
+    CHECK(strstr(loader, HEX) == NULL);         /* the loader's text wiped at once */
+    CHECK(strstr(loader, "ushkey=" XS) != NULL);
+    CHECK(strstr(copy, "ushkey") == NULL);      /* not in the copy */
+    CHECK(strlen(copy) <= 511);
+    size_t n = strlen(copy);                    /* whole words: a prefix cut at a space */
+    CHECK(n > 400 && strncmp(copy, loader, n) == 0);
+    CHECK(copy[n - 1] == ' ' || loader[n] == ' ');
+    const struct cmdline *cl = boot_params_parse(copy);
+    uint8_t key[32];
+    CHECK_EQ(boot_param_ushkey(key), -1);
+    CHECK(strstr(printed, "boot: ushkey= was not read") != NULL);
+    CHECK(strstr(printed, "will not start") != NULL);
+    CHECK(strstr(printed, "boot: the command line is ") != NULL);
+    CHECK(strstr(printed, "0a0b0c") == NULL);
+    CHECK_STR(cmdline_get(cl, "udpshell"), "9000");   /* the rest still read */
+    loader_reset();
+}
+
+TEST(ushkey_in_the_copy_and_another_past_it_is_refused)
+{
+    /* The last key given is the one meant: an earlier one read while a
+     * later one was lost must not be used either. */
+    char loader[800] = "ushkey=" HEX " udpshell=9000";
+    while (strlen(loader) < 600)
+        strcat(loader, " pad=pppppppppppppppppppppppppppppppppppppppppppp");
+    strcat(loader, " ushkey=ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff");
+    printed[0] = 0;
+    boot_params_copy(copy, sizeof copy, loader);
+    CHECK(strstr(loader, "ffffffff") == NULL);
+    CHECK(strstr(loader, HEX) == NULL);
+    boot_params_parse(copy);
+    CHECK(strstr(copy, HEX) == NULL);           /* the copy's key wiped too */
+    uint8_t key[32];
+    CHECK_EQ(boot_param_ushkey(key), -1);
+    CHECK(strstr(printed, "boot: ushkey= was not read") != NULL);
+    loader_reset();
+}
+
+TEST(ushkey_in_a_short_loader_line_works_and_is_wiped_twice)
+{
+    char loader[] = "udpshell=9000 ushkey=" HEX;
+    printed[0] = 0;
+    boot_params_copy(copy, sizeof copy, loader);
+    CHECK_STR(loader, "udpshell=9000 ushkey=" XS);
+    boot_params_parse(copy);
+    CHECK_STR(copy, "udpshell=9000 ushkey=" XS);
+    uint8_t key[32];
+    CHECK_EQ(boot_param_ushkey(key), 1);
+    CHECK_EQ(key[31], 0x1f);
+    CHECK_EQ(printed[0], 0);
+    loader_reset();
+}
+
+TEST(ushkey_twice_second_dropped_whole_line_is_refused)
+{
+    /* arm64's path (the whole line parsed): a first key read, a second
+     * dropped past the 32 words, is refused rather than the first used. */
+    char text[1024] = "ushkey=" HEX;
+    for (int i = 1; i < CMDLINE_MAX_PARAMS; i++)
+        snprintf(text + strlen(text), sizeof text - strlen(text), " w%d=1", i);
+    strcat(text, " ushkey=" HEX);
+    printed[0] = 0;
+    boot_params_parse(text);
+    uint8_t key[32];
+    CHECK_EQ(boot_param_ushkey(key), -1);
+    CHECK(strstr(printed, "ushkey= was not read") != NULL);
+    CHECK(strstr(text, HEX) == NULL);
+}
+
+TEST(bare_ushkey_word_does_not_make_up_for_a_lost_key)
+{
+    /* Found by tests/fuzz/fuzz_bootparams.c: a bare "ushkey" in the copy
+     * was counted against the key= word lost past it, and an earlier key
+     * was then used. */
+    char loader[800] = "ushkey ushkey=" HEX " udpshell=9000";
+    while (strlen(loader) < 600)
+        strcat(loader, " pad=pppppppppppppppppppppppppppppppppppppppppppp");
+    strcat(loader, " ushkey=ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff");
+    printed[0] = 0;
+    boot_params_copy(copy, sizeof copy, loader);
+    boot_params_parse(copy);
+    uint8_t key[32];
+    CHECK_EQ(boot_param_ushkey(key), -1);
+    CHECK(strstr(printed, "boot: ushkey= was not read") != NULL);
+    loader_reset();
+}

@@ -275,3 +275,37 @@ TEST(cmdline_wipe_overwrites_every_value_in_place)
     CHECK_EQ(cmdline_wipe(e, "ushkey"), 0);
     CHECK_EQ(cmdline_wipe(NULL, "ushkey"), 0);
 }
+
+TEST(cmdline_copy_keeps_whole_words_only)
+{
+    char d[16];
+    CHECK_EQ(cmdline_copy(d, sizeof d, "smp=2 ip=1.2.3"), 0);      /* 14 bytes: fits */
+    CHECK_STR(d, "smp=2 ip=1.2.3");
+    CHECK_EQ(cmdline_copy(d, sizeof d, "smp=2 ip=1.2.3.4"), 1);    /* 16: one too many */
+    CHECK_STR(d, "smp=2 ");                     /* ip=1.2.3. would be another address */
+    CHECK_EQ(cmdline_copy(d, sizeof d, "smp=2 ip=1.2.3.4 udpshell=9000"), 2);
+    CHECK_STR(d, "smp=2 ");
+    CHECK_EQ(cmdline_copy(d, sizeof d, "udpshell=9000 x y"), 1);   /* the cut falls on a space */
+    CHECK_STR(d, "udpshell=9000 x");
+    CHECK_EQ(cmdline_copy(d, sizeof d, "udpshell=9000 xy zz"), 2);
+    CHECK_STR(d, "udpshell=9000 ");
+    CHECK_EQ(cmdline_copy(d, sizeof d, "udpshell=9000  \t yy"), 1);  /* ... in a run of them */
+    CHECK_STR(d, "udpshell=9000  ");
+    CHECK_EQ(cmdline_copy(d, sizeof d, "ushkey=0123456789abcdef"), 1);   /* one long word */
+    CHECK_STR(d, "");
+    CHECK_EQ(cmdline_copy(d, sizeof d, ""), 0);
+    CHECK_STR(d, "");
+    CHECK_EQ(cmdline_copy(d, sizeof d, NULL), 0);
+    CHECK_STR(d, "");
+    d[0] = 'z';
+    CHECK_EQ(cmdline_copy(d, 0, "a b c"), 3);   /* no room at all: nothing written */
+    CHECK_EQ(d[0], 'z');
+}
+
+TEST(cmdline_count_counts_key_words_bare_or_not)
+{
+    CHECK_EQ(cmdline_count("ushkey=1 ushkey ushkey= ushkeyx=2 xushkey=3 ushkey=4=5\tushkey", "ushkey"), 5);
+    CHECK_EQ(cmdline_count("", "ushkey"), 0);
+    CHECK_EQ(cmdline_count(NULL, "ushkey"), 0);
+    CHECK_EQ(cmdline_count("ushke ushkex", "ushkey"), 0);
+}

@@ -2,18 +2,18 @@
 /* tests/unit/test_pipeline_folded.c: the folded-stacks writer (root first,
  * merged, counts summing to the samples) and the annotated text report. */
 #include "test.h"
-#include "prof_fixture.h"
+#include "pipeline_fixture.h"
 #include "tools/pipeline/folded.h"
 #include "tools/pipeline/text.h"
 
 /* Runs a writer into a memory buffer; the caller frees it. */
-static char *capture(const struct prof *p, int which, bool per_kernel)
+static char *capture(const struct sp_profile *p, int which, bool per_kernel)
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    int rc = which == 0 ? prof_folded_write(p, per_kernel, f)
-                        : prof_text_write(p, f);
+    int rc = which == 0 ? sp_folded_write(p, per_kernel, f)
+                        : sp_text_write(p, f);
     fclose(f);
     CHECK_EQ(rc, 0);
     return buf;
@@ -21,7 +21,7 @@ static char *capture(const struct prof *p, int which, bool per_kernel)
 
 TEST(folded_root_first_sorted_merged)
 {
-    struct prof p;
+    struct sp_profile p;
     CHECK_EQ(fix_load(&p), 0);
     char *out = capture(&p, 0, false);
     CHECK_STR(out,
@@ -37,13 +37,13 @@ TEST(folded_root_first_sorted_merged)
               "k1;idle;0x9999 1\n"
               "k2;net;caller;spin;step 5\n");
     free(out);
-    prof_free(&p);
+    sp_profile_free(&p);
 }
 
 /* Every line's count adds up to the samples the headers declared. */
 TEST(folded_counts_sum_to_samples)
 {
-    struct prof p;
+    struct sp_profile p;
     CHECK_EQ(fix_load(&p), 0);
     char *out = capture(&p, 0, false);
     unsigned long long sum = 0;
@@ -59,33 +59,33 @@ TEST(folded_counts_sum_to_samples)
         sum += strtoull(sp + 1, NULL, 10);
         line = nl + 1;
     }
-    CHECK_EQ(sum, prof_total(&p));
+    CHECK_EQ(sum, sp_profile_total(&p));
     CHECK_EQ(sum, 15);
     free(out);
-    prof_free(&p);
+    sp_profile_free(&p);
 }
 
 /* Chains that differ only in cpu or pid fold into one stack. */
 TEST(folded_merges_equal_stacks)
 {
-    struct prof p;
-    char err[PROF_ERR_MAX];
-    prof_init(&p);
-    unsigned m = prof_add_map(&p, "k.elf");
+    struct sp_profile p;
+    char err[SP_ERR_MAX];
+    sp_profile_init(&p);
+    unsigned m = sp_profile_add_map(&p, "k.elf");
     const char t[] = "# sonde raw build-id=" FIX_BID " source=tick 100Hz "
                      "samples=6 dropped=0 cpus=2 ms=5\n"
                      "1 4 w 0 1020\n2 5 w 1 1020\n3 4 w;x 1 1020\n";
-    CHECK_EQ(prof_add_raw(&p, t, strlen(t), "t", "t", m, err, sizeof err), -1);
+    CHECK_EQ(sp_profile_add_raw(&p, t, strlen(t), "t", "t", m, err, sizeof err), -1);
     CHECK(strstr(err, "line 4: task has a character") != NULL);
     const char u[] = "# sonde raw build-id=" FIX_BID " source=tick 100Hz "
                      "samples=3 dropped=0 cpus=2 ms=5\n"
                      "1 4 w 0 1020\n2 5 w 1 1020\n";
-    CHECK_EQ(prof_add_raw(&p, u, strlen(u), "u", "u", m, err, sizeof err), 0);
+    CHECK_EQ(sp_profile_add_raw(&p, u, strlen(u), "u", "u", m, err, sizeof err), 0);
     fix_symbolize(&p);
     char *out = capture(&p, 0, false);
     CHECK_STR(out, "w;spin 3\n");
     free(out);
-    prof_free(&p);
+    sp_profile_free(&p);
 }
 
 TEST(folded_name_sanitized)
@@ -93,7 +93,7 @@ TEST(folded_name_sanitized)
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    prof_folded_name(f, "a;b c\td");
+    sp_folded_name(f, "a;b c\td");
     fclose(f);
     CHECK_STR(buf, "a_b_c_d");
     free(buf);
@@ -101,7 +101,7 @@ TEST(folded_name_sanitized)
 
 TEST(text_report_kernel_format_with_lines)
 {
-    struct prof p;
+    struct sp_profile p;
     CHECK_EQ(fix_load(&p), 0);
     char *out = capture(&p, 1, false);
     CHECK_STR(out,
@@ -119,20 +119,20 @@ TEST(text_report_kernel_format_with_lines)
               "100.0% 5 spin+0x10 (a.h:5)\n"
               "        <- caller+0x5 (a.c:30)\n");
     free(out);
-    prof_free(&p);
+    sp_profile_free(&p);
 }
 
 /* One input: no "kernel" line, exactly the kernel's layout; an empty
  * profile says so. */
 TEST(text_report_single_and_empty)
 {
-    struct prof p;
-    char err[PROF_ERR_MAX];
-    prof_init(&p);
-    unsigned m = prof_add_map(&p, "k.elf");
+    struct sp_profile p;
+    char err[SP_ERR_MAX];
+    sp_profile_init(&p);
+    unsigned m = sp_profile_add_map(&p, "k.elf");
     const char t[] = "# sonde raw build-id=" FIX_BID " source=tick 100Hz "
                      "samples=0 dropped=4 cpus=0 ms=5\n";
-    CHECK_EQ(prof_add_raw(&p, t, strlen(t), "t", "t", m, err, sizeof err), 0);
+    CHECK_EQ(sp_profile_add_raw(&p, t, strlen(t), "t", "t", m, err, sizeof err), 0);
     char *out = capture(&p, 1, false);
     CHECK_STR(out, "profiled 5 ms\n0 samples on 0 cpus, 4 dropped, source "
                    "tick 100Hz\nno samples\n");
@@ -140,21 +140,21 @@ TEST(text_report_single_and_empty)
     out = capture(&p, 0, false);
     CHECK_STR(out, "");
     free(out);
-    prof_free(&p);
+    sp_profile_free(&p);
 }
 
 /* Ties in count order by leaf address, as the kernel does; callers that
  * differ keep their chains apart. */
 TEST(text_report_order_and_split_callers)
 {
-    struct prof p;
-    char err[PROF_ERR_MAX];
-    prof_init(&p);
-    unsigned m = prof_add_map(&p, "k.elf");
+    struct sp_profile p;
+    char err[SP_ERR_MAX];
+    sp_profile_init(&p);
+    unsigned m = sp_profile_add_map(&p, "k.elf");
     const char t[] = "# sonde raw build-id=" FIX_BID " source=tick 100Hz "
                      "samples=4 dropped=0 cpus=1 ms=5\n"
                      "2 1 a 0 2005 3005\n2 1 a 0 1020 3005\n";
-    CHECK_EQ(prof_add_raw(&p, t, strlen(t), "t", "t", m, err, sizeof err), 0);
+    CHECK_EQ(sp_profile_add_raw(&p, t, strlen(t), "t", "t", m, err, sizeof err), 0);
     fix_symbolize(&p);
     char *out = capture(&p, 1, false);
     CHECK_STR(out, "profiled 5 ms\n4 samples on 1 cpus, 0 dropped, source "
@@ -164,5 +164,5 @@ TEST(text_report_order_and_split_callers)
                    "50.0% 2 caller+0x5 (a.c:30)\n"
                    "        <- top+0x5 (b.c:7)\n");
     free(out);
-    prof_free(&p);
+    sp_profile_free(&p);
 }

@@ -3,7 +3,7 @@
 /* tests/unit/test_pipeline_pprof.c: the pprof writer, checked by decoding what
  * it wrote with protobuf-c and walking every table. */
 #include "test.h"
-#include "prof_fixture.h"
+#include "pipeline_fixture.h"
 #include "profile.pb-c.h"
 #include "tools/pipeline/pprof.h"
 #include <stdlib.h>
@@ -11,10 +11,10 @@
 
 typedef Perftools__Profiles__Profile Profile;
 
-static Profile *decode(const struct prof *p)
+static Profile *decode(const struct sp_profile *p)
 {
     size_t len;
-    uint8_t *buf = prof_pprof_pack(p, &len);
+    uint8_t *buf = sp_pprof_pack(p, &len);
     Profile *m = perftools__profiles__profile__unpack(NULL, len, buf);
     free(buf);
     return m;
@@ -49,12 +49,12 @@ static int64_t num_label(const Profile *m, const Perftools__Profiles__Sample *s,
 
 TEST(pprof_tables_are_consistent)
 {
-    struct prof p;
+    struct sp_profile p;
     CHECK_EQ(fix_load(&p), 0);
     Profile *m = decode(&p);
     CHECK(m != NULL);
     if (!m) {
-        prof_free(&p);
+        sp_profile_free(&p);
         return;
     }
     CHECK(m->n_string_table > 0);
@@ -87,17 +87,17 @@ TEST(pprof_tables_are_consistent)
             CHECK(found);
         }
     perftools__profiles__profile__free_unpacked(m, NULL);
-    prof_free(&p);
+    sp_profile_free(&p);
 }
 
 TEST(pprof_types_values_and_labels)
 {
-    struct prof p;
+    struct sp_profile p;
     CHECK_EQ(fix_load(&p), 0);
     Profile *m = decode(&p);
     CHECK(m != NULL);
     if (!m) {
-        prof_free(&p);
+        sp_profile_free(&p);
         return;
     }
     CHECK_EQ(m->n_sample_type, 2);
@@ -132,19 +132,19 @@ TEST(pprof_types_values_and_labels)
     CHECK_EQ(m->mapping[0]->memory_limit, 0x4000);
     CHECK(m->mapping[0]->has_inline_frames);
     perftools__profiles__profile__free_unpacked(m, NULL);
-    prof_free(&p);
+    sp_profile_free(&p);
 }
 
 /* 0x1010 is step inlined into spin: one location, two lines, innermost
  * first; the leaf comes first in a sample's location ids. */
 TEST(pprof_inlined_lines_and_leaf_first)
 {
-    struct prof p;
+    struct sp_profile p;
     CHECK_EQ(fix_load(&p), 0);
     Profile *m = decode(&p);
     CHECK(m != NULL);
     if (!m) {
-        prof_free(&p);
+        sp_profile_free(&p);
         return;
     }
     Perftools__Profiles__Sample *s = m->sample[0];
@@ -179,16 +179,16 @@ TEST(pprof_inlined_lines_and_leaf_first)
         spins += strcmp(str(m, m->function[j]->name), "spin") == 0;
     CHECK_EQ(spins, 1);
     perftools__profiles__profile__free_unpacked(m, NULL);
-    prof_free(&p);
+    sp_profile_free(&p);
 }
 
 TEST(pprof_file_is_gzip_of_the_message)
 {
-    struct prof p;
+    struct sp_profile p;
     CHECK_EQ(fix_load(&p), 0);
     FILE *f = tmpfile();
-    char err[PROF_ERR_MAX];
-    CHECK_EQ(prof_pprof_write(&p, f, err, sizeof err), 0);
+    char err[SP_ERR_MAX];
+    CHECK_EQ(sp_pprof_write(&p, f, err, sizeof err), 0);
     long n = ftell(f);
     rewind(f);
     uint8_t *gz = malloc((size_t)n);
@@ -196,7 +196,7 @@ TEST(pprof_file_is_gzip_of_the_message)
     fclose(f);
     CHECK(n > 18 && gz[0] == 0x1f && gz[1] == 0x8b);    /* gzip magic */
     size_t len;
-    uint8_t *want = prof_pprof_pack(&p, &len);
+    uint8_t *want = sp_pprof_pack(&p, &len);
     uint8_t *got = malloc(len + 16);
     z_stream z;
     memset(&z, 0, sizeof z);
@@ -212,18 +212,18 @@ TEST(pprof_file_is_gzip_of_the_message)
     free(got);
     free(want);
     free(gz);
-    prof_free(&p);
+    sp_profile_free(&p);
 }
 
 TEST(pprof_empty_profile)
 {
-    struct prof p;
-    char err[PROF_ERR_MAX];
-    prof_init(&p);
-    unsigned mp = prof_add_map(&p, "k.elf");
+    struct sp_profile p;
+    char err[SP_ERR_MAX];
+    sp_profile_init(&p);
+    unsigned mp = sp_profile_add_map(&p, "k.elf");
     const char t[] = "# sonde raw build-id=" FIX_BID " source=tick 100Hz "
                      "samples=0 dropped=0 cpus=0 ms=5\n";
-    CHECK_EQ(prof_add_raw(&p, t, strlen(t), "e", "e", mp, err, sizeof err), 0);
+    CHECK_EQ(sp_profile_add_raw(&p, t, strlen(t), "e", "e", mp, err, sizeof err), 0);
     Profile *m = decode(&p);
     CHECK(m != NULL);
     if (m) {
@@ -231,28 +231,28 @@ TEST(pprof_empty_profile)
         CHECK_STR(m->string_table[0], "");
         perftools__profiles__profile__free_unpacked(m, NULL);
     }
-    prof_free(&p);
+    sp_profile_free(&p);
 }
 
 TEST(model_rejects_unknown_source)
 {
-    struct prof p;
-    char err[PROF_ERR_MAX];
-    prof_init(&p);
-    unsigned mp = prof_add_map(&p, "k.elf");
+    struct sp_profile p;
+    char err[SP_ERR_MAX];
+    sp_profile_init(&p);
+    unsigned mp = sp_profile_add_map(&p, "k.elf");
     const char t[] = "# sonde raw build-id=" FIX_BID " source=magic "
                      "samples=0 dropped=0 cpus=0 ms=5\n";
-    CHECK_EQ(prof_add_raw(&p, t, strlen(t), "x.raw", "x", mp, err, sizeof err), -1);
+    CHECK_EQ(sp_profile_add_raw(&p, t, strlen(t), "x.raw", "x", mp, err, sizeof err), -1);
     CHECK(strstr(err, "x.raw: line 1: unknown source 'magic'") != NULL);
     CHECK_EQ(p.ninputs, 0);
-    prof_free(&p);
+    sp_profile_free(&p);
 }
 
 /* One location per distinct (address, pc-or-return): 0x1010 as a pc in
  * both kernels is one location; ids are 1..n in order. */
 TEST(model_locations_are_shared)
 {
-    struct prof p;
+    struct sp_profile p;
     CHECK_EQ(fix_load(&p), 0);
     CHECK_EQ(p.nlocs, 5);
     for (size_t i = 0; i < p.nlocs; i++)
@@ -261,6 +261,6 @@ TEST(model_locations_are_shared)
     CHECK(!p.chains[0].c_locs[0]->pl_ret);
     CHECK(p.chains[0].c_locs[1]->pl_ret);
     CHECK_STR(p.chains[2].c_locs[0]->pl_frames[0].pf_func, "0x9999");
-    CHECK_EQ(prof_total(&p), 15);
-    prof_free(&p);
+    CHECK_EQ(sp_profile_total(&p), 15);
+    sp_profile_free(&p);
 }

@@ -126,7 +126,7 @@ struct outcome {
     int rc;
     char *err[NK];
     size_t errlen[NK];
-    struct prof_rec_host h[NK];
+    struct sp_rec_host h[NK];
 };
 
 static void collect(struct world *w, struct outcome *o, unsigned ms)
@@ -145,16 +145,16 @@ static void collect(struct world *w, struct outcome *o, unsigned ms)
         };
     }
     struct ushc_mux m = { w, recv_any, mux_now };
-    char cmd[PREC_CMD_MAX];
-    prof_record_command(cmd, sizeof cmd, ms, "all");
-    o->rc = prof_record_collect(&m, o->h, NK, cmd);
+    char cmd[SP_RECORD_CMD_MAX];
+    sp_record_command(cmd, sizeof cmd, ms, "all");
+    o->rc = sp_record_collect(&m, o->h, NK, cmd);
     for (unsigned i = 0; i < NK; i++)
         fclose(errs[i]);
 }
 
 static void outcome_free(struct outcome *o)
 {
-    prof_record_free(o->h, NK);
+    sp_record_free(o->h, NK);
     for (unsigned i = 0; i < NK; i++)
         free(o->err[i]);
 }
@@ -223,24 +223,24 @@ TEST(record_cut_reply_reaches_the_parser)
     struct outcome o;
     collect(&w, &o, 10);
     CHECK_EQ(o.rc, 0);
-    struct prof p;
-    prof_init(&p);
-    unsigned map = prof_add_map(&p, "k.elf");
-    char err[PROF_ERR_MAX];
-    CHECK_EQ(prof_add_raw(&p, o.h[0].text, o.h[0].len, "127.0.0.1:9000", "127.0.0.1:9000",
+    struct sp_profile p;
+    sp_profile_init(&p);
+    unsigned map = sp_profile_add_map(&p, "k.elf");
+    char err[SP_ERR_MAX];
+    CHECK_EQ(sp_profile_add_raw(&p, o.h[0].text, o.h[0].len, "127.0.0.1:9000", "127.0.0.1:9000",
                           map, err, sizeof err), -1);
     CHECK(strstr(err, "127.0.0.1:9000: line 2: truncated") != NULL);
-    prof_free(&p);
+    sp_profile_free(&p);
     outcome_free(&o);
 }
 
 TEST(record_build_id_check_names_both)
 {
-    char err[PROF_ERR_MAX] = "";
+    char err[SP_ERR_MAX] = "";
     const char *a = "00112233445566778899aabbccddeeff00112233";
     const char *b = "ffeeddccbbaa99887766554433221100ffeeddcc";
-    CHECK_EQ(prof_check_build_id("127.0.0.1:9000", a, "k.elf", a, err, sizeof err), 0);
-    CHECK_EQ(prof_check_build_id("127.0.0.1:9000", a, "k.elf", b, err, sizeof err), -1);
+    CHECK_EQ(sp_check_build_id("127.0.0.1:9000", a, "k.elf", a, err, sizeof err), 0);
+    CHECK_EQ(sp_check_build_id("127.0.0.1:9000", a, "k.elf", b, err, sizeof err), -1);
     CHECK_STR(err, "build id mismatch: 127.0.0.1:9000 was recorded on a kernel with build id "
               "00112233445566778899aabbccddeeff00112233, but k.elf has build id "
               "ffeeddccbbaa99887766554433221100ffeeddcc");
@@ -249,24 +249,24 @@ TEST(record_build_id_check_names_both)
 /* Two kernels' replies merged: every sample carries its HOST:PORT. */
 TEST(record_merge_labels_each_sample_with_its_kernel)
 {
-    struct prof p;
-    prof_init(&p);
-    unsigned map = prof_add_map(&p, "k.elf");
-    char err[PROF_ERR_MAX];
-    CHECK_EQ(prof_add_raw(&p, raw_a, strlen(raw_a), "127.0.0.1:9000", "127.0.0.1:9000", map,
+    struct sp_profile p;
+    sp_profile_init(&p);
+    unsigned map = sp_profile_add_map(&p, "k.elf");
+    char err[SP_ERR_MAX];
+    CHECK_EQ(sp_profile_add_raw(&p, raw_a, strlen(raw_a), "127.0.0.1:9000", "127.0.0.1:9000", map,
                           err, sizeof err), 0);
-    CHECK_EQ(prof_add_raw(&p, raw_a, strlen(raw_a), "box:9001", "box:9001", map,
+    CHECK_EQ(sp_profile_add_raw(&p, raw_a, strlen(raw_a), "box:9001", "box:9001", map,
                           err, sizeof err), 0);
-    prof_name_unknown(&p);
+    sp_profile_name_unknown(&p);
     char *buf;
     size_t len;
     FILE *f = open_memstream(&buf, &len);
-    CHECK_EQ(prof_folded_write(&p, true, f), 0);
+    CHECK_EQ(sp_folded_write(&p, true, f), 0);
     fclose(f);
     CHECK_STR(buf, "127.0.0.1:9000;burn;0x2005;0x1010 3\nbox:9001;burn;0x2005;0x1010 3\n");
     free(buf);
 
-    uint8_t *pb = prof_pprof_pack(&p, &len);
+    uint8_t *pb = sp_pprof_pack(&p, &len);
     Perftools__Profiles__Profile *m = perftools__profiles__profile__unpack(NULL, len, pb);
     free(pb);
     CHECK(m != NULL);
@@ -282,5 +282,5 @@ TEST(record_merge_labels_each_sample_with_its_kernel)
         }
         perftools__profiles__profile__free_unpacked(m, NULL);
     }
-    prof_free(&p);
+    sp_profile_free(&p);
 }

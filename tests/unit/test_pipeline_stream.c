@@ -11,6 +11,7 @@
 #include <arpa/inet.h>
 #include <stdlib.h>
 #include "tools/pipeline/agg.h"
+#include "tools/pipeline/model.h"
 #include "tools/pipeline/collect.h"
 #include "tools/pipeline/stream.h"
 #include "uapi/byteorder.h"
@@ -602,6 +603,64 @@ static void agg_rec(void *ctx, uint16_t cpu, const struct pstr_record *r)
     sp_agg_add(ctx, cpu, r);
 }
 
+static uint64_t weight_total;
+static int sum_weight(void *ctx, const struct praw_chain *c, unsigned line, char *err,
+                      size_t cap)
+{
+    weight_total += c->pc_weight;
+    return 0;
+}
+
+/* Kinds in one stream stay apart: each raw profile holds its own kind's
+ * records, a weighted kind says so and carries count:weight, and the
+ * model reads the weights back. */
+TEST(streamed_kinds_become_one_raw_profile_each)
+{
+    struct sp_stream s;
+    struct sp_agg a;
+    sp_stream_init(&s, ID);
+    sp_agg_init(&a);
+    struct dg m = meta(ID, 0, BID);
+    struct pstr_hdr h0;
+    pstr_parse(m.b, m.len, &h0);
+    sp_stream_take(&s, &h0, 0, agg_rec, &a);
+    struct pstr_record cpu = { .pid = 7, .depth = 1, .kind = PSTR_KIND_CPU, .weight = 1,
+                               .frames = { 0x1000 } };
+    struct pstr_record off = { .pid = 7, .depth = 1, .kind = PSTR_KIND_OFFCPU,
+                               .frames = { 0x1000 } };
+    for (unsigned i = 0; i < 3; i++) {
+        sp_agg_add(&a, 0, &cpu);
+        off.weight = 1000000 * (i + 1);
+        sp_agg_add(&a, 0, &off);
+    }
+    size_t len;
+    char *text = sp_agg_raw(&a, &s, PRAW_KIND_OFFCPU, 1000, &len);
+    CHECK(text != NULL);
+    CHECK(strstr(text, " ms=1000 kind=offcpu\n3:6000000 7 ") != NULL);
+    struct praw_header h;
+    char err[PRAW_ERR_MAX] = "";
+    weight_total = 0;
+    CHECK_EQ(praw_parse(text, len, &h, sum_weight, NULL, err, sizeof err), 0);
+    CHECK_EQ(h.ph_kind, PRAW_KIND_OFFCPU);
+    CHECK_EQ(h.ph_samples, 3);
+    CHECK_EQ(weight_total, 6000000);
+    struct sp_profile p;
+    sp_profile_init(&p);
+    unsigned map = sp_profile_add_map(&p, "kernel.elf");
+    CHECK_EQ(sp_profile_add_raw(&p, text, len, "stream", "k", map, err, sizeof err), 0);
+    CHECK_EQ(p.nchains, 1);
+    CHECK_EQ(p.chains[0].c_count, 3);
+    CHECK_EQ(p.chains[0].c_weight, 6000000);
+    free(text);
+    text = sp_agg_raw(&a, &s, PRAW_KIND_CPU, 1000, &len);
+    CHECK(text != NULL && strstr(text, "kind=") == NULL);
+    CHECK(strstr(text, " ms=1000\n3 7 ") != NULL);
+    free(text);
+    sp_profile_free(&p);
+    sp_agg_free(&a);
+    sp_stream_free(&s);
+}
+
 TEST(a_stream_becomes_a_raw_profile_the_parser_takes)
 {
     struct sp_stream s;
@@ -613,13 +672,13 @@ TEST(a_stream_becomes_a_raw_profile_the_parser_takes)
         end(ID, 3, 5, 50, 0),
     };
     size_t len;
-    CHECK(sp_agg_raw(&a, &s, 10000, &len) == NULL);   /* no META yet */
+    CHECK(sp_agg_raw(&a, &s, PRAW_KIND_CPU, 10000, &len) == NULL);   /* no META yet */
     for (unsigned i = 0; i < 4; i++) {
         struct pstr_hdr h;
         pstr_parse(ds[i].b, ds[i].len, &h);
         sp_stream_take(&s, &h, 0, agg_rec, &a);
     }
-    char *text = sp_agg_raw(&a, &s, 10000, &len);
+    char *text = sp_agg_raw(&a, &s, PRAW_KIND_CPU, 10000, &len);
     CHECK(text != NULL);
     struct praw_header h;
     char err[PRAW_ERR_MAX] = "";

@@ -3,16 +3,16 @@
  * XML scanner: tags balance, text is escaped, and every frame is as wide
  * as its share of the samples, to within a pixel. */
 #include "test.h"
-#include "prof_fixture.h"
+#include "pipeline_fixture.h"
 #include "tools/pipeline/svg.h"
 #include <math.h>
 
-static char *render(const struct prof *p, bool per_kernel, const char *title)
+static char *render(const struct sp_profile *p, bool per_kernel, const char *title)
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    CHECK_EQ(prof_svg_write(p, per_kernel, title, f), 0);
+    CHECK_EQ(sp_svg_write(p, per_kernel, title, f), 0);
     fclose(f);
     return buf;
 }
@@ -80,7 +80,7 @@ static double attr(const char *tag, const char *name)
 /* For each <g>: the count in its title against its rect's width. */
 static unsigned check_widths(const char *svg, uint64_t total)
 {
-    double scale = prof_svg_scale(total);
+    double scale = sp_svg_scale(total);
     unsigned frames = 0;
     for (const char *g = strstr(svg, "<g>"); g; g = strstr(g + 1, "<g>")) {
         const char *t = strstr(g, "<title>"), *r = strstr(g, "<rect ");
@@ -95,8 +95,8 @@ static unsigned check_widths(const char *svg, uint64_t total)
         unsigned long long n = strtoull(paren + 2, NULL, 10);
         double w = attr(r, "width");
         CHECK(fabs(w - (double)n * scale) < 1.0);
-        CHECK(attr(r, "x") >= PROF_SVG_XPAD - 0.01);
-        CHECK(attr(r, "x") + w <= PROF_SVG_WIDTH - PROF_SVG_XPAD + 0.01);
+        CHECK(attr(r, "x") >= SP_SVG_XPAD - 0.01);
+        CHECK(attr(r, "x") + w <= SP_SVG_WIDTH - SP_SVG_XPAD + 0.01);
         frames++;
     }
     return frames;
@@ -104,7 +104,7 @@ static unsigned check_widths(const char *svg, uint64_t total)
 
 TEST(svg_well_formed_and_proportional)
 {
-    struct prof p;
+    struct sp_profile p;
     CHECK_EQ(fix_load(&p), 0);
     char *svg = render(&p, false, "t");
     CHECK(strncmp(svg, "<?xml", 5) == 0);
@@ -120,13 +120,13 @@ TEST(svg_well_formed_and_proportional)
     CHECK(strstr(svg, "<title>k1 (10 samples, 66.67%)</title>") != NULL);
     CHECK_EQ(check_widths(svg, 15), 14);
     free(svg);
-    prof_free(&p);
+    sp_profile_free(&p);
 }
 
 /* Root at the bottom: a deeper frame has a smaller y. */
 TEST(svg_root_at_the_bottom)
 {
-    struct prof p;
+    struct sp_profile p;
     CHECK_EQ(fix_load(&p), 0);
     char *svg = render(&p, false, "t");
     const char *all = strstr(svg, "<title>all ");
@@ -135,20 +135,20 @@ TEST(svg_root_at_the_bottom)
     if (all && step)
         CHECK(attr(strstr(step, "<rect"), "y") < attr(strstr(all, "<rect"), "y"));
     free(svg);
-    prof_free(&p);
+    sp_profile_free(&p);
 }
 
 TEST(svg_escapes_and_truncates)
 {
-    struct prof p;
-    char err[PROF_ERR_MAX];
-    prof_init(&p);
-    unsigned m = prof_add_map(&p, "k.elf");
+    struct sp_profile p;
+    char err[SP_ERR_MAX];
+    sp_profile_init(&p);
+    unsigned m = sp_profile_add_map(&p, "k.elf");
     const char t[] = "# sonde raw build-id=" FIX_BID " source=tick 100Hz "
                      "samples=20 dropped=0 cpus=1 ms=5\n"
                      "19 1 <&>\"' 0 1020\n"
                      "1 2 abcdefghijklmnopqrstuvwxyz01234 0 1020\n";
-    CHECK_EQ(prof_add_raw(&p, t, strlen(t), "t", "t", m, err, sizeof err), 0);
+    CHECK_EQ(sp_profile_add_raw(&p, t, strlen(t), "t", "t", m, err, sizeof err), 0);
     fix_symbolize(&p);
     char *svg = render(&p, false, "a <title> & more");
     CHECK(well_formed(svg) > 0);
@@ -158,22 +158,22 @@ TEST(svg_escapes_and_truncates)
     CHECK(strstr(svg, ">abcdef..</text>") != NULL);
     CHECK_EQ(check_widths(svg, 20), 5);
     free(svg);
-    prof_free(&p);
+    sp_profile_free(&p);
 }
 
 TEST(svg_empty_profile)
 {
-    struct prof p;
-    char err[PROF_ERR_MAX];
-    prof_init(&p);
-    unsigned m = prof_add_map(&p, "k.elf");
+    struct sp_profile p;
+    char err[SP_ERR_MAX];
+    sp_profile_init(&p);
+    unsigned m = sp_profile_add_map(&p, "k.elf");
     const char t[] = "# sonde raw build-id=" FIX_BID " source=tick 100Hz "
                      "samples=0 dropped=0 cpus=0 ms=5\n";
-    CHECK_EQ(prof_add_raw(&p, t, strlen(t), "t", "t", m, err, sizeof err), 0);
+    CHECK_EQ(sp_profile_add_raw(&p, t, strlen(t), "t", "t", m, err, sizeof err), 0);
     char *svg = render(&p, false, "t");
     CHECK(well_formed(svg) > 0);
     CHECK(strstr(svg, "no samples") != NULL);
     CHECK(strstr(svg, "<g>") == NULL);
     free(svg);
-    prof_free(&p);
+    sp_profile_free(&p);
 }

@@ -33,127 +33,127 @@ static const char *fake_name(void *ctx, unsigned k, uint64_t addr, bool ret)
 #define REC   0x1305
 #define TOP   0x1405
 
-static void add(struct top_model *m, unsigned k, uint64_t t, unsigned n,
+static void add(struct sp_top_model *m, unsigned k, uint64_t t, unsigned n,
                 unsigned depth, ...)
 {
-    uint64_t f[TOP_DEPTH_MAX];
+    uint64_t f[SP_TOP_DEPTH_MAX];
     va_list ap;
     va_start(ap, depth);
     for (unsigned i = 0; i < depth; i++)
         f[i] = va_arg(ap, uint64_t);
     va_end(ap);
     for (unsigned i = 0; i < n; i++)
-        CHECK(top_add_sample(m, k, t, f, depth));
+        CHECK(sp_top_add_sample(m, k, t, f, depth));
 }
 
-static int fid_of(const struct top_model *m, const char *name)
+static int fid_of(const struct sp_top_model *m, const char *name)
 {
-    struct top_row r[64];
-    size_t n = top_rows(m, r, 64);
+    struct sp_top_row r[64];
+    size_t n = sp_top_rows(m, r, 64);
     for (size_t i = 0; i < n && i < 64; i++)
-        if (strcmp(top_func_name(m, r[i].tr_fid), name) == 0)
+        if (strcmp(sp_top_func_name(m, r[i].tr_fid), name) == 0)
             return r[i].tr_fid;
     return -100;
 }
 
-static const struct top_row *row_of(const struct top_model *m, const char *name,
-                                    struct top_row *r, size_t cap)
+static const struct sp_top_row *row_of(const struct sp_top_model *m, const char *name,
+                                    struct sp_top_row *r, size_t cap)
 {
-    size_t n = top_rows(m, r, cap);
+    size_t n = sp_top_rows(m, r, cap);
     for (size_t i = 0; i < n && i < cap; i++)
-        if (strcmp(top_func_name(m, r[i].tr_fid), name) == 0)
+        if (strcmp(sp_top_func_name(m, r[i].tr_fid), name) == 0)
             return &r[i];
     return NULL;
 }
 
 TEST(window_expires_whole_seconds)
 {
-    struct top_model *m = top_new(5, fake_name, NULL);
+    struct sp_top_model *m = sp_top_new(5, fake_name, NULL);
     add(m, 0, 10 * S + S / 2, 3, 2, (uint64_t)SPIN, (uint64_t)INNER);
     add(m, 0, 12 * S + S / 2, 2, 1, (uint64_t)SPIN);
-    top_advance(m, 14 * S + 900000000);
-    CHECK_EQ(top_samples(m), 5);
-    struct top_row r[8];
-    CHECK_EQ(top_rows(m, r, 8), 2);
+    sp_top_advance(m, 14 * S + 900000000);
+    CHECK_EQ(sp_top_samples(m), 5);
+    struct sp_top_row r[8];
+    CHECK_EQ(sp_top_rows(m, r, 8), 2);
     CHECK_EQ(r[0].tr_self, 5);
     /* Second 10 leaves the window when second 15 begins. */
-    top_advance(m, 15 * S);
-    CHECK_EQ(top_samples(m), 2);
-    CHECK_EQ(top_rows(m, r, 8), 1);
+    sp_top_advance(m, 15 * S);
+    CHECK_EQ(sp_top_samples(m), 2);
+    CHECK_EQ(sp_top_rows(m, r, 8), 1);
     CHECK_EQ(r[0].tr_self, 2);
     CHECK_EQ(r[0].tr_total, 2);
-    CHECK_EQ(top_kernel(m, 0)->tk_samples, 2);
+    CHECK_EQ(sp_top_kernel(m, 0)->tk_samples, 2);
     /* Too old for the window: not counted. */
-    CHECK(!top_add_sample(m, 0, 10 * S, (uint64_t[]){ SPIN }, 1));
-    top_advance(m, 17 * S);
-    CHECK_EQ(top_samples(m), 0);
-    CHECK_EQ(top_rows(m, r, 8), 0);
+    CHECK(!sp_top_add_sample(m, 0, 10 * S, (uint64_t[]){ SPIN }, 1));
+    sp_top_advance(m, 17 * S);
+    CHECK_EQ(sp_top_samples(m), 0);
+    CHECK_EQ(sp_top_rows(m, r, 8), 0);
     /* Time never goes back. */
-    top_advance(m, 11 * S);
+    sp_top_advance(m, 11 * S);
     add(m, 0, 17 * S + 1, 1, 1, (uint64_t)SPIN);
-    CHECK_EQ(top_samples(m), 1);
+    CHECK_EQ(sp_top_samples(m), 1);
     /* A ring slot reused after a gap much longer than the window. */
     add(m, 0, 1000 * S, 4, 1, (uint64_t)TOP);
-    CHECK_EQ(top_samples(m), 4);
-    CHECK_EQ(top_rows(m, r, 8), 1);
-    top_free(m);
+    CHECK_EQ(sp_top_samples(m), 4);
+    CHECK_EQ(sp_top_rows(m, r, 8), 1);
+    sp_top_free(m);
 }
 
 TEST(span_grows_to_the_window)
 {
-    struct top_model *m = top_new(5, fake_name, NULL);
-    top_advance(m, 10 * S);
-    CHECK(top_span_s(m) == 0.0);
-    top_advance(m, 12 * S);
-    CHECK(top_span_s(m) == 2.0);
-    top_advance(m, 20 * S + S / 2);     /* seconds 16..20 */
-    CHECK(top_span_s(m) == 4.5);
-    top_free(m);
+    struct sp_top_model *m = sp_top_new(5, fake_name, NULL);
+    sp_top_advance(m, 10 * S);
+    CHECK(sp_top_span_s(m) == 0.0);
+    sp_top_advance(m, 12 * S);
+    CHECK(sp_top_span_s(m) == 2.0);
+    sp_top_advance(m, 20 * S + S / 2);     /* seconds 16..20 */
+    CHECK(sp_top_span_s(m) == 4.5);
+    sp_top_free(m);
 }
 
 TEST(self_and_total_recursion_once)
 {
-    struct top_model *m = top_new(5, fake_name, NULL);
+    struct sp_top_model *m = sp_top_new(5, fake_name, NULL);
     /* spin <- rec <- rec <- rec <- top: rec recurses, counted once. */
     add(m, 0, S, 4, 5, (uint64_t)SPIN, (uint64_t)REC, (uint64_t)REC,
         (uint64_t)REC, (uint64_t)TOP);
     /* rec itself as the leaf, called by rec. */
     add(m, 0, S, 1, 3, (uint64_t)0x1310, (uint64_t)REC, (uint64_t)TOP);
-    struct top_row r[8];
-    const struct top_row *x = row_of(m, "rec", r, 8);
+    struct sp_top_row r[8];
+    const struct sp_top_row *x = row_of(m, "rec", r, 8);
     CHECK(x && x->tr_self == 1 && x->tr_total == 5);
     x = row_of(m, "spin", r, 8);
     CHECK(x && x->tr_self == 4 && x->tr_total == 4);
     x = row_of(m, "top", r, 8);
     CHECK(x && x->tr_self == 0 && x->tr_total == 5);
     /* Hottest first: self, then total, then name. */
-    CHECK_EQ(top_rows(m, r, 8), 3);
-    CHECK_STR(top_func_name(m, r[0].tr_fid), "spin");
-    CHECK_STR(top_func_name(m, r[1].tr_fid), "rec");
-    CHECK_STR(top_func_name(m, r[2].tr_fid), "top");
+    CHECK_EQ(sp_top_rows(m, r, 8), 3);
+    CHECK_STR(sp_top_func_name(m, r[0].tr_fid), "spin");
+    CHECK_STR(sp_top_func_name(m, r[1].tr_fid), "rec");
+    CHECK_STR(sp_top_func_name(m, r[2].tr_fid), "top");
     /* Each distinct address named once, whatever the samples. */
-    top_free(m);
+    sp_top_free(m);
 }
 
 TEST(addresses_named_once_return_addresses_from_ret_minus_1)
 {
     calls = 0;
-    struct top_model *m = top_new(5, fake_name, NULL);
+    struct sp_top_model *m = sp_top_new(5, fake_name, NULL);
     /* 0x1100 as a return address is the call at 0x10ff: spin. */
     add(m, 0, S, 10, 2, (uint64_t)0x1100, (uint64_t)0x1100);
     CHECK_EQ(calls, 2);
-    struct top_row r[8];
-    CHECK_EQ(top_rows(m, r, 8), 2);
-    CHECK_STR(top_func_name(m, r[0].tr_fid), "inner");
+    struct sp_top_row r[8];
+    CHECK_EQ(sp_top_rows(m, r, 8), 2);
+    CHECK_STR(sp_top_func_name(m, r[0].tr_fid), "inner");
     CHECK_EQ(r[0].tr_self, 10);
-    CHECK_STR(top_func_name(m, r[1].tr_fid), "spin");
+    CHECK_STR(sp_top_func_name(m, r[1].tr_fid), "spin");
     CHECK_EQ(r[1].tr_total, 10);
-    top_free(m);
+    sp_top_free(m);
 }
 
 TEST(callers_aggregated_once_per_sample)
 {
-    struct top_model *m = top_new(5, fake_name, NULL);
+    struct sp_top_model *m = sp_top_new(5, fake_name, NULL);
     add(m, 0, S, 3, 3, (uint64_t)SPIN, (uint64_t)INNER, (uint64_t)TOP);
     add(m, 0, 2 * S, 1, 2, (uint64_t)SPIN, (uint64_t)OUTER);
     add(m, 0, 2 * S, 2, 1, (uint64_t)SPIN);        /* the walk ended at spin */
@@ -164,98 +164,98 @@ TEST(callers_aggregated_once_per_sample)
     add(m, 0, 3 * S, 1, 8, (uint64_t)0x1310, (uint64_t)REC, (uint64_t)REC,
         (uint64_t)REC, (uint64_t)REC, (uint64_t)REC, (uint64_t)REC,
         (uint64_t)REC);
-    struct top_caller c[8];
+    struct sp_top_caller c[8];
     uint64_t samples;
-    CHECK_EQ(top_callers(m, fid_of(m, "spin"), c, 8, &samples), 4);
+    CHECK_EQ(sp_top_callers(m, fid_of(m, "spin"), c, 8, &samples), 4);
     CHECK_EQ(samples, 11);
-    CHECK_STR(top_func_name(m, c[0].tc_fid), "rec");
+    CHECK_STR(sp_top_func_name(m, c[0].tc_fid), "rec");
     CHECK_EQ(c[0].tc_count, 5);
-    CHECK_STR(top_func_name(m, c[1].tc_fid), "inner");
+    CHECK_STR(sp_top_func_name(m, c[1].tc_fid), "inner");
     CHECK_EQ(c[1].tc_count, 3);
-    CHECK_EQ(c[2].tc_fid, TOP_CALLER_ROOT);
+    CHECK_EQ(c[2].tc_fid, SP_TOP_CALLER_ROOT);
     CHECK_EQ(c[2].tc_count, 2);
-    CHECK_STR(top_func_name(m, c[3].tc_fid), "outer");
+    CHECK_STR(sp_top_func_name(m, c[3].tc_fid), "outer");
     CHECK_EQ(c[3].tc_count, 1);
-    CHECK_EQ(top_callers(m, fid_of(m, "rec"), c, 8, &samples), 3);
+    CHECK_EQ(sp_top_callers(m, fid_of(m, "rec"), c, 8, &samples), 3);
     CHECK_EQ(samples, 6);
-    CHECK_STR(top_func_name(m, c[0].tc_fid), "rec");
+    CHECK_STR(sp_top_func_name(m, c[0].tc_fid), "rec");
     CHECK_EQ(c[0].tc_count, 6);
-    CHECK_STR(top_func_name(m, c[1].tc_fid), "top");
+    CHECK_STR(sp_top_func_name(m, c[1].tc_fid), "top");
     CHECK_EQ(c[1].tc_count, 5);
-    CHECK_EQ(c[2].tc_fid, TOP_CALLER_CUT);
+    CHECK_EQ(c[2].tc_fid, SP_TOP_CALLER_CUT);
     CHECK_EQ(c[2].tc_count, 1);
     /* Callers leave with their second. */
-    top_advance(m, 6 * S);
-    CHECK_EQ(top_callers(m, fid_of(m, "spin"), c, 8, &samples), 3);
+    sp_top_advance(m, 6 * S);
+    CHECK_EQ(sp_top_callers(m, fid_of(m, "spin"), c, 8, &samples), 3);
     CHECK_EQ(samples, 8);
-    CHECK_EQ(c[1].tc_fid, TOP_CALLER_ROOT);
-    top_free(m);
+    CHECK_EQ(c[1].tc_fid, SP_TOP_CALLER_ROOT);
+    sp_top_free(m);
 }
 
 TEST(kernels_counted_apart)
 {
-    struct top_model *m = top_new(5, fake_name, NULL);
-    top_set_kernel_info(m, 0, "a", "tick 100Hz", 1);
-    top_set_kernel_info(m, 1, "b", "pmu/x", 2);
+    struct sp_top_model *m = sp_top_new(5, fake_name, NULL);
+    sp_top_set_kernel_info(m, 0, "a", "tick 100Hz", 1);
+    sp_top_set_kernel_info(m, 1, "b", "pmu/x", 2);
     add(m, 0, S, 3, 1, (uint64_t)SPIN);
     add(m, 0, S, 1, 1, (uint64_t)0x1410);
     add(m, 1, S, 6, 1, (uint64_t)0x1410);
-    CHECK_EQ(top_nkernels(m), 2);
-    CHECK_EQ(top_kernel(m, 0)->tk_samples, 4);
-    CHECK_EQ(top_kernel(m, 1)->tk_samples, 6);
-    CHECK_EQ(top_kernel(m, 1)->tk_lost, 2);
-    struct top_row r[8];
-    const struct top_row *x = row_of(m, "top", r, 8);
+    CHECK_EQ(sp_top_nkernels(m), 2);
+    CHECK_EQ(sp_top_kernel(m, 0)->tk_samples, 4);
+    CHECK_EQ(sp_top_kernel(m, 1)->tk_samples, 6);
+    CHECK_EQ(sp_top_kernel(m, 1)->tk_lost, 2);
+    struct sp_top_row r[8];
+    const struct sp_top_row *x = row_of(m, "top", r, 8);
     CHECK(x && x->tr_self == 7 && x->tr_kself[0] == 1 && x->tr_kself[1] == 6);
     x = row_of(m, "spin", r, 8);
     CHECK(x && x->tr_kself[0] == 3 && x->tr_kself[1] == 0);
-    CHECK(!top_add_sample(m, TOP_KERNELS_MAX, S, (uint64_t[]){ SPIN }, 1));
-    top_free(m);
+    CHECK(!sp_top_add_sample(m, SP_TOP_KERNELS_MAX, S, (uint64_t[]){ SPIN }, 1));
+    sp_top_free(m);
 }
 
 /* ---- the screen --------------------------------------------------------- */
 
-static void check_lines(const struct top_grid *g, const char *const *want)
+static void check_lines(const struct sp_top_grid *g, const char *const *want)
 {
     for (unsigned r = 0; r < g->h; r++) {
         const char *w = want[r] ? want[r] : "";
-        if (strcmp(top_grid_line(g, r), w) != 0) {
+        if (strcmp(sp_top_grid_line(g, r), w) != 0) {
             char msg[512];
             snprintf(msg, sizeof msg, "line %u: \"%s\" vs \"%s\"", r,
-                     top_grid_line(g, r), w);
+                     sp_top_grid_line(g, r), w);
             test_fail(__FILE__, __LINE__, msg);
         }
     }
 }
 
-static void check_width(const struct top_grid *g)
+static void check_width(const struct sp_top_grid *g)
 {
     for (unsigned r = 0; r < g->h; r++)
-        CHECK(strlen(top_grid_line(g, r)) <= g->w);
+        CHECK(strlen(sp_top_grid_line(g, r)) <= g->w);
 }
 
-static struct top_model *burn_model(void)
+static struct sp_top_model *burn_model(void)
 {
-    struct top_model *m = top_new(5, fake_name, NULL);
-    top_set_kernel_info(m, 0, "127.0.0.1:9000", "tick 100Hz", 3);
-    top_advance(m, 100 * S);
+    struct sp_top_model *m = sp_top_new(5, fake_name, NULL);
+    sp_top_set_kernel_info(m, 0, "127.0.0.1:9000", "tick 100Hz", 3);
+    sp_top_advance(m, 100 * S);
     add(m, 0, 100 * S, 90, 3, (uint64_t)SPIN, (uint64_t)INNER, (uint64_t)TOP);
     add(m, 0, 101 * S, 7, 2, (uint64_t)0x1110, (uint64_t)TOP);
     add(m, 0, 101 * S, 3, 1, (uint64_t)0x1410);
-    top_advance(m, 102 * S);
+    sp_top_advance(m, 102 * S);
     return m;
 }
 
 TEST(render_one_kernel_80x24)
 {
-    struct top_model *m = burn_model();
-    struct top_grid g;
-    struct top_view v;
-    top_grid_init(&g, 20, 10);          /* raised to 80x24 */
+    struct sp_top_model *m = burn_model();
+    struct sp_top_grid g;
+    struct sp_top_view v;
+    sp_top_grid_init(&g, 20, 10);          /* raised to 80x24 */
     CHECK_EQ(g.w, 80);
     CHECK_EQ(g.h, 24);
-    top_view_init(&v);
-    top_render(m, &v, &g);
+    sp_top_view_init(&v);
+    sp_top_render(m, &v, &g);
     const char *want[24] = {
         "sonde-prof top  127.0.0.1:9000  source tick 100Hz  window 5 s",
         "100 samples in 2.0 s: 50.0/s, 3 lost",
@@ -269,29 +269,29 @@ TEST(render_one_kernel_80x24)
     check_lines(&g, want);
     CHECK_EQ(g.hl, 4);
     /* Down twice: top; the selection stays on top as rows move. */
-    top_view_key(m, &v, TOP_KEY_DOWN, 19);
-    top_view_key(m, &v, TOP_KEY_DOWN, 19);
-    top_view_key(m, &v, TOP_KEY_DOWN, 19);       /* past the end: stays */
-    top_render(m, &v, &g);
+    sp_top_view_key(m, &v, SP_TOP_KEY_DOWN, 19);
+    sp_top_view_key(m, &v, SP_TOP_KEY_DOWN, 19);
+    sp_top_view_key(m, &v, SP_TOP_KEY_DOWN, 19);       /* past the end: stays */
+    sp_top_render(m, &v, &g);
     CHECK_EQ(g.hl, 6);
     add(m, 0, 102 * S, 200, 1, (uint64_t)0x1410);
-    top_render(m, &v, &g);
+    sp_top_render(m, &v, &g);
     CHECK_EQ(g.hl, 4);
-    CHECK_STR(top_grid_line(&g, 4), ">  67.7   100.0  top");
-    top_grid_free(&g);
-    top_free(m);
+    CHECK_STR(sp_top_grid_line(&g, 4), ">  67.7   100.0  top");
+    sp_top_grid_free(&g);
+    sp_top_free(m);
 }
 
 TEST(render_callers_and_back)
 {
-    struct top_model *m = burn_model();
-    struct top_grid g;
-    struct top_view v;
-    top_grid_init(&g, 80, 24);
-    top_view_init(&v);
-    top_render(m, &v, &g);
-    top_view_key(m, &v, TOP_KEY_ENTER, 19);     /* spin's callers */
-    top_render(m, &v, &g);
+    struct sp_top_model *m = burn_model();
+    struct sp_top_grid g;
+    struct sp_top_view v;
+    sp_top_grid_init(&g, 80, 24);
+    sp_top_view_init(&v);
+    sp_top_render(m, &v, &g);
+    sp_top_view_key(m, &v, SP_TOP_KEY_ENTER, 19);     /* spin's callers */
+    sp_top_render(m, &v, &g);
     const char *want[24] = {
         "sonde-prof top  127.0.0.1:9000  source tick 100Hz  window 5 s",
         "100 samples in 2.0 s: 50.0/s, 3 lost",
@@ -303,32 +303,32 @@ TEST(render_callers_and_back)
     };
     check_lines(&g, want);
     /* Enter again: inner's callers; then back to the table, on inner. */
-    top_view_key(m, &v, TOP_KEY_ENTER, 19);
-    top_render(m, &v, &g);
-    CHECK_STR(top_grid_line(&g, 3), "callers of inner: in 97 samples, 97.0% of all");
-    CHECK_STR(top_grid_line(&g, 5), "> 100.0       97  top");
-    top_view_key(m, &v, TOP_KEY_ENTER, 19);
-    top_render(m, &v, &g);
-    CHECK_STR(top_grid_line(&g, 5), "> 100.0      100  (outermost frame)");
-    top_view_key(m, &v, TOP_KEY_ENTER, 19);     /* not a function: stays */
-    CHECK_EQ(v.mode, TOP_CALLERS);
-    top_view_key(m, &v, TOP_KEY_BACK, 19);
-    top_render(m, &v, &g);
-    CHECK_EQ(v.mode, TOP_TABLE);
-    CHECK_STR(top_grid_line(&g, g.hl), ">   3.0   100.0  top");
-    top_grid_free(&g);
-    top_free(m);
+    sp_top_view_key(m, &v, SP_TOP_KEY_ENTER, 19);
+    sp_top_render(m, &v, &g);
+    CHECK_STR(sp_top_grid_line(&g, 3), "callers of inner: in 97 samples, 97.0% of all");
+    CHECK_STR(sp_top_grid_line(&g, 5), "> 100.0       97  top");
+    sp_top_view_key(m, &v, SP_TOP_KEY_ENTER, 19);
+    sp_top_render(m, &v, &g);
+    CHECK_STR(sp_top_grid_line(&g, 5), "> 100.0      100  (outermost frame)");
+    sp_top_view_key(m, &v, SP_TOP_KEY_ENTER, 19);     /* not a function: stays */
+    CHECK_EQ(v.mode, SP_TOP_CALLERS);
+    sp_top_view_key(m, &v, SP_TOP_KEY_BACK, 19);
+    sp_top_render(m, &v, &g);
+    CHECK_EQ(v.mode, SP_TOP_TABLE);
+    CHECK_STR(sp_top_grid_line(&g, g.hl), ">   3.0   100.0  top");
+    sp_top_grid_free(&g);
+    sp_top_free(m);
 }
 
 TEST(render_plain_and_empty)
 {
-    struct top_model *m = top_new(5, fake_name, NULL);
-    struct top_grid g;
-    struct top_view v;
-    top_grid_init(&g, 80, 24);
-    top_view_init(&v);
+    struct sp_top_model *m = sp_top_new(5, fake_name, NULL);
+    struct sp_top_grid g;
+    struct sp_top_view v;
+    sp_top_grid_init(&g, 80, 24);
+    sp_top_view_init(&v);
     v.plain = true;
-    top_render(m, &v, &g);
+    sp_top_render(m, &v, &g);
     const char *want[24] = {
         "sonde-prof top  -  source ?  window 5 s",
         "0 samples in 0.0 s: 0.0/s, 0 lost",
@@ -337,14 +337,14 @@ TEST(render_plain_and_empty)
         "(no samples in the last 5 s)",
     };
     check_lines(&g, want);
-    top_free(m);
+    sp_top_free(m);
     m = burn_model();
-    top_render(m, &v, &g);
-    CHECK_STR(top_grid_line(&g, 4), "   90.0    90.0  spin");
+    sp_top_render(m, &v, &g);
+    CHECK_STR(sp_top_grid_line(&g, 4), "   90.0    90.0  spin");
     CHECK_EQ(g.hl, -1);
-    CHECK_STR(top_grid_line(&g, 23), "");
-    top_grid_free(&g);
-    top_free(m);
+    CHECK_STR(sp_top_grid_line(&g, 23), "");
+    sp_top_grid_free(&g);
+    sp_top_free(m);
 }
 
 static const char *long_name(void *ctx, unsigned k, uint64_t addr, bool ret)
@@ -359,52 +359,52 @@ static const char *long_name(void *ctx, unsigned k, uint64_t addr, bool ret)
 
 TEST(render_kernels_truncation_scrolling)
 {
-    struct top_model *m = top_new(60, long_name, NULL);
+    struct sp_top_model *m = sp_top_new(60, long_name, NULL);
     char name[64];
     for (unsigned k = 0; k < 3; k++) {
         snprintf(name, sizeof name, "kernel-%u-with-a-rather-long-name."
                  "example.org:9000", k);
-        top_set_kernel_info(m, k, name, "pmu/nmi amd perfctr0 with a long name", k);
+        sp_top_set_kernel_info(m, k, name, "pmu/nmi amd perfctr0 with a long name", k);
     }
     for (uint64_t a = 1; a <= 40; a++)
         for (unsigned i = 0; i < a; i++)
-            CHECK(top_add_sample(m, a % 3, 5 * S, &a, 1));
-    top_advance(m, 7 * S);
-    struct top_grid g;
-    struct top_view v;
-    top_grid_init(&g, 80, 24);
-    top_view_init(&v);
-    top_render(m, &v, &g);
+            CHECK(sp_top_add_sample(m, a % 3, 5 * S, &a, 1));
+    sp_top_advance(m, 7 * S);
+    struct sp_top_grid g;
+    struct sp_top_view v;
+    sp_top_grid_init(&g, 80, 24);
+    sp_top_view_init(&v);
+    sp_top_render(m, &v, &g);
     check_width(&g);
-    CHECK_STR(top_grid_line(&g, 0), "sonde-prof top  3 kernels  window 60 s");
-    CHECK_STR(top_grid_line(&g, 2),
+    CHECK_STR(sp_top_grid_line(&g, 0), "sonde-prof top  3 kernels  window 60 s");
+    CHECK_STR(sp_top_grid_line(&g, 2),
               "k1 kernel-0-with-a-rather-long-name.example.org:9000  source pmu/nmi amd perf...");
-    CHECK_STR(top_grid_line(&g, 6), "  SELF%  TOTAL%    k1%    k2%    k3%  FUNCTION");
-    CHECK_EQ(strlen(top_grid_line(&g, 2)), 80);
+    CHECK_STR(sp_top_grid_line(&g, 6), "  SELF%  TOTAL%    k1%    k2%    k3%  FUNCTION");
+    CHECK_EQ(strlen(sp_top_grid_line(&g, 2)), 80);
     /* 820 samples; f40 holds 40 of kernel k2's 287 (a % 3 == 1: 1+4+..+40),
      * none of the others'. */
-    CHECK_STR(top_grid_line(&g, 7), ">   4.9     4.9    0.0   13.9    0.0  f40_x");
+    CHECK_STR(sp_top_grid_line(&g, 7), ">   4.9     4.9    0.0   13.9    0.0  f40_x");
     /* Scrolled down to the long one (7 samples, row 33 of 40): cut with
      * "..." at the width. */
     for (int i = 0; i < 33; i++)
-        top_view_key(m, &v, TOP_KEY_DOWN, 15);
-    top_render(m, &v, &g);
+        sp_top_view_key(m, &v, SP_TOP_KEY_DOWN, 15);
+    sp_top_render(m, &v, &g);
     check_width(&g);
     CHECK_EQ(g.hl, 22);
-    CHECK_STR(top_grid_line(&g, 22),
+    CHECK_STR(sp_top_grid_line(&g, 22),
               ">   0.9     0.9    0.0    2.4    0.0  f7_a_function_name_much_longer_than_any...");
-    CHECK_EQ(strlen(top_grid_line(&g, 22)), 80);
-    top_view_key(m, &v, TOP_KEY_PGDN, 15);
-    top_render(m, &v, &g);
-    CHECK_STR(top_grid_line(&g, 22), ">   0.1     0.1    0.0    0.3    0.0  f1_x");
+    CHECK_EQ(strlen(sp_top_grid_line(&g, 22)), 80);
+    sp_top_view_key(m, &v, SP_TOP_KEY_PGDN, 15);
+    sp_top_render(m, &v, &g);
+    CHECK_STR(sp_top_grid_line(&g, 22), ">   0.1     0.1    0.0    0.3    0.0  f1_x");
     /* A larger terminal is used as it is. */
-    top_grid_free(&g);
-    top_grid_init(&g, 132, 50);
-    top_render(m, &v, &g);
+    sp_top_grid_free(&g);
+    sp_top_grid_init(&g, 132, 50);
+    sp_top_render(m, &v, &g);
     check_width(&g);
     CHECK_EQ(g.w, 132);
-    CHECK_STR(top_grid_line(&g, 2), "k1 kernel-0-with-a-rather-long-name.example.org:9000  "
+    CHECK_STR(sp_top_grid_line(&g, 2), "k1 kernel-0-with-a-rather-long-name.example.org:9000  "
               "source pmu/nmi amd perfctr0 with a long name  136.5/s, 0 lost");
-    top_grid_free(&g);
-    top_free(m);
+    sp_top_grid_free(&g);
+    sp_top_free(m);
 }

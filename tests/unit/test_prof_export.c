@@ -1,5 +1,5 @@
 // LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/stream.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c uapi/profile_stream.c kernel/symtab.c tests/unit/fake_profiler.c lib/printf.c lib/parse.c uapi/profile_raw.c
-/* Host tests of kernel/profiler_export.c through the real sampler and the
+/* Host tests of kernel/prof/export.c through the real sampler and the
  * `profile` command: the raw and folded outputs as exact text, every
  * distinct chain printed, task names, unresolved addresses, and the raw
  * output read back by the reference parser (uapi/profile_raw.c) with the
@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "kernel/prof/sample.h"
+#include "kernel/prof/report.h"
 #include "kernel/prof/session.h"
 #include "kernel/symtab.h"
 #include "uapi/profile_raw.h"
@@ -44,6 +45,39 @@ TEST(raw_exact_text)
         "2 7 burn 2 3010 2048 11b2\n"
         "1 5 burn 1 301a 2044 11b2\n"
         "1 12 netload 3 9abc\n");
+}
+
+/* A snapshot of another kind (as the off-CPU and heap profiles will
+ * freeze): its header names the kind, chains carry count:weight and fold
+ * by adding weights, folded stacks print the weight, records of other
+ * kinds are left out, and the reference parser reads it all back. */
+TEST(raw_and_folded_carry_kind_and_weight)
+{
+    reset();
+    struct prof_record r[4] = {
+        { .pr_pid = 5, .pr_depth = 1, .pr_kind = PROF_KIND_MAX, .pr_weight = 1500, .pr_frames = { 0x301a } },
+        { .pr_pid = 5, .pr_depth = 1, .pr_kind = PROF_KIND_MAX, .pr_weight = 2500, .pr_frames = { 0x301a } },
+        { .pr_pid = 7, .pr_depth = 1, .pr_kind = PROF_KIND_MAX, .pr_weight = 9000, .pr_frames = { 0x3010 } },
+        { .pr_pid = 7, .pr_depth = 1, .pr_kind = PROF_KIND_CPU, .pr_weight = 1, .pr_frames = { 0x3010 } },
+    };
+    struct prof_snapshot s = {
+        .ps_recs = { r }, .ps_count = { 4 }, .ps_kind = PROF_KIND_MAX, .ps_ms = 10,
+        .ps_source = "heap", .ps_pid = PROF_ALL,
+    };
+    buf_printer_init(&bp, out, sizeof out);
+    CHECK_EQ(prof_export(&s, false, &bp.pr), PROF_OK);
+    CHECK_STR(got(),
+        "# sonde raw build-id=" ID " source=heap samples=3 dropped=0 cpus=1 ms=10 kind=heap\n"
+        "1:9000 7 burn 0 3010\n"
+        "2:4000 5 burn 0 301a\n");
+    struct praw_header h;
+    char err[PRAW_ERR_MAX];
+    CHECK_EQ(praw_parse(out, strlen(out), &h, NULL, NULL, err, sizeof err), 0);
+    CHECK_EQ(h.ph_kind, PRAW_KIND_HEAP);
+    buf_printer_init(&bp, out, sizeof out);
+    CHECK_EQ(prof_export(&s, true, &bp.pr), PROF_OK);
+    /* Both pcs are in burn_inner: one stack, the weights added. */
+    CHECK(strstr(got(), " kind=heap\nburn;burn_inner 13000\n") != NULL);
 }
 
 /* Where the window and filter come from: the output word takes the chain

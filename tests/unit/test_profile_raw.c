@@ -117,6 +117,50 @@ TEST(raw_repeated_chains_add_up)
     CHECK_EQ(s.n, 2);
 }
 
+/* Kinds: a profile without kind= is a CPU profile whose chains weigh their
+ * counts (every profile written before kinds parses as before); another
+ * kind's chains carry count:weight, and each kind refuses the other's
+ * chain lines. */
+TEST(raw_kinds_and_weights)
+{
+    struct seen s;
+    struct praw_header h;
+    char err[PRAW_ERR_MAX];
+    CHECK_EQ(parse("# sonde raw build-id=" BID " source=tick 100Hz samples=3 dropped=0 "
+                   "cpus=1 ms=10\n3 7 burn 1 ffffffff80104a1c\n", &s, &h, err), 0);
+    CHECK_EQ(h.ph_kind, PRAW_KIND_CPU);
+    CHECK_EQ(s.c[0].pc_weight, 3);
+    CHECK_EQ(parse("# sonde raw build-id=" BID " source=sched samples=5 dropped=1 "
+                   "cpus=2 ms=1000 kind=offcpu\n"
+                   "3:1500000000 7 burn 1 ffffffff80104a1c ffffffff80104a5b\n"
+                   "2:18446744073709551615 0 - 0 1\n", &s, &h, err), 0);
+    CHECK_EQ(h.ph_kind, PRAW_KIND_OFFCPU);
+    CHECK_EQ(s.n, 2);
+    CHECK_EQ(s.c[0].pc_count, 3);
+    CHECK_EQ(s.c[0].pc_weight, 1500000000ull);
+    CHECK_EQ(s.c[0].pc_depth, 2);
+    CHECK_EQ(s.c[1].pc_weight, UINT64_MAX);
+    CHECK_EQ(parse("# sonde raw build-id=" BID " source=heap samples=1 dropped=0 "
+                   "cpus=1 ms=0 kind=heap\n1:524288 7 burn 1 10\n", &s, &h, err), 0);
+    CHECK_EQ(h.ph_kind, PRAW_KIND_HEAP);
+    CHECK_EQ(parse("# sonde raw build-id=" BID " source=x samples=1 dropped=0 "
+                   "cpus=1 ms=1 kind=cpu\n1 7 burn 1 10\n", &s, &h, err), 0);
+    CHECK_EQ(h.ph_kind, PRAW_KIND_CPU);
+    CHECK(rejects("# sonde raw build-id=" BID " source=x samples=1 dropped=0 cpus=1 "
+                  "ms=1 kind=wall\n", "line 1: kind is not cpu, offcpu or heap"));
+    CHECK(rejects("# sonde raw build-id=" BID " source=x samples=1 dropped=0 cpus=1 "
+                  "ms=1\n1:5 7 burn 1 10\n", "line 2: a CPU chain has no weight"));
+    CHECK(rejects("# sonde raw build-id=" BID " source=x samples=1 dropped=0 cpus=1 "
+                  "ms=1 kind=heap\n1 7 burn 1 10\n", "line 2: weight is missing"));
+    CHECK(rejects("# sonde raw build-id=" BID " source=x samples=1 dropped=0 cpus=1 "
+                  "ms=1 kind=heap\n1:0 7 burn 1 10\n", "line 2: weight is 0"));
+    CHECK(rejects("# sonde raw build-id=" BID " source=x samples=1 dropped=0 cpus=1 "
+                  "ms=1 kind=heap\n1:18446744073709551616 7 burn 1 10\n",
+                  "line 2: weight is out of range"));
+    CHECK_STR(praw_kind_name(PRAW_KIND_OFFCPU), "offcpu");
+    CHECK(praw_kind_name(PRAW_KIND_MAX + 1) == NULL);
+}
+
 TEST(raw_header_malformed)
 {
     CHECK(rejects("", "line 1: empty input"));

@@ -165,6 +165,65 @@ TEST(stream_batch_round_trip)
     CHECK_EQ(w.buf[8], 0x1a);
 }
 
+/* Kinds and weights: a CPU sample goes without a weight (its bytes those
+ * of the format before kinds) and reads back weighing 1; other kinds go
+ * with theirs, full 64 bits, and a batch still holds 16 full-depth. */
+TEST(stream_batch_kinds_and_weights)
+{
+    struct pstr_writer w;
+    pstr_begin(&w, PSTR_BATCH, 1, 7, 0, 1);
+    struct pstr_batch b = { 0 };
+    pstr_batch_head(&w, &b);
+    struct pstr_record cpu = rec(3, 2, PSTR_REC_TICK);
+    cpu.weight = 99;                        /* ignored: a CPU sample weighs 1 */
+    struct pstr_record off = rec(4, 3, 0);
+    off.kind = PSTR_KIND_OFFCPU;
+    off.weight = 0x123456789abcull;
+    struct pstr_record heap = rec(5, 1, 0);
+    heap.kind = PSTR_KIND_HEAP;
+    heap.weight = 524288;
+    size_t at = w.len;
+    CHECK(pstr_add_record(&w, &cpu));
+    CHECK_EQ(w.len - at, PSTR_REC_FIXED + 2 * 8);
+    CHECK_EQ(w.buf[at + 6], PSTR_KIND_CPU);
+    at = w.len;
+    CHECK(pstr_add_record(&w, &off));
+    CHECK_EQ(w.len - at, PSTR_REC_FIXED + PSTR_REC_WEIGHT_LEN + 3 * 8);
+    CHECK_EQ(w.buf[at + 5], PSTR_REC_WEIGHT);
+    CHECK_EQ(w.buf[at + 6], PSTR_KIND_OFFCPU);
+    CHECK(pstr_add_record(&w, &heap));
+    size_t len = pstr_finish(&w);
+    struct pstr_hdr h;
+    CHECK_EQ(pstr_parse(w.buf, len, &h), 0);
+    struct recs r = { 0 };
+    CHECK_EQ(pstr_batch_parse(&h, &b, take_rec, &r), 0);
+    CHECK_EQ(r.n, 3);
+    CHECK_EQ(r.r[0].kind, PSTR_KIND_CPU);
+    CHECK_EQ(r.r[0].weight, 1);
+    CHECK_EQ(r.r[0].flags, PSTR_REC_TICK);
+    CHECK_EQ(r.r[1].kind, PSTR_KIND_OFFCPU);
+    CHECK_EQ(r.r[1].weight, 0x123456789abcull);
+    CHECK_EQ(r.r[1].flags, 0);
+    CHECK(memcmp(r.r[1].frames, off.frames, sizeof off.frames) == 0);
+    CHECK_EQ(r.r[2].kind, PSTR_KIND_HEAP);
+    CHECK_EQ(r.r[2].weight, 524288);
+    /* A kind above the known ones is refused by the encoder too. */
+    struct pstr_record bad = off;
+    bad.kind = PSTR_KIND_MAX + 1;
+    CHECK(!pstr_add_record(&w, &bad));
+    /* Full-depth weighted records: at least 16 fit. */
+    pstr_begin(&w, PSTR_BATCH, 0, 1, 1, 1);
+    pstr_batch_head(&w, &b);
+    struct pstr_record full = rec(5, PSTR_FRAMES, 0);
+    full.kind = PSTR_KIND_HEAP;
+    full.weight = 1000;
+    unsigned n = 0;
+    while (pstr_add_record(&w, &full))
+        n++;
+    CHECK(n >= 16);
+    CHECK_EQ(parse_all(w.buf, pstr_finish(&w)), 0);
+}
+
 TEST(stream_batch_empty_and_full)
 {
     struct pstr_writer w;
@@ -415,7 +474,16 @@ TEST(stream_batch_reasons)
     patch(d, r0 + 4, PSTR_FRAMES + 1);
     CHECK_EQ(parse_all(d, len), PSTR_EFIELD);
     memcpy(d, w.buf, len);
-    patch(d, r0 + 5, 0x02);                 /* an unknown flag */
+    patch(d, r0 + 5, 0x04);                 /* an unknown flag */
+    CHECK_EQ(parse_all(d, len), PSTR_EFIELD);
+    memcpy(d, w.buf, len);
+    patch(d, r0 + 6, PSTR_KIND_MAX + 1);    /* an unknown kind */
+    CHECK_EQ(parse_all(d, len), PSTR_EFIELD);
+    memcpy(d, w.buf, len);
+    patch(d, r0 + 5, PSTR_REC_WEIGHT);      /* a CPU sample with a weight */
+    CHECK_EQ(parse_all(d, len), PSTR_EFIELD);
+    memcpy(d, w.buf, len);
+    patch(d, r0 + 6, PSTR_KIND_HEAP);       /* another kind without one */
     CHECK_EQ(parse_all(d, len), PSTR_EFIELD);
     memcpy(d, w.buf, len);
     patch(d, r0 + 7, 1);

@@ -56,6 +56,10 @@ static struct dev {
     unsigned notifies, fills;
     uint8_t next;                 /* the byte pattern written: next, next+1, ... */
     bool keep_features_ok;
+    int attach_rc;                /* what irq_attach answers */
+    unsigned attached, acks;
+    void (*irq_fn)(void *);
+    void *irq_arg;
 } d;
 
 static uint8_t fd_get_status(struct virtio_transport *t) { return d.status; }
@@ -111,8 +115,18 @@ static void fd_notify(struct virtio_transport *t, uint16_t q)
         __atomic_store_n((volatile uint16_t *)(used + 2), d.used_idx, __ATOMIC_RELEASE);
     }
 }
-static uint8_t fd_isr_ack(struct virtio_transport *t) { return 0; }
-static int fd_irq_attach(struct virtio_transport *t, void (*fn)(void *), void *arg) { return 0; }
+static uint8_t fd_isr_ack(struct virtio_transport *t)
+{
+    d.acks++;
+    return 1;
+}
+static int fd_irq_attach(struct virtio_transport *t, void (*fn)(void *), void *arg)
+{
+    d.attached++;
+    d.irq_fn = fn;
+    d.irq_arg = arg;
+    return d.attach_rc;
+}
 
 static const struct virtio_ops fd_ops = {
     fd_get_status, fd_set_status, fd_get_features, fd_set_features, fd_config_read8,
@@ -155,6 +169,34 @@ TEST(probe_legacy_negotiates_nothing_and_goes_live)
     CHECK_EQ(avail[0], VQ_AVAIL_F_NO_INTERRUPT); /* polled: no interrupts */
     CHECK_STR(virtio_rng_where(), "fake 0x1000");
     CHECK_EQ(klog[0], 0);
+}
+
+TEST(stray_interrupts_are_acknowledged)
+{
+    /* Asked not to interrupt, a device still may: on a shared level line
+     * an unacknowledged one would repeat forever. */
+    static struct virtio_transport t;           /* a transport not attached before */
+    t = *device(FILL, false);
+    CHECK_EQ(virtio_rng_probe(&t), 0);
+    CHECK_EQ(d.attached, 1);
+    CHECK(d.irq_fn != NULL && d.irq_arg == &t);
+    if (d.irq_fn)
+        d.irq_fn(d.irq_arg);
+    CHECK_EQ(d.acks, 1);
+    CHECK_EQ(virtio_rng_probe(&t), 0);          /* probed again: not attached twice */
+    CHECK_EQ(d.attached, 1);
+}
+
+TEST(no_vector_for_the_acknowledgement_refuses_the_device)
+{
+    struct virtio_transport other = *device(FILL, false);   /* not attached yet */
+    d.attach_rc = -1;
+    CHECK_EQ(virtio_rng_probe(&other), -1);
+    CHECK(strstr(klog, "virtio-rng: no interrupt vector left for its acknowledgement: "
+                 "device not used") != NULL);
+    CHECK_EQ(d.status, VIRTIO_S_FAILED);
+    uint8_t b[8];
+    CHECK(!virtio_rng_read(b, sizeof b));
 }
 
 TEST(probe_modern_takes_version_1_and_features_ok)

@@ -1,4 +1,6 @@
-/* tools/common/hostaddr.c: HOST[:PORT] to a sockaddr_in (tools/common/hostaddr.h). */
+/* tools/common/hostaddr.c: HOST[:PORT] to a sockaddr_in
+ * (tools/common/hostaddr.h).
+ * Shared by the host tools: prefix hostaddr_. */
 #define _GNU_SOURCE
 #include "tools/common/hostaddr.h"
 #include <arpa/inet.h>

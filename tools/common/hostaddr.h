@@ -4,7 +4,9 @@
  * HOST is a dotted IPv4 address or a name, resolved with getaddrinfo
  * (AF_INET only: the kernel speaks IPv4). PORT is 1-65535. Errors are
  * usage errors (exit 2 in every tool) and the message names the argument
- * and what is allowed. */
+ * and what is allowed.
+ *
+ * Shared by the host tools: prefix hostaddr_. */
 #pragma once
 #include <netinet/in.h>
 #include <stddef.h>

@@ -1,5 +1,6 @@
 /* tools/common/toolio.c: clocks, a fair wait on several sockets, and numeric
- * options, shared by the host tools (tools/common/toolio.h). */
+ * options, shared by the host tools (tools/common/toolio.h).
+ * Shared by the host tools: prefix tool_. */
 #include "tools/common/toolio.h"
 #include <errno.h>
 #include <poll.h>

@@ -1,5 +1,6 @@
 /* tools/common/toolio.h: what every host tool does the same way with clocks,
- * sockets and numeric options (sonde-prof, netload, sonde-switch). */
+ * sockets and numeric options (sonde-prof, netload, sonde-switch).
+ * Shared by the host tools: prefix tool_. */
 #pragma once
 #include <stddef.h>
 #include <stdint.h>

@@ -8,7 +8,9 @@
  * nothing for longer (a long `profile`) needs a larger timeout.
  *
  * ushc_run_all runs one command on each of several shells at once with
- * the same steps, waiting on all of them together. */
+ * the same steps, waiting on all of them together.
+ *
+ * Shared by the host tools: prefix ushc_ (USHC_ for constants). */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>

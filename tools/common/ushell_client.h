@@ -1,7 +1,8 @@
-/* tools/common/ushell_client.h: the UDP shell client's protocol (docs/udpshell.md,
- * "What a client does"), apart from sockets and clocks so that host tests
- * can drive it with a fake shell and a fake clock. tools/sonde-sh.c is its
- * main() over a real UDP socket. */
+/* tools/common/ushell_client.h: the UDP shell client's protocol
+ * (docs/udpshell.md, "What a client does"), apart from sockets and clocks so
+ * that host tests can drive it with a fake shell and a fake clock.
+ * tools/sonde-sh.c is its main() over a real UDP socket.
+ * Shared by the host tools: prefix ushc_ (USHC_ for constants). */
 #pragma once
 #include <stddef.h>
 #include <stdint.h>

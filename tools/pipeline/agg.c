@@ -1,4 +1,6 @@
-/* tools/pipeline/agg.c: streamed records as a raw profile (tools/pipeline/agg.h). */
+/* tools/pipeline/agg.c: streamed records as a raw profile
+ * (tools/pipeline/agg.h).
+ * Host pipeline: prefix sp_. */
 #define _GNU_SOURCE
 #include "tools/pipeline/agg.h"
 #include <inttypes.h>
@@ -18,9 +20,10 @@ void sp_agg_free(struct sp_agg *a)
     memset(a, 0, sizeof *a);
 }
 
-static size_t chain_hash(uint32_t pid, uint16_t cpu, uint8_t depth, const uint64_t *f)
+static size_t chain_hash(uint32_t pid, uint16_t cpu, uint8_t kind, uint8_t depth,
+                         const uint64_t *f)
 {
-    uint64_t h = (uint64_t)pid << 24 ^ (uint64_t)cpu << 8 ^ depth;
+    uint64_t h = (uint64_t)pid << 24 ^ (uint64_t)cpu << 8 ^ depth ^ (uint64_t)kind << 56;
     for (unsigned i = 0; i < depth; i++)
         h = (h ^ f[i]) * 0x9e3779b97f4a7c15ull;
     return (size_t)(h ^ h >> 31);
@@ -29,13 +32,13 @@ static size_t chain_hash(uint32_t pid, uint16_t cpu, uint8_t depth, const uint64
 static bool same(const struct sp_agg_chain *c, uint32_t pid, uint16_t cpu,
                  const struct pstr_record *r)
 {
-    return c->pid == pid && c->cpu == cpu && c->depth == r->depth &&
+    return c->pid == pid && c->cpu == cpu && c->kind == r->kind && c->depth == r->depth &&
            memcmp(c->frames, r->frames, r->depth * sizeof *r->frames) == 0;
 }
 
 static void put(struct sp_agg_chain *tab, size_t cap, const struct sp_agg_chain *c)
 {
-    size_t i = chain_hash(c->pid, c->cpu, c->depth, c->frames) & (cap - 1);
+    size_t i = chain_hash(c->pid, c->cpu, c->kind, c->depth, c->frames) & (cap - 1);
     while (tab[i].count)
         i = (i + 1) & (cap - 1);
     tab[i] = *c;
@@ -44,7 +47,7 @@ static void put(struct sp_agg_chain *tab, size_t cap, const struct sp_agg_chain 
 static void grow(struct sp_agg *a)
 {
     size_t cap = a->cap ? a->cap * 2 : 1024;
-    struct sp_agg_chain *tab = prof_xcalloc(cap, sizeof *tab);
+    struct sp_agg_chain *tab = sp_xcalloc(cap, sizeof *tab);
     for (size_t i = 0; i < a->cap; i++)
         if (a->tab[i].count)
             put(tab, cap, &a->tab[i]);
@@ -57,15 +60,18 @@ void sp_agg_add(struct sp_agg *a, uint16_t cpu, const struct pstr_record *r)
 {
     if ((a->n + 1) * 2 > a->cap)    /* keep the table half empty */
         grow(a);
-    size_t i = chain_hash(r->pid, cpu, r->depth, r->frames) & (a->cap - 1);
+    size_t i = chain_hash(r->pid, cpu, r->kind, r->depth, r->frames) & (a->cap - 1);
     for (; a->tab[i].count; i = (i + 1) & (a->cap - 1))
         if (same(&a->tab[i], r->pid, cpu, r)) {
             a->tab[i].count++;
+            a->tab[i].weight += r->weight;
             a->records++;
             return;
         }
     struct sp_agg_chain *c = &a->tab[i];
     c->count = 1;
+    c->weight = r->weight;
+    c->kind = r->kind;
     c->pid = r->pid;
     c->cpu = cpu;
     c->depth = r->depth;
@@ -85,7 +91,8 @@ static void task_name(const struct sp_stream *s, uint32_t pid, char *buf, size_t
         snprintf(buf, cap, "pid-%" PRIu32, pid);
 }
 
-char *sp_agg_raw(const struct sp_agg *a, const struct sp_stream *s, uint32_t ms, size_t *len)
+char *sp_agg_raw(const struct sp_agg *a, const struct sp_stream *s, unsigned kind,
+                 uint32_t ms, size_t *len)
 {
     if (!s->have_meta)
         return NULL;
@@ -98,27 +105,43 @@ char *sp_agg_raw(const struct sp_agg *a, const struct sp_stream *s, uint32_t ms,
     /* cpus=: the CPUs with samples, as the kernel counts them. */
     static bool has[SP_STREAM_CPUS];
     unsigned cpus = 0;
+    uint64_t records = 0;
     memset(has, 0, sizeof has);
-    for (size_t i = 0; i < a->cap; i++)
-        if (a->tab[i].count && !has[a->tab[i].cpu]) {
+    for (size_t i = 0; i < a->cap; i++) {
+        if (!a->tab[i].count || a->tab[i].kind != kind)
+            continue;
+        records += a->tab[i].count;
+        if (!has[a->tab[i].cpu]) {
             has[a->tab[i].cpu] = true;
             cpus++;
         }
+    }
     fprintf(f, "%sbuild-id=%s source=%s samples=%" PRIu64 " dropped=%" PRIu64
-            " cpus=%u ms=%" PRIu32 "\n", PRAW_MAGIC, s->meta.build_id, s->meta.source,
-            a->records, sp_stream_drops(s), cpus, ms);
+            " cpus=%u ms=%" PRIu32, PRAW_MAGIC, s->meta.build_id, s->meta.source,
+            records, sp_stream_drops(s), cpus, ms);
+    if (kind != PRAW_KIND_CPU)
+        fprintf(f, " kind=%s", praw_kind_name(kind));
+    fputc('\n', f);
     for (size_t i = 0; i < a->cap; i++) {
         const struct sp_agg_chain *c = &a->tab[i];
-        if (!c->count)
+        if (!c->count || c->kind != kind)
             continue;
         char task[PSTR_TASK_MAX + 16];
         task_name(s, c->pid, task, sizeof task);
         /* A chain line counts at most PRAW_COUNT_MAX: more is several
-         * lines, which a reader adds up. */
+         * lines, which a reader adds up; the weight goes with the first
+         * (a weight is at least 1: each later line carries 1 of it). */
+        uint64_t wleft = c->weight;
         for (uint64_t left = c->count; left;) {
             uint64_t n = left > PRAW_COUNT_MAX ? PRAW_COUNT_MAX : left;
             left -= n;
-            fprintf(f, "%" PRIu64 " %" PRIu32 " %s %u", n, c->pid, task, c->cpu);
+            fprintf(f, "%" PRIu64, n);
+            if (kind != PRAW_KIND_CPU) {
+                uint64_t w = left ? 1 : wleft;
+                wleft -= w;
+                fprintf(f, ":%" PRIu64, w);
+            }
+            fprintf(f, " %" PRIu32 " %s %u", c->pid, task, c->cpu);
             for (unsigned k = 0; k < c->depth; k++)
                 fprintf(f, " %" PRIx64, c->frames[k]);
             fputc('\n', f);

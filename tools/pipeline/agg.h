@@ -2,17 +2,20 @@
  * chain, and written out as a raw profile (uapi/profile_raw.h), so that a
  * stream goes through the very pipeline a `profile ... raw` reply does:
  * the strict parser, the build-id check, the model, every writer, and
- * `record -r` keeps it for `report`. */
+ * `record -r` keeps it for `report`.
+ * Host pipeline: prefix sp_. */
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
 #include "tools/pipeline/stream.h"
 
 struct sp_agg_chain {
-    uint64_t count;
+    uint64_t count;             /* records */
+    uint64_t weight;            /* their weights (a CPU sample weighs 1) */
     uint32_t pid;
     uint16_t cpu;
     uint8_t depth;
+    uint8_t kind;               /* PSTR_KIND_*: kinds are never folded together */
     uint64_t frames[PSTR_FRAMES];
 };
 
@@ -27,9 +30,12 @@ void sp_agg_free(struct sp_agg *a);
 /* One record of cpu (exits 2 when out of memory, as the model does). */
 void sp_agg_add(struct sp_agg *a, uint16_t cpu, const struct pstr_record *r);
 
-/* The raw profile of everything added, with the stream's META (build id,
- * source), the kernel's drops and window ms; task names from the stream's
- * latest META ("-" for pid 0 when it names none, "pid-N" otherwise).
+/* The raw profile of every record of kind (PRAW_KIND_*) added, with the
+ * stream's META (build id, source), the kernel's drops and window ms; task
+ * names from the stream's latest META ("-" for pid 0 when it names none,
+ * "pid-N" otherwise). A kind other than cpu says so in the header and
+ * gives each chain its weight (uapi/profile_raw.h).
  * A malloc'd, NUL-terminated text and its length in *len; NULL when the
  * stream never sent its META (nothing says which kernel it was). */
-char *sp_agg_raw(const struct sp_agg *a, const struct sp_stream *s, uint32_t ms, size_t *len);
+char *sp_agg_raw(const struct sp_agg *a, const struct sp_stream *s, unsigned kind,
+                 uint32_t ms, size_t *len);

@@ -4,7 +4,9 @@
  * request goes out from it (sendto each kernel's shell), so that the
  * stream's destination is the address its start, keep-alives, status and
  * stop come from. What arrives is sorted by its sender: a kernel's shell
- * address is that shell's reply, anything else a stream's datagram. */
+ * address is that shell's reply, anything else a stream's datagram.
+ *
+ * Host pipeline: prefix sp_. */
 #define _GNU_SOURCE
 #include "tools/pipeline/collect.h"
 #include "tools/pipeline/collect_shell.h"
@@ -122,19 +124,27 @@ int sp_collect_open(struct sp_collect *c, const struct sp_collect_opts *o, const
 
 /* ---- starting and stopping ------------------------------------------- */
 
+void sp_collect_out_of_memory(const struct sp_collect *c)
+{
+    fprintf(c->o.err, "%s: out of memory\n", c->o.prog);
+    exit(USHC_EXIT_PROTO);
+}
+
+void *sp_collect_zalloc(const struct sp_collect *c, size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p)
+        sp_collect_out_of_memory(c);
+    return p;
+}
 
 int sp_collect_start(struct sp_collect *c, unsigned ms, const char *who)
 {
-    unsigned n1 = c->n ? c->n : 1;
-    char (*bufs)[USHP_CMD_MAX + 1] = calloc(n1, sizeof *bufs);
-    const char **cmds = calloc(n1, sizeof *cmds);
-    char **texts = calloc(n1, sizeof *texts);
-    int *rcs = calloc(n1, sizeof *rcs);
-    bool *run = calloc(n1, sizeof *run);
-    if (!bufs || !cmds || !texts || !rcs || !run) {
-        fprintf(c->o.err, "%s: out of memory\n", c->o.prog);
-        exit(USHC_EXIT_PROTO);
-    }
+    char (*bufs)[USHP_CMD_MAX + 1] = sp_collect_zalloc(c, c->n, sizeof *bufs);
+    const char **cmds = sp_collect_zalloc(c, c->n, sizeof *cmds);
+    char **texts = sp_collect_zalloc(c, c->n, sizeof *texts);
+    int *rcs = sp_collect_zalloc(c, c->n, sizeof *rcs);
+    bool *run = sp_collect_zalloc(c, c->n, sizeof *run);
     for (unsigned i = 0; i < c->n; i++) {
         snprintf(bufs[i], sizeof bufs[i], "profile stream %u %u %s", c->port, ms, who);
         cmds[i] = bufs[i];
@@ -450,11 +460,7 @@ uint64_t sp_collect_elapsed_ms(const struct sp_collect *c)
 
 void sp_collect_stop(struct sp_collect *c, uint64_t grace_ms)
 {
-    bool *run = calloc(c->n ? c->n : 1, sizeof *run);
-    if (!run) {
-        fprintf(c->o.err, "%s: out of memory\n", c->o.prog);
-        exit(USHC_EXIT_PROTO);
-    }
+    bool *run = sp_collect_zalloc(c, c->n, sizeof *run);
     bool any = false;
     for (unsigned i = 0; i < c->n; i++) {
         any |= run[i] = c->k[i].state == SP_COLLECT_STREAMING;

@@ -11,25 +11,25 @@
  *     struct sp_collect c;
  *     struct sp_collect_opts o = { .prog = "sonde-prof", .err = stderr,
  *                             .shell_timeout_ms = 5000, .silent_ms = 3000 };
- *     if (sp_collect_open(&c, &o, hosts, n, on_record, ctx))      // exit 2
- *     rc = sp_collect_start(&c, ms, "all");      // USHC_EXIT_*; on failure every
- *                                           // stream started is stopped
+ *     if (sp_collect_open(&c, &o, hosts, n, on_record, ctx))  // exit 2
+ *     rc = sp_collect_start(&c, ms, "all");  // USHC_EXIT_*; on failure every
+ *                                            // stream started is stopped
  *     while (sp_collect_active(&c) && !done)
- *         sp_collect_poll(&c, 200);              // records -> on_record(ctx, k, cpu, r)
- *     sp_collect_stop(&c, 2000);                 // `profile stop`, wait for the ENDs
+ *         sp_collect_poll(&c, 200);   // records -> on_record(ctx, k, cpu, r)
+ *     sp_collect_stop(&c, 2000);      // `profile stop`, wait for the ENDs
  *     ... c.k[i].s: kernel i's stream and loss (tools/pipeline/stream.h),
  *     ... c.k[i].state, c.k[i].note: what became of it
  *     sp_collect_close(&c);
  *
- * sp_collect_start confirms each stream with a first keep-alive as soon as its
- * id is known (until then a kernel sends one META and nothing else).
+ * sp_collect_start confirms each stream with a first keep-alive as soon as
+ * its id is known (until then a kernel sends one META and nothing else).
  * sp_collect_poll does everything between: it sends each kernel `profile
  * keepalive ID` every SP_COLLECT_KEEPALIVE_MS over its UDP shell, takes the
- * shells' replies (a shell that answers is alive), hands each datagram to
- * its kernel's stream, and gives up on a kernel that sent nothing for
- * silent_ms: a message naming it, its state SP_COLLECT_SILENT, its profile so
- * far kept (one silent once its window is over by its own clock has only
- * lost its END: SP_COLLECT_ENDED, and sp_collect_stop says so). The others go on.
+ * shells' replies (a shell that answers is alive), hands each datagram to its
+ * kernel's stream, and gives up on a kernel that sent nothing for silent_ms:
+ * a message naming it, its state SP_COLLECT_SILENT, its profile so far kept
+ * (one silent once its window is over by its own clock has only lost its END:
+ * SP_COLLECT_ENDED, and sp_collect_stop says so). The others go on.
  *
  * Nothing unverified is believed. A datagram is a kernel's when its
  * stream id is the one that kernel's shell announced and it comes from
@@ -41,7 +41,9 @@
  * shows another stream or none is it taken to have restarted: noticed,
  * by name, its new stream not mixed in, the first kept and ended there
  * (SP_COLLECT_RESTARTED). Otherwise the datagram was forged, and counted
- * (k->forged). */
+ * (k->forged).
+ *
+ * Host pipeline: prefix sp_. */
 #pragma once
 #include <netinet/in.h>
 #include <stdbool.h>
@@ -82,11 +84,11 @@ struct sp_collect_kernel {
     struct sp_collect *owner;             /* the collector whose socket it is asked from */
     struct ushc c;                   /* the shell client: seq, key */
     enum sp_collect_state state;
-    struct sp_stream s;                /* its stream, as received */
+    struct sp_stream s;              /* its stream, as received */
     struct sockaddr_in src;          /* where its stream's datagrams come from */
     bool have_src;
     uint64_t start_ms, last_dgram_ms, last_reply_ms, last_keepalive_ms;
-    uint64_t end_ms;                 /* when it ended, went silent or restarted */
+    uint64_t end_ms;                      /* when it ended, went silent or restarted */
     char note[SP_COLLECT_NOTE_MAX];       /* what became of it, or "" */
     struct sp_collect_probe probe;
     uint64_t forged;                 /* from its address, not its stream: a restart
@@ -127,7 +129,7 @@ struct sp_collect {
     struct sp_collect_opts o;
     int fd;                         /* the collector's socket: streams and shells */
     uint16_t port;                  /* its port: the kernels send there */
-    sp_collect_send_fn send;             /* NULL: sendto on fd */
+    sp_collect_send_fn send;        /* NULL: sendto on fd */
     void *send_ctx;
     struct sp_collect_kernel *k;
     unsigned n;
@@ -174,16 +176,24 @@ uint64_t sp_collect_elapsed_ms(const struct sp_collect *c);
  * (its records after its last datagram cannot be counted). */
 void sp_collect_stop(struct sp_collect *c, uint64_t grace_ms);
 
+/* Out of memory mid-collection: nothing sensible is left to do, and the
+ * exit status of a collection that failed is USHC_EXIT_PROTO. */
+_Noreturn void sp_collect_out_of_memory(const struct sp_collect *c);
+/* n zeroed elements of size bytes (at least one, so that no kernels is
+ * not a failure), or sp_collect_out_of_memory. */
+void *sp_collect_zalloc(const struct sp_collect *c, size_t n, size_t size);
+
 /* Kernel k is not the one that started its stream any more (its shell
  * said so: tools/pipeline/collect_shell.c): said, how, its stream so far
  * kept and ended there (SP_COLLECT_RESTARTED). */
-void sp_collect_restarted(struct sp_collect *c, struct sp_collect_kernel *k, uint64_t now, const char *how);
+void sp_collect_restarted(struct sp_collect *c, struct sp_collect_kernel *k, uint64_t now,
+                          const char *how);
 
-/* One datagram that came to the collector's socket, as sp_collect_poll takes
- * it: a shell's reply (from a kernel's shell address), else a stream's.
- * For tests. */
+/* One datagram that came to the collector's socket, as sp_collect_poll
+ * takes it: a shell's reply (from a kernel's shell address), else a
+ * stream's. For tests. */
 void sp_collect_input(struct sp_collect *c, const struct sockaddr_in *from,
-                 const void *d, size_t len, uint64_t now_ms);
+                      const void *d, size_t len, uint64_t now_ms);
 /* One stream datagram. For tests. */
 void sp_collect_datagram(struct sp_collect *c, const struct sockaddr_in *from,
                     const void *d, size_t len, uint64_t now_ms);

@@ -2,7 +2,9 @@
  * shells (tools/pipeline/collect_shell.h): every request from the
  * collector's own socket, so that a stream's destination is the address
  * its requests come from; several at once; the keep-alives; and the
- * question a suspected restart is put to the shell. */
+ * question a suspected restart is put to the shell.
+ *
+ * Host pipeline: prefix sp_. */
 #define _GNU_SOURCE
 #include "tools/pipeline/collect_shell.h"
 #include "tools/common/toolio.h"
@@ -89,28 +91,22 @@ static long shells_recv(void *ctx, unsigned *which, void *buf, size_t cap,
 /* Runs cmds[i] on every kernel i with run[i], all at once; each reply
  * into texts[i] (malloc'd, NUL-terminated), each status into rcs[i]. */
 void sp_collect_run_all(struct sp_collect *c, const char *const *cmds, const bool *run,
-                    char **texts, int *rcs)
+                        char **texts, int *rcs)
 {
-    unsigned n1 = c->n ? c->n : 1, m = 0;
-    struct ushc **cs = calloc(n1, sizeof *cs);
-    const char **cm = calloc(n1, sizeof *cm);
-    unsigned *idx = calloc(n1, sizeof *idx);
-    int *r = calloc(n1, sizeof *r);
-    size_t *lens = calloc(n1, sizeof *lens);
-    if (!cs || !cm || !idx || !r || !lens) {
-        fprintf(c->o.err, "%s: out of memory\n", c->o.prog);
-        exit(USHC_EXIT_PROTO);
-    }
+    unsigned m = 0;
+    struct ushc **cs = sp_collect_zalloc(c, c->n, sizeof *cs);
+    const char **cm = sp_collect_zalloc(c, c->n, sizeof *cm);
+    unsigned *idx = sp_collect_zalloc(c, c->n, sizeof *idx);
+    int *r = sp_collect_zalloc(c, c->n, sizeof *r);
+    size_t *lens = sp_collect_zalloc(c, c->n, sizeof *lens);
     for (unsigned i = 0; i < c->n; i++) {
         texts[i] = NULL;
         rcs[i] = USHC_EXIT_OK;
         if (!run[i])
             continue;
         c->k[i].c.out = open_memstream(&texts[i], &lens[i]);
-        if (!c->k[i].c.out) {
-            fprintf(c->o.err, "%s: out of memory\n", c->o.prog);
-            exit(USHC_EXIT_PROTO);
-        }
+        if (!c->k[i].c.out)
+            sp_collect_out_of_memory(c);
         cs[m] = &c->k[i].c;
         cm[m] = cmds[i];
         idx[m++] = i;
@@ -164,13 +160,9 @@ void sp_collect_say_refused(struct sp_collect *c, struct sp_collect_kernel *k, c
 
 void sp_collect_stop_some(struct sp_collect *c, const bool *run)
 {
-    const char **cmds = calloc(c->n ? c->n : 1, sizeof *cmds);
-    char **texts = calloc(c->n ? c->n : 1, sizeof *texts);
-    int *rcs = calloc(c->n ? c->n : 1, sizeof *rcs);
-    if (!cmds || !texts || !rcs) {
-        fprintf(c->o.err, "%s: out of memory\n", c->o.prog);
-        exit(USHC_EXIT_PROTO);
-    }
+    const char **cmds = sp_collect_zalloc(c, c->n, sizeof *cmds);
+    char **texts = sp_collect_zalloc(c, c->n, sizeof *texts);
+    int *rcs = sp_collect_zalloc(c, c->n, sizeof *rcs);
     for (unsigned i = 0; i < c->n; i++)
         cmds[i] = "profile stop";
     sp_collect_run_all(c, cmds, run, texts, rcs);

@@ -1,23 +1,24 @@
-/* tools/pipeline/folded.c: chains to root-first stacks of names, merged. */
+/* tools/pipeline/folded.c: chains to root-first stacks of names, merged.
+ * Host pipeline: prefix sp_. */
 #include "tools/pipeline/folded.h"
 #include <stdlib.h>
 #include <string.h>
 
 /* Root first: [kernel;] task; then the outermost caller down to the pc,
  * each address's inlined frames outermost first. */
-static void chain_stack(const struct prof *p, const struct prof_chain *c,
-                        bool per_kernel, struct prof_stack *s)
+static void chain_stack(const struct sp_profile *p, const struct sp_chain *c,
+                        bool per_kernel, struct sp_stack *s)
 {
     unsigned n = 1 + per_kernel;
     for (unsigned i = 0; i < c->c_depth; i++)
         n += c->c_locs[i]->pl_nframes;
-    s->ps_names = prof_xcalloc(n, sizeof *s->ps_names);
+    s->ps_names = sp_xcalloc(n, sizeof *s->ps_names);
     unsigned k = 0;
     if (per_kernel)
         s->ps_names[k++] = p->inputs[c->c_input].pi_kernel;
     s->ps_names[k++] = c->c_task;
     for (unsigned i = c->c_depth; i-- > 0;) {
-        const struct prof_loc *l = c->c_locs[i];
+        const struct sp_loc *l = c->c_locs[i];
         for (unsigned j = l->pl_nframes; j-- > 0;)
             s->ps_names[k++] = l->pl_frames[j].pf_func;
     }
@@ -27,7 +28,7 @@ static void chain_stack(const struct prof *p, const struct prof_chain *c,
 
 static int stack_cmp(const void *a, const void *b)
 {
-    const struct prof_stack *x = a, *y = b;
+    const struct sp_stack *x = a, *y = b;
     for (unsigned i = 0; i < x->ps_n && i < y->ps_n; i++) {
         int r = strcmp(x->ps_names[i], y->ps_names[i]);
         if (r)
@@ -36,11 +37,11 @@ static int stack_cmp(const void *a, const void *b)
     return (x->ps_n > y->ps_n) - (x->ps_n < y->ps_n);
 }
 
-void prof_stacks_build(const struct prof *p, bool per_kernel,
-                       struct prof_stacks *out)
+void sp_stacks_build(const struct sp_profile *p, bool per_kernel,
+                       struct sp_stacks *out)
 {
     memset(out, 0, sizeof *out);
-    out->v = prof_xcalloc(p->nchains, sizeof *out->v);
+    out->v = sp_xcalloc(p->nchains, sizeof *out->v);
     for (size_t i = 0; i < p->nchains; i++)
         chain_stack(p, &p->chains[i], per_kernel, &out->v[i]);
     qsort(out->v, p->nchains, sizeof *out->v, stack_cmp);
@@ -57,7 +58,7 @@ void prof_stacks_build(const struct prof *p, bool per_kernel,
     out->n = n;
 }
 
-void prof_stacks_free(struct prof_stacks *s)
+void sp_stacks_free(struct sp_stacks *s)
 {
     for (size_t i = 0; i < s->n; i++)
         free(s->v[i].ps_names);
@@ -65,24 +66,24 @@ void prof_stacks_free(struct prof_stacks *s)
     memset(s, 0, sizeof *s);
 }
 
-void prof_folded_name(FILE *f, const char *name)
+void sp_folded_name(FILE *f, const char *name)
 {
     for (const unsigned char *c = (const unsigned char *)name; *c; c++)
         fputc(*c == ';' || *c <= ' ' || *c == 0x7f ? '_' : *c, f);
 }
 
-int prof_folded_write(const struct prof *p, bool per_kernel, FILE *f)
+int sp_folded_write(const struct sp_profile *p, bool per_kernel, FILE *f)
 {
-    struct prof_stacks s;
-    prof_stacks_build(p, per_kernel, &s);
+    struct sp_stacks s;
+    sp_stacks_build(p, per_kernel, &s);
     for (size_t i = 0; i < s.n; i++) {
         for (unsigned j = 0; j < s.v[i].ps_n; j++) {
             if (j)
                 fputc(';', f);
-            prof_folded_name(f, s.v[i].ps_names[j]);
+            sp_folded_name(f, s.v[i].ps_names[j]);
         }
         fprintf(f, " %llu\n", (unsigned long long)s.v[i].ps_count);
     }
-    prof_stacks_free(&s);
+    sp_stacks_free(&s);
     return ferror(f) ? -1 : 0;
 }

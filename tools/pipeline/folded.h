@@ -5,31 +5,33 @@
  * the count. The root frame is the task's name (with per_kernel, the
  * kernel's name above it); inlined frames appear as frames of their own,
  * as flamegraph.pl's perf collapser shows them. No header line, so that
- * flamegraph.pl, inferno and speedscope read the file as it is. */
+ * flamegraph.pl, inferno and speedscope read the file as it is.
+ *
+ * Host pipeline: prefix sp_. */
 #pragma once
 #include <stdbool.h>
 #include <stdio.h>
 #include "tools/pipeline/model.h"
 
-struct prof_stack {
+struct sp_stack {
     const char **ps_names;      /* root first */
     unsigned ps_n;
     uint64_t ps_count;
 };
 
-struct prof_stacks {
-    struct prof_stack *v;       /* sorted by names, each stack once */
+struct sp_stacks {
+    struct sp_stack *v;         /* sorted by names, each stack once */
     size_t n;
     uint64_t total;
 };
 
-void prof_stacks_build(const struct prof *p, bool per_kernel,
-                       struct prof_stacks *out);
-void prof_stacks_free(struct prof_stacks *s);
+void sp_stacks_build(const struct sp_profile *p, bool per_kernel,
+                       struct sp_stacks *out);
+void sp_stacks_free(struct sp_stacks *s);
 
 /* Writes a name with ';', spaces and control characters replaced by '_',
  * which would otherwise split a frame or a line. */
-void prof_folded_name(FILE *f, const char *name);
+void sp_folded_name(FILE *f, const char *name);
 
 /* Returns 0, or -1 on a write error. */
-int prof_folded_write(const struct prof *p, bool per_kernel, FILE *f);
+int sp_folded_write(const struct sp_profile *p, bool per_kernel, FILE *f);

@@ -1,4 +1,5 @@
-/* tools/pipeline/model.c: loading raw profiles into sonde-prof's model. */
+/* tools/pipeline/model.c: loading raw profiles into sonde-prof's model.
+ * Host pipeline: prefix sp_. */
 #include "tools/pipeline/model.h"
 #include <errno.h>
 #include <stdio.h>
@@ -18,7 +19,7 @@ static void *xrealloc(void *ptr, size_t n, size_t size)
     return q;
 }
 
-void *prof_xcalloc(size_t n, size_t size)
+void *sp_xcalloc(size_t n, size_t size)
 {
     void *q = calloc(n ? n : 1, size);
     if (!q) {
@@ -28,7 +29,7 @@ void *prof_xcalloc(size_t n, size_t size)
     return q;
 }
 
-void *prof_grow(void *ptr, size_t *cap, size_t need, size_t size)
+void *sp_grow(void *ptr, size_t *cap, size_t need, size_t size)
 {
     if (need <= *cap)
         return ptr;
@@ -39,12 +40,12 @@ void *prof_grow(void *ptr, size_t *cap, size_t need, size_t size)
     return xrealloc(ptr, c, size);
 }
 
-void prof_init(struct prof *p)
+void sp_profile_init(struct sp_profile *p)
 {
     memset(p, 0, sizeof *p);
 }
 
-void prof_free(struct prof *p)
+void sp_profile_free(struct sp_profile *p)
 {
     for (size_t i = 0; i < p->nlocs; i++) {
         free(p->locs[i]->pl_frames);
@@ -61,9 +62,9 @@ void prof_free(struct prof *p)
     memset(p, 0, sizeof *p);
 }
 
-const char *prof_strdup(struct prof *p, const char *s)
+const char *sp_strdup(struct sp_profile *p, const char *s)
 {
-    p->strs = prof_grow(p->strs, &p->capstrs, p->nstrs + 1, sizeof *p->strs);
+    p->strs = sp_grow(p->strs, &p->capstrs, p->nstrs + 1, sizeof *p->strs);
     size_t n = strlen(s) + 1;
     char *d = xrealloc(NULL, n, 1);
     memcpy(d, s, n);
@@ -71,12 +72,12 @@ const char *prof_strdup(struct prof *p, const char *s)
     return d;
 }
 
-unsigned prof_add_map(struct prof *p, const char *path)
+unsigned sp_profile_add_map(struct sp_profile *p, const char *path)
 {
     p->maps = xrealloc(p->maps, p->nmaps + 1, sizeof *p->maps);
-    struct prof_map *m = &p->maps[p->nmaps];
+    struct sp_map *m = &p->maps[p->nmaps];
     memset(m, 0, sizeof *m);
-    m->pm_path = prof_strdup(p, path);
+    m->pm_path = sp_strdup(p, path);
     return p->nmaps++;
 }
 
@@ -89,7 +90,7 @@ static size_t loc_hash(unsigned map, uint64_t addr, bool ret)
     return (size_t)(h * 0xbf58476d1ce4e5b9ull >> 7);
 }
 
-static void hash_put(struct prof_loc **tab, size_t cap, struct prof_loc *l)
+static void hash_put(struct sp_loc **tab, size_t cap, struct sp_loc *l)
 {
     size_t i = loc_hash(l->pl_map, l->pl_addr, l->pl_ret) & (cap - 1);
     while (tab[i])
@@ -97,10 +98,10 @@ static void hash_put(struct prof_loc **tab, size_t cap, struct prof_loc *l)
     tab[i] = l;
 }
 
-static void hash_grow(struct prof *p)
+static void hash_grow(struct sp_profile *p)
 {
     size_t cap = p->hashcap ? p->hashcap * 2 : 256;
-    struct prof_loc **tab = xrealloc(NULL, cap, sizeof *tab);
+    struct sp_loc **tab = xrealloc(NULL, cap, sizeof *tab);
     memset(tab, 0, cap * sizeof *tab);
     for (size_t i = 0; i < p->nlocs; i++)
         hash_put(tab, cap, p->locs[i]);
@@ -109,25 +110,25 @@ static void hash_grow(struct prof *p)
     p->hashcap = cap;
 }
 
-struct prof_loc *prof_loc_get(struct prof *p, unsigned map, uint64_t addr,
+struct sp_loc *sp_loc_get(struct sp_profile *p, unsigned map, uint64_t addr,
                               bool ret)
 {
     if (p->hashcap) {
         size_t i = loc_hash(map, addr, ret) & (p->hashcap - 1);
         for (; p->hash[i]; i = (i + 1) & (p->hashcap - 1)) {
-            struct prof_loc *l = p->hash[i];
+            struct sp_loc *l = p->hash[i];
             if (l->pl_map == map && l->pl_addr == addr && l->pl_ret == ret)
                 return l;
         }
     }
     if ((p->nlocs + 1) * 2 > p->hashcap)   /* keep the table half empty */
         hash_grow(p);
-    struct prof_loc *l = xrealloc(NULL, 1, sizeof *l);
+    struct sp_loc *l = xrealloc(NULL, 1, sizeof *l);
     memset(l, 0, sizeof *l);
     l->pl_addr = addr;
     l->pl_ret = ret;
     l->pl_map = map;
-    p->locs = prof_grow(p->locs, &p->caplocs, p->nlocs + 1, sizeof *p->locs);
+    p->locs = sp_grow(p->locs, &p->caplocs, p->nlocs + 1, sizeof *p->locs);
     p->locs[p->nlocs++] = l;
     l->pl_id = p->nlocs;
     hash_put(p->hash, p->hashcap, l);
@@ -137,7 +138,7 @@ struct prof_loc *prof_loc_get(struct prof *p, unsigned map, uint64_t addr,
 /* ---- loading --------------------------------------------------------- */
 
 struct add_ctx {
-    struct prof *p;
+    struct sp_profile *p;
     unsigned input;
 };
 
@@ -146,12 +147,13 @@ static int add_chain(void *ctx, const struct praw_chain *rc, unsigned line,
 {
     (void)line, (void)err, (void)cap;   /* nothing here can fail */
     struct add_ctx *a = ctx;
-    struct prof *p = a->p;
-    p->chains = prof_grow(p->chains, &p->capchains, p->nchains + 1,
+    struct sp_profile *p = a->p;
+    p->chains = sp_grow(p->chains, &p->capchains, p->nchains + 1,
                      sizeof *p->chains);
-    struct prof_chain *c = &p->chains[p->nchains++];
+    struct sp_chain *c = &p->chains[p->nchains++];
     memset(c, 0, sizeof *c);
     c->c_count = rc->pc_count;
+    c->c_weight = rc->pc_weight;
     c->c_pid = rc->pc_pid;
     c->c_cpu = rc->pc_cpu;
     memcpy(c->c_task, rc->pc_task, sizeof c->c_task);
@@ -159,19 +161,19 @@ static int add_chain(void *ctx, const struct praw_chain *rc, unsigned line,
     c->c_depth = rc->pc_depth;
     unsigned map = p->inputs[a->input].pi_map;
     for (unsigned i = 0; i < rc->pc_depth; i++)
-        c->c_locs[i] = prof_loc_get(p, map, rc->pc_frames[i], i > 0);
+        c->c_locs[i] = sp_loc_get(p, map, rc->pc_frames[i], i > 0);
     return 0;
 }
 
-int prof_add_raw(struct prof *p, const char *text, size_t len,
+int sp_profile_add_raw(struct sp_profile *p, const char *text, size_t len,
                  const char *origin, const char *kernel, unsigned map,
                  char *err, size_t errcap)
 {
     p->inputs = xrealloc(p->inputs, p->ninputs + 1, sizeof *p->inputs);
-    struct prof_input *in = &p->inputs[p->ninputs];
+    struct sp_input *in = &p->inputs[p->ninputs];
     memset(in, 0, sizeof *in);
-    in->pi_origin = prof_strdup(p, origin);
-    in->pi_kernel = prof_strdup(p, kernel);
+    in->pi_origin = sp_strdup(p, origin);
+    in->pi_kernel = sp_strdup(p, kernel);
     in->pi_map = map;
     struct add_ctx a = { p, p->ninputs };
     size_t before = p->nchains;
@@ -193,7 +195,7 @@ int prof_add_raw(struct prof *p, const char *text, size_t len,
     return 0;
 }
 
-uint64_t prof_total(const struct prof *p)
+uint64_t sp_profile_total(const struct sp_profile *p)
 {
     uint64_t t = 0;
     for (unsigned i = 0; i < p->ninputs; i++)
@@ -201,22 +203,22 @@ uint64_t prof_total(const struct prof *p)
     return t;
 }
 
-void prof_name_unknown(struct prof *p)
+void sp_profile_name_unknown(struct sp_profile *p)
 {
     for (size_t i = 0; i < p->nlocs; i++) {
-        struct prof_loc *l = p->locs[i];
+        struct sp_loc *l = p->locs[i];
         if (l->pl_frames)
             continue;
         char buf[24];
         snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)l->pl_addr);
         l->pl_frames = xrealloc(NULL, 1, sizeof *l->pl_frames);
         memset(l->pl_frames, 0, sizeof *l->pl_frames);
-        l->pl_frames[0].pf_func = prof_strdup(p, buf);
+        l->pl_frames[0].pf_func = sp_strdup(p, buf);
         l->pl_nframes = 1;
     }
 }
 
-int prof_read_file(const char *path, char **text, size_t *len,
+int sp_profile_read_file(const char *path, char **text, size_t *len,
                    char *err, size_t errcap)
 {
     FILE *f = fopen(path, "rb");

@@ -4,30 +4,32 @@
  * chains of addresses; each distinct (ELF, address, pc-or-return) becomes
  * one location, symbolized once (tools/pipeline/sym.c) into frames. Every
  * writer (folded, SVG, pprof, text) reads this and nothing else, so a
- * writer can be tested with hand-made frames and no ELF at all. */
+ * writer can be tested with hand-made frames and no ELF at all.
+ *
+ * Host pipeline: prefix sp_. */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "uapi/profile_raw.h"
 
-#define PROF_ERR_MAX 512
+#define SP_ERR_MAX 512
 
 /* Every writer's allocations: out of memory ends the tool (exit 2, a
  * message on stderr), so no writer carries a failure path for it. */
-void *prof_xcalloc(size_t n, size_t size);
+void *sp_xcalloc(size_t n, size_t size);
 /* Doubles *cap until it holds need elements of size bytes; ptr may be NULL. */
-void *prof_grow(void *ptr, size_t *cap, size_t need, size_t size);
+void *sp_grow(void *ptr, size_t *cap, size_t need, size_t size);
 
 /* One function frame; inlined calls expand one address into several. */
-struct prof_frame {
+struct sp_frame {
     const char *pf_func;        /* never NULL: "0x..." when nothing is known */
     const char *pf_file;        /* NULL when unknown */
     unsigned pf_line;           /* 0 when unknown */
     unsigned pf_func_line;      /* the function's declaration line, or 0 */
 };
 
-struct prof_loc {
+struct sp_loc {
     uint64_t pl_addr;           /* as sampled */
     bool pl_ret;                /* a return address: named from addr - 1 */
     unsigned pl_map;            /* index into prof.maps */
@@ -35,27 +37,30 @@ struct prof_loc {
     const char *pl_sym;         /* ELF symbol holding the lookup address */
     uint64_t pl_sym_off;        /* pl_addr - the symbol's start */
     unsigned pl_nframes;
-    struct prof_frame *pl_frames;   /* innermost first; NULL until named */
+    struct sp_frame *pl_frames;     /* innermost first; NULL until named */
 };
 
-struct prof_chain {
+struct sp_chain {
     uint64_t c_count;
+    uint64_t c_weight;          /* the samples' weights: c_count for a CPU
+                                   profile; ns or bytes for the other kinds
+                                   (its input's pi_hdr.ph_kind) */
     uint32_t c_pid, c_cpu;
     char c_task[PRAW_TASK_MAX + 1];
     unsigned c_input;
     unsigned c_depth;
-    struct prof_loc *c_locs[PRAW_FRAMES];   /* [0] the pc, then callers */
+    struct sp_loc *c_locs[PRAW_FRAMES];     /* [0] the pc, then callers */
 };
 
 /* One kernel image: a pprof mapping. */
-struct prof_map {
+struct sp_map {
     const char *pm_path;
     char pm_build_id[PRAW_BUILD_ID_HEX + 1];
     uint64_t pm_start, pm_limit;    /* the image's address range */
     bool pm_dwarf;                  /* file:line and inlines are known */
 };
 
-struct prof_input {
+struct sp_input {
     const char *pi_origin;      /* where the text came from, for messages */
     const char *pi_kernel;      /* the `kernel` label */
     unsigned pi_map;
@@ -69,47 +74,47 @@ struct prof_input {
     const char *pi_note;        /* NULL: nothing to say */
 };
 
-struct prof {
-    struct prof_input *inputs;
+struct sp_profile {
+    struct sp_input *inputs;
     unsigned ninputs;
-    struct prof_map *maps;
+    struct sp_map *maps;
     unsigned nmaps;
-    struct prof_chain *chains;
+    struct sp_chain *chains;
     size_t nchains, capchains;
-    struct prof_loc **locs;     /* in id order: locs[i]->pl_id == i + 1 */
+    struct sp_loc **locs;       /* in id order: locs[i]->pl_id == i + 1 */
     size_t nlocs, caplocs;
-    struct prof_loc **hash;     /* open addressing over locs */
+    struct sp_loc **hash;       /* open addressing over locs */
     size_t hashcap;
-    char **strs;                /* every string prof_strdup made */
+    char **strs;                /* every string sp_strdup made */
     size_t nstrs, capstrs;
 };
 
 /* All of these exit(2) on out-of-memory: a host tool has nothing better
  * to do. Error returns are -1 with err filled. */
-void prof_init(struct prof *p);
-void prof_free(struct prof *p);
-const char *prof_strdup(struct prof *p, const char *s);
+void sp_profile_init(struct sp_profile *p);
+void sp_profile_free(struct sp_profile *p);
+const char *sp_strdup(struct sp_profile *p, const char *s);
 
-unsigned prof_add_map(struct prof *p, const char *path);
+unsigned sp_profile_add_map(struct sp_profile *p, const char *path);
 
 /* Parses one raw profile's text and adds its chains, labelled kernel, with
  * addresses in map. origin names the text in messages. */
-int prof_add_raw(struct prof *p, const char *text, size_t len,
+int sp_profile_add_raw(struct sp_profile *p, const char *text, size_t len,
                  const char *origin, const char *kernel, unsigned map,
                  char *err, size_t errcap);
 
 /* The location of (map, addr, pc or return address), made on first use
  * (unnamed: pl_frames NULL). For a caller that names addresses one by one
  * as they come (top) rather than a whole profile at once. */
-struct prof_loc *prof_loc_get(struct prof *p, unsigned map, uint64_t addr,
+struct sp_loc *sp_loc_get(struct sp_profile *p, unsigned map, uint64_t addr,
                               bool ret);
 
 /* Total samples over every input. */
-uint64_t prof_total(const struct prof *p);
+uint64_t sp_profile_total(const struct sp_profile *p);
 
 /* Names every location nobody named: "0x<addr>" with no file. */
-void prof_name_unknown(struct prof *p);
+void sp_profile_name_unknown(struct sp_profile *p);
 
 /* Reads a whole file into a NUL-terminated heap buffer; -1 with err. */
-int prof_read_file(const char *path, char **text, size_t *len,
+int sp_profile_read_file(const char *path, char **text, size_t *len,
                    char *err, size_t errcap);

@@ -2,7 +2,9 @@
  *
  * pprof refers to every string by its index in one table whose entry 0
  * must be "", and to functions, locations and mappings by non-zero ids:
- * strings and functions are interned here; location ids are the model's. */
+ * strings and functions are interned here; location ids are the model's.
+ *
+ * Host pipeline: prefix sp_. */
 #include "tools/pipeline/pprof.h"
 #include "profile.pb-c.h"
 #include <stdlib.h>
@@ -62,13 +64,13 @@ static int64_t str_id(struct builder *b, const char *s)
     if ((b->nstrs + 1) * 2 > b->shcap) {
         free(b->shash);
         b->shcap = b->shcap ? b->shcap * 2 : 256;
-        b->shash = prof_xcalloc(b->shcap, sizeof *b->shash);
+        b->shash = sp_xcalloc(b->shcap, sizeof *b->shash);
         for (size_t i = 0; i < b->nstrs; i++)
             sh_insert(b, i);
     }
-    b->strs = prof_grow(b->strs, &b->capstrs, b->nstrs + 1, sizeof *b->strs);
+    b->strs = sp_grow(b->strs, &b->capstrs, b->nstrs + 1, sizeof *b->strs);
     size_t n = strlen(s) + 1;
-    b->strs[b->nstrs] = prof_xcalloc(n, 1);
+    b->strs[b->nstrs] = sp_xcalloc(n, 1);
     memcpy(b->strs[b->nstrs], s, n);
     sh_insert(b, b->nstrs);
     return (int64_t)b->nstrs++;
@@ -90,7 +92,7 @@ static void fh_insert(struct builder *b, size_t i)
     b->fhash[s] = i + 1;
 }
 
-static uint64_t func_id(struct builder *b, const struct prof_frame *fr)
+static uint64_t func_id(struct builder *b, const struct sp_frame *fr)
 {
     struct fkey k = { str_id(b, fr->pf_func),
                       fr->pf_file ? str_id(b, fr->pf_file) : 0,
@@ -107,17 +109,17 @@ static uint64_t func_id(struct builder *b, const struct prof_frame *fr)
     if ((b->nfuncs + 1) * 2 > b->fhcap) {
         free(b->fhash);
         b->fhcap = b->fhcap ? b->fhcap * 2 : 256;
-        b->fhash = prof_xcalloc(b->fhcap, sizeof *b->fhash);
+        b->fhash = sp_xcalloc(b->fhcap, sizeof *b->fhash);
         for (size_t i = 0; i < b->nfuncs; i++)
             fh_insert(b, i);
     }
-    Function *f = prof_xcalloc(1, sizeof *f);
+    Function *f = sp_xcalloc(1, sizeof *f);
     perftools__profiles__function__init(f);
     f->id = b->nfuncs + 1;
     f->name = f->system_name = k.name;
     f->filename = k.file;
     f->start_line = k.line;
-    b->funcs = prof_grow(b->funcs, &b->capfuncs, b->nfuncs + 1, sizeof *b->funcs);
+    b->funcs = sp_grow(b->funcs, &b->capfuncs, b->nfuncs + 1, sizeof *b->funcs);
     b->funcs[b->nfuncs] = f;
     fh_insert(b, b->nfuncs++);
     return f->id;
@@ -125,17 +127,17 @@ static uint64_t func_id(struct builder *b, const struct prof_frame *fr)
 
 /* ---- the message's parts --------------------------------------------- */
 
-static Location *make_location(struct builder *b, const struct prof_loc *l)
+static Location *make_location(struct builder *b, const struct sp_loc *l)
 {
-    Location *loc = prof_xcalloc(1, sizeof *loc);
+    Location *loc = sp_xcalloc(1, sizeof *loc);
     perftools__profiles__location__init(loc);
     loc->id = l->pl_id;
     loc->mapping_id = l->pl_map + 1;
     loc->address = l->pl_addr;
     loc->n_line = l->pl_nframes;
-    loc->line = prof_xcalloc(l->pl_nframes, sizeof *loc->line);
+    loc->line = sp_xcalloc(l->pl_nframes, sizeof *loc->line);
     for (unsigned i = 0; i < l->pl_nframes; i++) {
-        Line *ln = prof_xcalloc(1, sizeof *ln);
+        Line *ln = sp_xcalloc(1, sizeof *ln);
         perftools__profiles__line__init(ln);
         ln->function_id = func_id(b, &l->pl_frames[i]);
         ln->line = l->pl_frames[i].pf_line;
@@ -144,10 +146,10 @@ static Location *make_location(struct builder *b, const struct prof_loc *l)
     return loc;
 }
 
-static Mapping *make_mapping(struct builder *b, const struct prof_map *m,
+static Mapping *make_mapping(struct builder *b, const struct sp_map *m,
                              unsigned i)
 {
-    Mapping *mp = prof_xcalloc(1, sizeof *mp);
+    Mapping *mp = sp_xcalloc(1, sizeof *mp);
     perftools__profiles__mapping__init(mp);
     mp->id = i + 1;
     mp->memory_start = m->pm_start;
@@ -163,7 +165,7 @@ static Mapping *make_mapping(struct builder *b, const struct prof_map *m,
 
 static Label *make_label(struct builder *b, const char *key, const char *str)
 {
-    Label *l = prof_xcalloc(1, sizeof *l);
+    Label *l = sp_xcalloc(1, sizeof *l);
     perftools__profiles__label__init(l);
     l->key = str_id(b, key);
     l->str = str_id(b, str);
@@ -175,7 +177,7 @@ static Label *make_label(struct builder *b, const char *key, const char *str)
  * cpu 0 are real. Numbers (not strings) make -tagfocus=cpu=0 work. */
 static Label *make_num_label(struct builder *b, const char *key, int64_t num)
 {
-    Label *l = prof_xcalloc(1, sizeof *l);
+    Label *l = sp_xcalloc(1, sizeof *l);
     perftools__profiles__label__init(l);
     l->key = str_id(b, key);
     l->num = num;
@@ -183,22 +185,22 @@ static Label *make_num_label(struct builder *b, const char *key, int64_t num)
     return l;
 }
 
-static Sample *make_sample(struct builder *b, const struct prof *p,
-                           const struct prof_chain *c)
+static Sample *make_sample(struct builder *b, const struct sp_profile *p,
+                           const struct sp_chain *c)
 {
-    const struct prof_input *in = &p->inputs[c->c_input];
-    Sample *s = prof_xcalloc(1, sizeof *s);
+    const struct sp_input *in = &p->inputs[c->c_input];
+    Sample *s = sp_xcalloc(1, sizeof *s);
     perftools__profiles__sample__init(s);
     s->n_location_id = c->c_depth;
-    s->location_id = prof_xcalloc(c->c_depth, sizeof *s->location_id);
+    s->location_id = sp_xcalloc(c->c_depth, sizeof *s->location_id);
     for (unsigned i = 0; i < c->c_depth; i++)
         s->location_id[i] = c->c_locs[i]->pl_id;     /* leaf first */
     s->n_value = 2;
-    s->value = prof_xcalloc(2, sizeof *s->value);
+    s->value = sp_xcalloc(2, sizeof *s->value);
     s->value[0] = (int64_t)c->c_count;
     s->value[1] = (int64_t)(c->c_count * in->pi_period_ns);
     s->n_label = 4;
-    s->label = prof_xcalloc(4, sizeof *s->label);
+    s->label = sp_xcalloc(4, sizeof *s->label);
     s->label[0] = make_num_label(b, "pid", c->c_pid);
     s->label[1] = make_label(b, "task", c->c_task);
     s->label[2] = make_num_label(b, "cpu", c->c_cpu);
@@ -209,7 +211,7 @@ static Sample *make_sample(struct builder *b, const struct prof *p,
 static ValueType *make_type(struct builder *b, const char *type,
                             const char *unit)
 {
-    ValueType *v = prof_xcalloc(1, sizeof *v);
+    ValueType *v = sp_xcalloc(1, sizeof *v);
     perftools__profiles__value_type__init(v);
     v->type = str_id(b, type);
     v->unit = str_id(b, unit);
@@ -217,12 +219,12 @@ static ValueType *make_type(struct builder *b, const char *type,
 }
 
 /* One comment per input: what pprof -comments shows. */
-static void make_comments(struct builder *b, const struct prof *p, Profile *m)
+static void make_comments(struct builder *b, const struct sp_profile *p, Profile *m)
 {
     m->n_comment = p->ninputs;
-    m->comment = prof_xcalloc(p->ninputs, sizeof *m->comment);
+    m->comment = sp_xcalloc(p->ninputs, sizeof *m->comment);
     for (unsigned i = 0; i < p->ninputs; i++) {
-        const struct prof_input *in = &p->inputs[i];
+        const struct sp_input *in = &p->inputs[i];
         char c[1024], lost[512] = "";
         if (in->pi_stream)
             snprintf(lost, sizeof lost, ", streamed: %llu records lost on the wire "
@@ -241,12 +243,12 @@ static void make_comments(struct builder *b, const struct prof *p, Profile *m)
 
 /* ---- the whole message ----------------------------------------------- */
 
-static void build(struct builder *b, const struct prof *p, Profile *m)
+static void build(struct builder *b, const struct sp_profile *p, Profile *m)
 {
     perftools__profiles__profile__init(m);
     str_id(b, "");              /* index 0 must be the empty string */
     m->n_sample_type = 2;
-    m->sample_type = prof_xcalloc(2, sizeof *m->sample_type);
+    m->sample_type = sp_xcalloc(2, sizeof *m->sample_type);
     m->sample_type[0] = make_type(b, "samples", "count");
     m->sample_type[1] = make_type(b, "cpu", "nanoseconds");
     m->period_type = make_type(b, "cpu", "nanoseconds");
@@ -257,15 +259,15 @@ static void build(struct builder *b, const struct prof *p, Profile *m)
     m->period = p->ninputs ? (int64_t)p->inputs[0].pi_period_ns : 0;
     m->duration_nanos = (int64_t)ms * 1000000;
     m->n_mapping = p->nmaps;
-    m->mapping = prof_xcalloc(p->nmaps, sizeof *m->mapping);
+    m->mapping = sp_xcalloc(p->nmaps, sizeof *m->mapping);
     for (unsigned i = 0; i < p->nmaps; i++)
         m->mapping[i] = make_mapping(b, &p->maps[i], i);
     m->n_location = p->nlocs;
-    m->location = prof_xcalloc(p->nlocs, sizeof *m->location);
+    m->location = sp_xcalloc(p->nlocs, sizeof *m->location);
     for (size_t i = 0; i < p->nlocs; i++)
         m->location[i] = make_location(b, p->locs[i]);
     m->n_sample = p->nchains;
-    m->sample = prof_xcalloc(p->nchains, sizeof *m->sample);
+    m->sample = sp_xcalloc(p->nchains, sizeof *m->sample);
     for (size_t i = 0; i < p->nchains; i++)
         m->sample[i] = make_sample(b, p, &p->chains[i]);
     make_comments(b, p, m);
@@ -312,23 +314,23 @@ static void release(struct builder *b, Profile *m)
     free(b->shash);
 }
 
-uint8_t *prof_pprof_pack(const struct prof *p, size_t *len)
+uint8_t *sp_pprof_pack(const struct sp_profile *p, size_t *len)
 {
     struct builder b = { 0 };
     Profile m;
     build(&b, p, &m);
     *len = perftools__profiles__profile__get_packed_size(&m);
-    uint8_t *buf = prof_xcalloc(*len, 1);
+    uint8_t *buf = sp_xcalloc(*len, 1);
     perftools__profiles__profile__pack(&m, buf);
     release(&b, &m);
     return buf;
 }
 
 /* gzip (not zlib) framing: windowBits 15 + 16. */
-int prof_pprof_write(const struct prof *p, FILE *f, char *err, size_t errcap)
+int sp_pprof_write(const struct sp_profile *p, FILE *f, char *err, size_t errcap)
 {
     size_t len;
-    uint8_t *raw = prof_pprof_pack(p, &len);
+    uint8_t *raw = sp_pprof_pack(p, &len);
     z_stream z;
     memset(&z, 0, sizeof z);
     if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
@@ -337,7 +339,7 @@ int prof_pprof_write(const struct prof *p, FILE *f, char *err, size_t errcap)
         return -1;
     }
     uLong cap = deflateBound(&z, (uLong)len);
-    uint8_t *gz = prof_xcalloc(cap, 1);
+    uint8_t *gz = sp_xcalloc(cap, 1);
     z.next_in = raw;
     z.avail_in = (uInt)len;
     z.next_out = gz;

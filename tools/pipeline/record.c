@@ -1,19 +1,20 @@
 /* tools/pipeline/record.c: raw profiles from several kernels at once
- * (tools/pipeline/record.h). */
+ * (tools/pipeline/record.h).
+ * Host pipeline: prefix sp_. */
 #define _GNU_SOURCE
 #include "tools/pipeline/record.h"
 #include <stdlib.h>
 #include <string.h>
 #include "uapi/profile_raw.h"
 
-void prof_record_command(char *buf, size_t cap, unsigned ms, const char *who)
+void sp_record_command(char *buf, size_t cap, unsigned ms, const char *who)
 {
     snprintf(buf, cap, "profile %u %s raw", ms, who);
 }
 
 /* A reply that is not a raw profile is the kernel's answer in words:
  * quote its first line (at most 200 bytes) as what it said. */
-static int refused(struct prof_rec_host *h)
+static int refused(struct sp_rec_host *h)
 {
     size_t n = strcspn(h->text, "\n");
     if (n > 200)
@@ -26,7 +27,7 @@ static int refused(struct prof_rec_host *h)
     return USHC_EXIT_REFUSED;
 }
 
-int prof_record_collect(const struct ushc_mux *m, struct prof_rec_host *hs,
+int sp_record_collect(const struct ushc_mux *m, struct sp_rec_host *hs,
                         unsigned n, const char *cmd)
 {
     struct ushc **cs = calloc(n ? n : 1, sizeof *cs);
@@ -65,7 +66,7 @@ int prof_record_collect(const struct ushc_mux *m, struct prof_rec_host *hs,
     return worst;
 }
 
-void prof_record_free(struct prof_rec_host *hs, unsigned n)
+void sp_record_free(struct sp_rec_host *hs, unsigned n)
 {
     for (unsigned i = 0; i < n; i++) {
         free(hs[i].text);
@@ -73,7 +74,7 @@ void prof_record_free(struct prof_rec_host *hs, unsigned n)
     }
 }
 
-int prof_check_build_id(const char *origin, const char *profile_id,
+int sp_check_build_id(const char *origin, const char *profile_id,
                         const char *elf, const char *elf_id,
                         char *err, size_t errcap)
 {

@@ -1,5 +1,6 @@
 /* tools/pipeline/stream.c: one kernel's profile stream received, and its loss
- * accounting (tools/pipeline/stream.h). */
+ * accounting (tools/pipeline/stream.h).
+ * Host pipeline: prefix sp_. */
 #include "tools/pipeline/stream.h"
 #include <stdlib.h>
 #include <string.h>

@@ -27,7 +27,9 @@
  * real datagram late; datagrams counted lost past the END's seq are not
  * lost (no real one is numbered there); a record whose pid the raw
  * profile cannot carry costs that record alone (bad_records), never the
- * profile. */
+ * profile.
+ *
+ * Host pipeline: prefix sp_. */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
@@ -74,11 +76,11 @@ struct sp_stream {
     uint8_t seq_seen[SP_STREAM_SEQ_WIN / 8];   /* bit seq % WIN: taken */
     /* records */
     struct sp_stream_cpu *cpus;   /* SP_STREAM_CPUS of them */
-    unsigned ncpus;             /* the highest CPU seen + 1 */
-    uint64_t records;           /* received (bad ones included) */
-    uint64_t bad_records;       /* received with a field the raw profile cannot
-                                   carry (pid > PRAW_PID_MAX): not delivered */
-    uint64_t lost_records;      /* lost on the wire (a lower bound without END) */
+    unsigned ncpus;               /* the highest CPU seen + 1 */
+    uint64_t records;             /* received (bad ones included) */
+    uint64_t bad_records;         /* received with a field the raw profile cannot
+                                     carry (pid > PRAW_PID_MAX): not delivered */
+    uint64_t lost_records;        /* lost on the wire (a lower bound without END) */
     /* the end */
     bool ended, end_missing;
     uint8_t end_reason;         /* PSTR_END_* */

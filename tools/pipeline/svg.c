@@ -1,6 +1,7 @@
-/* tools/pipeline/svg.c: the flame graph. Stacks (tools/pipeline/folded.c) become
- * a tree of frames, laid out by cumulative sample counts so that no
- * rounding accumulates from left to right. */
+/* tools/pipeline/svg.c: the flame graph. Stacks (tools/pipeline/folded.c)
+ * become a tree of frames, laid out by cumulative sample counts so that no
+ * rounding accumulates from left to right.
+ * Host pipeline: prefix sp_. */
 #include "tools/pipeline/svg.h"
 #include "tools/pipeline/folded.h"
 #include <stdlib.h>
@@ -46,7 +47,7 @@ static size_t node_new(struct tree *t, const char *name, unsigned depth)
 
 /* Stacks arrive sorted, so a frame's matching child, if any, is always
  * the one added last: siblings come out in name order. */
-static void tree_add(struct tree *t, const struct prof_stack *s)
+static void tree_add(struct tree *t, const struct sp_stack *s)
 {
     size_t at = 0;
     t->v[0].count += s->ps_count;
@@ -94,19 +95,19 @@ static void colour(const char *name, unsigned rgb[3])
     rgb[2] = (unsigned)(55 * v2);
 }
 
-double prof_svg_scale(uint64_t total)
+double sp_svg_scale(uint64_t total)
 {
-    return total ? (PROF_SVG_WIDTH - 2.0 * PROF_SVG_XPAD) / (double)total : 0;
+    return total ? (SP_SVG_WIDTH - 2.0 * SP_SVG_XPAD) / (double)total : 0;
 }
 
 static void frame(FILE *f, const struct node *x, uint64_t left,
                   uint64_t total, double height)
 {
-    double scale = prof_svg_scale(total);
-    double w = x->count * scale, xpos = PROF_SVG_XPAD + left * scale;
+    double scale = sp_svg_scale(total);
+    double w = x->count * scale, xpos = SP_SVG_XPAD + left * scale;
     if (w < MIN_WIDTH)
         return;
-    double y = height - YPAD_BOTTOM - (x->depth + 1.0) * PROF_SVG_FRAME_H;
+    double y = height - YPAD_BOTTOM - (x->depth + 1.0) * SP_SVG_FRAME_H;
     unsigned rgb[3];
     colour(x->name, rgb);
     fputs("<g>\n<title>", f);
@@ -115,7 +116,7 @@ static void frame(FILE *f, const struct node *x, uint64_t left,
             (unsigned long long)x->count, 100.0 * x->count / total);
     fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" "
             "fill=\"rgb(%u,%u,%u)\" rx=\"2\" ry=\"2\"/>\n", xpos, y, w,
-            PROF_SVG_FRAME_H - 1, rgb[0], rgb[1], rgb[2]);
+            SP_SVG_FRAME_H - 1, rgb[0], rgb[1], rgb[2]);
     size_t fit = (size_t)(w / (FONT_SIZE * FONT_WIDTH));
     size_t len = strlen(x->name);
     if (fit >= 3) {
@@ -139,16 +140,16 @@ static void frames(FILE *f, const struct tree *t, size_t at, uint64_t left,
     }
 }
 
-int prof_svg_write(const struct prof *p, bool per_kernel, const char *title,
+int sp_svg_write(const struct sp_profile *p, bool per_kernel, const char *title,
                    FILE *f)
 {
-    struct prof_stacks s;
-    prof_stacks_build(p, per_kernel, &s);
+    struct sp_stacks s;
+    sp_stacks_build(p, per_kernel, &s);
     struct tree t = { 0 };
     node_new(&t, "all", 0);
     for (size_t i = 0; i < s.n; i++)
         tree_add(&t, &s.v[i]);
-    double height = (t.max_depth + 1.0) * PROF_SVG_FRAME_H + YPAD_TOP +
+    double height = (t.max_depth + 1.0) * SP_SVG_FRAME_H + YPAD_TOP +
                     YPAD_BOTTOM;
     fprintf(f, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
             "<svg version=\"1.1\" width=\"%d\" height=\"%.0f\" "
@@ -158,17 +159,17 @@ int prof_svg_write(const struct prof *p, bool per_kernel, const char *title,
             "<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" "
             "fill=\"rgb(248,248,240)\"/>\n"
             "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
-            "font-size=\"17\">", PROF_SVG_WIDTH, height, PROF_SVG_WIDTH,
-            height, FONT_SIZE, PROF_SVG_WIDTH / 2, FONT_SIZE * 2);
+            "font-size=\"17\">", SP_SVG_WIDTH, height, SP_SVG_WIDTH,
+            height, FONT_SIZE, SP_SVG_WIDTH / 2, FONT_SIZE * 2);
     xml_text(f, title, SIZE_MAX);
     fputs("</text>\n", f);
     if (s.total)
         frames(f, &t, 0, 0, height);
     else
         fprintf(f, "<text x=\"%d\" y=\"%d\">no samples</text>\n",
-                PROF_SVG_XPAD, YPAD_TOP + FONT_SIZE);
+                SP_SVG_XPAD, YPAD_TOP + FONT_SIZE);
     fputs("</svg>\n", f);
     free(t.v);
-    prof_stacks_free(&s);
+    sp_stacks_free(&s);
     return ferror(f) ? -1 : 0;
 }

@@ -1,5 +1,6 @@
 /* tools/pipeline/sym.c: kernel addresses to functions, files, lines and
- * inlined frames, through libdw's dwfl. */
+ * inlined frames, through libdw's dwfl.
+ * Host pipeline: prefix sp_. */
 #include "tools/pipeline/sym.h"
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -9,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct prof_elf {
+struct sp_elf {
     Dwfl *dwfl;
     Dwfl_Module *mod;
     Dwarf_Addr start, limit;    /* the image: nothing outside is named */
@@ -32,11 +33,11 @@ static void hex_id(const unsigned char *id, int n, char *out, size_t cap)
     out[k] = 0;
 }
 
-struct prof_elf *prof_elf_open(struct prof *p, unsigned map, char *err,
+struct sp_elf *sp_elf_open(struct sp_profile *p, unsigned map, char *err,
                                size_t errcap)
 {
-    struct prof_map *m = &p->maps[map];
-    struct prof_elf *e = calloc(1, sizeof *e);
+    struct sp_map *m = &p->maps[map];
+    struct sp_elf *e = calloc(1, sizeof *e);
     if (!e || !(e->dwfl = dwfl_begin(&offline_callbacks))) {
         free(e);
         snprintf(err, errcap, "%s: cannot start libdw", m->pm_path);
@@ -48,7 +49,7 @@ struct prof_elf *prof_elf_open(struct prof *p, unsigned map, char *err,
     if (!e->mod) {
         snprintf(err, errcap, "%s: not a readable ELF (%s)", m->pm_path,
                  dwfl_errmsg(-1));
-        prof_elf_close(e);
+        sp_elf_close(e);
         return NULL;
     }
     const unsigned char *bits;
@@ -58,7 +59,7 @@ struct prof_elf *prof_elf_open(struct prof *p, unsigned map, char *err,
         snprintf(err, errcap, "%s: no readable GNU build id note "
                  "(NT_GNU_BUILD_ID): link with --build-id=sha1, or the file "
                  "is cut short", m->pm_path);
-        prof_elf_close(e);
+        sp_elf_close(e);
         return NULL;
     }
     hex_id(bits, n, m->pm_build_id, sizeof m->pm_build_id);
@@ -71,7 +72,7 @@ struct prof_elf *prof_elf_open(struct prof *p, unsigned map, char *err,
     return e;
 }
 
-void prof_elf_close(struct prof_elf *e)
+void sp_elf_close(struct sp_elf *e)
 {
     if (!e)
         return;
@@ -84,7 +85,7 @@ void prof_elf_close(struct prof_elf *e)
 /* The file name as a reader wants it: relative to the compilation
  * directory when under it, so `kernel/burn.c` reads (and pprof -list
  * finds it from the tree's root) rather than a builder's absolute path. */
-static const char *rel_file(struct prof *p, Dwarf_Die *cu, const char *f)
+static const char *rel_file(struct sp_profile *p, Dwarf_Die *cu, const char *f)
 {
     if (!f)
         return NULL;
@@ -95,7 +96,7 @@ static const char *rel_file(struct prof *p, Dwarf_Die *cu, const char *f)
         f += n + 1;
     while (f[0] == '.' && f[1] == '/')     /* headers found through -I. */
         f += 2;
-    return prof_strdup(p, f);
+    return sp_strdup(p, f);
 }
 
 static const char *die_name(Dwarf_Die *die)
@@ -108,17 +109,17 @@ static const char *die_name(Dwarf_Die *die)
 }
 
 struct frames {
-    struct prof_frame f[32];    /* deeper inline nests are cut */
+    struct sp_frame f[32];      /* deeper inline nests are cut */
     unsigned n;
 };
 
-static void push(struct frames *fs, struct prof *p, const char *func,
+static void push(struct frames *fs, struct sp_profile *p, const char *func,
                  const char *file, unsigned line, unsigned func_line)
 {
     if (fs->n == 32)
         return;
-    struct prof_frame *f = &fs->f[fs->n++];
-    f->pf_func = prof_strdup(p, func);
+    struct sp_frame *f = &fs->f[fs->n++];
+    f->pf_func = sp_strdup(p, func);
     f->pf_file = file;
     f->pf_line = line;
     f->pf_func_line = func_line;
@@ -127,7 +128,7 @@ static void push(struct frames *fs, struct prof *p, const char *func,
 /* One function scope as a frame at file:line; for an inlined one, moves
  * file:line to its call site, where the frame around it stands. True
  * when the scope was the subprogram, the outermost frame. */
-static bool scope_frame(struct prof *p, Dwarf_Die *cu, Dwarf_Files *files,
+static bool scope_frame(struct sp_profile *p, Dwarf_Die *cu, Dwarf_Files *files,
                         Dwarf_Die *s, const char **file, int *line,
                         struct frames *fs)
 {
@@ -154,7 +155,7 @@ static bool scope_frame(struct prof *p, Dwarf_Die *cu, Dwarf_Files *files,
  * inlined one, that list goes on into the inlined function's abstract
  * definition, so the concrete callers come from dwarf_getscopes_die on
  * the innermost scope, as eu-addr2line -i does. */
-static void dwarf_frames(struct prof *p, struct prof_elf *e, Dwarf_Addr a,
+static void dwarf_frames(struct sp_profile *p, struct sp_elf *e, Dwarf_Addr a,
                          struct frames *fs)
 {
     Dwarf_Addr bias;
@@ -192,7 +193,7 @@ static void dwarf_frames(struct prof *p, struct prof_elf *e, Dwarf_Addr a,
         push(fs, p, "??", file, line > 0 ? (unsigned)line : 0, 0);
 }
 
-static void name_loc(struct prof *p, struct prof_elf *e, struct prof_loc *l)
+static void name_loc(struct sp_profile *p, struct sp_elf *e, struct sp_loc *l)
 {
     /* A return address points just past its call, possibly past the end
      * of the calling function (a call to a noreturn function). */
@@ -207,7 +208,7 @@ static void name_loc(struct prof *p, struct prof_elf *e, struct prof_loc *l)
     if (name && sym.st_size && off >= sym.st_size)
         name = NULL;
     if (name) {
-        l->pl_sym = prof_strdup(p, name);
+        l->pl_sym = sp_strdup(p, name);
         l->pl_sym_off = off + (l->pl_ret ? 1 : 0);
     }
     struct frames fs = { .n = 0 };
@@ -218,7 +219,7 @@ static void name_loc(struct prof *p, struct prof_elf *e, struct prof_loc *l)
     if (fs.n == 0 && name)
         push(&fs, p, name, NULL, 0, 0);
     if (fs.n == 0)
-        return;                 /* prof_name_unknown gives it its address */
+        return;                 /* sp_profile_name_unknown gives it its address */
     l->pl_frames = calloc(fs.n, sizeof *l->pl_frames);
     if (!l->pl_frames) {
         fprintf(stderr, "sonde-prof: out of memory\n");
@@ -228,13 +229,13 @@ static void name_loc(struct prof *p, struct prof_elf *e, struct prof_loc *l)
     l->pl_nframes = fs.n;
 }
 
-void prof_elf_name(struct prof *p, struct prof_elf *e, struct prof_loc *l)
+void sp_elf_name(struct sp_profile *p, struct sp_elf *e, struct sp_loc *l)
 {
     if (!l->pl_frames)
         name_loc(p, e, l);
 }
 
-void prof_elf_symbolize(struct prof *p, unsigned map, struct prof_elf *e)
+void sp_elf_symbolize(struct sp_profile *p, unsigned map, struct sp_elf *e)
 {
     for (size_t i = 0; i < p->nlocs; i++)
         if (p->locs[i]->pl_map == map && !p->locs[i]->pl_frames)

@@ -4,20 +4,22 @@
  * is an address in the ELF as it stands. With DWARF, an address becomes
  * frames: the inlined calls at it, innermost first, each with file:line,
  * the way pprof and perf expand them. Without DWARF, the ELF symbol table
- * gives one frame per address and no file:line. */
+ * gives one frame per address and no file:line.
+ *
+ * Host pipeline: prefix sp_. */
 #pragma once
 #include <stddef.h>
 #include "tools/pipeline/model.h"
 
-struct prof_elf;
+struct sp_elf;
 
 /* Opens the ELF and fills the map's build id, range and DWARF flag.
  * NULL with err (naming the file and why) on failure. */
-struct prof_elf *prof_elf_open(struct prof *p, unsigned map,
+struct sp_elf *sp_elf_open(struct sp_profile *p, unsigned map,
                                char *err, size_t errcap);
-void prof_elf_close(struct prof_elf *e);
+void sp_elf_close(struct sp_elf *e);
 
 /* Names every location of the map (see model.h: pl_sym, pl_frames). */
-void prof_elf_symbolize(struct prof *p, unsigned map, struct prof_elf *e);
+void sp_elf_symbolize(struct sp_profile *p, unsigned map, struct sp_elf *e);
 /* Names one location of e's map, unless it has been named. */
-void prof_elf_name(struct prof *p, struct prof_elf *e, struct prof_loc *l);
+void sp_elf_name(struct sp_profile *p, struct sp_elf *e, struct sp_loc *l);

@@ -1,4 +1,5 @@
-/* tools/pipeline/text.c: the kernel's report format, symbolized on the host. */
+/* tools/pipeline/text.c: the kernel's report format, symbolized on the host.
+ * Host pipeline: prefix sp_. */
 #include "tools/pipeline/text.h"
 #include <stdlib.h>
 #include <string.h>
@@ -9,22 +10,22 @@ struct tchain {
     const char *leaf;           /* the leaf's symbol, or NULL (no symbol) */
     uint64_t leaf_addr;         /* the leaf address when there is none */
     uint64_t off_min, off_max;
-    const struct prof_loc *hot; /* the most sampled leaf location */
+    const struct sp_loc *hot;   /* the most sampled leaf location */
     uint64_t hot_count;
     unsigned ncallers;
-    const struct prof_loc *callers[PRAW_FRAMES - 1];
+    const struct sp_loc *callers[PRAW_FRAMES - 1];
     uint64_t count;
 };
 
 /* Sort key of a chain within one input: leaf function (or address when
  * no symbol holds it), then the callers' locations, then the leaf's own
  * location, so that a group and each leaf address in it are runs. */
-static const struct prof *sort_p;
+static const struct sp_profile *sort_p;
 
-static int key_cmp(const struct prof_chain *x, const struct prof_chain *y,
+static int key_cmp(const struct sp_chain *x, const struct sp_chain *y,
                    int with_leaf_loc)
 {
-    const struct prof_loc *a = x->c_locs[0], *b = y->c_locs[0];
+    const struct sp_loc *a = x->c_locs[0], *b = y->c_locs[0];
     if ((a->pl_sym == NULL) != (b->pl_sym == NULL))
         return a->pl_sym ? -1 : 1;
     int r = a->pl_sym ? strcmp(a->pl_sym, b->pl_sym) : 0;
@@ -48,7 +49,7 @@ static int index_cmp(const void *a, const void *b)
                    &sort_p->chains[*(const size_t *)b], 1);
 }
 
-static void group_start(struct tchain *t, const struct prof_chain *c)
+static void group_start(struct tchain *t, const struct sp_chain *c)
 {
     memset(t, 0, sizeof *t);
     t->leaf = c->c_locs[0]->pl_sym;
@@ -60,7 +61,7 @@ static void group_start(struct tchain *t, const struct prof_chain *c)
 
 /* One leaf location's run [c, c + n) within the group: the group keeps
  * the hottest (ties: the lowest address) for its file:line. */
-static void leaf_run(struct tchain *t, const struct prof_loc *l, uint64_t n)
+static void leaf_run(struct tchain *t, const struct sp_loc *l, uint64_t n)
 {
     t->count += n;
     if (l->pl_sym_off < t->off_min)
@@ -74,7 +75,7 @@ static void leaf_run(struct tchain *t, const struct prof_loc *l, uint64_t n)
     }
 }
 
-static size_t fold(const struct prof *p, unsigned input, struct tchain *v,
+static size_t fold(const struct sp_profile *p, unsigned input, struct tchain *v,
                    size_t *idx)
 {
     size_t m = 0, n = 0;
@@ -84,7 +85,7 @@ static size_t fold(const struct prof *p, unsigned input, struct tchain *v,
     sort_p = p;
     qsort(idx, m, sizeof *idx, index_cmp);
     for (size_t i = 0; i < m;) {
-        const struct prof_chain *c = &p->chains[idx[i]];
+        const struct sp_chain *c = &p->chains[idx[i]];
         if (!n || key_cmp(&p->chains[idx[i - 1]], c, 0) != 0)
             group_start(&v[n++], c);
         uint64_t run = 0;
@@ -114,9 +115,9 @@ static int tchain_cmp(const void *a, const void *b)
     return (x->ncallers > y->ncallers) - (x->ncallers < y->ncallers);
 }
 
-static void where(FILE *f, const struct prof_loc *l)
+static void where(FILE *f, const struct sp_loc *l)
 {
-    const struct prof_frame *fr = l->pl_nframes ? &l->pl_frames[0] : NULL;
+    const struct sp_frame *fr = l->pl_nframes ? &l->pl_frames[0] : NULL;
     if (fr && fr->pf_file)
         fprintf(f, " (%s:%u)\n", fr->pf_file, fr->pf_line);
     else
@@ -137,7 +138,7 @@ static void print_chain(FILE *f, const struct tchain *t, uint64_t total)
                 (unsigned long long)t->off_min, (unsigned long long)t->off_max);
     where(f, t->hot);
     for (unsigned i = 0; i < t->ncallers; i++) {
-        const struct prof_loc *l = t->callers[i];
+        const struct sp_loc *l = t->callers[i];
         if (l->pl_sym)
             fprintf(f, "        <- %s+0x%llx", l->pl_sym,
                     (unsigned long long)l->pl_sym_off);
@@ -147,9 +148,9 @@ static void print_chain(FILE *f, const struct tchain *t, uint64_t total)
     }
 }
 
-static void print_input(const struct prof *p, unsigned input, FILE *f)
+static void print_input(const struct sp_profile *p, unsigned input, FILE *f)
 {
-    const struct prof_input *in = &p->inputs[input];
+    const struct sp_input *in = &p->inputs[input];
     const struct praw_header *h = &in->pi_hdr;
     if (p->ninputs > 1)
         fprintf(f, "%skernel %s\n", input ? "\n" : "", in->pi_kernel);
@@ -180,7 +181,7 @@ static void print_input(const struct prof *p, unsigned input, FILE *f)
     free(v);
 }
 
-int prof_text_write(const struct prof *p, FILE *f)
+int sp_text_write(const struct sp_profile *p, FILE *f)
 {
     for (unsigned i = 0; i < p->ninputs; i++)
         print_input(p, i, f);

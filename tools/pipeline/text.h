@@ -11,10 +11,12 @@
  * file:line is that of its most sampled address. Every chain is printed,
  * hottest first. Several inputs give one such report each, headed by
  * "kernel NAME". There is no "sample cost" line: the raw profile does not
- * carry the sampler's cost. */
+ * carry the sampler's cost.
+ *
+ * Host pipeline: prefix sp_. */
 #pragma once
 #include <stdio.h>
 #include "tools/pipeline/model.h"
 
 /* Returns 0, or -1 on a write error. */
-int prof_text_write(const struct prof *p, FILE *f);
+int sp_text_write(const struct sp_profile *p, FILE *f);

@@ -1,4 +1,5 @@
-/* tools/pipeline/top.c: the sliding window behind `sonde-prof top`. */
+/* tools/pipeline/top.c: the sliding window behind `sonde-prof top`.
+ * Host pipeline: prefix sp_. */
 #define _GNU_SOURCE             /* qsort_r */
 #include "tools/pipeline/top.h"
 #include "tools/pipeline/model.h"
@@ -10,13 +11,13 @@
 
 struct func {
     char *name;
-    uint64_t self[TOP_KERNELS_MAX], total[TOP_KERNELS_MAX];
+    uint64_t self[SP_TOP_KERNELS_MAX], total[SP_TOP_KERNELS_MAX];
 };
 
 /* One distinct chain of functions within one second of one kernel. */
 struct chain {
     unsigned ch_kernel, ch_depth;
-    int ch_fids[TOP_DEPTH_MAX];         /* leaf first */
+    int ch_fids[SP_TOP_DEPTH_MAX];         /* leaf first */
     uint64_t ch_count;
 };
 
@@ -36,11 +37,11 @@ struct addr_ent {
     int ae_fid;
 };
 
-struct top_model {
+struct sp_top_model {
     unsigned window;
-    top_name_fn name;
+    sp_top_name_fn name;
     void *name_ctx;
-    struct top_kernel kernels[TOP_KERNELS_MAX];
+    struct sp_top_kernel kernels[SP_TOP_KERNELS_MAX];
     unsigned nkernels;
     struct func *funcs;
     size_t nfuncs, capfuncs;
@@ -68,17 +69,17 @@ static uint64_t str_hash(const char *s)
     return h;
 }
 
-struct top_model *top_new(unsigned window_s, top_name_fn name, void *ctx)
+struct sp_top_model *sp_top_new(unsigned window_s, sp_top_name_fn name, void *ctx)
 {
-    struct top_model *m = prof_xcalloc(1, sizeof *m);
+    struct sp_top_model *m = sp_xcalloc(1, sizeof *m);
     m->window = window_s;
     m->name = name;
     m->name_ctx = ctx;
-    m->buckets = prof_xcalloc(window_s, sizeof *m->buckets);
+    m->buckets = sp_xcalloc(window_s, sizeof *m->buckets);
     return m;
 }
 
-void top_free(struct top_model *m)
+void sp_top_free(struct sp_top_model *m)
 {
     if (!m)
         return;
@@ -95,19 +96,19 @@ void top_free(struct top_model *m)
     free(m);
 }
 
-static void use_kernel(struct top_model *m, unsigned k)
+static void use_kernel(struct sp_top_model *m, unsigned k)
 {
     if (k >= m->nkernels)
         m->nkernels = k + 1;
 }
 
-void top_set_kernel_info(struct top_model *m, unsigned k, const char *name,
+void sp_top_set_kernel_info(struct sp_top_model *m, unsigned k, const char *name,
                          const char *source, uint64_t lost)
 {
-    if (k >= TOP_KERNELS_MAX)
+    if (k >= SP_TOP_KERNELS_MAX)
         return;
     use_kernel(m, k);
-    struct top_kernel *tk = &m->kernels[k];
+    struct sp_top_kernel *tk = &m->kernels[k];
     snprintf(tk->tk_name, sizeof tk->tk_name, "%s", name ? name : "");
     snprintf(tk->tk_source, sizeof tk->tk_source, "%s", source ? source : "");
     tk->tk_lost = lost;
@@ -124,7 +125,7 @@ static void fhash_put(size_t *tab, size_t cap, const struct func *funcs,
     tab[i] = fid + 1;
 }
 
-static int intern(struct top_model *m, const char *name)
+static int intern(struct sp_top_model *m, const char *name)
 {
     if (m->fhcap) {
         size_t i = str_hash(name) & (m->fhcap - 1);
@@ -134,18 +135,18 @@ static int intern(struct top_model *m, const char *name)
     }
     if ((m->nfuncs + 1) * 2 > m->fhcap) {      /* keep it half empty */
         size_t cap = m->fhcap ? m->fhcap * 2 : 256;
-        size_t *tab = prof_xcalloc(cap, sizeof *tab);
+        size_t *tab = sp_xcalloc(cap, sizeof *tab);
         for (size_t f = 0; f < m->nfuncs; f++)
             fhash_put(tab, cap, m->funcs, f);
         free(m->fhash);
         m->fhash = tab;
         m->fhcap = cap;
     }
-    m->funcs = prof_grow(m->funcs, &m->capfuncs, m->nfuncs + 1, sizeof *m->funcs);
+    m->funcs = sp_grow(m->funcs, &m->capfuncs, m->nfuncs + 1, sizeof *m->funcs);
     struct func *f = &m->funcs[m->nfuncs];
     memset(f, 0, sizeof *f);
     size_t n = strlen(name) + 1;
-    f->name = prof_xcalloc(n, 1);
+    f->name = sp_xcalloc(n, 1);
     memcpy(f->name, name, n);
     fhash_put(m->fhash, m->fhcap, m->funcs, m->nfuncs);
     return (int)m->nfuncs++;
@@ -156,10 +157,10 @@ static size_t addr_slot(unsigned k, uint64_t addr, bool ret, size_t cap)
     return mix(addr ^ ((uint64_t)k << 1 | ret) << 56) & (cap - 1);
 }
 
-static void ahash_grow(struct top_model *m)
+static void ahash_grow(struct sp_top_model *m)
 {
     size_t cap = m->ahcap ? m->ahcap * 2 : 1024;
-    struct addr_ent *tab = prof_xcalloc(cap, sizeof *tab);
+    struct addr_ent *tab = sp_xcalloc(cap, sizeof *tab);
     for (size_t i = 0; i < m->ahcap; i++) {
         struct addr_ent *e = &m->ahash[i];
         if (!e->ae_used)
@@ -175,7 +176,7 @@ static void ahash_grow(struct top_model *m)
 }
 
 /* The function of an address, named once. */
-static int addr_fid(struct top_model *m, unsigned k, uint64_t addr, bool ret)
+static int addr_fid(struct sp_top_model *m, unsigned k, uint64_t addr, bool ret)
 {
     if ((m->nah + 1) * 2 > m->ahcap)
         ahash_grow(m);
@@ -196,7 +197,7 @@ static int addr_fid(struct top_model *m, unsigned k, uint64_t addr, bool ret)
 /* Adds (sign 1) or takes away (sign -1) a chain's samples from the
  * running counts: self for the leaf, total once for each distinct
  * function in the chain. */
-static void count_chain(struct top_model *m, const struct chain *c, int sign)
+static void count_chain(struct sp_top_model *m, const struct chain *c, int sign)
 {
     uint64_t n = sign > 0 ? c->ch_count : -c->ch_count;   /* mod 2^64 */
     unsigned k = c->ch_kernel;
@@ -212,7 +213,7 @@ static void count_chain(struct top_model *m, const struct chain *c, int sign)
     }
 }
 
-static void bucket_expire(struct top_model *m, struct bucket *b)
+static void bucket_expire(struct sp_top_model *m, struct bucket *b)
 {
     for (size_t i = 0; i < b->b_n; i++)
         count_chain(m, &b->b_chains[i], -1);
@@ -240,7 +241,7 @@ static void bucket_rehash(struct bucket *b)
 {
     size_t cap = b->b_hcap ? b->b_hcap * 2 : 64;
     free(b->b_hash);
-    b->b_hash = prof_xcalloc(cap, sizeof *b->b_hash);
+    b->b_hash = sp_xcalloc(cap, sizeof *b->b_hash);
     b->b_hcap = cap;
     for (size_t n = 0; n < b->b_n; n++) {
         size_t i = chain_hash(&b->b_chains[n]) & (cap - 1);
@@ -250,7 +251,7 @@ static void bucket_rehash(struct bucket *b)
     }
 }
 
-static void bucket_add(struct top_model *m, struct bucket *b,
+static void bucket_add(struct sp_top_model *m, struct bucket *b,
                        const struct chain *c)
 {
     if ((b->b_n + 1) * 2 > b->b_hcap)
@@ -264,13 +265,13 @@ static void bucket_add(struct top_model *m, struct bucket *b,
             return;
         }
     }
-    b->b_chains = prof_grow(b->b_chains, &b->b_cap, b->b_n + 1, sizeof *b->b_chains);
+    b->b_chains = sp_grow(b->b_chains, &b->b_cap, b->b_n + 1, sizeof *b->b_chains);
     b->b_chains[b->b_n] = *c;
     b->b_hash[i] = ++b->b_n;
     count_chain(m, c, 1);
 }
 
-static void start(struct top_model *m, uint64_t t_ns)
+static void start(struct sp_top_model *m, uint64_t t_ns)
 {
     if (!m->started) {
         m->started = true;
@@ -278,7 +279,7 @@ static void start(struct top_model *m, uint64_t t_ns)
     }
 }
 
-void top_advance(struct top_model *m, uint64_t now_ns)
+void sp_top_advance(struct sp_top_model *m, uint64_t now_ns)
 {
     start(m, now_ns);
     if (now_ns < m->now_ns)
@@ -292,25 +293,25 @@ void top_advance(struct top_model *m, uint64_t now_ns)
     }
 }
 
-bool top_add_sample(struct top_model *m, unsigned k, uint64_t t_ns,
+bool sp_top_add_sample(struct sp_top_model *m, unsigned k, uint64_t t_ns,
                     const uint64_t *frames, unsigned depth)
 {
-    if (k >= TOP_KERNELS_MAX || depth == 0)
+    if (k >= SP_TOP_KERNELS_MAX || depth == 0)
         return false;
     start(m, t_ns);
     if (t_ns > m->now_ns)
-        top_advance(m, t_ns);
+        sp_top_advance(m, t_ns);
     uint64_t sec = t_ns / NS_PER_S;
     if (sec + m->window <= m->now_ns / NS_PER_S)
         return false;
     use_kernel(m, k);
     struct chain c = { .ch_kernel = k, .ch_count = 1 };
-    c.ch_depth = depth < TOP_DEPTH_MAX ? depth : TOP_DEPTH_MAX;
+    c.ch_depth = depth < SP_TOP_DEPTH_MAX ? depth : SP_TOP_DEPTH_MAX;
     for (unsigned i = 0; i < c.ch_depth; i++)
         c.ch_fids[i] = addr_fid(m, k, frames[i], i > 0);
     struct bucket *b = &m->buckets[sec % m->window];
     if (b->b_used && b->b_sec != sec)
-        bucket_expire(m, b);    /* an older second: top_advance left none */
+        bucket_expire(m, b);    /* an older second: sp_top_advance left none */
     b->b_used = true;
     b->b_sec = sec;
     bucket_add(m, b, &c);
@@ -319,25 +320,25 @@ bool top_add_sample(struct top_model *m, unsigned k, uint64_t t_ns,
 
 /* ---- reading ---------------------------------------------------------- */
 
-unsigned top_window(const struct top_model *m) { return m->window; }
-unsigned top_nkernels(const struct top_model *m) { return m->nkernels; }
-uint64_t top_samples(const struct top_model *m) { return m->samples; }
+unsigned sp_top_window(const struct sp_top_model *m) { return m->window; }
+unsigned sp_top_nkernels(const struct sp_top_model *m) { return m->nkernels; }
+uint64_t sp_top_samples(const struct sp_top_model *m) { return m->samples; }
 
-const struct top_kernel *top_kernel(const struct top_model *m, unsigned k)
+const struct sp_top_kernel *sp_top_kernel(const struct sp_top_model *m, unsigned k)
 {
     return &m->kernels[k];
 }
 
-const char *top_func_name(const struct top_model *m, int fid)
+const char *sp_top_func_name(const struct sp_top_model *m, int fid)
 {
-    if (fid == TOP_CALLER_ROOT)
+    if (fid == SP_TOP_CALLER_ROOT)
         return "(outermost frame)";
-    if (fid == TOP_CALLER_CUT)
+    if (fid == SP_TOP_CALLER_CUT)
         return "(beyond the walk's frames)";
     return m->funcs[fid].name;
 }
 
-double top_span_s(const struct top_model *m)
+double sp_top_span_s(const struct sp_top_model *m)
 {
     uint64_t cur = m->now_ns / NS_PER_S;
     uint64_t from = cur + 1 > m->window ? (cur + 1 - m->window) * NS_PER_S : 0;
@@ -348,8 +349,8 @@ double top_span_s(const struct top_model *m)
 
 static int row_cmp(const void *a, const void *b, void *ctx)
 {
-    const struct top_row *x = a, *y = b;
-    const struct top_model *m = ctx;
+    const struct sp_top_row *x = a, *y = b;
+    const struct sp_top_model *m = ctx;
     if (x->tr_self != y->tr_self)
         return x->tr_self > y->tr_self ? -1 : 1;
     if (x->tr_total != y->tr_total)
@@ -357,12 +358,12 @@ static int row_cmp(const void *a, const void *b, void *ctx)
     return strcmp(m->funcs[x->tr_fid].name, m->funcs[y->tr_fid].name);
 }
 
-size_t top_rows(const struct top_model *m, struct top_row *rows, size_t cap)
+size_t sp_top_rows(const struct sp_top_model *m, struct sp_top_row *rows, size_t cap)
 {
-    struct top_row *all = prof_xcalloc(m->nfuncs, sizeof *all);
+    struct sp_top_row *all = sp_xcalloc(m->nfuncs, sizeof *all);
     size_t n = 0;
     for (size_t f = 0; f < m->nfuncs; f++) {
-        struct top_row r = { .tr_fid = (int)f };
+        struct sp_top_row r = { .tr_fid = (int)f };
         for (unsigned k = 0; k < m->nkernels; k++) {
             r.tr_self += m->funcs[f].self[k];
             r.tr_total += m->funcs[f].total[k];
@@ -380,8 +381,8 @@ size_t top_rows(const struct top_model *m, struct top_row *rows, size_t cap)
 
 static int caller_cmp(const void *a, const void *b, void *ctx)
 {
-    const struct top_caller *x = a, *y = b;
-    const struct top_model *m = ctx;
+    const struct sp_top_caller *x = a, *y = b;
+    const struct sp_top_model *m = ctx;
     if (x->tc_count != y->tc_count)
         return x->tc_count > y->tc_count ? -1 : 1;
     if ((x->tc_fid < 0) != (y->tc_fid < 0))
@@ -403,7 +404,7 @@ static unsigned chain_callers(const struct chain *c, int fid, size_t *out)
         if (i + 1 < c->ch_depth)
             who = (size_t)c->ch_fids[i + 1] + 2;
         else
-            who = c->ch_depth == TOP_DEPTH_MAX ? 0 : 1;
+            who = c->ch_depth == SP_TOP_DEPTH_MAX ? 0 : 1;
         unsigned j = 0;
         while (j < n && out[j] != who)
             j++;
@@ -413,15 +414,15 @@ static unsigned chain_callers(const struct chain *c, int fid, size_t *out)
     return n;
 }
 
-size_t top_callers(const struct top_model *m, int fid, struct top_caller *out,
+size_t sp_top_callers(const struct sp_top_model *m, int fid, struct sp_top_caller *out,
                    size_t cap, uint64_t *samples)
 {
-    uint64_t *count = prof_xcalloc(m->nfuncs + 2, sizeof *count);
+    uint64_t *count = sp_xcalloc(m->nfuncs + 2, sizeof *count);
     *samples = 0;
     for (unsigned bi = 0; fid >= 0 && bi < m->window; bi++) {
         const struct bucket *b = &m->buckets[bi];
         for (size_t i = 0; b->b_used && i < b->b_n; i++) {
-            size_t who[TOP_DEPTH_MAX];
+            size_t who[SP_TOP_DEPTH_MAX];
             unsigned n = chain_callers(&b->b_chains[i], fid, who);
             if (n)
                 *samples += b->b_chains[i].ch_count;
@@ -429,11 +430,11 @@ size_t top_callers(const struct top_model *m, int fid, struct top_caller *out,
                 count[who[j]] += b->b_chains[i].ch_count;
         }
     }
-    struct top_caller *all = prof_xcalloc(m->nfuncs + 2, sizeof *all);
+    struct sp_top_caller *all = sp_xcalloc(m->nfuncs + 2, sizeof *all);
     size_t n = 0;
     for (size_t i = 0; i < m->nfuncs + 2; i++)
         if (count[i])
-            all[n++] = (struct top_caller){ (int)i - 2, count[i] };
+            all[n++] = (struct sp_top_caller){ (int)i - 2, count[i] };
     qsort_r(all, n, sizeof *all, caller_cmp, (void *)m);
     if (out && cap)
         memcpy(out, all, (n < cap ? n : cap) * sizeof *out);

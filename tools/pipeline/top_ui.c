@@ -5,7 +5,9 @@
  * (non-blocking), moves the window to now, draws once a second or after
  * a key, and waits at most TICK_MS for a key. Sample times are the
  * host's monotonic clock when the loop took them, so every kernel's
- * seconds are the user's seconds. */
+ * seconds are the user's seconds.
+ *
+ * Host pipeline: prefix sp_. */
 #define _GNU_SOURCE
 #include "tools/pipeline/top_ui.h"
 #include <curses.h>
@@ -32,7 +34,7 @@
 enum { EXIT_OK = 0, EXIT_USAGE = 2 };
 
 #define TICK_MS     100         /* feeds are drained at least this often */
-#define MAX_KERNELS TOP_KERNELS_MAX
+#define MAX_KERNELS SP_TOP_KERNELS_MAX
 #define LIVE_SHELL_TIMEOUT_MS 5000  /* a shell silent this long: start/stop fail */
 #define LIVE_SILENT_MS        3000  /* a stream silent this long is given up on */
 #define LIVE_STOP_WAIT_MS     1000  /* after q: the kernels' ENDs */
@@ -60,10 +62,10 @@ static void usage(FILE *f)
         "  -k KEYFILE     the shells' key (ushkey=), as for record\n"
         "  --replay RAW   a raw profile (record -r) played again and again at its\n"
         "                 own rate, as if live; for trying top without a kernel\n",
-        TOP_WINDOW_MIN, TOP_WINDOW_MAX);
+        SP_TOP_WINDOW_MIN, SP_TOP_WINDOW_MAX);
 }
 
-struct top_opts {
+struct sp_top_opts {
     unsigned window;
     unsigned long iterations;           /* 0: until stopped */
     const char *elfs[MAX_KERNELS], *inputs[MAX_KERNELS];
@@ -83,7 +85,7 @@ static int push(const char **v, unsigned *n, const char *arg, const char *what)
     return tool_push_arg(prog, v, n, MAX_KERNELS, arg, what);
 }
 
-static int parse_args(int argc, char **argv, struct top_opts *o)
+static int parse_args(int argc, char **argv, struct sp_top_opts *o)
 {
     static const struct option longopts[] = {
         { "replay", required_argument, NULL, 'R' },
@@ -98,10 +100,10 @@ static int parse_args(int argc, char **argv, struct top_opts *o)
         switch (c) {
         case 'w': {
             long v = strtol(optarg, &end, 10);
-            if (*optarg < '0' || *optarg > '9' || *end || v < TOP_WINDOW_MIN ||
-                v > TOP_WINDOW_MAX) {
+            if (*optarg < '0' || *optarg > '9' || *end || v < SP_TOP_WINDOW_MIN ||
+                v > SP_TOP_WINDOW_MAX) {
                 fprintf(stderr, "%s: -w %s out of range (%d-%d s)\n", prog,
-                        optarg, TOP_WINDOW_MIN, TOP_WINDOW_MAX);
+                        optarg, SP_TOP_WINDOW_MIN, SP_TOP_WINDOW_MAX);
                 return EXIT_USAGE;
             }
             o->window = (unsigned)v;
@@ -144,8 +146,8 @@ static int parse_args(int argc, char **argv, struct top_opts *o)
 /* ---- naming: libdw, one location per distinct address ------------------- */
 
 struct namer {
-    struct prof p;              /* its maps and locations; no chains */
-    struct prof_elf *elfs[MAX_KERNELS];
+    struct sp_profile p;              /* its maps and locations; no chains */
+    struct sp_elf *elfs[MAX_KERNELS];
     unsigned kmap[MAX_KERNELS]; /* kernel -> map */
     char buf[32];
 };
@@ -157,10 +159,10 @@ static int namer_add(struct namer *nm, unsigned k, const char *path)
             nm->kmap[k] = i;
             return 0;
         }
-    char err[PROF_ERR_MAX];
-    unsigned m = prof_add_map(&nm->p, path);
+    char err[SP_ERR_MAX];
+    unsigned m = sp_profile_add_map(&nm->p, path);
     nm->kmap[k] = m;
-    nm->elfs[m] = prof_elf_open(&nm->p, m, err, sizeof err);
+    nm->elfs[m] = sp_elf_open(&nm->p, m, err, sizeof err);
     if (!nm->elfs[m]) {
         fprintf(stderr, "%s: %s\n", prog, err);
         return -1;
@@ -177,8 +179,8 @@ static const char *namer_name(void *ctx, unsigned k, uint64_t addr, bool ret)
 {
     struct namer *nm = ctx;
     unsigned map = nm->kmap[k];
-    struct prof_loc *l = prof_loc_get(&nm->p, map, addr, ret);
-    prof_elf_name(&nm->p, nm->elfs[map], l);
+    struct sp_loc *l = sp_loc_get(&nm->p, map, addr, ret);
+    sp_elf_name(&nm->p, nm->elfs[map], l);
     if (l->pl_nframes)
         return l->pl_frames[l->pl_nframes - 1].pf_func;
     snprintf(nm->buf, sizeof nm->buf, "0x%llx", (unsigned long long)addr);
@@ -188,11 +190,11 @@ static const char *namer_name(void *ctx, unsigned k, uint64_t addr, bool ret)
 static void namer_free(struct namer *nm)
 {
     for (unsigned i = 0; i < nm->p.nmaps; i++)
-        prof_elf_close(nm->elfs[i]);
-    prof_free(&nm->p);
+        sp_elf_close(nm->elfs[i]);
+    sp_profile_free(&nm->p);
 }
 
-/* ---- the replay feed ------------------------------------------------------ */
+/* ---- the replay feed --------------------------------------------------- */
 
 /* A raw profile played in a loop at its own rate: samples / ms, each
  * chain's count in turn, so every full pass has the profile's shares. */
@@ -212,20 +214,20 @@ static int replay_chain(void *ctx, const struct praw_chain *c, unsigned line,
 {
     (void)line, (void)err, (void)cap;
     struct replay *r = ctx;
-    r->chains = prof_grow(r->chains, &r->cap, r->nchains + 1, sizeof *r->chains);
+    r->chains = sp_grow(r->chains, &r->cap, r->nchains + 1, sizeof *r->chains);
     r->chains[r->nchains++] = *c;
     return 0;
 }
 
 static int replay_open(struct replay *r, unsigned k, const char *path,
-                       struct namer *nm, struct top_model *m)
+                       struct namer *nm, struct sp_top_model *m)
 {
-    char *text, err[PROF_ERR_MAX], why[PRAW_ERR_MAX];
+    char *text, err[SP_ERR_MAX], why[PRAW_ERR_MAX];
     size_t len;
     struct praw_header h;
     memset(r, 0, sizeof *r);
     r->kernel = k;
-    if (prof_read_file(path, &text, &len, err, sizeof err)) {
+    if (sp_profile_read_file(path, &text, &len, err, sizeof err)) {
         fprintf(stderr, "%s: %s\n", prog, err);
         return -1;
     }
@@ -235,8 +237,8 @@ static int replay_open(struct replay *r, unsigned k, const char *path,
         fprintf(stderr, "%s: %s: %s\n", prog, path, why);
         return -1;
     }
-    const struct prof_map *map = &nm->p.maps[nm->kmap[k]];
-    if (prof_check_build_id(path, h.ph_build_id, map->pm_path, map->pm_build_id,
+    const struct sp_map *map = &nm->p.maps[nm->kmap[k]];
+    if (sp_check_build_id(path, h.ph_build_id, map->pm_path, map->pm_build_id,
                             err, sizeof err)) {
         fprintf(stderr, "%s: %s\n", prog, err);
         return -1;
@@ -244,12 +246,12 @@ static int replay_open(struct replay *r, unsigned k, const char *path,
     r->samples = h.ph_samples;
     r->ms = h.ph_ms ? h.ph_ms : 1000;
     const char *base = strrchr(path, '/');
-    top_set_kernel_info(m, k, base ? base + 1 : path, h.ph_source, h.ph_dropped);
+    sp_top_set_kernel_info(m, k, base ? base + 1 : path, h.ph_source, h.ph_dropped);
     return 0;
 }
 
 /* Feeds the samples due by now_ns. */
-static void replay_step(struct replay *r, struct top_model *m, uint64_t now_ns)
+static void replay_step(struct replay *r, struct sp_top_model *m, uint64_t now_ns)
 {
     if (!r->samples)
         return;
@@ -259,7 +261,7 @@ static void replay_step(struct replay *r, struct top_model *m, uint64_t now_ns)
                               ((double)r->ms * 1e6));
     for (; r->fed < due; r->fed++) {
         const struct praw_chain *c = &r->chains[r->at];
-        top_add_sample(m, r->kernel, now_ns, c->pc_frames, c->pc_depth);
+        sp_top_add_sample(m, r->kernel, now_ns, c->pc_frames, c->pc_depth);
         if (++r->at_n == c->pc_count) {
             r->at_n = 0;
             r->at = (r->at + 1) % r->nchains;
@@ -280,25 +282,25 @@ static void on_signal(int sig)
 
 struct screen {
     bool tty;
-    struct top_grid g;
-    struct top_view v;
+    struct sp_top_grid g;
+    struct sp_top_view v;
 };
 
 static void screen_size(struct screen *s)
 {
-    top_grid_free(&s->g);
-    top_grid_init(&s->g, s->tty ? (unsigned)COLS : 0, s->tty ? (unsigned)LINES : 0);
+    sp_top_grid_free(&s->g);
+    sp_top_grid_init(&s->g, s->tty ? (unsigned)COLS : 0, s->tty ? (unsigned)LINES : 0);
 }
 
-static void draw(struct screen *s, const struct top_model *m)
+static void draw(struct screen *s, const struct sp_top_model *m)
 {
-    top_render(m, &s->v, &s->g);
+    sp_top_render(m, &s->v, &s->g);
     if (!s->tty) {
         unsigned last = s->g.h;
-        while (last > 0 && !top_grid_line(&s->g, last - 1)[0])
+        while (last > 0 && !sp_top_grid_line(&s->g, last - 1)[0])
             last--;
         for (unsigned r = 0; r < last; r++)
-            puts(top_grid_line(&s->g, r));
+            puts(sp_top_grid_line(&s->g, r));
         for (unsigned i = 0; i < s->g.w; i++)
             putchar('-');
         putchar('\n');
@@ -309,30 +311,30 @@ static void draw(struct screen *s, const struct top_model *m)
     for (unsigned r = 0; r < s->g.h && (int)r < LINES; r++) {
         if ((int)r == s->g.hl) {
             attron(A_REVERSE);
-            mvprintw((int)r, 0, "%-*.*s", COLS, COLS, top_grid_line(&s->g, r));
+            mvprintw((int)r, 0, "%-*.*s", COLS, COLS, sp_top_grid_line(&s->g, r));
             attroff(A_REVERSE);
         } else {
-            mvaddnstr((int)r, 0, top_grid_line(&s->g, r), COLS);
+            mvaddnstr((int)r, 0, sp_top_grid_line(&s->g, r), COLS);
         }
     }
     refresh();
 }
 
 /* A key from ncurses: -1 none, 0 handled, 1 quit. */
-static int key(struct screen *s, const struct top_model *m, int ch)
+static int key(struct screen *s, const struct sp_top_model *m, int ch)
 {
     unsigned rows = s->g.h > 8 ? s->g.h - 8 : 1;
     switch (ch) {
     case 'q': case 'Q': return 1;
-    case KEY_UP: case 'k': top_view_key(m, &s->v, TOP_KEY_UP, rows); return 0;
-    case KEY_DOWN: case 'j': top_view_key(m, &s->v, TOP_KEY_DOWN, rows); return 0;
-    case KEY_PPAGE: top_view_key(m, &s->v, TOP_KEY_PGUP, rows); return 0;
-    case KEY_NPAGE: case ' ': top_view_key(m, &s->v, TOP_KEY_PGDN, rows); return 0;
+    case KEY_UP: case 'k': sp_top_view_key(m, &s->v, SP_TOP_KEY_UP, rows); return 0;
+    case KEY_DOWN: case 'j': sp_top_view_key(m, &s->v, SP_TOP_KEY_DOWN, rows); return 0;
+    case KEY_PPAGE: sp_top_view_key(m, &s->v, SP_TOP_KEY_PGUP, rows); return 0;
+    case KEY_NPAGE: case ' ': sp_top_view_key(m, &s->v, SP_TOP_KEY_PGDN, rows); return 0;
     case '\n': case '\r': case KEY_ENTER: case KEY_RIGHT: case 'l':
-        top_view_key(m, &s->v, TOP_KEY_ENTER, rows);
+        sp_top_view_key(m, &s->v, SP_TOP_KEY_ENTER, rows);
         return 0;
     case KEY_LEFT: case 27: case KEY_BACKSPACE: case 127: case 'h':
-        top_view_key(m, &s->v, TOP_KEY_BACK, rows);
+        sp_top_view_key(m, &s->v, SP_TOP_KEY_BACK, rows);
         return 0;
     case KEY_RESIZE: screen_size(s); return 0;
     }
@@ -343,11 +345,11 @@ static int key(struct screen *s, const struct top_model *m, int ch)
 
 struct live {
     struct sp_collect c;
-    struct top_model *m;
+    struct sp_top_model *m;
     const struct namer *nm;
     uint64_t now;               /* the time every record of a poll gets */
     bool checked[MAX_KERNELS];  /* its META's build id matched the ELF */
-    char err[PROF_ERR_MAX];     /* why the view stops, or "" */
+    char err[SP_ERR_MAX];       /* why the view stops, or "" */
 };
 
 static void live_record(void *ctx, unsigned kernel, uint16_t cpu,
@@ -355,7 +357,7 @@ static void live_record(void *ctx, unsigned kernel, uint16_t cpu,
 {
     (void)cpu;
     struct live *l = ctx;
-    top_add_sample(l->m, kernel, l->now, r->frames, r->depth);
+    sp_top_add_sample(l->m, kernel, l->now, r->frames, r->depth);
 }
 
 static const char *state_note(enum sp_collect_state st)
@@ -384,12 +386,12 @@ static int live_step(struct live *l, uint64_t now)
         const struct sp_collect_kernel *k = &l->c.k[i];
         char name[HOSTADDR_NAME_MAX + 16];
         snprintf(name, sizeof name, "%s%s", k->name, state_note(k->state));
-        top_set_kernel_info(l->m, i, name, k->s.have_meta ? k->s.meta.source : "",
+        sp_top_set_kernel_info(l->m, i, name, k->s.have_meta ? k->s.meta.source : "",
                             k->s.lost_records + sp_stream_drops(&k->s));
         if (!k->s.have_meta || l->checked[i])
             continue;
-        const struct prof_map *map = &l->nm->p.maps[l->nm->kmap[i]];
-        if (prof_check_build_id(k->name, k->s.meta.build_id, map->pm_path,
+        const struct sp_map *map = &l->nm->p.maps[l->nm->kmap[i]];
+        if (sp_check_build_id(k->name, k->s.meta.build_id, map->pm_path,
                                 map->pm_build_id, l->err, sizeof l->err))
             return -1;
         l->checked[i] = true;
@@ -403,7 +405,7 @@ struct feeds {
     struct live *live;
 };
 
-static int feeds_step(struct feeds *f, struct top_model *m, uint64_t now)
+static int feeds_step(struct feeds *f, struct sp_top_model *m, uint64_t now)
 {
     for (unsigned i = 0; i < f->nr; i++)
         replay_step(&f->r[i], m, now);
@@ -422,10 +424,10 @@ static void feeds_wait(const struct feeds *f, bool tty, int wait_ms)
     poll(n ? p : NULL, n, wait_ms);
 }
 
-static int run(struct top_model *m, struct feeds *f, unsigned long iterations)
+static int run(struct sp_top_model *m, struct feeds *f, unsigned long iterations)
 {
     struct screen s = { .tty = isatty(STDOUT_FILENO) };
-    top_view_init(&s.v);
+    sp_top_view_init(&s.v);
     s.v.plain = !s.tty;
     if (s.tty) {
         initscr();
@@ -450,7 +452,7 @@ static int run(struct top_model *m, struct feeds *f, unsigned long iterations)
             rc = EXIT_USAGE;
             break;
         }
-        top_advance(m, now);
+        sp_top_advance(m, now);
         if (now >= next) {
             draw(&s, m);
             drawn++;
@@ -478,13 +480,13 @@ static int run(struct top_model *m, struct feeds *f, unsigned long iterations)
     }
     if (s.tty)
         endwin();
-    top_grid_free(&s.g);
+    sp_top_grid_free(&s.g);
     return rc;
 }
 
 /* Starts every kernel's stream (until stopped); the collector's messages
  * go to errs while the screen is ncurses', and to stderr after. */
-static int live_open(struct live *l, const struct top_opts *o, const uint8_t *key,
+static int live_open(struct live *l, const struct sp_top_opts *o, const uint8_t *key,
                      FILE *errs)
 {
     struct sp_collect_opts po = {
@@ -495,7 +497,7 @@ static int live_open(struct live *l, const struct top_opts *o, const uint8_t *ke
     if (sp_collect_open(&l->c, &po, o->inputs, o->ninputs, live_record, l))
         return EXIT_USAGE;
     for (unsigned i = 0; i < o->ninputs; i++)
-        top_set_kernel_info(l->m, i, l->c.k[i].name, "", 0);
+        sp_top_set_kernel_info(l->m, i, l->c.k[i].name, "", 0);
     if (isatty(STDERR_FILENO))
         fprintf(stderr, "%s: starting the streams of %u kernel%s ...\n", prog,
                 o->ninputs, o->ninputs > 1 ? "s" : "");
@@ -505,9 +507,9 @@ static int live_open(struct live *l, const struct top_opts *o, const uint8_t *ke
     return rc;
 }
 
-int prof_top_main(int argc, char **argv)
+int sp_top_main(int argc, char **argv)
 {
-    struct top_opts o;
+    struct sp_top_opts o;
     memset(&o, 0, sizeof o);
     int rc = parse_args(argc, argv, &o);
     if (rc)
@@ -518,8 +520,8 @@ int prof_top_main(int argc, char **argv)
     static struct namer nm;
     static struct feeds f;
     static struct live l;
-    prof_init(&nm.p);
-    struct top_model *m = top_new(o.window, namer_name, &nm);
+    sp_profile_init(&nm.p);
+    struct sp_top_model *m = sp_top_new(o.window, namer_name, &nm);
     for (unsigned k = 0; k < o.ninputs && rc == 0; k++) {
         if (namer_add(&nm, k, o.elfs[o.nelfs == 1 ? 0 : k]))
             rc = EXIT_USAGE;
@@ -561,7 +563,7 @@ int prof_top_main(int argc, char **argv)
         fprintf(stderr, "%s: %s\n", prog, l.err);
     for (unsigned i = 0; i < f.nr; i++)
         free(f.r[i].chains);
-    top_free(m);
+    sp_top_free(m);
     namer_free(&nm);
     return rc;
 }

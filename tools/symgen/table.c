@@ -1,5 +1,5 @@
-/* tools/symgen/table.c: turn `nm -n -S kernel.elf` into the kernel's symbol table
- * (the logic of tools/symgen, whose main() is tools/symgen.c).
+/* tools/symgen/table.c: turn `nm -n -S kernel.elf` into the kernel's symbol
+ * table (the logic of tools/symgen, whose main() is tools/symgen.c).
  *
  * Reads nm's output on stdin and writes GNU assembler source on stdout that
  * defines, in section .rodata.symtab, the arrays struct symtab_image

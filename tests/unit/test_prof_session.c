@@ -1,10 +1,9 @@
-// LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/stream.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c uapi/profile_stream.c kernel/symtab.c tests/unit/fake_profiler.c lib/printf.c lib/parse.c
-/* Host tests of kernel/profiler.c: the real sample path driven through
- * prof_tick and prof_nmi with fake trap frames during a fake
- * window (sleep_ms runs a callback), which source took each cpu's
- * samples, the drops, inject and report_again, Start, and the `profile`
- * command's arguments and errors. The report's own format is
- * test_profiler_report.c's. Fakes: fake_profiler.c. */
+// LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/stream.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c uapi/profile_stream.c kernel/symtab.c tests/unit/fake_profiler.c lib/printf.c lib/parse.c uapi/profile_raw.c
+/* tests/unit/test_prof_session.c: run control (kernel/prof/session.c) over
+ * the real sampler and rings: which source took each cpu's samples, the
+ * drops, inject and report again, Start (busy, a late sampler, a CPU
+ * online later, its own counter armed at once), ring sizing, the cost
+ * quantiles and reserve. The report's own format is test_prof_report.c's. */
 #include "test.h"
 #include "fake_hal.h"
 #include "fake_profiler.h"
@@ -12,102 +11,11 @@
 
 #include "hal/cpu.h"
 #include "hal/irq.h"
+#include "kernel/prof/ring.h"
 #include "kernel/prof/sample.h"
 #include "kernel/prof/session.h"
-#include "kernel/prof/ring.h"
-#include "kernel/prof/session.h"
-#include "kernel/prof/fold.h"
 #include "kernel/shell.h"
 #include "lib/printf.h"
-
-/* ---- the sample path ------------------------------------------------ */
-
-static bool nested_ret;
-static void nested_nmi(void) { nested_ret = nmi(2, 5, 0x3000, NULL); }
-static void win_nested(void)
-{
-    walk_hook = nested_nmi;
-    tick(2, 5, 0x2000, NULL);
-}
-
-TEST(sample_reentry_is_dropped_not_nested)
-{
-    reset();
-    pmu_claim = true;
-    nested_ret = false;
-    window_fn = win_nested;
-    CHECK_EQ(run_cmd("profile 10"), 0);
-    CHECK(nested_ret);
-    CHECK(strstr(out, "\n1 samples on 1 cpus, 1 dropped, source tick 100Hz\n") != NULL);
-    CHECK(strstr(out, "\n100.0% 1 burn_mid+0x0\n") != NULL);
-}
-
-static bool nmi_ret_foreign, nmi_ret_ours;
-static unsigned arms_after_first_tick;
-static void win_counter(void)
-{
-    tick(0, 5, 0x3000, NULL);           /* arms, does not sample */
-    arms_after_first_tick = arms;
-    tick(0, 5, 0x3001, NULL);           /* armed: the counter samples now */
-    pmu_claim = false;
-    nmi_ret_foreign = nmi(0, 5, 0x3002, NULL);
-    pmu_claim = true;
-    nmi_ret_ours = nmi(0, 5, 0x2004, NULL);
-    nmi(1, 5, 0x2004, NULL);
-}
-
-TEST(sample_counter_arms_on_tick_and_tick_stops_sampling)
-{
-    reset();
-    pmu_usable = true;
-    pmu_name = "pmu/nmi intel fixed-ctr1";
-    window_fn = win_counter;
-    CHECK_EQ(run_cmd("profile 10"), 0);
-    CHECK_EQ(arms_after_first_tick, 1);
-    CHECK_EQ(arms, 1);
-    CHECK(!nmi_ret_foreign);
-    CHECK(nmi_ret_ours);
-    CHECK(strstr(out, "\n2 samples on 2 cpus, 0 dropped, source pmu/nmi intel fixed-ctr1\n"
-                      "sample cost") != NULL);
-    CHECK(strstr(out, "\n100.0% 2 burn_mid+0x4\n") != NULL);
-
-    /* After Stop: the next tick disarms, once; an overflow still in
-     * flight is claimed but not recorded. */
-    CHECK(armed[0]);
-    tick(0, 5, 0x3000, NULL);
-    CHECK(!armed[0]);
-    CHECK_EQ(disarms, 1);
-    tick(0, 5, 0x3000, NULL);
-    CHECK_EQ(disarms, 1);
-    CHECK(nmi(1, 5, 0x3000, NULL));
-    pmu_claim = false;
-    CHECK(!nmi(1, 5, 0x3000, NULL));
-    buf_printer_init(&bp, out, sizeof out);
-    CHECK_EQ(prof_report_again(8, &bp.pr), 0);
-    CHECK(strstr(out, "\n2 samples on 2 cpus,") != NULL);
-}
-
-TEST(sample_idle_tick_touches_nothing)
-{
-    reset();
-    tick(0, 5, 0x3000, NULL);
-    tick(1, 5, 0x3000, NULL);
-    CHECK_EQ(arms + disarms, 0);
-    /* Not active: an NMI is claimed or not by the counter alone. */
-    CHECK(!nmi(0, 5, 0x3000, NULL));
-}
-
-/* Called with interrupts on, either entry point could race the sampler on
- * its own CPU: the precondition is checked, not assumed. */
-TEST(sample_entry_with_interrupts_on_panics)
-{
-    reset();
-    struct trap_frame tf = frame(0x3000, NULL);
-    CHECK(irqs_enabled());
-    EXPECT_PANIC(prof_tick(&tf), "irqs_enabled_inline()");
-    EXPECT_PANIC(prof_nmi(&tf), "irqs_enabled_inline()");
-    CHECK_EQ(arms + disarms, 0);
-}
 
 /* A counter run where cpu 1's counter never arms: its tick goes on
  * sampling, and the report says which cpu's samples came from where,
@@ -191,6 +99,26 @@ TEST(inject_and_report_again)
     CHECK(strstr(out, "\n100.0% 1024 burn_inner+0x10\n        <- burn_mid+0x44\n") != NULL);
     CHECK(prof_report_cycles() > 0);
     CHECK(prof_report_cycles() < fake_cycles - before);
+}
+
+/* A window's report reads the records of its own kind: a record of
+ * another kind in the ring (as the off-CPU and heap profiles will put
+ * there) is neither a sample nor a chain of it. */
+TEST(report_reads_its_own_kind_only)
+{
+    reset();
+    CHECK_EQ(run_cmd("profile 1"), 0);   /* fresh counts */
+    uintptr_t f[3] = { 0x3010, 0x2044, 0x11b2 };
+    for (int i = 0; i < 3; i++)
+        CHECK_EQ(prof_inject(3, 5, f, 3, 40), 0);
+    struct prof_record other = { .pr_pid = 5, .pr_depth = 1, .pr_kind = PROF_KIND_MAX,
+                                 .pr_weight = 4096, .pr_frames = { 0x301a } };
+    CHECK_EQ(prof_ring_put(3, &other), PROF_OK);
+    buf_printer_init(&bp, out, sizeof out);
+    CHECK_EQ(prof_report_again(8, &bp.pr), 0);
+    CHECK(strstr(out, "\n3 samples on 1 cpus, 0 dropped, source tick 100Hz\n") != NULL);
+    CHECK(strstr(out, "\n100.0% 3 burn_inner+0x10\n") != NULL);
+    CHECK(strstr(out, "4096") == NULL);
 }
 
 /* Drops are the records that did not fit, summed over cpus, exactly:
@@ -413,88 +341,6 @@ TEST(reserve_checks_its_range)
     CHECK_EQ(live_allocs, allocs + 4);
     CHECK_EQ(prof_reserve(100, &bp.pr), 0);     /* never shrinks */
     CHECK_EQ(live_allocs, allocs + 4);
-}
-
-/* ---- the command's arguments ---------------------------------------- */
-
-struct bad { const char *line, *msg; };
-
-TEST(command_errors_start_nothing)
-{
-    static const struct bad bad[] = {
-        { "profile 0", "profile: window 0 out of range (1-2000 ms)\n" },
-        { "profile 2001", "profile: window 2001 out of range (1-2000 ms)\n" },
-        { "profile abc", "profile: 'abc' is not a window (1-2000 ms), folded or raw\n" },
-        { "profile -5", "profile: '-5' is not a window (1-2000 ms), folded or raw\n" },
-        { "profile 500 all 0", "profile: chains 0 out of range (1-128)\n" },
-        { "profile 500 all 129", "profile: chains 129 out of range (1-128)\n" },
-        { "profile 500 all x", "profile: 'x' is not a chain count (1-128), folded or raw\n" },
-        { "profile 500 all xyz", "profile: 'xyz' is not a chain count (1-128), folded or raw\n" },
-        { "profile 500 all Raw", "profile: 'Raw' is not a chain count (1-128), folded or raw\n" },
-        { "profile 500 raw 3", "profile: 'raw' must be the last argument (usage: profile "
-                               "[ms] [pid|all] [chains|folded|raw])\n" },
-        { "profile folded 500", "profile: 'folded' must be the last argument (usage: profile "
-                                "[ms] [pid|all] [chains|folded|raw])\n" },
-        { "profile 0 raw", "profile: window 0 out of range (1-2000 ms)\n" },
-        { "profile 500 99999 folded", "profile: pid 99999: no such task\n" },
-        { "profile 500 all raw x", "profile: too many arguments (usage: profile "
-                                   "[ms] [pid|all] [chains|folded|raw])\n" },
-        { "profile 500 99999", "profile: pid 99999: no such task\n" },
-        { "profile 500 4294967301", "profile: pid 4294967301: no such task\n" },
-        { "profile 500 xyz", "profile: 'xyz' is not a pid, all, folded or raw\n" },
-        { "profile 500 all 3 4", "profile: too many arguments (usage: profile "
-                                 "[ms] [pid|all] [chains|folded|raw])\n" },
-    };
-    reset();
-    for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        unsigned s0 = sleeps, p0 = probes;
-        CHECK(run_cmd(bad[i].line) != 0);
-        CHECK_STR(got(), bad[i].msg);
-        CHECK_EQ(sleeps, s0);
-        CHECK_EQ(probes, p0);
-    }
-}
-
-static void win_ten_chains(void)
-{
-    static struct fstack s[10];
-    for (unsigned i = 0; i < 10; i++) {
-        s[i].n = 1;
-        s[i].ret[0] = 0x1000 + i;
-        for (unsigned k = 0; k <= i; k++)
-            tick(k % 4, 5, 0x3000, &s[i]);
-    }
-}
-
-
-TEST(command_defaults_and_spec_examples)
-{
-    reset();
-    window_fn = win_ten_chains;
-    CHECK_EQ(run_cmd("profile"), 0);
-    CHECK_EQ(last_sleep_ms, 1000);
-    CHECK_EQ(count_leaves(), 8);
-    CHECK(strstr(out, "\n18.2% 10 burn_inner+0x0\n        <- burn_outer+0x9\n") != NULL);
-
-    reset();
-    window_fn = win_ten_chains;
-    CHECK_EQ(run_cmd("profile 2000 all 3"), 0);
-    CHECK_EQ(last_sleep_ms, 2000);
-    CHECK_EQ(count_leaves(), 3);
-    static const char head[] =
-        "profiled 2000 ms\n55 samples on 4 cpus, 0 dropped, source tick 100Hz\n";
-    CHECK(strncmp(out, head, strlen(head)) == 0);
-
-    reset();
-    window_fn = win_ten_chains;
-    CHECK_EQ(run_cmd("profile 500 12"), 0);
-    CHECK_EQ(last_sleep_ms, 500);
-    CHECK(strstr(out, "no samples for pid 12") != NULL);
-
-    reset();
-    window_fn = win_ten_chains;
-    CHECK_EQ(run_cmd("profile 1 all 128"), 0);
-    CHECK_EQ(count_leaves(), 10);
 }
 
 TEST(run_rejects_bad_ranges)

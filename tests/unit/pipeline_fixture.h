@@ -1,10 +1,10 @@
-/* tests/unit/prof_fixture.h: a two-kernel profile with hand-made names,
+/* tests/unit/pipeline_fixture.h: a two-kernel profile with hand-made names,
  * for the sonde-prof writer tests (no ELF, no libdw).
  *
  * Kernel "k1" (pmu, 1 ms) and kernel "k2" (tick, 10 ms), both on map 0.
  * Address 0x1010 is spin with inlined step (a.h:5 inside a.c:12); 0x1020
  * is spin alone; return addresses 0x2005 (caller, a.c:30) and 0x3005
- * (top, b.c:7); anything else stays unnamed (prof_name_unknown). */
+ * (top, b.c:7); anything else stays unnamed (sp_profile_name_unknown). */
 #pragma once
 #include "tools/pipeline/model.h"
 #include <stdio.h>
@@ -25,7 +25,7 @@ static const char fix_k2[] =
     "cpus=1 ms=2000\n"
     "5 3 net 0 1010 2005\n";
 
-static void fix_frame(struct prof_frame *f, const char *func,
+static void fix_frame(struct sp_frame *f, const char *func,
                       const char *file, unsigned line, unsigned fline)
 {
     f->pf_func = func;
@@ -34,7 +34,7 @@ static void fix_frame(struct prof_frame *f, const char *func,
     f->pf_func_line = fline;
 }
 
-static void fix_name(struct prof_loc *l, const char *sym, uint64_t off,
+static void fix_name(struct sp_loc *l, const char *sym, uint64_t off,
                      unsigned n)
 {
     l->pl_sym = sym;
@@ -43,10 +43,10 @@ static void fix_name(struct prof_loc *l, const char *sym, uint64_t off,
     l->pl_frames = calloc(n, sizeof *l->pl_frames);
 }
 
-static void fix_symbolize(struct prof *p)
+static void fix_symbolize(struct sp_profile *p)
 {
     for (size_t i = 0; i < p->nlocs; i++) {
-        struct prof_loc *l = p->locs[i];
+        struct sp_loc *l = p->locs[i];
         if (l->pl_addr == 0x1010) {
             fix_name(l, "spin", 0x10, 2);
             fix_frame(&l->pl_frames[0], "step", "a.h", 5, 3);
@@ -62,22 +62,22 @@ static void fix_symbolize(struct prof *p)
             fix_frame(&l->pl_frames[0], "top", "b.c", 7, 2);
         }
     }
-    prof_name_unknown(p);
+    sp_profile_name_unknown(p);
 }
 
 /* Loads both kernels; 0 on success. */
-static int fix_load(struct prof *p)
+static int fix_load(struct sp_profile *p)
 {
-    char err[PROF_ERR_MAX];
-    prof_init(p);
-    unsigned m = prof_add_map(p, "kernel.elf");
+    char err[SP_ERR_MAX];
+    sp_profile_init(p);
+    unsigned m = sp_profile_add_map(p, "kernel.elf");
     memcpy(p->maps[m].pm_build_id, FIX_BID, sizeof p->maps[m].pm_build_id);
     p->maps[m].pm_start = 0x1000;
     p->maps[m].pm_limit = 0x4000;
     p->maps[m].pm_dwarf = true;
-    if (prof_add_raw(p, fix_k1, strlen(fix_k1), "k1.raw", "k1", m, err,
+    if (sp_profile_add_raw(p, fix_k1, strlen(fix_k1), "k1.raw", "k1", m, err,
                      sizeof err) ||
-        prof_add_raw(p, fix_k2, strlen(fix_k2), "k2.raw", "k2", m, err,
+        sp_profile_add_raw(p, fix_k2, strlen(fix_k2), "k2.raw", "k2", m, err,
                      sizeof err)) {
         printf("  fixture: %s\n", err);
         return -1;

@@ -1,0 +1,98 @@
+// LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/stream.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c uapi/profile_stream.c kernel/symtab.c tests/unit/fake_profiler.c lib/printf.c lib/parse.c uapi/profile_raw.c
+/* tests/unit/test_cmd_profile.c: the `profile` command
+ * (kernel/cmd/profile.c): its arguments, defaults and errors, each bad
+ * one named before anything starts. */
+#include "test.h"
+#include "fake_hal.h"
+#include "fake_profiler.h"
+#include <stdlib.h>
+
+#include "hal/cpu.h"
+#include "hal/irq.h"
+#include "kernel/prof/ring.h"
+#include "kernel/prof/sample.h"
+#include "kernel/prof/session.h"
+#include "kernel/shell.h"
+#include "lib/printf.h"
+
+/* ---- the command's arguments ---------------------------------------- */
+
+struct bad { const char *line, *msg; };
+
+TEST(command_errors_start_nothing)
+{
+    static const struct bad bad[] = {
+        { "profile 0", "profile: window 0 out of range (1-2000 ms)\n" },
+        { "profile 2001", "profile: window 2001 out of range (1-2000 ms)\n" },
+        { "profile abc", "profile: 'abc' is not a window (1-2000 ms), folded or raw\n" },
+        { "profile -5", "profile: '-5' is not a window (1-2000 ms), folded or raw\n" },
+        { "profile 500 all 0", "profile: chains 0 out of range (1-128)\n" },
+        { "profile 500 all 129", "profile: chains 129 out of range (1-128)\n" },
+        { "profile 500 all x", "profile: 'x' is not a chain count (1-128), folded or raw\n" },
+        { "profile 500 all xyz", "profile: 'xyz' is not a chain count (1-128), folded or raw\n" },
+        { "profile 500 all Raw", "profile: 'Raw' is not a chain count (1-128), folded or raw\n" },
+        { "profile 500 raw 3", "profile: 'raw' must be the last argument (usage: profile "
+                               "[ms] [pid|all] [chains|folded|raw])\n" },
+        { "profile folded 500", "profile: 'folded' must be the last argument (usage: profile "
+                                "[ms] [pid|all] [chains|folded|raw])\n" },
+        { "profile 0 raw", "profile: window 0 out of range (1-2000 ms)\n" },
+        { "profile 500 99999 folded", "profile: pid 99999: no such task\n" },
+        { "profile 500 all raw x", "profile: too many arguments (usage: profile "
+                                   "[ms] [pid|all] [chains|folded|raw])\n" },
+        { "profile 500 99999", "profile: pid 99999: no such task\n" },
+        { "profile 500 4294967301", "profile: pid 4294967301: no such task\n" },
+        { "profile 500 xyz", "profile: 'xyz' is not a pid, all, folded or raw\n" },
+        { "profile 500 all 3 4", "profile: too many arguments (usage: profile "
+                                 "[ms] [pid|all] [chains|folded|raw])\n" },
+    };
+    reset();
+    for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        unsigned s0 = sleeps, p0 = probes;
+        CHECK(run_cmd(bad[i].line) != 0);
+        CHECK_STR(got(), bad[i].msg);
+        CHECK_EQ(sleeps, s0);
+        CHECK_EQ(probes, p0);
+    }
+}
+
+static void win_ten_chains(void)
+{
+    static struct fstack s[10];
+    for (unsigned i = 0; i < 10; i++) {
+        s[i].n = 1;
+        s[i].ret[0] = 0x1000 + i;
+        for (unsigned k = 0; k <= i; k++)
+            tick(k % 4, 5, 0x3000, &s[i]);
+    }
+}
+
+
+TEST(command_defaults_and_spec_examples)
+{
+    reset();
+    window_fn = win_ten_chains;
+    CHECK_EQ(run_cmd("profile"), 0);
+    CHECK_EQ(last_sleep_ms, 1000);
+    CHECK_EQ(count_leaves(), 8);
+    CHECK(strstr(out, "\n18.2% 10 burn_inner+0x0\n        <- burn_outer+0x9\n") != NULL);
+
+    reset();
+    window_fn = win_ten_chains;
+    CHECK_EQ(run_cmd("profile 2000 all 3"), 0);
+    CHECK_EQ(last_sleep_ms, 2000);
+    CHECK_EQ(count_leaves(), 3);
+    static const char head[] =
+        "profiled 2000 ms\n55 samples on 4 cpus, 0 dropped, source tick 100Hz\n";
+    CHECK(strncmp(out, head, strlen(head)) == 0);
+
+    reset();
+    window_fn = win_ten_chains;
+    CHECK_EQ(run_cmd("profile 500 12"), 0);
+    CHECK_EQ(last_sleep_ms, 500);
+    CHECK(strstr(out, "no samples for pid 12") != NULL);
+
+    reset();
+    window_fn = win_ten_chains;
+    CHECK_EQ(run_cmd("profile 1 all 128"), 0);
+    CHECK_EQ(count_leaves(), 10);
+}
