@@ -19,7 +19,7 @@ static int ushp_parse_max(const void *dgram, size_t len, struct ushp_hdr *out,
     out->flags = get_be16(d + USHP_OFF_FLAGS);
     out->len = get_be16(d + USHP_OFF_LEN);
     out->reserved = get_be16(d + USHP_OFF_RESERVED);
-    out->nonce = 0;
+    out->nonce = out->epoch = 0;
     if (out->magic != USHP_MAGIC)
         return USHP_EMAGIC;
     /* Exact: a len beyond the datagram would read past it; one short of it
@@ -31,9 +31,14 @@ static int ushp_parse_max(const void *dgram, size_t len, struct ushp_hdr *out,
         return USHP_ERESERVED;
     if (out->len > max)
         return USHP_ETOOLONG;
-    if (extra)
+    /* A challenge is exactly as long as its answer (no amplification). */
+    if (extra && (out->flags & USHP_FLAG_CHALLENGE) && out->len != USHP_CHALLENGE_LEN)
+        return USHP_ELEN;
+    if (extra) {
         out->nonce = get_be64(d + USHP_HDR_LEN);
-    *payload = d + USHP_HDR_LEN + (extra ? USHP_NONCE_LEN : 0);
+        out->epoch = get_be64(d + USHP_HDR_LEN + USHP_NONCE_LEN);
+    }
+    *payload = d + (extra ? USHP_AUTH_PAYLOAD_OFF : USHP_HDR_LEN);
     return 0;
 }
 
@@ -93,7 +98,7 @@ size_t ushp_build(void *buf, size_t cap, uint32_t seq, uint16_t chunk, bool last
 /* Where the payload starts in dgram: after the nonce if authenticated. */
 static size_t ushp_chunker_off(const struct ushp_chunker *c)
 {
-    return USHP_HDR_LEN + (c->key ? USHP_NONCE_LEN : 0);
+    return c->key ? USHP_AUTH_PAYLOAD_OFF : USHP_HDR_LEN;
 }
 
 /* Send what dgram holds as chunk next_chunk; the payload is already in place. */
@@ -106,6 +111,7 @@ static void ushp_chunker_emit(struct ushp_chunker *c, bool last)
     ushp_put_hdr(c->dgram, c->seq, c->next_chunk, flags, c->fill);
     if (c->key) {
         put_be64(c->dgram + USHP_HDR_LEN, c->nonce);
+        put_be64(c->dgram + USHP_HDR_LEN + USHP_NONCE_LEN, c->epoch);
         c->seal(c->key, c->dgram, n);
         n += USHP_TAG_LEN;
     }
@@ -147,7 +153,7 @@ void ushp_chunker_init(struct ushp_chunker *c, uint32_t seq, ushp_send_fn send, 
     c->fill = 0;
     c->total = 0;
     c->key = 0;
-    c->nonce = 0;
+    c->nonce = c->epoch = 0;
     c->seal = 0;
 }
 

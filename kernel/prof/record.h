@@ -15,6 +15,8 @@
 
 enum prof_kind {
     PROF_KIND_CPU = 0,          /* a sample of the running pc; weight 1 */
+    PROF_KIND_HEAP = 2,         /* a sampled allocation (mm/heapprof.h);
+                                   weight the bytes it stands for */
     PROF_KIND_MAX = 2,          /* kinds a reader may meet: cpu, and the
                                    off-CPU (1, ns) and heap (2, bytes) to
                                    come; anything above is corrupt */
@@ -37,6 +39,10 @@ struct prof_record {
      * never writes this word (prof_record_weight reads it right). */
     uint64_t pr_weight;
     uintptr_t pr_frames[PROF_FRAMES];
+    /* Heap records only: the requested size of the sampled block, so
+     * that readers can tell objects (pr_weight / pr_size) from bytes.
+     * It fills what was the record's tail padding. */
+    uint64_t pr_size;
 } __attribute__((aligned(32)));
 /* 96 bytes, a multiple of 32: a slot's address is three instructions from
  * its index (x3, <<5, add), as it was at 80 bytes (x5, <<4, add); at 88

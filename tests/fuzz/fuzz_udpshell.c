@@ -8,9 +8,12 @@
  * flags are ones the builder writes); and the chunker, fed the input as a
  * command's output in pieces, sends datagrams that each parse as a reply,
  * numbered 0, 1, 2, ..., only the last flagged, whose payloads put back
- * together are the output. */
+ * together are the output. An authenticated datagram has its nonce and
+ * epoch where the layout says, and a challenge (or its answer) is exactly
+ * USHP_CHALLENGE_DGRAM bytes. */
 #include <string.h>
 #include "fuzz.h"
+#include "uapi/byteorder.h"
 #include "uapi/udpshell.h"
 
 static void check_parse(const uint8_t *d, size_t n)
@@ -29,7 +32,10 @@ static void check_parse(const uint8_t *d, size_t n)
      * tag after it; the open one neither. */
     if (h.flags & USHP_FLAG_AUTH) {
         FUZZ_CHECK(n == USHP_HDR_LEN + USHP_AUTH_OVERHEAD + (size_t)h.len &&
-                   pl == d + USHP_HDR_LEN + USHP_NONCE_LEN);
+                   pl == d + USHP_AUTH_PAYLOAD_OFF);
+        FUZZ_CHECK(h.nonce == get_be64(d + 16) && h.epoch == get_be64(d + 24));
+        /* A challenge and its answer are exactly one size: no amplification. */
+        FUZZ_CHECK(!(h.flags & USHP_FLAG_CHALLENGE) || n == USHP_CHALLENGE_DGRAM);
         return;
     }
     FUZZ_CHECK(n == USHP_HDR_LEN + (size_t)h.len && pl == d + USHP_HDR_LEN);

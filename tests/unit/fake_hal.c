@@ -1,4 +1,6 @@
-/* tests/unit/fake_hal.c: hal/cpu.h and hal/irq.h on the host. */
+/* tests/unit/fake_hal.c: hal/cpu.h and hal/irq.h on the host: the fake
+ * CPU that the plain calls answer from, and that the inline twins
+ * (arch/host/cpu_inline.h, arch/host/trap_inline.h) read. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,12 +60,11 @@ uintptr_t trap_pc(const struct trap_frame *tf) { return tf->pc; }
 uintptr_t trap_sp(const struct trap_frame *tf) { return tf->sp; }
 uintptr_t trap_fp(const struct trap_frame *tf) { return tf->fp; }
 uintptr_t fake_trap_link;
+void (*fake_trap_read_hook)(void);
+/* As the kernel's trap.c, the inline half out of line. */
 void trap_regs(const struct trap_frame *tf, struct trap_regs *r)
 {
-    r->tr_pc = tf->pc;
-    r->tr_sp = tf->sp;
-    r->tr_fp = tf->fp;
-    r->tr_link = fake_trap_link;
+    trap_regs_inline(tf, r);
 }
 
 jmp_buf fake_panic_jb;

@@ -1,4 +1,4 @@
-// LINK: net/udpshell.c uapi/udpshell.c uapi/udpshell_auth.c lib/sha256.c lib/printf.c lib/parse.c tests/unit/fake_net.c
+// LINK: net/udpshell.c net/udpshell_fresh.c uapi/udpshell.c uapi/udpshell_auth.c lib/sha256.c lib/printf.c lib/parse.c tests/unit/fake_net.c
 /* tests/unit/test_udpshell_server.c: the real UDP shell (net/udpshell.c)
  * against a fake network (fake_net.c) and a fake shell: requests go in
  * through the bound handler, the test plays the shell's task with
@@ -471,7 +471,7 @@ TEST(ush_open_shell_refuses_tagged_requests)
     struct udpshell_stats s0 = stats();
     int before = runs['e'];
     fake_net_deliver(new_sender(), 4100, d,
-             ushp_build_auth(d, sizeof d, key, 1, 0, USHP_FLAG_LAST, 5, "echo t", 6));
+             ushp_build_auth(d, sizeof d, key, 1, 0, USHP_FLAG_LAST, 5, 9, "echo t", 6));
     CHECK(!udpshell_run_next());
     CHECK_EQ(runs['e'], before);
     CHECK_EQ(fake_nsent, 0);
@@ -479,7 +479,7 @@ TEST(ush_open_shell_refuses_tagged_requests)
     struct sbuf b = SBUF_INIT;
     fake_app_stats->print(&b.pr);
     CHECK(strstr(b.s, "udpshell auth: none (open); refused: unauthenticated 0, bad tag 0, "
-                      "replayed 0, tagged without a key ") != NULL);
+                      "wrong epoch 0, replayed 0, tagged without a key ") != NULL);
 }
 
 /* A datagram flagged as a reply is never run, whatever it says: one shell's
@@ -518,4 +518,41 @@ TEST(ush_reply_flag_is_never_run)
     char want[64];
     snprintf(want, sizeof want, ", replies %lu\n", (unsigned long)stats().replies);
     CHECK(strstr(b.s, want) != NULL);
+}
+
+/* A flood of copies of one request after its reply: the kept reply goes
+ * out USH_RESENDS more times, the rest are counted and draw nothing (50
+ * copies of `lines 2000` drew 50 whole replies). A new request from the
+ * same sender has its own budget. */
+TEST(ush_kept_reply_is_resent_at_most_three_times)
+{
+    start_once();
+    uint32_t ip = new_sender();
+    struct udpshell_stats s0 = stats();
+    int before = runs['b'];
+    send_req(ip, 4200, 8, "big 3000");
+    CHECK(udpshell_run_next());
+    size_t one = fake_nsent;
+    CHECK_EQ(one, 3);
+    for (int i = 0; i < 50; i++) {
+        send_req(ip, 4200, 8, "big 3000");
+        CHECK(udpshell_run_next());
+    }
+    CHECK_EQ(runs['b'], before + 1);
+    CHECK_EQ(fake_nsent, (1 + USH_RESENDS) * one);
+    CHECK_EQ(stats().resent, s0.resent + USH_RESENDS);
+    CHECK_EQ(stats().resends_spent, s0.resends_spent + 50 - USH_RESENDS);
+    fake_net_clear();
+    send_req(ip, 4200, 9, "big 3000");
+    CHECK(udpshell_run_next());
+    send_req(ip, 4200, 9, "big 3000");
+    CHECK(udpshell_run_next());
+    CHECK_EQ(runs['b'], before + 2);
+    CHECK_EQ(fake_nsent, 2 * one);
+    struct sbuf b = SBUF_INIT;
+    fake_app_stats->print(&b.pr);
+    char want[64];
+    snprintf(want, sizeof want, "resends spent %lu,", (unsigned long)stats().resends_spent);
+    CHECK(strstr(b.s, want) != NULL);
+    fake_net_clear();
 }
