@@ -492,6 +492,17 @@ bool udpshell_requester_addr(uint32_t *ip, uint16_t *port)
     return true;
 }
 
+/* The key and the epoch are set before the port is bound and never change:
+ * no lock. */
+bool udpshell_keyed(struct hmac_sha256 *m, uint64_t *epoch)
+{
+    if (!ush.auth)
+        return false;
+    hmac_sha256_init(m, ush.key, USHP_KEY_LEN);
+    *epoch = ush.epoch;
+    return true;
+}
+
 bool udpshell_run_next(void)
 {
     struct ush_req r;

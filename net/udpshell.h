@@ -51,6 +51,14 @@ bool udpshell_requester(uint32_t *ip);
  * heeds keep-alives only from the (ip, port) it sends to. */
 bool udpshell_requester_addr(uint32_t *ip, uint16_t *port);
 
+struct hmac_sha256;
+/* For what the kernel sends a key holder besides replies (the profile
+ * stream's tags, uapi/profile_stream.h): true, *m an HMAC-SHA256
+ * initialised with the shell's key and *epoch this boot's epoch; false
+ * (nothing written) when the shell has no key. The key itself never
+ * leaves this file. */
+bool udpshell_keyed(struct hmac_sha256 *m, uint64_t *epoch);
+
 /* Since udpshell_start. Shown on `net`'s udpshell line. */
 struct udpshell_stats {          /* all uint64_t: udpshell_get_stats copies it word by word */
     uint64_t requests;              /* queued to run (new, or a retransmit of a finished one) */

@@ -635,6 +635,9 @@ static int record_stream(const struct opts *o, const uint8_t *key, struct sp_pro
                     prog, o->ms / 1000, o->ninputs, o->ninputs > 1 ? "s" : "", c.port);
         rc = sp_collect_start(&c, o->ms, o->pid);
     }
+    if (rc == EXIT_OK && tty)
+        for (unsigned i = 0; i < c.n; i++)
+            fprintf(stderr, "%s: %s: stream 0x%08x\n", prog, c.k[i].name, c.k[i].s.id);
     if (rc == EXIT_OK) {
         uint64_t shown = 0;
         while (sp_collect_active(&c) && !overdue(&c, o->ms)) {

@@ -21,7 +21,9 @@ META, BATCH, END = 1, 2, 3
 END_STOPPED, END_TIMEOUT, END_ELAPSED = 1, 2, 3
 REC_TICK = 0x01
 FRAMES = 8
-HDR = struct.Struct(">IBBHIIQHHI")       # 32 bytes
+HDR = struct.Struct(">IBBHIIQHHI")       # 32 bytes; the last word: flags, reserved
+FLAG_TAGGED = 0x01
+TAG_LEN = 32
 
 
 class Bad(Exception):
@@ -38,12 +40,14 @@ def decode(d):
     magic, ver, typ, cpu, stream, seq, t_ns, plen, count, res = HDR.unpack_from(d)
     if magic != MAGIC or ver != VERSION:
         raise Bad("magic 0x%08x version %d" % (magic, ver))
-    if HDR.size + plen != len(d) or len(d) > 1400:
+    flags, res = res >> 24, res & 0xffffff
+    tag = TAG_LEN if flags & FLAG_TAGGED else 0
+    if HDR.size + plen + tag != len(d) or len(d) > 1400 + tag:
         raise Bad("len %d for a %d-byte datagram" % (plen, len(d)))
-    if res:
-        raise Bad("reserved header field %d" % res)
-    p = d[HDR.size:]
-    h = dict(type=typ, cpu=cpu, stream=stream, seq=seq, t_ns=t_ns, count=count)
+    if res or flags & ~FLAG_TAGGED:
+        raise Bad("reserved header field %d, flags 0x%x" % (res, flags))
+    p = d[HDR.size:HDR.size + plen]     # the tag (unchecked here) after it
+    h = dict(type=typ, cpu=cpu, stream=stream, seq=seq, t_ns=t_ns, count=count, tagged=bool(tag))
     if typ == BATCH:
         if len(p) < 12:
             raise Bad("short batch head")

@@ -1,4 +1,4 @@
-// LINK: tools/pipeline/stream.c tools/pipeline/collect.c tools/pipeline/collect_shell.c tools/common/toolio.c tools/pipeline/agg.c tools/pipeline/model.c tools/common/hostaddr.c tools/common/ushell_client.c uapi/profile_stream.c uapi/profile_raw.c uapi/udpshell.c uapi/udpshell_auth.c lib/sha256.c
+// LINK: tools/pipeline/stream.c tools/pipeline/collect.c tools/pipeline/collect_shell.c tools/common/toolio.c tools/pipeline/agg.c tools/pipeline/model.c tools/common/hostaddr.c tools/common/ushell_client.c uapi/profile_stream.c uapi/profile_stream_tag.c uapi/profile_raw.c uapi/udpshell.c uapi/udpshell_auth.c lib/sha256.c
 /* tests/unit/test_pipeline_stream.c: the host's side of the profile stream:
  * loss accounting (tools/pipeline/stream.c) over datagrams built with the
  * uapi encoder: gaps, copies, reordering, the END's totals, an END that
@@ -10,6 +10,7 @@
 #include "test.h"
 #include <arpa/inet.h>
 #include <stdlib.h>
+#include "lib/sha256.h"
 #include "tools/pipeline/agg.h"
 #include "tools/pipeline/model.h"
 #include "tools/pipeline/collect.h"
@@ -23,7 +24,7 @@
 #define ID   0x1a2b3c4du
 
 struct dg {
-    uint8_t b[PSTR_DGRAM_MAX];
+    uint8_t b[PSTR_TAGGED_MAX];
     size_t len;
 };
 
@@ -696,4 +697,71 @@ TEST(a_stream_becomes_a_raw_profile_the_parser_takes)
     free(text);
     sp_agg_free(&a);
     sp_stream_free(&s);
+}
+
+/* ---- with a key (-k): tagged datagrams only ------------------------------ */
+
+static const uint8_t kkey[PSTR_KEY_LEN] = "the fleet's key, thirty-two long";
+
+/* d tagged under key and epoch, as a kernel with that key sends it. */
+static struct dg sealed(struct dg d, const uint8_t *key, uint64_t epoch)
+{
+    struct hmac_sha256 m;
+    hmac_sha256_init(&m, key, PSTR_KEY_LEN);
+    pstr_tag_begin(&m, epoch);
+    d.len = pstr_seal(&m, d.b, d.len);
+    return d;
+}
+
+/* Issue 26: with -k, a datagram counts only when tagged under the key and
+ * the kernel's boot epoch. Untagged, tagged for another boot (epoch) or
+ * under another key: counted, never taken; and a datagram of another id
+ * from where the stream comes is a question for the shell only when its
+ * tag verifies. */
+TEST(with_a_key_only_its_tagged_datagrams_count)
+{
+    struct sp_collect c;
+    struct got g = { { 0 } };
+    FILE *err = fopen("/dev/null", "w");
+    two_kernels(&c, &g, err);
+    c.o.key = kkey;
+    c.k[0].c.epoch = 0xe90c;
+    uint8_t key2[PSTR_KEY_LEN];
+    memcpy(key2, kkey, sizeof key2);
+    key2[5] ^= 4;
+    struct sockaddr_in s1 = addr("127.0.0.1", 40001);
+    struct dg m = sealed(meta(ID, 0, BID), kkey, 0xe90c),
+              good = sealed(batch(ID, 1, 0, 0, 3, 0), kkey, 0xe90c),
+              plain = batch(ID, 2, 0, 3, 4, 0),
+              old_boot = sealed(batch(ID, 2, 0, 3, 4, 0), kkey, 0xe90b),
+              other_key = sealed(batch(ID, 2, 0, 3, 4, 0), key2, 0xe90c),
+              next = sealed(batch(ID, 2, 0, 3, 2, 0), kkey, 0xe90c);
+    sp_collect_datagram(&c, &s1, m.b, m.len, 10);
+    sp_collect_datagram(&c, &s1, good.b, good.len, 10);
+    sp_collect_datagram(&c, &s1, plain.b, plain.len, 11);
+    sp_collect_datagram(&c, &s1, old_boot.b, old_boot.len, 12);
+    sp_collect_datagram(&c, &s1, other_key.b, other_key.len, 13);
+    CHECK_EQ(g.n[0], 3);
+    CHECK_EQ(c.k[0].untagged, 1);
+    CHECK_EQ(c.k[0].bad_tag, 2);
+    CHECK_EQ(sp_collect_refused(&c.k[0]), 3);
+    sp_collect_datagram(&c, &s1, next.b, next.len, 14);     /* seq 2 was not used up */
+    CHECK_EQ(g.n[0], 5);
+    CHECK_EQ(c.k[0].s.lost_dgrams, 0);
+    CHECK_EQ(c.k[0].s.lost_records, 0);
+    /* Another id from the stream's own address: untagged, not a question. */
+    struct dg x = batch(0x77777777u, 0, 0, 0, 1, 0);
+    sp_collect_datagram(&c, &s1, x.b, x.len, 20);
+    CHECK_EQ(sent_n[0], 0);
+    CHECK_EQ(c.k[0].untagged, 2);
+    /* Tagged by the kernel itself: its shell is asked. */
+    struct dg xs = sealed(x, kkey, 0xe90c);
+    sp_collect_datagram(&c, &s1, xs.b, xs.len, 30);
+    CHECK_EQ(sent_n[0], 1);
+    CHECK_STR(sent_cmd[0], "profile status");
+    CHECK_EQ(c.k[0].state, SP_COLLECT_STREAMING);
+    fclose(err);
+    for (unsigned i = 0; i < 2; i++)
+        sp_stream_free(&c.k[i].s);
+    free(c.k);
 }

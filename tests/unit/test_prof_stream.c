@@ -1,4 +1,4 @@
-// LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/stream.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c uapi/profile_stream.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c
+// LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/stream.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c
 /* tests/unit/test_prof_stream.c: the stream that drains the rings
  * (kernel/prof/stream.c), through the UDP sink of kernel/cmd/profile.c.
  *
@@ -13,6 +13,7 @@
 #include "fake_profiler.h"
 #include "prof_ring_fixture.h"
 #include "kernel/cmd/profile.h"
+#include "lib/sha256.h"
 #include "net/net.h"
 #include "uapi/profile_stream.h"
 #include <stdlib.h>
@@ -696,4 +697,61 @@ TEST(stream_stopped_unconfirmed_sends_no_end)
     CHECK_EQ(fake_ndgrams, 1);
     CHECK_EQ(run_cmd("profile status"), 0);
     CHECK(strstr(got(), "ended (stopped): 0 records in 1 datagrams"));
+}
+
+/* ---- tags (uapi/profile_stream.h, "Tagged datagrams") --------------------- */
+
+static const uint8_t shell_key[PSTR_KEY_LEN] = "the shell's key, 32 bytes long.";
+#define SHELL_EPOCH 0x0123456789abcdefull
+
+static bool keyed_shell(struct hmac_sha256 *m, uint64_t *epoch)
+{
+    hmac_sha256_init(m, shell_key, sizeof shell_key);
+    *epoch = SHELL_EPOCH;
+    return true;
+}
+
+/* A kernel whose shell has a key tags every datagram of its streams
+ * under that key and its boot epoch: each one verifies, under no other
+ * epoch; one without a key tags none. */
+TEST(stream_tagged_under_the_shells_key_and_epoch)
+{
+    reset();
+    memset(tried, 0, sizeof tried);
+    fake_keyed = keyed_shell;
+    cmd_profile_test_reset();
+    world_start();
+    start_confirmed("profile stream 5555 300 all", 5555);
+    each_sleep = world;
+    prof_stream_test_task(NULL);
+    each_sleep = NULL;
+    struct hmac_sha256 k, other;
+    hmac_sha256_init(&k, shell_key, sizeof shell_key);
+    pstr_tag_begin(&k, SHELL_EPOCH);
+    hmac_sha256_init(&other, shell_key, sizeof shell_key);
+    pstr_tag_begin(&other, SHELL_EPOCH + 1);
+    CHECK(fake_ndgrams > 5);
+    unsigned tagged = 0;
+    for (unsigned i = 0; i < fake_ndgrams; i++) {
+        struct pstr_hdr h;
+        CHECK_EQ(pstr_parse(fake_dgrams[i].d, fake_dgrams[i].len, &h), 0);
+        tagged += h.tagged && pstr_verify(&k, fake_dgrams[i].d, fake_dgrams[i].len) &&
+                  !pstr_verify(&other, fake_dgrams[i].d, fake_dgrams[i].len);
+    }
+    CHECK_EQ(tagged, fake_ndgrams);
+    struct decoded d;
+    decode_all(&d);                 /* and they still read as a whole stream */
+    CHECK_EQ(d.bad, 0);
+    CHECK_EQ(d.seq_gaps, 0);
+    CHECK_EQ(d.reason, PSTR_END_ELAPSED);
+    /* No key: no tag. */
+    reset();
+    cmd_profile_test_reset();
+    start_confirmed("profile stream 5555 100 all", 5555);
+    prof_stream_test_task(NULL);
+    for (unsigned i = 0; i < fake_ndgrams; i++) {
+        struct pstr_hdr h;
+        CHECK_EQ(pstr_parse(fake_dgrams[i].d, fake_dgrams[i].len, &h), 0);
+        CHECK(!h.tagged);
+    }
 }

@@ -11,6 +11,7 @@
 #include "tools/pipeline/collect.h"
 #include "tools/pipeline/collect_shell.h"
 #include "tools/common/toolio.h"
+#include "lib/sha256.h"
 #include "uapi/byteorder.h"
 #include <arpa/inet.h>
 #include <errno.h>
@@ -282,6 +283,32 @@ static void deliver(void *ctx, uint16_t cpu, const struct pstr_record *r)
         d->c->fn(d->c->ctx, d->kernel, cpu, r);
 }
 
+/* With a key (-k): true when the datagram is tagged, and its tag is the
+ * one kernel k's key and boot epoch give it; else counted in k and false.
+ * Without a key, true: the stream is not tagged (nor can a tag be
+ * checked). k's keyed state follows the epoch its shell told. */
+static bool verified(const struct sp_collect *c, struct sp_collect_kernel *k,
+                     const struct pstr_hdr *h, const void *d, size_t len)
+{
+    if (!c->o.key)
+        return true;
+    if (!h->tagged) {
+        k->untagged++;
+        return false;
+    }
+    if (!k->keyed_ok || k->keyed_epoch != k->c.epoch) {
+        hmac_sha256_init(&k->keyed, c->o.key, USHP_KEY_LEN);
+        pstr_tag_begin(&k->keyed, k->c.epoch);
+        k->keyed_epoch = k->c.epoch;
+        k->keyed_ok = true;
+    }
+    if (!pstr_verify(&k->keyed, d, len)) {
+        k->bad_tag++;
+        return false;
+    }
+    return true;
+}
+
 void sp_collect_datagram(struct sp_collect *c, const struct sockaddr_in *from,
                     const void *d, size_t len, uint64_t now_ms)
 {
@@ -311,6 +338,8 @@ void sp_collect_datagram(struct sp_collect *c, const struct sockaddr_in *from,
             c->foreign++;           /* given up on: nothing more is taken */
             return;
         }
+        if (!verified(c, k, &h, d, len))
+            return;
         struct deliver_ctx dc = { c, i };
         int r = sp_stream_take(&k->s, &h, now_ms, deliver, &dc);
         if (r == SP_STREAM_OTHER_BUILD) {
@@ -341,6 +370,9 @@ void sp_collect_datagram(struct sp_collect *c, const struct sockaddr_in *from,
         struct sp_collect_kernel *k = &c->k[i];
         if (k->have_src && k->src.sin_addr.s_addr == from->sin_addr.s_addr &&
             k->src.sin_port == from->sin_port && k->state == SP_COLLECT_STREAMING) {
+            /* Untagged or forged under a key: not even a question. */
+            if (!verified(c, k, &h, d, len))
+                return;
             char how[64];
             snprintf(how, sizeof how, "a new stream 0x%08x", h.stream);
             sp_collect_suspect(k, now_ms, how);
@@ -442,7 +474,7 @@ int sp_collect_poll(struct sp_collect *c, int timeout_ms)
 
 uint64_t sp_collect_refused(const struct sp_collect_kernel *k)
 {
-    return k->forged + k->s.far + k->s.malformed;
+    return k->forged + k->untagged + k->bad_tag + k->s.far + k->s.malformed;
 }
 
 bool sp_collect_active(const struct sp_collect *c)

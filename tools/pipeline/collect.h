@@ -50,6 +50,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "tools/common/hostaddr.h"
+#include "lib/sha256.h"
 #include "tools/pipeline/stream.h"
 #include "tools/common/ushell_client.h"
 
@@ -94,10 +95,18 @@ struct sp_collect_kernel {
     uint64_t forged;                 /* from its address, not its stream: a restart
                                         its shell did not confirm */
     bool said_forged;                /* and that was said */
+    /* With a key (-k): datagrams with its stream's id (or from where its
+     * stream comes) refused untagged, or with a tag that does not verify
+     * under the key and its epoch; and that key and epoch's HMAC state. */
+    uint64_t untagged, bad_tag;
+    struct hmac_sha256 keyed;
+    uint64_t keyed_epoch;
+    bool keyed_ok;
 };
 
 /* Datagrams of kernel k's refused as not its stream's or not sane
- * (forged, malformed, a seq or index far ahead): the report says so. */
+ * (forged, untagged or badly tagged under -k, malformed, a seq or index
+ * far ahead): the report says so. */
 uint64_t sp_collect_refused(const struct sp_collect_kernel *k);
 
 typedef void (*sp_collect_record_fn)(void *ctx, unsigned kernel, uint16_t cpu,
@@ -121,7 +130,7 @@ struct sp_collect_pending {
     struct sockaddr_in from;
     uint64_t ms;
     size_t len;
-    uint8_t d[PSTR_DGRAM_MAX];
+    uint8_t d[PSTR_TAGGED_MAX];
 };
 #define SP_COLLECT_PENDING_MAX 32
 
