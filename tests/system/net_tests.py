@@ -150,8 +150,9 @@ def raw_exchange(sock, port, dgram, timeout=10.0):
             d, _ = sock.recvfrom(65536)
         except socket.timeout:
             continue
-        magic, rseq, chunk, flags, n, res = struct.unpack(">IIHHHH", d[:16])
-        check(magic == MAGIC and res == 0 and n == len(d) - 16, "malformed reply %r" % d[:32])
+        magic, rseq, chunk, flags, n, rid = struct.unpack(">IIHHHH", d[:16])
+        check(magic == MAGIC and n == len(d) - 16 and flags & 4 and rid != 0,
+              "malformed reply %r" % d[:32])
         if rseq != seq:
             continue                      # a late reply to something earlier
         if chunk not in got:
@@ -282,8 +283,8 @@ def t_ushell_empty_reply(g):
     try:
         s.bind((HOST, 0))
         chunks = raw_exchange(s, g.ushell_port, request(777, ""))
-        check(len(chunks) == 1 and len(chunks[0]) == 16 and chunks[0][10:12] == b"\0\1",
-              "empty command: want one empty last chunk, got %r" % chunks)
+        check(len(chunks) == 1 and len(chunks[0]) == 16 and chunks[0][10:12] == b"\0\5",
+              "empty command: want one empty last chunk (flags last, reply), got %r" % chunks)
     finally:
         s.close()
 
@@ -449,6 +450,51 @@ def t_ushell_resend_flood(g):
     # The bound docs/udpshell.md states: a request draws its output at most
     # 4 times in all, whatever the number of copies.
     check(one + total <= 4 * one, "a request drew %d bytes, more than 4 replies" % (one + total))
+
+
+@test
+def t_ushell_no_splice(g):
+    """sonde-sh loses the end of a reply, and before its resend reaches the
+    shell, four other senders push its kept reply out: the shell runs the
+    command again. sonde-sh must refuse to put the two runs' chunks
+    together (exit 2, naming both reply ids), even though `lines` prints
+    the same text twice; it used to print a splice of the two and exit 0."""
+    evicted = []
+
+    def drop(d):                         # the first run's chunks from 5 on are lost
+        return not evicted and struct.unpack(">H", d[8:10])[0] >= 5
+
+    def before(n, d):                    # the client's resend: evict first
+        if n != 2:
+            return
+        for i in range(4):
+            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            s.bind((HOST, 0))
+            s.settimeout(5.0)
+            try:
+                s.sendto(request(77 + i, "version"), (HOST, g.ushell_port))
+                s.recv(65536)            # answered: its reply took a kept slot
+            finally:
+                s.close()
+        evicted.append(True)
+
+    r = Relay(g.ushell_port, drop=drop, before=before)
+    try:
+        p = subprocess.run([SONDE_SH, "-p", str(r.port), "-t", "10", HOST, "lines 3000"],
+                           capture_output=True, timeout=60)
+    finally:
+        r.close()
+    err = p.stderr.decode(errors="replace")
+    print("    %d chunks of the first run dropped, %d sends; sonde-sh: %s"
+          % (r.dropped, len(r.sent), err.strip()))
+    check(evicted, "the client never resent (%d sends), so nothing was evicted" % len(r.sent))
+    m = re.search(r"chunks of two replies \(ids (\d+) and (\d+)\)", err)
+    check(p.returncode == 2 and m and m.group(1) != m.group(2),
+          "sonde-sh put two runs together: exit %d, %d bytes out, %r"
+          % (p.returncode, len(p.stdout), err))
+    want = "".join("line %d\n" % i for i in range(1, 3001))
+    check(want.startswith(p.stdout.decode()) and len(p.stdout) == 5 * 1400,
+          "printed %d bytes, want the first run's 5 chunks" % len(p.stdout))
 
 
 @test
@@ -1204,7 +1250,7 @@ class Relay:
     client sends (the captured requests), and forge(reply) may return
     datagrams to hand the client before each of the shell's replies."""
 
-    def __init__(self, shell_port, forge=None):
+    def __init__(self, shell_port, forge=None, drop=None, before=None):
         self.front = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.front.bind((HOST, 0))
         self.port = self.front.getsockname()[1]
@@ -1212,6 +1258,9 @@ class Relay:
         self.back.bind((HOST, 0))
         self.back.connect((HOST, shell_port))
         self.forge, self.client, self.sent, self.forged = forge, None, [], 0
+        # drop(reply): keep it from the client; before(n, dgram): runs
+        # before the client's n-th datagram (from 1) goes to the shell.
+        self.drop, self.before, self.dropped = drop, before, 0
         self.stop = False
         self.thread = threading.Thread(target=self.run, daemon=True)
         self.thread.start()
@@ -1228,7 +1277,11 @@ class Relay:
                 if sk is self.front:
                     self.client = addr
                     self.sent.append(d)
+                    if self.before:
+                        self.before(len(self.sent), d)
                     self.back.send(d)
+                elif self.drop and self.drop(d):
+                    self.dropped += 1
                 elif self.client:
                     for f in (self.forge(d) if self.forge else []):
                         self.front.sendto(f, self.client)
