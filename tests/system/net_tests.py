@@ -497,6 +497,52 @@ def t_ushell_no_splice(g):
           "printed %d bytes, want the first run's 5 chunks" % len(p.stdout))
 
 
+def nos_client(sock, port, seq, line, timeout=10.0):
+    """The protocol's other client, nos's scripts/udpsh.py, as it reads a
+    reply: request flags 0; datagrams shorter than the header, with another
+    magic or another seq skipped; a payload length beyond the datagram or a
+    chunk out of order fail; the payload is the bytes after the header up
+    to its length, anything in the other fields (flags but bit 0, the id)
+    unread; the flagged chunk ends it. No resends. Returns the text, or
+    raises Fail as that client would report an error."""
+    sock.sendto(struct.pack(">IIHHHH", MAGIC, seq, 0, 0, len(line), 0) + line.encode(),
+                (HOST, port))
+    sock.settimeout(timeout)
+    want, text = 0, b""
+    while True:
+        try:
+            d = sock.recv(4096)
+        except socket.timeout:
+            raise Fail("nos client: timeout after chunk %d" % want)
+        if len(d) < 16:
+            continue
+        magic, rseq, chunk, flags, n, _ = struct.unpack(">IIHHHH", d[:16])
+        if magic != MAGIC or rseq != seq:
+            continue
+        check(n <= len(d) - 16, "nos client: payload_len mismatch")
+        check(chunk == want, "nos client: expected chunk %d, got %d" % (want, chunk))
+        text += d[16:16 + n]
+        want += 1
+        if flags & 1:
+            return text.decode("latin-1")
+
+
+@test
+def t_ushell_nos_client_compat(g):
+    """Open mode still speaks to nos's udpsh.py unchanged: the reply flag
+    and the reply id sit where that client does not look."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind((HOST, 0))
+    try:
+        out = nos_client(s, g.ushell_port, 0, "version")
+        check(out == g.cmd("version"), "version over the nos client: %r" % out)
+        out = nos_client(s, g.ushell_port, 1, "lines 300")
+        check(out == "".join("line %d\n" % i for i in range(1, 301)),
+              "lines 300 over the nos client: %d bytes" % len(out))
+    finally:
+        s.close()
+
+
 @test
 def t_ushell_port_reuse(g):
     """A client that starts at seq 0 on a source port an earlier client used

@@ -601,3 +601,28 @@ TEST(ush_reply_id_per_run_repeated_by_resends)
     free(e.text);
     fake_net_clear();
 }
+
+/* Reply ids are never 0 and come back only after 65535 other runs. */
+TEST(ush_reply_ids_skip_0_and_repeat_after_65535_runs)
+{
+    start_once();
+    uint32_t ip = new_sender();
+    uint16_t first = 0;
+    bool zero = false, early = false;
+    for (uint32_t i = 0; i <= 65535; i++) {
+        send_req(ip, 4400, 1000 + i, "");
+        CHECK(udpshell_run_next());
+        CHECK_EQ(fake_nsent, 1);
+        uint16_t id = get_be16(fake_sent[0].data + USHP_OFF_ID);
+        zero |= id == 0;
+        if (i == 0)
+            first = id;
+        else if (i < 65535)
+            early |= id == first;
+        else
+            CHECK_EQ(id, first);
+        fake_net_clear();
+    }
+    CHECK(!zero);
+    CHECK(!early);
+}
