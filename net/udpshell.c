@@ -83,6 +83,7 @@ struct ush_cache {
     size_t cap, len;
     uint64_t total;                 /* output bytes the command printed */
     unsigned resends;               /* times sent again: at most USH_RESENDS */
+    uint16_t id;                    /* its reply id */
 };
 
 static struct {
@@ -106,7 +107,9 @@ static struct {
     struct ush_cache cache[USH_SENDERS];
     struct task *req_task;          /* the task running a request, or NULL */
     uint32_t req_ip;                /* and that request's sender */
+    uint16_t req_port;
     uint64_t clock;
+    uint16_t last_id;               /* the last reply id given (0 is never one) */
     struct ushp_chunker ch;         /* 1.4 KB: kept off the task stack */
 } ush = { .lock = SPINLOCK_INIT, .wq = WAITQ_INIT };
 
@@ -309,12 +312,22 @@ static void ush_send(void *ctx, const void *dgram, size_t len)
 }
 
 /* The chunker for a reply to seq (and nonce, authenticated). */
-static void ush_chunker_start(uint32_t seq, uint64_t nonce, struct ush_dest *d)
+static void ush_chunker_start(uint32_t seq, uint16_t id, uint64_t nonce, struct ush_dest *d)
 {
     if (ush.auth)
-        ushp_chunker_init_auth(&ush.ch, seq, nonce, ush.epoch, ush.key, ush_send, d);
+        ushp_chunker_init_auth(&ush.ch, seq, id, nonce, ush.epoch, ush.key, ush_send, d);
     else
-        ushp_chunker_init(&ush.ch, seq, ush_send, d);
+        ushp_chunker_init(&ush.ch, seq, id, ush_send, d);
+}
+
+/* A reply id for one run's output: a client that sees two ids for one seq
+ * knows the command ran twice and refuses to mix the two. They repeat only
+ * after 65535 others, far beyond any client's retry window. */
+static uint16_t ush_new_id(void)
+{
+    if (++ush.last_id == 0)
+        ++ush.last_id;
+    return ush.last_id;
 }
 
 static struct ush_cache *ush_cache_lookup(uint32_t ip, uint16_t port)
@@ -403,7 +416,9 @@ static void ush_resend(struct ush_cache *c, struct ush_dest *d)
     }
     c->resends++;
     USH_COUNT(resent);
-    ush_chunker_start(c->seq, c->nonce, d);
+    /* A copy cut at USH_KEEP_MAX ends otherwise than the reply did: it
+     * goes under an id of its own, so it is never mixed with the original. */
+    ush_chunker_start(c->seq, c->total > c->len ? ush_new_id() : c->id, c->nonce, d);
     ushp_chunker_write(&ush.ch, c->buf, c->len);
     if (c->total > c->len)
         pr_printf(&chp, "\nudpshell: reply was %lu bytes; only the first %zu are "
@@ -449,6 +464,7 @@ static void ush_run(struct ush_req *r)
     c->len = 0;
     c->total = 0;
     c->resends = 0;
+    c->id = ush_new_id();
     strlcpy(c->line, r->line, sizeof c->line);
 
     /* A line typed with a newline (nc, echo) is still one command. */
@@ -457,8 +473,9 @@ static void ush_run(struct ush_req *r)
         r->line[--n] = 0;
 
     struct ush_out out = { { ush_out_write }, c };
-    ush_chunker_start(r->seq, r->nonce, &d);
+    ush_chunker_start(r->seq, c->id, r->nonce, &d);
     ush.req_ip = r->ip;
+    ush.req_port = r->port;
     ush.req_task = task_current();
     ush_runner(r->line, &out.pr);
     ush.req_task = NULL;
@@ -477,9 +494,27 @@ void udpshell_set_runner(udpshell_run_fn run)
  * gets false. */
 bool udpshell_requester(uint32_t *ip)
 {
+    uint16_t port;
+    return udpshell_requester_addr(ip, &port);
+}
+
+bool udpshell_requester_addr(uint32_t *ip, uint16_t *port)
+{
     if (!ush.req_task || ush.req_task != task_current())
         return false;
     *ip = ush.req_ip;
+    *port = ush.req_port;
+    return true;
+}
+
+/* The key and the epoch are set before the port is bound and never change:
+ * no lock. */
+bool udpshell_keyed(struct hmac_sha256 *m, uint64_t *epoch)
+{
+    if (!ush.auth)
+        return false;
+    hmac_sha256_init(m, ush.key, USHP_KEY_LEN);
+    *epoch = ush.epoch;
     return true;
 }
 

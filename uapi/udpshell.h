@@ -12,7 +12,8 @@
  *       10    2 flags      bit 0: last chunk of the reply (set in a request);
  *                          bit 2 (USHP_FLAG_REPLY): set in every reply
  *       12    2 len        payload bytes; the datagram is exactly 16 + len
- *       14    2 reserved   zero
+ *       14    2 id         0 in a request; in a reply, the reply id: the
+ *                          same, never 0, in every chunk of one run's output
  *
  * all big-endian (network order).
  *
@@ -69,7 +70,8 @@
 #define USHP_OFF_CHUNK    8
 #define USHP_OFF_FLAGS    10
 #define USHP_OFF_LEN      12
-#define USHP_OFF_RESERVED 14
+#define USHP_OFF_RESERVED 14      /* a request's; a reply's reply id */
+#define USHP_OFF_ID       USHP_OFF_RESERVED
 
 _Static_assert(USHP_OFF_RESERVED + 2 == USHP_HDR_LEN, "UDP shell header is 16 bytes");
 /* One Ethernet frame carries any datagram (1500 - 20 IPv4 - 8 UDP): no
@@ -82,13 +84,14 @@ _Static_assert(USHP_AUTH_PAYLOAD_OFF == 32, "nonce at 16, epoch at 24, payload a
 #define USHP_ESHORT     -1   /* shorter than the 16-byte header */
 #define USHP_EMAGIC     -2   /* magic is not 0x4E4F5348 */
 #define USHP_ELEN       -3   /* len field disagrees with the datagram's size */
-#define USHP_ERESERVED  -4   /* reserved field not zero */
+#define USHP_ERESERVED  -4   /* reserved field not zero (a request) */
 #define USHP_ETOOLONG   -5   /* payload above the limit (255 request, 1400 reply) */
 #define USHP_NREASONS   5
 
 struct ushp_hdr {              /* host byte order */
     uint32_t magic, seq;
-    uint16_t chunk, flags, len, reserved;
+    uint16_t chunk, flags, len;
+    uint16_t id;               /* 0 in a request; a reply's reply id */
     uint64_t nonce, epoch;     /* authenticated datagrams only; else 0 */
 };
 
@@ -99,7 +102,8 @@ struct ushp_hdr {              /* host byte order */
  * (ushp_auth_verify). */
 int ushp_parse(const void *dgram, size_t len, struct ushp_hdr *out,
                const uint8_t **payload);
-/* The same for a reply chunk (payload limit USHP_CHUNK_MAX). */
+/* The same for a reply chunk (payload limit USHP_CHUNK_MAX; the id field
+ * is the reply id, any value). */
 int ushp_parse_reply(const void *dgram, size_t len, struct ushp_hdr *out,
                      const uint8_t **payload);
 /* True if dgram says it is a reply: at least a header, the magic, and
@@ -131,6 +135,7 @@ struct ushp_chunker {
     ushp_send_fn send;
     void *ctx;
     uint32_t seq;
+    uint16_t id;                 /* the reply id every chunk carries */
     uint16_t next_chunk;
     bool finished, truncated;
     size_t fill;                 /* payload bytes in dgram */
@@ -145,7 +150,10 @@ struct ushp_chunker {
     uint8_t dgram[USHP_AUTH_DGRAM_MAX];
 };
 
-void ushp_chunker_init(struct ushp_chunker *c, uint32_t seq, ushp_send_fn send, void *ctx);
+/* id: the reply id (docs/udpshell.md, "Reply"): one per run of a
+ * command, never 0, so that a client never mixes two runs' chunks. */
+void ushp_chunker_init(struct ushp_chunker *c, uint32_t seq, uint16_t id, ushp_send_fn send,
+                       void *ctx);
 /* Add n bytes of output (any n). Ignored once finished. */
 void ushp_chunker_write(struct ushp_chunker *c, const void *s, size_t n);
 /* Send the last chunk. Further output is ignored. */
@@ -185,6 +193,6 @@ bool ushp_auth_verify(const uint8_t key[USHP_KEY_LEN], const void *dgram, size_t
 /* ushp_chunker_init for an authenticated reply to the request with nonce,
  * from the shell of boot epoch: every chunk is flagged USHP_FLAG_AUTH |
  * USHP_FLAG_REPLY and tagged. key must outlive the chunker. */
-void ushp_chunker_init_auth(struct ushp_chunker *c, uint32_t seq, uint64_t nonce,
+void ushp_chunker_init_auth(struct ushp_chunker *c, uint32_t seq, uint16_t id, uint64_t nonce,
                             uint64_t epoch, const uint8_t *key, ushp_send_fn send,
                             void *ctx);

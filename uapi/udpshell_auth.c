@@ -50,7 +50,7 @@ size_t ushp_build_auth(void *buf, size_t cap, const uint8_t key[USHP_KEY_LEN],
     put_be16(d + USHP_OFF_CHUNK, chunk);
     put_be16(d + USHP_OFF_FLAGS, flags | USHP_FLAG_AUTH);
     put_be16(d + USHP_OFF_LEN, (uint16_t)len);
-    put_be16(d + USHP_OFF_RESERVED, 0);
+    put_be16(d + USHP_OFF_ID, 0);
     put_be64(d + USHP_HDR_LEN, nonce);
     put_be64(d + USHP_HDR_LEN + USHP_NONCE_LEN, epoch);
     if (len)
@@ -88,11 +88,11 @@ bool ushp_auth_verify(const uint8_t key[USHP_KEY_LEN], const void *dgram, size_t
     return ct_equal(want, (const uint8_t *)dgram + body, USHP_TAG_LEN);
 }
 
-void ushp_chunker_init_auth(struct ushp_chunker *c, uint32_t seq, uint64_t nonce,
+void ushp_chunker_init_auth(struct ushp_chunker *c, uint32_t seq, uint16_t id, uint64_t nonce,
                             uint64_t epoch, const uint8_t *key, ushp_send_fn send,
                             void *ctx)
 {
-    ushp_chunker_init(c, seq, send, ctx);
+    ushp_chunker_init(c, seq, id, send, ctx);
     c->key = key;
     c->nonce = nonce;
     c->epoch = epoch;

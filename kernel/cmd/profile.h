@@ -11,6 +11,11 @@
  * (host order) over UDP. */
 void cmd_profile_udp_sink(struct prof_sink *sk, uint32_t ip, uint16_t port);
 
+#ifdef SONDE_HOST_TEST
+/* Forget the shell's key as the sinks learnt it: the next sink asks again. */
+void cmd_profile_test_reset(void);
+#endif
+
 struct printer;
 /* `profile heap ...` and `profile allocs ...` (kernel/cmd/profile_heap.c):
  * true with *rc the command's exit status when argv[1] is heap or

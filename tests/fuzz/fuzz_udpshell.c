@@ -24,8 +24,11 @@ static void check_parse(const uint8_t *d, size_t n)
     int er = ushp_parse_reply(d, n, &h, &pl);
     FUZZ_CHECK(e <= 0 && e >= -USHP_NREASONS && er <= 0 && er >= -USHP_NREASONS);
     FUZZ_CHECK(strcmp(ushp_strerror(e), "unknown error") != 0);
-    /* A request is a reply with a smaller payload limit. */
-    FUZZ_CHECK(e == er || (e == USHP_ETOOLONG && er == 0));
+    /* A request is a reply with a smaller payload limit and no id: what
+     * parses as a request parses as a reply, and a reply that is no
+     * request is one for those two reasons alone. */
+    FUZZ_CHECK(e != 0 || er == 0);
+    FUZZ_CHECK(er != 0 || e == 0 || e == USHP_ETOOLONG || e == USHP_ERESERVED);
     if (er != 0)
         return;
     /* The authenticated layout carries a nonce before the payload and a
@@ -39,8 +42,10 @@ static void check_parse(const uint8_t *d, size_t n)
         return;
     }
     FUZZ_CHECK(n == USHP_HDR_LEN + (size_t)h.len && pl == d + USHP_HDR_LEN);
-    FUZZ_CHECK(h.magic == USHP_MAGIC && h.reserved == 0 && h.len <= USHP_CHUNK_MAX);
-    if (h.flags != 0 && h.flags != USHP_FLAG_LAST)
+    FUZZ_CHECK(h.magic == USHP_MAGIC && h.len <= USHP_CHUNK_MAX);
+    /* Only a reply may carry an id there. */
+    FUZZ_CHECK(h.id == 0 || e == USHP_ERESERVED);
+    if ((h.flags != 0 && h.flags != USHP_FLAG_LAST) || h.id != 0)
         return;
     uint8_t b[USHP_DGRAM_MAX];
     size_t m = ushp_build(b, sizeof b, h.seq, h.chunk, h.flags == USHP_FLAG_LAST, pl, h.len);
@@ -53,6 +58,7 @@ static struct {
     unsigned next_chunk;
     int saw_last;
     uint32_t seq;
+    uint16_t id;
 } got;
 
 static void collect(void *ctx, const void *dgram, size_t len)
@@ -61,7 +67,8 @@ static void collect(void *ctx, const void *dgram, size_t len)
     const uint8_t *pl;
     FUZZ_CHECK(ushp_parse_reply(dgram, len, &h, &pl) == 0);
     FUZZ_CHECK(!got.saw_last);
-    FUZZ_CHECK(h.seq == got.seq && h.chunk == got.next_chunk);
+    FUZZ_CHECK(h.seq == got.seq && h.chunk == got.next_chunk && h.id == got.id);
+    FUZZ_CHECK(h.flags & USHP_FLAG_REPLY);
     /* Only the last chunk may be short. */
     FUZZ_CHECK((h.flags & USHP_FLAG_LAST) || h.len == USHP_CHUNK_MAX);
     FUZZ_CHECK(got.len + h.len <= sizeof got.out);
@@ -76,7 +83,8 @@ static void check_chunker(const uint8_t *d, size_t n)
     static struct ushp_chunker c;
     memset(&got, 0, sizeof got);
     got.seq = n ? d[0] * 0x01010101u : 7;
-    ushp_chunker_init(&c, got.seq, collect, NULL);
+    got.id = n ? (uint16_t)(d[0] << 8 | 1) : 1;
+    ushp_chunker_init(&c, got.seq, got.id, collect, NULL);
     /* Piece sizes from the input itself, so pieces straddle chunk ends. */
     size_t i = 0, k = 0;
     while (i < n) {

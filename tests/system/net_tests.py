@@ -150,8 +150,9 @@ def raw_exchange(sock, port, dgram, timeout=10.0):
             d, _ = sock.recvfrom(65536)
         except socket.timeout:
             continue
-        magic, rseq, chunk, flags, n, res = struct.unpack(">IIHHHH", d[:16])
-        check(magic == MAGIC and res == 0 and n == len(d) - 16, "malformed reply %r" % d[:32])
+        magic, rseq, chunk, flags, n, rid = struct.unpack(">IIHHHH", d[:16])
+        check(magic == MAGIC and n == len(d) - 16 and flags & 4 and rid != 0,
+              "malformed reply %r" % d[:32])
         if rseq != seq:
             continue                      # a late reply to something earlier
         if chunk not in got:
@@ -282,8 +283,8 @@ def t_ushell_empty_reply(g):
     try:
         s.bind((HOST, 0))
         chunks = raw_exchange(s, g.ushell_port, request(777, ""))
-        check(len(chunks) == 1 and len(chunks[0]) == 16 and chunks[0][10:12] == b"\0\1",
-              "empty command: want one empty last chunk, got %r" % chunks)
+        check(len(chunks) == 1 and len(chunks[0]) == 16 and chunks[0][10:12] == b"\0\5",
+              "empty command: want one empty last chunk (flags last, reply), got %r" % chunks)
     finally:
         s.close()
 
@@ -449,6 +450,97 @@ def t_ushell_resend_flood(g):
     # The bound docs/udpshell.md states: a request draws its output at most
     # 4 times in all, whatever the number of copies.
     check(one + total <= 4 * one, "a request drew %d bytes, more than 4 replies" % (one + total))
+
+
+@test
+def t_ushell_no_splice(g):
+    """sonde-sh loses the end of a reply, and before its resend reaches the
+    shell, four other senders push its kept reply out: the shell runs the
+    command again. sonde-sh must refuse to put the two runs' chunks
+    together (exit 2, naming both reply ids), even though `lines` prints
+    the same text twice; it used to print a splice of the two and exit 0."""
+    evicted = []
+
+    def drop(d):                         # the first run's chunks from 5 on are lost
+        return not evicted and struct.unpack(">H", d[8:10])[0] >= 5
+
+    def before(n, d):                    # the client's resend: evict first
+        if n != 2:
+            return
+        for i in range(4):
+            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            s.bind((HOST, 0))
+            s.settimeout(5.0)
+            try:
+                s.sendto(request(77 + i, "version"), (HOST, g.ushell_port))
+                s.recv(65536)            # answered: its reply took a kept slot
+            finally:
+                s.close()
+        evicted.append(True)
+
+    r = Relay(g.ushell_port, drop=drop, before=before)
+    try:
+        p = subprocess.run([SONDE_SH, "-p", str(r.port), "-t", "10", HOST, "lines 3000"],
+                           capture_output=True, timeout=60)
+    finally:
+        r.close()
+    err = p.stderr.decode(errors="replace")
+    print("    %d chunks of the first run dropped, %d sends; sonde-sh: %s"
+          % (r.dropped, len(r.sent), err.strip()))
+    check(evicted, "the client never resent (%d sends), so nothing was evicted" % len(r.sent))
+    m = re.search(r"chunks of two replies \(ids (\d+) and (\d+)\)", err)
+    check(p.returncode == 2 and m and m.group(1) != m.group(2),
+          "sonde-sh put two runs together: exit %d, %d bytes out, %r"
+          % (p.returncode, len(p.stdout), err))
+    want = "".join("line %d\n" % i for i in range(1, 3001))
+    check(want.startswith(p.stdout.decode()) and len(p.stdout) == 5 * 1400,
+          "printed %d bytes, want the first run's 5 chunks" % len(p.stdout))
+
+
+def nos_client(sock, port, seq, line, timeout=10.0):
+    """The protocol's other client, nos's scripts/udpsh.py, as it reads a
+    reply: request flags 0; datagrams shorter than the header, with another
+    magic or another seq skipped; a payload length beyond the datagram or a
+    chunk out of order fail; the payload is the bytes after the header up
+    to its length, anything in the other fields (flags but bit 0, the id)
+    unread; the flagged chunk ends it. No resends. Returns the text, or
+    raises Fail as that client would report an error."""
+    sock.sendto(struct.pack(">IIHHHH", MAGIC, seq, 0, 0, len(line), 0) + line.encode(),
+                (HOST, port))
+    sock.settimeout(timeout)
+    want, text = 0, b""
+    while True:
+        try:
+            d = sock.recv(4096)
+        except socket.timeout:
+            raise Fail("nos client: timeout after chunk %d" % want)
+        if len(d) < 16:
+            continue
+        magic, rseq, chunk, flags, n, _ = struct.unpack(">IIHHHH", d[:16])
+        if magic != MAGIC or rseq != seq:
+            continue
+        check(n <= len(d) - 16, "nos client: payload_len mismatch")
+        check(chunk == want, "nos client: expected chunk %d, got %d" % (want, chunk))
+        text += d[16:16 + n]
+        want += 1
+        if flags & 1:
+            return text.decode("latin-1")
+
+
+@test
+def t_ushell_nos_client_compat(g):
+    """Open mode still speaks to nos's udpsh.py unchanged: the reply flag
+    and the reply id sit where that client does not look."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind((HOST, 0))
+    try:
+        out = nos_client(s, g.ushell_port, 0, "version")
+        check(out == g.cmd("version"), "version over the nos client: %r" % out)
+        out = nos_client(s, g.ushell_port, 1, "lines 300")
+        check(out == "".join("line %d\n" % i for i in range(1, 301)),
+              "lines 300 over the nos client: %d bytes" % len(out))
+    finally:
+        s.close()
 
 
 @test
@@ -676,9 +768,11 @@ def t_netload_bad_args(g):
     check("busy" not in g.cmd("netload"), "a refused command left a run behind")
 
 
-# ---- profile stream (kernel/profstream.c, uapi/profile_stream.h) ----------
+# ---- profile stream (kernel/prof/stream.c, uapi/profile_stream.h) --------
 # The collector is a Python receiver on a free loopback port: QEMU's user
-# network delivers the guest's datagrams to 10.0.2.2:PORT there. The
+# network delivers the guest's datagrams to 10.0.2.2:PORT there. It asks
+# for the stream and keeps it alive over the UDP shell from that port, as
+# a kernel heeds keep-alives only from the stream's destination. The
 # datagrams are read with tests/system/pstream.py, a second reading of the
 # format apart from the C parser.
 
@@ -686,11 +780,17 @@ STREAM_RX = re.compile(r"^profile: streaming id 0x([0-9a-f]{8}) to 10\.0\.2\.2:(
                        r"\((\S.*), (\d+) cpus\)$", re.M)
 
 
-def stream_start(g, line):
-    out = g.sh(line)
+def stream_start(g, rx, line, confirm=True):
+    """line asked from rx's own port; confirmed with a keep-alive from
+    there unless not confirm. (stream id, cpus)."""
+    out = rx.sh(line, g.ushell_port)
     m = STREAM_RX.search(out)
     check(m, "%r: %r" % (line, out))
-    return int(m.group(1), 16), int(m.group(4))
+    sid = int(m.group(1), 16)
+    if confirm:
+        ka = rx.sh("profile keepalive 0x%08x" % sid, g.ushell_port)
+        check(ka.strip() == "profile: stream 0x%08x kept alive" % sid, "first keep-alive: %r" % ka)
+    return sid, int(m.group(4))
 
 
 def stream_checked(s, sid, reason):
@@ -724,8 +824,9 @@ def t_pstream_elapsed(g):
     rx = PS.Receiver()
     try:
         g.cmd("burn 5000")
-        sid, ncpus = stream_start(g, "profile stream %d 2000 all" % rx.port)
+        sid, ncpus = stream_start(g, rx, "profile stream %d 2000 all" % rx.port)
         check(rx.wait_end(10), "no END within 10 s")
+        st = rx.sh("profile status", g.ushell_port)
     finally:
         g.cmd("burn stop")
         rx.close()
@@ -745,26 +846,29 @@ def t_pstream_elapsed(g):
     # windowed profile there sees as few), so only its ceiling is checked.
     low = 0.4 * expect if hz == 100 else 1
     check(low <= total <= 1.5 * expect, "%d records, %.0f to %.0f expected" % (total, low, 1.5 * expect))
-    st = g.sh("profile status")
     check(re.search(r"the last, 0x%08x, ended \(length reached\): %d records" % (sid, total), st),
           "profile status: %r" % st)
+    other = g.sh("profile status")
+    check(re.search(r"the last, to 10\.0\.2\.2:%d, ended \(length reached\): %d records" % (rx.port, total),
+                    other) and "%08x" % sid not in other, "profile status from another port: %r" % other)
     net = g.cmd("net")
     check("profile stream: %d records in " % total in net, "net lacks the stream's line: %r" % net)
 
 
 @test
 def t_pstream_keepalive_timeout(g):
-    """A stream until stopped that hears no keep-alive ends by itself,
-    END TIMEOUT, 5-7 s after it started; then the profiler is free."""
+    """A stream until stopped that hears no keep-alive after the first
+    ends by itself, END TIMEOUT, 5-7 s after it; then the profiler is
+    free."""
     rx = PS.Receiver()
     try:
+        sid, _ = stream_start(g, rx, "profile stream %d 0" % rx.port)
         t0 = time.monotonic()
-        sid, _ = stream_start(g, "profile stream %d 0" % rx.port)
         ended = rx.wait_end(12)
     finally:
         rx.close()
     check(ended, "no END within 12 s of a stream without keep-alives")
-    check(4.5 <= ended - t0 <= 7.5, "ended %.1f s after the start, want 5-7" % (ended - t0))
+    check(4.5 <= ended - t0 <= 7.5, "ended %.1f s after the keep-alive, want 5-7" % (ended - t0))
     stream_checked(PS.summarize(rx.got), sid, PS.END_TIMEOUT)
     after = g.sh("profile 10")
     check(after.startswith("profiled 10 ms"), "profile after the stream: %r" % after)
@@ -778,25 +882,31 @@ def t_pstream_keepalive_busy_stop(g):
     rx = PS.Receiver()
     try:
         t0 = time.monotonic()
-        sid, _ = stream_start(g, "profile stream %d 0 all" % rx.port)
+        sid, _ = stream_start(g, rx, "profile stream %d 0 all" % rx.port)
         busy = "profile: busy (streaming id 0x%08x to 10.0.2.2:%d)" % (sid, rx.port)
-        for line, out in (("udp profile 100", g.sh("profile 100")),
-                          ("serial profile 100", g.cmd("profile 100")),
-                          ("udp profile stream", g.sh("profile stream %d" % rx.port))):
-            check(out.strip() == busy, "%s: %r, want %r" % (line, out, busy))
-        wrong = g.sh("profile keepalive 0x%x" % (sid ^ 1))
+        anon = "profile: busy (streaming to 10.0.2.2:%d)" % rx.port
+        for line, out, want in (("profile 100 from the destination", rx.sh("profile 100", g.ushell_port), busy),
+                                ("udp profile 100", g.sh("profile 100"), anon),
+                                ("serial profile 100", g.cmd("profile 100"), anon),
+                                ("udp profile stream", g.sh("profile stream %d" % rx.port), anon)):
+            check(out.strip() == want, "%s: %r, want %r" % (line, out, want))
+        wrong = rx.sh("profile keepalive 0x%x" % (sid ^ 1), g.ushell_port)
         check(wrong.strip() == "profile: stream 0x%08x is not running (0x%08x is)" % (sid ^ 1, sid),
               "keepalive of a wrong id: %r" % wrong)
         while time.monotonic() - t0 < 7.5:
-            out = g.sh("profile keepalive 0x%08x" % sid)
+            out = rx.sh("profile keepalive 0x%08x" % sid, g.ushell_port)
             check(out.strip() == "profile: stream 0x%08x kept alive" % sid, "keepalive: %r" % out)
             check(not rx.ended_at, "ended %.1f s in despite keep-alives" % ((rx.ended_at or t0) - t0))
             time.sleep(0.8)
-        st = g.sh("profile status")
+        st = rx.sh("profile status", g.ushell_port)
         check(st.startswith("profile: streaming id 0x%08x" % sid), "status: %r" % st)
-        out = g.sh("profile stop")
-        check(re.match(r"profile: stream 0x%08x ended \(stopped\): \d+ records in \d+ datagrams, "
-                       r"\d+ dropped, \d+ send failures$" % sid, out.strip()), "stop: %r" % out)
+        other = g.sh("profile status")
+        check(other.startswith("profile: streaming to 10.0.2.2:%d, " % rx.port) and "%08x" % sid not in other,
+              "status from another port: %r" % other)
+        out = rx.sh("profile stop", g.ushell_port)
+        check(re.match(r"profile: stream 0x%08x to 10\.0\.2\.2:%d ended \(stopped\): \d+ records in "
+                       r"\d+ datagrams, \d+ dropped, \d+ send failures$" % (sid, rx.port), out.strip()),
+              "stop: %r" % out)
         check(rx.wait_end(3), "no END within 3 s of profile stop")
     finally:
         rx.close()
@@ -805,6 +915,80 @@ def t_pstream_keepalive_busy_stop(g):
     check(again.strip() == "profile: no stream running", "second stop: %r" % again)
     ka = g.sh("profile keepalive 0x%08x" % sid)
     check(ka.strip() == "profile: no stream running", "keepalive after the end: %r" % ka)
+
+
+@test
+def t_pstream_spoofed_keepalive(g):
+    """Issue 26: keep-alives that name the right id but come from another
+    port than the stream's destination are refused, the id unsaid, and
+    keep nothing alive: the stream ends by timeout 5-7 s after the
+    destination's last keep-alive, with END TIMEOUT; the status counts
+    the refusals. (Before: any keep-alive with the id kept it going.)"""
+    rx = PS.Receiver()
+    try:
+        sid, _ = stream_start(g, rx, "profile stream %d 0 all" % rx.port)
+        t0 = time.monotonic()
+        refused = 0
+        while not rx.ended_at and time.monotonic() - t0 < 10:
+            out = g.sh("profile keepalive 0x%08x" % sid)
+            if out.strip() == "profile: no stream running":
+                break               # over: the END is on its way
+            check(out.strip() == "profile: keep-alive refused: a stream is kept alive only from "
+                  "its destination, 10.0.2.2:%d" % rx.port, "spoofed keep-alive: %r" % out)
+            refused += 1
+            time.sleep(0.7)
+        ended = rx.wait_end(3)
+        st = rx.sh("profile status", g.ushell_port)
+    finally:
+        rx.close()
+    check(ended, "the stream still ran %.1f s after its destination's keep-alive" % (time.monotonic() - t0))
+    print("    ended %.1f s after the destination's keep-alive, %d spoofed ones refused" % (ended - t0, refused))
+    check(4.5 <= ended - t0 <= 7.5, "ended %.1f s after the destination's keep-alive, want 5-7" % (ended - t0))
+    check(refused >= 5, "only %d spoofed keep-alives were sent" % refused)
+    stream_checked(PS.summarize(rx.got), sid, PS.END_TIMEOUT)
+    check(re.search(r"the last, 0x%08x, ended \(no keep-alive for 5 s\).*, %d keep-alives refused$" % (sid, refused),
+                    st.strip()), "status: %r" % st)
+
+
+@test
+def t_pstream_spoofed_start(g):
+    """Issue 26: a stream asked for from another port than its
+    destination (what a spoofed source amounts to): the answer names no
+    id; keep-alives from the asker, even with the id (learnt here from
+    the victim's own status, as if it leaked), are refused; the victim's
+    port receives at most one datagram (the META) in 8 s, and the stream
+    ends, never confirmed, without an END. (Before: a stream every 50 ms,
+    kept going for as long as the asker liked.)"""
+    victim = PS.Receiver()
+    try:
+        out = g.sh("profile stream %d 0 all" % victim.port)
+        check(out.strip().startswith("profile: streaming to 10.0.2.2:%d (" % victim.port)
+              and "0x" not in out and out.strip().endswith("once a keep-alive from there confirms it"),
+              "a stream asked from elsewhere: %r" % out)
+        # The id, as only the destination is told it (a status asks; it
+        # confirms nothing).
+        st = victim.sh("profile status", g.ushell_port)
+        m = re.search(r"streaming id 0x([0-9a-f]{8}) to 10\.0\.2\.2:%d, \d+ ms, not confirmed yet" % victim.port,
+                      st)
+        check(m, "status from the destination's port: %r" % st)
+        sid = int(m.group(1), 16)
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 8:
+            ka = g.sh("profile keepalive 0x%08x" % sid)
+            check(ka.strip().startswith("profile: keep-alive refused") or
+                  ka.strip() == "profile: no stream running", "keep-alive from the asker: %r" % ka)
+            time.sleep(0.9)
+        n = len(victim.got)
+        kinds = [h["type"] if isinstance(h, dict) else str(h) for _, h in victim.got]
+    finally:
+        victim.close()
+    print("    the victim's port received %d datagram(s): %s" % (n, kinds))
+    check(n <= 1, "the victim's port received %d datagrams: %s" % (n, kinds[:10]))
+    check(kinds in ([], [PS.META]), "what reached the victim: %s" % kinds)
+    st = g.sh("profile status")
+    check("ended (never confirmed" in st, "status after: %r" % st)
+    after = g.sh("profile 10")
+    check(after.startswith("profiled 10 ms"), "profile after the stream: %r" % after)
 
 
 PSTREAM_BAD = [
@@ -1112,7 +1296,7 @@ class Relay:
     client sends (the captured requests), and forge(reply) may return
     datagrams to hand the client before each of the shell's replies."""
 
-    def __init__(self, shell_port, forge=None):
+    def __init__(self, shell_port, forge=None, drop=None, before=None):
         self.front = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.front.bind((HOST, 0))
         self.port = self.front.getsockname()[1]
@@ -1120,6 +1304,9 @@ class Relay:
         self.back.bind((HOST, 0))
         self.back.connect((HOST, shell_port))
         self.forge, self.client, self.sent, self.forged = forge, None, [], 0
+        # drop(reply): keep it from the client; before(n, dgram): runs
+        # before the client's n-th datagram (from 1) goes to the shell.
+        self.drop, self.before, self.dropped = drop, before, 0
         self.stop = False
         self.thread = threading.Thread(target=self.run, daemon=True)
         self.thread.start()
@@ -1136,7 +1323,11 @@ class Relay:
                 if sk is self.front:
                     self.client = addr
                     self.sent.append(d)
+                    if self.before:
+                        self.before(len(self.sent), d)
                     self.back.send(d)
+                elif self.drop and self.drop(d):
+                    self.dropped += 1
                 elif self.client:
                     for f in (self.forge(d) if self.forge else []):
                         self.front.sendto(f, self.client)

@@ -32,9 +32,10 @@ void cpu_kick(unsigned idx) { (void)idx; }
 void cpu_ask_backtrace(unsigned idx) { (void)idx; }
 void cpu_idle(void) {}
 void cpu_stop(void) { abort(); }
-unsigned cpu_index(void) { return fake_cpu; }
-unsigned cpu_count(void) { return fake_ncpus; }
-bool cpu_online(unsigned i) { return i < 64 && (fake_online >> i) & 1; }
+/* Weak: a test of the real kernel/cpus.c links it instead. */
+__attribute__((weak)) unsigned cpu_index(void) { return fake_cpu; }
+__attribute__((weak)) unsigned cpu_count(void) { return fake_ncpus; }
+__attribute__((weak)) bool cpu_online(unsigned i) { return i < 64 && (fake_online >> i) & 1; }
 uint64_t cycles_now(void) { uint64_t c = fake_cycles; fake_cycles += fake_cycles_step; return c; }
 uint64_t cycles_per_us(void) { return fake_cycles_per_us; }
 const char *cycles_unit(void) { return "cycles"; }

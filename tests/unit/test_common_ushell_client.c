@@ -324,9 +324,9 @@ static void answer_badly(struct fake *f)
         put(f, 20, s, 1, true, "B");
         f->q[f->nq - 1].len = 10;
         break;
-    case 3:                                   /* reserved not zero */
+    case 3:                                   /* another reply id: another run */
         put(f, 20, s, 1, true, "B");
-        put_be16(f->q[f->nq - 1].d + USHP_OFF_RESERVED, 1);
+        put_be16(f->q[f->nq - 1].d + USHP_OFF_ID, 1);
         break;
     case 4:                                   /* a chunk after the last */
         put(f, 20, s, 2, true, "C");
@@ -353,7 +353,7 @@ static void answer_badly(struct fake *f)
 
 TEST(ushc_protocol_errors_exit_2)
 {
-    const char *want[] = { "bad magic", "length field", "shorter than", "reserved",
+    const char *want[] = { "bad magic", "length field", "shorter than", "two replies",
                            "chunk 3 after the last chunk 2", "a second last chunk 1",
                            "too long", "last chunk 1 but chunk 2 received" };
     for (proto_case = 0; proto_case < 8; proto_case++) {
@@ -365,6 +365,34 @@ TEST(ushc_protocol_errors_exit_2)
         CHECK_EQ(f.sends, 1);                 /* reported, not retried */
         if (r.rc != USHC_EXIT_PROTO || !strstr(r.err, want[proto_case]))
             printf("  case %d: rc %d err %s", proto_case, r.rc, r.err);
+        run_free(&r);
+    }
+}
+
+/* No splicing: the shell lost its kept reply and ran the command again
+ * (a new reply id); chunks of the two runs are never put together, even
+ * where the text would look whole. The same chunk index again under
+ * another id is refused too, not taken for a duplicate. */
+static int splice_case;
+static void answer_twice(struct fake *f)
+{
+    if (f->sends != 1)
+        return;
+    uint32_t s = f->seq;
+    put(f, 10, s, 0, false, "first run, chunk 0\n");
+    put_be16(f->q[f->nq - 1].d + USHP_OFF_ID, 7);
+    put(f, 20, s, splice_case ? 0 : 1, true, "second run\n");
+    put_be16(f->q[f->nq - 1].d + USHP_OFF_ID, 9);
+}
+
+TEST(ushc_refuses_to_splice_two_replies)
+{
+    for (splice_case = 0; splice_case < 2; splice_case++) {
+        struct fake f = { .on_request = answer_twice };
+        struct run r = run_cmd(&f, "lines 3", 5000);
+        CHECK_EQ(r.rc, USHC_EXIT_PROTO);
+        CHECK_STR(r.out, "first run, chunk 0\n");
+        CHECK(strstr(r.err, "chunks of two replies (ids 7 and 9)") != NULL);
         run_free(&r);
     }
 }

@@ -22,6 +22,14 @@ static const char *vec_key = "000102030405060708090a0b0c0d0e0f101112131415161718
  * reply; and a challenge and its reply. */
 #define VEC_EPOCH 0x8877665544332211ull
 
+static uint8_t vec_out[128];
+static size_t vec_len;
+static void vec_send(void *ctx, const void *d, size_t n)
+{
+    vec_len = n <= sizeof vec_out ? n : 0;
+    memcpy(vec_out, d, vec_len);
+}
+
 TEST(documented_test_vector)
 {
     uint8_t key[32], d[128], want[128];
@@ -35,14 +43,17 @@ TEST(documented_test_vector)
     CHECK(memcmp(d, want, 71) == 0);
     CHECK(ushp_auth_verify(key, d, n));
 
-    /* The reply "ok\n" to it: flags last | auth | reply, the same nonce. */
-    n = ushp_build_auth(d, sizeof d, key, 0x102, 0, USHP_FLAG_LAST | USHP_FLAG_REPLY,
-                        0x0123456789abcdefull, VEC_EPOCH, "ok\n", 3);
-    CHECK_EQ(n, 67);
-    unhex("4e4f5348" "00000102" "0000" "0007" "0003" "0000" "0123456789abcdef"
+    /* The reply "ok\n" to it, as the shell's chunker makes it: flags last |
+     * auth | reply, reply id 1, the same nonce, the shell's epoch. */
+    static struct ushp_chunker ch;
+    ushp_chunker_init_auth(&ch, 0x102, 1, 0x0123456789abcdefull, VEC_EPOCH, key, vec_send, NULL);
+    ushp_chunker_write(&ch, "ok\n", 3);
+    ushp_chunker_finish(&ch);
+    CHECK_EQ(vec_len, 67);
+    unhex("4e4f5348" "00000102" "0000" "0007" "0003" "0001" "0123456789abcdef"
           "8877665544332211" "6f6b0a"
-          "1d8cec7eef7cae7413fe27755e75429c5fea7ebdbb2ba925d12c06dd6f0a9441", want);
-    CHECK(memcmp(d, want, 67) == 0);
+          "022f30b01b591037d78c86f3715d8c4174854af264725ffa4fb12e6d7d177aa4", want);
+    CHECK(memcmp(vec_out, want, 67) == 0);
 }
 
 TEST(documented_challenge_vector)
@@ -180,7 +191,7 @@ static void cap_send(void *ctx, const void *d, size_t n)
     const uint8_t *pl;
     got.bad += ushp_parse_reply(d, n, &h, &pl) != 0 || !ushp_auth_verify(ckey, d, n) ||
                h.flags != (USHP_FLAG_AUTH | USHP_FLAG_REPLY | (n - 64 < 1400 ? 1 : 0)) ||
-               h.nonce != 0xfeedull || h.epoch != 0xe90c || h.seq != 77 ||
+               h.nonce != 0xfeedull || h.epoch != 0xe90c || h.seq != 77 || h.id != 0x4242 ||
                h.chunk != got.chunks;
     memcpy(got.out + got.bytes, pl, h.len);
     got.bytes += h.len;
@@ -194,7 +205,7 @@ TEST(chunker_tags_each_reply_chunk)
     for (size_t i = 0; i < sizeof src; i++)
         src[i] = (char)('a' + i % 26);
     memset(ckey, 0x11, sizeof ckey);
-    ushp_chunker_init_auth(&ch, 77, 0xfeed, 0xe90c, ckey, cap_send, NULL);
+    ushp_chunker_init_auth(&ch, 77, 0x4242, 0xfeed, 0xe90c, ckey, cap_send, NULL);
     ushp_chunker_write(&ch, src, sizeof src);
     ushp_chunker_finish(&ch);
     CHECK_EQ(got.chunks, 3);
@@ -202,6 +213,6 @@ TEST(chunker_tags_each_reply_chunk)
     CHECK_EQ(got.bytes, sizeof src);
     CHECK(memcmp(got.out, src, sizeof src) == 0);
     /* The open chunker after it is the open protocol again. */
-    ushp_chunker_init(&ch, 77, cap_send, NULL);
+    ushp_chunker_init(&ch, 77, 1, cap_send, NULL);
     CHECK(ch.key == NULL && ch.seal == NULL);
 }

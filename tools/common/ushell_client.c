@@ -39,6 +39,7 @@ struct reply {
     uint16_t *len;
     long last;                  /* index of the flagged chunk, -1 until seen */
     long next_out;              /* first chunk not yet written */
+    long id;                    /* the reply id of its chunks, -1 until the first */
 };
 
 static bool reply_init(struct reply *r)
@@ -48,6 +49,7 @@ static bool reply_init(struct reply *r)
     r->len = calloc(MAX_CHUNKS, sizeof *r->len);
     r->last = -1;
     r->next_out = 0;
+    r->id = -1;
     return r->have && r->data && r->len;
 }
 
@@ -78,6 +80,17 @@ static int reply_take(struct ushc *c, struct reply *r, const struct ushp_hdr *h,
                       const uint8_t *pl)
 {
     bool last = h->flags & USHP_FLAG_LAST;
+    /* One run's chunks only: another id means the shell ran the command
+     * again (its kept reply was gone when we resent), and the two outputs
+     * may differ anywhere. Checked before the duplicate test: the same
+     * index from the other run is no duplicate. */
+    if (r->id >= 0 && h->id != r->id) {
+        fprintf(c->err, "%s: protocol error: chunks of two replies (ids %ld and %u) for seq "
+                "%u: the shell ran the command again; not mixing them\n", c->prog, r->id,
+                h->id, h->seq);
+        return -1;
+    }
+    r->id = h->id;
     if (r->last >= 0 && last && h->chunk != r->last) {
         fprintf(c->err, "%s: protocol error: a second last chunk %u (the last was %ld, "
                 "seq %u)\n", c->prog, h->chunk, r->last, h->seq);
