@@ -238,6 +238,9 @@ static int cmd_profile(int argc, char **argv, struct printer *p)
     /* stream, stop, keepalive, status: the stream's. */
     if (cmd_profile_stream(argc, argv, p, &rc))
         return rc;
+    /* heap, allocs: heap profiling's (kernel/cmd/profile_heap.c). */
+    if (cmd_profile_heap(argc, argv, p, &rc))
+        return rc;
 
     if (argc > 4) {
         pr_puts(p, "profile: too many arguments (usage: " PROF_USAGE ")\n");
@@ -295,7 +298,9 @@ static int cmd_profile(int argc, char **argv, struct printer *p)
 }
 
 SHELL_COMMAND(profile, "profile", PROF_USAGE "  sample; the hottest chains, or every chain folded or raw"
-              " (also: profile stream <port> [ms|0] [pid|all], stop, keepalive <id>, status)",
+              " (also: profile stream <port> [ms|0] [pid|all], stop, keepalive <id>, status;"
+              " profile heap [chains|folded|raw], profile heap rate <bytes>|off,"
+              " profile allocs [ms] [pid|all] [chains|folded|raw])",
               cmd_profile);
 
 /* profile_cpus: which source took each CPU's samples in the last run (the

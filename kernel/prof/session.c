@@ -33,6 +33,8 @@ static unsigned prof_busy;      /* a run, report or stream holds the profiler */
  * Stop). Read and written only by the profiler's holder. */
 static bool prof_ran;
 static struct prof_snapshot prof_snap;
+static uint8_t prof_run_kind;   /* what the last run recorded (enum prof_kind) */
+static char prof_heap_source[40]; /* "heap allocs rate R", a heap window's */
 
 /* ---- who holds the profiler ------------------------------------------ */
 
@@ -150,9 +152,9 @@ static void prof_freeze(void)
         s->ps_in_window[i] = pc->pc_in_window;
         s->ps_dropped += pc->pc_full + pc->pc_nested;
     }
-    s->ps_kind = PROF_KIND_CPU;       /* the only kind a window samples today */
+    s->ps_kind = prof_run_kind;
     s->ps_counter = (prof_ring_gate() & PROF_GATE_PMU) != 0;
-    s->ps_source = pmu_source_name();
+    s->ps_source = prof_run_kind == PROF_KIND_HEAP ? prof_heap_source : pmu_source_name();
     s->ps_note = pmu_probe_note();
 }
 
@@ -205,8 +207,46 @@ int prof_run(unsigned ms, int pid, unsigned chains, enum prof_format fmt,
     int rc = prof_ring_grow(prof_ring_records_for(ms, prof_rate_hz(pmu)), p);
     if (rc == PROF_OK) {
         prof_ran = true;
+        prof_run_kind = PROF_KIND_CPU;
         prof_snap.ps_ms = ms;
         prof_start(pid, pmu);
+        sleep_ms(ms);
+        prof_stop();
+        rc = prof_report_snap(chains, fmt, p);
+    }
+    prof_give();
+    return rc;
+}
+
+int prof_run_allocs(unsigned ms, int pid, unsigned chains, enum prof_format fmt,
+                    uint32_t rate, struct printer *p)
+{
+    if (!prof_window_ok(ms, p) || !prof_chains_ok(chains, p))
+        return PROF_EINVAL;
+    if (fmt != PROF_TEXT && fmt != PROF_FOLDED && fmt != PROF_RAW) {
+        pr_printf(p, "profile: unknown output format %d\n", (int)fmt);
+        return PROF_EINVAL;
+    }
+    if (pid < PROF_ALL) {
+        pr_printf(p, "profile: pid %d: no such task\n", pid);
+        return PROF_EINVAL;
+    }
+    if (prof_claim(p) != PROF_OK)
+        return PROF_EBUSY;
+    /* The allocator's samples come at its own pace, not a source's: a
+     * ring of PROF_ALLOCS_RECS per CPU, and what does not fit is counted
+     * as dropped. */
+    int rc = prof_ring_grow(PROF_ALLOCS_RECS, p);
+    if (rc == PROF_OK) {
+        prof_ran = true;
+        prof_run_kind = PROF_KIND_HEAP;
+        fmt_snprintf(prof_heap_source, sizeof prof_heap_source, "heap allocs rate %u", rate);
+        prof_snap.ps_ms = ms;
+        prof_snap.ps_pid = pid;
+        prof_snap.ps_rate = rate;
+        prof_snap.ps_inuse = false;
+        prof_snap.ps_cycles = cycles_now();
+        prof_snap.ps_ncpus = prof_ring_open(pid, PROF_GATE_KIND(PROF_KIND_HEAP), false);
         sleep_ms(ms);
         prof_stop();
         rc = prof_report_snap(chains, fmt, p);
@@ -315,6 +355,7 @@ int prof_session_stream_begin(int pid, unsigned drain_ms, bool *pmu, struct prin
     }
     /* The rings are about to wrap: what they hold is no window's any more. */
     prof_ran = false;
+    prof_run_kind = PROF_KIND_CPU;
     prof_start(pid, *pmu);
     return PROF_OK;
 }
