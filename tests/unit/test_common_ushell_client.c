@@ -363,7 +363,7 @@ static void answer_badly(struct fake *f)
 
 TEST(ushc_protocol_errors_exit_2)
 {
-    const char *want[] = { "bad magic", "length field", "shorter than", "two replies",
+    const char *want[] = { "bad magic", "length field", "shorter than", "two different replies",
                            "chunk 3 after the last chunk 2", "a second last chunk 1",
                            "too long", "last chunk 1 but chunk 2 received" };
     for (proto_case = 0; proto_case < 8; proto_case++) {
@@ -402,7 +402,7 @@ TEST(ushc_refuses_to_splice_two_replies)
         struct run r = run_cmd(&f, "lines 3", 5000);
         CHECK_EQ(r.rc, USHC_EXIT_PROTO);
         CHECK_STR(r.out, "first run, chunk 0\n");
-        CHECK(strstr(r.err, "chunks of two replies (ids 7 and 9)") != NULL);
+        CHECK(strstr(r.err, "chunks of two different replies (ids 7 and 9)") != NULL);
         run_free(&r);
     }
 }

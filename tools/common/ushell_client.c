@@ -80,14 +80,14 @@ static int reply_take(struct ushc *c, struct reply *r, const struct ushp_hdr *h,
                       const uint8_t *pl)
 {
     bool last = h->flags & USHP_FLAG_LAST;
-    /* One run's chunks only: another id means the shell ran the command
-     * again (its kept reply was gone when we resent), and the two outputs
-     * may differ anywhere. Checked before the duplicate test: the same
-     * index from the other run is no duplicate. */
+    /* One reply's chunks only: another id is another reply (the command
+     * ran again because its kept reply was gone when we resent, or the
+     * shell resent a copy cut at 1 MiB), and the two may differ anywhere.
+     * Checked before the duplicate test: the same index from the other
+     * reply is no duplicate. */
     if (r->id >= 0 && h->id != r->id) {
-        fprintf(c->err, "%s: protocol error: chunks of two replies (ids %ld and %u) for seq "
-                "%u: the shell ran the command again; not mixing them\n", c->prog, r->id,
-                h->id, h->seq);
+        fprintf(c->err, "%s: protocol error: chunks of two different replies (ids %ld and "
+                "%u) for seq %u: not mixing them\n", c->prog, r->id, h->id, h->seq);
         return -1;
     }
     r->id = h->id;
