@@ -1,6 +1,6 @@
 /* kernel/prof/session.h: the profiler's run control, for the commands
  * (kernel/cmd/profile.c), the stream (kernel/prof/stream.c) and the bench
- * (kernel/prof/session.c). Task context throughout.
+ * (kernel/cmd/bench.c). Task context throughout.
  *
  * One holder at a time: a windowed run, a report of the last run, or a
  * stream. A second asker is told "profile: busy" (and, while a stream
