@@ -48,8 +48,8 @@
  *        7    1 reserved   zero
  *   (8    8 weight)        with PSTR_REC_WEIGHT, which every kind but
  *                          PSTR_KIND_CPU has and a CPU sample never has: how
- *                          much (nanoseconds off the CPU, bytes); a CPU
- *                          sample weighs 1
+ *                          much (nanoseconds off the CPU, bytes), at
+ *                          least 1; a CPU sample weighs 1
  *     8|16 8*depth frames  the interrupted pc, then return addresses,
  *                          innermost first (as in the raw profile)
  * A CPU sample is sent without a weight, so its 8 bytes of fixed part are

@@ -35,23 +35,31 @@ struct prof_record {
         };
         uint16_t pr_tag;
     };
-    /* Kinds other than cpu only: a CPU sample weighs 1 and the sampler
-     * never writes this word (prof_record_weight reads it right). */
+    /* Kinds other than cpu only, at least 1: a CPU sample weighs 1, and
+     * the sampler never writes this word (prof_record_weight knows). */
     uint64_t pr_weight;
     uintptr_t pr_frames[PROF_FRAMES];
     /* Heap records only: the requested size of the sampled block, so
      * that readers can tell objects (pr_weight / pr_size) from bytes.
      * It fills what was the record's tail padding. */
     uint64_t pr_size;
-} __attribute__((aligned(32)));
+};
 /* 96 bytes, a multiple of 32: a slot's address is three instructions from
  * its index (x3, <<5, add), as it was at 80 bytes (x5, <<4, add); at 88
- * it took four, on the path of every sample. */
+ * it took four, on the path of every sample. A size, not an alignment:
+ * kmalloc promises 16 bytes, which is all the fields need. */
 _Static_assert(sizeof(struct prof_record) == 96, "a record is 96 bytes");
 
 /* pr_tag for a record of kind taken by the tick (or not): little-endian,
  * pr_tick the low byte (both architectures Sonde runs on). */
 #define PROF_TAG(tick, kind) ((uint16_t)((unsigned)(tick) | (unsigned)(kind) << 8))
+
+/* a + b, or UINT64_MAX where the sum would wrap: a fold's weights add up
+ * without ever wrapping round to a small figure. */
+static inline uint64_t prof_weight_add(uint64_t a, uint64_t b)
+{
+    return a + b < a ? UINT64_MAX : a + b;
+}
 
 /* What a record weighs: 1 for a CPU sample, else its pr_weight. */
 static inline uint64_t prof_record_weight(const struct prof_record *r)
