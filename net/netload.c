@@ -16,7 +16,6 @@
 #include "kernel/sched.h"
 #include "kernel/spinlock.h"
 #include "kernel/time.h"
-#include "lib/parse.h"
 #include "lib/string.h"
 #include "net/net.h"
 #include "net/netload.h"

@@ -22,7 +22,7 @@
  * Profiler core: prefix prof_ and PROF_. */
 #include "kernel/buildid.h"
 #include "kernel/prof/fold.h"
-#include "kernel/prof/report.h"
+#include "kernel/prof/export.h"
 #include "kernel/symtab.h"
 #include "kernel/task.h"
 #include "lib/printf.h"

@@ -10,6 +10,7 @@
  * Profiler core: prefix prof_ and PROF_. */
 #include "kernel/prof/fold.h"
 #include "kernel/prof/report.h"
+#include "kernel/prof/export.h"
 #include "kernel/symtab.h"
 #include "lib/printf.h"
 #include "lib/string.h"

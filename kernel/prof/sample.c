@@ -200,7 +200,9 @@ void prof_tick(const struct trap_frame *tf)
 {
     /* The sampler's lock-free single-writer design rests on this. */
     BUG_ON(irqs_enabled_inline());
-    unsigned s = __atomic_load_n(&prof_gate.pg_state, __ATOMIC_ACQUIRE);
+    /* Relaxed: only a hint of what to do with the counter; the sample
+     * itself checks the gate again under its guard (D, B). */
+    unsigned s = __atomic_load_n(&prof_gate.pg_state, __ATOMIC_RELAXED);
     if (!(s & PROF_GATE_CPU)) {
         /* Stop only closed the gate; each CPU disarms its own counter on
          * its next tick (pmu_disarm clears the armed flag after the

@@ -168,7 +168,7 @@ static int prof_report_snap(unsigned chains, enum prof_format fmt,
 
 /* ---- windows, reports, bench -------------------------------------------- */
 
-static bool prof_window_ok(uint64_t ms, struct printer *p)
+bool prof_window_ok(uint64_t ms, struct printer *p)
 {
     if (ms >= PROF_WINDOW_MIN && ms <= PROF_WINDOW_MAX)
         return true;
@@ -177,7 +177,7 @@ static bool prof_window_ok(uint64_t ms, struct printer *p)
     return false;
 }
 
-static bool prof_chains_ok(uint64_t n, struct printer *p)
+bool prof_chains_ok(uint64_t n, struct printer *p)
 {
     if (n >= 1 && n <= PROF_CHAINS)
         return true;

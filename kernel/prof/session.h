@@ -15,6 +15,13 @@
 
 struct printer;
 
+/* Whether ms is a window (PROF_WINDOW_MIN..PROF_WINDOW_MAX), and n a chain
+ * count (1..PROF_CHAINS); false after a "profile: ... out of range" line
+ * naming the range to p. The commands check their words with these, so
+ * the messages are the run's own. */
+bool prof_window_ok(uint64_t ms, struct printer *p);
+bool prof_chains_ok(uint64_t n, struct printer *p);
+
 /* One whole run: Start, sleep ms, Stop, report to p in fmt (chains
  * matters only to PROF_TEXT). ms 1..2000, pid PROF_ALL or a pid, chains
  * 1..128. PROF_OK or a negative PROF_E*; every error has printed a
