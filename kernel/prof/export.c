@@ -322,7 +322,11 @@ static void exp_header(const struct exp_fold *f, const char *kind,
                        struct printer *p)
 {
     const struct prof_snapshot *s = f->snap;
-    unsigned cpus = (unsigned)__builtin_popcountll(f->cpus_seen);
+    /* By hand, not __builtin_popcountll: a libgcc call on a CPU baseline
+     * without the instruction, and the kernel links no libgcc. */
+    unsigned cpus = 0;
+    for (uint64_t m = f->cpus_seen; m; m &= m - 1)
+        cpus++;
     pr_printf(p, "# sonde %s build-id=%s source=%s samples=%u dropped=%u "
               "cpus=%u ms=%u", kind, build_id(), s->ps_source, f->samples,
               s->ps_dropped, cpus, s->ps_ms);

@@ -262,7 +262,13 @@ static void prof_fold_table(struct prof_fold *f)
         }
     }
     f->total = n;
-    f->kind_cpus = (unsigned)__builtin_popcountll(seen);
+    /* Counted by hand: __builtin_popcountll is a libgcc call where the
+     * CPU baseline has no popcount instruction, and the kernel links no
+     * libgcc. */
+    unsigned ncpu = 0;
+    for (; seen; seen &= seen - 1)
+        ncpu++;
+    f->kind_cpus = ncpu;
     f->nchains = f->nall < PROF_CHAINS ? f->nall : PROF_CHAINS;
     f->over_chains = f->nall - f->nchains;
     for (uint32_t i = f->nchains; i < f->nall; i++)
