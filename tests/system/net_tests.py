@@ -1646,6 +1646,29 @@ def t_ushid_kernels_sharing_a_key_are_not_interchangeable(_g):
               % (handed.forged, err.strip()))
         check(rc == 0 and out.startswith("Sonde") and m and int(m.group(1)) == handed.forged,
               "alpha client given beta's answer: exit %d %r %s" % (rc, out, err))
+        # sonde-prof: one key, one id per kernel, in order; a one-reply
+        # window and a stream. The ids swapped: neither kernel answers.
+        tmp = tempfile.mkdtemp(prefix="sonde-id-")
+        try:
+            hosts = ["%s:%d" % (HOST, a.ushell_port), "%s:%d" % (HOST, b.ushell_port)]
+            for d, ids in (("200", ["alpha", "beta"]), ("2500", ["alpha", "beta"]),
+                           ("200", ["beta", "alpha"])):
+                out = os.path.join(tmp, "p%s%s.folded" % (d, ids[0]))
+                argv = [SONDE_PROF, "record", "-d", d, "-t", "3", "-e",
+                        ARCHES[ARCH]["kernel"], "-o", out, "-k", AUTH["file"],
+                        "--id", ids[0], "--id", ids[1]] + hosts
+                r = subprocess.run(argv, capture_output=True, timeout=60)
+                err = r.stderr.decode(errors="replace")
+                print("    sonde-prof record -d %s --id %s --id %s: exit %d"
+                      % (d, ids[0], ids[1], r.returncode))
+                if ids[0] == "alpha":
+                    check(r.returncode == 0 and os.path.getsize(out) > 0,
+                          "sonde-prof with the right ids: exit %d: %s" % (r.returncode, err))
+                else:
+                    check(r.returncode == 2 and "timeout" in err and not os.path.exists(out),
+                          "sonde-prof with the ids swapped: exit %d: %s" % (r.returncode, err))
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 @solo

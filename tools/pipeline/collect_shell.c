@@ -41,7 +41,7 @@ void sp_collect_shell_init(struct sp_collect *c, struct sp_collect_kernel *k, ui
         .seq = seq,
         .timeout_ms = c->o.shell_timeout_ms,
         .peer = k->name, .prog = c->o.prog, .err = c->o.err,
-        .key = c->o.key,
+        .key = c->o.keys ? c->o.keys[k - c->k] : c->o.key,
     };
 }
 
