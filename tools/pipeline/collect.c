@@ -288,17 +288,18 @@ static void deliver(void *ctx, uint16_t cpu, const struct pstr_record *r)
  * else counted in k and false.
  * Without a key, true: the stream is not tagged (nor can a tag be
  * checked). k's keyed state follows the epoch its shell told. */
-static bool verified(struct sp_collect_kernel *k, const struct pstr_hdr *h, const void *d,
-                     size_t len)
+static bool verified(const struct sp_collect *c, struct sp_collect_kernel *k,
+                     const struct pstr_hdr *h, const void *d, size_t len)
 {
-    if (!k->c.key)
+    const uint8_t *key = sp_collect_key(c, k);
+    if (!key)
         return true;
     if (!h->tagged) {
         k->untagged++;
         return false;
     }
     if (!k->keyed_ok || k->keyed_epoch != k->c.epoch) {
-        hmac_sha256_init(&k->keyed, k->c.key, USHP_KEY_LEN);
+        hmac_sha256_init(&k->keyed, key, USHP_KEY_LEN);
         pstr_tag_begin(&k->keyed, k->c.epoch);
         k->keyed_epoch = k->c.epoch;
         k->keyed_ok = true;
@@ -339,7 +340,7 @@ void sp_collect_datagram(struct sp_collect *c, const struct sockaddr_in *from,
             c->foreign++;           /* given up on: nothing more is taken */
             return;
         }
-        if (!verified(k, &h, d, len))
+        if (!verified(c, k, &h, d, len))
             return;
         struct deliver_ctx dc = { c, i };
         int r = sp_stream_take(&k->s, &h, now_ms, deliver, &dc);
@@ -372,7 +373,7 @@ void sp_collect_datagram(struct sp_collect *c, const struct sockaddr_in *from,
         if (k->have_src && k->src.sin_addr.s_addr == from->sin_addr.s_addr &&
             k->src.sin_port == from->sin_port && k->state == SP_COLLECT_STREAMING) {
             /* Untagged or forged under a key: not even a question. */
-            if (!verified(k, &h, d, len))
+            if (!verified(c, k, &h, d, len))
                 return;
             char how[64];
             snprintf(how, sizeof how, "a new stream 0x%08x", h.stream);
