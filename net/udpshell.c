@@ -116,7 +116,7 @@ static struct {
     uint32_t req_ip;                /* and that request's sender */
     uint64_t clock;
     struct ushp_chunker ch;         /* 1.4 KB: kept off the task stack */
-} ush = { .lock = SPINLOCK_INIT, .wq = WAITQ_INIT };
+} ush = { .lock = SPINLOCK_INIT, .wq = WAITQ_INIT("udpshell") };
 
 /* Set once at boot, before the port is bound (udpshell_set_runner). */
 static udpshell_run_fn ush_runner;

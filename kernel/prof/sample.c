@@ -122,6 +122,14 @@ void prof_sample(const struct trap_frame *tf, bool from_tick, unsigned cpu)
 
 bool prof_emit(const struct prof_record *rec)
 {
+    return prof_emit_n(rec, 1);
+}
+
+/* All n or none: the records of one off-CPU interval (the blocked time
+ * and the waker's chain that names who ended it) must sit side by side
+ * in one ring, so their reader can pair them with no id. */
+bool prof_emit_n(const struct prof_record *rec, unsigned n)
+{
     /* Interrupts off for the guard's span: the tick's sampler on this CPU
      * cannot run in the middle, and an NMI that does finds the guard
      * taken and counts itself nested, as it does inside the tick's. */
@@ -129,8 +137,9 @@ bool prof_emit(const struct prof_record *rec)
     unsigned cpu = cpu_index_inline();
     struct prof_cpu *pc = &prof_cpus[cpu];
     bool kept = false;
-    if (__atomic_load_n(&pc->pc_inside, __ATOMIC_RELAXED)) {
-        __atomic_store_n(&pc->pc_nested, pc->pc_nested + 1, __ATOMIC_RELAXED);
+    if (n == 0 || __atomic_load_n(&pc->pc_inside, __ATOMIC_RELAXED)) {
+        if (n)
+            __atomic_store_n(&pc->pc_nested, pc->pc_nested + 1, __ATOMIC_RELAXED);
         irq_restore(f);
         return false;
     }
@@ -139,16 +148,18 @@ bool prof_emit(const struct prof_record *rec)
     if (rec->pr_kind != PROF_KIND_CPU && rec->pr_kind <= PROF_KIND_MAX &&
         (s & PROF_GATE_KIND(rec->pr_kind))) {
         int want = __atomic_load_n(&prof_gate.pg_pid, __ATOMIC_RELAXED);
-        uint32_t n = pc->pc_count;
+        uint32_t c = pc->pc_count;
         uint32_t tail = __atomic_load_n(&pc->pc_tail, __ATOMIC_ACQUIRE);  /* H */
         if (want != PROF_ALL && rec->pr_pid != want) {
             /* not this run's task */
-        } else if (n - tail >= pc->pc_cap) {
+        } else if (c - tail + n > pc->pc_cap) {
+            /* One drop per refused emit: the interval is what was lost. */
             __atomic_store_n(&pc->pc_full, pc->pc_full + (pc->pc_cap != 0), __ATOMIC_RELAXED);
         } else {
-            pc->pc_buf[n & (pc->pc_cap - 1)] = *rec;
-            pc->pc_other++;
-            __atomic_store_n(&pc->pc_count, n + 1, __ATOMIC_RELEASE);     /* F */
+            for (unsigned i = 0; i < n; i++)
+                pc->pc_buf[(c + i) & (pc->pc_cap - 1)] = rec[i];
+            pc->pc_other += n;
+            __atomic_store_n(&pc->pc_count, c + n, __ATOMIC_RELEASE);     /* F */
             kept = true;
         }
     }

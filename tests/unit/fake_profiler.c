@@ -239,6 +239,8 @@ void reset(void)
     fake_udp_rc = 0;
     udp_hook = NULL;
     each_sleep = NULL;
+    off_sweep_hook = NULL;
+    off_sweeps = 0;
     prof_test_reset();              /* each test sizes its own buffers */
 }
 
@@ -335,6 +337,17 @@ struct task *task_spawn(const char *name, task_fn fn, void *arg, int cpu, unsign
     return &fake_spawned_task;
 }
 void task_exit(void) { abort(); }
+
+/* The scheduler's end-of-window sweep: what it would emit comes from the
+ * hook (the tasks still off their CPUs). */
+unsigned off_sweeps;
+void (*off_sweep_hook)(void);
+void sched_off_sweep(void)
+{
+    off_sweeps++;
+    if (off_sweep_hook)
+        off_sweep_hook();
+}
 
 void task_for_each(void (*fn)(struct task *t, void *arg), void *arg)
 {
