@@ -479,6 +479,18 @@ bool task_with_pid(int pid, void (*fn)(struct task *t, void *arg), void *arg)
 
 bool task_exists(int pid) { return task_with_pid(pid, 0, 0); }
 
+static void copy_idle(struct task *t, void *arg)
+{
+    *(bool *)arg = t->is_idle;
+}
+
+bool task_is_idle(int pid)
+{
+    bool idle = false;
+    task_with_pid(pid, copy_idle, &idle);
+    return idle;
+}
+
 static void copy_name(struct task *t, void *arg)
 {
     strlcpy(arg, t->name, TASK_NAME_MAX);

@@ -175,80 +175,139 @@ static int prof_format_word(const char *s)
 }
 
 #define PROF_USAGE "profile [ms] [pid|all] [chains|folded|raw]"
+#define PROF_OFF_USAGE "profile off|wall [ms] [pid|all] [chains|folded|raw]"
 
-/* profile [ms] [pid|all] [chains|folded|raw]: positional, every argument
- * checked before anything starts, in order, and the first bad one named.
- * An output word (folded, raw) takes the chain count's place, and may
- * also come early, in place of the window or the pid, which then take
- * their defaults: `profile raw` is `profile 1000 all raw`, `profile 500
- * folded` is `profile 500 all folded`. It is always the last argument,
- * so no word means two things. */
+struct cmd_prof_args {
+    uint64_t ms, chains;
+    int pid, fmt;
+};
+
+/* [ms] [pid|all] [chains|folded|raw] from argv[b]: positional, every
+ * argument checked before anything starts, in order, and the first bad
+ * one named. An output word (folded, raw) takes the chain count's place,
+ * and may also come early, in place of the window or the pid, which then
+ * take their defaults: `profile raw` is `profile 1000 all raw`, `profile
+ * 500 folded` is `profile 500 all folded`. It is always the last
+ * argument, so no word means two things. */
+static bool cmd_profile_args(int argc, char **argv, int b, const char *usage,
+                             struct cmd_prof_args *a, struct printer *p)
+{
+    uint64_t v;
+    a->ms = PROF_WINDOW_DEF;
+    a->chains = PROF_CHAINS_DEF;
+    a->pid = PROF_ALL;
+    a->fmt = PROF_TEXT;
+    if (argc - b > 3) {
+        pr_printf(p, "profile: too many arguments (usage: %s)\n", usage);
+        return false;
+    }
+    for (int i = b; i < argc; i++) {
+        const char *w = argv[i];
+        int f = prof_format_word(w);
+        if (f >= 0) {
+            if (i != argc - 1) {
+                pr_printf(p, "profile: '%s' must be the last argument "
+                          "(usage: %s)\n", w, usage);
+                return false;
+            }
+            a->fmt = f;
+        } else if (i == b) {
+            if (!parse_u64(w, &a->ms)) {
+                pr_printf(p, "profile: '%s' is not a window (%u-%u ms), "
+                          "folded or raw\n", w, PROF_WINDOW_MIN,
+                          PROF_WINDOW_MAX);
+                return false;
+            }
+            if (a->ms < PROF_WINDOW_MIN || a->ms > PROF_WINDOW_MAX) {
+                pr_printf(p, "profile: window %lu out of range (%u-%u ms)\n",
+                          (unsigned long)a->ms, PROF_WINDOW_MIN, PROF_WINDOW_MAX);
+                return false;
+            }
+        } else if (i == b + 1) {
+            if (prof_is_all(w))
+                continue;
+            if (!parse_u64(w, &v)) {
+                pr_printf(p, "profile: '%s' is not a pid, all, folded or "
+                          "raw\n", w);
+                return false;
+            }
+            if (v > INT32_MAX || !task_exists((int)v)) {
+                pr_printf(p, "profile: pid %lu: no such task\n", (unsigned long)v);
+                return false;
+            }
+            a->pid = (int)v;
+        } else {
+            if (!parse_u64(w, &a->chains)) {
+                pr_printf(p, "profile: '%s' is not a chain count (1-%u), "
+                          "folded or raw\n", w, PROF_CHAINS);
+                return false;
+            }
+            if (a->chains < 1 || a->chains > PROF_CHAINS) {
+                pr_printf(p, "profile: chains %lu out of range (1-%u)\n",
+                          (unsigned long)a->chains, PROF_CHAINS);
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+/* profile off|wall [ms] [pid|all] [chains|folded|raw], profile latency
+ * [ms]: true with *rc the status for those words, false for others. */
+static bool cmd_profile_off(int argc, char **argv, struct printer *p, int *rc)
+{
+    if (argc < 2)
+        return false;
+    struct cmd_prof_args a;
+    enum prof_view view;
+    if (strcmp(argv[1], "off") == 0) {
+        view = PROF_VIEW_OFF;
+    } else if (strcmp(argv[1], "wall") == 0) {
+        view = PROF_VIEW_WALL;
+    } else if (strcmp(argv[1], "latency") == 0) {
+        view = PROF_VIEW_LATENCY;
+        if (argc > 3) {
+            pr_puts(p, "profile: too many arguments (usage: profile latency [ms])\n");
+            *rc = 1;
+            return true;
+        }
+        if (argc == 3 && prof_format_word(argv[2]) >= 0) {
+            pr_printf(p, "profile: '%s' is not a window (%u-%u ms)\n", argv[2],
+                      PROF_WINDOW_MIN, PROF_WINDOW_MAX);
+            *rc = 1;
+            return true;
+        }
+    } else {
+        return false;
+    }
+    if (!cmd_profile_args(argc, argv, 2, PROF_OFF_USAGE, &a, p)) {
+        *rc = 1;
+        return true;
+    }
+    *rc = prof_run_off((unsigned)a.ms, a.pid, (unsigned)a.chains,
+                       (enum prof_format)a.fmt, view, p) ? 1 : 0;
+    return true;
+}
+
 static int cmd_profile(int argc, char **argv, struct printer *p)
 {
-    uint64_t ms = PROF_WINDOW_DEF, chains = PROF_CHAINS_DEF, v;
-    int pid = PROF_ALL, fmt = PROF_TEXT, rc;
+    struct cmd_prof_args a;
+    int rc;
 
     /* stream, stop, keepalive, status: the stream's. */
     if (cmd_profile_stream(argc, argv, p, &rc))
         return rc;
-
-    if (argc > 4) {
-        pr_puts(p, "profile: too many arguments (usage: " PROF_USAGE ")\n");
+    /* off, wall, latency: off-CPU windows. */
+    if (cmd_profile_off(argc, argv, p, &rc))
+        return rc;
+    if (!cmd_profile_args(argc, argv, 1, PROF_USAGE, &a, p))
         return 1;
-    }
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        int f = prof_format_word(a);
-        if (f >= 0) {
-            if (i != argc - 1) {
-                pr_printf(p, "profile: '%s' must be the last argument "
-                          "(usage: " PROF_USAGE ")\n", a);
-                return 1;
-            }
-            fmt = f;
-        } else if (i == 1) {
-            if (!parse_u64(a, &ms)) {
-                pr_printf(p, "profile: '%s' is not a window (%u-%u ms), "
-                          "folded or raw\n", a, PROF_WINDOW_MIN,
-                          PROF_WINDOW_MAX);
-                return 1;
-            }
-            if (ms < PROF_WINDOW_MIN || ms > PROF_WINDOW_MAX) {
-                pr_printf(p, "profile: window %lu out of range (%u-%u ms)\n",
-                          (unsigned long)ms, PROF_WINDOW_MIN, PROF_WINDOW_MAX);
-                return 1;
-            }
-        } else if (i == 2) {
-            if (prof_is_all(a))
-                continue;
-            if (!parse_u64(a, &v)) {
-                pr_printf(p, "profile: '%s' is not a pid, all, folded or "
-                          "raw\n", a);
-                return 1;
-            }
-            if (v > INT32_MAX || !task_exists((int)v)) {
-                pr_printf(p, "profile: pid %lu: no such task\n", (unsigned long)v);
-                return 1;
-            }
-            pid = (int)v;
-        } else {
-            if (!parse_u64(a, &chains)) {
-                pr_printf(p, "profile: '%s' is not a chain count (1-%u), "
-                          "folded or raw\n", a, PROF_CHAINS);
-                return 1;
-            }
-            if (chains < 1 || chains > PROF_CHAINS) {
-                pr_printf(p, "profile: chains %lu out of range (1-%u)\n",
-                          (unsigned long)chains, PROF_CHAINS);
-                return 1;
-            }
-        }
-    }
-    return prof_run((unsigned)ms, pid, (unsigned)chains, (enum prof_format)fmt, p) ? 1 : 0;
+    return prof_run((unsigned)a.ms, a.pid, (unsigned)a.chains, (enum prof_format)a.fmt, p) ? 1 : 0;
 }
 
 SHELL_COMMAND(profile, "profile", PROF_USAGE "  sample; the hottest chains, or every chain folded or raw"
-              " (also: profile stream <port> [ms|0] [pid|all], stop, keepalive <id>, status)",
+              " (also: profile off|wall [ms] [pid|all] [chains|folded|raw], profile latency [ms],"
+              " profile stream <port> [ms|0] [pid|all], stop, keepalive <id>, status)",
               cmd_profile);
 
 /* profile_cpus: which source took each CPU's samples in the last run (the

@@ -17,9 +17,11 @@
 #include "hal/pmu.h"
 #include "kernel/panic.h"
 #include "kernel/prof/fold.h"
+#include "kernel/prof/offcpu.h"
 #include "kernel/prof/ring.h"
 #include "kernel/prof/snapshot.h"
 #include "kernel/sched.h"
+#include "kernel/time.h"
 #include "kernel/timer.h"
 #include "lib/printf.h"
 #include "mm/heap.h"
@@ -33,6 +35,7 @@ static unsigned prof_busy;      /* a run, report or stream holds the profiler */
  * Stop). Read and written only by the profiler's holder. */
 static bool prof_ran;
 static struct prof_snapshot prof_snap;
+static enum prof_view prof_last_view;   /* an off-CPU run's, for report again */
 
 /* ---- who holds the profiler ------------------------------------------ */
 
@@ -75,12 +78,12 @@ static unsigned prof_rate_hz(bool pmu)
 
 /* ---- Start, Stop, freeze ----------------------------------------------- */
 
-/* Open the gate; the snapshot's window fields start here. */
-static void prof_start(int pid, bool pmu)
+/* Open the gate to kinds; the snapshot's window fields start here. */
+static void prof_start(int pid, bool pmu, unsigned kinds)
 {
     prof_snap.ps_pid = pid;
     prof_snap.ps_cycles = cycles_now();
-    prof_snap.ps_ncpus = prof_ring_open(pid, PROF_GATE_CPU, pmu);
+    prof_snap.ps_ncpus = prof_ring_open(pid, kinds, pmu);
     /* This CPU arms its own counter now rather than at its next tick: a
      * window shorter than a tick (profile 1) ends at that same tick, and
      * at -smp 1 would otherwise never see the counter armed at all. The
@@ -130,7 +133,7 @@ static void prof_stop(void)
  * after an inject, which adds records while the profiler is held. The
  * acquire of each count pairs with the sampler's release (F in
  * kernel/prof/sample.c): the records counted are whole. */
-static void prof_freeze(void)
+static void prof_freeze(uint8_t kind)
 {
     struct prof_snapshot *s = &prof_snap;
     s->ps_dropped = 0;
@@ -147,7 +150,7 @@ static void prof_freeze(void)
         s->ps_in_window[i] = pc->pc_in_window;
         s->ps_dropped += pc->pc_full + pc->pc_nested;
     }
-    s->ps_kind = PROF_KIND_CPU;       /* the only kind a window samples today */
+    s->ps_kind = kind;
     s->ps_counter = (prof_ring_gate() & PROF_GATE_PMU) != 0;
     s->ps_source = pmu_source_name();
     s->ps_note = pmu_probe_note();
@@ -156,8 +159,9 @@ static void prof_freeze(void)
 static int prof_report_snap(unsigned chains, enum prof_format fmt,
                             struct printer *p)
 {
-    struct prof_report_opts o = { .ro_chains = chains, .ro_format = fmt };
-    prof_freeze();
+    struct prof_report_opts o = { .ro_chains = chains, .ro_format = fmt,
+                                  .ro_view = prof_last_view };
+    prof_freeze(prof_last_view ? PROF_KIND_OFFCPU : PROF_KIND_CPU);
     return prof_report(&prof_snap, &o, p);
 }
 
@@ -202,8 +206,9 @@ int prof_run(unsigned ms, int pid, unsigned chains, enum prof_format fmt,
     int rc = prof_ring_grow(prof_ring_records_for(ms, prof_rate_hz(pmu)), p);
     if (rc == PROF_OK) {
         prof_ran = true;
+        prof_last_view = 0;
         prof_snap.ps_ms = ms;
-        prof_start(pid, pmu);
+        prof_start(pid, pmu, PROF_GATE_CPU);
         sleep_ms(ms);
         prof_stop();
         rc = prof_report_snap(chains, fmt, p);
@@ -236,7 +241,7 @@ int prof_cost_permille(unsigned permille, uint32_t *cost)
     int rc = PROF_EINVAL;
     uint32_t total = 0;
     if (prof_ran) {
-        prof_freeze();
+        prof_freeze(PROF_KIND_CPU);
         for (unsigned i = 0; i < MAX_CPUS; i++)
             total += prof_snap.ps_count[i];
     }
@@ -297,6 +302,51 @@ int prof_inject(unsigned cpu, int pid, const uintptr_t *frames,
     return rc;
 }
 
+/* ---- off-CPU, wall-clock and latency windows ----------------------------- */
+
+/* Records per second a CPU's ring is sized for in an off-CPU window: a
+ * switch-in writes up to PROF_OFF_RECS, and a CPU switching 5000 times a
+ * second fills this; past it, what does not fit is counted as dropped. */
+#define PROF_OFF_RATE 16000u
+
+int prof_run_off(unsigned ms, int pid, unsigned chains, enum prof_format fmt,
+                 enum prof_view view, struct printer *p)
+{
+    if (!prof_window_ok(ms, p) || !prof_chains_ok(chains, p))
+        return PROF_EINVAL;
+    if (pid < PROF_ALL) {
+        pr_printf(p, "profile: pid %d: no such task\n", pid);
+        return PROF_EINVAL;
+    }
+    if (prof_claim(p) != PROF_OK)
+        return PROF_EBUSY;
+    /* Wall time needs the CPU's samples too, from the probed source. */
+    bool wall = view == PROF_VIEW_WALL, pmu = wall && pmu_probe();
+    unsigned hz = PROF_OFF_RATE + (wall ? prof_rate_hz(pmu) : 0);
+    int rc = prof_ring_grow(prof_ring_records_for(ms, hz), p);
+    if (rc == PROF_OK) {
+        unsigned kinds = PROF_GATE_KIND(PROF_KIND_OFFCPU) | (wall ? PROF_GATE_CPU : 0);
+        prof_ran = true;
+        prof_last_view = view;
+        prof_snap.ps_ms = ms;
+        uint64_t t0 = time_ns();
+        prof_off_begin(t0);
+        prof_start(pid, pmu, kinds);
+        sleep_ms(ms);
+        /* The end, then what every task still away is owed up to it,
+         * while the gate is still open to the sweep's records. */
+        uint64_t t1 = time_ns();
+        prof_off_end(t1);
+        sched_off_sweep();
+        prof_stop();
+        prof_snap.ps_t0 = t0;
+        prof_snap.ps_ns = t1 - t0;
+        rc = prof_report_snap(chains, fmt, p);
+    }
+    prof_give();
+    return rc;
+}
+
 /* ---- a stream's lifetime ------------------------------------------------ */
 
 int prof_session_stream_begin(int pid, unsigned drain_ms, bool *pmu, struct printer *p)
@@ -312,7 +362,7 @@ int prof_session_stream_begin(int pid, unsigned drain_ms, bool *pmu, struct prin
     }
     /* The rings are about to wrap: what they hold is no window's any more. */
     prof_ran = false;
-    prof_start(pid, *pmu);
+    prof_start(pid, *pmu, PROF_GATE_CPU);
     return PROF_OK;
 }
 
@@ -335,7 +385,7 @@ int prof_print_last_sources(struct printer *p)
     }
     int rc = PROF_EINVAL;
     if (prof_ran) {
-        prof_freeze();
+        prof_freeze(prof_last_view ? PROF_KIND_OFFCPU : PROF_KIND_CPU);
         prof_print_sources(&prof_snap, p);
         rc = PROF_OK;
     } else {

@@ -22,6 +22,13 @@ struct printer;
 int prof_run(unsigned ms, int pid, unsigned chains, enum prof_format fmt,
              struct printer *p);
 
+/* One off-CPU window (kernel/prof/offcpu.h): Start with the gate open to
+ * off-CPU records (and CPU samples, for the wall view), sleep ms, charge
+ * every task still away up to the end (sched_off_sweep), Stop, report to
+ * p in view and fmt. Same arguments and returns as prof_run. */
+int prof_run_off(unsigned ms, int pid, unsigned chains, enum prof_format fmt,
+                 enum prof_view view, struct printer *p);
+
 /* Report the rings as they stand (the last run's records plus anything
  * injected since), under the last run's window and pid filter, showing
  * chains chains. Same returns as prof_run. */
