@@ -1,7 +1,8 @@
 /* hal/cpu.h: what portable code may ask of the CPU it runs on.
  *
  * Plain functions, not inline asm, so that host unit tests can link fakes
- * (tests/unit/fake_hal.c) against the real portable sources. */
+ * (tests/unit/fake_hal.c) against the real portable sources; the few
+ * reads the sample path makes inline come last. */
 #pragma once
 #include <stdbool.h>
 #include <stdint.h>
@@ -47,22 +48,19 @@ void cpu_describe(struct printer *p);
 
 /* The sample path's own reads (kernel/prof/sample.c, kernel/stacktrace.c,
  * the PMU core's claim): the same answers as cycles_now(), cpu_index(),
- * this_cpu() and irqs_enabled(), inline where the kernel itself is built
- * (freestanding, not a host test), from arch/<arch>/cpu_inline.h, as
- * Linux's asm/ headers do. Elsewhere they are the plain functions above,
- * so host tests still link their fakes. As calls (frame, x86's mcount
- * nop, return around one or two instructions) they cost each x86-64
- * sample about 30 guest instructions (-icount bench). Everything else
- * keeps the calls. */
-#if !__STDC_HOSTED__ && !defined(SONDE_HOST_TEST) && defined(__x86_64__)
+ * this_cpu() and irqs_enabled(), inline, from arch/<arch>/cpu_inline.h in
+ * the kernel build, as Linux's asm/ headers do. As calls (frame, x86's
+ * mcount nop, return around one or two instructions) they cost each
+ * x86-64 sample about 30 guest instructions (-icount bench). Host unit
+ * tests get the twin, arch/host/cpu_inline.h, which reads the fake CPU:
+ * so the host tests compile the sample path exactly as the kernel does.
+ * Everything else keeps the calls. */
+#if defined(SONDE_HOST_TEST)
+#include "arch/host/cpu_inline.h"
+#elif !defined(SONDE_HOST_TEST) && defined(__x86_64__)
 #include "arch/x86_64/cpu_inline.h"
-#elif !__STDC_HOSTED__ && !defined(SONDE_HOST_TEST) && defined(__aarch64__)
+#elif !defined(SONDE_HOST_TEST) && defined(__aarch64__)
 #include "arch/arm64/cpu_inline.h"
 #else
-struct cpu;
-struct cpu *this_cpu(void);
-static inline uint64_t cycles_now_inline(void) { return cycles_now(); }
-static inline unsigned cpu_index_inline(void) { return cpu_index(); }
-static inline struct cpu *this_cpu_inline(void) { return this_cpu(); }
-static inline bool irqs_enabled_inline(void) { return irqs_enabled(); }
+#error "hal/cpu.h: no inline half for this build (kernel: x86_64 or arm64; host tests: SONDE_HOST_TEST)"
 #endif

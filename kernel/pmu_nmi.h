@@ -2,9 +2,9 @@
  * inline, for the counter's sample (kernel/prof/sample.c's prof_nmi):
  * as a call it saved and restored registers and read the CPU's index
  * again on every counter sample. kernel/pmu.c owns this state and
- * defines pmu_nmi_claim as this same function out of line; the
- * profiler's host tests link a fake pmu_nmi_claim instead
- * (SONDE_HOST_TEST), so only the kernel build inlines it there. */
+ * defines pmu_nmi_claim as this same function out of line. Host unit
+ * tests compile both: the backend's acknowledgement is then a fake or
+ * simulated counter's (arch/host/pmu_inline.h). */
 #pragma once
 #include <stdbool.h>
 #include <stdint.h>

@@ -3,6 +3,7 @@
 #pragma once
 #include <stdbool.h>
 #include <stdint.h>
+#include "kernel/percpu.h"
 #include "kernel/prof/offcpu.h"
 #include "kernel/spinlock.h"
 #include "kernel/task.h"
@@ -29,21 +30,16 @@ struct task {
     struct task *all_next;         /* every task, for ps/bt */
 };
 
-/* task_current_pid() for the sample path (kernel/prof/sample.c): one per-CPU
- * load and one of the task, inline in the kernel build (hal/cpu.h's
- * this_cpu_inline); the function itself where host tests fake it. As a
- * call (and this_cpu's call inside it) it cost each x86-64 sample about
- * a dozen guest instructions, counted from the disassembly. */
-#if !__STDC_HOSTED__ && !defined(SONDE_HOST_TEST)
-#include "kernel/percpu.h"
+/* task_current_pid() for the sample path (kernel/prof/sample.c): one
+ * per-CPU load and one of the task, inline (hal/cpu.h's
+ * this_cpu_inline, which host tests answer from their own struct cpu
+ * array). As a call (and this_cpu's call inside it) it cost each x86-64
+ * sample about a dozen guest instructions, counted from the disassembly. */
 static inline int task_current_pid_inline(void)
 {
     struct task *t = this_cpu_inline()->current;
     return t ? t->pid : 0;
 }
-#else
-static inline int task_current_pid_inline(void) { return task_current_pid(); }
-#endif
 
 /* Every wait queue and mutex is named where it is defined, so that an
  * off-CPU profile says what a task waited for: `[waitq virtio-rx]`,

@@ -2,10 +2,10 @@
  * (st_capture_trap, kernel/stacktrace.h), inline, for the profiler's
  * sampler: there a call would save and restore every register the walk
  * uses on every sample. kernel/stacktrace.c's st_capture_trap is this
- * same function out of line, and the host tests exercise it there; the
- * profiler's host tests link a fake st_capture_trap instead
- * (SONDE_HOST_TEST), so only the kernel build includes this from
- * kernel/prof/sample.c. Every rule of the walk is kernel/stacktrace.c's. */
+ * same function out of line. Host unit tests compile both, over fake
+ * stacks and a hand-built trap frame: the register reads beneath come
+ * from arch/host/ (hal/cpu.h, hal/irq.h), everything here is the
+ * kernel's. Every rule of the walk is kernel/stacktrace.c's. */
 #pragma once
 #include <stdbool.h>
 #include <stdint.h>

@@ -128,6 +128,18 @@ static void out_string(struct fmt_out *o, const struct spec *sp, const char *s)
     out_padded(o, sp, s, n);
 }
 
+/* A width or precision written in digits, added to *v (0 on entry):
+ * past a million the digits are read but no longer counted, so that no
+ * string of them overflows; returns what follows them. */
+static const char *parse_digits(const char *f, long *v)
+{
+    while (*f >= '0' && *f <= '9' && *v < 1000000)
+        *v = *v * 10 + (*f++ - '0');
+    while (*f >= '0' && *f <= '9')
+        f++;
+    return f;
+}
+
 /* Reads the flags, width and precision after a '%'; returns the position
  * of the length modifier or conversion. */
 static const char *parse_spec(const char *f, struct spec *sp, va_list *ap)
@@ -152,10 +164,7 @@ static const char *parse_spec(const char *f, struct spec *sp, va_list *ap)
         sp->width = w;
         f++;
     } else {
-        while (*f >= '0' && *f <= '9' && sp->width < 1000000)
-            sp->width = sp->width * 10 + (*f++ - '0');
-        while (*f >= '0' && *f <= '9')
-            f++;
+        f = parse_digits(f, &sp->width);
     }
     if (*f == '.') {
         f++;
@@ -165,10 +174,7 @@ static const char *parse_spec(const char *f, struct spec *sp, va_list *ap)
             sp->prec = pr < 0 ? -1 : pr;   /* negative: as if none */
             f++;
         } else {
-            while (*f >= '0' && *f <= '9' && sp->prec < 1000000)
-                sp->prec = sp->prec * 10 + (*f++ - '0');
-            while (*f >= '0' && *f <= '9')
-                f++;
+            f = parse_digits(f, &sp->prec);
         }
     }
     return f;

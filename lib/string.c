@@ -162,14 +162,3 @@ char *strchr(const char *s, int c)
             return NULL;
     }
 }
-
-size_t strlcpy(char *dst, const char *src, size_t size)
-{
-    size_t n = strlen(src);
-    if (size) {
-        size_t c = n < size - 1 ? n : size - 1;
-        memcpy(dst, src, c);
-        dst[c] = '\0';
-    }
-    return n;
-}

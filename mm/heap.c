@@ -26,11 +26,18 @@
  * rare here, and finding the header by masking is worth more than the
  * space.
  *
+ * Heap profiling (mm/heapprof.h) rides on the same lock: the countdown
+ * is per CPU and runs with interrupts off under it, a sampled block is
+ * marked (a slot's req[] top bit, a large block's sampled word) and kfree
+ * retires it from the in-use table in the critical section that frees
+ * it. The sampled path's stack walk and prof_emit take no lock.
+ *
  * One spinlock protects everything. Never call kmalloc/kfree from NMI
  * context: it would deadlock against the CPU's own interrupted holder. */
 #include <stdbool.h>
 #include <stdint.h>
 #include "mm/heap.h"
+#include "mm/heapprof.h"
 #include "mm/pmm.h"
 #include "kernel/panic.h"
 #include "kernel/spinlock.h"
@@ -43,6 +50,9 @@
 #define MAX_SMALL   2048
 #define SLOT_NONE   0xffffu
 #define OBJ_ALIGN   16
+#define REQ_SAMPLED 0x8000u       /* req[] top bit: the object was sampled */
+#define REQ_SIZE    0x7fffu
+_Static_assert(MAX_SMALL + 1 <= REQ_SIZE, "a requested size + 1 fits below the sampled bit");
 
 struct slab {
     uint32_t magic;
@@ -52,12 +62,13 @@ struct slab {
     uint16_t free_head;          /* first free slot, or SLOT_NONE */
     uint16_t first;              /* offset of slot 0 in the page */
     struct slab *prev, *next;    /* in its class's list of pages with room */
-    uint16_t req[];              /* requested size + 1; 0 = slot free */
+    uint16_t req[];              /* requested size + 1, | REQ_SAMPLED when
+                                    sampled; 0 = slot free */
 };
 
 struct large {
     uint32_t magic;
-    uint32_t pad;
+    uint32_t sampled;            /* in heap profiling's in-use table */
     size_t npages;
     size_t req;
     size_t pad2;
@@ -234,7 +245,22 @@ static void *large_alloc(size_t size)
 
 /* ---- the interface ---- */
 
-void *kmalloc(size_t size)
+/* Mark p (just allocated, size bytes) as sampled: it is in the in-use
+ * table until kfree retires it. */
+static void heap_mark_sampled(void *p, size_t size)
+{
+    if (size <= MAX_SMALL) {
+        struct slab *s = page_of(p);
+        unsigned i = (unsigned)(((uintptr_t)p - (uintptr_t)s - s->first) / class_size(s->cls));
+        s->req[i] |= REQ_SAMPLED;
+    } else {
+        ((struct large *)page_of(p))->sampled = 1;
+    }
+}
+
+/* site: the return address into whoever called kmalloc or kzalloc, where
+ * a sampled allocation's chain begins. */
+static void *heap_alloc(size_t size, uintptr_t site)
 {
     void *p, *corrupt = NULL;
 
@@ -246,6 +272,8 @@ void *kmalloc(size_t size)
     if (p) {
         stats.in_use += size;
         stats.allocs++;
+        if (heapprof_count(size) && heapprof_sample(p, size, site))
+            heap_mark_sampled(p, size);
     }
     spin_unlock(&heap_lock, f);
     if (corrupt)
@@ -254,9 +282,14 @@ void *kmalloc(size_t size)
     return p;
 }
 
+void *kmalloc(size_t size)
+{
+    return heap_alloc(size, (uintptr_t)__builtin_return_address(0));
+}
+
 void *kzalloc(size_t size)
 {
-    void *p = kmalloc(size);
+    void *p = heap_alloc(size, (uintptr_t)__builtin_return_address(0));
     if (p)
         memset(p, 0, size);
     return p;
@@ -283,7 +316,9 @@ static enum kfree_err small_free(struct slab *s, void *ptr)
     if (s->req[i] == 0)
         return KF_DOUBLE;
 
-    stats.in_use -= s->req[i] - 1u;
+    if (s->req[i] & REQ_SAMPLED)
+        heapprof_retire(ptr);
+    stats.in_use -= (s->req[i] & REQ_SIZE) - 1u;
     s->req[i] = 0;
     *(uint16_t *)ptr = s->free_head;
     s->free_head = (uint16_t)i;
@@ -310,6 +345,8 @@ static enum kfree_err large_free(struct large *l, void *ptr)
     if (ptr != (void *)(l + 1))
         return KF_MISALIGNED;
     size_t npages = l->npages;
+    if (l->sampled)
+        heapprof_retire(ptr);
     stats.in_use -= l->req;
     stats.pages -= npages;
     /* Clear the magic first: a second kfree of this pointer then finds no
@@ -355,6 +392,14 @@ void kfree(void *ptr)
     case KF_DOUBLE:
         panic("kfree: double free of %p", ptr);
     }
+}
+
+uint32_t heap_prof_copy(struct prof_record *out, uint32_t max, struct heapprof_stats *st)
+{
+    unsigned long f = spin_lock(&heap_lock);
+    uint32_t n = heapprof_copy(out, max, st);
+    spin_unlock(&heap_lock, f);
+    return n;
 }
 
 void heap_stats(struct heap_stats *st)

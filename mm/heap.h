@@ -13,3 +13,10 @@ struct heap_stats {
     size_t allocs, frees;
 };
 void heap_stats(struct heap_stats *st);
+
+struct prof_record;
+struct heapprof_stats;
+/* The in-use table of heap profiling (mm/heapprof.h), copied under the
+ * heap's lock: at most max live sampled blocks as heap records, and the
+ * table's figures to st (may be NULL). Returns the records copied. */
+uint32_t heap_prof_copy(struct prof_record *out, uint32_t max, struct heapprof_stats *st);

@@ -29,24 +29,25 @@
  *
  * Authenticated mode (ushkey=, udpshell_start_auth): the handler checks
  * each request's tag before anything else and refuses, silently and
- * counted, an untagged or wrongly tagged one. Then its nonce must be
- * fresh for its sender: per (ip, port), for the last USH_AUTH_CLIENTS
- * senders, the highest nonce accepted and a bitmap of the
- * USH_NONCE_WINDOW below it. A nonce already seen is refused, with one
- * exception the protocol needs: the same nonce and seq as that sender's
- * last accepted request is its retransmit, and goes to the shell task
- * marked resend-only: answered from the kept reply if there still is one,
- * else dropped, never run. So a captured request sent again is at most
- * answered again (to its real sender), never run twice. A sender pushed
- * out of the table raises a floor that every new sender's first nonce
- * must exceed, so an evicted sender's old requests stay refused (clients
- * use the clock in nanoseconds as nonce, which keeps rising across
- * them). A nonce is recorded only once its request is queued: one dropped
- * for a full queue must be acceptable when the client resends it.
+ * counted, an untagged or wrongly tagged one. A tagged challenge is
+ * answered at once with the shell's boot epoch (drawn from the entropy
+ * source at start, so no two boots and no two kernels share one); a
+ * request tagged for another epoch (a previous boot, another kernel with
+ * the same key) is refused. Then its nonce must be fresh in the one
+ * window of the boot (net/udpshell_fresh.h), whoever sent it. A nonce
+ * already seen is refused, with one exception the protocol needs: the
+ * same (nonce, ip, port, seq) as a recently accepted request is its
+ * retransmit, and goes to the shell task marked resend-only: answered
+ * from the kept reply if there still is one, else dropped, never run. So
+ * a captured request sent again, from its own port or any other, is at
+ * most answered again (to its real sender), never run twice. A nonce is
+ * recorded only once its request is queued: one dropped for a full queue
+ * must be acceptable when the client resends it.
  *
  * What the shell drops (malformed datagrams, a full queue, refused
  * requests) it counts itself, in struct udpshell_stats: `net` prints them
  * on the shell's own lines. */
+#include "hal/entropy.h"
 #include "kernel/console.h"
 #include "kernel/sched.h"
 #include "kernel/spinlock.h"
@@ -57,6 +58,7 @@
 #include "mm/heap.h"
 #include "net/net.h"
 #include "net/udpshell.h"
+#include "net/udpshell_fresh.h"
 
 #define USH_SEND_WAIT_NS 2000000000ull  /* give up on a datagram after this */
 
@@ -67,17 +69,6 @@ struct ush_req {
     uint64_t nonce;                 /* authenticated mode; else 0 */
     bool resend_only;               /* a retransmit by nonce: never run */
     char line[USHP_CMD_MAX + 1];
-};
-
-/* One sender's nonces (authenticated mode): bit k of seen is nonce top - k. */
-struct ush_window {
-    bool used;
-    uint32_t ip;
-    uint16_t port;
-    uint64_t top, seen;
-    uint64_t last_nonce;            /* its last accepted request, for retransmits */
-    uint32_t last_seq;
-    uint64_t stamp;                 /* last use, for replacement */
 };
 
 struct ush_cache {
@@ -91,6 +82,8 @@ struct ush_cache {
     char *buf;                      /* kept output, cap bytes */
     size_t cap, len;
     uint64_t total;                 /* output bytes the command printed */
+    unsigned resends;               /* times sent again: at most USH_RESENDS */
+    uint16_t id;                    /* its reply id */
 };
 
 static struct {
@@ -101,20 +94,21 @@ static struct {
     bool running;
     uint32_t run_ip, run_seq;
     uint16_t run_port;
+    uint64_t run_nonce;
     struct waitq wq;
     struct udpshell_stats st;       /* relaxed atomics: statistics only */
-    /* Authenticated mode. The key is set before the port is bound and
-     * never changes; the windows are the handler's, under the lock. */
+    /* Authenticated mode. The key and epoch are set before the port is
+     * bound and never change; the window is the handler's, under the lock. */
     bool auth;
     uint8_t key[USHP_KEY_LEN];
-    struct ush_window win[USH_AUTH_CLIENTS];
-    uint64_t win_floor;             /* a new sender's first nonce must exceed it */
-    uint64_t win_clock;
+    uint64_t epoch;                 /* this boot's, never 0 */
+    struct ushf fresh;
     /* The rest belongs to the shell task alone. */
     struct ush_cache cache[USH_SENDERS];
     struct task *req_task;          /* the task running a request, or NULL */
     uint32_t req_ip;                /* and that request's sender */
     uint64_t clock;
+    uint16_t last_id;               /* the last reply id given (0 is never one) */
     struct ushp_chunker ch;         /* 1.4 KB: kept off the task stack */
 } ush = { .lock = SPINLOCK_INIT, .wq = WAITQ_INIT("udpshell") };
 
@@ -125,59 +119,12 @@ static udpshell_run_fn ush_runner;
 
 /* ---- receive side: the network receive task ---- */
 
-static bool ush_same(const struct ush_req *r, uint32_t ip, uint16_t port, uint32_t seq)
+/* The same request: sender and seq, and in the authenticated mode the
+ * nonce (a new nonce is a new request, whatever its seq). */
+static bool ush_same(const struct ush_req *r, uint32_t ip, uint16_t port, uint32_t seq,
+                     uint64_t nonce)
 {
-    return r->ip == ip && r->port == port && r->seq == seq;
-}
-
-/* ---- nonce windows (authenticated mode; under ush.lock) ---- */
-
-enum { NONCE_FRESH, NONCE_SEEN, NONCE_OLD };
-
-static struct ush_window *ush_win_find(uint32_t ip, uint16_t port)
-{
-    for (int i = 0; i < USH_AUTH_CLIENTS; i++)
-        if (ush.win[i].used && ush.win[i].ip == ip && ush.win[i].port == port)
-            return &ush.win[i];
-    return 0;
-}
-
-static int ush_win_state(const struct ush_window *w, uint64_t nonce)
-{
-    if (!w)
-        return nonce > ush.win_floor ? NONCE_FRESH : NONCE_OLD;
-    if (nonce > w->top)
-        return NONCE_FRESH;
-    uint64_t back = w->top - nonce;
-    if (back >= USH_NONCE_WINDOW)
-        return NONCE_OLD;
-    return (w->seen >> back) & 1 ? NONCE_SEEN : NONCE_FRESH;
-}
-
-/* Record nonce (checked fresh) as this sender's last accepted request. */
-static void ush_win_mark(uint32_t ip, uint16_t port, uint64_t nonce, uint32_t seq)
-{
-    struct ush_window *w = ush_win_find(ip, port);
-    if (!w) {
-        w = &ush.win[0];
-        for (int i = 1; i < USH_AUTH_CLIENTS && w->used; i++)
-            if (!ush.win[i].used || ush.win[i].stamp < w->stamp)
-                w = &ush.win[i];
-        /* Forgetting a sender must not make its old nonces fresh again. */
-        if (w->used && w->top > ush.win_floor)
-            ush.win_floor = w->top;
-        *w = (struct ush_window){ .used = true, .ip = ip, .port = port,
-                                  .top = nonce, .seen = 1 };
-    } else if (nonce > w->top) {
-        uint64_t up = nonce - w->top;
-        w->seen = up >= USH_NONCE_WINDOW ? 1 : w->seen << up | 1;
-        w->top = nonce;
-    } else {
-        w->seen |= 1ull << (w->top - nonce);
-    }
-    w->last_nonce = nonce;
-    w->last_seq = seq;
-    w->stamp = ++ush.win_clock;
+    return r->ip == ip && r->port == port && r->seq == seq && r->nonce == nonce;
 }
 
 /* Authenticated mode's gate, before the lock: the tag. False: refused,
@@ -201,6 +148,40 @@ static bool ush_auth_ok(const struct ushp_hdr *h, const void *data, size_t len)
     return true;
 }
 
+/* Tell a key holder this boot's epoch (and the highest nonce accepted,
+ * so that its nonces start above it). Answered from the receive task: a
+ * 72-byte datagram, sent once; a lost one is the client's to ask again.
+ * Nothing is run, so a replayed challenge gets the same answer, to its
+ * (claimed) sender, no larger than the challenge. */
+static void ush_challenge(uint32_t ip, uint16_t port, const struct ushp_hdr *h)
+{
+    uint8_t d[USHP_CHALLENGE_DGRAM];
+    unsigned long f = spin_lock(&ush.lock);
+    uint64_t highest = ush.fresh.highest;
+    spin_unlock(&ush.lock, f);
+    size_t n = ushp_build_challenge_reply(d, sizeof d, ush.key, h, ush.epoch, highest);
+    USH_COUNT(challenges);
+    (void)udp_send(ip, ush.port, port, d, n);
+}
+
+/* Authenticated mode, under ush.lock: may the request (nonce fresh, or
+ * not) go on? Sets *resend_only for a retransmit of an accepted request;
+ * false if refused (counted). */
+static bool ush_fresh_ok(uint32_t ip, uint16_t port, const struct ushp_hdr *h,
+                         bool *resend_only)
+{
+    struct ushf_req q = { .nonce = h->nonce, .ip = ip, .port = port, .seq = h->seq };
+    *resend_only = false;
+    if (ushf_fresh(&ush.fresh, h->nonce))
+        return true;
+    if (!ushf_recent(&ush.fresh, &q)) {
+        USH_COUNT(replayed);
+        return false;
+    }
+    *resend_only = true;            /* the client's retransmit (or a replay of it) */
+    return true;
+}
+
 static void ush_input(void *ctx, uint32_t src_ip, uint16_t src_port,
                       const void *data, size_t len)
 {
@@ -221,23 +202,24 @@ static void ush_input(void *ctx, uint32_t src_ip, uint16_t src_port,
     }
     if (!ush_auth_ok(&h, data, len))
         return;                     /* no reply: a forger learns nothing */
+    if (ush.auth && (h.flags & USHP_FLAG_CHALLENGE)) {
+        ush_challenge(src_ip, src_port, &h);
+        return;
+    }
+    if (ush.auth && h.epoch != ush.epoch) {
+        USH_COUNT(wrong_epoch);     /* a previous boot's, or another kernel's */
+        return;
+    }
     bool resend_only = false;
     unsigned long f = spin_lock(&ush.lock);
-    if (ush.auth) {
-        struct ush_window *w = ush_win_find(src_ip, src_port);
-        if (ush_win_state(w, h.nonce) != NONCE_FRESH) {
-            if (!w || w->last_nonce != h.nonce || w->last_seq != h.seq) {
-                spin_unlock(&ush.lock, f);
-                USH_COUNT(replayed);
-                return;
-            }
-            resend_only = true;     /* the client's retransmit (or a replay of it) */
-        }
+    if (ush.auth && !ush_fresh_ok(src_ip, src_port, &h, &resend_only)) {
+        spin_unlock(&ush.lock, f);
+        return;
     }
     bool dup = ush.running && ush.run_ip == src_ip && ush.run_port == src_port &&
-               ush.run_seq == h.seq;
+               ush.run_seq == h.seq && ush.run_nonce == h.nonce;
     for (unsigned i = 0; i < ush.n && !dup; i++)
-        dup = ush_same(&ush.q[(ush.head + i) % USH_QUEUE], src_ip, src_port, h.seq);
+        dup = ush_same(&ush.q[(ush.head + i) % USH_QUEUE], src_ip, src_port, h.seq, h.nonce);
     if (dup) {
         spin_unlock(&ush.lock, f);
         USH_COUNT(in_hand);         /* its reply is on the way, or will be */
@@ -257,8 +239,10 @@ static void ush_input(void *ctx, uint32_t src_ip, uint16_t src_port,
     memcpy(r->line, payload, h.len);        /* h.len <= USHP_CMD_MAX: parsed */
     r->line[h.len] = 0;
     ush.n++;
-    if (ush.auth && !resend_only)
-        ush_win_mark(src_ip, src_port, h.nonce, h.seq);
+    if (ush.auth && !resend_only) {
+        struct ushf_req q = { .nonce = h.nonce, .ip = src_ip, .port = src_port, .seq = h.seq };
+        ushf_accept(&ush.fresh, &q);
+    }
     spin_unlock(&ush.lock, f);
     USH_COUNT(requests);
     waitq_wake_all(&ush.wq);
@@ -284,6 +268,7 @@ static bool ush_take(struct ush_req *out)
     ush.run_ip = out->ip;
     ush.run_port = out->port;
     ush.run_seq = out->seq;
+    ush.run_nonce = out->nonce;
     spin_unlock(&ush.lock, f);
     return true;
 }
@@ -326,12 +311,22 @@ static void ush_send(void *ctx, const void *dgram, size_t len)
 }
 
 /* The chunker for a reply to seq (and nonce, authenticated). */
-static void ush_chunker_start(uint32_t seq, uint64_t nonce, struct ush_dest *d)
+static void ush_chunker_start(uint32_t seq, uint16_t id, uint64_t nonce, struct ush_dest *d)
 {
     if (ush.auth)
-        ushp_chunker_init_auth(&ush.ch, seq, nonce, ush.key, ush_send, d);
+        ushp_chunker_init_auth(&ush.ch, seq, id, nonce, ush.epoch, ush.key, ush_send, d);
     else
-        ushp_chunker_init(&ush.ch, seq, ush_send, d);
+        ushp_chunker_init(&ush.ch, seq, id, ush_send, d);
+}
+
+/* A reply id for one run's output: a client that sees two ids for one seq
+ * knows the command ran twice and refuses to mix the two. They repeat only
+ * after 65535 others, far beyond any client's retry window. */
+static uint16_t ush_new_id(void)
+{
+    if (++ush.last_id == 0)
+        ++ush.last_id;
+    return ush.last_id;
 }
 
 static struct ush_cache *ush_cache_lookup(uint32_t ip, uint16_t port)
@@ -411,8 +406,18 @@ static void ush_chunker_pr_write(struct printer *p, const char *s, size_t n)
 static void ush_resend(struct ush_cache *c, struct ush_dest *d)
 {
     struct printer chp = { ush_chunker_pr_write };
+    /* A client needs a few resends at most (it sends 3 per silence); more
+     * copies of one request are a flood, and each would draw the whole
+     * reply again (up to 1 MiB) towards an address nobody checked. */
+    if (c->resends >= USH_RESENDS) {
+        USH_COUNT(resends_spent);
+        return;
+    }
+    c->resends++;
     USH_COUNT(resent);
-    ush_chunker_start(c->seq, c->nonce, d);
+    /* A copy cut at USH_KEEP_MAX ends otherwise than the reply did: it
+     * goes under an id of its own, so it is never mixed with the original. */
+    ush_chunker_start(c->seq, c->total > c->len ? ush_new_id() : c->id, c->nonce, d);
     ushp_chunker_write(&ush.ch, c->buf, c->len);
     if (c->total > c->len)
         pr_printf(&chp, "\nudpshell: reply was %lu bytes; only the first %zu are "
@@ -457,6 +462,8 @@ static void ush_run(struct ush_req *r)
     c->nonce = r->nonce;
     c->len = 0;
     c->total = 0;
+    c->resends = 0;
+    c->id = ush_new_id();
     strlcpy(c->line, r->line, sizeof c->line);
 
     /* A line typed with a newline (nc, echo) is still one command. */
@@ -465,7 +472,7 @@ static void ush_run(struct ush_req *r)
         r->line[--n] = 0;
 
     struct ush_out out = { { ush_out_write }, c };
-    ush_chunker_start(r->seq, r->nonce, &d);
+    ush_chunker_start(r->seq, c->id, r->nonce, &d);
     ush.req_ip = r->ip;
     ush.req_task = task_current();
     ush_runner(r->line, &out.pr);
@@ -535,24 +542,43 @@ static void ush_print_stats(struct printer *p)
     struct udpshell_stats s;
     udpshell_get_stats(&s);
     pr_printf(p, "udpshell port %u: requests %lu, resent from the kept reply %lu, "
-              "retransmits in hand %lu, not replayed %lu\nudpshell drops: bad udpshell %lu "
+              "resends spent %lu, retransmits in hand %lu, not replayed %lu\n"
+              "udpshell drops: bad udpshell %lu "
               "(short %lu, magic %lu, len %lu, reserved %lu, too long %lu), queue full %lu, "
               "replies %lu\n",
-              ush.port, s.requests, s.resent, s.in_hand, s.stale, udpshell_bad_total(&s),
+              ush.port, s.requests, s.resent, s.resends_spent, s.in_hand, s.stale,
+              udpshell_bad_total(&s),
               s.bad[-1 - USHP_ESHORT], s.bad[-1 - USHP_EMAGIC], s.bad[-1 - USHP_ELEN],
               s.bad[-1 - USHP_ERESERVED], s.bad[-1 - USHP_ETOOLONG], s.queue_full,
               s.replies);
-    pr_printf(p, "udpshell auth: %s; refused: unauthenticated %lu, bad tag %lu, replayed %lu, "
-              "tagged without a key %lu\n", ush.auth ? "HMAC-SHA256 key" : "none (open)",
-              s.unauth, s.bad_tag, s.replayed, s.no_key);
+    if (ush.auth)
+        pr_printf(p, "udpshell auth: HMAC-SHA256 key, boot epoch %016lx", ush.epoch);
+    else
+        pr_puts(p, "udpshell auth: none (open)");
+    pr_printf(p, "; refused: unauthenticated %lu, bad tag %lu, wrong epoch %lu, replayed %lu, "
+              "tagged without a key %lu; challenges answered %lu\n", s.unauth, s.bad_tag,
+              s.wrong_epoch, s.replayed, s.no_key, s.challenges);
 }
 
 static struct net_app_stats ush_net_stats = { ush_print_stats, 0 };
 
 int udpshell_start_auth(uint16_t port, const uint8_t key[USHP_KEY_LEN])
 {
+    /* The epoch must be unpredictable: a clock or a counter would let a
+     * request captured now be tagged for a later boot's epoch. */
+    uint64_t epoch = 0;
+    for (int i = 0; i < 4 && epoch == 0; i++)
+        if (!entropy_get(&epoch, sizeof epoch))
+            break;
+    if (epoch == 0) {
+        kprintf("udpshell: no entropy for the boot epoch (source: %s): the authenticated "
+                "shell does not start\n", entropy_source() ? entropy_source() : "none");
+        return -1;
+    }
     /* Before the bind: no request may ever see the shell without its key. */
     memcpy(ush.key, key, USHP_KEY_LEN);
+    ush.epoch = epoch;
+    ushf_init(&ush.fresh);
     ush.auth = true;
     if (udpshell_start(port) == 0)
         return 0;

@@ -13,10 +13,11 @@
  * to spare; a request on the same (ip, port, seq) later than that is a new
  * client's and is run. */
 #define USH_KEEP_NS   10000000000ull
-
-/* Authenticated mode: the clients whose nonces are remembered. */
-#define USH_AUTH_CLIENTS 8
-#define USH_NONCE_WINDOW 64         /* nonces below a client's highest still accepted */
+/* How often a kept reply is sent again: a client resends at most 3 times
+ * per silence, and copies beyond these are a flood (docs/udpshell.md,
+ * "Amplification"): a request's output goes out at most 1 + USH_RESENDS
+ * times while it is kept. */
+#define USH_RESENDS   3
 
 struct printer;
 
@@ -31,8 +32,10 @@ void udpshell_set_runner(udpshell_run_fn run);
  * 0, or -1 with the reason on the console. */
 int udpshell_start(uint16_t port);
 /* The same, authenticated (ushkey=): every request must carry a valid
- * HMAC-SHA256 tag under key and a fresh nonce; replies are tagged. The key
- * is copied; the caller wipes its own. */
+ * HMAC-SHA256 tag under key, this boot's epoch and a fresh nonce; replies
+ * are tagged. The epoch comes from entropy_get: -1 (and the reason on the
+ * console) without it, never an open or predictable shell. The key is
+ * copied; the caller wipes its own. */
 int udpshell_start_auth(uint16_t port, const uint8_t key[USHP_KEY_LEN]);
 
 /* Take the oldest queued request and answer it: run its command, or send
@@ -49,6 +52,7 @@ bool udpshell_requester(uint32_t *ip);
 struct udpshell_stats {          /* all uint64_t: udpshell_get_stats copies it word by word */
     uint64_t requests;              /* queued to run (new, or a retransmit of a finished one) */
     uint64_t resent;                /* retransmits answered from the kept reply */
+    uint64_t resends_spent;         /* retransmits refused: USH_RESENDS already sent */
     uint64_t in_hand;               /* retransmits of a queued or running request: ignored */
     uint64_t stale;                 /* same (ip, port, seq) as a kept reply but another
                                        command, or too late: run, not replayed */
@@ -62,6 +66,8 @@ struct udpshell_stats {          /* all uint64_t: udpshell_get_stats copies it w
     uint64_t replayed;              /* nonce already used or too old, and not a
                                        retransmit the kept reply can answer */
     uint64_t no_key;                /* tagged request to a shell without a key */
+    uint64_t wrong_epoch;           /* tagged for another boot or another kernel */
+    uint64_t challenges;            /* challenges answered (with the epoch) */
 };
 void udpshell_get_stats(struct udpshell_stats *out);
 /* Every malformed datagram, whatever the reason. */

@@ -4,9 +4,12 @@
 #      nothing from arch/ or tools/: it reaches hardware only through hal/,
 #      and the formats it shares with the host tools live in uapi/. The one
 #      exception is hal/'s own: a hal header may include its contract's
-#      inline half, arch/<arch>/*_inline.h, in the kernel build only (under
-#      #if !__STDC_HOSTED__ && !defined(SONDE_HOST_TEST)), so that host
-#      tests still see plain functions they can fake;
+#      inline half, arch/<arch>/*_inline.h, each from its own build's
+#      folder: arch/x86_64/ or arch/arm64/ in the kernel build only (under
+#      !defined(SONDE_HOST_TEST) && defined(__x86_64__) or __aarch64__),
+#      its twin arch/host/ in host tests only (defined(SONDE_HOST_TEST));
+#      and every inline half the kernel gets has a host twin, so that host
+#      tests compile the inline code above it as the kernel does;
 #   2. uapi/ includes only uapi/, lib/ (portable and freestanding, like
 #      lib/sha256.c that the authenticated format needs) and the C
 #      library's freestanding headers, so both the kernel and a host tool
@@ -19,7 +22,10 @@
 #   5. net/, drivers/, mm/ and lib/ include nothing from the commands or
 #      the shell: the command layer registers their commands;
 #   6. no two layers of the profiler core include each other, directly or
-#      through others (a layer is a .c and its .h: ring.c and ring.h).
+#      through others (a layer is a .c and its .h: ring.c and ring.h);
+#   7. the sample path names no host build: no SONDE_HOST_TEST or
+#      __STDC_HOSTED__ test in its files, so that what host tests compile
+#      of it is what the kernel runs (only hal/'s inline halves differ).
 # Each rule is one check; a line per offending include names it.
 set -u
 cd "$(dirname "$0")/.."
@@ -39,12 +45,28 @@ portable=$(srcs kernel net drivers mm lib hal uapi)
 check "portable code includes no arch/ or tools/ header (hal/: only arch/*/*_inline.h)" \
   "$(grep -Hn '^[[:space:]]*#[[:space:]]*include[[:space:]]*"\(\.\./\)*\(arch\|tools\)/' $portable |
      grep -v '^hal/[a-z_]*\.h:[0-9]*:#include "arch/[a-z0-9_]*/[a-z_]*_inline\.h"$')"
-# hal's inline halves are for the kernel build alone: each include sits
-# under the guard that keeps host tests on the plain functions.
-check "hal/ includes an arch/ inline header only outside host builds" \
+# Each inline half comes from its own build's folder: the include sits
+# under the #if or #elif that names that build (arch/host/: the host
+# tests; arch/<arch>/: the kernel for that architecture).
+check "hal/ includes arch/<arch>/ inline halves only in the kernel build, arch/host/ only in host tests" \
   "$(for h in $(srcs hal); do
        awk -v f="$h" '/^#if|^#elif/ { g = $0 } /^#else|^#endif/ { g = "" }
-         /#include "arch\// && g !~ /!__STDC_HOSTED__ && !defined\(SONDE_HOST_TEST\)/ { print f ":" NR ": " $0 }' "$h"
+         /#include "arch\// {
+           a = $0; sub(/^[^"]*"arch\//, "", a); sub(/\/.*/, "", a)
+           m = a == "x86_64" ? "__x86_64__" : a == "arm64" ? "__aarch64__" : ""
+           if (a == "host")
+             ok = g ~ /(^|[^!])defined\(SONDE_HOST_TEST\)/ && g !~ /!defined\(SONDE_HOST_TEST\)/
+           else
+             ok = m != "" && g ~ /!defined\(SONDE_HOST_TEST\)/ && index(g, "defined(" m ")") > 0
+           if (!ok) print f ":" NR ": " $0 " (under: " (g == "" ? "no #if" : g) ")"
+         }' "$h"
+     done)"
+check "every arch/<arch>/ inline half hal/ includes has its arch/host/ twin, included beside it" \
+  "$(for h in $(srcs hal); do
+       for y in $(sed -n 's,^#include "arch/\(x86_64\|arm64\)/\([a-z_]*_inline\.h\)"$,\2,p' "$h" | sort -u); do
+         [ -f "arch/host/$y" ] || echo "$h: arch/host/$y does not exist"
+         grep -q "^#include \"arch/host/$y\"$" "$h" || echo "$h: includes arch/<arch>/$y but not arch/host/$y"
+       done
      done)"
 
 uapi=$(srcs uapi)
@@ -93,6 +115,14 @@ for a in sorted(edges):
     walk([a])
 PY
 )"
+
+# The sample path: the entry points, the capture and walk, the stack
+# bounds, the claim, the current task. A host-build switch in any of
+# them would let the host tests compile something the kernel does not run.
+hot="kernel/prof/sample.c kernel/stacktrace_inline.h kernel/stacks.h kernel/pmu_nmi.h
+     kernel/sched.h kernel/percpu.h"
+check "the sample path names no host build (SONDE_HOST_TEST, __STDC_HOSTED__)" \
+  "$(grep -Hn '^[[:space:]]*#.*\(SONDE_HOST_TEST\|__STDC_HOSTED__\)' $hot)"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -3,7 +3,9 @@
 # UBSan. A test file's "// LINK:" line names the sources it links; a source
 # there under build/ is generated, and made first. An optional "// LIBS:"
 # line adds compiler arguments after the sources (-lfoo, -Idir of
-# generated headers).
+# generated headers); an optional "// CFLAGS:" line adds compiler options
+# for every source of that test (-D of a build variant: the arm64 PMU
+# backend's test defines SONDE_HOST_PMUV3, arch/host/pmu_inline.h).
 # Usage: scripts/unit.sh [test_name ...]
 # Each test binary has UNIT_TIMEOUT seconds (default 120); one that runs
 # longer is killed and counts as a failure naming it.
@@ -23,11 +25,12 @@ for f in "${files[@]}"; do
   name=$(basename "$f" .c)
   link=$(sed -n 's,^// LINK:,,p' "$f" | head -1)
   libs=$(sed -n 's,^// LIBS:,,p' "$f" | head -1)
+  tflags=$(sed -n 's,^// CFLAGS:,,p' "$f" | head -1)
   : > "$out/$name.log"
   for src in $link; do
     case $src in build/*) make -s "$src" >> "$out/$name.log" 2>&1 ;; esac
   done
-  if ! gcc $cflags "$f" tests/unit/harness.c tests/unit/fake_hal.c $link $libs -o "$out/$name" 2>> "$out/$name.log"; then
+  if ! gcc $cflags $tflags "$f" tests/unit/harness.c tests/unit/fake_hal.c $link $libs -o "$out/$name" 2>> "$out/$name.log"; then
     echo "$name: BUILD FAILED"; sed 's/^/  /' "$out/$name.log" | head -30
     broken=$((broken + 1)); continue
   fi

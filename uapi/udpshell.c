@@ -8,7 +8,7 @@
 #include "uapi/udpshell.h"
 
 static int ushp_parse_max(const void *dgram, size_t len, struct ushp_hdr *out,
-                          const uint8_t **payload, size_t max)
+                          const uint8_t **payload, size_t max, bool reply)
 {
     const uint8_t *d = dgram;
     if (len < USHP_HDR_LEN)
@@ -18,8 +18,8 @@ static int ushp_parse_max(const void *dgram, size_t len, struct ushp_hdr *out,
     out->chunk = get_be16(d + USHP_OFF_CHUNK);
     out->flags = get_be16(d + USHP_OFF_FLAGS);
     out->len = get_be16(d + USHP_OFF_LEN);
-    out->reserved = get_be16(d + USHP_OFF_RESERVED);
-    out->nonce = 0;
+    out->id = get_be16(d + USHP_OFF_ID);
+    out->nonce = out->epoch = 0;
     if (out->magic != USHP_MAGIC)
         return USHP_EMAGIC;
     /* Exact: a len beyond the datagram would read past it; one short of it
@@ -27,26 +27,31 @@ static int ushp_parse_max(const void *dgram, size_t len, struct ushp_hdr *out,
     size_t extra = out->flags & USHP_FLAG_AUTH ? USHP_AUTH_OVERHEAD : 0;
     if (len < USHP_HDR_LEN + extra || (size_t)out->len != len - USHP_HDR_LEN - extra)
         return USHP_ELEN;
-    if (out->reserved != 0)
-        return USHP_ERESERVED;
+    if (!reply && out->id != 0)
+        return USHP_ERESERVED;      /* a reply's id; a request has none */
     if (out->len > max)
         return USHP_ETOOLONG;
-    if (extra)
+    /* A challenge is exactly as long as its answer (no amplification). */
+    if (extra && (out->flags & USHP_FLAG_CHALLENGE) && out->len != USHP_CHALLENGE_LEN)
+        return USHP_ELEN;
+    if (extra) {
         out->nonce = get_be64(d + USHP_HDR_LEN);
-    *payload = d + USHP_HDR_LEN + (extra ? USHP_NONCE_LEN : 0);
+        out->epoch = get_be64(d + USHP_HDR_LEN + USHP_NONCE_LEN);
+    }
+    *payload = d + (extra ? USHP_AUTH_PAYLOAD_OFF : USHP_HDR_LEN);
     return 0;
 }
 
 int ushp_parse(const void *dgram, size_t len, struct ushp_hdr *out,
                const uint8_t **payload)
 {
-    return ushp_parse_max(dgram, len, out, payload, USHP_CMD_MAX);
+    return ushp_parse_max(dgram, len, out, payload, USHP_CMD_MAX, false);
 }
 
 int ushp_parse_reply(const void *dgram, size_t len, struct ushp_hdr *out,
                      const uint8_t **payload)
 {
-    return ushp_parse_max(dgram, len, out, payload, USHP_CHUNK_MAX);
+    return ushp_parse_max(dgram, len, out, payload, USHP_CHUNK_MAX, true);
 }
 
 bool ushp_is_reply(const void *dgram, size_t len)
@@ -69,14 +74,15 @@ const char *ushp_strerror(int reason)
     }
 }
 
-static void ushp_put_hdr(uint8_t *d, uint32_t seq, uint16_t chunk, uint16_t flags, size_t len)
+static void ushp_put_hdr(uint8_t *d, uint32_t seq, uint16_t chunk, uint16_t flags, size_t len,
+                         uint16_t id)
 {
     put_be32(d + USHP_OFF_MAGIC, USHP_MAGIC);
     put_be32(d + USHP_OFF_SEQ, seq);
     put_be16(d + USHP_OFF_CHUNK, chunk);
     put_be16(d + USHP_OFF_FLAGS, flags);
     put_be16(d + USHP_OFF_LEN, (uint16_t)len);
-    put_be16(d + USHP_OFF_RESERVED, 0);
+    put_be16(d + USHP_OFF_ID, id);
 }
 
 size_t ushp_build(void *buf, size_t cap, uint32_t seq, uint16_t chunk, bool last,
@@ -84,7 +90,7 @@ size_t ushp_build(void *buf, size_t cap, uint32_t seq, uint16_t chunk, bool last
 {
     if (len > USHP_CHUNK_MAX || cap < USHP_HDR_LEN + len)
         return 0;
-    ushp_put_hdr(buf, seq, chunk, last ? USHP_FLAG_LAST : 0, len);
+    ushp_put_hdr(buf, seq, chunk, last ? USHP_FLAG_LAST : 0, len, 0);
     if (len)
         __builtin_memcpy((uint8_t *)buf + USHP_HDR_LEN, payload, len);
     return USHP_HDR_LEN + len;
@@ -93,7 +99,7 @@ size_t ushp_build(void *buf, size_t cap, uint32_t seq, uint16_t chunk, bool last
 /* Where the payload starts in dgram: after the nonce if authenticated. */
 static size_t ushp_chunker_off(const struct ushp_chunker *c)
 {
-    return USHP_HDR_LEN + (c->key ? USHP_NONCE_LEN : 0);
+    return c->key ? USHP_AUTH_PAYLOAD_OFF : USHP_HDR_LEN;
 }
 
 /* Send what dgram holds as chunk next_chunk; the payload is already in place. */
@@ -103,9 +109,10 @@ static void ushp_chunker_emit(struct ushp_chunker *c, bool last)
     size_t n = ushp_chunker_off(c) + c->fill;
     if (c->key)
         flags |= USHP_FLAG_AUTH;
-    ushp_put_hdr(c->dgram, c->seq, c->next_chunk, flags, c->fill);
+    ushp_put_hdr(c->dgram, c->seq, c->next_chunk, flags, c->fill, c->id);
     if (c->key) {
         put_be64(c->dgram + USHP_HDR_LEN, c->nonce);
+        put_be64(c->dgram + USHP_HDR_LEN + USHP_NONCE_LEN, c->epoch);
         c->seal(c->key, c->dgram, n);
         n += USHP_TAG_LEN;
     }
@@ -136,18 +143,20 @@ void ushp_chunker_write(struct ushp_chunker *c, const void *out, size_t n)
     }
 }
 
-void ushp_chunker_init(struct ushp_chunker *c, uint32_t seq, ushp_send_fn send, void *ctx)
+void ushp_chunker_init(struct ushp_chunker *c, uint32_t seq, uint16_t id, ushp_send_fn send,
+                       void *ctx)
 {
     c->send = send;
     c->ctx = ctx;
     c->seq = seq;
+    c->id = id;
     c->next_chunk = 0;
     c->finished = false;
     c->truncated = false;
     c->fill = 0;
     c->total = 0;
     c->key = 0;
-    c->nonce = 0;
+    c->nonce = c->epoch = 0;
     c->seal = 0;
 }
 

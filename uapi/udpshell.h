@@ -12,22 +12,31 @@
  *       10    2 flags      bit 0: last chunk of the reply (set in a request);
  *                          bit 2 (USHP_FLAG_REPLY): set in every reply
  *       12    2 len        payload bytes; the datagram is exactly 16 + len
- *       14    2 reserved   zero
+ *       14    2 id         0 in a request; in a reply, the reply id: the
+ *                          same, never 0, in every chunk of one run's output
  *
  * all big-endian (network order).
  *
  * Authenticated datagrams (flags bit 1, USHP_FLAG_AUTH; docs/udpshell.md,
- * "Authentication") carry a nonce after the header and an HMAC-SHA256 tag
- * after the payload; len still counts the payload alone:
+ * "Authentication") carry a nonce and the shell's boot epoch after the
+ * header and an HMAC-SHA256 tag after the payload; len still counts the
+ * payload alone:
  *
  *   offset      size field
  *        0        16 header     flags has USHP_FLAG_AUTH (and, in a reply,
  *                               USHP_FLAG_REPLY)
  *       16         8 nonce      big-endian; a reply carries its request's
- *       24       len payload
- *   24+len        32 tag        HMAC-SHA256(key, bytes 0 .. 24+len-1)
+ *       24         8 epoch      big-endian; the shell's boot epoch (0 in a
+ *                               challenge)
+ *       32       len payload
+ *   32+len        32 tag        HMAC-SHA256(key, bytes 0 .. 32+len-1)
  *
- * so the datagram is exactly 56 + len bytes. */
+ * so the datagram is exactly 64 + len bytes.
+ *
+ * A challenge (USHP_FLAG_CHALLENGE with USHP_FLAG_AUTH) asks the shell for
+ * its epoch: its payload is USHP_CHALLENGE_LEN zero bytes, its reply's the
+ * highest nonce the shell has accepted this boot, so the reply (64 + 8
+ * bytes) is exactly as large as the request: no amplification. */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
@@ -39,10 +48,16 @@
 #define USHP_FLAG_AUTH    0x0002   /* nonce and tag present (authenticated mode) */
 #define USHP_FLAG_REPLY   0x0004   /* every reply, in both modes: a shell never
                                       runs a datagram that carries it */
+#define USHP_FLAG_CHALLENGE 0x0008 /* with AUTH: asks for (or, with REPLY,
+                                      tells) the shell's boot epoch */
 #define USHP_NONCE_LEN    8
+#define USHP_EPOCH_LEN    8
 #define USHP_TAG_LEN      32       /* HMAC-SHA256 */
 #define USHP_KEY_LEN      32       /* ushkey=: 64 hex digits */
-#define USHP_AUTH_OVERHEAD (USHP_NONCE_LEN + USHP_TAG_LEN)
+#define USHP_AUTH_OVERHEAD (USHP_NONCE_LEN + USHP_EPOCH_LEN + USHP_TAG_LEN)
+#define USHP_AUTH_PAYLOAD_OFF (USHP_HDR_LEN + USHP_NONCE_LEN + USHP_EPOCH_LEN)
+#define USHP_CHALLENGE_LEN 8       /* a challenge's payload, and its reply's */
+#define USHP_CHALLENGE_DGRAM (USHP_HDR_LEN + USHP_AUTH_OVERHEAD + USHP_CHALLENGE_LEN)
 #define USHP_CMD_MAX      255      /* request payload limit (the shell's LINE_MAX) */
 #define USHP_CHUNK_MAX    1400     /* reply payload limit per datagram */
 #define USHP_DGRAM_MAX    (USHP_HDR_LEN + USHP_CHUNK_MAX)
@@ -55,35 +70,40 @@
 #define USHP_OFF_CHUNK    8
 #define USHP_OFF_FLAGS    10
 #define USHP_OFF_LEN      12
-#define USHP_OFF_RESERVED 14
+#define USHP_OFF_RESERVED 14      /* a request's; a reply's reply id */
+#define USHP_OFF_ID       USHP_OFF_RESERVED
 
 _Static_assert(USHP_OFF_RESERVED + 2 == USHP_HDR_LEN, "UDP shell header is 16 bytes");
 /* One Ethernet frame carries any datagram (1500 - 20 IPv4 - 8 UDP): no
  * fragments, which the kernel's stack drops. */
 _Static_assert(USHP_AUTH_DGRAM_MAX <= 1472, "a reply datagram fits one frame");
 _Static_assert(USHP_HDR_LEN + USHP_CMD_MAX <= USHP_DGRAM_MAX, "a request fits one frame");
+_Static_assert(USHP_AUTH_PAYLOAD_OFF == 32, "nonce at 16, epoch at 24, payload at 32");
 
 /* ushp_parse's reasons for refusing a datagram. */
 #define USHP_ESHORT     -1   /* shorter than the 16-byte header */
 #define USHP_EMAGIC     -2   /* magic is not 0x4E4F5348 */
 #define USHP_ELEN       -3   /* len field disagrees with the datagram's size */
-#define USHP_ERESERVED  -4   /* reserved field not zero */
+#define USHP_ERESERVED  -4   /* reserved field not zero (a request) */
 #define USHP_ETOOLONG   -5   /* payload above the limit (255 request, 1400 reply) */
 #define USHP_NREASONS   5
 
 struct ushp_hdr {              /* host byte order */
     uint32_t magic, seq;
-    uint16_t chunk, flags, len, reserved;
-    uint64_t nonce;            /* authenticated datagrams only; else 0 */
+    uint16_t chunk, flags, len;
+    uint16_t id;               /* 0 in a request; a reply's reply id */
+    uint64_t nonce, epoch;     /* authenticated datagrams only; else 0 */
 };
 
 /* Parse a request: 0 and *out, *payload (pointing into dgram) filled, or a
  * USHP_E* reason. Never reads past len. With USHP_FLAG_AUTH in flags the
- * datagram must have the authenticated layout (56 + len bytes); the tag
- * is not checked here (ushp_auth_verify). */
+ * datagram must have the authenticated layout (64 + len bytes), and a
+ * challenge's len must be USHP_CHALLENGE_LEN; the tag is not checked here
+ * (ushp_auth_verify). */
 int ushp_parse(const void *dgram, size_t len, struct ushp_hdr *out,
                const uint8_t **payload);
-/* The same for a reply chunk (payload limit USHP_CHUNK_MAX). */
+/* The same for a reply chunk (payload limit USHP_CHUNK_MAX; the id field
+ * is the reply id, any value). */
 int ushp_parse_reply(const void *dgram, size_t len, struct ushp_hdr *out,
                      const uint8_t **payload);
 /* True if dgram says it is a reply: at least a header, the magic, and
@@ -115,6 +135,7 @@ struct ushp_chunker {
     ushp_send_fn send;
     void *ctx;
     uint32_t seq;
+    uint16_t id;                 /* the reply id every chunk carries */
     uint16_t next_chunk;
     bool finished, truncated;
     size_t fill;                 /* payload bytes in dgram */
@@ -124,12 +145,15 @@ struct ushp_chunker {
      * A pointer so that this file needs no SHA-256: only users of the
      * authenticated mode link uapi/udpshell_auth.c and lib/sha256.c. */
     const uint8_t *key;
-    uint64_t nonce;
+    uint64_t nonce, epoch;
     void (*seal)(const uint8_t *key, uint8_t *dgram, size_t n);
     uint8_t dgram[USHP_AUTH_DGRAM_MAX];
 };
 
-void ushp_chunker_init(struct ushp_chunker *c, uint32_t seq, ushp_send_fn send, void *ctx);
+/* id: the reply id (docs/udpshell.md, "Reply"): one per run of a
+ * command, never 0, so that a client never mixes two runs' chunks. */
+void ushp_chunker_init(struct ushp_chunker *c, uint32_t seq, uint16_t id, ushp_send_fn send,
+                       void *ctx);
 /* Add n bytes of output (any n). Ignored once finished. */
 void ushp_chunker_write(struct ushp_chunker *c, const void *s, size_t n);
 /* Send the last chunk. Further output is ignored. */
@@ -144,20 +168,31 @@ int ushp_parse_key(const char *s, size_t n, uint8_t key[USHP_KEY_LEN]);
 #define USHP_KEY_RULE "64 hex digits (32 bytes), e.g. from: head -c 32 /dev/urandom | xxd -p -c 64"
 
 /* Build an authenticated datagram: header (flags | USHP_FLAG_AUTH), nonce,
- * payload, tag. Its length, or 0 if cap is too small or len > USHP_CHUNK_MAX.
- * Requests: flags USHP_FLAG_LAST; replies: USHP_FLAG_REPLY, and
- * USHP_FLAG_LAST on the last chunk. */
+ * epoch, payload, tag. Its length, or 0 if cap is too small or len >
+ * USHP_CHUNK_MAX. Requests: flags USHP_FLAG_LAST; replies:
+ * USHP_FLAG_REPLY, and USHP_FLAG_LAST on the last chunk. */
 size_t ushp_build_auth(void *buf, size_t cap, const uint8_t key[USHP_KEY_LEN],
                        uint32_t seq, uint16_t chunk, uint16_t flags, uint64_t nonce,
-                       const void *payload, size_t len);
+                       uint64_t epoch, const void *payload, size_t len);
+/* A challenge (USHP_CHALLENGE_DGRAM bytes): epoch 0, zero payload. Its
+ * length, or 0 if cap is too small. */
+size_t ushp_build_challenge(void *buf, size_t cap, const uint8_t key[USHP_KEY_LEN],
+                            uint32_t seq, uint64_t nonce);
+/* The shell's answer to the challenge h: its seq and nonce, the shell's
+ * epoch, and highest (the highest nonce it has accepted this boot) as
+ * payload. Exactly as long as the challenge; 0 if cap is too small. */
+size_t ushp_build_challenge_reply(void *buf, size_t cap, const uint8_t key[USHP_KEY_LEN],
+                                  const struct ushp_hdr *h, uint64_t epoch,
+                                  uint64_t highest);
 /* The tag of the first n bytes of dgram, written to dgram + n. */
 void ushp_auth_seal(const uint8_t *key, uint8_t *dgram, size_t n);
 /* True if the last USHP_TAG_LEN bytes of the len-byte dgram are the tag of
  * the rest under key; compared in constant time. False if len cannot hold
  * an authenticated datagram. */
 bool ushp_auth_verify(const uint8_t key[USHP_KEY_LEN], const void *dgram, size_t len);
-/* ushp_chunker_init for an authenticated reply to the request with nonce:
- * every chunk is flagged USHP_FLAG_AUTH | USHP_FLAG_REPLY and tagged. key
- * must outlive the chunker. */
-void ushp_chunker_init_auth(struct ushp_chunker *c, uint32_t seq, uint64_t nonce,
-                            const uint8_t *key, ushp_send_fn send, void *ctx);
+/* ushp_chunker_init for an authenticated reply to the request with nonce,
+ * from the shell of boot epoch: every chunk is flagged USHP_FLAG_AUTH |
+ * USHP_FLAG_REPLY and tagged. key must outlive the chunker. */
+void ushp_chunker_init_auth(struct ushp_chunker *c, uint32_t seq, uint16_t id, uint64_t nonce,
+                            uint64_t epoch, const uint8_t *key, ushp_send_fn send,
+                            void *ctx);

@@ -39,10 +39,10 @@ void ushp_auth_seal(const uint8_t *key, uint8_t *dgram, size_t n)
 
 size_t ushp_build_auth(void *buf, size_t cap, const uint8_t key[USHP_KEY_LEN],
                        uint32_t seq, uint16_t chunk, uint16_t flags, uint64_t nonce,
-                       const void *payload, size_t len)
+                       uint64_t epoch, const void *payload, size_t len)
 {
     uint8_t *d = buf;
-    size_t body = USHP_HDR_LEN + USHP_NONCE_LEN + len;
+    size_t body = USHP_AUTH_PAYLOAD_OFF + len;
     if (len > USHP_CHUNK_MAX || cap < body + USHP_TAG_LEN)
         return 0;
     put_be32(d + USHP_OFF_MAGIC, USHP_MAGIC);
@@ -50,12 +50,32 @@ size_t ushp_build_auth(void *buf, size_t cap, const uint8_t key[USHP_KEY_LEN],
     put_be16(d + USHP_OFF_CHUNK, chunk);
     put_be16(d + USHP_OFF_FLAGS, flags | USHP_FLAG_AUTH);
     put_be16(d + USHP_OFF_LEN, (uint16_t)len);
-    put_be16(d + USHP_OFF_RESERVED, 0);
+    put_be16(d + USHP_OFF_ID, 0);
     put_be64(d + USHP_HDR_LEN, nonce);
+    put_be64(d + USHP_HDR_LEN + USHP_NONCE_LEN, epoch);
     if (len)
-        __builtin_memcpy(d + USHP_HDR_LEN + USHP_NONCE_LEN, payload, len);
+        __builtin_memcpy(d + USHP_AUTH_PAYLOAD_OFF, payload, len);
     ushp_auth_seal(key, d, body);
     return body + USHP_TAG_LEN;
+}
+
+size_t ushp_build_challenge(void *buf, size_t cap, const uint8_t key[USHP_KEY_LEN],
+                            uint32_t seq, uint64_t nonce)
+{
+    static const uint8_t zero[USHP_CHALLENGE_LEN];
+    return ushp_build_auth(buf, cap, key, seq, 0, USHP_FLAG_LAST | USHP_FLAG_CHALLENGE,
+                           nonce, 0, zero, sizeof zero);
+}
+
+size_t ushp_build_challenge_reply(void *buf, size_t cap, const uint8_t key[USHP_KEY_LEN],
+                                  const struct ushp_hdr *h, uint64_t epoch,
+                                  uint64_t highest)
+{
+    uint8_t pl[USHP_CHALLENGE_LEN];
+    put_be64(pl, highest);
+    return ushp_build_auth(buf, cap, key, h->seq, 0,
+                           USHP_FLAG_LAST | USHP_FLAG_CHALLENGE | USHP_FLAG_REPLY,
+                           h->nonce, epoch, pl, sizeof pl);
 }
 
 bool ushp_auth_verify(const uint8_t key[USHP_KEY_LEN], const void *dgram, size_t len)
@@ -68,11 +88,13 @@ bool ushp_auth_verify(const uint8_t key[USHP_KEY_LEN], const void *dgram, size_t
     return ct_equal(want, (const uint8_t *)dgram + body, USHP_TAG_LEN);
 }
 
-void ushp_chunker_init_auth(struct ushp_chunker *c, uint32_t seq, uint64_t nonce,
-                            const uint8_t *key, ushp_send_fn send, void *ctx)
+void ushp_chunker_init_auth(struct ushp_chunker *c, uint32_t seq, uint16_t id, uint64_t nonce,
+                            uint64_t epoch, const uint8_t *key, ushp_send_fn send,
+                            void *ctx)
 {
-    ushp_chunker_init(c, seq, send, ctx);
+    ushp_chunker_init(c, seq, id, send, ctx);
     c->key = key;
     c->nonce = nonce;
+    c->epoch = epoch;
     c->seal = ushp_auth_seal;
 }

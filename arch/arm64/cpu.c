@@ -10,11 +10,10 @@
 #include "arch/arm64/arm64.h"
 #include "arch/arm64/percpu_arch.h"
 #include "hal/cpu.h"
+#include "kernel/cpus.h"
 #include "kernel/percpu.h"
 
-struct cpu cpus[MAX_CPUS];
 static struct cpu_arch cpu_archs[MAX_CPUS];
-static unsigned ncpus_started = 1;
 unsigned cycles_shift;             /* read inline: arch/arm64/cpu_inline.h */
 static uint64_t per_us;
 
@@ -23,16 +22,12 @@ static void pmr_init(unsigned idx);
 
 void cpu_arch_init(unsigned idx, uint64_t mpidr)
 {
-    struct cpu *c = &cpus[idx];
     struct cpu_arch *a = &cpu_archs[idx];
 
     write_sysreg(vbar_el1, (uint64_t)vectors);   /* before anything can fault */
     isb();
     pmr_init(idx);                               /* before the first irq_save */
-    c->self = c;
-    c->index = idx;
-    c->arch = a;
-    c->rq_lock = (spinlock_t)SPINLOCK_INIT;
+    struct cpu *c = cpu_setup(idx, a);
     a->mpidr = mpidr & MPIDR_AFF_MASK;
     c->hw_id = (uint32_t)(a->mpidr & 0xffffff);  /* Aff2.Aff1.Aff0, for `cpus` */
     write_sysreg(tpidr_el1, (uint64_t)c);        /* this_cpu() works from here on */
@@ -43,14 +38,7 @@ struct cpu *this_cpu(void)
     return (struct cpu *)read_sysreg(tpidr_el1);
 }
 
-unsigned cpu_index(void) { return this_cpu()->index; }
 _Static_assert(__builtin_offsetof(struct cpu, index) == CPU_OFF_INDEX, "cpu_inline.h reads index there");
-unsigned cpu_count(void) { return __atomic_load_n(&ncpus_started, __ATOMIC_ACQUIRE); }
-void cpu_set_count(unsigned n) { __atomic_store_n(&ncpus_started, n, __ATOMIC_RELEASE); }
-bool cpu_online(unsigned idx)
-{
-    return idx < MAX_CPUS && __atomic_load_n(&cpus[idx].online, __ATOMIC_ACQUIRE);
-}
 
 #define DAIF_I (1ul << 7)
 

@@ -139,7 +139,6 @@ void kmain(uint64_t x0, uint64_t entry_el)
     boot_param_pmu();
     sched_init_cpu_stack((uintptr_t)boot_stack, (uintptr_t)boot_stack_top);
     unsigned n = smp_start(&boot_dt, boot_param_smp());       /* every other CPU */
-    cpu_set_count(n);
     kprintf("smp: %u cpus online (device tree lists %u, psci %s)\n", n,
             boot_dt.ncpus + boot_dt.cpus_skipped, boot_dt.psci_method[0] ? boot_dt.psci_method : "none");
     gtimer_start();                                  /* this CPU's tick */

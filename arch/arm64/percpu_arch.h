@@ -8,5 +8,4 @@ struct cpu_arch {
 };
 
 void cpu_arch_init(unsigned idx, uint64_t mpidr);  /* TPIDR_EL1, VBAR_EL1: this cpu */
-void cpu_set_count(unsigned n);
 void cycles_init(uint64_t cntfrq);                 /* the counter's scale (cpu.c) */

@@ -3,26 +3,26 @@
  * device tree's /psci node says). Each enters secondary_entry (boot.S)
  * with the MMU off and its index as the context id, turns the MMU on with
  * the boot page tables, and continues in ap_entry on a stack of its own.
- * A CPU that does not report within 200 ms is named and skipped. */
+ * The loop, the stacks and the wait are kernel/cpus.c's (cpus_start);
+ * here is how one CPU is woken, and where it lands. */
 #include "arch/arm64/arm64.h"
 #include "arch/arm64/gic.h"
 #include "arch/arm64/gtimer.h"
 #include "arch/arm64/percpu_arch.h"
 #include "arch/arm64/smp.h"
 #include "kernel/console.h"
+#include "kernel/cpus.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
 #include "kernel/sched.h"
 #include "kernel/task.h"
-#include "kernel/time.h"
+#include "lib/printf.h"
 #include "lib/string.h"
-#include "mm/heap.h"
 
 #define PSCI_CPU_ON_64 0xc4000003u
 
 extern char secondary_entry[];
 uint64_t ap_stack_tops[MAX_CPUS];       /* boot.S reads its own */
-static volatile int ap_ready;
 static bool use_smc;
 
 /* SMC Calling Convention: function id and arguments in x0-x3, result in
@@ -55,7 +55,7 @@ void ap_entry(unsigned idx)
     a->stack_lo = a->stack_hi - TASK_STACK_SIZE;
     sched_init_cpu_stack(a->stack_lo, a->stack_hi);
     gtimer_start();
-    __atomic_store_n(&ap_ready, 1, __ATOMIC_RELEASE);
+    cpus_start_report();
     sched_run();
 }
 
@@ -73,9 +73,23 @@ static const char *psci_error(int64_t r)
     }
 }
 
+/* cpus_start's hook: the stack top boot.S loads for index idx, then
+ * CPU_ON. A PSCI error means the CPU was never started: said, and its
+ * stack freed by cpus_start. */
+static const char *a64_wake(unsigned idx, uint64_t mpidr, void *stack)
+{
+    static char why[48];
+    ap_stack_tops[idx] = (uint64_t)stack + TASK_STACK_SIZE;
+    __asm__ volatile("dsb ish" ::: "memory");   /* the stack top before the cpu runs */
+    int64_t r = psci_call(PSCI_CPU_ON_64, mpidr, virt_to_phys(secondary_entry), idx);
+    if (r == 0)
+        return NULL;
+    fmt_snprintf(why, sizeof why, "PSCI CPU_ON: %ld, %s", (long)r, psci_error(r));
+    return why;
+}
+
 unsigned smp_start(const struct fdt_machine *m, unsigned max)
 {
-    unsigned n = 1;
     uint64_t me = read_sysreg(mpidr_el1) & MPIDR_AFF_MASK;
 
     if (!m->psci_method[0]) {
@@ -84,35 +98,6 @@ unsigned smp_start(const struct fdt_machine *m, unsigned max)
         return 1;
     }
     use_smc = strcmp(m->psci_method, "smc") == 0;
-    for (unsigned i = 0; i < m->ncpus && n < max; i++) {
-        uint64_t mpidr = m->cpu_mpidr[i];
-        if (mpidr == me)
-            continue;
-        void *stack = kmalloc(TASK_STACK_SIZE);
-        if (!stack) {
-            kprintf("smp: no memory for a stack: cpu with mpidr 0x%lx skipped\n", mpidr);
-            continue;
-        }
-        ap_stack_tops[n] = (uint64_t)stack + TASK_STACK_SIZE;
-        ap_ready = 0;
-        cpu_set_count(n + 1);
-        __asm__ volatile("dsb ish" ::: "memory");   /* the stack top before the cpu runs */
-        int64_t r = psci_call(PSCI_CPU_ON_64, mpidr, virt_to_phys(secondary_entry), n);
-        uint64_t t0 = time_ns();
-        while (r == 0 && !__atomic_load_n(&ap_ready, __ATOMIC_ACQUIRE) && time_ns() - t0 < 200000000)
-            cpu_relax();
-        if (r != 0 || !ap_ready) {
-            if (r != 0)
-                kprintf("smp: PSCI CPU_ON for mpidr 0x%lx failed (%ld, %s): skipped\n",
-                        mpidr, r, psci_error(r));
-            else
-                kprintf("smp: cpu with mpidr 0x%lx did not start: skipped\n", mpidr);
-            cpu_set_count(n);
-            if (r != 0)
-                kfree(stack);           /* it never ran: nobody can be on it */
-            continue;
-        }
-        n++;
-    }
-    return n;
+    struct cpus_boot b = { m->cpu_mpidr, m->ncpus, me, "mpidr", a64_wake };
+    return cpus_start(&b, max);
 }

@@ -3,28 +3,22 @@
 #include "arch/x86_64/percpu_arch.h"
 #include "arch/x86_64/x86.h"
 #include "hal/cpu.h"
+#include "kernel/cpus.h"
 #include "kernel/percpu.h"
 #include "kernel/stacks.h"
 #include "lib/string.h"
 
 #define MSR_GS_BASE 0xC0000101
 
-struct cpu cpus[MAX_CPUS];
 static struct cpu_arch cpu_archs[MAX_CPUS];
-static unsigned ncpus_started = 1;
 static uint64_t tsc_per_us;
 
 static const char *const ist_names[3] = { "nmi", "df", "mc" };
 
 void cpu_arch_init(unsigned idx)
 {
-    struct cpu *c = &cpus[idx];
     struct cpu_arch *a = &cpu_archs[idx];
-
-    c->self = c;
-    c->index = idx;
-    c->arch = a;
-    c->rq_lock = (spinlock_t)SPINLOCK_INIT;
+    struct cpu *c = cpu_setup(idx, a);
     wrmsr(MSR_GS_BASE, (uint64_t)c);       /* this_cpu() works from here on */
 
     a->gdt[0] = 0;
@@ -69,14 +63,7 @@ struct cpu *this_cpu(void)
     return c;
 }
 
-unsigned cpu_index(void) { return this_cpu()->index; }
 _Static_assert(__builtin_offsetof(struct cpu, index) == CPU_OFF_INDEX, "cpu_inline.h reads index there");
-unsigned cpu_count(void) { return __atomic_load_n(&ncpus_started, __ATOMIC_ACQUIRE); }
-void cpu_set_count(unsigned n) { __atomic_store_n(&ncpus_started, n, __ATOMIC_RELEASE); }
-bool cpu_online(unsigned idx)
-{
-    return idx < MAX_CPUS && __atomic_load_n(&cpus[idx].online, __ATOMIC_ACQUIRE);
-}
 
 unsigned long irq_save(void)
 {

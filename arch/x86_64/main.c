@@ -66,7 +66,6 @@ void kmain(int proto, uint32_t info_phys)
     boot_param_pmu();
     sched_init_cpu_stack((uintptr_t)boot_stack, (uintptr_t)boot_stack_top);
     unsigned n = smp_start(boot_param_smp());             /* every other CPU */
-    cpu_set_count(n);
     kprintf("smp: %u cpus online (madt lists %u)\n", n, madt.ncpus + madt.cpus_skipped);
     lapic_timer_start(TIMER_HZ);                     /* this CPU's tick */
     console_enable_input_irq();                      /* COM1 receive by IRQ 4 */

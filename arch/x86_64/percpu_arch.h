@@ -24,5 +24,4 @@ struct cpu_arch {
 };
 
 void cpu_arch_init(unsigned idx);  /* GDT, TSS, IST stacks, GS base: this CPU */
-void cpu_set_count(unsigned n);    /* CPUs started so far (cpu.c) */
 void cycles_set_rate(uint64_t per_us);  /* the calibrated TSC rate (cpu.c) */

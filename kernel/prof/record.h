@@ -16,6 +16,8 @@
 enum prof_kind {
     PROF_KIND_CPU = 0,          /* a sample of the running pc; weight 1 */
     PROF_KIND_OFFCPU = 1,       /* time off the CPU (kernel/prof/offcpu.h); ns */
+    PROF_KIND_HEAP = 2,         /* a sampled allocation (mm/heapprof.h);
+                                   weight the bytes it stands for */
     PROF_KIND_MAX = 2,          /* kinds a reader may meet: cpu, and the
                                    off-CPU (1, ns) and heap (2, bytes) to
                                    come; anything above is corrupt */
@@ -42,9 +44,15 @@ struct prof_record {
      * never writes this word (prof_record_weight reads it right). */
     uint64_t pr_weight;
     uintptr_t pr_frames[PROF_FRAMES];
-    /* Off-CPU only: the wait queue's or mutex's name (a string that lives
-     * as long as the kernel: the definition's), NULL for the others. */
-    const char *pr_name;
+    /* What was the record's tail padding, one word per kind. */
+    union {
+        /* Heap records only: the requested size of the sampled block, so
+         * that readers can tell objects (pr_weight / pr_size) from bytes. */
+        uint64_t pr_size;
+        /* Off-CPU only: the wait queue's or mutex's name (a string that
+         * lives as long as the kernel: the definition's), or NULL. */
+        const char *pr_name;
+    };
 } __attribute__((aligned(32)));
 /* 96 bytes, a multiple of 32: a slot's address is three instructions from
  * its index (x3, <<5, add), as it was at 80 bytes (x5, <<4, add); at 88

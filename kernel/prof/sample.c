@@ -7,6 +7,12 @@
  * no lock, no allocation, no symbol lookup. Everything else happens in
  * task context, later, on what the rings hold.
  *
+ * The capture (kernel/stacktrace_inline.h) and the counter's claim
+ * (kernel/pmu_nmi.h) are inline: as calls they would save and restore
+ * their registers on every sample. Host unit tests compile this same
+ * code; only the register reads beneath it come from their twins
+ * (arch/host/, hal/cpu.h).
+ *
  * Sources: the timer tick (100 Hz per CPU) always; the performance
  * counter (hal/pmu.h, an NMI about every ms) where the probe says one
  * really counts. Each CPU arms and disarms its own counter from its own
@@ -19,23 +25,11 @@
 #include "hal/irq.h"
 #include "hal/pmu.h"
 #include "kernel/panic.h"
+#include "kernel/pmu_nmi.h"
 #include "kernel/prof/ring.h"
 #include "kernel/sched.h"
-#include "kernel/stacktrace.h"
-#include "kernel/task.h"
-#ifdef SONDE_HOST_TEST
-/* The host tests fake the walk and the counter's claim
- * (tests/unit/fake_profiler.c). */
-#define prof_capture(tf, out, max, cpu) st_capture_trap(tf, out, max)
-#define prof_pmu_claim(cpu) pmu_nmi_claim()
-#else
-/* Both inline: a call would save and restore their registers on every
- * sample (kernel/stacktrace_inline.h, kernel/pmu_nmi.h). */
-#include "kernel/pmu_nmi.h"
 #include "kernel/stacktrace_inline.h"
-#define prof_capture(tf, out, max, cpu) st_capture_trap_inline(tf, out, max, cpu)
-#define prof_pmu_claim(cpu) pmu_nmi_claim_on(cpu)
-#endif
+#include "kernel/task.h"
 
 /* Takes one sample on this CPU. No lock, no allocation, no symbol lookup,
  * and nothing here dereferences interrupted state except through the walk,
@@ -106,7 +100,7 @@ void prof_sample(const struct trap_frame *tf, bool from_tick, unsigned cpu)
             struct prof_record *r = &pc->pc_buf[n & (pc->pc_cap - 1)];
             r->pr_pid = pid;
             r->pr_tag = PROF_TAG(from_tick, PROF_KIND_CPU);
-            r->pr_depth = (uint8_t)prof_capture(tf, r->pr_frames, PROF_FRAMES, cpu);
+            r->pr_depth = (uint8_t)st_capture_trap_inline(tf, r->pr_frames, PROF_FRAMES, cpu);
             uint64_t cost = cycles_now_inline() - c0;
             r->pr_cost = cost > UINT32_MAX ? UINT32_MAX : (uint32_t)cost;
             /* The report names the source of each CPU's samples: a CPU
@@ -205,7 +199,7 @@ bool prof_nmi(const struct trap_frame *tf)
     BUG_ON(irqs_enabled_inline());
     /* The claim checks the index against MAX_CPUS (pmu_nmi_claim_on). */
     unsigned cpu = cpu_index_inline();
-    if (!prof_pmu_claim(cpu))
+    if (!pmu_nmi_claim_on(cpu))
         return false;           /* not ours: the caller panics */
     /* Ours even with the gate closed: an overflow in flight after Stop,
      * before this CPU's tick disarmed the counter, is dropped silently by

@@ -7,7 +7,8 @@
  * Invariants: the client sends only its request (same bytes each time);
  * and when it reports success, what it wrote is exactly the payloads of
  * chunks 0..L of its sequence number, each taken from the first datagram
- * that carried that chunk, where L is the chunk flagged last. */
+ * that carried that chunk, where L is the chunk flagged last, all of one
+ * reply id (two runs' chunks are never mixed). */
 #include <string.h>
 #include "fuzz.h"
 #include "tools/common/ushell_client.h"
@@ -56,7 +57,8 @@ static uint64_t fs_now(void *ctx) { return ((struct shell *)ctx)->now; }
 
 /* The reply a correct client reassembles from these datagrams: chunks of
  * our seq, first copy wins. Returns the flagged chunk's index, or -1. */
-static long model(const uint8_t *d, size_t n, const uint8_t **pl, uint16_t *len, uint8_t *have)
+static long model(const uint8_t *d, size_t n, const uint8_t **pl, uint16_t *len, uint8_t *have,
+                  uint16_t *id)
 {
     struct fuzz_cur c = { d, n };
     const uint8_t *p;
@@ -70,6 +72,7 @@ static long model(const uint8_t *d, size_t n, const uint8_t **pl, uint16_t *len,
         have[h.chunk] = 1;
         pl[h.chunk] = q;
         len[h.chunk] = h.len;
+        id[h.chunk] = h.id;
         if ((h.flags & USHP_FLAG_LAST) && last < 0)
             last = h.chunk;
     }
@@ -99,14 +102,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
     FUZZ_CHECK(rc == USHC_EXIT_OK || errlen > 0);
     if (rc == USHC_EXIT_OK) {
         static const uint8_t *pl[65536];
-        static uint16_t len[65536];
+        static uint16_t len[65536], id[65536];
         static uint8_t have[65536];
         memset(have, 0, sizeof have);
-        long last = model(d, n, pl, len, have);
+        long last = model(d, n, pl, len, have, id);
         FUZZ_CHECK(last >= 0);
         size_t at = 0;
         for (long i = 0; i <= last; i++) {
-            FUZZ_CHECK(have[i] && at + len[i] <= outlen);
+            /* One reply: every chunk written carries the same reply id. */
+            FUZZ_CHECK(have[i] && at + len[i] <= outlen && id[i] == id[0]);
             FUZZ_CHECK(memcmp(out + at, pl[i], len[i]) == 0);
             at += len[i];
         }

@@ -1,4 +1,6 @@
-/* tests/unit/fake_hal.c: hal/cpu.h and hal/irq.h on the host. */
+/* tests/unit/fake_hal.c: hal/cpu.h and hal/irq.h on the host: the fake
+ * CPU that the plain calls answer from, and that the inline twins
+ * (arch/host/cpu_inline.h, arch/host/trap_inline.h) read. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,9 +32,10 @@ void cpu_kick(unsigned idx) { (void)idx; }
 void cpu_ask_backtrace(unsigned idx) { (void)idx; }
 void cpu_idle(void) {}
 void cpu_stop(void) { abort(); }
-unsigned cpu_index(void) { return fake_cpu; }
-unsigned cpu_count(void) { return fake_ncpus; }
-bool cpu_online(unsigned i) { return i < 64 && (fake_online >> i) & 1; }
+/* Weak: a test of the real kernel/cpus.c links it instead. */
+__attribute__((weak)) unsigned cpu_index(void) { return fake_cpu; }
+__attribute__((weak)) unsigned cpu_count(void) { return fake_ncpus; }
+__attribute__((weak)) bool cpu_online(unsigned i) { return i < 64 && (fake_online >> i) & 1; }
 uint64_t cycles_now(void) { uint64_t c = fake_cycles; fake_cycles += fake_cycles_step; return c; }
 uint64_t cycles_per_us(void) { return fake_cycles_per_us; }
 const char *cycles_unit(void) { return "cycles"; }
@@ -58,12 +61,11 @@ uintptr_t trap_pc(const struct trap_frame *tf) { return tf->pc; }
 uintptr_t trap_sp(const struct trap_frame *tf) { return tf->sp; }
 uintptr_t trap_fp(const struct trap_frame *tf) { return tf->fp; }
 uintptr_t fake_trap_link;
+void (*fake_trap_read_hook)(void);
+/* As the kernel's trap.c, the inline half out of line. */
 void trap_regs(const struct trap_frame *tf, struct trap_regs *r)
 {
-    r->tr_pc = tf->pc;
-    r->tr_sp = tf->sp;
-    r->tr_fp = tf->fp;
-    r->tr_link = fake_trap_link;
+    trap_regs_inline(tf, r);
 }
 
 jmp_buf fake_panic_jb;

@@ -4,9 +4,12 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <string.h>
+#include "arch/host/trap.h"        /* struct trap_frame: pc, sp, fp */
 
-struct trap_frame { uintptr_t pc, sp, fp; };   /* the fake layout */
 extern uintptr_t fake_trap_link;   /* trap_regs' tr_link: 0 (x86), or arm64's x30 */
+/* Runs each time the trap frame is read (arch/host/trap_inline.h): once a
+ * capture, in the middle of a sample. NULL: nothing runs. */
+extern void (*fake_trap_read_hook)(void);
 
 extern unsigned fake_cpu;          /* what cpu_index() returns */
 extern unsigned fake_ncpus;        /* cpu_count() */

@@ -1,7 +1,15 @@
 /* tests/unit/fake_profiler.c: the profiler's host-test fakes and
  * helpers (declared in fake_profiler.h). hal/cpu.h comes from fake_hal.c;
  * names come from the real kernel/symtab.c over the table here, installed
- * as symtab_active by reset(). */
+ * as symtab_active by reset().
+ *
+ * The sample path is the kernel's own: the inline capture and walk
+ * (kernel/stacktrace_inline.h, with kernel/stacks.c and
+ * kernel/stacktrace.c linked) over a real frame chain that frame() lays
+ * in this CPU's registered fake stack, and the inline claim
+ * (kernel/pmu_nmi.h) over the PMU core's state defined here. Faked are
+ * the PMU core's task side (probe, arm, disarm) and its backend, whose
+ * acknowledgement answers pmu_claim. */
 #include "fake_profiler.h"
 #include "fake_hal.h"
 #include <stdio.h>
@@ -11,10 +19,12 @@
 #include "hal/irq.h"
 #include "hal/pmu.h"
 #include "kernel/buildid.h"
+#include "kernel/percpu.h"
+#include "kernel/pmu_nmi.h"
 #include "kernel/prof/sample.h"
 #include "kernel/prof/session.h"
 #include "kernel/sched.h"
-#include "kernel/stacktrace.h"
+#include "kernel/stacks.h"
 #include "kernel/symtab.h"
 #include "kernel/task.h"
 #include "lib/parse.h"
@@ -25,7 +35,21 @@
 int fake_pid = 5;
 static int fake_tasks[] = { 1, 5, 7, 12 };
 
-int task_current_pid(void) { return fake_pid; }
+/* Each CPU's struct cpu, as GS base or TPIDR_EL1 would point at it
+ * (arch/host/cpu_inline.h), and the task each runs: the sample reads
+ * the pid from there (task_current_pid_inline). tick() and nmi() set it. */
+struct cpu cpus[MAX_CPUS];
+static struct task fake_running[MAX_CPUS];
+struct cpu *this_cpu(void) { return &cpus[fake_cpu]; }
+static void fake_run(unsigned cpu, int pid)
+{
+    fake_cpu = cpu;
+    fake_pid = pid;
+    fake_running[cpu].pid = pid;
+    cpus[cpu].current = &fake_running[cpu];
+}
+
+int task_current_pid(void) { return task_current_pid_inline(); }
 
 bool task_is_idle(int pid) { return pid == 2; }
 
@@ -133,40 +157,93 @@ bool pmu_usable;
 const char *pmu_name = "tick 100Hz";
 const char *pmu_note;
 bool pmu_claim;
-bool armed[64];
 unsigned arms, disarms, probes;
+
+/* The PMU core's task side (kernel/pmu.c's pmu_probe, pmu_arm, ...),
+ * faked over the core's own per-CPU state, which the inline claim reads
+ * (kernel/pmu_nmi.h): the flag here is the one the NMI tests. */
+struct pmu_cpu pmu_cpus[MAX_CPUS];
+struct pmu_nmi_params pmu_nmi;
 
 bool pmu_probe(void) { probes++; return pmu_usable; }
 const char *pmu_source_name(void) { return pmu_name; }
 const char *pmu_probe_note(void) { return pmu_note; }
 uint64_t arm_fails;          /* bit i: cpu i's counter never arms */
-void pmu_arm(void) { arms++; armed[fake_cpu] = !(arm_fails >> fake_cpu & 1); }
-void pmu_disarm(void) { disarms++; armed[fake_cpu] = false; }
-bool pmu_armed(void) { return armed[fake_cpu]; }
-bool pmu_nmi_claim(void) { return pmu_claim; }
+static void set_armed(bool on) { __atomic_store_n(&pmu_cpus[fake_cpu].pc_armed, on, __ATOMIC_RELEASE); }
+void pmu_arm(void) { arms++; set_armed(!(arm_fails >> fake_cpu & 1)); }
+void pmu_disarm(void) { disarms++; set_armed(false); }
+bool pmu_armed(void) { return __atomic_load_n(&pmu_cpus[fake_cpu].pc_armed, __ATOMIC_ACQUIRE); }
+
+/* The backend the claim acknowledges through: the overflow is there when
+ * pmu_claim says so, armed or not (a backend whose status only the
+ * counter sets, po_claims_when_disarmed). */
+static bool fake_nmi_ack(uint64_t period) { return pmu_claim; }
+static const struct pmu_ops fake_pmu_ops = {
+    .po_name = "pmu/fake",
+    .po_claims_when_disarmed = true,
+    .po_nmi_ack = fake_nmi_ack,
+};
+/* kernel/pmu.c's, for that backend: a disarmed CPU's overflow is claimed
+ * when the counter's status says it overflowed. */
+bool pmu_nmi_claim_disarmed(struct pmu_cpu *me)
+{
+    if (!pmu_nmi.ops->po_nmi_ack(0))
+        return false;
+    me->pc_claims++;
+    me->pc_stale++;
+    return true;
+}
 
 uint64_t walk_cycles;        /* cycles a walk "takes" */
 void (*walk_hook)(void);     /* runs inside the sample: a nested NMI */
 
-unsigned st_walk(uintptr_t fp, uintptr_t sp, uintptr_t *out, unsigned max)
+/* Runs where the sample reads its trap frame (fake_trap_read_hook), just
+ * before the walk: the walk's time passes there, and a nested NMI comes. */
+static void in_sample(void)
 {
-    const struct fstack *s = (const struct fstack *)fp;
-    unsigned n = 0;
-    for (; s && n < s->n && n < max; n++)
-        out[n] = s->ret[n];
     fake_cycles += walk_cycles;
     void (*h)(void) = walk_hook;
     walk_hook = NULL;
     if (h)
         h();
-    return n;
 }
 
-/* As kernel/stacktrace.c's, over the fake walk above. */
-unsigned st_capture_trap(const struct trap_frame *tf, uintptr_t *out, unsigned max)
+/* Each CPU's task stack, registered as kernel/stacks.c keeps them and
+ * made that CPU's current one, where frame() lays a chain. A context
+ * takes FAKE_CTX_WORDS at the top, a nested one (an NMI inside a
+ * sample) the next FAKE_CTX_WORDS below, so neither overwrites the
+ * other's chain. Every return address the tests use lies in the fake
+ * text [0, FAKE_TEXT_END), 0 included; FAKE_NOT_TEXT ends a chain of
+ * no frames. */
+#define FAKE_CTX_WORDS 24              /* 11 records of 2 words, and slack */
+#define FAKE_STACK_WORDS (4 * FAKE_CTX_WORDS)
+#define FAKE_TEXT_END 0x10000
+#define FAKE_NOT_TEXT 0xdead0000ul
+static struct {
+    int id;
+    uint64_t w[FAKE_STACK_WORDS];
+} fake_stacks[MAX_CPUS];
+static bool fake_stacks_registered;
+static unsigned fake_nest;
+
+static void fake_stacks_reset(void)
 {
-    out[0] = trap_pc(tf);
-    return 1 + st_walk(trap_fp(tf), trap_sp(tf), out + 1, max - 1);
+    unsigned cpu = fake_cpu;
+    for (unsigned i = 0; i < MAX_CPUS; i++) {
+        uintptr_t lo = (uintptr_t)fake_stacks[i].w;
+        if (!fake_stacks_registered)
+            fake_stacks[i].id = stack_register(lo, lo + sizeof fake_stacks[i].w,
+                                               STACK_TASK, (int)i, "fake", false);
+        if (fake_stacks[i].id < 0)
+            abort();
+        fake_cpu = i;
+        stack_cpu_switch(fake_stacks[i].id);
+    }
+    fake_stacks_registered = true;
+    fake_cpu = cpu;
+    fake_nest = 0;
+    symtab_test_text_lo = 0;
+    symtab_test_text_hi = FAKE_TEXT_END;
 }
 
 /* In symgen's layout. burn_spin starts where burn_inner ends, so a
@@ -218,12 +295,17 @@ void reset(void)
     fake_window_cycles = 0;
     walk_cycles = 0;
     walk_hook = NULL;
+    fake_trap_read_hook = in_sample;
+    fake_trap_link = 0;
+    memset(cpus, 0, sizeof cpus);
+    fake_stacks_reset();
     window_fn = NULL;
     pmu_usable = false;
     pmu_name = "tick 100Hz";
     pmu_note = NULL;
     pmu_claim = false;
-    memset(armed, 0, sizeof armed);
+    memset(pmu_cpus, 0, sizeof pmu_cpus);
+    pmu_nmi = (struct pmu_nmi_params){ .ops = &fake_pmu_ops, .period = 1000000 };
     arm_fails = 0;
     arms = disarms = 0;
     kmalloc_fail = kzalloc_fail = kmalloc_pass = 0;
@@ -255,32 +337,61 @@ void room(uint32_t records)
         abort();
 }
 
+/* The chain st as frame records at the top of this CPU's fake stack
+ * (below the contexts already there), each pointing at the next, the
+ * last at 0: sp and fp both point at the first, so the leaf needs no
+ * look at the bytes at pc (st_leaf_is_moot), and the walk returns
+ * exactly st's return addresses. */
 struct trap_frame frame(uintptr_t pc, const struct fstack *st)
 {
-    struct trap_frame tf = { pc, 0x7000, (uintptr_t)st };
-    return tf;
+    unsigned n = st ? st->n : 0;
+    if (n > sizeof st->ret / sizeof st->ret[0] || fake_nest >= FAKE_STACK_WORDS / FAKE_CTX_WORDS)
+        abort();
+    uint64_t *w = fake_stacks[fake_cpu].w + FAKE_STACK_WORDS - FAKE_CTX_WORDS * (fake_nest + 1);
+    w[0] = 0;
+    w[1] = FAKE_NOT_TEXT;                   /* no frames: the walk takes none */
+    for (unsigned k = 0; k < n; k++) {
+        w[2 * k] = k + 1 < n ? (uintptr_t)&w[2 * k + 2] : 0;
+        w[2 * k + 1] = st->ret[k];
+    }
+    return (struct trap_frame){ pc, (uintptr_t)w, (uintptr_t)w };
 }
 
-/* Both entry points run with interrupts off, as the trap code calls them. */
+/* Both entry points run with interrupts off, as the trap code calls them,
+ * on cpu, running pid, interrupting the context tf describes. */
+void tick_at(unsigned cpu, int pid, const struct trap_frame *tf)
+{
+    fake_run(cpu, pid);
+    unsigned long f = irq_save();
+    fake_nest++;
+    prof_tick(tf);
+    fake_nest--;
+    irq_restore(f);
+}
+
+bool nmi_at(unsigned cpu, int pid, const struct trap_frame *tf)
+{
+    fake_run(cpu, pid);
+    unsigned long f = irq_save();
+    fake_nest++;
+    bool ours = prof_nmi(tf);
+    fake_nest--;
+    irq_restore(f);
+    return ours;
+}
+
 void tick(unsigned cpu, int pid, uintptr_t pc, const struct fstack *st)
 {
     fake_cpu = cpu;
-    fake_pid = pid;
     struct trap_frame tf = frame(pc, st);
-    unsigned long f = irq_save();
-    prof_tick(&tf);
-    irq_restore(f);
+    tick_at(cpu, pid, &tf);
 }
 
 bool nmi(unsigned cpu, int pid, uintptr_t pc, const struct fstack *st)
 {
     fake_cpu = cpu;
-    fake_pid = pid;
     struct trap_frame tf = frame(pc, st);
-    unsigned long f = irq_save();
-    bool ours = prof_nmi(&tf);
-    irq_restore(f);
-    return ours;
+    return nmi_at(cpu, pid, &tf);
 }
 
 /* Leaf lines: "12.5% ..." at the start of a line. */

@@ -6,17 +6,19 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "lib/printf.h"
+#include "kernel/pmu_nmi.h"                 /* pmu_cpus[i].pc_armed: cpu i armed */
 #include "kernel/shell.h"
 
 struct trap_frame;
 
-/* A fake stack: what st_walk returns for a frame pointer pointing here. */
+/* A chain of return addresses: frame() lays it as frame records in the
+ * sampled CPU's fake stack, and the real walk reads them back. */
 struct fstack {
     unsigned n;
     uintptr_t ret[10];
 };
 
-extern int fake_pid;                    /* task_current_pid() */
+extern int fake_pid;                    /* the pid tick() or nmi() ran last */
 extern const char *fake_names[64];      /* task_name(pid); reset() sets 1 5 7 12 */
 extern const char *fake_build_id;       /* build_id() */
 /* The first sleep of a run is its window: window_fn runs there, then (if
@@ -32,12 +34,11 @@ extern long live_allocs;
 
 extern bool pmu_usable;                 /* what pmu_probe() answers */
 extern const char *pmu_name, *pmu_note;
-extern bool pmu_claim;                  /* what pmu_nmi_claim() answers */
-extern bool armed[64];
+extern bool pmu_claim;                  /* the counter overflowed: the claim's answer */
 extern unsigned arms, disarms, probes;
 extern uint64_t arm_fails;              /* bit i: cpu i's counter never arms */
-extern uint64_t walk_cycles;            /* cycles a walk "takes" */
-extern void (*walk_hook)(void);         /* runs inside the sample: a nested NMI */
+extern uint64_t walk_cycles;            /* cycles a sample's capture "takes" */
+extern void (*walk_hook)(void);         /* runs inside the sample, once: a nested NMI */
 
 extern char out[1 << 16];               /* the last command's output */
 extern struct buf_printer bp;
@@ -49,6 +50,9 @@ void room(uint32_t records);            /* prof_reserve, or abort */
 struct trap_frame frame(uintptr_t pc, const struct fstack *st);
 void tick(unsigned cpu, int pid, uintptr_t pc, const struct fstack *st);
 bool nmi(unsigned cpu, int pid, uintptr_t pc, const struct fstack *st);
+/* The same with a frame the test built itself (its own stacks). */
+void tick_at(unsigned cpu, int pid, const struct trap_frame *tf);
+bool nmi_at(unsigned cpu, int pid, const struct trap_frame *tf);
 unsigned count_leaves(void);
 
 /* burn_inner <- burn_mid+0x44 <- burn_outer+0x1b2, and a sibling path. */

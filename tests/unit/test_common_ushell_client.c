@@ -8,6 +8,7 @@
 #include "test.h"
 #include <errno.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 #include "tools/common/ushell_client.h"
 #include "uapi/byteorder.h"
@@ -21,7 +22,7 @@ struct fake {
     uint64_t send_at[16];
     uint32_t seq;                     /* of the last request sent */
     char cmd[300];
-    struct { uint64_t at; uint8_t d[USHP_DGRAM_MAX + 8]; size_t len; } q[MAXQ];
+    struct { uint64_t at; uint8_t d[USHP_AUTH_DGRAM_MAX]; size_t len; } q[MAXQ];
     int nq, next;
     long waits;                       /* recv calls: a spinning client is a failure */
     bool refuse, recv_error;
@@ -32,6 +33,12 @@ struct fake {
     uint8_t first[400];
     size_t firstlen;
     bool resend_differs;
+    /* The shell's epoch and the highest nonce it has seen, told to each
+     * challenge (none answered while answer_challenges is false); a
+     * request for another epoch is refused in silence and counted. */
+    uint64_t epoch, highest;
+    bool answer_challenges;
+    int challenges, stale;
     /* Called on every request: may schedule the reply. */
     void (*on_request)(struct fake *f);
 };
@@ -46,6 +53,22 @@ static int f_send(void *ctx, const void *d, size_t len)
     CHECK_EQ(ushp_parse(d, len, &h, &pl), 0);
     CHECK(h.flags & USHP_FLAG_LAST);
     CHECK_EQ(h.chunk, 0);
+    if (f->key && (h.flags & USHP_FLAG_CHALLENGE)) {
+        CHECK(ushp_auth_verify(f->key, d, len));
+        CHECK_EQ(len, USHP_CHALLENGE_DGRAM);
+        f->challenges++;
+        if (f->answer_challenges && f->nq < MAXQ) {
+            f->q[f->nq].at = f->now + 3;
+            f->q[f->nq].len = ushp_build_challenge_reply(f->q[f->nq].d, sizeof f->q[f->nq].d,
+                                                         f->key, &h, f->epoch, f->highest);
+            f->nq++;
+        }
+        return 0;
+    }
+    if (f->key && h.epoch != f->epoch) {
+        f->stale++;
+        return 0;
+    }
     if (f->sends < 16)
         f->send_at[f->sends] = f->now;
     f->sends++;
@@ -114,7 +137,7 @@ static void put_auth(struct fake *f, uint64_t at, const uint8_t *key, uint32_t s
     CHECK(f->nq < MAXQ);
     f->q[f->nq].at = at;
     f->q[f->nq].len = ushp_build_auth(f->q[f->nq].d, sizeof f->q[f->nq].d, key, seq, chunk,
-                                      flags, nonce, text, strlen(text));
+                                      flags, nonce, f->epoch, text, strlen(text));
     f->nq++;
 }
 
@@ -144,6 +167,12 @@ static void run_free(struct run *r) { free(r->out); free(r->err); }
 
 /* Reply "hello\n" 10 ms after each request. */
 static void answer_hello(struct fake *f) { put(f, f->now + 10, f->seq, 0, true, "hello\n"); }
+/* Reply "hello\n", tagged, 10 ms after each request (authenticated mode). */
+static void answer_hello_auth(struct fake *f)
+{
+    put_auth(f, f->now + 10, f->key, f->seq, 0, USHP_FLAG_REPLY | USHP_FLAG_LAST, f->nonce,
+             "hello\n");
+}
 /* Answer only the second request. */
 static void answer_second(struct fake *f)
 {
@@ -295,9 +324,9 @@ static void answer_badly(struct fake *f)
         put(f, 20, s, 1, true, "B");
         f->q[f->nq - 1].len = 10;
         break;
-    case 3:                                   /* reserved not zero */
+    case 3:                                   /* another reply id: another run */
         put(f, 20, s, 1, true, "B");
-        put_be16(f->q[f->nq - 1].d + USHP_OFF_RESERVED, 1);
+        put_be16(f->q[f->nq - 1].d + USHP_OFF_ID, 1);
         break;
     case 4:                                   /* a chunk after the last */
         put(f, 20, s, 2, true, "C");
@@ -324,7 +353,7 @@ static void answer_badly(struct fake *f)
 
 TEST(ushc_protocol_errors_exit_2)
 {
-    const char *want[] = { "bad magic", "length field", "shorter than", "reserved",
+    const char *want[] = { "bad magic", "length field", "shorter than", "two replies",
                            "chunk 3 after the last chunk 2", "a second last chunk 1",
                            "too long", "last chunk 1 but chunk 2 received" };
     for (proto_case = 0; proto_case < 8; proto_case++) {
@@ -336,6 +365,34 @@ TEST(ushc_protocol_errors_exit_2)
         CHECK_EQ(f.sends, 1);                 /* reported, not retried */
         if (r.rc != USHC_EXIT_PROTO || !strstr(r.err, want[proto_case]))
             printf("  case %d: rc %d err %s", proto_case, r.rc, r.err);
+        run_free(&r);
+    }
+}
+
+/* No splicing: the shell lost its kept reply and ran the command again
+ * (a new reply id); chunks of the two runs are never put together, even
+ * where the text would look whole. The same chunk index again under
+ * another id is refused too, not taken for a duplicate. */
+static int splice_case;
+static void answer_twice(struct fake *f)
+{
+    if (f->sends != 1)
+        return;
+    uint32_t s = f->seq;
+    put(f, 10, s, 0, false, "first run, chunk 0\n");
+    put_be16(f->q[f->nq - 1].d + USHP_OFF_ID, 7);
+    put(f, 20, s, splice_case ? 0 : 1, true, "second run\n");
+    put_be16(f->q[f->nq - 1].d + USHP_OFF_ID, 9);
+}
+
+TEST(ushc_refuses_to_splice_two_replies)
+{
+    for (splice_case = 0; splice_case < 2; splice_case++) {
+        struct fake f = { .on_request = answer_twice };
+        struct run r = run_cmd(&f, "lines 3", 5000);
+        CHECK_EQ(r.rc, USHC_EXIT_PROTO);
+        CHECK_STR(r.out, "first run, chunk 0\n");
+        CHECK(strstr(r.err, "chunks of two replies (ids 7 and 9)") != NULL);
         run_free(&r);
     }
 }
@@ -391,6 +448,13 @@ TEST(ushc_empty_reply)
 static uint8_t ckey[USHP_KEY_LEN] = { 1, 2, 3 }, okey[USHP_KEY_LEN] = { 9 };
 static int auth_case;
 
+/* A keyed fake shell: its epoch, and challenges answered. */
+static struct fake auth_fake(void (*on_request)(struct fake *f))
+{
+    return (struct fake){ .on_request = on_request, .key = ckey, .epoch = 0xe90c0001,
+                          .answer_challenges = true };
+}
+
 /* Replies in two chunks, the second one after the first resend. */
 static void answer_auth(struct fake *f)
 {
@@ -402,24 +466,6 @@ static void answer_auth(struct fake *f)
         else
             put_auth(f, f->now + 10, ckey, f->seq, 1, R | USHP_FLAG_LAST, f->nonce, "lo\n");
         break;
-    case 1:                                   /* the wrong key */
-        put_auth(f, f->now + 10, okey, f->seq, 0, R | USHP_FLAG_LAST, f->nonce, "x\n");
-        break;
-    case 2:                                   /* untagged */
-        put(f, f->now + 10, f->seq, 0, true, "x\n");
-        break;
-    case 3:                                   /* tagged for another nonce */
-        put_auth(f, f->now + 10, ckey, f->seq, 0, R | USHP_FLAG_LAST, f->nonce - 1, "x\n");
-        break;
-    case 4:                                   /* the request echoed back */
-        memcpy(f->q[f->nq].d, f->first, f->firstlen);
-        f->q[f->nq].len = f->firstlen;
-        f->q[f->nq++].at = f->now + 10;
-        break;
-    case 5:                                   /* one changed byte of a good reply */
-        put_auth(f, f->now + 10, ckey, f->seq, 0, R | USHP_FLAG_LAST, f->nonce, "x\n");
-        f->q[f->nq - 1].d[USHP_HDR_LEN + USHP_NONCE_LEN] ^= 1;
-        break;
     case 6:                                   /* a valid late reply to seq - 1, then ours */
         put_auth(f, f->now + 5, ckey, f->seq - 1, 0, R | USHP_FLAG_LAST, f->nonce - 7, "old\n");
         put_auth(f, f->now + 10, ckey, f->seq, 0, R | USHP_FLAG_LAST, f->nonce, "new\n");
@@ -427,49 +473,183 @@ static void answer_auth(struct fake *f)
     }
 }
 
-TEST(ushc_auth_request_tagged_and_reply_checked)
+static struct run run_c(struct ushc *c, const char *cmd)
 {
-    struct fake f = { .on_request = answer_auth, .key = ckey };
+    struct run r;
+    c->out = open_memstream(&r.out, &r.outlen);
+    c->err = open_memstream(&r.err, &r.errlen);
+    r.rc = ushc_run(c, cmd);
+    fclose(c->out);
+    fclose(c->err);
+    return r;
+}
+
+static struct ushc auth_client(struct fake *f)
+{
+    return (struct ushc){ .io = { f, f_send, f_recv, f_now }, .seq = 1000, .timeout_ms = 5000,
+                          .peer = "127.0.0.1:9000", .prog = "sonde-sh", .key = ckey };
+}
+
+static uint64_t wall_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A first command asks for the epoch, then sends the request tagged for
+ * it with a nonce above the shell's highest; the one extra challenge of a
+ * call goes out with the first resend. */
+TEST(ushc_auth_challenge_then_request_tagged_for_the_epoch)
+{
+    struct fake f = auth_fake(answer_auth);
     auth_case = 0;
-    run_key = ckey;
-    struct run r = run_cmd(&f, "version", 5000);
-    run_key = NULL;
+    f.highest = wall_ns() + 3600ull * 1000000000u;      /* a client an hour ahead */
+    struct ushc c = auth_client(&f);
+    struct run r = run_c(&c, "version");
     CHECK_EQ(r.rc, USHC_EXIT_OK);
     CHECK_STR(r.out, "hello\n");
     CHECK_EQ(f.sends, 2);
+    CHECK_EQ(f.challenges, 2);                /* before the request, and at its resend */
+    CHECK_EQ(f.stale, 0);
     CHECK(!f.resend_differs);                 /* a resend is the same datagram */
-    CHECK(f.nonce > 1600000000ull * 1000000000ull);  /* the wall clock, in ns */
+    CHECK_EQ(c.epoch, f.epoch);
+    CHECK(f.nonce > f.highest);               /* shifted above the shell's highest */
+    CHECK(f.nonce < f.highest + 60ull * 1000000000u);
+    run_free(&r);
+    /* The next command knows the epoch: no challenge before it. */
+    auth_case = 6;
+    f.sends = 0;
+    r = run_c(&c, "version");
+    CHECK_EQ(r.rc, USHC_EXIT_OK);
+    CHECK_STR(r.out, "new\n");
+    CHECK_EQ(f.challenges, 2);
     run_free(&r);
 }
 
-TEST(ushc_auth_bad_reply_is_a_protocol_error)
+/* Datagrams that do not verify, before the real reply: each is counted
+ * and ignored, and the command completes (before, the first one made it a
+ * protocol error: one forged datagram stopped any command). */
+static void answer_after_forgeries(struct fake *f)
 {
-    const char *want[] = { NULL, "does not verify", "untagged", "another request's nonce",
-                           "does not verify", "does not verify" };
-    for (auth_case = 1; auth_case <= 5; auth_case++) {
-        struct fake f = { .on_request = answer_auth, .key = ckey };
-        run_key = ckey;
-        struct run r = run_cmd(&f, "version", 5000);
-        run_key = NULL;
-        CHECK_EQ(r.rc, USHC_EXIT_PROTO);
-        CHECK(strstr(r.err, "protocol error") != NULL);
-        CHECK(strstr(r.err, want[auth_case]) != NULL);
-        CHECK_EQ(r.outlen, 0);
-        if (!strstr(r.err, want[auth_case]))
-            printf("  case %d: %s", auth_case, r.err);
-        run_free(&r);
-    }
+    uint16_t R = USHP_FLAG_REPLY;
+    put_auth(f, f->now + 1, okey, f->seq, 0, R | USHP_FLAG_LAST, f->nonce, "wrong key\n");
+    put(f, f->now + 2, f->seq, 0, true, "untagged\n");
+    put_auth(f, f->now + 3, ckey, f->seq, 0, R | USHP_FLAG_LAST, f->nonce - 1, "other nonce\n");
+    memcpy(f->q[f->nq].d, f->first, f->firstlen);          /* the request echoed back */
+    f->q[f->nq].len = f->firstlen;
+    f->q[f->nq++].at = f->now + 4;
+    put_auth(f, f->now + 5, ckey, f->seq, 0, R | USHP_FLAG_LAST, f->nonce, "changed\n");
+    f->q[f->nq - 1].d[USHP_AUTH_PAYLOAD_OFF] ^= 1;
+    put(f, f->now + 6, f->seq, 0, true, "x");
+    f->q[f->nq - 1].len = 7;                                /* malformed */
+    put_auth(f, f->now + 7, ckey, f->seq, 0, R, f->nonce, "real ");
+    put_auth(f, f->now + 8, okey, f->seq, 1, R | USHP_FLAG_LAST, f->nonce, "forged end\n");
+    put_auth(f, f->now + 9, ckey, f->seq, 1, R | USHP_FLAG_LAST, f->nonce, "reply\n");
+}
+
+TEST(ushc_auth_forged_datagrams_are_counted_and_ignored)
+{
+    struct fake f = auth_fake(answer_after_forgeries);
+    struct ushc c = auth_client(&f);
+    struct run r = run_c(&c, "version");
+    CHECK_EQ(r.rc, USHC_EXIT_OK);
+    CHECK_STR(r.out, "real reply\n");
+    CHECK_EQ(c.ignored, 7);
+    CHECK(strstr(r.err, "ignored 7 datagrams") != NULL);
+    CHECK(strstr(r.err, "protocol error") == NULL);
+    CHECK_EQ(f.sends, 1);
+    run_free(&r);
+}
+
+/* Forged answers to the challenge are ignored too: one under another key
+ * (counted), one to another challenge's nonce (not ours: passed over);
+ * the real answer, behind them, counts. */
+TEST(ushc_auth_forged_challenge_answer_is_ignored)
+{
+    struct fake f = auth_fake(answer_hello_auth);
+    struct ushc c = auth_client(&f);
+    struct ushp_hdr h = { .seq = c.seq, .nonce = 12345 };
+    f.q[0].at = 1;
+    f.q[0].len = ushp_build_challenge_reply(f.q[0].d, sizeof f.q[0].d, okey, &h, 0xbad, 0);
+    f.q[1].at = 2;
+    f.q[1].len = ushp_build_challenge_reply(f.q[1].d, sizeof f.q[1].d, ckey, &h, 0xbad, 0);
+    f.nq = 2;
+    struct run r = run_c(&c, "version");
+    CHECK_EQ(r.rc, USHC_EXIT_OK);
+    CHECK_STR(r.out, "hello\n");
+    CHECK_EQ(c.epoch, f.epoch);
+    CHECK_EQ(c.ignored, 1);
+    run_free(&r);
 }
 
 TEST(ushc_auth_late_reply_to_an_earlier_request_is_ignored)
 {
-    struct fake f = { .on_request = answer_auth, .key = ckey };
+    struct fake f = auth_fake(answer_auth);
     auth_case = 6;
-    run_key = ckey;
-    struct run r = run_cmd(&f, "version", 5000);
-    run_key = NULL;
+    struct ushc c = auth_client(&f);
+    struct run r = run_c(&c, "version");
     CHECK_EQ(r.rc, USHC_EXIT_OK);
     CHECK_STR(r.out, "new\n");
+    CHECK_EQ(c.ignored, 0);
+    run_free(&r);
+}
+
+/* No answer to the challenge: the timeout says so. */
+TEST(ushc_auth_unanswered_challenge_times_out)
+{
+    struct fake f = auth_fake(answer_hello_auth);
+    f.answer_challenges = false;
+    struct ushc c = auth_client(&f);
+    struct run r = run_c(&c, "version");
+    CHECK_EQ(r.rc, USHC_EXIT_PROTO);
+    CHECK(strstr(r.err, "no answer to the challenge") != NULL);
+    CHECK_EQ(f.challenges, 1 + USHC_RETRIES);
+    CHECK_EQ(f.sends, 0);
+    run_free(&r);
+}
+
+/* The shell rebooted between two commands: the request under the old
+ * epoch is refused in silence; the challenge at the first resend tells
+ * the new epoch, and the command goes again under it, once. */
+TEST(ushc_auth_shell_restarted_between_commands)
+{
+    struct fake f = auth_fake(answer_hello_auth);
+    struct ushc c = auth_client(&f);
+    struct run r = run_c(&c, "version");
+    CHECK_EQ(r.rc, USHC_EXIT_OK);
+    run_free(&r);
+    uint64_t old = c.epoch;
+    f.epoch = 0xe90c0002;                      /* a new boot */
+    f.highest = 0;
+    f.sends = 0;
+    r = run_c(&c, "version");
+    CHECK_EQ(r.rc, USHC_EXIT_OK);
+    CHECK_STR(r.out, "hello\n");
+    CHECK(c.epoch == f.epoch && c.epoch != old);
+    CHECK_EQ(f.stale, 2);                      /* the request and its one resend */
+    CHECK_EQ(f.sends, 1);                      /* run once in the new boot */
+    CHECK(strstr(r.err, "restarted (new boot epoch) before answering") != NULL);
+    run_free(&r);
+}
+
+/* It rebooted in the middle of a reply: the rest cannot come; the client
+ * says so and does not send the command again. */
+static void half_then_reboot(struct fake *f)
+{
+    put_auth(f, f->now + 10, ckey, f->seq, 0, USHP_FLAG_REPLY, f->nonce, "first half ");
+    f->epoch = 0xe90c0003;
+}
+
+TEST(ushc_auth_shell_restarted_mid_reply)
+{
+    struct fake f = auth_fake(half_then_reboot);
+    struct ushc c = auth_client(&f);
+    struct run r = run_c(&c, "version");
+    CHECK_EQ(r.rc, USHC_EXIT_PROTO);
+    CHECK_STR(r.out, "first half ");
+    CHECK(strstr(r.err, "in the middle of the reply") != NULL);
+    CHECK_EQ(f.sends, 1);
     run_free(&r);
 }
 

@@ -1,10 +1,11 @@
-// LINK: mm/heap.c
+// LINK: mm/heap.c mm/heapprof.c tests/unit/fake_heapprof.c
 /* Host tests of mm/heap.c over a fake page allocator (aligned_alloc pages,
  * counted, with a budget to simulate exhaustion) and a fake panic that
  * longjmps back into the test (tests/unit/fake_hal.c). */
 #include "test.h"
 #include "fake_hal.h"
 #include "mm/heap.h"
+#include "mm/heapprof.h"
 #include "mm/pmm.h"
 #include <setjmp.h>
 #include <stdarg.h>
@@ -450,4 +451,111 @@ TEST(heap_double_free_large_panics)
     kfree(keep);
     check_balanced(&b);
     quarantine_release();
+}
+
+/* ---- heap profiling (mm/heapprof.h) ---- */
+
+static struct heapprof_stats hp_stats(void)
+{
+    struct heapprof_stats st;
+    static struct prof_record r[HEAPPROF_BLOCKS];
+    heap_prof_copy(r, HEAPPROF_BLOCKS, &st);
+    return st;
+}
+
+/* Sampling every allocation (rate 1): each sampled block, small or
+ * large, is in the in-use table until kfree retires it, exactly once;
+ * the heap's own accounting is untouched by the mark. */
+TEST(heap_sampled_frees)
+{
+    struct heap_stats before;
+    heap_stats(&before);
+    heapprof_test_reset();
+    heapprof_set_rate(1);
+    kfree(kmalloc(16));                 /* draws the new rate's threshold */
+    void *p[40];
+    for (unsigned i = 0; i < 40; i++)
+        p[i] = kmalloc(i < 30 ? 16 + i * 50 : 5000 + i * 100);
+    struct heapprof_stats st = hp_stats();
+    CHECK_EQ(st.hs_live, 40);
+    struct heap_stats mid;
+    heap_stats(&mid);
+    size_t want = 0;
+    for (unsigned i = 0; i < 40; i++)
+        want += i < 30 ? 16 + i * 50 : 5000 + i * 100;
+    CHECK_EQ(mid.in_use - before.in_use, want);
+    for (unsigned i = 0; i < 40; i += 2)
+        kfree(p[i]);
+    st = hp_stats();
+    CHECK_EQ(st.hs_live, 20);
+    for (unsigned i = 1; i < 40; i += 2)
+        kfree(p[i]);
+    st = hp_stats();
+    CHECK_EQ(st.hs_live, 0);
+    CHECK_EQ(st.hs_retired, 40);
+    CHECK_EQ(st.hs_missing, 0);
+    heapprof_set_rate(0);
+    check_balanced(&before);
+}
+
+/* A sampled block freed twice still panics as a double free, and the
+ * second kfree retires nothing. */
+TEST(heap_sampled_double_free_panics)
+{
+    struct heap_stats before;
+    heap_stats(&before);
+    heapprof_test_reset();
+    heapprof_set_rate(1);
+    kfree(kmalloc(16));
+    void *small = kmalloc(64), *big = kmalloc(3 * PAGE_SIZE);
+    CHECK_EQ(hp_stats().hs_live, 2);
+    kfree(small);
+    CHECK(kfree_panics(small));
+    CHECK(strstr(fake_panic_msg, "double free") != NULL);
+    fake_quarantine = true;             /* keep big's pages mapped */
+    kfree(big);
+    CHECK(kfree_panics(big));
+    quarantine_release();
+    struct heapprof_stats st = hp_stats();
+    CHECK_EQ(st.hs_live, 0);
+    CHECK_EQ(st.hs_retired, 2);
+    CHECK_EQ(st.hs_missing, 0);
+    heapprof_set_rate(0);
+    check_balanced(&before);
+}
+
+/* More live samples than the table holds: the rest are counted, never
+ * marked, and their frees retire nothing. */
+TEST(heap_sampled_table_full)
+{
+    struct heap_stats before;
+    heap_stats(&before);
+    heapprof_test_reset();
+    heapprof_set_rate(1);
+    kfree(kmalloc(16));
+    unsigned n = HEAPPROF_BLOCKS + 10;
+    void **p = malloc(n * sizeof *p);
+    for (unsigned i = 0; i < n; i++)
+        p[i] = kmalloc(32);
+    struct heapprof_stats st = hp_stats();
+    CHECK_EQ(st.hs_live, HEAPPROF_BLOCKS);
+    CHECK_EQ(st.hs_overflow, 10);
+    for (unsigned i = 0; i < n; i++)
+        kfree(p[i]);
+    st = hp_stats();
+    CHECK_EQ(st.hs_live, 0);
+    CHECK_EQ(st.hs_retired, HEAPPROF_BLOCKS);
+    CHECK_EQ(st.hs_missing, 0);
+    free(p);
+    heapprof_set_rate(0);
+    check_balanced(&before);
+}
+
+/* Off (the default), kmalloc never reaches the sampler. */
+TEST(heap_profiling_off_samples_nothing)
+{
+    heapprof_test_reset();
+    void *p = kmalloc(100000);
+    kfree(p);
+    CHECK_EQ(hp_stats().hs_samples, 0);
 }

@@ -1,12 +1,20 @@
 // LINK: kernel/pmu.c arch/arm64/pmu.c arch/arm64/cpuinfo.c tests/unit/sim_pmu_a64.c lib/printf.c
+// CFLAGS: -DSONDE_HOST_PMUV3
 /* tests/unit/test_pmu_a64.c: the arm64 backend (arch/arm64/pmu.c) through the PMU
- * core (kernel/pmu.c), against the simulated PMUv3. */
+ * core (kernel/pmu.c), against the simulated PMUv3. Built as the arm64
+ * kernel is (SONDE_HOST_PMUV3, arch/host/pmu_inline.h): the core's claim,
+ * pmu_nmi_claim, acknowledges through arm64's inline
+ * pmu_nmi_ack_inline, not the table. */
 #include "test.h"
 #include "fake_hal.h"
 #include "sim_pmu_a64.h"
 #include "hal/cpu.h"
 #include "hal/pmu.h"
 #include "lib/printf.h"
+
+#ifndef PMU_NMI_ACK_INLINE
+#error "the arm64 backend's test must build the claim with the inline acknowledgement"
+#endif
 
 #define CCNT       (1ull << 31)
 #define PMCR_E     (1ull << 0)

@@ -279,3 +279,18 @@ TEST(printf_buf_printer_long)
     CHECK_EQ(strlen(buf), 299);
     CHECK(memcmp(buf, "000,001,002,", 12) == 0);
 }
+
+/* A width or precision of many digits counts up to a million and reads
+ * the rest without counting them: no int overflow (UBSan would say), and
+ * what follows them is still the conversion. */
+TEST(printf_long_digit_runs_are_capped)
+{
+    char buf[16];
+    const char *volatile wide = "%99999999999999999999d|";  /* hidden from GCC's checker */
+    int n = fmt_snprintf(buf, sizeof buf, wide, 5);
+    CHECK_EQ(n, 9999999 + 1);                            /* 7 nines counted, then capped */
+    CHECK_STR(buf, "               ");                   /* truncated, terminated */
+    const char *volatile prec = "%.99999999999999999999s|%05d";
+    CHECK_EQ(fmt_snprintf(buf, sizeof buf, prec, "ab", 7), 8);
+    CHECK_STR(buf, "ab|00007");
+}

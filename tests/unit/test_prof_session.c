@@ -1,4 +1,4 @@
-// LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c uapi/profile_stream.c kernel/symtab.c tests/unit/fake_profiler.c lib/printf.c lib/parse.c uapi/profile_raw.c
+// LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c uapi/profile_stream.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c
 /* tests/unit/test_prof_session.c: run control (kernel/prof/session.c) over
  * the real sampler and rings: which source took each cpu's samples, the
  * drops, inject and report again, Start (busy, a late sampler, a CPU
@@ -205,7 +205,7 @@ TEST(start_buffer_for_cpu_online_later)
 }
 
 static bool armed_in_window;
-static void win_look(void) { armed_in_window = armed[2]; }
+static void win_look(void) { armed_in_window = pmu_cpus[2].pc_armed; }
 
 /* Start arms the starting CPU's counter at once (a 1 ms window ends at
  * the next tick, which would otherwise be the one that arms it), and no
@@ -221,7 +221,7 @@ TEST(start_arms_its_own_cpu_at_once)
     CHECK_EQ(run_cmd("profile 1"), 0);
     CHECK(armed_in_window);
     CHECK_EQ(arms, 1);
-    CHECK(!armed[0] && !armed[1] && !armed[3]);
+    CHECK(!pmu_cpus[0].pc_armed && !pmu_cpus[1].pc_armed && !pmu_cpus[3].pc_armed);
     CHECK_EQ(fake_irq_depth, 0);         /* interrupts back on */
     /* On the tick only, nothing is armed. */
     reset();

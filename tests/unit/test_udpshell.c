@@ -133,6 +133,7 @@ struct capture {
     int max_index, last_index;
     size_t lens[512];
     uint32_t seq;
+    uint16_t id;              /* every chunk must carry it (0: not checked) */
 };
 
 static void cap_send(void *ctx, const void *dgram, size_t len)
@@ -143,7 +144,8 @@ static void cap_send(void *ctx, const void *dgram, size_t len)
     /* In order, nothing after the last, and every chunk says it is a
      * reply: a shell that receives it must not take it for a request. */
     if (ushp_parse_reply(dgram, len, &h, &pl) != 0 || h.seq != c->seq ||
-        h.chunk != c->chunks || c->lasts || !(h.flags & USHP_FLAG_REPLY)) {
+        h.chunk != c->chunks || c->lasts || !(h.flags & USHP_FLAG_REPLY) ||
+        (c->id && h.id != c->id)) {
         c->bad++;
         return;
     }
@@ -169,10 +171,11 @@ static void run_chunker(size_t n, struct capture *cap)
     cap->cap = n + USHP_CHUNK_MAX;
     cap->data = calloc(1, cap->cap);
     cap->seq = 0x12345678;
+    cap->id = 0x1d05;
     cap->last_index = -1;
 
     struct ushp_chunker ch;
-    ushp_chunker_init(&ch, cap->seq, cap_send, cap);
+    ushp_chunker_init(&ch, cap->seq, 0x1d05, cap_send, cap);
     size_t off = 0, step = 1;
     while (off < n) {
         size_t k = step < n - off ? step : n - off;
@@ -249,7 +252,7 @@ TEST(ushp_chunker_many_small_writes)
     c.data = calloc(1, c.cap);
     c.seq = 9;
     struct ushp_chunker ch;
-    ushp_chunker_init(&ch, 9, cap_send, &c);
+    ushp_chunker_init(&ch, 9, 1, cap_send, &c);
     for (int i = 0; i < 10000; i++) {
         char line[24];
         snprintf(line, sizeof line, "line %05d\n", i);
@@ -284,7 +287,7 @@ TEST(ushp_chunker_index_space_exhausted)
     int last = -1;
     count_only = 0;
     struct ushp_chunker ch;
-    ushp_chunker_init(&ch, 1, count_send, &last);
+    ushp_chunker_init(&ch, 1, 1, count_send, &last);
     for (int i = 0; i < 65537; i++)
         ushp_chunker_write(&ch, block, sizeof block);
     ushp_chunker_finish(&ch);
@@ -307,4 +310,21 @@ TEST(ushp_is_reply_reads_magic_and_flag_only)
     CHECK(!ushp_is_reply(d, n));
     n = mk(d, USHP_MAGIC ^ 1, 1, 0, USHP_FLAG_REPLY, 2, 0, "ok", 2);
     CHECK(!ushp_is_reply(d, n));
+}
+
+/* The reply id: the chunker writes it into every chunk; a reply parses
+ * with any id, a request only with 0 there (its reserved field). */
+TEST(ushp_reply_id_in_every_chunk_and_never_in_a_request)
+{
+    struct capture c;
+    run_chunker(5000, &c);                     /* run_chunker checks the id */
+    CHECK_EQ(c.chunks, 4);
+    free(c.data);
+    uint8_t d[64];
+    struct ushp_hdr h;
+    const uint8_t *pl;
+    size_t n = mk(d, USHP_MAGIC, 1, 0, USHP_FLAG_LAST | USHP_FLAG_REPLY, 2, 0xbeef, "ok", 2);
+    CHECK_EQ(ushp_parse_reply(d, n, &h, &pl), 0);
+    CHECK_EQ(h.id, 0xbeef);
+    CHECK_EQ(ushp_parse(d, n, &h, &pl), USHP_ERESERVED);
 }

@@ -17,42 +17,107 @@ static void unhex(const char *s, uint8_t *out)
 
 static const char *vec_key = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
 
-/* docs/udpshell.md's test vector: `version`, seq 0x102, nonce
- * 0x0123456789abcdef, key 00 01 .. 1f. */
+/* docs/udpshell.md's test vectors: `version`, seq 0x102, nonce
+ * 0x0123456789abcdef, epoch 0x8877665544332211, key 00 01 .. 1f; its
+ * reply; and a challenge and its reply. */
+#define VEC_EPOCH 0x8877665544332211ull
+
+static uint8_t vec_out[128];
+static size_t vec_len;
+static void vec_send(void *ctx, const void *d, size_t n)
+{
+    vec_len = n <= sizeof vec_out ? n : 0;
+    memcpy(vec_out, d, vec_len);
+}
+
 TEST(documented_test_vector)
 {
     uint8_t key[32], d[128], want[128];
     CHECK_EQ(ushp_parse_key(vec_key, 64, key), 0);
     size_t n = ushp_build_auth(d, sizeof d, key, 0x102, 0, USHP_FLAG_LAST,
-                               0x0123456789abcdefull, "version", 7);
-    CHECK_EQ(n, 63);
+                               0x0123456789abcdefull, VEC_EPOCH, "version", 7);
+    CHECK_EQ(n, 71);
     unhex("4e4f5348" "00000102" "0000" "0003" "0007" "0000" "0123456789abcdef"
-          "76657273696f6e"
-          "ac7635eafdf5702126da34982e9a32ffcdad04c26682803a0058e540482f8367", want);
-    CHECK(memcmp(d, want, 63) == 0);
+          "8877665544332211" "76657273696f6e"
+          "79c5b335077627fb17671fec09bfc75ef2c290e07bcb00e1e25380b6024f92dc", want);
+    CHECK(memcmp(d, want, 71) == 0);
     CHECK(ushp_auth_verify(key, d, n));
 
-    /* The reply "ok\n" to it: flags last | auth | reply, the same nonce. */
-    n = ushp_build_auth(d, sizeof d, key, 0x102, 0, USHP_FLAG_LAST | USHP_FLAG_REPLY,
-                        0x0123456789abcdefull, "ok\n", 3);
-    CHECK_EQ(n, 59);
-    unhex("4e4f5348" "00000102" "0000" "0007" "0003" "0000" "0123456789abcdef" "6f6b0a"
-          "742e40c49f9e753d2966752969465a3ee1f349cdb7dad8c146dbfb7e0f0d06d7", want);
-    CHECK(memcmp(d, want, 59) == 0);
+    /* The reply "ok\n" to it, as the shell's chunker makes it: flags last |
+     * auth | reply, reply id 1, the same nonce, the shell's epoch. */
+    static struct ushp_chunker ch;
+    ushp_chunker_init_auth(&ch, 0x102, 1, 0x0123456789abcdefull, VEC_EPOCH, key, vec_send, NULL);
+    ushp_chunker_write(&ch, "ok\n", 3);
+    ushp_chunker_finish(&ch);
+    CHECK_EQ(vec_len, 67);
+    unhex("4e4f5348" "00000102" "0000" "0007" "0003" "0001" "0123456789abcdef"
+          "8877665544332211" "6f6b0a"
+          "022f30b01b591037d78c86f3715d8c4174854af264725ffa4fb12e6d7d177aa4", want);
+    CHECK(memcmp(vec_out, want, 67) == 0);
+}
+
+TEST(documented_challenge_vector)
+{
+    uint8_t key[32], d[128], want[128];
+    CHECK_EQ(ushp_parse_key(vec_key, 64, key), 0);
+    size_t n = ushp_build_challenge(d, sizeof d, key, 0x102, 0x0123456789abcdf0ull);
+    CHECK_EQ(n, USHP_CHALLENGE_DGRAM);
+    CHECK_EQ(n, 72);
+    unhex("4e4f5348" "00000102" "0000" "000b" "0008" "0000" "0123456789abcdf0"
+          "0000000000000000" "0000000000000000"
+          "bffdf30ba154d7118d7961ed009987d6492ce106f122691afaca5a24734b0c8a", want);
+    CHECK(memcmp(d, want, 72) == 0);
+    struct ushp_hdr h;
+    const uint8_t *pl;
+    CHECK_EQ(ushp_parse(d, n, &h, &pl), 0);
+    /* The answer: the shell's epoch and the highest nonce it accepted, in a
+     * datagram exactly as long as the challenge. */
+    size_t m = ushp_build_challenge_reply(d, sizeof d, key, &h, VEC_EPOCH,
+                                          0x0123456789abcdefull);
+    CHECK_EQ(m, n);
+    unhex("4e4f5348" "00000102" "0000" "000f" "0008" "0000" "0123456789abcdf0"
+          "8877665544332211" "0123456789abcdef"
+          "c9dd2039abbbef275a492b1c6b4e5cf588031810f909a38bb3f14214fcef8f36", want);
+    CHECK(memcmp(d, want, 72) == 0);
+    CHECK_EQ(ushp_build_challenge_reply(d, m - 1, key, &h, VEC_EPOCH, 1), 0);
+    CHECK_EQ(ushp_build_challenge(d, n - 1, key, 1, 1), 0);
+}
+
+/* A challenge is exactly USHP_CHALLENGE_LEN bytes of payload: a longer
+ * one would buy a larger answer, a shorter one an answer larger than
+ * itself. */
+TEST(challenge_of_another_length_is_malformed)
+{
+    uint8_t key[32], d[128];
+    memset(key, 0x42, sizeof key);
+    struct ushp_hdr h;
+    const uint8_t *pl;
+    static const uint8_t zero[16];
+    for (size_t len = 0; len <= 16; len++) {
+        size_t n = ushp_build_auth(d, sizeof d, key, 1, 0, USHP_FLAG_LAST | USHP_FLAG_CHALLENGE,
+                                   5, 0, zero, len);
+        CHECK_EQ(ushp_parse(d, n, &h, &pl), len == USHP_CHALLENGE_LEN ? 0 : USHP_ELEN);
+    }
+    /* Without the auth flag the bit means nothing (the open protocol
+     * ignores unknown flags). */
+    size_t n = ushp_build(d, sizeof d, 1, 0, true, "version", 7);
+    put_be16(d + USHP_OFF_FLAGS, USHP_FLAG_LAST | USHP_FLAG_CHALLENGE);
+    CHECK_EQ(ushp_parse(d, n, &h, &pl), 0);
 }
 
 TEST(parse_authenticated_layout)
 {
     uint8_t key[32], d[400];
     memset(key, 0x42, sizeof key);
-    size_t n = ushp_build_auth(d, sizeof d, key, 7, 0, USHP_FLAG_LAST, 99, "net", 3);
+    size_t n = ushp_build_auth(d, sizeof d, key, 7, 0, USHP_FLAG_LAST, 99, 0x5555, "net", 3);
     struct ushp_hdr h;
     const uint8_t *pl;
     CHECK_EQ(ushp_parse(d, n, &h, &pl), 0);
     CHECK_EQ(h.flags, USHP_FLAG_LAST | USHP_FLAG_AUTH);
     CHECK_EQ(h.len, 3);
     CHECK_EQ(h.nonce, 99);
-    CHECK(pl == d + 24 && memcmp(pl, "net", 3) == 0);
+    CHECK_EQ(h.epoch, 0x5555);
+    CHECK(pl == d + 32 && memcmp(pl, "net", 3) == 0);
     /* The open layout's size with the auth flag set, and every other size,
      * disagree with len. */
     for (size_t k = 0; k < n; k++)
@@ -62,14 +127,14 @@ TEST(parse_authenticated_layout)
     memset(cmd, 'x', sizeof cmd);
     memset(chunk, 'y', sizeof chunk);
     static uint8_t big[USHP_AUTH_DGRAM_MAX];
-    n = ushp_build_auth(big, sizeof big, key, 1, 0, USHP_FLAG_LAST, 1, cmd, USHP_CMD_MAX);
+    n = ushp_build_auth(big, sizeof big, key, 1, 0, USHP_FLAG_LAST, 1, 2, cmd, USHP_CMD_MAX);
     CHECK_EQ(ushp_parse(big, n, &h, &pl), 0);
-    n = ushp_build_auth(big, sizeof big, key, 1, 0, USHP_FLAG_LAST, 1, cmd, USHP_CMD_MAX + 1);
+    n = ushp_build_auth(big, sizeof big, key, 1, 0, USHP_FLAG_LAST, 1, 2, cmd, USHP_CMD_MAX + 1);
     CHECK_EQ(ushp_parse(big, n, &h, &pl), USHP_ETOOLONG);
-    n = ushp_build_auth(big, sizeof big, key, 1, 0, USHP_FLAG_REPLY, 1, chunk, USHP_CHUNK_MAX);
+    n = ushp_build_auth(big, sizeof big, key, 1, 0, USHP_FLAG_REPLY, 1, 2, chunk, USHP_CHUNK_MAX);
     CHECK_EQ(n, USHP_AUTH_DGRAM_MAX);
     CHECK_EQ(ushp_parse_reply(big, n, &h, &pl), 0);
-    CHECK_EQ(ushp_build_auth(big, sizeof big - 1, key, 1, 0, 0, 1, chunk, USHP_CHUNK_MAX), 0);
+    CHECK_EQ(ushp_build_auth(big, sizeof big - 1, key, 1, 0, 0, 1, 2, chunk, USHP_CHUNK_MAX), 0);
 }
 
 TEST(every_flipped_bit_fails_the_tag)
@@ -77,7 +142,7 @@ TEST(every_flipped_bit_fails_the_tag)
     uint8_t key[32], other[32], d[128];
     memset(key, 0x5a, sizeof key);
     size_t n = ushp_build_auth(d, sizeof d, key, 0xabcdef, 0, USHP_FLAG_LAST,
-                               0x1122334455667788ull, "lines 3", 7);
+                               0x1122334455667788ull, 0x99aabbccddeeff00ull, "lines 3", 7);
     CHECK(ushp_auth_verify(key, d, n));
     int passed = 0;
     for (size_t bit = 0; bit < n * 8; bit++) {
@@ -90,7 +155,7 @@ TEST(every_flipped_bit_fails_the_tag)
     other[31] ^= 1;
     CHECK(!ushp_auth_verify(other, d, n));
     CHECK(!ushp_auth_verify(key, d, n - 1));
-    CHECK(!ushp_auth_verify(key, d, 55));
+    CHECK(!ushp_auth_verify(key, d, USHP_HDR_LEN + USHP_AUTH_OVERHEAD - 1));
     CHECK(!ushp_auth_verify(key, d, 0));
 }
 
@@ -115,7 +180,8 @@ TEST(key_rule)
 }
 
 /* The chunker's authenticated replies: every chunk tagged, flagged reply,
- * carrying the request's nonce, and the payload reassembles. */
+ * carrying the request's nonce and the shell's epoch, and the payload
+ * reassembles. */
 static struct { size_t chunks, bad, bytes; uint8_t out[5000]; } got;
 static uint8_t ckey[32];
 
@@ -124,8 +190,9 @@ static void cap_send(void *ctx, const void *d, size_t n)
     struct ushp_hdr h;
     const uint8_t *pl;
     got.bad += ushp_parse_reply(d, n, &h, &pl) != 0 || !ushp_auth_verify(ckey, d, n) ||
-               h.flags != (USHP_FLAG_AUTH | USHP_FLAG_REPLY | (n - 56 < 1400 ? 1 : 0)) ||
-               h.nonce != 0xfeedull || h.seq != 77 || h.chunk != got.chunks;
+               h.flags != (USHP_FLAG_AUTH | USHP_FLAG_REPLY | (n - 64 < 1400 ? 1 : 0)) ||
+               h.nonce != 0xfeedull || h.epoch != 0xe90c || h.seq != 77 || h.id != 0x4242 ||
+               h.chunk != got.chunks;
     memcpy(got.out + got.bytes, pl, h.len);
     got.bytes += h.len;
     got.chunks++;
@@ -138,7 +205,7 @@ TEST(chunker_tags_each_reply_chunk)
     for (size_t i = 0; i < sizeof src; i++)
         src[i] = (char)('a' + i % 26);
     memset(ckey, 0x11, sizeof ckey);
-    ushp_chunker_init_auth(&ch, 77, 0xfeed, ckey, cap_send, NULL);
+    ushp_chunker_init_auth(&ch, 77, 0x4242, 0xfeed, 0xe90c, ckey, cap_send, NULL);
     ushp_chunker_write(&ch, src, sizeof src);
     ushp_chunker_finish(&ch);
     CHECK_EQ(got.chunks, 3);
@@ -146,6 +213,6 @@ TEST(chunker_tags_each_reply_chunk)
     CHECK_EQ(got.bytes, sizeof src);
     CHECK(memcmp(got.out, src, sizeof src) == 0);
     /* The open chunker after it is the open protocol again. */
-    ushp_chunker_init(&ch, 77, cap_send, NULL);
+    ushp_chunker_init(&ch, 77, 1, cap_send, NULL);
     CHECK(ch.key == NULL && ch.seal == NULL);
 }

@@ -1,19 +1,22 @@
-// LINK: net/udpshell.c uapi/udpshell.c uapi/udpshell_auth.c lib/sha256.c lib/printf.c lib/parse.c tests/unit/fake_net.c
+// LINK: net/udpshell.c net/udpshell_fresh.c uapi/udpshell.c uapi/udpshell_auth.c lib/sha256.c lib/printf.c lib/parse.c tests/unit/fake_net.c
 /* tests/unit/test_udpshell_auth_server.c: the real UDP shell started with
  * a key (udpshell_start_auth) against a fake network and a fake shell:
- * tags checked before anything runs, replies tagged, nonces fresh per
- * sender, retransmits still answered from the kept reply, and every
- * refusal silent and counted. (test_udpshell_server.c is the same shell
+ * tags checked before anything runs, replies tagged, the boot epoch told
+ * by a challenge and required in every request, nonces fresh once per
+ * boot whoever sends them, retransmits still answered from the kept
+ * reply, and every refusal silent and counted. (test_udpshell_server.c is the same shell
  * without a key: the open protocol, unchanged.) */
 #include "test.h"
 #include "sbuf.h"
 #include <stdlib.h>
 #include "fake_net.h"
+#include "fake_hal.h"
 #include "kernel/console.h"
 #include "kernel/sched.h"
 #include "kernel/shell.h"
 #include "mm/heap.h"
 #include "net/udpshell.h"
+#include "net/udpshell_fresh.h"
 #include "uapi/byteorder.h"
 
 /* ---- fakes of the scheduler, heap, console and shell ---- */
@@ -50,10 +53,18 @@ static uint8_t key[32], wrong[32];
 static uint32_t next_ip = 0x0a000100;
 static uint32_t new_sender(void) { return ++next_ip; }
 static uint64_t next_nonce = 1000;     /* rising, like the clock a client uses */
+static uint64_t epoch;                 /* the shell's, from a challenge */
+static bool refused_without_entropy;
+
+static size_t mkreq_e(uint8_t *d, const uint8_t *k, uint32_t seq, uint64_t nonce, uint64_t ep,
+                      const char *cmd)
+{
+    return ushp_build_auth(d, 400, k, seq, 0, USHP_FLAG_LAST, nonce, ep, cmd, strlen(cmd));
+}
 
 static size_t mkreq(uint8_t *d, const uint8_t *k, uint32_t seq, uint64_t nonce, const char *cmd)
 {
-    return ushp_build_auth(d, 400, k, seq, 0, USHP_FLAG_LAST, nonce, cmd, strlen(cmd));
+    return mkreq_e(d, k, seq, nonce, epoch, cmd);
 }
 
 static void send_raw(uint32_t ip, uint16_t port, const uint8_t *d, size_t n)
@@ -68,6 +79,30 @@ static struct udpshell_stats stats(void)
     return s;
 }
 
+/* Ask for the epoch as a client does; the answer's epoch and highest
+ * nonce, after checking it is a tagged challenge reply to our nonce. */
+static bool challenge(uint32_t ip, uint16_t port, uint64_t nonce, uint64_t *ep, uint64_t *highest)
+{
+    uint8_t d[USHP_CHALLENGE_DGRAM];
+    size_t n = ushp_build_challenge(d, sizeof d, key, 77, nonce);
+    size_t before = fake_nsent;
+    send_raw(ip, port, d, n);
+    if (fake_nsent != before + 1)
+        return false;
+    struct fake_dgram *g = &fake_sent[before];
+    struct ushp_hdr h;
+    const uint8_t *pl;
+    uint16_t want = USHP_FLAG_LAST | USHP_FLAG_AUTH | USHP_FLAG_CHALLENGE | USHP_FLAG_REPLY;
+    if (g->len != n || g->ip != ip || g->dport != port ||
+        ushp_parse_reply(g->data, g->len, &h, &pl) != 0 || h.flags != want ||
+        h.nonce != nonce || h.seq != 77 || h.len != USHP_CHALLENGE_LEN ||
+        !ushp_auth_verify(key, g->data, g->len))
+        return false;
+    *ep = h.epoch;
+    *highest = get_be64(pl);
+    return true;
+}
+
 static void start_once(void)
 {
     static bool started;
@@ -76,7 +111,15 @@ static void start_once(void)
         memcpy(wrong, key, sizeof wrong);
         wrong[0] ^= 0x80;
         udpshell_set_runner(shell_run_line);
+        /* No entropy source: no epoch, so no shell at all (never an open
+         * one, never a predictable epoch). */
+        fake_entropy_name = NULL;
+        refused_without_entropy = udpshell_start_auth(9000, key) == -1 && !fake_bound_fn;
+        fake_entropy_name = "fake";
         CHECK_EQ(udpshell_start_auth(9000, key), 0);
+        uint64_t highest = 1;
+        CHECK(challenge(new_sender(), 4999, 1, &epoch, &highest));
+        CHECK(epoch != 0 && highest == 0);
         started = true;
     }
     while (udpshell_run_next())
@@ -94,7 +137,7 @@ static int drain(void)
 }
 
 /* The reply captured for (ip, port, seq): every chunk must verify under
- * key, be flagged reply, and carry nonce. */
+ * key, be flagged reply, and carry nonce and the shell's epoch. */
 static bool reply_ok(uint32_t ip, uint16_t port, uint32_t seq, uint64_t nonce,
                      const char *want)
 {
@@ -110,7 +153,7 @@ static bool reply_ok(uint32_t ip, uint16_t port, uint32_t seq, uint64_t nonce,
         ok &= ushp_parse_reply(g->data, g->len, &h, &pl) == 0;
         ok &= ushp_auth_verify(key, g->data, g->len);
         ok &= (h.flags & (USHP_FLAG_AUTH | USHP_FLAG_REPLY)) == (USHP_FLAG_AUTH | USHP_FLAG_REPLY);
-        ok &= h.seq == seq && h.nonce == nonce && len + h.len < sizeof text;
+        ok &= h.seq == seq && h.nonce == nonce && h.epoch == epoch && len + h.len < sizeof text;
         if (!ok)
             break;
         memcpy(text + len, pl, h.len);
@@ -123,6 +166,39 @@ static bool reply_ok(uint32_t ip, uint16_t port, uint32_t seq, uint64_t nonce,
 
 /* ---- tests ---- */
 
+TEST(auth_start_refuses_without_entropy)
+{
+    start_once();
+    CHECK(refused_without_entropy);
+}
+
+TEST(auth_challenge_tells_the_epoch_and_the_highest_nonce)
+{
+    start_once();
+    uint8_t d[400];
+    struct udpshell_stats s0 = stats();
+    uint64_t n = next_nonce++;
+    send_raw(new_sender(), 5100, d, mkreq(d, key, 1, n, "echo x"));
+    CHECK_EQ(drain(), 1);
+    fake_net_clear();
+    uint64_t ep = 0, highest = 0;
+    uint32_t ip = new_sender();
+    CHECK(challenge(ip, 5101, 3, &ep, &highest));
+    CHECK_EQ(ep, epoch);
+    CHECK(highest >= n);
+    /* Answered again when replayed (it runs nothing), never larger. */
+    CHECK(challenge(ip, 5101, 3, &ep, &highest));
+    CHECK_EQ(stats().challenges, s0.challenges + 2);
+    CHECK_EQ(stats().requests, s0.requests + 1);
+    /* Under another key: silence, counted as a bad tag. */
+    fake_net_clear();
+    uint8_t c[USHP_CHALLENGE_DGRAM];
+    send_raw(ip, 5101, c, ushp_build_challenge(c, sizeof c, wrong, 1, 4));
+    CHECK_EQ(fake_nsent, 0);
+    CHECK_EQ(stats().bad_tag, s0.bad_tag + 1);
+    fake_net_clear();
+}
+
 TEST(auth_tagged_request_runs_and_its_reply_is_tagged)
 {
     start_once();
@@ -132,6 +208,28 @@ TEST(auth_tagged_request_runs_and_its_reply_is_tagged)
     send_raw(ip, 5000, d, mkreq(d, key, 1, n, "echo hi"));
     CHECK_EQ(drain(), 1);
     CHECK(reply_ok(ip, 5000, 1, n, "hi\n"));
+    fake_net_clear();
+}
+
+/* A request tagged for another epoch: a previous boot's (or another
+ * kernel's with the same key) is refused, counted, never run; the same
+ * command under this boot's epoch runs. */
+TEST(auth_wrong_epoch_is_refused)
+{
+    start_once();
+    uint8_t d[400];
+    uint32_t ip = new_sender();
+    struct udpshell_stats s0 = stats();
+    uint64_t n = next_nonce++;
+    send_raw(ip, 5012, d, mkreq_e(d, key, 1, n, epoch ^ 1, "echo old boot"));
+    send_raw(ip, 5012, d, mkreq_e(d, key, 2, next_nonce++, 0, "echo no epoch"));
+    CHECK_EQ(drain(), 0);
+    CHECK_EQ(fake_nsent, 0);
+    CHECK_EQ(stats().wrong_epoch, s0.wrong_epoch + 2);
+    /* Refused before the window: the nonce is still fresh for this boot. */
+    send_raw(ip, 5012, d, mkreq(d, key, 1, n, "echo this boot"));
+    CHECK_EQ(drain(), 1);
+    CHECK(reply_ok(ip, 5012, 1, n, "this boot\n"));
     fake_net_clear();
 }
 
@@ -156,7 +254,7 @@ TEST(auth_forged_or_missing_tag_is_refused_without_reply)
     struct udpshell_stats s0 = stats();
     size_t len = mkreq(d, key, 1, next_nonce++, "echo mine");
     /* The command changed under the captured tag. */
-    memcpy(d + 24, "echo evil", 9);
+    memcpy(d + USHP_AUTH_PAYLOAD_OFF, "echo evil", 9);
     send_raw(ip, 5002, d, len);
     /* The tag itself changed. */
     len = mkreq(d, key, 2, next_nonce++, "echo mine");
@@ -166,12 +264,16 @@ TEST(auth_forged_or_missing_tag_is_refused_without_reply)
     len = mkreq(d, key, 3, next_nonce++, "echo mine");
     d[23] ^= 1;
     send_raw(ip, 5002, d, len);
+    /* The epoch changed (to pass for this boot). */
+    len = mkreq_e(d, key, 5, next_nonce++, epoch ^ 0x100, "echo mine");
+    d[30] ^= 1;
+    send_raw(ip, 5002, d, len);
     /* The flag says tagged, the tag is missing: malformed. */
     len = mkreq(d, key, 4, next_nonce++, "echo mine");
     send_raw(ip, 5002, d, len - USHP_TAG_LEN);
     CHECK_EQ(drain(), 0);
     CHECK_EQ(fake_nsent, 0);
-    CHECK_EQ(stats().bad_tag, s0.bad_tag + 3);
+    CHECK_EQ(stats().bad_tag, s0.bad_tag + 4);
     CHECK_EQ(stats().bad[-1 - USHP_ELEN], s0.bad[-1 - USHP_ELEN] + 1);
 }
 
@@ -270,6 +372,39 @@ TEST(auth_replayed_request_is_never_run_twice)
     fake_net_clear();
 }
 
+/* One window for the boot, whoever sends: a captured request sent again
+ * from 20 new ports (and from new hosts) runs 0 more times; before, a
+ * sender the shell had not seen only had to beat a floor that stayed at 0
+ * until some sender was evicted, and such a replay ran 8 more times. */
+TEST(auth_replay_from_new_ports_and_hosts_never_runs)
+{
+    start_once();
+    uint8_t d[400];
+    uint32_t ip = new_sender();
+    uint64_t n = next_nonce++;
+    size_t len = mkreq(d, key, 40, n, "echo pay");
+    send_raw(ip, 5020, d, len);
+    CHECK_EQ(drain(), 1);
+    struct udpshell_stats s0 = stats();
+    fake_net_clear();
+    for (int port = 0; port < 20; port++)
+        send_raw(ip, (uint16_t)(6000 + port), d, len);
+    for (int host = 0; host < 20; host++)
+        send_raw(new_sender(), 5020, d, len);
+    CHECK_EQ(drain(), 0);
+    CHECK_EQ(fake_nsent, 0);
+    CHECK_EQ(stats().replayed, s0.replayed + 40);
+    CHECK_EQ(stats().requests, s0.requests);
+    /* Its own sender's retransmit is still answered from the kept reply. */
+    send_raw(ip, 5020, d, len);
+    CHECK_EQ(drain(), 0);
+    CHECK(reply_ok(ip, 5020, 40, n, "pay\n"));
+    fake_net_clear();
+}
+
+/* The window itself: out of order within it runs, seen or under the
+ * floor does not (net/udpshell_fresh.c; test_udpshell_fresh.c has the
+ * model). */
 TEST(auth_nonce_window_takes_reordered_refuses_old_and_seen)
 {
     start_once();
@@ -278,52 +413,27 @@ TEST(auth_nonce_window_takes_reordered_refuses_old_and_seen)
     uint64_t base = next_nonce + 1000;
     next_nonce = base + 1000;
     struct udpshell_stats s0 = stats();
-    /* Arriving out of order, inside the window: all run. */
+    /* Arriving out of order: all run. */
     uint64_t order[] = { base + 100, base + 90, base + 99, base + 38 };
     for (int i = 0; i < 4; i++)
         send_raw(ip, 5008, d, mkreq(d, key, 100 + i, order[i], "echo w"));
     CHECK_EQ(drain(), 4);
-    /* Seen (not the last request's), and older than the window: refused. */
+    /* Seen, not the same request: refused, from this sender or any. */
     send_raw(ip, 5008, d, mkreq(d, key, 200, base + 90, "echo w"));
-    send_raw(ip, 5008, d, mkreq(d, key, 201, base + 100 - USH_NONCE_WINDOW, "echo w"));
+    send_raw(new_sender(), 5008, d, mkreq(d, key, 100, base + 100, "echo w"));
     CHECK_EQ(drain(), 0);
     CHECK_EQ(stats().replayed, s0.replayed + 2);
-    /* Just inside the window and unseen: runs. */
-    send_raw(ip, 5008, d, mkreq(d, key, 202, base + 100 - USH_NONCE_WINDOW + 1, "echo w"));
-    /* A jump far ahead, then the one just below the old top: too old now. */
-    send_raw(ip, 5008, d, mkreq(d, key, 203, base + 500, "echo w"));
-    CHECK_EQ(drain(), 2);
-    send_raw(ip, 5008, d, mkreq(d, key, 204, base + 98, "echo w"));
+    /* USHF_NONCES higher ones push the lowest under the floor. */
+    int ran = 0;
+    for (int i = 0; i < USHF_NONCES; i++) {
+        send_raw(new_sender(), 5008, d, mkreq(d, key, 300, base + 200 + (uint64_t)i, "echo w"));
+        ran += drain();
+    }
+    CHECK_EQ(ran, USHF_NONCES);
+    send_raw(ip, 5008, d, mkreq(d, key, 400, base + 37, "echo w"));   /* never seen, too old */
+    send_raw(ip, 5008, d, mkreq(d, key, 401, 0, "echo zero"));         /* 0 never is */
     CHECK_EQ(drain(), 0);
-    CHECK_EQ(stats().replayed, s0.replayed + 3);
-    fake_net_clear();
-}
-
-TEST(auth_evicted_sender_stays_refused)
-{
-    start_once();
-    uint8_t d[400], old[400];
-    uint32_t victim = new_sender();
-    size_t olen = mkreq(old, key, 1, next_nonce++, "echo first");
-    send_raw(victim, 5009, old, olen);
-    CHECK_EQ(drain(), 1);
-    /* USH_AUTH_CLIENTS newer senders push it out of the table. */
-    for (int i = 0; i < USH_AUTH_CLIENTS; i++)
-        send_raw(new_sender(), 5009, d, mkreq(d, key, 1, next_nonce++, "echo filler"));
-    CHECK_EQ(drain(), USH_AUTH_CLIENTS);
-    fake_now_ns += USH_KEEP_NS + 1;
-    struct udpshell_stats s0 = stats();
-    fake_net_clear();
-    send_raw(victim, 5009, old, olen);
-    CHECK_EQ(drain(), 0);
-    CHECK_EQ(fake_nsent, 0);
-    CHECK_EQ(stats().replayed, s0.replayed + 1);
-    /* A new sender whose nonce is above every evicted one is welcome. */
-    send_raw(new_sender(), 5009, d, mkreq(d, key, 1, next_nonce++, "echo new"));
-    CHECK_EQ(drain(), 1);
-    /* Nonce 0 never is. */
-    send_raw(new_sender(), 5009, d, mkreq(d, key, 1, 0, "echo zero"));
-    CHECK_EQ(drain(), 0);
+    CHECK_EQ(stats().replayed, s0.replayed + 4);
     fake_net_clear();
 }
 
@@ -355,10 +465,12 @@ TEST(auth_net_shows_the_refusals)
     struct udpshell_stats s = stats();
     struct sbuf b = SBUF_INIT;
     fake_app_stats->print(&b.pr);
-    char want[200];
-    snprintf(want, sizeof want, "udpshell auth: HMAC-SHA256 key; refused: unauthenticated %lu, "
-             "bad tag %lu, replayed %lu, tagged without a key 0\n", (unsigned long)s.unauth,
-             (unsigned long)s.bad_tag, (unsigned long)s.replayed);
+    char want[300];
+    snprintf(want, sizeof want, "udpshell auth: HMAC-SHA256 key, boot epoch %016lx; refused: "
+             "unauthenticated %lu, bad tag %lu, wrong epoch %lu, replayed %lu, tagged without a "
+             "key 0; challenges answered %lu\n", (unsigned long)epoch, (unsigned long)s.unauth,
+             (unsigned long)s.bad_tag, (unsigned long)s.wrong_epoch, (unsigned long)s.replayed,
+             (unsigned long)s.challenges);
     CHECK(strstr(b.s, want) != NULL);
     /* The key is nowhere in what `net` prints. */
     CHECK(strstr(b.s, "a5a5") == NULL);
@@ -379,5 +491,26 @@ TEST(auth_fresh_nonce_with_kept_seq_and_command_runs)
     send_raw(ip, 5011, d, mkreq(d, key, 30, n, "echo same"));
     CHECK_EQ(drain(), 1);
     CHECK(reply_ok(ip, 5011, 30, n, "same\n"));
+    fake_net_clear();
+}
+
+/* The same bound with a key: a captured request resent by anyone draws the
+ * kept reply (to its own sender) at most USH_RESENDS times. */
+TEST(auth_kept_reply_is_resent_at_most_three_times)
+{
+    start_once();
+    uint8_t d[400];
+    uint32_t ip = new_sender();
+    size_t len = mkreq(d, key, 50, next_nonce++, "echo flood");
+    send_raw(ip, 5030, d, len);
+    CHECK_EQ(drain(), 1);
+    struct udpshell_stats s0 = stats();
+    for (int i = 0; i < 20; i++) {
+        send_raw(ip, 5030, d, len);
+        CHECK_EQ(drain(), 0);
+    }
+    CHECK_EQ(fake_nsent, 1 + USH_RESENDS);
+    CHECK_EQ(stats().resent, s0.resent + USH_RESENDS);
+    CHECK_EQ(stats().resends_spent, s0.resends_spent + 20 - USH_RESENDS);
     fake_net_clear();
 }

@@ -1,4 +1,4 @@
-// LINK: net/udpshell.c uapi/udpshell.c uapi/udpshell_auth.c lib/sha256.c lib/printf.c lib/parse.c tests/unit/fake_net.c
+// LINK: net/udpshell.c net/udpshell_fresh.c uapi/udpshell.c uapi/udpshell_auth.c lib/sha256.c lib/printf.c lib/parse.c tests/unit/fake_net.c
 /* tests/unit/test_udpshell_server.c: the real UDP shell (net/udpshell.c)
  * against a fake network (fake_net.c) and a fake shell: requests go in
  * through the bound handler, the test plays the shell's task with
@@ -102,13 +102,15 @@ struct reply {
     char *text;                        /* reassembled payload, NUL-terminated */
     size_t len;
     int chunks;
-    bool whole;                        /* chunks 0..last in order, one last, all to ip:port */
+    bool whole;                        /* chunks 0..last in order, one last, all to ip:port,
+                                          one reply id, never 0 */
+    uint16_t id;
 };
 
 /* Reassemble the captured datagrams for (ip, port, seq). */
 static struct reply reply_of(uint32_t ip, uint16_t port, uint32_t seq)
 {
-    struct reply r = { malloc(1), 0, 0, true };
+    struct reply r = { malloc(1), 0, 0, true, 0 };
     bool seen_last = false;
     for (size_t i = 0; i < fake_nsent; i++) {
         struct fake_dgram *g = &fake_sent[i];
@@ -122,8 +124,9 @@ static struct reply reply_of(uint32_t ip, uint16_t port, uint32_t seq)
             continue;
         /* Every chunk says it is a reply, so no shell takes it for a request. */
         if (g->sport != 9000 || h.chunk != r.chunks || seen_last ||
-            !(h.flags & USHP_FLAG_REPLY))
+            !(h.flags & USHP_FLAG_REPLY) || h.id == 0 || (r.chunks && h.id != r.id))
             r.whole = false;
+        r.id = h.id;
         seen_last = h.flags & USHP_FLAG_LAST;
         r.text = realloc(r.text, r.len + h.len + 1);
         memcpy(r.text + r.len, pl, h.len);
@@ -471,7 +474,7 @@ TEST(ush_open_shell_refuses_tagged_requests)
     struct udpshell_stats s0 = stats();
     int before = runs['e'];
     fake_net_deliver(new_sender(), 4100, d,
-             ushp_build_auth(d, sizeof d, key, 1, 0, USHP_FLAG_LAST, 5, "echo t", 6));
+             ushp_build_auth(d, sizeof d, key, 1, 0, USHP_FLAG_LAST, 5, 9, "echo t", 6));
     CHECK(!udpshell_run_next());
     CHECK_EQ(runs['e'], before);
     CHECK_EQ(fake_nsent, 0);
@@ -479,7 +482,7 @@ TEST(ush_open_shell_refuses_tagged_requests)
     struct sbuf b = SBUF_INIT;
     fake_app_stats->print(&b.pr);
     CHECK(strstr(b.s, "udpshell auth: none (open); refused: unauthenticated 0, bad tag 0, "
-                      "replayed 0, tagged without a key ") != NULL);
+                      "wrong epoch 0, replayed 0, tagged without a key ") != NULL);
 }
 
 /* A datagram flagged as a reply is never run, whatever it says: one shell's
@@ -518,4 +521,108 @@ TEST(ush_reply_flag_is_never_run)
     char want[64];
     snprintf(want, sizeof want, ", replies %lu\n", (unsigned long)stats().replies);
     CHECK(strstr(b.s, want) != NULL);
+}
+
+/* A flood of copies of one request after its reply: the kept reply goes
+ * out USH_RESENDS more times, the rest are counted and draw nothing (50
+ * copies of `lines 2000` drew 50 whole replies). A new request from the
+ * same sender has its own budget. */
+TEST(ush_kept_reply_is_resent_at_most_three_times)
+{
+    start_once();
+    uint32_t ip = new_sender();
+    struct udpshell_stats s0 = stats();
+    int before = runs['b'];
+    send_req(ip, 4200, 8, "big 3000");
+    CHECK(udpshell_run_next());
+    size_t one = fake_nsent;
+    CHECK_EQ(one, 3);
+    for (int i = 0; i < 50; i++) {
+        send_req(ip, 4200, 8, "big 3000");
+        CHECK(udpshell_run_next());
+    }
+    CHECK_EQ(runs['b'], before + 1);
+    CHECK_EQ(fake_nsent, (1 + USH_RESENDS) * one);
+    CHECK_EQ(stats().resent, s0.resent + USH_RESENDS);
+    CHECK_EQ(stats().resends_spent, s0.resends_spent + 50 - USH_RESENDS);
+    fake_net_clear();
+    send_req(ip, 4200, 9, "big 3000");
+    CHECK(udpshell_run_next());
+    send_req(ip, 4200, 9, "big 3000");
+    CHECK(udpshell_run_next());
+    CHECK_EQ(runs['b'], before + 2);
+    CHECK_EQ(fake_nsent, 2 * one);
+    struct sbuf b = SBUF_INIT;
+    fake_app_stats->print(&b.pr);
+    char want[64];
+    snprintf(want, sizeof want, "resends spent %lu,", (unsigned long)stats().resends_spent);
+    CHECK(strstr(b.s, want) != NULL);
+    fake_net_clear();
+}
+
+/* Each run of a command has its own reply id, in every chunk; a resend of
+ * the kept reply repeats it; a copy cut at the keep limit, which ends
+ * otherwise, has its own. A client then never mixes two runs' chunks. */
+TEST(ush_reply_id_per_run_repeated_by_resends)
+{
+    start_once();
+    uint32_t ip = new_sender();
+    send_req(ip, 4300, 1, "big 5000");
+    CHECK(udpshell_run_next());
+    struct reply a = reply_of(ip, 4300, 1);
+    CHECK(a.whole && a.chunks == 4);
+    fake_net_clear();
+    send_req(ip, 4300, 1, "big 5000");            /* a retransmit: the kept reply */
+    CHECK(udpshell_run_next());
+    struct reply b = reply_of(ip, 4300, 1);
+    CHECK(b.whole && b.id == a.id);
+    fake_net_clear();
+    fake_now_ns += USH_KEEP_NS + 1;               /* expired: it runs again */
+    send_req(ip, 4300, 1, "big 5000");
+    CHECK(udpshell_run_next());
+    struct reply c = reply_of(ip, 4300, 1);
+    CHECK(c.whole && c.id != a.id);
+    fake_net_clear();
+    free(a.text);
+    free(b.text);
+    free(c.text);
+    /* Cut at the keep limit: the copy is another reply. */
+    char cmd[32];
+    snprintf(cmd, sizeof cmd, "big %u", USH_KEEP_MAX + 10);
+    send_req(ip, 4301, 2, cmd);
+    CHECK(udpshell_run_next());
+    struct reply d = reply_of(ip, 4301, 2);
+    fake_net_clear();
+    send_req(ip, 4301, 2, cmd);
+    CHECK(udpshell_run_next());
+    struct reply e = reply_of(ip, 4301, 2);
+    CHECK(d.whole && e.whole && e.id != d.id);
+    free(d.text);
+    free(e.text);
+    fake_net_clear();
+}
+
+/* Reply ids are never 0 and come back only after 65535 other runs. */
+TEST(ush_reply_ids_skip_0_and_repeat_after_65535_runs)
+{
+    start_once();
+    uint32_t ip = new_sender();
+    uint16_t first = 0;
+    bool zero = false, early = false;
+    for (uint32_t i = 0; i <= 65535; i++) {
+        send_req(ip, 4400, 1000 + i, "");
+        CHECK(udpshell_run_next());
+        CHECK_EQ(fake_nsent, 1);
+        uint16_t id = get_be16(fake_sent[0].data + USHP_OFF_ID);
+        zero |= id == 0;
+        if (i == 0)
+            first = id;
+        else if (i < 65535)
+            early |= id == first;
+        else
+            CHECK_EQ(id, first);
+        fake_net_clear();
+    }
+    CHECK(!zero);
+    CHECK(!early);
 }

@@ -7,6 +7,14 @@
  * up when no new chunk has arrived for timeout_ms. A command that prints
  * nothing for longer (a long `profile`) needs a larger timeout.
  *
+ * With a key (the authenticated mode) a call first asks the shell for its
+ * boot epoch with a challenge, unless an earlier call learnt it, and tags
+ * the request for that epoch. At the first resend of a call it asks once
+ * more: a shell that rebooted since refuses the request in silence, and
+ * only a new epoch tells why. Datagrams that do not verify are counted
+ * and ignored, never taken for the shell's word nor allowed to end the
+ * command.
+ *
  * ushc_run_all runs one command on each of several shells at once with
  * the same steps, waiting on all of them together.
  *
@@ -31,6 +39,7 @@ struct reply {
     uint16_t *len;
     long last;                  /* index of the flagged chunk, -1 until seen */
     long next_out;              /* first chunk not yet written */
+    long id;                    /* the reply id of its chunks, -1 until the first */
 };
 
 static bool reply_init(struct reply *r)
@@ -40,6 +49,7 @@ static bool reply_init(struct reply *r)
     r->len = calloc(MAX_CHUNKS, sizeof *r->len);
     r->last = -1;
     r->next_out = 0;
+    r->id = -1;
     return r->have && r->data && r->len;
 }
 
@@ -63,57 +73,54 @@ static void reply_flush(struct ushc *c, struct reply *r)
     fflush(c->out);
 }
 
-/* Take one datagram from the shell. Returns 1 if it was a new chunk of our
- * reply, 0 if ignored (another seq, or a duplicate), -1 on a protocol
- * error (reported). */
-static int reply_take(struct ushc *c, struct reply *r, const uint8_t *d, size_t n)
+/* Take one verified chunk of our reply (seq and, with a key, tag and
+ * nonce checked: ushc_verify_reply). Returns 1 if it was a new chunk, 0
+ * if a duplicate, -1 on a protocol error (reported). */
+static int reply_take(struct ushc *c, struct reply *r, const struct ushp_hdr *h,
+                      const uint8_t *pl)
 {
-    struct ushp_hdr h;
-    const uint8_t *pl;
-    int v = ushc_verify_reply(c, d, n, &h, &pl);
-    if (v == USHC_REPLY_MALFORMED) {
-        fprintf(c->err, "%s: protocol error: bad reply datagram (%zu bytes): %s\n",
-                c->prog, n, ushp_strerror(ushp_parse_reply(d, n, &h, &pl)));
+    bool last = h->flags & USHP_FLAG_LAST;
+    /* One run's chunks only: another id means the shell ran the command
+     * again (its kept reply was gone when we resent), and the two outputs
+     * may differ anywhere. Checked before the duplicate test: the same
+     * index from the other run is no duplicate. */
+    if (r->id >= 0 && h->id != r->id) {
+        fprintf(c->err, "%s: protocol error: chunks of two replies (ids %ld and %u) for seq "
+                "%u: the shell ran the command again; not mixing them\n", c->prog, r->id,
+                h->id, h->seq);
         return -1;
     }
-    if (v < 0) {
-        fprintf(c->err, "%s: protocol error: %s (seq %u)\n", c->prog,
-                ushc_reply_strerror(v), h.seq);
-        return -1;
-    }
-    if (v == USHC_REPLY_OTHER)
-        return 0;                   /* a late reply to an earlier request */
-    bool last = h.flags & USHP_FLAG_LAST;
-    if (r->last >= 0 && last && h.chunk != r->last) {
+    r->id = h->id;
+    if (r->last >= 0 && last && h->chunk != r->last) {
         fprintf(c->err, "%s: protocol error: a second last chunk %u (the last was %ld, "
-                "seq %u)\n", c->prog, h.chunk, r->last, h.seq);
+                "seq %u)\n", c->prog, h->chunk, r->last, h->seq);
         return -1;
     }
-    if (r->last >= 0 && h.chunk > r->last) {
+    if (r->last >= 0 && h->chunk > r->last) {
         fprintf(c->err, "%s: protocol error: chunk %u after the last chunk %ld "
-                "(seq %u)\n", c->prog, h.chunk, r->last, h.seq);
+                "(seq %u)\n", c->prog, h->chunk, r->last, h->seq);
         return -1;
     }
-    if (r->have[h.chunk])
+    if (r->have[h->chunk])
         return 0;                   /* duplicate (a retransmitted reply) */
     if (last) {
-        for (long i = h.chunk + 1; i < MAX_CHUNKS; i++) {
+        for (long i = h->chunk + 1; i < MAX_CHUNKS; i++) {
             if (r->have[i]) {
                 fprintf(c->err, "%s: protocol error: last chunk %u but chunk %ld "
-                        "received (seq %u)\n", c->prog, h.chunk, i, h.seq);
+                        "received (seq %u)\n", c->prog, h->chunk, i, h->seq);
                 return -1;
             }
         }
-        r->last = h.chunk;
+        r->last = h->chunk;
     }
-    r->data[h.chunk] = malloc(h.len ? h.len : 1);
-    if (!r->data[h.chunk]) {
+    r->data[h->chunk] = malloc(h->len ? h->len : 1);
+    if (!r->data[h->chunk]) {
         fprintf(c->err, "%s: out of memory\n", c->prog);
         return -1;
     }
-    memcpy(r->data[h.chunk], pl, h.len);
-    r->len[h.chunk] = h.len;
-    r->have[h.chunk] = 1;
+    memcpy(r->data[h->chunk], pl, h->len);
+    r->len[h->chunk] = h->len;
+    r->have[h->chunk] = 1;
     reply_flush(c, r);
     return 1;
 }
@@ -132,8 +139,15 @@ static bool reply_done(const struct reply *r)
 
 struct call {
     struct reply r;
+    const char *cmd;            /* the caller's, alive for the whole call */
     uint8_t req[USHP_HDR_LEN + USHP_AUTH_OVERHEAD + USHP_CMD_MAX];
     size_t reqlen;
+    uint64_t req_epoch;         /* the epoch req is tagged for */
+    uint8_t chal[USHP_CHALLENGE_DGRAM];
+    size_t challen;
+    bool challenging;           /* waiting for the epoch before the request */
+    bool rechallenged;          /* the one check for a restarted shell is out */
+    unsigned chunks;            /* new chunks taken */
     int retries;
     uint64_t last_progress, last_send;
     int rc;                     /* USHC_EXIT_*, or -1 while in flight */
@@ -154,12 +168,29 @@ static int send_request(struct ushc *c, const uint8_t *d, size_t len)
     return -1;
 }
 
+/* Build the request for k->cmd (tagged for c->epoch) and send it. */
+static void call_send_request(struct ushc *c, struct call *k)
+{
+    k->reqlen = ushc_build_request(c, k->req, sizeof k->req, k->cmd, strlen(k->cmd));
+    k->req_epoch = c->epoch;
+    k->rc = send_request(c, k->req, k->reqlen);
+}
+
+/* Ask the shell for its epoch (a new challenge nonce each time). */
+static int call_send_challenge(struct ushc *c, struct call *k)
+{
+    k->challen = ushc_build_challenge(c, k->chal, sizeof k->chal);
+    return send_request(c, k->chal, k->challen);
+}
+
 static void call_start(struct ushc *c, struct call *k, const char *cmd, uint64_t now)
 {
     size_t n = strlen(cmd);
+    memset(k, 0, sizeof *k);
+    k->cmd = cmd;
     k->rc = -1;
-    k->retries = 0;
     k->last_progress = k->last_send = now;
+    c->ignored = 0;
     if (!reply_init(&k->r)) {
         fprintf(c->err, "%s: out of memory\n", c->prog);
         k->rc = USHC_EXIT_PROTO;
@@ -171,8 +202,12 @@ static void call_start(struct ushc *c, struct call *k, const char *cmd, uint64_t
         k->rc = USHC_EXIT_PROTO;
         return;
     }
-    k->reqlen = ushc_build_request(c, k->req, sizeof k->req, cmd, n);
-    k->rc = send_request(c, k->req, k->reqlen);
+    if (c->key && c->epoch == 0) {
+        k->challenging = true;
+        k->rc = call_send_challenge(c, k);
+    } else {
+        call_send_request(c, k);
+    }
 }
 
 /* When the call next needs the clock: its resend or its give-up time. */
@@ -192,7 +227,18 @@ static void call_tick(struct ushc *c, struct call *k, uint64_t now)
      * out by the time this looks: a late wake-up must not cost the
      * request its retransmission. */
     if (now - k->last_send >= USHC_RETRY_MS && k->retries < USHC_RETRIES) {
-        k->rc = send_request(c, k->req, k->reqlen);
+        if (k->challenging) {
+            k->rc = send_request(c, k->chal, k->challen);
+        } else {
+            k->rc = send_request(c, k->req, k->reqlen);
+            /* Silence may be a shell that restarted and refuses our epoch:
+             * ask for its epoch once per call (the answer is handled in
+             * call_challenged). */
+            if (k->rc < 0 && c->key && !k->rechallenged) {
+                k->rechallenged = true;
+                k->rc = call_send_challenge(c, k);
+            }
+        }
         k->retries++;
         k->last_send = now;
         if (k->rc >= 0)
@@ -201,13 +247,53 @@ static void call_tick(struct ushc *c, struct call *k, uint64_t now)
     if (now - k->last_progress >= c->timeout_ms) {
         /* A shell refuses without a word both a request without its key
          * and one with the wrong key: say so, it is the likely cause. */
-        fprintf(c->err, "%s: timeout: no reply from %s for %.1f s (command sent %d "
-                "times)%s\n", c->prog, c->peer, c->timeout_ms / 1000.0, k->retries + 1,
+        fprintf(c->err, "%s: timeout: no %s from %s for %.1f s (%s sent %d times)%s\n",
+                c->prog, k->challenging ? "answer to the challenge" : "reply", c->peer,
+                c->timeout_ms / 1000.0, k->challenging ? "challenge" : "command",
+                k->retries + 1,
                 c->key ? "; a shell without this key does not answer tagged requests"
                        : "; a shell started with ushkey= answers only its key (-k)");
         k->rc = USHC_EXIT_PROTO;
         return;
     }
+}
+
+/* Progress: the silence clock, the resend clock and the resend budget
+ * restart. The shell drops resends that arrive while the command still
+ * runs, so a long command spends the budget before its first chunk; a
+ * datagram lost after that must still be recoverable. */
+static void call_progress(struct ushc *c, struct call *k)
+{
+    k->last_progress = k->last_send = c->io.now_ms(c->io.ctx);
+    k->retries = 0;
+}
+
+/* The shell told its epoch (ushc_take_challenge has stored it). */
+static void call_challenged(struct ushc *c, struct call *k)
+{
+    if (k->challenging) {
+        k->challenging = false;
+        call_progress(c, k);
+        call_send_request(c, k);
+        return;
+    }
+    if (c->epoch == k->req_epoch)
+        return;                     /* the same boot: the request stands */
+    if (k->chunks == 0) {
+        /* It restarted before answering: our request cannot run under the
+         * new epoch, so sending it again under that one runs it at most
+         * once in this boot. Whether it ran before the restart, nobody
+         * can say: tell the user. */
+        fprintf(c->err, "%s: %s restarted (new boot epoch) before answering; the command "
+                "is sent again to the new boot (it may have run before the restart)\n",
+                c->prog, c->peer);
+        call_progress(c, k);
+        call_send_request(c, k);
+        return;
+    }
+    fprintf(c->err, "%s: %s restarted (new boot epoch) in the middle of the reply: what "
+            "was printed is incomplete, and the command is not sent again\n", c->prog, c->peer);
+    k->rc = USHC_EXIT_PROTO;
 }
 
 /* What a receive gave: got bytes of d, 0 for nothing, or USHC_IO_*. */
@@ -226,20 +312,46 @@ static void call_feed(struct ushc *c, struct call *k, long got, const uint8_t *d
     }
     if (got == 0)
         return;
-    int taken = reply_take(c, &k->r, d, (size_t)got);
+    struct ushp_hdr h;
+    const uint8_t *pl;
+    int v = ushc_verify_reply(c, d, (size_t)got, &h, &pl);
+    if (v < 0 && c->key) {
+        /* Anyone can send us a datagram; only a tag says the shell did. */
+        c->ignored++;
+        return;
+    }
+    if (v == USHC_REPLY_MALFORMED) {
+        fprintf(c->err, "%s: protocol error: bad reply datagram (%ld bytes): %s\n",
+                c->prog, got, ushp_strerror(ushp_parse_reply(d, (size_t)got, &h, &pl)));
+        k->rc = USHC_EXIT_PROTO;
+        return;
+    }
+    if (v == USHC_REPLY_CHALLENGE) {
+        ushc_take_challenge(c, &h, pl);
+        call_challenged(c, k);
+        return;
+    }
+    if (v != USHC_REPLY_OK || k->challenging)
+        return;                     /* a late reply to an earlier request */
+    int taken = reply_take(c, &k->r, &h, pl);
     if (taken < 0) {
         k->rc = USHC_EXIT_PROTO;
     } else if (taken > 0) {
-        /* Progress: the silence clock, the resend clock and the resend
-         * budget restart. The shell drops resends that arrive while the
-         * command still runs, so a long command spends the budget before
-         * its first chunk; a datagram lost after that must still be
-         * recoverable. */
-        k->last_progress = k->last_send = c->io.now_ms(c->io.ctx);
-        k->retries = 0;
+        k->chunks++;
+        call_progress(c, k);
         if (reply_done(&k->r))
             k->rc = USHC_EXIT_OK;
     }
+}
+
+/* The call is over: what it ignored, then its memory. */
+static void call_end(struct ushc *c, struct call *k)
+{
+    if (c->ignored)
+        fprintf(c->err, "%s: ignored %lu datagram%s from %s that did not verify (untagged, "
+                "another key's or another request's: forged?)\n", c->prog, c->ignored,
+                c->ignored == 1 ? "" : "s", c->peer);
+    reply_free(&k->r);
 }
 
 static uint8_t dgram[65536];    /* one datagram at a time, whoever it is for */
@@ -257,7 +369,7 @@ int ushc_run(struct ushc *c, const char *cmd)
         long got = c->io.recv(c->io.ctx, dgram, sizeof dgram, due > t ? due - t : 0);
         call_feed(c, &k, got, dgram);
     }
-    reply_free(&k.r);
+    call_end(c, &k);
     return k.rc;
 }
 
@@ -294,7 +406,7 @@ void ushc_run_all(const struct ushc_mux *m, struct ushc **cs, const char **cmds,
     }
     for (unsigned i = 0; i < n; i++) {
         rcs[i] = ks[i].rc;
-        reply_free(&ks[i].r);
+        call_end(cs[i], &ks[i]);
     }
     free(ks);
 }
@@ -332,15 +444,17 @@ int ushc_load_key(const char *path, uint8_t key[USHP_KEY_LEN], FILE *err, const 
     return 0;
 }
 
-/* Nonces: the wall clock in nanoseconds, kept rising. The shell refuses a
- * nonce it has seen, and one from a new client that is not above those of
- * the clients it has forgotten; a clock reading is above both for any
- * client on this host that ran earlier. */
-static uint64_t next_nonce(uint64_t last)
+/* Nonces: the wall clock in nanoseconds, shifted above the highest nonce
+ * the shell had seen when it told us its epoch, and kept rising. The
+ * shell keeps one window for everybody (docs/udpshell.md, "Freshness"):
+ * a client whose clock is behind the others' would see its requests
+ * refused; the shift puts it level with them. */
+static uint64_t next_nonce(const struct ushc *c)
 {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    uint64_t t = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    uint64_t t = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + c->nonce_shift;
+    uint64_t last = c->nonce > c->challenge ? c->nonce : c->challenge;
     return t > last ? t : last + 1;
 }
 
@@ -351,8 +465,29 @@ size_t ushc_build_request(struct ushc *c, uint8_t *buf, size_t cap, const char *
     ++c->seq;
     if (!c->key)
         return ushp_build(buf, cap, c->seq, 0, true, cmd, n);
-    c->nonce = next_nonce(c->nonce);
-    return ushp_build_auth(buf, cap, c->key, c->seq, 0, USHP_FLAG_LAST, c->nonce, cmd, n);
+    c->nonce = next_nonce(c);
+    return ushp_build_auth(buf, cap, c->key, c->seq, 0, USHP_FLAG_LAST, c->nonce, c->epoch,
+                           cmd, n);
+}
+
+size_t ushc_build_challenge(struct ushc *c, uint8_t *buf, size_t cap)
+{
+    /* Not c->nonce: that one names the request whose reply we await. */
+    c->challenge = next_nonce(c);
+    return ushp_build_challenge(buf, cap, c->key, c->seq, c->challenge);
+}
+
+void ushc_take_challenge(struct ushc *c, const struct ushp_hdr *h, const uint8_t *payload)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t t = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    uint64_t highest = 0;
+    for (int i = 0; i < 8; i++)
+        highest = highest << 8 | payload[i];
+    c->epoch = h->epoch;
+    c->nonce_shift = highest >= t ? highest + 1 - t : 0;
+    c->challenge = 0;
 }
 
 int ushc_verify_reply(const struct ushc *c, const void *dgram, size_t len,
@@ -368,6 +503,9 @@ int ushc_verify_reply(const struct ushc *c, const void *dgram, size_t len,
             return h->flags & USHP_FLAG_AUTH ? USHC_REPLY_BADTAG : USHC_REPLY_UNTAGGED;
         if (!ushp_auth_verify(c->key, dgram, len))
             return USHC_REPLY_BADTAG;
+        if (h->flags & USHP_FLAG_CHALLENGE)
+            return c->challenge && h->nonce == c->challenge && h->epoch != 0 ?
+                   USHC_REPLY_CHALLENGE : USHC_REPLY_OTHER;
         if (h->seq == c->seq && h->nonce != c->nonce)
             return USHC_REPLY_NONCE;
     }
@@ -379,6 +517,7 @@ const char *ushc_reply_strerror(int code)
     switch (code) {
     case USHC_REPLY_OK:        return "ok";
     case USHC_REPLY_OTHER:     return "a reply to another request";
+    case USHC_REPLY_CHALLENGE: return "the shell's answer to our challenge";
     case USHC_REPLY_MALFORMED: return "malformed reply datagram";
     case USHC_REPLY_UNTAGGED:  return "untagged reply (the shell has no key, or someone "
                                       "else answered)";

@@ -42,10 +42,15 @@ struct ushc {
     FILE *out, *err;           /* the reply; errors */
     /* Authenticated mode (docs/udpshell.md, "Authentication"): the shell's
      * key, or NULL for the open protocol. With a key every request is
-     * tagged with a fresh nonce, and a reply that is untagged, wrongly
-     * tagged or bound to another nonce is a protocol error. */
+     * tagged with a fresh nonce and the shell's boot epoch (learnt from a
+     * challenge), and a datagram that is untagged, wrongly tagged or bound
+     * to another nonce is counted in ignored and otherwise ignored. */
     const uint8_t *key;
     uint64_t nonce;            /* the last request's; set by ushc_build_request */
+    uint64_t epoch;            /* the shell's boot epoch; 0 until a challenge told it */
+    uint64_t nonce_shift;      /* added to the clock: nonces above the shell's highest */
+    uint64_t challenge;        /* the nonce of the challenge awaiting its answer, or 0 */
+    unsigned long ignored;     /* datagrams that did not verify, in the last command */
 };
 
 /* Send cmd (at most USHP_CMD_MAX bytes), write the reply to c->out as it
@@ -92,10 +97,16 @@ int ushc_load_key(const char *path, uint8_t key[USHP_KEY_LEN], FILE *err, const 
 
 /* The request datagram for cmd (n bytes, at most USHP_CMD_MAX) under the
  * next seq (c->seq + 1, stored back), and with c->key a fresh nonce (the
- * wall clock in ns, above c->nonce; stored back) and its tag. Its length,
- * or 0 if it does not fit cap. Resending those same bytes is the
- * protocol's retransmission. */
+ * wall clock in ns plus c->nonce_shift, above c->nonce; stored back),
+ * c->epoch and its tag. Its length, or 0 if it does not fit cap.
+ * Resending those same bytes is the protocol's retransmission. */
 size_t ushc_build_request(struct ushc *c, uint8_t *buf, size_t cap, const char *cmd, size_t n);
+/* A challenge asking the shell for its epoch (c->key set), with a fresh
+ * nonce stored in c->challenge; its length, or 0 if it does not fit cap. */
+size_t ushc_build_challenge(struct ushc *c, uint8_t *buf, size_t cap);
+/* Take the epoch and the nonce shift from the answer to c->challenge (a
+ * datagram ushc_verify_reply called USHC_REPLY_CHALLENGE). */
+void ushc_take_challenge(struct ushc *c, const struct ushp_hdr *h, const uint8_t *payload);
 
 /* What ushc_verify_reply found. */
 #define USHC_REPLY_OK        0
@@ -104,10 +115,11 @@ size_t ushc_build_request(struct ushc *c, uint8_t *buf, size_t cap, const char *
 #define USHC_REPLY_BADTAG    -3  /* the tag does not verify under c->key */
 #define USHC_REPLY_NONCE     -4  /* tagged for c->seq but another nonce */
 #define USHC_REPLY_OTHER     1   /* valid, but for another seq: ignore it */
+#define USHC_REPLY_CHALLENGE 2   /* the tagged answer to c->challenge */
 /* Check one reply datagram against the last request built from c: parse
  * it (into *h, *payload) and, with c->key, verify its tag, its reply flag
- * and that it carries c->nonce. A USHC_REPLY_* code; ushc_reply_strerror
- * says it in words. */
+ * and that it carries c->nonce (or, for a challenge's answer, c->challenge).
+ * A USHC_REPLY_* code; ushc_reply_strerror says it in words. */
 int ushc_verify_reply(const struct ushc *c, const void *dgram, size_t len,
                       struct ushp_hdr *h, const uint8_t **payload);
 const char *ushc_reply_strerror(int code);

@@ -1,0 +1,21 @@
+/* arch/host/cpu_inline.h: hal/cpu.h's inline reads for host unit tests,
+ * the twin of arch/<arch>/cpu_inline.h. Where the kernel reads a register
+ * (the TSC or the generic timer, GS base or TPIDR_EL1, RFLAGS.IF or the
+ * PMR), a host test reads its fake CPU: the same functions
+ * tests/unit/fake_hal.c answers the plain calls with (fake_cpu,
+ * fake_cycles, the fake interrupt depth), so that a plain call and an
+ * inline read never disagree. this_cpu() is the test's own struct cpu
+ * array (tests/unit/fake_profiler.c), as GS base or TPIDR_EL1 points at
+ * the kernel's. Everything above these four reads, the sample path
+ * included, is the kernel's own code. */
+#pragma once
+#include <stdbool.h>
+#include <stdint.h>
+
+struct cpu;
+struct cpu *this_cpu(void);
+
+static inline uint64_t cycles_now_inline(void) { return cycles_now(); }
+static inline unsigned cpu_index_inline(void) { return cpu_index(); }
+static inline struct cpu *this_cpu_inline(void) { return this_cpu(); }
+static inline bool irqs_enabled_inline(void) { return irqs_enabled(); }

@@ -1,0 +1,14 @@
+/* tests/unit/fake_heapprof.h: what mm/heapprof.c calls outside mm/, faked
+ * for the host tests: the stack walk, prof_emit and its gate, the pid. */
+#pragma once
+#include <stdbool.h>
+#include <stdint.h>
+#include "kernel/prof/record.h"
+
+#define FAKE_HP_WALK_MAX 16
+#define FAKE_HP_EMIT_MAX 64
+extern uintptr_t fake_hp_walk[FAKE_HP_WALK_MAX];  /* what st_capture_here returns */
+extern unsigned fake_hp_walk_n;
+extern int fake_hp_pid;                           /* task_current_pid() */
+extern struct prof_record fake_hp_emitted[FAKE_HP_EMIT_MAX];
+extern unsigned fake_hp_nemit;                    /* prof_emit calls kept */
