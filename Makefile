@@ -50,7 +50,8 @@ PPROF_PROTO     := /usr/share/gocode/src/github.com/google/pprof/proto/profile.p
 PROTOGEN        := $(HOSTB)/proto
 sonde-prof_DIRS := pipeline common
 sonde-prof_SRC  := uapi/udpshell_auth.c lib/sha256.c \
-                   uapi/profile_raw.c uapi/profile_stream.c uapi/udpshell.c \
+                   uapi/profile_raw.c uapi/profile_stream.c uapi/profile_stream_tag.c \
+                   uapi/udpshell.c \
                    $(PROTOGEN)/profile.pb-c.c
 sonde-prof_LIBS := -ldw -lelf -lprotobuf-c -lz -lncurses
 TOOL_NAMES := $(patsubst tools/%.c,%,$(wildcard tools/*.c))

@@ -107,6 +107,7 @@ static struct {
     struct ush_cache cache[USH_SENDERS];
     struct task *req_task;          /* the task running a request, or NULL */
     uint32_t req_ip;                /* and that request's sender */
+    uint16_t req_port;
     uint64_t clock;
     uint16_t last_id;               /* the last reply id given (0 is never one) */
     struct ushp_chunker ch;         /* 1.4 KB: kept off the task stack */
@@ -474,6 +475,7 @@ static void ush_run(struct ush_req *r)
     struct ush_out out = { { ush_out_write }, c };
     ush_chunker_start(r->seq, c->id, r->nonce, &d);
     ush.req_ip = r->ip;
+    ush.req_port = r->port;
     ush.req_task = task_current();
     ush_runner(r->line, &out.pr);
     ush.req_task = NULL;
@@ -492,9 +494,27 @@ void udpshell_set_runner(udpshell_run_fn run)
  * gets false. */
 bool udpshell_requester(uint32_t *ip)
 {
+    uint16_t port;
+    return udpshell_requester_addr(ip, &port);
+}
+
+bool udpshell_requester_addr(uint32_t *ip, uint16_t *port)
+{
     if (!ush.req_task || ush.req_task != task_current())
         return false;
     *ip = ush.req_ip;
+    *port = ush.req_port;
+    return true;
+}
+
+/* The key and the epoch are set before the port is bound and never change:
+ * no lock. */
+bool udpshell_keyed(struct hmac_sha256 *m, uint64_t *epoch)
+{
+    if (!ush.auth)
+        return false;
+    hmac_sha256_init(m, ush.key, USHP_KEY_LEN);
+    *epoch = ush.epoch;
     return true;
 }
 

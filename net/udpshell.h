@@ -47,6 +47,17 @@ bool udpshell_run_next(void);
  * (the serial shell, another task, no request running): commands that
  * answer by sending to the client (`profile stream`) refuse then. */
 bool udpshell_requester(uint32_t *ip);
+/* The same, with *port the client's source port (host order): a stream
+ * heeds keep-alives only from the (ip, port) it sends to. */
+bool udpshell_requester_addr(uint32_t *ip, uint16_t *port);
+
+struct hmac_sha256;
+/* For what the kernel sends a key holder besides replies (the profile
+ * stream's tags, uapi/profile_stream.h): true, *m an HMAC-SHA256
+ * initialised with the shell's key and *epoch this boot's epoch; false
+ * (nothing written) when the shell has no key. The key itself never
+ * leaves this file. */
+bool udpshell_keyed(struct hmac_sha256 *m, uint64_t *epoch);
 
 /* Since udpshell_start. Shown on `net`'s udpshell line. */
 struct udpshell_stats {          /* all uint64_t: udpshell_get_stats copies it word by word */

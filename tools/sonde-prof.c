@@ -547,6 +547,21 @@ static unsigned stream_ms(const struct sp_collect_kernel *k, unsigned ms)
     return ms;
 }
 
+/* What the report says beside a kernel's loss: what became of it, and
+ * what was refused (datagrams forged or not sane, records with a field
+ * out of range); NULL when nothing. */
+static const char *stream_note(struct sp_profile *p, const struct sp_collect_kernel *k)
+{
+    char note[SP_COLLECT_NOTE_MAX + 160];
+    size_t n = (size_t)snprintf(note, sizeof note, "%s", k->note);
+    uint64_t dgrams = sp_collect_refused(k), recs = k->s.bad_records;
+    if (dgrams || recs)
+        snprintf(note + n, sizeof note - n, "%srefused %llu datagrams (forged or not sane), "
+                 "%llu records (a field out of range)", n ? "; " : "",
+                 (unsigned long long)dgrams, (unsigned long long)recs);
+    return note[0] ? sp_strdup(p, note) : NULL;
+}
+
 /* Each kernel's stream as a raw profile through add_text, with its loss
  * beside it. A kernel that never sent its META is left out, said so. */
 static int stream_inputs(struct sp_collect *c, struct stream_rec *sr, struct sp_profile *p,
@@ -569,7 +584,7 @@ static int stream_inputs(struct sp_collect *c, struct stream_rec *sr, struct sp_
         in->pi_stream = true;
         in->pi_lost_records = k->s.lost_records;
         in->pi_lost_dgrams = k->s.lost_dgrams;
-        in->pi_note = k->note[0] ? sp_strdup(p, k->note) : NULL;
+        in->pi_note = stream_note(p, k);
         added++;
     }
     if (!added) {
@@ -620,6 +635,9 @@ static int record_stream(const struct opts *o, const uint8_t *key, struct sp_pro
                     prog, o->ms / 1000, o->ninputs, o->ninputs > 1 ? "s" : "", c.port);
         rc = sp_collect_start(&c, o->ms, o->pid);
     }
+    if (rc == EXIT_OK && tty)
+        for (unsigned i = 0; i < c.n; i++)
+            fprintf(stderr, "%s: %s: stream 0x%08x\n", prog, c.k[i].name, c.k[i].s.id);
     if (rc == EXIT_OK) {
         uint64_t shown = 0;
         while (sp_collect_active(&c) && !overdue(&c, o->ms)) {

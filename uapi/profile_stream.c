@@ -27,7 +27,8 @@
 #define OFF_TNS      16
 #define OFF_LEN      24
 #define OFF_COUNT    26
-#define OFF_RESERVED 28
+#define OFF_FLAGS    28
+#define OFF_RESERVED 29         /* 3 bytes */
 
 #define META_FIXED   (PSTR_BUILD_ID_HEX + 1)     /* build id, source_len */
 #define META_AFTER   14                          /* pid, ms, period_ns, cpus */
@@ -43,13 +44,15 @@ int pstr_parse(const void *dgram, size_t len, struct pstr_hdr *h)
         return PSTR_ESHORT;
     if (get_be32(d + OFF_MAGIC) != PSTR_MAGIC || d[OFF_VERSION] != PSTR_VERSION)
         return PSTR_EMAGIC;
+    uint8_t flags = d[OFF_FLAGS];
     size_t plen = get_be16(d + OFF_LEN);
-    if (len > PSTR_DGRAM_MAX || PSTR_HDR_LEN + plen != len)
+    size_t tag = flags & PSTR_FLAG_TAGGED ? PSTR_TAG_LEN : 0;
+    if (len > PSTR_DGRAM_MAX + tag || PSTR_HDR_LEN + plen + tag != len)
         return PSTR_ELEN;
     uint8_t type = d[OFF_TYPE];
     if (type != PSTR_META && type != PSTR_BATCH && type != PSTR_END)
         return PSTR_ETYPE;
-    if (get_be32(d + OFF_RESERVED) != 0)
+    if ((flags & ~PSTR_FLAG_TAGGED) || d[OFF_RESERVED] || get_be16(d + OFF_RESERVED + 1))
         return PSTR_ERESERVED;
     uint16_t cpu = get_be16(d + OFF_CPU);
     if (type != PSTR_BATCH && cpu != 0)     /* only a batch is one CPU's */
@@ -62,6 +65,7 @@ int pstr_parse(const void *dgram, size_t len, struct pstr_hdr *h)
     h->count = get_be16(d + OFF_COUNT);
     h->payload = d + PSTR_HDR_LEN;
     h->len = plen;
+    h->tagged = tag != 0;
     return 0;
 }
 
@@ -279,7 +283,9 @@ void pstr_begin(struct pstr_writer *w, uint8_t type, uint16_t cpu,
     put_be64(d + OFF_TNS, t_ns);
     put_be16(d + OFF_LEN, 0);
     put_be16(d + OFF_COUNT, 0);
-    put_be32(d + OFF_RESERVED, 0);
+    d[OFF_FLAGS] = 0;                       /* pstr_seal tags it */
+    d[OFF_RESERVED] = 0;
+    put_be16(d + OFF_RESERVED + 1, 0);
     w->len = PSTR_HDR_LEN;
     w->count = 0;
 }

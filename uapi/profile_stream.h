@@ -5,7 +5,8 @@
  * datagrams as the samples are taken: no symbols, addresses only, so the
  * host names them with the kernel ELF. The kernel sends, the collector
  * only receives (its keep-alives and `profile stop` go through the UDP
- * shell, which authenticates them when the kernel has a key).
+ * shell, which authenticates them when the kernel has a key). A kernel
+ * whose shell has a key tags every datagram (below: "Tagged datagrams").
  *
  * Every datagram is a 32-byte header and a payload, all big-endian:
  *
@@ -20,8 +21,10 @@
  *                          whatever its type: a gap is a datagram lost
  *       16    8 t_ns       the kernel's clock (time since boot) at sending
  *       24    2 len        payload bytes; the datagram is exactly 32 + len
+ *                          (32 + len + PSTR_TAG_LEN when tagged)
  *       26    2 count      BATCH: records; META: tasks; END: CPUs
- *       28    4 reserved   zero
+ *       28    1 flags      PSTR_FLAG_TAGGED: a tag follows the payload
+ *       29    3 reserved   zero
  *
  * BATCH payload: 12 bytes, then count records.
  *
@@ -80,7 +83,23 @@
  *        8    4 drops_total
  *
  * A datagram is at most PSTR_DGRAM_MAX bytes: one Ethernet frame with
- * room to spare, never a fragment.
+ * room to spare, never a fragment; a tagged one PSTR_TAG_LEN more.
+ *
+ * Tagged datagrams. A kernel whose UDP shell has a key (ushkey=) sets
+ * PSTR_FLAG_TAGGED in every datagram and appends, after the payload,
+ *
+ *     tag = HMAC-SHA256(key, "SPRS-TAG" || epoch || bytes 0 .. 32+len-1)
+ *
+ * PSTR_TAG_LEN bytes: key the shell's, epoch the shell's boot epoch (8
+ * bytes, big-endian; docs/udpshell.md, the challenge tells it), the bytes
+ * the datagram's own, flags included. The 8-byte label keeps a stream's
+ * tag from ever being a shell datagram's (those begin with the shell's
+ * magic, "NOSH"), and the epoch one boot's (or one kernel's, when a fleet
+ * shares a key) from passing for another's. A collector with the key
+ * takes only datagrams whose tag verifies (uapi/profile_stream_tag.c):
+ * none can be forged, nor replayed from another boot. The tag does not
+ * stop a replay within the same boot and stream; the sequence numbers
+ * make such a copy a duplicate.
  *
  * The encoder and the parsers (uapi/profile_stream.c) are portable C with
  * no library calls, shared by the kernel and the host tools. The parsers
@@ -108,6 +127,11 @@
 #define PSTR_REC_MAX      (PSTR_REC_FIXED + PSTR_REC_WEIGHT_LEN + 8 * PSTR_FRAMES)
 #define PSTR_REC_MAX_CPU  (PSTR_REC_FIXED + 8 * PSTR_FRAMES)   /* no weight */
 #define PSTR_PID_ALL      0xffffffffu
+#define PSTR_FLAG_TAGGED  0x01
+#define PSTR_TAG_LEN      32         /* HMAC-SHA256 */
+#define PSTR_KEY_LEN      32         /* the UDP shell's key (USHP_KEY_LEN) */
+#define PSTR_TAG_LABEL    "SPRS-TAG"
+#define PSTR_TAGGED_MAX   (PSTR_DGRAM_MAX + PSTR_TAG_LEN)
 
 enum { PSTR_META = 1, PSTR_BATCH = 2, PSTR_END = 3 };
 #define PSTR_REC_TICK     0x01
@@ -121,6 +145,11 @@ enum {
     PSTR_END_ELAPSED = 3,    /* the ms asked for have passed */
 };
 #define PSTR_KEEPALIVE_MS 5000   /* a stream without a keep-alive ends */
+
+/* One Ethernet frame carries a tagged datagram too (1500 - 20 IPv4 - 8
+ * UDP): no fragments, which the kernel's stack drops. */
+_Static_assert(PSTR_TAGGED_MAX <= 1472, "a tagged datagram fits one frame");
+_Static_assert(sizeof PSTR_TAG_LABEL - 1 == 8, "the tag's label is 8 bytes");
 
 /* Every BATCH datagram holds at least this many records of any depth. */
 _Static_assert((PSTR_DGRAM_MAX - PSTR_HDR_LEN - PSTR_BATCH_HDR) / PSTR_REC_MAX_CPU >= 18,
@@ -146,6 +175,8 @@ struct pstr_hdr {                   /* host byte order */
     uint16_t count;
     const uint8_t *payload;         /* into the datagram */
     size_t len;
+    bool tagged;                    /* PSTR_FLAG_TAGGED: the tag follows the payload
+                                       (unverified: pstr_verify) */
 };
 
 struct pstr_record {
@@ -248,3 +279,20 @@ bool pstr_add_task(struct pstr_writer *w, uint32_t pid, const char *name);
 void pstr_end_head(struct pstr_writer *w, uint8_t reason);
 bool pstr_add_end_cpu(struct pstr_writer *w, const struct pstr_end_cpu *c);
 size_t pstr_finish(struct pstr_writer *w);
+
+/* ---- tags: uapi/profile_stream_tag.c (links lib/sha256.c) ----
+ *
+ * keyed: an HMAC-SHA256 initialised with the key and given the label and
+ * the epoch (pstr_tag_begin), made once and copied for every datagram. */
+struct hmac_sha256;
+/* m, initialised with the key (hmac_sha256_init), takes the label and the
+ * epoch: it is then the keyed state pstr_seal and pstr_verify copy. */
+void pstr_tag_begin(struct hmac_sha256 *m, uint64_t epoch);
+/* Tag the finished n-byte datagram at d in place: PSTR_FLAG_TAGGED set,
+ * the tag appended (d must have room for PSTR_TAG_LEN more). Its length,
+ * n + PSTR_TAG_LEN. */
+size_t pstr_seal(const struct hmac_sha256 *keyed, uint8_t *d, size_t n);
+/* True when the len-byte datagram is tagged and its tag is the one keyed
+ * gives its bytes, in time that does not depend on where a forged tag
+ * goes wrong. Checks nothing else: pstr_parse it too. */
+bool pstr_verify(const struct hmac_sha256 *keyed, const void *d, size_t len);

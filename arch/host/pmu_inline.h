@@ -1,6 +1,6 @@
 /* arch/host/pmu_inline.h: hal/pmu.h's inline NMI acknowledgement for
  * host unit tests, the twin of arch/<arch>/pmu_inline.h. The host's PMU
- * is the one the test links: a fake table (test_pmu_core.c, the
+ * is the one the test links: a fake table (test_pmu.c, the
  * profiler's tests), the simulated x86 counters (tests/unit/sim_pmu.c) or
  * the simulated PMUv3 (tests/unit/sim_pmu_a64.c). The first two reach
  * the counter through the table, as the x86-64 kernel does, so nothing is

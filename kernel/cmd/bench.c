@@ -65,6 +65,9 @@ static uint64_t run_workload(enum bench_mode mode, struct printer *p)
     } else if (mode == BENCH_STREAM) {
         struct prof_sink sink;
         cmd_profile_udp_sink(&sink, bench_dest.ip, bench_dest.port);
+        /* Its client waits on the shell's reply and cannot send a
+         * keep-alive meanwhile: the bench confirms for it. */
+        sink.sk_confirmed = true;
         bool ok = prof_stream_start(&sink, 0, PROF_ALL, p) == 0;
         sleep_ms(BENCH_WINDOW_MS);
         if (ok)

@@ -4,17 +4,21 @@
  *
  * This is also where a stream meets the network: `profile stream` binds
  * the core's sink to UDP and to the UDP shell client that asked
- * (udpshell_requester), from PROF_STREAM_SRC_PORT. */
+ * (udpshell_requester), from PROF_STREAM_SRC_PORT; the sink's peer is
+ * whoever sends UDP shell requests from the very address and port the
+ * stream goes to (udpshell_requester_addr). */
 #include "kernel/cmd/profile.h"
 #include "kernel/prof/session.h"
 #include "kernel/prof/stream.h"
 #include "kernel/shell.h"
 #include "kernel/task.h"
 #include "lib/parse.h"
+#include "lib/sha256.h"
 #include "lib/printf.h"
 #include "lib/string.h"
 #include "net/net.h"
 #include "net/udpshell.h"
+#include "uapi/profile_stream.h"
 
 #define STREAM_USAGE "profile stream <port> [ms|0] [pid|all]"
 
@@ -70,12 +74,37 @@ static bool cmd_stream_args(int argc, char **argv, uint16_t *port, uint32_t *ms,
     return true;
 }
 
+/* A shell with a key tags every stream datagram under it and this boot's
+ * epoch (uapi/profile_stream.h, "Tagged datagrams"). The keyed state is
+ * made once, by the first sink: the key and the epoch never change, and
+ * sinks are made by the UDP shell's one task. Only the stream's task
+ * sends, so one buffer for the tagged copy does. */
+static struct {
+    bool made, on;
+    struct hmac_sha256 keyed;
+    uint8_t buf[PSTR_TAGGED_MAX];
+} cmd_stream_tag;
+
+#ifdef SONDE_HOST_TEST
+void cmd_profile_test_reset(void)
+{
+    cmd_stream_tag.made = false;
+}
+#endif
+
 /* The sink of a stream to the UDP shell client that asked: sk_addr holds
  * its address (high 32 bits) and the port it named (low 16). */
 static int cmd_stream_send(const struct prof_sink *sk, const void *d, size_t len)
 {
     uint32_t ip = (uint32_t)(sk->sk_addr >> 32);
     uint16_t port = (uint16_t)sk->sk_addr;
+    if (cmd_stream_tag.on) {
+        if (len > PSTR_DGRAM_MAX)
+            return PROF_SINK_LOST;      /* never untagged; the core never makes one */
+        memcpy(cmd_stream_tag.buf, d, len);
+        len = pstr_seal(&cmd_stream_tag.keyed, cmd_stream_tag.buf, len);
+        d = cmd_stream_tag.buf;
+    }
     int rc = udp_send(ip, PROF_STREAM_SRC_PORT, port, d, len);
     if (rc == 0 || rc == NET_QUEUED)    /* queued: sent once ARP answers */
         return PROF_SINK_SENT;
@@ -84,10 +113,28 @@ static int cmd_stream_send(const struct prof_sink *sk, const void *d, size_t len
     return PROF_SINK_LOST;
 }
 
+/* The request running now came from the stream's destination, its
+ * address and its port. */
+static bool cmd_stream_is_peer(const struct prof_sink *sk)
+{
+    uint32_t ip;
+    uint16_t port;
+    return udpshell_requester_addr(&ip, &port) && ((uint64_t)ip << 32 | port) == sk->sk_addr;
+}
+
 void cmd_profile_udp_sink(struct prof_sink *sk, uint32_t ip, uint16_t port)
 {
     char ipb[16];
+    if (!cmd_stream_tag.made) {
+        uint64_t epoch;
+        cmd_stream_tag.on = udpshell_keyed(&cmd_stream_tag.keyed, &epoch);
+        if (cmd_stream_tag.on)
+            pstr_tag_begin(&cmd_stream_tag.keyed, epoch);
+        cmd_stream_tag.made = true;
+    }
     sk->sk_send = cmd_stream_send;
+    sk->sk_is_peer = cmd_stream_is_peer;
+    sk->sk_confirmed = false;
     sk->sk_addr = (uint64_t)ip << 32 | port;
     fmt_snprintf(sk->sk_name, sizeof sk->sk_name, "%s:%u", net_fmt_ip(ipb, ip), port);
 }

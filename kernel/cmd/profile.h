@@ -9,3 +9,8 @@
 /* A sink that sends each datagram from PROF_STREAM_SRC_PORT to ip:port
  * (host order) over UDP. */
 void cmd_profile_udp_sink(struct prof_sink *sk, uint32_t ip, uint16_t port);
+
+#ifdef SONDE_HOST_TEST
+/* Forget the shell's key as the sinks learnt it: the next sink asks again. */
+void cmd_profile_test_reset(void);
+#endif

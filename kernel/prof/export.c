@@ -176,25 +176,32 @@ static bool exp_same(const struct exp_chain *a, const struct exp_chain *b)
 
 /* The index has room for every sample's chain, so it never fills: there
  * are never more chains than samples. */
+struct exp_probe {
+    const struct exp_chain *chains;
+    const struct exp_chain *k;
+};
+
+static bool exp_probe_same(const void *ctx, uint32_t pos)
+{
+    const struct exp_probe *q = ctx;
+    return exp_same(&q->chains[pos], q->k);
+}
+
 static void exp_add(struct exp_fold *f, const struct exp_chain *k)
 {
-    uint32_t mask = 2 * f->ix.cap - 1;
-    for (uint32_t i = prof_index_first(&f->ix, k->ec_hash);; i = (i + 1) & mask) {
-        uint32_t s = f->ix.slot[i];
-        if (!s) {
-            struct exp_chain *c = &f->chains[f->nchains++];
-            *c = *k;
-            c->ec_count = 1;
-            c->ec_weight = k->ec_weight;
-            f->ix.slot[i] = f->nchains;
-            return;
-        }
-        if (exp_same(&f->chains[s - 1], k)) {
-            f->chains[s - 1].ec_count++;
-            f->chains[s - 1].ec_weight += k->ec_weight;
-            return;
-        }
+    struct exp_probe q = { f->chains, k };
+    uint32_t *slot;
+    uint32_t e = prof_index_find(&f->ix, k->ec_hash, exp_probe_same, &q, &slot);
+    if (e) {
+        f->chains[e - 1].ec_count++;
+        f->chains[e - 1].ec_weight += k->ec_weight;
+        return;
     }
+    struct exp_chain *c = &f->chains[f->nchains++];
+    *c = *k;
+    c->ec_count = 1;
+    c->ec_weight = k->ec_weight;
+    *slot = f->nchains;
 }
 
 static void exp_fold_all(struct exp_fold *f)

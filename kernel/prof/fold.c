@@ -62,6 +62,17 @@ bool prof_index_grow(struct prof_index *ix, void **arr, size_t size, uint32_t n,
     return true;
 }
 
+uint32_t *prof_index_room(struct prof_index *ix, void **arr, size_t size, uint32_t n,
+                          uint64_t (*hash)(const void *arr, uint32_t i), uint64_t h,
+                          uint32_t *slot)
+{
+    if (n < ix->cap)
+        return slot;
+    if (!prof_index_grow(ix, arr, size, n, hash))
+        return NULL;
+    return prof_index_free_slot(ix, h);
+}
+
 /* The k-th smallest of a[0..n) (0-based), exactly: Wirth's selection
  * (Hoare's partition around the current k-th, narrowing to the side
  * that holds k), expected linear; a is reordered, and on return nothing

@@ -40,12 +40,38 @@ static inline uint32_t prof_index_first(const struct prof_index *ix, uint64_t h)
 {
     return (uint32_t)(h >> ix->shift);
 }
+/* The entry of hash h that same(ctx, position) accepts: its position + 1,
+ * or 0 with *empty the slot where it belongs. Inline, with same a
+ * static function at every call: the compare is inlined into the probe
+ * loop, which every record of a fold runs. */
+static inline uint32_t prof_index_find(const struct prof_index *ix, uint64_t h,
+                                       bool (*same)(const void *ctx, uint32_t pos),
+                                       const void *ctx, uint32_t **empty)
+{
+    uint32_t mask = 2 * ix->cap - 1;
+    for (uint32_t i = prof_index_first(ix, h);; i = (i + 1) & mask) {
+        uint32_t e = ix->slot[i];
+        if (!e) {
+            *empty = &ix->slot[i];
+            return 0;
+        }
+        if (same(ctx, e - 1))
+            return e;
+    }
+}
 /* The first empty slot on h's probe sequence. */
 uint32_t *prof_index_free_slot(const struct prof_index *ix, uint64_t h);
 /* Double *arr, n entries of size bytes each (copied), and rebuild ix for
  * it, hashing entry i with hash(arr, i). False: no memory, nothing changed. */
 bool prof_index_grow(struct prof_index *ix, void **arr, size_t size, uint32_t n,
                      uint64_t (*hash)(const void *arr, uint32_t i));
+/* Room for entry n (the array's n-th, hash h) whose empty slot
+ * prof_index_find gave: slot itself, or, when the array is full, the slot
+ * after prof_index_grow. The caller writes n + 1 there once the entry is
+ * filled in. NULL: no memory, nothing changed. */
+uint32_t *prof_index_room(struct prof_index *ix, void **arr, size_t size, uint32_t n,
+                          uint64_t (*hash)(const void *arr, uint32_t i), uint64_t h,
+                          uint32_t *slot);
 
 /* The k-th smallest of a[0..n) (0-based; n >= 1, k < n), exactly, in
  * expected linear time; reorders a. */

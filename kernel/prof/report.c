@@ -93,26 +93,31 @@ static uint64_t prof_sym_hash_at(const void *arr, uint32_t i)
     return prof_sym_hash(((const struct prof_sym *)arr)[i].sy_addr);
 }
 
+/* What the probe for an address compares against (prof_index_find). */
+struct prof_sym_probe {
+    const struct prof_sym *syms;
+    uintptr_t addr;
+};
+
+static bool prof_sym_same(const void *ctx, uint32_t pos)
+{
+    const struct prof_sym_probe *q = ctx;
+    return q->syms[pos].sy_addr == q->addr;
+}
+
 /* NULL only when the array had to grow and could not. */
 static const struct prof_sym *prof_resolve(struct prof_fold *f, uintptr_t addr)
 {
     uint64_t h = prof_sym_hash(addr);
-    uint32_t mask = 2 * f->sym_ix.cap - 1;
-    uint32_t i = prof_index_first(&f->sym_ix, h);
-    for (;; i = (i + 1) & mask) {
-        uint32_t e = f->sym_ix.slot[i];
-        if (!e)
-            break;
-        if (f->syms[e - 1].sy_addr == addr)
-            return &f->syms[e - 1];
-    }
-    uint32_t *slot = &f->sym_ix.slot[i];
-    if (f->nsyms == f->sym_ix.cap) {
-        if (!prof_index_grow(&f->sym_ix, (void **)&f->syms, sizeof *f->syms, f->nsyms,
-                       prof_sym_hash_at))
-            return NULL;
-        slot = prof_index_free_slot(&f->sym_ix, h);
-    }
+    struct prof_sym_probe q = { f->syms, addr };
+    uint32_t *slot;
+    uint32_t e = prof_index_find(&f->sym_ix, h, prof_sym_same, &q, &slot);
+    if (e)
+        return &f->syms[e - 1];
+    slot = prof_index_room(&f->sym_ix, (void **)&f->syms, sizeof *f->syms, f->nsyms,
+                           prof_sym_hash_at, h, slot);
+    if (!slot)
+        return NULL;
     struct prof_sym *y = &f->syms[f->nsyms];
     struct sym_hit hit;
     y->sy_addr = addr;
@@ -164,26 +169,30 @@ static bool prof_same(const struct prof_key *k, const struct prof_chain *c)
     return true;
 }
 
+struct prof_chain_probe {
+    const struct prof_chain *tab;
+    const struct prof_key *k;
+};
+
+static bool prof_chain_same(const void *ctx, uint32_t pos)
+{
+    const struct prof_chain_probe *q = ctx;
+    return prof_same(q->k, &q->tab[pos]);
+}
+
 /* The chain of k, appended if new; NULL only when the array had to grow
  * and could not. */
 static struct prof_chain *prof_find_or_add(struct prof_fold *f, const struct prof_key *k)
 {
-    uint32_t mask = 2 * f->chain_ix.cap - 1;
-    uint32_t i = prof_index_first(&f->chain_ix, k->hash);
-    for (;; i = (i + 1) & mask) {
-        uint32_t e = f->chain_ix.slot[i];
-        if (!e)
-            break;
-        if (prof_same(k, &f->tab[e - 1]))
-            return &f->tab[e - 1];
-    }
-    uint32_t *slot = &f->chain_ix.slot[i];
-    if (f->nall == f->chain_ix.cap) {
-        if (!prof_index_grow(&f->chain_ix, (void **)&f->tab, sizeof *f->tab, f->nall,
-                       prof_chain_hash_at))
-            return NULL;
-        slot = prof_index_free_slot(&f->chain_ix, k->hash);
-    }
+    struct prof_chain_probe q = { f->tab, k };
+    uint32_t *slot;
+    uint32_t e = prof_index_find(&f->chain_ix, k->hash, prof_chain_same, &q, &slot);
+    if (e)
+        return &f->tab[e - 1];
+    slot = prof_index_room(&f->chain_ix, (void **)&f->tab, sizeof *f->tab, f->nall,
+                           prof_chain_hash_at, k->hash, slot);
+    if (!slot)
+        return NULL;
     struct prof_chain *c = &f->tab[f->nall];
     c->ch_hash = k->hash;
     c->ch_leaf = k->leaf;

@@ -52,9 +52,9 @@ static void prof_give(void)
 }
 
 /* Who holds the profiler, when a stream does (prof_session_set_busy_note). */
-static const char *prof_busy_note;
+static prof_busy_note_fn prof_busy_note;
 
-void prof_session_set_busy_note(const char *note)
+void prof_session_set_busy_note(prof_busy_note_fn note)
 {
     __atomic_store_n(&prof_busy_note, note, __ATOMIC_RELEASE);
 }
@@ -62,11 +62,14 @@ void prof_session_set_busy_note(const char *note)
 /* "<cmd>: busy", and while a stream holds the profiler, which one. */
 static void prof_say_busy(const char *cmd, struct printer *p)
 {
-    const char *note = __atomic_load_n(&prof_busy_note, __ATOMIC_ACQUIRE);
-    if (note)
-        pr_printf(p, "%s: busy (%s)\n", cmd, note);
-    else
+    prof_busy_note_fn note = __atomic_load_n(&prof_busy_note, __ATOMIC_ACQUIRE);
+    if (note) {
+        pr_printf(p, "%s: busy (", cmd);
+        note(p);
+        pr_puts(p, ")\n");
+    } else {
         pr_printf(p, "%s: busy\n", cmd);
+    }
 }
 
 /* The fastest source a run can use: the counter's ~1 kHz (PMU_PERIOD_US)

@@ -74,9 +74,12 @@ void prof_session_stream_stop(void);
  * snapshot is gone: report again and profile_cpus say there is none. */
 void prof_session_stream_end(void);
 /* The stream (or nobody, NULL) that holds the profiler, for the busy
- * messages: "profile: busy (<note>)". Written by the stream while it
- * holds the profiler. */
-void prof_session_set_busy_note(const char *note);
+ * messages: "profile: busy (<note>)", the note printed by note(p). A
+ * function, not a string: what the note says depends on who asks (a
+ * stream's id goes only to its own destination). Set by the stream while
+ * it holds the profiler. */
+typedef void (*prof_busy_note_fn)(struct printer *p);
+void prof_session_set_busy_note(prof_busy_note_fn note);
 
 #ifdef SONDE_HOST_TEST
 void prof_test_reset(void);       /* free every ring and forget the last run */

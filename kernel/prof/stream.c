@@ -14,20 +14,27 @@
  * time, and an END with each CPU's totals goes out three times.
  *
  * This file knows no network: the command layer (kernel/cmd/profile.c)
- * binds the sink to the UDP shell client that asked, so a stream cannot
- * be aimed at a third party, and one whose collector went away ends by
- * itself instead of filling the network.
+ * binds the sink to the UDP shell client that asked. A stream cannot be
+ * aimed at a third party: until its destination's first keep-alive
+ * confirms it (sk_is_peer: asked from the very address the datagrams go
+ * to), it sends its first META and nothing else, and one never confirmed
+ * ends without an END. Keep-alives from anywhere else are refused, and
+ * the stream's id is named only to its destination, so no one else can
+ * hold a stream on someone. One whose collector went away ends by itself
+ * instead of filling the network.
  *
  * State: the stream's identity (id, sink, length) is written by the
  * starting command before the task exists and not again until the stream
  * is over (stream.running, under stream.lock, says which). The task
  * alone owns the sequence number, the writer and the per-CPU accounting.
- * The keep-alive stamp and the stop request are single words other shell
- * tasks write; the counters are relaxed atomics other tasks read.
+ * The keep-alive stamp, the confirmation and the stop request are single
+ * words other shell tasks write; the counters are relaxed atomics other
+ * tasks read.
  *
  * Profiler core: prefix prof_ and PROF_. */
 #include "kernel/prof/stream.h"
 #include "hal/cpu.h"
+#include "hal/entropy.h"
 #include "hal/pmu.h"
 #include "kernel/buildid.h"
 #include "kernel/prof/ring.h"
@@ -58,6 +65,9 @@
 #define PROF_STREAM_END_COPIES     3
 #define PROF_STREAM_TASKS_MAX      64        /* tasks a META lists (what fits, at most) */
 #define NS_PER_MS         1000000ull
+/* Why a stream ended that never sent its END: no keep-alive from its
+ * destination ever confirmed it. The kernel's own, never on the wire. */
+#define PROF_STREAM_UNCONFIRMED  0x80
 
 _Static_assert(PROF_FRAMES == PSTR_FRAMES, "a record's frames fit a stream record");
 _Static_assert((int)PROF_KIND_CPU == (int)PSTR_KIND_CPU && (int)PROF_KIND_MAX == (int)PSTR_KIND_MAX,
@@ -66,6 +76,7 @@ _Static_assert(sizeof(uintptr_t) == sizeof(uint64_t), "a ring record's frames ar
 
 struct prof_stream_counters {                /* relaxed atomics: statistics */
     uint64_t records, datagrams, send_failed, drops;
+    uint64_t ka_refused;            /* keep-alives from elsewhere than the destination */
 };
 
 struct prof_stream_cpu {                     /* the task's own */
@@ -87,8 +98,8 @@ static struct {
     unsigned ncpus;
     uint16_t cpus[MAX_CPUS];        /* the CPUs streaming, ncpus of them */
     uint64_t start_ns;
-    char note[80];                  /* "streaming id 0x... to <sink>" */
     uint64_t keepalive_ns;          /* atomic: the last keep-alive (or start) */
+    bool confirmed;                 /* atomic: a keep-alive from the destination came */
     unsigned stop;                  /* atomic: `profile stop` asked */
     unsigned serial;                /* streams started since boot */
     struct prof_stream_counters c;
@@ -97,6 +108,7 @@ static struct {
     uint32_t last_id;
     uint8_t last_reason;
     struct prof_stream_counters last_c;
+    struct prof_sink last_sink;     /* whom its id may be shown to */
     /* The task's alone. */
     uint32_t seq;
     struct prof_stream_cpu cpu[MAX_CPUS];
@@ -114,6 +126,8 @@ static const char *prof_stream_reason_name(uint8_t r)
     case PSTR_END_STOPPED: return "stopped";
     case PSTR_END_TIMEOUT: return "no keep-alive for 5 s";
     case PSTR_END_ELAPSED: return "length reached";
+    case PROF_STREAM_UNCONFIRMED:
+        return "never confirmed: no keep-alive from its destination within 5 s";
     default:               return "running";
     }
 }
@@ -302,32 +316,58 @@ static void prof_stream_send_end(uint8_t reason)
     stream.seq++;
 }
 
-/* Why the stream ends now, or 0. Signed differences: a keep-alive that
+/* Why the stream ends now, or 0; under stream.lock, so that a keep-alive
+ * either came before (and counts) or finds the stream ending. An
+ * unconfirmed stream does not end by its length: once confirmed, a short
+ * one still sends what it sampled. Signed differences: a keep-alive that
  * another CPU stamped after this task read now (or by a clock a little
  * ahead of this CPU's) is in the future, not 2^64 ns in the past. */
 static uint8_t prof_stream_should_end(uint64_t now)
 {
+    bool confirmed = __atomic_load_n(&stream.confirmed, __ATOMIC_RELAXED);
     if (__atomic_load_n(&stream.stop, __ATOMIC_ACQUIRE))
         return PSTR_END_STOPPED;
-    if (stream.ms && (int64_t)(now - stream.start_ns) >= (int64_t)stream.ms * (int64_t)NS_PER_MS)
+    if (confirmed && stream.ms &&
+        (int64_t)(now - stream.start_ns) >= (int64_t)stream.ms * (int64_t)NS_PER_MS)
         return PSTR_END_ELAPSED;
     if ((int64_t)(now - __atomic_load_n(&stream.keepalive_ns, __ATOMIC_RELAXED)) >=
         (int64_t)PSTR_KEEPALIVE_MS * (int64_t)NS_PER_MS)
-        return PSTR_END_TIMEOUT;
+        return confirmed ? PSTR_END_TIMEOUT : PROF_STREAM_UNCONFIRMED;
     return 0;
+}
+
+/* At each look: 0 and *confirmed, or why the stream ends now (and it is
+ * marked ending: a keep-alive from here on is not taken). */
+static uint8_t prof_stream_look(uint64_t now, bool *confirmed)
+{
+    unsigned long f = spin_lock(&stream.lock);
+    uint8_t reason = prof_stream_should_end(now);
+    if (reason)
+        stream.ending = true;
+    *confirmed = __atomic_load_n(&stream.confirmed, __ATOMIC_RELAXED);
+    spin_unlock(&stream.lock, f);
+    return reason;
 }
 
 static void prof_stream_run(void)
 {
+    /* The one datagram an unconfirmed stream sends: it tells the
+     * destination what is on offer (build id, source) before it asks. */
     prof_stream_send_meta();
     uint64_t last_drain = time_ns(), last_meta = last_drain;
     uint8_t reason;
+    bool confirmed;
     unsigned look_ms = PROF_STREAM_POLL_MS;
     for (;;) {
         sleep_ms(look_ms);
         uint64_t now = time_ns();
-        if ((reason = prof_stream_should_end(now)) != 0)
+        if ((reason = prof_stream_look(now, &confirmed)) != 0)
             break;
+        /* Until the destination confirms, nothing more goes out: the
+         * rings keep the samples (and count the ones they cannot keep)
+         * for the first drain after it does. */
+        if (!confirmed)
+            continue;
         /* Half a look of slack: a look that wakes a little early still
          * drains, so the drains stay every second look. */
         if (now - last_drain >= (PROF_STREAM_DRAIN_MS - PROF_STREAM_POLL_MS / 2) * NS_PER_MS ||
@@ -343,19 +383,22 @@ static void prof_stream_run(void)
             last_meta = now;
         }
     }
-    unsigned long f = spin_lock(&stream.lock);
-    stream.ending = true;
-    spin_unlock(&stream.lock, f);
     prof_session_stream_stop();             /* no ring grows after this */
-    prof_stream_drain_all(true);
-    prof_stream_send_end(reason);
-    f = spin_lock(&stream.lock);
+    /* A stream no one confirmed sends no END either: the samples it
+     * kept stay in the rings, which the next run starts afresh. */
+    if (confirmed) {
+        prof_stream_drain_all(true);
+        prof_stream_send_end(reason);
+    }
+    unsigned long f = spin_lock(&stream.lock);
     stream.last_id = stream.id;
     stream.last_reason = reason;
+    stream.last_sink = stream.sink;
     stream.last_c.records = PROF_STREAM_GET(records);
     stream.last_c.datagrams = PROF_STREAM_GET(datagrams);
     stream.last_c.send_failed = PROF_STREAM_GET(send_failed);
     stream.last_c.drops = PROF_STREAM_GET(drops);
+    stream.last_c.ka_refused = PROF_STREAM_GET(ka_refused);
     stream.running = false;
     spin_unlock(&stream.lock, f);
     prof_session_stream_end();
@@ -372,13 +415,17 @@ void prof_stream_test_task(void *arg) { prof_stream_run(); }
 #endif
 
 /* ---- control: shell tasks, through kernel/cmd/profile.c ----------------- */
-
-/* Unpredictable enough that a rebooted kernel's stream, or the next one,
- * has another id: the cycle counter, a count of streams and the build id,
- * mixed (murmur3's finalizer). Never 0. */
+/* A new stream's id: from the entropy source where the machine has one
+ * (hal/entropy.h), so that no one can guess it; else unpredictable enough
+ * that a rebooted kernel's stream, or the next one, has another: the
+ * cycle counter, a count of streams and the build id, mixed (murmur3's
+ * finalizer). Never 0. Task context, no lock held (virtio-rng may wait). */
 static uint32_t prof_stream_new_id(void)
 {
-    uint32_t h = 2166136261u;
+    uint32_t h;
+    if (entropy_get(&h, sizeof h) && h)
+        return h;
+    h = 2166136261u;
     for (const char *s = build_id(); *s; s++)
         h = (h ^ (uint8_t)*s) * 16777619u;
     uint64_t c = cycles_now();
@@ -399,19 +446,54 @@ static void prof_stream_print_counters(const struct prof_stream_counters *c, str
 }
 
 /* The running (or last) stream's counters as they stand. */
-static void prof_stream_print_counts(struct printer *p)
+static struct prof_stream_counters prof_stream_counts(void)
 {
-    struct prof_stream_counters c = { PROF_STREAM_GET(records), PROF_STREAM_GET(datagrams), PROF_STREAM_GET(send_failed),
-                             PROF_STREAM_GET(drops) };
-    prof_stream_print_counters(&c, p);
+    struct prof_stream_counters c = {
+        PROF_STREAM_GET(records), PROF_STREAM_GET(datagrams), PROF_STREAM_GET(send_failed),
+        PROF_STREAM_GET(drops), PROF_STREAM_GET(ka_refused),
+    };
+    return c;
 }
 
 /* `net`'s line for the stream: the running (or last) stream's counts. */
 void prof_stream_print_net(struct printer *p)
 {
+    struct prof_stream_counters c = prof_stream_counts();
     pr_puts(p, "profile stream: ");
-    prof_stream_print_counts(p);
+    prof_stream_print_counters(&c, p);
     pr_puts(p, stream.running ? " (running)\n" : " (the last stream)\n");
+}
+
+/* Whether the command running now was asked by sk's destination. */
+static bool prof_stream_is_peer(const struct prof_sink *sk)
+{
+    return sk->sk_is_peer && sk->sk_is_peer(sk);
+}
+
+/* "stream 0x... to DEST" to the destination's requests, "stream to DEST"
+ * to anyone else's: the id is what a keep-alive names. */
+static void prof_stream_print_name(uint32_t id, const struct prof_sink *sk, bool peer,
+                                   struct printer *p)
+{
+    if (peer)
+        pr_printf(p, "stream 0x%08x to %s", id, sk->sk_name);
+    else
+        pr_printf(p, "stream to %s", sk->sk_name);
+}
+
+/* The busy messages' note (prof_session_set_busy_note), while a stream
+ * holds the profiler: "streaming id 0x... to DEST", without the id for
+ * anyone but DEST. */
+static void prof_stream_busy_note(struct printer *p)
+{
+    unsigned long f = spin_lock(&stream.lock);
+    uint32_t id = stream.id;
+    struct prof_sink sk = stream.sink;
+    spin_unlock(&stream.lock, f);
+    if (prof_stream_is_peer(&sk))
+        pr_printf(p, "streaming id 0x%08x to %s", id, sk.sk_name);
+    else
+        pr_printf(p, "streaming to %s", sk.sk_name);
 }
 
 int prof_stream_start(const struct prof_sink *sink, uint32_t ms, int pid, struct printer *p)
@@ -426,8 +508,9 @@ int prof_stream_start(const struct prof_sink *sink, uint32_t ms, int pid, struct
     for (unsigned i = 0; i < MAX_CPUS; i++)
         if (prof_ring_in_window(i))
             cpus[ncpus++] = (uint16_t)i;
+    uint32_t id = prof_stream_new_id();
     unsigned long f = spin_lock(&stream.lock);
-    stream.id = prof_stream_new_id();
+    stream.id = id;
     stream.sink = *sink;
     stream.ms = ms;
     stream.pid = pid;
@@ -439,12 +522,12 @@ int prof_stream_start(const struct prof_sink *sink, uint32_t ms, int pid, struct
     memset(&stream.cpu, 0, sizeof stream.cpu);
     memset(&stream.c, 0, sizeof stream.c);
     __atomic_store_n(&stream.keepalive_ns, stream.start_ns, __ATOMIC_RELAXED);
+    __atomic_store_n(&stream.confirmed, sink->sk_confirmed, __ATOMIC_RELAXED);
     __atomic_store_n(&stream.stop, 0, __ATOMIC_RELAXED);
-    fmt_snprintf(stream.note, sizeof stream.note, "streaming id 0x%08x to %s", stream.id, sink->sk_name);
     stream.running = true;
     stream.ending = false;
     spin_unlock(&stream.lock, f);
-    prof_session_set_busy_note(stream.note);
+    prof_session_set_busy_note(prof_stream_busy_note);
     if (!task_spawn("profstream", prof_stream_task, NULL, TASK_ANY_CPU, 0)) {
         prof_session_stream_stop();
         f = spin_lock(&stream.lock);
@@ -454,8 +537,15 @@ int prof_stream_start(const struct prof_sink *sink, uint32_t ms, int pid, struct
         pr_puts(p, "profile: no memory for the stream's task: not started\n");
         return 1;
     }
-    pr_printf(p, "profile: streaming id 0x%08x to %s (%s, %u cpus)\n", stream.id, sink->sk_name,
-              pmu_source_name(), ncpus);
+    /* Asked from elsewhere than the destination (another port of the same
+     * host): the id is not said here either, and the stream waits for
+     * the destination's keep-alive as any other does. */
+    bool peer = prof_stream_is_peer(sink);
+    pr_puts(p, "profile: streaming ");
+    if (peer)
+        pr_printf(p, "id 0x%08x ", id);
+    pr_printf(p, "to %s (%s, %u cpus)%s\n", sink->sk_name, pmu_source_name(), ncpus,
+              peer ? "" : ", once a keep-alive from there confirms it");
     return 0;
 }
 
@@ -482,6 +572,7 @@ int prof_stream_stop(struct printer *p)
     unsigned long f = spin_lock(&stream.lock);
     bool running = stream.running;
     uint32_t id = stream.id;
+    struct prof_sink sk = stream.sink;
     if (running)
         __atomic_store_n(&stream.stop, 1, __ATOMIC_RELEASE);
     spin_unlock(&stream.lock, f);
@@ -489,12 +580,15 @@ int prof_stream_stop(struct printer *p)
         pr_puts(p, "profile: no stream running\n");
         return 1;
     }
+    bool peer = prof_stream_is_peer(&sk);
     /* The task notices at its next look, within PROF_STREAM_DRAIN_MS; the
      * final drain and the END take a moment more. The summary waits for
      * them. */
     running = !prof_stream_wait_ended(id);
+    pr_puts(p, "profile: ");
+    prof_stream_print_name(id, &sk, peer, p);
     if (running) {
-        pr_printf(p, "profile: stream 0x%08x asked to stop; still ending\n", id);
+        pr_puts(p, " asked to stop; still ending\n");
         return 1;
     }
     f = spin_lock(&stream.lock);
@@ -503,10 +597,10 @@ int prof_stream_stop(struct printer *p)
     struct prof_stream_counters c = stream.last_c;
     spin_unlock(&stream.lock, f);
     if (!ours) {
-        pr_printf(p, "profile: stream 0x%08x ended\n", id);
+        pr_puts(p, " ended\n");
         return 0;
     }
-    pr_printf(p, "profile: stream 0x%08x ended (%s): ", id, prof_stream_reason_name(reason));
+    pr_printf(p, " ended (%s): ", prof_stream_reason_name(reason));
     prof_stream_print_counters(&c, p);
     pr_puts(p, "\n");
     return 0;
@@ -515,21 +609,65 @@ int prof_stream_stop(struct printer *p)
 int prof_stream_keepalive(uint32_t v, struct printer *p)
 {
     unsigned long f = spin_lock(&stream.lock);
-    bool running = stream.running;
+    bool running = stream.running, ending = stream.ending;
     uint32_t id = stream.id;
-    if (running && id == v)
+    struct prof_sink sk = stream.sink;
+    /* Only the destination keeps a stream alive: anyone else who learnt
+     * (or guessed) the id would otherwise hold it on the destination. A
+     * refusal says nothing of the id, right or wrong: no guess is
+     * confirmed. */
+    bool peer = running && prof_stream_is_peer(&sk);
+    if (running && !peer)
+        PROF_STREAM_ADD(ka_refused, 1);
+    if (peer && !ending && id == v) {
         __atomic_store_n(&stream.keepalive_ns, time_ns(), __ATOMIC_RELAXED);
+        __atomic_store_n(&stream.confirmed, true, __ATOMIC_RELAXED);
+    }
     spin_unlock(&stream.lock, f);
     if (!running) {
         pr_puts(p, "profile: no stream running\n");
+        return 1;
+    }
+    if (!peer) {
+        pr_printf(p, "profile: keep-alive refused: a stream is kept alive only from "
+                  "its destination, %s\n", sk.sk_name);
         return 1;
     }
     if (id != v) {
         pr_printf(p, "profile: stream 0x%08x is not running (0x%08x is)\n", v, id);
         return 1;
     }
+    if (ending) {
+        pr_printf(p, "profile: stream 0x%08x is ending\n", id);
+        return 1;
+    }
     pr_printf(p, "profile: stream 0x%08x kept alive\n", id);
     return 0;
+}
+
+/* The running stream as `profile status` says it (id: see
+ * prof_stream_print_name). */
+static void prof_stream_print_running(struct printer *p)
+{
+    unsigned long f = spin_lock(&stream.lock);
+    uint32_t id = stream.id;
+    struct prof_sink sk = stream.sink;
+    bool confirmed = __atomic_load_n(&stream.confirmed, __ATOMIC_RELAXED);
+    uint64_t now = time_ns(), start = stream.start_ns;
+    int64_t age = (int64_t)(now - __atomic_load_n(&stream.keepalive_ns, __ATOMIC_RELAXED));
+    spin_unlock(&stream.lock, f);
+    struct prof_stream_counters c = prof_stream_counts();
+    pr_puts(p, "profile: streaming ");
+    if (prof_stream_is_peer(&sk))
+        pr_printf(p, "id 0x%08x ", id);
+    pr_printf(p, "to %s, %lu ms, ", sk.sk_name, (unsigned long)((now - start) / NS_PER_MS));
+    if (confirmed)
+        pr_printf(p, "last keep-alive %lu ms ago: ",
+                  (unsigned long)(age > 0 ? age / (int64_t)NS_PER_MS : 0));
+    else
+        pr_puts(p, "not confirmed yet (no keep-alive from there): ");
+    prof_stream_print_counters(&c, p);
+    pr_printf(p, ", %lu keep-alives refused\n", (unsigned long)c.ka_refused);
 }
 
 int prof_stream_status(struct printer *p)
@@ -544,24 +682,26 @@ int prof_stream_status(struct printer *p)
         prof_stream_wait_ended(id);
     f = spin_lock(&stream.lock);
     bool running = stream.running;
-    int64_t age = (int64_t)(time_ns() - __atomic_load_n(&stream.keepalive_ns, __ATOMIC_RELAXED));
     uint32_t last_id = stream.last_id;
     uint8_t reason = stream.last_reason;
     struct prof_stream_counters last = stream.last_c;
+    struct prof_sink last_sink = stream.last_sink;
     spin_unlock(&stream.lock, f);
     if (running) {
-        pr_printf(p, "profile: %s, %lu ms, last keep-alive %lu ms ago: ", stream.note,
-                  (unsigned long)((time_ns() - stream.start_ns) / NS_PER_MS),
-                  (unsigned long)(age > 0 ? age / (int64_t)NS_PER_MS : 0));
-        prof_stream_print_counts(p);
-    } else if (!last_id) {
+        prof_stream_print_running(p);
+        return 0;
+    }
+    if (!last_id) {
         pr_puts(p, "profile: no stream since boot\n");
         return 0;
-    } else {
+    }
+    if (prof_stream_is_peer(&last_sink))
         pr_printf(p, "profile: no stream running; the last, 0x%08x, ended (%s): ", last_id,
                   prof_stream_reason_name(reason));
-        prof_stream_print_counters(&last, p);
-    }
-    pr_puts(p, "\n");
+    else
+        pr_printf(p, "profile: no stream running; the last, to %s, ended (%s): ",
+                  last_sink.sk_name, prof_stream_reason_name(reason));
+    prof_stream_print_counters(&last, p);
+    pr_printf(p, ", %lu keep-alives refused\n", (unsigned long)last.ka_refused);
     return 0;
 }

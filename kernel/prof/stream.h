@@ -16,7 +16,11 @@ struct printer;
 
 /* Where a stream's datagrams go. The core hands each finished datagram to
  * sk_send and never learns what carries it (kernel/cmd/profile.c binds
- * it to UDP and the client that asked). sk_send answers:
+ * it to UDP and the client that asked). sk_is_peer says whether the
+ * command running now was asked by the sink's own destination (for UDP:
+ * from the very address and port the datagrams go to): only such a
+ * request confirms and keeps the stream alive, and only it is told the
+ * stream's id. sk_send answers:
  *   PROF_SINK_SENT   sent, or queued to be sent;
  *   PROF_SINK_AGAIN  no room right now: the stream retries for a while,
  *                    then counts the datagram lost;
@@ -28,21 +32,35 @@ struct printer;
 enum { PROF_SINK_SENT = 0, PROF_SINK_AGAIN = 1, PROF_SINK_LOST = -1 };
 struct prof_sink {
     int (*sk_send)(const struct prof_sink *sk, const void *d, size_t len);
+    bool (*sk_is_peer)(const struct prof_sink *sk);
+    /* The caller vouches that the destination wants the stream, which
+     * then starts confirmed: `bench stream` alone, whose client cannot
+     * send a keep-alive while the shell runs the bench. */
+    bool sk_confirmed;
     uint64_t sk_addr;
     char sk_name[40];
 };
 
 /* Start a stream of pid's samples (PROF_ALL: every task) into sink (copied)
  * for ms (0: until stopped). 0, or 1 with the reason printed to p (busy,
- * no memory). */
+ * no memory).
+ *
+ * A new stream is unconfirmed: it sends one META and nothing more until
+ * its destination's first keep-alive (prof_stream_keepalive from the
+ * sink's peer) says it wants the stream. One never confirmed ends
+ * silently (no END) after PSTR_KEEPALIVE_MS: a start asked in someone
+ * else's name costs that someone one datagram at most. */
 int prof_stream_start(const struct prof_sink *sink, uint32_t ms, int pid, struct printer *p);
 /* End the running stream and print its summary, as `profile stop`: 0, or
  * 1 (none running, or still ending after 3 s). */
 int prof_stream_stop(struct printer *p);
-/* Keep stream id alive for another PSTR_KEEPALIVE_MS: 0, or 1 with the
- * reason (none running, another one running). */
+/* Keep stream id alive for another PSTR_KEEPALIVE_MS (and confirm a new
+ * one), heeded only from the stream's destination (sk_is_peer): 0, or 1
+ * with the reason (none running, another one running, or asked from
+ * elsewhere; the id is named only to the destination). */
 int prof_stream_keepalive(uint32_t id, struct printer *p);
-/* The running stream, or the last one, and its counters: always 0. */
+/* The running stream, or the last one, and its counters (the id only to
+ * that stream's destination): always 0. */
 int prof_stream_status(struct printer *p);
 /* `net`'s line: the running (or last) stream's counters. */
 void prof_stream_print_net(struct printer *p);

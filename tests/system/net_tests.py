@@ -768,9 +768,11 @@ def t_netload_bad_args(g):
     check("busy" not in g.cmd("netload"), "a refused command left a run behind")
 
 
-# ---- profile stream (kernel/profstream.c, uapi/profile_stream.h) ----------
+# ---- profile stream (kernel/prof/stream.c, uapi/profile_stream.h) --------
 # The collector is a Python receiver on a free loopback port: QEMU's user
-# network delivers the guest's datagrams to 10.0.2.2:PORT there. The
+# network delivers the guest's datagrams to 10.0.2.2:PORT there. It asks
+# for the stream and keeps it alive over the UDP shell from that port, as
+# a kernel heeds keep-alives only from the stream's destination. The
 # datagrams are read with tests/system/pstream.py, a second reading of the
 # format apart from the C parser.
 
@@ -778,11 +780,17 @@ STREAM_RX = re.compile(r"^profile: streaming id 0x([0-9a-f]{8}) to 10\.0\.2\.2:(
                        r"\((\S.*), (\d+) cpus\)$", re.M)
 
 
-def stream_start(g, line):
-    out = g.sh(line)
+def stream_start(g, rx, line, confirm=True):
+    """line asked from rx's own port; confirmed with a keep-alive from
+    there unless not confirm. (stream id, cpus)."""
+    out = rx.sh(line, g.ushell_port)
     m = STREAM_RX.search(out)
     check(m, "%r: %r" % (line, out))
-    return int(m.group(1), 16), int(m.group(4))
+    sid = int(m.group(1), 16)
+    if confirm:
+        ka = rx.sh("profile keepalive 0x%08x" % sid, g.ushell_port)
+        check(ka.strip() == "profile: stream 0x%08x kept alive" % sid, "first keep-alive: %r" % ka)
+    return sid, int(m.group(4))
 
 
 def stream_checked(s, sid, reason):
@@ -816,8 +824,9 @@ def t_pstream_elapsed(g):
     rx = PS.Receiver()
     try:
         g.cmd("burn 5000")
-        sid, ncpus = stream_start(g, "profile stream %d 2000 all" % rx.port)
+        sid, ncpus = stream_start(g, rx, "profile stream %d 2000 all" % rx.port)
         check(rx.wait_end(10), "no END within 10 s")
+        st = rx.sh("profile status", g.ushell_port)
     finally:
         g.cmd("burn stop")
         rx.close()
@@ -837,26 +846,29 @@ def t_pstream_elapsed(g):
     # windowed profile there sees as few), so only its ceiling is checked.
     low = 0.4 * expect if hz == 100 else 1
     check(low <= total <= 1.5 * expect, "%d records, %.0f to %.0f expected" % (total, low, 1.5 * expect))
-    st = g.sh("profile status")
     check(re.search(r"the last, 0x%08x, ended \(length reached\): %d records" % (sid, total), st),
           "profile status: %r" % st)
+    other = g.sh("profile status")
+    check(re.search(r"the last, to 10\.0\.2\.2:%d, ended \(length reached\): %d records" % (rx.port, total),
+                    other) and "%08x" % sid not in other, "profile status from another port: %r" % other)
     net = g.cmd("net")
     check("profile stream: %d records in " % total in net, "net lacks the stream's line: %r" % net)
 
 
 @test
 def t_pstream_keepalive_timeout(g):
-    """A stream until stopped that hears no keep-alive ends by itself,
-    END TIMEOUT, 5-7 s after it started; then the profiler is free."""
+    """A stream until stopped that hears no keep-alive after the first
+    ends by itself, END TIMEOUT, 5-7 s after it; then the profiler is
+    free."""
     rx = PS.Receiver()
     try:
+        sid, _ = stream_start(g, rx, "profile stream %d 0" % rx.port)
         t0 = time.monotonic()
-        sid, _ = stream_start(g, "profile stream %d 0" % rx.port)
         ended = rx.wait_end(12)
     finally:
         rx.close()
     check(ended, "no END within 12 s of a stream without keep-alives")
-    check(4.5 <= ended - t0 <= 7.5, "ended %.1f s after the start, want 5-7" % (ended - t0))
+    check(4.5 <= ended - t0 <= 7.5, "ended %.1f s after the keep-alive, want 5-7" % (ended - t0))
     stream_checked(PS.summarize(rx.got), sid, PS.END_TIMEOUT)
     after = g.sh("profile 10")
     check(after.startswith("profiled 10 ms"), "profile after the stream: %r" % after)
@@ -870,25 +882,31 @@ def t_pstream_keepalive_busy_stop(g):
     rx = PS.Receiver()
     try:
         t0 = time.monotonic()
-        sid, _ = stream_start(g, "profile stream %d 0 all" % rx.port)
+        sid, _ = stream_start(g, rx, "profile stream %d 0 all" % rx.port)
         busy = "profile: busy (streaming id 0x%08x to 10.0.2.2:%d)" % (sid, rx.port)
-        for line, out in (("udp profile 100", g.sh("profile 100")),
-                          ("serial profile 100", g.cmd("profile 100")),
-                          ("udp profile stream", g.sh("profile stream %d" % rx.port))):
-            check(out.strip() == busy, "%s: %r, want %r" % (line, out, busy))
-        wrong = g.sh("profile keepalive 0x%x" % (sid ^ 1))
+        anon = "profile: busy (streaming to 10.0.2.2:%d)" % rx.port
+        for line, out, want in (("profile 100 from the destination", rx.sh("profile 100", g.ushell_port), busy),
+                                ("udp profile 100", g.sh("profile 100"), anon),
+                                ("serial profile 100", g.cmd("profile 100"), anon),
+                                ("udp profile stream", g.sh("profile stream %d" % rx.port), anon)):
+            check(out.strip() == want, "%s: %r, want %r" % (line, out, want))
+        wrong = rx.sh("profile keepalive 0x%x" % (sid ^ 1), g.ushell_port)
         check(wrong.strip() == "profile: stream 0x%08x is not running (0x%08x is)" % (sid ^ 1, sid),
               "keepalive of a wrong id: %r" % wrong)
         while time.monotonic() - t0 < 7.5:
-            out = g.sh("profile keepalive 0x%08x" % sid)
+            out = rx.sh("profile keepalive 0x%08x" % sid, g.ushell_port)
             check(out.strip() == "profile: stream 0x%08x kept alive" % sid, "keepalive: %r" % out)
             check(not rx.ended_at, "ended %.1f s in despite keep-alives" % ((rx.ended_at or t0) - t0))
             time.sleep(0.8)
-        st = g.sh("profile status")
+        st = rx.sh("profile status", g.ushell_port)
         check(st.startswith("profile: streaming id 0x%08x" % sid), "status: %r" % st)
-        out = g.sh("profile stop")
-        check(re.match(r"profile: stream 0x%08x ended \(stopped\): \d+ records in \d+ datagrams, "
-                       r"\d+ dropped, \d+ send failures$" % sid, out.strip()), "stop: %r" % out)
+        other = g.sh("profile status")
+        check(other.startswith("profile: streaming to 10.0.2.2:%d, " % rx.port) and "%08x" % sid not in other,
+              "status from another port: %r" % other)
+        out = rx.sh("profile stop", g.ushell_port)
+        check(re.match(r"profile: stream 0x%08x to 10\.0\.2\.2:%d ended \(stopped\): \d+ records in "
+                       r"\d+ datagrams, \d+ dropped, \d+ send failures$" % (sid, rx.port), out.strip()),
+              "stop: %r" % out)
         check(rx.wait_end(3), "no END within 3 s of profile stop")
     finally:
         rx.close()
@@ -897,6 +915,80 @@ def t_pstream_keepalive_busy_stop(g):
     check(again.strip() == "profile: no stream running", "second stop: %r" % again)
     ka = g.sh("profile keepalive 0x%08x" % sid)
     check(ka.strip() == "profile: no stream running", "keepalive after the end: %r" % ka)
+
+
+@test
+def t_pstream_spoofed_keepalive(g):
+    """Issue 26: keep-alives that name the right id but come from another
+    port than the stream's destination are refused, the id unsaid, and
+    keep nothing alive: the stream ends by timeout 5-7 s after the
+    destination's last keep-alive, with END TIMEOUT; the status counts
+    the refusals. (Before: any keep-alive with the id kept it going.)"""
+    rx = PS.Receiver()
+    try:
+        sid, _ = stream_start(g, rx, "profile stream %d 0 all" % rx.port)
+        t0 = time.monotonic()
+        refused = 0
+        while not rx.ended_at and time.monotonic() - t0 < 10:
+            out = g.sh("profile keepalive 0x%08x" % sid)
+            if out.strip() == "profile: no stream running":
+                break               # over: the END is on its way
+            check(out.strip() == "profile: keep-alive refused: a stream is kept alive only from "
+                  "its destination, 10.0.2.2:%d" % rx.port, "spoofed keep-alive: %r" % out)
+            refused += 1
+            time.sleep(0.7)
+        ended = rx.wait_end(3)
+        st = rx.sh("profile status", g.ushell_port)
+    finally:
+        rx.close()
+    check(ended, "the stream still ran %.1f s after its destination's keep-alive" % (time.monotonic() - t0))
+    print("    ended %.1f s after the destination's keep-alive, %d spoofed ones refused" % (ended - t0, refused))
+    check(4.5 <= ended - t0 <= 7.5, "ended %.1f s after the destination's keep-alive, want 5-7" % (ended - t0))
+    check(refused >= 5, "only %d spoofed keep-alives were sent" % refused)
+    stream_checked(PS.summarize(rx.got), sid, PS.END_TIMEOUT)
+    check(re.search(r"the last, 0x%08x, ended \(no keep-alive for 5 s\).*, %d keep-alives refused$" % (sid, refused),
+                    st.strip()), "status: %r" % st)
+
+
+@test
+def t_pstream_spoofed_start(g):
+    """Issue 26: a stream asked for from another port than its
+    destination (what a spoofed source amounts to): the answer names no
+    id; keep-alives from the asker, even with the id (learnt here from
+    the victim's own status, as if it leaked), are refused; the victim's
+    port receives at most one datagram (the META) in 8 s, and the stream
+    ends, never confirmed, without an END. (Before: a stream every 50 ms,
+    kept going for as long as the asker liked.)"""
+    victim = PS.Receiver()
+    try:
+        out = g.sh("profile stream %d 0 all" % victim.port)
+        check(out.strip().startswith("profile: streaming to 10.0.2.2:%d (" % victim.port)
+              and "0x" not in out and out.strip().endswith("once a keep-alive from there confirms it"),
+              "a stream asked from elsewhere: %r" % out)
+        # The id, as only the destination is told it (a status asks; it
+        # confirms nothing).
+        st = victim.sh("profile status", g.ushell_port)
+        m = re.search(r"streaming id 0x([0-9a-f]{8}) to 10\.0\.2\.2:%d, \d+ ms, not confirmed yet" % victim.port,
+                      st)
+        check(m, "status from the destination's port: %r" % st)
+        sid = int(m.group(1), 16)
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 8:
+            ka = g.sh("profile keepalive 0x%08x" % sid)
+            check(ka.strip().startswith("profile: keep-alive refused") or
+                  ka.strip() == "profile: no stream running", "keep-alive from the asker: %r" % ka)
+            time.sleep(0.9)
+        n = len(victim.got)
+        kinds = [h["type"] if isinstance(h, dict) else str(h) for _, h in victim.got]
+    finally:
+        victim.close()
+    print("    the victim's port received %d datagram(s): %s" % (n, kinds))
+    check(n <= 1, "the victim's port received %d datagrams: %s" % (n, kinds[:10]))
+    check(kinds in ([], [PS.META]), "what reached the victim: %s" % kinds)
+    st = g.sh("profile status")
+    check("ended (never confirmed" in st, "status after: %r" % st)
+    after = g.sh("profile 10")
+    check(after.startswith("profiled 10 ms"), "profile after the stream: %r" % after)
 
 
 PSTREAM_BAD = [

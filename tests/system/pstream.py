@@ -2,9 +2,14 @@
 (uapi/profile_stream.h), written from the header's table alone and apart
 from the C parser (uapi/profile_stream.c), so that the system tests
 cross-check the kernel's encoder against a second reading of the format;
-and a receiver that collects one stream on a loopback port.
+and a receiver that collects one stream on a loopback port and, as a
+collector must, asks for it, confirms it and keeps it alive over the UDP
+shell (open protocol) from that same port: a kernel heeds keep-alives only
+from the stream's own destination.
 
 Python 3 standard library only."""
+import queue
+import random
 import socket
 import struct
 import threading
@@ -16,7 +21,9 @@ META, BATCH, END = 1, 2, 3
 END_STOPPED, END_TIMEOUT, END_ELAPSED = 1, 2, 3
 REC_TICK = 0x01
 FRAMES = 8
-HDR = struct.Struct(">IBBHIIQHHI")       # 32 bytes
+HDR = struct.Struct(">IBBHIIQHHI")       # 32 bytes; the last word: flags, reserved
+FLAG_TAGGED = 0x01
+TAG_LEN = 32
 
 
 class Bad(Exception):
@@ -33,12 +40,14 @@ def decode(d):
     magic, ver, typ, cpu, stream, seq, t_ns, plen, count, res = HDR.unpack_from(d)
     if magic != MAGIC or ver != VERSION:
         raise Bad("magic 0x%08x version %d" % (magic, ver))
-    if HDR.size + plen != len(d) or len(d) > 1400:
+    flags, res = res >> 24, res & 0xffffff
+    tag = TAG_LEN if flags & FLAG_TAGGED else 0
+    if HDR.size + plen + tag != len(d) or len(d) > 1400 + tag:
         raise Bad("len %d for a %d-byte datagram" % (plen, len(d)))
-    if res:
-        raise Bad("reserved header field %d" % res)
-    p = d[HDR.size:]
-    h = dict(type=typ, cpu=cpu, stream=stream, seq=seq, t_ns=t_ns, count=count)
+    if res or flags & ~FLAG_TAGGED:
+        raise Bad("reserved header field %d, flags 0x%x" % (res, flags))
+    p = d[HDR.size:HDR.size + plen]     # the tag (unchecked here) after it
+    h = dict(type=typ, cpu=cpu, stream=stream, seq=seq, t_ns=t_ns, count=count, tagged=bool(tag))
     if typ == BATCH:
         if len(p) < 12:
             raise Bad("short batch head")
@@ -103,10 +112,17 @@ def decode(d):
     return h
 
 
+USH_MAGIC = 0x4E4F5348
+USH_LAST = 0x0001
+USH_HDR = struct.Struct(">IIHHHH")    # 16 bytes
+
+
 class Receiver:
     """Collects every datagram sent to 127.0.0.1:port (QEMU's user
     network delivers the guest's 10.0.2.2:port there) in a thread, until
-    an END has come and a moment passed, or close()."""
+    close(). sh() runs a UDP shell
+    command from that same socket; the shell's replies (its magic) are
+    handed to sh(), everything else is the stream's."""
 
     def __init__(self, port=0):
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -115,20 +131,23 @@ class Receiver:
         self.sock.settimeout(0.1)
         self.got = []                 # (host monotonic time, decoded or Bad)
         self.ended_at = None
+        self.replies = queue.Queue()
+        self.seq = random.getrandbits(31)
         self._stop = False
         self._th = threading.Thread(target=self._run, daemon=True)
         self._th.start()
 
     def _run(self):
         while not self._stop:
-            if self.ended_at and time.monotonic() - self.ended_at > 0.5:
-                break                 # the END's copies are in
             try:
-                d, _ = self.sock.recvfrom(2048)
+                d, frm = self.sock.recvfrom(2048)
             except socket.timeout:
                 continue
             except OSError:
                 break
+            if len(d) >= 16 and struct.unpack_from(">I", d)[0] == USH_MAGIC:
+                self.replies.put((frm, d))
+                continue
             try:
                 h = decode(d)
             except Bad as e:
@@ -137,13 +156,46 @@ class Receiver:
             if isinstance(h, dict) and h["type"] == END and not self.ended_at:
                 self.ended_at = time.monotonic()
 
+    def sh(self, line, shell_port, timeout=10.0):
+        """line over the UDP shell at 127.0.0.1:shell_port, sent from this
+        receiver's own socket, as sonde-sh would (docs/udpshell.md, "What
+        a client does": resent after 1 s without a new chunk, 3 sends in
+        all); the reply's text. Raises RuntimeError on silence."""
+        self.seq = (self.seq + 1) & 0xffffffff
+        p = line.encode()
+        req = USH_HDR.pack(USH_MAGIC, self.seq, 0, USH_LAST, len(p), 0) + p
+        dest = ("127.0.0.1", shell_port)
+        self.sock.sendto(req, dest)
+        sends, got, last = 1, {}, None
+        deadline, resend = time.monotonic() + timeout, time.monotonic() + 1.0
+        while last is None or len(got) < last + 1:
+            now = time.monotonic()
+            if now >= deadline:
+                raise RuntimeError("no reply to %r from port %d within %.0f s" % (line, shell_port, timeout))
+            if now >= resend and sends < 3:
+                self.sock.sendto(req, dest)
+                sends, resend = sends + 1, now + 1.0
+            try:
+                frm, d = self.replies.get(timeout=0.05)
+            except queue.Empty:
+                continue
+            magic, seq, chunk, flags, n, _ = USH_HDR.unpack_from(d)
+            if frm[1] != shell_port or seq != self.seq or n != len(d) - 16:
+                continue              # a late reply to an earlier command
+            if chunk not in got:
+                resend = time.monotonic() + 1.0
+            got[chunk] = d[16:]
+            if flags & USH_LAST:
+                last = chunk
+        return b"".join(got[i] for i in range(last + 1)).decode("latin-1")
+
     def wait_end(self, timeout):
         """The monotonic time the first END arrived, or None after timeout."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline and not self.ended_at:
             time.sleep(0.05)
         if self.ended_at:
-            self._th.join(2)
+            time.sleep(max(0.0, self.ended_at + 0.5 - time.monotonic()))   # the END's copies
         return self.ended_at
 
     def close(self):

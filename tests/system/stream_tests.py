@@ -14,7 +14,17 @@ usage: python3 tests/system/stream_tests.py [--list] [NAME...]
   the exit status is 0.
 - authenticated_7s: a kernel with ushkey=, recorded for 7 s with -k: the
   keep-alives (tagged) hold the stream past the kernel's 5 s, 700 samples
-  within 5%, nothing lost.
+  within 5%, nothing lost; every datagram tagged (else none would count).
+- forged_open, forged_keyed (issue 26): while a kernel at -smp 1 is
+  recorded for 6 s, datagrams are forged to the collector's port with the
+  stream's own id: a seq 2^31 ahead and one a window ahead, a batch with a
+  pid above INT32_MAX (numbered past the stream's END), a META whose task
+  name holds " samples=", a META with another build id; and one of an
+  unknown stream id. Open: the profile completes with 600 samples within
+  5%, 0 lost, the refusals in the report, and the other build id is not
+  taken for a restart (the shell is asked, and says the stream runs).
+  With -k (ushkey=): every one of them is refused for its missing tag,
+  and the count is the same.
 
 Each guest's UDP shell (port 9000) is forwarded from a free port on
 127.0.0.1; the stream comes back through QEMU's user network to the
@@ -27,8 +37,11 @@ Prints 'PASS name (secs)' or 'FAIL name (secs): reason' and ends with
 'N passed, N failed'. Needs `make` done and go (golang-go). Python 3
 standard library."""
 import os
+import pty
 import re
 import shutil
+import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -37,6 +50,7 @@ import time
 
 sys.dont_write_bytecode = True       # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import parse as P  # noqa: E402
 import runner  # noqa: E402
 from qemu import ARCHES, Fail, Machine, ROOT, free_port, check  # noqa: E402
 
@@ -193,6 +207,121 @@ def t_authenticated_7s(ctx):
         check(note == "" and err == "", "the stream did not end as asked: %r %r" % (note, err))
         check(within(samples, 700) and dropped == 0 and lost == 0 and dgrams == 0,
               "%d samples, %d dropped, %d/%d lost" % (samples, dropped, lost, dgrams))
+
+
+def record_on_pty(args):
+    """sonde-prof record with its stderr on a terminal (so that it says
+    its collector's port and each stream's id); (process, output so far:
+    a list the reader thread appends to)."""
+    master, slave = pty.openpty()
+    p = subprocess.Popen([PROF, "record"] + args, stdout=subprocess.PIPE, stderr=slave, cwd=ROOT)
+    os.close(slave)
+    out = []
+
+    def reader():
+        while True:
+            try:
+                b = os.read(master, 4096)
+            except OSError:
+                break
+            if not b:
+                break
+            out.append(b.decode("latin-1"))
+        os.close(master)
+    threading.Thread(target=reader, daemon=True).start()
+    return p, out
+
+
+def wait_for(out, pattern, seconds):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        m = re.search(pattern, "".join(out))
+        if m:
+            return m
+        time.sleep(0.05)
+    raise Fail("no %r on the terminal in %d s: %r" % (pattern, seconds, "".join(out)[-500:]))
+
+
+SPRS = struct.Struct(">IBBHIIQHHBBH")        # the 32-byte header, flags byte apart
+
+
+def sprs(typ, cpu, sid, seq, payload, count):
+    return SPRS.pack(0x53505253, 1, typ, cpu, sid, seq, 0, len(payload), count, 0, 0, 0) + payload
+
+
+def forge(port, sid, build_id):
+    """What an on-path forger who has seen the stream's id could send."""
+    def rec(pid):
+        return struct.pack(">IBBHQ", pid, 1, 0, 0, 0xffffffff80100000)
+
+    def meta(bid, task):
+        src = b"tick 100Hz"
+        p = bid.encode() + bytes([len(src)]) + src + struct.pack(">IIIH", 0xffffffff, 6000, 10000000, 1)
+        return p + struct.pack(">IB", 9, len(task)) + task
+    head = struct.pack(">III", 0, 0, 0)
+    dgrams = [sprs(2, 0, sid, 0x7ffffff0, head + rec(7), 1),             # seq ~2^31 ahead
+              sprs(2, 0, sid, 70000, head + rec(7), 1),                  # a window ahead
+              sprs(2, 7, sid, 5000, head + rec(0x80000000), 1),          # past the END
+              sprs(1, 0, sid, 3, meta(build_id, b"x samples=1"), 1),     # refused name
+              sprs(1, 0, sid, 4, meta("f" * 40, b"evil"), 1),            # another build
+              sprs(2, 0, sid ^ 0x5a5a5a5a, 1, head + rec(7), 1)]         # unknown id
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    for d in dgrams:
+        s.sendto(d, (HOST, port))
+    s.close()
+    return len(dgrams)
+
+
+def forged_record(ctx, name, append, extra):
+    with Guest(1, name, icount="shift=0,sleep=off", append=append) as g:
+        g.boot(90)
+        g.burn(1)
+        txt = os.path.join(ctx.tmp, name + ".txt")
+        p, out = record_on_pty(["-d", "6s", "-e", ELF, "-o", txt] + extra + [g.target])
+        try:
+            port = int(wait_for(out, r"to port (\d+) \.\.\.", 20).group(1))
+            sid = int(wait_for(out, r"%s: stream 0x([0-9a-f]{8})" % re.escape(g.target), 20).group(1), 16)
+            time.sleep(1.0)
+            n = forge(port, sid, P.elf_build_id(ELF))
+            rc = p.wait(timeout=120)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        time.sleep(0.2)
+        err = "".join(out)
+        check(rc == 0, "record with forged datagrams: exit %d: %s" % (rc, err))
+        with open(txt) as f:
+            rep = f.read()
+        samples, dropped, lost, dgrams, note = figures(rep)
+        print("    %d forged datagrams sent; %d samples (want 600 within 5%%), %d dropped, "
+              "%d/%d lost%s" % (n, samples, dropped, lost, dgrams, note))
+        check(within(samples, 600) and dropped == 0 and lost == 0 and dgrams == 0,
+              "%d samples, %d dropped, %d/%d lost" % (samples, dropped, lost, dgrams))
+        check("restarted" not in err and "restarted" not in rep, "taken for a restart: %r" % err)
+        return rep, note, err
+
+
+@test
+def t_forged_open(ctx):
+    rep, note, err = forged_record(ctx, "forged-open", "", [])
+    m = re.search(r"refused (\d+) datagrams \(forged or not sane\), 1 records", note)
+    check(m and int(m.group(1)) >= 4, "the refusals are not in the report: %r" % note)
+    check("though its shell says its stream runs: ignored" in err,
+          "the other build id's META was not put to the shell: %r" % err)
+
+
+@test
+def t_forged_keyed(ctx):
+    key = os.urandom(32).hex()
+    keyfile = os.path.join(ctx.tmp, "key")
+    with open(keyfile, "w") as f:
+        f.write(key + "\n")
+    os.chmod(keyfile, 0o600)
+    rep, note, err = forged_record(ctx, "forged-keyed", "ushkey=" + key, ["-k", keyfile])
+    m = re.search(r"refused (\d+) datagrams \(forged or not sane\), 0 records", note)
+    check(m and int(m.group(1)) >= 5, "the untagged ones are not refused in the report: %r" % note)
+    check("though its shell says" not in err, "an untagged datagram was put to the shell: %r" % err)
 
 
 class Ctx:

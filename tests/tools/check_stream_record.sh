@@ -7,7 +7,8 @@
 # tool pprof -comments), exact when the fake loses every K-th datagram;
 # three kernels with one dying halfway (named, the others complete, the
 # kernel label on every sample); an END that never came; -r's raw profile
-# read back by `report`; a busy kernel (exit 1); -d's units.
+# read back by `report`; forged datagrams that change no count; a busy
+# kernel (exit 1); -d's units.
 # Usage: tests/tools/check_stream_record.sh   (ends "N passed, N failed")
 set -u
 cd "$(dirname "$0")/../.."
@@ -60,6 +61,23 @@ check "pprof -comments: 4 CPUs x 3 dropped in the kernel" [ "$dropped" = 12 ]
 "$PROF" report -i "$tmp/lossy.raw" -e "$ELF" -o "$tmp/lossy.folded" 2> "$tmp/err2"
 folded=$(awk '{ n += $NF } END { print n }' "$tmp/lossy.folded" 2>/dev/null)
 check "-r keeps a raw profile that report reads ($folded samples)" [ "$folded" = "$samples" ]
+
+# ---- forged datagrams from the kernel's address (issue 26) -----------------
+# An unknown stream id (a restart, only if its shell says so: it does
+# not), seqs 2^31 and a window ahead, a pid above INT32_MAX, a task name
+# holding " samples=", another build id: the count is still exact, the
+# refusals are said, and the profile parses.
+fake pf --cpus 4 --hz 100 --forge 10
+rec -d 3s -r "$tmp/forged.raw" -e "$ELF" -o "$tmp/forged.txt" "127.0.0.1:$pf"
+check "forged datagrams: exit 0" [ "$(rc)" = 0 ]
+check "forged datagrams: still 1200 samples, none dropped" has "$tmp/forged.txt" "^1200 samples on 4 cpus, 0 dropped"
+check "forged datagrams: nothing lost on the wire, the refusals counted" \
+  has "$tmp/forged.txt" "^streamed: 0 records lost on the wire (0 datagrams); refused [1-9][0-9]* datagrams (forged or not sane), 1 records (a field out of range)$"
+check "forged datagrams: not taken for a restart" eval '! has "$tmp/err" "restarted"'
+check "forged datagrams: said on stderr" has "$tmp/err" "kernel 127.0.0.1:$pf: datagrams from its address that are not its stream's"
+"$PROF" report -i "$tmp/forged.raw" -e "$ELF" -o "$tmp/forged.folded" 2> "$tmp/err2"
+folded=$(awk '{ n += $NF } END { print n }' "$tmp/forged.folded" 2>/dev/null)
+check "forged datagrams: the raw profile reads back ($folded samples)" [ "$folded" = 1200 ]
 
 # ---- three kernels, one dies halfway ------------------------------------
 fake a --cpus 1; fake b --cpus 1 --die-after 1.5; fake c --cpus 1

@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
 """A fake Sonde kernel for sonde-prof's stream, with no QEMU: it answers the
-UDP shell's `profile stream PORT MS WHO`, `profile keepalive ID` and
-`profile stop` (open protocol, docs/udpshell.md) and streams synthetic
-samples (uapi/profile_stream.h, encoded here from the header's table, so
-the host's parsers are checked against the text, not against themselves).
+UDP shell's `profile stream PORT MS WHO`, `profile keepalive ID`, `profile
+status` and `profile stop` (open protocol, docs/udpshell.md) and streams
+synthetic samples (uapi/profile_stream.h, encoded here from the header's
+table, so the host's parsers are checked against the text, not against
+themselves). As the kernel does, it sends one META until a keep-alive
+from the stream's destination (its ip and port) confirms the stream,
+heeds keep-alives from there only, and names the stream's id only to
+requests from there.
 
 usage: fake_stream_kernel.py --port P --build-id HEX --frames A,B,... [options]
 
@@ -15,6 +19,14 @@ usage: fake_stream_kernel.py --port P --build-id HEX --frames A,B,... [options]
   --die-after S    stop answering anything (stream and shell) S seconds
                    after the stream started
   --no-end         never send the END
+  --forge K        after the K-th datagram of the stream, also send from
+                   the stream's own socket (as a forger on the path would):
+                   a datagram of an unknown stream id, datagrams of the
+                   stream's id with a seq 2^31 ahead and a window ahead,
+                   a batch with a pid above INT32_MAX (numbered past the
+                   stream's END), a META whose task name holds
+                   " samples=", and one with another build id. None may
+                   change what the host counts.
 
 Records are made on the fake's clock: CPU c's record i is due at i / hz
 seconds after the start, so a stream of MS ms holds exactly
@@ -43,8 +55,10 @@ class Stream:
         self.sent = [0] * k.a.cpus           # records numbered per CPU
         self.t0 = time.monotonic()
         self.last_keepalive = self.t0
+        self.confirmed = False
         self.stop_reason = None
         self.dgrams = 0
+        self.forged = False
 
     def hdr(self, typ, cpu, payload, count):
         t_ns = int((time.monotonic() - self.t0) * 1e9)
@@ -59,6 +73,33 @@ class Stream:
         if droppable and a.drop_every and self.dgrams % a.drop_every == 0:
             return
         self.k.out.sendto(d, self.dest)
+        if a.forge and self.dgrams >= a.forge and not self.forged:
+            self.forged = True
+            self.forge()
+
+    def forge(self):
+        """What a forger on the path might send the collector."""
+        a, out = self.k.a, self.k.out
+
+        def hdr(typ, cpu, sid, seq, payload, count):
+            return struct.pack(">IBBHIIQHHI", MAGIC, 1, typ, cpu, sid, seq, 0, len(payload), count, 0) + payload
+
+        def rec(pid):
+            return struct.pack(">IBBH", pid, 1, 1, 0) + struct.pack(">Q", a.frames[0])
+
+        def meta(bid, task):
+            src = b"tick 100Hz"
+            p = bid.encode() + bytes([len(src)]) + src + struct.pack(">IIIH", 0xffffffff, self.ms, 10000000, a.cpus)
+            return p + struct.pack(">IB", 9, len(task)) + task
+        batch = struct.pack(">III", 0, 0, 0)
+        for d in (hdr(BATCH, 0, self.id ^ 0x5a5a5a5a, 1, batch + rec(7), 1),
+                  hdr(BATCH, 0, self.id, (self.seq + (1 << 31) - 1) & 0xffffffff, batch + rec(7), 1),
+                  hdr(BATCH, 0, self.id, self.seq + 70000, batch + rec(7), 1),
+                  # numbered past the END: no real datagram of the stream is lost
+                  hdr(BATCH, a.cpus + 2, self.id, self.seq + 5000, batch + rec(0x80000000), 1),
+                  hdr(META, 0, self.id, self.seq + 3, meta(a.build_id, b"x samples=1"), 1),
+                  hdr(META, 0, self.id, self.seq + 4, meta("f" * 40, b"evil"), 1)):
+            out.sendto(d, self.dest)
 
     def meta(self):
         a = self.k.a
@@ -104,6 +145,14 @@ class Stream:
                 self.stop_reason = self.stop_reason or END_ELAPSED
             if time.monotonic() - self.last_keepalive > 5:
                 self.stop_reason = self.stop_reason or END_TIMEOUT
+                if not self.confirmed:
+                    return            # never confirmed: no END either
+            if not self.confirmed:
+                if next_meta == 0.0:
+                    self.meta()       # the one datagram before the confirmation
+                    next_meta = 1.0
+                time.sleep(0.01)
+                continue
             if now >= next_meta:
                 self.meta()
                 next_meta += 1.0
@@ -129,26 +178,45 @@ class Kernel:
 
     def reply(self, seq, text, to):
         p = text.encode()
-        self.sh.sendto(struct.pack(">IIHHHH", USH_MAGIC, seq, 0, 1, len(p), 0) + p, to)
+        # LAST | REPLY, as the kernel flags every reply
+        self.sh.sendto(struct.pack(">IIHHHH", USH_MAGIC, seq, 0, 5, len(p), 0) + p, to)
 
     def command(self, cmd, frm):
         w = cmd.split()
         s = self.stream
         busy = s is not None and s.stop_reason is None
+        peer = s is not None and tuple(frm) == tuple(s.dest)
+        name = "id 0x%08x to %s:%d" % (s.id, s.dest[0], s.dest[1]) if peer else \
+            ("to %s:%d" % tuple(s.dest) if s else "")
         if w[:2] == ["profile", "stream"] and len(w) >= 3:
             if busy:
-                return "profile: busy (streaming id 0x%08x)\n" % s.id
+                return "profile: busy (streaming %s)\n" % name
             ms = int(w[3]) if len(w) > 3 else 0
             self.stream = Stream(self, (frm[0], int(w[2])), ms)
             threading.Thread(target=self.stream.run, daemon=True).start()
+            if tuple(frm) != tuple(self.stream.dest):
+                return "profile: streaming to %s:%s (fake), once a keep-alive from there " \
+                    "confirms it\n" % (frm[0], w[2])
             return "profile: streaming id 0x%08x to %s:%s (fake)\n" % (self.stream.id, frm[0],
                                                                     w[2])
-        if w[:2] == ["profile", "keepalive"] and busy and int(w[2], 16) == s.id:
-            s.last_keepalive = time.monotonic()
-            return "profile: stream 0x%08x kept alive\n" % s.id
+        if w[:2] == ["profile", "keepalive"] and busy:
+            if not peer:
+                return "profile: keep-alive refused: a stream is kept alive only from its " \
+                    "destination, %s:%d\n" % tuple(s.dest)
+            if int(w[2], 16) == s.id:
+                s.last_keepalive = time.monotonic()
+                s.confirmed = True
+                return "profile: stream 0x%08x kept alive\n" % s.id
+        if w[:2] == ["profile", "status"]:
+            if busy:
+                return "profile: streaming %s, 0 ms, (fake)\n" % name
+            if s:
+                return "profile: no stream running; the last, %s, ended (fake)\n" % (
+                    "0x%08x" % s.id if peer else "to %s:%d" % tuple(s.dest))
+            return "profile: no stream since boot\n"
         if w[:2] == ["profile", "stop"] and busy:
             s.stop_reason = END_STOPPED
-            return "profile: stream 0x%08x stopped\n" % s.id
+            return "profile: stream %s stopped\n" % name
         return "profile: no stream\n"
 
     def serve(self):
@@ -178,6 +246,7 @@ def main():
     p.add_argument("--drops", type=int, default=0)
     p.add_argument("--die-after", type=float, default=0)
     p.add_argument("--no-end", action="store_true")
+    p.add_argument("--forge", type=int, default=0)
     a = p.parse_args()
     a.frames = [int(f, 16) for f in a.frames.split(",")]
     k = Kernel(a)

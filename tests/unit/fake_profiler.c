@@ -317,6 +317,9 @@ void reset(void)
     fake_names[12] = "netload";
     fake_build_id = "0123456789abcdef0123456789abcdef01234567";
     fake_requester = false;
+    fake_keyed = NULL;
+    fake_requester_ip = 0x0a000202;
+    fake_requester_port = 40000;        /* a client's own port, not a stream's */
     fake_spawn_fail = 0;
     fake_spawned = NULL;
     fake_ndgrams = 0;
@@ -432,10 +435,26 @@ void yield(void) { fake_ns += 1000; }
 
 bool fake_requester;
 uint32_t fake_requester_ip = 0x0a000202;     /* 10.0.2.2 */
+uint16_t fake_requester_port;
 bool udpshell_requester(uint32_t *ip)
 {
     if (fake_requester)
         *ip = fake_requester_ip;
+    return fake_requester;
+}
+
+bool (*fake_keyed)(struct hmac_sha256 *m, uint64_t *epoch);
+bool udpshell_keyed(struct hmac_sha256 *m, uint64_t *epoch)
+{
+    return fake_keyed && fake_keyed(m, epoch);
+}
+
+bool udpshell_requester_addr(uint32_t *ip, uint16_t *port)
+{
+    if (fake_requester) {
+        *ip = fake_requester_ip;
+        *port = fake_requester_port;
+    }
     return fake_requester;
 }
 

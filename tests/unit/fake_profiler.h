@@ -74,6 +74,10 @@ extern uint64_t fake_ns;                /* time_ns() */
 extern void (*each_sleep)(void);        /* runs in every sleep_ms: the world moves */
 extern bool fake_requester;             /* udpshell_requester() answers */
 extern uint32_t fake_requester_ip;
+extern uint16_t fake_requester_port;    /* udpshell_requester_addr()'s port */
+struct hmac_sha256;
+/* udpshell_keyed(): NULL, the shell has no key; else what it answers. */
+extern bool (*fake_keyed)(struct hmac_sha256 *m, uint64_t *epoch);
 extern int fake_spawn_fail;             /* task_spawn fails */
 extern void (*fake_spawned)(void *);    /* what task_spawn was given */
 #define FAKE_DGRAMS_MAX 4096

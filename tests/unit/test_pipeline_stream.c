@@ -1,4 +1,4 @@
-// LINK: tools/pipeline/stream.c tools/pipeline/collect.c tools/common/toolio.c tools/pipeline/agg.c tools/pipeline/model.c tools/common/hostaddr.c tools/common/ushell_client.c uapi/profile_stream.c uapi/profile_raw.c uapi/udpshell.c uapi/udpshell_auth.c lib/sha256.c
+// LINK: tools/pipeline/stream.c tools/pipeline/collect.c tools/pipeline/collect_shell.c tools/common/toolio.c tools/pipeline/agg.c tools/pipeline/model.c tools/common/hostaddr.c tools/common/ushell_client.c uapi/profile_stream.c uapi/profile_stream_tag.c uapi/profile_raw.c uapi/udpshell.c uapi/udpshell_auth.c lib/sha256.c
 /* tests/unit/test_pipeline_stream.c: the host's side of the profile stream:
  * loss accounting (tools/pipeline/stream.c) over datagrams built with the
  * uapi encoder: gaps, copies, reordering, the END's totals, an END that
@@ -10,18 +10,21 @@
 #include "test.h"
 #include <arpa/inet.h>
 #include <stdlib.h>
+#include "lib/sha256.h"
 #include "tools/pipeline/agg.h"
 #include "tools/pipeline/model.h"
 #include "tools/pipeline/collect.h"
 #include "tools/pipeline/stream.h"
+#include "uapi/byteorder.h"
 #include "uapi/profile_raw.h"
+#include "uapi/udpshell.h"
 
 #define BID  "0123456789abcdef0123456789abcdef01234567"
 #define BID2 "fedcba9876543210fedcba9876543210fedcba98"
 #define ID   0x1a2b3c4du
 
 struct dg {
-    uint8_t b[PSTR_DGRAM_MAX];
+    uint8_t b[PSTR_TAGGED_MAX];
     size_t len;
 };
 
@@ -238,20 +241,131 @@ TEST(kernel_drops_survive_a_lost_batch)
     sp_stream_free(&s);
 }
 
-TEST(a_restart_is_noticed_and_not_mixed_in)
+/* Another build id under the stream's id is not taken, and said; whether
+ * the kernel restarted is the collector's to find out (its shell). */
+TEST(a_meta_with_another_build_id_is_not_taken)
 {
     struct sp_stream s;
     sp_stream_init(&s, ID);
     struct dg a = meta(ID, 0, BID), b = batch(ID, 1, 0, 0, 2, 0),
-              m2 = meta(ID, 0, BID2), c = batch(ID, 2, 0, 2, 2, 0);
+              m2 = meta(ID, 2, BID2), c = batch(ID, 2, 0, 2, 2, 0);
     take(&s, &a);
     take(&s, &b);
-    CHECK_EQ(take(&s, &m2), SP_STREAM_RESTART);
-    CHECK(s.restarted);
+    CHECK_EQ(take(&s, &m2), SP_STREAM_OTHER_BUILD);
+    CHECK_EQ(s.other_builds, 1);
     CHECK_STR(s.other_build_id, BID2);
-    CHECK_EQ(take(&s, &c), SP_STREAM_RESTART);
-    CHECK_EQ(s.records, 2);
+    CHECK_EQ(take(&s, &c), SP_STREAM_TAKEN);      /* its seq was not used up */
+    CHECK_EQ(s.records, 4);
+    CHECK_EQ(s.lost_dgrams, 0);
     CHECK_STR(s.meta.build_id, BID);
+    sp_stream_free(&s);
+}
+
+/* Issue 26: a seq 2^31 (or a window) ahead is refused, counted, and
+ * every real datagram after it is still taken; so is a record index far
+ * past what its CPU could have lost. */
+TEST(a_seq_or_index_far_ahead_is_refused)
+{
+    struct sp_stream s;
+    sp_stream_init(&s, ID);
+    delivered = 0;
+    struct dg a = meta(ID, 0, BID), b = batch(ID, 1, 0, 0, 2, 0),
+              f1 = batch(ID, 2u + (1u << 31), 0, 2, 2, 0),
+              f2 = batch(ID, 2 + SP_STREAM_SEQ_WIN, 0, 2, 2, 0),
+              f3 = batch(ID, 0x7fffffffu, 0, 2, 2, 0),
+              f4 = batch(ID, 2, 0, 2 + SP_STREAM_REC_JUMP, 2, 0),
+              fe = end(ID, 3, 2 + SP_STREAM_REC_JUMP, 0, 0),
+              c = batch(ID, 2, 0, 2, 2, 0), d = batch(ID, 3, 1, 0, 1, 0), e = end(ID, 4, 4, 1, 0);
+    take(&s, &a);
+    take(&s, &b);
+    CHECK_EQ(take(&s, &f1), SP_STREAM_LATE);      /* half the space ahead: behind */
+    CHECK_EQ(take(&s, &f2), SP_STREAM_FAR);
+    CHECK_EQ(take(&s, &f3), SP_STREAM_FAR);
+    CHECK_EQ(take(&s, &f4), SP_STREAM_FAR);       /* a right seq, an index far ahead */
+    CHECK_EQ(take(&s, &fe), SP_STREAM_FAR);
+    CHECK_EQ(s.far, 4);
+    CHECK_EQ(s.late, 1);
+    CHECK_EQ(take(&s, &c), SP_STREAM_TAKEN);
+    CHECK_EQ(take(&s, &d), SP_STREAM_TAKEN);
+    CHECK_EQ(take(&s, &e), SP_STREAM_TAKEN);
+    sp_stream_finish(&s);
+    CHECK_EQ(delivered, 5);
+    CHECK_EQ(s.records, 5);
+    CHECK_EQ(s.lost_dgrams, 0);
+    CHECK_EQ(s.lost_records, 0);
+    CHECK(s.ended && !s.end_missing);
+    sp_stream_free(&s);
+}
+
+/* A seq ahead but within the window is taken (a real gap looks the
+ * same), and real datagrams fill what it skipped; the END then says no
+ * real one is numbered past it: nothing is counted lost there. */
+TEST(gaps_past_the_end_are_not_lost)
+{
+    struct sp_stream s;
+    sp_stream_init(&s, ID);
+    struct dg a = meta(ID, 0, BID), f = batch(ID, 1000, 9, 0, 1, 0),
+              b = batch(ID, 1, 0, 0, 2, 0), c = batch(ID, 3, 0, 3, 1, 0), e = end(ID, 4, 4, 0, 0);
+    take(&s, &a);
+    CHECK_EQ(take(&s, &f), SP_STREAM_TAKEN);
+    CHECK_EQ(s.lost_dgrams, 999);
+    take(&s, &b);
+    take(&s, &c);                /* seq 2 (record 2) lost on the wire */
+    CHECK_EQ(take(&s, &e), SP_STREAM_TAKEN);
+    sp_stream_finish(&s);
+    CHECK_EQ(s.lost_dgrams, 1);
+    CHECK_EQ(s.lost_records, 1);
+    sp_stream_free(&s);
+}
+
+/* Issue 26: a record whose pid the raw profile cannot carry costs that
+ * record alone: counted, not delivered; its batch's others are. */
+TEST(a_bad_record_costs_that_record)
+{
+    struct sp_stream s;
+    sp_stream_init(&s, ID);
+    delivered = 0;
+    struct pstr_writer w;
+    struct pstr_batch bh = { 0, 0, 0 };
+    pstr_begin(&w, PSTR_BATCH, 0, ID, 1, 2000);
+    pstr_batch_head(&w, &bh);
+    uint32_t pids[3] = { 7, 0x80000000u, 0xffffffffu };
+    for (unsigned i = 0; i < 3; i++) {
+        struct pstr_record r = { .pid = pids[i], .depth = 1, .frames = { 0x1000 } };
+        CHECK(pstr_add_record(&w, &r));
+    }
+    struct dg b = { .len = pstr_finish(&w) };
+    memcpy(b.b, w.buf, b.len);
+    struct dg a = meta(ID, 0, BID), e = end(ID, 2, 3, 0, 0);
+    take(&s, &a);
+    CHECK_EQ(take(&s, &b), SP_STREAM_TAKEN);
+    take(&s, &e);
+    CHECK_EQ(delivered, 1);
+    CHECK_EQ(s.bad_records, 2);
+    CHECK_EQ(s.records, 3);     /* arrived: the wire lost none */
+    CHECK_EQ(s.lost_records, 0);
+    sp_stream_free(&s);
+}
+
+/* A META whose source the raw profile's header could not carry (it ends
+ * the source at " samples=") is refused, counted, and the next is taken. */
+TEST(a_meta_the_raw_header_cannot_carry_is_refused)
+{
+    struct sp_stream s;
+    sp_stream_init(&s, ID);
+    struct pstr_writer w;
+    struct pstr_meta m = { .pid = PSTR_PID_ALL, .period_ns = 10000000, .cpus = 1 };
+    snprintf(m.build_id, sizeof m.build_id, "%s", BID);
+    snprintf(m.source, sizeof m.source, "tick samples=5");
+    pstr_begin(&w, PSTR_META, 0, ID, 0, 1000);
+    pstr_meta_head(&w, &m);
+    struct dg bad = { .len = pstr_finish(&w) };
+    memcpy(bad.b, w.buf, bad.len);
+    struct dg good = meta(ID, 0, BID);
+    CHECK_EQ(take(&s, &bad), SP_STREAM_MALFORMED);
+    CHECK(!s.have_meta);
+    CHECK_EQ(take(&s, &good), SP_STREAM_TAKEN);
+    CHECK_STR(s.meta.source, "tick 100Hz");
     sp_stream_free(&s);
 }
 
@@ -290,6 +404,37 @@ static struct sockaddr_in addr(const char *ip, uint16_t port)
     return a;
 }
 
+/* The shell requests the collector sends, by kernel: the last one's text. */
+static unsigned sent_n[2];
+static char sent_cmd[2][64];
+
+static int capture_send(void *ctx, unsigned k, const void *d, size_t n)
+{
+    struct ushp_hdr h;
+    const uint8_t *pl;
+    CHECK_EQ(ushp_parse(d, n, &h, &pl), 0);
+    if (k < 2) {
+        sent_n[k]++;
+        snprintf(sent_cmd[k], sizeof sent_cmd[k], "%.*s", (int)h.len, (const char *)pl);
+    }
+    return 0;
+}
+
+/* Kernel k's shell answers its last request with text (one chunk). */
+static void shell_says(struct sp_collect *c, unsigned k, const char *text, uint64_t now)
+{
+    uint8_t d[USHP_DGRAM_MAX];
+    size_t n = strlen(text);
+    put_be32(d + USHP_OFF_MAGIC, USHP_MAGIC);
+    put_be32(d + USHP_OFF_SEQ, c->k[k].c.seq);
+    put_be16(d + USHP_OFF_CHUNK, 0);
+    put_be16(d + USHP_OFF_FLAGS, USHP_FLAG_LAST | USHP_FLAG_REPLY);
+    put_be16(d + USHP_OFF_LEN, (uint16_t)n);
+    put_be16(d + USHP_OFF_RESERVED, 0);
+    memcpy(d + USHP_HDR_LEN, text, n);
+    sp_collect_input(c, &c->k[k].shell, d, USHP_HDR_LEN + n, now);
+}
+
 /* Two kernels under QEMU's user network: both shells on 127.0.0.1, both
  * streams from 127.0.0.1, told apart by their stream ids. */
 static void two_kernels(struct sp_collect *c, struct got *g, FILE *err)
@@ -297,14 +442,17 @@ static void two_kernels(struct sp_collect *c, struct got *g, FILE *err)
     memset(c, 0, sizeof *c);
     c->o = (struct sp_collect_opts){ .prog = "sonde-prof", .err = err, .silent_ms = 3000 };
     c->fd = -1;
+    c->send = capture_send;
     c->n = 2;
     c->k = calloc(2, sizeof *c->k);
     c->fn = on_record;
     c->ctx = g;
+    memset(sent_n, 0, sizeof sent_n);
     for (unsigned i = 0; i < 2; i++) {
         struct sp_collect_kernel *k = &c->k[i];
         sp_stream_init(&k->s, ID + i);
-        k->fd = -1;
+        k->owner = c;
+        k->c.seq = 100 * i;
         k->state = SP_COLLECT_STREAMING;
         k->shell = addr("127.0.0.1", 9001 + i);
         snprintf(k->name, sizeof k->name, "127.0.0.1:%u", 9001 + i);
@@ -337,16 +485,39 @@ TEST(datagrams_go_to_their_kernel_by_stream_id_and_address)
     CHECK_EQ(c.foreign, 4);
     CHECK_EQ(g.n[0], 3);
     CHECK_EQ(c.k[0].s.records, 3);
+    /* x came from where kernel 0's stream comes from: kernel 0 may have
+     * started another stream. Its shell is asked, once, and says its
+     * stream is the one running: x was forged, and nothing changes. */
+    CHECK_EQ(c.k[0].state, SP_COLLECT_STREAMING);
+    CHECK_EQ(sent_n[0], 1);
+    CHECK_STR(sent_cmd[0], "profile status");
+    CHECK_EQ(c.k[0].forged, 2);
+    shell_says(&c, 0, "profile: streaming id 0x1a2b3c4d to 10.0.2.2:40000, 900 ms, last "
+               "keep-alive 10 ms ago: 3 records in 2 datagrams, 0 dropped, 0 send failures, "
+               "0 keep-alives refused\n", 25);
+    CHECK_EQ(c.k[0].state, SP_COLLECT_STREAMING);
+    CHECK(!c.k[0].probe.on);
+    /* Asked again only a second later. */
+    sp_collect_datagram(&c, &s1, x.b, x.len, 30);
+    CHECK_EQ(sent_n[0], 1);
+    sp_collect_datagram(&c, &s1, x.b, x.len, 25 + SP_COLLECT_PROBE_GAP_MS);
+    CHECK_EQ(sent_n[0], 2);
+    CHECK_EQ(c.k[0].forged, 4);
+    /* A reply to another request, or from elsewhere, is no answer. */
+    shell_says(&c, 1, "profile: no stream since boot\n", 1030);
+    CHECK_EQ(c.k[0].state, SP_COLLECT_STREAMING);
+    /* This time it says there is none: the kernel restarted; the old
+     * stream is kept and ends there. */
+    shell_says(&c, 0, "profile: no stream since boot\n", 1040);
+    CHECK_EQ(c.k[0].forged, 3);
     fflush(err);
-    /* x came from where kernel 0's stream comes from: kernel 0 started
-     * another stream; the old one is kept and ends there. */
     CHECK_EQ(c.k[0].state, SP_COLLECT_RESTARTED);
     CHECK(strstr(msgs, "kernel 127.0.0.1:9001 restarted") != NULL);
     CHECK(strstr(c.k[0].note, "new stream 0x77777777") != NULL);
     CHECK_EQ(c.k[1].state, SP_COLLECT_STREAMING);
     /* Kernel 0's stream after its restart: not taken. */
     struct dg a3 = batch(ID, 2, 0, 4, 1, 0);
-    sp_collect_datagram(&c, &s1, a3.b, a3.len, 30);
+    sp_collect_datagram(&c, &s1, a3.b, a3.len, 1050);
     CHECK_EQ(c.k[0].s.records, 3);
     /* Foreign from elsewhere: said once per stream id. */
     struct dg y = batch(0x55555555u, 0, 0, 0, 1, 0);
@@ -392,7 +563,7 @@ TEST(an_end_nobody_here_asked_for_is_said)
     free(c.k);
 }
 
-TEST(a_meta_with_another_build_id_restarts_the_kernel)
+TEST(a_meta_with_another_build_id_restarts_the_kernel_its_shell_says_so)
 {
     struct sp_collect c;
     struct got g = { { 0 } };
@@ -402,6 +573,10 @@ TEST(a_meta_with_another_build_id_restarts_the_kernel)
     struct dg m1 = meta(ID + 1, 0, BID), m2 = meta(ID + 1, 5, BID2);
     sp_collect_datagram(&c, &s2, m1.b, m1.len, 10);
     sp_collect_datagram(&c, &s2, m2.b, m2.len, 20);
+    CHECK_EQ(c.k[1].state, SP_COLLECT_STREAMING);    /* asked, not believed yet */
+    CHECK_STR(sent_cmd[1], "profile status");
+    /* Another's stream runs there now (its id is not shown to us). */
+    shell_says(&c, 1, "profile: streaming to 10.0.2.2:5555, 100 ms, ...\n", 30);
     CHECK_EQ(c.k[1].state, SP_COLLECT_RESTARTED);
     CHECK(strstr(c.k[1].note, "build id fedcba987654") != NULL);
     CHECK_EQ(c.k[0].state, SP_COLLECT_STREAMING);
@@ -522,4 +697,71 @@ TEST(a_stream_becomes_a_raw_profile_the_parser_takes)
     free(text);
     sp_agg_free(&a);
     sp_stream_free(&s);
+}
+
+/* ---- with a key (-k): tagged datagrams only ------------------------------ */
+
+static const uint8_t kkey[PSTR_KEY_LEN] = "the fleet's key, thirty-two long";
+
+/* d tagged under key and epoch, as a kernel with that key sends it. */
+static struct dg sealed(struct dg d, const uint8_t *key, uint64_t epoch)
+{
+    struct hmac_sha256 m;
+    hmac_sha256_init(&m, key, PSTR_KEY_LEN);
+    pstr_tag_begin(&m, epoch);
+    d.len = pstr_seal(&m, d.b, d.len);
+    return d;
+}
+
+/* Issue 26: with -k, a datagram counts only when tagged under the key and
+ * the kernel's boot epoch. Untagged, tagged for another boot (epoch) or
+ * under another key: counted, never taken; and a datagram of another id
+ * from where the stream comes is a question for the shell only when its
+ * tag verifies. */
+TEST(with_a_key_only_its_tagged_datagrams_count)
+{
+    struct sp_collect c;
+    struct got g = { { 0 } };
+    FILE *err = fopen("/dev/null", "w");
+    two_kernels(&c, &g, err);
+    c.o.key = kkey;
+    c.k[0].c.epoch = 0xe90c;
+    uint8_t key2[PSTR_KEY_LEN];
+    memcpy(key2, kkey, sizeof key2);
+    key2[5] ^= 4;
+    struct sockaddr_in s1 = addr("127.0.0.1", 40001);
+    struct dg m = sealed(meta(ID, 0, BID), kkey, 0xe90c),
+              good = sealed(batch(ID, 1, 0, 0, 3, 0), kkey, 0xe90c),
+              plain = batch(ID, 2, 0, 3, 4, 0),
+              old_boot = sealed(batch(ID, 2, 0, 3, 4, 0), kkey, 0xe90b),
+              other_key = sealed(batch(ID, 2, 0, 3, 4, 0), key2, 0xe90c),
+              next = sealed(batch(ID, 2, 0, 3, 2, 0), kkey, 0xe90c);
+    sp_collect_datagram(&c, &s1, m.b, m.len, 10);
+    sp_collect_datagram(&c, &s1, good.b, good.len, 10);
+    sp_collect_datagram(&c, &s1, plain.b, plain.len, 11);
+    sp_collect_datagram(&c, &s1, old_boot.b, old_boot.len, 12);
+    sp_collect_datagram(&c, &s1, other_key.b, other_key.len, 13);
+    CHECK_EQ(g.n[0], 3);
+    CHECK_EQ(c.k[0].untagged, 1);
+    CHECK_EQ(c.k[0].bad_tag, 2);
+    CHECK_EQ(sp_collect_refused(&c.k[0]), 3);
+    sp_collect_datagram(&c, &s1, next.b, next.len, 14);     /* seq 2 was not used up */
+    CHECK_EQ(g.n[0], 5);
+    CHECK_EQ(c.k[0].s.lost_dgrams, 0);
+    CHECK_EQ(c.k[0].s.lost_records, 0);
+    /* Another id from the stream's own address: untagged, not a question. */
+    struct dg x = batch(0x77777777u, 0, 0, 0, 1, 0);
+    sp_collect_datagram(&c, &s1, x.b, x.len, 20);
+    CHECK_EQ(sent_n[0], 0);
+    CHECK_EQ(c.k[0].untagged, 2);
+    /* Tagged by the kernel itself: its shell is asked. */
+    struct dg xs = sealed(x, kkey, 0xe90c);
+    sp_collect_datagram(&c, &s1, xs.b, xs.len, 30);
+    CHECK_EQ(sent_n[0], 1);
+    CHECK_STR(sent_cmd[0], "profile status");
+    CHECK_EQ(c.k[0].state, SP_COLLECT_STREAMING);
+    fclose(err);
+    for (unsigned i = 0; i < 2; i++)
+        sp_stream_free(&c.k[i].s);
+    free(c.k);
 }

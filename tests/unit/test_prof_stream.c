@@ -1,4 +1,4 @@
-// LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c uapi/profile_stream.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c
+// LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c
 /* tests/unit/test_prof_stream.c: the stream that drains the rings
  * (kernel/prof/stream.c), through the UDP sink of kernel/cmd/profile.c.
  *
@@ -13,6 +13,7 @@
 #include "fake_profiler.h"
 #include "prof_ring_fixture.h"
 #include "kernel/cmd/profile.h"
+#include "lib/sha256.h"
 #include "net/net.h"
 #include "uapi/profile_stream.h"
 #include <stdlib.h>
@@ -108,6 +109,38 @@ static uint32_t stream_id(void)
     return s ? (uint32_t)strtoul(s + 15, NULL, 16) : 0;
 }
 
+/* Shell requests from the UDP shell client at 10.0.2.2:port. */
+static void from(uint16_t port)
+{
+    fake_requester = true;
+    fake_requester_ip = 0x0a000202;
+    fake_requester_port = port;
+}
+
+static int keepalive(uint32_t id)
+{
+    char line[64];
+    snprintf(line, sizeof line, "profile keepalive 0x%08x", id);
+    return run_cmd(line);
+}
+
+/* What a collector does: line (a `profile stream <port> ...`) asked from
+ * the stream's own destination, port, and confirmed at once with a
+ * keep-alive from there. The start's answer is kept in started[]; the
+ * stream's id is returned. */
+static char started[256];
+
+static uint32_t start_confirmed(const char *line, uint16_t port)
+{
+    from(port);
+    CHECK_EQ(run_cmd(line), 0);
+    snprintf(started, sizeof started, "%s", got());
+    uint32_t id = stream_id();
+    CHECK(id != 0);
+    CHECK_EQ(keepalive(id), 0);
+    return id;
+}
+
 /* The world runs on the fake clock, not on the stream's looks (which
  * come every 25 or 50 ms, as the rings fill): world_ms is the time since
  * the test started the stream, and each sleep of the task catches up
@@ -147,11 +180,11 @@ TEST(stream_accounts_every_sample)
 {
     reset();
     memset(tried, 0, sizeof tried);
-    fake_requester = true;
     world_start();
-    CHECK_EQ(run_cmd("profile stream 5555 1500 all"), 0);
-    CHECK(strstr(got(), "profile: streaming id 0x") && strstr(got(), " to 10.0.2.2:5555 (tick 100Hz, 4 cpus)"));
-    uint32_t id = stream_id();
+    uint32_t id = start_confirmed("profile stream 5555 1500 all", 5555);
+    char want[96];
+    snprintf(want, sizeof want, "profile: streaming id 0x%08x to 10.0.2.2:5555 (tick 100Hz, 4 cpus)\n", id);
+    CHECK_STR(started, want);
     CHECK(fake_spawned != NULL);
     each_sleep = world;
     uint64_t t0 = fake_ns;
@@ -211,9 +244,8 @@ TEST(stream_lost_datagrams_are_gaps)
 {
     reset();
     memset(tried, 0, sizeof tried);
-    fake_requester = true;
     world_start();
-    CHECK_EQ(run_cmd("profile stream 6000 300"), 0);
+    start_confirmed("profile stream 6000 300", 6000);
     each_sleep = world;
     udp_hook = flaky_net;
     prof_stream_test_task(NULL);
@@ -237,8 +269,7 @@ TEST(stream_lost_datagrams_are_gaps)
 TEST(stream_ends_without_keepalive)
 {
     reset();
-    fake_requester = true;
-    CHECK_EQ(run_cmd("profile stream 5555 0"), 0);
+    start_confirmed("profile stream 5555 0", 5555);     /* once, and never again */
     uint64_t t0 = fake_ns;
     prof_stream_test_task(NULL);
     uint64_t took = fake_ns - t0;
@@ -282,10 +313,8 @@ static void keeping_alive(void)
 TEST(stream_keepalive_busy_stop)
 {
     reset();
-    fake_requester = true;
     world_start();
-    CHECK_EQ(run_cmd("profile stream 5555 0 all"), 0);
-    ka_id = stream_id();
+    ka_id = start_confirmed("profile stream 5555 0 all", 5555);
     char wrong[64];
     snprintf(wrong, sizeof wrong, "profile keepalive 0x%08x", ka_id ^ 1);
     CHECK_EQ(run_cmd(wrong), 1);
@@ -362,9 +391,8 @@ TEST(stream_part_filled_batches_wait_one_drain)
 {
     reset();
     memset(tried, 0, sizeof tried);
-    fake_requester = true;
     world_start();
-    CHECK_EQ(run_cmd("profile stream 5555 1000 all"), 0);
+    start_confirmed("profile stream 5555 1000 all", 5555);
     each_sleep = one_sample;
     udp_hook = note_send;
     prof_stream_test_task(NULL);
@@ -418,10 +446,9 @@ TEST(stream_looks_follow_the_rings)
 {
     reset();
     memset(tried, 0, sizeof tried);
-    fake_requester = true;
     world_start();
     last_look_ns = fake_ns;
-    CHECK_EQ(run_cmd("profile stream 5555 1000 all"), 0);
+    start_confirmed("profile stream 5555 1000 all", 5555);
     each_sleep = quiet_then_busy;
     prof_stream_test_task(NULL);
     each_sleep = NULL;
@@ -437,4 +464,294 @@ TEST(stream_looks_follow_the_rings)
     CHECK_EQ(d.first_gaps, 0);
     CHECK_EQ(d.recs[0], tried[0]);
     CHECK_EQ(d.drops_total[0], 0);
+}
+
+/* ---- streams only to whoever asked ---------------------------------------- */
+
+/* The stream's id in a status asked from its destination. */
+static uint32_t id_from_destination(uint16_t port)
+{
+    from(port);
+    CHECK_EQ(run_cmd("profile status"), 0);
+    return stream_id();
+}
+
+/* A start asked from elsewhere than the destination (as a spoofed one
+ * is): its answer names no id, and until a keep-alive from the
+ * destination the stream sends its first META and nothing else, however
+ * many samples wait; keep-alives from anywhere else, even with the right
+ * id, are refused and counted. Never confirmed, it ends after 5 s with no
+ * END: one datagram in all reached the destination. */
+static void others_keepalive(void)
+{
+    if (in_world)
+        return;
+    in_world = true;
+    world();
+    uint16_t port = fake_requester_port;
+    uint32_t ip = fake_requester_ip;
+    if (world_ms() >= ka_next_ms) {
+        from(40000);                /* the asker's own port */
+        CHECK_EQ(keepalive(ka_id), 1);
+        fake_requester_ip = 0x0a000203;     /* the right port on another host */
+        fake_requester_port = 5555;
+        CHECK_EQ(keepalive(ka_id), 1);
+        ka_next_ms += 1000;
+    }
+    fake_requester_ip = ip;
+    fake_requester_port = port;
+    in_world = false;
+}
+
+TEST(stream_unconfirmed_sends_one_datagram)
+{
+    reset();
+    memset(tried, 0, sizeof tried);
+    world_start();
+    from(40000);
+    CHECK_EQ(run_cmd("profile stream 5555 2000 all"), 0);
+    CHECK_STR(got(), "profile: streaming to 10.0.2.2:5555 (tick 100Hz, 4 cpus), once a "
+                     "keep-alive from there confirms it\n");
+    ka_id = id_from_destination(5555);
+    CHECK(ka_id != 0);
+    ka_next_ms = 0;
+    from(40000);
+    each_sleep = others_keepalive;
+    uint64_t t0 = fake_ns;
+    prof_stream_test_task(NULL);
+    each_sleep = NULL;
+    /* Not by its 2 s length (it never began), but by the 5 s a
+     * keep-alive was awaited, the refused ones not counting. */
+    CHECK(fake_ns - t0 >= 5000000000ull && fake_ns - t0 < 5050000000ull);
+    CHECK(tried[0] > 400);          /* samples were waiting all along */
+    CHECK_EQ(fake_ndgrams, 1);
+    struct pstr_hdr h;
+    CHECK_EQ(pstr_parse(fake_dgrams[0].d, fake_dgrams[0].len, &h), 0);
+    CHECK_EQ(h.type, PSTR_META);
+    CHECK_EQ(h.stream, ka_id);
+    CHECK_EQ(fake_udp_dst, 5555);
+    char want[200];
+    from(5555);
+    CHECK_EQ(run_cmd("profile status"), 0);
+    snprintf(want, sizeof want, "profile: no stream running; the last, 0x%08x, ended (never "
+             "confirmed: no keep-alive from its destination within 5 s): 0 records in 1 "
+             "datagrams, 0 dropped, 0 send failures, 12 keep-alives refused\n", ka_id);
+    CHECK_STR(got(), want);
+    from(40000);
+    CHECK_EQ(run_cmd("profile status"), 0);
+    CHECK(strstr(got(), "the last, to 10.0.2.2:5555, ended (never confirmed"));
+    CHECK_EQ(run_cmd("profile 100"), 0);    /* the profiler is free again */
+}
+
+/* Only (ip, port) == the destination's keeps a stream alive. Anyone else
+ * gets one refusal, the same for the right id as for a wrong one: no
+ * guess is confirmed, and the id is never named. */
+TEST(stream_keepalive_only_from_destination)
+{
+    reset();
+    uint32_t id = start_confirmed("profile stream 5555 0", 5555);
+    char id_hex[16];
+    snprintf(id_hex, sizeof id_hex, "%08x", id);
+    const char *refusal = "profile: keep-alive refused: a stream is kept alive only from its "
+                          "destination, 10.0.2.2:5555\n";
+    from(5556);
+    CHECK_EQ(keepalive(id), 1);
+    CHECK_STR(got(), refusal);
+    CHECK_EQ(keepalive(id ^ 0x10), 1);
+    CHECK_STR(got(), refusal);
+    fake_requester_ip = 0x0a000203;
+    fake_requester_port = 5555;
+    CHECK_EQ(keepalive(id), 1);
+    CHECK_STR(got(), refusal);
+    fake_requester = false;         /* the serial console */
+    CHECK_EQ(keepalive(id), 1);
+    CHECK_STR(got(), refusal);
+    /* From the destination: a wrong id is named with the right one. */
+    from(5555);
+    CHECK_EQ(keepalive(id ^ 0x10), 1);
+    char want[96];
+    snprintf(want, sizeof want, "profile: stream 0x%08x is not running (0x%08x is)\n", id ^ 0x10, id);
+    CHECK_STR(got(), want);
+    /* The refused ones kept nothing alive: 5 s after the destination's
+     * keep-alive it ends, by timeout. */
+    uint64_t t0 = fake_ns;
+    prof_stream_test_task(NULL);
+    CHECK(fake_ns - t0 >= 5000000000ull && fake_ns - t0 < 5050000000ull);
+    struct decoded d;
+    decode_all(&d);
+    CHECK_EQ(d.reason, PSTR_END_TIMEOUT);
+    CHECK_EQ(run_cmd("profile status"), 0);
+    CHECK(strstr(got(), ", 4 keep-alives refused\n"));
+    CHECK(strstr(got(), id_hex));
+}
+
+/* The id goes only to the destination's requests: the start's answer, the
+ * status, the busy notes, the stop's summary. Everyone else is told the
+ * same facts without it. */
+static void check_no_id(const char *text, const char *id_hex)
+{
+    CHECK(strstr(text, id_hex) == NULL);
+    CHECK(strstr(text, "0x") == NULL);
+}
+
+TEST(stream_id_only_to_destination)
+{
+    reset();
+    uint32_t id = start_confirmed("profile stream 5555 0", 5555);
+    char id_hex[16];
+    snprintf(id_hex, sizeof id_hex, "%08x", id);
+    CHECK(strstr(started, id_hex));
+    /* Another port of the same host, then the serial console. */
+    for (int k = 0; k < 2; k++) {
+        if (k == 0)
+            from(40000);
+        else
+            fake_requester = false;
+        CHECK_EQ(run_cmd("profile status"), 0);
+        CHECK(strncmp(got(), "profile: streaming to 10.0.2.2:5555, ", 37) == 0);
+        check_no_id(got(), id_hex);
+        CHECK_EQ(run_cmd("profile 100"), 1);
+        CHECK_STR(got(), "profile: busy (streaming to 10.0.2.2:5555)\n");
+        CHECK_EQ(run_cmd("profile_cpus"), 1);
+        CHECK_STR(got(), "profile_cpus: busy (streaming to 10.0.2.2:5555)\n");
+    }
+    from(40000);
+    CHECK_EQ(run_cmd("profile stream 5556"), 1);
+    CHECK_STR(got(), "profile: busy (streaming to 10.0.2.2:5555)\n");
+    from(5555);
+    char want[96];
+    snprintf(want, sizeof want, "profile: busy (streaming id 0x%08x to 10.0.2.2:5555)\n", id);
+    CHECK_EQ(run_cmd("profile 100"), 1);
+    CHECK_STR(got(), want);
+    CHECK_EQ(run_cmd("profile status"), 0);
+    snprintf(want, sizeof want, "profile: streaming id 0x%08x to 10.0.2.2:5555, ", id);
+    CHECK(strncmp(got(), want, strlen(want)) == 0);
+    /* The stop's summary, asked from elsewhere. The task is run first:
+     * the stop waits for it to end. */
+    from(40000);
+    run_cmd("profile stop");        /* no task ends it here: "still ending" */
+    CHECK_STR(got(), "profile: stream to 10.0.2.2:5555 asked to stop; still ending\n");
+    prof_stream_test_task(NULL);
+    CHECK_EQ(run_cmd("profile status"), 0);
+    CHECK_STR(got(), "profile: no stream running; the last, to 10.0.2.2:5555, ended (stopped): "
+                     "0 records in 4 datagrams, 0 dropped, 0 send failures, 0 keep-alives refused\n");
+}
+
+/* Confirmed late (400 ms in, at 100 Hz a ring holds 5 s): nothing was
+ * sent before but the META, and nothing sampled is lost: the first drain
+ * after the keep-alive sends the rings' every record. A length shorter
+ * than the wait does not end a stream before it began. */
+static void confirm_at_400(void)
+{
+    if (in_world)
+        return;
+    in_world = true;
+    world();
+    if (world_ms() >= 400 && !ka_next_ms) {
+        CHECK_EQ(fake_ndgrams, 1);  /* the META, alone */
+        from(5555);
+        CHECK_EQ(keepalive(ka_id), 0);
+        ka_next_ms = 1;
+    }
+    in_world = false;
+}
+
+TEST(stream_confirmed_late_loses_nothing)
+{
+    reset();
+    memset(tried, 0, sizeof tried);
+    burst_at = 0;                   /* no burst: nothing to drop */
+    world_start();
+    from(5555);
+    CHECK_EQ(run_cmd("profile stream 5555 300 all"), 0);
+    ka_id = stream_id();
+    ka_next_ms = 0;
+    each_sleep = confirm_at_400;
+    prof_stream_test_task(NULL);
+    each_sleep = NULL;
+    burst_at = 40;
+    CHECK_EQ(ka_next_ms, 1);
+    CHECK(world_ms() >= 400 && world_ms() < 500);
+    struct decoded d;
+    decode_all(&d);
+    CHECK_EQ(d.bad, 0);
+    CHECK_EQ(d.seq_gaps, 0);
+    CHECK_EQ(d.first_gaps, 0);
+    CHECK_EQ(d.reason, PSTR_END_ELAPSED);
+    CHECK(tried[0] >= 120);
+    for (unsigned c = 0; c < 2; c++) {
+        CHECK_EQ(d.recs[c], tried[c]);
+        CHECK_EQ(d.drops_total[c], 0);
+        CHECK_EQ(d.end_recs[c], tried[c]);
+    }
+}
+
+/* A stop before any keep-alive sends no END either. */
+TEST(stream_stopped_unconfirmed_sends_no_end)
+{
+    reset();
+    from(40000);
+    CHECK_EQ(run_cmd("profile stream 5555 0"), 0);
+    run_cmd("profile stop");        /* sets the flag; "still ending": the task is not running */
+    prof_stream_test_task(NULL);
+    CHECK_EQ(fake_ndgrams, 1);
+    CHECK_EQ(run_cmd("profile status"), 0);
+    CHECK(strstr(got(), "ended (stopped): 0 records in 1 datagrams"));
+}
+
+/* ---- tags (uapi/profile_stream.h, "Tagged datagrams") --------------------- */
+
+static const uint8_t shell_key[PSTR_KEY_LEN] = "the shell's key, 32 bytes long.";
+#define SHELL_EPOCH 0x0123456789abcdefull
+
+static bool keyed_shell(struct hmac_sha256 *m, uint64_t *epoch)
+{
+    hmac_sha256_init(m, shell_key, sizeof shell_key);
+    *epoch = SHELL_EPOCH;
+    return true;
+}
+
+/* A kernel whose shell has a key tags every datagram of its streams
+ * under that key and its boot epoch: each one verifies, under no other
+ * epoch; one without a key tags none. */
+TEST(stream_tagged_under_the_shells_key_and_epoch)
+{
+    reset();
+    memset(tried, 0, sizeof tried);
+    fake_keyed = keyed_shell;
+    cmd_profile_test_reset();
+    world_start();
+    start_confirmed("profile stream 5555 300 all", 5555);
+    each_sleep = world;
+    prof_stream_test_task(NULL);
+    each_sleep = NULL;
+    struct hmac_sha256 k, other;
+    hmac_sha256_init(&k, shell_key, sizeof shell_key);
+    pstr_tag_begin(&k, SHELL_EPOCH);
+    hmac_sha256_init(&other, shell_key, sizeof shell_key);
+    pstr_tag_begin(&other, SHELL_EPOCH + 1);
+    CHECK(fake_ndgrams > 5);
+    unsigned tagged = 0;
+    for (unsigned i = 0; i < fake_ndgrams; i++) {
+        struct pstr_hdr h;
+        CHECK_EQ(pstr_parse(fake_dgrams[i].d, fake_dgrams[i].len, &h), 0);
+        tagged += h.tagged && pstr_verify(&k, fake_dgrams[i].d, fake_dgrams[i].len) &&
+                  !pstr_verify(&other, fake_dgrams[i].d, fake_dgrams[i].len);
+    }
+    CHECK_EQ(tagged, fake_ndgrams);
+    struct decoded d;
+    decode_all(&d);                 /* and they still read as a whole stream */
+    CHECK_EQ(d.bad, 0);
+    CHECK_EQ(d.seq_gaps, 0);
+    CHECK_EQ(d.reason, PSTR_END_ELAPSED);
+    /* No key: no tag. */
+    reset();
+    cmd_profile_test_reset();
+    start_confirmed("profile stream 5555 100 all", 5555);
+    prof_stream_test_task(NULL);
+    for (unsigned i = 0; i < fake_ndgrams; i++) {
+        struct pstr_hdr h;
+        CHECK_EQ(pstr_parse(fake_dgrams[i].d, fake_dgrams[i].len, &h), 0);
+        CHECK(!h.tagged);
+    }
 }

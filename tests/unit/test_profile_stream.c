@@ -1,10 +1,12 @@
-// LINK: uapi/profile_stream.c
+// LINK: uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c
 /* tests/unit/test_profile_stream.c: the profile stream's encoder and
  * parsers (uapi/profile_stream.h): every type round trip, every refusal
  * reason, every truncation, names and sources cut, and the encoder's own
  * refusals. Each parse runs over a heap copy of exactly the datagram, so
  * ASan sees any read past it. */
 #include "test.h"
+#include "lib/sha256.h"
+#include "uapi/byteorder.h"
 #include "uapi/profile_stream.h"
 #include <stdlib.h>
 
@@ -426,9 +428,13 @@ TEST(stream_header_reasons)
     CHECK_EQ(parse_all(d, len), PSTR_ETYPE);
     for (int i = 28; i < 32; i++) {
         memcpy(d, w.buf, len);
-        patch(d, (size_t)i, 1);
+        patch(d, (size_t)i, i == 28 ? 2 : 1);   /* flags: only PSTR_FLAG_TAGGED is known */
         CHECK_EQ(parse_all(d, len), PSTR_ERESERVED);
     }
+    /* Tagged, with no tag after the payload. */
+    memcpy(d, w.buf, len);
+    patch(d, 28, PSTR_FLAG_TAGGED);
+    CHECK_EQ(parse_all(d, len), PSTR_ELEN);
     /* One byte more than len says. */
     memcpy(d, w.buf, len);
     d[len] = 0;
@@ -645,4 +651,97 @@ TEST(stream_encoder_bytes_match_reference)
         CHECK_EQ(w.len, len);
         CHECK(memcmp(w.buf + PSTR_HDR_LEN, want + PSTR_HDR_LEN, len - PSTR_HDR_LEN) == 0);
     }
+}
+
+/* ---- tags ------------------------------------------------------------------ */
+
+static const uint8_t tkey[PSTR_KEY_LEN] = "a key of thirty-two bytes, here.";
+
+static void keyed(struct hmac_sha256 *m, const uint8_t *k, uint64_t epoch)
+{
+    hmac_sha256_init(m, k, PSTR_KEY_LEN);
+    pstr_tag_begin(m, epoch);
+}
+
+/* A sealed datagram: the flag set, the tag HMAC-SHA256(key, "SPRS-TAG" ||
+ * epoch || the bytes) appended, as the header says (computed here the
+ * long way); it parses to the same header and payload, tagged, and
+ * verifies under its key and epoch alone, and not with any byte changed. */
+TEST(stream_tag_seal_and_verify)
+{
+    struct pstr_writer w;
+    size_t len = make_batch(&w, 3);
+    uint8_t d[PSTR_TAGGED_MAX];
+    memcpy(d, w.buf, len);
+    struct hmac_sha256 k, k_epoch, k_key;
+    keyed(&k, tkey, 42);
+    keyed(&k_epoch, tkey, 43);
+    uint8_t key2[PSTR_KEY_LEN];
+    memcpy(key2, tkey, sizeof key2);
+    key2[31] ^= 0x80;
+    keyed(&k_key, key2, 42);
+    CHECK(!pstr_verify(&k, d, len));            /* untagged */
+    size_t n = pstr_seal(&k, d, len);
+    CHECK_EQ(n, len + PSTR_TAG_LEN);
+    CHECK_EQ(d[28], PSTR_FLAG_TAGGED);
+    uint8_t msg[16 + PSTR_DGRAM_MAX], want[PSTR_TAG_LEN];
+    memcpy(msg, "SPRS-TAG", 8);
+    put_be64(msg + 8, 42);
+    memcpy(msg + 16, d, len);
+    hmac_sha256(tkey, sizeof tkey, msg, 16 + len, want);
+    CHECK(memcmp(d + len, want, PSTR_TAG_LEN) == 0);
+    struct pstr_hdr h, h0;
+    uint8_t *copy, *copy0;
+    CHECK_EQ(parse_copy(d, n, &h, &copy), 0);
+    CHECK_EQ(parse_copy(w.buf, len, &h0, &copy0), 0);
+    CHECK(h.tagged && !h0.tagged);
+    CHECK_EQ(h.len, h0.len);
+    CHECK_EQ(h.seq, h0.seq);
+    CHECK(memcmp(h.payload, h0.payload, h.len) == 0);
+    struct recs r = { 0 };
+    struct pstr_batch b;
+    CHECK_EQ(pstr_batch_parse(&h, &b, take_rec, &r), 0);
+    CHECK_EQ(r.n, 3);
+    free(copy);
+    free(copy0);
+    CHECK(pstr_verify(&k, d, n));
+    CHECK(!pstr_verify(&k_epoch, d, n));
+    CHECK(!pstr_verify(&k_key, d, n));
+    for (size_t i = 0; i < n; i++) {
+        d[i] ^= 0x01;
+        CHECK(!pstr_verify(&k, d, n));
+        d[i] ^= 0x01;
+    }
+    CHECK(!pstr_verify(&k, d, n - 1));          /* a byte short */
+    CHECK(!pstr_verify(&k, d, PSTR_TAG_LEN));   /* shorter than a header and tag */
+    /* The flag cleared: the same bytes are no longer a tagged datagram. */
+    d[28] = 0;
+    CHECK(!pstr_verify(&k, d, n));
+    CHECK_EQ(parse_all(d, n), PSTR_ELEN);
+}
+
+/* The largest datagram, tagged, is within one frame and parses. */
+TEST(stream_tag_on_the_largest_datagram)
+{
+    struct pstr_writer w;
+    pstr_begin(&w, PSTR_BATCH, 0, 1, 2, 3);
+    struct pstr_batch bh = { 0, 0, 0 };
+    pstr_batch_head(&w, &bh);
+    struct pstr_record r1 = rec(5, 1, 0);
+    while (pstr_add_record(&w, &r1))            /* as many as fit */
+        ;
+    size_t len = pstr_finish(&w);
+    CHECK(len > PSTR_DGRAM_MAX - 16);
+    uint8_t d[PSTR_TAGGED_MAX];
+    memcpy(d, w.buf, len);
+    struct hmac_sha256 k;
+    keyed(&k, tkey, 7);
+    size_t n = pstr_seal(&k, d, len);
+    CHECK(n <= PSTR_TAGGED_MAX && n <= 1472);
+    struct pstr_hdr h;
+    uint8_t *copy;
+    CHECK_EQ(parse_copy(d, n, &h, &copy), 0);
+    CHECK(h.tagged);
+    free(copy);
+    CHECK(pstr_verify(&k, d, n));
 }

@@ -1,8 +1,18 @@
 /* tools/pipeline/collect.c: the stream collector (tools/pipeline/collect.h).
+ *
+ * One socket for everything: the kernels stream to it, and every shell
+ * request goes out from it (sendto each kernel's shell), so that the
+ * stream's destination is the address its start, keep-alives, status and
+ * stop come from. What arrives is sorted by its sender: a kernel's shell
+ * address is that shell's reply, anything else a stream's datagram.
+ *
  * Host pipeline: prefix sp_. */
 #define _GNU_SOURCE
 #include "tools/pipeline/collect.h"
+#include "tools/pipeline/collect_shell.h"
 #include "tools/common/toolio.h"
+#include "lib/sha256.h"
+#include "uapi/byteorder.h"
 #include <arpa/inet.h>
 #include <errno.h>
 #include <poll.h>
@@ -17,14 +27,6 @@ static uint64_t mono_ms(void *ctx)
 {
     (void)ctx;
     return tool_mono_ms();
-}
-
-static int shell_send(void *ctx, const void *d, size_t n)
-{
-    int fd = *(int *)ctx;
-    if (send(fd, d, n, 0) >= 0)
-        return 0;
-    return errno == ECONNREFUSED ? USHC_IO_REFUSED : USHC_IO_ERROR;
 }
 
 /* ---- opening ----------------------------------------------------------- */
@@ -48,24 +50,12 @@ static int open_kernel(struct sp_collect *c, struct sp_collect_kernel *k, const 
                        uint32_t seq)
 {
     char err[HOSTADDR_ERR_MAX];
-    k->fd = -1;
     hostaddr_name(arg, USHP_DEFAULT_PORT, k->name, sizeof k->name);
     if (hostaddr_parse(arg, USHP_DEFAULT_PORT, &k->shell, err, sizeof err)) {
         fprintf(c->o.err, "%s: %s\n", c->o.prog, err);
         return -1;
     }
-    k->fd = socket(AF_INET, SOCK_DGRAM, 0);
-    if (k->fd < 0 || connect(k->fd, (const struct sockaddr *)&k->shell, sizeof k->shell)) {
-        fprintf(c->o.err, "%s: %s: %s\n", c->o.prog, k->name, strerror(errno));
-        return -1;
-    }
-    k->c = (struct ushc){
-        .io = { &k->fd, shell_send, NULL, mono_ms },
-        .seq = seq,
-        .timeout_ms = c->o.shell_timeout_ms,
-        .peer = k->name, .prog = c->o.prog, .err = c->o.err,
-        .key = c->o.key,
-    };
+    sp_collect_shell_init(c, k, seq);
     if (sp_stream_init(&k->s, 0)) {
         fprintf(c->o.err, "%s: out of memory\n", c->o.prog);
         return -1;
@@ -114,7 +104,8 @@ int sp_collect_open(struct sp_collect *c, const struct sp_collect_opts *o, const
     c->fn = fn;
     c->ctx = ctx;
     c->k = calloc(n ? n : 1, sizeof *c->k);
-    if (!c->k) {
+    c->pending = calloc(SP_COLLECT_PENDING_MAX, sizeof *c->pending);
+    if (!c->k || !c->pending) {
         fprintf(o->err, "%s: out of memory\n", o->prog);
         return -1;
     }
@@ -134,133 +125,27 @@ int sp_collect_open(struct sp_collect *c, const struct sp_collect_opts *o, const
 
 /* ---- starting and stopping ------------------------------------------- */
 
-/* ushc_run_all's wait: on the shells of the kernels in idx, at once.
- * Their sockets are connected, so a datagram on one is its shell's. */
-struct shells {
-    struct sp_collect *c;
-    unsigned *idx, m, next;
-};
-
-static long shells_recv(void *ctx, unsigned *which, void *buf, size_t cap,
-                        uint64_t timeout_ms)
-{
-    struct shells *s = ctx;
-    int fds[s->m ? s->m : 1];
-    for (unsigned j = 0; j < s->m; j++)
-        fds[j] = s->c->k[s->idx[j]].fd;
-    return tool_recv_any(fds, s->m, &s->next, which, buf, cap, timeout_ms);
-}
-
-/* Out of memory mid-collection: nothing sensible is left to do, and the
- * exit status of a collection that failed is USHC_EXIT_PROTO. */
-static _Noreturn void out_of_memory(const struct sp_collect *c)
+void sp_collect_out_of_memory(const struct sp_collect *c)
 {
     fprintf(c->o.err, "%s: out of memory\n", c->o.prog);
     exit(USHC_EXIT_PROTO);
 }
 
-/* n zeroed elements of size bytes (at least one, so that no kernels is
- * not a failure), or out_of_memory. */
-static void *zalloc(const struct sp_collect *c, size_t n, size_t size)
+void *sp_collect_zalloc(const struct sp_collect *c, size_t n, size_t size)
 {
     void *p = calloc(n ? n : 1, size);
     if (!p)
-        out_of_memory(c);
+        sp_collect_out_of_memory(c);
     return p;
-}
-
-/* Runs cmds[i] on every kernel i with run[i], all at once; each reply
- * into texts[i] (malloc'd, NUL-terminated), each status into rcs[i]. */
-static void run_all(struct sp_collect *c, const char *const *cmds, const bool *run,
-                    char **texts, int *rcs)
-{
-    unsigned m = 0;
-    struct ushc **cs = zalloc(c, c->n, sizeof *cs);
-    const char **cm = zalloc(c, c->n, sizeof *cm);
-    unsigned *idx = zalloc(c, c->n, sizeof *idx);
-    int *r = zalloc(c, c->n, sizeof *r);
-    size_t *lens = zalloc(c, c->n, sizeof *lens);
-    for (unsigned i = 0; i < c->n; i++) {
-        texts[i] = NULL;
-        rcs[i] = USHC_EXIT_OK;
-        if (!run[i])
-            continue;
-        c->k[i].c.out = open_memstream(&texts[i], &lens[i]);
-        if (!c->k[i].c.out)
-            out_of_memory(c);
-        cs[m] = &c->k[i].c;
-        cm[m] = cmds[i];
-        idx[m++] = i;
-    }
-    struct shells sel = { c, idx, m, 0 };
-    struct ushc_mux mux = { &sel, shells_recv, mono_ms };
-    ushc_run_all(&mux, cs, cm, m, r);
-    for (unsigned j = 0; j < m; j++) {
-        unsigned i = idx[j];
-        fclose(c->k[i].c.out);          /* texts[i] is final from here */
-        c->k[i].c.out = NULL;
-        rcs[i] = r[j];
-    }
-    free(cs);
-    free(cm);
-    free(idx);
-    free(r);
-    free(lens);
-}
-
-/* The stream id in the kernel's answer to `profile stream`, which starts
- * "profile: streaming id 0x1a2b3c4d to ..." (a busy kernel's answer names
- * its running stream's id too, but after "profile: busy"). 0 and *id, or
- * -1 when it is not such an answer. */
-static int parse_started(const char *text, uint32_t *id)
-{
-    static const char lead[] = "profile: streaming id 0x";
-    if (!text || strncmp(text, lead, strlen(lead)) != 0)
-        return -1;
-    const char *p = text + strlen(lead);
-    char *end;
-    errno = 0;
-    unsigned long v = strtoul(p, &end, 16);
-    if (errno || v > UINT32_MAX || end == p || (*end != ' ' && *end != '\n'))
-        return -1;
-    *id = (uint32_t)v;
-    return 0;
-}
-
-static void refused(struct sp_collect *c, struct sp_collect_kernel *k, const char *text)
-{
-    size_t n = text ? strcspn(text, "\n") : 0;
-    if (n > 200)
-        n = 200;
-    if (n == 0)
-        fprintf(c->o.err, "%s: %s answered with nothing instead of a stream id\n",
-                c->o.prog, k->name);
-    else
-        fprintf(c->o.err, "%s: %s said: %.*s\n", c->o.prog, k->name, (int)n, text);
-}
-
-static void stop_some(struct sp_collect *c, const bool *run)
-{
-    const char **cmds = zalloc(c, c->n, sizeof *cmds);
-    char **texts = zalloc(c, c->n, sizeof *texts);
-    int *rcs = zalloc(c, c->n, sizeof *rcs);
-    for (unsigned i = 0; i < c->n; i++)
-        cmds[i] = "profile stop";
-    run_all(c, cmds, run, texts, rcs);
-    for (unsigned i = 0; i < c->n; i++)
-        free(texts[i]);
-    free(cmds);
-    free(texts);
-    free(rcs);
 }
 
 int sp_collect_start(struct sp_collect *c, unsigned ms, const char *who)
 {
-    char (*bufs)[USHP_CMD_MAX + 1] = zalloc(c, c->n, sizeof *bufs);
-    const char **cmds = zalloc(c, c->n, sizeof *cmds);
-    char **texts = zalloc(c, c->n, sizeof *texts);
-    int *rcs = zalloc(c, c->n, sizeof *rcs);
-    bool *run = zalloc(c, c->n, sizeof *run);
+    char (*bufs)[USHP_CMD_MAX + 1] = sp_collect_zalloc(c, c->n, sizeof *bufs);
+    const char **cmds = sp_collect_zalloc(c, c->n, sizeof *cmds);
+    char **texts = sp_collect_zalloc(c, c->n, sizeof *texts);
+    int *rcs = sp_collect_zalloc(c, c->n, sizeof *rcs);
+    bool *run = sp_collect_zalloc(c, c->n, sizeof *run);
     for (unsigned i = 0; i < c->n; i++) {
         snprintf(bufs[i], sizeof bufs[i], "profile stream %u %u %s", c->port, ms, who);
         cmds[i] = bufs[i];
@@ -268,23 +153,30 @@ int sp_collect_start(struct sp_collect *c, unsigned ms, const char *who)
     }
     c->t0 = mono_ms(NULL);
     c->ms = ms;
-    run_all(c, cmds, run, texts, rcs);
+    /* A stream's META may come before its id does: it waits. */
+    c->starting = true;
+    c->npending = 0;
+    sp_collect_run_all(c, cmds, run, texts, rcs);
+    c->starting = false;
     int worst = USHC_EXIT_OK;
     uint64_t now = mono_ms(NULL);
     for (unsigned i = 0; i < c->n; i++) {
         struct sp_collect_kernel *k = &c->k[i];
         uint32_t id;
         run[i] = false;
-        if (rcs[i] == USHC_EXIT_OK && parse_started(texts[i], &id) == 0) {
+        if (rcs[i] == USHC_EXIT_OK && sp_collect_parse_started(texts[i], &id) == 0) {
             k->s.id = id;
             k->state = SP_COLLECT_STREAMING;
-            k->start_ms = k->last_reply_ms = k->last_keepalive_ms = now;
+            k->start_ms = k->last_reply_ms = now;
             k->last_dgram_ms = now;
+            /* At once: until this keep-alive comes, the kernel holds
+             * the samples back. */
+            sp_collect_keepalive(k, now);
             run[i] = true;
             continue;
         }
         if (rcs[i] == USHC_EXIT_OK) {
-            refused(c, k, texts[i]);
+            sp_collect_say_refused(c, k, texts[i]);
             rcs[i] = USHC_EXIT_REFUSED;
         }
         k->state = SP_COLLECT_FAILED;
@@ -294,11 +186,16 @@ int sp_collect_start(struct sp_collect *c, unsigned ms, const char *who)
     /* One kernel that cannot stream fails the record, as one that cannot
      * answer `profile` does: the others' streams end now, not by timeout. */
     if (worst != USHC_EXIT_OK) {
-        stop_some(c, run);
+        sp_collect_stop_some(c, run);
         for (unsigned i = 0; i < c->n; i++)
             if (run[i])
                 c->k[i].state = SP_COLLECT_ENDED;
     }
+    for (unsigned i = 0; i < c->npending; i++) {
+        struct sp_collect_pending *q = &c->pending[i];
+        sp_collect_datagram(c, &q->from, q->d, q->len, q->ms);
+    }
+    c->npending = 0;
     for (unsigned i = 0; i < c->n; i++)
         free(texts[i]);
     free(bufs);
@@ -308,6 +205,7 @@ int sp_collect_start(struct sp_collect *c, unsigned ms, const char *who)
     free(run);
     return worst;
 }
+
 
 /* ---- datagrams --------------------------------------------------------- */
 
@@ -344,7 +242,7 @@ static void note_loss(char *buf, size_t cap, const struct sp_stream *s)
 }
 
 /* The kernel k is not the one that started its stream any more. */
-static void restarted(struct sp_collect *c, struct sp_collect_kernel *k, uint64_t now,
+void sp_collect_restarted(struct sp_collect *c, struct sp_collect_kernel *k, uint64_t now,
                       const char *how)
 {
     if (k->state != SP_COLLECT_STREAMING)
@@ -385,12 +283,50 @@ static void deliver(void *ctx, uint16_t cpu, const struct pstr_record *r)
         d->c->fn(d->c->ctx, d->kernel, cpu, r);
 }
 
+/* With a key (-k): true when the datagram is tagged, and its tag is the
+ * one kernel k's key and boot epoch give it; else counted in k and false.
+ * Without a key, true: the stream is not tagged (nor can a tag be
+ * checked). k's keyed state follows the epoch its shell told. */
+static bool verified(const struct sp_collect *c, struct sp_collect_kernel *k,
+                     const struct pstr_hdr *h, const void *d, size_t len)
+{
+    if (!c->o.key)
+        return true;
+    if (!h->tagged) {
+        k->untagged++;
+        return false;
+    }
+    if (!k->keyed_ok || k->keyed_epoch != k->c.epoch) {
+        hmac_sha256_init(&k->keyed, c->o.key, USHP_KEY_LEN);
+        pstr_tag_begin(&k->keyed, k->c.epoch);
+        k->keyed_epoch = k->c.epoch;
+        k->keyed_ok = true;
+    }
+    if (!pstr_verify(&k->keyed, d, len)) {
+        k->bad_tag++;
+        return false;
+    }
+    return true;
+}
+
 void sp_collect_datagram(struct sp_collect *c, const struct sockaddr_in *from,
                     const void *d, size_t len, uint64_t now_ms)
 {
     struct pstr_hdr h;
     if (pstr_parse(d, len, &h) != 0) {
         c->foreign++;
+        return;
+    }
+    if (c->starting) {
+        if (c->npending == SP_COLLECT_PENDING_MAX) {
+            c->foreign++;
+            return;
+        }
+        struct sp_collect_pending *q = &c->pending[c->npending++];
+        q->from = *from;
+        q->ms = now_ms;
+        q->len = len;
+        memcpy(q->d, d, len);
         return;
     }
     for (unsigned i = 0; i < c->n; i++) {
@@ -402,12 +338,14 @@ void sp_collect_datagram(struct sp_collect *c, const struct sockaddr_in *from,
             c->foreign++;           /* given up on: nothing more is taken */
             return;
         }
+        if (!verified(c, k, &h, d, len))
+            return;
         struct deliver_ctx dc = { c, i };
         int r = sp_stream_take(&k->s, &h, now_ms, deliver, &dc);
-        if (r == SP_STREAM_RESTART) {
-            char how[80];
+        if (r == SP_STREAM_OTHER_BUILD) {
+            char how[64];
             snprintf(how, sizeof how, "build id %.12s... now", k->s.other_build_id);
-            restarted(c, k, now_ms, how);
+            sp_collect_suspect(k, now_ms, how);
             return;
         }
         if (r != SP_STREAM_TAKEN)
@@ -425,16 +363,19 @@ void sp_collect_datagram(struct sp_collect *c, const struct sockaddr_in *from,
         return;
     }
     /* A stream nobody here started. From where a kernel's own stream
-     * came, it is that kernel started again (by whoever): noticed by
-     * name, never mixed in. */
+     * came, it may be that kernel started again (by whoever): its shell
+     * is asked, and only its word makes it so. */
     c->foreign++;
     for (unsigned i = 0; i < c->n; i++) {
         struct sp_collect_kernel *k = &c->k[i];
         if (k->have_src && k->src.sin_addr.s_addr == from->sin_addr.s_addr &&
             k->src.sin_port == from->sin_port && k->state == SP_COLLECT_STREAMING) {
+            /* Untagged or forged under a key: not even a question. */
+            if (!verified(c, k, &h, d, len))
+                return;
             char how[64];
             snprintf(how, sizeof how, "a new stream 0x%08x", h.stream);
-            restarted(c, k, now_ms, how);
+            sp_collect_suspect(k, now_ms, how);
             return;
         }
     }
@@ -443,35 +384,14 @@ void sp_collect_datagram(struct sp_collect *c, const struct sockaddr_in *from,
 
 /* ---- polling ----------------------------------------------------------- */
 
-static void keepalive(struct sp_collect_kernel *k, uint64_t now)
+void sp_collect_input(struct sp_collect *c, const struct sockaddr_in *from, const void *d,
+                 size_t len, uint64_t now_ms)
 {
-    uint8_t req[USHP_HDR_LEN + USHP_AUTH_OVERHEAD + USHP_CMD_MAX];
-    char cmd[64];
-    int n = snprintf(cmd, sizeof cmd, "profile keepalive 0x%08x", k->s.id);
-    size_t len = ushc_build_request(&k->c, req, sizeof req, cmd, (size_t)n);
-    /* A keep-alive lost is covered by the next, a second later: the
-     * kernel waits PSTR_KEEPALIVE_MS for one. */
-    if (len)
-        (void)send(k->fd, req, len, 0);
-    k->last_keepalive_ms = now;
-}
-
-/* A shell's reply: any that verifies says the shell is alive. */
-static void shell_reply(struct sp_collect_kernel *k, uint64_t now)
-{
-    uint8_t buf[USHP_DGRAM_MAX + 64];
-    for (;;) {
-        ssize_t got = recv(k->fd, buf, sizeof buf, MSG_DONTWAIT);
-        if (got < 0 && errno == ECONNREFUSED)
-            continue;               /* the port refused a keep-alive: no shell */
-        if (got < 0)
-            return;
-        struct ushp_hdr h;
-        const uint8_t *pl;
-        int v = ushc_verify_reply(&k->c, buf, (size_t)got, &h, &pl);
-        if (v == USHC_REPLY_OK || v == USHC_REPLY_OTHER)
-            k->last_reply_ms = now;
-    }
+    struct sp_collect_kernel *k = sp_collect_shell_of(c, from);
+    if (k && len >= 4 && get_be32(d) == USHP_MAGIC)
+        sp_collect_shell_datagram(c, k, d, len, now_ms);
+    else
+        sp_collect_datagram(c, from, d, len, now_ms);
 }
 
 static void given_up(struct sp_collect *c, struct sp_collect_kernel *k, uint64_t now)
@@ -510,47 +430,51 @@ static void due(struct sp_collect *c, uint64_t now)
             k->end_ms = now;
         } else if (now - k->last_dgram_ms >= c->o.silent_ms) {
             given_up(c, k, now);
+        } else if (k->probe.on) {
+            /* Its answer is the reply the shell client waits for: the
+             * keep-alives wait (the kernel waits PSTR_KEEPALIVE_MS, the
+             * probe at most USHC_RETRIES seconds). */
+            sp_collect_probe_due(k, now);
+        } else if (now - k->last_keepalive_ms >= SP_COLLECT_KEEPALIVE_MS) {
+            sp_collect_keepalive(k, now);
         }
-        else if (now - k->last_keepalive_ms >= SP_COLLECT_KEEPALIVE_MS)
-            keepalive(k, now);
     }
 }
 
 int sp_collect_poll(struct sp_collect *c, int timeout_ms)
 {
-    struct pollfd *pfd = zalloc(c, c->n + 1, sizeof *pfd);
-    pfd[0] = (struct pollfd){ .fd = c->fd, .events = POLLIN };
-    for (unsigned i = 0; i < c->n; i++)
-        pfd[i + 1] = (struct pollfd){ .fd = c->k[i].fd, .events = POLLIN };
+    struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
     /* Never sleep past a keep-alive that falls due. */
     if (timeout_ms > SP_COLLECT_KEEPALIVE_MS / 4)
         timeout_ms = SP_COLLECT_KEEPALIVE_MS / 4;
-    int taken = 0, pr = poll(pfd, c->n + 1, timeout_ms);
+    int taken = 0, pr = poll(&pfd, 1, timeout_ms);
     uint64_t now = mono_ms(NULL);
     if (pr < 0 && errno != EINTR) {
         fprintf(c->o.err, "%s: poll: %s\n", c->o.prog, strerror(errno));
-        free(pfd);
         return -1;
     }
-    for (unsigned i = 0; pr > 0 && i < c->n; i++)
-        if (pfd[i + 1].revents)
-            shell_reply(&c->k[i], now);
     /* Every datagram waiting, but a bounded number per call, so that the
      * keep-alives go out even under a flood. */
     for (int budget = 4096; pr > 0 && budget > 0; budget--) {
-        static uint8_t buf[PSTR_DGRAM_MAX + 1];
+        static uint8_t buf[USHP_AUTH_DGRAM_MAX + 1];
         struct sockaddr_in from;
         socklen_t flen = sizeof from;
         ssize_t got = recvfrom(c->fd, buf, sizeof buf, MSG_DONTWAIT,
                                (struct sockaddr *)&from, &flen);
+        if (got < 0 && errno == ECONNREFUSED)
+            continue;               /* a port refused a request: its shell's silence tells */
         if (got < 0)
             break;
-        sp_collect_datagram(c, &from, buf, (size_t)got, now);
+        sp_collect_input(c, &from, buf, (size_t)got, now);
         taken++;
     }
     due(c, now);
-    free(pfd);
     return taken;
+}
+
+uint64_t sp_collect_refused(const struct sp_collect_kernel *k)
+{
+    return k->forged + k->untagged + k->bad_tag + k->s.far + k->s.malformed;
 }
 
 bool sp_collect_active(const struct sp_collect *c)
@@ -568,12 +492,14 @@ uint64_t sp_collect_elapsed_ms(const struct sp_collect *c)
 
 void sp_collect_stop(struct sp_collect *c, uint64_t grace_ms)
 {
-    bool *run = zalloc(c, c->n, sizeof *run);
+    bool *run = sp_collect_zalloc(c, c->n, sizeof *run);
     bool any = false;
-    for (unsigned i = 0; i < c->n; i++)
+    for (unsigned i = 0; i < c->n; i++) {
         any |= run[i] = c->k[i].state == SP_COLLECT_STREAMING;
+        c->k[i].probe.on = false;   /* the stop's reply is the one awaited now */
+    }
     if (any)
-        stop_some(c, run);
+        sp_collect_stop_some(c, run);
     c->stopping = true;
     uint64_t until = mono_ms(NULL) + grace_ms;
     while (sp_collect_active(c) && mono_ms(NULL) < until)
@@ -601,14 +527,13 @@ void sp_collect_stop(struct sp_collect *c, uint64_t grace_ms)
 
 void sp_collect_close(struct sp_collect *c)
 {
-    for (unsigned i = 0; i < c->n; i++) {
-        if (c->k[i].fd >= 0)
-            close(c->k[i].fd);
+    for (unsigned i = 0; i < c->n; i++)
         sp_stream_free(&c->k[i].s);
-    }
     if (c->fd >= 0)
         close(c->fd);
     free(c->k);
+    free(c->pending);
     c->k = NULL;
+    c->pending = NULL;
     c->n = 0;
 }

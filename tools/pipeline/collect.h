@@ -1,7 +1,10 @@
 /* tools/pipeline/collect.h: the stream collector: one UDP socket on the host
  * receiving the profile streams (uapi/profile_stream.h) of several
  * kernels at once, for `sonde-prof record -d` over 2 s and for any tool
- * that watches kernels live (docs/continuous.md).
+ * that watches kernels live (docs/continuous.md). Every shell request
+ * for the streams (start, keep-alives, status, stop) goes out from that
+ * same socket: a kernel streams to the address its request came from
+ * and heeds keep-alives only from there.
  *
  * Use, whatever the tool:
  *
@@ -18,19 +21,27 @@
  *     ... c.k[i].state, c.k[i].note: what became of it
  *     sp_collect_close(&c);
  *
+ * sp_collect_start confirms each stream with a first keep-alive as soon as
+ * its id is known (until then a kernel sends one META and nothing else).
  * sp_collect_poll does everything between: it sends each kernel `profile
  * keepalive ID` every SP_COLLECT_KEEPALIVE_MS over its UDP shell, takes the
  * shells' replies (a shell that answers is alive), hands each datagram to its
  * kernel's stream, and gives up on a kernel that sent nothing for silent_ms:
  * a message naming it, its state SP_COLLECT_SILENT, its profile so far kept
  * (one silent once its window is over by its own clock has only lost its END:
- * SP_COLLECT_ENDED, and sp_collect_stop says so). The others go on. A
- * datagram is a kernel's when its stream id is the one that kernel's shell
- * announced and it comes from that kernel's address (any loopback address for
- * a loopback kernel: QEMU's user network sends from one). Anything else is
- * counted in c.foreign and its stream id said once. A kernel that restarts
- * mid-record is noticed, by name, and its new stream is not mixed in: the
- * first stream is kept and ended there (SP_COLLECT_RESTARTED).
+ * SP_COLLECT_ENDED, and sp_collect_stop says so). The others go on.
+ *
+ * Nothing unverified is believed. A datagram is a kernel's when its
+ * stream id is the one that kernel's shell announced and it comes from
+ * that kernel's address (any loopback address for a loopback kernel:
+ * QEMU's user network sends from one); anything else is counted in
+ * c.foreign and its stream id said once. A kernel that seems to have
+ * restarted (another stream id from where its stream came, or a META with
+ * another build id) is asked `profile status`, and only when the answer
+ * shows another stream or none is it taken to have restarted: noticed,
+ * by name, its new stream not mixed in, the first kept and ended there
+ * (SP_COLLECT_RESTARTED). Otherwise the datagram was forged, and counted
+ * (k->forged).
  *
  * Host pipeline: prefix sp_. */
 #pragma once
@@ -39,6 +50,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "tools/common/hostaddr.h"
+#include "lib/sha256.h"
 #include "tools/pipeline/stream.h"
 #include "tools/common/ushell_client.h"
 
@@ -54,10 +66,23 @@ enum sp_collect_state {
     SP_COLLECT_FAILED,               /* the stream never started */
 };
 
+/* A restart suspected: `profile status` asked, its answer awaited. */
+struct sp_collect_probe {
+    bool on;
+    unsigned sends;                  /* the request, sent again after a second */
+    uint64_t sent_ms, done_ms;       /* the last send; the last answer (or giving up) */
+    uint8_t req[USHP_HDR_LEN + USHP_AUTH_OVERHEAD + USHP_CMD_MAX];
+    size_t len;
+    char why[64];                    /* what made it suspect, for the message */
+};
+#define SP_COLLECT_PROBE_GAP_MS 1000      /* a kernel is asked at most this often */
+
+struct sp_collect;
+
 struct sp_collect_kernel {
     char name[HOSTADDR_NAME_MAX];   /* HOST:PORT as given: the kernel label */
     struct sockaddr_in shell;        /* its UDP shell */
-    int fd;                          /* a UDP socket connected to the shell */
+    struct sp_collect *owner;             /* the collector whose socket it is asked from */
     struct ushc c;                   /* the shell client: seq, key */
     enum sp_collect_state state;
     struct sp_stream s;              /* its stream, as received */
@@ -66,7 +91,23 @@ struct sp_collect_kernel {
     uint64_t start_ms, last_dgram_ms, last_reply_ms, last_keepalive_ms;
     uint64_t end_ms;                      /* when it ended, went silent or restarted */
     char note[SP_COLLECT_NOTE_MAX];       /* what became of it, or "" */
+    struct sp_collect_probe probe;
+    uint64_t forged;                 /* from its address, not its stream: a restart
+                                        its shell did not confirm */
+    bool said_forged;                /* and that was said */
+    /* With a key (-k): datagrams with its stream's id (or from where its
+     * stream comes) refused untagged, or with a tag that does not verify
+     * under the key and its epoch; and that key and epoch's HMAC state. */
+    uint64_t untagged, bad_tag;
+    struct hmac_sha256 keyed;
+    uint64_t keyed_epoch;
+    bool keyed_ok;
 };
+
+/* Datagrams of kernel k's refused as not its stream's or not sane
+ * (forged, untagged or badly tagged under -k, malformed, a seq or index
+ * far ahead): the report says so. */
+uint64_t sp_collect_refused(const struct sp_collect_kernel *k);
 
 typedef void (*sp_collect_record_fn)(void *ctx, unsigned kernel, uint16_t cpu,
                                 const struct pstr_record *r);
@@ -79,10 +120,26 @@ struct sp_collect_opts {
     uint64_t silent_ms;             /* streaming: no datagram this long, given up */
 };
 
+/* Where a shell request to kernel k goes: 0, or USHC_IO_*. The collector's
+ * socket unless a test puts its own here. */
+typedef int (*sp_collect_send_fn)(void *ctx, unsigned k, const void *d, size_t n);
+
+/* A stream datagram that came while the ids were not known yet (during
+ * sp_collect_start): taken once they are. */
+struct sp_collect_pending {
+    struct sockaddr_in from;
+    uint64_t ms;
+    size_t len;
+    uint8_t d[PSTR_TAGGED_MAX];
+};
+#define SP_COLLECT_PENDING_MAX 32
+
 struct sp_collect {
     struct sp_collect_opts o;
-    int fd;                         /* the collector's socket */
+    int fd;                         /* the collector's socket: streams and shells */
     uint16_t port;                  /* its port: the kernels send there */
+    sp_collect_send_fn send;        /* NULL: sendto on fd */
+    void *send_ctx;
     struct sp_collect_kernel *k;
     unsigned n;
     sp_collect_record_fn fn;
@@ -93,12 +150,15 @@ struct sp_collect {
     uint64_t foreign;               /* datagrams of no stream of ours */
     uint32_t foreign_ids[16];       /* stream ids already said */
     unsigned nforeign_ids;
+    bool starting;                  /* sp_collect_start: stream datagrams wait in pending */
+    struct sp_collect_pending *pending;  /* SP_COLLECT_PENDING_MAX of them */
+    unsigned npending;
 };
 
-/* Resolves every HOST[:PORT] (hosts[i] names kernel i), opens a socket to
- * each shell and the collector's socket, bound to the address that reaches
- * the kernels (any address when they are reached by different ones), on
- * an ephemeral port. 0, or -1 with the reason on o->err. */
+/* Resolves every HOST[:PORT] (hosts[i] names kernel i) and opens the
+ * collector's socket, bound to the address that reaches the kernels (any
+ * address when they are reached by different ones), on an ephemeral
+ * port. 0, or -1 with the reason on o->err. */
 int sp_collect_open(struct sp_collect *c, const struct sp_collect_opts *o, const char *const *hosts,
                unsigned n, sp_collect_record_fn fn, void *ctx);
 
@@ -125,7 +185,25 @@ uint64_t sp_collect_elapsed_ms(const struct sp_collect *c);
  * (its records after its last datagram cannot be counted). */
 void sp_collect_stop(struct sp_collect *c, uint64_t grace_ms);
 
-/* One datagram, as sp_collect_poll takes it: for tests. */
+/* Out of memory mid-collection: nothing sensible is left to do, and the
+ * exit status of a collection that failed is USHC_EXIT_PROTO. */
+_Noreturn void sp_collect_out_of_memory(const struct sp_collect *c);
+/* n zeroed elements of size bytes (at least one, so that no kernels is
+ * not a failure), or sp_collect_out_of_memory. */
+void *sp_collect_zalloc(const struct sp_collect *c, size_t n, size_t size);
+
+/* Kernel k is not the one that started its stream any more (its shell
+ * said so: tools/pipeline/collect_shell.c): said, how, its stream so far
+ * kept and ended there (SP_COLLECT_RESTARTED). */
+void sp_collect_restarted(struct sp_collect *c, struct sp_collect_kernel *k, uint64_t now,
+                          const char *how);
+
+/* One datagram that came to the collector's socket, as sp_collect_poll
+ * takes it: a shell's reply (from a kernel's shell address), else a
+ * stream's. For tests. */
+void sp_collect_input(struct sp_collect *c, const struct sockaddr_in *from,
+                      const void *d, size_t len, uint64_t now_ms);
+/* One stream datagram. For tests. */
 void sp_collect_datagram(struct sp_collect *c, const struct sockaddr_in *from,
                     const void *d, size_t len, uint64_t now_ms);
 

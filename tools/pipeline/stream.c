@@ -4,6 +4,7 @@
 #include "tools/pipeline/stream.h"
 #include <stdlib.h>
 #include <string.h>
+#include "uapi/profile_raw.h"
 
 int sp_stream_init(struct sp_stream *s, uint32_t id)
 {
@@ -48,14 +49,15 @@ static int seq_take(struct sp_stream *s, uint32_t seq)
 {
     /* Serial-number order (RFC 1982): seq and the record indexes below
      * wrap after 2^32, which a 1 kHz stream reaches in 49 days, and a
-     * datagram from half the space ahead is not taken for the newest. */
+     * datagram from half the space ahead is not taken for the newest.
+     * Nor is one a window or more ahead: believed, it would make every
+     * real datagram after it late. */
     if ((int32_t)(seq - s->seq_next) >= 0) {
         uint32_t skip = seq - s->seq_next;
         if (skip >= SP_STREAM_SEQ_WIN)
-            memset(s->seq_seen, 0, sizeof s->seq_seen);
-        else
-            for (uint32_t q = s->seq_next; q != seq; q++)
-                set_bit(s, q, false);
+            return SP_STREAM_FAR;
+        for (uint32_t q = s->seq_next; q != seq; q++)
+            set_bit(s, q, false);
         s->lost_dgrams += skip;
         s->seq_next = seq + 1;
         set_bit(s, seq, true);
@@ -73,16 +75,30 @@ static int seq_take(struct sp_stream *s, uint32_t seq)
 /* ---- records ----------------------------------------------------------- */
 
 struct batch_ctx {
+    struct sp_stream *s;
     sp_stream_record_fn fn;
     void *ctx;
     uint16_t cpu;
 };
 
+/* A record the raw profile could not carry costs that record: counted,
+ * not delivered, and the rest of its batch still is. */
 static void deliver(void *ctx, const struct pstr_record *r)
 {
     struct batch_ctx *b = ctx;
+    if (r->pid > PRAW_PID_MAX) {
+        b->s->bad_records++;
+        return;
+    }
     if (b->fn)
         b->fn(b->ctx, b->cpu, r);
+}
+
+/* True when index is so far past what cpu c expects next that no loss
+ * explains it (SP_STREAM_REC_JUMP). */
+static bool index_far(const struct sp_stream_cpu *c, uint32_t index)
+{
+    return (int32_t)(index - c->next) > 0 && index - c->next >= SP_STREAM_REC_JUMP;
 }
 
 static void note_cpu(struct sp_stream *s, uint16_t cpu)
@@ -124,14 +140,16 @@ static int take_batch(struct sp_stream *s, const struct pstr_hdr *h,
     struct pstr_batch b;
     if (h->cpu >= SP_STREAM_CPUS)
         return SP_STREAM_MALFORMED;
-    struct batch_ctx bc = { fn, ctx, h->cpu };
+    struct batch_ctx bc = { s, fn, ctx, h->cpu };
     if (pstr_batch_parse(h, &b, NULL, NULL) != 0)
         return SP_STREAM_MALFORMED;
+    struct sp_stream_cpu *c = &s->cpus[h->cpu];
+    if (index_far(c, b.first))
+        return SP_STREAM_FAR;
     int r = seq_take(s, h->seq);
     if (r != SP_STREAM_TAKEN)
         return r;
     pstr_batch_parse(h, &b, deliver, &bc);
-    struct sp_stream_cpu *c = &s->cpus[h->cpu];
     note_cpu(s, h->cpu);
     count_records(s, c, b.first, h->count);
     if (b.drops_total > c->drops_total)
@@ -170,12 +188,16 @@ static int take_meta(struct sp_stream *s, const struct pstr_hdr *h)
     struct pstr_meta m;
     if (pstr_meta_parse(h, &m, NULL, NULL) != 0)
         return SP_STREAM_MALFORMED;
-    /* Another build id under the same stream id is another kernel: the
-     * stream so far is kept, nothing more is taken from it. */
+    /* The raw profile's header ends its source at " samples=": a source
+     * holding it could not be written out. */
+    if (strstr(m.source, " samples="))
+        return SP_STREAM_MALFORMED;
+    /* Another build id under the same stream id is another kernel, or a
+     * forgery: nothing is taken, and the caller finds out which. */
     if (s->have_meta && strcmp(m.build_id, s->meta.build_id) != 0) {
-        s->restarted = true;
+        s->other_builds++;
         memcpy(s->other_build_id, m.build_id, sizeof s->other_build_id);
-        return SP_STREAM_RESTART;
+        return SP_STREAM_OTHER_BUILD;
     }
     int r = seq_take(s, h->seq);
     if (r != SP_STREAM_TAKEN)
@@ -190,7 +212,15 @@ static int take_meta(struct sp_stream *s, const struct pstr_hdr *h)
 
 struct end_ctx {
     struct sp_stream *s;
+    bool far;
 };
+
+static void end_check(void *ctx, const struct pstr_end_cpu *e)
+{
+    struct end_ctx *x = ctx;
+    if (e->cpu < SP_STREAM_CPUS && index_far(&x->s->cpus[e->cpu], e->records))
+        x->far = true;
+}
 
 static void end_cpu(void *ctx, const struct pstr_end_cpu *e)
 {
@@ -211,27 +241,32 @@ static void end_cpu(void *ctx, const struct pstr_end_cpu *e)
 static int take_end(struct sp_stream *s, const struct pstr_hdr *h)
 {
     uint8_t reason;
-    if (pstr_end_parse(h, &reason, NULL, NULL) != 0)
+    struct end_ctx e = { s, false };
+    if (pstr_end_parse(h, &reason, end_check, &e) != 0)
         return SP_STREAM_MALFORMED;
+    if (e.far)
+        return SP_STREAM_FAR;
     int r = seq_take(s, h->seq);
     if (r != SP_STREAM_TAKEN)
         return r;
-    struct end_ctx e = { s };
     pstr_end_parse(h, &reason, end_cpu, &e);
     s->ended = true;
     s->end_reason = reason;
     s->end_seq = h->seq;
+    /* Nothing real is numbered past the END: the gaps counted there were
+     * opened by something else (a forged seq ahead), not lost. */
+    for (uint32_t q = h->seq + 1; q != s->seq_next; q++)
+        if (!seen_bit(s, q))
+            s->lost_dgrams--;
     return SP_STREAM_TAKEN;
 }
 
 int sp_stream_take(struct sp_stream *s, const struct pstr_hdr *h, uint64_t now_ms,
                  sp_stream_record_fn fn, void *ctx)
 {
-    if (s->restarted)
-        return SP_STREAM_RESTART;
     /* The END is the stream's last datagram: anything numbered after it
      * belongs to no stream this one knows (a late one before it counts). */
-    if (s->ended && h->seq > s->end_seq)
+    if (s->ended && (int32_t)(h->seq - s->end_seq) > 0)
         return SP_STREAM_AFTER_END;
     int r;
     switch (h->type) {
@@ -246,6 +281,8 @@ int sp_stream_take(struct sp_stream *s, const struct pstr_hdr *h, uint64_t now_m
         s->dups++;
     else if (r == SP_STREAM_LATE)
         s->late++;
+    else if (r == SP_STREAM_FAR)
+        s->far++;
     if (r != SP_STREAM_TAKEN)
         return r;
     if (!s->datagrams++) {

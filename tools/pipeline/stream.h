@@ -20,6 +20,15 @@
  * Records delivered + lost on the wire = records the kernel's rings gave
  * the stream, when the END came.
  *
+ * What arrives is not trusted to be sane (a datagram can be forged where
+ * the stream is not tagged, docs/continuous.md): a seq or a record index
+ * that jumps SP_STREAM_SEQ_WIN datagrams or SP_STREAM_REC_JUMP records ahead
+ * is refused and counted (far), so one forged number cannot make every
+ * real datagram late; datagrams counted lost past the END's seq are not
+ * lost (no real one is numbered there); a record whose pid the raw
+ * profile cannot carry costs that record alone (bad_records), never the
+ * profile.
+ *
  * Host pipeline: prefix sp_. */
 #pragma once
 #include <stdbool.h>
@@ -28,7 +37,13 @@
 #include "uapi/profile_stream.h"
 
 #define SP_STREAM_CPUS      4096       /* CPU numbers 0 .. 4095, as the raw profile */
-#define SP_STREAM_SEQ_WIN   65536      /* how late a datagram may come and still count */
+#define SP_STREAM_SEQ_WIN   65536      /* how late a datagram may come and still count,
+                                        and how far ahead it may jump */
+/* How far one CPU's record index may jump: every datagram of a seq jump
+ * of SP_STREAM_SEQ_WIN lost, each with the most records a batch holds (a
+ * depth-1 record is 16 bytes), rounded up. A kernel that loses more in a
+ * row than that has long been given up on as silent. */
+#define SP_STREAM_REC_JUMP  (SP_STREAM_SEQ_WIN * 128u)
 #define SP_STREAM_TASKS_MAX 4096       /* pid -> name entries kept from METAs, at most */
 
 struct sp_stream_cpu {
@@ -52,7 +67,9 @@ struct sp_stream {
     uint64_t datagrams;         /* accepted, copies excluded */
     uint64_t dups;              /* copies of a seq already taken */
     uint64_t late;              /* older than the window: not taken */
+    uint64_t far;               /* a seq or a record index too far ahead: not taken */
     uint64_t malformed;         /* a payload the parsers refused */
+    uint64_t other_builds;      /* METAs with another build id: not taken */
     uint64_t lost_dgrams;       /* gaps in seq not filled (yet) */
     uint32_t seq_next;          /* the highest seq taken + 1 */
     bool seq_any;
@@ -60,13 +77,15 @@ struct sp_stream {
     /* records */
     struct sp_stream_cpu *cpus;   /* SP_STREAM_CPUS of them */
     unsigned ncpus;               /* the highest CPU seen + 1 */
-    uint64_t records;             /* delivered */
+    uint64_t records;             /* received (bad ones included) */
+    uint64_t bad_records;         /* received with a field the raw profile cannot
+                                     carry (pid > PRAW_PID_MAX): not delivered */
     uint64_t lost_records;        /* lost on the wire (a lower bound without END) */
     /* the end */
-    bool ended, end_missing, restarted;
+    bool ended, end_missing;
     uint8_t end_reason;         /* PSTR_END_* */
     uint32_t end_seq;
-    char other_build_id[PSTR_BUILD_ID_HEX + 1];  /* restarted: the new one */
+    char other_build_id[PSTR_BUILD_ID_HEX + 1];  /* the last other one seen */
     uint64_t first_ms, last_ms; /* host clock at the first and last datagram */
     uint64_t first_t_ns, last_t_ns; /* the kernel's clock: earliest, latest seen */
     struct sp_stream_task *tasks; /* pid -> name, the latest META's word */
@@ -78,11 +97,14 @@ struct sp_stream {
 #define SP_STREAM_DUP       1     /* a copy: ignored */
 #define SP_STREAM_LATE      2     /* too old to tell from a copy: ignored */
 #define SP_STREAM_MALFORMED 3     /* the payload parser refused it: ignored */
-#define SP_STREAM_RESTART   4     /* a META with another build id: the kernel
-                                   restarted; nothing taken, restarted set */
+#define SP_STREAM_OTHER_BUILD 4   /* a META with another build id: another kernel
+                                   (restarted) or a forgery; nothing taken,
+                                   other_build_id set: the caller decides */
 #define SP_STREAM_AFTER_END 5     /* a BATCH or META after the END: ignored */
+#define SP_STREAM_FAR       6     /* seq or record index too far ahead: ignored */
 
-/* Called once per record delivered, in datagram order. */
+/* Called once per record delivered, in datagram order (never for a bad
+ * one: its pid fits the raw profile's range). */
 typedef void (*sp_stream_record_fn)(void *ctx, uint16_t cpu, const struct pstr_record *r);
 
 /* 0, or -1 out of memory. */

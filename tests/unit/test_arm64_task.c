@@ -1,5 +1,5 @@
 // LINK: arch/arm64/task.c kernel/stacks.c kernel/stacktrace.c kernel/symtab.c lib/printf.c lib/parse.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c
-/* tests/unit/test_frame_a64.c: the arm64 stack shapes (arch/arm64/task.c,
+/* tests/unit/test_arm64_task.c: the arm64 stack shapes (arch/arm64/task.c,
  * the layout vectors.S's arch_switch and trap entry leave) walked by the
  * shared frame-pointer walk (kernel/stacktrace.c), on synthetic stacks in
  * host arrays. An AArch64 frame record is {saved x29, saved x30} at x29:

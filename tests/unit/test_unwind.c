@@ -1,5 +1,5 @@
 // LINK: kernel/stacks.c kernel/stacktrace.c kernel/symtab.c lib/printf.c lib/parse.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c
-/* tests/unit/test_leaf.c: complete chains at every instruction. The two
+/* tests/unit/test_unwind.c: complete chains at every instruction. The two
  * architectures' real leaf decoders (arch/x86_64/unwind.c,
  * arch/arm64/unwind.c) on their own, then the portable capture
  * (kernel/stacktrace.c) over a fake text holding both architectures'

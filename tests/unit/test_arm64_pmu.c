@@ -1,6 +1,6 @@
 // LINK: kernel/pmu.c arch/arm64/pmu.c arch/arm64/cpuinfo.c tests/unit/sim_pmu_a64.c lib/printf.c
 // CFLAGS: -DSONDE_HOST_PMUV3
-/* tests/unit/test_pmu_a64.c: the arm64 backend (arch/arm64/pmu.c) through the PMU
+/* tests/unit/test_arm64_pmu.c: the arm64 backend (arch/arm64/pmu.c) through the PMU
  * core (kernel/pmu.c), against the simulated PMUv3. Built as the arm64
  * kernel is (SONDE_HOST_PMUV3, arch/host/pmu_inline.h): the core's claim,
  * pmu_nmi_claim, acknowledges through arm64's inline

@@ -1,5 +1,5 @@
 // LINK: arch/arm64/virtio.c lib/fdt.c
-/* tests/unit/test_virtio_dt.c: arch/arm64/virtio.c, the virtio-mmio
+/* tests/unit/test_arm64_virtio.c: arch/arm64/virtio.c, the virtio-mmio
  * transports found in the device tree QEMU 7.2 builds for virt (the blob
  * test_fdt.c uses), and their interrupts attached through a fake GIC. */
 #include "test.h"
