@@ -103,18 +103,27 @@ def price(arch, append):
     t = threading.Thread(target=drain, daemon=True)
     t.start()
     fwd = "user,id=n0,hostfwd=udp:127.0.0.1:%d-:9000" % port
+    # `bench stream` runs only for a key holder (its stream starts
+    # confirmed): a fresh key for this boot, in a file only we can read.
+    key = os.urandom(32).hex()
+    keyfile = tempfile.NamedTemporaryFile("w", prefix="sonde-bench-key-", delete=False)
+    os.chmod(keyfile.name, 0o600)
+    keyfile.write(key + "\n")
+    keyfile.close()
     try:
-        with Machine(arch=arch, smp=1, icount="shift=0", append=("udpshell=9000 " + append).strip(),
+        with Machine(arch=arch, smp=1, icount="shift=0",
+                     append=("udpshell=9000 ushkey=%s %s" % (key, append)).strip(),
                      name="price-" + arch, lifetime=900,
                      extra=["-netdev", fwd, "-device", NICS[arch]]) as g:
             g.boot(120)
-            r = subprocess.run([SONDE_SH, "-t", "600", "127.0.0.1:%d" % port,
+            r = subprocess.run([SONDE_SH, "-t", "600", "-k", keyfile.name, "127.0.0.1:%d" % port,
                                 "bench stream %d" % sink.getsockname()[1]],
                                capture_output=True, text=True, timeout=700)
     finally:
         done.set()
         t.join()
         sink.close()
+        os.unlink(keyfile.name)
     m = BENCH_STREAM.search(r.stdout)
     if r.returncode != 0 or not m:
         raise Fail("%s: bench stream: exit %d: %r %r" % (arch, r.returncode, r.stdout[-500:],

@@ -7,12 +7,13 @@
 #include "kernel/panic.h"
 #include "kernel/symtab.h"
 #include "lib/sha256.h"
+#include "mm/heapprof.h"
 #include "lib/string.h"
 #include "uapi/udpshell.h"
 
 static struct cmdline cmdline;
 static const char *const known_params[] = { "smp", "pmu", "ip", "mask", "gw", "udpshell",
-                                            "ushkey" };
+                                            "ushkey", "heapprof" };
 
 /* ushkey=: decoded here, at parse time, so that every copy of the text can
  * be wiped at once; net_boot takes it later with boot_param_ushkey. */
@@ -133,6 +134,23 @@ void boot_param_pmu(void)
         pmu_set_mode(PMU_MODE_ASSUME);
     else
         kprintf("boot: pmu='%s' is not one of auto, off, assume: using auto\n", s);
+}
+
+void boot_param_heapprof(void)
+{
+    const char *s = cmdline_get(&cmdline, "heapprof");
+    uint64_t r;
+    if (!s) {
+        heapprof_set_rate(HEAPPROF_RATE_DEF);
+    } else if (strcmp(s, "off") == 0) {
+        heapprof_set_rate(0);
+    } else if (parse_range(s, HEAPPROF_RATE_MIN, HEAPPROF_RATE_MAX, &r)) {
+        heapprof_set_rate((uint32_t)r);
+    } else {
+        kprintf("boot: heapprof='%s' is not off or a rate in bytes (%u-%u): using %u\n",
+                s, HEAPPROF_RATE_MIN, HEAPPROF_RATE_MAX, HEAPPROF_RATE_DEF);
+        heapprof_set_rate(HEAPPROF_RATE_DEF);
+    }
 }
 
 void symtab_selftest(uintptr_t fn, const char *name)

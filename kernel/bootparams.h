@@ -22,6 +22,10 @@ int boot_param_ushkey(uint8_t key[32]);
 unsigned boot_param_smp(void);
 /* pmu=auto|off|assume, handed to pmu_set_mode; a bad value is reported. */
 void boot_param_pmu(void);
+/* heapprof=R|off: heap profiling's sampling rate in bytes
+ * (HEAPPROF_RATE_MIN..MAX, default HEAPPROF_RATE_DEF) or off, set in
+ * mm/heapprof.h; a bad value is reported and the default used. */
+void boot_param_heapprof(void);
 /* The table the three-pass link baked in must name its own functions:
  * fn+1 must resolve to name+0x1, and name to fn. Panics otherwise. */
 void symtab_selftest(uintptr_t fn, const char *name);

@@ -2,6 +2,7 @@
  * for large ones. Exhaustion returns NULL; callers handle it. SMP-safe. */
 #pragma once
 #include <stddef.h>
+#include <stdint.h>
 
 void *kmalloc(size_t size);
 void *kzalloc(size_t size);

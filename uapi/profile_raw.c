@@ -328,6 +328,17 @@ int praw_parse_chain_kind(const char *s, size_t len, unsigned kind,
             return fail(err, cap, "weight is 0", 0);
         ch->pc_weight = v;
     }
+    ch->pc_objects = ch->pc_count;
+    if (kind == PRAW_KIND_HEAP) {
+        if (c.p >= c.end || *c.p != ':')
+            return fail(err, cap, "objects are missing (count:bytes:objects)", 0);
+        c.p++;
+        if (take_dec(&c, UINT64_MAX, &v, "objects", err, cap) < 0)
+            return -1;
+        if (v == 0)
+            return fail(err, cap, "objects is 0", 0);
+        ch->pc_objects = v;
+    }
     c.stop = 0;
     if (take_sep(&c, "pid", err, cap) < 0 ||
         take_dec(&c, PRAW_PID_MAX, &v, "pid", err, cap) < 0)

@@ -10,7 +10,7 @@
  *   header   = "# sonde raw build-id=" BUILDID " source=" SOURCE
  *              " samples=" DEC " dropped=" DEC " cpus=" DEC " ms=" DEC
  *              [" kind=" KIND] "\n"
- *   chain    = COUNT [":" WEIGHT] " " PID " " TASK " " CPU " " PC (" " RET){0,7} "\n"
+ *   chain    = COUNT [":" WEIGHT [":" OBJECTS]] " " PID " " TASK " " CPU " " PC (" " RET){0,7} "\n"
  *
  *   BUILDID  = 40 lowercase hex digits: the kernel's GNU build id (sha1)
  *   SOURCE   = 1-63 printable ASCII characters (spaces allowed); it runs
@@ -24,6 +24,18 @@
  *   WEIGHT   = DEC, 1 .. 2^64-1: their weights added (nanoseconds off the
  *              CPU, bytes). Present exactly when the kind is not cpu; a
  *              CPU sample weighs 1, so a CPU chain's weight is its COUNT.
+ *   OBJECTS  = DEC, 1 .. 2^64-1: heap only, and there required: the
+ *              objects the chain's samples stand for (each sample's
+ *              weight over its requested size, summed, rounded; at least
+ *              1). WEIGHT is then the bytes they stand for.
+ *
+ * Heap profiles come in two views, told apart by SOURCE: "heap inuse
+ * rate R" is the table of sampled blocks still live (ms=0: no window,
+ * dropped= the samples the table had no room for, CPU always 0), and
+ * "heap allocs rate R" every sampled allocation of a window of ms. R is
+ * the sampling rate in bytes (docs/profiling.md). Go's four sample types
+ * map as: inuse_objects/inuse_space from an inuse profile's OBJECTS and
+ * WEIGHT, alloc_objects/alloc_space from an allocs profile's.
  *   PID      = DEC, 0 .. 2147483647
  *   TASK     = 1-31 characters from '!' .. '~' except ';': the task's name
  *              when sampled. The kernel replaces a space or ';' in a name
@@ -86,6 +98,7 @@ struct praw_header {
 struct praw_chain {
     uint32_t pc_count;
     uint64_t pc_weight;             /* ":WEIGHT", or pc_count when none */
+    uint64_t pc_objects;            /* heap: ":OBJECTS"; else pc_count */
     uint32_t pc_pid;
     uint32_t pc_cpu;
     char pc_task[PRAW_TASK_MAX + 1];

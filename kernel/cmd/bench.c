@@ -12,6 +12,7 @@
 #include "kernel/sched.h"
 #include "kernel/shell.h"
 #include "kernel/symtab.h"
+#include "lib/sha256.h"
 #include "lib/string.h"
 #include "kernel/prof/stream.h"
 #include "lib/parse.h"
@@ -66,7 +67,8 @@ static uint64_t run_workload(enum bench_mode mode, struct printer *p)
         struct prof_sink sink;
         cmd_profile_udp_sink(&sink, bench_dest.ip, bench_dest.port);
         /* Its client waits on the shell's reply and cannot send a
-         * keep-alive meanwhile: the bench confirms for it. */
+         * keep-alive meanwhile: the bench confirms for it, which is safe
+         * only because bench_stream ran for a key holder (see there). */
         sink.sk_confirmed = true;
         bool ok = prof_stream_start(&sink, 0, PROF_ALL, p) == 0;
         sleep_ms(BENCH_WINDOW_MS);
@@ -173,6 +175,21 @@ static int bench_stream(const char *arg, struct printer *p)
     if (!udpshell_requester(&bench_dest.ip)) {
         pr_puts(p, "bench: stream goes to the UDP shell client that asks; "
                 "use it over the UDP shell\n");
+        return 1;
+    }
+    /* The bench's stream starts confirmed (its client cannot send a
+     * keep-alive while the shell runs this command), so only a requester
+     * who holds the key may start it: an open shell cannot tell who
+     * asked, and a spoofed request would aim a second of stream at
+     * whoever the source address names. */
+    struct hmac_sha256 m;
+    uint64_t epoch;
+    bool keyed = udpshell_keyed(&m, &epoch);
+    secure_zero(&m, sizeof m);
+    if (!keyed) {
+        pr_puts(p, "bench: stream needs the authenticated shell (boot with ushkey=, "
+                "ask with sonde-sh -k): it starts confirmed, and an open shell cannot "
+                "tell who asked\n");
         return 1;
     }
     bench_dest.port = (uint16_t)v;

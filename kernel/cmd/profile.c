@@ -344,6 +344,9 @@ static int cmd_profile(int argc, char **argv, struct printer *p)
     /* stream, stop, keepalive, status: the stream's. */
     if (cmd_profile_stream(argc, argv, p, &rc))
         return rc;
+    /* heap, allocs: heap profiling's (kernel/cmd/profile_heap.c). */
+    if (cmd_profile_heap(argc, argv, p, &rc))
+        return rc;
     /* off, wall, latency: off-CPU windows. */
     if (cmd_profile_off(argc, argv, p, &rc))
         return rc;
@@ -353,8 +356,10 @@ static int cmd_profile(int argc, char **argv, struct printer *p)
 }
 
 SHELL_COMMAND(profile, "profile", PROF_USAGE "  sample; the hottest chains, or every chain folded or raw"
-              " (also: profile off|wall [ms] [pid|all] [chains|folded|raw], profile latency [ms],"
-              " profile stream <port> [ms|0] [pid|all], stop, keepalive <id>, status)",
+              " (also: profile stream <port> [ms|0] [pid|all], stop, keepalive <id>, status;"
+              " profile heap [chains|folded|raw], profile heap rate <bytes>|off,"
+              " profile allocs [ms] [pid|all] [chains|folded|raw];"
+              " profile off|wall [ms] [pid|all] [chains|folded|raw], profile latency [ms])",
               cmd_profile);
 
 /* profile_cpus: which source took each CPU's samples in the last run (the

@@ -1,6 +1,7 @@
 /* kernel/cmd/profile.h: what the profile commands (kernel/cmd/profile.c)
  * share with the other commands: the UDP binding of a stream's sink. */
 #pragma once
+#include <stdbool.h>
 #include <stdint.h>
 #include "kernel/prof/stream.h"
 
@@ -14,3 +15,9 @@ void cmd_profile_udp_sink(struct prof_sink *sk, uint32_t ip, uint16_t port);
 /* Forget the shell's key as the sinks learnt it: the next sink asks again. */
 void cmd_profile_test_reset(void);
 #endif
+
+struct printer;
+/* `profile heap ...` and `profile allocs ...` (kernel/cmd/profile_heap.c):
+ * true with *rc the command's exit status when argv[1] is heap or
+ * allocs; false for any other word. */
+bool cmd_profile_heap(int argc, char **argv, struct printer *p, int *rc);

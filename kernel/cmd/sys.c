@@ -9,6 +9,7 @@
 #include "kernel/time.h"
 #include "lib/string.h"
 #include "mm/heap.h"
+#include "mm/heapprof.h"
 #include "mm/pmm.h"
 
 #define SONDE_VERSION "0.1"
@@ -34,6 +35,18 @@ static int cmd_mem(int argc, char **argv, struct printer *p)
     size_t total = pmm_total_pages(), free = pmm_free_pages();
     pr_printf(p, "total %zu KiB, free %zu KiB, heap in use %zu bytes (%zu pages, %zu allocs, %zu frees)\n",
               total * 4, free * 4, hs.in_use, hs.pages, hs.allocs, hs.frees);
+    struct heapprof_stats st;
+    heap_prof_copy(NULL, 0, &st);
+    if (st.hs_rate)
+        pr_printf(p, "heap profiling on, rate %u bytes: ", st.hs_rate);
+    else
+        pr_puts(p, "heap profiling off: ");
+    pr_printf(p, "%u sampled blocks live (table %u), %lu samples, %lu did not fit, "
+              "%lu retired\n", st.hs_live, HEAPPROF_BLOCKS, (unsigned long)st.hs_samples,
+              (unsigned long)st.hs_overflow, (unsigned long)st.hs_retired);
+    if (st.hs_missing)      /* a marked block freed with no entry: a bug */
+        pr_printf(p, "heap profiling: %lu sampled frees found no entry\n",
+                  (unsigned long)st.hs_missing);
     return 0;
 }
 SHELL_COMMAND(mem, "mem", "mem              memory: total, free, heap in use", cmd_mem);

@@ -42,6 +42,7 @@ struct exp_chain {
     uint32_t ec_task;           /* folded: index of the name's first holder */
     uint32_t ec_count;          /* records */
     uint64_t ec_weight;         /* their weights: for CPU samples, the count */
+    uint64_t ec_objects;        /* heap: the objects they stand for, Q16 */
     uint16_t ec_cpu;            /* raw only */
     uint8_t ec_depth;
     uint8_t ec_named;           /* folded: bit i set: frame i is a name */
@@ -195,12 +196,14 @@ static void exp_add(struct exp_fold *f, const struct exp_chain *k)
     if (e) {
         f->chains[e - 1].ec_count++;
         f->chains[e - 1].ec_weight += k->ec_weight;
+        f->chains[e - 1].ec_objects += k->ec_objects;
         return;
     }
     struct exp_chain *c = &f->chains[f->nchains++];
     *c = *k;
     c->ec_count = 1;
     c->ec_weight = k->ec_weight;
+    c->ec_objects = k->ec_objects;
     *slot = f->nchains;
 }
 
@@ -215,6 +218,7 @@ static void exp_fold_all(struct exp_fold *f)
                 continue;       /* not what this run measures */
             exp_key(f, r, c, &k);
             k.ec_weight = prof_record_weight(r);
+            k.ec_objects = prof_record_objects_q16(r);
             exp_add(f, &k);
             f->samples++;
         }
@@ -337,6 +341,11 @@ static void exp_print_raw(struct exp_fold *f, const struct exp_chain *c,
     pr_printf(p, "%u", c->ec_count);
     if (f->snap->ps_kind != PROF_KIND_CPU)
         pr_printf(p, ":%lu", (unsigned long)c->ec_weight);
+    if (f->snap->ps_kind == PROF_KIND_HEAP) {
+        /* Rounded, and at least 1 (uapi/profile_raw.h). */
+        uint64_t o = (c->ec_objects + (1u << 15)) >> 16;
+        pr_printf(p, ":%lu", (unsigned long)(o ? o : 1));
+    }
     pr_printf(p, " %d %s %u", c->ec_pid, f->tasks[t].ex_name, c->ec_cpu);
     for (unsigned i = 0; i < c->ec_depth; i++)
         pr_printf(p, " %lx", (unsigned long)c->ec_frames[i]);

@@ -74,3 +74,14 @@ static inline uint64_t prof_record_weight(const struct prof_record *r)
 {
     return r->pr_kind == PROF_KIND_CPU ? 1 : r->pr_weight;
 }
+
+/* The objects a record stands for, in 1/65536ths: a heap sample's weight
+ * over its requested size (the same scale as its bytes); 1 otherwise. */
+static inline uint64_t prof_record_objects_q16(const struct prof_record *r)
+{
+    if (r->pr_kind != PROF_KIND_HEAP || r->pr_size == 0)
+        return 1u << 16;
+    if (r->pr_weight < 1ull << 47)
+        return ((r->pr_weight << 16) + r->pr_size / 2) / r->pr_size;
+    return r->pr_weight / r->pr_size << 16;
+}

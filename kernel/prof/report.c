@@ -26,6 +26,7 @@ struct prof_chain {
     const char *ch_name;        /* NULL: the leaf did not resolve */
     size_t ch_off_min, ch_off_max;
     uint64_t ch_weight;         /* the records' weights: for CPU samples, their count */
+    uint64_t ch_objects;        /* heap: the objects they stand for, Q16 */
     uint8_t ch_depth;
 };
 
@@ -69,6 +70,7 @@ struct prof_fold {
     uint32_t max_count;
     uint32_t total;             /* records of the snapshot's kind, folded */
     uint64_t weight;            /* and their weights */
+    uint64_t objects;           /* heap: the objects they stand for, Q16 */
     uint64_t over_weight;       /* weight of the records whose chain did not fit */
     uint32_t over_chains;       /* distinct such chains */
     uint32_t *costs;            /* every record's cost, for the median */
@@ -202,6 +204,7 @@ static struct prof_chain *prof_find_or_add(struct prof_fold *f, const struct pro
         c->ch_callers[j] = k->callers[j];
     c->ch_off_min = c->ch_off_max = k->off;
     c->ch_weight = 0;
+    c->ch_objects = 0;
     *slot = ++f->nall;
     return c;
 }
@@ -243,6 +246,11 @@ static void prof_fold_table(struct prof_fold *f)
             uint64_t w = prof_record_weight(r);
             c->ch_weight += w;
             f->weight += w;
+            if (kind == PROF_KIND_HEAP) {
+                uint64_t o = prof_record_objects_q16(r);
+                c->ch_objects += o;
+                f->objects += o;
+            }
             if (k.off < c->ch_off_min)
                 c->ch_off_min = k.off;
             if (k.off > c->ch_off_max)
@@ -352,6 +360,76 @@ static void prof_print_chain(const struct prof_chain *c, uint64_t total,
         symtab_format_ret(c->ch_callers[i], buf, sizeof buf);
         pr_printf(p, "        <- %s\n", buf);
     }
+}
+
+/* ---- heap snapshots: bytes and objects, not samples ---- */
+
+/* Q16 objects, rounded to whole ones. */
+static unsigned long prof_objects(uint64_t q16)
+{
+    return (unsigned long)((q16 + (1u << 15)) >> 16);
+}
+
+/* "heap in use: rate 524288 bytes, 2050 samples, 0 did not fit the table"
+ * or "heap allocated in 2000 ms: rate ...", then the estimate. */
+static void prof_print_heap_header(const struct prof_fold *f, struct printer *p)
+{
+    const struct prof_snapshot *s = f->snap;
+    if (s->ps_inuse) {
+        pr_printf(p, "heap in use: rate %u bytes, %u samples, %u did not fit the table\n",
+                  s->ps_rate, f->total, s->ps_dropped);
+    } else {
+        unsigned cpus = 0;
+        for (unsigned i = 0; i < MAX_CPUS; i++)
+            cpus += s->ps_count[i] > 0;
+        pr_printf(p, "heap allocated in %u ms: rate %u bytes, %u samples on %u cpus, "
+                  "%u dropped\n", s->ps_ms, s->ps_rate, f->total, cpus, s->ps_dropped);
+    }
+    pr_printf(p, "estimated %lu bytes in %lu objects\n", (unsigned long)f->weight,
+              prof_objects(f->objects));
+}
+
+/* "34.5% 1843200 bytes 450 objects heaptest_site_a+0x1c", then callers. */
+static void prof_print_heap_chain(const struct prof_chain *c, uint64_t total,
+                                  struct printer *p)
+{
+    uint64_t w = c->ch_weight, t = total ? total : 1;
+    while (w > UINT64_MAX / 2000 || t > UINT64_MAX / 2) {
+        w >>= 1;
+        t >>= 1;
+    }
+    uint64_t tenths = (w * 2000 + t) / (2 * t);
+    pr_printf(p, "%lu.%lu%% %lu bytes %lu objects ", (unsigned long)(tenths / 10),
+              (unsigned long)(tenths % 10), (unsigned long)c->ch_weight,
+              prof_objects(c->ch_objects));
+    if (!c->ch_name)
+        pr_printf(p, "0x%lx\n", (unsigned long)c->ch_leaf);
+    else if (c->ch_off_min == c->ch_off_max)
+        pr_printf(p, "%s+0x%zx\n", c->ch_name, c->ch_off_min);
+    else
+        pr_printf(p, "%s+0x%zx..0x%zx\n", c->ch_name, c->ch_off_min, c->ch_off_max);
+    for (unsigned i = 0; i + 1 < c->ch_depth; i++) {
+        char buf[128];
+        symtab_format_ret(c->ch_callers[i], buf, sizeof buf);
+        pr_printf(p, "        <- %s\n", buf);
+    }
+}
+
+static void prof_print_heap(struct prof_fold *f, unsigned chains, struct printer *p)
+{
+    prof_print_heap_header(f, p);
+    if (f->total == 0) {
+        pr_puts(p, f->snap->ps_inuse ? "no sampled blocks in use\n"
+                                     : "no allocations sampled in the window\n");
+        return;
+    }
+    uint8_t order[PROF_CHAINS];
+    prof_sort(f, order);
+    for (unsigned i = 0; i < f->nchains && i < chains; i++)
+        prof_print_heap_chain(&f->tab[order[i]], f->weight, p);
+    if (f->over_weight)
+        pr_printf(p, "%u more chains did not fit the %u-chain table (%lu bytes)\n",
+                  f->over_chains, PROF_CHAINS, (unsigned long)f->over_weight);
 }
 
 static void prof_print_empty(const struct prof_snapshot *s, struct printer *p)
@@ -491,6 +569,12 @@ int prof_report(const struct prof_snapshot *s, const struct prof_report_opts *o,
         pr_printf(p, "profile: no memory for the chain table (%u records, %u "
                   "distinct chains so far)\n", total, n);
         return PROF_ENOMEM;
+    }
+    if (s->ps_kind == PROF_KIND_HEAP) {
+        prof_print_heap(f, o->ro_chains, p);
+        prof_fold_free(f);
+        prof_report_took = cycles_now() - t0;
+        return PROF_OK;
     }
     prof_print_header(f, p);
     if (f->total == 0) {

@@ -35,6 +35,8 @@ static unsigned prof_busy;      /* a run, report or stream holds the profiler */
  * Stop). Read and written only by the profiler's holder. */
 static bool prof_ran;
 static struct prof_snapshot prof_snap;
+static uint8_t prof_run_kind;   /* what the last run recorded (enum prof_kind) */
+static char prof_heap_source[40]; /* "heap allocs rate R", a heap window's */
 static enum prof_view prof_last_view;   /* an off-CPU run's, for report again */
 
 /* ---- who holds the profiler ------------------------------------------ */
@@ -136,7 +138,7 @@ static void prof_stop(void)
  * after an inject, which adds records while the profiler is held. The
  * acquire of each count pairs with the sampler's release (F in
  * kernel/prof/sample.c): the records counted are whole. */
-static void prof_freeze(uint8_t kind)
+static void prof_freeze(void)
 {
     struct prof_snapshot *s = &prof_snap;
     s->ps_dropped = 0;
@@ -153,9 +155,9 @@ static void prof_freeze(uint8_t kind)
         s->ps_in_window[i] = pc->pc_in_window;
         s->ps_dropped += pc->pc_full + pc->pc_nested;
     }
-    s->ps_kind = kind;
+    s->ps_kind = prof_run_kind;
     s->ps_counter = (prof_ring_gate() & PROF_GATE_PMU) != 0;
-    s->ps_source = pmu_source_name();
+    s->ps_source = prof_run_kind == PROF_KIND_HEAP ? prof_heap_source : pmu_source_name();
     s->ps_note = pmu_probe_note();
 }
 
@@ -164,7 +166,7 @@ static int prof_report_snap(unsigned chains, enum prof_format fmt,
 {
     struct prof_report_opts o = { .ro_chains = chains, .ro_format = fmt,
                                   .ro_view = prof_last_view };
-    prof_freeze(prof_last_view ? PROF_KIND_OFFCPU : PROF_KIND_CPU);
+    prof_freeze();
     return prof_report(&prof_snap, &o, p);
 }
 
@@ -209,9 +211,48 @@ int prof_run(unsigned ms, int pid, unsigned chains, enum prof_format fmt,
     int rc = prof_ring_grow(prof_ring_records_for(ms, prof_rate_hz(pmu)), p);
     if (rc == PROF_OK) {
         prof_ran = true;
+        prof_run_kind = PROF_KIND_CPU;
         prof_last_view = 0;
         prof_snap.ps_ms = ms;
         prof_start(pid, pmu, PROF_GATE_CPU);
+        sleep_ms(ms);
+        prof_stop();
+        rc = prof_report_snap(chains, fmt, p);
+    }
+    prof_give();
+    return rc;
+}
+
+int prof_run_allocs(unsigned ms, int pid, unsigned chains, enum prof_format fmt,
+                    uint32_t rate, struct printer *p)
+{
+    if (!prof_window_ok(ms, p) || !prof_chains_ok(chains, p))
+        return PROF_EINVAL;
+    if (fmt != PROF_TEXT && fmt != PROF_FOLDED && fmt != PROF_RAW) {
+        pr_printf(p, "profile: unknown output format %d\n", (int)fmt);
+        return PROF_EINVAL;
+    }
+    if (pid < PROF_ALL) {
+        pr_printf(p, "profile: pid %d: no such task\n", pid);
+        return PROF_EINVAL;
+    }
+    if (prof_claim(p) != PROF_OK)
+        return PROF_EBUSY;
+    /* The allocator's samples come at its own pace, not a source's: a
+     * ring of PROF_ALLOCS_RECS per CPU, and what does not fit is counted
+     * as dropped. */
+    int rc = prof_ring_grow(PROF_ALLOCS_RECS, p);
+    if (rc == PROF_OK) {
+        prof_ran = true;
+        prof_run_kind = PROF_KIND_HEAP;
+        prof_last_view = 0;
+        fmt_snprintf(prof_heap_source, sizeof prof_heap_source, "heap allocs rate %u", rate);
+        prof_snap.ps_ms = ms;
+        prof_snap.ps_pid = pid;
+        prof_snap.ps_rate = rate;
+        prof_snap.ps_inuse = false;
+        prof_snap.ps_cycles = cycles_now();
+        prof_snap.ps_ncpus = prof_ring_open(pid, PROF_GATE_KIND(PROF_KIND_HEAP), false);
         sleep_ms(ms);
         prof_stop();
         rc = prof_report_snap(chains, fmt, p);
@@ -244,7 +285,7 @@ int prof_cost_permille(unsigned permille, uint32_t *cost)
     int rc = PROF_EINVAL;
     uint32_t total = 0;
     if (prof_ran) {
-        prof_freeze(PROF_KIND_CPU);
+        prof_freeze();
         for (unsigned i = 0; i < MAX_CPUS; i++)
             total += prof_snap.ps_count[i];
     }
@@ -330,6 +371,7 @@ int prof_run_off(unsigned ms, int pid, unsigned chains, enum prof_format fmt,
     if (rc == PROF_OK) {
         unsigned kinds = PROF_GATE_KIND(PROF_KIND_OFFCPU) | (wall ? PROF_GATE_CPU : 0);
         prof_ran = true;
+        prof_run_kind = PROF_KIND_OFFCPU;
         prof_last_view = view;
         prof_snap.ps_ms = ms;
         uint64_t t0 = time_ns();
@@ -365,6 +407,7 @@ int prof_session_stream_begin(int pid, unsigned drain_ms, bool *pmu, struct prin
     }
     /* The rings are about to wrap: what they hold is no window's any more. */
     prof_ran = false;
+    prof_run_kind = PROF_KIND_CPU;
     prof_start(pid, *pmu, PROF_GATE_CPU);
     return PROF_OK;
 }
@@ -388,7 +431,7 @@ int prof_print_last_sources(struct printer *p)
     }
     int rc = PROF_EINVAL;
     if (prof_ran) {
-        prof_freeze(prof_last_view ? PROF_KIND_OFFCPU : PROF_KIND_CPU);
+        prof_freeze();
         prof_print_sources(&prof_snap, p);
         rc = PROF_OK;
     } else {

@@ -29,6 +29,15 @@ int prof_run(unsigned ms, int pid, unsigned chains, enum prof_format fmt,
 int prof_run_off(unsigned ms, int pid, unsigned chains, enum prof_format fmt,
                  enum prof_view view, struct printer *p);
 
+/* `profile allocs`: a window of ms recording the allocator's heap
+ * samples (mm/heapprof.h, through prof_emit) instead of the CPU's, then
+ * their report: estimated bytes and objects allocated, by chain. rate:
+ * the sampling rate in force, for the header (the caller checks that
+ * sampling is on). Same arguments and returns as prof_run. */
+#define PROF_ALLOCS_RECS 8192u  /* records per CPU a window keeps */
+int prof_run_allocs(unsigned ms, int pid, unsigned chains, enum prof_format fmt,
+                    uint32_t rate, struct printer *p);
+
 /* Report the rings as they stand (the last run's records plus anything
  * injected since), under the last run's window and pid filter, showing
  * chains chains. Same returns as prof_run. */

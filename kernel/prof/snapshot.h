@@ -35,4 +35,7 @@ struct prof_snapshot {
     bool ps_counter;                  /* the probe found a usable counter */
     const char *ps_source;            /* pmu_source_name() */
     const char *ps_note;              /* pmu_probe_note(), or NULL */
+    /* Heap snapshots only (kernel/prof/heapview.c): */
+    bool ps_inuse;                    /* the in-use table, not a window */
+    uint32_t ps_rate;                 /* the sampling rate, bytes */
 };

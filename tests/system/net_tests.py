@@ -1024,6 +1024,17 @@ def t_pstream_bad_args_and_serial(g):
     check(g.cmd("profile stop").strip() == "profile: no stream running", "a refused stream ran")
 
 
+@test
+def t_bench_stream_needs_a_key(g):
+    """`bench stream` starts its stream confirmed (its client cannot send
+    a keep-alive while the shell runs it), so an open shell refuses it,
+    saying why, and nothing streams."""
+    out = g.sh("bench stream 9")
+    check("bench: stream needs the authenticated shell (boot with ushkey=" in out,
+          "open shell ran bench stream: %r" % out[-300:])
+    check(g.cmd("profile stop").strip() == "profile: no stream running", "a refused stream ran")
+
+
 # Tests that boot machines of their own (not the shared guest).
 SOLO = []
 

@@ -1,4 +1,4 @@
-// LINK: kernel/bootparams.c lib/parse.c lib/sha256.c uapi/udpshell.c uapi/udpshell_auth.c
+// LINK: kernel/bootparams.c lib/parse.c lib/sha256.c uapi/udpshell.c uapi/udpshell_auth.c mm/heapprof.c tests/unit/fake_heapprof.c
 /* tests/unit/test_bootparams.c: ushkey= on the kernel command line: the
  * key decoded, every copy of its digits overwritten, a bad or dropped value
  * refused with the rule named, and the value never printed. */
@@ -8,6 +8,7 @@
 #include "kernel/bootparams.h"
 #include "kernel/console.h"
 #include "kernel/symtab.h"
+#include "mm/heapprof.h"
 
 static char printed[4096];
 void kprintf(const char *fmt, ...)
@@ -187,4 +188,34 @@ TEST(bare_ushkey_word_does_not_make_up_for_a_lost_key)
     CHECK_EQ(boot_param_ushkey(key), -1);
     CHECK(strstr(printed, "boot: ushkey= was not read") != NULL);
     loader_reset();
+}
+
+/* heapprof=R|off: the rate in bytes, off, or the default with a message
+ * naming the allowed range. */
+TEST(heapprof_param)
+{
+    char a[] = "heapprof=4096";
+    boot_params_parse(a);
+    boot_param_heapprof();
+    CHECK_EQ(heapprof_rate, 4096);
+    char b[] = "heapprof=off";
+    boot_params_parse(b);
+    boot_param_heapprof();
+    CHECK_EQ(heapprof_rate, 0);
+    char c[] = "smp=2";
+    boot_params_parse(c);
+    boot_param_heapprof();
+    CHECK_EQ(heapprof_rate, HEAPPROF_RATE_DEF);
+    char d[] = "heapprof=0";
+    printed[0] = 0;
+    boot_params_parse(d);
+    boot_param_heapprof();
+    CHECK_EQ(heapprof_rate, HEAPPROF_RATE_DEF);
+    CHECK(strstr(printed, "heapprof='0'") && strstr(printed, "1-1073741824"));
+    char e[] = "heapprof=2000000000";
+    printed[0] = 0;
+    boot_params_parse(e);
+    boot_param_heapprof();
+    CHECK_EQ(heapprof_rate, HEAPPROF_RATE_DEF);
+    CHECK(strstr(printed, "heapprof='2000000000'") != NULL);
 }

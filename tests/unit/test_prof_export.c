@@ -1,4 +1,4 @@
-// LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c
+// LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c kernel/cmd/profile_heap.c kernel/prof/heapview.c mm/heapprof.c tests/unit/fake_heap_table.c
 /* Host tests of kernel/prof/export.c through the real sampler and the
  * `profile` command: the raw and folded outputs as exact text, every
  * distinct chain printed, task names, unresolved addresses, and the raw
@@ -68,8 +68,8 @@ TEST(raw_and_folded_carry_kind_and_weight)
     CHECK_EQ(prof_export(&s, false, &bp.pr), PROF_OK);
     CHECK_STR(got(),
         "# sonde raw build-id=" ID " source=heap samples=3 dropped=0 cpus=1 ms=10 kind=heap\n"
-        "1:9000 7 burn 0 3010\n"
-        "2:4000 5 burn 0 301a\n");
+        "1:9000:1 7 burn 0 3010\n"       /* no size: a record is one object */
+        "2:4000:2 5 burn 0 301a\n");
     struct praw_header h;
     char err[PRAW_ERR_MAX];
     CHECK_EQ(praw_parse(out, strlen(out), &h, NULL, NULL, err, sizeof err), 0);

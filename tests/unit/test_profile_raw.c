@@ -141,8 +141,16 @@ TEST(raw_kinds_and_weights)
     CHECK_EQ(s.c[0].pc_depth, 2);
     CHECK_EQ(s.c[1].pc_weight, UINT64_MAX);
     CHECK_EQ(parse("# sonde raw build-id=" BID " source=heap samples=1 dropped=0 "
-                   "cpus=1 ms=0 kind=heap\n1:524288 7 burn 1 10\n", &s, &h, err), 0);
+                   "cpus=1 ms=0 kind=heap\n1:524288:8192 7 burn 1 10\n", &s, &h, err), 0);
     CHECK_EQ(h.ph_kind, PRAW_KIND_HEAP);
+    CHECK_EQ(s.c[0].pc_weight, 524288);
+    CHECK_EQ(s.c[0].pc_objects, 8192);
+    CHECK(rejects("# sonde raw build-id=" BID " source=x samples=1 dropped=0 cpus=1 "
+                  "ms=1 kind=heap\n1:5 7 burn 1 10\n", "line 2: objects are missing"));
+    CHECK(rejects("# sonde raw build-id=" BID " source=x samples=1 dropped=0 cpus=1 "
+                  "ms=1 kind=heap\n1:5:0 7 burn 1 10\n", "line 2: objects is 0"));
+    CHECK(rejects("# sonde raw build-id=" BID " source=x samples=1 dropped=0 cpus=1 "
+                  "ms=1 kind=offcpu\n1:5:3 7 burn 1 10\n", "line 2: "));
     CHECK_EQ(parse("# sonde raw build-id=" BID " source=x samples=1 dropped=0 "
                    "cpus=1 ms=1 kind=cpu\n1 7 burn 1 10\n", &s, &h, err), 0);
     CHECK_EQ(h.ph_kind, PRAW_KIND_CPU);

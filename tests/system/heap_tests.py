@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""Sonde heap profiling system tests: `heaptest`'s known allocation sites
+measured by `profile heap` and `profile allocs`, an injected leak, and four
+CPUs allocating at a high sampling rate (docs/profiling.md).
+
+usage: python3 tests/system/heap_tests.py [--arch x86_64|arm64] [--list] [NAME...]
+
+One 4-CPU machine per run, booted once; the tests run on it in order
+(each leaves the heap as it found it, but for the leak it injects). Prints
+'PASS name (secs)' or 'FAIL name (secs): reason' plus the serial tail, and
+ends with 'N passed, N failed'. Nothing is retried: the rates are chosen
+so that every estimate checked to 10% is at least 3 standard deviations
+inside it (sd of an estimate of B bytes at rate R: sqrt(R / B)).
+Python 3 standard library only.
+"""
+import os
+import re
+import sys
+import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import runner  # noqa: E402
+from qemu import Fail, Machine, check  # noqa: E402
+
+MIB = 1 << 20
+CHAIN = re.compile(r"^\d+\.\d% (\d+) bytes (\d+) objects (\S+)$", re.M)
+INUSE = re.compile(r"^heap in use: rate (\d+) bytes, (\d+) samples, (\d+) did not fit the table$", re.M)
+ALLOCS = re.compile(r"^heap allocated in (\d+) ms: rate (\d+) bytes, (\d+) samples on (\d+) cpus, (\d+) dropped$", re.M)
+MEM = re.compile(r"heap in use (\d+) bytes \(\d+ pages, (\d+) allocs, (\d+) frees\)\n"
+                 r"heap profiling (?:on, rate (\d+) bytes|off): (\d+) sampled blocks live "
+                 r"\(table \d+\), (\d+) samples, (\d+) did not fit, (\d+) retired")
+
+TESTS = []
+ARCH = ["x86_64"]
+MACHINE = {}
+
+
+def test(name):
+    def reg(fn):
+        TESTS.append((name, fn))
+        return fn
+    return reg
+
+
+def by_site(out):
+    """{leaf function: [bytes, objects]} over a heap text report's chains."""
+    sites = {}
+    for b, o, leaf in CHAIN.findall(out):
+        fn = leaf.split("+")[0]
+        s = sites.setdefault(fn, [0, 0])
+        s[0] += int(b)
+        s[1] += int(o)
+    return sites
+
+
+def within(what, got, want, tol=0.10):
+    check(abs(got - want) <= tol * want,
+          "%s: estimated %d, truth %d (off by %.1f%%, allowed %d%%)" % (
+              what, got, want, 100.0 * (got - want) / want, int(tol * 100)))
+
+
+def mem(m):
+    out = m.cmd("mem")
+    g = MEM.search(out)
+    check(g, "mem's output not understood: %r" % out)
+    check("found no entry" not in out, "mem reports sampled frees with no entry: %r" % out)
+    return [int(x) if x is not None else 0 for x in g.groups()]
+
+
+def ok(m, line, want, timeout=60):
+    out = m.cmd(line, timeout)
+    check(want in out, "%s: expected %r, got %r" % (line, want, out))
+    return out
+
+
+@test("heap_inuse_sites")
+def t_inuse(ctx):
+    """Sites A (4 MiB in 4 KiB blocks) and B (1 MiB in 64-byte objects)
+    within 10% in bytes and objects at rate 1024 (>= 200 samples; B's sd
+    3.1%), C (64 MiB allocated and freed) near 0."""
+    m = ctx.m
+    ok(m, "profile heap rate 1024", "profile: heap profiling at rate 1024 bytes")
+    ok(m, "heaptest keep", "heaptest: kept A 1024 x 4096 bytes", 120)
+    out = m.cmd("profile heap 128", 60)
+    h = INUSE.search(out)
+    check(h, "no in-use header: %r" % out[:300])
+    check(int(h.group(1)) == 1024 and int(h.group(2)) >= 200 and int(h.group(3)) == 0,
+          "header: %s" % h.group(0))
+    sites = by_site(out)
+    check("heaptest_site_a" in sites and "heaptest_site_b" in sites,
+          "sites A and B not both in the report: %s" % sorted(sites))
+    within("site A bytes", sites["heaptest_site_a"][0], 4 * MIB)
+    within("site A objects", sites["heaptest_site_a"][1], 1024)
+    within("site B bytes", sites["heaptest_site_b"][0], MIB)
+    within("site B objects", sites["heaptest_site_b"][1], 16384)
+    c = sites.get("heaptest_site_c", [0, 0])[0]
+    check(c <= 0.01 * 64 * MIB, "site C shows %d bytes in use after freeing all" % c)
+    ok(m, "heaptest free", "heaptest: freed")
+    sites = by_site(m.cmd("profile heap 128", 60))
+    check("heaptest_site_a" not in sites and "heaptest_site_b" not in sites,
+          "A or B still in use after heaptest free: %s" % sites)
+
+
+@test("heap_allocs_window")
+def t_allocs(ctx):
+    """C allocates 64 MiB in 256-byte objects inside a 2 s window at rate
+    16384 (sd 1.6%): dominant, within 10% in bytes and objects."""
+    m = ctx.m
+    ok(m, "profile heap rate 16384", "at rate 16384 bytes")
+    ok(m, "heaptest churn 200", "heaptest: churn pid")
+    out = m.cmd("profile allocs 2000 all 128", 60)
+    st = m.cmd("heaptest status")
+    g = re.search(r"churn done in (\d+) ms", st)
+    check(g, "the churn had not finished when the window closed: %r" % st)
+    check(int(g.group(1)) < 1700, "the churn took %s ms: longer than the window after its "
+          "200 ms delay, so the window cannot hold it all" % g.group(1))
+    h = ALLOCS.search(out)
+    check(h, "no allocs header: %r" % out[:300])
+    check(h.group(1) == "2000" and h.group(2) == "16384" and h.group(5) == "0", "header: %s" % h.group(0))
+    first = CHAIN.search(out)
+    check(first and first.group(3).startswith("heaptest_site_c+"),
+          "C is not the first chain: %r" % out[:400])
+    c = by_site(out)["heaptest_site_c"]
+    within("site C bytes allocated", c[0], 64 * MIB)
+    within("site C objects allocated", c[1], 262144)
+
+
+@test("heap_leak_found")
+def t_leak(ctx):
+    """An injected leak of 10000 x 128 bytes grows site L's in-use figure
+    by its size (rate 1024: sd 2.8%)."""
+    m = ctx.m
+    ok(m, "profile heap rate 1024", "at rate 1024 bytes")
+    before = by_site(m.cmd("profile heap 128", 60)).get("heaptest_site_leak", [0, 0])
+    ok(m, "heaptest leak 10000", "heaptest: leaked 10000 x 128 bytes")
+    out = m.cmd("profile heap 128", 60)
+    after = by_site(out).get("heaptest_site_leak", [0, 0])
+    within("leaked bytes", after[0] - before[0], 10000 * 128)
+    within("leaked objects", after[1] - before[1], 10000)
+
+
+@test("heap_four_cpus_stress")
+def t_stress(ctx):
+    """Four CPUs allocate and free mixed sizes (small and whole-page) at
+    rate 64, with a profile allocs window in the middle: afterwards the
+    heap's bytes in use, its allocs - frees and the table's live blocks
+    are back where they were, every sampled free found its entry, and
+    nothing was retired that was not sampled."""
+    m = ctx.m
+    ok(m, "profile heap rate 64", "at rate 64 bytes")
+    b = mem(m)
+    ok(m, "heaptest stress 2000", "heaptest: stress 2000 ms, pids")
+    out = m.cmd("profile allocs 500", 60)
+    check(ALLOCS.search(out) and "ht_stress_task+" in out,
+          "profile allocs during the stress does not show it: %r" % out[:300])
+    deadline = time.monotonic() + 60
+    while True:
+        st = m.cmd("heaptest status")
+        if re.search(r"stress 0 running, [1-9]\d* done", st):
+            break
+        check(time.monotonic() < deadline, "stress did not finish: %r" % st)
+        time.sleep(0.5)
+    g = re.search(r"(\d+) pairs, (\d+) failed", st)
+    check(g and int(g.group(1)) > 1000 and g.group(2) == "0", "stress: %r" % st)
+    ok(m, "profile heap rate off", "heap profiling off")
+    a = mem(m)
+    check(a[0] == b[0], "heap in use %d bytes after the stress, %d before" % (a[0], b[0]))
+    check(a[1] - a[2] == b[1] - b[2], "allocs - frees %d after, %d before" % (a[1] - a[2], b[1] - b[2]))
+    check(a[4] == b[4], "%d sampled blocks live after, %d before" % (a[4], b[4]))
+    check(a[5] - b[5] > 1000, "only %d samples during the stress at rate 64" % (a[5] - b[5]))
+    check(a[5] - b[5] == (a[7] - b[7]) + (a[6] - b[6]),
+          "samples %d != retired %d + did not fit %d" % (a[5] - b[5], a[7] - b[7], a[6] - b[6]))
+
+
+class Ctx:
+    """The run's one machine, booted at the first test that asks (a boot
+    that fails fails that test)."""
+
+    def __init__(self, name):
+        self.start = None
+
+    @property
+    def m(self):
+        m = MACHINE.get("m")
+        if m is None or not m.alive():
+            if m is not None:
+                m.close()
+            m = Machine(arch=ARCH[0], smp=4, lifetime=300.0, name="heap-" + ARCH[0])
+            MACHINE["m"] = m
+            m.boot(120)
+        if self.start is None:
+            self.start = m.mark()
+        return m
+
+    def tails(self):
+        m = MACHINE.get("m")
+        return runner.quoted_tail(m, self.start or 0) if m else ""
+
+    def finish(self, failed):
+        if failed and "m" in MACHINE:
+            MACHINE.pop("m").close()
+
+
+def main(argv):
+    if "--arch" in argv:
+        i = argv.index("--arch")
+        check(i + 1 < len(argv), "--arch needs x86_64 or arm64")
+        ARCH[0] = argv[i + 1]
+        argv = argv[:i] + argv[i + 2:]
+    if "--list" in argv:
+        for name, _ in TESTS:
+            print(name)
+        return 0
+    chosen = runner.select(TESTS, [a for a in argv if not a.startswith("-")])
+    try:
+        return runner.run(chosen, Ctx)
+    finally:
+        if "m" in MACHINE:
+            MACHINE.pop("m").close()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
