@@ -130,6 +130,9 @@ bool ipv4_source_unanswerable(uint32_t src)
            (net_ip_addr != 0 && src == net_ip_addr);
 }
 
+/* Ours, or a broadcast. Not multicast: the stack joins no group, so a
+ * multicast destination is some other host's business (rx_ignored), and no
+ * port ever hears one, UDP_BIND_BROADCAST or not. */
 bool ipv4_is_local(uint32_t dst)
 {
     return (net_ip_addr != 0 && dst == net_ip_addr) || ipv4_is_broadcast(dst);

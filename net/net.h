@@ -57,12 +57,14 @@ typedef void (*udp_handler)(void *ctx, uint32_t src_ip, uint16_t src_port,
                             const void *data, size_t len);
 #define UDP_MAX_BINDINGS 16
 /* 0, NET_ERR_INVAL (port 0 or fn NULL), NET_ERR_BUSY, NET_ERR_FULL. The
- * port receives unicast only: a datagram to a broadcast or multicast
- * destination is dropped (drop_broadcast), since every host on the wire
- * would answer it. */
+ * port receives unicast only: a datagram to a broadcast destination is
+ * dropped (drop_broadcast), since every host on the wire would answer it.
+ * Multicast never reaches UDP at all: the stack joins no group, so IPv4
+ * takes a multicast destination for another host's (rx_ignored). */
 int udp_bind(uint16_t port, udp_handler fn, void *ctx);
 /* udp_bind with options: UDP_BIND_BROADCAST also delivers datagrams sent
- * to a broadcast or multicast destination (a protocol built for them). */
+ * to a broadcast destination (a protocol built for them); multicast is
+ * still never delivered (see udp_bind). */
 #define UDP_BIND_BROADCAST 0x1
 int udp_bind_opts(uint16_t port, udp_handler fn, void *ctx, unsigned opts);
 /* Remove the binding and wait until no handler call for it is still
@@ -81,7 +83,8 @@ int udp_send(uint32_t dst_ip, uint16_t src_port, uint16_t dst_port,
 struct net_stats {
     uint64_t rx_frames, rx_bytes;
     uint64_t tx_frames, tx_bytes;
-    uint64_t rx_ignored;            /* not for us: other MAC/IP, ICMP other than echo */
+    uint64_t rx_ignored;            /* not for us: other MAC/IP (multicast among them),
+                                       ICMP other than echo */
     uint64_t drop_bad_csum;         /* IPv4 header, ICMP or UDP checksum wrong */
     uint64_t drop_truncated;        /* shorter than a header, or a length field disagreeing with the frame */
     uint64_t drop_unknown_proto;    /* ethertype, IP version or IP protocol we do not speak */
@@ -92,8 +95,9 @@ struct net_stats {
     uint64_t drop_bad_source;       /* a source no reply may go to: broadcast, multicast,
                                        loopback, 0.0.0.0, our own address (RFC 1122
                                        3.2.1.3), or a group Ethernet source */
-    uint64_t drop_broadcast;        /* UDP to a broadcast or multicast destination, on a
-                                       port that did not ask for them (UDP_BIND_BROADCAST) */
+    uint64_t drop_broadcast;        /* UDP to a broadcast destination, on a port that did
+                                       not ask for them (UDP_BIND_BROADCAST); multicast
+                                       is rx_ignored, by IPv4 */
 };
 
 extern struct net_stats net_stats_live;

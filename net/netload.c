@@ -1,12 +1,12 @@
-/* net/netload.c: `netload`, a UDP load test from the kernel's end of the
- * wire (docs/netload.md), so `profile` has network work to look at.
+/* net/netload.c: the run behind `netload`, a UDP load test from the
+ * kernel's end of the wire (docs/netload.md), so `profile` has network
+ * work to look at. The command, which checks and names its arguments, is
+ * kernel/cmd/netload.c; it calls netload_send, netload_recv,
+ * netload_status and netload_stop (net/netload.h) with values already in
+ * range.
  *
- *   netload send <ip> <port> <ms> [size] [pps]
- *   netload recv <port> <ms>
- *   netload            state of the current (or last) run
- *   netload stop       end the current run early
- *
- * A run is one killable background task; the command returns at once.
+ * A run is one killable background task: send and recv return once it
+ * is started.
  * Payloads are uapi/netload.c's, the same code the host peer
  * (tools/netload) links, so both ends agree byte for byte.
  *
@@ -16,7 +16,6 @@
 #include "kernel/sched.h"
 #include "kernel/spinlock.h"
 #include "kernel/time.h"
-#include "lib/parse.h"
 #include "lib/string.h"
 #include "net/net.h"
 #include "net/netload.h"

@@ -39,10 +39,12 @@
  * same (nonce, ip, port, seq) as a recently accepted request is its
  * retransmit, and goes to the shell task marked resend-only: answered
  * from the kept reply if there still is one, else dropped, never run. So
- * a captured request sent again, from its own port or any other, is at
- * most answered again (to its real sender), never run twice. A nonce is
- * recorded only once its request is queued: one dropped for a full queue
- * must be acceptable when the client resends it.
+ * a captured request runs at most once, from whichever address: the tag
+ * does not cover the sender, so whichever copy arrives first runs and its
+ * sender gets the reply; later copies from that same (ip, port) are
+ * answered from the kept reply (at most USH_RESENDS times), others
+ * refused. A nonce is recorded only once its request is queued: one
+ * dropped for a full queue must be acceptable when the client resends it.
  *
  * What the shell drops (malformed datagrams, a full queue, refused
  * requests) it counts itself, in struct udpshell_stats: `net` prints them
@@ -84,11 +86,12 @@ struct ush_cache {
     uint64_t total;                 /* output bytes the command printed */
     unsigned resends;               /* times sent again: at most USH_RESENDS */
     uint16_t id;                    /* its reply id */
+    uint16_t cut_id;                /* the id of its copy cut at USH_KEEP_MAX; 0: none yet */
 };
 
 static struct {
     uint16_t port;
-    spinlock_t lock;                /* queue and running, shared with the handler */
+    spinlock_t lock;                /* queue, running and fresh, shared with the handler */
     struct ush_req q[USH_QUEUE];
     unsigned head, n;
     bool running;
@@ -183,6 +186,65 @@ static bool ush_fresh_ok(uint32_t ip, uint16_t port, const struct ushp_hdr *h,
     return true;
 }
 
+/* A request already queued or running (same sender, seq and nonce): its
+ * reply is on the way, or will be. Under ush.lock. */
+static bool ush_in_hand(uint32_t ip, uint16_t port, const struct ushp_hdr *h)
+{
+    if (ush.running && ush.run_ip == ip && ush.run_port == port && ush.run_seq == h->seq &&
+        ush.run_nonce == h->nonce)
+        return true;
+    for (unsigned i = 0; i < ush.n; i++)
+        if (ush_same(&ush.q[(ush.head + i) % USH_QUEUE], ip, port, h->seq, h->nonce))
+            return true;
+    return false;
+}
+
+/* Queue the request, under ush.lock, and record its nonce (authenticated
+ * mode) only now: one dropped for a full queue must be acceptable when
+ * the client resends it. False if the queue is full (counted). */
+static bool ush_enqueue(uint32_t ip, uint16_t port, const struct ushp_hdr *h,
+                        const uint8_t *payload, bool resend_only)
+{
+    if (ush.n == USH_QUEUE) {
+        USH_COUNT(queue_full);
+        return false;
+    }
+    struct ush_req *r = &ush.q[(ush.head + ush.n) % USH_QUEUE];
+    r->ip = ip;
+    r->port = port;
+    r->seq = h->seq;
+    r->nonce = h->nonce;
+    r->resend_only = resend_only;
+    memcpy(r->line, payload, h->len);       /* h->len <= USHP_CMD_MAX: parsed */
+    r->line[h->len] = 0;
+    ush.n++;
+    if (ush.auth && !resend_only) {
+        struct ushf_req q = { .nonce = h->nonce, .ip = ip, .port = port, .seq = h->seq };
+        ushf_accept(&ush.fresh, &q);
+    }
+    return true;
+}
+
+/* The tag check, before the lock: true if the request may go on to be
+ * queued (a challenge is answered here and goes no further). */
+static bool ush_admit(uint32_t ip, uint16_t port, const struct ushp_hdr *h,
+                      const void *data, size_t len)
+{
+    if (!ush_auth_ok(h, data, len))
+        return false;               /* no reply: a forger learns nothing */
+    if (!ush.auth)
+        return true;
+    if (h->flags & USHP_FLAG_CHALLENGE) {
+        ush_challenge(ip, port, h);
+        return false;
+    }
+    if (h->epoch != ush.epoch) {
+        USH_COUNT(wrong_epoch);     /* a previous boot's, or another kernel's */
+        return false;
+    }
+    return true;
+}
+
 static void ush_input(void *ctx, uint32_t src_ip, uint16_t src_port,
                       const void *data, size_t len)
 {
@@ -201,51 +263,23 @@ static void ush_input(void *ctx, uint32_t src_ip, uint16_t src_port,
         USH_COUNT(bad[-1 - e]);     /* e is one of the USHP_NREASONS reasons */
         return;
     }
-    if (!ush_auth_ok(&h, data, len))
-        return;                     /* no reply: a forger learns nothing */
-    if (ush.auth && (h.flags & USHP_FLAG_CHALLENGE)) {
-        ush_challenge(src_ip, src_port, &h);
+    if (!ush_admit(src_ip, src_port, &h, data, len))
         return;
-    }
-    if (ush.auth && h.epoch != ush.epoch) {
-        USH_COUNT(wrong_epoch);     /* a previous boot's, or another kernel's */
-        return;
-    }
-    bool resend_only = false;
+    bool resend_only = false, queued = false;
     unsigned long f = spin_lock(&ush.lock);
-    if (ush.auth && !ush_fresh_ok(src_ip, src_port, &h, &resend_only)) {
-        spin_unlock(&ush.lock, f);
-        return;
-    }
-    bool dup = ush.running && ush.run_ip == src_ip && ush.run_port == src_port &&
-               ush.run_seq == h.seq && ush.run_nonce == h.nonce;
-    for (unsigned i = 0; i < ush.n && !dup; i++)
-        dup = ush_same(&ush.q[(ush.head + i) % USH_QUEUE], src_ip, src_port, h.seq, h.nonce);
-    if (dup) {
-        spin_unlock(&ush.lock, f);
-        USH_COUNT(in_hand);         /* its reply is on the way, or will be */
-        return;
-    }
-    if (ush.n == USH_QUEUE) {
-        spin_unlock(&ush.lock, f);
-        USH_COUNT(queue_full);
-        return;
-    }
-    struct ush_req *r = &ush.q[(ush.head + ush.n) % USH_QUEUE];
-    r->ip = src_ip;
-    r->port = src_port;
-    r->seq = h.seq;
-    r->nonce = h.nonce;
-    r->resend_only = resend_only;
-    memcpy(r->line, payload, h.len);        /* h.len <= USHP_CMD_MAX: parsed */
-    r->line[h.len] = 0;
-    ush.n++;
-    if (ush.auth && !resend_only) {
-        struct ushf_req q = { .nonce = h.nonce, .ip = src_ip, .port = src_port, .seq = h.seq };
-        ushf_accept(&ush.fresh, &q);
+    if (!ush.auth || ush_fresh_ok(src_ip, src_port, &h, &resend_only)) {
+        if (ush_in_hand(src_ip, src_port, &h))
+            USH_COUNT(in_hand);     /* its reply is on the way, or will be */
+        else
+            queued = ush_enqueue(src_ip, src_port, &h, payload, resend_only);
     }
     spin_unlock(&ush.lock, f);
-    USH_COUNT(requests);
+    if (!queued)
+        return;
+    /* A retransmit by nonce is counted when it is answered (ush_run): one
+     * whose kept reply is gone is only `replayed`, never a request. */
+    if (!resend_only)
+        USH_COUNT(requests);
     waitq_wake_all(&ush.wq);
 }
 
@@ -417,8 +451,16 @@ static void ush_resend(struct ush_cache *c, struct ush_dest *d)
     c->resends++;
     USH_COUNT(resent);
     /* A copy cut at USH_KEEP_MAX ends otherwise than the reply did: it
-     * goes under an id of its own, so it is never mixed with the original. */
-    ush_chunker_start(c->seq, c->total > c->len ? ush_new_id() : c->id, c->nonce, d);
+     * goes under an id of its own, so it is never mixed with the original;
+     * one id for every such copy of this reply, which are all the same
+     * datagrams. */
+    uint16_t id = c->id;
+    if (c->total > c->len) {
+        if (c->cut_id == 0)
+            c->cut_id = ush_new_id();
+        id = c->cut_id;
+    }
+    ush_chunker_start(c->seq, id, c->nonce, d);
     ushp_chunker_write(&ush.ch, c->buf, c->len);
     if (c->total > c->len)
         pr_printf(&chp, "\nudpshell: reply was %lu bytes; only the first %zu are "
@@ -442,6 +484,7 @@ static void ush_run(struct ush_req *r)
          * Running it would run a captured request twice. */
         struct ush_cache *k = ush_cache_lookup(r->ip, r->port);
         if (k && ush_is_retransmit(k, r)) {
+            USH_COUNT(requests);
             k->stamp = ++ush.clock;
             ush_resend(k, &d);
         } else {
@@ -465,6 +508,7 @@ static void ush_run(struct ush_req *r)
     c->total = 0;
     c->resends = 0;
     c->id = ush_new_id();
+    c->cut_id = 0;
     strlcpy(c->line, r->line, sizeof c->line);
 
     /* A line typed with a newline (nc, echo) is still one command. */
@@ -564,12 +608,13 @@ static void ush_print_stats(struct printer *p)
     pr_printf(p, "udpshell port %u: requests %lu, resent from the kept reply %lu, "
               "resends spent %lu, retransmits in hand %lu, not replayed %lu\n"
               "udpshell drops: bad udpshell %lu "
-              "(short %lu, magic %lu, len %lu, reserved %lu, too long %lu), queue full %lu, "
-              "replies %lu\n",
+              "(short %lu, magic %lu, len %lu, reserved %lu, too long %lu, challenge %lu), "
+              "queue full %lu, replies %lu\n",
               ush.port, s.requests, s.resent, s.resends_spent, s.in_hand, s.stale,
               udpshell_bad_total(&s),
               s.bad[-1 - USHP_ESHORT], s.bad[-1 - USHP_EMAGIC], s.bad[-1 - USHP_ELEN],
-              s.bad[-1 - USHP_ERESERVED], s.bad[-1 - USHP_ETOOLONG], s.queue_full,
+              s.bad[-1 - USHP_ERESERVED], s.bad[-1 - USHP_ETOOLONG],
+              s.bad[-1 - USHP_ECHALLENGE], s.queue_full,
               s.replies);
     if (ush.auth)
         pr_printf(p, "udpshell auth: HMAC-SHA256 key, boot epoch %016lx", ush.epoch);
@@ -584,8 +629,11 @@ static struct net_app_stats ush_net_stats = { ush_print_stats, 0 };
 
 int udpshell_start_auth(uint16_t port, const uint8_t key[USHP_KEY_LEN])
 {
-    /* The epoch must be unpredictable: a clock or a counter would let a
-     * request captured now be tagged for a later boot's epoch. */
+    /* What matters is that epochs differ across boots and across kernels
+     * sharing the key, so that a request captured on one is refused on
+     * every other; drawn from the entropy source, they do (with
+     * probability 1 - 2^-64), where a clock or a counter would repeat on
+     * two machines or two boots started alike. */
     uint64_t epoch = 0;
     for (int i = 0; i < 4 && epoch == 0; i++)
         if (!entropy_get(&epoch, sizeof epoch))
@@ -602,6 +650,10 @@ int udpshell_start_auth(uint16_t port, const uint8_t key[USHP_KEY_LEN])
     ush.auth = true;
     if (udpshell_start(port) == 0)
         return 0;
+    /* Not started: nothing may look keyed (udpshell_keyed would hand out
+     * the wiped, all-zero key). */
+    ush.auth = false;
+    ush.epoch = 0;
     secure_zero(ush.key, sizeof ush.key);
     return -1;
 }

@@ -72,10 +72,10 @@ struct udpshell_stats {          /* all uint64_t: udpshell_get_stats copies it w
     uint64_t bad[USHP_NREASONS];    /* malformed, by reason: bad[-1 - USHP_E*] */
     /* Refused by the authenticated mode, no reply sent: */
     uint64_t unauth;                /* untagged request to a shell with a key */
-    uint64_t bad_tag;               /* tag does not verify (forged, wrong key), or a
-                                       reply sent back as a request */
+    uint64_t bad_tag;               /* tag does not verify (forged, changed, wrong key) */
     uint64_t replayed;              /* nonce already used or too old, and not a
-                                       retransmit the kept reply can answer */
+                                       retransmit the kept reply can answer (such a
+                                       retransmit is not counted in requests) */
     uint64_t no_key;                /* tagged request to a shell without a key */
     uint64_t wrong_epoch;           /* tagged for another boot or another kernel */
     uint64_t challenges;            /* challenges answered (with the epoch) */

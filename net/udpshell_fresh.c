@@ -36,8 +36,8 @@ void ushf_accept(struct ushf *f, const struct ushf_req *r)
     if (f->nkept < USHF_NONCES) {
         f->kept[f->nkept++] = r->nonce;
     } else {
-        /* Full: the lowest of the kept nonces and the new one goes under
-         * the floor. Everything kept stays above the floor, and the floor
+        /* Full: the lower of the lowest kept nonce and the new one goes
+         * under the floor. Everything kept stays above the floor, and the floor
          * only rises, so a nonce once refused stays refused. */
         unsigned m = ushf_lowest(f);
         if (r->nonce < f->kept[m]) {

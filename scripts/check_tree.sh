@@ -80,41 +80,62 @@ check "no kernel or tool source includes a .c file" \
        $(srcs arch kernel net drivers mm lib hal uapi tools))"
 
 prof=$(srcs kernel/prof)
+# includes_of FILE...: "file:line:path" for every #include, its path as
+# the build resolves it from the tree's root: "x" relative to the file's
+# own folder when that exists there, else to the root (-I.), <x> to the
+# root too, and any ../ folded away, so that "../../net/net.h" and
+# <net/net.h> are both net/net.h.
+includes_of() {
+  python3 - "$@" <<'PY'
+import os, re, sys
+for f in sys.argv[1:]:
+    d = os.path.dirname(f)
+    for n, line in enumerate(open(f, encoding='utf-8', errors='replace'), 1):
+        m = re.match(r'\s*#\s*include\s*(["<])([^">]+)[">]', line)
+        if not m:
+            continue
+        p = m.group(2)
+        if m.group(1) == '"' and os.path.exists(os.path.join(d, p)):
+            p = os.path.join(d, p)
+        print("%s:%d:%s" % (f, n, os.path.normpath(p)))
+PY
+}
+
 check "the profiler core (kernel/prof/) includes nothing from net/, the shell or the commands" \
-  "$( [ -z "$prof" ] || grep -Hn '^[[:space:]]*#[[:space:]]*include[[:space:]]*"\(net/\|kernel/shell\.h\|kernel/cmd/\)' $prof)"
+  "$( [ -z "$prof" ] || includes_of $prof | grep -E ':(net/|kernel/shell\.h$|kernel/cmd/)')"
 
 lower=$(srcs net drivers mm lib)
 check "net/, drivers/, mm/ and lib/ include nothing from the commands or the shell" \
-  "$(grep -Hn '^[[:space:]]*#[[:space:]]*include[[:space:]]*"kernel/\(shell\.h\|cmd/\)' $lower)"
+  "$(includes_of $lower | grep -E ':(kernel/shell\.h|kernel/cmd/.*)$')"
 
 # Layers: a file's layer is its name without .c/.h. An edge A -> B for
 # every include of kernel/prof/B.h from A's files; a loop is a path back
 # to where it started. One line per loop, its layers in order.
 check "no loop of includes between the profiler core's layers" \
-  "$( [ -z "$prof" ] || python3 - $prof <<'PY'
-import re, sys
+  "$( [ -z "$prof" ] || includes_of $prof | python3 -c '
+import sys
 edges = {}
-for f in sys.argv[1:]:
-    a = f.split('/')[-1].rsplit('.', 1)[0]
-    for line in open(f, encoding='utf-8', errors='replace'):
-        m = re.match(r'\s*#\s*include\s*"kernel/prof/([a-z_0-9]+)\.h"', line)
-        if m and m.group(1) != a:
-            edges.setdefault(a, set()).add(m.group(1))
+for line in sys.stdin:
+    f, _, p = line.rstrip("\n").split(":", 2)
+    a = f.split("/")[-1].rsplit(".", 1)[0]
+    if p.startswith("kernel/prof/") and p.endswith(".h"):
+        b = p[len("kernel/prof/"):-2]
+        if b != a:
+            edges.setdefault(a, set()).add(b)
 seen = set()
 def walk(path):
     for b in sorted(edges.get(path[-1], ())):
         if b == path[0]:
-            loop = path[path.index(min(path)):] + path[:path.index(min(path))]
-            key = tuple(loop)
-            if key not in seen:
-                seen.add(key)
+            i = path.index(min(path))
+            loop = path[i:] + path[:i]
+            if tuple(loop) not in seen:
+                seen.add(tuple(loop))
                 print("kernel/prof: " + " -> ".join(loop + [loop[0]]))
         elif b not in path:
             walk(path + [b])
 for a in sorted(edges):
     walk([a])
-PY
-)"
+')"
 
 # The sample path: the entry points, the capture and walk, the stack
 # bounds, the claim, the current task. A host-build switch in any of

@@ -83,6 +83,8 @@ struct opts {
     unsigned nraws;
     double slack_s;             /* silence allowed beyond the window */
     const char *keyfile;        /* -k: the shells' key (ushkey=), or NULL */
+    enum sp_record_what what;   /* --heap, --allocs: a heap profile */
+    int pid_given;              /* -p was given */
 };
 
 static void usage(FILE *f)
@@ -113,6 +115,11 @@ static void usage(FILE *f)
         "                 Keeping FILE private is up to you (chmod 600)\n"
         "  -r RAW         also keep each kernel's raw profile (once per HOST, in\n"
         "                 order), for `report` later\n"
+        "  --heap         the heap in use now (`profile heap raw`), not a window:\n"
+        "                 pprof's inuse_objects and inuse_space (the default),\n"
+        "                 folded and svg in bytes (docs/profiling.md)\n"
+        "  --allocs       what was allocated during the window (`profile allocs`,\n"
+        "                 -d up to %d ms): alloc_objects and alloc_space\n"
         "report symbolizes raw profiles saved to files.\n"
         "  -i RAW         a raw profile; repeat to merge several kernels\n"
         "  --kernel NAME  the kernel label of the inputs, once per -i in\n"
@@ -128,7 +135,7 @@ static void usage(FILE *f)
         "  --per-kernel   folded and svg: the kernel name as the root frame\n"
         "Exit status: 0 ok, 1 a kernel refused (busy, nothing listening),\n"
         "2 usage, input or protocol error, or no answer in time.\n",
-        prog, prog, prog, prog, USHP_DEFAULT_PORT, SP_RECORD_MS_MAX);
+        prog, prog, prog, prog, USHP_DEFAULT_PORT, SP_RECORD_MS_MAX, SP_RECORD_MS_MAX);
 }
 
 static int die_usage(const char *what, const char *arg)
@@ -410,10 +417,12 @@ static int parse_record_args(int argc, char **argv, struct opts *o)
 {
     static const struct option longopts[] = {
         { "per-kernel", no_argument, NULL, 'K' },
+        { "heap", no_argument, NULL, 'H' },
+        { "allocs", no_argument, NULL, 'A' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    int c, bad = 0;
+    int c, bad = 0, heap = 0, allocs = 0;
     char *end;
     o->ms = 1000;
     o->pid = "all";
@@ -434,8 +443,11 @@ static int parse_record_args(int argc, char **argv, struct opts *o)
                 return EXIT_USAGE;
             }
             o->pid = optarg;
+            o->pid_given = 1;
             break;
         }
+        case 'H': heap = 1; break;
+        case 'A': allocs = 1; break;
         case 't':
             o->slack_s = strtod(optarg, &end);
             if (*optarg == 0 || *end || !(o->slack_s >= 0.1 && o->slack_s <= 3600)) {
@@ -458,6 +470,18 @@ static int parse_record_args(int argc, char **argv, struct opts *o)
         return EXIT_USAGE;
     if (!o->ninputs)
         return die_usage("no kernel to profile: give HOST[:PORT]", NULL);
+    if (heap && allocs)
+        return die_usage("give --heap or --allocs, not both", NULL);
+    if (heap && o->pid_given)
+        return die_usage("--heap is every task's blocks in use: -p does not apply", NULL);
+    if (allocs && o->ms > SP_RECORD_MS_MAX) {
+        fprintf(stderr, "%s: --allocs -d %u out of range (1-%u ms: one `profile allocs` "
+                "window)\n", prog, o->ms, SP_RECORD_MS_MAX);
+        return EXIT_USAGE;
+    }
+    o->what = heap ? SP_RECORD_HEAP : allocs ? SP_RECORD_ALLOCS : SP_RECORD_CPU;
+    if (heap)
+        o->ms = 0;              /* no window: only the slack to wait */
     if (o->nraws && o->nraws != o->ninputs)
         return die_usage("give -r once per HOST in order, or not at all", NULL);
     return check_elfs_out(o, " (e.g. build/x86_64/kernel.elf)", "HOST in order");
@@ -740,7 +764,7 @@ static int cmd_record(int argc, char **argv)
     }
     if (rc == 0) {
         char cmd[SP_RECORD_CMD_MAX];
-        sp_record_command(cmd, sizeof cmd, o.ms, o.pid);
+        sp_record_command_what(cmd, sizeof cmd, o.what, o.ms, o.pid);
         if (isatty(STDERR_FILENO))
             fprintf(stderr, "%s: %s on %u kernel%s ...\n", prog, cmd, o.ninputs,
                     o.ninputs > 1 ? "s" : "");

@@ -9,7 +9,9 @@
  * file is the socket, the clock and the command line.
  *
  * -k KEYFILE speaks the authenticated mode (a kernel booted with
- * ushkey=): requests tagged, replies verified.
+ * ushkey=): requests tagged, replies verified. A "port unreachable" is
+ * then taken for a lost datagram (anyone can forge one): it exits 1 only
+ * if no verified datagram came within -t seconds.
  *
  * HOST is any IPv4 address or name (tools/common/hostaddr.c), so a kernel on a
  * real machine is reached like one under QEMU. Refusing addresses here
@@ -51,7 +53,8 @@ static void usage(FILE *f)
             "           to you: this tool does not check its permissions.\n"
             "With COMMAND, run it and print the reply; without, read commands\n"
             "from stdin at a \"> \" prompt. Exit status: 0 the reply arrived, 1 the\n"
-            "host refused the request, 2 no reply in time, a protocol error or bad usage.\n",
+            "host refused the request (with -k: only refusals, nothing verified, for\n"
+            "-t seconds), 2 no reply in time, a protocol error or bad usage.\n",
             prog, prog, USHP_DEFAULT_PORT);
 }
 

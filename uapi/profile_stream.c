@@ -98,6 +98,10 @@ static int record_at(const uint8_t *p, size_t avail, struct pstr_record *r)
     if (depth < 1 || depth > PSTR_FRAMES || (flags & ~(PSTR_REC_TICK | PSTR_REC_WEIGHT)) ||
         kind > PSTR_KIND_MAX || (kind == PSTR_KIND_CPU) == !!(flags & PSTR_REC_WEIGHT))
         return PSTR_EFIELD;
+    /* A weight is at least 1: 0 would be a record of nothing. */
+    if ((flags & PSTR_REC_WEIGHT) && avail >= PSTR_REC_FIXED + PSTR_REC_WEIGHT_LEN &&
+        get_be64(p + PSTR_REC_FIXED) == 0)
+        return PSTR_EFIELD;
     if (p[7] != 0)
         return PSTR_ERESERVED;
     size_t fixed = PSTR_REC_FIXED + (flags & PSTR_REC_WEIGHT ? PSTR_REC_WEIGHT_LEN : 0);
@@ -310,7 +314,7 @@ bool pstr_add_record(struct pstr_writer *w, const struct pstr_record *r)
     if (r->kind == PSTR_KIND_CPU)
         return pstr_add_frames(w, r->pid, flags, r->frames, r->depth);
     if (r->depth < 1 || r->depth > PSTR_FRAMES || (flags & ~PSTR_REC_TICK) ||
-        r->kind > PSTR_KIND_MAX)
+        r->kind > PSTR_KIND_MAX || r->weight == 0)
         return false;
     size_t fixed = PSTR_REC_FIXED + PSTR_REC_WEIGHT_LEN;
     size_t need = fixed + 8 * (size_t)r->depth;

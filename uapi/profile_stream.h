@@ -48,13 +48,16 @@
  *        7    1 reserved   zero
  *   (8    8 weight)        with PSTR_REC_WEIGHT, which every kind but
  *                          PSTR_KIND_CPU has and a CPU sample never has: how
- *                          much (nanoseconds off the CPU, bytes); a CPU
- *                          sample weighs 1
+ *                          much (nanoseconds off the CPU, bytes), at
+ *                          least 1; a CPU sample weighs 1
  *     8|16 8*depth frames  the interrupted pc, then return addresses,
  *                          innermost first (as in the raw profile)
  * A CPU sample is sent without a weight, so its 8 bytes of fixed part are
  * those the format had before it carried kinds (the kind byte was
- * reserved, zero): a reader of that format reads every CPU sample.
+ * reserved, zero). A reader of that format therefore reads a BATCH that
+ * holds CPU samples alone; one holding any weighted record it refuses
+ * whole (the flag and the kind byte were fields it required to be zero),
+ * CPU samples in it included.
  *
  * META payload: what the records need to be read; sent first, then about
  * every second (a collector that lost the first one learns it late, not

@@ -33,7 +33,7 @@ static int ushp_parse_max(const void *dgram, size_t len, struct ushp_hdr *out,
         return USHP_ETOOLONG;
     /* A challenge is exactly as long as its answer (no amplification). */
     if (extra && (out->flags & USHP_FLAG_CHALLENGE) && out->len != USHP_CHALLENGE_LEN)
-        return USHP_ELEN;
+        return USHP_ECHALLENGE;
     if (extra) {
         out->nonce = get_be64(d + USHP_HDR_LEN);
         out->epoch = get_be64(d + USHP_HDR_LEN + USHP_NONCE_LEN);
@@ -69,7 +69,9 @@ const char *ushp_strerror(int reason)
     case USHP_EMAGIC:    return "bad magic (want 0x4E4F5348)";
     case USHP_ELEN:      return "length field does not match the datagram";
     case USHP_ERESERVED: return "reserved field not zero";
-    case USHP_ETOOLONG:  return "payload too long";
+    case USHP_ETOOLONG:  return "payload too long (at most 255 bytes in a request, "
+                                "1400 in a reply)";
+    case USHP_ECHALLENGE: return "challenge payload not 8 bytes";
     default:             return "unknown error";
     }
 }

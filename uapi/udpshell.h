@@ -86,7 +86,8 @@ _Static_assert(USHP_AUTH_PAYLOAD_OFF == 32, "nonce at 16, epoch at 24, payload a
 #define USHP_ELEN       -3   /* len field disagrees with the datagram's size */
 #define USHP_ERESERVED  -4   /* reserved field not zero (a request) */
 #define USHP_ETOOLONG   -5   /* payload above the limit (255 request, 1400 reply) */
-#define USHP_NREASONS   5
+#define USHP_ECHALLENGE -6   /* a challenge whose payload is not USHP_CHALLENGE_LEN bytes */
+#define USHP_NREASONS   6
 
 struct ushp_hdr {              /* host byte order */
     uint32_t magic, seq;
@@ -98,7 +99,8 @@ struct ushp_hdr {              /* host byte order */
 /* Parse a request: 0 and *out, *payload (pointing into dgram) filled, or a
  * USHP_E* reason. Never reads past len. With USHP_FLAG_AUTH in flags the
  * datagram must have the authenticated layout (64 + len bytes), and a
- * challenge's len must be USHP_CHALLENGE_LEN; the tag is not checked here
+ * challenge's len must be USHP_CHALLENGE_LEN (else USHP_ECHALLENGE); the
+ * tag is not checked here
  * (ushp_auth_verify). */
 int ushp_parse(const void *dgram, size_t len, struct ushp_hdr *out,
                const uint8_t **payload);

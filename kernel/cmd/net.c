@@ -1,6 +1,8 @@
 /* kernel/cmd/net.c: the network's and the devices' shell commands. The
  * network (net/) and the drivers know no shell: they expose what they
- * can print, and this file names it a command. */
+ * can print, and this file names it a command.
+ *
+ * Commands: prefix cmd_. */
 #include "drivers/virtio_net.h"
 #include "hal/pci.h"
 #include "kernel/shell.h"

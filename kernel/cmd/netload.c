@@ -1,5 +1,7 @@
 /* kernel/cmd/netload.c: the `netload` command (docs/netload.md): its
- * arguments checked and named when wrong, then net/netload.c's run. */
+ * arguments checked and named when wrong, then net/netload.c's run.
+ *
+ * Commands: prefix cmd_. */
 #include "kernel/shell.h"
 #include "lib/parse.h"
 #include "lib/printf.h"
@@ -7,7 +9,7 @@
 #include "net/netload.h"
 #include "uapi/netload.h"
 
-static bool netload_port_arg(const char *s, uint16_t *port, struct printer *p)
+static bool cmd_netload_port_arg(const char *s, uint16_t *port, struct printer *p)
 {
     uint64_t v;
     if (!parse_range(s, 1, 65535, &v)) {
@@ -18,7 +20,7 @@ static bool netload_port_arg(const char *s, uint16_t *port, struct printer *p)
     return true;
 }
 
-static bool netload_ms_arg(const char *s, uint64_t *ms, struct printer *p)
+static bool cmd_netload_ms_arg(const char *s, uint64_t *ms, struct printer *p)
 {
     if (!parse_range(s, 1, NL_MS_MAX, ms)) {
         pr_printf(p, "netload: ms '%s' out of range (1-%d)\n", s, NL_MS_MAX);
@@ -40,7 +42,7 @@ static int cmd_netload_send(int argc, char **argv, struct printer *p)
         pr_printf(p, "netload: ip '%s' is not a host address (a.b.c.d)\n", argv[2]);
         return 1;
     }
-    if (!netload_port_arg(argv[3], &port, p) || !netload_ms_arg(argv[4], &ms, p))
+    if (!cmd_netload_port_arg(argv[3], &port, p) || !cmd_netload_ms_arg(argv[4], &ms, p))
         return 1;
     if (argc > 5 && !parse_range(argv[5], NL_SIZE_MIN, NL_SIZE_MAX, &size)) {
         pr_printf(p, "netload: size '%s' out of range (%d-%d bytes)\n", argv[5],
@@ -62,7 +64,7 @@ static int cmd_netload_recv(int argc, char **argv, struct printer *p)
         pr_puts(p, "netload: usage: netload recv <port> <ms>\n");
         return 1;
     }
-    if (!netload_port_arg(argv[2], &port, p) || !netload_ms_arg(argv[3], &ms, p))
+    if (!cmd_netload_port_arg(argv[2], &port, p) || !cmd_netload_ms_arg(argv[3], &ms, p))
         return 1;
     return netload_recv(port, ms, p);
 }

@@ -4,9 +4,11 @@
  *
  * This is also where a stream meets the network: `profile stream` binds
  * the core's sink to UDP and to the UDP shell client that asked
- * (udpshell_requester), from PROF_STREAM_SRC_PORT; the sink's peer is
+ * (udpshell_requester), from CMD_STREAM_SRC_PORT; the sink's peer is
  * whoever sends UDP shell requests from the very address and port the
- * stream goes to (udpshell_requester_addr). */
+ * stream goes to (udpshell_requester_addr).
+ *
+ * Commands: prefix cmd_. */
 #include "kernel/cmd/profile.h"
 #include "kernel/prof/session.h"
 #include "kernel/prof/stream.h"
@@ -105,7 +107,7 @@ static int cmd_stream_send(const struct prof_sink *sk, const void *d, size_t len
         len = pstr_seal(&cmd_stream_tag.keyed, cmd_stream_tag.buf, len);
         d = cmd_stream_tag.buf;
     }
-    int rc = udp_send(ip, PROF_STREAM_SRC_PORT, port, d, len);
+    int rc = udp_send(ip, CMD_STREAM_SRC_PORT, port, d, len);
     if (rc == 0 || rc == NET_QUEUED)    /* queued: sent once ARP answers */
         return PROF_SINK_SENT;
     if (rc == NET_ERR_NOBUF || rc == NET_ERR_NOARP)
@@ -196,7 +198,7 @@ static bool cmd_profile_stream(int argc, char **argv, struct printer *p, int *rc
             pr_printf(p, "profile: %s takes no arguments\n", w);
             *rc = 1;
         } else {
-            *rc = w[2] == 'o' ? prof_stream_stop(p) : prof_stream_status(p);
+            *rc = strcmp(w, "stop") == 0 ? prof_stream_stop(p) : prof_stream_status(p);
         }
     } else {
         return false;
@@ -206,13 +208,13 @@ static bool cmd_profile_stream(int argc, char **argv, struct printer *p, int *rc
 
 /* ---- the windowed profile --------------------------------------------- */
 
-static bool prof_is_all(const char *s)
+static bool cmd_profile_is_all(const char *s)
 {
     return s[0] == 'a' && s[1] == 'l' && s[2] == 'l' && s[3] == '\0';
 }
 
 /* PROF_FOLDED or PROF_RAW for the output words, else -1. */
-static int prof_format_word(const char *s)
+static int cmd_profile_format_word(const char *s)
 {
     if (strcmp(s, "folded") == 0)
         return PROF_FOLDED;
@@ -221,7 +223,6 @@ static int prof_format_word(const char *s)
     return -1;
 }
 
-#define PROF_USAGE "profile [ms] [pid|all] [chains|folded|raw]"
 #define PROF_OFF_USAGE "profile off|wall [ms] [pid|all] [chains|folded|raw]"
 
 struct cmd_prof_args {
@@ -250,7 +251,7 @@ static bool cmd_profile_args(int argc, char **argv, int b, const char *usage,
     }
     for (int i = b; i < argc; i++) {
         const char *w = argv[i];
-        int f = prof_format_word(w);
+        int f = cmd_profile_format_word(w);
         if (f >= 0) {
             if (i != argc - 1) {
                 pr_printf(p, "profile: '%s' must be the last argument "
@@ -271,7 +272,7 @@ static bool cmd_profile_args(int argc, char **argv, int b, const char *usage,
                 return false;
             }
         } else if (i == b + 1) {
-            if (prof_is_all(w))
+            if (cmd_profile_is_all(w))
                 continue;
             if (!parse_u64(w, &v)) {
                 pr_printf(p, "profile: '%s' is not a pid, all, folded or "
@@ -318,7 +319,7 @@ static bool cmd_profile_off(int argc, char **argv, struct printer *p, int *rc)
             *rc = 1;
             return true;
         }
-        if (argc == 3 && prof_format_word(argv[2]) >= 0) {
+        if (argc == 3 && cmd_profile_format_word(argv[2]) >= 0) {
             pr_printf(p, "profile: '%s' is not a window (%u-%u ms)\n", argv[2],
                       PROF_WINDOW_MIN, PROF_WINDOW_MAX);
             *rc = 1;
@@ -335,11 +336,19 @@ static bool cmd_profile_off(int argc, char **argv, struct printer *p, int *rc)
                        (enum prof_format)a.fmt, view, p) ? 1 : 0;
     return true;
 }
+#define CMD_PROFILE_USAGE "profile [ms] [pid|all] [chains|folded|raw]"
 
+/* profile [ms] [pid|all] [chains|folded|raw]: positional, every argument
+ * checked before anything starts, in order, and the first bad one named.
+ * An output word (folded, raw) takes the chain count's place, and may
+ * also come early, in place of the window or the pid, which then take
+ * their defaults: `profile raw` is `profile 1000 all raw`, `profile 500
+ * folded` is `profile 500 all folded`. It is always the last argument,
+ * so no word means two things. */
 static int cmd_profile(int argc, char **argv, struct printer *p)
 {
-    struct cmd_prof_args a;
-    int rc;
+    uint64_t ms = PROF_WINDOW_DEF, chains = PROF_CHAINS_DEF, v;
+    int pid = PROF_ALL, fmt = PROF_TEXT, rc;
 
     /* stream, stop, keepalive, status: the stream's. */
     if (cmd_profile_stream(argc, argv, p, &rc))
@@ -350,12 +359,57 @@ static int cmd_profile(int argc, char **argv, struct printer *p)
     /* off, wall, latency: off-CPU windows. */
     if (cmd_profile_off(argc, argv, p, &rc))
         return rc;
-    if (!cmd_profile_args(argc, argv, 1, PROF_USAGE, &a, p))
+
+    if (argc > 4) {
+        pr_puts(p, "profile: too many arguments (usage: " CMD_PROFILE_USAGE ")\n");
         return 1;
-    return prof_run((unsigned)a.ms, a.pid, (unsigned)a.chains, (enum prof_format)a.fmt, p) ? 1 : 0;
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int f = cmd_profile_format_word(a);
+        if (f >= 0) {
+            if (i != argc - 1) {
+                pr_printf(p, "profile: '%s' must be the last argument "
+                          "(usage: " CMD_PROFILE_USAGE ")\n", a);
+                return 1;
+            }
+            fmt = f;
+        } else if (i == 1) {
+            if (!parse_u64(a, &ms)) {
+                pr_printf(p, "profile: '%s' is not a window (%u-%u ms), "
+                          "folded or raw\n", a, PROF_WINDOW_MIN,
+                          PROF_WINDOW_MAX);
+                return 1;
+            }
+            if (!prof_window_ok(ms, p))
+                return 1;
+        } else if (i == 2) {
+            if (cmd_profile_is_all(a))
+                continue;
+            if (!parse_u64(a, &v)) {
+                pr_printf(p, "profile: '%s' is not a pid, all, folded or "
+                          "raw\n", a);
+                return 1;
+            }
+            if (v > INT32_MAX || !task_exists((int)v)) {
+                pr_printf(p, "profile: pid %lu: no such task\n", (unsigned long)v);
+                return 1;
+            }
+            pid = (int)v;
+        } else {
+            if (!parse_u64(a, &chains)) {
+                pr_printf(p, "profile: '%s' is not a chain count (1-%u), "
+                          "folded or raw\n", a, PROF_CHAINS);
+                return 1;
+            }
+            if (!prof_chains_ok(chains, p))
+                return 1;
+        }
+    }
+    return prof_run((unsigned)ms, pid, (unsigned)chains, (enum prof_format)fmt, p) ? 1 : 0;
 }
 
-SHELL_COMMAND(profile, "profile", PROF_USAGE "  sample; the hottest chains, or every chain folded or raw"
+SHELL_COMMAND(profile, "profile", CMD_PROFILE_USAGE "  sample; the hottest chains, or every chain folded or raw"
               " (also: profile stream <port> [ms|0] [pid|all], stop, keepalive <id>, status;"
               " profile heap [chains|folded|raw], profile heap rate <bytes>|off,"
               " profile allocs [ms] [pid|all] [chains|folded|raw];"

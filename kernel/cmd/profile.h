@@ -5,9 +5,9 @@
 #include <stdint.h>
 #include "kernel/prof/stream.h"
 
-#define PROF_STREAM_SRC_PORT  9100       /* a stream's datagrams' source port */
+#define CMD_STREAM_SRC_PORT  9100       /* a stream's datagrams' source port */
 
-/* A sink that sends each datagram from PROF_STREAM_SRC_PORT to ip:port
+/* A sink that sends each datagram from CMD_STREAM_SRC_PORT to ip:port
  * (host order) over UDP. */
 void cmd_profile_udp_sink(struct prof_sink *sk, uint32_t ip, uint16_t port);
 

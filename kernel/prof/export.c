@@ -22,7 +22,7 @@
  * Profiler core: prefix prof_ and PROF_. */
 #include "kernel/buildid.h"
 #include "kernel/prof/fold.h"
-#include "kernel/prof/report.h"
+#include "kernel/prof/export.h"
 #include "kernel/symtab.h"
 #include "kernel/task.h"
 #include "lib/printf.h"
@@ -62,6 +62,7 @@ struct exp_fold {
     bool folded;
     uint32_t total;             /* records: a bound on everything below */
     uint32_t samples;           /* of them, of the snapshot's kind */
+    uint64_t cpus_seen;         /* bit c: CPU c had a record of that kind */
     struct exp_chain *chains;   /* total entries */
     uint32_t nchains;
     struct prof_index ix;       /* for total chains: it never grows */
@@ -195,7 +196,7 @@ static void exp_add(struct exp_fold *f, const struct exp_chain *k)
     uint32_t e = prof_index_find(&f->ix, k->ec_hash, exp_probe_same, &q, &slot);
     if (e) {
         f->chains[e - 1].ec_count++;
-        f->chains[e - 1].ec_weight += k->ec_weight;
+        f->chains[e - 1].ec_weight = prof_weight_add(f->chains[e - 1].ec_weight, k->ec_weight);
         f->chains[e - 1].ec_objects += k->ec_objects;
         return;
     }
@@ -221,6 +222,7 @@ static void exp_fold_all(struct exp_fold *f)
             k.ec_objects = prof_record_objects_q16(r);
             exp_add(f, &k);
             f->samples++;
+            f->cpus_seen |= 1ull << c;
         }
     }
 }
@@ -320,9 +322,11 @@ static void exp_header(const struct exp_fold *f, const char *kind,
                        struct printer *p)
 {
     const struct prof_snapshot *s = f->snap;
+    /* By hand, not __builtin_popcountll: a libgcc call on a CPU baseline
+     * without the instruction, and the kernel links no libgcc. */
     unsigned cpus = 0;
-    for (unsigned i = 0; i < MAX_CPUS; i++)
-        cpus += s->ps_count[i] > 0;
+    for (uint64_t m = f->cpus_seen; m; m &= m - 1)
+        cpus++;
     pr_printf(p, "# sonde %s build-id=%s source=%s samples=%u dropped=%u "
               "cpus=%u ms=%u", kind, build_id(), s->ps_source, f->samples,
               s->ps_dropped, cpus, s->ps_ms);

@@ -34,7 +34,8 @@ void prof_index_free(struct prof_index *ix)
     ix->cap = 0;
 }
 
-uint32_t *prof_index_free_slot(const struct prof_index *ix, uint64_t h)
+/* The first empty slot on h's probe sequence. */
+static uint32_t *prof_index_free_slot(const struct prof_index *ix, uint64_t h)
 {
     uint32_t mask = 2 * ix->cap - 1;
     for (uint32_t i = prof_index_first(ix, h);; i = (i + 1) & mask)

@@ -59,8 +59,6 @@ static inline uint32_t prof_index_find(const struct prof_index *ix, uint64_t h,
             return e;
     }
 }
-/* The first empty slot on h's probe sequence. */
-uint32_t *prof_index_free_slot(const struct prof_index *ix, uint64_t h);
 /* Double *arr, n entries of size bytes each (copied), and rebuild ix for
  * it, hashing entry i with hash(arr, i). False: no memory, nothing changed. */
 bool prof_index_grow(struct prof_index *ix, void **arr, size_t size, uint32_t n,

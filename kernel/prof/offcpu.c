@@ -60,8 +60,8 @@ static unsigned prof_off_rec(struct prof_record *out, unsigned n, int pid,
                              unsigned why, const char *name, int waker, uint64_t w,
                              const uintptr_t *frames, unsigned depth)
 {
-    if (w == 0 && why != PROF_WHY_WAKER)
-        return n;
+    if (w == 0)
+        return n;               /* a record weighs at least 1 */
     struct prof_record *r = &out[n];
     if (depth > PROF_FRAMES)
         depth = PROF_FRAMES;
@@ -87,7 +87,7 @@ static unsigned prof_off_blocked(const struct prof_off *o, int pid, uint64_t upt
     unsigned m = prof_off_rec(out, n, pid, o->of_why, o->of_name, o->of_waker, w,
                               chain, depth);
     if (m > n && o->of_wdepth)
-        m = prof_off_rec(out, m, pid, PROF_WHY_WAKER, NULL, o->of_waker, 0,
+        m = prof_off_rec(out, m, pid, PROF_WHY_WAKER, NULL, o->of_waker, w,
                          o->of_wframes, o->of_wdepth);
     return m;
 }

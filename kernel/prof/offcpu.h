@@ -29,9 +29,10 @@ enum prof_why {
     PROF_WHY_MUTEX = 3,         /* a mutex (pr_name) */
     PROF_WHY_PREEMPTED = 4,     /* left running: runnable all along */
     PROF_WHY_RUNNABLE = 5,      /* woken, waiting for its CPU */
-    PROF_WHY_WAKER = 6,         /* not time: the waker's chain, right after
-                                   the blocked record it belongs to (same
-                                   CPU's ring, same pid), weight 0 */
+    PROF_WHY_WAKER = 6,         /* the waker's chain, right after the
+                                   blocked record it belongs to (same CPU's
+                                   ring, same pid, the same weight: the time
+                                   it ended), never counted on its own */
     PROF_WHY_MAX = PROF_WHY_WAKER,
 };
 

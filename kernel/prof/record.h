@@ -40,8 +40,8 @@ struct prof_record {
     };
     int32_t pr_waker;           /* off-CPU only: who ended the wait (pid, 0:
                                    the tick, -1: unknown) */
-    /* Kinds other than cpu only: a CPU sample weighs 1 and the sampler
-     * never writes this word (prof_record_weight reads it right). */
+    /* Kinds other than cpu only, at least 1: a CPU sample weighs 1, and
+     * the sampler never writes this word (prof_record_weight knows). */
     uint64_t pr_weight;
     uintptr_t pr_frames[PROF_FRAMES];
     /* What was the record's tail padding, one word per kind. */
@@ -53,10 +53,11 @@ struct prof_record {
          * lives as long as the kernel: the definition's), or NULL. */
         const char *pr_name;
     };
-} __attribute__((aligned(32)));
+};
 /* 96 bytes, a multiple of 32: a slot's address is three instructions from
  * its index (x3, <<5, add), as it was at 80 bytes (x5, <<4, add); at 88
- * it took four, on the path of every sample. */
+ * it took four, on the path of every sample. A size, not an alignment:
+ * kmalloc promises 16 bytes, which is all the fields need. */
 _Static_assert(sizeof(struct prof_record) == 96, "a record is 96 bytes");
 /* The off-CPU fields live in what was padding: the CPU sample's layout,
  * and so its cost, did not move. */
@@ -68,6 +69,13 @@ _Static_assert(__builtin_offsetof(struct prof_record, pr_weight) == 16 &&
 /* pr_tag for a record of kind taken by the tick (or not): little-endian,
  * pr_tick the low byte (both architectures Sonde runs on). */
 #define PROF_TAG(tick, kind) ((uint16_t)((unsigned)(tick) | (unsigned)(kind) << 8))
+
+/* a + b, or UINT64_MAX where the sum would wrap: a fold's weights add up
+ * without ever wrapping round to a small figure. */
+static inline uint64_t prof_weight_add(uint64_t a, uint64_t b)
+{
+    return a + b < a ? UINT64_MAX : a + b;
+}
 
 /* What a record weighs: 1 for a CPU sample, else its pr_weight. */
 static inline uint64_t prof_record_weight(const struct prof_record *r)

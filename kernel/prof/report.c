@@ -10,6 +10,7 @@
  * Profiler core: prefix prof_ and PROF_. */
 #include "kernel/prof/fold.h"
 #include "kernel/prof/report.h"
+#include "kernel/prof/export.h"
 #include "kernel/symtab.h"
 #include "lib/printf.h"
 #include "lib/string.h"
@@ -69,6 +70,7 @@ struct prof_fold {
     const struct prof_snapshot *snap;
     uint32_t max_count;
     uint32_t total;             /* records of the snapshot's kind, folded */
+    unsigned kind_cpus;         /* CPUs with a record of it */
     uint64_t weight;            /* and their weights */
     uint64_t objects;           /* heap: the objects they stand for, Q16 */
     uint64_t over_weight;       /* weight of the records whose chain did not fit */
@@ -229,6 +231,7 @@ static void prof_fold_table(struct prof_fold *f)
     }
     struct prof_key k;
     uint32_t n = 0;
+    uint64_t seen = 0;          /* bit j: cpus[j] had a record of the kind */
     uint8_t kind = f->snap->ps_kind;
     for (uint32_t i = 0; i < f->max_count; i++) {
         for (unsigned j = 0; j < ncpus; j++) {
@@ -237,6 +240,7 @@ static void prof_fold_table(struct prof_fold *f)
             const struct prof_record *r = &recs[j][i];
             if (r->pr_kind != kind)
                 continue;       /* not what this run measures */
+            seen |= 1ull << j;
             f->costs[n++] = r->pr_cost;
             struct prof_chain *c = prof_key_of(f, r, &k) ? prof_find_or_add(f, &k) : NULL;
             if (!c) {
@@ -244,8 +248,8 @@ static void prof_fold_table(struct prof_fold *f)
                 return;
             }
             uint64_t w = prof_record_weight(r);
-            c->ch_weight += w;
-            f->weight += w;
+            c->ch_weight = prof_weight_add(c->ch_weight, w);
+            f->weight = prof_weight_add(f->weight, w);
             if (kind == PROF_KIND_HEAP) {
                 uint64_t o = prof_record_objects_q16(r);
                 c->ch_objects += o;
@@ -258,10 +262,17 @@ static void prof_fold_table(struct prof_fold *f)
         }
     }
     f->total = n;
+    /* Counted by hand: __builtin_popcountll is a libgcc call where the
+     * CPU baseline has no popcount instruction, and the kernel links no
+     * libgcc. */
+    unsigned ncpu = 0;
+    for (; seen; seen &= seen - 1)
+        ncpu++;
+    f->kind_cpus = ncpu;
     f->nchains = f->nall < PROF_CHAINS ? f->nall : PROF_CHAINS;
     f->over_chains = f->nall - f->nchains;
     for (uint32_t i = f->nchains; i < f->nall; i++)
-        f->over_weight += f->tab[i].ch_weight;
+        f->over_weight = prof_weight_add(f->over_weight, f->tab[i].ch_weight);
 }
 
 /* Count first (descending); ties by leaf address, then depth-limited
@@ -341,7 +352,7 @@ static void prof_print_chain(const struct prof_chain *c, uint64_t total,
     /* Percent to one decimal, rounded half up: tenths = weight*1000/total,
      * scaled down first where weight * 2000 would not fit 64 bits. */
     uint64_t w = c->ch_weight;
-    while (w > UINT64_MAX / 2000 || total > UINT64_MAX / 2) {
+    while (w > (UINT64_MAX - total) / 2000 || total > UINT64_MAX / 2) {
         w >>= 1;
         total >>= 1;
     }
@@ -379,11 +390,8 @@ static void prof_print_heap_header(const struct prof_fold *f, struct printer *p)
         pr_printf(p, "heap in use: rate %u bytes, %u samples, %u did not fit the table\n",
                   s->ps_rate, f->total, s->ps_dropped);
     } else {
-        unsigned cpus = 0;
-        for (unsigned i = 0; i < MAX_CPUS; i++)
-            cpus += s->ps_count[i] > 0;
         pr_printf(p, "heap allocated in %u ms: rate %u bytes, %u samples on %u cpus, "
-                  "%u dropped\n", s->ps_ms, s->ps_rate, f->total, cpus, s->ps_dropped);
+                  "%u dropped\n", s->ps_ms, s->ps_rate, f->total, f->kind_cpus, s->ps_dropped);
     }
     pr_printf(p, "estimated %lu bytes in %lu objects\n", (unsigned long)f->weight,
               prof_objects(f->objects));
@@ -480,12 +488,9 @@ static bool prof_sources_mixed(const struct prof_snapshot *s)
 static void prof_print_header(const struct prof_fold *f, struct printer *p)
 {
     const struct prof_snapshot *s = f->snap;
-    unsigned cpus = 0;
-    for (unsigned i = 0; i < MAX_CPUS; i++)
-        cpus += s->ps_count[i] > 0;
     pr_printf(p, "profiled %u ms\n", s->ps_ms);
     pr_printf(p, "%u samples on %u cpus, %u dropped, source %s\n",
-              f->total, cpus, s->ps_dropped, s->ps_source);
+              f->total, f->kind_cpus, s->ps_dropped, s->ps_source);
     if (s->ps_note)
         pr_printf(p, "%s\n", s->ps_note);
 }

@@ -45,9 +45,3 @@ uint64_t prof_report_cycles(void);
  * many of its samples came from the counter and from the tick (a CPU
  * that armed late has both). */
 void prof_print_sources(const struct prof_snapshot *s, struct printer *p);
-
-/* Every distinct chain of a snapshot, folded stacks or raw chains
- * (uapi/profile_raw.h), to p: records of each kind folded apart, their
- * weights added. Allocates a fold table sized from the number of samples
- * and looks task names up. PROF_OK or PROF_ENOMEM (message printed). */
-int prof_export(const struct prof_snapshot *s, bool folded, struct printer *p);

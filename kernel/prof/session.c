@@ -172,7 +172,7 @@ static int prof_report_snap(unsigned chains, enum prof_format fmt,
 
 /* ---- windows, reports, bench -------------------------------------------- */
 
-static bool prof_window_ok(uint64_t ms, struct printer *p)
+bool prof_window_ok(uint64_t ms, struct printer *p)
 {
     if (ms >= PROF_WINDOW_MIN && ms <= PROF_WINDOW_MAX)
         return true;
@@ -181,7 +181,7 @@ static bool prof_window_ok(uint64_t ms, struct printer *p)
     return false;
 }
 
-static bool prof_chains_ok(uint64_t n, struct printer *p)
+bool prof_chains_ok(uint64_t n, struct printer *p)
 {
     if (n >= 1 && n <= PROF_CHAINS)
         return true;
@@ -287,7 +287,7 @@ int prof_cost_permille(unsigned permille, uint32_t *cost)
     if (prof_ran) {
         prof_freeze();
         for (unsigned i = 0; i < MAX_CPUS; i++)
-            total += prof_snap.ps_count[i];
+            total += prof_snap.ps_count[i];     /* a bound: CPU samples are fewer */
     }
     uint32_t *a = total ? kmalloc(total * sizeof *a) : NULL;
     if (total && !a)
@@ -296,12 +296,15 @@ int prof_cost_permille(unsigned permille, uint32_t *cost)
         uint32_t n = 0;
         for (unsigned i = 0; i < MAX_CPUS; i++)
             for (uint32_t j = 0; j < prof_snap.ps_count[i]; j++)
-                a[n++] = prof_snap.ps_recs[i][j].pr_cost;
-        /* Nearest rank: the smallest cost at or above permille of them. */
-        uint32_t rank = (uint32_t)(((uint64_t)total * permille + 999) / 1000);
-        *cost = prof_select(a, total, rank - 1);
+                if (prof_snap.ps_recs[i][j].pr_kind == PROF_KIND_CPU)
+                    a[n++] = prof_snap.ps_recs[i][j].pr_cost;
+        if (n) {
+            /* Nearest rank: the smallest cost at or above permille of them. */
+            uint32_t rank = (uint32_t)(((uint64_t)n * permille + 999) / 1000);
+            *cost = prof_select(a, n, rank - 1);
+            rc = PROF_OK;
+        }
         kfree(a);
-        rc = PROF_OK;
     }
     prof_give();
     return rc;

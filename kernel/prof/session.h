@@ -1,6 +1,6 @@
 /* kernel/prof/session.h: the profiler's run control, for the commands
  * (kernel/cmd/profile.c), the stream (kernel/prof/stream.c) and the bench
- * (kernel/prof/session.c). Task context throughout.
+ * (kernel/cmd/bench.c). Task context throughout.
  *
  * One holder at a time: a windowed run, a report of the last run, or a
  * stream. A second asker is told "profile: busy" (and, while a stream
@@ -14,6 +14,13 @@
 #include "kernel/prof/report.h"
 
 struct printer;
+
+/* Whether ms is a window (PROF_WINDOW_MIN..PROF_WINDOW_MAX), and n a chain
+ * count (1..PROF_CHAINS); false after a "profile: ... out of range" line
+ * naming the range to p. The commands check their words with these, so
+ * the messages are the run's own. */
+bool prof_window_ok(uint64_t ms, struct printer *p);
+bool prof_chains_ok(uint64_t n, struct printer *p);
 
 /* One whole run: Start, sleep ms, Stop, report to p in fmt (chains
  * matters only to PROF_TEXT). ms 1..2000, pid PROF_ALL or a pid, chains

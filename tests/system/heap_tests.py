@@ -15,13 +15,22 @@ Python 3 standard library only.
 """
 import os
 import re
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import runner  # noqa: E402
-from qemu import Fail, Machine, check  # noqa: E402
+from qemu import ARCHES, Fail, Machine, ROOT, check, free_port  # noqa: E402
+
+PROF = os.path.join(ROOT, "build", "host", "sonde-prof")
+NICS = {
+    "x86_64": "virtio-net-pci,netdev=n0,disable-modern=on",
+    "arm64": "virtio-net-device,netdev=n0",
+}
 
 MIB = 1 << 20
 CHAIN = re.compile(r"^\d+\.\d% (\d+) bytes (\d+) objects (\S+)$", re.M)
@@ -173,12 +182,68 @@ def t_stress(ctx):
           "samples %d != retired %d + did not fit %d" % (a[5] - b[5], a[7] - b[7], a[6] - b[6]))
 
 
+def sonde_prof(ctx, *args):
+    m = ctx.m
+    r = subprocess.run([PROF, "record", "-e", ARCHES[ARCH[0]]["kernel"]] + list(args) + [m.target],
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0, "sonde-prof record %s: exit %d: %s" % (" ".join(args), r.returncode,
+                                                                    r.stderr))
+
+
+def pprof_top(ctx, index, path):
+    """{function: flat value} from go tool pprof -top -sample_index=index."""
+    r = subprocess.run(["go", "tool", "pprof", "-symbolize=none", "-sample_index=" + index,
+                        "-top", "-nodecount=100", "-unit=byte" if "space" in index else "-unit=count",
+                        path], capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ, HOME=ctx.tmp))
+    check(r.returncode == 0, "go tool pprof -sample_index=%s: %s" % (index, r.stderr))
+    rows = {}
+    for line in r.stdout.splitlines():
+        f = line.split()
+        if len(f) >= 6 and f[1].endswith("%"):
+            v = re.match(r"[\d.]+", f[0])
+            rows[f[5]] = float(v.group(0)) if v else 0.0
+    return rows, r.stdout
+
+
+@test("heap_sonde_prof_pprof")
+def t_pprof(ctx):
+    """sonde-prof record --heap and --allocs write pprof with Go's four
+    sample types: go tool pprof -sample_index=inuse_space puts site A
+    first (4 MiB), inuse_objects site B (16384 objects), and an allocs
+    window's alloc_space site C; folded weighs bytes."""
+    m = ctx.m
+    ok(m, "profile heap rate 1024", "at rate 1024 bytes")
+    ok(m, "heaptest keep", "heaptest: kept A", 120)
+    heap = os.path.join(ctx.tmp, "heap.pb.gz")
+    sonde_prof(ctx, "--heap", "-o", heap)
+    rows, out = pprof_top(ctx, "inuse_space", heap)
+    check(rows and max(rows, key=rows.get) == "heaptest_site_a", "inuse_space top:\n%s" % out)
+    within("pprof inuse_space of site A", rows["heaptest_site_a"], 4 * MIB)
+    rows, out = pprof_top(ctx, "inuse_objects", heap)
+    check(max(rows, key=rows.get) == "heaptest_site_b", "inuse_objects top:\n%s" % out)
+    within("pprof inuse_objects of site B", rows["heaptest_site_b"], 16384)
+    folded = os.path.join(ctx.tmp, "heap.folded")
+    sonde_prof(ctx, "--heap", "-o", folded)
+    a = sum(int(l.rsplit(" ", 1)[1]) for l in open(folded) if l.rstrip().split(" ")[0].endswith(";heaptest_site_a"))
+    within("folded bytes of site A", a, 4 * MIB)
+    ok(m, "heaptest free", "heaptest: freed")
+    ok(m, "profile heap rate 16384", "at rate 16384 bytes")
+    ok(m, "heaptest churn 200", "heaptest: churn pid")
+    allocs = os.path.join(ctx.tmp, "allocs.pb.gz")
+    sonde_prof(ctx, "--allocs", "-d", "2000", "-o", allocs)
+    rows, out = pprof_top(ctx, "alloc_space", allocs)
+    check(max(rows, key=rows.get) == "heaptest_site_c", "alloc_space top:\n%s" % out)
+    within("pprof alloc_space of site C", rows["heaptest_site_c"], 64 * MIB)
+
+
 class Ctx:
     """The run's one machine, booted at the first test that asks (a boot
     that fails fails that test)."""
 
     def __init__(self, name):
         self.start = None
+        self.tmp = tempfile.mkdtemp(prefix="sonde-heap-test.")
 
     @property
     def m(self):
@@ -186,7 +251,11 @@ class Ctx:
         if m is None or not m.alive():
             if m is not None:
                 m.close()
-            m = Machine(arch=ARCH[0], smp=4, lifetime=300.0, name="heap-" + ARCH[0])
+            port = free_port()
+            fwd = "user,id=n0,hostfwd=udp:127.0.0.1:%d-:9000" % port
+            m = Machine(arch=ARCH[0], smp=4, lifetime=300.0, name="heap-" + ARCH[0],
+                        append="udpshell=9000", extra=["-netdev", fwd, "-device", NICS[ARCH[0]]])
+            m.target = "127.0.0.1:%d" % port
             MACHINE["m"] = m
             m.boot(120)
         if self.start is None:
@@ -198,6 +267,7 @@ class Ctx:
         return runner.quoted_tail(m, self.start or 0) if m else ""
 
     def finish(self, failed):
+        shutil.rmtree(self.tmp, ignore_errors=True)
         if failed and "m" in MACHINE:
             MACHINE.pop("m").close()
 

@@ -488,7 +488,7 @@ def t_ushell_no_splice(g):
     print("    %d chunks of the first run dropped, %d sends; sonde-sh: %s"
           % (r.dropped, len(r.sent), err.strip()))
     check(evicted, "the client never resent (%d sends), so nothing was evicted" % len(r.sent))
-    m = re.search(r"chunks of two replies \(ids (\d+) and (\d+)\)", err)
+    m = re.search(r"chunks of two different replies \(ids (\d+) and (\d+)\)", err)
     check(p.returncode == 2 and m and m.group(1) != m.group(2),
           "sonde-sh put two runs together: exit %d, %d bytes out, %r"
           % (p.returncode, len(p.stdout), err))

@@ -7,9 +7,9 @@ import parse as P
 from qemu import check
 
 # The rate at which each source fills a per-CPU buffer, and the buffer Start
-# sizes for a window (prof_records_for, kernel/profiler.c): the window plus
-# one tick, an eighth more, 16 records, rounded up to a power of two (256
-# at least).
+# sizes for a window (prof_ring_records_for, kernel/prof/ring.c): the
+# window plus one tick, an eighth more, 16 records, rounded up to a power
+# of two (256 at least).
 PROF_RATE = {"pmu": 1000, "tick": 100}      # samples per second per busy cpu
 
 

@@ -26,6 +26,8 @@ struct fake {
     int nq, next;
     long waits;                       /* recv calls: a spinning client is a failure */
     bool refuse, recv_error;
+    int refuse_sends;                 /* refuse this many sends, then deliver */
+    int recv_refusals;                /* recv reports this many refusals first */
     /* Authenticated mode: the shell's key (NULL: open); the last request's
      * nonce, and every request's bytes must be the first's on a resend. */
     const uint8_t *key;
@@ -50,6 +52,10 @@ static int f_send(void *ctx, const void *d, size_t len)
     const uint8_t *pl;
     if (f->refuse)
         return USHC_IO_REFUSED;
+    if (f->refuse_sends > 0) {
+        f->refuse_sends--;
+        return USHC_IO_REFUSED;
+    }
     CHECK_EQ(ushp_parse(d, len, &h, &pl), 0);
     CHECK(h.flags & USHP_FLAG_LAST);
     CHECK_EQ(h.chunk, 0);
@@ -103,6 +109,10 @@ static long f_recv(void *ctx, void *buf, size_t cap, uint64_t timeout_ms)
     if (f->recv_error) {
         errno = EIO;
         return USHC_IO_ERROR;
+    }
+    if (f->recv_refusals > 0) {
+        f->recv_refusals--;
+        return USHC_IO_REFUSED;
     }
     if (f->next < f->nq && f->q[f->next].at <= f->now + timeout_ms) {
         if (f->q[f->next].at > f->now)
@@ -353,7 +363,7 @@ static void answer_badly(struct fake *f)
 
 TEST(ushc_protocol_errors_exit_2)
 {
-    const char *want[] = { "bad magic", "length field", "shorter than", "two replies",
+    const char *want[] = { "bad magic", "length field", "shorter than", "two different replies",
                            "chunk 3 after the last chunk 2", "a second last chunk 1",
                            "too long", "last chunk 1 but chunk 2 received" };
     for (proto_case = 0; proto_case < 8; proto_case++) {
@@ -392,7 +402,7 @@ TEST(ushc_refuses_to_splice_two_replies)
         struct run r = run_cmd(&f, "lines 3", 5000);
         CHECK_EQ(r.rc, USHC_EXIT_PROTO);
         CHECK_STR(r.out, "first run, chunk 0\n");
-        CHECK(strstr(r.err, "chunks of two replies (ids 7 and 9)") != NULL);
+        CHECK(strstr(r.err, "chunks of two different replies (ids 7 and 9)") != NULL);
         run_free(&r);
     }
 }
@@ -651,6 +661,82 @@ TEST(ushc_auth_shell_restarted_mid_reply)
     CHECK(strstr(r.err, "in the middle of the reply") != NULL);
     CHECK_EQ(f.sends, 1);
     run_free(&r);
+}
+
+/* A "port unreachable" is ICMP, which anyone can forge: with a key it is
+ * a lost datagram. The resends go on and the command completes (before,
+ * one forged ICMP ended the command with exit 1). */
+TEST(ushc_auth_forged_refusal_does_not_end_the_command)
+{
+    struct fake f = auth_fake(answer_hello_auth);
+    f.refuse_sends = 1;                       /* the challenge is "refused" */
+    struct ushc c = auth_client(&f);
+    struct run r = run_c(&c, "version");
+    CHECK_EQ(r.rc, USHC_EXIT_OK);
+    CHECK_STR(r.out, "hello\n");
+    CHECK(strstr(r.err, "refused") == NULL);
+    CHECK_EQ(f.challenges, 1);                /* the resend got through */
+    run_free(&r);
+    /* Reported on the receive side (a connected socket's ECONNREFUSED):
+     * ignored the same way. */
+    struct fake g = auth_fake(answer_hello_auth);
+    g.recv_refusals = 2;
+    struct ushc c2 = auth_client(&g);
+    r = run_c(&c2, "version");
+    CHECK_EQ(r.rc, USHC_EXIT_OK);
+    CHECK_STR(r.out, "hello\n");
+    CHECK_EQ(g.recv_refusals, 0);             /* both were seen */
+    run_free(&r);
+}
+
+/* With a key, a shell that only ever refuses (really nothing there, or
+ * every datagram lost to forged refusals) is reported refused, exit 1,
+ * after the timeout, not at the first refusal. */
+TEST(ushc_auth_refused_throughout_exits_1_at_the_timeout)
+{
+    struct fake f = auth_fake(answer_hello_auth);
+    f.refuse = true;
+    struct ushc c = auth_client(&f);
+    struct run r = run_c(&c, "version");
+    CHECK_EQ(r.rc, USHC_EXIT_REFUSED);
+    CHECK(strstr(r.err, "refused the request") != NULL);
+    CHECK(f.now >= c.timeout_ms);             /* it kept trying until -t */
+    run_free(&r);
+}
+
+/* A tagged reply to our seq and nonce but for another epoch than the one
+ * our request carries (another kernel sharing the key) is refused,
+ * counted, and the command waits for the real one. */
+static void answer_other_epoch_first(struct fake *f)
+{
+    uint64_t e = f->epoch;
+    f->epoch = e ^ 0x5a5a;
+    put_auth(f, f->now + 5, ckey, f->seq, 0, USHP_FLAG_REPLY | USHP_FLAG_LAST, f->nonce,
+             "kernel B\n");
+    f->epoch = e;
+    put_auth(f, f->now + 10, ckey, f->seq, 0, USHP_FLAG_REPLY | USHP_FLAG_LAST, f->nonce,
+             "kernel A\n");
+}
+
+TEST(ushc_auth_reply_for_another_epoch_is_refused)
+{
+    struct fake f = auth_fake(answer_other_epoch_first);
+    struct ushc c = auth_client(&f);
+    struct run r = run_c(&c, "version");
+    CHECK_EQ(r.rc, USHC_EXIT_OK);
+    CHECK_STR(r.out, "kernel A\n");
+    CHECK_EQ(c.ignored, 1);
+    run_free(&r);
+    /* The code itself, on one datagram. */
+    uint8_t d[200];
+    struct ushp_hdr h;
+    const uint8_t *pl;
+    size_t n = ushp_build_auth(d, sizeof d, ckey, c.seq, 0, USHP_FLAG_REPLY | USHP_FLAG_LAST,
+                               c.nonce, c.epoch + 1, "x", 1);
+    CHECK_EQ(ushc_verify_reply(&c, d, n, &h, &pl), USHC_REPLY_EPOCH);
+    n = ushp_build_auth(d, sizeof d, ckey, c.seq, 0, USHP_FLAG_REPLY | USHP_FLAG_LAST,
+                        c.nonce, c.epoch, "x", 1);
+    CHECK_EQ(ushc_verify_reply(&c, d, n, &h, &pl), USHC_REPLY_OK);
 }
 
 TEST(ushc_auth_nonces_rise)

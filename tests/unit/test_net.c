@@ -347,6 +347,34 @@ TEST(net_udp_to_broadcast_only_where_opted_in)
     CHECK_EQ(udp_unbind(9100), 0);
 }
 
+/* Multicast never reaches a port, even one that opted in to broadcasts:
+ * the stack joins no group, so IPv4 ignores the destination (rx_ignored),
+ * whether the frame came to our MAC or to the group's. */
+TEST(net_udp_to_multicast_is_ignored_by_ipv4)
+{
+    setup();
+    CHECK_EQ(udp_bind(9000, handler, NULL), 0);
+    CHECK_EQ(udp_bind_opts(9100, handler, NULL, UDP_BIND_BROADCAST), 0);
+    memset(&got, 0, sizeof got);
+    uint8_t f[ETH_FRAME_MAX];
+    uint64_t ign0 = net_get_stats()->rx_ignored;
+    rx(f, mk_udp(f, PEER_IP, 4321, IP(224, 0, 0, 1), 9000, "lines 2000", 10));
+    rx(f, mk_udp(f, PEER_IP, 4321, IP(224, 0, 0, 1), 9100, "hello", 5));
+    static const uint8_t group_mac[6] = { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x01 };
+    size_t n = mk_udp(f, PEER_IP, 4321, IP(224, 0, 0, 1), 9100, "hello", 5);
+    memcpy(f, group_mac, 6);
+    rx(f, n);
+    CHECK_EQ(got.calls, 0);
+    CHECK_EQ(cap.n, 0);
+    CHECK_EQ(net_get_stats()->rx_ignored, ign0 + 3);
+    CHECK_EQ(net_get_stats()->drop_broadcast, 0);
+    /* The opted-in port does hear a broadcast: the rule is about groups. */
+    rx(f, mk_udp(f, PEER_IP, 4321, 0xffffffffu, 9100, "hello", 5));
+    CHECK_EQ(got.calls, 1);
+    CHECK_EQ(udp_unbind(9000), 0);
+    CHECK_EQ(udp_unbind(9100), 0);
+}
+
 /* The ARP cache learns only unicast, on-subnet, non-self mappings. */
 TEST(net_arp_learns_only_true_mappings)
 {

@@ -264,3 +264,57 @@ TEST(model_locations_are_shared)
     CHECK_EQ(sp_profile_total(&p), 15);
     sp_profile_free(&p);
 }
+
+/* A heap profile's pprof has Go's four sample types, the view's pair
+ * filled (inuse or alloc, from the source) and the other 0, the rate as
+ * the period, and the view's space as pprof's default. */
+static Profile *heap_profile(struct sp_profile *p, const char *view)
+{
+    char t[512], err[SP_ERR_MAX];
+    snprintf(t, sizeof t, "# sonde raw build-id=" FIX_BID " source=heap %s rate 4096 "
+             "samples=5 dropped=0 cpus=1 ms=0 kind=heap\n"
+             "3:19440:5 7 burn 0 1010 2005\n"
+             "2:8256:129 7 burn 0 1020\n", view);
+    sp_profile_init(p);
+    unsigned mp = sp_profile_add_map(p, "k.elf");
+    CHECK_EQ(sp_profile_add_raw(p, t, strlen(t), "h.raw", "h", mp, err, sizeof err), 0);
+    fix_symbolize(p);
+    return decode(p);
+}
+
+TEST(pprof_heap_four_sample_types)
+{
+    static const char *const types[] = { "alloc_objects", "alloc_space", "inuse_objects",
+                                         "inuse_space" };
+    static const char *const units[] = { "count", "bytes", "count", "bytes" };
+    for (int inuse = 0; inuse < 2; inuse++) {
+        struct sp_profile p;
+        Profile *m = heap_profile(&p, inuse ? "inuse" : "allocs");
+        CHECK(m != NULL);
+        if (!m) {
+            sp_profile_free(&p);
+            continue;
+        }
+        CHECK_EQ(m->n_sample_type, 4);
+        for (unsigned i = 0; i < 4 && i < m->n_sample_type; i++) {
+            CHECK_STR(str(m, m->sample_type[i]->type), types[i]);
+            CHECK_STR(str(m, m->sample_type[i]->unit), units[i]);
+        }
+        CHECK_STR(str(m, m->default_sample_type), inuse ? "inuse_space" : "alloc_space");
+        CHECK_STR(str(m, m->period_type->type), "space");
+        CHECK_EQ(m->period, 4096);
+        CHECK_EQ(m->n_sample, 2);
+        unsigned at = inuse ? 2 : 0, other = inuse ? 0 : 2;
+        for (size_t i = 0; i < m->n_sample; i++) {
+            const Perftools__Profiles__Sample *s = m->sample[i];
+            CHECK_EQ(s->n_value, 4);
+            bool first = s->n_location_id == 2;
+            CHECK_EQ(s->value[at], first ? 5 : 129);
+            CHECK_EQ(s->value[at + 1], first ? 19440 : 8256);
+            CHECK_EQ(s->value[other], 0);
+            CHECK_EQ(s->value[other + 1], 0);
+        }
+        perftools__profiles__profile__free_unpacked(m, NULL);
+        sp_profile_free(&p);
+    }
+}

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "kernel/prof/sample.h"
+#include "kernel/prof/export.h"
 #include "kernel/prof/report.h"
 #include "kernel/prof/session.h"
 #include "kernel/symtab.h"

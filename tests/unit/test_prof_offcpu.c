@@ -71,7 +71,7 @@ static void waited(unsigned why, const char *name)
     CHECK_EQ(n, 3);
     check_rec(&recs[0], why, 30000, 9);
     CHECK_STR(recs[0].pr_name, name);
-    check_rec(&recs[1], PROF_WHY_WAKER, 0, 9);
+    check_rec(&recs[1], PROF_WHY_WAKER, 30000, 9);
     CHECK_EQ(recs[1].pr_depth, 2);
     CHECK_EQ(recs[1].pr_frames[0], 0xb100);
     CHECK_EQ(recs[1].pr_frames[1], 0xb200);
@@ -183,7 +183,7 @@ TEST(off_clipped_to_the_window_end)
     prof_off_end(12600);
     CHECK_EQ(prof_off_finish(&o, 7, false, chain, 3, recs), 3);
     check_rec(&recs[0], PROF_WHY_WAITQ, 1000, 3);
-    check_rec(&recs[1], PROF_WHY_WAKER, 0, 3);
+    check_rec(&recs[1], PROF_WHY_WAKER, 1000, 3);
     check_rec(&recs[2], PROF_WHY_RUNNABLE, 600, -1);
     /* Away the whole window: all of it, blocked or runnable. */
     o = fresh();

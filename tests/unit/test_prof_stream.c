@@ -193,7 +193,7 @@ TEST(stream_accounts_every_sample)
     CHECK(fake_ns - t0 >= 1500000000ull && fake_ns - t0 < 1550000000ull);
     CHECK_EQ(fake_udp_ip, 0x0a000202);
     CHECK_EQ(fake_udp_dst, 5555);
-    CHECK_EQ(fake_udp_src, PROF_STREAM_SRC_PORT);
+    CHECK_EQ(fake_udp_src, CMD_STREAM_SRC_PORT);
 
     struct decoded d;
     decode_all(&d);

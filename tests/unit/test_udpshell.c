@@ -100,8 +100,10 @@ TEST(ushp_parse_each_malformed_kind)
     /* A reply may carry up to 1400. */
     CHECK_EQ(ushp_parse_reply(d, n, &h, &pl), 0);
 
-    for (int r = USHP_ETOOLONG; r <= USHP_ESHORT; r++)
+    for (int r = -USHP_NREASONS; r <= USHP_ESHORT; r++)
         CHECK(strcmp(ushp_strerror(r), "unknown error") != 0);
+    CHECK(strstr(ushp_strerror(USHP_ETOOLONG), "255") != NULL);
+    CHECK(strstr(ushp_strerror(USHP_ETOOLONG), "1400") != NULL);
 }
 
 TEST(ushp_build_round_trip)

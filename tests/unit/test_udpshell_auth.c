@@ -96,7 +96,7 @@ TEST(challenge_of_another_length_is_malformed)
     for (size_t len = 0; len <= 16; len++) {
         size_t n = ushp_build_auth(d, sizeof d, key, 1, 0, USHP_FLAG_LAST | USHP_FLAG_CHALLENGE,
                                    5, 0, zero, len);
-        CHECK_EQ(ushp_parse(d, n, &h, &pl), len == USHP_CHALLENGE_LEN ? 0 : USHP_ELEN);
+        CHECK_EQ(ushp_parse(d, n, &h, &pl), len == USHP_CHALLENGE_LEN ? 0 : USHP_ECHALLENGE);
     }
     /* Without the auth flag the bit means nothing (the open protocol
      * ignores unknown flags). */

@@ -14,6 +14,7 @@
 #include "kernel/console.h"
 #include "kernel/sched.h"
 #include "kernel/shell.h"
+#include "lib/sha256.h"
 #include "mm/heap.h"
 #include "net/udpshell.h"
 #include "net/udpshell_fresh.h"
@@ -55,6 +56,7 @@ static uint32_t new_sender(void) { return ++next_ip; }
 static uint64_t next_nonce = 1000;     /* rising, like the clock a client uses */
 static uint64_t epoch;                 /* the shell's, from a challenge */
 static bool refused_without_entropy;
+static bool unkeyed_after_failed_start;
 
 static size_t mkreq_e(uint8_t *d, const uint8_t *k, uint32_t seq, uint64_t nonce, uint64_t ep,
                       const char *cmd)
@@ -116,6 +118,15 @@ static void start_once(void)
         fake_entropy_name = NULL;
         refused_without_entropy = udpshell_start_auth(9000, key) == -1 && !fake_bound_fn;
         fake_entropy_name = "fake";
+        /* A start that fails after the key was taken (here: no line
+         * runner) leaves nothing keyed: udpshell_keyed would otherwise
+         * hand out the wiped, all-zero key. */
+        udpshell_set_runner(NULL);
+        struct hmac_sha256 m;
+        uint64_t ep = 1;
+        unkeyed_after_failed_start = udpshell_start_auth(9000, key) == -1 &&
+                                     !udpshell_keyed(&m, &ep) && ep == 1;
+        udpshell_set_runner(shell_run_line);
         CHECK_EQ(udpshell_start_auth(9000, key), 0);
         uint64_t highest = 1;
         CHECK(challenge(new_sender(), 4999, 1, &epoch, &highest));
@@ -172,6 +183,15 @@ TEST(auth_start_refuses_without_entropy)
     CHECK(refused_without_entropy);
 }
 
+TEST(auth_failed_start_leaves_nothing_keyed)
+{
+    start_once();
+    CHECK(unkeyed_after_failed_start);
+    struct hmac_sha256 m;
+    uint64_t ep = 0;
+    CHECK(udpshell_keyed(&m, &ep) && ep == epoch);      /* the started shell is */
+}
+
 TEST(auth_challenge_tells_the_epoch_and_the_highest_nonce)
 {
     start_once();
@@ -190,6 +210,14 @@ TEST(auth_challenge_tells_the_epoch_and_the_highest_nonce)
     CHECK(challenge(ip, 5101, 3, &ep, &highest));
     CHECK_EQ(stats().challenges, s0.challenges + 2);
     CHECK_EQ(stats().requests, s0.requests + 1);
+    /* A challenge whose payload is not 8 bytes: malformed for that reason
+     * of its own, and unanswered. */
+    static const uint8_t zero[16];
+    fake_net_clear();
+    send_raw(ip, 5101, d, ushp_build_auth(d, sizeof d, key, 4, 0,
+                                          USHP_FLAG_LAST | USHP_FLAG_CHALLENGE, 9, 0, zero, 16));
+    CHECK_EQ(fake_nsent, 0);
+    CHECK_EQ(stats().bad[-1 - USHP_ECHALLENGE], s0.bad[-1 - USHP_ECHALLENGE] + 1);
     /* Under another key: silence, counted as a bad tag. */
     fake_net_clear();
     uint8_t c[USHP_CHALLENGE_DGRAM];
@@ -321,6 +349,7 @@ TEST(auth_retransmit_is_answered_from_the_kept_reply_not_run)
     send_raw(ip, 5005, d, len);             /* the client's resend: same bytes */
     CHECK_EQ(drain(), 0);
     CHECK_EQ(stats().resent, s0.resent + 1);
+    CHECK_EQ(stats().requests, s0.requests + 1);      /* answered: a request */
     CHECK_EQ(fake_nsent, 2 * first);
     CHECK(fake_sent[0].len == fake_sent[first].len &&
           memcmp(fake_sent[0].data, fake_sent[first].data, fake_sent[0].len) == 0);
@@ -358,6 +387,7 @@ TEST(auth_replayed_request_is_never_run_twice)
     CHECK_EQ(drain(), 0);
     CHECK_EQ(fake_nsent, 0);
     CHECK_EQ(stats().replayed, s0.replayed + 1);
+    CHECK_EQ(stats().requests, s0.requests);          /* refused: not a request */
     /* Once the client moved on, its older request is refused at once. */
     send_raw(ip, 5007, d2, mkreq(d2, key, 21, next_nonce++, "echo next"));
     CHECK_EQ(drain(), 1);

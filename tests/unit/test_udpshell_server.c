@@ -597,8 +597,17 @@ TEST(ush_reply_id_per_run_repeated_by_resends)
     CHECK(udpshell_run_next());
     struct reply e = reply_of(ip, 4301, 2);
     CHECK(d.whole && e.whole && e.id != d.id);
+    fake_net_clear();
+    /* Every cut copy of that one kept reply is the same reply: one id
+     * (before, each resend drew a new id, and the client would have said
+     * the command ran again). */
+    send_req(ip, 4301, 2, cmd);
+    CHECK(udpshell_run_next());
+    struct reply g = reply_of(ip, 4301, 2);
+    CHECK(g.whole && g.id == e.id);
     free(d.text);
     free(e.text);
+    free(g.text);
     fake_net_clear();
 }
 

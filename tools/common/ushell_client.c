@@ -80,14 +80,14 @@ static int reply_take(struct ushc *c, struct reply *r, const struct ushp_hdr *h,
                       const uint8_t *pl)
 {
     bool last = h->flags & USHP_FLAG_LAST;
-    /* One run's chunks only: another id means the shell ran the command
-     * again (its kept reply was gone when we resent), and the two outputs
-     * may differ anywhere. Checked before the duplicate test: the same
-     * index from the other run is no duplicate. */
+    /* One reply's chunks only: another id is another reply (the command
+     * ran again because its kept reply was gone when we resent, or the
+     * shell resent a copy cut at 1 MiB), and the two may differ anywhere.
+     * Checked before the duplicate test: the same index from the other
+     * reply is no duplicate. */
     if (r->id >= 0 && h->id != r->id) {
-        fprintf(c->err, "%s: protocol error: chunks of two replies (ids %ld and %u) for seq "
-                "%u: the shell ran the command again; not mixing them\n", c->prog, r->id,
-                h->id, h->seq);
+        fprintf(c->err, "%s: protocol error: chunks of two different replies (ids %ld and "
+                "%u) for seq %u: not mixing them\n", c->prog, r->id, h->id, h->seq);
         return -1;
     }
     r->id = h->id;
@@ -147,21 +147,40 @@ struct call {
     size_t challen;
     bool challenging;           /* waiting for the epoch before the request */
     bool rechallenged;          /* the one check for a restarted shell is out */
+    bool refused;               /* a "port unreachable" came (authenticated mode) */
+    bool verified;              /* a datagram from the shell verified (idem) */
     unsigned chunks;            /* new chunks taken */
     int retries;
     uint64_t last_progress, last_send;
     int rc;                     /* USHC_EXIT_*, or -1 while in flight */
 };
 
+static void say_refused(const struct ushc *c)
+{
+    fprintf(c->err, "%s: %s refused the request: nothing listens there\n", c->prog, c->peer);
+}
+
+/* "Port unreachable" (ICMP, so unauthenticated): the end of the command in
+ * the open mode. With a key anyone could forge it to stop any command, so
+ * it counts as a lost datagram: the resends go on, and the call ends
+ * "refused" only if nothing verified came before the timeout. The
+ * USHC_EXIT_* status if the command ends, else -1. */
+static int call_refused(struct ushc *c, struct call *k)
+{
+    if (c->key) {
+        k->refused = true;
+        return -1;
+    }
+    say_refused(c);
+    return USHC_EXIT_REFUSED;
+}
+
 /* Send the request; a USHC_EXIT_* status if that ends the command, else -1. */
-static int send_request(struct ushc *c, const uint8_t *d, size_t len)
+static int send_request(struct ushc *c, struct call *k, const uint8_t *d, size_t len)
 {
     int rc = c->io.send(c->io.ctx, d, len);
-    if (rc == USHC_IO_REFUSED) {
-        fprintf(c->err, "%s: %s refused the request: nothing listens there\n",
-                c->prog, c->peer);
-        return USHC_EXIT_REFUSED;
-    }
+    if (rc == USHC_IO_REFUSED)
+        return call_refused(c, k);
     /* Any other failure is like a loss on the wire: the resend covers it. */
     if (rc < 0)
         fprintf(c->err, "%s: send to %s: %s\n", c->prog, c->peer, strerror(errno));
@@ -173,14 +192,14 @@ static void call_send_request(struct ushc *c, struct call *k)
 {
     k->reqlen = ushc_build_request(c, k->req, sizeof k->req, k->cmd, strlen(k->cmd));
     k->req_epoch = c->epoch;
-    k->rc = send_request(c, k->req, k->reqlen);
+    k->rc = send_request(c, k, k->req, k->reqlen);
 }
 
 /* Ask the shell for its epoch (a new challenge nonce each time). */
 static int call_send_challenge(struct ushc *c, struct call *k)
 {
     k->challen = ushc_build_challenge(c, k->chal, sizeof k->chal);
-    return send_request(c, k->chal, k->challen);
+    return send_request(c, k, k->chal, k->challen);
 }
 
 static void call_start(struct ushc *c, struct call *k, const char *cmd, uint64_t now)
@@ -228,9 +247,9 @@ static void call_tick(struct ushc *c, struct call *k, uint64_t now)
      * request its retransmission. */
     if (now - k->last_send >= USHC_RETRY_MS && k->retries < USHC_RETRIES) {
         if (k->challenging) {
-            k->rc = send_request(c, k->chal, k->challen);
+            k->rc = send_request(c, k, k->chal, k->challen);
         } else {
-            k->rc = send_request(c, k->req, k->reqlen);
+            k->rc = send_request(c, k, k->req, k->reqlen);
             /* Silence may be a shell that restarted and refuses our epoch:
              * ask for its epoch once per call (the answer is handled in
              * call_challenged). */
@@ -245,6 +264,11 @@ static void call_tick(struct ushc *c, struct call *k, uint64_t now)
             return;
     }
     if (now - k->last_progress >= c->timeout_ms) {
+        if (k->refused && !k->verified) {
+            say_refused(c);
+            k->rc = USHC_EXIT_REFUSED;
+            return;
+        }
         /* A shell refuses without a word both a request without its key
          * and one with the wrong key: say so, it is the likely cause. */
         fprintf(c->err, "%s: timeout: no %s from %s for %.1f s (%s sent %d times)%s\n",
@@ -300,9 +324,7 @@ static void call_challenged(struct ushc *c, struct call *k)
 static void call_feed(struct ushc *c, struct call *k, long got, const uint8_t *d)
 {
     if (got == USHC_IO_REFUSED) {
-        fprintf(c->err, "%s: %s refused the request: nothing listens there\n",
-                c->prog, c->peer);
-        k->rc = USHC_EXIT_REFUSED;
+        k->rc = call_refused(c, k);
         return;
     }
     if (got < 0) {
@@ -326,6 +348,8 @@ static void call_feed(struct ushc *c, struct call *k, long got, const uint8_t *d
         k->rc = USHC_EXIT_PROTO;
         return;
     }
+    if (v >= 0)
+        k->verified = true;
     if (v == USHC_REPLY_CHALLENGE) {
         ushc_take_challenge(c, &h, pl);
         call_challenged(c, k);
@@ -506,6 +530,11 @@ int ushc_verify_reply(const struct ushc *c, const void *dgram, size_t len,
         if (h->flags & USHP_FLAG_CHALLENGE)
             return c->challenge && h->nonce == c->challenge && h->epoch != 0 ?
                    USHC_REPLY_CHALLENGE : USHC_REPLY_OTHER;
+        /* Bound to the epoch our requests are tagged for: a reply from
+         * another kernel sharing the key (and no ushid=) must not pass
+         * for this one's. */
+        if (h->epoch != c->epoch)
+            return USHC_REPLY_EPOCH;
         if (h->seq == c->seq && h->nonce != c->nonce)
             return USHC_REPLY_NONCE;
     }
@@ -523,6 +552,7 @@ const char *ushc_reply_strerror(int code)
                                       "else answered)";
     case USHC_REPLY_BADTAG:    return "reply tag does not verify (another key, or forged)";
     case USHC_REPLY_NONCE:     return "reply tagged for another request's nonce";
+    case USHC_REPLY_EPOCH:     return "reply tagged for another boot epoch than our request";
     default:                   return "unknown";
     }
 }

@@ -11,7 +11,8 @@
 
 /* Exit statuses, as sonde-sh returns them. */
 #define USHC_EXIT_OK      0
-#define USHC_EXIT_REFUSED 1    /* the remote said no: nothing listens on the port */
+#define USHC_EXIT_REFUSED 1    /* the remote said no: nothing listens on the port
+                                  (with a key: only refusals until the timeout) */
 #define USHC_EXIT_PROTO   2    /* bad usage, a protocol error, or no reply in time */
 
 #define USHC_RETRY_MS     1000 /* send again after this long without a new chunk */
@@ -47,7 +48,9 @@ struct ushc {
      * to another nonce is counted in ignored and otherwise ignored. */
     const uint8_t *key;
     uint64_t nonce;            /* the last request's; set by ushc_build_request */
-    uint64_t epoch;            /* the shell's boot epoch; 0 until a challenge told it */
+    uint64_t epoch;            /* the shell's boot epoch; 0 until a challenge told it.
+                                  Requests are tagged for it, and a reply for
+                                  another epoch is refused (USHC_REPLY_EPOCH) */
     uint64_t nonce_shift;      /* added to the clock: nonces above the shell's highest */
     uint64_t challenge;        /* the nonce of the challenge awaiting its answer, or 0 */
     unsigned long ignored;     /* datagrams that did not verify, in the last command */
@@ -114,11 +117,13 @@ void ushc_take_challenge(struct ushc *c, const struct ushp_hdr *h, const uint8_t
 #define USHC_REPLY_UNTAGGED  -2  /* c->key set, the reply carries no tag */
 #define USHC_REPLY_BADTAG    -3  /* the tag does not verify under c->key */
 #define USHC_REPLY_NONCE     -4  /* tagged for c->seq but another nonce */
+#define USHC_REPLY_EPOCH     -5  /* tagged for another epoch than c->epoch */
 #define USHC_REPLY_OTHER     1   /* valid, but for another seq: ignore it */
 #define USHC_REPLY_CHALLENGE 2   /* the tagged answer to c->challenge */
 /* Check one reply datagram against the last request built from c: parse
- * it (into *h, *payload) and, with c->key, verify its tag, its reply flag
- * and that it carries c->nonce (or, for a challenge's answer, c->challenge).
+ * it (into *h, *payload) and, with c->key, verify its tag, its reply flag,
+ * and that it carries c->epoch and c->nonce (or, for a challenge's answer,
+ * c->challenge, and then any epoch but 0).
  * A USHC_REPLY_* code; ushc_reply_strerror says it in words. */
 int ushc_verify_reply(const struct ushc *c, const void *dgram, size_t len,
                       struct ushp_hdr *h, const uint8_t **payload);

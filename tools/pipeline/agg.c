@@ -64,8 +64,9 @@ void sp_agg_add(struct sp_agg *a, uint16_t cpu, const struct pstr_record *r)
     for (; a->tab[i].count; i = (i + 1) & (a->cap - 1))
         if (same(&a->tab[i], r->pid, cpu, r)) {
             a->tab[i].count++;
-            a->tab[i].weight += r->weight;
-            a->records++;
+            /* Saturating: a sum past 2^64 - 1 stays there, never wraps. */
+            a->tab[i].weight = a->tab[i].weight + r->weight < a->tab[i].weight
+                                   ? UINT64_MAX : a->tab[i].weight + r->weight;
             return;
         }
     struct sp_agg_chain *c = &a->tab[i];
@@ -77,7 +78,6 @@ void sp_agg_add(struct sp_agg *a, uint16_t cpu, const struct pstr_record *r)
     c->depth = r->depth;
     memcpy(c->frames, r->frames, r->depth * sizeof *r->frames);
     a->n++;
-    a->records++;
 }
 
 static void task_name(const struct sp_stream *s, uint32_t pid, char *buf, size_t cap)
@@ -129,8 +129,9 @@ char *sp_agg_raw(const struct sp_agg *a, const struct sp_stream *s, unsigned kin
         char task[PSTR_TASK_MAX + 16];
         task_name(s, c->pid, task, sizeof task);
         /* A chain line counts at most PRAW_COUNT_MAX: more is several
-         * lines, which a reader adds up; the weight goes with the first
-         * (a weight is at least 1: each later line carries 1 of it). */
+         * lines, which a reader adds up. Every line but the last carries
+         * a weight of 1 (the least a line may), the last the rest: a
+         * chain of N records weighs at least N, so the rest is at least 1. */
         uint64_t wleft = c->weight;
         for (uint64_t left = c->count; left;) {
             uint64_t n = left > PRAW_COUNT_MAX ? PRAW_COUNT_MAX : left;

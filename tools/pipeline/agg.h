@@ -22,7 +22,6 @@ struct sp_agg_chain {
 struct sp_agg {
     struct sp_agg_chain *tab;     /* open addressing; count 0: empty */
     size_t cap, n;
-    uint64_t records;
 };
 
 void sp_agg_init(struct sp_agg *a);

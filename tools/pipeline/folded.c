@@ -23,7 +23,8 @@ static void chain_stack(const struct sp_profile *p, const struct sp_chain *c,
             s->ps_names[k++] = l->pl_frames[j].pf_func;
     }
     s->ps_n = k;
-    s->ps_count = c->c_count;
+    /* The weight: a CPU chain's is its count, a heap chain's its bytes. */
+    s->ps_count = c->c_weight;
 }
 
 static int stack_cmp(const void *a, const void *b)

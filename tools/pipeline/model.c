@@ -154,6 +154,7 @@ static int add_chain(void *ctx, const struct praw_chain *rc, unsigned line,
     memset(c, 0, sizeof *c);
     c->c_count = rc->pc_count;
     c->c_weight = rc->pc_weight;
+    c->c_objects = rc->pc_objects;
     c->c_pid = rc->pc_pid;
     c->c_cpu = rc->pc_cpu;
     memcpy(c->c_task, rc->pc_task, sizeof c->c_task);
@@ -184,7 +185,8 @@ int sp_profile_add_raw(struct sp_profile *p, const char *text, size_t len,
         return -1;
     }
     in->pi_period_ns = praw_source_period_ns(in->pi_hdr.ph_source);
-    if (!in->pi_period_ns) {
+    /* A heap profile's samples are bytes, not time: no period to know. */
+    if (!in->pi_period_ns && in->pi_hdr.ph_kind != PRAW_KIND_HEAP) {
         p->nchains = before;
         snprintf(err, errcap, "%s: line 1: unknown source '%s' (known: "
                  "\"pmu/...\" sampling every 1 ms, \"tick NHz\")", origin,

@@ -45,6 +45,8 @@ struct sp_chain {
     uint64_t c_weight;          /* the samples' weights: c_count for a CPU
                                    profile; ns or bytes for the other kinds
                                    (its input's pi_hdr.ph_kind) */
+    uint64_t c_objects;         /* heap: the objects the samples stand
+                                   for; c_count otherwise */
     uint32_t c_pid, c_cpu;
     char c_task[PRAW_TASK_MAX + 1];
     unsigned c_input;

@@ -185,6 +185,20 @@ static Label *make_num_label(struct builder *b, const char *key, int64_t num)
     return l;
 }
 
+/* A heap profile's view, from its source ("heap inuse rate R" or "heap
+ * allocs rate R", uapi/profile_raw.h). */
+static bool sp_heap_inuse(const struct sp_input *in)
+{
+    return strncmp(in->pi_hdr.ph_source, "heap inuse", 10) == 0;
+}
+
+/* R from "heap ... rate R", or 0. */
+static int64_t sp_heap_rate(const struct sp_input *in)
+{
+    const char *r = strstr(in->pi_hdr.ph_source, " rate ");
+    return r ? strtoll(r + 6, NULL, 10) : 0;
+}
+
 static Sample *make_sample(struct builder *b, const struct sp_profile *p,
                            const struct sp_chain *c)
 {
@@ -195,10 +209,20 @@ static Sample *make_sample(struct builder *b, const struct sp_profile *p,
     s->location_id = sp_xcalloc(c->c_depth, sizeof *s->location_id);
     for (unsigned i = 0; i < c->c_depth; i++)
         s->location_id[i] = c->c_locs[i]->pl_id;     /* leaf first */
-    s->n_value = 2;
-    s->value = sp_xcalloc(2, sizeof *s->value);
-    s->value[0] = (int64_t)c->c_count;
-    s->value[1] = (int64_t)(c->c_count * in->pi_period_ns);
+    if (in->pi_hdr.ph_kind == PRAW_KIND_HEAP) {
+        /* Go's four: alloc_objects, alloc_space, inuse_objects,
+         * inuse_space. A profile is one view, so the other's pair is 0. */
+        unsigned at = sp_heap_inuse(in) ? 2 : 0;
+        s->n_value = 4;
+        s->value = sp_xcalloc(4, sizeof *s->value);
+        s->value[at] = (int64_t)c->c_objects;
+        s->value[at + 1] = (int64_t)c->c_weight;
+    } else {
+        s->n_value = 2;
+        s->value = sp_xcalloc(2, sizeof *s->value);
+        s->value[0] = (int64_t)c->c_count;
+        s->value[1] = (int64_t)(c->c_count * in->pi_period_ns);
+    }
     s->n_label = 4;
     s->label = sp_xcalloc(4, sizeof *s->label);
     s->label[0] = make_num_label(b, "pid", c->c_pid);
@@ -247,16 +271,31 @@ static void build(struct builder *b, const struct sp_profile *p, Profile *m)
 {
     perftools__profiles__profile__init(m);
     str_id(b, "");              /* index 0 must be the empty string */
-    m->n_sample_type = 2;
-    m->sample_type = sp_xcalloc(2, sizeof *m->sample_type);
-    m->sample_type[0] = make_type(b, "samples", "count");
-    m->sample_type[1] = make_type(b, "cpu", "nanoseconds");
-    m->period_type = make_type(b, "cpu", "nanoseconds");
+    if (p->ninputs && p->inputs[0].pi_hdr.ph_kind == PRAW_KIND_HEAP) {
+        /* As Go's heap profiles: pprof's default is the view's space. */
+        m->n_sample_type = 4;
+        m->sample_type = sp_xcalloc(4, sizeof *m->sample_type);
+        m->sample_type[0] = make_type(b, "alloc_objects", "count");
+        m->sample_type[1] = make_type(b, "alloc_space", "bytes");
+        m->sample_type[2] = make_type(b, "inuse_objects", "count");
+        m->sample_type[3] = make_type(b, "inuse_space", "bytes");
+        m->period_type = make_type(b, "space", "bytes");
+        m->default_sample_type = str_id(b, sp_heap_inuse(&p->inputs[0]) ? "inuse_space"
+                                                                          : "alloc_space");
+    } else {
+        m->n_sample_type = 2;
+        m->sample_type = sp_xcalloc(2, sizeof *m->sample_type);
+        m->sample_type[0] = make_type(b, "samples", "count");
+        m->sample_type[1] = make_type(b, "cpu", "nanoseconds");
+        m->period_type = make_type(b, "cpu", "nanoseconds");
+    }
     uint32_t ms = 0;
     for (unsigned i = 0; i < p->ninputs; i++)
         if (p->inputs[i].pi_hdr.ph_ms > ms)
             ms = p->inputs[i].pi_hdr.ph_ms;
     m->period = p->ninputs ? (int64_t)p->inputs[0].pi_period_ns : 0;
+    if (p->ninputs && p->inputs[0].pi_hdr.ph_kind == PRAW_KIND_HEAP)
+        m->period = sp_heap_rate(&p->inputs[0]);
     m->duration_nanos = (int64_t)ms * 1000000;
     m->n_mapping = p->nmaps;
     m->mapping = sp_xcalloc(p->nmaps, sizeof *m->mapping);

@@ -12,6 +12,17 @@ void sp_record_command(char *buf, size_t cap, unsigned ms, const char *who)
     snprintf(buf, cap, "profile %u %s raw", ms, who);
 }
 
+void sp_record_command_what(char *buf, size_t cap, enum sp_record_what what, unsigned ms,
+                            const char *who)
+{
+    if (what == SP_RECORD_HEAP)
+        snprintf(buf, cap, "profile heap raw");
+    else if (what == SP_RECORD_ALLOCS)
+        snprintf(buf, cap, "profile allocs %u %s raw", ms, who);
+    else
+        sp_record_command(buf, cap, ms, who);
+}
+
 /* A reply that is not a raw profile is the kernel's answer in words:
  * quote its first line (at most 200 bytes) as what it said. */
 static int refused(struct sp_rec_host *h)

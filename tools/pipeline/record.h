@@ -24,8 +24,14 @@ struct sp_rec_host {
     int rc;                     /* USHC_EXIT_*: 0 only for a raw profile */
 };
 
-/* "profile MS WHO raw", WHO a pid or "all". */
+/* What record asks the kernels for: a CPU window, the heap in use now,
+ * or the allocations of a window (docs/profiling.md). */
+enum sp_record_what { SP_RECORD_CPU, SP_RECORD_HEAP, SP_RECORD_ALLOCS };
+/* "profile MS WHO raw", WHO a pid or "all"; "profile heap raw"; or
+ * "profile allocs MS WHO raw". */
 void sp_record_command(char *buf, size_t cap, unsigned ms, const char *who);
+void sp_record_command_what(char *buf, size_t cap, enum sp_record_what what, unsigned ms,
+                            const char *who);
 
 /* Runs cmd on every host at once and checks each reply: a reply that is
  * not a raw profile (`profile: busy`, an error of the kernel's) is that

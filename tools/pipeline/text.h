@@ -1,4 +1,4 @@
-/* tools/pipeline/text.h: the kernel's own report (kernel/profiler.c,
+/* tools/pipeline/text.h: the kernel's own report (kernel/prof/report.c,
  * docs/profiling.md), with " (file:line)" after every frame.
  *
  *   profiled 1000 ms
