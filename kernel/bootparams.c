@@ -13,7 +13,7 @@
 
 static struct cmdline cmdline;
 static const char *const known_params[] = { "smp", "pmu", "ip", "mask", "gw", "udpshell",
-                                            "ushkey", "heapprof" };
+                                            "ushkey", "ushid", "heapprof" };
 
 /* ushkey=: decoded here, at parse time, so that every copy of the text can
  * be wiped at once; net_boot takes it later with boot_param_ushkey. */
@@ -88,6 +88,22 @@ int boot_param_ushkey(uint8_t key[USHP_KEY_LEN])
         ushkey_state = -1;
     }
     return st;
+}
+
+int boot_param_ushid(char *id)
+{
+    const char *s = cmdline_get(&cmdline, "ushid");
+    if (!s)
+        return 0;
+    size_t n = strlen(s);
+    _Static_assert(USHP_ID_MAX == 31, "the message below shows at most 31 characters");
+    if (ushp_check_id(s, n) < 0) {
+        kprintf("boot: ushid='%.31s%s' (%zu characters) must be %s: the UDP shell will not "
+                "start\n", s, n > USHP_ID_MAX ? "..." : "", n, USHP_ID_RULE);
+        return -1;
+    }
+    memcpy(id, s, n + 1);
+    return 1;
 }
 
 const struct cmdline *boot_params_parse(char *text)

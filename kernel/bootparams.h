@@ -18,6 +18,10 @@ void boot_params_copy(char *dst, size_t size, char *text);
 /* ushkey=: 1 and key filled (once; the stored copy is then wiped), 0 if
  * absent, -1 if given but unusable (already reported) or already taken. */
 int boot_param_ushkey(uint8_t key[32]);
+/* ushid=NAME (uapi/udpshell.h, USHP_ID_RULE): 1 and NAME copied to id
+ * (USHP_ID_MAX + 1 bytes), 0 if absent, -1 if bad (reported, naming the
+ * allowed form): the UDP shell then refuses to start, as for a bad key. */
+int boot_param_ushid(char *id);
 /* smp=N (1..MAX_CPUS), else MAX_CPUS; a bad value is reported. */
 unsigned boot_param_smp(void);
 /* pmu=auto|off|assume, handed to pmu_set_mode; a bad value is reported. */

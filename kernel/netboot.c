@@ -5,11 +5,13 @@
  *   ip=A.B.C.D mask=A.B.C.D gw=A.B.C.D   (defaults: QEMU user networking)
  *   udpshell=PORT                        start the UDP shell on PORT
  *   ushkey=<64 hex digits>               ... requiring that key (docs/udpshell.md)
+ *   ushid=NAME                           ... and this kernel's id in every tag
  *
  * A bad value is reported by name and replaced by the default: a typo on
  * the command line should cost a message, not the network. Except ushkey=:
  * a bad key leaves the UDP shell stopped, since its default, no
- * authentication, is exactly what the key was given to prevent. So does a
+ * authentication, is exactly what the key was given to prevent; so does a
+ * bad ushid=, or one without a key, which would bind nothing. So does a
  * good key on a machine with no entropy source (hal/entropy.h, brought up
  * before net_boot): the authenticated shell's epoch needs one.
  *
@@ -62,6 +64,8 @@ static void udpshell_boot(const struct cmdline *cl, int k, const uint8_t *key)
 {
     const char *s = cmdline_get(cl, "udpshell");
     uint64_t port;
+    char id[USHP_ID_MAX + 1];
+    int ki = boot_param_ushid(id);
     if (!s)
         return;
     if (!parse_range(s, 1, 65535, &port)) {
@@ -72,6 +76,11 @@ static void udpshell_boot(const struct cmdline *cl, int k, const uint8_t *key)
     if (k < 0) {
         kprintf("net: UDP shell not started: ushkey= is not usable (see above), and "
                 "without it the shell would be open to anyone\n");
+    } else if (ki < 0) {
+        kprintf("net: UDP shell not started: ushid= is not usable (see above)\n");
+    } else if (ki > 0 && k == 0) {
+        kprintf("net: UDP shell not started: ushid= names the kernel to key holders, and "
+                "without ushkey= there are none (give both, or neither)\n");
     } else if (k > 0 && !entropy_source()) {
         /* The authenticated shell tags with a boot epoch drawn from a real
          * entropy source (docs/udpshell.md); without one it cannot keep a
@@ -80,8 +89,9 @@ static void udpshell_boot(const struct cmdline *cl, int k, const uint8_t *key)
                 "epoch, and this machine has none (no RDRAND/RNDR, no virtio-rng device: "
                 "give QEMU -device virtio-rng-pci or virtio-rng-device)\n");
     } else if (k > 0) {
-        if (udpshell_start_auth((uint16_t)port, key) == 0)
-            kprintf("net: UDP shell on port %lu, authenticated (HMAC-SHA256, ushkey=)\n", port);
+        if (udpshell_start_auth((uint16_t)port, key, ki > 0 ? id : NULL) == 0)
+            kprintf("net: UDP shell on port %lu, authenticated (HMAC-SHA256, ushkey=%s%s)\n",
+                    port, ki > 0 ? ", ushid=" : "", ki > 0 ? id : "");
     } else if (udpshell_start((uint16_t)port) == 0) {
         kprintf("net: UDP shell on port %lu with no authentication: open to anyone who can "
                 "reach it (ushkey= requires a key; docs/udpshell.md)\n", port);

@@ -27,7 +27,9 @@
  * than USH_KEEP_MAX is answered on retransmit with its first USH_KEEP_MAX
  * bytes and a line saying the rest was not kept, flagged last there.
  *
- * Authenticated mode (ushkey=, udpshell_start_auth): the handler checks
+ * Authenticated mode (ushkey=, udpshell_start_auth; with ushid=, every tag
+ * under that id's key, so kernels sharing a key are not interchangeable):
+ * the handler checks
  * each request's tag before anything else and refuses, silently and
  * counted, an untagged or wrongly tagged one. A tagged challenge is
  * answered at once with the shell's boot epoch (drawn from the entropy
@@ -103,7 +105,8 @@ static struct {
     /* Authenticated mode. The key and epoch are set before the port is
      * bound and never change; the window is the handler's, under the lock. */
     bool auth;
-    uint8_t key[USHP_KEY_LEN];
+    uint8_t key[USHP_KEY_LEN];      /* ushid='s key (ushp_id_key) when given */
+    char id[USHP_ID_MAX + 1];       /* ushid=, or "" */
     uint64_t epoch;                 /* this boot's, never 0 */
     struct ushf fresh;
     /* The rest belongs to the shell task alone. */
@@ -616,7 +619,10 @@ static void ush_print_stats(struct printer *p)
               s.bad[-1 - USHP_ERESERVED], s.bad[-1 - USHP_ETOOLONG],
               s.bad[-1 - USHP_ECHALLENGE], s.queue_full,
               s.replies);
-    if (ush.auth)
+    if (ush.auth && ush.id[0])
+        pr_printf(p, "udpshell auth: HMAC-SHA256 key, kernel id %s, boot epoch %016lx", ush.id,
+                  ush.epoch);
+    else if (ush.auth)
         pr_printf(p, "udpshell auth: HMAC-SHA256 key, boot epoch %016lx", ush.epoch);
     else
         pr_puts(p, "udpshell auth: none (open)");
@@ -627,8 +633,14 @@ static void ush_print_stats(struct printer *p)
 
 static struct net_app_stats ush_net_stats = { ush_print_stats, 0 };
 
-int udpshell_start_auth(uint16_t port, const uint8_t key[USHP_KEY_LEN])
+int udpshell_start_auth(uint16_t port, const uint8_t key[USHP_KEY_LEN], const char *id)
 {
+    size_t idn = id ? strlen(id) : 0;
+    if (id && ushp_check_id(id, idn) < 0) {
+        kprintf("udpshell: ushid must be %s: the authenticated shell does not start\n",
+                USHP_ID_RULE);
+        return -1;
+    }
     /* What matters is that epochs differ across boots and across kernels
      * sharing the key, so that a request captured on one is refused on
      * every other; drawn from the entropy source, they do (with
@@ -644,7 +656,11 @@ int udpshell_start_auth(uint16_t port, const uint8_t key[USHP_KEY_LEN])
         return -1;
     }
     /* Before the bind: no request may ever see the shell without its key. */
-    memcpy(ush.key, key, USHP_KEY_LEN);
+    if (id)
+        ushp_id_key(key, id, ush.key);
+    else
+        memcpy(ush.key, key, USHP_KEY_LEN);
+    memcpy(ush.id, id ? id : "", idn + 1);
     ush.epoch = epoch;
     ushf_init(&ush.fresh);
     ush.auth = true;
@@ -654,6 +670,7 @@ int udpshell_start_auth(uint16_t port, const uint8_t key[USHP_KEY_LEN])
      * the wiped, all-zero key). */
     ush.auth = false;
     ush.epoch = 0;
+    ush.id[0] = 0;
     secure_zero(ush.key, sizeof ush.key);
     return -1;
 }

@@ -33,10 +33,12 @@ void udpshell_set_runner(udpshell_run_fn run);
 int udpshell_start(uint16_t port);
 /* The same, authenticated (ushkey=): every request must carry a valid
  * HMAC-SHA256 tag under key, this boot's epoch and a fresh nonce; replies
- * are tagged. The epoch comes from entropy_get: -1 (and the reason on the
+ * are tagged. With id (ushid=, a valid id; NULL: none) every tag is made
+ * under ushp_id_key(key, id) instead: only clients given that id talk to
+ * this kernel. The epoch comes from entropy_get: -1 (and the reason on the
  * console) without it, never an open or predictable shell. The key is
  * copied; the caller wipes its own. */
-int udpshell_start_auth(uint16_t port, const uint8_t key[USHP_KEY_LEN]);
+int udpshell_start_auth(uint16_t port, const uint8_t key[USHP_KEY_LEN], const char *id);
 
 /* Take the oldest queued request and answer it: run its command, or send
  * the kept reply of a retransmit. False if nothing was queued. The shell's
@@ -54,7 +56,8 @@ bool udpshell_requester_addr(uint32_t *ip, uint16_t *port);
 struct hmac_sha256;
 /* For what the kernel sends a key holder besides replies (the profile
  * stream's tags, uapi/profile_stream.h): true, *m an HMAC-SHA256
- * initialised with the shell's key and *epoch this boot's epoch; false
+ * initialised with the shell's key (its id's, with ushid=) and *epoch
+ * this boot's epoch; false
  * (nothing written) when the shell has no key. The key itself never
  * leaves this file. */
 bool udpshell_keyed(struct hmac_sha256 *m, uint64_t *epoch);

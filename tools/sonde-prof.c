@@ -83,6 +83,8 @@ struct opts {
     unsigned nraws;
     double slack_s;             /* silence allowed beyond the window */
     const char *keyfile;        /* -k: the shells' key (ushkey=), or NULL */
+    const char *ids[MAX_INPUTS];    /* --id: each kernel's ushid= ("-": none) */
+    unsigned nids;
     enum sp_record_what what;   /* --heap, --allocs: a heap profile */
     int pid_given;              /* -p was given */
 };
@@ -113,6 +115,8 @@ static void usage(FILE *f)
         "  -k KEYFILE     the shells' key (the kernels' ushkey=: 64 hex digits and\n"
         "                 at most a newline): requests tagged, replies verified.\n"
         "                 Keeping FILE private is up to you (chmod 600)\n"
+        "  --id ID        with -k: a kernel's ushid=, once per HOST in order (- for\n"
+        "                 one without); its shell is then believed under that id only\n"
         "  -r RAW         also keep each kernel's raw profile (once per HOST, in\n"
         "                 order), for `report` later\n"
         "  --heap         the heap in use now (`profile heap raw`), not a window:\n"
@@ -419,6 +423,7 @@ static int parse_record_args(int argc, char **argv, struct opts *o)
         { "per-kernel", no_argument, NULL, 'K' },
         { "heap", no_argument, NULL, 'H' },
         { "allocs", no_argument, NULL, 'A' },
+        { "id", required_argument, NULL, 'I' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -456,6 +461,7 @@ static int parse_record_args(int argc, char **argv, struct opts *o)
             }
             break;
         case 'r': bad |= add_arg(o->raws, &o->nraws, optarg, "-r"); break;
+        case 'I': bad |= add_arg(o->ids, &o->nids, optarg, "--id"); break;
         case 'e': bad |= add_arg(o->elfs, &o->nelfs, optarg, "-e"); break;
         case 'o': o->out = optarg; break;
         case 'K': o->per_kernel = 1; break;
@@ -484,6 +490,11 @@ static int parse_record_args(int argc, char **argv, struct opts *o)
         o->ms = 0;              /* no window: only the slack to wait */
     if (o->nraws && o->nraws != o->ninputs)
         return die_usage("give -r once per HOST in order, or not at all", NULL);
+    if (o->nids && o->nids != o->ninputs)
+        return die_usage("give --id once per HOST in order (- for a kernel without "
+                         "ushid=), or not at all", NULL);
+    if (o->nids && !o->keyfile)
+        return die_usage("--id names the kernels' ushid=, which only a key (-k) uses", NULL);
     return check_elfs_out(o, " (e.g. build/x86_64/kernel.elf)", "HOST in order");
 }
 
@@ -636,7 +647,7 @@ static bool overdue(const struct sp_collect *c, unsigned ms)
     return false;
 }
 
-static int record_stream(const struct opts *o, const uint8_t *key, struct sp_profile *p,
+static int record_stream(const struct opts *o, const uint8_t *const *keys, struct sp_profile *p,
                          struct elfs *es)
 {
     static struct stream_rec sr;
@@ -644,7 +655,7 @@ static int record_stream(const struct opts *o, const uint8_t *key, struct sp_pro
     static size_t lens[MAX_INPUTS];
     struct sp_collect c;
     struct sp_collect_opts po = {
-        .prog = prog, .err = stderr, .key = key,
+        .prog = prog, .err = stderr, .key = keys ? keys[0] : NULL, .keys = keys,
         .shell_timeout_ms = (uint64_t)(o->slack_s * 1000),
         .silent_ms = STREAM_SILENT_MS,
     };
@@ -705,9 +716,21 @@ static int cmd_record(int argc, char **argv)
     int rc = parse_record_args(argc, argv, &o);
     if (rc)
         return rc;
-    static uint8_t key[USHP_KEY_LEN];
-    if (o.keyfile && ushc_load_key(o.keyfile, key, stderr, prog) < 0)
-        return EXIT_USAGE;
+    /* One key per kernel: the shared key, made each kernel's own by its
+     * --id (docs/udpshell.md, "Kernel ids"). */
+    static uint8_t keys[MAX_INPUTS][USHP_KEY_LEN];
+    static const uint8_t *kp[MAX_INPUTS];
+    for (unsigned i = 0; o.keyfile && i < o.ninputs; i++) {
+        if (i == 0 && ushc_load_key(o.keyfile, keys[0], stderr, prog) < 0)
+            return EXIT_USAGE;
+        memcpy(keys[i], keys[0], USHP_KEY_LEN);
+        kp[i] = keys[i];
+    }
+    for (unsigned i = o.ninputs; o.keyfile && i-- > 0;) {
+        const char *id = o.nids ? o.ids[i] : "-";
+        if (strcmp(id, "-") != 0 && ushc_use_id(keys[i], id, stderr, prog) < 0)
+            return EXIT_USAGE;
+    }
     if (o.ms > SP_RECORD_MS_MAX) {
         struct sp_profile p;
         struct elfs es = { .n = 0 };
@@ -719,7 +742,7 @@ static int cmd_record(int argc, char **argv)
                 rc = EXIT_USAGE;
         }
         if (rc == 0)
-            rc = record_stream(&o, o.keyfile ? key : NULL, &p, &es);
+            rc = record_stream(&o, o.keyfile ? kp : NULL, &p, &es);
         for (unsigned m = 0; m < es.n; m++)
             sp_elf_close(es.e[m]);
         sp_profile_free(&p);
@@ -759,7 +782,7 @@ static int cmd_record(int argc, char **argv)
             /* The kernel says nothing until its window has passed. */
             .timeout_ms = o.ms + (uint64_t)(o.slack_s * 1000),
             .peer = names[i], .prog = prog, .err = stderr,
-            .key = o.keyfile ? key : NULL,
+            .key = o.keyfile ? kp[i] : NULL,
         };
     }
     if (rc == 0) {

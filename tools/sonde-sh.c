@@ -1,6 +1,6 @@
 /* tools/sonde-sh.c: the host client of Sonde's UDP shell (docs/udpshell.md).
  *
- *   sonde-sh [-p PORT] [-t SECONDS] [-k KEYFILE] HOST[:PORT] [COMMAND...]
+ *   sonde-sh [-p PORT] [-t SECONDS] [-k KEYFILE [-i ID]] HOST[:PORT] [COMMAND...]
  *
  * With a command: send it, print the reply, exit 0; 1 if the host refused
  * it (nothing listens on the port), 2 on no reply within -t seconds, a
@@ -9,7 +9,8 @@
  * file is the socket, the clock and the command line.
  *
  * -k KEYFILE speaks the authenticated mode (a kernel booted with
- * ushkey=): requests tagged, replies verified. A "port unreachable" is
+ * ushkey=): requests tagged, replies verified; -i ID for a kernel booted
+ * with ushid=ID, whose tags only that id's key makes. A "port unreachable" is
  * then taken for a lost datagram (anyone can forge one): it exits 1 only
  * if no verified datagram came within -t seconds.
  *
@@ -41,7 +42,7 @@ static const char *prog = "sonde-sh";
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: %s [-p PORT] [-t SECONDS] [-k KEYFILE] HOST[:PORT] [COMMAND...]\n"
+            "usage: %s [-p PORT] [-t SECONDS] [-k KEYFILE [-i ID]] HOST[:PORT] [COMMAND...]\n"
             "       %s -h | --help\n"
             "  HOST     an IPv4 address or a host name (resolved to IPv4)\n"
             "  -p PORT  UDP port of the shell (1-65535, default %d); :PORT after\n"
@@ -51,6 +52,8 @@ static void usage(FILE *f)
             "           and at most a newline; requests are then tagged and every reply\n"
             "           must carry a valid tag. Keeping FILE private (chmod 600) is up\n"
             "           to you: this tool does not check its permissions.\n"
+            "  -i ID    with -k: the kernel's ushid= (1-31 of A-Z a-z 0-9 . _ -); a kernel\n"
+            "           with another id, or none, does not answer, nor is believed\n"
             "With COMMAND, run it and print the reply; without, read commands\n"
             "from stdin at a \"> \" prompt. Exit status: 0 the reply arrived, 1 the\n"
             "host refused the request (with -k: only refusals, nothing verified, for\n"
@@ -142,11 +145,14 @@ int main(int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     static uint8_t key[USHP_KEY_LEN];
-    const char *keyfile = NULL;
-    while ((opt = getopt_long(argc, argv, "+p:t:k:h", longopts, NULL)) != -1) {
+    const char *keyfile = NULL, *id = NULL;
+    while ((opt = getopt_long(argc, argv, "+p:t:k:i:h", longopts, NULL)) != -1) {
         switch (opt) {
         case 'k':
             keyfile = optarg;
+            break;
+        case 'i':
+            id = optarg;
             break;
         case 'p': {
             long v = hostaddr_port(optarg);
@@ -176,7 +182,14 @@ int main(int argc, char **argv)
         usage(stderr);
         return USHC_EXIT_PROTO;
     }
+    if (id && !keyfile) {
+        fprintf(stderr, "%s: -i %s names a kernel's ushid=, which only a key (-k) uses\n",
+                prog, id);
+        return USHC_EXIT_PROTO;
+    }
     if (keyfile && ushc_load_key(keyfile, key, stderr, prog) < 0)
+        return USHC_EXIT_PROTO;
+    if (id && ushc_use_id(key, id, stderr, prog) < 0)
         return USHC_EXIT_PROTO;
     struct sockaddr_in addr;
     char err[HOSTADDR_ERR_MAX];

@@ -169,6 +169,19 @@ int ushp_parse_key(const char *s, size_t n, uint8_t key[USHP_KEY_LEN]);
 /* The rule ushp_parse_key enforces, for error messages. */
 #define USHP_KEY_RULE "64 hex digits (32 bytes), e.g. from: head -c 32 /dev/urandom | xxd -p -c 64"
 
+/* A kernel's identity (ushid=; sonde-sh -i): with it, a fleet sharing one
+ * key is not interchangeable. Every tag, the challenge's answer included,
+ * is then made under ushp_id_key(key, id) instead of the key itself, so a
+ * datagram tagged for one id verifies under no other, nor under the bare
+ * key (docs/udpshell.md, "Kernel ids"). */
+#define USHP_ID_MAX  31
+#define USHP_ID_RULE "1-31 characters, each a letter, a digit, '.', '_' or '-'"
+/* 0 if s (n bytes) is an id by USHP_ID_RULE, else -1. */
+int ushp_check_id(const char *s, size_t n);
+/* The key tags are made under for id (a valid id, NUL-terminated):
+ * HMAC-SHA256(key, "sonde ushid " || id). out may be key itself. */
+void ushp_id_key(const uint8_t key[USHP_KEY_LEN], const char *id, uint8_t out[USHP_KEY_LEN]);
+
 /* Build an authenticated datagram: header (flags | USHP_FLAG_AUTH), nonce,
  * epoch, payload, tag. Its length, or 0 if cap is too small or len >
  * USHP_CHUNK_MAX. Requests: flags USHP_FLAG_LAST; replies:

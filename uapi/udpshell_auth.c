@@ -32,6 +32,39 @@ int ushp_parse_key(const char *s, size_t n, uint8_t key[USHP_KEY_LEN])
     return 0;
 }
 
+int ushp_check_id(const char *s, size_t n)
+{
+    if (n < 1 || n > USHP_ID_MAX)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '.' || c == '_' || c == '-';
+        if (!ok)
+            return -1;
+    }
+    return 0;
+}
+
+/* A key of its own per id: the label keeps these keys apart from anything
+ * else made from the shell's key. */
+void ushp_id_key(const uint8_t key[USHP_KEY_LEN], const char *id, uint8_t out[USHP_KEY_LEN])
+{
+    static const char label[] = "sonde ushid ";
+    struct hmac_sha256 m;
+    uint8_t k[USHP_TAG_LEN];
+    size_t n = 0;
+    while (id[n])
+        n++;
+    hmac_sha256_init(&m, key, USHP_KEY_LEN);
+    hmac_sha256_update(&m, label, sizeof label - 1);
+    hmac_sha256_update(&m, id, n);
+    hmac_sha256_final(&m, k);
+    __builtin_memcpy(out, k, USHP_KEY_LEN);
+    secure_zero(k, sizeof k);
+    secure_zero(&m, sizeof m);
+}
+
 void ushp_auth_seal(const uint8_t *key, uint8_t *dgram, size_t n)
 {
     hmac_sha256(key, USHP_KEY_LEN, dgram, n, dgram + n);

@@ -105,7 +105,7 @@ static void start_once(void)
         return;
     memset(key, 0x3c, sizeof key);
     udpshell_set_runner(run_line);
-    FUZZ_CHECK(udpshell_start_auth(9000, key) == 0);
+    FUZZ_CHECK(udpshell_start_auth(9000, key, NULL) == 0);
     /* Learn the epoch as a client does. */
     uint8_t d[USHP_CHALLENGE_DGRAM];
     size_t n = ushp_build_challenge(d, sizeof d, key, 1, 1);

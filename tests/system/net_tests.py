@@ -1559,6 +1559,119 @@ def t_ushkey_replay_on_another_kernel(_g):
 
 
 @solo
+def t_ushid_kernels_sharing_a_key_are_not_interchangeable(_g):
+    """Two kernels booted with the same key and ushid=alpha / ushid=beta.
+    A request tagged for alpha (captured on its way to alpha) is refused by
+    beta, counted as a bad tag, and never runs; a client told alpha, whose
+    datagrams an attacker redirects to beta, gets no answer it believes;
+    beta's own answer to a beta client's challenge, handed to an alpha
+    client, is ignored and counted. (Without ids only the epoch told them
+    apart, and the client took whichever epoch answered.)"""
+    key = auth_key().hex()
+
+    def boot(name):
+        g = Guest(free_port(), free_port(), smp=1,
+                  append="udpshell=9000 ushkey=%s ushid=%s" % (key, name))
+        g.boot(90)
+        return g
+
+    def sh_id(port, name, line, timeout=10):
+        argv = [SONDE_SH, "-p", str(port), "-t", str(timeout), "-k", AUTH["file"], "-i", name,
+                HOST, line]
+        r = subprocess.run(argv, capture_output=True, timeout=60)
+        return r.returncode, r.stdout.decode("latin-1"), r.stderr.decode("latin-1")
+
+    def net_of(g, name):
+        rc, out, err = sh_id(g.ushell_port, name, "net")
+        check(rc == 0, "sonde-sh -i %s net: exit %d: %s" % (name, rc, err))
+        return out
+
+    with boot("alpha") as a, boot("beta") as b:
+        check("authenticated (HMAC-SHA256, ushkey=, ushid=alpha)" in a.text(),
+              "alpha's boot line does not name its id:\n%s" % a.text())
+        # Alpha's request, as captured on the wire.
+        r = Relay(a.ushell_port)
+        try:
+            rc, out, err = sh_id(r.port, "alpha", "version")
+        finally:
+            r.close()
+        check(rc == 0 and out.startswith("Sonde"), "alpha with -i alpha: exit %d %r %s"
+              % (rc, out, err))
+        n0 = net_of(b, "beta")
+        check("kernel id beta" in n0, "beta's net does not name its id: %r" % n0)
+        # The captured request replayed to beta: refused as a bad tag.
+        answered = replay(b, r.requests()[-1], 3)
+        # A client of alpha redirected to beta: nothing it believes.
+        red = Relay(b.ushell_port)
+        try:
+            rc, out, err = sh_id(red.port, "alpha", "version", timeout=3)
+        finally:
+            red.close()
+        n1 = net_of(b, "beta")
+        refused = net_counter(n1, "bad tag") - net_counter(n0, "bad tag")
+        ran = net_counter(n1, "requests") - net_counter(n0, "requests") - 1
+        print("    alpha's request at beta: ran %d, answered %d; redirected client: exit %d; "
+              "beta counted %d bad tags" % (ran, answered, rc, refused))
+        check(ran == 0 and answered == 0, "alpha's request ran %d times on beta" % ran)
+        check(rc == 2 and out == "" and "timeout" in err,
+              "a client of alpha took beta's word: exit %d %r %s" % (rc, out, err))
+        check(len(red.sent) >= 2 and refused == 3 + len(red.sent),
+              "beta counted %d bad tags for 3 replays and the redirected client's %d "
+              "challenges" % (refused, len(red.sent)))
+        # Beta's answer to a beta client's challenge (captured), handed to
+        # a client of alpha before alpha's own: ignored, counted.
+        cap = Relay(b.ushell_port)
+        try:
+            rc, out, err = sh_id(cap.port, "beta", "version")
+        finally:
+            cap.close()
+        check(rc == 0, "beta with -i beta: exit %d %s" % (rc, err))
+        chal_b = cap.sent[0]
+        sk = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        try:
+            sk.bind((HOST, 0))
+            sk.settimeout(3)
+            sk.sendto(chal_b, (HOST, b.ushell_port))
+            beta_answer, _ = sk.recvfrom(2048)
+        finally:
+            sk.close()
+        check(len(beta_answer) == 72, "beta's answer is %d bytes" % len(beta_answer))
+        handed = Relay(a.ushell_port, lambda d: [beta_answer])
+        try:
+            rc, out, err = sh_id(handed.port, "alpha", "version")
+        finally:
+            handed.close()
+        m = re.search(r"ignored (\d+) datagrams", err)
+        print("    beta's answer handed to an alpha client %d times; it said: %s"
+              % (handed.forged, err.strip()))
+        check(rc == 0 and out.startswith("Sonde") and m and int(m.group(1)) == handed.forged,
+              "alpha client given beta's answer: exit %d %r %s" % (rc, out, err))
+        # sonde-prof: one key, one id per kernel, in order; a one-reply
+        # window and a stream. The ids swapped: neither kernel answers.
+        tmp = tempfile.mkdtemp(prefix="sonde-id-")
+        try:
+            hosts = ["%s:%d" % (HOST, a.ushell_port), "%s:%d" % (HOST, b.ushell_port)]
+            for d, ids in (("200", ["alpha", "beta"]), ("2500", ["alpha", "beta"]),
+                           ("200", ["beta", "alpha"])):
+                out = os.path.join(tmp, "p%s%s.folded" % (d, ids[0]))
+                argv = [SONDE_PROF, "record", "-d", d, "-t", "3", "-e",
+                        ARCHES[ARCH]["kernel"], "-o", out, "-k", AUTH["file"],
+                        "--id", ids[0], "--id", ids[1]] + hosts
+                r = subprocess.run(argv, capture_output=True, timeout=60)
+                err = r.stderr.decode(errors="replace")
+                print("    sonde-prof record -d %s --id %s --id %s: exit %d"
+                      % (d, ids[0], ids[1], r.returncode))
+                if ids[0] == "alpha":
+                    check(r.returncode == 0 and os.path.getsize(out) > 0,
+                          "sonde-prof with the right ids: exit %d: %s" % (r.returncode, err))
+                else:
+                    check(r.returncode == 2 and "timeout" in err and not os.path.exists(out),
+                          "sonde-prof with the ids swapped: exit %d: %s" % (r.returncode, err))
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+@solo
 def t_ushkey_client_ignores_forged_datagrams(_g):
     """Someone on the path hands sonde-sh -k, before each of the shell's
     replies, that reply with one changed byte, an untagged copy of it and

@@ -9,6 +9,7 @@
 #include "kernel/console.h"
 #include "kernel/symtab.h"
 #include "mm/heapprof.h"
+#include "uapi/udpshell.h"
 
 static char printed[4096];
 void kprintf(const char *fmt, ...)
@@ -192,6 +193,37 @@ TEST(bare_ushkey_word_does_not_make_up_for_a_lost_key)
 
 /* heapprof=R|off: the rate in bytes, off, or the default with a message
  * naming the allowed range. */
+TEST(ushid_taken_when_valid)
+{
+    char text[] = "udpshell=9000 ushkey=" HEX " ushid=node-7.a_b";
+    printed[0] = 0;
+    boot_params_parse(text);
+    char id[USHP_ID_MAX + 1];
+    CHECK_EQ(boot_param_ushid(id), 1);
+    CHECK_STR(id, "node-7.a_b");
+    CHECK_EQ(printed[0], 0);                    /* a known parameter */
+    char none[] = "udpshell=9000";
+    boot_params_parse(none);
+    CHECK_EQ(boot_param_ushid(id), 0);
+}
+
+/* A bad id: refused, with the allowed form in the message. */
+TEST(ushid_bad_value_refused_naming_the_rule)
+{
+    const char *bad[] = { "ushid=", "ushid=a/b", "ushid=ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789" };
+    for (int i = 0; i < 3; i++) {
+        char text[200], id[USHP_ID_MAX + 1];
+        snprintf(text, sizeof text, "udpshell=9000 %s", bad[i]);
+        printed[0] = 0;
+        boot_params_parse(text);
+        CHECK_EQ(boot_param_ushid(id), -1);
+        CHECK(strstr(printed, "boot: ushid=") != NULL);
+        CHECK(strstr(printed, USHP_ID_RULE) != NULL);
+        CHECK(strstr(printed, "the UDP shell will not start") != NULL);
+    }
+    CHECK(strstr(printed, "...' (36 characters)") != NULL);   /* the long one, cut */
+}
+
 TEST(heapprof_param)
 {
     char a[] = "heapprof=4096";

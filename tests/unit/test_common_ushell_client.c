@@ -40,6 +40,7 @@ struct fake {
      * request for another epoch is refused in silence and counted. */
     uint64_t epoch, highest;
     bool answer_challenges;
+    const uint8_t *answer_key;        /* answers made under this key instead (another kernel's) */
     int challenges, stale;
     /* Called on every request: may schedule the reply. */
     void (*on_request)(struct fake *f);
@@ -66,7 +67,8 @@ static int f_send(void *ctx, const void *d, size_t len)
         if (f->answer_challenges && f->nq < MAXQ) {
             f->q[f->nq].at = f->now + 3;
             f->q[f->nq].len = ushp_build_challenge_reply(f->q[f->nq].d, sizeof f->q[f->nq].d,
-                                                         f->key, &h, f->epoch, f->highest);
+                                                         f->answer_key ? f->answer_key : f->key,
+                                                         &h, f->epoch, f->highest);
             f->nq++;
         }
         return 0;
@@ -737,6 +739,51 @@ TEST(ushc_auth_reply_for_another_epoch_is_refused)
     n = ushp_build_auth(d, sizeof d, ckey, c.seq, 0, USHP_FLAG_REPLY | USHP_FLAG_LAST,
                         c.nonce, c.epoch, "x", 1);
     CHECK_EQ(ushc_verify_reply(&c, d, n, &h, &pl), USHC_REPLY_OK);
+}
+
+/* Kernel ids (ushid=): the client's -i turns its key into that id's, and
+ * talks to the kernel of that id; an answer made under another id's key
+ * (kernel beta's, redirected to a client of alpha) is ignored and counted,
+ * never taken for alpha's epoch. */
+TEST(ushc_auth_kernel_id)
+{
+    uint8_t k_alpha[USHP_KEY_LEN], k_beta[USHP_KEY_LEN], mine[USHP_KEY_LEN];
+    ushp_id_key(ckey, "alpha", k_alpha);
+    ushp_id_key(ckey, "beta", k_beta);
+    char *e = NULL;
+    size_t elen = 0;
+    FILE *err = open_memstream(&e, &elen);
+    memcpy(mine, ckey, sizeof mine);
+    CHECK_EQ(ushc_use_id(mine, "al pha", err, "sonde-sh"), -1);
+    fclose(err);
+    CHECK(strstr(e, "kernel id 'al pha' must be 1-31 characters") != NULL);
+    free(e);
+    CHECK(memcmp(mine, ckey, sizeof mine) == 0);          /* untouched */
+    CHECK_EQ(ushc_use_id(mine, "alpha", stderr, "sonde-sh"), 0);
+    CHECK(memcmp(mine, k_alpha, sizeof mine) == 0);
+    /* The kernel alpha answers. */
+    struct fake f = auth_fake(answer_hello_auth);
+    f.key = k_alpha;
+    struct ushc c = auth_client(&f);
+    c.key = mine;
+    struct run r = run_c(&c, "version");
+    CHECK_EQ(r.rc, USHC_EXIT_OK);
+    CHECK_STR(r.out, "hello\n");
+    run_free(&r);
+    /* Beta's answer to our challenge is nobody's word for alpha. */
+    struct fake g = auth_fake(answer_hello_auth);
+    g.key = k_alpha;
+    g.answer_key = k_beta;
+    struct ushc c2 = auth_client(&g);
+    c2.key = mine;
+    r = run_c(&c2, "version");
+    CHECK_EQ(r.rc, USHC_EXIT_PROTO);
+    CHECK_EQ(c2.epoch, 0);
+    CHECK_EQ(c2.ignored, 1 + USHC_RETRIES);
+    CHECK(strstr(r.err, "no answer to the challenge") != NULL);
+    CHECK(strstr(r.err, "ushid=") != NULL);
+    CHECK_EQ(g.sends, 0);
+    run_free(&r);
 }
 
 TEST(ushc_auth_nonces_rise)

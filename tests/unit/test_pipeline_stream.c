@@ -14,6 +14,7 @@
 #include "tools/pipeline/agg.h"
 #include "tools/pipeline/model.h"
 #include "tools/pipeline/collect.h"
+#include "tools/pipeline/collect_shell.h"
 #include "tools/pipeline/stream.h"
 #include "uapi/byteorder.h"
 #include "uapi/profile_raw.h"
@@ -711,6 +712,44 @@ static struct dg sealed(struct dg d, const uint8_t *key, uint64_t epoch)
     pstr_tag_begin(&m, epoch);
     d.len = pstr_seal(&m, d.b, d.len);
     return d;
+}
+
+/* With one key per kernel (sonde-prof --id: the shared key made each
+ * kernel's own by its ushid=), kernel 0's stream counts under kernel 0's
+ * key only: tagged under kernel 1's (or the shared one), it is a bad tag. */
+TEST(with_a_key_per_kernel_each_stream_verifies_under_its_own)
+{
+    struct sp_collect c;
+    struct got g = { { 0 } };
+    FILE *err = fopen("/dev/null", "w");
+    two_kernels(&c, &g, err);
+    uint8_t k0[PSTR_KEY_LEN], k1[PSTR_KEY_LEN];
+    memcpy(k0, kkey, sizeof k0);
+    memcpy(k1, kkey, sizeof k1);
+    k0[0] ^= 1;
+    k1[0] ^= 2;
+    const uint8_t *keys[2] = { k0, k1 };
+    c.o.key = kkey;
+    c.o.keys = keys;
+    c.k[0].c.epoch = 0xe90c;
+    struct sockaddr_in s1 = addr("127.0.0.1", 40001);
+    struct dg m = sealed(meta(ID, 0, BID), k0, 0xe90c),
+              good = sealed(batch(ID, 1, 0, 0, 3, 0), k0, 0xe90c),
+              theirs = sealed(batch(ID, 2, 0, 3, 4, 0), k1, 0xe90c),
+              shared = sealed(batch(ID, 2, 0, 3, 4, 0), kkey, 0xe90c);
+    sp_collect_datagram(&c, &s1, m.b, m.len, 10);
+    sp_collect_datagram(&c, &s1, good.b, good.len, 10);
+    sp_collect_datagram(&c, &s1, theirs.b, theirs.len, 11);
+    sp_collect_datagram(&c, &s1, shared.b, shared.len, 12);
+    CHECK_EQ(g.n[0], 3);
+    CHECK_EQ(c.k[0].bad_tag, 2);
+    CHECK(sp_collect_key(&c, &c.k[1]) == k1);
+    c.o.keys = NULL;
+    CHECK(sp_collect_key(&c, &c.k[1]) == kkey);
+    fclose(err);
+    for (unsigned i = 0; i < 2; i++)
+        sp_stream_free(&c.k[i].s);
+    free(c.k);
 }
 
 /* Issue 26: with -k, a datagram counts only when tagged under the key and

@@ -83,6 +83,43 @@ TEST(documented_challenge_vector)
     CHECK_EQ(ushp_build_challenge(d, n - 1, key, 1, 1), 0);
 }
 
+/* ushid=: the key an id's tags are made under (docs/udpshell.md, "Kernel
+ * ids"), checked against a vector made with Python's hmac module; the
+ * challenge of the documented vector tagged under it. */
+TEST(kernel_id_key_vector_and_binding)
+{
+    uint8_t key[32], k_alpha[32], k_beta[32], d[128], want[32];
+    CHECK_EQ(ushp_parse_key(vec_key, 64, key), 0);
+    ushp_id_key(key, "alpha", k_alpha);
+    unhex("cbb611c463483677734b6b0ebc8beca8b224c44fbfb4d6623cca3c63ed839e81", want);
+    CHECK(memcmp(k_alpha, want, 32) == 0);
+    size_t n = ushp_build_challenge(d, sizeof d, k_alpha, 0x102, 0x0123456789abcdf0ull);
+    unhex("2e122ec6229066153f91e51cb3e52a02adba4ab9ba50d2a2ae5dc03e98a61a26", want);
+    CHECK(memcmp(d + n - 32, want, 32) == 0);
+    /* Tagged for alpha: verifies under alpha only, not beta, not the bare key. */
+    ushp_id_key(key, "beta", k_beta);
+    CHECK(ushp_auth_verify(k_alpha, d, n));
+    CHECK(!ushp_auth_verify(k_beta, d, n));
+    CHECK(!ushp_auth_verify(key, d, n));
+    /* In place, as the client does it. */
+    uint8_t k2[32];
+    memcpy(k2, key, 32);
+    ushp_id_key(k2, "alpha", k2);
+    CHECK(memcmp(k2, k_alpha, 32) == 0);
+}
+
+TEST(kernel_id_rule)
+{
+    static const char *good[] = { "a", "alpha", "node-7.rack_2", "ABCDEFGHIJKLMNOPQRSTUVWXYZ01234" };
+    static const char *bad[] = { "", "has space", "slash/", "colon:", "ABCDEFGHIJKLMNOPQRSTUVWXYZ012345",
+                                 "\xc3\xa9t\xc3\xa9", "nul" };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+        CHECK_EQ(ushp_check_id(good[i], strlen(good[i])), 0);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0] - 1; i++)
+        CHECK_EQ(ushp_check_id(bad[i], strlen(bad[i])), -1);
+    CHECK_EQ(ushp_check_id("nul\0x", 5), -1);          /* an embedded NUL */
+}
+
 /* A challenge is exactly USHP_CHALLENGE_LEN bytes of payload: a longer
  * one would buy a larger answer, a shorter one an answer larger than
  * itself. */

@@ -116,7 +116,7 @@ static void start_once(void)
         /* No entropy source: no epoch, so no shell at all (never an open
          * one, never a predictable epoch). */
         fake_entropy_name = NULL;
-        refused_without_entropy = udpshell_start_auth(9000, key) == -1 && !fake_bound_fn;
+        refused_without_entropy = udpshell_start_auth(9000, key, NULL) == -1 && !fake_bound_fn;
         fake_entropy_name = "fake";
         /* A start that fails after the key was taken (here: no line
          * runner) leaves nothing keyed: udpshell_keyed would otherwise
@@ -124,10 +124,10 @@ static void start_once(void)
         udpshell_set_runner(NULL);
         struct hmac_sha256 m;
         uint64_t ep = 1;
-        unkeyed_after_failed_start = udpshell_start_auth(9000, key) == -1 &&
+        unkeyed_after_failed_start = udpshell_start_auth(9000, key, NULL) == -1 &&
                                      !udpshell_keyed(&m, &ep) && ep == 1;
         udpshell_set_runner(shell_run_line);
-        CHECK_EQ(udpshell_start_auth(9000, key), 0);
+        CHECK_EQ(udpshell_start_auth(9000, key, NULL), 0);
         uint64_t highest = 1;
         CHECK(challenge(new_sender(), 4999, 1, &epoch, &highest));
         CHECK(epoch != 0 && highest == 0);

@@ -275,7 +275,8 @@ static void call_tick(struct ushc *c, struct call *k, uint64_t now)
                 c->prog, k->challenging ? "answer to the challenge" : "reply", c->peer,
                 c->timeout_ms / 1000.0, k->challenging ? "challenge" : "command",
                 k->retries + 1,
-                c->key ? "; a shell without this key does not answer tagged requests"
+                c->key ? "; a shell without this key (or this kernel id, ushid=) does not "
+                         "answer tagged requests"
                        : "; a shell started with ushkey= answers only its key (-k)");
         k->rc = USHC_EXIT_PROTO;
         return;
@@ -465,6 +466,17 @@ int ushc_load_key(const char *path, uint8_t key[USHP_KEY_LEN], FILE *err, const 
                 n == sizeof buf ? " or more" : "");
         return -1;
     }
+    return 0;
+}
+
+int ushc_use_id(uint8_t key[USHP_KEY_LEN], const char *id, FILE *err, const char *prog)
+{
+    if (ushp_check_id(id, strlen(id)) < 0) {
+        fprintf(err, "%s: kernel id '%s' must be %s (the kernel's ushid=)\n", prog, id,
+                USHP_ID_RULE);
+        return -1;
+    }
+    ushp_id_key(key, id, key);
     return 0;
 }
 

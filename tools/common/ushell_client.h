@@ -97,6 +97,10 @@ void ushc_run_all(const struct ushc_mux *m, struct ushc **cs, const char **cmds,
  * \r\n), nothing else. 0 and key filled, or -1 with the reason on err
  * (never the file's contents). Permissions are the caller's business. */
 int ushc_load_key(const char *path, uint8_t key[USHP_KEY_LEN], FILE *err, const char *prog);
+/* For a kernel booted with ushid=ID (sonde-sh -i ID): turn key, in place,
+ * into the key that kernel tags with (ushp_id_key). 0, or -1 with the
+ * reason on err (id not USHP_ID_RULE), key then untouched. */
+int ushc_use_id(uint8_t key[USHP_KEY_LEN], const char *id, FILE *err, const char *prog);
 
 /* The request datagram for cmd (n bytes, at most USHP_CMD_MAX) under the
  * next seq (c->seq + 1, stored back), and with c->key a fresh nonce (the

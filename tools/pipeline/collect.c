@@ -283,21 +283,23 @@ static void deliver(void *ctx, uint16_t cpu, const struct pstr_record *r)
         d->c->fn(d->c->ctx, d->kernel, cpu, r);
 }
 
-/* With a key (-k): true when the datagram is tagged, and its tag is the
- * one kernel k's key and boot epoch give it; else counted in k and false.
+/* With a key (-k, made k's own by its --id): true when the datagram is
+ * tagged, and its tag is the one kernel k's key and boot epoch give it;
+ * else counted in k and false.
  * Without a key, true: the stream is not tagged (nor can a tag be
  * checked). k's keyed state follows the epoch its shell told. */
 static bool verified(const struct sp_collect *c, struct sp_collect_kernel *k,
                      const struct pstr_hdr *h, const void *d, size_t len)
 {
-    if (!c->o.key)
+    const uint8_t *key = sp_collect_key(c, k);
+    if (!key)
         return true;
     if (!h->tagged) {
         k->untagged++;
         return false;
     }
     if (!k->keyed_ok || k->keyed_epoch != k->c.epoch) {
-        hmac_sha256_init(&k->keyed, c->o.key, USHP_KEY_LEN);
+        hmac_sha256_init(&k->keyed, key, USHP_KEY_LEN);
         pstr_tag_begin(&k->keyed, k->c.epoch);
         k->keyed_epoch = k->c.epoch;
         k->keyed_ok = true;

@@ -116,6 +116,8 @@ struct sp_collect_opts {
     const char *prog;               /* every message's prefix */
     FILE *err;                      /* messages */
     const uint8_t *key;             /* the shells' key (-k), or NULL */
+    const uint8_t *const *keys;     /* or each kernel's own, in order (a shared key
+                                       made each kernel's by its ushid=), or NULL */
     uint64_t shell_timeout_ms;      /* start and stop: silence before giving up */
     uint64_t silent_ms;             /* streaming: no datagram this long, given up */
 };

@@ -33,6 +33,11 @@ static int shell_send(void *ctx, const void *d, size_t n)
     return errno == ECONNREFUSED ? USHC_IO_REFUSED : USHC_IO_ERROR;
 }
 
+const uint8_t *sp_collect_key(const struct sp_collect *c, const struct sp_collect_kernel *k)
+{
+    return c->o.keys ? c->o.keys[k - c->k] : c->o.key;
+}
+
 void sp_collect_shell_init(struct sp_collect *c, struct sp_collect_kernel *k, uint32_t seq)
 {
     k->owner = c;
@@ -41,7 +46,7 @@ void sp_collect_shell_init(struct sp_collect *c, struct sp_collect_kernel *k, ui
         .seq = seq,
         .timeout_ms = c->o.shell_timeout_ms,
         .peer = k->name, .prog = c->o.prog, .err = c->o.err,
-        .key = c->o.key,
+        .key = sp_collect_key(c, k),
     };
 }
 

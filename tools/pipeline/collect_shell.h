@@ -7,6 +7,8 @@
 
 /* k's shell client, its requests sent from c's socket, from seq on. */
 void sp_collect_shell_init(struct sp_collect *c, struct sp_collect_kernel *k, uint32_t seq);
+/* Kernel k's key: its own (o.keys), the shared one (o.key), or NULL. */
+const uint8_t *sp_collect_key(const struct sp_collect *c, const struct sp_collect_kernel *k);
 
 /* The kernel whose shell address from is, or NULL. */
 struct sp_collect_kernel *sp_collect_shell_of(struct sp_collect *c, const struct sockaddr_in *from);
