@@ -1672,6 +1672,20 @@ def t_ushid_kernels_sharing_a_key_are_not_interchangeable(_g):
 
 
 @solo
+def t_ushid_bad_value_keeps_shell_stopped(_g):
+    """A bad ushid= is refused at boot naming the allowed form, and the
+    shell does not start, as for a bad key."""
+    app = "udpshell=9000 ushkey=%s ushid=no/such:id" % auth_key().hex()
+    with Guest(free_port(), free_port(), append=app, smp=1) as g:
+        g.boot(90)
+        text = g.text()
+    check("boot: ushid='no/such:id' (10 characters) must be 1-31 characters, each a letter, "
+          "a digit, '.', '_' or '-'" in text, "no message naming the rule:\n%s" % text)
+    check("net: UDP shell not started: ushid= is not usable" in text and
+          "UDP shell on port" not in text, "a bad id started the shell:\n%s" % text)
+
+
+@solo
 def t_ushkey_client_ignores_forged_datagrams(_g):
     """Someone on the path hands sonde-sh -k, before each of the shell's
     replies, that reply with one changed byte, an untagged copy of it and

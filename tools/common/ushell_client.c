@@ -27,6 +27,7 @@
 
 #include "lib/sha256.h"
 #include "tools/common/ushell_client.h"
+#include "uapi/byteorder.h"
 #include "uapi/udpshell.h"
 
 #define MAX_CHUNKS 65536
@@ -485,11 +486,16 @@ int ushc_use_id(uint8_t key[USHP_KEY_LEN], const char *id, FILE *err, const char
  * shell keeps one window for everybody (docs/udpshell.md, "Freshness"):
  * a client whose clock is behind the others' would see its requests
  * refused; the shift puts it level with them. */
-static uint64_t next_nonce(const struct ushc *c)
+static uint64_t wall_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    uint64_t t = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + c->nonce_shift;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t next_nonce(const struct ushc *c)
+{
+    uint64_t t = wall_ns() + c->nonce_shift;
     uint64_t last = c->nonce > c->challenge ? c->nonce : c->challenge;
     return t > last ? t : last + 1;
 }
@@ -515,12 +521,9 @@ size_t ushc_build_challenge(struct ushc *c, uint8_t *buf, size_t cap)
 
 void ushc_take_challenge(struct ushc *c, const struct ushp_hdr *h, const uint8_t *payload)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    uint64_t t = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-    uint64_t highest = 0;
-    for (int i = 0; i < 8; i++)
-        highest = highest << 8 | payload[i];
+    /* The answer's payload is the shell's highest nonce (uapi/udpshell.h). */
+    _Static_assert(USHP_CHALLENGE_LEN == sizeof(uint64_t), "a challenge answer is one be64");
+    uint64_t t = wall_ns(), highest = get_be64(payload);
     c->epoch = h->epoch;
     c->nonce_shift = highest >= t ? highest + 1 - t : 0;
     c->challenge = 0;
