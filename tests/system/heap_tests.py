@@ -237,6 +237,47 @@ def t_pprof(ctx):
     within("pprof alloc_space of site C", rows["heaptest_site_c"], 64 * MIB)
 
 
+def diff(ctx, *args):
+    return subprocess.run([PROF, "diff"] + list(args), capture_output=True, text=True, timeout=60)
+
+
+@test("heap_leak_diff")
+def t_leak_diff(ctx):
+    """An injected leak (heaptest leak 10000: 10000 x 128 bytes) is the top
+    chain of sonde-prof diff between two heap profiles, with its size
+    (rate 1024: sd 2.8%), in .txt, .folded, .svg and .pb.gz; a CPU
+    profile and a heap profile do not compare."""
+    m = ctx.m
+    elf = ARCHES[ARCH[0]]["kernel"]
+    ok(m, "profile heap rate 1024", "at rate 1024 bytes")
+    base, new = os.path.join(ctx.tmp, "base.raw"), os.path.join(ctx.tmp, "new.raw")
+    sonde_prof(ctx, "--heap", "-r", base, "-o", os.path.join(ctx.tmp, "b.txt"))
+    ok(m, "heaptest leak 10000", "heaptest: leaked 10000 x 128 bytes")
+    sonde_prof(ctx, "--heap", "-r", new, "-o", os.path.join(ctx.tmp, "n.txt"))
+    out = {}
+    for ext in ("txt", "folded", "svg", "pb.gz"):
+        out[ext] = os.path.join(ctx.tmp, "d." + ext)
+        r = diff(ctx, base, new, "-e", elf, "-o", out[ext])
+        check(r.returncode == 0, "diff -o .%s: exit %d: %s" % (ext, r.returncode, r.stderr))
+    lines = open(out["txt"]).read().splitlines()
+    check(len(lines) > 2, "diff .txt: %r" % lines)
+    top = lines[2].split()
+    check(top[-1].endswith(";heaptest_site_leak"), "the top growth is not the leak: %r" % lines[:5])
+    within("diff: the leak's growth", int(top[0]), 10000 * 128)
+    grown = [l.rsplit(" ", 2) for l in open(out["folded"]) if l.split(" ")[0].endswith(";heaptest_site_leak")]
+    check(grown and all(int(b) < int(n) for _, b, n in grown), "folded: %r" % grown)
+    svg = open(out["svg"]).read()
+    check("heaptest_site_leak" in svg and "rgb(255," in svg, "svg lacks the leak or any red")
+    rows, top_out = pprof_top(ctx, "inuse_space", out["pb.gz"])
+    check(max(rows, key=rows.get) == "heaptest_site_leak", "pprof of the diff:\n%s" % top_out)
+    within("pprof diff: the leak", rows["heaptest_site_leak"], 10000 * 128)
+    cpu = os.path.join(ctx.tmp, "cpu.raw")
+    sonde_prof(ctx, "-d", "100", "-r", cpu, "-o", os.path.join(ctx.tmp, "c.txt"))
+    r = diff(ctx, cpu, new, "-e", elf, "-o", os.path.join(ctx.tmp, "x.txt"))
+    check(r.returncode == 2 and "only profiles of one kind compare" in r.stderr,
+          "cpu vs heap: exit %d: %s" % (r.returncode, r.stderr))
+
+
 class Ctx:
     """The run's one machine, booted at the first test that asks (a boot
     that fails fails that test)."""

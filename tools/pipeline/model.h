@@ -74,6 +74,7 @@ struct sp_input {
     bool pi_stream;
     uint64_t pi_lost_records, pi_lost_dgrams;
     const char *pi_note;        /* NULL: nothing to say */
+    bool pi_negate;             /* pprof: its values negated (a diff's base) */
 };
 
 struct sp_profile {

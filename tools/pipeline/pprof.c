@@ -229,6 +229,10 @@ static Sample *make_sample(struct builder *b, const struct sp_profile *p,
     s->label[1] = make_label(b, "task", c->c_task);
     s->label[2] = make_num_label(b, "cpu", c->c_cpu);
     s->label[3] = make_label(b, "kernel", in->pi_kernel);
+    /* A diff's base counts against: pprof then shows new - base, as its
+     * own -diff_base does. */
+    for (size_t i = 0; in->pi_negate && i < s->n_value; i++)
+        s->value[i] = -s->value[i];
     return s;
 }
 
