@@ -93,7 +93,7 @@ struct printer *console_printer(void)
 
 /* Input: the UART interrupt fills the receive ring (console_rx.c); the
  * shell task sleeps until it has a byte. */
-static struct waitq rx_wait = WAITQ_INIT;
+static struct waitq rx_wait = WAITQ_INIT("console-rx");
 static bool rx_irq;
 
 static void on_rx(void)

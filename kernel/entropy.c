@@ -50,7 +50,7 @@ static struct {
     uint64_t last;                 /* the previous word, for the repetition check */
     uint64_t words, retries;       /* drawn; instruction tries that had no value */
 } ent;
-static struct mutex ent_lock = MUTEX_INIT;
+static struct mutex ent_lock = MUTEX_INIT("entropy");
 static int ent_once;
 
 /* One word from the instruction, in at most ENTROPY_CPU_TRIES tries. */

@@ -8,7 +8,9 @@
 #include "kernel/sched.h"
 #include "hal/task.h"
 #include "kernel/percpu.h"
+#include "kernel/prof/sample.h"
 #include "kernel/stacks.h"
+#include "kernel/stacktrace.h"
 #include "kernel/time.h"
 #include "kernel/panic.h"
 #include "lib/printf.h"
@@ -86,6 +88,75 @@ static void finish_switch(struct cpu *c)
     }
 }
 
+/* ---- off-CPU recording (kernel/prof/offcpu.h), out of the way ---- */
+
+/* The chain of a task switched out, from its saved context, as bt reads
+ * it (kernel/backtrace.c): its registers are all saved (it is not on a
+ * CPU), else no frames. Caller holds its CPU's run-queue lock. */
+static unsigned sched_off_chain(struct task *t, uintptr_t *out)
+{
+    if (__atomic_load_n(&t->on_cpu, __ATOMIC_ACQUIRE) || !t->ran)
+        return 0;
+    uintptr_t fp, sp;
+    arch_saved_frame(t->saved_rsp, &fp, &sp);
+    return st_walk(fp, sp, out, PROF_FRAMES);
+}
+
+/* Switch-out of cur and switch-in of next, under c->rq_lock. next's
+ * saved context is whole: it was switched out on this CPU (tasks never
+ * migrate), and that switch finished before this one began. */
+static __attribute__((noinline, cold)) void sched_off_switch(struct task *cur,
+                                                            struct task *next)
+{
+    prof_off_acquire();
+    uint64_t now = time_ns();
+    if (!cur->is_idle && cur->state != TASK_DEAD)
+        prof_off_out(&cur->off, cur->state == TASK_RUNNABLE, now);
+    if (next->is_idle || !next->ran)
+        return;
+    uintptr_t chain[PROF_FRAMES];
+    struct prof_record recs[PROF_OFF_RECS];
+    unsigned d = sched_off_chain(next, chain);   /* on_cpu is set after us */
+    unsigned n = prof_off_in(&next->off, next->pid, now, chain, d, recs);
+    if (n)
+        prof_emit_n(recs, n);
+}
+
+/* t, on c, is woken: by whoever runs here (in an interrupt, the task it
+ * interrupted; its chain shows the handler). Under c->rq_lock. */
+static __attribute__((noinline, cold)) void sched_off_wake(struct cpu *c, struct task *t,
+                                                          int waker, bool walk)
+{
+    prof_off_acquire();
+    uintptr_t frames[PROF_FRAMES];
+    unsigned d = walk ? st_capture_here(frames, PROF_FRAMES) : 0;
+    prof_off_wake(&t->off, c->current == t, time_ns(), waker, frames, d);
+}
+
+static void sched_off_sweep_one(struct task *t, void *arg)
+{
+    (void)arg;
+    if (t->is_idle || t->state == TASK_DEAD || !t->ran)
+        return;
+    struct cpu *c = &cpus[t->cpu];
+    unsigned long f = spin_lock(&c->rq_lock);
+    if (c->current != t) {
+        uintptr_t chain[PROF_FRAMES];
+        struct prof_record recs[PROF_OFF_RECS];
+        unsigned d = sched_off_chain(t, chain);
+        unsigned n = prof_off_finish(&t->off, t->pid, t->state == TASK_SLEEPING,
+                                     chain, d, recs);
+        if (n)
+            prof_emit_n(recs, n);
+    }
+    spin_unlock(&c->rq_lock, f);
+}
+
+void sched_off_sweep(void)
+{
+    task_for_each(sched_off_sweep_one, 0);
+}
+
 void schedule(void)
 {
     struct cpu *c = this_cpu();
@@ -109,6 +180,9 @@ void schedule(void)
      * it misses this CPU's slot and finds it in the registry instead. */
     stack_cpu_switch(next->stack_id);
     if (next != cur) {
+        /* With no off-CPU profile: one load, one branch not taken. */
+        if (prof_off_on())
+            sched_off_switch(cur, next);
         next->on_cpu = true;
         c->prev = cur;
     }
@@ -203,6 +277,8 @@ void task_wake(struct task *t)
     unsigned long f = spin_lock(&c->rq_lock);
     bool woke = false;
     if (t->state == TASK_SLEEPING) {
+        if (prof_off_on())
+            sched_off_wake(c, t, task_current_pid(), true);
         t->state = TASK_RUNNABLE;
         rq_push(c, t);
         woke = true;
@@ -226,6 +302,7 @@ void sleep_ms(uint64_t ms)
     struct task *cur = c->current;
     unsigned long g = spin_lock(&c->rq_lock);
     cur->wake_at_ns = time_ns() + ms * 1000000;
+    prof_off_wait(&cur->off, PROF_WHY_SLEEP, 0);
     cur->state = TASK_SLEEPING;
     cur->next = c->sleepers;
     c->sleepers = cur;
@@ -253,6 +330,8 @@ void sched_tick(void)
         struct task *t = *pp;
         if (t->wake_at_ns <= now) {
             *pp = t->next;
+            if (prof_off_on())
+                sched_off_wake(c, t, 0, false);   /* the tick ends a sleep */
             t->state = TASK_RUNNABLE;
             rq_push(c, t);
         } else {
@@ -327,6 +406,7 @@ void waitq_wait(struct waitq *wq, bool (*cond)(void *), void *arg)
         struct cpu *c = this_cpu();
         struct task *cur = c->current;
         unsigned long g = spin_lock(&c->rq_lock);
+        prof_off_wait(&cur->off, wq->why, wq->name);
         cur->state = TASK_SLEEPING;
         spin_unlock(&c->rq_lock, g);
         cur->next = wq->head;
@@ -398,6 +478,18 @@ bool task_with_pid(int pid, void (*fn)(struct task *t, void *arg), void *arg)
 }
 
 bool task_exists(int pid) { return task_with_pid(pid, 0, 0); }
+
+static void copy_idle(struct task *t, void *arg)
+{
+    *(bool *)arg = t->is_idle;
+}
+
+bool task_is_idle(int pid)
+{
+    bool idle = false;
+    task_with_pid(pid, copy_idle, &idle);
+    return idle;
+}
 
 static void copy_name(struct task *t, void *arg)
 {

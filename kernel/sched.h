@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "kernel/percpu.h"
+#include "kernel/prof/offcpu.h"
 #include "kernel/spinlock.h"
 #include "kernel/task.h"
 
@@ -22,6 +23,7 @@ struct task {
     int stack_id;                  /* in the stacks registry */
     uint64_t wake_at_ns;           /* while on the sleepers list */
     volatile uint64_t ticks;       /* ticks it was running for */
+    struct prof_off off;           /* off-CPU accounting (kernel/prof/offcpu.h) */
     task_fn fn;
     void *arg;
     struct task *next;             /* run queue, sleepers or a wait queue */
@@ -39,17 +41,23 @@ static inline int task_current_pid_inline(void)
     return t ? t->pid : 0;
 }
 
+/* Every wait queue and mutex is named where it is defined, so that an
+ * off-CPU profile says what a task waited for: `[waitq virtio-rx]`,
+ * `[mutex entropy]`. A name is a string literal: 1-31 characters from
+ * '!'..'~' except ';' and ':' (it is one field of a raw profile). */
 struct waitq {
     spinlock_t lock;
     struct task *head;
+    const char *name;
+    uint8_t why;                   /* PROF_WHY_WAITQ, or _MUTEX for a mutex's */
 };
-#define WAITQ_INIT { SPINLOCK_INIT, 0 }
+#define WAITQ_INIT(nm) { SPINLOCK_INIT, 0, nm, PROF_WHY_WAITQ }
 
 struct mutex {
     volatile unsigned locked;
     struct waitq wq;
 };
-#define MUTEX_INIT { 0, WAITQ_INIT }
+#define MUTEX_INIT(nm) { 0, { SPINLOCK_INIT, 0, nm, PROF_WHY_MUTEX } }
 
 /* This CPU: its idle task, running on the stack we are on, [lo, hi). */
 void sched_init_cpu_stack(uintptr_t lo, uintptr_t hi);
@@ -71,7 +79,10 @@ void mutex_unlock(struct mutex *m);
 void task_for_each(void (*fn)(struct task *t, void *arg), void *arg);
 /* Look up by pid and run fn on it under the task-list lock (false if none). */
 bool task_with_pid(int pid, void (*fn)(struct task *t, void *arg), void *arg);
-int task_kill(int pid);            /* 0, -1 no such task, -2 not killable */
+int task_kill(int pid);
+/* The end of an off-CPU window (after prof_off_end): charge every task
+ * still off its CPU up to the end, its records into this CPU's ring. */
+void sched_off_sweep(void);            /* 0, -1 no such task, -2 not killable */
 unsigned sched_cpu_load(unsigned cpu);
 /* The task running on a CPU, copied out under its run-queue lock. */
 void cpu_current_task(unsigned cpu, int *pid, char name[TASK_NAME_MAX]);

@@ -21,6 +21,8 @@ int task_pid(const struct task *t);
 int task_current_pid(void);
 struct task *task_current(void);
 bool task_exists(int pid);
+/* Whether pid is a CPU's idle task (false for none): task-list lock. */
+bool task_is_idle(int pid);
 /* Copy the name of a live task (not dead) into name; false if there is
  * none. Takes the task-list lock: task context only, never from NMI. */
 bool task_name(int pid, char name[TASK_NAME_MAX]);

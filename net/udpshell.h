@@ -64,7 +64,8 @@ bool udpshell_keyed(struct hmac_sha256 *m, uint64_t *epoch);
 
 /* Since udpshell_start. Shown on `net`'s udpshell line. */
 struct udpshell_stats {          /* all uint64_t: udpshell_get_stats copies it word by word */
-    uint64_t requests;              /* queued to run (new, or a retransmit of a finished one) */
+    uint64_t requests;              /* queued to run, or a retransmit answered from the
+                                       kept reply */
     uint64_t resent;                /* retransmits answered from the kept reply */
     uint64_t resends_spent;         /* retransmits refused: USH_RESENDS already sent */
     uint64_t in_hand;               /* retransmits of a queued or running request: ignored */

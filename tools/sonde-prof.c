@@ -93,7 +93,7 @@ struct opts {
 static void usage(FILE *f)
 {
     fprintf(f,
-        "usage: %s record [-d WINDOW] [-p PID] [-t SECS] [-k KEYFILE] [-r RAW ...] -e ELF [-e ELF ...]\n"
+        "usage: %s record [-d WINDOW] [-p PID] [-t SECS] [-k KEYFILE [--id ID ...]] [-r RAW ...] -e ELF [-e ELF ...]\n"
         "                        -o OUT [--per-kernel] HOST[:PORT] [HOST[:PORT] ...]\n"
         "       %s report -i RAW [-i RAW ...] -e ELF [-e ELF ...] -o OUT\n"
         "                        [--kernel NAME ...] [--per-kernel]\n"

@@ -138,7 +138,7 @@ static int bench_clock(struct printer *p)
 /* One benchmark at a time: the workers' figures are shared state, and a
  * second run from the other shell sleeps until the first is done (seconds:
  * a sleeping lock, not a spinlock). */
-static struct mutex bench_lock = MUTEX_INIT;
+static struct mutex bench_lock = MUTEX_INIT("bench");
 
 static int bench_profile(struct printer *p)
 {

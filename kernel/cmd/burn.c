@@ -138,6 +138,8 @@ static int cmd_burn(int argc, char **argv, struct printer *p)
         return 0;
     }
     void (*fn)(void *) = burn_task;
+    if (argc >= 2 && strcmp(argv[1], "wait") == 0)
+        return burn_wait_cmd(argc - 1, argv + 1, p);
     if (argc >= 2 && strcmp(argv[1], "tiny") == 0) {
         fn = burn_tiny_task;
         argc--;
@@ -149,7 +151,7 @@ static int cmd_burn(int argc, char **argv, struct printer *p)
     }
     if (argc < 2 || argc > 3) {
         pr_printf(p, "burn: usage: burn <ms> [cpu,cpu,...] | burn tiny <ms> [cpu,...] | "
-                  "burn phase <ms> [cpu,...] | burn stop\n");
+                  "burn phase <ms> [cpu,...] | burn wait <ms> | burn stop\n");
         return 1;
     }
     uint64_t ms;
@@ -180,4 +182,4 @@ static int cmd_burn(int argc, char **argv, struct printer *p)
     pr_puts(p, "\n");
     return 0;
 }
-SHELL_COMMAND(burn, "burn", "burn [tiny|phase] <ms> [cpu,...] | burn stop  CPU-bound load, one task per cpu", cmd_burn);
+SHELL_COMMAND(burn, "burn", "burn [tiny|phase] <ms> [cpu,...] | burn wait <ms> | burn stop  CPU-bound load, one task per cpu; or known waits", cmd_burn);

@@ -19,3 +19,12 @@ uint64_t burn_tiny_loop(uint64_t n);
  * spins until cycles_now() reaches until. */
 void burn_phase_a(uint64_t until);
 void burn_phase_b(uint64_t until);
+
+struct printer;
+/* `burn wait <ms>` and `burn wait log` (kernel/cmd/burn_wait.c): argv[0]
+ * is "wait". The exit status. */
+int burn_wait_cmd(int argc, char **argv, struct printer *p);
+void burn_wait_cpu(uint64_t ms);
+void burn_wait_sleep(uint64_t ms);
+void burn_wait_queue(void);
+void burn_wait_mutex(void);

@@ -223,6 +223,119 @@ static int cmd_profile_format_word(const char *s)
     return -1;
 }
 
+#define PROF_OFF_USAGE "profile off|wall [ms] [pid|all] [chains|folded|raw]"
+
+struct cmd_prof_args {
+    uint64_t ms, chains;
+    int pid, fmt;
+};
+
+/* [ms] [pid|all] [chains|folded|raw] from argv[b]: positional, every
+ * argument checked before anything starts, in order, and the first bad
+ * one named. An output word (folded, raw) takes the chain count's place,
+ * and may also come early, in place of the window or the pid, which then
+ * take their defaults: `profile raw` is `profile 1000 all raw`, `profile
+ * 500 folded` is `profile 500 all folded`. It is always the last
+ * argument, so no word means two things. */
+static bool cmd_profile_args(int argc, char **argv, int b, const char *usage,
+                             struct cmd_prof_args *a, struct printer *p)
+{
+    uint64_t v;
+    a->ms = PROF_WINDOW_DEF;
+    a->chains = PROF_CHAINS_DEF;
+    a->pid = PROF_ALL;
+    a->fmt = PROF_TEXT;
+    if (argc - b > 3) {
+        pr_printf(p, "profile: too many arguments (usage: %s)\n", usage);
+        return false;
+    }
+    for (int i = b; i < argc; i++) {
+        const char *w = argv[i];
+        int f = cmd_profile_format_word(w);
+        if (f >= 0) {
+            if (i != argc - 1) {
+                pr_printf(p, "profile: '%s' must be the last argument "
+                          "(usage: %s)\n", w, usage);
+                return false;
+            }
+            a->fmt = f;
+        } else if (i == b) {
+            if (!parse_u64(w, &a->ms)) {
+                pr_printf(p, "profile: '%s' is not a window (%u-%u ms), "
+                          "folded or raw\n", w, PROF_WINDOW_MIN,
+                          PROF_WINDOW_MAX);
+                return false;
+            }
+            if (a->ms < PROF_WINDOW_MIN || a->ms > PROF_WINDOW_MAX) {
+                pr_printf(p, "profile: window %lu out of range (%u-%u ms)\n",
+                          (unsigned long)a->ms, PROF_WINDOW_MIN, PROF_WINDOW_MAX);
+                return false;
+            }
+        } else if (i == b + 1) {
+            if (cmd_profile_is_all(w))
+                continue;
+            if (!parse_u64(w, &v)) {
+                pr_printf(p, "profile: '%s' is not a pid, all, folded or "
+                          "raw\n", w);
+                return false;
+            }
+            if (v > INT32_MAX || !task_exists((int)v)) {
+                pr_printf(p, "profile: pid %lu: no such task\n", (unsigned long)v);
+                return false;
+            }
+            a->pid = (int)v;
+        } else {
+            if (!parse_u64(w, &a->chains)) {
+                pr_printf(p, "profile: '%s' is not a chain count (1-%u), "
+                          "folded or raw\n", w, PROF_CHAINS);
+                return false;
+            }
+            if (a->chains < 1 || a->chains > PROF_CHAINS) {
+                pr_printf(p, "profile: chains %lu out of range (1-%u)\n",
+                          (unsigned long)a->chains, PROF_CHAINS);
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+/* profile off|wall [ms] [pid|all] [chains|folded|raw], profile latency
+ * [ms]: true with *rc the status for those words, false for others. */
+static bool cmd_profile_off(int argc, char **argv, struct printer *p, int *rc)
+{
+    if (argc < 2)
+        return false;
+    struct cmd_prof_args a;
+    enum prof_view view;
+    if (strcmp(argv[1], "off") == 0) {
+        view = PROF_VIEW_OFF;
+    } else if (strcmp(argv[1], "wall") == 0) {
+        view = PROF_VIEW_WALL;
+    } else if (strcmp(argv[1], "latency") == 0) {
+        view = PROF_VIEW_LATENCY;
+        if (argc > 3) {
+            pr_puts(p, "profile: too many arguments (usage: profile latency [ms])\n");
+            *rc = 1;
+            return true;
+        }
+        if (argc == 3 && cmd_profile_format_word(argv[2]) >= 0) {
+            pr_printf(p, "profile: '%s' is not a window (%u-%u ms)\n", argv[2],
+                      PROF_WINDOW_MIN, PROF_WINDOW_MAX);
+            *rc = 1;
+            return true;
+        }
+    } else {
+        return false;
+    }
+    if (!cmd_profile_args(argc, argv, 2, PROF_OFF_USAGE, &a, p)) {
+        *rc = 1;
+        return true;
+    }
+    *rc = prof_run_off((unsigned)a.ms, a.pid, (unsigned)a.chains,
+                       (enum prof_format)a.fmt, view, p) ? 1 : 0;
+    return true;
+}
 #define CMD_PROFILE_USAGE "profile [ms] [pid|all] [chains|folded|raw]"
 
 /* profile [ms] [pid|all] [chains|folded|raw]: positional, every argument
@@ -242,6 +355,9 @@ static int cmd_profile(int argc, char **argv, struct printer *p)
         return rc;
     /* heap, allocs: heap profiling's (kernel/cmd/profile_heap.c). */
     if (cmd_profile_heap(argc, argv, p, &rc))
+        return rc;
+    /* off, wall, latency: off-CPU windows. */
+    if (cmd_profile_off(argc, argv, p, &rc))
         return rc;
 
     if (argc > 4) {
@@ -296,7 +412,8 @@ static int cmd_profile(int argc, char **argv, struct printer *p)
 SHELL_COMMAND(profile, "profile", CMD_PROFILE_USAGE "  sample; the hottest chains, or every chain folded or raw"
               " (also: profile stream <port> [ms|0] [pid|all], stop, keepalive <id>, status;"
               " profile heap [chains|folded|raw], profile heap rate <bytes>|off,"
-              " profile allocs [ms] [pid|all] [chains|folded|raw])",
+              " profile allocs [ms] [pid|all] [chains|folded|raw];"
+              " profile off|wall [ms] [pid|all] [chains|folded|raw], profile latency [ms])",
               cmd_profile);
 
 /* profile_cpus: which source took each CPU's samples in the last run (the

@@ -15,6 +15,7 @@
 
 enum prof_kind {
     PROF_KIND_CPU = 0,          /* a sample of the running pc; weight 1 */
+    PROF_KIND_OFFCPU = 1,       /* time off the CPU (kernel/prof/offcpu.h); ns */
     PROF_KIND_HEAP = 2,         /* a sampled allocation (mm/heapprof.h);
                                    weight the bytes it stands for */
     PROF_KIND_MAX = 2,          /* kinds a reader may meet: cpu, and the
@@ -25,7 +26,9 @@ enum prof_kind {
 struct prof_record {
     int32_t pr_pid;
     uint32_t pr_cost;           /* cycles this sample took */
-    uint8_t pr_depth;           /* 1..PROF_FRAMES */
+    uint8_t pr_depth;           /* 1..PROF_FRAMES (off-CPU: 0..PROF_FRAMES) */
+    uint8_t pr_why;             /* off-CPU only: enum prof_why (the sampler
+                                   never writes it) */
     /* pr_tick and pr_kind side by side, written as one halfword (pr_tag):
      * from the sampler both are constants, so the two cost one store. */
     union {
@@ -35,20 +38,33 @@ struct prof_record {
         };
         uint16_t pr_tag;
     };
+    int32_t pr_waker;           /* off-CPU only: who ended the wait (pid, 0:
+                                   the tick, -1: unknown) */
     /* Kinds other than cpu only, at least 1: a CPU sample weighs 1, and
      * the sampler never writes this word (prof_record_weight knows). */
     uint64_t pr_weight;
     uintptr_t pr_frames[PROF_FRAMES];
-    /* Heap records only: the requested size of the sampled block, so
-     * that readers can tell objects (pr_weight / pr_size) from bytes.
-     * It fills what was the record's tail padding. */
-    uint64_t pr_size;
+    /* What was the record's tail padding, one word per kind. */
+    union {
+        /* Heap records only: the requested size of the sampled block, so
+         * that readers can tell objects (pr_weight / pr_size) from bytes. */
+        uint64_t pr_size;
+        /* Off-CPU only: the wait queue's or mutex's name (a string that
+         * lives as long as the kernel: the definition's), or NULL. */
+        const char *pr_name;
+    };
 };
 /* 96 bytes, a multiple of 32: a slot's address is three instructions from
  * its index (x3, <<5, add), as it was at 80 bytes (x5, <<4, add); at 88
  * it took four, on the path of every sample. A size, not an alignment:
  * kmalloc promises 16 bytes, which is all the fields need. */
 _Static_assert(sizeof(struct prof_record) == 96, "a record is 96 bytes");
+/* The off-CPU fields live in what was padding: the CPU sample's layout,
+ * and so its cost, did not move. */
+_Static_assert(__builtin_offsetof(struct prof_record, pr_weight) == 16 &&
+               __builtin_offsetof(struct prof_record, pr_frames) == 24 &&
+               __builtin_offsetof(struct prof_record, pr_name) == 88,
+               "the off-CPU fields fill the record's padding");
 
 /* pr_tag for a record of kind taken by the tick (or not): little-endian,
  * pr_tick the low byte (both architectures Sonde runs on). */

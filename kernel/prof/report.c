@@ -554,6 +554,11 @@ int prof_report(const struct prof_snapshot *s, const struct prof_report_opts *o,
                 struct printer *p)
 {
     uint64_t t0 = cycles_now();
+    if (s->ps_kind == PROF_KIND_OFFCPU) {
+        int rc = prof_off_report(s, o, p);
+        prof_report_took = cycles_now() - t0;
+        return rc;
+    }
     if (o->ro_format != PROF_TEXT) {
         int rc = prof_export(s, o->ro_format == PROF_FOLDED, p);
         prof_report_took = cycles_now() - t0;

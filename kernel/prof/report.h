@@ -15,9 +15,15 @@ struct printer;
  * addresses (uapi/profile_raw.h). */
 enum prof_format { PROF_TEXT, PROF_FOLDED, PROF_RAW };
 
+/* What a report of an off-CPU snapshot shows (kernel/prof/offreport.c):
+ * the off-CPU chains, each task's wall-clock time, or the histogram of
+ * scheduler latency. */
+enum prof_view { PROF_VIEW_OFF = 1, PROF_VIEW_WALL, PROF_VIEW_LATENCY };
+
 struct prof_report_opts {
     unsigned ro_chains;               /* text: chains to print, 1..PROF_CHAINS */
     enum prof_format ro_format;       /* text, folded or raw */
+    enum prof_view ro_view;           /* off-CPU snapshots only */
 };
 
 /* The report of a snapshot, to p, in o's format. Text: header, cost,
@@ -25,6 +31,11 @@ struct prof_report_opts {
  * prof_export. PROF_OK or PROF_ENOMEM (message printed). */
 int prof_report(const struct prof_snapshot *s, const struct prof_report_opts *o,
                 struct printer *p);
+
+/* The report of an off-CPU snapshot (kernel/prof/offreport.c), in o's
+ * view and format. PROF_OK or PROF_ENOMEM (message printed). */
+int prof_off_report(const struct prof_snapshot *s, const struct prof_report_opts *o,
+                    struct printer *p);
 
 /* Cycles (cycles_now) the last prof_report took, fold to last line
  * printed, printing through its printer included. */

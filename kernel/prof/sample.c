@@ -160,10 +160,22 @@ void prof_sample(const struct trap_frame *tf, bool from_tick, unsigned cpu)
 
 bool prof_emit(const struct prof_record *rec)
 {
+    return prof_emit_n(rec, 1);
+}
+
+/* All n or none: the records of one off-CPU interval (the blocked time
+ * and the waker's chain that names who ended it) must sit side by side
+ * in one ring, so their reader can pair them with no id. The room for
+ * all n is checked once, as prof_slot checks it for one. */
+bool prof_emit_n(const struct prof_record *rec, unsigned n)
+{
     /* A CPU sample comes from the sampler alone, and a weight of 0 is no
      * record of time or bytes. */
-    if (rec->pr_kind == PROF_KIND_CPU || rec->pr_kind > PROF_KIND_MAX || rec->pr_weight == 0)
+    if (n == 0 || rec->pr_kind == PROF_KIND_CPU || rec->pr_kind > PROF_KIND_MAX)
         return false;
+    for (unsigned i = 0; i < n; i++)
+        if (rec[i].pr_kind != rec->pr_kind || rec[i].pr_weight == 0)
+            return false;
     /* Interrupts off for the guard's span: the tick's sampler on this CPU
      * cannot run in the middle, and an NMI that does finds the guard
      * taken and counts itself nested, as it does inside the tick's. */
@@ -171,13 +183,19 @@ bool prof_emit(const struct prof_record *rec)
     struct prof_cpu *pc = &prof_cpus[cpu_index_inline()];
     bool kept = false;
     if (prof_guard_take(pc)) {
-        struct prof_record *r;
-        uint32_t n;
-        if (prof_gate_open(PROF_GATE_KIND(rec->pr_kind)) && prof_pid_wanted(rec->pr_pid) &&
-            (r = prof_slot(pc, &n)) != NULL) {
-            *r = *rec;
-            pc->pc_other++;
-            prof_publish(pc, n);
+        uint32_t head, tail;
+        if (!prof_gate_open(PROF_GATE_KIND(rec->pr_kind)) || !prof_pid_wanted(rec->pr_pid)) {
+            /* closed to this kind, or not this run's task */
+        } else if (head = pc->pc_count,
+                   tail = __atomic_load_n(&pc->pc_tail, __ATOMIC_ACQUIRE),      /* H */
+                   head - tail + n > pc->pc_cap) {
+            /* One drop per refused emit: the interval is what was lost. */
+            __atomic_store_n(&pc->pc_full, pc->pc_full + (pc->pc_cap != 0), __ATOMIC_RELAXED);
+        } else {
+            for (unsigned i = 0; i < n; i++)
+                pc->pc_buf[(head + i) & (pc->pc_cap - 1)] = rec[i];
+            pc->pc_other += n;
+            prof_publish(pc, head + n - 1);
             kept = true;
         }
         prof_guard_release(pc);

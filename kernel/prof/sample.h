@@ -37,3 +37,6 @@ struct prof_record;
  * caller checks its kind's gate bit first (prof_gate.pg_state): that one
  * load is all a closed gate costs it. */
 bool prof_emit(const struct prof_record *rec);
+/* n records of one kind and one pid (rec[0]'s) at once, side by side in
+ * this CPU's ring, or none (a full ring counts one drop). */
+bool prof_emit_n(const struct prof_record *rec, unsigned n);

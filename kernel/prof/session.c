@@ -17,9 +17,11 @@
 #include "hal/pmu.h"
 #include "kernel/panic.h"
 #include "kernel/prof/fold.h"
+#include "kernel/prof/offcpu.h"
 #include "kernel/prof/ring.h"
 #include "kernel/prof/snapshot.h"
 #include "kernel/sched.h"
+#include "kernel/time.h"
 #include "kernel/timer.h"
 #include "lib/printf.h"
 #include "mm/heap.h"
@@ -35,6 +37,7 @@ static bool prof_ran;
 static struct prof_snapshot prof_snap;
 static uint8_t prof_run_kind;   /* what the last run recorded (enum prof_kind) */
 static char prof_heap_source[40]; /* "heap allocs rate R", a heap window's */
+static enum prof_view prof_last_view;   /* an off-CPU run's, for report again */
 
 /* ---- who holds the profiler ------------------------------------------ */
 
@@ -80,12 +83,12 @@ static unsigned prof_rate_hz(bool pmu)
 
 /* ---- Start, Stop, freeze ----------------------------------------------- */
 
-/* Open the gate; the snapshot's window fields start here. */
-static void prof_start(int pid, bool pmu)
+/* Open the gate to kinds; the snapshot's window fields start here. */
+static void prof_start(int pid, bool pmu, unsigned kinds)
 {
     prof_snap.ps_pid = pid;
     prof_snap.ps_cycles = cycles_now();
-    prof_snap.ps_ncpus = prof_ring_open(pid, PROF_GATE_CPU, pmu);
+    prof_snap.ps_ncpus = prof_ring_open(pid, kinds, pmu);
     /* This CPU arms its own counter now rather than at its next tick: a
      * window shorter than a tick (profile 1) ends at that same tick, and
      * at -smp 1 would otherwise never see the counter armed at all. The
@@ -161,7 +164,8 @@ static void prof_freeze(void)
 static int prof_report_snap(unsigned chains, enum prof_format fmt,
                             struct printer *p)
 {
-    struct prof_report_opts o = { .ro_chains = chains, .ro_format = fmt };
+    struct prof_report_opts o = { .ro_chains = chains, .ro_format = fmt,
+                                  .ro_view = prof_last_view };
     prof_freeze();
     return prof_report(&prof_snap, &o, p);
 }
@@ -208,8 +212,9 @@ int prof_run(unsigned ms, int pid, unsigned chains, enum prof_format fmt,
     if (rc == PROF_OK) {
         prof_ran = true;
         prof_run_kind = PROF_KIND_CPU;
+        prof_last_view = 0;
         prof_snap.ps_ms = ms;
-        prof_start(pid, pmu);
+        prof_start(pid, pmu, PROF_GATE_CPU);
         sleep_ms(ms);
         prof_stop();
         rc = prof_report_snap(chains, fmt, p);
@@ -240,6 +245,7 @@ int prof_run_allocs(unsigned ms, int pid, unsigned chains, enum prof_format fmt,
     if (rc == PROF_OK) {
         prof_ran = true;
         prof_run_kind = PROF_KIND_HEAP;
+        prof_last_view = 0;
         fmt_snprintf(prof_heap_source, sizeof prof_heap_source, "heap allocs rate %u", rate);
         prof_snap.ps_ms = ms;
         prof_snap.ps_pid = pid;
@@ -343,6 +349,52 @@ int prof_inject(unsigned cpu, int pid, const uintptr_t *frames,
     return rc;
 }
 
+/* ---- off-CPU, wall-clock and latency windows ----------------------------- */
+
+/* Records per second a CPU's ring is sized for in an off-CPU window: a
+ * switch-in writes up to PROF_OFF_RECS, and a CPU switching 5000 times a
+ * second fills this; past it, what does not fit is counted as dropped. */
+#define PROF_OFF_RATE 16000u
+
+int prof_run_off(unsigned ms, int pid, unsigned chains, enum prof_format fmt,
+                 enum prof_view view, struct printer *p)
+{
+    if (!prof_window_ok(ms, p) || !prof_chains_ok(chains, p))
+        return PROF_EINVAL;
+    if (pid < PROF_ALL) {
+        pr_printf(p, "profile: pid %d: no such task\n", pid);
+        return PROF_EINVAL;
+    }
+    if (prof_claim(p) != PROF_OK)
+        return PROF_EBUSY;
+    /* Wall time needs the CPU's samples too, from the probed source. */
+    bool wall = view == PROF_VIEW_WALL, pmu = wall && pmu_probe();
+    unsigned hz = PROF_OFF_RATE + (wall ? prof_rate_hz(pmu) : 0);
+    int rc = prof_ring_grow(prof_ring_records_for(ms, hz), p);
+    if (rc == PROF_OK) {
+        unsigned kinds = PROF_GATE_KIND(PROF_KIND_OFFCPU) | (wall ? PROF_GATE_CPU : 0);
+        prof_ran = true;
+        prof_run_kind = PROF_KIND_OFFCPU;
+        prof_last_view = view;
+        prof_snap.ps_ms = ms;
+        uint64_t t0 = time_ns();
+        prof_off_begin(t0);
+        prof_start(pid, pmu, kinds);
+        sleep_ms(ms);
+        /* The end, then what every task still away is owed up to it,
+         * while the gate is still open to the sweep's records. */
+        uint64_t t1 = time_ns();
+        prof_off_end(t1);
+        sched_off_sweep();
+        prof_stop();
+        prof_snap.ps_t0 = t0;
+        prof_snap.ps_ns = t1 - t0;
+        rc = prof_report_snap(chains, fmt, p);
+    }
+    prof_give();
+    return rc;
+}
+
 /* ---- a stream's lifetime ------------------------------------------------ */
 
 int prof_session_stream_begin(int pid, unsigned drain_ms, bool *pmu, struct printer *p)
@@ -359,7 +411,7 @@ int prof_session_stream_begin(int pid, unsigned drain_ms, bool *pmu, struct prin
     /* The rings are about to wrap: what they hold is no window's any more. */
     prof_ran = false;
     prof_run_kind = PROF_KIND_CPU;
-    prof_start(pid, *pmu);
+    prof_start(pid, *pmu, PROF_GATE_CPU);
     return PROF_OK;
 }
 

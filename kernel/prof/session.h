@@ -29,6 +29,13 @@ bool prof_chains_ok(uint64_t n, struct printer *p);
 int prof_run(unsigned ms, int pid, unsigned chains, enum prof_format fmt,
              struct printer *p);
 
+/* One off-CPU window (kernel/prof/offcpu.h): Start with the gate open to
+ * off-CPU records (and CPU samples, for the wall view), sleep ms, charge
+ * every task still away up to the end (sched_off_sweep), Stop, report to
+ * p in view and fmt. Same arguments and returns as prof_run. */
+int prof_run_off(unsigned ms, int pid, unsigned chains, enum prof_format fmt,
+                 enum prof_view view, struct printer *p);
+
 /* `profile allocs`: a window of ms recording the allocator's heap
  * samples (mm/heapprof.h, through prof_emit) instead of the CPU's, then
  * their report: estimated bytes and objects allocated, by chain. rate:

@@ -27,6 +27,8 @@ struct prof_snapshot {
     uint8_t ps_kind;                  /* what the run measured (enum prof_kind):
                                          the readers take records of it only */
     unsigned ps_ms;                   /* the window asked for */
+    uint64_t ps_t0, ps_ns;            /* off-CPU: the window as charged: its
+                                         start on time_ns() and its length */
     int ps_pid;                       /* PROF_ALL or the filter */
     uint64_t ps_cycles;               /* cycles_now across the window */
     unsigned ps_ncpus;                /* CPUs online with a ring at Start */

@@ -228,6 +228,17 @@ host_err "sonde-prof record: -e once or once per HOST" "give -e once, or once pe
   "$PROF" record -e "$ELF" -e "$ELF" -e "$ELF" -o "$tmp/h.svg" 127.0.0.1 127.0.0.2
 host_err "sonde-prof record: missing ELF, exit 2 before any request" "nope.elf" \
   "$PROF" record -e "$tmp/nope.elf" -o "$tmp/h.svg" 127.0.0.1:9
+printf '%064d\n' 0 > "$tmp/key"
+host_err "sonde-prof record: --id once per HOST" "give --id once per HOST in order" \
+  "$PROF" record -k "$tmp/key" --id a -e "$ELF" -o "$tmp/h.svg" 127.0.0.1:9 127.0.0.2:9
+host_err "sonde-prof record: --id needs -k" "--id names the kernels' ushid=, which only a key (-k) uses" \
+  "$PROF" record --id a -e "$ELF" -o "$tmp/h.svg" 127.0.0.1:9
+host_err "sonde-prof record: a bad --id names the rule" "kernel id 'a/b' must be 1-31 characters" \
+  "$PROF" record -k "$tmp/key" --id a/b -e "$ELF" -o "$tmp/h.svg" 127.0.0.1:9
+host_err "sonde-sh: -i without -k" "-i alpha names a kernel's ushid=, which only a key (-k) uses" \
+  build/host/sonde-sh -i alpha 127.0.0.1:9 version
+host_err "sonde-sh: a bad -i names the rule" "kernel id 'al pha' must be 1-31 characters" \
+  build/host/sonde-sh -k "$tmp/key" -i "al pha" 127.0.0.1:9 version
 
 # ---- top: the live view, fed by --replay (burn.raw in a loop) -----------
 # Plain lines when stdout is not a terminal: a table per second, each

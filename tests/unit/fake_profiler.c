@@ -51,6 +51,8 @@ static void fake_run(unsigned cpu, int pid)
 
 int task_current_pid(void) { return task_current_pid_inline(); }
 
+bool task_is_idle(int pid) { return pid == 2; }
+
 bool task_exists(int pid)
 {
     for (unsigned i = 0; i < sizeof fake_tasks / sizeof fake_tasks[0]; i++)
@@ -324,6 +326,8 @@ void reset(void)
     fake_udp_rc = 0;
     udp_hook = NULL;
     each_sleep = NULL;
+    off_sweep_hook = NULL;
+    off_sweeps = 0;
     prof_test_reset();              /* each test sizes its own buffers */
 }
 
@@ -465,6 +469,17 @@ struct task *task_spawn(const char *name, task_fn fn, void *arg, int cpu, unsign
     return &fake_spawned_task;
 }
 void task_exit(void) { abort(); }
+
+/* The scheduler's end-of-window sweep: what it would emit comes from the
+ * hook (the tasks still off their CPUs). */
+unsigned off_sweeps;
+void (*off_sweep_hook)(void);
+void sched_off_sweep(void)
+{
+    off_sweeps++;
+    if (off_sweep_hook)
+        off_sweep_hook();
+}
 
 void task_for_each(void (*fn)(struct task *t, void *arg), void *arg)
 {

@@ -92,3 +92,7 @@ extern void (*udp_hook)(void);          /* runs at each udp_send */
 extern uint32_t fake_udp_ip;
 extern uint16_t fake_udp_src, fake_udp_dst;
 extern struct net_app_stats *fake_app_stats;  /* what net_app_stats_register got */
+
+/* sched_off_sweep: how many times the session swept, and what runs then. */
+extern unsigned off_sweeps;
+extern void (*off_sweep_hook)(void);

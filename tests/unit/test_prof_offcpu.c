@@ -1,0 +1,250 @@
+// LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c kernel/cmd/profile_heap.c kernel/prof/heapview.c mm/heapprof.c tests/unit/fake_heap_table.c
+/* tests/unit/test_prof_offcpu.c: the off-CPU accounting's state machine
+ * (kernel/prof/offcpu.c) against a fake clock: the times are the
+ * arguments, so every figure below is exact. Sleep, wait queue, mutex,
+ * preemption, a wake before the switch-out completes, a task killed (left
+ * blocked) at the window's end, clipping at both ends, and the records'
+ * way into a ring that wraps. */
+#include "test.h"
+#include "fake_hal.h"
+#include "fake_profiler.h"
+#include "kernel/prof/offcpu.h"
+#include "kernel/prof/sample.h"
+#include "kernel/prof/session.h"
+
+static const uintptr_t chain[3] = { 0xa100, 0xa200, 0xa300 };
+static const uintptr_t wchain[2] = { 0xb100, 0xb200 };
+static struct prof_record recs[PROF_OFF_RECS];
+
+/* A task that has never been seen by any window. */
+static struct prof_off fresh(void)
+{
+    struct prof_off o;
+    memset(&o, 0, sizeof o);
+    return o;
+}
+
+static void check_rec(const struct prof_record *r, unsigned why, uint64_t w, int waker)
+{
+    CHECK_EQ(r->pr_kind, PROF_KIND_OFFCPU);
+    CHECK_EQ(r->pr_pid, 7);
+    CHECK_EQ(r->pr_why, why);
+    CHECK_EQ(r->pr_weight, w);
+    CHECK_EQ(r->pr_waker, waker);
+}
+
+static void check_chain(const struct prof_record *r)
+{
+    CHECK_EQ(r->pr_depth, 3);
+    CHECK_EQ(r->pr_frames[0], 0xa100);
+    CHECK_EQ(r->pr_frames[2], 0xa300);
+    CHECK_EQ(r->pr_frames[3], 0);
+}
+
+TEST(off_sleep_blocked_then_runnable)
+{
+    struct prof_off o = fresh();
+    prof_off_begin(1000);
+    prof_off_wait(&o, PROF_WHY_SLEEP, NULL);
+    prof_off_out(&o, false, 2000);
+    prof_off_wake(&o, false, 22000, 0, NULL, 0);        /* the tick */
+    unsigned n = prof_off_in(&o, 7, 23000, chain, 3, recs);
+    CHECK_EQ(n, 2);
+    check_rec(&recs[0], PROF_WHY_SLEEP, 20000, 0);
+    check_chain(&recs[0]);
+    CHECK(recs[0].pr_name == NULL);
+    check_rec(&recs[1], PROF_WHY_RUNNABLE, 1000, -1);
+    check_chain(&recs[1]);
+    /* Back on the CPU: nothing more is owed, not even at the end. */
+    prof_off_end(50000);
+    CHECK_EQ(prof_off_in(&o, 7, 50000, chain, 3, recs), 0);
+}
+
+static void waited(unsigned why, const char *name)
+{
+    struct prof_off o = fresh();
+    prof_off_begin(1000);
+    prof_off_wait(&o, why, name);
+    prof_off_out(&o, false, 2000);
+    prof_off_wake(&o, false, 32000, 9, wchain, 2);
+    unsigned n = prof_off_in(&o, 7, 32500, chain, 3, recs);
+    CHECK_EQ(n, 3);
+    check_rec(&recs[0], why, 30000, 9);
+    CHECK_STR(recs[0].pr_name, name);
+    check_rec(&recs[1], PROF_WHY_WAKER, 30000, 9);
+    CHECK_EQ(recs[1].pr_depth, 2);
+    CHECK_EQ(recs[1].pr_frames[0], 0xb100);
+    CHECK_EQ(recs[1].pr_frames[1], 0xb200);
+    check_rec(&recs[2], PROF_WHY_RUNNABLE, 500, -1);
+}
+
+TEST(off_waitq_names_queue_and_waker)
+{
+    waited(PROF_WHY_WAITQ, "virtio-rx");
+}
+
+TEST(off_mutex_names_mutex_and_waker)
+{
+    waited(PROF_WHY_MUTEX, "entropy");
+}
+
+TEST(off_preempted_is_runnable_all_along)
+{
+    struct prof_off o = fresh();
+    prof_off_begin(1000);
+    prof_off_wait(&o, PROF_WHY_SLEEP, NULL);    /* an old wait: not this one */
+    prof_off_out(&o, true, 5000);
+    CHECK_EQ(prof_off_in(&o, 7, 7000, chain, 3, recs), 1);
+    check_rec(&recs[0], PROF_WHY_PREEMPTED, 2000, -1);
+    check_chain(&recs[0]);
+}
+
+/* The waker runs on another CPU between the sleeper's "I sleep" and its
+ * switch-out: the task was never blocked, only runnable from the
+ * switch-out, and the wake still names its waker for nothing. */
+TEST(off_wake_before_switch_out_completes)
+{
+    struct prof_off o = fresh();
+    prof_off_begin(1000);
+    prof_off_wait(&o, PROF_WHY_WAITQ, "udpshell");
+    prof_off_wake(&o, true, 3000, 4, wchain, 2);
+    prof_off_out(&o, true, 3500);               /* state RUNNABLE by then */
+    CHECK_EQ(prof_off_in(&o, 7, 4000, chain, 3, recs), 1);
+    check_rec(&recs[0], PROF_WHY_RUNNABLE, 500, -1);
+    /* The same across the window's start: woken before it, gone after. */
+    o = fresh();
+    prof_off_wait(&o, PROF_WHY_WAITQ, "udpshell");
+    prof_off_begin(10000);
+    prof_off_wake(&o, true, 12000, 4, wchain, 2);
+    prof_off_out(&o, true, 13000);
+    CHECK_EQ(prof_off_in(&o, 7, 13250, chain, 3, recs), 1);
+    check_rec(&recs[0], PROF_WHY_RUNNABLE, 250, -1);
+}
+
+/* kill only asks a task to stop: one killed while blocked stays blocked
+ * until the window's end, which charges it up to there with no waker,
+ * and nothing after (its exit never switches it in again). */
+TEST(off_killed_while_blocked_is_charged_to_the_end)
+{
+    struct prof_off o = fresh();
+    prof_off_begin(1000);
+    prof_off_wait(&o, PROF_WHY_MUTEX, "bench");
+    prof_off_out(&o, false, 4000);
+    CHECK_EQ(prof_off_finish(&o, 7, true, chain, 3, recs), 0);  /* not ended yet */
+    prof_off_end(9000);
+    CHECK_EQ(prof_off_finish(&o, 7, true, chain, 3, recs), 1);
+    check_rec(&recs[0], PROF_WHY_MUTEX, 5000, -1);
+    check_chain(&recs[0]);
+    /* Done for this window: its wake and switch-in owe nothing more. */
+    prof_off_wake(&o, false, 9500, 3, wchain, 2);
+    CHECK_EQ(prof_off_in(&o, 7, 9600, chain, 3, recs), 0);
+    CHECK_EQ(prof_off_finish(&o, 7, true, chain, 3, recs), 0);
+}
+
+TEST(off_clipped_to_the_window_start)
+{
+    /* Asleep before the window, woken in it: blocked from its start. */
+    struct prof_off o = fresh();
+    prof_off_wait(&o, PROF_WHY_SLEEP, NULL);
+    prof_off_begin(1000);
+    prof_off_wake(&o, false, 3000, 0, NULL, 0);
+    CHECK_EQ(prof_off_in(&o, 7, 3500, chain, 3, recs), 2);
+    check_rec(&recs[0], PROF_WHY_SLEEP, 2000, 0);
+    check_rec(&recs[1], PROF_WHY_RUNNABLE, 500, -1);
+    /* Runnable before the window, run in it: runnable from its start. */
+    prof_off_begin(10000);
+    CHECK_EQ(prof_off_in(&o, 7, 14000, chain, 3, recs), 1);
+    check_rec(&recs[0], PROF_WHY_RUNNABLE, 4000, -1);
+    /* A new window forgets the last one's state: a task left runnable at
+     * the last window's end and run in this one counts from its start. */
+    prof_off_out(&o, true, 15000);
+    prof_off_begin(20000);
+    CHECK_EQ(prof_off_in(&o, 7, 20100, chain, 3, recs), 1);
+    check_rec(&recs[0], PROF_WHY_RUNNABLE, 100, -1);
+}
+
+TEST(off_clipped_to_the_window_end)
+{
+    /* Woken and run after the end: blocked up to the end, no more. */
+    struct prof_off o = fresh();
+    prof_off_begin(1000);
+    prof_off_wait(&o, PROF_WHY_SLEEP, NULL);
+    prof_off_out(&o, false, 2000);
+    prof_off_end(5000);
+    prof_off_wake(&o, false, 6000, 0, NULL, 0);
+    CHECK_EQ(prof_off_in(&o, 7, 7000, chain, 3, recs), 1);
+    check_rec(&recs[0], PROF_WHY_SLEEP, 3000, 0);
+    /* Woken in the window, still runnable at its end: both parts. */
+    o = fresh();
+    prof_off_begin(10000);
+    prof_off_wait(&o, PROF_WHY_WAITQ, "console-rx");
+    prof_off_out(&o, false, 11000);
+    prof_off_wake(&o, false, 12000, 3, wchain, 2);
+    prof_off_end(12600);
+    CHECK_EQ(prof_off_finish(&o, 7, false, chain, 3, recs), 3);
+    check_rec(&recs[0], PROF_WHY_WAITQ, 1000, 3);
+    check_rec(&recs[1], PROF_WHY_WAKER, 1000, 3);
+    check_rec(&recs[2], PROF_WHY_RUNNABLE, 600, -1);
+    /* Away the whole window: all of it, blocked or runnable. */
+    o = fresh();
+    prof_off_wait(&o, PROF_WHY_SLEEP, NULL);
+    prof_off_begin(20000);
+    prof_off_end(30000);
+    CHECK_EQ(prof_off_finish(&o, 7, true, chain, 3, recs), 1);
+    check_rec(&recs[0], PROF_WHY_SLEEP, 10000, -1);
+    o = fresh();
+    prof_off_begin(40000);
+    prof_off_end(45000);
+    CHECK_EQ(prof_off_finish(&o, 7, false, chain, 3, recs), 1);
+    check_rec(&recs[0], PROF_WHY_RUNNABLE, 5000, -1);
+    /* Switched out after the end: nothing owed. */
+    o = fresh();
+    prof_off_begin(50000);
+    prof_off_in(&o, 7, 50000, chain, 3, recs);
+    prof_off_end(51000);
+    prof_off_out(&o, true, 52000);
+    CHECK_EQ(prof_off_in(&o, 7, 53000, chain, 3, recs), 0);
+}
+
+TEST(off_why_names)
+{
+    CHECK_STR(prof_why_name(PROF_WHY_SLEEP), "sleep");
+    CHECK_STR(prof_why_name(PROF_WHY_PREEMPTED), "preempted");
+    CHECK(prof_why_name(PROF_WHY_NONE) == NULL);
+    CHECK(prof_why_name(PROF_WHY_MAX + 1) == NULL);
+}
+
+/* An interval's records go into a ring together or not at all, side by
+ * side across the slots' end and the indices' wrap at 2^32. */
+TEST(off_records_wrap_the_ring_together)
+{
+    reset();
+    room(256);
+    struct prof_off o = fresh();
+    prof_off_begin(1000);
+    prof_off_wait(&o, PROF_WHY_WAITQ, "virtio-rx");
+    prof_off_out(&o, false, 2000);
+    prof_off_wake(&o, false, 3000, 9, wchain, 2);
+    unsigned n = prof_off_in(&o, 7, 3100, chain, 3, recs);
+    CHECK_EQ(n, 3);
+    fake_cpu = 2;
+    prof_ring_open(PROF_ALL, PROF_GATE_KIND(PROF_KIND_OFFCPU), false);
+    uint32_t cap = prof_ring_cap(2);
+    prof_ring_test_at(2, UINT32_MAX - 1);        /* two slots before 2^32 */
+    for (uint32_t i = 0; i + n <= cap; i += n)
+        CHECK(prof_emit_n(recs, n));
+    uint32_t first, avail = prof_ring_avail(2, &first);
+    CHECK_EQ(avail, cap / n * n);
+    for (uint32_t i = 0; i < avail; i++) {
+        const struct prof_record *r = prof_ring_at(2, first + i);
+        CHECK_EQ(r->pr_why, recs[i % n].pr_why);
+        CHECK_EQ(r->pr_weight, recs[i % n].pr_weight);
+    }
+    /* No room for the whole interval: none of it, one drop. */
+    uint32_t drops = prof_ring_drops(2);
+    CHECK(!prof_emit_n(recs, n));
+    CHECK_EQ(prof_ring_drops(2), drops + 1);
+    CHECK_EQ(prof_ring_avail(2, &first), avail);
+    prof_ring_close();
+    fake_cpu = 0;
+}
