@@ -170,7 +170,7 @@ def main():
     print(text)
     # The network and stream sections append themselves after this one.
     rc = 0
-    for part in ("bench/netload.py", "bench/stream.py", "bench/heap.py"):
+    for part in ("bench/netload.py", "bench/stream.py", "bench/offcpu.py", "bench/heap.py"):
         part = os.path.join(ROOT, part)
         if os.path.exists(part):
             rc |= subprocess.call([sys.executable, part])

@@ -727,6 +727,43 @@ def t_netload_profile_during_recv(g):
 
 
 @test
+def t_netload_recv_off_cpu(g):
+    # profile off on the driver's receive task while netload recv takes a
+    # blast: between the host's bursts it waits for the device, so its
+    # time off the CPU lands in [waitq virtio-rx], woken from the
+    # device's interrupt (docs/profiling.md).
+    m = re.search(r"^\s*(\d+)\s+virtio-rx\s", g.cmd("ps"), re.M)
+    check(m, "no virtio-rx task in ps")
+    start = g.mark()
+    g.cmd("netload recv 9001 10000")
+    blast = subprocess.Popen([NETLOAD, "blast", "-H", HOST, "-p", str(g.nload_port), "-t", "4",
+                              "-s", "1024"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        time.sleep(1.0)
+        out = g.cmd("profile off 1000 %s 4" % m.group(1), timeout=30)
+        blast.communicate(timeout=20)
+    finally:
+        if blast.poll() is None:
+            blast.kill()
+            blast.wait()
+    g.cmd("netload stop", timeout=10)
+    netload_done(g, start, "recv", 10)
+    h = re.search(r"^blocked (\d+\.\d{3}) ms, runnable (\d+\.\d{3}) ms, 1 tasks, (\d+) dropped$",
+                  out, re.M)
+    check(h, "no off-cpu header for the one task: %r" % out[:300])
+    entries = re.findall(r"^(\d+\.\d)%% (\d+\.\d{3}) ms (\[[^\]]+\]) task %s virtio-rx$"
+                         % m.group(1), out, re.M)
+    check(entries, "no entries: %r" % out[:300])
+    check(entries[0][2] == "[waitq virtio-rx]", "heaviest entry is %s, not [waitq virtio-rx]"
+          % entries[0][2])
+    share = sum(float(e[0]) for e in entries if e[2] == "[waitq virtio-rx]")
+    check(share >= 50.0, "[waitq virtio-rx] holds only %.1f%% of its time off the CPU" % share)
+    check(re.search(r"^        woken by \d+ \S+$", out, re.M), "no waker named")
+    print("    virtio-rx: %.1f%% of its off-CPU time in [waitq virtio-rx]" % share)
+
+
+@test
 def t_netload_busy_and_stop(g):
     out = g.cmd("netload recv 9001 20000")
     pid = int(re.search(r"pid (\d+)", out).group(1))

@@ -82,10 +82,14 @@ static int open_collector(struct sp_collect *c)
     c->fd = socket(AF_INET, SOCK_DGRAM, 0);
     /* A second of a 1 kHz stream on many CPUs, and the datagrams that
      * wait while a `profile stop` is in flight: the kernel caps it. */
-    int rcvbuf = 8 << 20;
+    int rcvbuf = 8 << 20, one = 1;
     socklen_t len = sizeof me;
+    /* IP_RECVERR: the socket is not connected (it talks to every kernel),
+     * so only the error queue says which shell's port was unreachable
+     * (sp_collect_refused_shell). */
     if (c->fd < 0 ||
         setsockopt(c->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf) ||
+        setsockopt(c->fd, IPPROTO_IP, IP_RECVERR, &one, sizeof one) ||
         bind(c->fd, (const struct sockaddr *)&me, sizeof me) ||
         getsockname(c->fd, (struct sockaddr *)&me, &len)) {
         fprintf(c->o.err, "%s: the collector's socket: %s\n", c->o.prog, strerror(errno));
@@ -463,8 +467,11 @@ int sp_collect_poll(struct sp_collect *c, int timeout_ms)
         socklen_t flen = sizeof from;
         ssize_t got = recvfrom(c->fd, buf, sizeof buf, MSG_DONTWAIT,
                                (struct sockaddr *)&from, &flen);
-        if (got < 0 && errno == ECONNREFUSED)
-            continue;               /* a port refused a request: its shell's silence tells */
+        if (got < 0 && errno == ECONNREFUSED) {
+            /* A port refused a request: its shell's silence tells. */
+            sp_collect_refused_shell(c);
+            continue;
+        }
         if (got < 0)
             break;
         sp_collect_input(c, &from, buf, (size_t)got, now);

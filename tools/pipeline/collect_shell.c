@@ -13,6 +13,8 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/errqueue.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 
 static uint64_t mono_ms(void *ctx)
@@ -50,6 +52,29 @@ void sp_collect_shell_init(struct sp_collect *c, struct sp_collect_kernel *k, ui
     };
 }
 
+struct sp_collect_kernel *sp_collect_refused_shell(struct sp_collect *c)
+{
+    char ctl[512];
+    uint8_t data[1];
+    struct sockaddr_in to;
+    struct iovec iov = { data, sizeof data };
+    struct msghdr m = {
+        .msg_name = &to, .msg_namelen = sizeof to, .msg_iov = &iov, .msg_iovlen = 1,
+        .msg_control = ctl, .msg_controllen = sizeof ctl,
+    };
+    if (recvmsg(c->fd, &m, MSG_ERRQUEUE | MSG_DONTWAIT) < 0 || m.msg_namelen < sizeof to)
+        return NULL;
+    for (struct cmsghdr *h = CMSG_FIRSTHDR(&m); h; h = CMSG_NXTHDR(&m, h)) {
+        if (h->cmsg_level != IPPROTO_IP || h->cmsg_type != IP_RECVERR)
+            continue;
+        struct sock_extended_err e;
+        memcpy(&e, CMSG_DATA(h), sizeof e);
+        if (e.ee_origin == SO_EE_ORIGIN_ICMP && e.ee_errno == ECONNREFUSED)
+            return sp_collect_shell_of(c, &to);
+    }
+    return NULL;
+}
+
 /* The kernel whose shell address from is, or NULL. */
 struct sp_collect_kernel *sp_collect_shell_of(struct sp_collect *c, const struct sockaddr_in *from)
 {
@@ -80,9 +105,18 @@ static long shells_recv(void *ctx, unsigned *which, void *buf, size_t cap,
     struct sockaddr_in from;
     socklen_t flen = sizeof from;
     ssize_t got = recvfrom(s->c->fd, buf, cap, MSG_DONTWAIT, (struct sockaddr *)&from, &flen);
-    if (got < 0)
-        return 0;                   /* an ICMP error about one of many: the
-                                       shells' own timeouts tell */
+    if (got < 0) {
+        /* An ICMP "port unreachable" about one of many: the error queue
+         * names whose (IP_RECVERR); anything else, the shells' own
+         * timeouts tell. */
+        struct sp_collect_kernel *k = errno == ECONNREFUSED ? sp_collect_refused_shell(s->c) : NULL;
+        for (unsigned j = 0; k && j < s->m; j++)
+            if (&s->c->k[s->idx[j]] == k) {
+                *which = j;
+                return USHC_IO_REFUSED;
+            }
+        return 0;
+    }
     struct sp_collect_kernel *k = sp_collect_shell_of(s->c, &from);
     for (unsigned j = 0; k && j < s->m; j++)
         if (&s->c->k[s->idx[j]] == k) {

@@ -10,6 +10,12 @@ void sp_collect_shell_init(struct sp_collect *c, struct sp_collect_kernel *k, ui
 /* Kernel k's key: its own (o.keys), the shared one (o.key), or NULL. */
 const uint8_t *sp_collect_key(const struct sp_collect *c, const struct sp_collect_kernel *k);
 
+/* After a receive failed with ECONNREFUSED: the kernel whose shell port
+ * the ICMP "port unreachable" on the error queue is about (the socket has
+ * IP_RECVERR), taken off the queue; NULL when none is queued or it is no
+ * kernel's. */
+struct sp_collect_kernel *sp_collect_refused_shell(struct sp_collect *c);
+
 /* The kernel whose shell address from is, or NULL. */
 struct sp_collect_kernel *sp_collect_shell_of(struct sp_collect *c, const struct sockaddr_in *from);
 
