@@ -248,3 +248,113 @@ TEST(off_records_wrap_the_ring_together)
     prof_ring_close();
     fake_cpu = 0;
 }
+
+/* ---- the reports, through `profile off|wall|latency` ------------------ */
+
+static struct prof_off task5;
+static const uintptr_t chain5[3] = { 0x3010, 0x2044, 0x1100 };   /* burn_inner, mid, outer */
+static const uintptr_t wake7[1] = { 0x2010 };
+
+static void emit(unsigned n)
+{
+    if (n)
+        CHECK(prof_emit_n(recs, n));
+}
+
+/* The window as the scheduler would drive it for pid 5 on cpu 0: waits
+ * on virtio-rx from +100 ms, woken by pid 7 at +400, runs at +401, then
+ * sleeps from +500 to past the end. sleep_ms has moved the clock to the
+ * window's end already. */
+static void win_off(void)
+{
+    uint64_t t0 = fake_ns - 1000000000ull;
+    memset(&task5, 0, sizeof task5);
+    prof_off_wait(&task5, PROF_WHY_WAITQ, "virtio-rx");
+    prof_off_out(&task5, false, t0 + 100000000);
+    prof_off_wake(&task5, false, t0 + 400000000, 7, wake7, 1);
+    emit(prof_off_in(&task5, 5, t0 + 401000000, chain5, 3, recs));
+    prof_off_wait(&task5, PROF_WHY_SLEEP, NULL);
+    prof_off_out(&task5, false, t0 + 500000000);
+}
+
+static void sweep_off(void)
+{
+    emit(prof_off_finish(&task5, 5, true, chain5, 3, recs));
+}
+
+static int run_off(const char *cmd)
+{
+    reset();
+    window_fn = win_off;
+    off_sweep_hook = sweep_off;
+    return run_cmd(cmd);
+}
+
+TEST(off_report_text)
+{
+    CHECK_EQ(run_off("profile off 1000 all 8"), 0);
+    CHECK_EQ(off_sweeps, 1);
+    CHECK(strstr(out, "off-cpu profiled 1000 ms, clock ") == out);
+    CHECK(strstr(out, "\nblocked 800.000 ms, runnable 1.000 ms, 1 tasks, 0 dropped\n"
+                      "62.4% 500.000 ms [sleep] task 5 burn\n"
+                      "        <- burn_inner+0x10\n") != NULL);
+    CHECK(strstr(out, "        still waiting at the window's end\n"
+                      "37.5% 300.000 ms [waitq virtio-rx] task 5 burn\n") != NULL);
+    CHECK(strstr(out, "        woken by 7 burn\n            <- burn_mid+0x10\n"
+                      "0.1% 1.000 ms [runnable] task 5 burn\n") != NULL);
+    /* Nobody else's time: the empty report for a pid that never left. */
+    reset();
+    CHECK_EQ(run_cmd("profile off 10 12"), 0);
+    CHECK(strstr(out, "\nblocked 0.000 ms, runnable 0.000 ms, 0 tasks, 0 dropped\n"
+                      "no off-CPU time for pid 12: it stayed on its CPU the whole window, "
+                      "or did not exist\n") != NULL);
+}
+
+TEST(off_report_folded_and_raw)
+{
+    CHECK_EQ(run_off("profile off 1000 folded"), 0);
+    CHECK(strstr(out, "# sonde folded build-id=0123456789abcdef0123456789abcdef01234567 "
+                      "source=sched samples=3 dropped=0 cpus=1 ms=1000 kind=offcpu\n"
+                      "burn;burn_outer;burn_mid;burn_inner;[sleep] 500000\n"
+                      "burn;burn_outer;burn_mid;burn_inner;[waitq virtio-rx] 300000\n"
+                      "burn;burn_outer;burn_mid;burn_inner;[runnable] 1000\n") == out);
+    CHECK_EQ(run_off("profile off 1000 raw"), 0);
+    CHECK(strstr(out, "# sonde raw build-id=0123456789abcdef0123456789abcdef01234567 "
+                      "source=sched samples=3 dropped=0 cpus=1 ms=1000 kind=offcpu\n"
+                      "1:500000000 5 burn 0 why=sleep waker=-1 3010 2044 1100\n"
+                      "1:300000000 5 burn 0 why=waitq:virtio-rx waker=7 3010 2044 1100 | 2010\n"
+                      "1:1000000 5 burn 0 why=runnable 3010 2044 1100\n") == out);
+}
+
+TEST(off_report_wall_and_latency)
+{
+    CHECK_EQ(run_off("profile wall 1000 5"), 0);
+    CHECK(strstr(out, "wall profiled 1000 ms\n1 tasks, 0 dropped, source tick 100Hz\n"
+                      "task 5 burn: on-cpu 19.9%, blocked 80.0%, runnable 0.1%\n"
+                      "50.0% 500.000 ms [sleep]\n") == out);
+    CHECK(strstr(out, "\n        (on its CPU between samples: no chain)\n") != NULL);
+    CHECK_EQ(run_off("profile wall 1000 5 raw"), 1);
+    CHECK(strstr(out, "profile: wall has no raw form") == out);
+    CHECK_EQ(run_off("profile latency 1000"), 0);
+    CHECK(strstr(out, "scheduler latency (wake to run) over 1000 ms, 1 wakes, 0 dropped\n"
+                      "cpu 0: 1 wakes, max 1.000 ms\n          usecs : count\n") == out);
+    CHECK(strstr(out, "\n    512 -> 1023    : 1       |****************************************|\n")
+          != NULL);
+}
+
+TEST(off_commands_bad_input)
+{
+    reset();
+    CHECK_EQ(run_cmd("profile off 0"), 1);
+    CHECK(strcmp(out, "profile: window 0 out of range (1-2000 ms)\n") == 0);
+    CHECK_EQ(run_cmd("profile wall 10 99"), 1);
+    CHECK(strcmp(out, "profile: pid 99: no such task\n") == 0);
+    CHECK_EQ(run_cmd("profile latency folded"), 1);
+    CHECK(strcmp(out, "profile: 'folded' is not a window (1-2000 ms)\n") == 0);
+    CHECK_EQ(run_cmd("profile latency 10 all"), 1);
+    CHECK(strcmp(out, "profile: too many arguments (usage: profile latency [ms])\n") == 0);
+    CHECK_EQ(run_cmd("profile off raw 10"), 1);
+    CHECK(strcmp(out, "profile: 'raw' must be the last argument "
+                   "(usage: profile off|wall [ms] [pid|all] [chains|folded|raw])\n") == 0);
+    CHECK_EQ(off_sweeps, 0);                /* nothing started */
+}
