@@ -1,4 +1,4 @@
-// LINK: kernel/bootparams.c lib/parse.c lib/sha256.c uapi/udpshell.c uapi/udpshell_auth.c
+// LINK: kernel/bootparams.c lib/parse.c lib/sha256.c uapi/udpshell.c uapi/udpshell_auth.c mm/heapprof.c tests/unit/fake_heapprof.c
 /* tests/fuzz/fuzz_bootparams.c: the kernel command line as x86 takes it
  * (kernel/bootparams.c): the loader's text copied into 512 bytes
  * (boot_params_copy), then parsed (boot_params_parse), with ushkey=.
