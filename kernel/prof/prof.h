@@ -9,6 +9,9 @@
  *   report.c   the text report of a frozen snapshot
  *   export.c   folded stacks and raw chains of a snapshot
  *   stream.c   drain the rings, batch, encode, hand datagrams to a sink
+ *   offcpu.c   off-CPU time from the scheduler's switches and wakes
+ *   offreport.c, wall.c   the off-CPU, wall-clock and latency reports
+ *   heapview.c the allocator's in-use table as a snapshot
  * Dependencies run one way: commands -> session/stream -> ring <- sample.
  * The core knows no shell, no command and no network: commands live in
  * kernel/cmd/, and a stream sends through the sink its caller gives. */
