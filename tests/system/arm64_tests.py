@@ -303,12 +303,18 @@ def t_profile_pmu_rate(ctx):
     """One busy cpu (smp=1) under icount, where the cycle counter counts
     guest instructions and every overflow is delivered: the PMU takes 1000
     samples in 1 s, ten times the tick's, with burn_spin's chain on top at
-    80% or more. 2%: a period computed from a misread probe, or overflows
-    lost, is outside it."""
+    80% or more. 2% either side, plus the 10 ms by which a window may end
+    late (it ends at the first tick after it, PROF_LATE_MS): a period
+    computed from a misread probe, or overflows lost, is outside it. The
+    period's jitter makes the count vary from boot to boot (seen: 995 to
+    1022), since icount ties guest time to the host's while the guest idles
+    at boot."""
     m = ctx.use(boot("pmu-smp1", append="smp=1", icount=ICOUNT), own=True)
     r, ticks, _ = pmu_burn_profile(m, 1)
     t = sum(ticks.values())
-    check(abs(r["samples"] - 1000) <= 20, "%d samples, expected 1000 within 2%%" % r["samples"])
+    check(980 <= r["samples"] <= 1030,
+          "%d samples, expected 1000 within 2%% (1010 if the window ended a tick late)"
+          % r["samples"])
     check(abs(r["samples"] - 10 * t) <= 0.05 * 10 * t,
           "%d samples against %d ticks: not ten times within 5%%" % (r["samples"], t))
     top = r["chains"][0]
