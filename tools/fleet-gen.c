@@ -13,7 +13,8 @@
  *
  *   kernel PORT streams S records R lost_records L batches B lost_dgrams D
  *          dups U reordered O datagrams G stream_ms M
- *   total ... (the same fields, summed)
+ *   total concurrent_max C ... (the same fields, summed; C the most
+ *         kernels streaming at once)
  *
  * and exits 0; 2 on a usage or socket error, said on stderr.
  *
@@ -215,6 +216,10 @@ static void print_counts(const char *what, const struct fleet_counts *c)
            (unsigned long long)(c->stream_ns / 1000000));
 }
 
+/* The most kernels streaming at once: a fleet sampled K at a time
+ * (record --sample K) must never have more. */
+static unsigned concurrent_max;
+
 static void report(struct gen_kernel *gs, unsigned n)
 {
     struct fleet_counts t = { 0 };
@@ -233,7 +238,9 @@ static void report(struct gen_kernel *gs, unsigned n)
         t.datagrams += c->datagrams;
         t.stream_ns += c->stream_ns;
     }
-    print_counts("total", &t);
+    char what[48];
+    snprintf(what, sizeof what, "total concurrent_max %u", concurrent_max);
+    print_counts(what, &t);
     fflush(stdout);
 }
 
@@ -325,8 +332,13 @@ int main(int argc, char **argv)
         if (t - last < TICK_NS)
             continue;
         last = t;
-        for (unsigned i = 0; i < n; i++)
+        unsigned on = 0;
+        for (unsigned i = 0; i < n; i++) {
             fleet_tick(&gs[i].k, t);
+            on += gs[i].k.on;
+        }
+        if (on > concurrent_max)
+            concurrent_max = on;
     }
     report(gs, n);
     return 0;

@@ -349,9 +349,11 @@ static void cmd_status(struct fleet_kernel *k, bool peer, uint64_t now_ns, char 
     if (k->on)
         snprintf(o, cap, "profile: streaming %s, %llu ms (fleet)\n", who,
                  (unsigned long long)((now_ns - k->t0_ns) / NS_PER_MS));
+    else if (k->ever && peer)
+        snprintf(o, cap, "profile: no stream running; the last, 0x%08x, ended (fleet)\n",
+                 k->id);
     else if (k->ever)
-        snprintf(o, cap, "profile: no stream running; the last, %s, ended (fleet)\n",
-                 peer ? who + 3 : who);
+        snprintf(o, cap, "profile: no stream running; the last, %s, ended (fleet)\n", who);
     else
         snprintf(o, cap, "profile: no stream since boot\n");
 }

@@ -24,7 +24,7 @@ int sp_stream_init(struct sp_stream *s, uint32_t id)
 static struct sp_stream_cpu *cpu_at(struct sp_stream *s, uint16_t cpu)
 {
     if (cpu >= s->capcpus) {
-        size_t cap = s->capcpus;
+        size_t cap = s->capcpus ? s->capcpus : SP_STREAM_CPUS_FIRST;
         while (cap <= cpu)
             cap *= 2;
         struct sp_stream_cpu *c = realloc(s->cpus, cap * sizeof *c);
