@@ -266,7 +266,7 @@ static void get_timeline(const struct sv_state *st, const struct sv_arg *args, u
         return;
     if (!from)                  /* by default the whole history held */
         q.from = sv_hist_oldest(st->h);
-    uint64_t s0 = q.from / 1000, s1 = (q.to + 999) / 1000;
+    uint64_t s0 = q.from / 1000, s1 = q.to / 1000 + 1;    /* the second of to too */
     json_t *ks = json_array();
     for (unsigned k = 0; k < st->n; k++) {
         if (q.f.kernel >= 0 && (int)k != q.f.kernel)

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #define CONN_MAX        64      /* connections at once: a page and a few tools */
-#define CONN_TIMEOUT_S  30      /* an idle connection is closed after this */
+#define CONN_TIMEOUT_S  10      /* an idle or stuck connection is closed after this */
 #define CONN_MEMORY     (32 * 1024)   /* a request's line and headers: past it, 431 */
 
 struct sv_http {
@@ -16,6 +16,17 @@ struct sv_http {
     const struct sv_state *st;
     uint16_t port;
 };
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
 
 struct args {
     struct sv_arg v[SV_API_ARGS_MAX];
@@ -34,6 +45,27 @@ static enum MHD_Result take_arg(void *cls, enum MHD_ValueKind kind, const char *
     }
     a->v[a->n++] = (struct sv_arg){ key, value };
     return MHD_YES;
+}
+
+/* libmicrohttpd's unescaping, except that "%00" stays as it is: a NUL in
+ * the middle would cut the path or a value short, and "/api/status%00x"
+ * must not be taken for "/api/status". */
+static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
+{
+    (void)cls, (void)c;
+    char *w = s;
+    for (const char *r = s; *r; r++) {
+        int hi, lo;
+        if (r[0] == '%' && (hi = hexval(r[1])) >= 0 && (lo = hexval(r[2])) >= 0 &&
+            (hi | lo)) {
+            *w++ = (char)(hi << 4 | lo);
+            r += 2;
+        } else {
+            *w++ = *r;
+        }
+    }
+    *w = 0;
+    return (size_t)(w - s);
 }
 
 static enum MHD_Result queue(struct MHD_Connection *conn, struct sv_reply *r)
@@ -98,12 +130,18 @@ struct sv_http *sv_http_start(const struct sockaddr_in *addr, const struct sv_st
         return NULL;
     }
     s->st = st;
-    s->d = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ERROR_LOG, ntohs(addr->sin_port),
+    /* No MHD_USE_ERROR_LOG: what a client got wrong is its 4xx, not a
+     * line on serve's stderr for anyone to provoke. */
+    s->d = MHD_start_daemon(MHD_USE_EPOLL, ntohs(addr->sin_port),
                             NULL, NULL, on_request, s,
                             MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)addr,
                             MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONN_MAX,
                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONN_TIMEOUT_S,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
+                            MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
+                            /* RFC 9112 strictly: an HTTP/1.1 request without
+                             * Host is a 400 */
+                            MHD_OPTION_STRICT_FOR_CLIENT, 1,
                             MHD_OPTION_END);
     if (!s->d) {
         snprintf(err, errcap, "cannot listen there (in use, or not an address of this "

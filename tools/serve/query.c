@@ -12,6 +12,11 @@
 static void add_kernel(const struct sv_state *st, const struct sv_hist_sel *sel,
                        unsigned k, unsigned kind, uint64_t ms, struct sp_profile *p)
 {
+    /* A heap raw profile needs each chain's objects, which the stream
+     * does not carry (docs/sonde-prof.md): no profile rather than one
+     * the parser must refuse. */
+    if (kind == PSTR_KIND_HEAP)
+        return;
     struct sp_agg a;
     sp_agg_init(&a);
     for (size_t i = 0; i < sel->n; i++) {
