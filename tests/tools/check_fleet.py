@@ -66,9 +66,9 @@ def fleet_50(tmp):
         return
     n, s, sent, got, lost, acc, _ = (int(x) for x in m.groups())
     check((n, s) == (50, 10), "fleet_50: %d kernels, %d s" % (n, s))
-    # 10 s x 100 Hz x 4 CPUs x 50 kernels, less the few ms before each
-    # stream's confirmation.
-    check(199000 <= sent <= 200000, "fleet_50: %d records sent, not about 200000" % sent)
+    # 10 s x 100 Hz x 4 CPUs x 50 kernels, less the time before each
+    # stream's confirmation (a loaded host takes longer to confirm 50).
+    check(190000 <= sent <= 200000, "fleet_50: %d records sent, not 190000-200000" % sent)
     check(got + lost == sent, "fleet_50: %d ingested + %d lost != %d sent" % (got, lost, sent))
     check(lost > 0 and acc == lost, "fleet_50: %d lost, %d accounted" % (lost, acc))
     per = folded_kernels(out)
