@@ -46,15 +46,15 @@ netload_SRC       := uapi/netload.c
 sonde-switch_DIRS := switch common
 # sonde-prof: pprof's schema compiled at build time from Debian's copy
 # (golang-github-google-pprof-dev), never copied into the tree; libdw names;
-# ncurses draws `top`.
+# ncurses draws `top`; libmicrohttpd and jansson serve `serve`'s page and API.
 PPROF_PROTO     := /usr/share/gocode/src/github.com/google/pprof/proto/profile.proto
 PROTOGEN        := $(HOSTB)/proto
-sonde-prof_DIRS := pipeline common
+sonde-prof_DIRS := pipeline common serve
 sonde-prof_SRC  := uapi/udpshell_auth.c lib/sha256.c \
                    uapi/profile_raw.c uapi/profile_stream.c uapi/profile_stream_tag.c \
                    uapi/udpshell.c \
                    $(PROTOGEN)/profile.pb-c.c $(WEBB)/assets.c
-sonde-prof_LIBS := -ldw -lelf -lprotobuf-c -lz -lncurses
+sonde-prof_LIBS := -ldw -lelf -lprotobuf-c -lz -lncurses -lmicrohttpd -ljansson
 TOOL_NAMES := $(patsubst tools/%.c,%,$(wildcard tools/*.c))
 TOOLS   := $(addprefix $(HOSTB)/,$(TOOL_NAMES))
 HOSTOBJ := $(HOSTB)/obj

@@ -47,6 +47,7 @@
 #include "tools/pipeline/text.h"
 #include "tools/pipeline/diff.h"
 #include "tools/pipeline/top_ui.h"
+#include "tools/serve/serve.h"
 #include "tools/common/toolio.h"
 #include "uapi/udpshell.h"
 
@@ -103,6 +104,8 @@ static void usage(FILE *f)
         "       %s top [-w SECONDS] [-n ITERATIONS] [-k KEYFILE] -e ELF [-e ELF ...]\n"
         "                        HOST[:PORT] [HOST[:PORT] ...]   (see top --help)\n"
         "       %s diff BASE NEW -e ELF [-e ELF] -o OUT [--force]   (see diff --help)\n"
+        "       %s serve [-l ADDR:PORT] [--public] [-k KEYFILE] -e ELF [-e ELF ...]\n"
+        "                        HOST[:PORT] [HOST[:PORT] ...]   (see serve --help)\n"
         "       %s -h | --help\n"
         "\n"
         "record profiles running kernels over their UDP shells (`profile MS\n"
@@ -148,7 +151,7 @@ static void usage(FILE *f)
         "                 always, when the inputs name more than one kernel)\n"
         "Exit status: 0 ok, 1 a kernel refused (busy, nothing listening),\n"
         "2 usage, input or protocol error, or no answer in time.\n",
-        prog, prog, prog, prog, prog, USHP_DEFAULT_PORT, SP_RECORD_MS_MAX, SP_RECORD_MS_MAX);
+        prog, prog, prog, prog, prog, prog, USHP_DEFAULT_PORT, SP_RECORD_MS_MAX, SP_RECORD_MS_MAX);
 }
 
 static int die_usage(const char *what, const char *arg)
@@ -849,7 +852,9 @@ int main(int argc, char **argv)
         return sp_top_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "diff") == 0)
         return sp_diff_main(argc - 1, argv + 1);
-    fprintf(stderr, "%s: unknown command '%s' (known: record, report, top, diff; see --help)\n",
+    if (strcmp(argv[1], "serve") == 0)
+        return sv_serve_main(argc - 1, argv + 1);
+    fprintf(stderr, "%s: unknown command '%s' (known: record, report, top, diff, serve; see --help)\n",
             prog, argv[1]);
     return EXIT_USAGE;
 }
