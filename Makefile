@@ -92,7 +92,8 @@ $(HOSTOBJ)/$(PROTOGEN)/profile.pb-c.o: HOSTCFLAGS += -I$(PROTOGEN)
 # web/embed.js makes build/web/assets.c of every asset, one symbol each
 # (NAME=FILE in WEB_ASSETS).
 NPM_STAMP  := web/node_modules/.sonde-npm-ci
-WEB_ASSETS := flame_js=$(WEBB)/flame.js flame_css=$(WEBB)/flame.css
+WEB_ASSETS := flame_js=$(WEBB)/flame.js flame_css=$(WEBB)/flame.css \
+              serve_html=web/serve.html serve_js=web/serve.js
 
 $(NPM_STAMP): web/package-lock.json web/package.json
 	@command -v npm >/dev/null && command -v node >/dev/null || { \

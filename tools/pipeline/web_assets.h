@@ -20,3 +20,5 @@ struct sp_web_asset {
 
 extern const struct sp_web_asset sp_web_flame_js;     /* the library */
 extern const struct sp_web_asset sp_web_flame_css;    /* its stylesheet */
+extern const struct sp_web_asset sp_web_serve_html;   /* serve's page (tools/serve/page.c) */
+extern const struct sp_web_asset sp_web_serve_js;     /* and its script */
