@@ -90,9 +90,10 @@ $(HOSTOBJ)/$(PROTOGEN)/profile.pb-c.o: HOSTCFLAGS += -I$(PROTOGEN)
 # fresh clone builds with plain `make`. esbuild bundles the library
 # (web/flame-lib.js) into build/web/flame.js and build/web/flame.css;
 # web/embed.js makes build/web/assets.c of every asset, one symbol each
-# (NAME=FILE in WEB_ASSETS).
+# (NAME=FILE in WEB_ASSETS; declared in tools/pipeline/web_assets.h).
 NPM_STAMP  := web/node_modules/.sonde-npm-ci
 WEB_ASSETS := flame_js=$(WEBB)/flame.js flame_css=$(WEBB)/flame.css \
+              flame_page_js=$(WEBB)/flame-page.js flame_page_css=$(WEBB)/flame-page.css \
               serve_html=web/serve.html serve_js=web/serve.js
 
 $(NPM_STAMP): web/package-lock.json web/package.json
@@ -108,6 +109,10 @@ $(WEBB)/flame.js: web/flame-lib.js $(NPM_STAMP)
 	web/node_modules/.bin/esbuild $< --bundle --minify --format=iife \
 	  --target=es2020 --log-level=warning --outfile=$@
 $(WEBB)/flame.css: $(WEBB)/flame.js
+# A page's own script and stylesheet: minified, and so checked, by esbuild.
+$(WEBB)/flame-page.js $(WEBB)/flame-page.css: $(WEBB)/%: web/% $(NPM_STAMP)
+	@mkdir -p $(WEBB)
+	web/node_modules/.bin/esbuild $< --minify --target=es2020 --log-level=warning --outfile=$@
 
 $(WEBB)/assets.c: web/embed.js $(foreach a,$(WEB_ASSETS),$(word 2,$(subst =, ,$(a)))) Makefile
 	node web/embed.js $@ $(WEB_ASSETS)

@@ -36,6 +36,8 @@
 #include "tools/pipeline/agg.h"
 #include "tools/pipeline/collect.h"
 #include "tools/pipeline/folded.h"
+#include "tools/pipeline/flame_json.h"
+#include "tools/pipeline/html.h"
 #include "tools/pipeline/model.h"
 #include "tools/common/hostaddr.h"
 #include "tools/pipeline/pprof.h"
@@ -60,7 +62,7 @@ enum { EXIT_OK = 0, EXIT_REFUSED = 1, EXIT_USAGE = 2 };
 
 static const char *prog = "sonde-prof";
 
-enum format { FMT_FOLDED, FMT_PPROF, FMT_SVG, FMT_TXT };
+enum format { FMT_FOLDED, FMT_PPROF, FMT_SVG, FMT_TXT, FMT_HTML };
 
 static const struct {
     const char *ext;
@@ -70,6 +72,7 @@ static const struct {
     { ".pb.gz", FMT_PPROF },
     { ".svg", FMT_SVG },
     { ".txt", FMT_TXT },
+    { ".html", FMT_HTML },
 };
 
 struct opts {
@@ -141,7 +144,11 @@ static void usage(FILE *f)
         "                   .folded  folded stacks (flamegraph.pl, speedscope)\n"
         "                   .svg     a flame graph\n"
         "                   .txt     the kernel's report with file:line\n"
-        "  --per-kernel   folded and svg: the kernel name as the root frame\n"
+        "                   .html    an interactive flame graph: zoom, search,\n"
+        "                            tooltips with file:line; one file that\n"
+        "                            loads nothing (open it in any browser)\n"
+        "  --per-kernel   folded and svg: the kernel name as the root frame (html:\n"
+        "                 always, when the inputs name more than one kernel)\n"
         "Exit status: 0 ok, 1 a kernel refused (busy, nothing listening),\n"
         "2 usage, input or protocol error, or no answer in time.\n",
         prog, prog, prog, prog, prog, prog, USHP_DEFAULT_PORT, SP_RECORD_MS_MAX, SP_RECORD_MS_MAX);
@@ -165,7 +172,7 @@ static int pick_format(struct opts *o)
         }
     }
     fprintf(stderr, "%s: -o %s: unknown extension (known: .pb.gz, .folded, "
-            ".svg, .txt)\n", prog, o->out);
+            ".svg, .txt, .html)\n", prog, o->out);
     return -1;
 }
 
@@ -287,6 +294,12 @@ static int write_format(const struct sp_profile *p, const struct opts *o, FILE *
                  p->inputs[0].pi_kernel, p->ninputs > 1 ? " and others" : "",
                  (unsigned long long)sp_profile_total(p));
         return sp_svg_write(p, o->per_kernel, title, f);
+    }
+    case FMT_HTML: {
+        char title[256];
+        snprintf(title, sizeof title, "sonde: %s%s, %s", p->inputs[0].pi_kernel,
+                 p->ninputs > 1 ? " and others" : "", sp_fj_view(&p->inputs[0]));
+        return sp_html_write(p, o->per_kernel, title, f, err, cap);
     }
     case FMT_TXT:
         return sp_text_write(p, f);
