@@ -44,6 +44,9 @@ sonde-sh_SRC      := uapi/udpshell.c uapi/udpshell_auth.c lib/sha256.c
 netload_DIRS      := common
 netload_SRC       := uapi/netload.c
 sonde-switch_DIRS := switch common
+# fleet-gen: simulated kernels for the collector's benchmarks (bench/fleet.py)
+fleet-gen_DIRS    := fleet
+fleet-gen_SRC     := uapi/profile_stream.c uapi/udpshell.c
 # sonde-prof: pprof's schema compiled at build time from Debian's copy
 # (golang-github-google-pprof-dev), never copied into the tree; libdw names;
 # ncurses draws `top`; libmicrohttpd and jansson serve `serve`'s page and API.

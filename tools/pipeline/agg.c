@@ -106,6 +106,12 @@ static void task_name(const struct sp_stream *s, uint32_t pid, char *buf, size_t
 char *sp_agg_raw(const struct sp_agg *a, const struct sp_stream *s, unsigned kind,
                  uint32_t ms, size_t *len)
 {
+    return sp_agg_raw_drops(a, s, kind, ms, sp_stream_drops(s), len);
+}
+
+char *sp_agg_raw_drops(const struct sp_agg *a, const struct sp_stream *s, unsigned kind,
+                       uint32_t ms, uint64_t drops, size_t *len)
+{
     if (!s->have_meta)
         return NULL;
     char *text = NULL;
@@ -130,7 +136,7 @@ char *sp_agg_raw(const struct sp_agg *a, const struct sp_stream *s, unsigned kin
     }
     fprintf(f, "%sbuild-id=%s source=%s samples=%" PRIu64 " dropped=%" PRIu64
             " cpus=%u ms=%" PRIu32, PRAW_MAGIC, s->meta.build_id, s->meta.source,
-            records, sp_stream_drops(s), cpus, ms);
+            records, drops, cpus, ms);
     if (kind != PRAW_KIND_CPU)
         fprintf(f, " kind=%s", praw_kind_name(kind));
     fputc('\n', f);

@@ -42,3 +42,7 @@ void sp_agg_add_n(struct sp_agg *a, uint16_t cpu, const struct pstr_record *r,
  * stream never sent its META (nothing says which kernel it was). */
 char *sp_agg_raw(const struct sp_agg *a, const struct sp_stream *s, unsigned kind,
                  uint32_t ms, size_t *len);
+/* The same with the kernel's drops given: a kernel streamed several
+ * times (record --sample) dropped what all its streams did. */
+char *sp_agg_raw_drops(const struct sp_agg *a, const struct sp_stream *s, unsigned kind,
+                       uint32_t ms, uint64_t drops, size_t *len);
