@@ -58,20 +58,32 @@ static void grow(struct sp_agg *a)
 
 void sp_agg_add(struct sp_agg *a, uint16_t cpu, const struct pstr_record *r)
 {
+    sp_agg_add_n(a, cpu, r, 1, r->weight);
+}
+
+/* Saturating: a sum past 2^64 - 1 stays there, never wraps. */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+    return a + b < a ? UINT64_MAX : a + b;
+}
+
+void sp_agg_add_n(struct sp_agg *a, uint16_t cpu, const struct pstr_record *r,
+                  uint64_t count, uint64_t weight)
+{
+    if (!count)
+        return;
     if ((a->n + 1) * 2 > a->cap)    /* keep the table half empty */
         grow(a);
     size_t i = chain_hash(r->pid, cpu, r->kind, r->depth, r->frames) & (a->cap - 1);
     for (; a->tab[i].count; i = (i + 1) & (a->cap - 1))
         if (same(&a->tab[i], r->pid, cpu, r)) {
-            a->tab[i].count++;
-            /* Saturating: a sum past 2^64 - 1 stays there, never wraps. */
-            a->tab[i].weight = a->tab[i].weight + r->weight < a->tab[i].weight
-                                   ? UINT64_MAX : a->tab[i].weight + r->weight;
+            a->tab[i].count = sat_add(a->tab[i].count, count);
+            a->tab[i].weight = sat_add(a->tab[i].weight, weight);
             return;
         }
     struct sp_agg_chain *c = &a->tab[i];
-    c->count = 1;
-    c->weight = r->weight;
+    c->count = count;
+    c->weight = weight;
     c->kind = r->kind;
     c->pid = r->pid;
     c->cpu = cpu;
@@ -93,6 +105,12 @@ static void task_name(const struct sp_stream *s, uint32_t pid, char *buf, size_t
 
 char *sp_agg_raw(const struct sp_agg *a, const struct sp_stream *s, unsigned kind,
                  uint32_t ms, size_t *len)
+{
+    return sp_agg_raw_drops(a, s, kind, ms, sp_stream_drops(s), len);
+}
+
+char *sp_agg_raw_drops(const struct sp_agg *a, const struct sp_stream *s, unsigned kind,
+                       uint32_t ms, uint64_t drops, size_t *len)
 {
     if (!s->have_meta)
         return NULL;
@@ -118,7 +136,7 @@ char *sp_agg_raw(const struct sp_agg *a, const struct sp_stream *s, unsigned kin
     }
     fprintf(f, "%sbuild-id=%s source=%s samples=%" PRIu64 " dropped=%" PRIu64
             " cpus=%u ms=%" PRIu32, PRAW_MAGIC, s->meta.build_id, s->meta.source,
-            records, sp_stream_drops(s), cpus, ms);
+            records, drops, cpus, ms);
     if (kind != PRAW_KIND_CPU)
         fprintf(f, " kind=%s", praw_kind_name(kind));
     fputc('\n', f);

@@ -28,6 +28,10 @@ void sp_agg_init(struct sp_agg *a);
 void sp_agg_free(struct sp_agg *a);
 /* One record of cpu (exits 2 when out of memory, as the model does). */
 void sp_agg_add(struct sp_agg *a, uint16_t cpu, const struct pstr_record *r);
+/* count records of r's chain at once, weighing weight in all (a history
+ * already counted, tools/serve/hist.h); r->weight is not read. */
+void sp_agg_add_n(struct sp_agg *a, uint16_t cpu, const struct pstr_record *r,
+                  uint64_t count, uint64_t weight);
 
 /* The raw profile of every record of kind (PRAW_KIND_*) added, with the
  * stream's META (build id, source), the kernel's drops and window ms; task
@@ -38,3 +42,7 @@ void sp_agg_add(struct sp_agg *a, uint16_t cpu, const struct pstr_record *r);
  * stream never sent its META (nothing says which kernel it was). */
 char *sp_agg_raw(const struct sp_agg *a, const struct sp_stream *s, unsigned kind,
                  uint32_t ms, size_t *len);
+/* The same with the kernel's drops given: a kernel streamed several
+ * times (record --sample) dropped what all its streams did. */
+char *sp_agg_raw_drops(const struct sp_agg *a, const struct sp_stream *s, unsigned kind,
+                       uint32_t ms, uint64_t drops, size_t *len);
