@@ -3,8 +3,9 @@
 // opened in chromium as a person would open the file: burn_spin is the
 // widest frame under burn, a click on it zooms it to the full width,
 // searching burn_spin reports the share the .txt report gives it (within a
-// point), tooltips, the icicle view, one root frame per kernel, and a task
-// name made of markup shown as text. The page must ask for nothing over
+// point), tooltips, the icicle view, one root frame per kernel, a task
+// name made of markup shown as text, `diff -o FILE.html` (burn's frames
+// red against a base without burn) and an off-CPU profile's weights in time. The page must ask for nothing over
 // the network and raise no error.
 //
 // A screenshot of the real run goes to build/browser/flame-html.png;
@@ -98,6 +99,19 @@ module.exports = {
     const hostile = fs.readFileSync(raw, 'utf8').replace(/^(\d+ \d+) burn /gm, `$1 ${HOSTILE} `);
     fs.writeFileSync(path.join(env.dir, 'hostile.raw'), hostile);
     report(env, [path.join(env.dir, 'hostile.raw')], path.join(env.dir, 'hostile.html'));
+    // A diff against the same profile without burn: burn's frames all growth.
+    const text = fs.readFileSync(raw, 'utf8');
+    const [header, ...chains] = text.trimEnd().split('\n');
+    const kept = chains.filter((l) => !/^\d+ \d+ burn /.test(l));
+    const sum = kept.reduce((n, l) => n + parseInt(l, 10), 0);
+    fs.writeFileSync(path.join(env.dir, 'base.raw'),
+      [header.replace(/ samples=\d+ /, ` samples=${sum} `), ...kept].join('\n') + '\n');
+    sh(env, 'build/host/sonde-prof', ['diff', path.join(env.dir, 'base.raw'), raw, '-e',
+      'build/x86_64/kernel.elf', '-o', path.join(env.dir, 'diff.html')], 60);
+    // The same chains as an off-CPU profile: each sample 1.5 ms off the CPU.
+    fs.writeFileSync(path.join(env.dir, 'off.raw'), [header + ' kind=offcpu',
+      ...chains.map((l) => l.replace(/^(\d+)/, (c) => `${c}:${c * 1500000}`))].join('\n') + '\n');
+    report(env, [path.join(env.dir, 'off.raw')], path.join(env.dir, 'off.html'));
   },
   async teardown(env) {
     fs.rmSync(env.dir, { recursive: true, force: true });
@@ -227,6 +241,45 @@ module.exports = {
       check(names.includes(HOSTILE), `no frame named ${HOSTILE}: ${names.join(' ')}`);
       check(injected === 0, 'a <b> from the task name became markup');
     }],
+    ['html_diff_burn_grew', async (env, b) => {
+      const p = await open(env, b, 'diff.html');
+      const fill = (name) => p.$eval(`#chart g.frame[name="${name}"] rect`,
+        (r) => getComputedStyle(r).fill);
+      const spin = await fill('burn_spin'), idle = await fill('cpu_idle');
+      const summary = await p.textContent('#sonde-summary');
+      await p.hover('#chart g.frame[name="burn_spin"]');
+      await p.waitForSelector('.d3-flame-graph-tip', { state: 'visible' });
+      const tip = await p.textContent('.d3-flame-graph-tip');
+      await p.close();
+      clean(p);
+      const rgb = (c) => (/rgb\((\d+), (\d+), (\d+)\)/.exec(c) || []).slice(1).map(Number);
+      const [r, g, bl] = rgb(spin), [ir, ig, ib] = rgb(idle);
+      console.log(`    burn_spin ${spin}, cpu_idle ${idle}; ${tip.replace(/\s+/g, ' ')}`);
+      check(r === 255 && g < 60 && bl < 60, `burn_spin (all growth) is ${spin}, not red`);
+      check(ir === 255 && ig === 255 && ib === 255, `cpu_idle (unchanged) is ${idle}, not white`);
+      check(/^differential CPU samples: base \d+ samples, new \d+ samples/.test(summary),
+        `summary: ${summary}`);
+      check(/base\s*0 samples/.test(tip) && /change\s*\+\d+ samples/.test(tip), `tooltip: ${tip}`);
+    }],
+    ['html_offcpu_weights_in_time', async (env, b) => {
+      const p = await open(env, b, 'off.html');
+      const summary = await p.textContent('#sonde-summary');
+      await p.hover('#chart g.frame[name="burn_spin"]');
+      await p.waitForSelector('.d3-flame-graph-tip', { state: 'visible' });
+      const tip = await p.textContent('.d3-flame-graph-tip');
+      await p.fill('#sonde-search', 'burn_spin');
+      await p.press('#sonde-search', 'Enter');
+      const m = await p.textContent('#sonde-matched');
+      await p.close();
+      clean(p);
+      // Every sample weighs the same, so the shares are the CPU profile's.
+      const share = /matched (\d+\.\d)% \((\d+) ms,/.exec(m);
+      console.log(`    ${summary.split('kernel')[0]}; ${m}`);
+      check(/^off-CPU time: \d+ ms/.test(summary), `summary: ${summary}`);
+      check(/total\s*\d+ ms \(\d+\.\d%\)/.test(tip), `tooltip: ${tip}`);
+      check(share && Math.abs(parseFloat(share[1]) - env.share) <= 1, `"${m}": want ` +
+        `${env.share}% in ms`);
+    }],
     ['html_screenshot', async (env, b) => {
       const p = await open(env, b);
       await p.fill('#sonde-search', 'burn_spin');
@@ -236,7 +289,11 @@ module.exports = {
       await p.waitForTimeout(300);
       const shot = path.join(env.root, 'build', 'browser', 'flame-html.png');
       fs.mkdirSync(path.dirname(shot), { recursive: true });
-      await p.screenshot({ path: shot });
+      const clip = await p.$eval('#sonde-page', (e) => ({
+        x: 0, y: 0, width: document.documentElement.clientWidth,
+        height: Math.ceil(e.getBoundingClientRect().bottom + 12),
+      }));
+      await p.screenshot({ path: shot, clip });
       await p.close();
       clean(p);
       const png = fs.readFileSync(shot);
