@@ -184,6 +184,7 @@ static void injected(double loss, double dup, double reorder)
     CHECK_EQ(w.s.lost_dgrams, k.n.lost_dgrams);
     CHECK_EQ(w.delivered, k.n.records - k.n.lost_records);
     CHECK_EQ(w.s.dups, k.n.dups + 2);
+    CHECK_EQ(w.s.end_dups, 2);      /* the END's copies, told apart */
     CHECK_EQ(w.late, k.n.reordered);
     CHECK_EQ(w.records_in_dups > 0, k.n.dups > 0);
     CHECK_EQ(w.dgrams, k.n.datagrams);
