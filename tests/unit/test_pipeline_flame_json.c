@@ -163,3 +163,114 @@ TEST(fj_diff_document)
     CHECK(strstr(buf, "{\"n\":\"burn\",\"v\":45,\"k\":\"task\",\"b\":40,") != NULL);
     free(buf);
 }
+
+/* ---- random strings: what a name becomes is always safe, and a valid
+ * UTF-8 name comes back whole from the JSON ---- */
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint32_t rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (uint32_t)(rng >> 16);
+}
+
+static size_t put_utf8(char *o, uint32_t cp)
+{
+    if (cp < 0x80) {
+        o[0] = (char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        o[0] = (char)(0xc0 | cp >> 6);
+        o[1] = (char)(0x80 | (cp & 0x3f));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        o[0] = (char)(0xe0 | cp >> 12);
+        o[1] = (char)(0x80 | (cp >> 6 & 0x3f));
+        o[2] = (char)(0x80 | (cp & 0x3f));
+        return 3;
+    }
+    o[0] = (char)(0xf0 | cp >> 18);
+    o[1] = (char)(0x80 | (cp >> 12 & 0x3f));
+    o[2] = (char)(0x80 | (cp >> 6 & 0x3f));
+    o[3] = (char)(0x80 | (cp & 0x3f));
+    return 4;
+}
+
+/* JSON's string escapes undone, as JSON.parse would: the UTF-8 of what a
+ * page's script sees. -1 when the text is no JSON string. */
+static int json_decode(const char *s, char *out, size_t cap)
+{
+    size_t n = strlen(s), k = 0;
+    if (n < 2 || s[0] != '"' || s[n - 1] != '"')
+        return -1;
+    for (size_t i = 1; i + 1 < n; i++) {
+        if (k + 4 >= cap)
+            return -1;
+        if (s[i] == '"')
+            return -1;
+        if (s[i] != '\\') {
+            out[k++] = s[i];
+            continue;
+        }
+        char e = s[++i];
+        if (e == '"' || e == '\\' || e == '/') {
+            out[k++] = e;
+        } else if (e == 'u') {
+            unsigned cp, lo;
+            if (sscanf(s + i + 1, "%4x", &cp) != 1)
+                return -1;
+            i += 4;
+            if (cp >= 0xd800 && cp < 0xdc00) {
+                if (strncmp(s + i + 1, "\\u", 2) != 0 || sscanf(s + i + 3, "%4x", &lo) != 1 ||
+                    lo < 0xdc00 || lo > 0xdfff)
+                    return -1;
+                i += 6;
+                cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+            }
+            k += put_utf8(out + k, cp);
+        } else {
+            return -1;
+        }
+    }
+    out[k] = 0;
+    return 0;
+}
+
+TEST(fj_strings_random)
+{
+    char in[64], back[256];
+    unsigned bad = 0, unsafe = 0, changed = 0;
+    for (int t = 0; t < 20000; t++) {
+        size_t n = 0;
+        bool utf8 = t & 1;
+        while (n < 40 && rnd() % 16) {
+            if (!utf8) {
+                in[n] = (char)(rnd() % 255 + 1);          /* any byte but NUL */
+                n++;
+                continue;
+            }
+            uint32_t cp = rnd() % 4 == 0 ? rnd() % 0x110000 : rnd() % 0x80;
+            if (cp == 0 || (cp >= 0xd800 && cp <= 0xdfff))
+                continue;
+            n += put_utf8(in + n, cp);
+        }
+        in[n] = 0;
+        char *s = str_json(in);
+        for (const char *c = s; *c; c++)
+            if (*c < 0x20 || *c > 0x7e || *c == '<' || *c == '>' || *c == '&')
+                unsafe++;
+        if (json_decode(s, back, sizeof back))
+            bad++;
+        else if (utf8 && strcmp(back, in) != 0)
+            changed++;
+        free(s);
+    }
+    CHECK_EQ(unsafe, 0);
+    CHECK_EQ(bad, 0);
+    CHECK_EQ(changed, 0);
+}
