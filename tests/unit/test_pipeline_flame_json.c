@@ -15,9 +15,9 @@ static size_t find(const struct sp_fj_tree *t, const char *path)
     char buf[256];
     snprintf(buf, sizeof buf, "%s", path);
     for (char *s = strtok(buf, "/"); s; s = strtok(NULL, "/")) {
-        size_t c = t->v[at].first;
-        while (c && strcmp(t->v[c].name, s) != 0)
-            c = t->v[c].next;
+        size_t c = t->v[at].fn_first;
+        while (c && strcmp(t->v[c].fn_name, s) != 0)
+            c = t->v[c].fn_next;
         if (!c)
             return 0;
         at = c;
@@ -41,22 +41,22 @@ TEST(fj_tree_paths_and_weights)
     CHECK_EQ(fix_load(&p), 0);
     struct sp_fj_tree t;
     sp_fj_build(&p, false, &t);
-    CHECK_EQ(t.v[0].v, 15);                     /* 10 from k1, 5 from k2 */
+    CHECK_EQ(t.v[0].fn_v, 15);                     /* 10 from k1, 5 from k2 */
     size_t burn = find(&t, "burn"), spin = find(&t, "burn/top/caller/spin");
     size_t step = find(&t, "burn/top/caller/spin/step"), net = find(&t, "net/caller/spin/step");
     CHECK(burn && spin && step && net);
-    CHECK_EQ(t.v[burn].kind, SP_FJ_TASK);
-    CHECK_EQ(t.v[burn].v, 9);
-    CHECK_EQ(t.v[spin].v, 9);                   /* 6 through step, 3 alone */
-    CHECK_EQ(t.v[step].v, 6);
-    CHECK_EQ(t.v[step].inl, 6);                 /* step is only ever inlined */
-    CHECK_EQ(t.v[spin].inl, 0);
-    CHECK_EQ(t.v[net].v, 5);
+    CHECK_EQ(t.v[burn].fn_kind, SP_FJ_TASK);
+    CHECK_EQ(t.v[burn].fn_v, 9);
+    CHECK_EQ(t.v[spin].fn_v, 9);                   /* 6 through step, 3 alone */
+    CHECK_EQ(t.v[step].fn_v, 6);
+    CHECK_EQ(t.v[step].fn_inl, 6);                 /* step is only ever inlined */
+    CHECK_EQ(t.v[spin].fn_inl, 0);
+    CHECK_EQ(t.v[net].fn_v, 5);
     CHECK_EQ(find(&t, "idle/0x9999") != 0, 1);
-    CHECK_EQ(t.v[find(&t, "idle/0x9999")].file == NULL, 1);
+    CHECK_EQ(t.v[find(&t, "idle/0x9999")].fn_file == NULL, 1);
     /* spin's lines: a.c:12 under step (6), a.c:14 alone (3). */
-    CHECK_STR(t.v[spin].file, "a.c");
-    CHECK_EQ(t.v[spin].nlines, 2);
+    CHECK_STR(t.v[spin].fn_file, "a.c");
+    CHECK_EQ(t.v[spin].fn_nlines, 2);
     CHECK_EQ(find(&t, "k1"), 0);                /* no kernel roots */
     sp_fj_free(&t);
     sp_profile_free(&p);
@@ -70,11 +70,11 @@ TEST(fj_tree_root_per_kernel)
     sp_fj_build(&p, true, &t);
     size_t k1 = find(&t, "k1"), k2 = find(&t, "k2");
     CHECK(k1 && k2);
-    CHECK_EQ(t.v[k1].kind, SP_FJ_KERNEL);
-    CHECK_EQ(t.v[k1].v, 10);
-    CHECK_EQ(t.v[k2].v, 5);
-    CHECK_EQ(t.v[find(&t, "k1/burn/top/caller/spin")].v, 9);
-    CHECK_EQ(t.v[find(&t, "k2/net/caller/spin/step")].v, 5);
+    CHECK_EQ(t.v[k1].fn_kind, SP_FJ_KERNEL);
+    CHECK_EQ(t.v[k1].fn_v, 10);
+    CHECK_EQ(t.v[k2].fn_v, 5);
+    CHECK_EQ(t.v[find(&t, "k1/burn/top/caller/spin")].fn_v, 9);
+    CHECK_EQ(t.v[find(&t, "k2/net/caller/spin/step")].fn_v, 5);
     CHECK_EQ(find(&t, "burn"), 0);
     sp_fj_free(&t);
     sp_profile_free(&p);
