@@ -56,6 +56,20 @@ static void grow(struct sp_agg *a)
     a->cap = cap;
 }
 
+uint64_t sp_agg_objects_q16(const struct pstr_record *r)
+{
+    if (r->kind != PSTR_KIND_HEAP || r->size == 0)
+        return 1u << 16;
+    return (uint64_t)((((unsigned __int128)r->weight << 16) + r->size / 2) / r->size);
+}
+
+/* Saturating, as the weight. */
+static void agg_add_objects(struct sp_agg_chain *c, const struct pstr_record *r)
+{
+    uint64_t o = sp_agg_objects_q16(r);
+    c->objects_q16 = c->objects_q16 + o < o ? UINT64_MAX : c->objects_q16 + o;
+}
+
 void sp_agg_add(struct sp_agg *a, uint16_t cpu, const struct pstr_record *r)
 {
     if ((a->n + 1) * 2 > a->cap)    /* keep the table half empty */
@@ -67,11 +81,14 @@ void sp_agg_add(struct sp_agg *a, uint16_t cpu, const struct pstr_record *r)
             /* Saturating: a sum past 2^64 - 1 stays there, never wraps. */
             a->tab[i].weight = a->tab[i].weight + r->weight < a->tab[i].weight
                                    ? UINT64_MAX : a->tab[i].weight + r->weight;
+            agg_add_objects(&a->tab[i], r);
             return;
         }
     struct sp_agg_chain *c = &a->tab[i];
     c->count = 1;
     c->weight = r->weight;
+    c->objects_q16 = 0;
+    agg_add_objects(c, r);
     c->kind = r->kind;
     c->pid = r->pid;
     c->cpu = cpu;
@@ -89,6 +106,19 @@ static void task_name(const struct sp_stream *s, uint32_t pid, char *buf, size_t
         snprintf(buf, cap, "-");
     else
         snprintf(buf, cap, "pid-%" PRIu32, pid);
+}
+
+/* A heap chain line's OBJECTS, as the kernel's (rounded, at least 1): a
+ * chain split over several lines (more records than a line counts) gives
+ * each line but the last 1, the last the rest. left: records after this
+ * line; n: records on it. */
+static uint64_t agg_objects_line(const struct sp_agg_chain *c, uint64_t left, uint64_t n)
+{
+    uint64_t all = (c->objects_q16 + (1u << 15)) >> 16;
+    if (left)
+        return 1;
+    uint64_t lines_before = (c->count - n) / PRAW_COUNT_MAX;     /* each full */
+    return all > lines_before ? all - lines_before : 1;
 }
 
 char *sp_agg_raw(const struct sp_agg *a, const struct sp_stream *s, unsigned kind,
@@ -142,6 +172,8 @@ char *sp_agg_raw(const struct sp_agg *a, const struct sp_stream *s, unsigned kin
                 wleft -= w;
                 fprintf(f, ":%" PRIu64, w);
             }
+            if (kind == PRAW_KIND_HEAP)
+                fprintf(f, ":%" PRIu64, agg_objects_line(c, left, n));
             fprintf(f, " %" PRIu32 " %s %u", c->pid, task, c->cpu);
             for (unsigned k = 0; k < c->depth; k++)
                 fprintf(f, " %" PRIx64, c->frames[k]);
