@@ -42,6 +42,8 @@ stage unit 300 scripts/unit.sh bash scripts/unit.sh
 # 10 s of fuzzing each: about 100 s on 2 cores.
 FUZZ_SECONDS=${FUZZ_SECONDS:-10} stage fuzz 200 scripts/fuzz.sh bash scripts/fuzz.sh
 stage tools 300 tests/tools/check_sonde_prof.sh bash tests/tools/check_sonde_prof.sh
+# sonde-prof's web pages in headless chromium (tests/browser/): about 30 s.
+stage browser 90 tests/browser/run.js node tests/browser/run.js
 # record -d over 2 s against fake kernels on loopback: about 30 s.
 stage stream-tools 120 tests/tools/check_stream_record.sh bash tests/tools/check_stream_record.sh
 stage x86_64 600 tests/system/run.py python3 tests/system/run.py
