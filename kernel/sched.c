@@ -8,6 +8,7 @@
 #include "kernel/sched.h"
 #include "hal/task.h"
 #include "kernel/percpu.h"
+#include "kernel/prof/produce.h"
 #include "kernel/prof/sample.h"
 #include "kernel/stacks.h"
 #include "kernel/stacktrace.h"
@@ -96,48 +97,68 @@ static void finish_switch(struct cpu *c)
  * CPU), else no frames. Caller holds its CPU's run-queue lock. The walk
  * is bounded by the task's own stack, known here, rather than found in
  * the stacks' registry: the lookup was a third of a switch-in's cost
- * (bench_switch). A task's frames never leave its stack. */
-static unsigned sched_off_chain(struct task *t, uintptr_t *out)
+ * (bench_switch). A task's frames never leave its stack. Inline, as is
+ * everything under sched_off_switch: each call there cost ~10 guest
+ * instructions on a path whose budget is 150. */
+static inline __attribute__((always_inline)) unsigned sched_off_chain(struct task *t,
+                                                                       uintptr_t *out)
 {
     if (__atomic_load_n(&t->on_cpu, __ATOMIC_ACQUIRE) || !t->ran || !t->stack)
         return 0;
-    uintptr_t fp, sp, lo = (uintptr_t)t->stack, hi = lo + TASK_STACK_SIZE;
-    arch_saved_frame(t->saved_rsp, &fp, &sp);
+    uintptr_t lo = (uintptr_t)t->stack, hi = lo + TASK_STACK_SIZE;
+    uintptr_t sp = t->saved_rsp, fp = sp + arch_saved_fp_off;
     if (sp < lo || sp >= hi)
         return 0;
     struct st_span s = { lo, hi, hi - FRAME_RECORD, STACK_TASK };
     return st_walk_from(s, fp, sp, out, PROF_FRAMES, st_text_now());
 }
 
+/* What t is owed (n records of d) into this CPU's ring: the slots claimed
+ * first, t's chain walked straight into the first, the rest filled round
+ * it (kernel/prof/offcpu.h). Under t's CPU's run-queue lock. */
+static inline __attribute__((always_inline)) void sched_off_emit(struct task *t,
+                                                                  const struct prof_off_owed *d,
+                                                                  unsigned n)
+{
+    struct prof_claim k;
+    struct prof_record *r = prof_claim_n(&k, PROF_KIND_OFFCPU, t->pid, n);
+    if (!r)
+        return;
+    unsigned depth = sched_off_chain(t, r->pr_frames);
+    prof_off_put(&t->off, d, t->pid, depth, k.k_pc->pc_buf, k.k_head, k.k_pc->pc_cap - 1);
+    prof_claim_commit(&k);
+}
+
 /* Switch-out of cur and switch-in of next, under c->rq_lock. next's
  * saved context is whole: it was switched out on this CPU (tasks never
- * migrate), and that switch finished before this one began. */
+ * migrate), and that switch finished before this one began. The clock
+ * is the raw counter: what a record weighs is converted when it is
+ * written, by one multiply. */
 static __attribute__((noinline, cold)) void sched_off_switch(struct task *cur,
                                                             struct task *next)
 {
     prof_off_acquire();
-    uint64_t now = time_ns();
+    uint64_t t = prof_off_clip(cycles_now_inline());
     if (!cur->is_idle && cur->state != TASK_DEAD)
-        prof_off_out(&cur->off, cur->state == TASK_RUNNABLE, now);
+        prof_off_out(&cur->off, cur->state == TASK_RUNNABLE, t);
     if (next->is_idle || !next->ran)
         return;
-    uintptr_t chain[PROF_FRAMES];
-    struct prof_record recs[PROF_OFF_RECS];
-    unsigned d = sched_off_chain(next, chain);   /* on_cpu is set after us */
-    unsigned n = prof_off_in(&next->off, next->pid, now, chain, d, recs);
+    struct prof_off_owed d;
+    unsigned n = prof_off_in(&next->off, t, &d);   /* on_cpu is set after us */
     if (n)
-        prof_emit_n(recs, n);
+        sched_off_emit(next, &d, n);
 }
 
 /* t, on c, is woken: by whoever runs here (in an interrupt, the task it
- * interrupted; its chain shows the handler). Under c->rq_lock. */
+ * interrupted; its chain shows the handler), whose chain goes straight
+ * into t's state. Under c->rq_lock. */
 static __attribute__((noinline, cold)) void sched_off_wake(struct cpu *c, struct task *t,
                                                           int waker, bool walk)
 {
     prof_off_acquire();
-    uintptr_t frames[PROF_FRAMES];
-    unsigned d = walk ? st_capture_here(frames, PROF_FRAMES) : 0;
-    prof_off_wake(&t->off, c->current == t, time_ns(), waker, frames, d);
+    struct prof_off *o = &t->off;
+    if (prof_off_wake(o, c->current == t, cycles_now_inline(), waker) && walk)
+        o->of_wdepth = (uint8_t)st_capture_here(o->of_wframes, PROF_FRAMES);
 }
 
 static void sched_off_sweep_one(struct task *t, void *arg)
@@ -148,13 +169,10 @@ static void sched_off_sweep_one(struct task *t, void *arg)
     struct cpu *c = &cpus[t->cpu];
     unsigned long f = spin_lock(&c->rq_lock);
     if (c->current != t) {
-        uintptr_t chain[PROF_FRAMES];
-        struct prof_record recs[PROF_OFF_RECS];
-        unsigned d = sched_off_chain(t, chain);
-        unsigned n = prof_off_finish(&t->off, t->pid, t->state == TASK_SLEEPING,
-                                     chain, d, recs);
+        struct prof_off_owed d;
+        unsigned n = prof_off_finish(&t->off, t->state == TASK_SLEEPING, &d);
         if (n)
-            prof_emit_n(recs, n);
+            sched_off_emit(t, &d, n);
     }
     spin_unlock(&c->rq_lock, f);
 }

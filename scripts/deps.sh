@@ -25,6 +25,10 @@ command -v protoc-c >/dev/null || need+=(protobuf-c-compiler)
 # sonde-prof top: ncurses draws the terminal; tmux runs it in its test.
 [ -f /usr/include/ncurses.h ] || need+=(libncurses-dev)
 command -v tmux >/dev/null || need+=(tmux)
+# sonde-prof serve: libmicrohttpd answers HTTP, jansson writes and reads the
+# page's JSON.
+[ -f /usr/include/microhttpd.h ] || need+=(libmicrohttpd-dev)
+[ -f /usr/include/jansson.h ] || need+=(libjansson-dev)
 # test_sha256 checks lib/sha256.c against libcrypto (the tests only).
 [ -f /usr/include/openssl/hmac.h ] || need+=(libssl-dev)
 command -v go >/dev/null || need+=(golang-go)

@@ -44,8 +44,12 @@ FUZZ_SECONDS=${FUZZ_SECONDS:-10} stage fuzz 200 scripts/fuzz.sh bash scripts/fuz
 stage tools 300 tests/tools/check_sonde_prof.sh bash tests/tools/check_sonde_prof.sh
 # sonde-prof's web pages in headless chromium (tests/browser/): about 30 s.
 stage browser 90 tests/browser/run.js node tests/browser/run.js
+# sonde-prof serve against malformed HTTP requests, a fake kernel on loopback: about 4 s.
+stage serve-http 60 tests/tools/check_serve_http.py python3 tests/tools/check_serve_http.py
 # record -d over 2 s against fake kernels on loopback: about 30 s.
 stage stream-tools 120 tests/tools/check_stream_record.sh bash tests/tools/check_stream_record.sh
+# a fleet of 50 simulated kernels for 10 s, and 12 sampled 3 at a time: about 17 s.
+stage fleet 90 tests/tools/check_fleet.py python3 tests/tools/check_fleet.py
 stage x86_64 600 tests/system/run.py python3 tests/system/run.py
 stage network 300 tests/system/net_tests.py python3 tests/system/net_tests.py --arch x86_64
 # off-CPU, wall and latency profiles of burn wait: about 10 s.

@@ -378,13 +378,14 @@ int prof_run_off(unsigned ms, int pid, unsigned chains, enum prof_format fmt,
         prof_last_view = view;
         prof_snap.ps_ms = ms;
         uint64_t t0 = time_ns();
-        prof_off_begin(t0);
+        /* The scheduler's clock: the raw counter (kernel/prof/offcpu.h). */
+        prof_off_begin(cycles_now(), time_ns_mult());
         prof_start(pid, pmu, kinds);
         sleep_ms(ms);
         /* The end, then what every task still away is owed up to it,
          * while the gate is still open to the sweep's records. */
+        prof_off_end(cycles_now());
         uint64_t t1 = time_ns();
-        prof_off_end(t1);
         sched_off_sweep();
         prof_stop();
         prof_snap.ps_t0 = t0;

@@ -431,6 +431,9 @@ void win_span(void)
 
 uint64_t fake_ns = 1000000000;
 uint64_t time_ns(void) { return fake_ns; }
+/* kernel/time.c's: ns per cycles_now() unit, 32.32, from the fake rate
+ * (1000 per us: one unit is one ns). */
+uint64_t time_ns_mult(void) { return (1000ull << 32) / fake_cycles_per_us; }
 void yield(void) { fake_ns += 1000; }
 
 bool fake_requester;

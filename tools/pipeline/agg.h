@@ -30,6 +30,11 @@ void sp_agg_init(struct sp_agg *a);
 void sp_agg_free(struct sp_agg *a);
 /* One record of cpu (exits 2 when out of memory, as the model does). */
 void sp_agg_add(struct sp_agg *a, uint16_t cpu, const struct pstr_record *r);
+/* count records of r's chain at once, weighing weight in all (a history
+ * already counted, tools/serve/hist.h); r->weight is not read, a heap
+ * record's r->size is (its objects: weight / size). */
+void sp_agg_add_n(struct sp_agg *a, uint16_t cpu, const struct pstr_record *r,
+                  uint64_t count, uint64_t weight);
 
 /* The objects a heap record stands for, in 1/65536ths: its weight over
  * its requested size, rounded (1 for a size of 0, or any other kind), as
@@ -46,3 +51,7 @@ uint64_t sp_agg_objects_q16(const struct pstr_record *r);
  * stream never sent its META (nothing says which kernel it was). */
 char *sp_agg_raw(const struct sp_agg *a, const struct sp_stream *s, unsigned kind,
                  uint32_t ms, size_t *len);
+/* The same with the kernel's drops given: a kernel streamed several
+ * times (record --sample) dropped what all its streams did. */
+char *sp_agg_raw_drops(const struct sp_agg *a, const struct sp_stream *s, unsigned kind,
+                       uint32_t ms, uint64_t drops, size_t *len);
