@@ -96,7 +96,8 @@ $(HOSTOBJ)/$(PROTOGEN)/profile.pb-c.o: HOSTCFLAGS += -I$(PROTOGEN)
 # (NAME=FILE in WEB_ASSETS; declared in tools/pipeline/web_assets.h).
 NPM_STAMP  := web/node_modules/.sonde-npm-ci
 WEB_ASSETS := flame_js=$(WEBB)/flame.js flame_css=$(WEBB)/flame.css \
-              flame_page_js=$(WEBB)/flame-page.js flame_page_css=$(WEBB)/flame-page.css
+              flame_page_js=$(WEBB)/flame-page.js flame_page_css=$(WEBB)/flame-page.css \
+              serve_html=web/serve.html serve_js=web/serve.js
 
 $(NPM_STAMP): web/package-lock.json web/package.json
 	@command -v npm >/dev/null && command -v node >/dev/null || { \

@@ -320,13 +320,17 @@ void yield(void)
     irq_restore(f);
 }
 
-void sleep_ms(uint64_t ms)
+/* On this CPU's sleepers list until the tick that finds wake_at_ns
+ * passed or, if wake_tick is nonzero, the tick that brings this CPU's
+ * count to it (sched_tick). */
+static void sleep_until(uint64_t wake_ns, uint64_t wake_tick)
 {
     unsigned long f = irq_save();
     struct cpu *c = this_cpu();
     struct task *cur = c->current;
     unsigned long g = spin_lock(&c->rq_lock);
-    cur->wake_at_ns = time_ns() + ms * 1000000;
+    cur->wake_at_ns = wake_ns;
+    cur->wake_at_tick = wake_tick ? c->ticks + wake_tick : 0;
     prof_off_wait(&cur->off, PROF_WHY_SLEEP, 0);
     cur->state = TASK_SLEEPING;
     cur->next = c->sleepers;
@@ -334,6 +338,25 @@ void sleep_ms(uint64_t ms)
     spin_unlock(&c->rq_lock, g);
     schedule();
     irq_restore(f);
+}
+
+void sleep_ms(uint64_t ms)
+{
+    sleep_until(time_ns() + ms * 1000000, 0);
+}
+
+/* Counted in ticks, not time: a sleep that starts just after a tick and
+ * asks for n periods in ns ends one tick late, since the n-th tick falls
+ * a hair before now + n periods. The count is read and set under the
+ * run-queue lock with interrupts off, so no tick comes in between. */
+void sleep_ticks(unsigned n)
+{
+    sleep_until(UINT64_MAX, n ? n : 1);
+}
+
+void sleep_to_tick(void)
+{
+    sleep_ticks(1);
 }
 
 /* From the tick, interrupts off. Returns nothing: asks for a switch by
@@ -353,7 +376,7 @@ void sched_tick(void)
     unsigned long f = spin_lock(&c->rq_lock);
     for (struct task **pp = &c->sleepers; *pp;) {
         struct task *t = *pp;
-        if (t->wake_at_ns <= now) {
+        if (t->wake_at_tick ? c->ticks >= t->wake_at_tick : t->wake_at_ns <= now) {
             *pp = t->next;
             if (prof_off_on())
                 sched_off_wake(c, t, 0, false);   /* the tick ends a sleep */

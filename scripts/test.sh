@@ -44,6 +44,9 @@ FUZZ_SECONDS=${FUZZ_SECONDS:-10} stage fuzz 200 scripts/fuzz.sh bash scripts/fuz
 stage tools 300 tests/tools/check_sonde_prof.sh bash tests/tools/check_sonde_prof.sh
 # sonde-prof's web pages in headless chromium (tests/browser/): about 30 s.
 stage browser 90 tests/browser/run.js node tests/browser/run.js
+# sonde-prof serve's page in headless chromium with two live x86_64 kernels
+# (QEMU, -smp 1 each): about 25 s.
+stage serve 90 tests/browser/serve_live.js node tests/browser/serve_live.js
 # sonde-prof serve against malformed HTTP requests, a fake kernel on loopback: about 4 s.
 stage serve-http 60 tests/tools/check_serve_http.py python3 tests/tools/check_serve_http.py
 # record -d over 2 s against fake kernels on loopback: about 30 s.

@@ -34,14 +34,18 @@ class Browser {
 
   // A new page; requests for anything but the page itself (allowed: the
   // URL given, data: and about:) are refused and kept in page.refused.
-  async openPage(url) {
+  // With opts.sameOrigin, the page's own server is allowed too (serve's
+  // page reads its API).
+  async openPage(url, opts = {}) {
     const page = await this.ctx.newPage();
     page.refused = [];
     page.errors = [];
     page.on('pageerror', (e) => page.errors.push(String(e)));
+    const origin = opts.sameOrigin && url ? new URL(url).origin + '/' : null;
     await page.route('**/*', (route) => {
       const u = route.request().url();
-      if (u === url || u.startsWith('data:') || u.startsWith('about:'))
+      if (u === url || (origin && u.startsWith(origin)) || u.startsWith('data:') ||
+          u.startsWith('about:'))
         return route.continue();
       page.refused.push(u);
       return route.abort();

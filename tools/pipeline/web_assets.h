@@ -25,3 +25,6 @@ extern const struct sp_web_asset sp_web_flame_css;    /* its stylesheet */
 /* The page of -o FILE.html (tools/pipeline/html.c): web/flame-page.js, .css. */
 extern const struct sp_web_asset sp_web_flame_page_js;
 extern const struct sp_web_asset sp_web_flame_page_css;
+/* serve's page (tools/serve/page.c): web/serve.html and web/serve.js. */
+extern const struct sp_web_asset sp_web_serve_html;
+extern const struct sp_web_asset sp_web_serve_js;

@@ -80,6 +80,12 @@ static enum MHD_Result queue(struct MHD_Connection *conn, struct sv_reply *r)
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, r->type);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
     MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+    /* The page runs its own inline script and style, and reads serve's
+     * API; nothing else, wherever its data came from. */
+    if (strncmp(r->type, "text/html", 9) == 0)
+        MHD_add_response_header(resp, "Content-Security-Policy",
+                                "default-src 'none'; script-src 'unsafe-inline'; "
+                                "style-src 'unsafe-inline'; connect-src 'self'; img-src data:");
     if (r->status == 405)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
     if (r->filename) {
