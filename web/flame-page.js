@@ -227,6 +227,8 @@
     invert.textContent = on ? 'Flame' : 'Icicle';
   });
   document.addEventListener('keydown', (e) => {
+    if (!total)
+      return;
     if (e.key === 'Escape' && document.activeElement !== search)
       chart.resetZoom();
     if ((e.ctrlKey || e.metaKey) && e.key === 'f') {
@@ -236,13 +238,19 @@
   });
   window.addEventListener('resize', () => {
     const w = width();
+    if (!total)
+      return;
     if (w !== chart.width())
       chart.width(w).update();
   });
 
-  if (total)
+  if (total) {
     F.select(holder).datum(data.root).call(chart);
-  else
+  } else {
+    // Nothing drawn: the chart has no selection for the controls to act on.
     holder.append(el('p', { id: 'sonde-empty' }, 'No samples: nothing to draw.'));
+    for (const c of [search, reset, invert])
+      c.disabled = true;
+  }
   window.sondePage = { chart, data };
 })();

@@ -51,9 +51,10 @@ static unsigned put(struct prof_off *o, const struct prof_off_owed *d, unsigned 
     memset(slots, 0xa5, sizeof slots);
     memset(recs, 0, sizeof recs);
     CHECK(n <= PROF_OFF_RECS);
+    struct prof_record *copy = prof_off_put(o, d, pid, slots, 3, 3);
     for (unsigned i = 0; i < depth; i++)
         slots[3].pr_frames[i] = ch[i];
-    prof_off_put(o, d, pid, depth, slots, 3, 3);
+    prof_off_put_chain(&slots[3], copy, depth);
     for (unsigned i = 0; i < n; i++)
         recs[i] = slots[(3 + i) & 3];
     if (n < PROF_OFF_RECS)      /* nothing written past the n claimed */
@@ -87,9 +88,11 @@ static bool ring_put(const struct prof_off *o, const struct prof_off_owed *d, un
     struct prof_record *r = prof_claim_n(&k, PROF_KIND_OFFCPU, pid, n);
     if (!r)
         return false;
+    struct prof_record *copy = prof_off_put(o, d, pid, k.k_pc->pc_buf, k.k_head,
+                                            k.k_pc->pc_cap - 1);
     for (unsigned i = 0; i < depth; i++)
         r->pr_frames[i] = ch[i];
-    prof_off_put(o, d, pid, depth, k.k_pc->pc_buf, k.k_head, k.k_pc->pc_cap - 1);
+    prof_off_put_chain(r, copy, depth);
     prof_claim_commit(&k);
     return true;
 }
@@ -175,6 +178,36 @@ TEST(off_preempted_is_runnable_all_along)
     CHECK_EQ(switch_in(&o, 7, 7000, chain, 3), 1);
     check_rec(&recs[0], PROF_WHY_PREEMPTED, 2000, -1);
     check_chain(&recs[0]);
+}
+
+/* The switch path's inline case (prof_off_in_preempted) takes only a
+ * task preempted in this window, with prof_off_in's weight, and leaves
+ * every other state untouched for prof_off_in. */
+TEST(off_preempted_fast_case_agrees)
+{
+    struct prof_off o = fresh();
+    uint64_t w = 1;
+    prof_off_begin(1000, NS_1);
+    CHECK(!prof_off_in_preempted(&o, 2000, &w));        /* stale: not this window's */
+    CHECK_EQ(w, 1);
+    CHECK_EQ(o.of_gen, 0);
+    switch_out(&o, true, 5000);
+    CHECK(prof_off_in_preempted(&o, prof_off_clip(7000), &w));
+    CHECK_EQ(w, 2000);
+    CHECK_EQ(o.of_phase, PROF_OFF_ON);
+    CHECK(!prof_off_in_preempted(&o, 7500, &w));        /* on its CPU: nothing */
+    /* Blocked, then woken: not the inline case, and still owed. */
+    prof_off_wait(&o, PROF_WHY_SLEEP, NULL);
+    switch_out(&o, false, 8000);
+    wake(&o, false, 9000, 0, NULL, 0);
+    CHECK(!prof_off_in_preempted(&o, 9500, &w));
+    CHECK_EQ(switch_in(&o, 7, 9500, chain, 3), 2);
+    check_rec(&recs[0], PROF_WHY_SLEEP, 1000, 0);
+    /* Preempted, but clipped at the window's end: nothing past it. */
+    switch_out(&o, true, 10000);
+    prof_off_end(10400);
+    CHECK(prof_off_in_preempted(&o, prof_off_clip(12000), &w));
+    CHECK_EQ(w, 400);
 }
 
 /* The waker runs on another CPU between the sleeper's "I sleep" and its
