@@ -42,7 +42,8 @@ stage unit 300 scripts/unit.sh bash scripts/unit.sh
 # 10 s of fuzzing each: about 100 s on 2 cores.
 FUZZ_SECONDS=${FUZZ_SECONDS:-10} stage fuzz 200 scripts/fuzz.sh bash scripts/fuzz.sh
 stage tools 300 tests/tools/check_sonde_prof.sh bash tests/tools/check_sonde_prof.sh
-# sonde-prof's web pages in headless chromium (tests/browser/): about 30 s.
+# sonde-prof's web pages in headless chromium (tests/browser/): one QEMU boot,
+# 1 s of burn, 15 tests of pages: about 25 s.
 stage browser 90 tests/browser/run.js node tests/browser/run.js
 # sonde-prof serve's page in headless chromium with two live x86_64 kernels
 # (QEMU, -smp 1 each): about 25 s.
