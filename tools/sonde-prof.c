@@ -86,7 +86,8 @@ struct opts {
     const char *keyfile;        /* -k: the shells' key (ushkey=), or NULL */
     const char *ids[MAX_INPUTS];    /* --id: each kernel's ushid= ("-": none) */
     unsigned nids;
-    enum sp_record_what what;   /* --heap, --allocs: a heap profile */
+    enum sp_record_what what;   /* --heap, --allocs: a heap profile; --off */
+    int wall;                   /* --wall: CPU samples and off-CPU time, streamed */
     int pid_given;              /* -p was given */
 };
 
@@ -126,6 +127,12 @@ static void usage(FILE *f)
         "                 folded and svg in bytes (docs/profiling.md)\n"
         "  --allocs       what was allocated during the window (`profile allocs`,\n"
         "                 -d up to %d ms): alloc_objects and alloc_space\n"
+        "  --off          where tasks waited off their CPUs (`profile off`): pprof's\n"
+        "                 off_cpu/nanoseconds, each chain's reason as its leaf frame\n"
+        "                 ([waitq NAME], [sleep], [runnable], ...) and its waker as\n"
+        "                 labels; folded and svg in microseconds (docs/sonde-prof.md)\n"
+        "  --wall         on-CPU samples and off-CPU time together, always streamed\n"
+        "                 (`profile wall stream`): pprof's wall/nanoseconds\n"
         "report symbolizes raw profiles saved to files.\n"
         "  -i RAW         a raw profile; repeat to merge several kernels\n"
         "  --kernel NAME  the kernel label of the inputs, once per -i in\n"
@@ -425,11 +432,13 @@ static int parse_record_args(int argc, char **argv, struct opts *o)
         { "per-kernel", no_argument, NULL, 'K' },
         { "heap", no_argument, NULL, 'H' },
         { "allocs", no_argument, NULL, 'A' },
+        { "off", no_argument, NULL, 'O' },
+        { "wall", no_argument, NULL, 'W' },
         { "id", required_argument, NULL, 'I' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    int c, bad = 0, heap = 0, allocs = 0;
+    int c, bad = 0, heap = 0, allocs = 0, off = 0;
     char *end;
     o->ms = 1000;
     o->pid = "all";
@@ -455,6 +464,8 @@ static int parse_record_args(int argc, char **argv, struct opts *o)
         }
         case 'H': heap = 1; break;
         case 'A': allocs = 1; break;
+        case 'O': off = 1; break;
+        case 'W': o->wall = 1; break;
         case 't':
             o->slack_s = strtod(optarg, &end);
             if (*optarg == 0 || *end || !(o->slack_s >= 0.1 && o->slack_s <= 3600)) {
@@ -478,8 +489,10 @@ static int parse_record_args(int argc, char **argv, struct opts *o)
         return EXIT_USAGE;
     if (!o->ninputs)
         return die_usage("no kernel to profile: give HOST[:PORT]", NULL);
-    if (heap && allocs)
-        return die_usage("give --heap or --allocs, not both", NULL);
+    if (heap + allocs + off + o->wall > 1)
+        return die_usage("give one of --heap, --allocs, --off and --wall", NULL);
+    if (o->wall && o->nraws)
+        return die_usage("--wall is two profiles (CPU and off-CPU): -r does not apply", NULL);
     if (heap && o->pid_given)
         return die_usage("--heap is every task's blocks in use: -p does not apply", NULL);
     if (allocs && o->ms > SP_RECORD_MS_MAX) {
@@ -487,7 +500,8 @@ static int parse_record_args(int argc, char **argv, struct opts *o)
                 "window)\n", prog, o->ms, SP_RECORD_MS_MAX);
         return EXIT_USAGE;
     }
-    o->what = heap ? SP_RECORD_HEAP : allocs ? SP_RECORD_ALLOCS : SP_RECORD_CPU;
+    o->what = heap ? SP_RECORD_HEAP : allocs ? SP_RECORD_ALLOCS
+            : off || o->wall ? SP_RECORD_OFF : SP_RECORD_CPU;
     if (heap)
         o->ms = 0;              /* no window: only the slack to wait */
     if (o->nraws && o->nraws != o->ninputs)
@@ -608,20 +622,29 @@ static int stream_inputs(struct sp_collect *c, struct stream_rec *sr, struct sp_
     unsigned added = 0;
     for (unsigned i = 0; i < c->n; i++) {
         struct sp_collect_kernel *k = &c->k[i];
-        texts[i] = sp_agg_raw(&sr->agg[i], &k->s, PRAW_KIND_CPU, stream_ms(k, o->ms), &lens[i]);
+        /* Off-CPU time as its own raw profile; a wall stream's CPU
+         * samples as another, the same kernel's (texts[MAX_INPUTS + i]). */
+        unsigned kind = o->what == SP_RECORD_OFF ? PRAW_KIND_OFFCPU : PRAW_KIND_CPU;
+        texts[i] = sp_agg_raw(&sr->agg[i], &k->s, kind, stream_ms(k, o->ms), &lens[i]);
         if (!texts[i]) {
             fprintf(stderr, "%s: kernel %s: no META came (no build id to check): "
                     "left out\n", prog, k->name);
             continue;
         }
-        if (add_text(p, es, texts[i], lens[i], k->name, k->name,
-                     o->elfs[o->nelfs == 1 ? 0 : i]))
-            return EXIT_USAGE;
-        struct sp_input *in = &p->inputs[p->ninputs - 1];
-        in->pi_stream = true;
-        in->pi_lost_records = k->s.lost_records;
-        in->pi_lost_dgrams = k->s.lost_dgrams;
-        in->pi_note = stream_note(p, k);
+        for (unsigned half = 0; half < 1u + (o->wall != 0); half++) {
+            unsigned t = half ? MAX_INPUTS + i : i;
+            if (half)
+                texts[t] = sp_agg_raw(&sr->agg[i], &k->s, PRAW_KIND_CPU, stream_ms(k, o->ms),
+                                      &lens[t]);
+            if (add_text(p, es, texts[t], lens[t], k->name, k->name,
+                         o->elfs[o->nelfs == 1 ? 0 : i]))
+                return EXIT_USAGE;
+            struct sp_input *in = &p->inputs[p->ninputs - 1];
+            in->pi_stream = true;
+            in->pi_lost_records = k->s.lost_records;
+            in->pi_lost_dgrams = k->s.lost_dgrams;
+            in->pi_note = stream_note(p, k);
+        }
         added++;
     }
     if (!added) {
@@ -653,13 +676,14 @@ static int record_stream(const struct opts *o, const uint8_t *const *keys, struc
                          struct elfs *es)
 {
     static struct stream_rec sr;
-    static char *texts[MAX_INPUTS];
-    static size_t lens[MAX_INPUTS];
+    static char *texts[2 * MAX_INPUTS];     /* [MAX_INPUTS + i]: a wall's CPU half */
+    static size_t lens[2 * MAX_INPUTS];
     struct sp_collect c;
     struct sp_collect_opts po = {
         .prog = prog, .err = stderr, .key = keys ? keys[0] : NULL, .keys = keys,
         .shell_timeout_ms = (uint64_t)(o->slack_s * 1000),
         .silent_ms = STREAM_SILENT_MS,
+        .what = o->wall ? "wall" : o->what == SP_RECORD_OFF ? "off" : NULL,
     };
     for (unsigned i = 0; i < o->ninputs; i++)
         sp_agg_init(&sr.agg[i]);
@@ -705,7 +729,8 @@ static int record_stream(const struct opts *o, const uint8_t *const *keys, struc
     for (unsigned i = 0; i < o->ninputs; i++) {
         sp_agg_free(&sr.agg[i]);
         free(texts[i]);
-        texts[i] = NULL;
+        free(texts[MAX_INPUTS + i]);
+        texts[i] = texts[MAX_INPUTS + i] = NULL;
     }
     sp_collect_close(&c);
     return rc;
@@ -733,7 +758,8 @@ static int cmd_record(int argc, char **argv)
         if (strcmp(id, "-") != 0 && ushc_use_id(keys[i], id, stderr, prog) < 0)
             return EXIT_USAGE;
     }
-    if (o.ms > SP_RECORD_MS_MAX) {
+    /* A wall profile's two halves come from one stream, whatever its length. */
+    if (o.ms > SP_RECORD_MS_MAX || o.wall) {
         struct sp_profile p;
         struct elfs es = { .n = 0 };
         sp_profile_init(&p);
