@@ -148,11 +148,12 @@ static int record_at(const uint8_t *p, size_t avail, struct pstr_record *r)
         return PSTR_ESHORT;
     uint8_t depth = p[4], flags = p[5], kind = p[6];
     /* One encoding per record: a CPU sample never carries a weight (it
-     * weighs 1), every other kind always does; only an off-CPU record
-     * may carry why it was away. */
+     * weighs 1), every other kind always does; a heap record, and only
+     * a heap record, its size; only an off-CPU record why it was away. */
     if (depth < 1 || depth > PSTR_FRAMES ||
-        (flags & ~(PSTR_REC_TICK | PSTR_REC_WEIGHT | PSTR_REC_OFF)) ||
+        (flags & ~(PSTR_REC_TICK | PSTR_REC_WEIGHT | PSTR_REC_SIZE | PSTR_REC_OFF)) ||
         kind > PSTR_KIND_MAX || (kind == PSTR_KIND_CPU) == !!(flags & PSTR_REC_WEIGHT) ||
+        (kind == PSTR_KIND_HEAP) != !!(flags & PSTR_REC_SIZE) ||
         ((flags & PSTR_REC_OFF) && kind != PSTR_KIND_OFFCPU))
         return PSTR_EFIELD;
     /* A weight is at least 1: 0 would be a record of nothing. */
@@ -161,7 +162,8 @@ static int record_at(const uint8_t *p, size_t avail, struct pstr_record *r)
         return PSTR_EFIELD;
     if (p[7] != 0)
         return PSTR_ERESERVED;
-    size_t fixed = PSTR_REC_FIXED + (flags & PSTR_REC_WEIGHT ? PSTR_REC_WEIGHT_LEN : 0);
+    size_t fixed = PSTR_REC_FIXED + (flags & PSTR_REC_WEIGHT ? PSTR_REC_WEIGHT_LEN : 0) +
+                   (flags & PSTR_REC_SIZE ? PSTR_REC_SIZE_LEN : 0);
     unsigned wdepth = 0;
     size_t off_at = fixed;
     if (flags & PSTR_REC_OFF) {
@@ -179,6 +181,7 @@ static int record_at(const uint8_t *p, size_t avail, struct pstr_record *r)
         r->flags = flags & PSTR_REC_TICK;
         r->kind = kind;
         r->weight = flags & PSTR_REC_WEIGHT ? get_be64(p + PSTR_REC_FIXED) : 1;
+        r->size = flags & PSTR_REC_SIZE ? get_be64(p + PSTR_REC_FIXED + PSTR_REC_WEIGHT_LEN) : 0;
         for (unsigned i = 0; i < PSTR_FRAMES; i++)
             r->frames[i] = i < depth ? get_be64(p + fixed + 8 * i) : 0;
         r->why = 0;
@@ -384,13 +387,14 @@ void pstr_batch_head(struct pstr_writer *w, const struct pstr_batch *b)
 
 bool pstr_add_record(struct pstr_writer *w, const struct pstr_record *r)
 {
-    uint8_t flags = r->flags & ~PSTR_REC_WEIGHT;
+    uint8_t flags = r->flags & ~(PSTR_REC_WEIGHT | PSTR_REC_SIZE | PSTR_REC_OFF);
     if (r->kind == PSTR_KIND_CPU)
         return pstr_add_frames(w, r->pid, flags, r->frames, r->depth);
     if (r->depth < 1 || r->depth > PSTR_FRAMES || (flags & ~PSTR_REC_TICK) ||
         r->kind > PSTR_KIND_MAX || r->weight == 0)
         return false;
-    size_t fixed = PSTR_REC_FIXED + PSTR_REC_WEIGHT_LEN;
+    bool sized = r->kind == PSTR_KIND_HEAP;
+    size_t fixed = PSTR_REC_FIXED + PSTR_REC_WEIGHT_LEN + (sized ? PSTR_REC_SIZE_LEN : 0);
     size_t nl = 0;
     if (r->why) {
         while (nl <= PSTR_NAME_MAX && r->name[nl])
@@ -400,19 +404,23 @@ bool pstr_add_record(struct pstr_writer *w, const struct pstr_record *r)
         for (size_t i = 0; i < nl; i++)
             if (!is_wait_name_char((uint8_t)r->name[i]))
                 return false;
-        fixed += PSTR_REC_OFF_LEN + nl;
     }
+    size_t off_at = fixed;
+    if (r->why)
+        fixed += PSTR_REC_OFF_LEN + nl;
     unsigned wdepth = r->why ? r->wdepth : 0;
     size_t need = fixed + 8 * ((size_t)r->depth + wdepth);
     if (w->len + need > PSTR_DGRAM_MAX)
         return false;
     uint8_t *p = w->buf + w->len;
-    flags |= PSTR_REC_WEIGHT | (r->why ? PSTR_REC_OFF : 0);
+    flags |= PSTR_REC_WEIGHT | (sized ? PSTR_REC_SIZE : 0) | (r->why ? PSTR_REC_OFF : 0);
     put_be64(p, (uint64_t)r->pid << 32 | (uint64_t)r->depth << 24 | (uint64_t)flags << 16 |
                 (uint64_t)r->kind << 8);
     put_be64(p + PSTR_REC_FIXED, r->weight);
+    if (sized)
+        put_be64(p + PSTR_REC_FIXED + PSTR_REC_WEIGHT_LEN, r->size);
     if (r->why) {
-        uint8_t *o = p + PSTR_REC_FIXED + PSTR_REC_WEIGHT_LEN;
+        uint8_t *o = p + off_at;
         o[0] = r->why;
         o[1] = (uint8_t)nl;
         o[2] = (uint8_t)wdepth;

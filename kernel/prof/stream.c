@@ -252,8 +252,8 @@ static void prof_stream_off_part(const struct prof_record *pr, const struct prof
 /* The ring's records from index at (left of them drained) into the
  * writer's BATCH: how many of the ring's it took, 0 when the next does
  * not fit (it starts the next batch). A CPU sample takes pstr_add_frames'
- * short path, its kind and weight implied; other kinds carry theirs. An
- * off-CPU interval's blocked time and its waker's chain, side by side in
+ * short path, its kind and weight implied; other kinds carry theirs, heap
+ * records their requested size too. An off-CPU interval's blocked time and its waker's chain, side by side in
  * the ring (prof_emit_n puts them there together), go as one record, so
  * two are taken; a waker's chain whose interval is not before it (never
  * written so) is taken and sent as nothing. */
@@ -270,9 +270,14 @@ static uint32_t prof_stream_add(const struct prof_record *ring, uint32_t mask, u
     struct pstr_record r = {
         .pid = (uint32_t)pr->pr_pid, .depth = (uint8_t)prof_stream_depth(pr),
         .flags = flags, .kind = pr->pr_kind, .weight = pr->pr_weight,
+        .size = pr->pr_kind == PROF_KIND_HEAP ? pr->pr_size : 0,
     };
     for (unsigned i = 0; i < r.depth; i++)
         r.frames[i] = pr->pr_frames[i];
+    /* An off-CPU chain the walk could not take (depth 0; the slot's frames
+     * are stale) goes as one frame, 0, as the raw profile prints it. */
+    if (pr->pr_depth == 0)
+        r.frames[0] = 0;
     uint32_t took = 1;
     if (pr->pr_kind == PROF_KIND_OFFCPU) {
         const struct prof_record *wr = left > 1 ? &ring[(at + 1) & mask] : NULL;

@@ -767,19 +767,29 @@ static uint32_t off_tried, off_burst = 3000;
 static const uintptr_t off_chain[3] = { 0x3010, 0x2044, 0x1100 };
 static const uintptr_t off_wchain[2] = { 0x5010, 0x5044 };
 
+/* One record as the scheduler writes it into a ring (kernel/prof/offcpu.h:
+ * the blocked time, the waker's chain behind it, the runnable time). */
+static struct prof_record off_rec(int pid, unsigned why, const char *name, int waker,
+                                  uint64_t w, const uintptr_t *frames, unsigned depth)
+{
+    struct prof_record r = { .pr_pid = pid, .pr_depth = (uint8_t)depth, .pr_why = (uint8_t)why,
+                             .pr_tag = PROF_TAG(0, PROF_KIND_OFFCPU), .pr_waker = waker,
+                             .pr_weight = w };
+    for (unsigned i = 0; i < depth; i++)
+        r.pr_frames[i] = frames[i];
+    r.pr_name = name;
+    return r;
+}
+
 static void off_interval(void)
 {
-    struct prof_off o = { 0 };
-    struct prof_record recs[PROF_OFF_RECS];
-    uint64_t t = fake_ns > 2000 ? fake_ns - 2000 : 0;
-    prof_off_wait(&o, PROF_WHY_WAITQ, "burn-pp");
-    prof_off_in(&o, 7, t, off_chain, 3, recs);          /* this window's, on its CPU */
-    prof_off_out(&o, false, t);
-    prof_off_wake(&o, false, t + 1500, 9, off_wchain, 2);
-    unsigned n = prof_off_in(&o, 7, t + 1600, off_chain, 3, recs);
-    CHECK_EQ(n, 3);
+    struct prof_record recs[PROF_OFF_RECS] = {
+        off_rec(7, PROF_WHY_WAITQ, "burn-pp", 9, 1500, off_chain, 3),
+        off_rec(7, PROF_WHY_WAKER, NULL, 9, 1500, off_wchain, 2),
+        off_rec(7, PROF_WHY_RUNNABLE, NULL, -1, 100, off_chain, 3),
+    };
     fake_cpu = 1;
-    prof_emit_n(recs, n);
+    prof_emit_n(recs, PROF_OFF_RECS);
     fake_cpu = 0;
     off_tried++;
 }
@@ -800,14 +810,9 @@ static void off_world(void)
  * nobody's wake. */
 static void off_sweep_one(void)
 {
-    struct prof_off o = { 0 };
-    struct prof_record recs[PROF_OFF_RECS];
-    prof_off_wait(&o, PROF_WHY_MUTEX, "burn-m");
-    prof_off_in(&o, 12, fake_ns - 5000000, off_chain, 2, recs);
-    prof_off_out(&o, false, fake_ns - 5000000);
-    unsigned n = prof_off_finish(&o, 12, true, off_chain, 2, recs);
-    CHECK_EQ(n, 1);
-    prof_emit_n(recs, n);
+    struct prof_record r = off_rec(12, PROF_WHY_MUTEX, "burn-m", -1, 5000000, off_chain, 0);
+    r.pr_frames[0] = 0xdead;            /* stale: past its depth */
+    prof_emit_n(&r, 1);
 }
 
 struct off_seen {
@@ -831,7 +836,8 @@ static void on_off_rec(void *ctx, const struct pstr_record *r)
                r->wdepth == 0 && r->name[0] == 0 && r->weight == 100) {
         s->runnable++;
     } else if (r->pid == 12 && r->why == PSTR_WHY_MUTEX && strcmp(r->name, "burn-m") == 0 &&
-               r->waker == PSTR_WAKER_NONE && r->wdepth == 0 && r->weight == 5000000) {
+               r->waker == PSTR_WAKER_NONE && r->wdepth == 0 && r->weight == 5000000 &&
+               r->depth == 1 && r->frames[0] == 0) {
         s->swept++;
     } else {
         s->other++;
