@@ -52,7 +52,7 @@ stage serve 90 tests/browser/serve_live.js node tests/browser/serve_live.js
 stage serve-http 60 tests/tools/check_serve_http.py python3 tests/tools/check_serve_http.py
 # record -d over 2 s against fake kernels on loopback: about 30 s.
 stage stream-tools 120 tests/tools/check_stream_record.sh bash tests/tools/check_stream_record.sh
-# a fleet of 50 simulated kernels for 10 s, and 12 sampled 3 at a time: about 17 s.
+# a fleet of 50 simulated kernels for 10 s, 12 sampled 3 at a time, serve sampling 2 of 6: about 21 s.
 stage fleet 90 tests/tools/check_fleet.py python3 tests/tools/check_fleet.py
 stage x86_64 600 tests/system/run.py python3 tests/system/run.py
 stage network 300 tests/system/net_tests.py python3 tests/system/net_tests.py --arch x86_64
