@@ -20,12 +20,11 @@ CLOCK = re.compile(r"^clock: (\d+) ", re.M)
 PHASES = ("switch", "wake", "pingpong")
 
 # The switch before off-CPU profiling, measured once by hand (not by this
-# script, which needs the tree as it is): the yield loop of bench_switch
-# alone, built into the tree before it (0d721c7) and into this one with
-# the gate's test removed, under the same -icount shift=0 boot. Per switch.
-BEFORE = {"x86_64": 284, "arm64": 280}
-GATE = {"x86_64": "2 (`testb $4, prof_gate; jne`; measured: 298 against 296 without it)",
-        "arm64": "3 (`adrp; ldr; tbnz`; below the timer's resolution of 4 a switch)"}
+# script, which needs the tree as it is): bench_switch's yield loop alone
+# (without its reads of the gate), built into the tree before it (0d721c7),
+# into this one, and into this one with the gate's test removed, each under
+# the same -icount shift=0 boot. Guest instructions a switch.
+OFF_BY_HAND = {"x86_64": (284, 298, 296), "arm64": (280, 288, 288)}
 
 # What Linux's BPF-based off-CPU tools are reported to cost, with where
 # it was read (the `search` tool's corpora; no figure was found for the
@@ -127,14 +126,18 @@ def section(r):
         "profiling; on at most 150 instructions a switch, walk included; the ping-pong's",
         "slowdown at most 3%.",
         "",
-        "- Off: the switch before off-CPU profiling was %d (x86-64) and %d (arm64)"
-        % (BEFORE["x86_64"], BEFORE["arm64"]),
-        "  guest instructions (the yield loop alone in scratch builds of the tree before",
-        "  it, 0d721c7, and of this one: figures not re-measured by this script). The",
-        "  gate on the switch path costs x86-64 %s," % GATE["x86_64"],
-        "  arm64 %s. The rest of the difference" % GATE["arm64"],
-        "  from the figure above came with later work outside this path (cpu_index()",
-        "  calls this_cpu() since 054f370, on every lock).",
+        "- Off, by hand (scratch builds, not re-measured by this script): the same",
+        "  yield loop alone, without bench_switch's reads of the gate, switched in %d"
+        % OFF_BY_HAND["x86_64"][0],
+        "  (x86-64) and %d (arm64) guest instructions in the tree before off-CPU"
+        % OFF_BY_HAND["arm64"][0],
+        "  profiling (0d721c7), %d and %d in this one, and %d and %d in this one with the"
+        % (OFF_BY_HAND["x86_64"][1], OFF_BY_HAND["arm64"][1], OFF_BY_HAND["x86_64"][2],
+           OFF_BY_HAND["arm64"][2]),
+        "  gate's test removed. The gate costs 2 on x86-64 (`testb $4, prof_gate; jne`)",
+        "  and 3 on arm64 by its instructions (`adrp; ldr; tbnz`), below the timer's",
+        "  resolution of 4 a switch. The rest came with later work outside this path",
+        "  (cpu_index() calls this_cpu() since 054f370, on every lock).",
         "- On: %s. Where a preempted switch-in's" % verdict,
         "  instructions go (x86-64, read off the disassembly of sched_off_switch, so",
         "  approximate): the walk of the task's chain ~80 (its four frames here: the",
