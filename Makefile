@@ -46,7 +46,7 @@ netload_SRC       := uapi/netload.c
 sonde-switch_DIRS := switch common
 # fleet-gen: simulated kernels for the collector's benchmarks (bench/fleet.py)
 fleet-gen_DIRS    := fleet
-fleet-gen_SRC     := uapi/profile_stream.c uapi/udpshell.c
+fleet-gen_SRC     := uapi/profile_stream.c uapi/profile_stream_tag.c uapi/udpshell.c lib/sha256.c
 # sonde-prof: pprof's schema compiled at build time from Debian's copy
 # (golang-github-google-pprof-dev), never copied into the tree; libdw names;
 # ncurses draws `top`; libmicrohttpd and jansson serve `serve`'s page and API.

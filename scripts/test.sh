@@ -42,7 +42,8 @@ stage unit 300 scripts/unit.sh bash scripts/unit.sh
 # 10 s of fuzzing each: about 100 s on 2 cores.
 FUZZ_SECONDS=${FUZZ_SECONDS:-10} stage fuzz 200 scripts/fuzz.sh bash scripts/fuzz.sh
 stage tools 300 tests/tools/check_sonde_prof.sh bash tests/tools/check_sonde_prof.sh
-# sonde-prof's web pages in headless chromium (tests/browser/): about 30 s.
+# sonde-prof's web pages in headless chromium (tests/browser/): one QEMU boot,
+# 1 s of burn, 15 tests of pages: about 25 s.
 stage browser 90 tests/browser/run.js node tests/browser/run.js
 # sonde-prof serve's page in headless chromium with two live x86_64 kernels
 # (QEMU, -smp 1 each): about 25 s.
@@ -51,7 +52,7 @@ stage serve 90 tests/browser/serve_live.js node tests/browser/serve_live.js
 stage serve-http 60 tests/tools/check_serve_http.py python3 tests/tools/check_serve_http.py
 # record -d over 2 s against fake kernels on loopback: about 30 s.
 stage stream-tools 120 tests/tools/check_stream_record.sh bash tests/tools/check_stream_record.sh
-# a fleet of 50 simulated kernels for 10 s, and 12 sampled 3 at a time: about 17 s.
+# a fleet of 50 simulated kernels for 10 s, 12 sampled 3 at a time, serve sampling 2 of 6: about 21 s.
 stage fleet 90 tests/tools/check_fleet.py python3 tests/tools/check_fleet.py
 stage x86_64 600 tests/system/run.py python3 tests/system/run.py
 stage network 300 tests/system/net_tests.py python3 tests/system/net_tests.py --arch x86_64

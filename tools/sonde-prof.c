@@ -262,6 +262,18 @@ static int map_for(struct sp_profile *p, struct elfs *es, const char *path,
         fprintf(stderr, "%s: %s\n", prog, err);
         return -1;
     }
+    /* Another path to a build already open is that map: locations are
+     * per (map, address), so kernels of one build share every name and a
+     * fleet of them costs one symbolisation, however its ELFs are named. */
+    for (unsigned i = 0; i < m; i++)
+        if (strcmp(p->maps[i].pm_build_id, p->maps[m].pm_build_id) == 0) {
+            sp_elf_close(es->e[m]);
+            es->e[m] = NULL;
+            es->n = m;
+            p->nmaps = m;
+            *map = i;
+            return 0;
+        }
     if (!p->maps[m].pm_dwarf)
         fprintf(stderr, "%s: warning: %s has no DWARF debug info: names come "
                 "from the ELF symbol table, without file:line or inlined "
@@ -694,6 +706,10 @@ static int stream_inputs(struct sp_collect *c, struct stream_rec *sr, struct sp_
         if (add_text(p, es, texts[i], lens[i], k->name, k->name,
                      o->elfs[o->nelfs == 1 ? 0 : i]))
             return EXIT_USAGE;
+        if (!o->nraws) {            /* parsed: a fleet's texts need not all be held */
+            free(texts[i]);
+            texts[i] = NULL;
+        }
         struct sp_input *in = &p->inputs[p->ninputs - 1];
         in->pi_stream = true;
         in->pi_lost_records = t[i].lost_records;

@@ -21,6 +21,7 @@
     dragging: null,
     chart: null,
     refreshes: 0,
+    zoomPath: null,      // the zoomed frame's names from the root, or null
   };
   window.sondeServe = S;   // for whoever wants to look (the browser tests)
 
@@ -269,8 +270,24 @@
         s += `, ${d.data.delta >= 0 ? '+' : ''}${fmtNum(d.data.delta)} over the base`;
       return s;
     });
+    // A click zooms; the frame's path from the root is kept so that the
+    // next refresh (new data, a new hierarchy) zooms to it again.
     return F.flamegraph().width(w).cellHeight(18).minFrameSize(1).transitionDuration(0)
-      .sort(true).tooltip(tip).setDetailsElement($('details'));
+      .sort(true).tooltip(tip).setDetailsElement($('details'))
+      .onClick((d) => {
+        const path = [];
+        for (let n = d; n && n.parent; n = n.parent)
+          path.unshift(n.data.name);
+        S.zoomPath = path.length ? path : null;
+      });
+  }
+
+  function rezoom() {
+    let n = F.select('#chart').datum();
+    for (const name of S.zoomPath || [])
+      n = n && n.children && n.children.find((c) => c.data.name === name);
+    if (S.zoomPath && n)
+      S.chart.zoomTo(n);
   }
 
   function renderFlame(j, diff) {
@@ -282,6 +299,7 @@
     }
     S.chart.setColorMapper(diff ? diffColor : (d, original) => original);
     S.chart.update(tree);
+    rezoom();
     if ($('search').value)
       S.chart.search($('search').value);
     document.body.classList.toggle('diff', diff);
@@ -351,6 +369,11 @@
     for (const id of ['kind', 'kernel', 'pid', 'cpu', 'diff'])
       $(id).addEventListener('change', () => { renderTimeline(); refreshFlame(); });
     $('live').addEventListener('click', () => { S.sel = null; renderTimeline(); refreshFlame(); });
+    $('reset-zoom').addEventListener('click', () => {
+      S.zoomPath = null;
+      if (S.chart)
+        S.chart.resetZoom();
+    });
     $('set-base').addEventListener('click', () => {
       S.base = S.sel ? { ...S.sel } : liveRange();
       $('diff').disabled = false;

@@ -8,6 +8,8 @@
 //        frame of the live flame graph within 3 s;
 //   serve_kernel_filter         kernel 1 alone has no burn_spin and no
 //        frame of kernel 0; kernel 0 alone has burn_spin;
+//   serve_zoom_survives_refresh a frame clicked (zoomed) is still zoomed
+//        after two refreshes, and reset zoom undoes it;
 //   serve_drag_range            a range dragged on the timeline (the
 //        first bucket, before burn) changes the sample count shown;
 //   serve_diff_growth           that range set as base, a range dragged
@@ -117,7 +119,8 @@ async function main() {
     console.log('0 passed, 1 failed');
     return 1;
   }
-  const names = ['serve_burn_spin_within_3s', 'serve_kernel_filter', 'serve_drag_range',
+  const names = ['serve_burn_spin_within_3s', 'serve_kernel_filter', 'serve_zoom_survives_refresh',
+                 'serve_drag_range',
                  'serve_diff_growth', 'serve_kernel_killed'];
   let passed = 0, failed = 0;
   const f = fleet();
@@ -153,6 +156,7 @@ async function main() {
       const st = await status(ctx.url);
       ctx.burnFrom = st.now_ms;
       ctx.p = await browser.openPage(ctx.url, { sameOrigin: true });
+      ctx.p.setDefaultTimeout(5000);    // a step that fails does not eat the stage's time
       const r = await waitFrames(ctx.p, (n) => n.includes('burn_spin'), 3000);
       check(r.ok, `no burn_spin frame within 3 s of the page loading (frames: ${r.names.slice(0, 12).join(', ')})`);
       check(r.names.includes(ctx.k[0]) && r.names.includes(ctx.k[1]),
@@ -171,6 +175,20 @@ async function main() {
       await p.selectOption('#kernel', 'all');
       r = await waitFrames(p, (n) => n.includes(ctx.k[0]) && n.includes(ctx.k[1]), 3000);
       check(r.ok, 'all kernels again: both kernel frames');
+    },
+    async serve_zoom_survives_refresh() {
+      const p = ctx.p;
+      const full = await p.$eval('#chart g.frame[name="all"] rect', (r) => r.getBoundingClientRect().width);
+      // force: the graph is drawn anew every second, so the frame is
+      // never "stable" for long; a click at its place is what a person does.
+      await p.click('#chart g.frame[name="burn_inner"]', { force: true });
+      const n0 = await p.evaluate(() => window.sondeServe.refreshes);
+      await p.waitForFunction((n) => window.sondeServe.refreshes >= n + 2, n0, { timeout: 5000 });
+      const w = await p.$eval('#chart g.frame[name="burn_inner"] rect', (r) => r.getBoundingClientRect().width);
+      check(Math.abs(w - full) <= 2, `burn_inner is ${w} px wide two refreshes after the click, want ${full}`);
+      await p.click('#reset-zoom');
+      const back = await p.$eval('#chart g.frame[name="burn_inner"] rect', (r) => r.getBoundingClientRect().width);
+      check(back < full - 2, `burn_inner still ${back} px wide after reset zoom`);
     },
     async serve_drag_range() {
       const p = ctx.p;

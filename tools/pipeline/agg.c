@@ -56,6 +56,25 @@ static void grow(struct sp_agg *a)
     a->cap = cap;
 }
 
+uint64_t sp_agg_objects_q16(const struct pstr_record *r)
+{
+    if (r->kind != PSTR_KIND_HEAP || r->size == 0)
+        return 1u << 16;
+    return (uint64_t)((((unsigned __int128)r->weight << 16) + r->size / 2) / r->size);
+}
+
+/* count records of r's chain weighing weight in all: the objects they
+ * stand for, in 1/65536ths (saturating). */
+static uint64_t agg_objects_q16(const struct pstr_record *r, uint64_t count, uint64_t weight)
+{
+    unsigned __int128 o;
+    if (r->kind != PSTR_KIND_HEAP || r->size == 0)
+        o = (unsigned __int128)count << 16;
+    else
+        o = (((unsigned __int128)weight << 16) + r->size / 2) / r->size;
+    return o > UINT64_MAX ? UINT64_MAX : (uint64_t)o;
+}
+
 void sp_agg_add(struct sp_agg *a, uint16_t cpu, const struct pstr_record *r)
 {
     sp_agg_add_n(a, cpu, r, 1, r->weight);
@@ -79,11 +98,14 @@ void sp_agg_add_n(struct sp_agg *a, uint16_t cpu, const struct pstr_record *r,
         if (same(&a->tab[i], r->pid, cpu, r)) {
             a->tab[i].count = sat_add(a->tab[i].count, count);
             a->tab[i].weight = sat_add(a->tab[i].weight, weight);
+            a->tab[i].objects_q16 = sat_add(a->tab[i].objects_q16,
+                                            agg_objects_q16(r, count, weight));
             return;
         }
     struct sp_agg_chain *c = &a->tab[i];
     c->count = count;
     c->weight = weight;
+    c->objects_q16 = agg_objects_q16(r, count, weight);
     c->kind = r->kind;
     c->pid = r->pid;
     c->cpu = cpu;
@@ -101,6 +123,19 @@ static void task_name(const struct sp_stream *s, uint32_t pid, char *buf, size_t
         snprintf(buf, cap, "-");
     else
         snprintf(buf, cap, "pid-%" PRIu32, pid);
+}
+
+/* A heap chain line's OBJECTS, as the kernel's (rounded, at least 1): a
+ * chain split over several lines (more records than a line counts) gives
+ * each line but the last 1, the last the rest. left: records after this
+ * line; n: records on it. */
+static uint64_t agg_objects_line(const struct sp_agg_chain *c, uint64_t left, uint64_t n)
+{
+    uint64_t all = (c->objects_q16 + (1u << 15)) >> 16;
+    if (left)
+        return 1;
+    uint64_t lines_before = (c->count - n) / PRAW_COUNT_MAX;     /* each full */
+    return all > lines_before ? all - lines_before : 1;
 }
 
 char *sp_agg_raw(const struct sp_agg *a, const struct sp_stream *s, unsigned kind,
@@ -160,6 +195,8 @@ char *sp_agg_raw_drops(const struct sp_agg *a, const struct sp_stream *s, unsign
                 wleft -= w;
                 fprintf(f, ":%" PRIu64, w);
             }
+            if (kind == PRAW_KIND_HEAP)
+                fprintf(f, ":%" PRIu64, agg_objects_line(c, left, n));
             fprintf(f, " %" PRIu32 " %s %u", c->pid, task, c->cpu);
             for (unsigned k = 0; k < c->depth; k++)
                 fprintf(f, " %" PRIx64, c->frames[k]);
