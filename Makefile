@@ -85,6 +85,8 @@ $(PROTOGEN)/profile.pb-c.c: $(PPROF_PROTO)
 $(PROTOGEN)/profile.pb-c.h: $(PROTOGEN)/profile.pb-c.c
 $(HOSTOBJ)/tools/pipeline/pprof.o: HOSTCFLAGS += -I$(PROTOGEN)
 $(HOSTOBJ)/tools/pipeline/pprof.o: $(PROTOGEN)/profile.pb-c.h
+$(HOSTOBJ)/tools/pipeline/pprof_read.o: HOSTCFLAGS += -I$(PROTOGEN)
+$(HOSTOBJ)/tools/pipeline/pprof_read.o: $(PROTOGEN)/profile.pb-c.h
 $(HOSTOBJ)/$(PROTOGEN)/profile.pb-c.o: HOSTCFLAGS += -I$(PROTOGEN)
 
 # The web pages' assets (tools/pipeline/web_assets.h). web/package-lock.json
