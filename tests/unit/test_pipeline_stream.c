@@ -10,6 +10,9 @@
 #include "test.h"
 #include <arpa/inet.h>
 #include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "tools/common/toolio.h"
 #include "lib/sha256.h"
 #include "tools/pipeline/agg.h"
 #include "tools/pipeline/model.h"
@@ -533,6 +536,61 @@ TEST(datagrams_go_to_their_kernel_by_stream_id_and_address)
     CHECK_EQ(c.k[1].state, SP_COLLECT_ENDED);
     CHECK_STR(c.k[1].note, "");         /* elapsed: the end asked for */
     CHECK(!sp_collect_active(&c));
+    fclose(err);
+    free(msgs);
+    for (unsigned i = 0; i < 2; i++)
+        sp_stream_free(&c.k[i].s);
+    free(c.k);
+}
+
+/* A collector that fell behind (descheduled, or a burst) reads a backlog
+ * over several polls: no kernel is judged silent until it has been read,
+ * since a kernel whose datagrams wait in the collector's own socket is
+ * not silent. Here kernel 1's datagrams come last, after more than one
+ * poll's worth of kernel 0's, both last heard 4 s ago. */
+TEST(no_kernel_is_given_up_on_while_a_backlog_is_read)
+{
+    struct sp_collect c;
+    struct got g = { { 0 } };
+    char *msgs = NULL;
+    size_t mlen = 0;
+    FILE *err = open_memstream(&msgs, &mlen);
+    two_kernels(&c, &g, err);
+    int force = 16 << 20, tx = socket(AF_INET, SOCK_DGRAM, 0);
+    c.fd = socket(AF_INET, SOCK_DGRAM, 0);
+    struct sockaddr_in me = addr("127.0.0.1", 0);
+    socklen_t len = sizeof me;
+    CHECK(c.fd >= 0 && tx >= 0);
+    if (setsockopt(c.fd, SOL_SOCKET, SO_RCVBUFFORCE, &force, sizeof force))
+        CHECK(setsockopt(c.fd, SOL_SOCKET, SO_RCVBUF, &force, sizeof force) == 0);
+    CHECK(bind(c.fd, (struct sockaddr *)&me, sizeof me) == 0);
+    CHECK(getsockname(c.fd, (struct sockaddr *)&me, &len) == 0);
+    const unsigned n0 = 5000;
+    for (unsigned i = 0; i < n0; i++) {
+        struct dg d = batch(ID, i, 0, i, 1, 0);
+        CHECK(sendto(tx, d.b, d.len, 0, (struct sockaddr *)&me, sizeof me) == (ssize_t)d.len);
+    }
+    struct dg d1 = batch(ID + 1, 0, 0, 0, 1, 0);
+    CHECK(sendto(tx, d1.b, d1.len, 0, (struct sockaddr *)&me, sizeof me) == (ssize_t)d1.len);
+    uint64_t long_ago = tool_mono_ms() - 4000;
+    c.k[0].last_dgram_ms = c.k[1].last_dgram_ms = long_ago;
+    c.k[0].last_keepalive_ms = c.k[1].last_keepalive_ms = tool_mono_ms();
+    c.k[0].last_reply_ms = c.k[1].last_reply_ms = tool_mono_ms();
+    int first = sp_collect_poll(&c, 100);
+    CHECK(first > 0 && (unsigned)first < n0);       /* one poll's worth, not all */
+    CHECK_EQ(c.k[0].state, SP_COLLECT_STREAMING);
+    CHECK_EQ(c.k[1].state, SP_COLLECT_STREAMING);   /* its datagram still waits */
+    unsigned total = (unsigned)first;
+    for (int r; (r = sp_collect_poll(&c, 0)) > 0;)
+        total += (unsigned)r;
+    CHECK_EQ(total, n0 + 1);
+    CHECK_EQ(g.n[0], n0);
+    CHECK_EQ(g.n[1], 1);
+    CHECK_EQ(c.k[1].state, SP_COLLECT_STREAMING);
+    CHECK_EQ(c.k[1].s.lost_dgrams, 0);
+    close(tx);
+    close(c.fd);
+    free(c.rx);
     fclose(err);
     free(msgs);
     for (unsigned i = 0; i < 2; i++)
