@@ -27,9 +27,10 @@ and the test checks the counts, A's send path and B's receive path.
 pingpong_off_stream: `burn pingpong` (two tasks switching 10,000 times a
 second on one CPU) under `profile off` streamed for 10 s to `sonde-prof
 record --off`: the pair's intervals, the kernel's drops and the records
-lost on the wire add up to the switches of the window within 1% (about
-14 s; the shared kernel runs without -icount, so the window is 10 s of
-real time).
+lost on the wire add up to the switches of the window within 1%; then
+`sonde-prof top --off` shows the pair's [waitq burn-pp] live (about 18 s;
+the shared kernel runs without -icount, so the window is 10 s of real
+time).
 
 --arch arm64 runs the same tests against build/arm64/kernel.elf on QEMU
 virt (GICv3, cortex-a72) with virtio-net on a virtio-mmio transport
@@ -803,6 +804,16 @@ def t_pingpong_off_stream(g):
                            capture_output=True, text=True, timeout=120, cwd=ROOT)
         n1, t1 = pp_stat(g)
         check(r.returncode == 0, "record --off: exit %d: %s" % (r.returncode, r.stderr))
+        # The same, live: `top --off` (plain lines: stdout is no terminal)
+        # shows the pair's wait as the heaviest reason.
+        top = subprocess.run([SONDE_PROF, "top", "--off", "-n", "3", "-e", ARCHES[ARCH]["kernel"],
+                              "%s:%d" % (HOST, g.ushell_port)],
+                             capture_output=True, text=True, timeout=60, cwd=ROOT)
+        last = top.stdout.rsplit("sonde-prof top", 1)[-1]
+        check(top.returncode == 0 and re.search(r" us off-CPU in \d", last) and
+              re.search(r"^ +\d+\.\d +\d+\.\d +\[waitq burn-pp\]$", last, re.M) and
+              re.search(r"^ +0\.0 +\d+\.\d +burn_pingpong_wait$", last, re.M),
+              "top --off: exit %d: %s%s" % (top.returncode, top.stdout[-1500:], top.stderr))
         with open(raw) as f:
             text = f.read()
         with open(txt) as f:
