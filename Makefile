@@ -4,6 +4,7 @@
 ARCH    ?= x86_64
 B       := build/$(ARCH)
 HOSTB   := build/host
+WEBB    := build/web
 
 HOSTCC  := gcc
 
@@ -43,17 +44,20 @@ sonde-sh_SRC      := uapi/udpshell.c uapi/udpshell_auth.c lib/sha256.c
 netload_DIRS      := common
 netload_SRC       := uapi/netload.c
 sonde-switch_DIRS := switch common
+# fleet-gen: simulated kernels for the collector's benchmarks (bench/fleet.py)
+fleet-gen_DIRS    := fleet
+fleet-gen_SRC     := uapi/profile_stream.c uapi/udpshell.c
 # sonde-prof: pprof's schema compiled at build time from Debian's copy
 # (golang-github-google-pprof-dev), never copied into the tree; libdw names;
-# ncurses draws `top`.
+# ncurses draws `top`; libmicrohttpd and jansson serve `serve`'s page and API.
 PPROF_PROTO     := /usr/share/gocode/src/github.com/google/pprof/proto/profile.proto
 PROTOGEN        := $(HOSTB)/proto
-sonde-prof_DIRS := pipeline common
+sonde-prof_DIRS := pipeline common serve
 sonde-prof_SRC  := uapi/udpshell_auth.c lib/sha256.c \
                    uapi/profile_raw.c uapi/profile_stream.c uapi/profile_stream_tag.c \
                    uapi/udpshell.c \
-                   $(PROTOGEN)/profile.pb-c.c
-sonde-prof_LIBS := -ldw -lelf -lprotobuf-c -lz -lncurses
+                   $(PROTOGEN)/profile.pb-c.c $(WEBB)/assets.c
+sonde-prof_LIBS := -ldw -lelf -lprotobuf-c -lz -lncurses -lmicrohttpd -ljansson
 TOOL_NAMES := $(patsubst tools/%.c,%,$(wildcard tools/*.c))
 TOOLS   := $(addprefix $(HOSTB)/,$(TOOL_NAMES))
 HOSTOBJ := $(HOSTB)/obj
@@ -82,6 +86,39 @@ $(PROTOGEN)/profile.pb-c.h: $(PROTOGEN)/profile.pb-c.c
 $(HOSTOBJ)/tools/pipeline/pprof.o: HOSTCFLAGS += -I$(PROTOGEN)
 $(HOSTOBJ)/tools/pipeline/pprof.o: $(PROTOGEN)/profile.pb-c.h
 $(HOSTOBJ)/$(PROTOGEN)/profile.pb-c.o: HOSTCFLAGS += -I$(PROTOGEN)
+
+# The web pages' assets (tools/pipeline/web_assets.h). web/package-lock.json
+# pins the npm packages; `npm ci` installs them into web/node_modules
+# whenever that is missing or older than the lock file (the stamp), so a
+# fresh clone builds with plain `make`. esbuild bundles the library
+# (web/flame-lib.js) into build/web/flame.js and build/web/flame.css;
+# web/embed.js makes build/web/assets.c of every asset, one symbol each
+# (NAME=FILE in WEB_ASSETS; declared in tools/pipeline/web_assets.h).
+NPM_STAMP  := web/node_modules/.sonde-npm-ci
+WEB_ASSETS := flame_js=$(WEBB)/flame.js flame_css=$(WEBB)/flame.css \
+              flame_page_js=$(WEBB)/flame-page.js flame_page_css=$(WEBB)/flame-page.css \
+              serve_html=web/serve.html serve_js=web/serve.js
+
+$(NPM_STAMP): web/package-lock.json web/package.json
+	@command -v npm >/dev/null && command -v node >/dev/null || { \
+	  echo "make: node and npm are missing: sonde-prof's web pages are built from npm" \
+	       "packages (web/package.json); install them with: bash scripts/deps.sh" \
+	       "(Debian: apt-get install nodejs npm)" >&2; exit 1; }
+	cd web && npm ci --prefer-offline --no-audit --no-fund --loglevel=error
+	@touch $@
+
+$(WEBB)/flame.js: web/flame-lib.js $(NPM_STAMP)
+	@mkdir -p $(WEBB)
+	web/node_modules/.bin/esbuild $< --bundle --minify --format=iife \
+	  --target=es2020 --log-level=warning --outfile=$@
+$(WEBB)/flame.css: $(WEBB)/flame.js
+# A page's own script and stylesheet: minified, and so checked, by esbuild.
+$(WEBB)/flame-page.js $(WEBB)/flame-page.css: $(WEBB)/%: web/% $(NPM_STAMP)
+	@mkdir -p $(WEBB)
+	web/node_modules/.bin/esbuild $< --minify --target=es2020 --log-level=warning --outfile=$@
+
+$(WEBB)/assets.c: web/embed.js $(foreach a,$(WEB_ASSETS),$(word 2,$(subst =, ,$(a)))) Makefile
+	node web/embed.js $@ $(WEB_ASSETS)
 
 # One archive per folder of parts: the linker takes from it only the
 # parts a program calls, so a program need not link what the folder's

@@ -63,6 +63,7 @@ void pmu_describe(struct printer *p);
 /* ---- The backend contract (kernel/pmu.c over arch/<arch>/pmu.c) ---- */
 
 #define PMU_PROBE_BUDGET_US 10      /* the probe's bound, in us of cycles_now() */
+#define PMU_RATE_BUDGET_US  200     /* ... where it measures a moving counter's rate */
 #define PMU_PERIOD_US       1000    /* about 1 kHz of samples per busy CPU */
 
 /* What a backend's po_claim answers. */

@@ -14,3 +14,7 @@ uint64_t arch_stack_init(uintptr_t top, void (*entry)(void));
 /* For a task switched out at saved_sp: the frame pointer and stack pointer
  * a frame-pointer walk of it starts from. */
 void arch_saved_frame(uint64_t saved_sp, uintptr_t *fp, uintptr_t *sp);
+/* The same fp as an offset above saved_sp (sp is saved_sp itself): for
+ * the scheduler's off-CPU walk on every recorded switch, where the call
+ * would cost more than the load. */
+extern const unsigned arch_saved_fp_off;

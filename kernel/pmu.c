@@ -16,8 +16,10 @@
  * uniformly within +-1/4 of the nominal one, from a per-CPU xorshift:
  * a fixed period locks step with any periodic work of the same or a
  * related period and samples the same phase of it every time; a random
- * one samples every phase, and its mean is still the nominal period, so
- * the rate is unchanged. Here, so that every backend gets it.
+ * one samples every phase. The draws are kept within half a period of
+ * the nominal grid (kernel/pmu_nmi.h, pmu_period_draw), so a window of
+ * n periods still holds n samples within one. Here, so that every
+ * backend gets it.
  *
  * Why a quarter: the point of a work's cycle that is sampled moves by a
  * random walk, one draw a sample, whose step has a standard deviation of
@@ -108,18 +110,29 @@ static void probe_sample(const struct pmu_ops *o, uint64_t per_us,
  * number of reads: a loop iteration is ten cycles on one part and 140 on
  * the next. Moved means the counter left the 0 it was set to: a live one
  * has by the first read, only a swallowed one spends the budget. Where
- * the rate is wanted the loop runs the whole budget and the rate is taken
- * between the first and the last reading, not from the enable: under TCG
- * the first pass through this code is translated while the counter runs. */
+ * the rate is wanted and the counter moved, the loop runs on to
+ * PMU_RATE_BUDGET_US and the rate is taken between the first and the
+ * last reading, not from the enable: under TCG the first pass through
+ * this code is translated while the counter runs. Why that long: each
+ * reading is dated to the clock's resolution (16 ns on QEMU virt's
+ * 62.5 MHz generic timer), so over 10 us the rate was off by up to 0.3%
+ * (1001 per us for QEMU's exact 1000) and a 1 s profile one sample
+ * short; over 200 us, 0.016%. */
+static bool pmu_try_more(const struct pmu_ops *o, uint64_t v, uint64_t spent, uint64_t per_us)
+{
+    if (spent < per_us * PMU_PROBE_BUDGET_US)
+        return o->po_measure_rate || v == 0;
+    return o->po_measure_rate && v != 0 && spent < per_us * PMU_RATE_BUDGET_US;
+}
+
 static bool pmu_try(const struct pmu_ops *o, uint64_t per_us)
 {
-    uint64_t budget = per_us * PMU_PROBE_BUDGET_US;
     unsigned long flags = irq_save();
     uint64_t saved = o->po_probe_start();
     uint64_t c0, start;
     probe_sample(o, per_us, &c0, &start);
     uint64_t v = c0, now = start;
-    while (now - start < budget && (o->po_measure_rate || v == 0)) {
+    while (pmu_try_more(o, v, now - start, per_us)) {
         cpu_relax();
         probe_sample(o, per_us, &v, &now);
     }
@@ -251,7 +264,12 @@ void pmu_arm(void)
     struct pmu_cpu *me = pmu_cpu();
     if (!me->pc_rng)
         me->pc_rng = pmu_seed((unsigned)(me - pmu_cpus));  /* before the flag: see pc_rng */
-    uint64_t first = pmu_period_draw(me);
+    /* The grid starts here: a drift left by the last run would shift
+     * this one's first overflow by up to half a period. */
+    me->pc_drift = 0;
+    int64_t drift;
+    uint64_t first = pmu_period_draw(me, &drift);
+    me->pc_drift = drift;
     /* Flag first: the first overflow may come before the last write of
      * po_arm returns, and an NMI that finds the flag clear is not claimed. */
     __atomic_store_n(&me->pc_armed, true, __ATOMIC_RELEASE);

@@ -19,6 +19,9 @@
  *    tick's step (it steps only when armed, and arm draws before setting
  *    the flag), so a plain single-writer word: no lock, no atomic. 0: not
  *    seeded yet (xorshift never yields 0 from a nonzero state).
+ *  - pc_drift: how far the next overflow lies from the grid of nominal
+ *    periods since arm, in counts, within +-period/2 (pmu_period_draw).
+ *    The same single writers as pc_rng.
  *  - pc_claims, pc_stale: written only by that CPU's NMI, overflows
  *    claimed and of them those that arrived after disarm; read (relaxed)
  *    only for lscpu. Volatile stores, not __atomic ones: the same
@@ -28,6 +31,7 @@ struct pmu_cpu {
     bool pc_armed;
     uint32_t pc_claims, pc_stale;
     uint64_t pc_rng;
+    int64_t pc_drift;
 } __attribute__((aligned(64)));
 extern struct pmu_cpu pmu_cpus[MAX_CPUS];
 
@@ -42,13 +46,24 @@ struct pmu_nmi_params {
 };
 extern struct pmu_nmi_params pmu_nmi;
 
-/* The next load's period: nominal - 1/4 plus a uniform draw over the
- * 1/2 band, so the mean is the nominal period (to within one count) and
- * the rate is unchanged. NMI context: a few ALU instructions and one
- * division, no lock, nothing that faults. Never 0 (a period is at least
- * a thousand counts), which po_nmi_ack reads as "no reload". */
-static inline uint64_t pmu_period_draw(struct pmu_cpu *me)
+/* The next load's period: the nominal one plus a step drawn uniformly
+ * within +-1/4 of it, where the steps add up to a drift from the grid of
+ * nominal periods that stays within +-1/2 period: a step that would
+ * leave that band is taken the other way. So each overflow lands at a
+ * random phase of any periodic work (the drift wanders the whole period,
+ * about once every 50 samples), yet a window of n nominal periods holds
+ * n samples within one, as with a fixed period. Unbounded, the drift was
+ * a random walk: its spread over 1000 samples was ~4.6 periods, and a
+ * 1 s profile on a 1 kHz counter took 1003 to 1017 samples.
+ *
+ * The new drift goes to *drift; the caller stores it in pc_drift only
+ * once the load is made (an NMI that is not the counter's loads nothing).
+ * NMI context: a few ALU instructions and one division, no lock, nothing
+ * that faults. Never 0 (a period is at least a thousand counts), which
+ * po_nmi_ack reads as "no reload". */
+static inline uint64_t pmu_period_draw(struct pmu_cpu *me, int64_t *drift)
 {
+    *drift = 0;
     if (!pmu_nmi.jitter)
         return pmu_nmi.period;
     uint64_t x = me->pc_rng;
@@ -56,7 +71,17 @@ static inline uint64_t pmu_period_draw(struct pmu_cpu *me)
     x ^= x >> 7;
     x ^= x << 17;
     me->pc_rng = x;
-    return pmu_nmi.jit_lo + x % pmu_nmi.jit_span;
+    int64_t half = (int64_t)(pmu_nmi.period / 2);
+    int64_t step = (int64_t)(pmu_nmi.jit_lo + x % pmu_nmi.jit_span) - (int64_t)pmu_nmi.period;
+    int64_t d = me->pc_drift + step;
+    /* |drift| <= half and |step| <= half / 2: the step taken the other
+     * way lands back inside the band. */
+    if (d > half || d < -half) {
+        step = -step;
+        d = me->pc_drift + step;
+    }
+    *drift = d;
+    return pmu_nmi.period + (uint64_t)step;
 }
 
 /* kernel/pmu.c: an NMI on a CPU whose counter is not armed. */
@@ -78,14 +103,17 @@ static inline __attribute__((always_inline)) bool pmu_nmi_claim_on(unsigned cpu)
     struct pmu_cpu *me = &pmu_cpus[cpu];
     if (__builtin_expect(!__atomic_load_n(&me->pc_armed, __ATOMIC_ACQUIRE), 0))
         return pmu_nmi_claim_disarmed(me);
+    int64_t drift;
+    uint64_t next = pmu_period_draw(me, &drift);
 #ifdef PMU_NMI_ACK_INLINE
     /* The one backend there is, inline (hal/pmu.h). */
-    if (!pmu_nmi_ack_inline(pmu_period_draw(me)))
+    if (!pmu_nmi_ack_inline(next))
         return false;
 #else
-    if (!pmu_nmi.ops->po_nmi_ack(pmu_period_draw(me)))
+    if (!pmu_nmi.ops->po_nmi_ack(next))
         return false;
 #endif
+    me->pc_drift = drift;
     *(volatile uint32_t *)&me->pc_claims = me->pc_claims + 1;
     return true;
 }

@@ -8,6 +8,7 @@
 #include "kernel/sched.h"
 #include "hal/task.h"
 #include "kernel/percpu.h"
+#include "kernel/prof/produce.h"
 #include "kernel/prof/sample.h"
 #include "kernel/stacks.h"
 #include "kernel/stacktrace.h"
@@ -92,52 +93,112 @@ static void finish_switch(struct cpu *c)
 /* ---- off-CPU recording (kernel/prof/offcpu.h), out of the way ---- */
 
 /* The chain of a task switched out, from its saved context, as bt reads
- * it (kernel/backtrace.c): its registers are all saved (it is not on a
- * CPU), else no frames. Caller holds its CPU's run-queue lock. The walk
- * is bounded by the task's own stack, known here, rather than found in
- * the stacks' registry: the lookup was a third of a switch-in's cost
- * (bench_switch). A task's frames never leave its stack. */
-static unsigned sched_off_chain(struct task *t, uintptr_t *out)
+ * it (kernel/backtrace.c). Caller holds its CPU's run-queue lock and
+ * knows the task is off every CPU with its registers saved. The walk is
+ * bounded by the task's own stack, known here, rather than found in the
+ * stacks' registry: the lookup was a third of a switch-in's cost
+ * (bench_switch). A task's frames never leave its stack, so a record
+ * that fails the walk's test ends the chain (st_walk_within). The first
+ * record is arch_switch's own, pushed by the scheduler's switch: its
+ * return address (into schedule) is taken as it is, and the walk starts
+ * at the record it points to. Inline, as is everything under
+ * sched_off_switch: each call there cost ~10 guest instructions of a
+ * budget of 150. */
+static inline __attribute__((always_inline)) unsigned sched_off_chain(const struct task *t,
+                                                                       uintptr_t *out)
+{
+    uintptr_t lo = (uintptr_t)t->stack, top = lo + TASK_STACK_SIZE - FRAME_RECORD;
+    uintptr_t sp = t->saved_rsp, fp = sp + arch_saved_fp_off;
+    if (sp < lo || fp > top)
+        return 0;
+    const uintptr_t *rec = (const uintptr_t *)fp;
+    out[0] = rec[1];
+    fp = rec[0];
+    if (fp <= (uintptr_t)rec || fp > top || (fp & 7))
+        return 1;
+    return (unsigned)(st_walk_within(fp, top, out + 1, out + PROF_FRAMES, st_text_now()) - out);
+}
+
+/* The same for the window's sweep, of a task that may still be on its
+ * way off another CPU: no frames until its registers are all saved. */
+static unsigned sched_off_chain_any(const struct task *t, uintptr_t *out)
 {
     if (__atomic_load_n(&t->on_cpu, __ATOMIC_ACQUIRE) || !t->ran || !t->stack)
         return 0;
-    uintptr_t fp, sp, lo = (uintptr_t)t->stack, hi = lo + TASK_STACK_SIZE;
-    arch_saved_frame(t->saved_rsp, &fp, &sp);
-    if (sp < lo || sp >= hi)
-        return 0;
-    struct st_span s = { lo, hi, hi - FRAME_RECORD, STACK_TASK };
-    return st_walk_from(s, fp, sp, out, PROF_FRAMES, st_text_now());
+    return sched_off_chain(t, out);
+}
+
+/* What t is owed (n records of d) into this CPU's ring: the slots claimed
+ * and filled first, then t's chain walked straight into the first
+ * (kernel/prof/offcpu.h). Under t's CPU's run-queue lock. */
+static inline __attribute__((always_inline)) void sched_off_emit(struct task *t,
+                                                                  const struct prof_off_owed *d,
+                                                                  unsigned n, bool sweep)
+{
+    struct prof_claim k;
+    struct prof_record *r = prof_claim_n(&k, PROF_KIND_OFFCPU, t->pid, n);
+    if (!r)
+        return;
+    struct prof_record *copy = prof_off_put(&t->off, d, t->pid, k.k_pc->pc_buf, k.k_head,
+                                            k.k_pc->pc_cap - 1);
+    unsigned depth = sweep ? sched_off_chain_any(t, r->pr_frames) : sched_off_chain(t, r->pr_frames);
+    prof_off_put_chain(r, copy, depth);
+    prof_claim_commit(&k);
+}
+
+/* next's switch-in at t, any case but the common one (below). */
+static __attribute__((noinline)) void sched_off_in(struct task *next, uint64_t t)
+{
+    struct prof_off_owed d;
+    unsigned n = prof_off_in(&next->off, t, &d);
+    if (n)
+        sched_off_emit(next, &d, n, false);
+}
+
+/* The common switch-in, of a task preempted in this window: one record of
+ * weight w (ns), its chain walked straight into its slot. */
+static inline __attribute__((always_inline)) void sched_off_preempted(struct task *t,
+                                                                       uint64_t w)
+{
+    struct prof_claim k;
+    struct prof_record *r = prof_claim_n(&k, PROF_KIND_OFFCPU, t->pid, 1);
+    if (!r)
+        return;
+    unsigned depth = sched_off_chain(t, r->pr_frames);
+    prof_off_fill(r, t->pid, PROF_WHY_PREEMPTED, NULL, -1, w, depth);
+    prof_claim_commit(&k);
 }
 
 /* Switch-out of cur and switch-in of next, under c->rq_lock. next's
  * saved context is whole: it was switched out on this CPU (tasks never
- * migrate), and that switch finished before this one began. */
+ * migrate), and that switch finished before this one began; on_cpu is
+ * set after us. The clock is the raw counter: what a record weighs is
+ * converted when it is written, by one multiply. */
 static __attribute__((noinline, cold)) void sched_off_switch(struct task *cur,
                                                             struct task *next)
 {
     prof_off_acquire();
-    uint64_t now = time_ns();
+    uint64_t t = prof_off_clip(cycles_now_inline()), w;
     if (!cur->is_idle && cur->state != TASK_DEAD)
-        prof_off_out(&cur->off, cur->state == TASK_RUNNABLE, now);
+        prof_off_out(&cur->off, cur->state == TASK_RUNNABLE, t);
     if (next->is_idle || !next->ran)
         return;
-    uintptr_t chain[PROF_FRAMES];
-    struct prof_record recs[PROF_OFF_RECS];
-    unsigned d = sched_off_chain(next, chain);   /* on_cpu is set after us */
-    unsigned n = prof_off_in(&next->off, next->pid, now, chain, d, recs);
-    if (n)
-        prof_emit_n(recs, n);
+    if (!prof_off_in_preempted(&next->off, t, &w))
+        sched_off_in(next, t);
+    else if (w)
+        sched_off_preempted(next, w);
 }
 
 /* t, on c, is woken: by whoever runs here (in an interrupt, the task it
- * interrupted; its chain shows the handler). Under c->rq_lock. */
+ * interrupted; its chain shows the handler), whose chain goes straight
+ * into t's state. Under c->rq_lock. */
 static __attribute__((noinline, cold)) void sched_off_wake(struct cpu *c, struct task *t,
                                                           int waker, bool walk)
 {
     prof_off_acquire();
-    uintptr_t frames[PROF_FRAMES];
-    unsigned d = walk ? st_capture_here(frames, PROF_FRAMES) : 0;
-    prof_off_wake(&t->off, c->current == t, time_ns(), waker, frames, d);
+    struct prof_off *o = &t->off;
+    if (prof_off_wake(o, c->current == t, cycles_now_inline(), waker) && walk)
+        o->of_wdepth = (uint8_t)st_capture_here(o->of_wframes, PROF_FRAMES);
 }
 
 static void sched_off_sweep_one(struct task *t, void *arg)
@@ -148,13 +209,10 @@ static void sched_off_sweep_one(struct task *t, void *arg)
     struct cpu *c = &cpus[t->cpu];
     unsigned long f = spin_lock(&c->rq_lock);
     if (c->current != t) {
-        uintptr_t chain[PROF_FRAMES];
-        struct prof_record recs[PROF_OFF_RECS];
-        unsigned d = sched_off_chain(t, chain);
-        unsigned n = prof_off_finish(&t->off, t->pid, t->state == TASK_SLEEPING,
-                                     chain, d, recs);
+        struct prof_off_owed d;
+        unsigned n = prof_off_finish(&t->off, t->state == TASK_SLEEPING, &d);
         if (n)
-            prof_emit_n(recs, n);
+            sched_off_emit(t, &d, n, true);
     }
     spin_unlock(&c->rq_lock, f);
 }
@@ -302,13 +360,17 @@ void yield(void)
     irq_restore(f);
 }
 
-void sleep_ms(uint64_t ms)
+/* On this CPU's sleepers list until the tick that finds wake_at_ns
+ * passed or, if wake_tick is nonzero, the tick that brings this CPU's
+ * count to it (sched_tick). */
+static void sleep_until(uint64_t wake_ns, uint64_t wake_tick)
 {
     unsigned long f = irq_save();
     struct cpu *c = this_cpu();
     struct task *cur = c->current;
     unsigned long g = spin_lock(&c->rq_lock);
-    cur->wake_at_ns = time_ns() + ms * 1000000;
+    cur->wake_at_ns = wake_ns;
+    cur->wake_at_tick = wake_tick ? c->ticks + wake_tick : 0;
     prof_off_wait(&cur->off, PROF_WHY_SLEEP, 0);
     cur->state = TASK_SLEEPING;
     cur->next = c->sleepers;
@@ -316,6 +378,25 @@ void sleep_ms(uint64_t ms)
     spin_unlock(&c->rq_lock, g);
     schedule();
     irq_restore(f);
+}
+
+void sleep_ms(uint64_t ms)
+{
+    sleep_until(time_ns() + ms * 1000000, 0);
+}
+
+/* Counted in ticks, not time: a sleep that starts just after a tick and
+ * asks for n periods in ns ends one tick late, since the n-th tick falls
+ * a hair before now + n periods. The count is read and set under the
+ * run-queue lock with interrupts off, so no tick comes in between. */
+void sleep_ticks(unsigned n)
+{
+    sleep_until(UINT64_MAX, n ? n : 1);
+}
+
+void sleep_to_tick(void)
+{
+    sleep_ticks(1);
 }
 
 /* From the tick, interrupts off. Returns nothing: asks for a switch by
@@ -335,7 +416,7 @@ void sched_tick(void)
     unsigned long f = spin_lock(&c->rq_lock);
     for (struct task **pp = &c->sleepers; *pp;) {
         struct task *t = *pp;
-        if (t->wake_at_ns <= now) {
+        if (t->wake_at_tick ? c->ticks >= t->wake_at_tick : t->wake_at_ns <= now) {
             *pp = t->next;
             if (prof_off_on())
                 sched_off_wake(c, t, 0, false);   /* the tick ends a sleep */

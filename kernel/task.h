@@ -28,6 +28,8 @@ bool task_is_idle(int pid);
 bool task_name(int pid, char name[TASK_NAME_MAX]);
 void task_exit(void) __attribute__((noreturn));
 void yield(void);
-void sleep_ms(uint64_t ms);
+void sleep_ms(uint64_t ms);          /* until the first tick >= ms from now */
+void sleep_ticks(unsigned n);        /* until this CPU's n-th tick from now (0: 1) */
+void sleep_to_tick(void);            /* until this CPU's next tick */
 /* Set by kill: a killable task polls it and exits. */
 bool task_should_stop(void);

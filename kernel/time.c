@@ -2,12 +2,18 @@
 #include "kernel/time.h"
 #include "hal/cpu.h"
 
-static uint64_t boot_cycles, per_us;
+static uint64_t boot_cycles, per_us, ns_mult;
 
 void time_init(uint64_t cycles_per_us)
 {
     boot_cycles = cycles_now();
     per_us = cycles_per_us;
+    ns_mult = cycles_per_us ? (1000ull << 32) / cycles_per_us : 0;
+}
+
+uint64_t time_ns_mult(void)
+{
+    return ns_mult;
 }
 
 uint64_t time_ns(void)

@@ -7,4 +7,8 @@
 
 void time_init(uint64_t cycles_per_us);   /* boot CPU, after calibration */
 uint64_t time_ns(void);                   /* monotonic, from cycles_now() */
+/* What one unit of cycles_now() is in ns, 32.32 fixed point: for a
+ * caller that keeps raw counter reads and converts only their
+ * differences (the scheduler's off-CPU records), by one multiply. */
+uint64_t time_ns_mult(void);
 static inline uint64_t time_ms(void) { return time_ns() / 1000000; }

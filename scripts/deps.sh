@@ -25,6 +25,10 @@ command -v protoc-c >/dev/null || need+=(protobuf-c-compiler)
 # sonde-prof top: ncurses draws the terminal; tmux runs it in its test.
 [ -f /usr/include/ncurses.h ] || need+=(libncurses-dev)
 command -v tmux >/dev/null || need+=(tmux)
+# sonde-prof serve: libmicrohttpd answers HTTP, jansson writes and reads the
+# page's JSON.
+[ -f /usr/include/microhttpd.h ] || need+=(libmicrohttpd-dev)
+[ -f /usr/include/jansson.h ] || need+=(libjansson-dev)
 # test_sha256 checks lib/sha256.c against libcrypto (the tests only).
 [ -f /usr/include/openssl/hmac.h ] || need+=(libssl-dev)
 command -v go >/dev/null || need+=(golang-go)
@@ -36,12 +40,30 @@ command -v xmllint >/dev/null || need+=(libxml2-utils)
 command -v clang >/dev/null || need+=(clang)
 compgen -G '/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a' >/dev/null ||
   need+=(libclang-rt-14-dev)
-[ ${#need[@]} -eq 0 ] && exit 0
-if [ "$(id -u)" -ne 0 ]; then
-  echo "deps: missing ${need[*]}; run as root or: sudo apt-get install ${need[*]}" >&2
-  exit 1
+# sonde-prof's web pages: node and npm build them from npm packages
+# (web/package.json); the browser tests (tests/browser/) drive Debian's
+# chromium, whose text needs a font.
+command -v node >/dev/null || need+=(nodejs)
+command -v npm >/dev/null || need+=(npm)
+command -v chromium >/dev/null || need+=(chromium)
+[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need+=(fonts-dejavu-core)
+if [ ${#need[@]} -ne 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "deps: missing ${need[*]}; run as root or: sudo apt-get install ${need[*]}" >&2
+    exit 1
+  fi
+  echo "deps: installing ${need[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >/dev/null
+  apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
-echo "deps: installing ${need[*]}"
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq >/dev/null
-apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+# The npm packages, exactly as web/package-lock.json pins them: installed
+# when web/node_modules is missing or older than the lock file (the same
+# stamp as the Makefile's, which does this too for a plain `make`).
+cd "$(dirname "$0")/.."
+stamp=web/node_modules/.sonde-npm-ci
+if [ ! -f "$stamp" ] || [ web/package-lock.json -nt "$stamp" ] || [ web/package.json -nt "$stamp" ]; then
+  echo "deps: npm ci in web/"
+  (cd web && npm ci --prefer-offline --no-audit --no-fund --loglevel=error >/dev/null)
+  touch "$stamp"
+fi

@@ -57,7 +57,7 @@ make -s ARCH=arm64 all > "$res/arm64-build.log" 2>&1 ||
   { built=no; echo "arm64: build failed"; tail -20 "$res/arm64-build.log"; }
 
 # The host's own tests: compilers, sanitizers, fuzzers, fake kernels on
-# loopback. One core.
+# loopback; then the browser's, each with its own kernels. About a core.
 lane_host() {
   stage tree 60 scripts/check_tree.sh bash scripts/check_tree.sh
   stage unit 400 scripts/unit.sh bash scripts/unit.sh
@@ -66,8 +66,18 @@ lane_host() {
   # it building the targets.
   FUZZ_SECONDS=${FUZZ_SECONDS:-3} stage fuzz 300 scripts/fuzz.sh bash scripts/fuzz.sh
   stage tools 300 tests/tools/check_sonde_prof.sh bash tests/tools/check_sonde_prof.sh
+  # sonde-prof serve against malformed HTTP requests, a fake kernel on loopback: about 4 s.
+  stage serve-http 60 tests/tools/check_serve_http.py python3 tests/tools/check_serve_http.py
   # record -d over 2 s against fake kernels on loopback: about 30 s.
   stage stream-tools 120 tests/tools/check_stream_record.sh bash tests/tools/check_stream_record.sh
+  # a fleet of 50 simulated kernels for 10 s, and 12 sampled 3 at a time: about 17 s.
+  stage fleet 120 tests/tools/check_fleet.py python3 tests/tools/check_fleet.py
+  # sonde-prof's web pages in headless chromium (tests/browser/): one QEMU
+  # boot, 1 s of burn, 15 tests of pages: about 25 s.
+  stage browser 120 tests/browser/run.js node tests/browser/run.js
+  # sonde-prof serve's page in headless chromium with two live x86_64
+  # kernels (QEMU, -smp 1 each): about 25 s.
+  stage serve 120 tests/browser/serve_live.js node tests/browser/serve_live.js
 }
 
 # The kernels under QEMU, one stage at a time: the other core.
@@ -93,7 +103,7 @@ lane_qemu() {
 }
 
 # The stages in the order the summary lists them.
-ORDER="tree unit fuzz tools stream-tools x86_64 network offcpu heap stream soak
+ORDER="tree unit fuzz tools serve-http stream-tools fleet browser serve x86_64 network offcpu heap stream soak
        arm64 arm64-offcpu arm64-heap arm64-network profile"
 
 if [ "${TEST_LANES:-2}" = 1 ]; then

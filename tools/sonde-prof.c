@@ -35,7 +35,10 @@
 
 #include "tools/pipeline/agg.h"
 #include "tools/pipeline/collect.h"
+#include "tools/pipeline/fleet.h"
 #include "tools/pipeline/folded.h"
+#include "tools/pipeline/flame_json.h"
+#include "tools/pipeline/html.h"
 #include "tools/pipeline/model.h"
 #include "tools/common/hostaddr.h"
 #include "tools/pipeline/pprof.h"
@@ -45,12 +48,14 @@
 #include "tools/pipeline/text.h"
 #include "tools/pipeline/diff.h"
 #include "tools/pipeline/top_ui.h"
+#include "tools/serve/serve.h"
 #include "tools/common/toolio.h"
 #include "uapi/udpshell.h"
 
 enum { EXIT_OK = 0, EXIT_REFUSED = 1, EXIT_USAGE = 2 };
 
-#define MAX_INPUTS 64
+/* A fleet of a thousand kernels and more is one record (bench/fleet.py). */
+#define MAX_INPUTS 4096
 /* record: windows up to SP_RECORD_MS_MAX are one `profile ... raw` reply;
  * longer ones are a stream (docs/continuous.md), up to a day. */
 #define SP_STREAM_WINDOW_MAX_MS 86400000u
@@ -59,7 +64,7 @@ enum { EXIT_OK = 0, EXIT_REFUSED = 1, EXIT_USAGE = 2 };
 
 static const char *prog = "sonde-prof";
 
-enum format { FMT_FOLDED, FMT_PPROF, FMT_SVG, FMT_TXT };
+enum format { FMT_FOLDED, FMT_PPROF, FMT_SVG, FMT_TXT, FMT_HTML };
 
 static const struct {
     const char *ext;
@@ -69,6 +74,7 @@ static const struct {
     { ".pb.gz", FMT_PPROF },
     { ".svg", FMT_SVG },
     { ".txt", FMT_TXT },
+    { ".html", FMT_HTML },
 };
 
 struct opts {
@@ -88,18 +94,23 @@ struct opts {
     unsigned nids;
     enum sp_record_what what;   /* --heap, --allocs: a heap profile */
     int pid_given;              /* -p was given */
+    unsigned sample, period_ms; /* --sample K --period P: K kernels at a time */
+    const char *stats;          /* --stats FILE: each kernel's accounting */
 };
 
 static void usage(FILE *f)
 {
     fprintf(f,
         "usage: %s record [-d WINDOW] [-p PID] [-t SECS] [-k KEYFILE [--id ID ...]] [-r RAW ...] -e ELF [-e ELF ...]\n"
+        "                        [--sample K --period P] [--stats FILE]\n"
         "                        -o OUT [--per-kernel] HOST[:PORT] [HOST[:PORT] ...]\n"
         "       %s report -i RAW [-i RAW ...] -e ELF [-e ELF ...] -o OUT\n"
         "                        [--kernel NAME ...] [--per-kernel]\n"
         "       %s top [-w SECONDS] [-n ITERATIONS] [-k KEYFILE] -e ELF [-e ELF ...]\n"
         "                        HOST[:PORT] [HOST[:PORT] ...]   (see top --help)\n"
         "       %s diff BASE NEW -e ELF [-e ELF] -o OUT [--force]   (see diff --help)\n"
+        "       %s serve [-l ADDR:PORT] [--public] [-k KEYFILE] -e ELF [-e ELF ...]\n"
+        "                        HOST[:PORT] [HOST[:PORT] ...]   (see serve --help)\n"
         "       %s -h | --help\n"
         "\n"
         "record profiles running kernels over their UDP shells (`profile MS\n"
@@ -126,6 +137,11 @@ static void usage(FILE *f)
         "                 folded and svg in bytes (docs/profiling.md)\n"
         "  --allocs       what was allocated during the window (`profile allocs`,\n"
         "                 -d up to %d ms): alloc_objects and alloc_space\n"
+        "  --sample K     a stream: only K kernels at a time, rotating every\n"
+        "  --period P     P (\"500ms\", \"10s\"); the others have no stream at all.\n"
+        "                 Each kernel's report says the kernel-seconds it covers\n"
+        "  --stats FILE   a stream: each kernel's accounting, one line each\n"
+        "                 (docs/continuous.md)\n"
         "report symbolizes raw profiles saved to files.\n"
         "  -i RAW         a raw profile; repeat to merge several kernels\n"
         "  --kernel NAME  the kernel label of the inputs, once per -i in\n"
@@ -138,10 +154,14 @@ static void usage(FILE *f)
         "                   .folded  folded stacks (flamegraph.pl, speedscope)\n"
         "                   .svg     a flame graph\n"
         "                   .txt     the kernel's report with file:line\n"
-        "  --per-kernel   folded and svg: the kernel name as the root frame\n"
+        "                   .html    an interactive flame graph: zoom, search,\n"
+        "                            tooltips with file:line; one file that\n"
+        "                            loads nothing (open it in any browser)\n"
+        "  --per-kernel   folded and svg: the kernel name as the root frame (html:\n"
+        "                 always, when the inputs name more than one kernel)\n"
         "Exit status: 0 ok, 1 a kernel refused (busy, nothing listening),\n"
         "2 usage, input or protocol error, or no answer in time.\n",
-        prog, prog, prog, prog, prog, USHP_DEFAULT_PORT, SP_RECORD_MS_MAX, SP_RECORD_MS_MAX);
+        prog, prog, prog, prog, prog, prog, USHP_DEFAULT_PORT, SP_RECORD_MS_MAX, SP_RECORD_MS_MAX);
 }
 
 static int die_usage(const char *what, const char *arg)
@@ -162,7 +182,7 @@ static int pick_format(struct opts *o)
         }
     }
     fprintf(stderr, "%s: -o %s: unknown extension (known: .pb.gz, .folded, "
-            ".svg, .txt)\n", prog, o->out);
+            ".svg, .txt, .html)\n", prog, o->out);
     return -1;
 }
 
@@ -285,6 +305,12 @@ static int write_format(const struct sp_profile *p, const struct opts *o, FILE *
                  (unsigned long long)sp_profile_total(p));
         return sp_svg_write(p, o->per_kernel, title, f);
     }
+    case FMT_HTML: {
+        char title[256];
+        snprintf(title, sizeof title, "sonde: %s%s, %s", p->inputs[0].pi_kernel,
+                 p->ninputs > 1 ? " and others" : "", sp_fj_view(&p->inputs[0]));
+        return sp_html_write(p, o->per_kernel, title, f, err, cap);
+    }
     case FMT_TXT:
         return sp_text_write(p, f);
     case FMT_PPROF:
@@ -401,8 +427,15 @@ static int cmd_report(int argc, char **argv)
 
 /* ---- record: the network half ---------------------------------------- */
 
+static int parse_ms(const char *opt, const char *arg, unsigned *ms);
+
 /* -d: "500ms", "10s", or a bare number of ms (what -d always was). */
 static int parse_window(const char *arg, unsigned *ms)
+{
+    return parse_ms("-d", arg, ms);
+}
+
+static int parse_ms(const char *opt, const char *arg, unsigned *ms)
 {
     char *end;
     unsigned long long v = strtoull(arg, &end, 10), scale = 1;
@@ -411,11 +444,32 @@ static int parse_window(const char *arg, unsigned *ms)
     else if (!(*arg >= '0' && *arg <= '9') || (*end && strcmp(end, "ms") != 0))
         v = 0;
     if (v < 1 || v > SP_STREAM_WINDOW_MAX_MS / scale) {
-        fprintf(stderr, "%s: -d %s out of range (1 ms to %u s: \"500ms\", \"10s\", "
-                "or a number of ms)\n", prog, arg, SP_STREAM_WINDOW_MAX_MS / 1000);
+        fprintf(stderr, "%s: %s %s out of range (1 ms to %u s: \"500ms\", \"10s\", "
+                "or a number of ms)\n", prog, opt, arg, SP_STREAM_WINDOW_MAX_MS / 1000);
         return -1;
     }
     *ms = (unsigned)(v * scale);
+    return 0;
+}
+
+/* --sample, --period and --stats: a stream's, and together. */
+static int fleet_args_bad(const struct opts *o, bool heap)
+{
+    bool stream = !heap && o->ms > SP_RECORD_MS_MAX;
+    if ((o->sample || o->period_ms || o->stats) && !stream) {
+        fprintf(stderr, "%s: --sample, --period and --stats are a stream's: give -d over "
+                "%u ms, without --heap or --allocs\n", prog, SP_RECORD_MS_MAX);
+        return 1;
+    }
+    if (!o->sample != !o->period_ms) {
+        fprintf(stderr, "%s: give --sample K and --period P together\n", prog);
+        return 1;
+    }
+    if (o->period_ms > o->ms) {
+        fprintf(stderr, "%s: --period %u ms out of range (1 ms up to -d, %u ms)\n", prog,
+                o->period_ms, o->ms);
+        return 1;
+    }
     return 0;
 }
 
@@ -426,6 +480,9 @@ static int parse_record_args(int argc, char **argv, struct opts *o)
         { "heap", no_argument, NULL, 'H' },
         { "allocs", no_argument, NULL, 'A' },
         { "id", required_argument, NULL, 'I' },
+        { "sample", required_argument, NULL, 'S' },
+        { "period", required_argument, NULL, 'P' },
+        { "stats", required_argument, NULL, 'T' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -455,6 +512,21 @@ static int parse_record_args(int argc, char **argv, struct opts *o)
         }
         case 'H': heap = 1; break;
         case 'A': allocs = 1; break;
+        case 'S': {
+            unsigned long v = strtoul(optarg, &end, 10);
+            if (*optarg < '0' || *optarg > '9' || *end || v < 1 || v > MAX_INPUTS) {
+                fprintf(stderr, "%s: --sample %s out of range (1-%u kernels at a time)\n",
+                        prog, optarg, MAX_INPUTS);
+                return EXIT_USAGE;
+            }
+            o->sample = (unsigned)v;
+            break;
+        }
+        case 'P':
+            if (parse_ms("--period", optarg, &o->period_ms))
+                return EXIT_USAGE;
+            break;
+        case 'T': o->stats = optarg; break;
         case 't':
             o->slack_s = strtod(optarg, &end);
             if (*optarg == 0 || *end || !(o->slack_s >= 0.1 && o->slack_s <= 3600)) {
@@ -488,6 +560,8 @@ static int parse_record_args(int argc, char **argv, struct opts *o)
         return EXIT_USAGE;
     }
     o->what = heap ? SP_RECORD_HEAP : allocs ? SP_RECORD_ALLOCS : SP_RECORD_CPU;
+    if (fleet_args_bad(o, heap || allocs))
+        return EXIT_USAGE;
     if (heap)
         o->ms = 0;              /* no window: only the slack to wait */
     if (o->nraws && o->nraws != o->ninputs)
@@ -599,19 +673,22 @@ static const char *stream_note(struct sp_profile *p, const struct sp_collect_ker
     return note[0] ? sp_strdup(p, note) : NULL;
 }
 
-/* Each kernel's stream as a raw profile through add_text, with its loss
- * beside it. A kernel that never sent its META is left out, said so. */
+/* Each kernel's streams as a raw profile through add_text, with its loss
+ * beside it (t: its streams summed). A kernel that never sent its META is
+ * left out, said so. */
 static int stream_inputs(struct sp_collect *c, struct stream_rec *sr, struct sp_profile *p,
                          struct elfs *es, const struct opts *o, char **texts,
-                         size_t *lens)
+                         size_t *lens, const struct sp_fleet_total *t)
 {
     unsigned added = 0;
     for (unsigned i = 0; i < c->n; i++) {
         struct sp_collect_kernel *k = &c->k[i];
-        texts[i] = sp_agg_raw(&sr->agg[i], &k->s, PRAW_KIND_CPU, stream_ms(k, o->ms), &lens[i]);
+        texts[i] = sp_agg_raw_drops(&sr->agg[i], &k->s, PRAW_KIND_CPU,
+                                    (uint32_t)t[i].covered_ms, t[i].drops, &lens[i]);
         if (!texts[i]) {
-            fprintf(stderr, "%s: kernel %s: no META came (no build id to check): "
-                    "left out\n", prog, k->name);
+            fprintf(stderr, "%s: kernel %s: %s: left out\n", prog, k->name,
+                    o->sample && !t[i].streams ? "never sampled"
+                                               : "no META came (no build id to check)");
             continue;
         }
         if (add_text(p, es, texts[i], lens[i], k->name, k->name,
@@ -619,9 +696,17 @@ static int stream_inputs(struct sp_collect *c, struct stream_rec *sr, struct sp_
             return EXIT_USAGE;
         struct sp_input *in = &p->inputs[p->ninputs - 1];
         in->pi_stream = true;
-        in->pi_lost_records = k->s.lost_records;
-        in->pi_lost_dgrams = k->s.lost_dgrams;
+        in->pi_lost_records = t[i].lost_records;
+        in->pi_lost_dgrams = t[i].lost_dgrams;
         in->pi_note = stream_note(p, k);
+        if (o->sample) {
+            char cov[96];
+            sp_fleet_coverage(cov, sizeof cov, &t[i], o->period_ms);
+            char *note = sp_xcalloc(1, strlen(cov) + (in->pi_note ? strlen(in->pi_note) : 0) + 3);
+            sprintf(note, "%s%s%s", cov, in->pi_note ? "; " : "", in->pi_note ? in->pi_note : "");
+            in->pi_note = sp_strdup(p, note);
+            free(note);
+        }
         added++;
     }
     if (!added) {
@@ -649,6 +734,86 @@ static bool overdue(const struct sp_collect *c, unsigned ms)
     return false;
 }
 
+/* One window of ms on the kernels i with which[i]: started, received,
+ * stopped, and each one's stream added to its total. */
+static int stream_round(struct sp_collect *c, const struct opts *o, unsigned ms,
+                        const bool *which, struct sp_fleet_total *t, bool tty)
+{
+    int rc = sp_collect_start_some(c, ms, o->pid, which);
+    if (rc == EXIT_OK && tty && !o->sample)
+        for (unsigned i = 0; i < c->n; i++)
+            fprintf(stderr, "%s: %s: stream 0x%08x\n", prog, c->k[i].name, c->k[i].s.id);
+    if (rc != EXIT_OK)
+        return rc;
+    uint64_t shown = 0;
+    while (sp_collect_active(c) && !overdue(c, ms)) {
+        if (sp_collect_poll(c, 200) < 0) {
+            rc = EXIT_USAGE;
+            break;
+        }
+        if (tty && sp_collect_elapsed_ms(c) >= shown + 1000) {
+            shown = sp_collect_elapsed_ms(c) / 1000 * 1000;
+            progress(c, ms, false);
+        }
+    }
+    sp_collect_stop(c, STREAM_END_WAIT_MS);
+    if (tty)
+        progress(c, ms, true);
+    for (unsigned i = 0; i < c->n; i++)
+        if (which[i])
+            sp_fleet_add(&t[i], &c->k[i], stream_ms(&c->k[i], ms));
+    return rc;
+}
+
+/* Given up on (silent, restarted): not asked again in a later round. */
+static bool usable(const struct sp_collect_kernel *k)
+{
+    return k->state == SP_COLLECT_IDLE || k->state == SP_COLLECT_ENDED;
+}
+
+/* --sample K --period P: rounds of P on K kernels each, over -d. */
+static int stream_rounds(struct sp_collect *c, const struct opts *o,
+                         struct sp_fleet_total *t, bool tty)
+{
+    unsigned rounds = o->ms / o->period_ms;
+    bool *which = sp_xcalloc(c->n, sizeof *which);
+    int rc = EXIT_OK;
+    for (unsigned r = 0; r < rounds && rc == EXIT_OK; r++) {
+        sp_fleet_pick(r, o->sample, c->n, which);
+        for (unsigned i = 0; i < c->n; i++) {
+            which[i] = which[i] && usable(&c->k[i]);
+            if (which[i])
+                sp_collect_rearm(c, i);
+        }
+        rc = stream_round(c, o, o->period_ms, which, t, tty);
+    }
+    free(which);
+    uint64_t all = 0, lo = UINT64_MAX, hi = 0;
+    for (unsigned i = 0; i < c->n; i++) {
+        all += t[i].covered_ms;
+        lo = t[i].covered_ms < lo ? t[i].covered_ms : lo;
+        hi = t[i].covered_ms > hi ? t[i].covered_ms : hi;
+    }
+    if (rc == EXIT_OK)
+        fprintf(stderr, "%s: sampled %u of %u kernels at a time, %u rounds of %.1f s: "
+                "%.1f kernel-s covered, %.1f to %.1f s each\n", prog,
+                o->sample < c->n ? o->sample : c->n, c->n, rounds, o->period_ms / 1000.0,
+                all / 1000.0, lo / 1000.0, hi / 1000.0);
+    return rc;
+}
+
+static int write_stats(const struct opts *o, const struct sp_collect *c,
+                       const struct sp_fleet_total *t)
+{
+    FILE *f = fopen(o->stats, "w");
+    int rc = f ? sp_fleet_write_stats(f, c, t) : -1;
+    if (f && fclose(f) != 0)
+        rc = -1;
+    if (rc)
+        fprintf(stderr, "%s: --stats %s: %s\n", prog, o->stats, strerror(errno));
+    return rc ? EXIT_USAGE : EXIT_OK;
+}
+
 static int record_stream(const struct opts *o, const uint8_t *const *keys, struct sp_profile *p,
                          struct elfs *es)
 {
@@ -663,36 +828,25 @@ static int record_stream(const struct opts *o, const uint8_t *const *keys, struc
     };
     for (unsigned i = 0; i < o->ninputs; i++)
         sp_agg_init(&sr.agg[i]);
+    struct sp_fleet_total *t = sp_xcalloc(o->ninputs, sizeof *t);
     int rc = sp_collect_open(&c, &po, o->inputs, o->ninputs, stream_record, &sr)
            ? EXIT_USAGE : EXIT_OK;
     bool tty = isatty(STDERR_FILENO);
-    if (rc == EXIT_OK) {
-        if (tty)
-            fprintf(stderr, "%s: streaming %u s from %u kernel%s to port %u ...\n",
-                    prog, o->ms / 1000, o->ninputs, o->ninputs > 1 ? "s" : "", c.port);
-        rc = sp_collect_start(&c, o->ms, o->pid);
-    }
     if (rc == EXIT_OK && tty)
-        for (unsigned i = 0; i < c.n; i++)
-            fprintf(stderr, "%s: %s: stream 0x%08x\n", prog, c.k[i].name, c.k[i].s.id);
-    if (rc == EXIT_OK) {
-        uint64_t shown = 0;
-        while (sp_collect_active(&c) && !overdue(&c, o->ms)) {
-            if (sp_collect_poll(&c, 200) < 0) {
-                rc = EXIT_USAGE;
-                break;
-            }
-            if (tty && sp_collect_elapsed_ms(&c) >= shown + 1000) {
-                shown = sp_collect_elapsed_ms(&c) / 1000 * 1000;
-                progress(&c, o->ms, false);
-            }
-        }
-        sp_collect_stop(&c, STREAM_END_WAIT_MS);
-        if (tty)
-            progress(&c, o->ms, true);
+        fprintf(stderr, "%s: streaming %u s from %u kernel%s to port %u ...\n",
+                prog, o->ms / 1000, o->ninputs, o->ninputs > 1 ? "s" : "", c.port);
+    if (rc == EXIT_OK && o->sample) {
+        rc = stream_rounds(&c, o, t, tty);
+    } else if (rc == EXIT_OK) {
+        bool *all = sp_xcalloc(c.n, sizeof *all);
+        memset(all, 1, c.n * sizeof *all);
+        rc = stream_round(&c, o, o->ms, all, t, tty);
+        free(all);
     }
     if (rc == EXIT_OK)
-        rc = stream_inputs(&c, &sr, p, es, o, texts, lens);
+        rc = stream_inputs(&c, &sr, p, es, o, texts, lens, t);
+    if (rc == EXIT_OK && o->stats)
+        rc = write_stats(o, &c, t);
     for (unsigned i = 0; i < o->nraws && rc == 0; i++) {
         if (!texts[i])
             continue;
@@ -707,6 +861,7 @@ static int record_stream(const struct opts *o, const uint8_t *const *keys, struc
         free(texts[i]);
         texts[i] = NULL;
     }
+    free(t);
     sp_collect_close(&c);
     return rc;
 }
@@ -836,7 +991,9 @@ int main(int argc, char **argv)
         return sp_top_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "diff") == 0)
         return sp_diff_main(argc - 1, argv + 1);
-    fprintf(stderr, "%s: unknown command '%s' (known: record, report, top, diff; see --help)\n",
+    if (strcmp(argv[1], "serve") == 0)
+        return sv_serve_main(argc - 1, argv + 1);
+    fprintf(stderr, "%s: unknown command '%s' (known: record, report, top, diff, serve; see --help)\n",
             prog, argv[1]);
     return EXIT_USAGE;
 }

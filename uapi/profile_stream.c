@@ -94,9 +94,12 @@ static int record_at(const uint8_t *p, size_t avail, struct pstr_record *r)
         return PSTR_ESHORT;
     uint8_t depth = p[4], flags = p[5], kind = p[6];
     /* One encoding per record: a CPU sample never carries a weight (it
-     * weighs 1), every other kind always does. */
-    if (depth < 1 || depth > PSTR_FRAMES || (flags & ~(PSTR_REC_TICK | PSTR_REC_WEIGHT)) ||
-        kind > PSTR_KIND_MAX || (kind == PSTR_KIND_CPU) == !!(flags & PSTR_REC_WEIGHT))
+     * weighs 1), every other kind always does; a heap record, and only
+     * a heap record, its size. */
+    if (depth < 1 || depth > PSTR_FRAMES ||
+        (flags & ~(PSTR_REC_TICK | PSTR_REC_WEIGHT | PSTR_REC_SIZE)) ||
+        kind > PSTR_KIND_MAX || (kind == PSTR_KIND_CPU) == !!(flags & PSTR_REC_WEIGHT) ||
+        (kind == PSTR_KIND_HEAP) != !!(flags & PSTR_REC_SIZE))
         return PSTR_EFIELD;
     /* A weight is at least 1: 0 would be a record of nothing. */
     if ((flags & PSTR_REC_WEIGHT) && avail >= PSTR_REC_FIXED + PSTR_REC_WEIGHT_LEN &&
@@ -104,16 +107,18 @@ static int record_at(const uint8_t *p, size_t avail, struct pstr_record *r)
         return PSTR_EFIELD;
     if (p[7] != 0)
         return PSTR_ERESERVED;
-    size_t fixed = PSTR_REC_FIXED + (flags & PSTR_REC_WEIGHT ? PSTR_REC_WEIGHT_LEN : 0);
+    size_t fixed = PSTR_REC_FIXED + (flags & PSTR_REC_WEIGHT ? PSTR_REC_WEIGHT_LEN : 0) +
+                   (flags & PSTR_REC_SIZE ? PSTR_REC_SIZE_LEN : 0);
     size_t need = fixed + 8 * (size_t)depth;
     if (avail < need)
         return PSTR_ESHORT;
     if (r) {
         r->pid = get_be32(p);
         r->depth = depth;
-        r->flags = flags & ~PSTR_REC_WEIGHT;
+        r->flags = flags & PSTR_REC_TICK;
         r->kind = kind;
         r->weight = flags & PSTR_REC_WEIGHT ? get_be64(p + PSTR_REC_FIXED) : 1;
+        r->size = flags & PSTR_REC_SIZE ? get_be64(p + PSTR_REC_FIXED + PSTR_REC_WEIGHT_LEN) : 0;
         for (unsigned i = 0; i < PSTR_FRAMES; i++)
             r->frames[i] = i < depth ? get_be64(p + fixed + 8 * i) : 0;
     }
@@ -310,21 +315,24 @@ void pstr_batch_head(struct pstr_writer *w, const struct pstr_batch *b)
 
 bool pstr_add_record(struct pstr_writer *w, const struct pstr_record *r)
 {
-    uint8_t flags = r->flags & ~PSTR_REC_WEIGHT;
+    uint8_t flags = r->flags & ~(PSTR_REC_WEIGHT | PSTR_REC_SIZE);
     if (r->kind == PSTR_KIND_CPU)
         return pstr_add_frames(w, r->pid, flags, r->frames, r->depth);
     if (r->depth < 1 || r->depth > PSTR_FRAMES || (flags & ~PSTR_REC_TICK) ||
         r->kind > PSTR_KIND_MAX || r->weight == 0)
         return false;
-    size_t fixed = PSTR_REC_FIXED + PSTR_REC_WEIGHT_LEN;
+    bool sized = r->kind == PSTR_KIND_HEAP;
+    size_t fixed = PSTR_REC_FIXED + PSTR_REC_WEIGHT_LEN + (sized ? PSTR_REC_SIZE_LEN : 0);
     size_t need = fixed + 8 * (size_t)r->depth;
     if (w->len + need > PSTR_DGRAM_MAX)
         return false;
     uint8_t *p = w->buf + w->len;
-    flags |= PSTR_REC_WEIGHT;
+    flags |= PSTR_REC_WEIGHT | (sized ? PSTR_REC_SIZE : 0);
     put_be64(p, (uint64_t)r->pid << 32 | (uint64_t)r->depth << 24 | (uint64_t)flags << 16 |
                 (uint64_t)r->kind << 8);
     put_be64(p + PSTR_REC_FIXED, r->weight);
+    if (sized)
+        put_be64(p + PSTR_REC_FIXED + PSTR_REC_WEIGHT_LEN, r->size);
     for (unsigned i = 0; i < r->depth; i++)
         put_be64(p + fixed + 8 * i, r->frames[i]);
     w->len += need;

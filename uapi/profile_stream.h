@@ -41,7 +41,8 @@
  *        0    4 pid        the task sampled (0: none, idle)
  *        4    1 depth      frames, 1 .. PSTR_FRAMES
  *        5    1 flags      PSTR_REC_TICK: taken by the tick, not the counter;
- *                          PSTR_REC_WEIGHT: a weight follows
+ *                          PSTR_REC_WEIGHT: a weight follows;
+ *                          PSTR_REC_SIZE: a size follows the weight
  *        6    1 kind       what the record measures: PSTR_KIND_CPU (0), a
  *                          sample of the running pc; PSTR_KIND_OFFCPU (1),
  *                          time off the CPU; PSTR_KIND_HEAP (2), bytes
@@ -50,14 +51,22 @@
  *                          PSTR_KIND_CPU has and a CPU sample never has: how
  *                          much (nanoseconds off the CPU, bytes), at
  *                          least 1; a CPU sample weighs 1
- *     8|16 8*depth frames  the interrupted pc, then return addresses,
+ *  (16    8 size)          with PSTR_REC_SIZE, which a PSTR_KIND_HEAP
+ *                          record has and no other kind: the sampled
+ *                          block's requested size in bytes (0 .. 2^64-1),
+ *                          so that a reader tells objects (weight / size,
+ *                          at least 1) from bytes, as the raw profile's
+ *                          OBJECTS does
+ *  8|16|24 8*depth frames  the interrupted pc, then return addresses,
  *                          innermost first (as in the raw profile)
  * A CPU sample is sent without a weight, so its 8 bytes of fixed part are
  * those the format had before it carried kinds (the kind byte was
  * reserved, zero). A reader of that format therefore reads a BATCH that
  * holds CPU samples alone; one holding any weighted record it refuses
  * whole (the flag and the kind byte were fields it required to be zero),
- * CPU samples in it included.
+ * CPU samples in it included. Likewise a reader from before heap records
+ * carried their size refuses a BATCH with a heap record (PSTR_REC_SIZE was
+ * a flag bit it required to be zero) rather than misread its frames.
  *
  * META payload: what the records need to be read; sent first, then about
  * every second (a collector that lost the first one learns it late, not
@@ -127,7 +136,9 @@
 #define PSTR_BATCH_HDR    12
 #define PSTR_REC_FIXED    8          /* a record's bytes before its frames */
 #define PSTR_REC_WEIGHT_LEN 8       /* the optional weight */
-#define PSTR_REC_MAX      (PSTR_REC_FIXED + PSTR_REC_WEIGHT_LEN + 8 * PSTR_FRAMES)
+#define PSTR_REC_SIZE_LEN 8         /* a heap record's size */
+#define PSTR_REC_MAX      (PSTR_REC_FIXED + PSTR_REC_WEIGHT_LEN + PSTR_REC_SIZE_LEN + \
+                           8 * PSTR_FRAMES)
 #define PSTR_REC_MAX_CPU  (PSTR_REC_FIXED + 8 * PSTR_FRAMES)   /* no weight */
 #define PSTR_PID_ALL      0xffffffffu
 #define PSTR_FLAG_TAGGED  0x01
@@ -139,6 +150,7 @@
 enum { PSTR_META = 1, PSTR_BATCH = 2, PSTR_END = 3 };
 #define PSTR_REC_TICK     0x01
 #define PSTR_REC_WEIGHT   0x02
+#define PSTR_REC_SIZE     0x04
 enum { PSTR_KIND_CPU = 0, PSTR_KIND_OFFCPU = 1, PSTR_KIND_HEAP = 2 };
 #define PSTR_KIND_MAX     PSTR_KIND_HEAP
 
@@ -157,8 +169,8 @@ _Static_assert(sizeof PSTR_TAG_LABEL - 1 == 8, "the tag's label is 8 bytes");
 /* Every BATCH datagram holds at least this many records of any depth. */
 _Static_assert((PSTR_DGRAM_MAX - PSTR_HDR_LEN - PSTR_BATCH_HDR) / PSTR_REC_MAX_CPU >= 18,
                "a batch holds 18 full-depth CPU samples");
-_Static_assert((PSTR_DGRAM_MAX - PSTR_HDR_LEN - PSTR_BATCH_HDR) / PSTR_REC_MAX >= 16,
-               "a batch holds 16 full-depth weighted records");
+_Static_assert((PSTR_DGRAM_MAX - PSTR_HDR_LEN - PSTR_BATCH_HDR) / PSTR_REC_MAX >= 15,
+               "a batch holds 15 full-depth records of any kind");
 
 /* pstr_parse's and the payload parsers' reasons for refusing a datagram. */
 #define PSTR_ESHORT     -1   /* shorter than its header or a field it declares */
@@ -184,10 +196,13 @@ struct pstr_hdr {                   /* host byte order */
 
 struct pstr_record {
     uint32_t pid;
-    uint8_t depth, flags;           /* PSTR_REC_TICK; PSTR_REC_WEIGHT is the
-                                       format's business, never set here */
+    uint8_t depth, flags;           /* PSTR_REC_TICK; PSTR_REC_WEIGHT and
+                                       PSTR_REC_SIZE are the format's
+                                       business, never set here */
     uint8_t kind;                   /* PSTR_KIND_* */
     uint64_t weight;                /* parsed: 1 when none was sent */
+    uint64_t size;                  /* PSTR_KIND_HEAP: the block's requested
+                                       size; 0 for every other kind */
     uint64_t frames[PSTR_FRAMES];
 };
 
@@ -239,7 +254,8 @@ void pstr_begin(struct pstr_writer *w, uint8_t type, uint16_t cpu,
 /* BATCH: right after pstr_begin, once. */
 void pstr_batch_head(struct pstr_writer *w, const struct pstr_batch *b);
 /* Any record. A CPU sample weighs 1: it is sent without a weight, and
- * r->weight is ignored; every other kind is sent with its weight. */
+ * r->weight is ignored; every other kind is sent with its weight, and a
+ * heap record with its size too (r->size, ignored for other kinds). */
 bool pstr_add_record(struct pstr_writer *w, const struct pstr_record *r);
 /* A CPU sample (kind cpu, weight 1) from its parts, frames[0 .. depth):
  * what a kernel adds straight from its own records, without a struct

@@ -21,8 +21,10 @@ uint64_t arch_stack_init(uintptr_t top, void (*entry)(void))
     return (uint64_t)sp;
 }
 
+const unsigned arch_saved_fp_off = 10 * 8;
+
 void arch_saved_frame(uint64_t saved_sp, uintptr_t *fp, uintptr_t *sp)
 {
     *sp = saved_sp;
-    *fp = saved_sp + 10 * 8;
+    *fp = saved_sp + arch_saved_fp_off;
 }

@@ -55,13 +55,13 @@ static int cmd_bench_heap(int argc, char **argv, struct printer *p)
     }
     uint32_t was = heapprof_rate;
     bh_pairs(1000, 64);                         /* warm: the class's page exists */
-    heapprof_set_rate(0);
+    heap_prof_set_rate(0);
     uint64_t off = bh_pairs(BH_PAIRS, 64), w_off = bh_workload();
-    heapprof_set_rate(HEAPPROF_RATE_DEF);
+    heap_prof_set_rate(HEAPPROF_RATE_DEF);
     uint64_t on = bh_pairs(BH_PAIRS, 64), w_on = bh_workload();
-    heapprof_set_rate(1);                       /* every allocation sampled */
+    heap_prof_set_rate(1);                       /* every allocation sampled */
     uint64_t all = bh_pairs(BH_SAMPLED, 64);
-    heapprof_set_rate(was);
+    heap_prof_set_rate(was);
     unsigned long slow = w_on > w_off ? (unsigned long)((w_on - w_off) * 100000 / w_off) : 0;
     pr_printf(p, "bench_heap: pair off %lu.%02lu on %lu.%02lu sampled %lu %s per kmalloc+kfree "
               "(64 bytes, rate %u)\n", (unsigned long)(off / BH_PAIRS),

@@ -3,6 +3,7 @@
  * burn_spin, the hot loop. Each is a real call (noinline) so that a
  * profile or a backtrace has a known chain to find. */
 #pragma once
+#include <stdbool.h>
 #include <stdint.h>
 
 uint64_t burn_spin(uint64_t n);
@@ -28,3 +29,16 @@ void burn_wait_cpu(uint64_t ms);
 void burn_wait_sleep(uint64_t ms);
 void burn_wait_queue(void);
 void burn_wait_mutex(void);
+
+/* `burn pingpong <ms> [rate] [cpu]` (kernel/cmd/burn_pingpong.c): two
+ * tasks on one CPU handing a turn to each other through the wait queue
+ * "burn-pp", rate hand-offs (= context switches) a second, 0 unpaced.
+ * argv[0] is "pingpong"; the exit status. */
+int burn_pingpong_cmd(int argc, char **argv, struct printer *p);
+/* Start a run for ms on cpu: 0 and the two pids, -1 one is running
+ * already, -2 out of memory. For benches as for the shell. */
+int burn_pingpong_start(uint64_t ms, uint32_t rate, int cpu, int pids[2]);
+uint64_t burn_pingpong_handoffs(void);   /* this run's, so far */
+bool burn_pingpong_running(void);
+void burn_pingpong_wait(unsigned me);
+void burn_pingpong_pass(unsigned me);

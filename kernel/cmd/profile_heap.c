@@ -9,6 +9,7 @@
 #include "lib/parse.h"
 #include "lib/printf.h"
 #include "lib/string.h"
+#include "mm/heap.h"
 #include "mm/heapprof.h"
 
 #define HEAP_USAGE   "profile heap [chains|folded|raw] | profile heap rate <bytes>|off"
@@ -33,7 +34,7 @@ static int cmd_heap_rate(int argc, char **argv, struct printer *p)
         return 1;
     }
     if (strcmp(argv[3], "off") == 0) {
-        heapprof_set_rate(0);
+        heap_prof_set_rate(0);
         pr_puts(p, "profile: heap profiling off (sampled blocks still live stay in "
                 "profile heap until freed)\n");
         return 0;
@@ -48,7 +49,7 @@ static int cmd_heap_rate(int argc, char **argv, struct printer *p)
                   (unsigned long)v, HEAPPROF_RATE_MIN, HEAPPROF_RATE_MAX);
         return 1;
     }
-    heapprof_set_rate((uint32_t)v);
+    heap_prof_set_rate((uint32_t)v);
     pr_printf(p, "profile: heap profiling at rate %u bytes\n", (unsigned)v);
     return 0;
 }

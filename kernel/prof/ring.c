@@ -27,7 +27,8 @@
 struct prof_cpu prof_cpus[MAX_CPUS];
 struct prof_gate prof_gate = { 0, PROF_ALL };
 
-/* A window ends at the first tick after it, up to PROF_LATE_MS late. */
+/* A window is a whole number of ticks (kernel/prof/session.c), at most
+ * half a tick longer than asked, a whole one below one tick. */
 #define PROF_LATE_MS (1000 / TIMER_HZ)
 
 /* The count is hz * (ms + PROF_LATE_MS) / 1000, then three margins:

@@ -26,6 +26,7 @@
 #include "hal/pmu.h"
 #include "kernel/panic.h"
 #include "kernel/pmu_nmi.h"
+#include "kernel/prof/produce.h"
 #include "kernel/prof/ring.h"
 #include "kernel/sched.h"
 #include "kernel/stacktrace_inline.h"
@@ -35,102 +36,7 @@
  * and nothing here dereferences interrupted state except through the walk,
  * which checks every frame against the registered stacks and never
  * faults: this runs in NMI context on whatever the CPU was doing.
- *
- * Barriers (ring.c names their partners):
- *   D: the guard's seq_cst store, then the seq_cst load of the gate;
- *      pairs with C in prof_ring_close / prof_ring_quiesce (Dekker's
- *      pattern: either the closer sees our guard and waits for us, or we
- *      see the gate closed and touch nothing). On x86 the store is one
- *      xchg, the full barrier itself, and the load a plain mov; on arm64
- *      an stlr and an ldar, which the architecture keeps in that order.
- *   B: that same load of the gate acquires; pairs with A in
- *      prof_ring_open, so the ring, its capacity, the zeroed counts and
- *      the filter read after it are this run's (the filter is read only
- *      under the guard for that reason, never before the check).
- *   H: the acquire of pc_tail; pairs with G in prof_ring_release: the
- *      drainer's copy of a slot is complete before we reuse it. The ring
- *      is full when count - tail reaches the capacity: the sample is
- *      dropped and counted, never written over a record not yet drained.
- *   F: pc_count's release; pairs with E in prof_ring_avail (and the
- *      freeze's acquire): whoever reads the count reads whole records.
- *   I: the guard's release; pairs with C's scan: a closer that sees the
- *      guard clear sees every write of the sample before it.
- * The guard is tested before it is taken by a plain load, not an atomic
- * exchange: only this CPU writes it, and an NMI that lands between the
- * tick's test and its store runs whole (takes, samples, releases) before
- * the tick goes on, so the two samples follow each other and neither
- * sees the other's half-done. The counters (pc_nested, pc_full, pc_other,
- * pc_from_tick) have one writer, this CPU under its guard or the nested
- * NMI that found the guard taken. The drainer also reads the drop
- * counters while the stream runs, so they are stored with relaxed
- * atomics (the same plain add and store on x86 and arm64; the drainer
- * only needs a whole value). */
-
-/* The steps every producer takes, in this order, each inline where it is
- * used (the sampler's path must not grow a call):
- *   prof_guard_take     the CPU's guard (D), or a nested arrival counted;
- *   the gate's kind bit (D, B), then prof_pid_wanted;
- *   prof_slot           the next slot (H), or a full ring counted;
- *   fill the slot, then prof_publish (F);
- *   prof_guard_release  (I).
- * Only an NMI landing inside another producer on its CPU (the tick's
- * sample, prof_emit) can find the guard taken: interrupts are off in
- * those, and NMIs do not nest. So pc_nested has a single writer and needs
- * no atomic add. */
-static inline __attribute__((always_inline)) bool prof_guard_take(struct prof_cpu *pc)
-{
-    if (__atomic_load_n(&pc->pc_inside, __ATOMIC_RELAXED)) {
-        __atomic_store_n(&pc->pc_nested, pc->pc_nested + 1, __ATOMIC_RELAXED);
-        return false;
-    }
-    __atomic_store_n(&pc->pc_inside, 1, __ATOMIC_SEQ_CST);                  /* D */
-    return true;
-}
-
-static inline __attribute__((always_inline)) void prof_guard_release(struct prof_cpu *pc)
-{
-    __atomic_store_n(&pc->pc_inside, 0, __ATOMIC_RELEASE);                  /* I */
-}
-
-/* Whether the gate, loaded under the guard, is open to kind_bit. */
-static inline __attribute__((always_inline)) bool prof_gate_open(unsigned kind_bit)
-{
-    return __atomic_load_n(&prof_gate.pg_state, __ATOMIC_SEQ_CST) & kind_bit;  /* D, B */
-}
-
-/* The filter is applied here, not in the report: a filtered-out record
- * takes no slot and is not a drop. Relaxed: B ordered it after the gate's
- * opening. */
-static inline __attribute__((always_inline)) bool prof_pid_wanted(int pid)
-{
-    int want = __atomic_load_n(&prof_gate.pg_pid, __ATOMIC_RELAXED);
-    return want == PROF_ALL || pid == want;
-}
-
-/* The next slot (its index in *n), or NULL when the ring is full: counted,
- * never written over a record not yet drained (unsigned: right across the
- * indices' wrap). pc_cap is 0 for a CPU that had no ring when the gate
- * opened (it came online since): the capacity check covers it, so the
- * common path needs no check of pc_buf; it is a power of two, so the
- * slot is a mask away. */
-static inline __attribute__((always_inline))
-struct prof_record *prof_slot(struct prof_cpu *pc, uint32_t *n)
-{
-    uint32_t head = pc->pc_count;
-    uint32_t tail = __atomic_load_n(&pc->pc_tail, __ATOMIC_ACQUIRE);       /* H */
-    if (head - tail >= pc->pc_cap) {
-        __atomic_store_n(&pc->pc_full, pc->pc_full + (pc->pc_cap != 0), __ATOMIC_RELAXED);
-        return NULL;
-    }
-    *n = head;
-    return &pc->pc_buf[head & (pc->pc_cap - 1)];
-}
-
-static inline __attribute__((always_inline)) void prof_publish(struct prof_cpu *pc, uint32_t n)
-{
-    __atomic_store_n(&pc->pc_count, n + 1, __ATOMIC_RELEASE);              /* F */
-}
-
+ * The producers' steps and their barriers: kernel/prof/produce.h. */
 static inline __attribute__((always_inline))
 void prof_sample(const struct trap_frame *tf, bool from_tick, unsigned cpu)
 {
@@ -165,8 +71,7 @@ bool prof_emit(const struct prof_record *rec)
 
 /* All n or none: the records of one off-CPU interval (the blocked time
  * and the waker's chain that names who ended it) must sit side by side
- * in one ring, so their reader can pair them with no id. The room for
- * all n is checked once, as prof_slot checks it for one. */
+ * in one ring, so their reader can pair them with no id. */
 bool prof_emit_n(const struct prof_record *rec, unsigned n)
 {
     /* A CPU sample comes from the sampler alone, and a weight of 0 is no
@@ -180,25 +85,12 @@ bool prof_emit_n(const struct prof_record *rec, unsigned n)
      * cannot run in the middle, and an NMI that does finds the guard
      * taken and counts itself nested, as it does inside the tick's. */
     unsigned long f = irq_save();
-    struct prof_cpu *pc = &prof_cpus[cpu_index_inline()];
-    bool kept = false;
-    if (prof_guard_take(pc)) {
-        uint32_t head, tail;
-        if (!prof_gate_open(PROF_GATE_KIND(rec->pr_kind)) || !prof_pid_wanted(rec->pr_pid)) {
-            /* closed to this kind, or not this run's task */
-        } else if (head = pc->pc_count,
-                   tail = __atomic_load_n(&pc->pc_tail, __ATOMIC_ACQUIRE),      /* H */
-                   head - tail + n > pc->pc_cap) {
-            /* One drop per refused emit: the interval is what was lost. */
-            __atomic_store_n(&pc->pc_full, pc->pc_full + (pc->pc_cap != 0), __ATOMIC_RELAXED);
-        } else {
-            for (unsigned i = 0; i < n; i++)
-                pc->pc_buf[(head + i) & (pc->pc_cap - 1)] = rec[i];
-            pc->pc_other += n;
-            prof_publish(pc, head + n - 1);
-            kept = true;
-        }
-        prof_guard_release(pc);
+    struct prof_claim k;
+    bool kept = prof_claim_n(&k, rec->pr_kind, rec->pr_pid, n) != NULL;
+    if (kept) {
+        for (unsigned i = 0; i < n; i++)
+            *prof_claim_at(&k, i) = rec[i];
+        prof_claim_commit(&k);
     }
     irq_restore(f);
     return kept;

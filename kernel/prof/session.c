@@ -83,6 +83,18 @@ static unsigned prof_rate_hz(bool pmu)
 
 /* ---- Start, Stop, freeze ----------------------------------------------- */
 
+/* A window is a whole number of this CPU's ticks, the nearest to ms (at
+ * least one), and starts just after a tick: then it ends just after the
+ * tick n periods on, and holds n periods to within the few microseconds
+ * that separate the two wake-ups. Started anywhere and timed in ns, it
+ * ended at the first tick past ms, up to a tick late: a 1000 ms window
+ * on the 1 kHz counter took 1010 samples. */
+static unsigned prof_window_ticks(unsigned ms)
+{
+    unsigned n = (ms * TIMER_HZ + 500) / 1000;
+    return n ? n : 1;
+}
+
 /* Open the gate to kinds; the snapshot's window fields start here. */
 static void prof_start(int pid, bool pmu, unsigned kinds)
 {
@@ -214,8 +226,9 @@ int prof_run(unsigned ms, int pid, unsigned chains, enum prof_format fmt,
         prof_run_kind = PROF_KIND_CPU;
         prof_last_view = 0;
         prof_snap.ps_ms = ms;
+        sleep_to_tick();
         prof_start(pid, pmu, PROF_GATE_CPU);
-        sleep_ms(ms);
+        sleep_ticks(prof_window_ticks(ms));
         prof_stop();
         rc = prof_report_snap(chains, fmt, p);
     }
@@ -251,9 +264,10 @@ int prof_run_allocs(unsigned ms, int pid, unsigned chains, enum prof_format fmt,
         prof_snap.ps_pid = pid;
         prof_snap.ps_rate = rate;
         prof_snap.ps_inuse = false;
+        sleep_to_tick();
         prof_snap.ps_cycles = cycles_now();
         prof_snap.ps_ncpus = prof_ring_open(pid, PROF_GATE_KIND(PROF_KIND_HEAP), false);
-        sleep_ms(ms);
+        sleep_ticks(prof_window_ticks(ms));
         prof_stop();
         rc = prof_report_snap(chains, fmt, p);
     }
@@ -377,14 +391,16 @@ int prof_run_off(unsigned ms, int pid, unsigned chains, enum prof_format fmt,
         prof_run_kind = PROF_KIND_OFFCPU;
         prof_last_view = view;
         prof_snap.ps_ms = ms;
+        sleep_to_tick();
         uint64_t t0 = time_ns();
-        prof_off_begin(t0);
+        /* The scheduler's clock: the raw counter (kernel/prof/offcpu.h). */
+        prof_off_begin(cycles_now(), time_ns_mult());
         prof_start(pid, pmu, kinds);
-        sleep_ms(ms);
+        sleep_ticks(prof_window_ticks(ms));
         /* The end, then what every task still away is owed up to it,
          * while the gate is still open to the sweep's records. */
+        prof_off_end(cycles_now());
         uint64_t t1 = time_ns();
-        prof_off_end(t1);
         sched_off_sweep();
         prof_stop();
         prof_snap.ps_t0 = t0;

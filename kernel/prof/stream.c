@@ -207,7 +207,8 @@ static unsigned prof_stream_depth(const struct prof_record *pr)
 
 /* One record into the writer's BATCH; false: it does not fit (this one
  * starts the next). A CPU sample takes pstr_add_frames' short path, its
- * kind and weight implied; other kinds carry theirs. */
+ * kind and weight implied; other kinds carry theirs, heap records their
+ * requested size too. */
 static bool prof_stream_add(const struct prof_record *pr)
 {
     uint8_t flags = pr->pr_tick ? PSTR_REC_TICK : 0;
@@ -217,6 +218,7 @@ static bool prof_stream_add(const struct prof_record *pr)
     struct pstr_record r = {
         .pid = (uint32_t)pr->pr_pid, .depth = (uint8_t)prof_stream_depth(pr),
         .flags = flags, .kind = pr->pr_kind, .weight = pr->pr_weight,
+        .size = pr->pr_kind == PROF_KIND_HEAP ? pr->pr_size : 0,
     };
     for (unsigned i = 0; i < r.depth; i++)
         r.frames[i] = pr->pr_frames[i];

@@ -85,9 +85,10 @@ def ok(m, line, want, timeout=60):
 
 @test("heap_inuse_sites")
 def t_inuse(ctx):
-    """Sites A (4 MiB in 4 KiB blocks) and B (1 MiB in 64-byte objects)
-    within 10% in bytes and objects at rate 1024 (>= 200 samples; B's sd
-    3.1%), C (64 MiB allocated and freed) near 0."""
+    """Sites A (4 MiB in 4 KiB blocks), B (1 MiB in 64-byte objects) and
+    D (2 MiB in 2-page blocks from page_alloc, not kmalloc) within 10% in
+    bytes and objects at rate 1024 (>= 200 samples; B's sd 3.1%), C (64
+    MiB allocated and freed) near 0."""
     m = ctx.m
     ok(m, "profile heap rate 1024", "profile: heap profiling at rate 1024 bytes")
     ok(m, "heaptest keep", "heaptest: kept A 1024 x 4096 bytes", 120)
@@ -103,12 +104,15 @@ def t_inuse(ctx):
     within("site A objects", sites["heaptest_site_a"][1], 1024)
     within("site B bytes", sites["heaptest_site_b"][0], MIB)
     within("site B objects", sites["heaptest_site_b"][1], 16384)
+    check("heaptest_site_d" in sites, "site D's whole pages not sampled: %s" % sorted(sites))
+    within("site D bytes", sites["heaptest_site_d"][0], 2 * MIB)
+    within("site D objects", sites["heaptest_site_d"][1], 256)
     c = sites.get("heaptest_site_c", [0, 0])[0]
     check(c <= 0.01 * 64 * MIB, "site C shows %d bytes in use after freeing all" % c)
     ok(m, "heaptest free", "heaptest: freed")
     sites = by_site(m.cmd("profile heap 128", 60))
-    check("heaptest_site_a" not in sites and "heaptest_site_b" not in sites,
-          "A or B still in use after heaptest free: %s" % sites)
+    check(not {"heaptest_site_a", "heaptest_site_b", "heaptest_site_d"} & set(sites),
+          "A, B or D still in use after heaptest free: %s" % sites)
 
 
 @test("heap_allocs_window")
@@ -151,8 +155,8 @@ def t_leak(ctx):
 
 @test("heap_four_cpus_stress")
 def t_stress(ctx):
-    """Four CPUs allocate and free mixed sizes (small and whole-page) at
-    rate 64, with a profile allocs window in the middle: afterwards the
+    """Four CPUs allocate and free mixed sizes (kmalloc's small and
+    large, and page_alloc's whole pages) at rate 64, with a profile allocs window in the middle: afterwards the
     heap's bytes in use, its allocs - frees and the table's live blocks
     are back where they were, every sampled free found its entry, and
     nothing was retired that was not sampled."""

@@ -330,7 +330,7 @@ def t_elf_without_dwarf_warns(_):
 def t_unknown_extension_exit_2(_):
     w = world()
     rc, _, err = record(["-e", ELF["x86_64"], "-o", w.path("p.pdf"), w.g["x86_64"].target])
-    check(rc == 2 and "unknown extension (known: .pb.gz, .folded, .svg, .txt)" in err,
+    check(rc == 2 and "unknown extension (known: .pb.gz, .folded, .svg, .txt, .html)" in err,
           "exit %d: %r" % (rc, err))
     no_output(w, "p.pdf")
 

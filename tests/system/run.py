@@ -541,7 +541,7 @@ def t_stacks(ctx, kind):
 
 
 def t_sleep(ctx, kind):
-    """`profile 500 all` sleeps its window with sleep_ms, on an idle icount
+    """`profile 500 all` sleeps its window (sleep_ticks), on an idle icount
     machine. The window's own length is its sample count: every CPU is
     sampled at each of its ticks, so a window of 500 ms holds 50 or 51 of
     each CPU's ticks, and one that woke k ticks late holds k more. That

@@ -165,7 +165,7 @@ if [ "$(rc)" = 2 ] && grep -q "cut.raw: line 5: truncated" "$tmp/err" && [ "$(ca
   ok "truncated profile: exit 2 naming the line, old output untouched, no temp file"
 else bad "truncated profile: exit 2 naming the line, old output untouched" "rc $(rc): $(cat "$tmp/err")"; fi
 run -i "$tmp/burn.raw" -e "$ELF" -o "$tmp/e3.pdf"
-if [ "$(rc)" = 2 ] && grep -q "unknown extension (known: .pb.gz, .folded, .svg, .txt)" "$tmp/err"; then
+if [ "$(rc)" = 2 ] && grep -q "unknown extension (known: .pb.gz, .folded, .svg, .txt, .html)" "$tmp/err"; then
   ok "unknown extension lists the known ones"
 else bad "unknown extension lists the known ones" "rc $(rc): $(cat "$tmp/err")"; fi
 run -i "$tmp/missing.raw" -e "$ELF" -o "$tmp/e4.txt"

@@ -21,6 +21,7 @@
 #include "kernel/buildid.h"
 #include "kernel/percpu.h"
 #include "kernel/pmu_nmi.h"
+#include "kernel/timer.h"
 #include "kernel/prof/sample.h"
 #include "kernel/prof/session.h"
 #include "kernel/sched.h"
@@ -98,6 +99,18 @@ void sleep_ms(uint64_t ms)
         fn();
     if (fake_window_cycles)
         fake_cycles = entry - fake_cycles_step + fake_window_cycles;
+}
+
+/* A window is counted in ticks of 1000 / TIMER_HZ ms: the fake takes it
+ * as that many ms, so a run's window is still its first sleep. */
+void sleep_ticks(unsigned n)
+{
+    sleep_ms((uint64_t)(n ? n : 1) * 1000 / TIMER_HZ);
+}
+
+/* Before the window: no time to speak of (the fake tick is now). */
+void sleep_to_tick(void)
+{
 }
 
 int kmalloc_fail, kzalloc_fail;  /* fail the next N calls */
@@ -431,6 +444,9 @@ void win_span(void)
 
 uint64_t fake_ns = 1000000000;
 uint64_t time_ns(void) { return fake_ns; }
+/* kernel/time.c's: ns per cycles_now() unit, 32.32, from the fake rate
+ * (1000 per us: one unit is one ns). */
+uint64_t time_ns_mult(void) { return (1000ull << 32) / fake_cycles_per_us; }
 void yield(void) { fake_ns += 1000; }
 
 bool fake_requester;

@@ -67,6 +67,23 @@ static void win_ten_chains(void)
 }
 
 
+/* A window sleeps a whole number of ticks (10 ms), the nearest to what
+ * was asked and at least one: timed in ns from anywhere in a tick, it
+ * ended up to a tick late. */
+TEST(window_is_the_nearest_whole_number_of_ticks)
+{
+    static const struct { const char *cmd; uint64_t ms; } w[] = {
+        { "profile 1", 10 }, { "profile 4", 10 }, { "profile 15", 20 },
+        { "profile 1004", 1000 }, { "profile 1005", 1010 }, { "profile 2000", 2000 },
+    };
+    for (unsigned i = 0; i < sizeof w / sizeof w[0]; i++) {
+        reset();
+        window_fn = win_ten_chains;
+        CHECK_EQ(run_cmd(w[i].cmd), 0);
+        CHECK_EQ(last_sleep_ms, w[i].ms);
+    }
+}
+
 TEST(command_defaults_and_spec_examples)
 {
     reset();

@@ -15,7 +15,7 @@
 /* ---- fake mm/pmm.h ---- */
 
 struct fake_block { void *va; size_t n; };
-static struct fake_block *blocks;     /* live page_alloc blocks */
+static struct fake_block *blocks;     /* live pmm_alloc blocks */
 static size_t nblocks, capblocks;
 static void **quarantined;            /* freed but kept (see fake_quarantine) */
 static size_t nquar, capquar;
@@ -23,9 +23,9 @@ static size_t nquar, capquar;
 static size_t fake_outstanding;       /* pages handed out, not yet freed */
 static size_t fake_budget;            /* 0: unlimited; else max outstanding */
 static bool fake_quarantine;          /* keep freed pages mapped (and poisoned) */
-static int fake_bad_page_free;        /* page_free of something not live */
+static int fake_bad_page_free;        /* pmm_free of something not live */
 
-void *page_alloc(size_t npages)
+void *pmm_alloc(size_t npages)
 {
     if (npages == 0 || (fake_budget && fake_outstanding + npages > fake_budget))
         return NULL;
@@ -42,7 +42,7 @@ void *page_alloc(size_t npages)
     return p;
 }
 
-void page_free(void *va, size_t npages)
+void pmm_free(void *va, size_t npages)
 {
     for (size_t i = 0; i < nblocks; i++) {
         if (blocks[i].va != va)

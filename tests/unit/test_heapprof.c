@@ -7,6 +7,7 @@
 #include "test.h"
 #include "fake_hal.h"
 #include "fake_heapprof.h"
+#include "kernel/percpu.h"
 #include "kernel/prof/ring.h"
 #include "mm/heapprof.h"
 #include <math.h>
@@ -132,22 +133,40 @@ TEST(heapprof_sample_chain_and_weight)
     CHECK_EQ(st.hs_missing, 1);
 }
 
-/* Off, nothing is counted down at all; on, only allocations that cross. */
+/* Off, the countdown is INT64_MAX, so no allocation crosses it and the
+ * fast path needs no test of the rate; a crossing that finds sampling
+ * off (the countdown used up, however unlikely) only puts it back. On,
+ * only allocations that cross: each one a subtract. */
 TEST(heapprof_count_off_and_on)
 {
     reset();
+    CHECK_EQ(cpus[0].heap_left, INT64_MAX);
     CHECK(!heapprof_count(1 << 30));
-    CHECK_EQ(heapprof_cpus[0].hc_left, 0);
+    CHECK_EQ(cpus[0].heap_left, INT64_MAX - (1 << 30));
+    cpus[0].heap_left = 5;
+    CHECK(heapprof_count(6));
+    CHECK(!heapprof_sample((void *)0x1000, 6, 0x10));
+    CHECK_EQ(cpus[0].heap_left, INT64_MAX);
     heapprof_set_rate(1 << 20);
+    CHECK_EQ(cpus[0].heap_left, 0);
+    CHECK_EQ(cpus[MAX_CPUS - 1].heap_left, 0);
     heapprof_test_seed(0, 5);
     CHECK(heapprof_count(1));                       /* the new rate's first */
     CHECK(!heapprof_sample((void *)0x1000, 1, 0x10));
-    int64_t left = heapprof_cpus[0].hc_left;
+    int64_t left = cpus[0].heap_left;
     CHECK(left > 0);
     if (left > 1) {
         CHECK(!heapprof_count(1));
-        CHECK_EQ(heapprof_cpus[0].hc_left, left - 1);
+        CHECK_EQ(cpus[0].heap_left, left - 1);
     }
+    /* Each CPU counts its own: CPU 1's allocations leave CPU 0's alone. */
+    fake_cpu = 1;
+    heapprof_count(100);
+    CHECK_EQ(cpus[1].heap_left, -100);
+    CHECK_EQ(cpus[0].heap_left, left - (left > 1));
+    fake_cpu = 0;
+    heapprof_set_rate(0);
+    CHECK_EQ(cpus[1].heap_left, INT64_MAX);
 }
 
 /* The table's bound: samples past it are counted as overflow, not kept

@@ -1,4 +1,4 @@
-// LINK: tools/pipeline/stream.c tools/pipeline/collect.c tools/pipeline/collect_shell.c tools/common/toolio.c tools/pipeline/agg.c tools/pipeline/model.c tools/common/hostaddr.c tools/common/ushell_client.c uapi/profile_stream.c uapi/profile_stream_tag.c uapi/profile_raw.c uapi/udpshell.c uapi/udpshell_auth.c lib/sha256.c
+// LINK: tools/pipeline/stream.c tools/pipeline/collect.c tools/pipeline/collect_shell.c tools/pipeline/collect_index.c tools/common/toolio.c tools/pipeline/agg.c tools/pipeline/model.c tools/common/hostaddr.c tools/common/ushell_client.c uapi/profile_stream.c uapi/profile_stream_tag.c uapi/profile_raw.c uapi/udpshell.c uapi/udpshell_auth.c lib/sha256.c
 /* tests/unit/test_pipeline_stream.c: the host's side of the profile stream:
  * loss accounting (tools/pipeline/stream.c) over datagrams built with the
  * uapi encoder: gaps, copies, reordering, the END's totals, an END that
@@ -659,6 +659,55 @@ TEST(streamed_kinds_become_one_raw_profile_each)
     CHECK(strstr(text, " ms=1000\n3 7 ") != NULL);
     free(text);
     sp_profile_free(&p);
+    sp_agg_free(&a);
+    sp_stream_free(&s);
+}
+
+static uint64_t objects_total;
+static int sum_objects(void *ctx, const struct praw_chain *c, unsigned line, char *err,
+                       size_t cap)
+{
+    weight_total += c->pc_weight;
+    objects_total += c->pc_objects;
+    return 0;
+}
+
+/* Streamed heap records carry their size, so a streamed heap profile has
+ * the objects the raw format requires (weight / size per record, summed
+ * and rounded, as the kernel counts them): all four of pprof's types. */
+TEST(streamed_heap_records_carry_objects)
+{
+    struct sp_stream s;
+    struct sp_agg a;
+    sp_stream_init(&s, ID);
+    sp_agg_init(&a);
+    struct dg m = meta(ID, 0, BID);
+    struct pstr_hdr h0;
+    pstr_parse(m.b, m.len, &h0);
+    sp_stream_take(&s, &h0, 0, agg_rec, &a);
+    /* Two samples of 64-byte blocks standing for 524320 bytes each
+     * (8192.5 objects each), one of a 1 MiB block standing for itself. */
+    struct pstr_record small = { .pid = 7, .depth = 1, .kind = PSTR_KIND_HEAP,
+                                 .weight = 524320, .size = 64, .frames = { 0x1000 } };
+    struct pstr_record big = { .pid = 7, .depth = 1, .kind = PSTR_KIND_HEAP,
+                               .weight = 1 << 20, .size = 1 << 20, .frames = { 0x2000 } };
+    sp_agg_add(&a, 0, &small);
+    sp_agg_add(&a, 0, &small);
+    sp_agg_add(&a, 0, &big);
+    CHECK_EQ(sp_agg_objects_q16(&small), 8192 * 65536 + 32768);
+    size_t len;
+    char *text = sp_agg_raw(&a, &s, PRAW_KIND_HEAP, 1000, &len);
+    CHECK(text != NULL);
+    CHECK(strstr(text, "\n2:1048640:16385 7 ") != NULL);
+    CHECK(strstr(text, "\n1:1048576:1 7 ") != NULL);
+    struct praw_header h;
+    char err[PRAW_ERR_MAX] = "";
+    weight_total = objects_total = 0;
+    CHECK_EQ(praw_parse(text, len, &h, sum_objects, NULL, err, sizeof err), 0);
+    CHECK_EQ(h.ph_kind, PRAW_KIND_HEAP);
+    CHECK_EQ(weight_total, 2 * 524320 + (1 << 20));
+    CHECK_EQ(objects_total, 16385 + 1);
+    free(text);
     sp_agg_free(&a);
     sp_stream_free(&s);
 }

@@ -381,6 +381,36 @@ TEST(jitter_band_and_mean)
     fake_cpu = 0;
 }
 
+/* The loads add up to within half a period of the grid of nominal
+ * periods from arm, so a window of n periods holds n samples within one,
+ * and the drift still wanders the whole period (both edges within 5%
+ * of half a period), so every phase of a periodic work is sampled. An
+ * unbounded walk strays ~45 periods over these 100000 draws. */
+TEST(jitter_drift_stays_within_half_a_period)
+{
+    boot(PMU_MODE_AUTO);
+    fake_cycles_per_us = 1000;                    /* nominal period 1 000 000 */
+    CHECK(pmu_probe());
+    pmu_test_jitter(true);
+    const int64_t nom = 1000000;
+    arm();
+    int64_t drift = (int64_t)armed_period - nom, lo = drift, hi = drift;
+    CHECK(drift >= -nom / 2 && drift <= nom / 2);
+    for (unsigned i = 0; i < 100000; i++) {
+        fake_overflow = true;
+        CHECK(pmu_nmi_claim());
+        drift += (int64_t)acked_period - nom;
+        CHECK(drift >= -nom / 2 && drift <= nom / 2);
+        lo = drift < lo ? drift : lo;
+        hi = drift > hi ? drift : hi;
+    }
+    CHECK(lo < -nom / 2 + nom / 20 && hi > nom / 2 - nom / 20);
+    /* A second arm starts a new grid: the first load alone within +-1/4. */
+    disarm();
+    arm();
+    CHECK(armed_period >= (uint64_t)(nom - nom / 4) && armed_period <= (uint64_t)(nom + nom / 4));
+}
+
 /* A stale overflow (claimed after disarm) is not reloaded and takes no
  * draw; the test reset's exact period is what the backends' tests see. */
 TEST(jitter_off_in_test_reset_and_no_draw_when_disarmed)
@@ -398,21 +428,37 @@ TEST(jitter_off_in_test_reset_and_no_draw_when_disarmed)
     CHECK_EQ(acked_period, 0);                  /* 0: acknowledge only */
 }
 
+/* A counter whose rate is wanted but that never moves is given up after
+ * the 10 us of the plain probe, not the rate's 200. */
+TEST(measured_rate_of_a_dead_counter_costs_only_the_probe_budget)
+{
+    boot(PMU_MODE_AUTO);
+    fake_ops.po_measure_rate = true;
+    fake_counts = false;
+    uint64_t t0 = fake_cycles;
+    CHECK(!pmu_probe());
+    CHECK(fake_cycles - t0 >= BUDGET);
+    CHECK(fake_cycles - t0 <= BUDGET + 3 * STEP);
+    CHECK_STR(pmu_probe_note(), "pmu: fake ctr claimed by fakeid but did not count in 10 us: tick only");
+}
+
 TEST(measured_rate_runs_the_budget_and_sets_the_period)
 {
     boot(PMU_MODE_AUTO);
     fake_ops.po_measure_rate = true;
     uint64_t t0 = fake_cycles;
     CHECK(pmu_probe());
-    CHECK(fake_cycles - t0 >= BUDGET);            /* the whole 10 us, though it moved */
-    CHECK(n_read > 40);
+    /* The whole rate budget, 200 us, though it moved at once. */
+    CHECK(fake_cycles - t0 >= BUDGET * PMU_RATE_BUDGET_US / PMU_PROBE_BUDGET_US);
+    CHECK(fake_cycles - t0 <= BUDGET * PMU_RATE_BUDGET_US / PMU_PROBE_BUDGET_US + 3 * STEP);
+    CHECK(n_read > 800);
     arm();
     CHECK_EQ(armed_period, 1000 * 1000);          /* 200 a reading of 0.2 us: 1000 per us */
     char out[512];
     describe(out, sizeof out);
     static const char want4[] = "pmu claims:   fake claims\n"
         "wiring:       fake\n"
-        "probe:        fake counter moved by 10000 in 10 us "
+        "probe:        fake counter moved by 200000 in 200 us "
         "(1000 per us: period 1000000 for 1 kHz)\n"
         "counts:       fake\n"
         "profile source: pmu/fake\n";

@@ -9,12 +9,93 @@
 #include "fake_hal.h"
 #include "fake_profiler.h"
 #include "kernel/prof/offcpu.h"
+#include "kernel/prof/produce.h"
 #include "kernel/prof/sample.h"
 #include "kernel/prof/session.h"
 
 static const uintptr_t chain[3] = { 0xa100, 0xa200, 0xa300 };
 static const uintptr_t wchain[2] = { 0xb100, 0xb200 };
 static struct prof_record recs[PROF_OFF_RECS];
+
+/* The fake clock's unit is one ns (32.32: 1.0). */
+#define NS_1 (1ull << 32)
+
+/* The scheduler's steps (kernel/sched.c, sched_off_*), as it takes them
+ * around the inline state machine: the switch clips its clock once; a
+ * wake that names its waker gets the waker's chain written into the
+ * task; the switch-in and the window's end put their records into slots
+ * whose first holds the task's chain, walked there before. */
+static void switch_out(struct prof_off *o, bool running, uint64_t now)
+{
+    prof_off_out(o, running, prof_off_clip(now));
+}
+
+static void wake(struct prof_off *o, bool on_cpu, uint64_t now, int waker,
+                 const uintptr_t *frames, unsigned depth)
+{
+    if (!prof_off_wake(o, on_cpu, now, waker))
+        return;
+    for (unsigned i = 0; i < depth; i++)
+        o->of_wframes[i] = frames[i];
+    o->of_wdepth = (uint8_t)depth;
+}
+
+/* A ring of four slots whose claim starts at the last: the records of
+ * one interval wrap round its end, as they may in a CPU's ring. Frames
+ * past a record's depth hold garbage, as a reused slot does. */
+static struct prof_record slots[4];
+
+static unsigned put(struct prof_off *o, const struct prof_off_owed *d, unsigned n, int pid,
+                    const uintptr_t *ch, unsigned depth)
+{
+    memset(slots, 0xa5, sizeof slots);
+    memset(recs, 0, sizeof recs);
+    CHECK(n <= PROF_OFF_RECS);
+    struct prof_record *copy = prof_off_put(o, d, pid, slots, 3, 3);
+    for (unsigned i = 0; i < depth; i++)
+        slots[3].pr_frames[i] = ch[i];
+    prof_off_put_chain(&slots[3], copy, depth);
+    for (unsigned i = 0; i < n; i++)
+        recs[i] = slots[(3 + i) & 3];
+    if (n < PROF_OFF_RECS)      /* nothing written past the n claimed */
+        CHECK_EQ(slots[(3 + n) & 3].pr_pid, (int32_t)0xa5a5a5a5);
+    return n;
+}
+
+static unsigned switch_in(struct prof_off *o, int pid, uint64_t now, const uintptr_t *ch,
+                   unsigned depth)
+{
+    struct prof_off_owed d;
+    unsigned n = prof_off_in(o, prof_off_clip(now), &d);
+    return n ? put(o, &d, n, pid, ch, depth) : 0;
+}
+
+static unsigned finish(struct prof_off *o, int pid, bool blocked, const uintptr_t *ch,
+                       unsigned depth)
+{
+    struct prof_off_owed d;
+    unsigned n = prof_off_finish(o, blocked, &d);
+    return n ? put(o, &d, n, pid, ch, depth) : 0;
+}
+
+/* sched_off_emit's steps on this CPU's real ring: n slots claimed, the
+ * chain into the first (the scheduler walks it there), the records put
+ * round it, all published at once. */
+static bool ring_put(const struct prof_off *o, const struct prof_off_owed *d, unsigned n,
+                     int pid, const uintptr_t *ch, unsigned depth)
+{
+    struct prof_claim k;
+    struct prof_record *r = prof_claim_n(&k, PROF_KIND_OFFCPU, pid, n);
+    if (!r)
+        return false;
+    struct prof_record *copy = prof_off_put(o, d, pid, k.k_pc->pc_buf, k.k_head,
+                                            k.k_pc->pc_cap - 1);
+    for (unsigned i = 0; i < depth; i++)
+        r->pr_frames[i] = ch[i];
+    prof_off_put_chain(r, copy, depth);
+    prof_claim_commit(&k);
+    return true;
+}
 
 /* A task that has never been seen by any window. */
 static struct prof_off fresh(void)
@@ -37,18 +118,18 @@ static void check_chain(const struct prof_record *r)
 {
     CHECK_EQ(r->pr_depth, 3);
     CHECK_EQ(r->pr_frames[0], 0xa100);
+    CHECK_EQ(r->pr_frames[1], 0xa200);
     CHECK_EQ(r->pr_frames[2], 0xa300);
-    CHECK_EQ(r->pr_frames[3], 0);
 }
 
 TEST(off_sleep_blocked_then_runnable)
 {
     struct prof_off o = fresh();
-    prof_off_begin(1000);
+    prof_off_begin(1000, NS_1);
     prof_off_wait(&o, PROF_WHY_SLEEP, NULL);
-    prof_off_out(&o, false, 2000);
-    prof_off_wake(&o, false, 22000, 0, NULL, 0);        /* the tick */
-    unsigned n = prof_off_in(&o, 7, 23000, chain, 3, recs);
+    switch_out(&o, false, 2000);
+    wake(&o, false, 22000, 0, NULL, 0);        /* the tick */
+    unsigned n = switch_in(&o, 7, 23000, chain, 3);
     CHECK_EQ(n, 2);
     check_rec(&recs[0], PROF_WHY_SLEEP, 20000, 0);
     check_chain(&recs[0]);
@@ -57,17 +138,17 @@ TEST(off_sleep_blocked_then_runnable)
     check_chain(&recs[1]);
     /* Back on the CPU: nothing more is owed, not even at the end. */
     prof_off_end(50000);
-    CHECK_EQ(prof_off_in(&o, 7, 50000, chain, 3, recs), 0);
+    CHECK_EQ(switch_in(&o, 7, 50000, chain, 3), 0);
 }
 
 static void waited(unsigned why, const char *name)
 {
     struct prof_off o = fresh();
-    prof_off_begin(1000);
+    prof_off_begin(1000, NS_1);
     prof_off_wait(&o, why, name);
-    prof_off_out(&o, false, 2000);
-    prof_off_wake(&o, false, 32000, 9, wchain, 2);
-    unsigned n = prof_off_in(&o, 7, 32500, chain, 3, recs);
+    switch_out(&o, false, 2000);
+    wake(&o, false, 32000, 9, wchain, 2);
+    unsigned n = switch_in(&o, 7, 32500, chain, 3);
     CHECK_EQ(n, 3);
     check_rec(&recs[0], why, 30000, 9);
     CHECK_STR(recs[0].pr_name, name);
@@ -91,12 +172,42 @@ TEST(off_mutex_names_mutex_and_waker)
 TEST(off_preempted_is_runnable_all_along)
 {
     struct prof_off o = fresh();
-    prof_off_begin(1000);
+    prof_off_begin(1000, NS_1);
     prof_off_wait(&o, PROF_WHY_SLEEP, NULL);    /* an old wait: not this one */
-    prof_off_out(&o, true, 5000);
-    CHECK_EQ(prof_off_in(&o, 7, 7000, chain, 3, recs), 1);
+    switch_out(&o, true, 5000);
+    CHECK_EQ(switch_in(&o, 7, 7000, chain, 3), 1);
     check_rec(&recs[0], PROF_WHY_PREEMPTED, 2000, -1);
     check_chain(&recs[0]);
+}
+
+/* The switch path's inline case (prof_off_in_preempted) takes only a
+ * task preempted in this window, with prof_off_in's weight, and leaves
+ * every other state untouched for prof_off_in. */
+TEST(off_preempted_fast_case_agrees)
+{
+    struct prof_off o = fresh();
+    uint64_t w = 1;
+    prof_off_begin(1000, NS_1);
+    CHECK(!prof_off_in_preempted(&o, 2000, &w));        /* stale: not this window's */
+    CHECK_EQ(w, 1);
+    CHECK_EQ(o.of_gen, 0);
+    switch_out(&o, true, 5000);
+    CHECK(prof_off_in_preempted(&o, prof_off_clip(7000), &w));
+    CHECK_EQ(w, 2000);
+    CHECK_EQ(o.of_phase, PROF_OFF_ON);
+    CHECK(!prof_off_in_preempted(&o, 7500, &w));        /* on its CPU: nothing */
+    /* Blocked, then woken: not the inline case, and still owed. */
+    prof_off_wait(&o, PROF_WHY_SLEEP, NULL);
+    switch_out(&o, false, 8000);
+    wake(&o, false, 9000, 0, NULL, 0);
+    CHECK(!prof_off_in_preempted(&o, 9500, &w));
+    CHECK_EQ(switch_in(&o, 7, 9500, chain, 3), 2);
+    check_rec(&recs[0], PROF_WHY_SLEEP, 1000, 0);
+    /* Preempted, but clipped at the window's end: nothing past it. */
+    switch_out(&o, true, 10000);
+    prof_off_end(10400);
+    CHECK(prof_off_in_preempted(&o, prof_off_clip(12000), &w));
+    CHECK_EQ(w, 400);
 }
 
 /* The waker runs on another CPU between the sleeper's "I sleep" and its
@@ -105,19 +216,19 @@ TEST(off_preempted_is_runnable_all_along)
 TEST(off_wake_before_switch_out_completes)
 {
     struct prof_off o = fresh();
-    prof_off_begin(1000);
+    prof_off_begin(1000, NS_1);
     prof_off_wait(&o, PROF_WHY_WAITQ, "udpshell");
-    prof_off_wake(&o, true, 3000, 4, wchain, 2);
-    prof_off_out(&o, true, 3500);               /* state RUNNABLE by then */
-    CHECK_EQ(prof_off_in(&o, 7, 4000, chain, 3, recs), 1);
+    wake(&o, true, 3000, 4, wchain, 2);
+    switch_out(&o, true, 3500);               /* state RUNNABLE by then */
+    CHECK_EQ(switch_in(&o, 7, 4000, chain, 3), 1);
     check_rec(&recs[0], PROF_WHY_RUNNABLE, 500, -1);
     /* The same across the window's start: woken before it, gone after. */
     o = fresh();
     prof_off_wait(&o, PROF_WHY_WAITQ, "udpshell");
-    prof_off_begin(10000);
-    prof_off_wake(&o, true, 12000, 4, wchain, 2);
-    prof_off_out(&o, true, 13000);
-    CHECK_EQ(prof_off_in(&o, 7, 13250, chain, 3, recs), 1);
+    prof_off_begin(10000, NS_1);
+    wake(&o, true, 12000, 4, wchain, 2);
+    switch_out(&o, true, 13000);
+    CHECK_EQ(switch_in(&o, 7, 13250, chain, 3), 1);
     check_rec(&recs[0], PROF_WHY_RUNNABLE, 250, -1);
 }
 
@@ -127,18 +238,18 @@ TEST(off_wake_before_switch_out_completes)
 TEST(off_killed_while_blocked_is_charged_to_the_end)
 {
     struct prof_off o = fresh();
-    prof_off_begin(1000);
+    prof_off_begin(1000, NS_1);
     prof_off_wait(&o, PROF_WHY_MUTEX, "bench");
-    prof_off_out(&o, false, 4000);
-    CHECK_EQ(prof_off_finish(&o, 7, true, chain, 3, recs), 0);  /* not ended yet */
+    switch_out(&o, false, 4000);
+    CHECK_EQ(finish(&o, 7, true, chain, 3), 0);  /* not ended yet */
     prof_off_end(9000);
-    CHECK_EQ(prof_off_finish(&o, 7, true, chain, 3, recs), 1);
+    CHECK_EQ(finish(&o, 7, true, chain, 3), 1);
     check_rec(&recs[0], PROF_WHY_MUTEX, 5000, -1);
     check_chain(&recs[0]);
     /* Done for this window: its wake and switch-in owe nothing more. */
-    prof_off_wake(&o, false, 9500, 3, wchain, 2);
-    CHECK_EQ(prof_off_in(&o, 7, 9600, chain, 3, recs), 0);
-    CHECK_EQ(prof_off_finish(&o, 7, true, chain, 3, recs), 0);
+    wake(&o, false, 9500, 3, wchain, 2);
+    CHECK_EQ(switch_in(&o, 7, 9600, chain, 3), 0);
+    CHECK_EQ(finish(&o, 7, true, chain, 3), 0);
 }
 
 TEST(off_clipped_to_the_window_start)
@@ -146,20 +257,20 @@ TEST(off_clipped_to_the_window_start)
     /* Asleep before the window, woken in it: blocked from its start. */
     struct prof_off o = fresh();
     prof_off_wait(&o, PROF_WHY_SLEEP, NULL);
-    prof_off_begin(1000);
-    prof_off_wake(&o, false, 3000, 0, NULL, 0);
-    CHECK_EQ(prof_off_in(&o, 7, 3500, chain, 3, recs), 2);
+    prof_off_begin(1000, NS_1);
+    wake(&o, false, 3000, 0, NULL, 0);
+    CHECK_EQ(switch_in(&o, 7, 3500, chain, 3), 2);
     check_rec(&recs[0], PROF_WHY_SLEEP, 2000, 0);
     check_rec(&recs[1], PROF_WHY_RUNNABLE, 500, -1);
     /* Runnable before the window, run in it: runnable from its start. */
-    prof_off_begin(10000);
-    CHECK_EQ(prof_off_in(&o, 7, 14000, chain, 3, recs), 1);
+    prof_off_begin(10000, NS_1);
+    CHECK_EQ(switch_in(&o, 7, 14000, chain, 3), 1);
     check_rec(&recs[0], PROF_WHY_RUNNABLE, 4000, -1);
     /* A new window forgets the last one's state: a task left runnable at
      * the last window's end and run in this one counts from its start. */
-    prof_off_out(&o, true, 15000);
-    prof_off_begin(20000);
-    CHECK_EQ(prof_off_in(&o, 7, 20100, chain, 3, recs), 1);
+    switch_out(&o, true, 15000);
+    prof_off_begin(20000, NS_1);
+    CHECK_EQ(switch_in(&o, 7, 20100, chain, 3), 1);
     check_rec(&recs[0], PROF_WHY_RUNNABLE, 100, -1);
 }
 
@@ -167,43 +278,70 @@ TEST(off_clipped_to_the_window_end)
 {
     /* Woken and run after the end: blocked up to the end, no more. */
     struct prof_off o = fresh();
-    prof_off_begin(1000);
+    prof_off_begin(1000, NS_1);
     prof_off_wait(&o, PROF_WHY_SLEEP, NULL);
-    prof_off_out(&o, false, 2000);
+    switch_out(&o, false, 2000);
     prof_off_end(5000);
-    prof_off_wake(&o, false, 6000, 0, NULL, 0);
-    CHECK_EQ(prof_off_in(&o, 7, 7000, chain, 3, recs), 1);
+    wake(&o, false, 6000, 0, NULL, 0);
+    CHECK_EQ(switch_in(&o, 7, 7000, chain, 3), 1);
     check_rec(&recs[0], PROF_WHY_SLEEP, 3000, 0);
     /* Woken in the window, still runnable at its end: both parts. */
     o = fresh();
-    prof_off_begin(10000);
+    prof_off_begin(10000, NS_1);
     prof_off_wait(&o, PROF_WHY_WAITQ, "console-rx");
-    prof_off_out(&o, false, 11000);
-    prof_off_wake(&o, false, 12000, 3, wchain, 2);
+    switch_out(&o, false, 11000);
+    wake(&o, false, 12000, 3, wchain, 2);
     prof_off_end(12600);
-    CHECK_EQ(prof_off_finish(&o, 7, false, chain, 3, recs), 3);
+    CHECK_EQ(finish(&o, 7, false, chain, 3), 3);
     check_rec(&recs[0], PROF_WHY_WAITQ, 1000, 3);
     check_rec(&recs[1], PROF_WHY_WAKER, 1000, 3);
     check_rec(&recs[2], PROF_WHY_RUNNABLE, 600, -1);
     /* Away the whole window: all of it, blocked or runnable. */
     o = fresh();
     prof_off_wait(&o, PROF_WHY_SLEEP, NULL);
-    prof_off_begin(20000);
+    prof_off_begin(20000, NS_1);
     prof_off_end(30000);
-    CHECK_EQ(prof_off_finish(&o, 7, true, chain, 3, recs), 1);
+    CHECK_EQ(finish(&o, 7, true, chain, 3), 1);
     check_rec(&recs[0], PROF_WHY_SLEEP, 10000, -1);
     o = fresh();
-    prof_off_begin(40000);
+    prof_off_begin(40000, NS_1);
     prof_off_end(45000);
-    CHECK_EQ(prof_off_finish(&o, 7, false, chain, 3, recs), 1);
+    CHECK_EQ(finish(&o, 7, false, chain, 3), 1);
     check_rec(&recs[0], PROF_WHY_RUNNABLE, 5000, -1);
     /* Switched out after the end: nothing owed. */
     o = fresh();
-    prof_off_begin(50000);
-    prof_off_in(&o, 7, 50000, chain, 3, recs);
+    prof_off_begin(50000, NS_1);
+    switch_in(&o, 7, 50000, chain, 3);
     prof_off_end(51000);
-    prof_off_out(&o, true, 52000);
-    CHECK_EQ(prof_off_in(&o, 7, 53000, chain, 3, recs), 0);
+    switch_out(&o, true, 52000);
+    CHECK_EQ(switch_in(&o, 7, 53000, chain, 3), 0);
+}
+
+/* The clock is kept raw and only a record's weight becomes ns, by one
+ * 32.32 multiply: exact for a unit of 1.5 ns, without overflow over
+ * minutes of a GHz clock, and a part that rounds to 0 ns is no record. */
+TEST(off_weights_converted_from_the_clock)
+{
+    struct prof_off o = fresh();
+    prof_off_begin(1000, 3ull << 31);                    /* 1.5 ns a unit */
+    prof_off_wait(&o, PROF_WHY_SLEEP, NULL);
+    switch_out(&o, false, 2000);
+    wake(&o, false, 22000, 0, NULL, 0);
+    CHECK_EQ(switch_in(&o, 7, 23000, chain, 3), 2);
+    check_rec(&recs[0], PROF_WHY_SLEEP, 30000, 0);
+    check_rec(&recs[1], PROF_WHY_RUNNABLE, 1500, -1);
+    /* 3 GHz for 200 s: 6e11 units, 2e11 ns. */
+    o = fresh();
+    prof_off_begin(1000, (1000ull << 32) / 3000);
+    switch_out(&o, true, 1000);
+    CHECK_EQ(switch_in(&o, 7, 1000 + 600000000000ull, chain, 3), 1);
+    uint64_t ns = recs[0].pr_weight;
+    CHECK(ns >= 199999999000ull && ns <= 200000000000ull);
+    /* A unit of 1/3 ns: two units are no whole ns, so no record. */
+    o = fresh();
+    prof_off_begin(1000, (1000ull << 32) / 3000);
+    switch_out(&o, true, 5000);
+    CHECK_EQ(switch_in(&o, 7, 5002, chain, 3), 0);
 }
 
 TEST(off_why_names)
@@ -221,30 +359,38 @@ TEST(off_records_wrap_the_ring_together)
     reset();
     room(256);
     struct prof_off o = fresh();
-    prof_off_begin(1000);
+    struct prof_off_owed d;
+    prof_off_begin(1000, NS_1);
     prof_off_wait(&o, PROF_WHY_WAITQ, "virtio-rx");
-    prof_off_out(&o, false, 2000);
-    prof_off_wake(&o, false, 3000, 9, wchain, 2);
-    unsigned n = prof_off_in(&o, 7, 3100, chain, 3, recs);
+    switch_out(&o, false, 2000);
+    wake(&o, false, 3000, 9, wchain, 2);
+    unsigned n = prof_off_in(&o, prof_off_clip(3100), &d);
     CHECK_EQ(n, 3);
     fake_cpu = 2;
     prof_ring_open(PROF_ALL, PROF_GATE_KIND(PROF_KIND_OFFCPU), false);
     uint32_t cap = prof_ring_cap(2);
     prof_ring_test_at(2, UINT32_MAX - 1);        /* two slots before 2^32 */
     for (uint32_t i = 0; i + n <= cap; i += n)
-        CHECK(prof_emit_n(recs, n));
+        CHECK(ring_put(&o, &d, n, 7, chain, 3));
     uint32_t first, avail = prof_ring_avail(2, &first);
     CHECK_EQ(avail, cap / n * n);
+    static const uint8_t why[3] = { PROF_WHY_WAITQ, PROF_WHY_WAKER, PROF_WHY_RUNNABLE };
+    static const uint64_t w[3] = { 1000, 1000, 100 };
     for (uint32_t i = 0; i < avail; i++) {
         const struct prof_record *r = prof_ring_at(2, first + i);
-        CHECK_EQ(r->pr_why, recs[i % n].pr_why);
-        CHECK_EQ(r->pr_weight, recs[i % n].pr_weight);
+        CHECK_EQ(r->pr_why, why[i % n]);
+        CHECK_EQ(r->pr_weight, w[i % n]);
+        CHECK_EQ(r->pr_frames[0], i % n == 1 ? 0xb100 : 0xa100);
     }
     /* No room for the whole interval: none of it, one drop. */
     uint32_t drops = prof_ring_drops(2);
-    CHECK(!prof_emit_n(recs, n));
+    CHECK(!ring_put(&o, &d, n, 7, chain, 3));
     CHECK_EQ(prof_ring_drops(2), drops + 1);
     CHECK_EQ(prof_ring_avail(2, &first), avail);
+    /* prof_emit_n, on the same claim, likewise. */
+    CHECK_EQ(put(&o, &d, n, 7, chain, 3), n);
+    CHECK(!prof_emit_n(recs, n));
+    CHECK_EQ(prof_ring_drops(2), drops + 2);
     prof_ring_close();
     fake_cpu = 0;
 }
@@ -255,31 +401,46 @@ static struct prof_off task5;
 static const uintptr_t chain5[3] = { 0x3010, 0x2044, 0x1100 };   /* burn_inner, mid, outer */
 static const uintptr_t wake7[1] = { 0x2010 };
 
-static void emit(unsigned n)
+/* The switch-in and the window's end as the scheduler takes them, into
+ * this CPU's ring. */
+static void ring_in(struct prof_off *o, int pid, uint64_t now, const uintptr_t *ch,
+                    unsigned depth)
 {
+    struct prof_off_owed d;
+    unsigned n = prof_off_in(o, prof_off_clip(now), &d);
     if (n)
-        CHECK(prof_emit_n(recs, n));
+        CHECK(ring_put(o, &d, n, pid, ch, depth));
+}
+
+static void ring_finish(struct prof_off *o, int pid, bool blocked, const uintptr_t *ch,
+                        unsigned depth)
+{
+    struct prof_off_owed d;
+    unsigned n = prof_off_finish(o, blocked, &d);
+    if (n)
+        CHECK(ring_put(o, &d, n, pid, ch, depth));
 }
 
 /* The window as the scheduler would drive it for pid 5 on cpu 0: waits
  * on virtio-rx from +100 ms, woken by pid 7 at +400, runs at +401, then
- * sleeps from +500 to past the end. sleep_ms has moved the clock to the
- * window's end already. */
+ * sleeps from +500 to past the end, which the scheduler's clock (one
+ * unit a ns) reads at +1000 ms. */
 static void win_off(void)
 {
-    uint64_t t0 = fake_ns - 1000000000ull;
+    uint64_t t0 = prof_off_win.ow_t0;
+    fake_cycles = t0 + 1000000000ull;
     memset(&task5, 0, sizeof task5);
     prof_off_wait(&task5, PROF_WHY_WAITQ, "virtio-rx");
-    prof_off_out(&task5, false, t0 + 100000000);
-    prof_off_wake(&task5, false, t0 + 400000000, 7, wake7, 1);
-    emit(prof_off_in(&task5, 5, t0 + 401000000, chain5, 3, recs));
+    switch_out(&task5, false, t0 + 100000000);
+    wake(&task5, false, t0 + 400000000, 7, wake7, 1);
+    ring_in(&task5, 5, t0 + 401000000, chain5, 3);
     prof_off_wait(&task5, PROF_WHY_SLEEP, NULL);
-    prof_off_out(&task5, false, t0 + 500000000);
+    switch_out(&task5, false, t0 + 500000000);
 }
 
 static void sweep_off(void)
 {
-    emit(prof_off_finish(&task5, 5, true, chain5, 3, recs));
+    ring_finish(&task5, 5, true, chain5, 3);
 }
 
 static int run_off(const char *cmd)

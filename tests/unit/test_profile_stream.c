@@ -184,6 +184,7 @@ TEST(stream_batch_kinds_and_weights)
     struct pstr_record heap = rec(5, 1, 0);
     heap.kind = PSTR_KIND_HEAP;
     heap.weight = 524288;
+    heap.size = 0x10000000123ull;
     size_t at = w.len;
     CHECK(pstr_add_record(&w, &cpu));
     CHECK_EQ(w.len - at, PSTR_REC_FIXED + 2 * 8);
@@ -193,7 +194,10 @@ TEST(stream_batch_kinds_and_weights)
     CHECK_EQ(w.len - at, PSTR_REC_FIXED + PSTR_REC_WEIGHT_LEN + 3 * 8);
     CHECK_EQ(w.buf[at + 5], PSTR_REC_WEIGHT);
     CHECK_EQ(w.buf[at + 6], PSTR_KIND_OFFCPU);
+    at = w.len;
     CHECK(pstr_add_record(&w, &heap));
+    CHECK_EQ(w.len - at, PSTR_REC_FIXED + PSTR_REC_WEIGHT_LEN + PSTR_REC_SIZE_LEN + 8);
+    CHECK_EQ(w.buf[at + 5], PSTR_REC_WEIGHT | PSTR_REC_SIZE);
     size_t len = pstr_finish(&w);
     struct pstr_hdr h;
     CHECK_EQ(pstr_parse(w.buf, len, &h), 0);
@@ -209,21 +213,57 @@ TEST(stream_batch_kinds_and_weights)
     CHECK(memcmp(r.r[1].frames, off.frames, sizeof off.frames) == 0);
     CHECK_EQ(r.r[2].kind, PSTR_KIND_HEAP);
     CHECK_EQ(r.r[2].weight, 524288);
+    CHECK_EQ(r.r[2].size, 0x10000000123ull);
+    CHECK_EQ(r.r[2].frames[0], heap.frames[0]);
+    CHECK_EQ(r.r[1].size, 0);
     /* A kind above the known ones is refused by the encoder too. */
     struct pstr_record bad = off;
     bad.kind = PSTR_KIND_MAX + 1;
     CHECK(!pstr_add_record(&w, &bad));
-    /* Full-depth weighted records: at least 16 fit. */
-    pstr_begin(&w, PSTR_BATCH, 0, 1, 1, 1);
-    pstr_batch_head(&w, &b);
-    struct pstr_record full = rec(5, PSTR_FRAMES, 0);
-    full.kind = PSTR_KIND_HEAP;
-    full.weight = 1000;
-    unsigned n = 0;
-    while (pstr_add_record(&w, &full))
-        n++;
-    CHECK(n >= 16);
-    CHECK_EQ(parse_all(w.buf, pstr_finish(&w)), 0);
+    /* Full-depth weighted records: at least 16 fit, 15 heap records
+     * (their size too). */
+    for (unsigned k = PSTR_KIND_OFFCPU; k <= PSTR_KIND_HEAP; k++) {
+        pstr_begin(&w, PSTR_BATCH, 0, 1, 1, 1);
+        pstr_batch_head(&w, &b);
+        struct pstr_record full = rec(5, PSTR_FRAMES, 0);
+        full.kind = (uint8_t)k;
+        full.weight = 1000;
+        full.size = 10;
+        unsigned n = 0;
+        while (pstr_add_record(&w, &full))
+            n++;
+        CHECK(n >= (k == PSTR_KIND_HEAP ? 15u : 16u));
+        CHECK_EQ(parse_all(w.buf, pstr_finish(&w)), 0);
+    }
+}
+
+/* One spelling per record: a heap record without its size (as a writer
+ * from before sizes would send it) and any other kind with one are
+ * refused, the whole batch with them. */
+TEST(stream_heap_size_required_and_only_there)
+{
+    struct pstr_writer w;
+    struct pstr_batch b = { 0 };
+    for (unsigned k = PSTR_KIND_OFFCPU; k <= PSTR_KIND_HEAP; k++) {
+        pstr_begin(&w, PSTR_BATCH, 0, 1, 1, 1);
+        pstr_batch_head(&w, &b);
+        struct pstr_record cpu = rec(3, 1, 0);
+        CHECK(pstr_add_record(&w, &cpu));
+        size_t at = w.len;
+        struct pstr_record r = rec(4, 1, 0);
+        r.kind = (uint8_t)k;
+        r.weight = 64;
+        r.size = 64;
+        CHECK(pstr_add_record(&w, &r));
+        /* Flip the size flag: the heap record loses it, offcpu gains it. */
+        w.buf[at + 5] ^= PSTR_REC_SIZE;
+        size_t len = pstr_finish(&w);
+        struct pstr_hdr h;
+        CHECK_EQ(pstr_parse(w.buf, len, &h), 0);
+        struct recs got = { 0 };
+        CHECK_EQ(pstr_batch_parse(&h, &b, take_rec, &got), PSTR_EFIELD);
+        CHECK_EQ(got.n, 0);
+    }
 }
 
 TEST(stream_batch_empty_and_full)

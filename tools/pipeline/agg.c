@@ -56,22 +56,56 @@ static void grow(struct sp_agg *a)
     a->cap = cap;
 }
 
+uint64_t sp_agg_objects_q16(const struct pstr_record *r)
+{
+    if (r->kind != PSTR_KIND_HEAP || r->size == 0)
+        return 1u << 16;
+    return (uint64_t)((((unsigned __int128)r->weight << 16) + r->size / 2) / r->size);
+}
+
+/* count records of r's chain weighing weight in all: the objects they
+ * stand for, in 1/65536ths (saturating). */
+static uint64_t agg_objects_q16(const struct pstr_record *r, uint64_t count, uint64_t weight)
+{
+    unsigned __int128 o;
+    if (r->kind != PSTR_KIND_HEAP || r->size == 0)
+        o = (unsigned __int128)count << 16;
+    else
+        o = (((unsigned __int128)weight << 16) + r->size / 2) / r->size;
+    return o > UINT64_MAX ? UINT64_MAX : (uint64_t)o;
+}
+
 void sp_agg_add(struct sp_agg *a, uint16_t cpu, const struct pstr_record *r)
 {
+    sp_agg_add_n(a, cpu, r, 1, r->weight);
+}
+
+/* Saturating: a sum past 2^64 - 1 stays there, never wraps. */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+    return a + b < a ? UINT64_MAX : a + b;
+}
+
+void sp_agg_add_n(struct sp_agg *a, uint16_t cpu, const struct pstr_record *r,
+                  uint64_t count, uint64_t weight)
+{
+    if (!count)
+        return;
     if ((a->n + 1) * 2 > a->cap)    /* keep the table half empty */
         grow(a);
     size_t i = chain_hash(r->pid, cpu, r->kind, r->depth, r->frames) & (a->cap - 1);
     for (; a->tab[i].count; i = (i + 1) & (a->cap - 1))
         if (same(&a->tab[i], r->pid, cpu, r)) {
-            a->tab[i].count++;
-            /* Saturating: a sum past 2^64 - 1 stays there, never wraps. */
-            a->tab[i].weight = a->tab[i].weight + r->weight < a->tab[i].weight
-                                   ? UINT64_MAX : a->tab[i].weight + r->weight;
+            a->tab[i].count = sat_add(a->tab[i].count, count);
+            a->tab[i].weight = sat_add(a->tab[i].weight, weight);
+            a->tab[i].objects_q16 = sat_add(a->tab[i].objects_q16,
+                                            agg_objects_q16(r, count, weight));
             return;
         }
     struct sp_agg_chain *c = &a->tab[i];
-    c->count = 1;
-    c->weight = r->weight;
+    c->count = count;
+    c->weight = weight;
+    c->objects_q16 = agg_objects_q16(r, count, weight);
     c->kind = r->kind;
     c->pid = r->pid;
     c->cpu = cpu;
@@ -91,8 +125,27 @@ static void task_name(const struct sp_stream *s, uint32_t pid, char *buf, size_t
         snprintf(buf, cap, "pid-%" PRIu32, pid);
 }
 
+/* A heap chain line's OBJECTS, as the kernel's (rounded, at least 1): a
+ * chain split over several lines (more records than a line counts) gives
+ * each line but the last 1, the last the rest. left: records after this
+ * line; n: records on it. */
+static uint64_t agg_objects_line(const struct sp_agg_chain *c, uint64_t left, uint64_t n)
+{
+    uint64_t all = (c->objects_q16 + (1u << 15)) >> 16;
+    if (left)
+        return 1;
+    uint64_t lines_before = (c->count - n) / PRAW_COUNT_MAX;     /* each full */
+    return all > lines_before ? all - lines_before : 1;
+}
+
 char *sp_agg_raw(const struct sp_agg *a, const struct sp_stream *s, unsigned kind,
                  uint32_t ms, size_t *len)
+{
+    return sp_agg_raw_drops(a, s, kind, ms, sp_stream_drops(s), len);
+}
+
+char *sp_agg_raw_drops(const struct sp_agg *a, const struct sp_stream *s, unsigned kind,
+                       uint32_t ms, uint64_t drops, size_t *len)
 {
     if (!s->have_meta)
         return NULL;
@@ -118,7 +171,7 @@ char *sp_agg_raw(const struct sp_agg *a, const struct sp_stream *s, unsigned kin
     }
     fprintf(f, "%sbuild-id=%s source=%s samples=%" PRIu64 " dropped=%" PRIu64
             " cpus=%u ms=%" PRIu32, PRAW_MAGIC, s->meta.build_id, s->meta.source,
-            records, sp_stream_drops(s), cpus, ms);
+            records, drops, cpus, ms);
     if (kind != PRAW_KIND_CPU)
         fprintf(f, " kind=%s", praw_kind_name(kind));
     fputc('\n', f);
@@ -142,6 +195,8 @@ char *sp_agg_raw(const struct sp_agg *a, const struct sp_stream *s, unsigned kin
                 wleft -= w;
                 fprintf(f, ":%" PRIu64, w);
             }
+            if (kind == PRAW_KIND_HEAP)
+                fprintf(f, ":%" PRIu64, agg_objects_line(c, left, n));
             fprintf(f, " %" PRIu32 " %s %u", c->pid, task, c->cpu);
             for (unsigned k = 0; k < c->depth; k++)
                 fprintf(f, " %" PRIx64, c->frames[k]);

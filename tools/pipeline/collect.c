@@ -63,6 +63,24 @@ static int open_kernel(struct sp_collect *c, struct sp_collect_kernel *k, const 
     return 0;
 }
 
+/* Receiving: one recvmmsg takes this many datagrams. */
+#define SP_COLLECT_RX_BATCH 64
+struct sp_collect_rx {
+    struct mmsghdr m[SP_COLLECT_RX_BATCH];
+    struct iovec iov[SP_COLLECT_RX_BATCH];
+    struct sockaddr_in from[SP_COLLECT_RX_BATCH];
+    uint8_t buf[SP_COLLECT_RX_BATCH][USHP_AUTH_DGRAM_MAX + 1];
+};
+
+/* True when SO_RCVBUFFORCE did not give the socket want bytes (the
+ * kernel reports twice what was set). */
+static bool force_failed(int fd, int want)
+{
+    int got = 0;
+    socklen_t n = sizeof got;
+    return getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &got, &n) != 0 || got < want;
+}
+
 /* The collector's socket: on the address that reaches every kernel when
  * they agree on one (127.0.0.1 for kernels under QEMU's user network, so
  * nothing beyond this host can send to it), else on every address. */
@@ -80,15 +98,21 @@ static int open_collector(struct sp_collect *c)
         me.sin_addr = a;
     }
     c->fd = socket(AF_INET, SOCK_DGRAM, 0);
+    c->rx = sp_collect_zalloc(c, 1, sizeof *c->rx);
     /* A second of a 1 kHz stream on many CPUs, and the datagrams that
-     * wait while a `profile stop` is in flight: the kernel caps it. */
-    int rcvbuf = 8 << 20, one = 1;
+     * wait while a `profile stop` is in flight: the kernel caps it at
+     * rmem_max. A fleet of a thousand kernels needs more than any
+     * default: past the cap when the collector may (CAP_NET_ADMIN). */
+    int rcvbuf = 8 << 20, force = SP_COLLECT_RCVBUF, one = 1;
     socklen_t len = sizeof me;
+    if (c->fd >= 0)
+        (void)setsockopt(c->fd, SOL_SOCKET, SO_RCVBUFFORCE, &force, sizeof force);
     /* IP_RECVERR: the socket is not connected (it talks to every kernel),
      * so only the error queue says which shell's port was unreachable
      * (sp_collect_refused_shell). */
     if (c->fd < 0 ||
-        setsockopt(c->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf) ||
+        (force_failed(c->fd, force) &&
+         setsockopt(c->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf)) ||
         setsockopt(c->fd, IPPROTO_IP, IP_RECVERR, &one, sizeof one) ||
         bind(c->fd, (const struct sockaddr *)&me, sizeof me) ||
         getsockname(c->fd, (struct sockaddr *)&me, &len)) {
@@ -108,7 +132,8 @@ int sp_collect_open(struct sp_collect *c, const struct sp_collect_opts *o, const
     c->fn = fn;
     c->ctx = ctx;
     c->k = calloc(n ? n : 1, sizeof *c->k);
-    c->pending = calloc(SP_COLLECT_PENDING_MAX, sizeof *c->pending);
+    c->pending_max = SP_COLLECT_PENDING_MAX + 2 * n;
+    c->pending = calloc(c->pending_max, sizeof *c->pending);
     if (!c->k || !c->pending) {
         fprintf(o->err, "%s: out of memory\n", o->prog);
         return -1;
@@ -124,6 +149,8 @@ int sp_collect_open(struct sp_collect *c, const struct sp_collect_opts *o, const
     }
     if (rc == 0 && open_collector(c))
         rc = -1;
+    if (rc == 0)
+        sp_collect_index(c);
     return rc;
 }
 
@@ -145,6 +172,29 @@ void *sp_collect_zalloc(const struct sp_collect *c, size_t n, size_t size)
 
 int sp_collect_start(struct sp_collect *c, unsigned ms, const char *who)
 {
+    bool *all = sp_collect_zalloc(c, c->n, sizeof *all);
+    for (unsigned i = 0; i < c->n; i++)
+        all[i] = true;
+    int rc = sp_collect_start_some(c, ms, who, all);
+    free(all);
+    return rc;
+}
+
+void sp_collect_rearm(struct sp_collect *c, unsigned i)
+{
+    struct sp_collect_kernel *k = &c->k[i];
+    sp_stream_free(&k->s);
+    if (sp_stream_init(&k->s, 0))
+        sp_collect_out_of_memory(c);
+    k->state = SP_COLLECT_IDLE;
+    k->have_src = false;
+    k->note[0] = 0;
+    k->probe.on = false;
+    k->said_forged = false;
+}
+
+int sp_collect_start_some(struct sp_collect *c, unsigned ms, const char *who, const bool *which)
+{
     char (*bufs)[USHP_CMD_MAX + 1] = sp_collect_zalloc(c, c->n, sizeof *bufs);
     const char **cmds = sp_collect_zalloc(c, c->n, sizeof *cmds);
     char **texts = sp_collect_zalloc(c, c->n, sizeof *texts);
@@ -153,8 +203,9 @@ int sp_collect_start(struct sp_collect *c, unsigned ms, const char *who)
     for (unsigned i = 0; i < c->n; i++) {
         snprintf(bufs[i], sizeof bufs[i], "profile stream %u %u %s", c->port, ms, who);
         cmds[i] = bufs[i];
-        run[i] = true;
+        run[i] = which[i];
     }
+    c->stopping = false;
     c->t0 = mono_ms(NULL);
     c->ms = ms;
     /* A stream's META may come before its id does: it waits. */
@@ -168,6 +219,8 @@ int sp_collect_start(struct sp_collect *c, unsigned ms, const char *who)
         struct sp_collect_kernel *k = &c->k[i];
         uint32_t id;
         run[i] = false;
+        if (!which[i])
+            continue;
         if (rcs[i] == USHC_EXIT_OK && sp_collect_parse_started(texts[i], &id) == 0) {
             k->s.id = id;
             k->state = SP_COLLECT_STREAMING;
@@ -187,6 +240,7 @@ int sp_collect_start(struct sp_collect *c, unsigned ms, const char *who)
         if (rcs[i] == USHC_EXIT_PROTO || worst == USHC_EXIT_OK)
             worst = rcs[i];
     }
+    sp_collect_index(c);            /* the ids are known now */
     /* One kernel that cannot stream fails the record, as one that cannot
      * answer `profile` does: the others' streams end now, not by timeout. */
     if (worst != USHC_EXIT_OK) {
@@ -324,7 +378,7 @@ void sp_collect_datagram(struct sp_collect *c, const struct sockaddr_in *from,
         return;
     }
     if (c->starting) {
-        if (c->npending == SP_COLLECT_PENDING_MAX) {
+        if (c->npending >= c->pending_max) {
             c->foreign++;
             return;
         }
@@ -335,9 +389,11 @@ void sp_collect_datagram(struct sp_collect *c, const struct sockaddr_in *from,
         memcpy(q->d, d, len);
         return;
     }
-    for (unsigned i = 0; i < c->n; i++) {
+    size_t cursor = 0;
+    for (int ki; (ki = sp_collect_next_by_id(c, h.stream, &cursor)) >= 0;) {
+        unsigned i = (unsigned)ki;
         struct sp_collect_kernel *k = &c->k[i];
-        if (k->state == SP_COLLECT_IDLE || k->state == SP_COLLECT_FAILED || h.stream != k->s.id ||
+        if (k->state == SP_COLLECT_IDLE || k->state == SP_COLLECT_FAILED ||
             !same_host(from->sin_addr, k->shell.sin_addr))
             continue;
         if (k->state != SP_COLLECT_STREAMING && k->state != SP_COLLECT_ENDED) {
@@ -460,22 +516,31 @@ int sp_collect_poll(struct sp_collect *c, int timeout_ms)
         return -1;
     }
     /* Every datagram waiting, but a bounded number per call, so that the
-     * keep-alives go out even under a flood. */
-    for (int budget = 4096; pr > 0 && budget > 0; budget--) {
-        static uint8_t buf[USHP_AUTH_DGRAM_MAX + 1];
-        struct sockaddr_in from;
-        socklen_t flen = sizeof from;
-        ssize_t got = recvfrom(c->fd, buf, sizeof buf, MSG_DONTWAIT,
-                               (struct sockaddr *)&from, &flen);
+     * keep-alives go out even under a flood; recvmmsg takes them in
+     * batches (one system call for up to SP_COLLECT_RX_BATCH). */
+    struct sp_collect_rx *rx = c->rx;
+    for (int budget = 4096; pr > 0 && budget > 0;) {
+        for (unsigned j = 0; j < SP_COLLECT_RX_BATCH; j++) {
+            rx->iov[j] = (struct iovec){ rx->buf[j], sizeof rx->buf[j] };
+            rx->m[j].msg_hdr = (struct msghdr){ .msg_name = &rx->from[j],
+                                                .msg_namelen = sizeof rx->from[j],
+                                                .msg_iov = &rx->iov[j], .msg_iovlen = 1 };
+        }
+        int got = recvmmsg(c->fd, rx->m, SP_COLLECT_RX_BATCH, MSG_DONTWAIT, NULL);
         if (got < 0 && errno == ECONNREFUSED) {
             /* A port refused a request: its shell's silence tells. */
             sp_collect_refused_shell(c);
+            budget--;
             continue;
         }
-        if (got < 0)
+        if (got <= 0)
             break;
-        sp_collect_input(c, &from, buf, (size_t)got, now);
-        taken++;
+        for (int j = 0; j < got; j++)
+            sp_collect_input(c, &rx->from[j], rx->buf[j], rx->m[j].msg_len, now);
+        taken += got;
+        budget -= got;
+        if (got < SP_COLLECT_RX_BATCH)
+            break;                  /* the queue is empty */
     }
     due(c, now);
     return taken;
@@ -536,6 +601,9 @@ void sp_collect_stop(struct sp_collect *c, uint64_t grace_ms)
 
 void sp_collect_close(struct sp_collect *c)
 {
+    sp_collect_index_free(c);
+    free(c->rx);
+    c->rx = NULL;
     for (unsigned i = 0; i < c->n; i++)
         sp_stream_free(&c->k[i].s);
     if (c->fd >= 0)

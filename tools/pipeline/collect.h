@@ -55,6 +55,9 @@
 #include "tools/common/ushell_client.h"
 
 #define SP_COLLECT_KEEPALIVE_MS 1000
+#define SP_COLLECT_RCVBUF       (64 << 20)   /* what a fleet's socket asks for */
+
+struct sp_collect_rx;
 #define SP_COLLECT_NOTE_MAX     160
 
 enum sp_collect_state {
@@ -134,7 +137,8 @@ struct sp_collect_pending {
     size_t len;
     uint8_t d[PSTR_TAGGED_MAX];
 };
-#define SP_COLLECT_PENDING_MAX 32
+#define SP_COLLECT_PENDING_MAX 32   /* and two more per kernel: each sends a META
+                                       at its start, before its id is known */
 
 struct sp_collect {
     struct sp_collect_opts o;
@@ -153,8 +157,13 @@ struct sp_collect {
     uint32_t foreign_ids[16];       /* stream ids already said */
     unsigned nforeign_ids;
     bool starting;                  /* sp_collect_start: stream datagrams wait in pending */
-    struct sp_collect_pending *pending;  /* SP_COLLECT_PENDING_MAX of them */
-    unsigned npending;
+    struct sp_collect_pending *pending;  /* pending_max of them */
+    unsigned npending, pending_max;
+    /* Lookups (tools/pipeline/collect_index.c); NULL: kernel by kernel. */
+    unsigned *by_id, *by_shell;
+    size_t idx_cap;
+    /* Receiving: recvmmsg's batch. */
+    struct sp_collect_rx *rx;
 };
 
 /* Resolves every HOST[:PORT] (hosts[i] names kernel i) and opens the
@@ -170,6 +179,14 @@ int sp_collect_open(struct sp_collect *c, const struct sp_collect_opts *o, const
  * Returns the worst USHC_EXIT_* over the kernels; when it is not 0, the
  * streams that did start are stopped again. */
 int sp_collect_start(struct sp_collect *c, unsigned ms, const char *who);
+
+/* The same on the kernels i with which[i] only; the others are left as
+ * they are. A fleet sampled K kernels at a time (record --sample) starts
+ * each round so, each kernel of it rearmed first. */
+int sp_collect_start_some(struct sp_collect *c, unsigned ms, const char *who, const bool *which);
+/* Kernel i ready for a new stream: its stream's state made anew (what
+ * the last one counted is the caller's to keep first), IDLE. */
+void sp_collect_rearm(struct sp_collect *c, unsigned i);
 
 /* Waits up to timeout_ms for datagrams and handles whatever is due
  * (keep-alives, silences). Returns the datagrams taken, or -1 on a socket
@@ -210,3 +227,13 @@ void sp_collect_datagram(struct sp_collect *c, const struct sockaddr_in *from,
                     const void *d, size_t len, uint64_t now_ms);
 
 void sp_collect_close(struct sp_collect *c);
+
+/* ---- lookups: tools/pipeline/collect_index.c ---- */
+/* (Re)builds the lookups from every kernel's stream id and shell address. */
+void sp_collect_index(struct sp_collect *c);
+void sp_collect_index_free(struct sp_collect *c);
+/* The kernel whose shell address from is, or NULL. */
+struct sp_collect_kernel *sp_collect_shell_of(struct sp_collect *c, const struct sockaddr_in *from);
+/* The kernels whose stream id is id, one per call: *cursor 0 at first;
+ * a kernel's number, or -1 when there are no more. */
+int sp_collect_next_by_id(const struct sp_collect *c, uint32_t id, size_t *cursor);

@@ -75,16 +75,6 @@ struct sp_collect_kernel *sp_collect_refused_shell(struct sp_collect *c)
     return NULL;
 }
 
-/* The kernel whose shell address from is, or NULL. */
-struct sp_collect_kernel *sp_collect_shell_of(struct sp_collect *c, const struct sockaddr_in *from)
-{
-    for (unsigned i = 0; i < c->n; i++)
-        if (c->k[i].shell.sin_addr.s_addr == from->sin_addr.s_addr &&
-            c->k[i].shell.sin_port == from->sin_port)
-            return &c->k[i];
-    return NULL;
-}
-
 /* ushc_run_all's wait: on the collector's socket, for the shells of the
  * kernels in idx. Whatever else comes meanwhile (a stream's datagram,
  * another shell's late reply) is taken as sp_collect_poll would take it, and

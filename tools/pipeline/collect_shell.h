@@ -16,8 +16,6 @@ const uint8_t *sp_collect_key(const struct sp_collect *c, const struct sp_collec
  * kernel's. */
 struct sp_collect_kernel *sp_collect_refused_shell(struct sp_collect *c);
 
-/* The kernel whose shell address from is, or NULL. */
-struct sp_collect_kernel *sp_collect_shell_of(struct sp_collect *c, const struct sockaddr_in *from);
 
 /* Runs cmds[i] on every kernel i with run[i], all at once; each reply
  * into texts[i] (malloc'd, NUL-terminated), each status into rcs[i].

@@ -10,6 +10,7 @@
 #include "tools/pipeline/diff.h"
 #include "tools/pipeline/pprof.h"
 #include "tools/pipeline/svg.h"
+#include "tools/pipeline/html.h"
 #include "tools/pipeline/sym.h"
 #include <getopt.h>
 #include <stdlib.h>
@@ -298,12 +299,13 @@ static int diff_write(struct sp_profile *p, const char *out, char *err, size_t c
         unsigned kind = p->inputs[0].pi_hdr.ph_kind;
         if (ends_with(out, ".folded")) {
             rc = sp_diff_folded(&d, f);
-        } else if (ends_with(out, ".svg")) {
+        } else if (ends_with(out, ".svg") || ends_with(out, ".html")) {
             char title[160];
             snprintf(title, sizeof title, "sonde diff: %s, base %llu, new %llu %s",
                      praw_kind_name(kind), (unsigned long long)d.base_total,
                      (unsigned long long)d.new_total, diff_unit(kind));
-            rc = sp_diff_svg(&d, title, f);
+            rc = ends_with(out, ".svg") ? sp_diff_svg(&d, title, f)
+                                        : sp_html_write_diff(&d, kind, title, f);
         } else {
             rc = sp_diff_text(&d, diff_unit(kind), f);
         }
@@ -346,7 +348,8 @@ int sp_diff_main(int argc, char **argv)
                    "  -e ELF   the kernel ELF: once for both, or BASE's then NEW's\n"
                    "  -o OUT   .txt chains by growth; .folded BASE NEW per stack\n"
                    "           (difffolded); .svg a differential flame graph (sized by\n"
-                   "           NEW, red grew, blue shrank); .pb.gz NEW minus BASE for\n"
+                   "           NEW, red grew, blue shrank); .html the same, interactive\n"
+                   "           (zoom, search, tooltips with both weights); .pb.gz NEW minus BASE for\n"
                    "           go tool pprof (BASE's samples negated, as -diff_base)\n"
                    "  --force  compare profiles of different build ids, by name\n");
             return 0;
@@ -366,8 +369,8 @@ int sp_diff_main(int argc, char **argv)
     if (!out)
         return diff_usage("no output: give -o OUT", NULL);
     if (!ends_with(out, ".txt") && !ends_with(out, ".folded") && !ends_with(out, ".svg") &&
-        !ends_with(out, ".pb.gz"))
-        return diff_usage("unknown extension (known: .txt, .folded, .svg, .pb.gz): ", out);
+        !ends_with(out, ".pb.gz") && !ends_with(out, ".html"))
+        return diff_usage("unknown extension (known: .txt, .folded, .svg, .html, .pb.gz): ", out);
     struct sp_profile p;
     struct sp_elf *es[2] = { 0 };
     char err[SP_ERR_MAX] = "";

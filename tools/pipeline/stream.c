@@ -6,12 +6,42 @@
 #include <string.h>
 #include "uapi/profile_raw.h"
 
+/* A CPU's state is made when its number first comes: a fleet of 4-CPU
+ * kernels must not cost SP_STREAM_CPUS entries per kernel. */
+#define SP_STREAM_CPUS_FIRST 8
+
 int sp_stream_init(struct sp_stream *s, uint32_t id)
 {
     memset(s, 0, sizeof *s);
     s->id = id;
-    s->cpus = calloc(SP_STREAM_CPUS, sizeof *s->cpus);
+    s->cpus = calloc(SP_STREAM_CPUS_FIRST, sizeof *s->cpus);
+    s->capcpus = SP_STREAM_CPUS_FIRST;
     return s->cpus ? 0 : -1;
+}
+
+/* CPU cpu's state (cpu < SP_STREAM_CPUS), made on first use; NULL out of
+ * memory. */
+static struct sp_stream_cpu *cpu_at(struct sp_stream *s, uint16_t cpu)
+{
+    if (cpu >= s->capcpus) {
+        size_t cap = s->capcpus ? s->capcpus : SP_STREAM_CPUS_FIRST;
+        while (cap <= cpu)
+            cap *= 2;
+        struct sp_stream_cpu *c = realloc(s->cpus, cap * sizeof *c);
+        if (!c)
+            return NULL;
+        memset(c + s->capcpus, 0, (cap - s->capcpus) * sizeof *c);
+        s->cpus = c;
+        s->capcpus = cap;
+    }
+    return &s->cpus[cpu];
+}
+
+/* The same for reading: a CPU not seen yet is a fresh one. */
+static const struct sp_stream_cpu *cpu_peek(const struct sp_stream *s, uint16_t cpu)
+{
+    static const struct sp_stream_cpu fresh;
+    return cpu < s->capcpus ? &s->cpus[cpu] : &fresh;
 }
 
 void sp_stream_free(struct sp_stream *s)
@@ -143,9 +173,11 @@ static int take_batch(struct sp_stream *s, const struct pstr_hdr *h,
     struct batch_ctx bc = { s, fn, ctx, h->cpu };
     if (pstr_batch_parse(h, &b, NULL, NULL) != 0)
         return SP_STREAM_MALFORMED;
-    struct sp_stream_cpu *c = &s->cpus[h->cpu];
-    if (index_far(c, b.first))
+    if (index_far(cpu_peek(s, h->cpu), b.first))
         return SP_STREAM_FAR;
+    struct sp_stream_cpu *c = cpu_at(s, h->cpu);
+    if (!c)
+        return SP_STREAM_MALFORMED;     /* out of memory: not taken, counted */
     int r = seq_take(s, h->seq);
     if (r != SP_STREAM_TAKEN)
         return r;
@@ -218,16 +250,16 @@ struct end_ctx {
 static void end_check(void *ctx, const struct pstr_end_cpu *e)
 {
     struct end_ctx *x = ctx;
-    if (e->cpu < SP_STREAM_CPUS && index_far(&x->s->cpus[e->cpu], e->records))
+    if (e->cpu < SP_STREAM_CPUS && index_far(cpu_peek(x->s, e->cpu), e->records))
         x->far = true;
 }
 
 static void end_cpu(void *ctx, const struct pstr_end_cpu *e)
 {
     struct sp_stream *s = ((struct end_ctx *)ctx)->s;
-    if (e->cpu >= SP_STREAM_CPUS)
+    struct sp_stream_cpu *c = e->cpu < SP_STREAM_CPUS ? cpu_at(s, e->cpu) : NULL;
+    if (!c)
         return;
-    struct sp_stream_cpu *c = &s->cpus[e->cpu];
     note_cpu(s, e->cpu);
     /* Records the CPU sent after its last batch that came. */
     if ((int32_t)(e->records - c->next) > 0) {

@@ -75,7 +75,9 @@ struct sp_stream {
     bool seq_any;
     uint8_t seq_seen[SP_STREAM_SEQ_WIN / 8];   /* bit seq % WIN: taken */
     /* records */
-    struct sp_stream_cpu *cpus;   /* SP_STREAM_CPUS of them */
+    struct sp_stream_cpu *cpus;   /* capcpus of them (at most SP_STREAM_CPUS),
+                                     made as CPU numbers come */
+    size_t capcpus;
     unsigned ncpus;               /* the highest CPU seen + 1 */
     uint64_t records;             /* received (bad ones included) */
     uint64_t bad_records;         /* received with a field the raw profile cannot

@@ -1,0 +1,165 @@
+/* kernel/prof/produce.h: the steps every producer of records takes into
+ * its CPU's ring (kernel/prof/ring.h), inline: the sampler
+ * (kernel/prof/sample.c), prof_emit, and the scheduler's off-CPU records
+ * (kernel/sched.c), which claim their slots first and fill them in place
+ * (a walk straight into the slot, no copy through a buffer).
+ *
+ * All of them run with interrupts off on the CPU whose ring they write:
+ * no lock, no allocation.
+ *
+ * Profiler core: prefix prof_ and PROF_.
+ *
+ * Barriers (ring.c names their partners):
+ *   D: the guard's seq_cst store, then the seq_cst load of the gate;
+ *      pairs with C in prof_ring_close / prof_ring_quiesce (Dekker's
+ *      pattern: either the closer sees our guard and waits for us, or we
+ *      see the gate closed and touch nothing). On x86 the store is one
+ *      xchg, the full barrier itself, and the load a plain mov; on arm64
+ *      an stlr and an ldar, which the architecture keeps in that order.
+ *   B: that same load of the gate acquires; pairs with A in
+ *      prof_ring_open, so the ring, its capacity, the zeroed counts and
+ *      the filter read after it are this run's (the filter is read only
+ *      under the guard for that reason, never before the check).
+ *   H: the acquire of pc_tail; pairs with G in prof_ring_release: the
+ *      drainer's copy of a slot is complete before we reuse it. The ring
+ *      is full when count - tail reaches the capacity: the sample is
+ *      dropped and counted, never written over a record not yet drained.
+ *   F: pc_count's release; pairs with E in prof_ring_avail (and the
+ *      freeze's acquire): whoever reads the count reads whole records.
+ *   I: the guard's release; pairs with C's scan: a closer that sees the
+ *      guard clear sees every write of the record before it.
+ * The guard is tested before it is taken by a plain load, not an atomic
+ * exchange: only this CPU writes it, and an NMI that lands between the
+ * tick's test and its store runs whole (takes, samples, releases) before
+ * the tick goes on, so the two samples follow each other and neither
+ * sees the other's half-done. The counters (pc_nested, pc_full, pc_other,
+ * pc_from_tick) have one writer, this CPU under its guard or the nested
+ * NMI that found the guard taken. The drainer also reads the drop
+ * counters while the stream runs, so they are stored with relaxed
+ * atomics (the same plain add and store on x86 and arm64; the drainer
+ * only needs a whole value). */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "hal/cpu.h"
+#include "kernel/prof/ring.h"
+
+
+/* The steps every producer takes, in this order, each inline where it is
+ * used (the sampler's path must not grow a call):
+ *   prof_guard_take     the CPU's guard (D), or a nested arrival counted;
+ *   the gate's kind bit (D, B), then prof_pid_wanted;
+ *   prof_slot           the next slot (H), or a full ring counted;
+ *   fill the slot, then prof_publish (F);
+ *   prof_guard_release  (I).
+ * Only an NMI landing inside another producer on its CPU (the tick's
+ * sample, prof_emit) can find the guard taken: interrupts are off in
+ * those, and NMIs do not nest. So pc_nested has a single writer and needs
+ * no atomic add. */
+static inline __attribute__((always_inline)) bool prof_guard_take(struct prof_cpu *pc)
+{
+    if (__atomic_load_n(&pc->pc_inside, __ATOMIC_RELAXED)) {
+        __atomic_store_n(&pc->pc_nested, pc->pc_nested + 1, __ATOMIC_RELAXED);
+        return false;
+    }
+    __atomic_store_n(&pc->pc_inside, 1, __ATOMIC_SEQ_CST);                  /* D */
+    return true;
+}
+
+static inline __attribute__((always_inline)) void prof_guard_release(struct prof_cpu *pc)
+{
+    __atomic_store_n(&pc->pc_inside, 0, __ATOMIC_RELEASE);                  /* I */
+}
+
+/* Whether the gate, loaded under the guard, is open to kind_bit. */
+static inline __attribute__((always_inline)) bool prof_gate_open(unsigned kind_bit)
+{
+    return __atomic_load_n(&prof_gate.pg_state, __ATOMIC_SEQ_CST) & kind_bit;  /* D, B */
+}
+
+/* The filter is applied here, not in the report: a filtered-out record
+ * takes no slot and is not a drop. Relaxed: B ordered it after the gate's
+ * opening. */
+static inline __attribute__((always_inline)) bool prof_pid_wanted(int pid)
+{
+    int want = __atomic_load_n(&prof_gate.pg_pid, __ATOMIC_RELAXED);
+    return want == PROF_ALL || pid == want;
+}
+
+/* The next slot (its index in *n), or NULL when the ring is full: counted,
+ * never written over a record not yet drained (unsigned: right across the
+ * indices' wrap). pc_cap is 0 for a CPU that had no ring when the gate
+ * opened (it came online since): the capacity check covers it, so the
+ * common path needs no check of pc_buf; it is a power of two, so the
+ * slot is a mask away. */
+static inline __attribute__((always_inline))
+struct prof_record *prof_slot(struct prof_cpu *pc, uint32_t *n)
+{
+    uint32_t head = pc->pc_count;
+    uint32_t tail = __atomic_load_n(&pc->pc_tail, __ATOMIC_ACQUIRE);       /* H */
+    if (head - tail >= pc->pc_cap) {
+        __atomic_store_n(&pc->pc_full, pc->pc_full + (pc->pc_cap != 0), __ATOMIC_RELAXED);
+        return NULL;
+    }
+    *n = head;
+    return &pc->pc_buf[head & (pc->pc_cap - 1)];
+}
+
+static inline __attribute__((always_inline)) void prof_publish(struct prof_cpu *pc, uint32_t n)
+{
+    __atomic_store_n(&pc->pc_count, n + 1, __ATOMIC_RELEASE);              /* F */
+}
+
+/* ---- n slots claimed at once, filled in place, published together ---- */
+
+/* A claim of k_n side-by-side slots in one CPU's ring, under its guard. */
+struct prof_claim {
+    struct prof_cpu *k_pc;
+    uint32_t k_head;            /* the first slot's index */
+    uint32_t k_n;
+};
+
+/* n (>= 1) slots for records of kind for pid, on the calling CPU
+ * (interrupts off): the first, with its guard taken, or NULL with
+ * nothing held (the gate closed to kind, pid filtered out: nothing
+ * counted; a producer already inside: nested; no room for all n: one
+ * drop, for the n records are one thing lost). The caller fills every
+ * slot (prof_claim_at) and then calls prof_claim_commit, at once: an
+ * NMI's sample meanwhile is dropped as nested. */
+static inline __attribute__((always_inline))
+struct prof_record *prof_claim_n(struct prof_claim *k, unsigned kind, int pid, unsigned n)
+{
+    struct prof_cpu *pc = &prof_cpus[cpu_index_inline()];
+    if (!prof_guard_take(pc))
+        return NULL;
+    if (prof_gate_open(PROF_GATE_KIND(kind)) && prof_pid_wanted(pid)) {
+        uint32_t head = pc->pc_count;
+        uint32_t tail = __atomic_load_n(&pc->pc_tail, __ATOMIC_ACQUIRE);      /* H */
+        if (head - tail + n <= pc->pc_cap) {
+            k->k_pc = pc;
+            k->k_head = head;
+            k->k_n = n;
+            return &pc->pc_buf[head & (pc->pc_cap - 1)];
+        }
+        __atomic_store_n(&pc->pc_full, pc->pc_full + (pc->pc_cap != 0), __ATOMIC_RELAXED);
+    }
+    prof_guard_release(pc);
+    return NULL;
+}
+
+/* The ring's slots, for the claim's i-th (i < k_n): &buf[(head + i) & mask]
+ * (the claim may cross the slots' end). */
+static inline struct prof_record *prof_claim_at(const struct prof_claim *k, unsigned i)
+{
+    return &k->k_pc->pc_buf[(k->k_head + i) & (k->k_pc->pc_cap - 1)];
+}
+
+/* Every slot of k filled: published (F), counted, the guard released. */
+static inline __attribute__((always_inline)) void prof_claim_commit(const struct prof_claim *k)
+{
+    struct prof_cpu *pc = k->k_pc;
+    pc->pc_other += k->k_n;
+    prof_publish(pc, k->k_head + k->k_n - 1);
+    prof_guard_release(pc);
+}

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""sonde-prof record against a fleet of simulated kernels (build/host/fleet-gen
+through bench/fleet.py), no QEMU: about 17 s.
+
+- fleet_50: 50 kernels x 4 CPUs x 100 Hz for 10 s, with 2% of the
+  batches lost, 1% doubled and 2% reordered on the way: the total ingested
+  plus the injected loss is exactly what was sent, sonde-prof accounts
+  exactly the injected loss, and every kernel, by its label (its
+  HOST:PORT root frame; its own task names), has exactly its own records.
+- rotation: 12 kernels, --sample 3 --period 500ms over 5 s: each kernel
+  is covered within one period of its fair share (5 s x 3 / 12), the
+  kernel-seconds in the report add up to 3 kernels at a time, no more than
+  3 kernels ever stream at once, and a kernel streams only as often as
+  sonde-prof says it sampled it.
+
+Prints "N passed, M failed" last; exit 0 when none failed."""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+FLEET = os.path.join(ROOT, "bench/fleet.py")
+LAST = re.compile(r"^fleet: (\d+) kernels, (\d+) s, (\d+) records sent, (\d+) records ingested, "
+                  r"(\d+) lost \(accounted (\d+)\), (\d+) records/s$")
+passed = failed = 0
+
+
+def check(ok, what):
+    global passed, failed
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL: %s" % what)
+
+
+def fleet(tmp, name, *args):
+    out, js = os.path.join(tmp, name + ".folded"), os.path.join(tmp, name + ".json")
+    r = subprocess.run([sys.executable, FLEET, "--out", out, "--json", js] + list(args),
+                       capture_output=True, text=True, timeout=120)
+    last = r.stdout.strip().split("\n")[-1]
+    if r.returncode != 0:
+        print(r.stdout + r.stderr)
+    data = json.load(open(js)) if os.path.exists(js) else {}
+    return r.returncode, LAST.match(last), data, out, r.stderr
+
+
+def folded_kernels(path):
+    per = {}
+    for line in open(path):
+        stack, n = line.rstrip("\n").rsplit(" ", 1)
+        frames = stack.split(";")
+        per.setdefault(frames[0], {}).setdefault(frames[1], 0)
+        per[frames[0]][frames[1]] += int(n)
+    return per
+
+
+def fleet_50(tmp):
+    rc, m, d, out, _ = fleet(tmp, "f50", "--kernels", "50", "--rate", "100", "--seconds", "10",
+                             "--loss", "0.02", "--dup", "0.01", "--reorder", "0.02")
+    check(rc == 0 and m, "fleet_50: fleet.py exit %d, last line %r" % (rc, m))
+    if not m:
+        return
+    n, s, sent, got, lost, acc, _ = (int(x) for x in m.groups())
+    check((n, s) == (50, 10), "fleet_50: %d kernels, %d s" % (n, s))
+    # 10 s x 100 Hz x 4 CPUs x 50 kernels, less the time before each
+    # stream's confirmation (a loaded host takes longer to confirm 50).
+    check(190000 <= sent <= 200000, "fleet_50: %d records sent, not 190000-200000" % sent)
+    check(got + lost == sent, "fleet_50: %d ingested + %d lost != %d sent" % (got, lost, sent))
+    check(lost > 0 and acc == lost, "fleet_50: %d lost, %d accounted" % (lost, acc))
+    per = folded_kernels(out)
+    check(len(per) == 50, "fleet_50: %d kernel labels, not 50" % len(per))
+    # Kernel i's tasks are k<i>-t<j> (and idle): each label holds only
+    # one kernel's tasks, and every kernel's are different.
+    owners = {}
+    for kernel, tasks in per.items():
+        ks = {t.split("-")[0] for t in tasks if t != "idle"}
+        check(len(ks) == 1, "fleet_50: %s holds the tasks of %s" % (kernel, sorted(ks)))
+        owners.setdefault(min(ks), []).append(kernel)
+    check(len(owners) == 50, "fleet_50: %d distinct kernels' tasks" % len(owners))
+
+
+def rotation(tmp):
+    rc, m, d, out, err = fleet(tmp, "rot", "--kernels", "12", "--rate", "100", "--seconds", "5",
+                               "--sample", "3", "--period", "500ms")
+    check(rc == 0 and m, "rotation: fleet.py exit %d" % rc)
+    if not d:
+        return
+    cov = {k: v for k, v in d["covered_ms"].items() if k != "total"}
+    fair = 5000 * 3 / 12
+    check(len(cov) == 12, "rotation: %d kernels accounted" % len(cov))
+    for k, ms in sorted(cov.items()):
+        check(abs(ms - fair) <= 500, "rotation: %s covered %d ms, fair share %d +- 500"
+              % (k, ms, fair))
+    check(d["covered_ms"]["total"] == 5000 * 3, "rotation: %d kernel-ms in all, not 15000"
+          % d["covered_ms"]["total"])
+    check(1 <= d["concurrent_max"] <= 3, "rotation: %d kernels streamed at once"
+          % d["concurrent_max"])
+    for k, n in d["gen_streams"].items():
+        want = cov.get(k, 0) // 500
+        check(n == want, "rotation: %s streamed %d times, sampled %d" % (k, n, want))
+    check("sampled 3 of 12 kernels at a time, 10 rounds of 0.5 s: 15.0 kernel-s covered"
+          in err, "rotation: no coverage line in %r" % err[-300:])
+
+
+def main():
+    with tempfile.TemporaryDirectory(prefix="check_fleet.") as tmp:
+        fleet_50(tmp)
+        rotation(tmp)
+    print("%d passed, %d failed" % (passed, failed))
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

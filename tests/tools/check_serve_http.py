@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+"""`sonde-prof serve` against malformed and hostile HTTP requests, with no
+QEMU: a fake kernel (tests/tools/fake_stream_kernel.py) streams the real
+x86 kernel's burn chain, serve listens on 127.0.0.1, and every request
+below goes over a raw socket so that nothing tidies it first: bad paths,
+a huge request line, huge and many headers, out-of-range and malformed
+query values, ranges out of bounds, other methods, garbage instead of
+HTTP. Each must be answered with a 4xx (and a JSON error naming what was
+wrong where serve, not libmicrohttpd, answers; bytes that are no request
+at all may just get the connection closed), and serve must keep
+serving: after each, /api/status answers 200 and, at the end, the
+kernel's samples are still counted and the process is alive.
+Also: -l on a non-loopback address without --public is refused.
+
+usage: tests/tools/check_serve_http.py   (ends "N passed, N failed")"""
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
+ELF = os.path.join(ROOT, 'build/x86_64/kernel.elf')
+PROF = os.path.join(ROOT, 'build/host/sonde-prof')
+FAKE = os.path.join(ROOT, 'tests/tools/fake_stream_kernel.py')
+
+passed = failed = 0
+
+
+def check(name, ok, detail=''):
+    global passed, failed
+    if ok:
+        passed += 1
+        print(f'PASS {name}')
+    else:
+        failed += 1
+        print(f'FAIL {name}{": " + detail if detail else ""}')
+    sys.stdout.flush()
+
+
+def free_port(kind):
+    s = socket.socket(socket.AF_INET, kind)
+    s.bind(('127.0.0.1', 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
+
+
+def sym(name):
+    out = subprocess.run(['nm', ELF], capture_output=True, text=True, check=True).stdout
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) == 3 and f[2] == name:
+            return int(f[0], 16)
+    raise SystemExit(f'{name} not in {ELF}')
+
+
+def build_id():
+    out = subprocess.run(['readelf', '-n', ELF], capture_output=True, text=True,
+                         check=True).stdout
+    return re.search(r'Build ID: ([0-9a-f]+)', out).group(1)
+
+
+def raw(port, data, timeout=5.0):
+    """Sends data as it is; returns (status or None, body) of the reply."""
+    s = socket.create_connection(('127.0.0.1', port), timeout=timeout)
+    reply = b''
+    try:
+        s.sendall(data)
+        while True:
+            b = s.recv(65536)
+            if not b:
+                break
+            reply += b
+            head, sep, body = reply.partition(b'\r\n\r\n')
+            m = re.search(rb'content-length: *(\d+)', head, re.I)
+            if sep and m and len(body) >= int(m.group(1)):
+                break
+    except (ConnectionResetError, BrokenPipeError, socket.timeout):
+        pass
+    finally:
+        s.close()
+    m = re.match(rb'HTTP/1\.[01] (\d{3})', reply)
+    return (int(m.group(1)) if m else None), reply.partition(b'\r\n\r\n')[2]
+
+
+def get(port, target, extra=b''):
+    return raw(port, b'GET ' + target + b' HTTP/1.1\r\nHost: x\r\nConnection: close\r\n'
+               + extra + b'\r\n')
+
+
+def alive(port):
+    st, body = get(port, b'/api/status')
+    try:
+        return st == 200 and 'kernels' in json.loads(body)
+    except ValueError:
+        return False
+
+
+def error_says(body, words):
+    try:
+        e = json.loads(body).get('error', '')
+    except ValueError:
+        return False
+    return words in e
+
+
+def main():
+    r = subprocess.run(['make', '-s', '-C', ROOT, 'build/x86_64/kernel.elf',
+                        'build/host/sonde-prof'])
+    if r.returncode:
+        print('build failed\n0 passed, 1 failed')
+        return 1
+    tmp = tempfile.mkdtemp()
+    procs = []
+    try:
+        kport = free_port(socket.SOCK_DGRAM)
+        frames = f'{sym("burn_spin") + 0x30:x},{sym("burn_task"):x}'
+        fake_out = open(os.path.join(tmp, 'fake'), 'w+')
+        procs.append(subprocess.Popen([sys.executable, FAKE, '--port', str(kport),
+                                       '--build-id', build_id(), '--frames', frames,
+                                       '--cpus', '2', '--hz', '100'],
+                                      stdout=fake_out, stderr=subprocess.STDOUT))
+        for _ in range(50):
+            fake_out.seek(0)
+            if 'ready' in fake_out.read():
+                break
+            time.sleep(0.1)
+
+        # Refused before anything starts: a public address without --public.
+        r = subprocess.run([PROF, 'serve', '-l', '0.0.0.0:0', '-e', ELF, f'127.0.0.1:{kport}'],
+                           capture_output=True, text=True, timeout=10)
+        check('-l 0.0.0.0 without --public: exit 2, says why',
+              r.returncode == 2 and 'not a loopback address' in r.stderr and '--public' in r.stderr,
+              f'rc {r.returncode}: {r.stderr.strip()}')
+        r = subprocess.run([PROF, 'serve', '-l', '127.0.0.1:70000', '-e', ELF, '127.0.0.1'],
+                           capture_output=True, text=True, timeout=10)
+        check('-l port 70000: exit 2, names the range',
+              r.returncode == 2 and '(0-65535' in r.stderr, r.stderr.strip())
+
+        serve_err = open(os.path.join(tmp, 'serve.err'), 'w+')
+        sv = subprocess.Popen([PROF, 'serve', '-l', '127.0.0.1:0', '-e', ELF,
+                               f'127.0.0.1:{kport}'], stdout=subprocess.PIPE,
+                              stderr=serve_err, text=True)
+        procs.append(sv)
+        line = sv.stdout.readline()
+        m = re.search(r'http://127\.0\.0\.1:(\d+)/', line)
+        check('serve says where it listens', m is not None, line.strip())
+        if not m:
+            return 1
+        port = int(m.group(1))
+        check('GET /api/status: 200', alive(port))
+        time.sleep(0.5)             # serve's clock past the ranges below
+
+        cases = [
+            ('unknown path', get(port, b'/nope'), 404, 'no such page'),
+            ('path with ..', get(port, b'/../../etc/passwd'), 404, None),
+            ('encoded NUL in the path', get(port, b'/api/status%00x'), 404, None),
+            ('a 40 KB path', get(port, b'/' + b'a' * 40000), (414, 431, 413, 400), None),
+            ('a 20 KB path', get(port, b'/' + b'a' * 20000), (404,), 'no such page'),
+            ('a 100 KB header', get(port, b'/api/status', b'X-Big: ' + b'b' * 100000 + b'\r\n'),
+             (431, 413, 400), None),
+            ('2000 headers', get(port, b'/api/status',
+                                 b''.join(b'X-%d: y\r\n' % i for i in range(2000))),
+             (431, 413, 400), None),
+            ('from out of bounds', get(port, b'/api/flame?from=99999999999'), 400,
+             'out of range'),
+            ('to before from', get(port, b'/api/flame?from=50&to=10'), 400, 'an empty range'),
+            ('negative from', get(port, b'/api/flame?from=-1'), 400, 'out of range'),
+            ('from not a number', get(port, b'/api/flame?from=1e3'), 400, 'out of range'),
+            ('a 30-digit from', get(port, b'/api/flame?from=' + b'9' * 30), 400, 'out of range'),
+            ('kernel out of range', get(port, b'/api/flame?kernel=1'), 400,
+             "kernel=1 out of range (a kernel's index 0-0, or all)"),
+            ('pid not a number', get(port, b'/api/flame?pid=seven'), 400, 'pid 0-2147483647'),
+            ('cpu -1', get(port, b'/api/flame?cpu=-1'), 400, 'cpu 0-4095'),
+            ('kind empty', get(port, b'/api/flame?kind='), 400, 'known: cpu, offcpu, heap'),
+            ('an unknown argument', get(port, b'/api/flame?x=%ZZ'), 400, "unknown argument 'x'"),
+            ('diff without a base', get(port, b'/api/diff?from=0'), 400, 'base_from'),
+            ('diff base out of bounds', get(port, b'/api/diff?base_from=0&base_to=99999999999'),
+             400, 'base_to=99999999999 out of range'),
+            ('40 arguments', get(port, b'/api/flame?' + b'&'.join(b'a%d=1' % i for i in range(40))),
+             400, 'too many arguments'),
+            ('download with a bad range', get(port, b'/download/selection.pb.gz?to=0'), 400,
+             'an empty range'),
+            ('POST', raw(port, b'POST /api/status HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n'
+                         b'Connection: close\r\n\r\nhello'), 405, 'only GET and HEAD'),
+            ('DELETE', raw(port, b'DELETE / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
+             405, None),
+            ('a request line of two words', raw(port, b'HELLO WORLD\r\n\r\n'), 400, None),
+            # Bytes that are no request line at all: libmicrohttpd closes
+            # the connection without a word (None), which is fine.
+            ('binary garbage', raw(port, bytes(range(1, 256)) * 4 + b'\r\n\r\n'), (400, None),
+             None),
+            ('HTTP/1.1 without Host', raw(port, b'GET /api/status HTTP/1.1\r\n\r\n'), 400, None),
+            ('unknown HTTP version', raw(port, b'GET / HTTP/9.9\r\nHost: x\r\n\r\n'), (505, 400),
+             None),
+        ]
+        for name, (st, body), want, says in cases:
+            wants = want if isinstance(want, tuple) else (want,)
+            ok = st in wants and (says is None or error_says(body, says))
+            check(f'{name}: {"/".join(str(w) for w in wants)}', ok,
+                  f'got {st}: {body[:200]!r}')
+            check(f'{name}: serve still answers', alive(port))
+
+        time.sleep(1.2)
+        st, body = get(port, b'/api/flame')
+        try:
+            n = json.loads(body)['samples']
+        except (ValueError, KeyError):
+            n = -1
+        check('after all that, the kernel\'s samples are still counted', st == 200 and n > 0,
+              f'{st}, {n} samples')
+        st, body = get(port, b'/download/selection.folded')
+        check('the folded download names burn_spin', st == 200 and b'burn_spin' in body,
+              body[:200])
+        check('serve is still running', sv.poll() is None)
+        sv.terminate()
+        try:
+            rc = sv.wait(10)
+        except subprocess.TimeoutExpired:
+            rc = None
+        check('SIGTERM: serve exits 0', rc == 0, f'rc {rc}')
+        serve_err.seek(0)
+        err = serve_err.read()
+        check('serve said nothing on stderr', err == '', err[:300])
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    print(f'{passed} passed, {failed} failed')
+    return 0 if failed == 0 else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,225 @@
+// LINK: tools/serve/hist.c tools/pipeline/model.c uapi/profile_raw.c
+/* tests/unit/test_serve_hist.c: `sonde-prof serve`'s bucketed history
+ * (tools/serve/hist.c): buckets and their eviction after the hour, the
+ * memory bound by distinct stacks (whatever the samples), ranges merged
+ * over buckets and widened to them, the filters, the per-second rate. */
+#include "test.h"
+#include "tools/serve/hist.h"
+
+#define B SV_HIST_BUCKET_MS
+
+static struct pstr_record rec(uint32_t pid, uint64_t pc, uint8_t kind, uint64_t weight)
+{
+    struct pstr_record r;
+    memset(&r, 0, sizeof r);
+    r.pid = pid;
+    r.depth = 2;
+    r.kind = kind;
+    r.weight = weight;
+    r.frames[0] = pc;
+    r.frames[1] = 0x9000;
+    return r;
+}
+
+static uint64_t sel_samples(const struct sv_hist *h, uint64_t from, uint64_t to,
+                            int kernel, int64_t pid, int cpu)
+{
+    struct sv_hist_filter f = { kernel, pid, cpu, PSTR_KIND_CPU };
+    struct sv_hist_sel s;
+    if (sv_hist_select(h, from, to, &f, &s))
+        return UINT64_MAX;
+    uint64_t n = s.samples;
+    sv_hist_sel_free(&s);
+    return n;
+}
+
+TEST(hist_counts_one_stack_per_bucket_entry)
+{
+    struct sv_hist *h = sv_hist_new(64);
+    struct pstr_record r = rec(7, 0x1000, PSTR_KIND_CPU, 1);
+    for (unsigned i = 0; i < 1000; i++)
+        CHECK(sv_hist_add(h, 0, 1, &r, 100 + i));
+    CHECK_EQ(sv_hist_live_stacks(h), 1);
+    CHECK_EQ(sv_hist_entries(h), 1);        /* 1000 samples, one entry */
+    CHECK_EQ(sel_samples(h, 0, B, -1, -1, -1), 1000);
+    sv_hist_free(h);
+}
+
+TEST(hist_select_merges_buckets_and_widens_the_range)
+{
+    struct sv_hist *h = sv_hist_new(64);
+    struct pstr_record a = rec(7, 0x1000, PSTR_KIND_CPU, 1);
+    struct pstr_record b = rec(7, 0x2000, PSTR_KIND_CPU, 1);
+    /* 10 records in bucket 0, 20 in bucket 1 (10 of a, 10 of b), 40 in bucket 3. */
+    for (unsigned i = 0; i < 10; i++)
+        sv_hist_add(h, 0, 0, &a, 5000);
+    for (unsigned i = 0; i < 10; i++) {
+        sv_hist_add(h, 0, 0, &a, B + 1);
+        sv_hist_add(h, 0, 0, &b, B + 2);
+    }
+    for (unsigned i = 0; i < 40; i++)
+        sv_hist_add(h, 0, 0, &b, 3 * B + 500);
+    struct sv_hist_filter f = { -1, -1, -1, PSTR_KIND_CPU };
+    struct sv_hist_sel s;
+    CHECK(sv_hist_select(h, 0, 4 * B, &f, &s) == 0);
+    CHECK_EQ(s.samples, 70);
+    CHECK_EQ(s.n, 2);                       /* a and b, merged over buckets */
+    for (size_t i = 0; i < s.n; i++)
+        CHECK_EQ(s.counts[i], s.keys[i]->frames[0] == 0x1000 ? 20 : 50);
+    CHECK_EQ(s.from_ms, 0);
+    CHECK_EQ(s.to_ms, 3 * B + 500);         /* cut at now */
+    sv_hist_sel_free(&s);
+    /* [B + 5000, B + 6000) lies in bucket 1: widened to all of it. */
+    CHECK(sv_hist_select(h, B + 5000, B + 6000, &f, &s) == 0);
+    CHECK_EQ(s.from_ms, B);
+    CHECK_EQ(s.to_ms, 2 * B);
+    CHECK_EQ(s.samples, 20);
+    sv_hist_sel_free(&s);
+    /* Crossing a boundary takes both buckets. */
+    CHECK_EQ(sel_samples(h, B - 1, B + 1, -1, -1, -1), 30);
+    /* An empty bucket counts nothing; an empty or reversed range is refused. */
+    CHECK_EQ(sel_samples(h, 2 * B, 3 * B, -1, -1, -1), 0);
+    CHECK(sv_hist_select(h, 5, 5, &f, &s) == -1);
+    CHECK(sv_hist_select(h, 6, 5, &f, &s) == -1);
+    /* A range past now is cut to now. */
+    CHECK(sv_hist_select(h, 0, 100 * B, &f, &s) == 0);
+    CHECK_EQ(s.to_ms, 3 * B + 500);
+    sv_hist_sel_free(&s);
+    sv_hist_free(h);
+}
+
+TEST(hist_filters_kernel_pid_cpu_kind)
+{
+    struct sv_hist *h = sv_hist_new(64);
+    struct pstr_record p7 = rec(7, 0x1000, PSTR_KIND_CPU, 1);
+    struct pstr_record p8 = rec(8, 0x1000, PSTR_KIND_CPU, 1);
+    struct pstr_record off = rec(7, 0x1000, PSTR_KIND_OFFCPU, 5000);
+    sv_hist_add(h, 0, 0, &p7, 10);          /* kernel 0, pid 7, cpu 0 */
+    sv_hist_add(h, 0, 1, &p7, 11);          /* kernel 0, pid 7, cpu 1 */
+    sv_hist_add(h, 1, 0, &p8, 12);          /* kernel 1, pid 8, cpu 0 */
+    sv_hist_add(h, 1, 0, &p8, 13);
+    sv_hist_add(h, 1, 2, &off, 14);         /* another kind */
+    CHECK_EQ(sel_samples(h, 0, B, -1, -1, -1), 4);
+    CHECK_EQ(sel_samples(h, 0, B, 0, -1, -1), 2);
+    CHECK_EQ(sel_samples(h, 0, B, 1, -1, -1), 2);
+    CHECK_EQ(sel_samples(h, 0, B, 2, -1, -1), 0);
+    CHECK_EQ(sel_samples(h, 0, B, -1, 8, -1), 2);
+    CHECK_EQ(sel_samples(h, 0, B, -1, -1, 1), 1);
+    CHECK_EQ(sel_samples(h, 0, B, 0, 7, 0), 1);
+    struct sv_hist_filter f = { -1, -1, -1, PSTR_KIND_OFFCPU };
+    struct sv_hist_sel s;
+    CHECK(sv_hist_select(h, 0, B, &f, &s) == 0);
+    CHECK_EQ(s.samples, 1);
+    CHECK_EQ(s.weight, 5000);
+    CHECK_EQ(s.n, 1);
+    CHECK_EQ(s.keys[0]->cpu, 2);
+    sv_hist_sel_free(&s);
+    CHECK_EQ(sv_hist_kinds(h), 1u << PSTR_KIND_CPU | 1u << PSTR_KIND_OFFCPU);
+    sv_hist_free(h);
+}
+
+TEST(hist_keeps_the_hour_and_evicts_older_buckets)
+{
+    struct sv_hist *h = sv_hist_new(64);
+    struct pstr_record a = rec(7, 0x1000, PSTR_KIND_CPU, 1);
+    struct pstr_record b = rec(7, 0x2000, PSTR_KIND_CPU, 1);
+    sv_hist_add(h, 0, 0, &a, 0);            /* a: only in bucket 0 */
+    sv_hist_add(h, 0, 0, &b, 0);
+    sv_hist_add(h, 0, 0, &b, 3600 * 1000);  /* b: also an hour later */
+    /* An hour later bucket 0 is still held: the whole last hour is kept. */
+    CHECK_EQ(sv_hist_oldest(h), 0);
+    CHECK_EQ(sel_samples(h, 0, 3601 * 1000, -1, -1, -1), 3);
+    CHECK_EQ(sv_hist_live_stacks(h), 2);
+    /* One bucket more and bucket 0 leaves; a dies with it, b lives on. */
+    sv_hist_advance(h, 3600 * 1000 + B);
+    CHECK_EQ(sv_hist_oldest(h), B);
+    CHECK_EQ(sel_samples(h, 0, 3700 * 1000, -1, -1, -1), 1);
+    CHECK_EQ(sv_hist_live_stacks(h), 1);
+    CHECK_EQ(sv_hist_entries(h), 1);
+    /* A record older than the history is refused; the rate of a second no
+     * longer held is 0. */
+    CHECK(!sv_hist_add(h, 0, 0, &a, 5));
+    CHECK_EQ(sv_hist_rate(h, 0, PSTR_KIND_CPU, 0), 0);
+    CHECK_EQ(sv_hist_rate(h, 0, PSTR_KIND_CPU, 3600), 1);
+    /* After the stack table was reindexed, b is still found, and a comes
+     * back as a new stack. */
+    sv_hist_add(h, 0, 0, &b, 3600 * 1000 + B);
+    sv_hist_add(h, 0, 0, &a, 3600 * 1000 + B);
+    CHECK_EQ(sv_hist_live_stacks(h), 2);
+    CHECK_EQ(sel_samples(h, 0, 3700 * 1000, -1, -1, -1), 3);
+    /* Two hours on, everything has left. */
+    sv_hist_advance(h, 7300 * 1000);
+    CHECK_EQ(sv_hist_live_stacks(h), 0);
+    CHECK_EQ(sv_hist_entries(h), 0);
+    CHECK_EQ(sel_samples(h, 0, 7300 * 1000, -1, -1, -1), 0);
+    sv_hist_free(h);
+}
+
+TEST(hist_memory_is_bounded_by_distinct_stacks)
+{
+    enum { MAX = 32 };
+    struct sv_hist *h = sv_hist_new(MAX);
+    /* A million samples of 8 stacks: 8 stacks and at most 8 entries a bucket. */
+    for (unsigned i = 0; i < 1000000; i++) {
+        struct pstr_record r = rec(7, 0x1000 + (i % 8) * 16, PSTR_KIND_CPU, 1);
+        sv_hist_add(h, 0, 0, &r, i / 100);  /* 10 s of samples */
+    }
+    CHECK_EQ(sv_hist_live_stacks(h), 8);
+    CHECK(sv_hist_entries(h) <= 2 * 8);     /* 10 s may touch two buckets */
+    CHECK_EQ(sel_samples(h, 0, 2 * B, -1, -1, -1), 1000000);
+    /* 100 distinct stacks into a table of 32: 32 kept, 68 records over. */
+    for (unsigned i = 0; i < 100; i++) {
+        struct pstr_record r = rec(9, 0x50000 + i * 16, PSTR_KIND_CPU, 1);
+        CHECK(sv_hist_add(h, 1, 0, &r, 3 * B));
+    }
+    CHECK_EQ(sv_hist_live_stacks(h), MAX);
+    CHECK_EQ(sv_hist_over(h), 100 - (MAX - 8));
+    struct sv_hist_filter f = { 1, -1, -1, PSTR_KIND_CPU };
+    struct sv_hist_sel s;
+    CHECK(sv_hist_select(h, 3 * B, 4 * B, &f, &s) == 0);
+    CHECK_EQ(s.samples, MAX - 8);
+    CHECK_EQ(s.over, 100 - (MAX - 8));
+    sv_hist_sel_free(&s);
+    /* A stack already kept is still counted when the table is full. */
+    struct pstr_record r = rec(7, 0x1000, PSTR_KIND_CPU, 1);
+    sv_hist_add(h, 0, 0, &r, 3 * B);
+    CHECK_EQ(sel_samples(h, 3 * B, 4 * B, 0, -1, -1), 1);
+    /* Once the old buckets leave, their slots take new stacks again. */
+    sv_hist_advance(h, 4 * B + 3600 * 1000);
+    CHECK_EQ(sv_hist_live_stacks(h), 0);
+    struct pstr_record n = rec(9, 0x70000, PSTR_KIND_CPU, 1);
+    CHECK(sv_hist_add(h, 0, 0, &n, 4 * B + 3600 * 1000));
+    CHECK_EQ(sv_hist_live_stacks(h), 1);
+    CHECK_EQ(sv_hist_over(h), 100 - (MAX - 8));
+    sv_hist_free(h);
+}
+
+TEST(hist_rate_per_second_per_kernel)
+{
+    struct sv_hist *h = sv_hist_new(64);
+    struct pstr_record r = rec(7, 0x1000, PSTR_KIND_CPU, 1);
+    for (unsigned i = 0; i < 30; i++)
+        sv_hist_add(h, 0, 0, &r, 2000 + i);     /* second 2, kernel 0 */
+    for (unsigned i = 0; i < 5; i++)
+        sv_hist_add(h, 1, 0, &r, 3999);         /* second 3, kernel 1 */
+    CHECK_EQ(sv_hist_rate(h, 0, PSTR_KIND_CPU, 2), 30);
+    CHECK_EQ(sv_hist_rate(h, 1, PSTR_KIND_CPU, 2), 0);
+    CHECK_EQ(sv_hist_rate(h, 1, PSTR_KIND_CPU, 3), 5);
+    CHECK_EQ(sv_hist_rate(h, 0, PSTR_KIND_OFFCPU, 2), 0);
+    CHECK_EQ(sv_hist_rate(h, 99, PSTR_KIND_CPU, 2), 0);
+    sv_hist_free(h);
+}
+
+TEST(hist_refuses_what_it_cannot_hold)
+{
+    struct sv_hist *h = sv_hist_new(64);
+    struct pstr_record r = rec(7, 0x1000, PSTR_KIND_CPU, 1);
+    CHECK(!sv_hist_add(h, SV_HIST_KERNELS, 0, &r, 0));
+    r.kind = SV_HIST_KINDS;
+    CHECK(!sv_hist_add(h, 0, 0, &r, 0));
+    r.kind = PSTR_KIND_CPU;
+    r.depth = 0;
+    CHECK(!sv_hist_add(h, 0, 0, &r, 0));
+    CHECK_EQ(sv_hist_live_stacks(h), 0);
+    sv_hist_free(h);
+}

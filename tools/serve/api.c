@@ -1,0 +1,428 @@
+/* tools/serve/api.c: the JSON API and the downloads of `sonde-prof serve`
+ * (tools/serve/api.h).
+ * Serve layer: prefix sv_. */
+#define _GNU_SOURCE
+#include "tools/serve/api.h"
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+#include "tools/pipeline/diff.h"
+#include "tools/pipeline/folded.h"
+#include "tools/pipeline/pprof.h"
+#include "tools/serve/query.h"
+#include "uapi/profile_raw.h"
+
+#define TYPE_JSON "application/json"
+
+void sv_reply_free(struct sv_reply *r)
+{
+    if (!r->body_static)
+        free(r->body);
+    memset(r, 0, sizeof *r);
+}
+
+static void reply_json(struct sv_reply *out, unsigned status, json_t *j)
+{
+    out->status = status;
+    out->type = TYPE_JSON;
+    out->body = json_dumps(j, JSON_COMPACT);
+    json_decref(j);
+    if (!out->body) {
+        fprintf(stderr, "sonde-prof: out of memory\n");
+        exit(2);
+    }
+    out->len = strlen(out->body);
+}
+
+void sv_api_error(struct sv_reply *out, unsigned status, const char *msg)
+{
+    memset(out, 0, sizeof *out);
+    reply_json(out, status, json_pack("{s:s}", "error", msg));
+}
+
+static void errorf(struct sv_reply *out, unsigned status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void errorf(struct sv_reply *out, unsigned status, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    sv_api_error(out, status, msg);
+}
+
+static json_t *jint(uint64_t v)
+{
+    return json_integer((json_int_t)(v > INT64_MAX ? INT64_MAX : v));
+}
+
+/* ---- arguments ------------------------------------------------------------ */
+
+struct query {
+    bool has_range, has_base;
+    uint64_t from, to, base_from, base_to;
+    struct sv_hist_filter f;
+};
+
+/* Decimal digits only, no sign, at most max: 0, or -1. */
+static int parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+    if (!s || !*s || strlen(s) > 20)
+        return -1;
+    uint64_t v = 0;
+    for (const char *c = s; *c; c++) {
+        if (*c < '0' || *c > '9')
+            return -1;
+        unsigned d = (unsigned)(*c - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return -1;
+        v = v * 10 + d;
+    }
+    if (v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* A time argument: 0 .. now. */
+static int arg_time(const struct sv_state *st, const struct sv_arg *a, uint64_t *out,
+                    struct sv_reply *r)
+{
+    uint64_t now = sv_hist_now(st->h);
+    if (parse_u64(a->value, now, out) == 0)
+        return 0;
+    errorf(r, 400, "%s=%.40s out of range (0-%" PRIu64 " ms on serve's clock, now %" PRIu64 ")",
+           a->key, a->value, now, now);
+    return -1;
+}
+
+/* "all" (-1) or a number 0 .. max. */
+static int arg_all(const struct sv_arg *a, uint64_t max, int64_t *out, struct sv_reply *r,
+                   const char *what)
+{
+    uint64_t v;
+    if (strcmp(a->value, "all") == 0) {
+        *out = -1;
+        return 0;
+    }
+    if (parse_u64(a->value, max, &v) == 0) {
+        *out = (int64_t)v;
+        return 0;
+    }
+    errorf(r, 400, "%s=%.40s out of range (%s 0-%" PRIu64 ", or all)", a->key, a->value,
+           what, max);
+    return -1;
+}
+
+static int arg_kind(const struct sv_arg *a, unsigned *out, struct sv_reply *r)
+{
+    for (unsigned k = 0; k <= PRAW_KIND_MAX; k++)
+        if (strcmp(a->value, praw_kind_name(k)) == 0) {
+            *out = k;
+            return 0;
+        }
+    errorf(r, 400, "kind=%.40s unknown (known: cpu, offcpu, heap)", a->value);
+    return -1;
+}
+
+/* Every argument checked; unknown ones refused. 0, or -1 with r filled. */
+static int parse_query(const struct sv_state *st, const struct sv_arg *args, unsigned n,
+                       bool diff, struct query *q, struct sv_reply *r)
+{
+    memset(q, 0, sizeof *q);
+    q->f = (struct sv_hist_filter){ -1, -1, -1, PRAW_KIND_CPU };
+    bool from = false, to = false, bfrom = false, bto = false;
+    for (unsigned i = 0; i < n; i++) {
+        const struct sv_arg *a = &args[i];
+        const char *k = a->key;
+        int64_t v;
+        int rc = 0;
+        if (!a->value) {
+            errorf(r, 400, "%.40s: no value (give %.40s=VALUE)", k, k);
+            return -1;
+        }
+        if (strcmp(k, "from") == 0)
+            rc = arg_time(st, a, &q->from, r), from = true;
+        else if (strcmp(k, "to") == 0)
+            rc = arg_time(st, a, &q->to, r), to = true;
+        else if (diff && strcmp(k, "base_from") == 0)
+            rc = arg_time(st, a, &q->base_from, r), bfrom = true;
+        else if (diff && strcmp(k, "base_to") == 0)
+            rc = arg_time(st, a, &q->base_to, r), bto = true;
+        else if (strcmp(k, "kernel") == 0) {
+            if (st->n == 0) {
+                errorf(r, 400, "kernel=%.40s: there are no kernels", a->value);
+                return -1;
+            }
+            rc = arg_all(a, st->n - 1, &v, r, "a kernel's index");
+            q->f.kernel = (int)v;
+        } else if (strcmp(k, "pid") == 0) {
+            rc = arg_all(a, PRAW_PID_MAX, &v, r, "pid");
+            q->f.pid = v;
+        } else if (strcmp(k, "cpu") == 0) {
+            rc = arg_all(a, PRAW_CPU_MAX, &v, r, "cpu");
+            q->f.cpu = (int)v;
+        } else if (strcmp(k, "kind") == 0)
+            rc = arg_kind(a, &q->f.kind, r);
+        else {
+            errorf(r, 400, "unknown argument '%.40s' (known: from, to,%s kernel, pid, cpu, kind)",
+                   k, diff ? " base_from, base_to," : "");
+            return -1;
+        }
+        if (rc)
+            return -1;
+    }
+    uint64_t now = sv_hist_now(st->h);
+    if (!from)
+        q->from = now > SV_API_LIVE_MS ? now - SV_API_LIVE_MS : 0;
+    if (!to)
+        q->to = now;
+    if (q->to <= q->from) {
+        if (from || to) {
+            errorf(r, 400, "from=%" PRIu64 " to=%" PRIu64 ": an empty range (from < to "
+                   "<= %" PRIu64 ")", q->from, q->to, now);
+            return -1;
+        }
+        q->to = q->from + 1;    /* nothing held yet: an empty answer */
+    }
+    if (diff && !(bfrom && bto)) {
+        errorf(r, 400, "a diff needs base_from and base_to (ms on serve's clock, 0-%" PRIu64 ")",
+               now);
+        return -1;
+    }
+    if (diff && q->base_to <= q->base_from) {
+        errorf(r, 400, "base_from=%" PRIu64 " base_to=%" PRIu64 ": an empty range "
+               "(base_from < base_to <= %" PRIu64 ")", q->base_from, q->base_to, now);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- /api/status and /api/timeline ---------------------------------------- */
+
+static json_t *kernel_json(const struct sv_state *st, unsigned i)
+{
+    const struct sv_kernel *k = &st->k[i];
+    json_t *o = json_pack("{s:i, s:s, s:s, s:o, s:b, s:s, s:o, s:o}",
+                          "index", (int)i, "name", k->name, "state", k->state,
+                          "last_ms", k->last_ms ? jint(k->last_ms) : json_null(),
+                          "authenticated", k->authenticated, "note", k->note,
+                          "lost", jint(k->lost), "dropped", jint(k->dropped));
+    const struct sp_stream *s = k->stream;
+    json_t *tasks = json_array();
+    if (s && s->have_meta) {
+        json_object_set_new(o, "source", json_string(s->meta.source));
+        json_object_set_new(o, "build_id", json_string(s->meta.build_id));
+        json_object_set_new(o, "cpus", json_integer(s->ncpus > s->meta.cpus ? s->ncpus
+                                                                          : s->meta.cpus));
+        for (size_t t = 0; t < s->ntasks; t++)
+            json_array_append_new(tasks, json_pack("{s:i, s:s}", "pid",
+                                                   (json_int_t)s->tasks[t].pid, "name",
+                                                   s->tasks[t].name));
+    }
+    json_object_set_new(o, "tasks", tasks);
+    return o;
+}
+
+static void get_status(const struct sv_state *st, struct sv_reply *out)
+{
+    json_t *kinds = json_array();
+    for (unsigned k = 0; k <= PRAW_KIND_MAX; k++)
+        if (sv_hist_kinds(st->h) & 1u << k || k == PRAW_KIND_CPU)
+            json_array_append_new(kinds, json_string(praw_kind_name(k)));
+    json_t *kernels = json_array();
+    for (unsigned i = 0; i < st->n; i++)
+        json_array_append_new(kernels, kernel_json(st, i));
+    json_t *o = json_object();
+    json_object_set_new(o, "now_ms", jint(sv_hist_now(st->h)));
+    json_object_set_new(o, "oldest_ms", jint(sv_hist_oldest(st->h)));
+    json_object_set_new(o, "started_unix_ms", jint(st->started_unix_ms));
+    json_object_set_new(o, "bucket_ms", json_integer(SV_HIST_BUCKET_MS));
+    json_object_set_new(o, "live_ms", json_integer(SV_API_LIVE_MS));
+    json_object_set_new(o, "listen", json_string(st->listen ? st->listen : ""));
+    json_object_set_new(o, "public", json_boolean(st->public_));
+    json_object_set_new(o, "stacks", json_pack("{s:i, s:i, s:I, s:I}",
+                        "live", (json_int_t)sv_hist_live_stacks(st->h),
+                        "max", (json_int_t)sv_hist_max_stacks(st->h),
+                        "entries", (json_int_t)sv_hist_entries(st->h),
+                        "over", (json_int_t)sv_hist_over(st->h)));
+    json_object_set_new(o, "kinds", kinds);
+    json_object_set_new(o, "kernels", kernels);
+    reply_json(out, 200, o);
+}
+
+static void get_timeline(const struct sv_state *st, const struct sv_arg *args, unsigned n,
+                         struct sv_reply *out)
+{
+    struct query q;
+    bool from = false;
+    for (unsigned i = 0; i < n; i++)
+        from |= strcmp(args[i].key, "from") == 0;
+    if (parse_query(st, args, n, false, &q, out))
+        return;
+    if (!from)                  /* by default the whole history held */
+        q.from = sv_hist_oldest(st->h);
+    uint64_t s0 = q.from / 1000, s1 = q.to / 1000 + 1;    /* the second of to too */
+    json_t *ks = json_array();
+    for (unsigned k = 0; k < st->n; k++) {
+        if (q.f.kernel >= 0 && (int)k != q.f.kernel)
+            continue;
+        json_t *rate = json_array();
+        for (uint64_t s = s0; s < s1; s++)
+            json_array_append_new(rate, json_integer(sv_hist_rate(st->h, k, q.f.kind, s)));
+        json_array_append_new(ks, json_pack("{s:i, s:s, s:o}", "index", (int)k, "name",
+                                            st->k[k].name, "rate", rate));
+    }
+    json_t *o = json_pack("{s:I, s:I, s:s, s:o}", "from_s", (json_int_t)s0, "to_s",
+                          (json_int_t)s1, "kind", praw_kind_name(q.f.kind), "kernels", ks);
+    reply_json(out, 200, o);
+}
+
+/* ---- selections ------------------------------------------------------------ */
+
+static const char *unit_of(unsigned kind)
+{
+    return kind == PRAW_KIND_OFFCPU ? "ns" : kind == PRAW_KIND_HEAP ? "bytes" : "samples";
+}
+
+static json_t *range_json(const struct sv_hist_sel *s)
+{
+    return json_pack("{s:I, s:I, s:I, s:I, s:I}", "from_ms", (json_int_t)s->from_ms,
+                     "to_ms", (json_int_t)s->to_ms, "samples", (json_int_t)s->samples,
+                     "weight", (json_int_t)(s->weight > INT64_MAX ? INT64_MAX : s->weight),
+                     "over", (json_int_t)s->over);
+}
+
+static void get_flame(const struct sv_state *st, const struct sv_arg *args, unsigned n,
+                      struct sv_reply *out)
+{
+    struct query q;
+    if (parse_query(st, args, n, false, &q, out))
+        return;
+    struct sv_hist_sel sel;
+    struct sp_profile p;
+    if (sv_hist_select(st->h, q.from, q.to, &q.f, &sel))
+        memset(&sel, 0, sizeof sel);
+    sv_query_profile(st, &sel, q.f.kind, sel.to_ms - sel.from_ms, &p);
+    struct sp_stacks s;
+    sp_stacks_build(&p, true, &s);
+    json_t *o = range_json(&sel);
+    json_object_set_new(o, "kind", json_string(praw_kind_name(q.f.kind)));
+    json_object_set_new(o, "unit", json_string(unit_of(q.f.kind)));
+    json_object_set_new(o, "tree", sv_query_tree(&s));
+    sp_stacks_free(&s);
+    sp_profile_free(&p);
+    sv_hist_sel_free(&sel);
+    reply_json(out, 200, o);
+}
+
+static void get_diff(const struct sv_state *st, const struct sv_arg *args, unsigned n,
+                     struct sv_reply *out)
+{
+    struct query q;
+    if (parse_query(st, args, n, true, &q, out))
+        return;
+    struct sv_hist_sel bsel, nsel;
+    struct sp_profile bp, np;
+    if (sv_hist_select(st->h, q.base_from, q.base_to, &q.f, &bsel))
+        memset(&bsel, 0, sizeof bsel);
+    if (sv_hist_select(st->h, q.from, q.to, &q.f, &nsel))
+        memset(&nsel, 0, sizeof nsel);
+    sv_query_profile(st, &bsel, q.f.kind, bsel.to_ms - bsel.from_ms, &bp);
+    sv_query_profile(st, &nsel, q.f.kind, nsel.to_ms - nsel.from_ms, &np);
+    struct sp_stacks bs, ns;
+    sp_stacks_build(&bp, true, &bs);
+    sp_stacks_build(&np, true, &ns);
+    struct sp_diff d;
+    sp_diff_build(&bs, &ns, &d);
+    json_t *o = json_object();
+    json_object_set_new(o, "base", range_json(&bsel));
+    json_object_set_new(o, "new", range_json(&nsel));
+    json_object_set_new(o, "kind", json_string(praw_kind_name(q.f.kind)));
+    json_object_set_new(o, "unit", json_string(unit_of(q.f.kind)));
+    json_object_set_new(o, "tree", sv_query_diff_tree(&d));
+    sp_diff_free(&d);
+    sp_stacks_free(&bs);
+    sp_stacks_free(&ns);
+    sp_profile_free(&bp);
+    sp_profile_free(&np);
+    sv_hist_sel_free(&bsel);
+    sv_hist_sel_free(&nsel);
+    reply_json(out, 200, o);
+}
+
+static void get_download(const struct sv_state *st, const struct sv_arg *args, unsigned n,
+                         bool pprof, struct sv_reply *out)
+{
+    struct query q;
+    if (parse_query(st, args, n, false, &q, out))
+        return;
+    struct sv_hist_sel sel;
+    struct sp_profile p;
+    if (sv_hist_select(st->h, q.from, q.to, &q.f, &sel))
+        memset(&sel, 0, sizeof sel);
+    sv_query_profile(st, &sel, q.f.kind, sel.to_ms - sel.from_ms, &p);
+    char *body = NULL, err[SP_ERR_MAX];
+    size_t len = 0;
+    FILE *f = open_memstream(&body, &len);
+    if (!f) {
+        fprintf(stderr, "sonde-prof: out of memory\n");
+        exit(2);
+    }
+    int rc = pprof ? sp_pprof_write(&p, f, err, sizeof err) : sp_folded_write(&p, true, f);
+    fclose(f);
+    sp_profile_free(&p);
+    sv_hist_sel_free(&sel);
+    if (rc) {
+        free(body);
+        errorf(out, 500, "the %s could not be written: %s", pprof ? "pprof" : "folded",
+               pprof ? err : "a write error");
+        return;
+    }
+    out->status = 200;
+    out->type = pprof ? "application/gzip" : "text/plain; charset=utf-8";
+    out->body = body;
+    out->len = len;
+    out->filename = pprof ? "selection.pb.gz" : "selection.folded";
+}
+
+void sv_api_get(const struct sv_state *st, const char *path, const struct sv_arg *args,
+                unsigned nargs, struct sv_reply *out)
+{
+    memset(out, 0, sizeof *out);
+    bool none = nargs == 0;
+    if ((strcmp(path, "/") == 0 || strcmp(path, "/index.html") == 0) && st->page) {
+        if (!none) {
+            sv_api_error(out, 400, "the page takes no arguments");
+            return;
+        }
+        out->status = 200;
+        out->type = "text/html; charset=utf-8";
+        out->body = (char *)st->page;
+        out->len = st->page_len;
+        out->body_static = true;
+    } else if (strcmp(path, "/api/status") == 0) {
+        if (!none)
+            sv_api_error(out, 400, "/api/status takes no arguments");
+        else
+            get_status(st, out);
+    } else if (strcmp(path, "/api/timeline") == 0) {
+        get_timeline(st, args, nargs, out);
+    } else if (strcmp(path, "/api/flame") == 0) {
+        get_flame(st, args, nargs, out);
+    } else if (strcmp(path, "/api/diff") == 0) {
+        get_diff(st, args, nargs, out);
+    } else if (strcmp(path, "/download/selection.pb.gz") == 0) {
+        get_download(st, args, nargs, true, out);
+    } else if (strcmp(path, "/download/selection.folded") == 0) {
+        get_download(st, args, nargs, false, out);
+    } else {
+        errorf(out, 404, "no such page: %.100s (known: /, /api/status, /api/timeline, "
+               "/api/flame, /api/diff, /download/selection.pb.gz, "
+               "/download/selection.folded)", path);
+    }
+}

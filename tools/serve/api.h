@@ -1,0 +1,94 @@
+/* tools/serve/api.h: the HTTP API `sonde-prof serve`'s page reads, apart
+ * from any socket: a GET (a path and its query arguments) in, a status, a
+ * content type and a body out. tools/serve/http.c hands it what
+ * libmicrohttpd parsed; the unit tests call it directly.
+ *
+ *   GET /                       the page (tools/serve/page.h)
+ *   GET /api/status             the clock, the kernels (state, last time,
+ *                               authenticated), the kinds seen, the bound
+ *   GET /api/timeline           records per second per kernel
+ *   GET /api/flame              the selection as a flame graph's tree
+ *   GET /api/diff               two selections: the new one's tree, each
+ *                               frame with its delta from the base
+ *   GET /download/selection.pb.gz, /download/selection.folded
+ *                               the selection as pprof or folded stacks
+ *
+ * Arguments (every one optional; anything else is refused):
+ *   from, to            ms on serve's clock (0 at its start), from < to <= now;
+ *                       default the last SV_API_LIVE_MS (the live view)
+ *   base_from, base_to  /api/diff: the base range, as from and to
+ *   kernel              a kernel's index (0 .. n-1) or "all"
+ *   pid                 0 .. 2147483647 or "all"
+ *   cpu                 0 .. 4095 or "all"
+ *   kind                cpu, offcpu or heap (default cpu)
+ * A bad one is a 400 whose JSON names the argument, what it was and what
+ * is allowed; an unknown path a 404; the body is {"error": "..."}.
+ *
+ * Times in the JSON are ms on serve's clock; status gives the wall clock
+ * of its 0 (started_unix_ms) for the page to print times of day.
+ *
+ * Serve layer: prefix sv_. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "tools/common/hostaddr.h"
+#include "tools/pipeline/model.h"
+#include "tools/pipeline/stream.h"
+#include "tools/serve/hist.h"
+
+#define SV_API_LIVE_MS   10000u     /* the live view: the last 10 s (one or two buckets) */
+#define SV_API_ARGS_MAX  16
+
+/* One kernel as the API shows it; serve refreshes these from its
+ * collector on every pass. */
+struct sv_kernel {
+    char name[HOSTADDR_NAME_MAX];    /* HOST:PORT as given */
+    const char *state;              /* "starting", "streaming", "stopped", ... */
+    uint64_t last_ms;               /* its last datagram, serve's clock; 0: none */
+    bool authenticated;             /* its stream and shell are keyed (-k) */
+    char note[SP_ERR_MAX];           /* what became of it, or "" */
+    uint64_t lost, dropped;         /* on the wire; in the kernel */
+    const struct sp_stream *stream; /* its META (build id, source, task names) */
+    unsigned map;                   /* its ELF among the state's maps */
+};
+
+/* Names every location of map in p: libdw in serve, a table in tests. */
+typedef void (*sv_symbolize_fn)(void *ctx, struct sp_profile *p, unsigned map);
+
+struct sv_state {
+    struct sv_hist *h;
+    struct sv_kernel k[SV_HIST_KERNELS];
+    unsigned n;
+    const struct sp_map *maps;      /* the ELFs, build ids filled */
+    unsigned nmaps;
+    sv_symbolize_fn symbolize;
+    void *sym_ctx;
+    uint64_t started_unix_ms;
+    const char *listen;             /* ADDR:PORT as bound */
+    bool public_;                   /* --public: not loopback */
+    const char *page;               /* the page's HTML, or NULL */
+    size_t page_len;
+};
+
+struct sv_arg {
+    const char *key, *value;
+};
+
+struct sv_reply {
+    unsigned status;                /* 200, 400, 404, 405 */
+    const char *type;               /* its Content-Type */
+    char *body;                     /* malloc'd */
+    size_t len;
+    const char *filename;           /* a download's name, or NULL */
+    bool body_static;               /* body is the page's: not to be freed */
+};
+
+/* Answers GET path?args. Never fails: a bad request is a 4xx reply. */
+void sv_api_get(const struct sv_state *st, const char *path, const struct sv_arg *args,
+                unsigned nargs, struct sv_reply *out);
+void sv_reply_free(struct sv_reply *r);
+
+/* A reply of status with {"error": msg}: for what the API never sees
+ * (a method other than GET, too many arguments). */
+void sv_api_error(struct sv_reply *out, unsigned status, const char *msg);

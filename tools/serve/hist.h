@@ -1,0 +1,116 @@
+/* tools/serve/hist.h: `sonde-prof serve`'s history: every record streamed
+ * from every kernel, kept as counts per distinct stack in 10-second
+ * buckets for at least the last hour, and a per-second count per kernel
+ * for the timeline.
+ *
+ * Memory is bounded by distinct stacks, never by samples. A stack is
+ * (kernel, kind, pid, cpu, frames); the table holds at most max_stacks of
+ * them alive at once (a stack dies when the last bucket that counts it
+ * leaves the history), and a bucket holds one entry per stack it counts,
+ * so with B = SV_HIST_BUCKETS and S = max_stacks:
+ *
+ *     stacks  S x sizeof(struct sv_hist_stack)  (96 bytes)
+ *     buckets at most B x S entries x 24 bytes  (an entry and its index)
+ *     seconds SV_HIST_SECONDS x SV_HIST_KERNELS x SV_HIST_KINDS x 4 bytes
+ *
+ * SV_HIST_STACKS_DEFAULT (8192) bounds it at about 72 MB in the worst case
+ * (every bucket holding every stack); a kernel with a few hundred distinct
+ * stacks needs a few MB. A record whose stack is new while the table is
+ * full is not kept: it is counted as over the bound, per bucket, kernel
+ * and kind, and the API says so.
+ *
+ * Time is the caller's: milliseconds on one monotonic clock (serve's,
+ * from its start), so every kernel's seconds are the viewer's seconds.
+ * A range [from, to) is answered with whole buckets: it is widened to the
+ * buckets it touches, and the answer says which range that was.
+ *
+ * No I/O, no clock, no symbols: unit-tested on the host.
+ * Serve layer: prefix sv_. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "uapi/profile_stream.h"
+
+#define SV_HIST_BUCKET_MS      10000u
+#define SV_HIST_BUCKETS        361u      /* the last hour whole, and the current one */
+#define SV_HIST_SECONDS        (SV_HIST_BUCKETS * SV_HIST_BUCKET_MS / 1000u)
+#define SV_HIST_KERNELS        16u
+#define SV_HIST_KINDS          (PSTR_KIND_MAX + 1u)
+#define SV_HIST_STACKS_MIN     16u
+#define SV_HIST_STACKS_MAX     1048576u
+#define SV_HIST_STACKS_DEFAULT 8192u
+
+struct sv_hist_key {
+    uint64_t frames[PSTR_FRAMES];   /* frames[0] the pc, then return addresses */
+    uint32_t pid;
+    uint16_t cpu;
+    uint8_t kernel, kind, depth;
+};
+
+struct sv_hist_stack {
+    struct sv_hist_key key;
+    uint32_t refs;                  /* buckets counting it; 0: a free slot */
+};
+
+/* Which records a selection takes: a field < 0 takes every value. */
+struct sv_hist_filter {
+    int kernel;
+    int64_t pid;
+    int cpu;
+    unsigned kind;                  /* PSTR_KIND_*: kinds are never mixed */
+};
+
+struct sv_hist;
+
+/* max_stacks in SV_HIST_STACKS_MIN..SV_HIST_STACKS_MAX. Exits 2 when out
+ * of memory, as every sonde-prof allocation. */
+struct sv_hist *sv_hist_new(unsigned max_stacks);
+void sv_hist_free(struct sv_hist *h);
+
+/* One record of kernel at t_ms. Moves the history's end to t_ms if later
+ * (buckets older than the hour leave, and the stacks only they counted
+ * die). A record older than the history, of a kernel or kind out of
+ * range, or of depth 0 is refused (false); one over the bound is counted
+ * as such (true). */
+bool sv_hist_add(struct sv_hist *h, unsigned kernel, uint16_t cpu,
+                 const struct pstr_record *r, uint64_t t_ms);
+
+/* Moves the history's end to now_ms (never back). */
+void sv_hist_advance(struct sv_hist *h, uint64_t now_ms);
+
+/* ---- reading ------------------------------------------------------------ */
+
+uint64_t sv_hist_now(const struct sv_hist *h);
+/* The oldest time still held (the start of the oldest bucket kept). */
+uint64_t sv_hist_oldest(const struct sv_hist *h);
+unsigned sv_hist_live_stacks(const struct sv_hist *h);
+unsigned sv_hist_max_stacks(const struct sv_hist *h);
+/* Entries held by all buckets: what the memory bound counts. */
+size_t sv_hist_entries(const struct sv_hist *h);
+/* Records not kept because the table was full, since the start. */
+uint64_t sv_hist_over(const struct sv_hist *h);
+/* Kinds that ever had a record: bit 1 << PSTR_KIND_*. */
+unsigned sv_hist_kinds(const struct sv_hist *h);
+
+/* A selection: [from_ms, to_ms) widened to whole buckets and cut to what
+ * is held; the counts of every stack the filter takes, added over its
+ * buckets. */
+struct sv_hist_sel {
+    uint64_t from_ms, to_ms;        /* the range answered */
+    uint64_t samples, weight;
+    uint64_t over;                  /* records over the bound in it */
+    size_t n;
+    const struct sv_hist_key **keys;   /* valid until the next add or advance */
+    uint64_t *counts, *weights;
+};
+
+/* 0, or -1 when to_ms <= from_ms. */
+int sv_hist_select(const struct sv_hist *h, uint64_t from_ms, uint64_t to_ms,
+                   const struct sv_hist_filter *f, struct sv_hist_sel *out);
+void sv_hist_sel_free(struct sv_hist_sel *s);
+
+/* Records of kernel and kind in whole second sec (t_ms / 1000), or 0 when
+ * that second is not held. */
+uint32_t sv_hist_rate(const struct sv_hist *h, unsigned kernel, unsigned kind,
+                      uint64_t sec);

@@ -1,0 +1,28 @@
+/* tools/serve/http.h: `sonde-prof serve`'s HTTP side: libmicrohttpd, run
+ * from serve's own loop (no thread of its own, so the history is never
+ * read while the collector writes it), every GET answered by the API
+ * (tools/serve/api.h). What libmicrohttpd refuses by itself (a request
+ * line or headers past its memory limit, a malformed request) it answers
+ * with a 4xx of its own; a method other than GET or HEAD is a 405.
+ * Serve layer: prefix sv_. */
+#pragma once
+#include <netinet/in.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "tools/serve/api.h"
+
+struct sv_http;
+
+/* Listens on addr (port 0: one the system picks). NULL with err on
+ * failure (the address in use, not this machine's). */
+struct sv_http *sv_http_start(const struct sockaddr_in *addr, const struct sv_state *st,
+                              char *err, size_t errcap);
+/* The port listened on. */
+uint16_t sv_http_port(const struct sv_http *s);
+/* The file descriptor to poll for input (epoll's: every connection's). */
+int sv_http_fd(const struct sv_http *s);
+/* The most ms to wait before sv_http_run is due anyway (-1: no limit). */
+int sv_http_timeout_ms(const struct sv_http *s);
+/* Serves whatever is ready, without waiting. */
+void sv_http_run(struct sv_http *s);
+void sv_http_stop(struct sv_http *s);

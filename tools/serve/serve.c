@@ -1,0 +1,409 @@
+/* tools/serve/serve.c: `sonde-prof serve`, a live web view of a fleet.
+ *
+ * One loop, one thread: it polls the collector's socket (every kernel's
+ * stream and shell, tools/pipeline/collect.h) and the HTTP server's
+ * (tools/serve/http.h) together; records go into the history
+ * (tools/serve/hist.h) stamped with serve's clock as they arrive, and
+ * every request is answered from the history as it stands, so nothing is
+ * shared between threads and nothing needs a lock.
+ *
+ * A kernel that stops answering is given up on by the collector after
+ * SERVE_SILENT_MS and shown stopped, with the time of its last datagram;
+ * the others go on, and the history stays served after every kernel has
+ * stopped, until SIGINT or SIGTERM.
+ *
+ * Serve layer: prefix sv_. */
+#define _GNU_SOURCE
+#include "tools/serve/serve.h"
+#include <arpa/inet.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+#include "tools/common/hostaddr.h"
+#include "tools/common/toolio.h"
+#include "tools/common/ushell_client.h"
+#include "tools/pipeline/collect.h"
+#include "tools/pipeline/record.h"
+#include "tools/pipeline/sym.h"
+#include "tools/serve/api.h"
+#include "tools/serve/http.h"
+#include "tools/serve/page.h"
+
+enum { EXIT_OK = 0, EXIT_USAGE = 2 };
+
+#define MAX_KERNELS         SV_HIST_KERNELS
+#define SERVE_SHELL_TIMEOUT_MS 5000 /* a shell silent this long: its start fails */
+#define SERVE_SILENT_MS     3000    /* a stream silent this long: that kernel stopped */
+#define SERVE_STOP_WAIT_MS  1000    /* at the end: the kernels' ENDs */
+#define SERVE_TICK_MS       100     /* the loop wakes at least this often */
+#define SERVE_DEFAULT_LISTEN "127.0.0.1:8080"
+
+static const char *prog = "sonde-prof serve";
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "usage: sonde-prof serve [-l ADDR:PORT] [--public] [-k KEYFILE [--id ID ...]]\n"
+        "                        [--max-stacks N] -e ELF [-e ELF ...] HOST[:PORT] ...\n"
+        "\n"
+        "A live web view of running kernels: streams every HOST's samples (as\n"
+        "record -d and top do), keeps the last hour in 10-second buckets, and\n"
+        "serves a page with a live flame graph, a timeline of samples per second\n"
+        "per kernel, filters, a diff of two ranges and downloads (docs/sonde-prof.md).\n"
+        "  -l ADDR:PORT    where to listen (default %s; port 0: any free one).\n"
+        "                  An address other than loopback needs --public\n"
+        "  --public        listen on a non-loopback address: anyone who reaches it\n"
+        "                  reads every profile (the page has no login)\n"
+        "  -e ELF          the kernel ELF, once for all or once per HOST in order\n"
+        "  -k KEYFILE      the shells' key (ushkey=), as for record; --id ID: a\n"
+        "                  kernel's ushid=, once per HOST in order (- for none)\n"
+        "  --max-stacks N  distinct stacks kept at once, %u-%u (default %u):\n"
+        "                  the history's memory bound\n"
+        "The first line on stdout is the page's address, once it listens.\n",
+        SERVE_DEFAULT_LISTEN, SV_HIST_STACKS_MIN, SV_HIST_STACKS_MAX, SV_HIST_STACKS_DEFAULT);
+}
+
+struct serve_opts {
+    const char *listen;
+    bool public_;
+    const char *elfs[MAX_KERNELS], *hosts[MAX_KERNELS], *ids[MAX_KERNELS];
+    unsigned nelfs, nhosts, nids;
+    const char *keyfile;
+    unsigned max_stacks;
+};
+
+static int bad_usage(const char *what, const char *arg)
+{
+    fprintf(stderr, "%s: %s%s (see --help)\n", prog, what, arg ? arg : "");
+    return EXIT_USAGE;
+}
+
+static int parse_args(int argc, char **argv, struct serve_opts *o)
+{
+    static const struct option longopts[] = {
+        { "public", no_argument, NULL, 'P' },
+        { "id", required_argument, NULL, 'I' },
+        { "max-stacks", required_argument, NULL, 'S' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    int c, bad = 0;
+    o->listen = SERVE_DEFAULT_LISTEN;
+    o->max_stacks = SV_HIST_STACKS_DEFAULT;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":l:e:k:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'l': o->listen = optarg; break;
+        case 'P': o->public_ = true; break;
+        case 'e': bad |= tool_push_arg(prog, o->elfs, &o->nelfs, MAX_KERNELS, optarg, "-e"); break;
+        case 'k': o->keyfile = optarg; break;
+        case 'I': bad |= tool_push_arg(prog, o->ids, &o->nids, MAX_KERNELS, optarg, "--id"); break;
+        case 'S': {
+            long v = tool_parse_long(prog, "--max-stacks", optarg, SV_HIST_STACKS_MIN,
+                                     SV_HIST_STACKS_MAX);
+            if (v < 0)
+                return EXIT_USAGE;
+            o->max_stacks = (unsigned)v;
+            break;
+        }
+        case 'h': usage(stdout); exit(EXIT_OK);
+        case ':': return bad_usage("missing value for ", argv[optind - 1]);
+        default: return bad_usage("unknown option ", argv[optind - 1]);
+        }
+    }
+    for (; optind < argc; optind++)
+        bad |= tool_push_arg(prog, o->hosts, &o->nhosts, MAX_KERNELS, argv[optind], "kernels");
+    if (bad)
+        return EXIT_USAGE;
+    if (!o->nhosts)
+        return bad_usage("no kernel to watch: give HOST[:PORT]", NULL);
+    if (!o->nelfs)
+        return bad_usage("no kernel ELF: give -e ELF (e.g. build/x86_64/kernel.elf)", NULL);
+    if (o->nelfs != 1 && o->nelfs != o->nhosts)
+        return bad_usage("give -e once, or once per HOST in order", NULL);
+    if (o->nids && !o->keyfile)
+        return bad_usage("--id needs -k KEYFILE", NULL);
+    if (o->nids && o->nids != o->nhosts)
+        return bad_usage("give --id once per HOST in order (- for none)", NULL);
+    return EXIT_OK;
+}
+
+/* -l ADDR:PORT: port 0-65535 (0: the system picks); a non-loopback
+ * address only with --public. */
+static int parse_listen(const struct serve_opts *o, struct sockaddr_in *out)
+{
+    char host[HOSTADDR_NAME_MAX], err[HOSTADDR_ERR_MAX];
+    const char *colon = strrchr(o->listen, ':');
+    if (!colon || colon == o->listen || (size_t)(colon - o->listen) >= sizeof host) {
+        fprintf(stderr, "%s: -l %s: want ADDR:PORT (e.g. %s)\n", prog, o->listen,
+                SERVE_DEFAULT_LISTEN);
+        return -1;
+    }
+    char *end;
+    long port = strtol(colon + 1, &end, 10);
+    if (colon[1] < '0' || colon[1] > '9' || *end || port < 0 || port > 65535) {
+        fprintf(stderr, "%s: -l %s: port '%s' out of range (0-65535; 0: any free port)\n",
+                prog, o->listen, colon + 1);
+        return -1;
+    }
+    memcpy(host, o->listen, (size_t)(colon - o->listen));
+    host[colon - o->listen] = 0;
+    if (hostaddr_parse(host, 1, out, err, sizeof err)) {
+        fprintf(stderr, "%s: -l %s: %s\n", prog, o->listen, err);
+        return -1;
+    }
+    out->sin_port = htons((uint16_t)port);
+    bool loopback = (ntohl(out->sin_addr.s_addr) >> 24) == 127;
+    if (!loopback && !o->public_) {
+        fprintf(stderr, "%s: -l %s: not a loopback address: anyone who reaches it would "
+                "read every profile; give --public to listen there anyway\n", prog,
+                o->listen);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- naming: one libdw handle per ELF, shared by every request ---------- */
+
+struct namer {
+    struct sp_profile p;        /* its maps only */
+    struct sp_elf *elfs[MAX_KERNELS];
+    unsigned kmap[MAX_KERNELS];
+};
+
+static int namer_add(struct namer *nm, unsigned k, const char *path)
+{
+    for (unsigned i = 0; i < nm->p.nmaps; i++)
+        if (strcmp(nm->p.maps[i].pm_path, path) == 0) {
+            nm->kmap[k] = i;
+            return 0;
+        }
+    char err[SP_ERR_MAX];
+    unsigned m = sp_profile_add_map(&nm->p, path);
+    nm->kmap[k] = m;
+    nm->elfs[m] = sp_elf_open(&nm->p, m, err, sizeof err);
+    if (!nm->elfs[m]) {
+        fprintf(stderr, "%s: %s\n", prog, err);
+        return -1;
+    }
+    if (!nm->p.maps[m].pm_dwarf)
+        fprintf(stderr, "%s: warning: %s has no DWARF debug info: names come "
+                "from the ELF symbol table\n", prog, path);
+    return 0;
+}
+
+static void namer_symbolize(void *ctx, struct sp_profile *p, unsigned map)
+{
+    struct namer *nm = ctx;
+    sp_elf_symbolize(p, map, nm->elfs[map]);
+}
+
+/* ---- the collector, and what the page is told of each kernel ------------ */
+
+struct serve {
+    struct serve_opts o;
+    struct sv_state st;
+    struct namer nm;
+    struct sp_collect c;
+    struct sv_http *http;
+    uint64_t t0;                /* serve's clock: tool_mono_ms() - t0 */
+    int checked[MAX_KERNELS];   /* its META's build id: 0 not seen, 1 the ELF's, -1 not */
+    char listen[HOSTADDR_NAME_MAX + 16];
+    bool opened;                /* the collector's socket is open */
+};
+
+static uint64_t serve_now(const struct serve *s)
+{
+    return tool_mono_ms() - s->t0;
+}
+
+/* A kernel's records count once its META names its ELF's build id: every
+ * name would be wrong otherwise, and the page says why it shows none. */
+static bool kernel_checked(struct serve *s, unsigned k)
+{
+    const struct sp_collect_kernel *ck = &s->c.k[k];
+    if (s->checked[k] || !ck->s.have_meta)
+        return s->checked[k] > 0;
+    const struct sp_map *map = &s->nm.p.maps[s->nm.kmap[k]];
+    char err[SP_ERR_MAX];
+    if (sp_check_build_id(ck->name, ck->s.meta.build_id, map->pm_path, map->pm_build_id,
+                          err, sizeof err)) {
+        fprintf(stderr, "%s: %s: its samples are not shown\n", prog, err);
+        snprintf(s->st.k[k].note, sizeof s->st.k[k].note, "%s", err);
+        s->checked[k] = -1;
+        return false;
+    }
+    s->checked[k] = 1;
+    return true;
+}
+
+static void on_record(void *ctx, unsigned kernel, uint16_t cpu, const struct pstr_record *r)
+{
+    struct serve *s = ctx;
+    if (kernel < MAX_KERNELS && kernel_checked(s, kernel))
+        sv_hist_add(s->st.h, kernel, cpu, r, serve_now(s));
+}
+
+static const char *state_name(enum sp_collect_state st)
+{
+    switch (st) {
+    case SP_COLLECT_IDLE: return "starting";
+    case SP_COLLECT_STREAMING: return "streaming";
+    case SP_COLLECT_ENDED: return "ended";
+    case SP_COLLECT_SILENT: return "stopped";
+    case SP_COLLECT_RESTARTED: return "restarted";
+    case SP_COLLECT_FAILED: return "failed";
+    }
+    return "unknown";
+}
+
+/* The API's view of every kernel, from the collector's. */
+static void kernels_refresh(struct serve *s)
+{
+    for (unsigned i = 0; i < s->c.n; i++) {
+        const struct sp_collect_kernel *ck = &s->c.k[i];
+        struct sv_kernel *k = &s->st.k[i];
+        k->state = state_name(ck->state);
+        k->last_ms = ck->s.datagrams && ck->last_dgram_ms >= s->t0
+                         ? ck->last_dgram_ms - s->t0 : 0;
+        k->lost = ck->s.lost_records;
+        k->dropped = sp_stream_drops(&ck->s);
+        if (s->checked[i] >= 0)         /* a build-id mismatch keeps its own note */
+            snprintf(k->note, sizeof k->note, "%s", ck->note);
+    }
+}
+
+static int collect_open(struct serve *s, const uint8_t *const *keys)
+{
+    struct sp_collect_opts po = {
+        .prog = prog, .err = stderr, .keys = keys,
+        .shell_timeout_ms = SERVE_SHELL_TIMEOUT_MS,
+        .silent_ms = SERVE_SILENT_MS,
+    };
+    if (sp_collect_open(&s->c, &po, s->o.hosts, s->o.nhosts, on_record, s))
+        return EXIT_USAGE;
+    s->opened = true;
+    s->st.n = s->c.n;
+    for (unsigned i = 0; i < s->c.n; i++) {
+        struct sv_kernel *k = &s->st.k[i];
+        snprintf(k->name, sizeof k->name, "%s", s->c.k[i].name);
+        k->authenticated = keys != NULL;
+        k->stream = &s->c.k[i].s;
+        k->map = s->nm.kmap[i];
+    }
+    kernels_refresh(s);
+    /* Streams until stopped (window 0); a kernel that cannot start one
+     * fails serve, as it fails record and top. */
+    return sp_collect_start(&s->c, 0, "all");
+}
+
+/* ---- the loop ------------------------------------------------------------ */
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop = 1;
+}
+
+static int run(struct serve *s)
+{
+    while (!stop) {
+        struct pollfd p[2] = {
+            { .fd = s->c.fd, .events = POLLIN },
+            { .fd = sv_http_fd(s->http), .events = POLLIN },
+        };
+        int wait = sv_http_timeout_ms(s->http);
+        if (wait < 0 || wait > SERVE_TICK_MS)
+            wait = SERVE_TICK_MS;
+        poll(p, 2, wait);
+        if (sp_collect_poll(&s->c, 0) < 0)
+            return EXIT_USAGE;
+        sv_hist_advance(s->st.h, serve_now(s));
+        kernels_refresh(s);
+        sv_http_run(s->http);
+    }
+    return EXIT_OK;
+}
+
+static int keys_load(const struct serve_opts *o, uint8_t (*keys)[USHP_KEY_LEN],
+                     const uint8_t **kp)
+{
+    for (unsigned i = 0; o->keyfile && i < o->nhosts; i++) {
+        if (i == 0 && ushc_load_key(o->keyfile, keys[0], stderr, prog) < 0)
+            return -1;
+        memcpy(keys[i], keys[0], USHP_KEY_LEN);
+        kp[i] = keys[i];
+    }
+    for (unsigned i = 0; o->keyfile && i < o->nids; i++)
+        if (strcmp(o->ids[i], "-") != 0 && ushc_use_id(keys[i], o->ids[i], stderr, prog) < 0)
+            return -1;
+    return 0;
+}
+
+int sv_serve_main(int argc, char **argv)
+{
+    static struct serve s;
+    int rc = parse_args(argc, argv, &s.o);
+    if (rc)
+        return rc;
+    struct sockaddr_in addr;
+    if (parse_listen(&s.o, &addr))
+        return EXIT_USAGE;
+    static uint8_t keys[MAX_KERNELS][USHP_KEY_LEN];
+    static const uint8_t *kp[MAX_KERNELS];
+    if (keys_load(&s.o, keys, kp))
+        return EXIT_USAGE;
+    sp_profile_init(&s.nm.p);
+    for (unsigned k = 0; k < s.o.nhosts && rc == 0; k++)
+        if (namer_add(&s.nm, k, s.o.elfs[s.o.nelfs == 1 ? 0 : k]))
+            rc = EXIT_USAGE;
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    s.t0 = tool_mono_ms();
+    s.st.started_unix_ms = (uint64_t)tv.tv_sec * 1000 + (uint64_t)tv.tv_usec / 1000;
+    s.st.h = sv_hist_new(s.o.max_stacks);
+    s.st.maps = s.nm.p.maps;
+    s.st.nmaps = s.nm.p.nmaps;
+    s.st.symbolize = namer_symbolize;
+    s.st.sym_ctx = &s.nm;
+    s.st.public_ = s.o.public_;
+    s.st.page = sv_page_html(&s.st.page_len);
+    char err[256];
+    if (rc == 0 && !(s.http = sv_http_start(&addr, &s.st, err, sizeof err))) {
+        fprintf(stderr, "%s: -l %s: %s\n", prog, s.o.listen, err);
+        rc = EXIT_USAGE;
+    }
+    if (rc == 0) {
+        char ip[INET_ADDRSTRLEN];
+        inet_ntop(AF_INET, &addr.sin_addr, ip, sizeof ip);
+        snprintf(s.listen, sizeof s.listen, "%s:%u", ip, sv_http_port(s.http));
+        s.st.listen = s.listen;
+        rc = collect_open(&s, s.o.keyfile ? kp : NULL);
+    }
+    if (rc == 0) {
+        printf("%s: http://%s/ (%u kernel%s)\n", prog, s.listen, s.o.nhosts,
+               s.o.nhosts > 1 ? "s" : "");
+        fflush(stdout);
+        struct sigaction sa = { .sa_handler = on_signal };
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        signal(SIGPIPE, SIG_IGN);
+        rc = run(&s);
+        sp_collect_stop(&s.c, SERVE_STOP_WAIT_MS);
+    }
+    if (s.opened)
+        sp_collect_close(&s.c);
+    sv_http_stop(s.http);
+    sv_hist_free(s.st.h);
+    for (unsigned i = 0; i < s.nm.p.nmaps; i++)
+        sp_elf_close(s.nm.elfs[i]);
+    sp_profile_free(&s.nm.p);
+    return rc;
+}
