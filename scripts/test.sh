@@ -4,26 +4,22 @@
 # whose file is missing, that times out, or that prints no result line is
 # a failure: nothing here can pass by not running. No test is retried.
 #
-# The stages run in two lanes side by side, one a core: the host's own
-# tests (builds, sanitizers, fuzzers, fake kernels) in one, the kernels
-# under QEMU, one at a time, in the other.
-# A lane's lines are prefixed with its name; the summary at the end lists
-# every stage in a fixed order with its time. TEST_LANES=1 runs the
-# stages one after another, in the same order, unprefixed.
-# The kernels thus share the machine with one busy core for the first
-# minutes, as they would with any other load: what they measure is either
-# under -icount (guest clocks count instructions) or checked against
-# what the kernel itself counted, not against the host's clock.
+# The stages run one after another: the kernels' tests have the machine
+# to themselves, as some check figures of a guest running in real time.
+# The unit tests and the fuzzers use every CPU. A summary at the end
+# lists every stage with its time.
 set -u
 cd "$(dirname "$0")/.."
 res=$(mktemp -d)
 trap 'rm -rf "$res"' EXIT
 
 # stage NAME SECONDS FILE CMD...: FILE is what the stage runs (it must
-# exist). Writes "PASSED FAILED SECONDS" to $res/NAME.
+# exist). Writes "PASSED FAILED SECONDS" to $res/NAME, and NAME to the
+# list of stages that ran, $res/order.
 stage() {
   local name=$1 secs=$2 file=$3; shift 3
   local t0=$SECONDS p=0 f=0
+  echo "$name" >> "$res/order"
   echo "=== $name: $*"
   if [ ! -f "$file" ]; then
     echo "$name: FAILED: $file is missing"
@@ -42,7 +38,8 @@ stage() {
     f=$((f + 1)); echo "$name: no result line"
   fi
   if [ "$st" -eq 124 ] || [ "$st" -eq 137 ]; then
-    echo "$name: FAILED: timed out after $secs s"; f=$((f + 1))
+    # With no result line, that is already the one failure.
+    echo "$name: FAILED: timed out after $secs s"; [ -n "$line" ] && f=$((f + 1))
   elif [ "$st" -ne 0 ] && [ "$f" -eq 0 ]; then
     echo "$name: FAILED: exit status $st with no test failed"; f=1
   fi
@@ -50,84 +47,58 @@ stage() {
   echo "$p $f $((SECONDS - t0))" > "$res/$name"
 }
 
-# Everything the kernels' stages need is built first, so that no two
-# lanes build the same thing at once.
+# Both kernels first: a stage's time is its tests'.
 built=yes
 make -s ARCH=arm64 all > "$res/arm64-build.log" 2>&1 ||
   { built=no; echo "arm64: build failed"; tail -20 "$res/arm64-build.log"; }
 
-# The host's own tests: compilers, sanitizers, fuzzers, fake kernels on
-# loopback; then the browser's, each with its own kernels. About a core.
-lane_host() {
-  stage tree 60 scripts/check_tree.sh bash scripts/check_tree.sh
-  stage unit 400 scripts/unit.sh bash scripts/unit.sh
-  # Each libFuzzer target over its corpus (every crash ever found), then
-  # 3 s of fuzzing each (make fuzz: a minute each): about 90 s, most of
-  # it building the targets.
-  FUZZ_SECONDS=${FUZZ_SECONDS:-3} stage fuzz 300 scripts/fuzz.sh bash scripts/fuzz.sh
-  stage tools 300 tests/tools/check_sonde_prof.sh bash tests/tools/check_sonde_prof.sh
-  # sonde-prof serve against malformed HTTP requests, a fake kernel on loopback: about 4 s.
-  stage serve-http 60 tests/tools/check_serve_http.py python3 tests/tools/check_serve_http.py
-  # record -d over 2 s against fake kernels on loopback: about 30 s.
-  stage stream-tools 120 tests/tools/check_stream_record.sh bash tests/tools/check_stream_record.sh
-  # a fleet of 50 simulated kernels for 10 s, and 12 sampled 3 at a time: about 17 s.
-  stage fleet 120 tests/tools/check_fleet.py python3 tests/tools/check_fleet.py
-  # sonde-prof's web pages in headless chromium (tests/browser/): one QEMU
-  # boot, 1 s of burn, 15 tests of pages: about 25 s.
-  stage browser 120 tests/browser/run.js node tests/browser/run.js
-  # sonde-prof serve's page in headless chromium with two live x86_64
-  # kernels (QEMU, -smp 1 each): about 25 s.
-  stage serve 120 tests/browser/serve_live.js node tests/browser/serve_live.js
-}
-
-# The kernels under QEMU, one stage at a time: the other core.
-lane_qemu() {
-  stage x86_64 700 tests/system/run.py python3 tests/system/run.py
-  stage network 400 tests/system/net_tests.py python3 tests/system/net_tests.py --arch x86_64
-  # off-CPU, wall and latency profiles of burn wait: about 10 s.
-  stage offcpu 150 tests/system/offcpu_tests.py python3 tests/system/offcpu_tests.py --arch x86_64
-  # heaptest's sites under profile heap and profile allocs, a leak, 4 CPUs: about 10 s.
-  stage heap 150 tests/system/heap_tests.py python3 tests/system/heap_tests.py --arch x86_64
-  # record -d over 2 s through the profile stream, one kernel and a fleet: about 35 s.
-  stage stream 300 tests/system/stream_tests.py python3 tests/system/stream_tests.py
-  # 1000 profile cycles under burn and UDP-shell load: about 30 s (make soak: 10000).
-  stage soak 150 tests/system/soak.py python3 tests/system/soak.py --cycles 1000
-  [ $built = yes ] || return
-  stage arm64 500 tests/system/arm64_tests.py python3 tests/system/arm64_tests.py
-  stage arm64-offcpu 150 tests/system/offcpu_tests.py python3 tests/system/offcpu_tests.py --arch arm64
-  stage arm64-heap 150 tests/system/heap_tests.py python3 tests/system/heap_tests.py --arch arm64
+stage tree 60 scripts/check_tree.sh bash scripts/check_tree.sh
+# Two tests at once, one a CPU (UNIT_JOBS): about 2 min.
+stage unit 400 scripts/unit.sh bash scripts/unit.sh
+# Each libFuzzer target over its corpus (every crash ever found), then
+# 3 s of fuzzing each (make fuzz: a minute each), two at once: about 60 s,
+# most of it building the targets.
+FUZZ_SECONDS=${FUZZ_SECONDS:-3} stage fuzz 300 scripts/fuzz.sh bash scripts/fuzz.sh
+stage tools 300 tests/tools/check_sonde_prof.sh bash tests/tools/check_sonde_prof.sh
+# sonde-prof serve against malformed HTTP requests, a fake kernel on loopback: about 4 s.
+stage serve-http 60 tests/tools/check_serve_http.py python3 tests/tools/check_serve_http.py
+# record -d over 2 s against fake kernels on loopback: about 30 s.
+stage stream-tools 120 tests/tools/check_stream_record.sh bash tests/tools/check_stream_record.sh
+# a fleet of 50 simulated kernels for 10 s, and 12 sampled 3 at a time: about 17 s.
+stage fleet 120 tests/tools/check_fleet.py python3 tests/tools/check_fleet.py
+# sonde-prof's web pages in headless chromium (tests/browser/): one QEMU
+# boot, 1 s of burn, 15 tests of pages: about 25 s.
+stage browser 120 tests/browser/run.js node tests/browser/run.js
+# sonde-prof serve's page in headless chromium with two live x86_64
+# kernels (QEMU, -smp 1 each): about 25 s.
+stage serve 120 tests/browser/serve_live.js node tests/browser/serve_live.js
+stage x86_64 600 tests/system/run.py python3 tests/system/run.py
+stage network 300 tests/system/net_tests.py python3 tests/system/net_tests.py --arch x86_64
+# off-CPU, wall and latency profiles of burn wait: about 10 s.
+stage offcpu 120 tests/system/offcpu_tests.py python3 tests/system/offcpu_tests.py --arch x86_64
+# heaptest's sites under profile heap and profile allocs, a leak, 4 CPUs: about 10 s.
+stage heap 120 tests/system/heap_tests.py python3 tests/system/heap_tests.py --arch x86_64
+# record -d over 2 s through the profile stream, one kernel and a fleet: about 35 s.
+stage stream 240 tests/system/stream_tests.py python3 tests/system/stream_tests.py
+# 1000 profile cycles under burn and UDP-shell load: about 30 s (make soak: 10000).
+stage soak 120 tests/system/soak.py python3 tests/system/soak.py --cycles 1000
+if [ $built = yes ]; then
+  stage arm64 400 tests/system/arm64_tests.py python3 tests/system/arm64_tests.py
+  stage arm64-offcpu 120 tests/system/offcpu_tests.py python3 tests/system/offcpu_tests.py --arch arm64
+  stage arm64-heap 120 tests/system/heap_tests.py python3 tests/system/heap_tests.py --arch arm64
   # Every network test applies to arm64 too (the UDP shell over virtio-mmio).
-  stage arm64-network 400 tests/system/net_tests.py python3 tests/system/net_tests.py --arch arm64
+  stage arm64-network 300 tests/system/net_tests.py python3 tests/system/net_tests.py --arch arm64
   # sonde-prof record against an x86_64 and an arm64 kernel at once.
-  stage profile 240 tests/system/prof_tests.py python3 tests/system/prof_tests.py
-}
-
-# The stages in the order the summary lists them.
-ORDER="tree unit fuzz tools serve-http stream-tools fleet browser serve x86_64 network offcpu heap stream soak
-       arm64 arm64-offcpu arm64-heap arm64-network profile"
-
-if [ "${TEST_LANES:-2}" = 1 ]; then
-  lane_host; lane_qemu
-else
-  # sed -u: each line as it comes, so that a lane that hangs shows where.
-  lane_host 2>&1 | sed -u 's/^/[host] /' &
-  lane_qemu 2>&1 | sed -u 's/^/[qemu] /' &
-  wait
+  stage profile 180 tests/system/prof_tests.py python3 tests/system/prof_tests.py
 fi
 
 total_p=0; total_f=0
 echo "=== summary"
-for name in $ORDER; do
-  if [ -f "$res/$name" ]; then
-    read -r p f s < "$res/$name"
-  elif [ $built = no ] && [[ $name == arm64* || $name == profile ]]; then
-    p=0; f=0; s=-
-  else
-    p=0; f=1; s=-; echo "$name: FAILED: did not run"
-  fi
+while read -r name; do
+  read -r p f s < "$res/$name"
   printf '%-14s %4d passed, %d failed  %s s\n' "$name" "$p" "$f" "$s"
   total_p=$((total_p + p)); total_f=$((total_f + f))
-done
+done < "$res/order"
 [ $built = yes ] || total_f=$((total_f + 1))
 echo "test: $total_p passed, $total_f failed"
 echo "$total_p passed, $total_f failed"
