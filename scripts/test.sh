@@ -64,7 +64,7 @@ stage tools 300 tests/tools/check_sonde_prof.sh bash tests/tools/check_sonde_pro
 stage serve-http 60 tests/tools/check_serve_http.py python3 tests/tools/check_serve_http.py
 # record -d over 2 s against fake kernels on loopback: about 30 s.
 stage stream-tools 120 tests/tools/check_stream_record.sh bash tests/tools/check_stream_record.sh
-# a fleet of 50 simulated kernels for 10 s, and 12 sampled 3 at a time: about 17 s.
+# a fleet of 50 simulated kernels for 10 s, 12 sampled 3 at a time, serve sampling 2 of 6: about 21 s.
 stage fleet 120 tests/tools/check_fleet.py python3 tests/tools/check_fleet.py
 # sonde-prof's web pages in headless chromium (tests/browser/): one QEMU
 # boot, 1 s of burn, 15 tests of pages: about 25 s.

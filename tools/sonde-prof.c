@@ -92,7 +92,8 @@ struct opts {
     const char *keyfile;        /* -k: the shells' key (ushkey=), or NULL */
     const char *ids[MAX_INPUTS];    /* --id: each kernel's ushid= ("-": none) */
     unsigned nids;
-    enum sp_record_what what;   /* --heap, --allocs: a heap profile */
+    enum sp_record_what what;   /* --heap, --allocs: a heap profile; --off */
+    int wall;                   /* --wall: CPU samples and off-CPU time, streamed */
     int pid_given;              /* -p was given */
     unsigned sample, period_ms; /* --sample K --period P: K kernels at a time */
     const char *stats;          /* --stats FILE: each kernel's accounting */
@@ -137,6 +138,12 @@ static void usage(FILE *f)
         "                 folded and svg in bytes (docs/profiling.md)\n"
         "  --allocs       what was allocated during the window (`profile allocs`,\n"
         "                 -d up to %d ms): alloc_objects and alloc_space\n"
+        "  --off          where tasks waited off their CPUs (`profile off`): pprof's\n"
+        "                 off_cpu/nanoseconds, each chain's reason as its leaf frame\n"
+        "                 ([waitq NAME], [sleep], [runnable], ...) and its waker as\n"
+        "                 labels; folded and svg in microseconds (docs/sonde-prof.md)\n"
+        "  --wall         on-CPU samples and off-CPU time together, always streamed\n"
+        "                 (`profile wall stream`): pprof's wall/nanoseconds\n"
         "  --sample K     a stream: only K kernels at a time, rotating every\n"
         "  --period P     P (\"500ms\", \"10s\"); the others have no stream at all.\n"
         "                 Each kernel's report says the kernel-seconds it covers\n"
@@ -262,6 +269,18 @@ static int map_for(struct sp_profile *p, struct elfs *es, const char *path,
         fprintf(stderr, "%s: %s\n", prog, err);
         return -1;
     }
+    /* Another path to a build already open is that map: locations are
+     * per (map, address), so kernels of one build share every name and a
+     * fleet of them costs one symbolisation, however its ELFs are named. */
+    for (unsigned i = 0; i < m; i++)
+        if (strcmp(p->maps[i].pm_build_id, p->maps[m].pm_build_id) == 0) {
+            sp_elf_close(es->e[m]);
+            es->e[m] = NULL;
+            es->n = m;
+            p->nmaps = m;
+            *map = i;
+            return 0;
+        }
     if (!p->maps[m].pm_dwarf)
         fprintf(stderr, "%s: warning: %s has no DWARF debug info: names come "
                 "from the ELF symbol table, without file:line or inlined "
@@ -479,6 +498,8 @@ static int parse_record_args(int argc, char **argv, struct opts *o)
         { "per-kernel", no_argument, NULL, 'K' },
         { "heap", no_argument, NULL, 'H' },
         { "allocs", no_argument, NULL, 'A' },
+        { "off", no_argument, NULL, 'O' },
+        { "wall", no_argument, NULL, 'W' },
         { "id", required_argument, NULL, 'I' },
         { "sample", required_argument, NULL, 'S' },
         { "period", required_argument, NULL, 'P' },
@@ -486,7 +507,7 @@ static int parse_record_args(int argc, char **argv, struct opts *o)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    int c, bad = 0, heap = 0, allocs = 0;
+    int c, bad = 0, heap = 0, allocs = 0, off = 0;
     char *end;
     o->ms = 1000;
     o->pid = "all";
@@ -512,6 +533,8 @@ static int parse_record_args(int argc, char **argv, struct opts *o)
         }
         case 'H': heap = 1; break;
         case 'A': allocs = 1; break;
+        case 'O': off = 1; break;
+        case 'W': o->wall = 1; break;
         case 'S': {
             unsigned long v = strtoul(optarg, &end, 10);
             if (*optarg < '0' || *optarg > '9' || *end || v < 1 || v > MAX_INPUTS) {
@@ -550,8 +573,10 @@ static int parse_record_args(int argc, char **argv, struct opts *o)
         return EXIT_USAGE;
     if (!o->ninputs)
         return die_usage("no kernel to profile: give HOST[:PORT]", NULL);
-    if (heap && allocs)
-        return die_usage("give --heap or --allocs, not both", NULL);
+    if (heap + allocs + off + o->wall > 1)
+        return die_usage("give one of --heap, --allocs, --off and --wall", NULL);
+    if (o->wall && o->nraws)
+        return die_usage("--wall is two profiles (CPU and off-CPU): -r does not apply", NULL);
     if (heap && o->pid_given)
         return die_usage("--heap is every task's blocks in use: -p does not apply", NULL);
     if (allocs && o->ms > SP_RECORD_MS_MAX) {
@@ -559,7 +584,8 @@ static int parse_record_args(int argc, char **argv, struct opts *o)
                 "window)\n", prog, o->ms, SP_RECORD_MS_MAX);
         return EXIT_USAGE;
     }
-    o->what = heap ? SP_RECORD_HEAP : allocs ? SP_RECORD_ALLOCS : SP_RECORD_CPU;
+    o->what = heap ? SP_RECORD_HEAP : allocs ? SP_RECORD_ALLOCS
+            : off || o->wall ? SP_RECORD_OFF : SP_RECORD_CPU;
     if (fleet_args_bad(o, heap || allocs))
         return EXIT_USAGE;
     if (heap)
@@ -683,7 +709,10 @@ static int stream_inputs(struct sp_collect *c, struct stream_rec *sr, struct sp_
     unsigned added = 0;
     for (unsigned i = 0; i < c->n; i++) {
         struct sp_collect_kernel *k = &c->k[i];
-        texts[i] = sp_agg_raw_drops(&sr->agg[i], &k->s, PRAW_KIND_CPU,
+        /* Off-CPU time as its own raw profile; a wall stream's CPU
+         * samples as another, the same kernel's (texts[MAX_INPUTS + i]). */
+        unsigned kind = o->what == SP_RECORD_OFF ? PRAW_KIND_OFFCPU : PRAW_KIND_CPU;
+        texts[i] = sp_agg_raw_drops(&sr->agg[i], &k->s, kind,
                                     (uint32_t)t[i].covered_ms, t[i].drops, &lens[i]);
         if (!texts[i]) {
             fprintf(stderr, "%s: kernel %s: %s: left out\n", prog, k->name,
@@ -691,21 +720,33 @@ static int stream_inputs(struct sp_collect *c, struct stream_rec *sr, struct sp_
                                                : "no META came (no build id to check)");
             continue;
         }
-        if (add_text(p, es, texts[i], lens[i], k->name, k->name,
-                     o->elfs[o->nelfs == 1 ? 0 : i]))
-            return EXIT_USAGE;
-        struct sp_input *in = &p->inputs[p->ninputs - 1];
-        in->pi_stream = true;
-        in->pi_lost_records = t[i].lost_records;
-        in->pi_lost_dgrams = t[i].lost_dgrams;
-        in->pi_note = stream_note(p, k);
-        if (o->sample) {
-            char cov[96];
-            sp_fleet_coverage(cov, sizeof cov, &t[i], o->period_ms);
-            char *note = sp_xcalloc(1, strlen(cov) + (in->pi_note ? strlen(in->pi_note) : 0) + 3);
-            sprintf(note, "%s%s%s", cov, in->pi_note ? "; " : "", in->pi_note ? in->pi_note : "");
-            in->pi_note = sp_strdup(p, note);
-            free(note);
+        for (unsigned half = 0; half < 1u + (o->wall != 0); half++) {
+            unsigned at = half ? MAX_INPUTS + i : i;
+            if (half)
+                texts[at] = sp_agg_raw_drops(&sr->agg[i], &k->s, PRAW_KIND_CPU,
+                                             (uint32_t)t[i].covered_ms, t[i].drops, &lens[at]);
+            if (add_text(p, es, texts[at], lens[at], k->name, k->name,
+                         o->elfs[o->nelfs == 1 ? 0 : i]))
+                return EXIT_USAGE;
+            if (!o->nraws) {        /* parsed: a fleet's texts need not all be held */
+                free(texts[at]);
+                texts[at] = NULL;
+            }
+            struct sp_input *in = &p->inputs[p->ninputs - 1];
+            in->pi_stream = true;
+            in->pi_lost_records = t[i].lost_records;
+            in->pi_lost_dgrams = t[i].lost_dgrams;
+            in->pi_note = stream_note(p, k);
+            if (o->sample) {
+                char cov[96];
+                sp_fleet_coverage(cov, sizeof cov, &t[i], o->period_ms);
+                char *note = sp_xcalloc(1, strlen(cov) +
+                                        (in->pi_note ? strlen(in->pi_note) : 0) + 3);
+                sprintf(note, "%s%s%s", cov, in->pi_note ? "; " : "",
+                        in->pi_note ? in->pi_note : "");
+                in->pi_note = sp_strdup(p, note);
+                free(note);
+            }
         }
         added++;
     }
@@ -818,13 +859,14 @@ static int record_stream(const struct opts *o, const uint8_t *const *keys, struc
                          struct elfs *es)
 {
     static struct stream_rec sr;
-    static char *texts[MAX_INPUTS];
-    static size_t lens[MAX_INPUTS];
+    static char *texts[2 * MAX_INPUTS];     /* [MAX_INPUTS + i]: a wall's CPU half */
+    static size_t lens[2 * MAX_INPUTS];
     struct sp_collect c;
     struct sp_collect_opts po = {
         .prog = prog, .err = stderr, .key = keys ? keys[0] : NULL, .keys = keys,
         .shell_timeout_ms = (uint64_t)(o->slack_s * 1000),
         .silent_ms = STREAM_SILENT_MS,
+        .what = o->wall ? "wall" : o->what == SP_RECORD_OFF ? "off" : NULL,
     };
     for (unsigned i = 0; i < o->ninputs; i++)
         sp_agg_init(&sr.agg[i]);
@@ -859,7 +901,8 @@ static int record_stream(const struct opts *o, const uint8_t *const *keys, struc
     for (unsigned i = 0; i < o->ninputs; i++) {
         sp_agg_free(&sr.agg[i]);
         free(texts[i]);
-        texts[i] = NULL;
+        free(texts[MAX_INPUTS + i]);
+        texts[i] = texts[MAX_INPUTS + i] = NULL;
     }
     free(t);
     sp_collect_close(&c);
@@ -888,7 +931,8 @@ static int cmd_record(int argc, char **argv)
         if (strcmp(id, "-") != 0 && ushc_use_id(keys[i], id, stderr, prog) < 0)
             return EXIT_USAGE;
     }
-    if (o.ms > SP_RECORD_MS_MAX) {
+    /* A wall profile's two halves come from one stream, whatever its length. */
+    if (o.ms > SP_RECORD_MS_MAX || o.wall) {
         struct sp_profile p;
         struct elfs es = { .n = 0 };
         sp_profile_init(&p);

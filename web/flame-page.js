@@ -58,8 +58,9 @@
     : `${data.view}: ${weight(total)}`;
   summary.append(el('div', {}, what));
   for (const k of data.kernels) {
-    let line = `kernel ${k.name}: ${k.source}, ${k.ms} ms, ${k.samples} samples, ` +
-      `${k.dropped} dropped`;
+    // A heap in-use profile is a snapshot: it has no window (ms=0).
+    let line = `kernel ${k.name}: ${k.source}, ${k.ms ? k.ms + ' ms' : 'a snapshot'}, ` +
+      `${k.samples} samples, ${k.dropped} dropped`;
     if (k.lost !== undefined)
       line += `, ${k.lost} lost on the wire`;
     if (k.note)

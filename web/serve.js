@@ -21,6 +21,8 @@
     dragging: null,
     chart: null,
     refreshes: 0,
+    zoomPath: null,      // the zoomed frame's names from the root, or null
+    seq: 0,              // flame requests made
   };
   window.sondeServe = S;   // for whoever wants to look (the browser tests)
 
@@ -269,19 +271,49 @@
         s += `, ${d.data.delta >= 0 ? '+' : ''}${fmtNum(d.data.delta)} over the base`;
       return s;
     });
+    // A click zooms; the frame's path from the root is kept so that the
+    // next refresh (new data, a new hierarchy) zooms to it again.
     return F.flamegraph().width(w).cellHeight(18).minFrameSize(1).transitionDuration(0)
-      .sort(true).tooltip(tip).setDetailsElement($('details'));
+      .sort(true).tooltip(tip).setDetailsElement($('details'))
+      .onClick((d) => {
+        const path = [];
+        for (let n = d; n && n.parent; n = n.parent)
+          path.unshift(n.data.name);
+        S.zoomPath = path.length ? path : null;
+      });
   }
 
+  // The frame at the zoomed path; failing that (a task's name came in a
+  // later META: "pid-6" became "burn"), the first frame of the same name
+  // at the same depth.
+  function rezoom() {
+    const path = S.zoomPath;
+    if (!path)
+      return;
+    const root = F.select('#chart').datum();
+    let n = root;
+    for (const name of path)
+      n = n && n.children && n.children.find((c) => c.data.name === name);
+    if (!n)
+      n = root.descendants().find((d) => d.depth === path.length &&
+                                         d.data.name === path[path.length - 1]);
+    if (n)
+      S.chart.zoomTo(n);
+  }
+
+  // A chart of its own for every answer: d3-flame-graph fixes its height
+  // at the first tree it draws (a deeper one later would be drawn off the
+  // top), and a fresh chart has nothing of the last tree left over.
   function renderFlame(j, diff) {
     S.flame = j;
     const tree = j.tree;
-    if (!S.chart) {
-      S.chart = makeChart(Math.max(600, $('chart').clientWidth || 1200));
-      F.select('#chart').datum(tree).call(S.chart);
-    }
+    if (S.chart)
+      S.chart.destroy();
+    $('chart').textContent = '';
+    S.chart = makeChart(Math.max(600, $('chart').clientWidth || 1200));
     S.chart.setColorMapper(diff ? diffColor : (d, original) => original);
-    S.chart.update(tree);
+    F.select('#chart').datum(tree).call(S.chart);
+    rezoom();
     if ($('search').value)
       S.chart.search($('search').value);
     document.body.classList.toggle('diff', diff);
@@ -317,11 +349,18 @@
     } else {
       url = '/api/flame?' + selParams();
     }
+    // The timer's refresh and a change of filter can both be waiting for
+    // an answer: only the latest request's is drawn.
+    const seq = ++S.seq;
     try {
-      renderFlame(await getJSON(url), diff);
+      const j = await getJSON(url);
+      if (seq !== S.seq)
+        return;
+      renderFlame(j, diff);
       $('error').textContent = '';
     } catch (e) {
-      $('error').textContent = e.message;
+      if (seq === S.seq)
+        $('error').textContent = e.message;
     }
   }
 
@@ -351,6 +390,11 @@
     for (const id of ['kind', 'kernel', 'pid', 'cpu', 'diff'])
       $(id).addEventListener('change', () => { renderTimeline(); refreshFlame(); });
     $('live').addEventListener('click', () => { S.sel = null; renderTimeline(); refreshFlame(); });
+    $('reset-zoom').addEventListener('click', () => {
+      S.zoomPath = null;
+      if (S.chart)
+        S.chart.resetZoom();
+    });
     $('set-base').addEventListener('click', () => {
       S.base = S.sel ? { ...S.sel } : liveRange();
       $('diff').disabled = false;

@@ -12,7 +12,8 @@ serving: after each, /api/status answers 200 and, at the end, the
 kernel's samples are still counted and the process is alive.
 Also: -l on a non-loopback address without --public is refused.
 
-usage: tests/tools/check_serve_http.py   (ends "N passed, N failed")"""
+usage: tests/tools/check_serve_http.py   (ends "N passed, N failed")
+SONDE_PROF=PATH runs another build of sonde-prof (one under ASan, say)."""
 import json
 import os
 import re
@@ -24,7 +25,7 @@ import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
 ELF = os.path.join(ROOT, 'build/x86_64/kernel.elf')
-PROF = os.path.join(ROOT, 'build/host/sonde-prof')
+PROF = os.environ.get('SONDE_PROF', os.path.join(ROOT, 'build/host/sonde-prof'))
 FAKE = os.path.join(ROOT, 'tests/tools/fake_stream_kernel.py')
 
 passed = failed = 0
@@ -141,6 +142,19 @@ def main():
         check('-l port 70000: exit 2, names the range',
               r.returncode == 2 and '(0-65535' in r.stderr, r.stderr.strip())
 
+        r = subprocess.run([PROF, 'serve', '--help'], capture_output=True, text=True, timeout=10)
+        check('serve --help: usage on stdout, exit 0',
+              r.returncode == 0 and r.stdout.startswith('usage: sonde-prof serve') and
+              '--public' in r.stdout and r.stderr == '', f'rc {r.returncode}')
+        for args, says in ((['-e', ELF], 'no kernel to watch'),
+                           (['127.0.0.1'], 'no kernel ELF'),
+                           (['--max-stacks', '5', '-e', ELF, '127.0.0.1'], '16-1048576'),
+                           (['--id', '3', '-e', ELF, '127.0.0.1'], '--id needs -k'),
+                           (['-l', 'nowhere', '-e', ELF, '127.0.0.1'], 'want ADDR:PORT')):
+            r = subprocess.run([PROF, 'serve'] + args, capture_output=True, text=True, timeout=10)
+            check(f'serve {" ".join(a for a in args if a != ELF)}: exit 2, says {says!r}',
+                  r.returncode == 2 and says in r.stderr, f'rc {r.returncode}: {r.stderr.strip()}')
+
         serve_err = open(os.path.join(tmp, 'serve.err'), 'w+')
         sv = subprocess.Popen([PROF, 'serve', '-l', '127.0.0.1:0', '-e', ELF,
                                f'127.0.0.1:{kport}'], stdout=subprocess.PIPE,
@@ -216,6 +230,15 @@ def main():
         st, body = get(port, b'/download/selection.folded')
         check('the folded download names burn_spin', st == 200 and b'burn_spin' in body,
               body[:200])
+        st, body = get(port, b'/download/selection.pb.gz')
+        check('the pprof download is gzip', st == 200 and body[:2] == b'\x1f\x8b', body[:20])
+        st, body = get(port, b'/api/diff?base_from=0&base_to=500')
+        check('a diff answers 200 with a tree', st == 200 and b'"delta"' in body, body[:200])
+        st, body = get(port, b'/api/timeline')
+        check('the timeline answers 200', st == 200 and b'"rate"' in body, body[:200])
+        st, body = get(port, b'/')
+        check('the page is served whole, the library inlined',
+              st == 200 and b'sondeFlame' in body and b'<!--SONDE' not in body, body[:200])
         check('serve is still running', sv.poll() is None)
         sv.terminate()
         try:

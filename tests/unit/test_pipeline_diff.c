@@ -1,4 +1,4 @@
-// LINK: tools/pipeline/diff.c tools/pipeline/html.c tools/pipeline/flame_json.c build/web/assets.c tools/pipeline/folded.c tools/pipeline/model.c tools/pipeline/pprof.c tools/pipeline/svg.c tools/pipeline/sym.c uapi/profile_raw.c build/host/proto/profile.pb-c.c
+// LINK: tools/pipeline/diff.c tools/pipeline/pprof_read.c tools/pipeline/html.c tools/pipeline/flame_json.c build/web/assets.c tools/pipeline/folded.c tools/pipeline/model.c tools/pipeline/pprof.c tools/pipeline/svg.c tools/pipeline/sym.c uapi/profile_raw.c build/host/proto/profile.pb-c.c
 // LIBS: -Ibuild/host/proto -lprotobuf-c -lz -lelf -ldw
 /* tests/unit/test_pipeline_diff.c: differential profiles
  * (tools/pipeline/diff.c): the merge of two stack lists, the .folded

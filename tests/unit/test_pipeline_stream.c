@@ -629,7 +629,7 @@ TEST(streamed_kinds_become_one_raw_profile_each)
     struct pstr_record cpu = { .pid = 7, .depth = 1, .kind = PSTR_KIND_CPU, .weight = 1,
                                .frames = { 0x1000 } };
     struct pstr_record off = { .pid = 7, .depth = 1, .kind = PSTR_KIND_OFFCPU,
-                               .frames = { 0x1000 } };
+                               .frames = { 0x1000 }, .why = PSTR_WHY_SLEEP };
     for (unsigned i = 0; i < 3; i++) {
         sp_agg_add(&a, 0, &cpu);
         off.weight = 1000000 * (i + 1);
@@ -639,6 +639,7 @@ TEST(streamed_kinds_become_one_raw_profile_each)
     char *text = sp_agg_raw(&a, &s, PRAW_KIND_OFFCPU, 1000, &len);
     CHECK(text != NULL);
     CHECK(strstr(text, " ms=1000 kind=offcpu\n3:6000000 7 ") != NULL);
+    CHECK(strstr(text, " 0 why=sleep waker=0 1000\n") != NULL);
     struct praw_header h;
     char err[PRAW_ERR_MAX] = "";
     weight_total = 0;

@@ -83,6 +83,13 @@ void fleet_task_name(unsigned idx, uint32_t pid, char *buf, size_t cap)
         snprintf(buf, cap, "k%u-t%u", idx, (unsigned)pid);
 }
 
+/* now - then, or 0 when then is later (a caller's clock read before a
+ * request stamped the kernel with a later one). */
+static uint64_t since(uint64_t now, uint64_t then)
+{
+    return now > then ? now - then : 0;
+}
+
 /* ---- sending ------------------------------------------------------------ */
 
 static void out(struct fleet_kernel *k, const void *d, size_t n)
@@ -215,7 +222,7 @@ static void finish(struct fleet_kernel *k, uint64_t now_ns, uint8_t reason)
         for (int copy = 0; copy < 3; copy++)
             out(k, k->w.buf, n);
         k->seq++;
-        k->n.stream_ns += last - k->confirm_ns;
+        k->n.stream_ns += since(last, k->confirm_ns);
     }
     k->on = false;
     k->end_reason = reason;
@@ -225,21 +232,21 @@ void fleet_tick(struct fleet_kernel *k, uint64_t now_ns)
 {
     if (!k->on)
         return;
-    if (k->ms && now_ns - k->t0_ns >= k->ms * NS_PER_MS) {
+    if (k->ms && since(now_ns, k->t0_ns) >= k->ms * NS_PER_MS) {
         finish(k, now_ns, PSTR_END_ELAPSED);
         return;
     }
-    if (now_ns - k->ka_ns >= PSTR_KEEPALIVE_MS * NS_PER_MS) {
+    if (since(now_ns, k->ka_ns) >= PSTR_KEEPALIVE_MS * NS_PER_MS) {
         finish(k, now_ns, PSTR_END_TIMEOUT);
         return;
     }
     if (!k->confirmed)
         return;                     /* one META, sent at the start, until then */
-    if (now_ns - k->meta_ns >= FLEET_META_NS) {
+    if (since(now_ns, k->meta_ns) >= FLEET_META_NS) {
         send_meta(k, now_ns);
         k->meta_ns = now_ns;
     }
-    bool flush = now_ns - k->flush_ns >= FLEET_FLUSH_NS;
+    bool flush = since(now_ns, k->flush_ns) >= FLEET_FLUSH_NS;
     uint32_t upto = due(k, now_ns);
     for (unsigned c = 0; c < k->cfg->cpus; c++)
         drain_cpu(k, c, upto, now_ns, flush);
@@ -348,7 +355,7 @@ static void cmd_status(struct fleet_kernel *k, bool peer, uint64_t now_ns, char 
         snprintf(who, sizeof who, "to %s", dest);
     if (k->on)
         snprintf(o, cap, "profile: streaming %s, %llu ms (fleet)\n", who,
-                 (unsigned long long)((now_ns - k->t0_ns) / NS_PER_MS));
+                 (unsigned long long)(since(now_ns, k->t0_ns) / NS_PER_MS));
     else if (k->ever && peer)
         snprintf(o, cap, "profile: no stream running; the last, 0x%08x, ended (fleet)\n",
                  k->id);

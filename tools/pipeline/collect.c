@@ -201,7 +201,9 @@ int sp_collect_start_some(struct sp_collect *c, unsigned ms, const char *who, co
     int *rcs = sp_collect_zalloc(c, c->n, sizeof *rcs);
     bool *run = sp_collect_zalloc(c, c->n, sizeof *run);
     for (unsigned i = 0; i < c->n; i++) {
-        snprintf(bufs[i], sizeof bufs[i], "profile stream %u %u %s", c->port, ms, who);
+        bool kind = c->o.what && c->o.what[0];
+        snprintf(bufs[i], sizeof bufs[i], "profile %s%sstream %u %u %s", kind ? c->o.what : "",
+                 kind ? " " : "", c->port, ms, who);
         cmds[i] = bufs[i];
         run[i] = which[i];
     }

@@ -24,7 +24,7 @@ void sp_fleet_add(struct sp_fleet_total *t, const struct sp_collect_kernel *k,
     t->records += s->records;
     t->lost_records += s->lost_records;
     t->lost_dgrams += s->lost_dgrams;
-    t->dups += s->dups;
+    t->dups += s->dups - s->end_dups;
     t->drops += sp_stream_drops(s);
     t->refused += s->far + s->malformed + s->bad_records;
     t->end_missing |= s->end_missing;

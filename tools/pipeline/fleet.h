@@ -22,7 +22,8 @@ struct sp_fleet_total {
     uint64_t covered_ms;            /* its streams' windows, summed */
     uint64_t records;               /* received, bad ones included */
     uint64_t lost_records, lost_dgrams;   /* on the wire */
-    uint64_t dups;                  /* copies (the END's included) */
+    uint64_t dups;                  /* copies, the END's second and third aside
+                                       (the collector may be done before they come) */
     uint64_t drops;                 /* in the kernel */
     uint64_t refused;               /* datagrams refused, records with a bad field */
     bool end_missing;               /* some stream's END never came: a lower bound */
@@ -36,7 +37,8 @@ void sp_fleet_pick(unsigned round, unsigned k, unsigned n, bool *which);
 void sp_fleet_add(struct sp_fleet_total *t, const struct sp_collect_kernel *k,
                   uint64_t covered_ms);
 
-/* One line per kernel and a total (docs/continuous.md, "--stats"):
+/* One line per kernel and a total (docs/continuous.md, "A fleet under a
+ * budget"):
  *   KERNEL streams S covered_ms M records R lost_records L lost_dgrams D
  *          dups U drops K refused X [end_missing]
  * 0, or -1 on a write error. */

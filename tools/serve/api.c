@@ -212,6 +212,7 @@ static json_t *kernel_json(const struct sv_state *st, unsigned i)
                           "last_ms", k->last_ms ? jint(k->last_ms) : json_null(),
                           "authenticated", k->authenticated, "note", k->note,
                           "lost", jint(k->lost), "dropped", jint(k->dropped));
+    json_object_set_new(o, "covered_ms", jint(k->covered_ms));
     const struct sp_stream *s = k->stream;
     json_t *tasks = json_array();
     if (s && s->have_meta) {
