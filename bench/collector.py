@@ -68,6 +68,7 @@ def rate_row(what, d):
 
 
 def main():
+    load0 = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="collector.") as tmp:
         tput = fleet(tmp, "tput", "--kernels", "100", "--rate", "5500", "--seconds", "10")
         big = fleet(tmp, "big", "--kernels", "1000", "--rate", "100", "--seconds", "60")
@@ -90,7 +91,12 @@ def main():
         "`sonde-prof record` on this 2-core host, the generator on the other core. Lost",
         "is sent minus ingested (nothing was injected); CPU is sonde-prof's own (user +",
         "system, one thread), start to output, symbolisation included; memory its peak",
-        "RSS. Each run's last line is bench/fleet.py's.",
+        "RSS. Each run's last line is bench/fleet.py's. The host's load average was",
+        "%.1f at the start and %.1f at the end: on a host busy with other work the" % (
+            load0, os.getloadavg()[0]),
+        "generator and the collector get less than a core each, the generator then makes",
+        "fewer records than asked (it says so: unmade) and the collector's socket may",
+        "overflow (the loss is then accounted, by kernel); the CPU columns hold either way.",
         "",
         "| run | kernels | records/s sent | records/s ingested | ingested | lost | CPU s | records per CPU s | peak MiB |",
         "|---|---|---|---|---|---|---|---|---|",
@@ -99,8 +105,9 @@ def main():
         rate_row("fleet, 15 s", short),
         "| Pyroscope distributor, 16 cores (grafana/pyroscope#4133) | - | - | ~56,000 | - | - | - | - | - |",
         "",
-        "- throughput: `%s`; the generator used %.2f CPU s, sonde-prof %.2f: %.0f%% of its"
-        % (tput["last"], tput["gen_cpu_s"], tput["children_cpu_s"],
+        "- throughput: `%s`; %d records never made; the generator used %.2f CPU s,"
+        " sonde-prof %.2f: %.0f%% of its"
+        % (tput["last"], tput.get("unmade", 0), tput["gen_cpu_s"], tput["children_cpu_s"],
            100 * tput["children_cpu_s"] / tput["wall_s"]),
         "  one core over the run's %.1f s (start and symbolisation included): %d ns a record"
         % (tput["wall_s"], 1e9 * tput["children_cpu_s"] / max(1, tput["got"])),

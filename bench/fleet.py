@@ -18,7 +18,8 @@ The last line printed is exactly
 
   fleet: N kernels, S s, SENT records sent, GOT records ingested, LOST lost (accounted LA), R records/s
 
-SENT the records the generator put in batches, GOT those in sonde-prof's
+SENT the records the generator put in batches (fewer than the rate asks
+when it cannot keep up: it then says so, and makes no burst), GOT those in sonde-prof's
 output (the sum of its folded counts), LOST those in batches the
 generator lost on purpose (--loss), LA what sonde-prof accounted as lost
 on the wire, R GOT per second of the window. The exit status is 0 when
@@ -170,6 +171,9 @@ def main():
     LA = acc["total"]["lost_records"]
     for b in bad[:10]:
         print("fleet: %s" % b, file=sys.stderr)
+    if total.get("unmade"):
+        print("fleet: the generator fell behind its rate: %d records never made (not sent, "
+              "not counted)" % total["unmade"], file=sys.stderr)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if a.json:
         with open(a.json, "w") as f:
@@ -180,6 +184,7 @@ def main():
                        "gen_cpu_s": (gen_ru.ru_utime - after.ru_utime) +
                                     (gen_ru.ru_stime - after.ru_stime),
                        "concurrent_max": total.get("concurrent_max", 0),
+                       "unmade": total.get("unmade", 0),
                        "covered_ms": {k: v["covered_ms"] for k, v in acc.items()},
                        "gen_stream_ms": {k: v["stream_ms"] for k, v in sent.items()},
                        "gen_streams": {k: v["streams"] for k, v in sent.items()},

@@ -146,7 +146,7 @@ def section(r):
         "  the claim of a slot under the producers' guard (gate, pid filter, room)",
         "  ~35, the clock, its clip and the switch-out's state ~40, the switch-in's",
         "  charge ~20, the record and its publication ~20, the call and the",
-        "  registers it saves ~20. None of it can go without losing what the record",
+        "  registers it saves ~12. None of it can go without losing what the record",
         "  holds or the guard that keeps an NMI's sample out of a half-written slot.",
         "- A switch with a wake in it adds the waker's walk at the wake and the",
         "  three records at the switch-in.",

@@ -164,8 +164,10 @@ static inline __attribute__((always_inline)) void sched_off_preempted(struct tas
     struct prof_record *r = prof_claim_n(&k, PROF_KIND_OFFCPU, t->pid, 1);
     if (!r)
         return;
-    unsigned depth = sched_off_chain(t, r->pr_frames);
-    prof_off_fill(r, t->pid, PROF_WHY_PREEMPTED, NULL, -1, w, depth);
+    /* Filled before the walk, its depth after: nothing but the walk's own
+     * values is live across its loop. */
+    prof_off_fill(r, t->pid, PROF_WHY_PREEMPTED, NULL, -1, w, 0);
+    r->pr_depth = (uint8_t)sched_off_chain(t, r->pr_frames);
     prof_claim_commit(&k);
 }
 

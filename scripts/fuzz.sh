@@ -3,7 +3,8 @@
 # and UBSan, runs each over its corpus (tests/fuzz/corpus/<target>/: the
 # seeds and every crash ever found, as regressions), then fuzzes it for
 # FUZZ_SECONDS. A target file's "// LINK:" line names the real sources it
-# links, as in tests/unit.
+# links, and an optional "// LIBS:" line its flags and libraries, as in
+# tests/unit.
 #
 # Usage: scripts/fuzz.sh [target ...]      (default: every target)
 #   FUZZ_SECONDS  seconds of fuzzing per target (default 60; 0: corpus only)
@@ -31,12 +32,13 @@ one() {
   name=$(basename "$f" .c); name=${name#fuzz_}
   bin=$out/fuzz_$name
   link=$(sed -n 's,^// LINK:,,p' "$f" | head -1)
+  libs=$(sed -n 's,^// LIBS:,,p' "$f" | head -1)
   corpus=tests/fuzz/corpus/$name
   # Rebuild only when a source is newer than the binary: make test runs
   # this on every invocation, and clang with two sanitizers is slow.
   if [ ! -x "$bin" ] || [ -n "$(find "$f" $link tests/unit/fake_hal.c tests/unit/fake_hal.h \
                                   scripts/fuzz.sh -newer "$bin" 2>/dev/null)" ]; then
-    if ! clang $cflags "$f" tests/unit/fake_hal.c $link -o "$bin" 2> "$out/$name.build.log"; then
+    if ! clang $cflags "$f" tests/unit/fake_hal.c $link $libs -o "$bin" 2> "$out/$name.build.log"; then
       echo "fuzz $name: BUILD FAILED"; head -30 "$out/$name.build.log" | sed 's/^/  /'
       failed=$((failed + 2)); echo "RESULT $passed $failed"; return
     fi

@@ -151,10 +151,17 @@ static struct {
 /* Everything queued, sent. A datagram the socket cannot take now (its
  * buffer full) is not retried: the collector sees it lost, as it would
  * one a kernel's full TX ring cost. */
+static uint64_t send_failed;        /* datagrams the sockets refused */
+static int send_errno;
+
 static void txq_flush(void)
 {
     for (unsigned done = 0; done < txq.n;) {
         int r = sendmmsg(txq.fd, txq.m + done, txq.n - done, MSG_DONTWAIT);
+        if (r <= 0) {
+            send_failed++;
+            send_errno = errno;
+        }
         done += r > 0 ? (unsigned)r : 1;
     }
     txq.n = 0;
@@ -322,12 +329,12 @@ static int verify_cost(const struct fleet_cfg *cfg)
 static void print_counts(const char *what, const struct fleet_counts *c)
 {
     printf("%s streams %llu records %llu lost_records %llu batches %llu lost_dgrams %llu "
-           "dups %llu reordered %llu datagrams %llu stream_ms %llu\n", what,
+           "dups %llu reordered %llu datagrams %llu stream_ms %llu unmade %llu\n", what,
            (unsigned long long)c->streams, (unsigned long long)c->records,
            (unsigned long long)c->lost_records, (unsigned long long)c->batches,
            (unsigned long long)c->lost_dgrams, (unsigned long long)c->dups,
            (unsigned long long)c->reordered, (unsigned long long)c->datagrams,
-           (unsigned long long)(c->stream_ns / 1000000));
+           (unsigned long long)(c->stream_ns / 1000000), (unsigned long long)c->unmade);
 }
 
 /* The most kernels streaming at once: a fleet sampled K at a time
@@ -351,9 +358,14 @@ static void report(struct gen_kernel *gs, unsigned n)
         t.reordered += c->reordered;
         t.datagrams += c->datagrams;
         t.stream_ns += c->stream_ns;
+        t.unmade += c->unmade;
     }
-    char what[48];
-    snprintf(what, sizeof what, "total concurrent_max %u", concurrent_max);
+    char what[96];
+    snprintf(what, sizeof what, "total concurrent_max %u send_failed %llu", concurrent_max,
+             (unsigned long long)send_failed);
+    if (send_failed)
+        fprintf(stderr, "%s: %llu datagrams not sent: %s\n", prog,
+                (unsigned long long)send_failed, strerror(send_errno));
     print_counts(what, &t);
     fflush(stdout);
 }

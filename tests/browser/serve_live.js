@@ -5,7 +5,8 @@
 // order, each step a test:
 //   serve_burn_spin_within_3s   `burn` starts on kernel 0 once serve's
 //        first 10-s bucket is over, then the page loads: burn_spin is a
-//        frame of the live flame graph within 3 s;
+//        frame of the live flame graph within 3 s, and both kernels'
+//        rows say their shells are open (no key);
 //   serve_kernel_filter         kernel 1 alone has no burn_spin and no
 //        frame of kernel 0; kernel 0 alone has burn_spin;
 //   serve_zoom_survives_refresh a frame clicked (zoomed) is still zoomed
@@ -161,6 +162,9 @@ async function main() {
       check(r.ok, `no burn_spin frame within 3 s of the page loading (frames: ${r.names.slice(0, 12).join(', ')})`);
       check(r.names.includes(ctx.k[0]) && r.names.includes(ctx.k[1]),
             `the live graph lacks a kernel's frame: ${r.names.slice(0, 12).join(', ')}`);
+      const auth = await ctx.p.$$eval('#kernels tbody td.auth', (tds) => tds.map((t) => t.textContent));
+      check(auth.length === 2 && auth.every((a) => a === 'open (no key)'),
+            `the kernels' shells: ${JSON.stringify(auth)}, want both "open (no key)"`);
       console.log(`  burn_spin after ${r.ms} ms`);
     },
     async serve_kernel_filter() {

@@ -180,10 +180,18 @@ static uint32_t due(const struct fleet_kernel *k, uint64_t now_ns)
 }
 
 /* cpu's records due by now_ns as batches: every full one, and the last,
- * partial, one too when flush. */
+ * partial, one too when flush. A generator that fell behind its schedule
+ * (a busy host) makes at most FLEET_LAG_NS of records a call: it slows
+ * down evenly rather than bursting, and what it never made is counted
+ * (unmade), not sent. */
 static void drain_cpu(struct fleet_kernel *k, unsigned cpu, uint32_t upto, uint64_t now_ns,
                       bool flush)
 {
+    uint64_t cap = k->cfg->hz * FLEET_LAG_NS / NS_PER_S;
+    if (cap < FLEET_BATCH_SURE)
+        cap = FLEET_BATCH_SURE;
+    if (upto - k->sent[cpu] > cap)
+        upto = k->sent[cpu] + (uint32_t)cap;
     while (k->sent[cpu] != upto) {
         /* Fewer than a batch holds at any depth: not full yet, so not
          * worth encoding before the flush. */
@@ -208,8 +216,11 @@ static void finish(struct fleet_kernel *k, uint64_t now_ns, uint8_t reason)
     uint64_t last = now_ns;
     if (reason == PSTR_END_ELAPSED)
         last = k->t0_ns + k->ms * NS_PER_MS;
-    for (unsigned c = 0; c < k->cfg->cpus; c++)
-        drain_cpu(k, c, due(k, last), now_ns, true);
+    for (unsigned c = 0; c < k->cfg->cpus; c++) {
+        uint32_t upto = due(k, last);
+        drain_cpu(k, c, upto, now_ns, true);
+        k->n.unmade += upto - k->sent[c];
+    }
     release_held(k);
     if (k->confirmed) {
         pstr_begin(&k->w, PSTR_END, 0, k->id, k->seq, now_ns);

@@ -164,8 +164,10 @@ struct sp_collect {
     /* Lookups (tools/pipeline/collect_index.c); NULL: kernel by kernel. */
     unsigned *by_id, *by_shell;
     size_t idx_cap;
-    /* Receiving: recvmmsg's batch. */
+    /* Receiving: recvmmsg's batch; since when a backlog has been read
+     * (0: none), during which no kernel is judged silent. */
     struct sp_collect_rx *rx;
+    uint64_t backlog_ms;
 };
 
 /* Resolves every HOST[:PORT] (hosts[i] names kernel i) and opens the

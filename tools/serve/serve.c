@@ -386,10 +386,7 @@ static int collect_open(struct serve *s, const uint8_t *const *keys)
     if (s->o.sample)
         return serve_round(s);
     /* Streams until stopped (window 0); a kernel that cannot start one
-     * fails serve, as it fails record and top. Sampling a rotating part
-     * of a large fleet (record's --sample K --period P) belongs here:
-     * which kernels stream is the collector's business, and the history
-     * and the API take records of whichever kernels send them. */
+     * fails serve, as it fails record and top. */
     return sp_collect_start(&s->c, 0, "all");
 }
 
