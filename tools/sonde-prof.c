@@ -653,37 +653,6 @@ static void stream_record(void *ctx, unsigned kernel, uint16_t cpu,
     sp_agg_add(&sr->agg[kernel], cpu, r);
 }
 
-/* The progress line, on a terminal only: elapsed, samples, lost. */
-static void progress(const struct sp_collect *c, unsigned ms, bool last)
-{
-    uint64_t recs = 0, wire = 0, dgrams = 0, drops = 0;
-    for (unsigned i = 0; i < c->n; i++) {
-        recs += c->k[i].s.records;
-        wire += c->k[i].s.lost_records;
-        dgrams += c->k[i].s.lost_dgrams;
-        drops += sp_stream_drops(&c->k[i].s);
-    }
-    double t = (double)sp_collect_elapsed_ms(c) / 1000;
-    if (t > ms / 1000.0)
-        t = ms / 1000.0;
-    fprintf(stderr, "\r%s: %.0f/%.0f s, %llu samples, lost %llu (wire %llu records, "
-            "%llu datagrams; kernel %llu)\033[K%s", prog, t, ms / 1000.0,
-            (unsigned long long)recs, (unsigned long long)(wire + drops),
-            (unsigned long long)wire, (unsigned long long)dgrams,
-            (unsigned long long)drops, last ? "\n" : "");
-}
-
-/* The window as each kernel's record covers it: all of it, unless the
- * kernel was given up on or restarted before its end. */
-static unsigned stream_ms(const struct sp_collect_kernel *k, unsigned ms)
-{
-    if (k->state == SP_COLLECT_SILENT || k->state == SP_COLLECT_RESTARTED) {
-        uint64_t got = k->last_dgram_ms - k->start_ms;
-        return got < ms ? (unsigned)got : ms;
-    }
-    return ms;
-}
-
 /* What the report says beside a kernel's loss: what became of it, and
  * what was refused (datagrams forged or not sane, records with a field
  * out of range); NULL when nothing. */
@@ -757,92 +726,6 @@ static int stream_inputs(struct sp_collect *c, struct stream_rec *sr, struct sp_
     return EXIT_OK;
 }
 
-/* Each kernel ends its stream itself after ms by its own clock (END
- * "elapsed"), which need not run at the host's pace (under QEMU's
- * -icount it does not): the wait is for the ENDs, as long as the kernels
- * keep streaming (a silent one is given up on by the collector). It is
- * over when some kernel's clock has passed the window by
- * STREAM_END_WAIT_MS with no END from it, or, whatever the clocks say,
- * after 4 windows and 10 s of the host's time. */
-static bool overdue(const struct sp_collect *c, unsigned ms)
-{
-    if (sp_collect_elapsed_ms(c) >= 4ull * ms + 10000)
-        return true;
-    for (unsigned i = 0; i < c->n; i++)
-        if (c->k[i].state == SP_COLLECT_STREAMING &&
-            sp_stream_kernel_ms(&c->k[i].s) >= (uint64_t)ms + STREAM_END_WAIT_MS)
-            return true;
-    return false;
-}
-
-/* One window of ms on the kernels i with which[i]: started, received,
- * stopped, and each one's stream added to its total. */
-static int stream_round(struct sp_collect *c, const struct opts *o, unsigned ms,
-                        const bool *which, struct sp_fleet_total *t, bool tty)
-{
-    int rc = sp_collect_start_some(c, ms, o->pid, which);
-    if (rc == EXIT_OK && tty && !o->sample)
-        for (unsigned i = 0; i < c->n; i++)
-            fprintf(stderr, "%s: %s: stream 0x%08x\n", prog, c->k[i].name, c->k[i].s.id);
-    if (rc != EXIT_OK)
-        return rc;
-    uint64_t shown = 0;
-    while (sp_collect_active(c) && !overdue(c, ms)) {
-        if (sp_collect_poll(c, 200) < 0) {
-            rc = EXIT_USAGE;
-            break;
-        }
-        if (tty && sp_collect_elapsed_ms(c) >= shown + 1000) {
-            shown = sp_collect_elapsed_ms(c) / 1000 * 1000;
-            progress(c, ms, false);
-        }
-    }
-    sp_collect_stop(c, STREAM_END_WAIT_MS);
-    if (tty)
-        progress(c, ms, true);
-    for (unsigned i = 0; i < c->n; i++)
-        if (which[i])
-            sp_fleet_add(&t[i], &c->k[i], stream_ms(&c->k[i], ms));
-    return rc;
-}
-
-/* Given up on (silent, restarted): not asked again in a later round. */
-static bool usable(const struct sp_collect_kernel *k)
-{
-    return k->state == SP_COLLECT_IDLE || k->state == SP_COLLECT_ENDED;
-}
-
-/* --sample K --period P: rounds of P on K kernels each, over -d. */
-static int stream_rounds(struct sp_collect *c, const struct opts *o,
-                         struct sp_fleet_total *t, bool tty)
-{
-    unsigned rounds = o->ms / o->period_ms;
-    bool *which = sp_xcalloc(c->n, sizeof *which);
-    int rc = EXIT_OK;
-    for (unsigned r = 0; r < rounds && rc == EXIT_OK; r++) {
-        sp_fleet_pick(r, o->sample, c->n, which);
-        for (unsigned i = 0; i < c->n; i++) {
-            which[i] = which[i] && usable(&c->k[i]);
-            if (which[i])
-                sp_collect_rearm(c, i);
-        }
-        rc = stream_round(c, o, o->period_ms, which, t, tty);
-    }
-    free(which);
-    uint64_t all = 0, lo = UINT64_MAX, hi = 0;
-    for (unsigned i = 0; i < c->n; i++) {
-        all += t[i].covered_ms;
-        lo = t[i].covered_ms < lo ? t[i].covered_ms : lo;
-        hi = t[i].covered_ms > hi ? t[i].covered_ms : hi;
-    }
-    if (rc == EXIT_OK)
-        fprintf(stderr, "%s: sampled %u of %u kernels at a time, %u rounds of %.1f s: "
-                "%.1f kernel-s covered, %.1f to %.1f s each\n", prog,
-                o->sample < c->n ? o->sample : c->n, c->n, rounds, o->period_ms / 1000.0,
-                all / 1000.0, lo / 1000.0, hi / 1000.0);
-    return rc;
-}
-
 static int write_stats(const struct opts *o, const struct sp_collect *c,
                        const struct sp_fleet_total *t)
 {
@@ -877,14 +760,11 @@ static int record_stream(const struct opts *o, const uint8_t *const *keys, struc
     if (rc == EXIT_OK && tty)
         fprintf(stderr, "%s: streaming %u s from %u kernel%s to port %u ...\n",
                 prog, o->ms / 1000, o->ninputs, o->ninputs > 1 ? "s" : "", c.port);
-    if (rc == EXIT_OK && o->sample) {
-        rc = stream_rounds(&c, o, t, tty);
-    } else if (rc == EXIT_OK) {
-        bool *all = sp_xcalloc(c.n, sizeof *all);
-        memset(all, 1, c.n * sizeof *all);
-        rc = stream_round(&c, o, o->ms, all, t, tty);
-        free(all);
-    }
+    struct sp_fleet_run run = { .prog = prog, .ms = o->ms, .who = o->pid, .sample = o->sample,
+                                .period_ms = o->period_ms, .tty = tty,
+                                .end_wait_ms = STREAM_END_WAIT_MS };
+    if (rc == EXIT_OK)
+        rc = sp_fleet_record(&c, &run, t);
     if (rc == EXIT_OK)
         rc = stream_inputs(&c, &sr, p, es, o, texts, lens, t);
     if (rc == EXIT_OK && o->stats)

@@ -44,5 +44,23 @@ void sp_fleet_add(struct sp_fleet_total *t, const struct sp_collect_kernel *k,
  * 0, or -1 on a write error. */
 int sp_fleet_write_stats(FILE *f, const struct sp_collect *c, const struct sp_fleet_total *t);
 
+/* A stream record: the window, the kernels' filter, K and P (sample 0:
+ * every kernel for the whole window), and what is said on a terminal. */
+struct sp_fleet_run {
+    const char *prog;               /* every message's prefix */
+    unsigned ms;                    /* the window (-d) */
+    const char *who;                /* a pid or "all" */
+    unsigned sample, period_ms;     /* --sample K --period P, or 0 */
+    bool tty;                       /* a progress line, each stream's id */
+    uint64_t end_wait_ms;           /* past a window: the wait for the ENDs */
+};
+
+/* Records r's window from every kernel at once, or in rounds of
+ * r->period_ms on r->sample kernels each (then a line on stderr sums the
+ * coverage); every kernel's streams added to t[kernel]. A USHC_EXIT_*
+ * status: a kernel that refused fails it (the streams started are
+ * stopped), as USHC_EXIT_PROTO a socket error. */
+int sp_fleet_record(struct sp_collect *c, const struct sp_fleet_run *r, struct sp_fleet_total *t);
+
 /* "covered 2.5 kernel-s in 5 streams of 0.5 s" for the report's note. */
 void sp_fleet_coverage(char *buf, size_t cap, const struct sp_fleet_total *t, unsigned period_ms);
