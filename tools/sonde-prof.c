@@ -109,7 +109,7 @@ static void usage(FILE *f)
         "                        [--kernel NAME ...] [--per-kernel]\n"
         "       %s top [-w SECONDS] [-n ITERATIONS] [-k KEYFILE] -e ELF [-e ELF ...]\n"
         "                        HOST[:PORT] [HOST[:PORT] ...]   (see top --help)\n"
-        "       %s diff BASE NEW -e ELF [-e ELF] -o OUT [--force]   (see diff --help)\n"
+        "       %s diff BASE NEW [-e ELF [-e ELF]] -o OUT [--force]   (see diff --help)\n"
         "       %s serve [-l ADDR:PORT] [--public] [-k KEYFILE] -e ELF [-e ELF ...]\n"
         "                        HOST[:PORT] [HOST[:PORT] ...]   (see serve --help)\n"
         "       %s -h | --help\n"

@@ -993,10 +993,13 @@ def t_pstream_elapsed(g):
     expect = 2.0 * hz * ncpus
     print("    %d records on %d cpus (%.0f expected at %d Hz), %d datagrams, %d METAs" % (
         total, len(s["records"]), expect, hz, len(rx.got), len(s["metas"])))
-    # The tick's rate holds under TCG; a counter's overflows follow TCG's
-    # idea of cycles, far below 1 kHz on arm64's emulated PMUv3 (a
-    # windowed profile there sees as few), so only its ceiling is checked.
-    low = 0.4 * expect if hz == 100 else 1
+    # This guest runs in real time (no -icount: the network tests need
+    # it), so a busy host delays its ticks and the tick's count has only
+    # a floor here; the rate itself is checked under -icount by
+    # stream_tests.py's one_kernel_10s (4000 within 5%). A counter's
+    # overflows follow TCG's idea of cycles, far below 1 kHz on arm64's
+    # emulated PMUv3, so only its ceiling is checked.
+    low = 0.1 * expect if hz == 100 else 1
     check(low <= total <= 1.5 * expect, "%d records, %.0f to %.0f expected" % (total, low, 1.5 * expect))
     check(re.search(r"the last, 0x%08x, ended \(length reached\): %d records" % (sid, total), st),
           "profile status: %r" % st)
