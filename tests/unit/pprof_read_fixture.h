@@ -31,12 +31,24 @@ static const char heap_new[] =
     "2:8192:2 7 burn 0 ffffffff80104a1c ffffffff80200010\n"
     "7:7280:112 7 burn 0 ffffffff80300010 ffffffff80200010\n";
 
+static const char off_base[] =
+    "# sonde raw build-id=" BID " source=sched samples=5 dropped=0 cpus=2 ms=1000 kind=offcpu\n"
+    "3:4500000 7 burn 0 why=waitq:virtio-rx waker=9:shell ffffffff80104a5b ffffffff80200010 "
+    "| ffffffff80300000\n"
+    "2:100000 9 shell 1 why=preempted ffffffff80300010\n";
+static const char off_new[] =
+    "# sonde raw build-id=" BID " source=sched samples=7 dropped=0 cpus=1 ms=1000 kind=offcpu\n"
+    "6:9000000 7 burn 0 why=waitq:virtio-rx waker=0 ffffffff80104a5b ffffffff80200010\n"
+    "1:3000 7 burn 0 why=sleep waker=-1 ffffffff80104a20 ffffffff80200010\n";
+
 /* Names as an ELF would give them: one function per 256 bytes, so two
  * addresses in one function fold into one frame. */
 static __attribute__((unused)) void name_all(struct sp_profile *p)
 {
     for (size_t i = 0; i < p->nlocs; i++) {
         struct sp_loc *l = p->locs[i];
+        if (l->pl_frames)
+            continue;                       /* a reason: named when made */
         char fn[32];
         snprintf(fn, sizeof fn, "fn_%llx", (unsigned long long)(l->pl_addr >> 8));
         l->pl_frames = sp_xcalloc(1, sizeof *l->pl_frames);

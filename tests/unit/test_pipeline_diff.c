@@ -111,12 +111,13 @@ static char *diff_output(const char *base, const char *new_, bool pb, const char
 }
 
 /* The diff of two .pb.gz is the diff of the raw profiles they came from:
- * .folded and .txt alike, CPU and heap. */
+ * .folded and .txt alike, CPU, heap and off-CPU (its reasons kept). */
 TEST(pprof_read_diff_equals_raw_diff)
 {
-    const char *pairs[2][2] = { { cpu_base, cpu_new }, { heap_base, heap_new } };
+    const char *pairs[3][2] = { { cpu_base, cpu_new }, { heap_base, heap_new },
+                                { off_base, off_new } };
     const char *exts[] = { ".folded", ".txt" };
-    for (unsigned k = 0; k < 2; k++) {
+    for (unsigned k = 0; k < 3; k++) {
         for (unsigned e = 0; e < 2; e++) {
             char *raw = diff_output(pairs[k][0], pairs[k][1], false, exts[e]);
             char *pb = diff_output(pairs[k][0], pairs[k][1], true, exts[e]);
@@ -128,6 +129,9 @@ TEST(pprof_read_diff_equals_raw_diff)
     }
     char *t = diff_output(heap_base, heap_new, true, ".txt");
     CHECK(strstr(t, "base 9232 bytes, new 15472 bytes, change +6240 bytes\n") != NULL);
+    free(t);
+    t = diff_output(off_base, off_new, true, ".folded");
+    CHECK(strstr(t, "burn;fn_ffffffff802000;fn_ffffffff80104a;[waitq virtio-rx] 4500 9000\n"));
     free(t);
 }
 
@@ -330,7 +334,7 @@ static char *hand_made(const char *const types[][2], unsigned ntypes, const int6
 }
 
 /* Off-CPU: samples/count beside off_cpu/nanoseconds; the weight is the
- * nanoseconds, and a reason frame's name comes through as written. */
+ * nanoseconds, and a leaf named as a reason is the chain's reason. */
 TEST(pprof_read_offcpu)
 {
     const char *const types[][2] = { { "samples", "count" }, { "off_cpu", "nanoseconds" } };
@@ -345,7 +349,11 @@ TEST(pprof_read_offcpu)
     CHECK_EQ(p.nchains, 1);
     CHECK_EQ(p.chains[0].c_count, 3);
     CHECK_EQ(p.chains[0].c_weight, 4500000);
-    CHECK_STR(leaf(&p.chains[0]), "[waitq virtio-rx]");
+    /* The leaf was the reason: the chain's reason now, no frame left. */
+    CHECK_EQ(p.chains[0].c_why, PRAW_WHY_WAITQ);
+    CHECK_STR(p.chains[0].c_name, "virtio-rx");
+    CHECK_STR(p.chains[0].c_reason->pl_frames[0].pf_func, "[waitq virtio-rx]");
+    CHECK_EQ(p.chains[0].c_depth, 0);
     CHECK_STR(p.chains[0].c_task, "-");
     sp_profile_free(&p);
     free(gz);

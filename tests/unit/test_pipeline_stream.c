@@ -912,3 +912,78 @@ TEST(with_a_key_only_its_tagged_datagrams_count)
         sp_stream_free(&c.k[i].s);
     free(c.k);
 }
+
+/* Off-CPU records: the same chain woken by two tasks is two chains (the
+ * kernel's report keeps them apart too); the raw profile carries each
+ * one's reason, queue, waker with its name from the META, and the
+ * waker's chain, and the model reads them back with the reason as a
+ * frame of its own. A record without its reason is not added. */
+TEST(streamed_off_cpu_keeps_reasons_and_wakers)
+{
+    struct sp_stream s;
+    struct sp_agg a;
+    sp_stream_init(&s, ID);
+    sp_agg_init(&a);
+    struct dg m = meta(ID, 0, BID);
+    struct pstr_hdr h0;
+    pstr_parse(m.b, m.len, &h0);
+    sp_stream_take(&s, &h0, 0, agg_rec, &a);
+    struct pstr_record q = { .pid = 7, .depth = 2, .kind = PSTR_KIND_OFFCPU, .weight = 3000,
+                             .frames = { 0x1000, 0x2000 }, .why = PSTR_WHY_WAITQ,
+                             .waker = 7, .wdepth = 1, .wframes = { 0x5000 } };
+    snprintf(q.name, sizeof q.name, "burn-q");
+    struct pstr_record q2 = q;
+    q2.waker = 9;                           /* another waker: another chain */
+    struct pstr_record run = { .pid = 7, .depth = 2, .kind = PSTR_KIND_OFFCPU, .weight = 40,
+                               .frames = { 0x1000, 0x2000 }, .why = PSTR_WHY_RUNNABLE,
+                               .waker = PSTR_WAKER_NONE };
+    struct pstr_record bare = run;
+    bare.why = 0;
+    sp_agg_add(&a, 1, &q);
+    sp_agg_add(&a, 1, &q);
+    sp_agg_add(&a, 1, &q2);
+    sp_agg_add(&a, 1, &run);
+    sp_agg_add(&a, 1, &bare);
+    CHECK_EQ(a.n, 3);
+    size_t len;
+    char *text = sp_agg_raw(&a, &s, PRAW_KIND_OFFCPU, 1000, &len);
+    CHECK(text != NULL);
+    CHECK(strstr(text, " source=tick 100Hz samples=4 ") != NULL);
+    CHECK(strstr(text, "\n2:6000 7 burn 1 why=waitq:burn-q waker=7:burn 1000 2000 | 5000\n"));
+    CHECK(strstr(text, "\n1:3000 7 burn 1 why=waitq:burn-q waker=9 1000 2000 | 5000\n"));
+    CHECK(strstr(text, "\n1:40 7 burn 1 why=runnable 1000 2000\n"));
+    struct sp_profile p;
+    sp_profile_init(&p);
+    char err[PRAW_ERR_MAX] = "";
+    unsigned map = sp_profile_add_map(&p, "kernel.elf");
+    CHECK_EQ(sp_profile_add_raw(&p, text, len, "stream", "k", map, err, sizeof err), 0);
+    CHECK_EQ(p.nchains, 3);
+    unsigned seen = 0;
+    for (size_t i = 0; i < p.nchains; i++) {
+        const struct sp_chain *c = &p.chains[i];
+        CHECK(c->c_reason != NULL);
+        CHECK(c->c_locs[0]->pl_ret);        /* a saved context: return addresses all */
+        if (c->c_waker == 7) {
+            CHECK_STR(c->c_reason->pl_frames[0].pf_func, "[waitq burn-q]");
+            CHECK_STR(c->c_wtask, "burn");
+            CHECK_EQ(c->c_wdepth, 1);
+            CHECK_EQ(c->c_wlocs[0]->pl_addr, 0x5000);
+            CHECK_EQ(c->c_weight, 6000);
+            seen |= 1;
+        } else if (c->c_waker == 9) {
+            CHECK_STR(c->c_wtask, "");      /* no META names 9 */
+            seen |= 2;
+        } else {
+            CHECK_STR(c->c_reason->pl_frames[0].pf_func, "[runnable]");
+            CHECK_EQ(c->c_waker, PRAW_WAKER_NONE);
+            seen |= 4;
+        }
+    }
+    CHECK_EQ(seen, 7);
+    /* One location per distinct reason, shared. */
+    CHECK_EQ(p.nreasons, 2);
+    free(text);
+    sp_profile_free(&p);
+    sp_agg_free(&a);
+    sp_stream_free(&s);
+}

@@ -274,8 +274,9 @@ static struct sp_loc *rd_loc(struct rd *r, uint64_t id, bool ret)
     return *slot = l;
 }
 
-/* pid and cpu (numbers) and task (a string); others, kernel among them,
- * are the diff's own business. */
+/* pid and cpu (numbers), task (a string), an off-CPU chain's waker_pid;
+ * others, kernel among them, are the diff's own business (a waker's
+ * chain is not read back: the diff compares the waiting chains). */
 static int rd_labels(struct rd *r, const Sample *s, struct sp_chain *c)
 {
     snprintf(c->c_task, sizeof c->c_task, "-");
@@ -289,6 +290,9 @@ static int rd_labels(struct rd *r, const Sample *s, struct sp_chain *c)
             c->c_cpu = (uint32_t)s->label[i]->num;
         else if (strcmp(key, "task") == 0 && *str)
             snprintf(c->c_task, sizeof c->c_task, "%s", str);
+        else if (strcmp(key, "waker_pid") == 0 && c->c_why && s->label[i]->num >= 0 &&
+                 s->label[i]->num <= INT32_MAX)
+            c->c_waker = (int32_t)s->label[i]->num;
     }
     return 0;
 }
@@ -298,11 +302,71 @@ static int64_t rd_value(const Sample *s, int i)
     return i >= 0 && (size_t)i < s->n_value ? s->value[i] : 0;
 }
 
+/* An off-CPU chain's leaf is its reason, "[WHY]" or "[WHY NAME]" (the
+ * writer's, tools/pipeline/pprof.c): the reason's number, and its name in
+ * name (cap bytes), or 0 when the leaf is no reason (a wall profile's
+ * CPU half). */
+static unsigned rd_reason(const struct sp_loc *leaf, char *name, size_t cap)
+{
+    const char *f = leaf->pl_frames[0].pf_func;
+    size_t n = strlen(f);
+    name[0] = 0;
+    if (leaf->pl_nframes != 1 || n < 3 || f[0] != '[' || f[n - 1] != ']')
+        return 0;
+    for (unsigned why = 1; why <= PRAW_WHY_MAX; why++) {
+        const char *w = praw_why_name(why);
+        size_t k = strlen(w);
+        if (strncmp(f + 1, w, k) != 0)
+            continue;
+        if (f[1 + k] == ']' && 2 + k == n)
+            return why;
+        if (f[1 + k] == ' ' && n - k - 3 >= 1 && n - k - 3 < cap) {
+            memcpy(name, f + 2 + k, n - k - 3);
+            name[n - k - 3] = 0;
+            return why;
+        }
+    }
+    return 0;
+}
+
+/* The chain's frames from the sample's locations (leaf first); an
+ * off-CPU sample's leaf, when it is a reason, becomes the chain's reason
+ * (kept as the model keeps it, below the frames) and its weight the
+ * off-CPU nanoseconds; without one it is a wall profile's CPU half and
+ * weighs its count, as a CPU chain. */
+static int rd_frames(struct rd *r, struct sp_chain *c, const Sample *s)
+{
+    struct sp_loc *locs[PRAW_FRAMES + 1];
+    unsigned n = (unsigned)s->n_location_id, skip = 0;
+    for (unsigned i = 0; i < n; i++)
+        if (!(locs[i] = rd_loc(r, s->location_id[i], i > 0)))
+            return -1;
+    char name[PRAW_NAME_MAX + 1];
+    unsigned why = r->kind == PRAW_KIND_OFFCPU ? rd_reason(locs[0], name, sizeof name) : 0;
+    if (why) {
+        c->c_why = (uint8_t)why;
+        snprintf(c->c_name, sizeof c->c_name, "%s", name);
+        c->c_reason = sp_loc_reason(r->p, why, name);
+        c->c_waker = PRAW_WAKER_NONE;
+        skip = 1;
+    } else if (r->kind == PRAW_KIND_OFFCPU) {
+        c->c_weight = c->c_count;
+    }
+    if (n - skip > PRAW_FRAMES)
+        return rd_fail(r, "a sample has %u frames besides any reason (at most %d)", n - skip,
+                       PRAW_FRAMES);
+    c->c_depth = n - skip;
+    memcpy(c->c_locs, locs + skip, c->c_depth * sizeof *locs);
+    return 0;
+}
+
 static int rd_sample(struct rd *r, const Sample *s, unsigned input)
 {
-    if (s->n_location_id < 1 || s->n_location_id > PRAW_FRAMES)
-        return rd_fail(r, "a sample has %zu locations (Sonde's chains have 1 to %d)",
-                       s->n_location_id, PRAW_FRAMES);
+    /* An off-CPU chain has its reason as one more location. */
+    size_t most = PRAW_FRAMES + (r->kind == PRAW_KIND_OFFCPU);
+    if (s->n_location_id < 1 || s->n_location_id > most)
+        return rd_fail(r, "a sample has %zu locations (Sonde's chains have 1 to %zu)",
+                       s->n_location_id, most);
     int64_t count = rd_value(s, r->ix_count), weight = rd_value(s, r->ix_weight);
     int64_t objects = rd_value(s, r->ix_objects);
     if (count < 0 || weight < 0 || objects < 0)
@@ -317,11 +381,7 @@ static int rd_sample(struct rd *r, const Sample *s, unsigned input)
     c->c_weight = (uint64_t)weight;
     c->c_objects = r->ix_objects >= 0 ? (uint64_t)objects : c->c_count;
     c->c_input = input;
-    c->c_depth = (unsigned)s->n_location_id;
-    for (unsigned i = 0; i < c->c_depth; i++)
-        if (!(c->c_locs[i] = rd_loc(r, s->location_id[i], i > 0)))
-            return -1;
-    if (rd_labels(r, s, c))
+    if (rd_frames(r, c, s) || rd_labels(r, s, c))
         return -1;
     p->nchains++;
     p->inputs[input].pi_hdr.ph_samples += c->c_count;

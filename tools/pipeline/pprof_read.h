@@ -9,7 +9,12 @@
  * that say the kind:
  *
  *   samples/count, cpu/nanoseconds                 a CPU profile
- *   samples/count, off_cpu/nanoseconds (, ...)      an off-CPU profile
+ *   samples/count, off_cpu/nanoseconds (cpu/nanoseconds and
+ *     wall/nanoseconds beside them, as sonde-prof writes it)
+ *                                                  an off-CPU profile: a
+ *                     sample whose leaf is a reason ("[waitq NAME]") is an
+ *                     off-CPU chain with that reason, weighing off_cpu;
+ *                     one without, a wall profile's CPU half
  *   alloc_objects/count, alloc_space/bytes,
  *   inuse_objects/count, inuse_space/bytes         a heap profile: the
  *                     view (in use or allocated) is the default sample
