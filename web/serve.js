@@ -323,6 +323,12 @@
     $('sample-count').textContent = fmtNum(r.samples);
     $('sample-count').dataset.samples = r.samples;
     $('unit').textContent = r.samples === 1 ? 'sample' : 'samples';
+    // The stream carries sampled allocations and no frees: say so.
+    $('kind-note').textContent = j.kind !== 'heap' ? '' :
+      'heap: bytes allocated in the range' + (j.objects !== undefined
+        ? ` (${fmtNum(r.weight)} bytes, ${fmtNum(j.objects)} objects)` : '') +
+      ', from the sampled allocations the stream carries; frees are not streamed, ' +
+      'so this is not the heap in use';
     $('base-summary').textContent = diff
       ? `against the base ${clock(j.base.from_ms)} to ${clock(j.base.to_ms)}: ` +
         `${fmtNum(j.base.samples)} samples` : '';
