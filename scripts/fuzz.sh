@@ -25,10 +25,13 @@ cflags="-std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined
         -I. -Itests/unit -DSONDE_HOST_TEST"
 files=("$@")
 [ ${#files[@]} -eq 0 ] && files=(tests/fuzz/fuzz_*.c)
+for i in "${!files[@]}"; do
+  [ -f "${files[$i]}" ] || files[$i]=tests/fuzz/fuzz_${files[$i]}.c
+done
 # one FILE: builds, replays and fuzzes one target; prints what it has to
 # say, then "RESULT PASSED FAILED" as its last line.
 one() {
-  local f=$1 name bin link corpus res stats cov runs eps work passed=0 failed=0
+  local f=$1 name bin link libs corpus res stats cov runs eps work passed=0 failed=0
   name=$(basename "$f" .c); name=${name#fuzz_}
   bin=$out/fuzz_$name
   link=$(sed -n 's,^// LINK:,,p' "$f" | head -1)
@@ -75,26 +78,7 @@ one() {
   echo "RESULT $passed $failed"
 }
 
-# FUZZ_JOBS targets at once (default: one a CPU); each one's output is
-# printed whole, in the order of the files.
-jobs=${FUZZ_JOBS:-$(nproc)}
-i=0
-for f in "${files[@]}"; do
-  [ -f "$f" ] || f=tests/fuzz/fuzz_$f.c
-  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
-  one "$f" > "$out/job.$i.out" 2>&1 &
-  i=$((i + 1))
-done
-wait
-passed=0; failed=0
-for ((j = 0; j < i; j++)); do
-  grep -v '^RESULT ' "$out/job.$j.out"
-  if read -r _ p q < <(grep '^RESULT ' "$out/job.$j.out" | tail -1) && [ -n "$q" ]; then
-    passed=$((passed + p)); failed=$((failed + q))
-  else
-    failed=$((failed + 2)); echo "${files[$j]}: no result (the job died)"
-  fi
-  rm -f "$out/job.$j.out"
-done
+. scripts/jobs.sh
+jobs_run "${FUZZ_JOBS:-$(nproc)}" 2 one "${files[@]}"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

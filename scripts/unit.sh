@@ -20,6 +20,9 @@ cflags="-std=gnu11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=und
         -Wno-unused-function -I. -Itests/unit -DSONDE_HOST_TEST"
 files=("$@")
 [ ${#files[@]} -eq 0 ] && files=(tests/unit/test_*.c)
+for i in "${!files[@]}"; do
+  [ -f "${files[$i]}" ] || files[$i]=tests/unit/${files[$i]}.c
+done
 # one FILE: builds and runs one test; prints what it has to say, then
 # "RESULT PASSED FAILED" as its last line.
 one() {
@@ -55,14 +58,10 @@ one() {
   echo "RESULT $p $q"
 }
 
-# UNIT_JOBS tests at once (default: one a CPU); each one's output is
-# printed whole, in the order of the files, as it would be one by one.
-jobs=${UNIT_JOBS:-$(nproc)}
 # Generated sources first, once, by one make: two jobs must not build the
 # same one at once.
 gen=()
 for f in "${files[@]}"; do
-  [ -f "$f" ] || f=tests/unit/$f.c
   for src in $(sed -n 's,^// LINK:,,p' "$f" | head -1); do
     case $src in build/*) gen+=("$src") ;; esac
   done
@@ -70,23 +69,7 @@ done
 if [ ${#gen[@]} -gt 0 ] && ! make -s $(printf '%s\n' "${gen[@]}" | sort -u) > "$out/generated.log" 2>&1; then
   echo "unit: generated sources failed to build:"; sed 's/^/  /' "$out/generated.log" | tail -30
 fi
-i=0
-for f in "${files[@]}"; do
-  [ -f "$f" ] || f=tests/unit/$f.c
-  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
-  one "$f" > "$out/job.$i.out" 2>&1 &
-  i=$((i + 1))
-done
-wait
-passed=0; failed=0
-for ((j = 0; j < i; j++)); do
-  grep -v '^RESULT ' "$out/job.$j.out"
-  if read -r _ p q < <(grep '^RESULT ' "$out/job.$j.out" | tail -1) && [ -n "$q" ]; then
-    passed=$((passed + p)); failed=$((failed + q))
-  else
-    failed=$((failed + 1)); echo "${files[$j]}: no result (the job died)"
-  fi
-  rm -f "$out/job.$j.out"
-done
+. scripts/jobs.sh
+jobs_run "${UNIT_JOBS:-$(nproc)}" 1 one "${files[@]}"
 echo "unit: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

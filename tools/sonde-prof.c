@@ -408,6 +408,8 @@ static int finish(struct sp_profile *p, struct elfs *es, const struct opts *o)
     for (unsigned m = 0; m < p->nmaps; m++)
         sp_elf_symbolize(p, m, es->e[m]);
     sp_profile_name_unknown(p);
+    /* A wall-clock profile's CPU half, scaled to the window. */
+    sp_profile_wall_fill(p);
     struct out_job j = { p, o, NULL, 0 };
     return write_file(o->out, &j) ? EXIT_USAGE : EXIT_OK;
 }

@@ -5,11 +5,11 @@
 #include <string.h>
 
 /* A chain's weight in microseconds, in a profile that holds off-CPU time
- * (sp_folded_us): an off-CPU chain's nanoseconds, a CPU chain's samples
- * times its source's period (the wall-clock profile's other half). */
+ * (sp_folded_us): an off-CPU chain's nanoseconds, a CPU chain's time on
+ * the CPU (the wall-clock profile's other half, sp_chain_cpu_ns). */
 static uint64_t chain_us(const struct sp_profile *p, const struct sp_chain *c)
 {
-    uint64_t ns = c->c_why ? c->c_weight : c->c_count * p->inputs[c->c_input].pi_period_ns;
+    uint64_t ns = c->c_why ? c->c_weight : sp_chain_cpu_ns(p, c);
     return (ns + 500) / 1000;
 }
 

@@ -238,6 +238,65 @@ struct sp_loc *sp_loc_reason(struct sp_profile *p, unsigned why, const char *nam
     return l;
 }
 
+uint64_t sp_chain_cpu_ns(const struct sp_profile *p, const struct sp_chain *c)
+{
+    return c->c_cpu_ns ? c->c_cpu_ns : c->c_count * p->inputs[c->c_input].pi_period_ns;
+}
+
+struct wall_task {
+    uint32_t pid;
+    uint64_t off_ns, samples;
+};
+
+static struct wall_task *wall_task_of(struct wall_task **v, size_t *n, size_t *cap, uint32_t pid)
+{
+    for (size_t i = 0; i < *n; i++)
+        if ((*v)[i].pid == pid)
+            return &(*v)[i];
+    *v = sp_grow(*v, cap, *n + 1, sizeof **v);
+    (*v)[*n] = (struct wall_task){ .pid = pid };
+    return &(*v)[(*n)++];
+}
+
+/* The CPU input cpu's chains, given the off-CPU input off of the same
+ * kernel and window. */
+static void wall_fill_pair(struct sp_profile *p, unsigned cpu, unsigned off)
+{
+    struct wall_task *v = NULL;
+    size_t n = 0, cap = 0;
+    uint64_t window = (uint64_t)p->inputs[off].pi_hdr.ph_ms * 1000000;
+    for (size_t i = 0; i < p->nchains; i++) {
+        const struct sp_chain *c = &p->chains[i];
+        if (c->c_input == off)
+            wall_task_of(&v, &n, &cap, c->c_pid)->off_ns += c->c_weight;
+        else if (c->c_input == cpu)
+            wall_task_of(&v, &n, &cap, c->c_pid)->samples += c->c_count;
+    }
+    for (size_t i = 0; i < p->nchains; i++) {
+        struct sp_chain *c = &p->chains[i];
+        if (c->c_input != cpu || c->c_pid == 0)
+            continue;
+        const struct wall_task *t = wall_task_of(&v, &n, &cap, c->c_pid);
+        uint64_t on = window > t->off_ns ? window - t->off_ns : 0;
+        c->c_cpu_ns = (uint64_t)((unsigned __int128)on * c->c_count / t->samples);
+    }
+    free(v);
+}
+
+void sp_profile_wall_fill(struct sp_profile *p)
+{
+    for (unsigned i = 0; i < p->ninputs; i++) {
+        if (p->inputs[i].pi_hdr.ph_kind != PRAW_KIND_CPU)
+            continue;
+        for (unsigned j = 0; j < p->ninputs; j++)
+            if (p->inputs[j].pi_hdr.ph_kind == PRAW_KIND_OFFCPU &&
+                strcmp(p->inputs[j].pi_kernel, p->inputs[i].pi_kernel) == 0) {
+                wall_fill_pair(p, i, j);
+                break;
+            }
+    }
+}
+
 bool sp_profile_has_kind(const struct sp_profile *p, unsigned kind)
 {
     for (unsigned i = 0; i < p->ninputs; i++)

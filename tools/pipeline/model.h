@@ -69,6 +69,9 @@ struct sp_chain {
     unsigned c_wdepth;
     struct sp_loc *c_wlocs[PRAW_FRAMES];
     struct sp_loc *c_reason;
+    /* A wall-clock profile's CPU chain: its share of its task's time on
+     * the CPU (sp_profile_wall_fill); 0: its samples times the period. */
+    uint64_t c_cpu_ns;
 };
 
 /* One kernel image: a pprof mapping. */
@@ -145,6 +148,17 @@ const char *sp_task_of_pid(const struct sp_profile *p, unsigned input, uint32_t 
 /* An off-CPU chain's waker's name: the raw profile's, else a chain's of
  * that pid, else NULL. */
 const char *sp_waker_task(const struct sp_profile *p, const struct sp_chain *c);
+
+/* A wall-clock profile (a kernel's CPU input and its off-CPU input, by
+ * the same kernel label): each task's time on its CPU is the window less
+ * its time off it, shared among its CPU chains in proportion to their
+ * samples (c_cpu_ns), as the kernel's `profile wall` shares it; so a
+ * task's chains add up to the window, whatever the sample source's real
+ * rate. Idle (pid 0) is left to samples times the period. */
+void sp_profile_wall_fill(struct sp_profile *p);
+/* A CPU chain's time: c_cpu_ns when set, else its samples times its
+ * input's period. */
+uint64_t sp_chain_cpu_ns(const struct sp_profile *p, const struct sp_chain *c);
 
 /* Total samples over every input. */
 uint64_t sp_profile_total(const struct sp_profile *p);

@@ -219,14 +219,13 @@ static bool sp_pprof_off(const struct sp_profile *p)
 static void sp_pprof_off_values(const struct sp_profile *p, const struct sp_chain *c,
                                 Sample *s)
 {
-    const struct sp_input *in = &p->inputs[c->c_input];
     s->n_value = SP_OFF_TYPES;
     s->value = sp_xcalloc(SP_OFF_TYPES, sizeof *s->value);
     s->value[0] = (int64_t)c->c_count;
     if (c->c_why) {
         s->value[2] = (int64_t)c->c_weight;
     } else {
-        s->value[1] = (int64_t)(c->c_count * in->pi_period_ns);
+        s->value[1] = (int64_t)sp_chain_cpu_ns(p, c);
     }
     s->value[3] = s->value[1] + s->value[2];
 }

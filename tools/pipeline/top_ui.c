@@ -156,32 +156,10 @@ static int parse_args(int argc, char **argv, struct sp_top_opts *o)
 /* ---- naming: libdw, one location per distinct address ------------------- */
 
 struct namer {
-    struct sp_profile p;              /* its maps and locations; no chains */
-    struct sp_elf *elfs[MAX_KERNELS];
-    unsigned kmap[MAX_KERNELS]; /* kernel -> map */
+    struct sp_elfset set;
     char buf[32];
 };
-
-static int namer_add(struct namer *nm, unsigned k, const char *path)
-{
-    for (unsigned i = 0; i < nm->p.nmaps; i++)
-        if (strcmp(nm->p.maps[i].pm_path, path) == 0) {
-            nm->kmap[k] = i;
-            return 0;
-        }
-    char err[SP_ERR_MAX];
-    unsigned m = sp_profile_add_map(&nm->p, path);
-    nm->kmap[k] = m;
-    nm->elfs[m] = sp_elf_open(&nm->p, m, err, sizeof err);
-    if (!nm->elfs[m]) {
-        fprintf(stderr, "%s: %s\n", prog, err);
-        return -1;
-    }
-    if (!nm->p.maps[m].pm_dwarf)
-        fprintf(stderr, "%s: warning: %s has no DWARF debug info: names come "
-                "from the ELF symbol table\n", prog, path);
-    return 0;
-}
+_Static_assert(MAX_KERNELS <= SP_ELFSET_MAX, "a kernel without an ELF slot");
 
 /* `top --off`: an interval's reason is its leaf, a pseudo-address in the
  * last page of the address space (no kernel's code is there), the index
@@ -212,20 +190,13 @@ static const char *namer_name(void *ctx, unsigned k, uint64_t addr, bool ret)
     if (addr >= TOP_REASON_BASE)
         return addr - TOP_REASON_BASE < top_nreasons ? top_reasons[addr - TOP_REASON_BASE]
                                                      : "[other]";
-    unsigned map = nm->kmap[k];
-    struct sp_loc *l = sp_loc_get(&nm->p, map, addr, ret);
-    sp_elf_name(&nm->p, nm->elfs[map], l);
+    unsigned map = nm->set.kmap[k];
+    struct sp_loc *l = sp_loc_get(&nm->set.p, map, addr, ret);
+    sp_elf_name(&nm->set.p, nm->set.elfs[map], l);
     if (l->pl_nframes)
         return l->pl_frames[l->pl_nframes - 1].pf_func;
     snprintf(nm->buf, sizeof nm->buf, "0x%llx", (unsigned long long)addr);
     return nm->buf;
-}
-
-static void namer_free(struct namer *nm)
-{
-    for (unsigned i = 0; i < nm->p.nmaps; i++)
-        sp_elf_close(nm->elfs[i]);
-    sp_profile_free(&nm->p);
 }
 
 /* ---- the replay feed --------------------------------------------------- */
@@ -271,7 +242,7 @@ static int replay_open(struct replay *r, unsigned k, const char *path,
         fprintf(stderr, "%s: %s: %s\n", prog, path, why);
         return -1;
     }
-    const struct sp_map *map = &nm->p.maps[nm->kmap[k]];
+    const struct sp_map *map = &nm->set.p.maps[nm->set.kmap[k]];
     if (sp_check_build_id(path, h.ph_build_id, map->pm_path, map->pm_build_id,
                             err, sizeof err)) {
         fprintf(stderr, "%s: %s\n", prog, err);
@@ -439,7 +410,7 @@ static int live_step(struct live *l, uint64_t now)
                             k->s.lost_records + sp_stream_drops(&k->s));
         if (!k->s.have_meta || l->checked[i])
             continue;
-        const struct sp_map *map = &l->nm->p.maps[l->nm->kmap[i]];
+        const struct sp_map *map = &l->nm->set.p.maps[l->nm->set.kmap[i]];
         if (sp_check_build_id(k->name, k->s.meta.build_id, map->pm_path,
                                 map->pm_build_id, l->err, sizeof l->err))
             return -1;
@@ -571,12 +542,12 @@ int sp_top_main(int argc, char **argv)
     static struct namer nm;
     static struct feeds f;
     static struct live l;
-    sp_profile_init(&nm.p);
+    sp_elfset_init(&nm.set);
     struct sp_top_model *m = sp_top_new(o.window, namer_name, &nm);
     if (o.off)
         sp_top_set_unit(m, "us off-CPU");
     for (unsigned k = 0; k < o.ninputs && rc == 0; k++) {
-        if (namer_add(&nm, k, o.elfs[o.nelfs == 1 ? 0 : k]))
+        if (sp_elfset_add(&nm.set, k, o.elfs[o.nelfs == 1 ? 0 : k], prog))
             rc = EXIT_USAGE;
         else if (o.replay && replay_open(&f.r[k], k, o.inputs[k], &nm, m))
             rc = EXIT_USAGE;
@@ -617,6 +588,6 @@ int sp_top_main(int argc, char **argv)
     for (unsigned i = 0; i < f.nr; i++)
         free(f.r[i].chains);
     sp_top_free(m);
-    namer_free(&nm);
+    sp_elfset_free(&nm.set);
     return rc;
 }

@@ -223,36 +223,11 @@ static int parse_listen(const struct serve_opts *o, struct sockaddr_in *out)
 
 /* ---- naming: one libdw handle per ELF, shared by every request ---------- */
 
-struct namer {
-    struct sp_profile p;        /* its maps only */
-    struct sp_elf *elfs[MAX_KERNELS];
-    unsigned kmap[MAX_KERNELS];
-};
-
-static int namer_add(struct namer *nm, unsigned k, const char *path)
-{
-    for (unsigned i = 0; i < nm->p.nmaps; i++)
-        if (strcmp(nm->p.maps[i].pm_path, path) == 0) {
-            nm->kmap[k] = i;
-            return 0;
-        }
-    char err[SP_ERR_MAX];
-    unsigned m = sp_profile_add_map(&nm->p, path);
-    nm->kmap[k] = m;
-    nm->elfs[m] = sp_elf_open(&nm->p, m, err, sizeof err);
-    if (!nm->elfs[m]) {
-        fprintf(stderr, "%s: %s\n", prog, err);
-        return -1;
-    }
-    if (!nm->p.maps[m].pm_dwarf)
-        fprintf(stderr, "%s: warning: %s has no DWARF debug info: names come "
-                "from the ELF symbol table\n", prog, path);
-    return 0;
-}
+_Static_assert(MAX_KERNELS <= SP_ELFSET_MAX, "a kernel without an ELF slot");
 
 static void namer_symbolize(void *ctx, struct sp_profile *p, unsigned map)
 {
-    struct namer *nm = ctx;
+    struct sp_elfset *nm = ctx;
     sp_elf_symbolize(p, map, nm->elfs[map]);
 }
 
@@ -261,7 +236,7 @@ static void namer_symbolize(void *ctx, struct sp_profile *p, unsigned map)
 struct serve {
     struct serve_opts o;
     struct sv_state st;
-    struct namer nm;
+    struct sp_elfset nm;
     struct sp_collect c;
     struct sv_http *http;
     uint64_t t0;                /* serve's clock: tool_mono_ms() - t0 */
@@ -543,9 +518,9 @@ int sv_serve_main(int argc, char **argv)
     static const uint8_t *kp[MAX_KERNELS];
     if (keys_load(&s.o, keys, kp))
         return EXIT_USAGE;
-    sp_profile_init(&s.nm.p);
+    sp_elfset_init(&s.nm);
     for (unsigned k = 0; k < s.o.nhosts && rc == 0; k++)
-        if (namer_add(&s.nm, k, s.o.elfs[s.o.nelfs == 1 ? 0 : k]))
+        if (sp_elfset_add(&s.nm, k, s.o.elfs[s.o.nelfs == 1 ? 0 : k], prog))
             rc = EXIT_USAGE;
     struct timeval tv;
     gettimeofday(&tv, NULL);
@@ -585,8 +560,6 @@ int sv_serve_main(int argc, char **argv)
         sp_collect_close(&s.c);
     sv_http_stop(s.http);
     sv_hist_free(s.st.h);
-    for (unsigned i = 0; i < s.nm.p.nmaps; i++)
-        sp_elf_close(s.nm.elfs[i]);
-    sp_profile_free(&s.nm.p);
+    sp_elfset_free(&s.nm);
     return rc;
 }
