@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """A fake Sonde kernel for sonde-prof's stream, with no QEMU: it answers the
 UDP shell's `profile stream PORT MS WHO`, `profile keepalive ID`, `profile
-status` and `profile stop` (open protocol, or with --key the authenticated one: docs/udpshell.md) and streams
-synthetic samples (uapi/profile_stream.h, encoded here from the header's
+status` and `profile stop` (the open protocol, or with --key the
+authenticated one: docs/udpshell.md) and streams synthetic samples (uapi/profile_stream.h, encoded here from the header's
 table, so the host's parsers are checked against the text, not against
 themselves). As the kernel does, it sends one META until a keep-alive
 from the stream's destination (its ip and port) confirms the stream,
