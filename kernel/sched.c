@@ -164,8 +164,10 @@ static inline __attribute__((always_inline)) void sched_off_preempted(struct tas
     struct prof_record *r = prof_claim_n(&k, PROF_KIND_OFFCPU, t->pid, 1);
     if (!r)
         return;
-    unsigned depth = sched_off_chain(t, r->pr_frames);
-    prof_off_fill(r, t->pid, PROF_WHY_PREEMPTED, NULL, -1, w, depth);
+    /* Filled before the walk, its depth after: nothing but the walk's own
+     * values is live across its loop. */
+    prof_off_fill(r, t->pid, PROF_WHY_PREEMPTED, NULL, -1, w, 0);
+    r->pr_depth = (uint8_t)sched_off_chain(t, r->pr_frames);
     prof_claim_commit(&k);
 }
 
@@ -191,14 +193,22 @@ static __attribute__((noinline, cold)) void sched_off_switch(struct task *cur,
 
 /* t, on c, is woken: by whoever runs here (in an interrupt, the task it
  * interrupted; its chain shows the handler), whose chain goes straight
- * into t's state. Under c->rq_lock. */
+ * into t's state: walked inline from this frame (out[0] the return into
+ * task_wake), its stack found as the sampler finds it, the task's own
+ * without a lookup (st_capture_here's registry lookup was half the
+ * wake's cost). Under c->rq_lock. */
 static __attribute__((noinline, cold)) void sched_off_wake(struct cpu *c, struct task *t,
                                                           int waker, bool walk)
 {
     prof_off_acquire();
     struct prof_off *o = &t->off;
-    if (prof_off_wake(o, c->current == t, cycles_now_inline(), waker) && walk)
-        o->of_wdepth = (uint8_t)st_capture_here(o->of_wframes, PROF_FRAMES);
+    if (!prof_off_wake(o, c->current == t, cycles_now_inline(), waker) || !walk)
+        return;
+    uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
+    struct st_span s;
+    if (st_sample_stack(fp, &s, cpu_index_inline()))
+        o->of_wdepth = (uint8_t)st_walk_from(s, fp, fp, o->of_wframes, PROF_FRAMES,
+                                             st_text_now());
 }
 
 static void sched_off_sweep_one(struct task *t, void *arg)

@@ -274,9 +274,16 @@ bool heapprof_sample(const void *ptr, size_t size, uintptr_t site)
         hp_seed(c, cpu);
     *left = (int64_t)heapprof_draw(&c->hc_rng, rate);
     if (c->hc_gen != gen) {
-        /* A threshold of the old rate (or none yet): redrawn, not taken. */
+        /* A threshold of the old rate (or none yet) was crossed: it says
+         * nothing at this rate. This allocation counts against the fresh
+         * one instead, so that the first allocation after a rate change
+         * is sampled with the same chance as any other (a large block
+         * right after `profile heap rate` is not missed). */
         c->hc_gen = gen;
-        return false;
+        *left -= (int64_t)size;
+        if (*left >= 0)
+            return false;
+        *left = (int64_t)heapprof_draw(&c->hc_rng, rate);
     }
     uint64_t c0 = cycles_now();
     struct prof_record r = {

@@ -22,6 +22,7 @@
     chart: null,
     refreshes: 0,
     zoomPath: null,      // the zoomed frame's names from the root, or null
+    seq: 0,              // flame requests made
   };
   window.sondeServe = S;   // for whoever wants to look (the browser tests)
 
@@ -282,23 +283,36 @@
       });
   }
 
+  // The frame at the zoomed path; failing that (a task's name came in a
+  // later META: "pid-6" became "burn"), the first frame of the same name
+  // at the same depth.
   function rezoom() {
-    let n = F.select('#chart').datum();
-    for (const name of S.zoomPath || [])
+    const path = S.zoomPath;
+    if (!path)
+      return;
+    const root = F.select('#chart').datum();
+    let n = root;
+    for (const name of path)
       n = n && n.children && n.children.find((c) => c.data.name === name);
-    if (S.zoomPath && n)
+    if (!n)
+      n = root.descendants().find((d) => d.depth === path.length &&
+                                         d.data.name === path[path.length - 1]);
+    if (n)
       S.chart.zoomTo(n);
   }
 
+  // A chart of its own for every answer: d3-flame-graph fixes its height
+  // at the first tree it draws (a deeper one later would be drawn off the
+  // top), and a fresh chart has nothing of the last tree left over.
   function renderFlame(j, diff) {
     S.flame = j;
     const tree = j.tree;
-    if (!S.chart) {
-      S.chart = makeChart(Math.max(600, $('chart').clientWidth || 1200));
-      F.select('#chart').datum(tree).call(S.chart);
-    }
+    if (S.chart)
+      S.chart.destroy();
+    $('chart').textContent = '';
+    S.chart = makeChart(Math.max(600, $('chart').clientWidth || 1200));
     S.chart.setColorMapper(diff ? diffColor : (d, original) => original);
-    S.chart.update(tree);
+    F.select('#chart').datum(tree).call(S.chart);
     rezoom();
     if ($('search').value)
       S.chart.search($('search').value);
@@ -309,6 +323,12 @@
     $('sample-count').textContent = fmtNum(r.samples);
     $('sample-count').dataset.samples = r.samples;
     $('unit').textContent = r.samples === 1 ? 'sample' : 'samples';
+    // The stream carries sampled allocations and no frees: say so.
+    $('kind-note').textContent = j.kind !== 'heap' ? '' :
+      'heap: bytes allocated in the range' + (j.objects !== undefined
+        ? ` (${fmtNum(r.weight)} bytes, ${fmtNum(j.objects)} objects)` : '') +
+      ', from the sampled allocations the stream carries; frees are not streamed, ' +
+      'so this is not the heap in use';
     $('base-summary').textContent = diff
       ? `against the base ${clock(j.base.from_ms)} to ${clock(j.base.to_ms)}: ` +
         `${fmtNum(j.base.samples)} samples` : '';
@@ -335,11 +355,18 @@
     } else {
       url = '/api/flame?' + selParams();
     }
+    // The timer's refresh and a change of filter can both be waiting for
+    // an answer: only the latest request's is drawn.
+    const seq = ++S.seq;
     try {
-      renderFlame(await getJSON(url), diff);
+      const j = await getJSON(url);
+      if (seq !== S.seq)
+        return;
+      renderFlame(j, diff);
       $('error').textContent = '';
     } catch (e) {
-      $('error').textContent = e.message;
+      if (seq === S.seq)
+        $('error').textContent = e.message;
     }
   }
 

@@ -5,7 +5,8 @@
 // order, each step a test:
 //   serve_burn_spin_within_3s   `burn` starts on kernel 0 once serve's
 //        first 10-s bucket is over, then the page loads: burn_spin is a
-//        frame of the live flame graph within 3 s;
+//        frame of the live flame graph within 3 s, and both kernels'
+//        rows say their shells are open (no key);
 //   serve_kernel_filter         kernel 1 alone has no burn_spin and no
 //        frame of kernel 0; kernel 0 alone has burn_spin;
 //   serve_zoom_survives_refresh a frame clicked (zoomed) is still zoomed
@@ -161,6 +162,9 @@ async function main() {
       check(r.ok, `no burn_spin frame within 3 s of the page loading (frames: ${r.names.slice(0, 12).join(', ')})`);
       check(r.names.includes(ctx.k[0]) && r.names.includes(ctx.k[1]),
             `the live graph lacks a kernel's frame: ${r.names.slice(0, 12).join(', ')}`);
+      const auth = await ctx.p.$$eval('#kernels tbody td.auth', (tds) => tds.map((t) => t.textContent));
+      check(auth.length === 2 && auth.every((a) => a === 'open (no key)'),
+            `the kernels' shells: ${JSON.stringify(auth)}, want both "open (no key)"`);
       console.log(`  burn_spin after ${r.ms} ms`);
     },
     async serve_kernel_filter() {
@@ -168,7 +172,13 @@ async function main() {
       await p.selectOption('#kernel', '1');
       let r = await waitFrames(p, (n) => n.includes(ctx.k[1]) && !n.includes(ctx.k[0]), 3000);
       check(r.ok, `kernel 1 alone still draws kernel 0 (${r.names.slice(0, 12).join(', ')})`);
-      check(!r.names.includes('burn_spin'), 'kernel 1 (no burn) shows burn_spin');
+      if (r.names.includes('burn_spin')) {
+        const j = await (await fetch(ctx.url + 'api/flame?kernel=1')).json();
+        const s = await status(ctx.url);
+        throw new Error(`kernel 1 (no burn) shows burn_spin: frames ${r.names.join(', ')}; ` +
+                        `api: ${JSON.stringify(j).slice(0, 600)}; kernels ` +
+                        JSON.stringify(s.kernels.map((k) => [k.name, k.state, k.tasks])));
+      }
       await p.selectOption('#kernel', '0');
       r = await waitFrames(p, (n) => n.includes('burn_spin') && !n.includes(ctx.k[1]), 3000);
       check(r.ok, `kernel 0 alone: want burn_spin and no kernel 1 (${r.names.slice(0, 12).join(', ')})`);
@@ -178,16 +188,24 @@ async function main() {
     },
     async serve_zoom_survives_refresh() {
       const p = ctx.p;
-      const full = await p.$eval('#chart g.frame[name="all"] rect', (r) => r.getBoundingClientRect().width);
-      // force: the graph is drawn anew every second, so the frame is
-      // never "stable" for long; a click at its place is what a person does.
-      await p.click('#chart g.frame[name="burn_inner"]', { force: true });
+      // The chart's width; a frame's rect takes its width a frame after
+      // each drawing (d3 transitions), so widths are waited for.
+      const full = await p.$eval('#chart svg', (s) => +s.getAttribute('width'));
+      const wide = (want) => p.waitForFunction(([w]) => {
+        const r = document.querySelector('#chart g.frame[name="burn_inner"] rect');
+        return r && Math.abs(r.getBoundingClientRect().width - w) <= 2;
+      }, [want], { timeout: 3000 }).then(() => true, () => false);
+      const width = () => p.$eval('#chart g.frame[name="burn_inner"] rect',
+                                  (r) => r.getBoundingClientRect().width);
+      await p.$eval('#chart g.frame[name="burn_inner"]',
+                    (g) => g.dispatchEvent(new MouseEvent('click', { bubbles: true })));
       const n0 = await p.evaluate(() => window.sondeServe.refreshes);
       await p.waitForFunction((n) => window.sondeServe.refreshes >= n + 2, n0, { timeout: 5000 });
-      const w = await p.$eval('#chart g.frame[name="burn_inner"] rect', (r) => r.getBoundingClientRect().width);
-      check(Math.abs(w - full) <= 2, `burn_inner is ${w} px wide two refreshes after the click, want ${full}`);
+      check(await wide(full), `burn_inner is ${await width()} px wide two refreshes after the ` +
+            `click, want ${full} (zoomed)`);
       await p.click('#reset-zoom');
-      const back = await p.$eval('#chart g.frame[name="burn_inner"] rect', (r) => r.getBoundingClientRect().width);
+      await sleep(300);
+      const back = await width();
       check(back < full - 2, `burn_inner still ${back} px wide after reset zoom`);
     },
     async serve_drag_range() {

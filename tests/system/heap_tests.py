@@ -163,8 +163,11 @@ def t_stress(ctx):
     m = ctx.m
     ok(m, "profile heap rate 64", "at rate 64 bytes")
     b = mem(m)
-    ok(m, "heaptest stress 2000", "heaptest: stress 2000 ms, pids")
-    out = m.cmd("profile allocs 500", 60)
+    # Both lines at once: the kernel's shell reads the second as soon as
+    # the first returns, with no host round trip between (on a busy host
+    # one can outlast the stress's 2 s, and the window would miss it).
+    started, out = m.cmds(["heaptest stress 2000", "profile allocs 500"], 60)
+    check("heaptest: stress 2000 ms, pids" in started, "heaptest stress 2000: %r" % started)
     check(ALLOCS.search(out) and "ht_stress_task+" in out,
           "profile allocs during the stress does not show it: %r" % out[:300])
     deadline = time.monotonic() + 60
@@ -194,11 +197,11 @@ def sonde_prof(ctx, *args):
                                                                     r.stderr))
 
 
-def pprof_top(ctx, index, path):
+def pprof_top(ctx, index, path, *extra):
     """{function: flat value} from go tool pprof -top -sample_index=index."""
     r = subprocess.run(["go", "tool", "pprof", "-symbolize=none", "-sample_index=" + index,
-                        "-top", "-nodecount=100", "-unit=byte" if "space" in index else "-unit=count",
-                        path], capture_output=True, text=True, timeout=60,
+                        "-top", "-nodecount=100", "-unit=byte" if "space" in index else "-unit=count"]
+                       + list(extra) + [path], capture_output=True, text=True, timeout=60,
                        env=dict(os.environ, HOME=ctx.tmp))
     check(r.returncode == 0, "go tool pprof -sample_index=%s: %s" % (index, r.stderr))
     rows = {}
@@ -249,8 +252,10 @@ def diff(ctx, *args):
 def t_leak_diff(ctx):
     """An injected leak (heaptest leak 10000: 10000 x 128 bytes) is the top
     chain of sonde-prof diff between two heap profiles, with its size
-    (rate 1024: sd 2.8%), in .txt, .folded, .svg and .pb.gz; a CPU
-    profile and a heap profile do not compare."""
+    (rate 1024: sd 2.8%), in .txt, .folded, .svg and .pb.gz; the same
+    profiles as .pb.gz diff to the same bytes, and go tool pprof
+    -diff_base over them agrees with diff's .pb.gz; a CPU profile and a
+    heap profile do not compare, nor is a diff's output an input."""
     m = ctx.m
     elf = ARCHES[ARCH[0]]["kernel"]
     ok(m, "profile heap rate 1024", "at rate 1024 bytes")
@@ -275,11 +280,36 @@ def t_leak_diff(ctx):
     rows, top_out = pprof_top(ctx, "inuse_space", out["pb.gz"])
     check(max(rows, key=rows.get) == "heaptest_site_leak", "pprof of the diff:\n%s" % top_out)
     within("pprof diff: the leak", rows["heaptest_site_leak"], 10000 * 128)
+    # The same two profiles as .pb.gz (report, offline): diffed without an
+    # ELF, and mixed with a raw one, they give the raw diff's very bytes.
+    pb = {}
+    for name, raw in (("base", base), ("new", new)):
+        pb[name] = os.path.join(ctx.tmp, name + ".pb.gz")
+        r = subprocess.run([PROF, "report", "-i", raw, "-e", elf, "-o", pb[name]],
+                           capture_output=True, text=True, timeout=60)
+        check(r.returncode == 0, "report %s: %s" % (name, r.stderr))
+    for ext in ("txt", "folded"):
+        for b, n, e in ((pb["base"], pb["new"], []), (base, pb["new"], ["-e", elf])):
+            got = os.path.join(ctx.tmp, "p." + ext)
+            r = diff(ctx, b, n, *e, "-o", got)
+            check(r.returncode == 0, "diff %s %s: %s" % (b, n, r.stderr))
+            check(open(got).read() == open(out[ext]).read(),
+                  "diff of %s and %s differs from the raw profiles' .%s" % (b, n, ext))
+    # go tool pprof's own -diff_base over the two agrees with diff's .pb.gz.
+    rows, top_out = pprof_top(ctx, "inuse_space", pb["new"], "-diff_base=" + pb["base"])
+    check(max(rows, key=rows.get) == "heaptest_site_leak", "pprof -diff_base:\n%s" % top_out)
+    mine, _ = pprof_top(ctx, "inuse_space", out["pb.gz"])
+    check(abs(rows["heaptest_site_leak"] - mine["heaptest_site_leak"]) <= 0.01 * mine["heaptest_site_leak"],
+          "pprof -diff_base says %s, diff's .pb.gz %s" % (rows["heaptest_site_leak"],
+                                                          mine["heaptest_site_leak"]))
     cpu = os.path.join(ctx.tmp, "cpu.raw")
     sonde_prof(ctx, "-d", "100", "-r", cpu, "-o", os.path.join(ctx.tmp, "c.txt"))
     r = diff(ctx, cpu, new, "-e", elf, "-o", os.path.join(ctx.tmp, "x.txt"))
     check(r.returncode == 2 and "only profiles of one kind compare" in r.stderr,
           "cpu vs heap: exit %d: %s" % (r.returncode, r.stderr))
+    r = diff(ctx, out["pb.gz"], pb["new"], "-o", os.path.join(ctx.tmp, "x.txt"))
+    check(r.returncode == 2 and "negative sample values" in r.stderr,
+          "a diff's .pb.gz as BASE: exit %d: %s" % (r.returncode, r.stderr))
 
 
 class Ctx:

@@ -142,6 +142,19 @@ def main():
         check('-l port 70000: exit 2, names the range',
               r.returncode == 2 and '(0-65535' in r.stderr, r.stderr.strip())
 
+        r = subprocess.run([PROF, 'serve', '--help'], capture_output=True, text=True, timeout=10)
+        check('serve --help: usage on stdout, exit 0',
+              r.returncode == 0 and r.stdout.startswith('usage: sonde-prof serve') and
+              '--public' in r.stdout and r.stderr == '', f'rc {r.returncode}')
+        for args, says in ((['-e', ELF], 'no kernel to watch'),
+                           (['127.0.0.1'], 'no kernel ELF'),
+                           (['--max-stacks', '5', '-e', ELF, '127.0.0.1'], '16-1048576'),
+                           (['--id', '3', '-e', ELF, '127.0.0.1'], '--id needs -k'),
+                           (['-l', 'nowhere', '-e', ELF, '127.0.0.1'], 'want ADDR:PORT')):
+            r = subprocess.run([PROF, 'serve'] + args, capture_output=True, text=True, timeout=10)
+            check(f'serve {" ".join(a for a in args if a != ELF)}: exit 2, says {says!r}',
+                  r.returncode == 2 and says in r.stderr, f'rc {r.returncode}: {r.stderr.strip()}')
+
         serve_err = open(os.path.join(tmp, 'serve.err'), 'w+')
         sv = subprocess.Popen([PROF, 'serve', '-l', '127.0.0.1:0', '-e', ELF,
                                f'127.0.0.1:{kport}'], stdout=subprocess.PIPE,

@@ -463,8 +463,9 @@ static struct heapprof_stats hp_stats(void)
     return st;
 }
 
-/* Sampling every allocation (rate 1): each sampled block, small or
- * large, is in the in-use table until kfree retires it, exactly once;
+/* Sampling every allocation (rate 1, from the first one after the rate
+ * is set): each sampled block, small or large, is in the in-use table
+ * until kfree retires it, exactly once;
  * the heap's own accounting is untouched by the mark. */
 TEST(heap_sampled_frees)
 {
@@ -472,7 +473,6 @@ TEST(heap_sampled_frees)
     heap_stats(&before);
     heapprof_test_reset();
     heapprof_set_rate(1);
-    kfree(kmalloc(16));                 /* draws the new rate's threshold */
     void *p[40];
     for (unsigned i = 0; i < 40; i++)
         p[i] = kmalloc(i < 30 ? 16 + i * 50 : 5000 + i * 100);
@@ -506,7 +506,6 @@ TEST(heap_sampled_double_free_panics)
     heap_stats(&before);
     heapprof_test_reset();
     heapprof_set_rate(1);
-    kfree(kmalloc(16));
     void *small = kmalloc(64), *big = kmalloc(3 * PAGE_SIZE);
     CHECK_EQ(hp_stats().hs_live, 2);
     kfree(small);
@@ -532,7 +531,6 @@ TEST(heap_sampled_table_full)
     heap_stats(&before);
     heapprof_test_reset();
     heapprof_set_rate(1);
-    kfree(kmalloc(16));
     unsigned n = HEAPPROF_BLOCKS + 10;
     void **p = malloc(n * sizeof *p);
     for (unsigned i = 0; i < n; i++)

@@ -65,15 +65,15 @@ TEST(pmm_alloc_free_counts)
     CHECK_EQ(pmm_free_pages(), before);
 }
 
-/* Every page block sampled (rate 1): the table holds it with its size in
+/* Every page block sampled (rate 1, from the first): the table holds it with its size in
  * bytes and the chain from page_alloc's caller; page_free retires it once,
  * and only a block that was sampled. */
 TEST(pmm_page_blocks_sampled)
 {
     setup();
+    void *first = page_alloc(1);                    /* sampling off: never sampled */
     heap_prof_set_rate(1);
     heapprof_test_seed(0, 11);
-    void *first = page_alloc(1);                    /* the rate's first draw */
     struct prof_record r[8];
     uint32_t n;
     struct heapprof_stats st = hp_stats(r, 8, &n);
@@ -94,7 +94,7 @@ TEST(pmm_page_blocks_sampled)
     CHECK_EQ(n, 1);
     CHECK_EQ(r[0].pr_size, PAGE_SIZE);
     CHECK_EQ(st.hs_retired, 1);
-    /* The block drawn for, never sampled: freed without a trace. */
+    /* The block taken while sampling was off: freed without a trace. */
     page_free(first, 1);
     page_free(b, 1);
     st = hp_stats(r, 8, &n);
@@ -112,7 +112,6 @@ TEST(pmm_page_chain_from_caller)
     setup();
     heap_prof_set_rate(1);
     heapprof_test_seed(0, 12);
-    page_free(page_alloc(1), 1);                    /* the first draw */
     void *a = page_alloc(1);
     struct prof_record r[2];
     uint32_t n;
@@ -136,7 +135,6 @@ TEST(pmm_heap_pages_not_sampled_twice)
     setup();
     heap_prof_set_rate(1);
     heapprof_test_seed(0, 13);
-    kfree(kmalloc(16));                             /* the first draw */
     void *p = kmalloc(3 * PAGE_SIZE);
     void *q = kmalloc(100);
     struct prof_record r[8];

@@ -483,7 +483,7 @@ TEST(off_report_folded_and_raw)
     CHECK(strstr(out, "# sonde raw build-id=0123456789abcdef0123456789abcdef01234567 "
                       "source=sched samples=3 dropped=0 cpus=1 ms=1000 kind=offcpu\n"
                       "1:500000000 5 burn 0 why=sleep waker=-1 3010 2044 1100\n"
-                      "1:300000000 5 burn 0 why=waitq:virtio-rx waker=7 3010 2044 1100 | 2010\n"
+                      "1:300000000 5 burn 0 why=waitq:virtio-rx waker=7:burn 3010 2044 1100 | 2010\n"
                       "1:1000000 5 burn 0 why=runnable 3010 2044 1100\n") == out);
 }
 

@@ -29,16 +29,46 @@ static size_t chain_hash(uint32_t pid, uint16_t cpu, uint8_t kind, uint8_t depth
     return (size_t)(h ^ h >> 31);
 }
 
+/* An off-CPU record's reason and waker, into the chain's hash. */
+static size_t off_hash(size_t h, const struct pstr_record *r)
+{
+    if (!r->why)
+        return h;
+    uint64_t x = (uint64_t)r->why << 40 ^ (uint64_t)(uint32_t)r->waker << 8 ^ r->wdepth;
+    for (const char *n = r->name; *n; n++)
+        x = (x ^ (uint8_t)*n) * 0x100000001b3ull;
+    for (unsigned i = 0; i < r->wdepth; i++)
+        x = (x ^ r->wframes[i]) * 0x9e3779b97f4a7c15ull;
+    return h ^ (size_t)(x ^ x >> 29);
+}
+
 static bool same(const struct sp_agg_chain *c, uint32_t pid, uint16_t cpu,
                  const struct pstr_record *r)
 {
     return c->pid == pid && c->cpu == cpu && c->kind == r->kind && c->depth == r->depth &&
-           memcmp(c->frames, r->frames, r->depth * sizeof *r->frames) == 0;
+           memcmp(c->frames, r->frames, r->depth * sizeof *r->frames) == 0 &&
+           c->why == r->why && c->waker == r->waker && c->wdepth == r->wdepth &&
+           strcmp(c->name, r->name) == 0 &&
+           memcmp(c->wframes, r->wframes, r->wdepth * sizeof *r->wframes) == 0;
+}
+
+/* The chain c as a record, for the hash a re-insertion needs. */
+static void as_record(const struct sp_agg_chain *c, struct pstr_record *r)
+{
+    memset(r, 0, sizeof *r);
+    r->why = c->why;
+    r->waker = c->waker;
+    r->wdepth = c->wdepth;
+    memcpy(r->name, c->name, sizeof r->name);
+    memcpy(r->wframes, c->wframes, sizeof r->wframes);
 }
 
 static void put(struct sp_agg_chain *tab, size_t cap, const struct sp_agg_chain *c)
 {
-    size_t i = chain_hash(c->pid, c->cpu, c->kind, c->depth, c->frames) & (cap - 1);
+    struct pstr_record r;
+    as_record(c, &r);
+    size_t i = off_hash(chain_hash(c->pid, c->cpu, c->kind, c->depth, c->frames), &r) &
+               (cap - 1);
     while (tab[i].count)
         i = (i + 1) & (cap - 1);
     tab[i] = *c;
@@ -89,11 +119,12 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 void sp_agg_add_n(struct sp_agg *a, uint16_t cpu, const struct pstr_record *r,
                   uint64_t count, uint64_t weight)
 {
-    if (!count)
+    if (!count || (r->kind == PSTR_KIND_OFFCPU && !r->why))
         return;
     if ((a->n + 1) * 2 > a->cap)    /* keep the table half empty */
         grow(a);
-    size_t i = chain_hash(r->pid, cpu, r->kind, r->depth, r->frames) & (a->cap - 1);
+    size_t i = off_hash(chain_hash(r->pid, cpu, r->kind, r->depth, r->frames), r) &
+               (a->cap - 1);
     for (; a->tab[i].count; i = (i + 1) & (a->cap - 1))
         if (same(&a->tab[i], r->pid, cpu, r)) {
             a->tab[i].count = sat_add(a->tab[i].count, count);
@@ -111,7 +142,36 @@ void sp_agg_add_n(struct sp_agg *a, uint16_t cpu, const struct pstr_record *r,
     c->cpu = cpu;
     c->depth = r->depth;
     memcpy(c->frames, r->frames, r->depth * sizeof *r->frames);
+    c->why = r->why;
+    c->waker = r->waker;
+    c->wdepth = r->wdepth;
+    memcpy(c->name, r->name, sizeof c->name);
+    memcpy(c->wframes, r->wframes, r->wdepth * sizeof *r->wframes);
     a->n++;
+}
+
+/* " why=waitq:NAME waker=N:TASK": the off-CPU part before the chain,
+ * the waker's name from the stream's META when it has one. */
+static void put_why(FILE *f, const struct sp_agg_chain *c, const struct sp_stream *s)
+{
+    fprintf(f, " why=%s", praw_why_name(c->why));
+    if (c->name[0])
+        fprintf(f, ":%s", c->name);
+    if (!praw_why_blocked(c->why))
+        return;
+    fprintf(f, " waker=%" PRId32, c->waker);
+    const char *t = c->waker > 0 ? sp_stream_task(s, (uint32_t)c->waker) : NULL;
+    if (t)
+        fprintf(f, ":%s", t);
+}
+
+/* " | f f ...": the waker's chain after the task's. */
+static void put_waker_chain(FILE *f, const struct sp_agg_chain *c)
+{
+    if (c->wdepth)
+        fputs(" |", f);
+    for (unsigned k = 0; k < c->wdepth; k++)
+        fprintf(f, " %" PRIx64, c->wframes[k]);
 }
 
 static void task_name(const struct sp_stream *s, uint32_t pid, char *buf, size_t cap)
@@ -198,8 +258,12 @@ char *sp_agg_raw_drops(const struct sp_agg *a, const struct sp_stream *s, unsign
             if (kind == PRAW_KIND_HEAP)
                 fprintf(f, ":%" PRIu64, agg_objects_line(c, left, n));
             fprintf(f, " %" PRIu32 " %s %u", c->pid, task, c->cpu);
+            if (kind == PRAW_KIND_OFFCPU)
+                put_why(f, c, s);
             for (unsigned k = 0; k < c->depth; k++)
                 fprintf(f, " %" PRIx64, c->frames[k]);
+            if (kind == PRAW_KIND_OFFCPU)
+                put_waker_chain(f, c);
             fputc('\n', f);
         }
     }

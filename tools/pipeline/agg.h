@@ -19,6 +19,12 @@ struct sp_agg_chain {
     uint8_t depth;
     uint8_t kind;               /* PSTR_KIND_*: kinds are never folded together */
     uint64_t frames[PSTR_FRAMES];
+    /* Off-CPU: the reason, queue, waker and waker's chain are the chain's
+     * too (the kernel's `profile off` folds them apart). */
+    uint8_t why, wdepth;
+    int32_t waker;
+    char name[PSTR_NAME_MAX + 1];
+    uint64_t wframes[PSTR_FRAMES];
 };
 
 struct sp_agg {
@@ -28,7 +34,9 @@ struct sp_agg {
 
 void sp_agg_init(struct sp_agg *a);
 void sp_agg_free(struct sp_agg *a);
-/* One record of cpu (exits 2 when out of memory, as the model does). */
+/* One record of cpu (exits 2 when out of memory, as the model does). An
+ * off-CPU record without its reason (no PSTR_REC_OFF part: no kernel
+ * sends one) cannot be written as a raw off-CPU chain: not added. */
 void sp_agg_add(struct sp_agg *a, uint16_t cpu, const struct pstr_record *r);
 /* count records of r's chain at once, weighing weight in all (a history
  * already counted, tools/serve/hist.h); r->weight is not read, a heap
@@ -45,8 +53,9 @@ uint64_t sp_agg_objects_q16(const struct pstr_record *r);
  * stream's META (build id, source), the kernel's drops and window ms; task
  * names from the stream's latest META ("-" for pid 0 when it names none,
  * "pid-N" otherwise). A kind other than cpu says so in the header and
- * gives each chain its weight, a heap chain its objects too
- * (uapi/profile_raw.h).
+ * gives each chain its weight, a heap chain its objects too, an off-CPU
+ * chain its why=, waker= and the waker's chain after " |", as `profile
+ * off ... raw` prints them, under source=sched (uapi/profile_raw.h).
  * A malloc'd, NUL-terminated text and its length in *len; NULL when the
  * stream never sent its META (nothing says which kernel it was). */
 char *sp_agg_raw(const struct sp_agg *a, const struct sp_stream *s, unsigned kind,

@@ -201,7 +201,9 @@ int sp_collect_start_some(struct sp_collect *c, unsigned ms, const char *who, co
     int *rcs = sp_collect_zalloc(c, c->n, sizeof *rcs);
     bool *run = sp_collect_zalloc(c, c->n, sizeof *run);
     for (unsigned i = 0; i < c->n; i++) {
-        snprintf(bufs[i], sizeof bufs[i], "profile stream %u %u %s", c->port, ms, who);
+        bool kind = c->o.what && c->o.what[0];
+        snprintf(bufs[i], sizeof bufs[i], "profile %s%sstream %u %u %s", kind ? c->o.what : "",
+                 kind ? " " : "", c->port, ms, who);
         cmds[i] = bufs[i];
         run[i] = which[i];
     }
@@ -474,16 +476,38 @@ static void given_up(struct sp_collect *c, struct sp_collect_kernel *k, uint64_t
             shell ? " (restarted, or its stream ended there)" : "", loss, at);
 }
 
-static void due(struct sp_collect *c, uint64_t now)
+/* Whether silences may be judged now. A kernel whose datagrams wait in
+ * the collector's own socket is not silent: while a backlog is being
+ * read (the collector was descheduled, or fell behind a burst), no one
+ * is given up on, for at most silent_ms more (a flood that never ends
+ * must not keep a dead kernel alive). */
+static bool judge_silence(struct sp_collect *c, uint64_t now, bool backlog)
+{
+    if (!backlog) {
+        c->backlog_ms = 0;
+        return true;
+    }
+    if (!c->backlog_ms)
+        c->backlog_ms = now;
+    return now - c->backlog_ms >= c->o.silent_ms;
+}
+
+static void due(struct sp_collect *c, uint64_t now, bool backlog)
 {
     /* Once stopped, a kernel owes only its END: sp_collect_stop says so when
      * it does not come. */
     if (c->stopping)
         return;
+    bool judge = judge_silence(c, now, backlog);
     for (unsigned i = 0; i < c->n; i++) {
         struct sp_collect_kernel *k = &c->k[i];
         if (k->state != SP_COLLECT_STREAMING)
             continue;
+        if (!judge && now - k->last_dgram_ms >= c->o.silent_ms) {
+            if (now - k->last_keepalive_ms >= SP_COLLECT_KEEPALIVE_MS && !k->probe.on)
+                sp_collect_keepalive(k, now);
+            continue;
+        }
         if (now - k->last_dgram_ms >= c->o.silent_ms && c->ms &&
             sp_stream_kernel_ms(&k->s) + SP_COLLECT_KEEPALIVE_MS >= c->ms) {
             /* Silent once its window is over by its own clock: its END
@@ -518,8 +542,11 @@ int sp_collect_poll(struct sp_collect *c, int timeout_ms)
     /* Every datagram waiting, but a bounded number per call, so that the
      * keep-alives go out even under a flood; recvmmsg takes them in
      * batches (one system call for up to SP_COLLECT_RX_BATCH). */
+    if (!c->rx)                     /* a collector a test put together */
+        c->rx = sp_collect_zalloc(c, 1, sizeof *c->rx);
     struct sp_collect_rx *rx = c->rx;
-    for (int budget = 4096; pr > 0 && budget > 0;) {
+    bool backlog = false;
+    for (int budget = 4096; pr > 0 && !(backlog = budget <= 0);) {
         for (unsigned j = 0; j < SP_COLLECT_RX_BATCH; j++) {
             rx->iov[j] = (struct iovec){ rx->buf[j], sizeof rx->buf[j] };
             rx->m[j].msg_hdr = (struct msghdr){ .msg_name = &rx->from[j],
@@ -542,7 +569,7 @@ int sp_collect_poll(struct sp_collect *c, int timeout_ms)
         if (got < SP_COLLECT_RX_BATCH)
             break;                  /* the queue is empty */
     }
-    due(c, now);
+    due(c, now, backlog);
     return taken;
 }
 

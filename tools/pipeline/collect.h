@@ -123,6 +123,8 @@ struct sp_collect_opts {
                                        made each kernel's by its ushid=), or NULL */
     uint64_t shell_timeout_ms;      /* start and stop: silence before giving up */
     uint64_t silent_ms;             /* streaming: no datagram this long, given up */
+    const char *what;               /* NULL or "": CPU samples (`profile stream`);
+                                       "off" or "wall": `profile off|wall stream` */
 };
 
 /* Where a shell request to kernel k goes: 0, or USHC_IO_*. The collector's
@@ -162,8 +164,10 @@ struct sp_collect {
     /* Lookups (tools/pipeline/collect_index.c); NULL: kernel by kernel. */
     unsigned *by_id, *by_shell;
     size_t idx_cap;
-    /* Receiving: recvmmsg's batch. */
+    /* Receiving: recvmmsg's batch; since when a backlog has been read
+     * (0: none), during which no kernel is judged silent. */
     struct sp_collect_rx *rx;
+    uint64_t backlog_ms;
 };
 
 /* Resolves every HOST[:PORT] (hosts[i] names kernel i) and opens the

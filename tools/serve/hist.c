@@ -56,13 +56,13 @@ static uint64_t key_hash(const struct sv_hist_key *k)
                       (uint64_t)k->depth << 32 | k->pid) ^ (uint64_t)k->cpu << 20);
     for (unsigned i = 0; i < k->depth; i++)
         h = mix(h + k->frames[i]);
-    return h;
+    return k->size ? mix(h + k->size) : h;
 }
 
 static bool key_eq(const struct sv_hist_key *a, const struct sv_hist_key *b)
 {
     return a->kernel == b->kernel && a->kind == b->kind && a->depth == b->depth &&
-           a->pid == b->pid && a->cpu == b->cpu &&
+           a->pid == b->pid && a->cpu == b->cpu && a->size == b->size &&
            memcmp(a->frames, b->frames, a->depth * sizeof *a->frames) == 0;
 }
 
@@ -248,6 +248,7 @@ bool sv_hist_add(struct sv_hist *h, unsigned kernel, uint16_t cpu,
     k.depth = r->depth;
     k.pid = r->pid;
     k.cpu = cpu;
+    k.size = r->kind == PSTR_KIND_HEAP ? r->size : 0;
     memcpy(k.frames, r->frames, r->depth * sizeof *r->frames);
     int64_t id = stack_id(h, &k);
     if (id < 0) {

@@ -4,8 +4,10 @@
  * for the timeline.
  *
  * Memory is bounded by distinct stacks, never by samples. A stack is
- * (kernel, kind, pid, cpu, frames); the table holds at most max_stacks of
- * them alive at once (a stack dies when the last bucket that counts it
+ * (kernel, kind, pid, cpu, frames), and for a heap record its block's
+ * requested size too, so that the objects its bytes stand for are known
+ * (weight / size, as the raw profile's OBJECTS); the table holds at most
+ * max_stacks of them alive at once (a stack dies when the last bucket that counts it
  * leaves the history), and a bucket holds one entry per stack it counts,
  * so with B = SV_HIST_BUCKETS and S = max_stacks:
  *
@@ -43,6 +45,9 @@
 
 struct sv_hist_key {
     uint64_t frames[PSTR_FRAMES];   /* frames[0] the pc, then return addresses */
+    uint64_t size;                  /* heap: the blocks' requested size (its
+                                       records' objects are weight / size); 0
+                                       for every other kind */
     uint32_t pid;
     uint16_t cpu;
     uint8_t kernel, kind, depth;

@@ -28,6 +28,7 @@
 #include "tools/common/toolio.h"
 #include "tools/common/ushell_client.h"
 #include "tools/pipeline/collect.h"
+#include "tools/pipeline/fleet.h"
 #include "tools/pipeline/record.h"
 #include "tools/pipeline/sym.h"
 #include "tools/serve/api.h"
@@ -49,7 +50,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
         "usage: sonde-prof serve [-l ADDR:PORT] [--public] [-k KEYFILE [--id ID ...]]\n"
-        "                        [--max-stacks N] -e ELF [-e ELF ...] HOST[:PORT] ...\n"
+        "                        [--max-stacks N] [--sample K --period P]\n"
+        "                        -e ELF [-e ELF ...] HOST[:PORT] ...\n"
         "\n"
         "A live web view of running kernels: streams every HOST's samples (as\n"
         "record -d and top do), keeps the last hour in 10-second buckets, and\n"
@@ -64,6 +66,9 @@ static void usage(FILE *f)
         "                  kernel's ushid=, once per HOST in order (- for none)\n"
         "  --max-stacks N  distinct stacks kept at once, %u-%u (default %u):\n"
         "                  the history's memory bound\n"
+        "  --sample K --period P  stream only K kernels at a time, rotating every\n"
+        "                  P (\"500ms\", \"10s\"); the others have no stream at all.\n"
+        "                  Each kernel's covered_ms says how long it was streamed\n"
         "The first line on stdout is the page's address, once it listens.\n",
         SERVE_DEFAULT_LISTEN, SV_HIST_STACKS_MIN, SV_HIST_STACKS_MAX, SV_HIST_STACKS_DEFAULT);
 }
@@ -75,6 +80,7 @@ struct serve_opts {
     unsigned nelfs, nhosts, nids;
     const char *keyfile;
     unsigned max_stacks;
+    unsigned sample, period_ms;     /* --sample K --period P: K kernels at a time */
 };
 
 static int bad_usage(const char *what, const char *arg)
@@ -83,12 +89,32 @@ static int bad_usage(const char *what, const char *arg)
     return EXIT_USAGE;
 }
 
+/* --period: "500ms", "10s" or a number of ms, 100 ms to a day. */
+static int parse_period(const char *arg, unsigned *ms)
+{
+    char *end;
+    unsigned long long v = strtoull(arg, &end, 10), scale = 1;
+    if (*arg >= '0' && *arg <= '9' && strcmp(end, "s") == 0)
+        scale = 1000;
+    else if (!(*arg >= '0' && *arg <= '9') || (*end && strcmp(end, "ms") != 0))
+        v = 0;
+    if (v < 1 || v > 86400000ull / scale || v * scale < 100) {
+        fprintf(stderr, "%s: --period %s out of range (100 ms to 86400 s: \"500ms\", "
+                "\"10s\", or a number of ms)\n", prog, arg);
+        return -1;
+    }
+    *ms = (unsigned)(v * scale);
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, struct serve_opts *o)
 {
     static const struct option longopts[] = {
         { "public", no_argument, NULL, 'P' },
         { "id", required_argument, NULL, 'I' },
         { "max-stacks", required_argument, NULL, 'S' },
+        { "sample", required_argument, NULL, 'K' },
+        { "period", required_argument, NULL, 'T' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -111,6 +137,17 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
             o->max_stacks = (unsigned)v;
             break;
         }
+        case 'K': {
+            long v = tool_parse_long(prog, "--sample", optarg, 1, MAX_KERNELS);
+            if (v < 0)
+                return EXIT_USAGE;
+            o->sample = (unsigned)v;
+            break;
+        }
+        case 'T':
+            if (parse_period(optarg, &o->period_ms))
+                return EXIT_USAGE;
+            break;
         case 'h': usage(stdout); exit(EXIT_OK);
         case ':': return bad_usage("missing value for ", argv[optind - 1]);
         default: return bad_usage("unknown option ", argv[optind - 1]);
@@ -130,6 +167,8 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
         return bad_usage("--id needs -k KEYFILE", NULL);
     if (o->nids && o->nids != o->nhosts)
         return bad_usage("give --id once per HOST in order (- for none)", NULL);
+    if (!o->sample != !o->period_ms)
+        return bad_usage("give --sample K and --period P together", NULL);
     return EXIT_OK;
 }
 
@@ -170,36 +209,11 @@ static int parse_listen(const struct serve_opts *o, struct sockaddr_in *out)
 
 /* ---- naming: one libdw handle per ELF, shared by every request ---------- */
 
-struct namer {
-    struct sp_profile p;        /* its maps only */
-    struct sp_elf *elfs[MAX_KERNELS];
-    unsigned kmap[MAX_KERNELS];
-};
-
-static int namer_add(struct namer *nm, unsigned k, const char *path)
-{
-    for (unsigned i = 0; i < nm->p.nmaps; i++)
-        if (strcmp(nm->p.maps[i].pm_path, path) == 0) {
-            nm->kmap[k] = i;
-            return 0;
-        }
-    char err[SP_ERR_MAX];
-    unsigned m = sp_profile_add_map(&nm->p, path);
-    nm->kmap[k] = m;
-    nm->elfs[m] = sp_elf_open(&nm->p, m, err, sizeof err);
-    if (!nm->elfs[m]) {
-        fprintf(stderr, "%s: %s\n", prog, err);
-        return -1;
-    }
-    if (!nm->p.maps[m].pm_dwarf)
-        fprintf(stderr, "%s: warning: %s has no DWARF debug info: names come "
-                "from the ELF symbol table\n", prog, path);
-    return 0;
-}
+_Static_assert(MAX_KERNELS <= SP_ELFSET_MAX, "a kernel without an ELF slot");
 
 static void namer_symbolize(void *ctx, struct sp_profile *p, unsigned map)
 {
-    struct namer *nm = ctx;
+    struct sp_elfset *nm = ctx;
     sp_elf_symbolize(p, map, nm->elfs[map]);
 }
 
@@ -208,13 +222,19 @@ static void namer_symbolize(void *ctx, struct sp_profile *p, unsigned map)
 struct serve {
     struct serve_opts o;
     struct sv_state st;
-    struct namer nm;
+    struct sp_elfset nm;
     struct sp_collect c;
     struct sv_http *http;
     uint64_t t0;                /* serve's clock: tool_mono_ms() - t0 */
     int checked[MAX_KERNELS];   /* its META's build id: 0 not seen, 1 the ELF's, -1 not */
     char listen[HOSTADDR_NAME_MAX + 16];
     bool opened;                /* the collector's socket is open */
+    /* --sample: each kernel's finished streams, the round's kernels, the
+     * round's number and start (collector's clock). */
+    struct sp_fleet_total tot[MAX_KERNELS];
+    bool which[MAX_KERNELS];
+    unsigned round;
+    uint64_t round_ms;
 };
 
 static uint64_t serve_now(const struct serve *s)
@@ -271,11 +291,52 @@ static void kernels_refresh(struct serve *s)
         k->state = state_name(ck->state);
         k->last_ms = ck->s.datagrams && ck->last_dgram_ms >= s->t0
                          ? ck->last_dgram_ms - s->t0 : 0;
-        k->lost = ck->s.lost_records;
-        k->dropped = sp_stream_drops(&ck->s);
+        k->lost = s->tot[i].lost_records + ck->s.lost_records;
+        k->dropped = s->tot[i].drops + sp_stream_drops(&ck->s);
+        k->covered_ms = s->tot[i].covered_ms;
+        if (ck->state == SP_COLLECT_STREAMING && (!s->o.sample || s->which[i]))
+            k->covered_ms += tool_mono_ms() - ck->start_ms;
+        else if (!s->o.sample && ck->end_ms > ck->start_ms && ck->start_ms)
+            k->covered_ms += ck->end_ms - ck->start_ms;
         if (s->checked[i] >= 0)         /* a build-id mismatch keeps its own note */
             snprintf(k->note, sizeof k->note, "%s", ck->note);
     }
+}
+
+/* --sample K --period P: the last round's kernels stopped (they end
+ * their streams themselves after P; a late one is stopped) and their
+ * streams added to their totals, then the next K started for P. A kernel
+ * given up on is not asked again. */
+static int serve_round(struct serve *s)
+{
+    struct sp_collect *c = &s->c;
+    if (s->round > 0) {
+        sp_collect_stop(c, SERVE_STOP_WAIT_MS);
+        for (unsigned i = 0; i < c->n; i++)
+            if (s->which[i]) {
+                uint64_t ms = c->k[i].end_ms > c->k[i].start_ms
+                                  ? c->k[i].end_ms - c->k[i].start_ms : 0;
+                sp_fleet_add(&s->tot[i], &c->k[i], ms < s->o.period_ms ? ms : s->o.period_ms);
+            }
+    }
+    sp_fleet_pick(s->round++, s->o.sample, c->n, s->which);
+    for (unsigned i = 0; i < c->n; i++) {
+        s->which[i] = s->which[i] && (c->k[i].state == SP_COLLECT_IDLE ||
+                                      c->k[i].state == SP_COLLECT_ENDED);
+        if (s->which[i])
+            sp_collect_rearm(c, i);
+    }
+    s->round_ms = tool_mono_ms();
+    return sp_collect_start_some(c, s->o.period_ms, "all", s->which);
+}
+
+/* The round is over: every kernel of it ended, or its period and the
+ * stop's wait have passed. */
+static bool round_over(const struct serve *s)
+{
+    uint64_t t = tool_mono_ms() - s->round_ms;
+    return t >= s->o.period_ms && (!sp_collect_active(&s->c) ||
+                                   t >= s->o.period_ms + SERVE_SILENT_MS);
 }
 
 static int collect_open(struct serve *s, const uint8_t *const *keys)
@@ -297,6 +358,8 @@ static int collect_open(struct serve *s, const uint8_t *const *keys)
         k->map = s->nm.kmap[i];
     }
     kernels_refresh(s);
+    if (s->o.sample)
+        return serve_round(s);
     /* Streams until stopped (window 0); a kernel that cannot start one
      * fails serve, as it fails record and top. */
     return sp_collect_start(&s->c, 0, "all");
@@ -324,6 +387,8 @@ static int run(struct serve *s)
             wait = SERVE_TICK_MS;
         poll(p, 2, wait);
         if (sp_collect_poll(&s->c, 0) < 0)
+            return EXIT_USAGE;
+        if (s->o.sample && round_over(s) && serve_round(s) != 0)
             return EXIT_USAGE;
         sv_hist_advance(s->st.h, serve_now(s));
         kernels_refresh(s);
@@ -360,9 +425,9 @@ int sv_serve_main(int argc, char **argv)
     static const uint8_t *kp[MAX_KERNELS];
     if (keys_load(&s.o, keys, kp))
         return EXIT_USAGE;
-    sp_profile_init(&s.nm.p);
+    sp_elfset_init(&s.nm);
     for (unsigned k = 0; k < s.o.nhosts && rc == 0; k++)
-        if (namer_add(&s.nm, k, s.o.elfs[s.o.nelfs == 1 ? 0 : k]))
+        if (sp_elfset_add(&s.nm, k, s.o.elfs[s.o.nelfs == 1 ? 0 : k], prog))
             rc = EXIT_USAGE;
     struct timeval tv;
     gettimeofday(&tv, NULL);
@@ -402,8 +467,6 @@ int sv_serve_main(int argc, char **argv)
         sp_collect_close(&s.c);
     sv_http_stop(s.http);
     sv_hist_free(s.st.h);
-    for (unsigned i = 0; i < s.nm.p.nmaps; i++)
-        sp_elf_close(s.nm.elfs[i]);
-    sp_profile_free(&s.nm.p);
+    sp_elfset_free(&s.nm);
     return rc;
 }
