@@ -28,6 +28,11 @@ usage: fake_stream_kernel.py --port P --build-id HEX --frames A,B,... [options]
                    " samples=", and one with another build id. None may
                    change what the host counts.
 
+`profile off stream ...` streams off-CPU intervals instead (META source
+"sched"): each record pid 7 (burn) waiting 1 ms on the wait queue
+burn-q, woken by pid 9 (burn-waker, in the META) whose chain is the
+record's first frame: flags weight and PSTR_REC_OFF (0x08), kind 1.
+
 Records are made on the fake's clock: CPU c's record i is due at i / hz
 seconds after the start, so a stream of MS ms holds exactly
 cpus * hz * MS / 1000 of them. Prints "ready PORT" once listening, and on
@@ -47,9 +52,14 @@ END_STOPPED, END_TIMEOUT, END_ELAPSED = 1, 2, 3
 USH_MAGIC = 0x4E4F5348
 
 
+REC_WEIGHT, REC_OFF = 0x02, 0x08
+KIND_OFFCPU, WHY_WAITQ = 1, 2
+OFF_NS = 1000000                      # each off-CPU interval: 1 ms
+
+
 class Stream:
-    def __init__(self, k, dest, ms):
-        self.k, self.dest, self.ms = k, dest, ms
+    def __init__(self, k, dest, ms, off=False):
+        self.k, self.dest, self.ms, self.off = k, dest, ms, off
         self.id = random.getrandbits(32) | 1
         self.seq = 0
         self.sent = [0] * k.a.cpus           # records numbered per CPU
@@ -103,22 +113,33 @@ class Stream:
 
     def meta(self):
         a = self.k.a
-        src = b"tick 100Hz"
+        src = b"sched" if self.off else b"tick 100Hz"
         p = a.build_id.encode() + bytes([len(src)]) + src
         p += struct.pack(">IIIH", 0xffffffff, self.ms, 10000000, a.cpus)
         p += struct.pack(">IB", 7, 4) + b"burn" + struct.pack(">IB", 0, 4) + b"idle"
-        self.send(self.hdr(META, 0, p, 2))
+        p += struct.pack(">IB", 9, 10) + b"burn-waker"
+        self.send(self.hdr(META, 0, p, 3))
+
+    def record(self, frames):
+        """One record: a CPU sample, or (off) an interval with why, name,
+        waker and the waker's chain, as uapi/profile_stream.h lays it out."""
+        fr = b"".join(struct.pack(">Q", f) for f in frames)
+        if not self.off:
+            return struct.pack(">IBBH", 7, len(frames), 1, 0) + fr
+        name = b"burn-q"
+        return (struct.pack(">IBBBB", 7, len(frames), REC_WEIGHT | REC_OFF, KIND_OFFCPU, 0) +
+                struct.pack(">Q", OFF_NS) + struct.pack(">BBBBi", WHY_WAITQ, len(name), 1, 0, 9) +
+                name + fr + struct.pack(">Q", frames[0]))
 
     def batch(self, cpu, upto):
         a = self.k.a
         frames = a.frames
         while self.sent[cpu] < upto:
             first = self.sent[cpu]
-            n = min(upto - first, 16)
+            n = min(upto - first, 7 if self.off else 16)
             recs = b""
             for _ in range(n):
-                recs += struct.pack(">IBBH", 7, len(frames), 1, 0)
-                recs += b"".join(struct.pack(">Q", f) for f in frames)
+                recs += self.record(frames)
             p = struct.pack(">III", first, a.drops if first else 0, a.drops) + recs
             self.send(self.hdr(BATCH, cpu, p, n))
             self.sent[cpu] += n
@@ -183,6 +204,9 @@ class Kernel:
 
     def command(self, cmd, frm):
         w = cmd.split()
+        off = w[1:3] == ["off", "stream"]
+        if off:
+            w = w[:1] + w[2:]
         s = self.stream
         busy = s is not None and s.stop_reason is None
         peer = s is not None and tuple(frm) == tuple(s.dest)
@@ -192,7 +216,7 @@ class Kernel:
             if busy:
                 return "profile: busy (streaming %s)\n" % name
             ms = int(w[3]) if len(w) > 3 else 0
-            self.stream = Stream(self, (frm[0], int(w[2])), ms)
+            self.stream = Stream(self, (frm[0], int(w[2])), ms, off)
             threading.Thread(target=self.stream.run, daemon=True).start()
             if tuple(frm) != tuple(self.stream.dest):
                 return "profile: streaming to %s:%s (fake), once a keep-alive from there " \
