@@ -14,6 +14,8 @@ Also: -l on a non-loopback address without --public is refused; and
 kernels whose streams do not start (nothing on the port, busy with
 another collector's stream) leave serve running with the others, shown
 failed with why, and one that comes up streams after a retry.
+With -k, a keyed fake (authenticated shell, tagged stream) streams
+through serve and is marked authenticated; the open one is marked open.
 
 usage: tests/tools/check_serve_http.py   (ends "N passed, N failed")
 SONDE_PROF=PATH runs another build of sonde-prof (one under ASan, say)."""
@@ -206,6 +208,34 @@ def check_retry(tmp, procs, frames):
           f'kernel 127.0.0.1:{down_port} streams now' in said, said[:600])
 
 
+def check_keyed(tmp, procs, frames):
+    """serve -k: a keyed kernel (the fake speaking the authenticated
+    shell and tagging its stream) streams through it, marked authenticated."""
+    key = os.path.join(tmp, 'ushkey')
+    with open(key, 'w') as f:
+        f.write(os.urandom(32).hex() + '\n')
+    kport = free_port(socket.SOCK_DGRAM)
+    procs.append(start_fake(tmp, 'fake-keyed', kport, frames, ('--key', key)))
+    sv, err, port = start_serve(tmp, 'serve-keyed.err', ['-k', key, f'127.0.0.1:{kport}'])
+    procs.append(sv)
+    check('serve -k starts with a keyed kernel', port is not None)
+    if port is None:
+        return
+    k = kernels(port)[0]
+    check('the keyed kernel streams, marked authenticated',
+          k['state'] == 'streaming' and k['authenticated'] is True, str(k))
+
+    def samples():
+        st, body = get(port, b'/api/flame')
+        return json.loads(body)['samples'] if st == 200 else -1
+    check('its tagged stream is counted', wait_for(lambda: samples() > 0, 2), str(samples()))
+    sv.terminate()
+    check('serve -k: SIGTERM, exit 0', sv.wait(10) == 0)
+    err.seek(0)
+    said = err.read()
+    check('serve -k said nothing on stderr (no refused datagram)', said == '', said[:300])
+
+
 def main():
     r = subprocess.run(['make', '-s', '-C', ROOT, 'build/x86_64/kernel.elf',
                         'build/host/sonde-prof'])
@@ -253,6 +283,7 @@ def main():
                   r.returncode == 2 and says in r.stderr, f'rc {r.returncode}: {r.stderr.strip()}')
 
         check_retry(tmp, procs, frames)
+        check_keyed(tmp, procs, frames)
 
         serve_err = open(os.path.join(tmp, 'serve.err'), 'w+')
         sv = subprocess.Popen([PROF, 'serve', '-l', '127.0.0.1:0', '-e', ELF,
@@ -266,6 +297,9 @@ def main():
             return 1
         port = int(m.group(1))
         check('GET /api/status: 200', alive(port))
+        k = kernels(port)[0]
+        check('the open kernel is marked open (not authenticated)',
+              k['authenticated'] is False and k['state'] == 'streaming', str(k))
         time.sleep(0.5)             # serve's clock past the ranges below
 
         cases = [
