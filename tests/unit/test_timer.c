@@ -1,4 +1,4 @@
-/* tests/unit/test_timer_prompt.c: timer_tick_prompt (kernel/timer.h), the
+/* tests/unit/test_timer.c: timer_tick_prompt (kernel/timer.h), the
  * rule by which a tick ends its vCPU's turn (arch/x86_64/trap.c), and why
  * it is that rule: against a model of QEMU 7.2's -icount round robin
  * (docs/qemu-icount.md), vCPU 0 always busy, vCPU 1 idle with a task of
