@@ -100,23 +100,15 @@ static void finish_switch(struct cpu *c)
  * (bench_switch). A task's frames never leave its stack, so a record
  * that fails the walk's test ends the chain (st_walk_within). The first
  * record is arch_switch's own, pushed by the scheduler's switch: its
- * return address (into schedule) is taken as it is, and the walk starts
- * at the record it points to. Inline, as is everything under
+ * return address is into schedule. Inline, as is everything under
  * sched_off_switch: each call there cost ~10 guest instructions of a
  * budget of 150. */
 static inline __attribute__((always_inline)) unsigned sched_off_chain(const struct task *t,
                                                                        uintptr_t *out)
 {
-    uintptr_t lo = (uintptr_t)t->stack, top = lo + TASK_STACK_SIZE - FRAME_RECORD;
-    uintptr_t sp = t->saved_rsp, fp = sp + arch_saved_fp_off;
-    if (sp < lo || fp > top)
-        return 0;
-    const uintptr_t *rec = (const uintptr_t *)fp;
-    out[0] = rec[1];
-    fp = rec[0];
-    if (fp <= (uintptr_t)rec || fp > top || (fp & 7))
-        return 1;
-    return (unsigned)(st_walk_within(fp, top, out + 1, out + PROF_FRAMES, st_text_now()) - out);
+    uintptr_t lo = (uintptr_t)t->stack;
+    return st_walk_within(lo, lo + TASK_STACK_SIZE - FRAME_RECORD,
+                          t->saved_rsp + arch_saved_fp_off, out, PROF_FRAMES, st_text_now());
 }
 
 /* The same for the window's sweep, of a task that may still be on its
@@ -175,9 +167,13 @@ static inline __attribute__((always_inline)) void sched_off_preempted(struct tas
  * saved context is whole: it was switched out on this CPU (tasks never
  * migrate), and that switch finished before this one began; on_cpu is
  * set after us. The clock is the raw counter: what a record weighs is
- * converted when it is written, by one multiply. */
-static __attribute__((noinline, cold)) void sched_off_switch(struct task *cur,
-                                                            struct task *next)
+ * converted when it is written, by one multiply. Inline into schedule,
+ * its one caller, out of the way of its common path (prof_off_on's
+ * branch is predicted not taken): as a call, the call and the registers
+ * it saved cost every switch of a window ~14 guest instructions, and
+ * schedule has saved them already. */
+static inline __attribute__((always_inline)) void sched_off_switch(struct task *cur,
+                                                                   struct task *next)
 {
     prof_off_acquire();
     uint64_t t = prof_off_clip(cycles_now_inline()), w;
