@@ -277,6 +277,8 @@ def main():
                            (['127.0.0.1'], 'no kernel ELF'),
                            (['--max-stacks', '5', '-e', ELF, '127.0.0.1'], '16-1048576'),
                            (['--id', '3', '-e', ELF, '127.0.0.1'], '--id needs -k'),
+                           (['--retry', '500ms', '-e', ELF, '127.0.0.1'],
+                            '--retry 500ms out of range (1000 ms to 3600 s'),
                            (['-l', 'nowhere', '-e', ELF, '127.0.0.1'], 'want ADDR:PORT')):
             r = subprocess.run([PROF, 'serve'] + args, capture_output=True, text=True, timeout=10)
             check(f'serve {" ".join(a for a in args if a != ELF)}: exit 2, says {says!r}',

@@ -10,7 +10,8 @@
  * A kernel that stops answering is given up on by the collector after
  * SERVE_SILENT_MS and shown stopped, with the time of its last datagram;
  * the others go on, and the history stays served after every kernel has
- * stopped, until SIGINT or SIGTERM.
+ * stopped, until SIGINT or SIGTERM. A kernel whose stream does not start
+ * is shown failed, with why, and asked again every --retry (serve_retry).
  *
  * Serve layer: prefix sv_. */
 #define _GNU_SOURCE
