@@ -60,7 +60,8 @@ stage unit 400 scripts/unit.sh bash scripts/unit.sh
 # most of it building the targets.
 FUZZ_SECONDS=${FUZZ_SECONDS:-3} stage fuzz 300 scripts/fuzz.sh bash scripts/fuzz.sh
 stage tools 300 tests/tools/check_sonde_prof.sh bash tests/tools/check_sonde_prof.sh
-# sonde-prof serve against malformed HTTP requests, a fake kernel on loopback: about 4 s.
+# sonde-prof serve against malformed HTTP requests, kernels that cannot stream (retried)
+# and a keyed one (-k), fake kernels on loopback: about 5 s.
 stage serve-http 60 tests/tools/check_serve_http.py python3 tests/tools/check_serve_http.py
 # record -d over 2 s against fake kernels on loopback: about 30 s.
 stage stream-tools 120 tests/tools/check_stream_record.sh bash tests/tools/check_stream_record.sh

@@ -76,7 +76,8 @@
       tr.className = k.state;
       const ago = k.last_ms === null ? '' : ` (${((st.now_ms - k.last_ms) / 1000).toFixed(1)} s ago)`;
       const cells = [
-        k.name, k.state, k.last_ms === null ? 'none yet' : clock(k.last_ms) + ago,
+        // A kernel whose stream did not start says why, not only in a tooltip.
+        k.name, k.state === 'failed' && k.note ? `failed: ${k.note}` : k.state, k.last_ms === null ? 'none yet' : clock(k.last_ms) + ago,
         k.authenticated ? 'authenticated (HMAC key)' : 'open (no key)',
         k.source || '', lastRate(k), fmtNum(k.lost + k.dropped),
       ];

@@ -598,6 +598,32 @@ TEST(no_kernel_is_given_up_on_while_a_backlog_is_read)
     free(c.k);
 }
 
+/* While kernels start (a retry beside running streams: serve), the
+ * running streams' datagrams are taken at once; only those of ids not
+ * known yet wait for the start's answers. */
+TEST(while_kernels_start_running_streams_are_taken_at_once)
+{
+    struct sp_collect c;
+    struct got g = { { 0 } };
+    two_kernels(&c, &g, stderr);
+    c.k[1].state = SP_COLLECT_IDLE;         /* being started again */
+    c.pending_max = 4;
+    c.pending = calloc(c.pending_max, sizeof *c.pending);
+    c.starting = true;
+    struct sockaddr_in s1 = addr("127.0.0.1", 40001), s2 = addr("127.0.0.1", 40002);
+    struct dg a = batch(ID, 0, 0, 0, 3, 0), m = meta(0x55555555u, 0, BID);
+    sp_collect_datagram(&c, &s1, a.b, a.len, 10);
+    sp_collect_datagram(&c, &s2, m.b, m.len, 10);
+    CHECK_EQ(g.n[0], 3);
+    CHECK_EQ(c.k[0].s.records, 3);
+    CHECK_EQ(c.npending, 1);                /* the new stream's META waits */
+    CHECK_EQ(c.foreign, 0);
+    free(c.pending);
+    for (unsigned i = 0; i < 2; i++)
+        sp_stream_free(&c.k[i].s);
+    free(c.k);
+}
+
 TEST(an_end_nobody_here_asked_for_is_said)
 {
     struct sp_collect c;

@@ -17,6 +17,7 @@ void sp_agg_init(struct sp_agg *a)
 void sp_agg_free(struct sp_agg *a)
 {
     free(a->tab);
+    free(a->idx);
     memset(a, 0, sizeof *a);
 }
 
@@ -63,27 +64,29 @@ static void as_record(const struct sp_agg_chain *c, struct pstr_record *r)
     memcpy(r->wframes, c->wframes, sizeof r->wframes);
 }
 
-static void put(struct sp_agg_chain *tab, size_t cap, const struct sp_agg_chain *c)
+static size_t hash_of(const struct sp_agg_chain *c)
 {
     struct pstr_record r;
     as_record(c, &r);
-    size_t i = off_hash(chain_hash(c->pid, c->cpu, c->kind, c->depth, c->frames), &r) &
-               (cap - 1);
-    while (tab[i].count)
-        i = (i + 1) & (cap - 1);
-    tab[i] = *c;
+    return off_hash(chain_hash(c->pid, c->cpu, c->kind, c->depth, c->frames), &r);
 }
 
+/* The index twice as large, every chain in it again. The chains stay
+ * where they are: a chain is ~200 bytes and a slot 4, so a thousand
+ * kernels' tables cost their chains and little more. */
 static void grow(struct sp_agg *a)
 {
-    size_t cap = a->cap ? a->cap * 2 : 1024;
-    struct sp_agg_chain *tab = sp_xcalloc(cap, sizeof *tab);
-    for (size_t i = 0; i < a->cap; i++)
-        if (a->tab[i].count)
-            put(tab, cap, &a->tab[i]);
-    free(a->tab);
-    a->tab = tab;
-    a->cap = cap;
+    size_t icap = a->icap ? a->icap * 2 : 64;
+    uint32_t *idx = sp_xcalloc(icap, sizeof *idx);
+    for (size_t n = 0; n < a->n; n++) {
+        size_t i = hash_of(&a->tab[n]) & (icap - 1);
+        while (idx[i])
+            i = (i + 1) & (icap - 1);
+        idx[i] = (uint32_t)n + 1;
+    }
+    free(a->idx);
+    a->idx = idx;
+    a->icap = icap;
 }
 
 uint64_t sp_agg_objects_q16(const struct pstr_record *r)
@@ -121,19 +124,23 @@ void sp_agg_add_n(struct sp_agg *a, uint16_t cpu, const struct pstr_record *r,
 {
     if (!count || (r->kind == PSTR_KIND_OFFCPU && !r->why))
         return;
-    if ((a->n + 1) * 2 > a->cap)    /* keep the table half empty */
+    if ((a->n + 1) * 2 > a->icap)   /* keep the index half empty */
         grow(a);
     size_t i = off_hash(chain_hash(r->pid, cpu, r->kind, r->depth, r->frames), r) &
-               (a->cap - 1);
-    for (; a->tab[i].count; i = (i + 1) & (a->cap - 1))
-        if (same(&a->tab[i], r->pid, cpu, r)) {
-            a->tab[i].count = sat_add(a->tab[i].count, count);
-            a->tab[i].weight = sat_add(a->tab[i].weight, weight);
-            a->tab[i].objects_q16 = sat_add(a->tab[i].objects_q16,
-                                            agg_objects_q16(r, count, weight));
+               (a->icap - 1);
+    for (; a->idx[i]; i = (i + 1) & (a->icap - 1)) {
+        struct sp_agg_chain *c = &a->tab[a->idx[i] - 1];
+        if (same(c, r->pid, cpu, r)) {
+            c->count = sat_add(c->count, count);
+            c->weight = sat_add(c->weight, weight);
+            c->objects_q16 = sat_add(c->objects_q16, agg_objects_q16(r, count, weight));
             return;
         }
-    struct sp_agg_chain *c = &a->tab[i];
+    }
+    a->tab = sp_grow(a->tab, &a->cap, a->n + 1, sizeof *a->tab);
+    a->idx[i] = (uint32_t)a->n + 1;
+    struct sp_agg_chain *c = &a->tab[a->n];
+    memset(c, 0, sizeof *c);
     c->count = count;
     c->weight = weight;
     c->objects_q16 = agg_objects_q16(r, count, weight);
@@ -220,7 +227,7 @@ char *sp_agg_raw_drops(const struct sp_agg *a, const struct sp_stream *s, unsign
     unsigned cpus = 0;
     uint64_t records = 0;
     memset(has, 0, sizeof has);
-    for (size_t i = 0; i < a->cap; i++) {
+    for (size_t i = 0; i < a->n; i++) {
         if (!a->tab[i].count || a->tab[i].kind != kind)
             continue;
         records += a->tab[i].count;
@@ -235,7 +242,7 @@ char *sp_agg_raw_drops(const struct sp_agg *a, const struct sp_stream *s, unsign
     if (kind != PRAW_KIND_CPU)
         fprintf(f, " kind=%s", praw_kind_name(kind));
     fputc('\n', f);
-    for (size_t i = 0; i < a->cap; i++) {
+    for (size_t i = 0; i < a->n; i++) {
         const struct sp_agg_chain *c = &a->tab[i];
         if (!c->count || c->kind != kind)
             continue;

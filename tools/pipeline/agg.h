@@ -28,8 +28,10 @@ struct sp_agg_chain {
 };
 
 struct sp_agg {
-    struct sp_agg_chain *tab;     /* open addressing; count 0: empty */
-    size_t cap, n;
+    struct sp_agg_chain *tab;     /* the chains, tab[0 .. n), in order of arrival */
+    size_t cap, n;                /* tab's room; chains */
+    uint32_t *idx;                /* open addressing over tab: i + 1, 0 empty */
+    size_t icap;
 };
 
 void sp_agg_init(struct sp_agg *a);

@@ -239,13 +239,14 @@ int sp_collect_start_some(struct sp_collect *c, unsigned ms, const char *who, co
             rcs[i] = USHC_EXIT_REFUSED;
         }
         k->state = SP_COLLECT_FAILED;
+        sp_collect_note_failed(k, rcs[i], texts[i]);
         if (rcs[i] == USHC_EXIT_PROTO || worst == USHC_EXIT_OK)
             worst = rcs[i];
     }
     sp_collect_index(c);            /* the ids are known now */
     /* One kernel that cannot stream fails the record, as one that cannot
      * answer `profile` does: the others' streams end now, not by timeout. */
-    if (worst != USHC_EXIT_OK) {
+    if (worst != USHC_EXIT_OK && !c->o.keep_going) {
         sp_collect_stop_some(c, run);
         for (unsigned i = 0; i < c->n; i++)
             if (run[i])
@@ -371,6 +372,18 @@ static bool verified(const struct sp_collect *c, struct sp_collect_kernel *k,
     return true;
 }
 
+/* Whether a stream with this id is being taken: while kernels start
+ * (sp_collect_start_some), a running stream's datagrams go on being taken,
+ * and only those of ids not known yet wait. */
+static bool taken_now(const struct sp_collect *c, uint32_t id)
+{
+    size_t cursor = 0;
+    for (int i; (i = sp_collect_next_by_id(c, id, &cursor)) >= 0;)
+        if (c->k[i].state == SP_COLLECT_STREAMING || c->k[i].state == SP_COLLECT_ENDED)
+            return true;
+    return false;
+}
+
 void sp_collect_datagram(struct sp_collect *c, const struct sockaddr_in *from,
                     const void *d, size_t len, uint64_t now_ms)
 {
@@ -379,7 +392,7 @@ void sp_collect_datagram(struct sp_collect *c, const struct sockaddr_in *from,
         c->foreign++;
         return;
     }
-    if (c->starting) {
+    if (c->starting && !taken_now(c, h.stream)) {
         if (c->npending >= c->pending_max) {
             c->foreign++;
             return;
