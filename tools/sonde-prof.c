@@ -136,8 +136,9 @@ static void usage(FILE *f)
         "  --heap         the heap in use now (`profile heap raw`), not a window:\n"
         "                 pprof's inuse_objects and inuse_space (the default),\n"
         "                 folded and svg in bytes (docs/profiling.md)\n"
-        "  --allocs       what was allocated during the window (`profile allocs`,\n"
-        "                 -d up to %d ms): alloc_objects and alloc_space\n"
+        "  --allocs       what was allocated during the window (`profile allocs`;\n"
+        "                 -d over %d ms: streamed, `profile allocs stream`):\n"
+        "                 alloc_objects and alloc_space\n"
         "  --off          where tasks waited off their CPUs (`profile off`): pprof's\n"
         "                 off_cpu/nanoseconds, each chain's reason as its leaf frame\n"
         "                 ([waitq NAME], [sleep], [runnable], ...) and its waker as\n"
@@ -479,7 +480,7 @@ static int fleet_args_bad(const struct opts *o, bool heap)
     bool stream = !heap && o->ms > SP_RECORD_MS_MAX;
     if ((o->sample || o->period_ms || o->stats) && !stream) {
         fprintf(stderr, "%s: --sample, --period and --stats are a stream's: give -d over "
-                "%u ms, without --heap or --allocs\n", prog, SP_RECORD_MS_MAX);
+                "%u ms, without --heap\n", prog, SP_RECORD_MS_MAX);
         return 1;
     }
     if (!o->sample != !o->period_ms) {
@@ -581,14 +582,9 @@ static int parse_record_args(int argc, char **argv, struct opts *o)
         return die_usage("--wall is two profiles (CPU and off-CPU): -r does not apply", NULL);
     if (heap && o->pid_given)
         return die_usage("--heap is every task's blocks in use: -p does not apply", NULL);
-    if (allocs && o->ms > SP_RECORD_MS_MAX) {
-        fprintf(stderr, "%s: --allocs -d %u out of range (1-%u ms: one `profile allocs` "
-                "window)\n", prog, o->ms, SP_RECORD_MS_MAX);
-        return EXIT_USAGE;
-    }
     o->what = heap ? SP_RECORD_HEAP : allocs ? SP_RECORD_ALLOCS
             : off || o->wall ? SP_RECORD_OFF : SP_RECORD_CPU;
-    if (fleet_args_bad(o, heap || allocs))
+    if (fleet_args_bad(o, heap))
         return EXIT_USAGE;
     if (heap)
         o->ms = 0;              /* no window: only the slack to wait */
@@ -681,8 +677,10 @@ static int stream_inputs(struct sp_collect *c, struct stream_rec *sr, struct sp_
     for (unsigned i = 0; i < c->n; i++) {
         struct sp_collect_kernel *k = &c->k[i];
         /* Off-CPU time as its own raw profile; a wall stream's CPU
-         * samples as another, the same kernel's (texts[MAX_INPUTS + i]). */
-        unsigned kind = o->what == SP_RECORD_OFF ? PRAW_KIND_OFFCPU : PRAW_KIND_CPU;
+         * samples as another, the same kernel's (texts[MAX_INPUTS + i]);
+         * an allocs stream's heap samples as a `profile allocs` window's. */
+        unsigned kind = o->what == SP_RECORD_OFF      ? PRAW_KIND_OFFCPU
+                      : o->what == SP_RECORD_ALLOCS ? PRAW_KIND_HEAP : PRAW_KIND_CPU;
         texts[i] = sp_agg_raw_drops(&sr->agg[i], &k->s, kind,
                                     (uint32_t)t[i].covered_ms, t[i].drops, &lens[i]);
         if (!texts[i]) {
@@ -751,7 +749,8 @@ static int record_stream(const struct opts *o, const uint8_t *const *keys, struc
         .prog = prog, .err = stderr, .key = keys ? keys[0] : NULL, .keys = keys,
         .shell_timeout_ms = (uint64_t)(o->slack_s * 1000),
         .silent_ms = STREAM_SILENT_MS,
-        .what = o->wall ? "wall" : o->what == SP_RECORD_OFF ? "off" : NULL,
+        .what = o->wall ? "wall" : o->what == SP_RECORD_OFF ? "off"
+              : o->what == SP_RECORD_ALLOCS ? "allocs" : NULL,
     };
     for (unsigned i = 0; i < o->ninputs; i++)
         sp_agg_init(&sr.agg[i]);

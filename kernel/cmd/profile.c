@@ -22,7 +22,7 @@
 #include "net/udpshell.h"
 #include "uapi/profile_stream.h"
 
-#define STREAM_USAGE "profile [off|wall] stream <port> [ms|0] [pid|all]"
+#define STREAM_USAGE "profile [off|wall|allocs] stream <port> [ms|0] [pid|all]"
 
 /* ---- the stream's subcommands ----------------------------------------- */
 
@@ -144,7 +144,7 @@ void cmd_profile_udp_sink(struct prof_sink *sk, uint32_t ip, uint16_t port)
 /* `net`'s line for the stream, registered at the first stream. */
 static struct net_app_stats cmd_stream_net = { prof_stream_print_net, 0 };
 
-/* argv[1] is "stream"; what: PROF_STREAM_CPU, _OFF or both. */
+/* argv[1] is "stream"; what: PROF_STREAM_CPU, _OFF, both, or _HEAP. */
 static int cmd_stream_start(int argc, char **argv, unsigned what, struct printer *p)
 {
     uint16_t port;
@@ -166,6 +166,11 @@ static int cmd_stream_start(int argc, char **argv, unsigned what, struct printer
         stats_registered = true;
     }
     return rc;
+}
+
+int cmd_profile_stream_start(int argc, char **argv, unsigned what, struct printer *p)
+{
+    return cmd_stream_start(argc, argv, what, p);
 }
 
 static int cmd_stream_keepalive(int argc, char **argv, struct printer *p)
@@ -419,7 +424,7 @@ static int cmd_profile(int argc, char **argv, struct printer *p)
 }
 
 SHELL_COMMAND(profile, "profile", CMD_PROFILE_USAGE "  sample; the hottest chains, or every chain folded or raw"
-              " (also: profile [off|wall] stream <port> [ms|0] [pid|all], stop, keepalive <id>, status;"
+              " (also: profile [off|wall|allocs] stream <port> [ms|0] [pid|all], stop, keepalive <id>, status;"
               " profile heap [chains|folded|raw], profile heap rate <bytes>|off,"
               " profile allocs [ms] [pid|all] [chains|folded|raw];"
               " profile off|wall [ms] [pid|all] [chains|folded|raw], profile latency [ms])",

@@ -25,6 +25,7 @@
 #include "kernel/timer.h"
 #include "lib/printf.h"
 #include "mm/heap.h"
+#include "mm/heapprof.h"
 
 #define PROF_QUIESCE_MS 50      /* Stop's bound on waiting out samplers */
 #define PROF_START_WAIT_MS 1000 /* Start's, for one Stop left behind */
@@ -427,15 +428,39 @@ int prof_session_stream_begin(int pid, unsigned drain_ms, bool *pmu, struct prin
     return prof_session_stream_begin_what(pid, drain_ms, PROF_STREAM_CPU, pmu, p);
 }
 
+/* A heap stream: the allocator's samples alone (a CPU sample's weight is
+ * not bytes: one profile, one kind), and only while heap profiling is on.
+ * True, or false with the reason said. */
+static bool prof_heap_stream_ok(unsigned what, struct printer *p)
+{
+    if (what != PROF_STREAM_HEAP) {
+        pr_puts(p, "profile: a heap stream carries the allocator's samples alone\n");
+        return false;
+    }
+    if (!heapprof_rate) {
+        pr_printf(p, "profile: heap profiling is off; turn it on with profile heap rate "
+                  "<bytes> (%u-%u)\n", HEAPPROF_RATE_MIN, HEAPPROF_RATE_MAX);
+        return false;
+    }
+    return true;
+}
+
 int prof_session_stream_begin_what(int pid, unsigned drain_ms, unsigned what, bool *pmu,
                                    struct printer *p)
 {
+    if ((what & PROF_STREAM_HEAP) && !prof_heap_stream_ok(what, p))
+        return PROF_EINVAL;
     if (prof_claim(p) != PROF_OK)
         return PROF_EBUSY;
     bool cpu = what & PROF_STREAM_CPU, off = what & PROF_STREAM_OFF;
     *pmu = cpu && pmu_probe();
     unsigned hz = (cpu ? prof_rate_hz(*pmu) : 0) + (off ? PROF_OFF_STREAM_RATE : 0);
     uint32_t want = prof_ring_records_for(4 * drain_ms, hz);
+    /* The allocator's samples come at its own pace, as in a window: the
+     * window's rings, which a stream drains far more often than a window
+     * of PROF_WINDOW_MAX fills them. */
+    if ((what & PROF_STREAM_HEAP) && want < PROF_ALLOCS_RECS)
+        want = PROF_ALLOCS_RECS;
     int rc = prof_ring_grow(want < PROF_STREAM_MIN_RECS ? PROF_STREAM_MIN_RECS : want, p);
     if (rc != PROF_OK) {
         prof_give();
@@ -449,7 +474,8 @@ int prof_session_stream_begin_what(int pid, unsigned drain_ms, unsigned what, bo
     if (off)
         prof_off_begin(cycles_now(), time_ns_mult());
     prof_start(pid, *pmu, (cpu ? PROF_GATE_CPU : 0) |
-                          (off ? PROF_GATE_KIND(PROF_KIND_OFFCPU) : 0));
+                          (off ? PROF_GATE_KIND(PROF_KIND_OFFCPU) : 0) |
+                          (what & PROF_STREAM_HEAP ? PROF_GATE_KIND(PROF_KIND_HEAP) : 0));
     return PROF_OK;
 }
 

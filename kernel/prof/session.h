@@ -87,8 +87,10 @@ int prof_session_stream_begin(int pid, unsigned drain_ms, bool *pmu, struct prin
 /* The same for what a stream records: PROF_STREAM_CPU (the samples, as
  * prof_session_stream_begin), PROF_STREAM_OFF (off-CPU time: an off-CPU
  * window with no end until the stream's, kernel/prof/offcpu.h), or both
- * (the wall-clock view's two halves). *pmu: false without the CPU's. */
-enum { PROF_STREAM_CPU = 1, PROF_STREAM_OFF = 2 };
+ * (the wall-clock view's two halves), or PROF_STREAM_HEAP alone (the
+ * allocator's samples, as a `profile allocs` window with no end: refused,
+ * said, while heap profiling is off). *pmu: false without the CPU's. */
+enum { PROF_STREAM_CPU = 1, PROF_STREAM_OFF = 2, PROF_STREAM_HEAP = 4 };
 int prof_session_stream_begin_what(int pid, unsigned drain_ms, unsigned what, bool *pmu,
                                    struct printer *p);
 /* Close the gate and wait out the samplers: after it no ring grows. An

@@ -47,6 +47,7 @@
 #include "kernel/timer.h"
 #include "lib/printf.h"
 #include "lib/string.h"
+#include "mm/heapprof.h"
 #include "uapi/profile_stream.h"
 
 /* How often the task looks at the rings while they fill fast: half the
@@ -99,7 +100,7 @@ static struct {
     struct prof_sink sink;          /* where the datagrams go */
     int pid;
     bool pmu;
-    unsigned what;                  /* PROF_STREAM_CPU | PROF_STREAM_OFF */
+    unsigned what;                  /* PROF_STREAM_CPU | _OFF, or _HEAP */
     unsigned ncpus;
     uint16_t cpus[MAX_CPUS];        /* the CPUs streaming, ncpus of them */
     uint64_t start_ns;
@@ -179,6 +180,22 @@ static void prof_stream_task_one(struct task *t, void *arg)
     stream.ntasks++;
 }
 
+/* The META's source, as the windowed run's raw header says it: off-CPU
+ * records alone come from the scheduler; heap records from the
+ * allocator, at the rate now ("heap allocs rate R", uapi/profile_raw.h:
+ * the reader's pprof period; each record's weight was scaled at the rate
+ * of its own sample); with CPU samples, the samples' source. */
+static void prof_stream_source(char *buf, size_t cap)
+{
+    if (stream.what & PROF_STREAM_CPU)
+        strlcpy(buf, pmu_source_name(), cap);
+    else if (stream.what & PROF_STREAM_HEAP)
+        fmt_snprintf(buf, cap, "heap allocs rate %u",
+                     (unsigned)__atomic_load_n(&heapprof_rate, __ATOMIC_RELAXED));
+    else
+        strlcpy(buf, "sched", cap);
+}
+
 static void prof_stream_send_meta(void)
 {
     struct pstr_meta m = {
@@ -188,10 +205,7 @@ static void prof_stream_send_meta(void)
         .cpus = (uint16_t)stream.ncpus,
     };
     strlcpy(m.build_id, build_id(), sizeof m.build_id);
-    /* Off-CPU records alone come from the scheduler, as `profile off`'s
-     * raw header says; with CPU samples, the samples' source. */
-    strlcpy(m.source, stream.what & PROF_STREAM_CPU ? pmu_source_name() : "sched",
-            sizeof m.source);
+    prof_stream_source(m.source, sizeof m.source);
     stream.ntasks = 0;
     task_for_each(prof_stream_task_one, NULL);
     pstr_begin(&stream.w, PSTR_META, 0, stream.id, stream.seq, time_ns());
@@ -620,8 +634,11 @@ int prof_stream_start_what(const struct prof_sink *sink, uint32_t ms, int pid, u
     pr_puts(p, "profile: streaming ");
     if (peer)
         pr_printf(p, "id 0x%08x ", id);
+    char heap[40];
+    fmt_snprintf(heap, sizeof heap, "heap allocs rate %u", (unsigned)heapprof_rate);
     pr_printf(p, "to %s (%s%s, %u cpus)%s\n", sink->sk_name,
-              what & PROF_STREAM_CPU ? pmu_source_name() : "off-CPU",
+              what & PROF_STREAM_CPU ? pmu_source_name()
+              : what & PROF_STREAM_HEAP ? heap : "off-CPU",
               what == (PROF_STREAM_CPU | PROF_STREAM_OFF) ? " and off-CPU" : "", ncpus,
               peer ? "" : ", once a keep-alive from there confirms it");
     return 0;

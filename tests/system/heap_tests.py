@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Sonde heap profiling system tests: `heaptest`'s known allocation sites
-measured by `profile heap` and `profile allocs`, an injected leak, and four
-CPUs allocating at a high sampling rate (docs/profiling.md).
+measured by `profile heap`, `profile allocs` and `profile allocs stream`,
+an injected leak, and four CPUs allocating at a high sampling rate
+(docs/profiling.md).
 
 usage: python3 tests/system/heap_tests.py [--arch x86_64|arm64] [--list] [NAME...]
 
@@ -242,6 +243,88 @@ def t_pprof(ctx):
     rows, out = pprof_top(ctx, "alloc_space", allocs)
     check(max(rows, key=rows.get) == "heaptest_site_c", "alloc_space top:\n%s" % out)
     within("pprof alloc_space of site C", rows["heaptest_site_c"], 64 * MIB)
+
+
+STATUS_END = re.compile(r"ended \(length reached\): (\d+) records in \d+ datagrams, (\d+) dropped, "
+                        r"(\d+) send failures")
+STATS = re.compile(r"^total streams 1 covered_ms (\d+) records (\d+) lost_records (\d+) "
+                   r"lost_dgrams \d+ dups \d+ drops (\d+) refused 0$", re.M)
+
+
+def wait_cmd(m, line, pattern, what, secs=30):
+    """Run line on the serial shell until its answer matches pattern: the match."""
+    deadline = time.monotonic() + secs
+    while True:
+        out = m.cmd(line)
+        g = re.search(pattern, out)
+        if g:
+            return g
+        check(time.monotonic() < deadline, "%s: %s never said %r: %r" % (what, line, pattern, out))
+        time.sleep(0.1)
+
+
+@test("heap_allocs_stream")
+def t_allocs_stream(ctx):
+    """`profile allocs stream` from a live kernel into `sonde-prof record
+    --allocs -d 4s` (over 2 s: streamed): C's 64 MiB in 256-byte objects,
+    allocated wholly inside the stream (it starts once the stream runs and
+    ends while it still does), within 10% in the folded bytes (rate 16384:
+    sd 1.6%) and first in pprof's alloc_space; the kernel's records sent
+    are the collector's received plus those lost on the wire, its drops
+    the collector's, and the allocator took at least every record sent or
+    dropped."""
+    m = ctx.m
+    elf = ARCHES[ARCH[0]]["kernel"]
+    ok(m, "profile heap rate 16384", "at rate 16384 bytes")
+    samples0 = mem(m)[5]
+    folded, stats, raw = (os.path.join(ctx.tmp, n) for n in ("s.folded", "s.stats", "s.raw"))
+    rec = subprocess.Popen([PROF, "record", "--allocs", "-d", "4s", "--stats", stats, "-r", raw,
+                            "-e", elf, "-o", folded, m.target],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_cmd(m, "profile status", r"profile: streaming .*last keep-alive", "the stream", 20)
+        ok(m, "heaptest churn 0", "heaptest: churn pid")
+        wait_cmd(m, "heaptest status", r"churn done in \d+ ms", "the churn", 20)
+        running = m.cmd("profile status")
+        check("profile: streaming" in running,
+              "the stream ended before the churn did: the window cannot hold it all: %r" % running)
+        _, err = rec.communicate(timeout=60)
+    finally:
+        if rec.poll() is None:
+            rec.kill()
+            rec.communicate()
+    check(rec.returncode == 0, "record --allocs -d 4s: exit %d: %s" % (rec.returncode, err))
+    end = STATUS_END.search(m.cmd("profile status"))
+    check(end, "the kernel's account of the stream not understood: %r" % m.cmd("profile status"))
+    sent, dropped, failed = (int(x) for x in end.groups())
+    st = STATS.search(open(stats).read())
+    check(st, "--stats: %r" % open(stats).read())
+    covered, got, lost, drops = (int(x) for x in st.groups())
+    print("    kernel: %d records sent, %d dropped, %d send failures; collector: %d received, "
+          "%d lost on the wire, %d drops, %d ms covered" % (sent, dropped, failed, got, lost,
+                                                           drops, covered))
+    check(sent == got + lost, "the kernel sent %d records, the collector got %d and counted %d "
+          "lost" % (sent, got, lost))
+    check(dropped == drops, "the kernel dropped %d, the collector counted %d" % (dropped, drops))
+    samples1 = mem(m)[5]
+    check(samples1 - samples0 >= sent + dropped,
+          "the allocator took %d samples, fewer than the %d records sent and %d dropped"
+          % (samples1 - samples0, sent, dropped))
+    c = sum(int(l.rsplit(" ", 1)[1]) for l in open(folded)
+            if l.rsplit(" ", 1)[0].endswith(";heaptest_site_c"))
+    print("    site C: %d bytes estimated from the stream, %d allocated" % (c, 64 * MIB))
+    within("streamed folded bytes of site C", c, 64 * MIB)
+    head = open(raw).readline()
+    check(re.match(r"# sonde raw build-id=[0-9a-f]+ source=heap allocs rate 16384 samples=%d "
+                   r"dropped=%d cpus=\d+ ms=\d+ kind=heap$" % (got, drops), head),
+          "raw header: %r" % head)
+    pb = os.path.join(ctx.tmp, "s.pb.gz")
+    r = subprocess.run([PROF, "report", "-i", raw, "-e", elf, "-o", pb],
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0, "report -i %s: %s" % (raw, r.stderr))
+    rows, out = pprof_top(ctx, "alloc_space", pb)
+    check(max(rows, key=rows.get) == "heaptest_site_c", "streamed alloc_space top:\n%s" % out)
+    within("streamed pprof alloc_space of site C", rows["heaptest_site_c"], 64 * MIB)
 
 
 def diff(ctx, *args):

@@ -236,6 +236,39 @@ def check_keyed(tmp, procs, frames):
     check('serve -k said nothing on stderr (no refused datagram)', said == '', said[:300])
 
 
+def check_kind_off(tmp, procs, frames):
+    """serve --kind off: every kernel is asked for `profile off stream`;
+    its intervals are the offcpu kind, the reason the leaf; a kind serve
+    does not know is refused by name."""
+    r = subprocess.run([PROF, 'serve', '--kind', 'bogus', '-e', ELF, '127.0.0.1:1'],
+                       capture_output=True, text=True, timeout=10)
+    check('serve --kind bogus: exit 2, the kinds named',
+          r.returncode == 2 and 'cpu, off or wall' in r.stderr, r.stderr)
+    kport = free_port(socket.SOCK_DGRAM)
+    procs.append(start_fake(tmp, 'fake-off', kport, frames))
+    sv, err, port = start_serve(tmp, 'serve-off.err', ['--kind', 'off', f'127.0.0.1:{kport}'])
+    procs.append(sv)
+    check('serve --kind off starts', port is not None)
+    if port is None:
+        return
+
+    def flame():
+        st, body = get(port, b'/api/flame?kind=offcpu')
+        return json.loads(body) if st == 200 else {}
+    check('its intervals are the offcpu kind',
+          wait_for(lambda: flame().get('samples', 0) > 0, 3), str(flame())[:300])
+    st, body = get(port, b'/api/status')
+    kinds = json.loads(body)['kinds'] if st == 200 else []
+    check('status lists the offcpu kind alone (the page shows the first)', kinds == ['offcpu'],
+          str(kinds))
+    check('the reason is a frame', '[waitq burn-q]' in json.dumps(flame()))
+    st, body = get(port, b'/api/flame')
+    check('no CPU samples were asked for', st == 200 and json.loads(body)['samples'] == 0,
+          body[:200])
+    sv.terminate()
+    check('serve --kind off: SIGTERM, exit 0', sv.wait(10) == 0)
+
+
 def main():
     r = subprocess.run(['make', '-s', '-C', ROOT, 'build/x86_64/kernel.elf',
                         'build/host/sonde-prof'])
@@ -286,6 +319,7 @@ def main():
 
         check_retry(tmp, procs, frames)
         check_keyed(tmp, procs, frames)
+        check_kind_off(tmp, procs, frames)
 
         serve_err = open(os.path.join(tmp, 'serve.err'), 'w+')
         sv = subprocess.Popen([PROF, 'serve', '-l', '127.0.0.1:0', '-e', ELF,

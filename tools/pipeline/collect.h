@@ -125,7 +125,8 @@ struct sp_collect_opts {
     uint64_t shell_timeout_ms;      /* start and stop: silence before giving up */
     uint64_t silent_ms;             /* streaming: no datagram this long, given up */
     const char *what;               /* NULL or "": CPU samples (`profile stream`);
-                                       "off" or "wall": `profile off|wall stream` */
+                                       "off", "wall" or "allocs": `profile
+                                       off|wall|allocs stream` */
     bool keep_going;                /* a kernel that cannot start its stream is
                                        left FAILED (its note says why) and the
                                        others stream on; else they are stopped */

@@ -231,9 +231,12 @@ static json_t *kernel_json(const struct sv_state *st, unsigned i)
 
 static void get_status(const struct sv_state *st, struct sv_reply *out)
 {
+    /* The kinds that have records (the page shows the first), CPU alone
+     * before any has. */
     json_t *kinds = json_array();
+    unsigned seen = sv_hist_kinds(st->h) ? sv_hist_kinds(st->h) : 1u << PRAW_KIND_CPU;
     for (unsigned k = 0; k <= PRAW_KIND_MAX; k++)
-        if (sv_hist_kinds(st->h) & 1u << k || k == PRAW_KIND_CPU)
+        if (seen & 1u << k)
             json_array_append_new(kinds, json_string(praw_kind_name(k)));
     json_t *kernels = json_array();
     for (unsigned i = 0; i < st->n; i++)

@@ -24,6 +24,10 @@ static void add_kernel(const struct sv_state *st, const struct sv_hist_sel *sel,
         r.depth = key->depth;
         r.kind = key->kind;
         r.size = key->size;         /* heap: the chain's objects, weight / size */
+        const char *name;
+        if (sv_hist_reason(st->h, key->reason, &r.why, &name))
+            snprintf(r.name, sizeof r.name, "%s", name);
+        r.waker = PSTR_WAKER_NONE;
         memcpy(r.frames, key->frames, sizeof r.frames);
         sp_agg_add_n(&a, key->cpu, &r, sel->counts[i], sel->weights[i]);
     }

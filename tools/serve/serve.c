@@ -76,6 +76,9 @@ static void usage(FILE *f)
         "  --retry P       a kernel whose stream does not start (down, busy, not\n"
         "                  answering) is shown so and asked again every P (1 s to\n"
         "                  1 h, default 10 s); with --sample, at its next turn\n"
+        "  --kind K        what every kernel streams: cpu (default: `profile\n"
+        "                  stream`), off (`profile off stream`: where tasks wait)\n"
+        "                  or wall (`profile wall stream`)\n"
         "The first line on stdout is the page's address, once it listens.\n",
         SERVE_DEFAULT_LISTEN, SV_HIST_STACKS_MIN, SV_HIST_STACKS_MAX, SV_HIST_STACKS_DEFAULT);
 }
@@ -89,6 +92,8 @@ struct serve_opts {
     unsigned max_stacks;
     unsigned sample, period_ms;     /* --sample K --period P: K kernels at a time */
     unsigned retry_ms;              /* --retry P */
+    const char *what;               /* --kind: the stream's kind, as the
+                                       collector's `what` ("" CPU samples) */
 };
 
 static int bad_usage(const char *what, const char *arg)
@@ -116,6 +121,22 @@ static int parse_period(const char *opt, const char *arg, unsigned min_ms, unsig
     return 0;
 }
 
+/* --kind: which stream every kernel is asked for (one profile at a time
+ * runs in a kernel). */
+static int parse_kind(const char *arg, const char **what)
+{
+    static const char *const kinds[][2] = {
+        { "cpu", "" }, { "off", "off" }, { "wall", "wall" },
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strcmp(arg, kinds[i][0]) == 0) {
+            *what = kinds[i][1];
+            return 0;
+        }
+    fprintf(stderr, "%s: --kind %s: not a kind (cpu, off or wall)\n", prog, arg);
+    return -1;
+}
+
 static int parse_args(int argc, char **argv, struct serve_opts *o)
 {
     static const struct option longopts[] = {
@@ -125,6 +146,7 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
         { "sample", required_argument, NULL, 'K' },
         { "period", required_argument, NULL, 'T' },
         { "retry", required_argument, NULL, 'R' },
+        { "kind", required_argument, NULL, 'W' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -161,6 +183,10 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
             break;
         case 'R':
             if (parse_period("--retry", optarg, 1000, 3600, &o->retry_ms))
+                return EXIT_USAGE;
+            break;
+        case 'W':
+            if (parse_kind(optarg, &o->what))
                 return EXIT_USAGE;
             break;
         case 'h': usage(stdout); exit(EXIT_OK);
@@ -368,6 +394,7 @@ static int collect_open(struct serve *s, const uint8_t *const *keys)
         .shell_timeout_ms = SERVE_SHELL_TIMEOUT_MS,
         .silent_ms = SERVE_SILENT_MS,
         .keep_going = true,
+        .what = s->o.what,
     };
     if (sp_collect_open(&s->c, &po, s->o.hosts, s->o.nhosts, on_record, s))
         return EXIT_USAGE;
