@@ -176,15 +176,22 @@ static inline __attribute__((always_inline)) void sched_off_switch(struct task *
                                                                    struct task *next)
 {
     prof_off_acquire();
-    uint64_t t = prof_off_clip(cycles_now_inline()), w;
-    if (!cur->is_idle && cur->state != TASK_DEAD)
+    uint64_t t = prof_off_clip_end(cycles_now_inline()), w;
+    /* A task that exited is switched out as blocked, for nothing: it is
+     * never switched in again and the window's sweep skips it (cheaper
+     * than a test on every switch). */
+    if (__builtin_expect(!cur->is_idle, 1))
         prof_off_out(&cur->off, cur->state == TASK_RUNNABLE, t);
-    if (next->is_idle || !next->ran)
-        return;
-    if (!prof_off_in_preempted(&next->off, t, &w))
+    /* The common case is tested first: a task preempted in this window
+     * is neither idle (idle is never switched out: its generation stays
+     * 0, no window's) nor new (a task that never ran was never switched
+     * out as preempted), so those two tests belong to the rest. */
+    if (prof_off_in_preempted(&next->off, t, &w)) {
+        if (w)
+            sched_off_preempted(next, w);
+    } else if (!next->is_idle && next->ran) {
         sched_off_in(next, t);
-    else if (w)
-        sched_off_preempted(next, w);
+    }
 }
 
 /* t, on c, is woken: by whoever runs here (in an interrupt, the task it

@@ -140,12 +140,26 @@ struct prof_off_owed {
  * instructions of a budget of 150. */
 #define PROF_OFF_INLINE static inline __attribute__((always_inline))
 
-/* now, clipped to the window: the time every step below takes. */
+/* now, clipped to the window at both ends: the wake's time. */
 PROF_OFF_INLINE uint64_t prof_off_clip(uint64_t t)
 {
     uint64_t t1 = __atomic_load_n(&prof_off_win.ow_t1, __ATOMIC_RELAXED);
     if (t < prof_off_win.ow_t0)
         t = prof_off_win.ow_t0;
+    return t > t1 ? t1 : t;
+}
+
+/* now, clipped to the window's end only: the switch's clock, for its two
+ * halves. Its lower clip is moot there, so it is left out (a load, a
+ * compare and a select on every switch): the switch reads the counter
+ * after the gate's acquire (prof_off_acquire), so after prof_off_begin
+ * took t0 from the same machine-wide counter (the TSC, arm64's system
+ * counter); a time it stamps is never before t0 (but for skew between
+ * CPUs' counters, nanoseconds where there is any). What began before
+ * the window is a stale task's (prof_off_stale), counted from t0. */
+PROF_OFF_INLINE uint64_t prof_off_clip_end(uint64_t t)
+{
+    uint64_t t1 = __atomic_load_n(&prof_off_win.ow_t1, __ATOMIC_RELAXED);
     return t > t1 ? t1 : t;
 }
 
@@ -177,22 +191,28 @@ PROF_OFF_INLINE void prof_off_start(struct prof_off *o, uint8_t phase, uint64_t 
 }
 
 /* Switch-out of a task that was running (true: preempted or yielded) or
- * waiting (its of_wait_why), at t (prof_off_clip's: the switch clips its
- * clock once for its two halves). Only what its switch-in reads is
+ * waiting (its of_wait_why), at t (prof_off_clip_end's: the switch clips
+ * its clock once for its two halves). Only what its switch-in reads is
  * stored: a preempted task is never charged as blocked (its switch-out
  * is its wake), so its name, waker and the waker's chain are not read. */
 PROF_OFF_INLINE void prof_off_out(struct prof_off *o, bool running, uint64_t t)
 {
     uint32_t gen = prof_off_win.ow_gen;
     o->of_out = o->of_wake = t;
-    if (o->of_gen == gen && o->of_phase == PROF_OFF_WOKEN_EARLY) {
-        /* Woken before it was gone: never blocked, runnable from here,
-         * and the waker it already has. */
-        o->of_phase = PROF_OFF_RUNNABLE;
-        return;
+    /* Laid out for the common switch-out, of a task preempted (or that
+     * yielded) after it ran in this window: its generation is already
+     * the window's. Each jump out of line and back costs an instruction. */
+    if (__builtin_expect(o->of_gen == gen, 1)) {
+        if (__builtin_expect(o->of_phase == PROF_OFF_WOKEN_EARLY, 0)) {
+            /* Woken before it was gone: never blocked, runnable from
+             * here, and the waker it already has. */
+            o->of_phase = PROF_OFF_RUNNABLE;
+            return;
+        }
+    } else {
+        o->of_gen = gen;
     }
-    o->of_gen = gen;
-    if (running) {
+    if (__builtin_expect(running, 1)) {
         o->of_phase = PROF_OFF_RUNNABLE;
         o->of_why = PROF_WHY_PREEMPTED;
         return;
@@ -204,7 +224,7 @@ PROF_OFF_INLINE void prof_off_out(struct prof_off *o, bool running, uint64_t t)
     o->of_wdepth = 0;
 }
 
-/* Switch-in at t (prof_off_clip's): what is owed into d, and how many
+/* Switch-in at t (prof_off_clip_end's): what is owed into d, and how many
  * records it makes (0..PROF_OFF_RECS). Out of line: the switch path
  * takes prof_off_in_preempted first. */
 unsigned prof_off_in(struct prof_off *o, uint64_t t, struct prof_off_owed *d);
@@ -216,8 +236,12 @@ unsigned prof_off_in(struct prof_off *o, uint64_t t, struct prof_off_owed *d);
  * changed, for every other: prof_off_in's. */
 PROF_OFF_INLINE bool prof_off_in_preempted(struct prof_off *o, uint64_t t, uint64_t *w)
 {
-    if (__builtin_expect(o->of_gen != prof_off_win.ow_gen || o->of_phase != PROF_OFF_RUNNABLE ||
-                         o->of_why != PROF_WHY_PREEMPTED, 0))
+    /* Phase and reason side by side, tested as one half-word (GCC
+     * merges the two byte loads; as two tests, arm64 took five
+     * instructions). */
+    if (__builtin_expect(o->of_gen != prof_off_win.ow_gen ||
+                         (o->of_phase | o->of_why << 8) != (PROF_OFF_RUNNABLE |
+                                                            PROF_WHY_PREEMPTED << 8), 0))
         return false;
     o->of_phase = PROF_OFF_ON;
     *w = prof_off_ns(o->of_out, t);

@@ -108,9 +108,12 @@ module.exports = {
       [header.replace(/ samples=\d+ /, ` samples=${sum} `), ...kept].join('\n') + '\n');
     sh(env, 'build/host/sonde-prof', ['diff', path.join(env.dir, 'base.raw'), raw, '-e',
       'build/x86_64/kernel.elf', '-o', path.join(env.dir, 'diff.html')], 60);
-    // The same chains as an off-CPU profile: each sample 1.5 ms off the CPU.
+    // The same chains as an off-CPU profile: each sample 1.5 ms off the
+    // CPU, preempted (a reason with no waker, so the chain stays the same).
     fs.writeFileSync(path.join(env.dir, 'off.raw'), [header + ' kind=offcpu',
-      ...chains.map((l) => l.replace(/^(\d+)/, (c) => `${c}:${c * 1500000}`))].join('\n') + '\n');
+      ...chains.map((l) => l.replace(/^(\d+) (\d+) (\S+) (\d+) /,
+        (all, c, pid, task, cpu) => `${c}:${c * 1500000} ${pid} ${task} ${cpu} why=preempted `))]
+      .join('\n') + '\n');
     report(env, [path.join(env.dir, 'off.raw')], path.join(env.dir, 'off.html'));
     // No samples at all.
     fs.writeFileSync(path.join(env.dir, 'empty.raw'), header.replace(/ samples=\d+ /, ' samples=0 ') +

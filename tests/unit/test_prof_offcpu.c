@@ -21,13 +21,14 @@ static struct prof_record recs[PROF_OFF_RECS];
 #define NS_1 (1ull << 32)
 
 /* The scheduler's steps (kernel/sched.c, sched_off_*), as it takes them
- * around the inline state machine: the switch clips its clock once; a
- * wake that names its waker gets the waker's chain written into the
- * task; the switch-in and the window's end put their records into slots
- * whose first holds the task's chain, walked there before. */
+ * around the inline state machine: the switch clips its clock once, to
+ * the window's end (prof_off_clip_end); a wake that names its waker gets
+ * the waker's chain written into the task; the switch-in and the
+ * window's end put their records into slots whose first holds the
+ * task's chain, walked there before. */
 static void switch_out(struct prof_off *o, bool running, uint64_t now)
 {
-    prof_off_out(o, running, prof_off_clip(now));
+    prof_off_out(o, running, prof_off_clip_end(now));
 }
 
 static void wake(struct prof_off *o, bool on_cpu, uint64_t now, int waker,
@@ -66,7 +67,7 @@ static unsigned switch_in(struct prof_off *o, int pid, uint64_t now, const uintp
                    unsigned depth)
 {
     struct prof_off_owed d;
-    unsigned n = prof_off_in(o, prof_off_clip(now), &d);
+    unsigned n = prof_off_in(o, prof_off_clip_end(now), &d);
     return n ? put(o, &d, n, pid, ch, depth) : 0;
 }
 
@@ -192,7 +193,7 @@ TEST(off_preempted_fast_case_agrees)
     CHECK_EQ(w, 1);
     CHECK_EQ(o.of_gen, 0);
     switch_out(&o, true, 5000);
-    CHECK(prof_off_in_preempted(&o, prof_off_clip(7000), &w));
+    CHECK(prof_off_in_preempted(&o, prof_off_clip_end(7000), &w));
     CHECK_EQ(w, 2000);
     CHECK_EQ(o.of_phase, PROF_OFF_ON);
     CHECK(!prof_off_in_preempted(&o, 7500, &w));        /* on its CPU: nothing */
@@ -206,7 +207,7 @@ TEST(off_preempted_fast_case_agrees)
     /* Preempted, but clipped at the window's end: nothing past it. */
     switch_out(&o, true, 10000);
     prof_off_end(10400);
-    CHECK(prof_off_in_preempted(&o, prof_off_clip(12000), &w));
+    CHECK(prof_off_in_preempted(&o, prof_off_clip_end(12000), &w));
     CHECK_EQ(w, 400);
 }
 
@@ -364,7 +365,7 @@ TEST(off_records_wrap_the_ring_together)
     prof_off_wait(&o, PROF_WHY_WAITQ, "virtio-rx");
     switch_out(&o, false, 2000);
     wake(&o, false, 3000, 9, wchain, 2);
-    unsigned n = prof_off_in(&o, prof_off_clip(3100), &d);
+    unsigned n = prof_off_in(&o, prof_off_clip_end(3100), &d);
     CHECK_EQ(n, 3);
     fake_cpu = 2;
     prof_ring_open(PROF_ALL, PROF_GATE_KIND(PROF_KIND_OFFCPU), false);
@@ -407,7 +408,7 @@ static void ring_in(struct prof_off *o, int pid, uint64_t now, const uintptr_t *
                     unsigned depth)
 {
     struct prof_off_owed d;
-    unsigned n = prof_off_in(o, prof_off_clip(now), &d);
+    unsigned n = prof_off_in(o, prof_off_clip_end(now), &d);
     if (n)
         CHECK(ring_put(o, &d, n, pid, ch, depth));
 }
