@@ -46,7 +46,7 @@ netload_SRC       := uapi/netload.c
 sonde-switch_DIRS := switch common
 # fleet-gen: simulated kernels for the collector's benchmarks (bench/fleet.py)
 fleet-gen_DIRS    := fleet
-fleet-gen_SRC     := uapi/profile_stream.c uapi/udpshell.c
+fleet-gen_SRC     := uapi/profile_stream.c uapi/profile_stream_tag.c uapi/udpshell.c lib/sha256.c
 # sonde-prof: pprof's schema compiled at build time from Debian's copy
 # (golang-github-google-pprof-dev), never copied into the tree; libdw names;
 # ncurses draws `top`; libmicrohttpd and jansson serve `serve`'s page and API.
@@ -85,6 +85,8 @@ $(PROTOGEN)/profile.pb-c.c: $(PPROF_PROTO)
 $(PROTOGEN)/profile.pb-c.h: $(PROTOGEN)/profile.pb-c.c
 $(HOSTOBJ)/tools/pipeline/pprof.o: HOSTCFLAGS += -I$(PROTOGEN)
 $(HOSTOBJ)/tools/pipeline/pprof.o: $(PROTOGEN)/profile.pb-c.h
+$(HOSTOBJ)/tools/pipeline/pprof_read.o: HOSTCFLAGS += -I$(PROTOGEN)
+$(HOSTOBJ)/tools/pipeline/pprof_read.o: $(PROTOGEN)/profile.pb-c.h
 $(HOSTOBJ)/$(PROTOGEN)/profile.pb-c.o: HOSTCFLAGS += -I$(PROTOGEN)
 
 # The web pages' assets (tools/pipeline/web_assets.h). web/package-lock.json

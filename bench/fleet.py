@@ -18,14 +18,17 @@ The last line printed is exactly
 
   fleet: N kernels, S s, SENT records sent, GOT records ingested, LOST lost (accounted LA), R records/s
 
-SENT the records the generator put in batches, GOT those in sonde-prof's
+SENT the records the generator put in batches (fewer than the rate asks
+when it cannot keep up: it then says so, and makes no burst), GOT those in sonde-prof's
 output (the sum of its folded counts), LOST those in batches the
 generator lost on purpose (--loss), LA what sonde-prof accounted as lost
 on the wire, R GOT per second of the window. The exit status is 0 when
 GOT + LOST == SENT and LA == LOST, each kernel's own sums agree as well,
 and the copies (--dup) sonde-prof counted are the generator's; 1
 otherwise, with what disagreed on stderr; 2 on a usage error.
---json FILE writes the figures (and sonde-prof's CPU time) for bench/run.py.
+--json FILE writes the figures (and sonde-prof's CPU time and peak memory)
+for bench/collector.py. FLEET_PROF_WRAP, when set, is a command line put
+before sonde-prof's (e.g. "valgrind --tool=callgrind") to profile it.
 """
 import argparse
 import json
@@ -129,7 +132,7 @@ def main():
         gen.kill()
         sys.exit("fleet: fleet-gen did not start: %r" % ready)
     hosts = ["127.0.0.1:%s" % port for port in ready[1:]]
-    cmd = [PROF, "record", "-d", "%ds" % a.seconds, "-e", a.elf, "-o", out, "--per-kernel",
+    cmd = os.environ.get("FLEET_PROF_WRAP", "").split() + [PROF, "record", "-d", "%ds" % a.seconds, "-e", a.elf, "-o", out, "--per-kernel",
            "--stats", stats]
     if a.sample:
         cmd += ["--sample", str(a.sample), "--period", a.period]
@@ -141,6 +144,7 @@ def main():
     gen.stdin.close()
     lines = gen.stdout.read().splitlines()
     gen.wait()
+    gen_ru = resource.getrusage(resource.RUSAGE_CHILDREN)
     sys.stderr.write(rec.stderr)
     if rec.returncode != 0:
         sys.exit("fleet: sonde-prof record exited %d" % rec.returncode)
@@ -156,10 +160,10 @@ def main():
     for name, s in sent.items():
         g, x = got.get(name, 0), acc.get(name, {})
         if g + s["lost_records"] != s["records"] or x.get("lost_records") != s["lost_records"] \
-                or x.get("dups") != s["dups"] + 2 * s["streams"] or x.get("lost_dgrams") != s["lost_dgrams"] \
+                or x.get("dups") != s["dups"] or x.get("lost_dgrams") != s["lost_dgrams"] \
                 or x.get("end_missing"):
             bad.append("%s: sent %d, got %d, lost %d (accounted %s records, %s datagrams "
-                       "of %d, %s copies of %d + 2 per END%s)" % (
+                       "of %d, %s copies of %d%s)" % (
                            name, s["records"], g, s["lost_records"], x.get("lost_records"),
                            x.get("lost_dgrams"), s["lost_dgrams"], x.get("dups"), s["dups"],
                            ", its END never came" if x.get("end_missing") else ""))
@@ -167,6 +171,9 @@ def main():
     LA = acc["total"]["lost_records"]
     for b in bad[:10]:
         print("fleet: %s" % b, file=sys.stderr)
+    if total.get("unmade"):
+        print("fleet: the generator fell behind its rate: %d records never made (not sent, "
+              "not counted)" % total["unmade"], file=sys.stderr)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if a.json:
         with open(a.json, "w") as f:
@@ -174,7 +181,10 @@ def main():
                        "cpus": a.cpus, "sent": SENT, "got": GOT, "lost": LOST,
                        "accounted": LA, "wall_s": wall, "children_cpu_s": cpu,
                        "maxrss_kb": after.ru_maxrss,
+                       "gen_cpu_s": (gen_ru.ru_utime - after.ru_utime) +
+                                    (gen_ru.ru_stime - after.ru_stime),
                        "concurrent_max": total.get("concurrent_max", 0),
+                       "unmade": total.get("unmade", 0),
                        "covered_ms": {k: v["covered_ms"] for k, v in acc.items()},
                        "gen_stream_ms": {k: v["stream_ms"] for k, v in sent.items()},
                        "gen_streams": {k: v["streams"] for k, v in sent.items()},

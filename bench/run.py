@@ -2,8 +2,9 @@
 """make bench: the profiler's figures, measured side by side in one run,
 every boot under -icount shift=0 (guest time tied to instructions: one
 guest instruction is one nanosecond, and repeatable), written to
-docs/bench.md; then the network section (bench/netload.py) and the
-profile stream's (bench/stream.py).
+docs/bench.md; then the network section (bench/netload.py), the
+profile stream's (bench/stream.py) and the others', the collector's at
+fleet scale last (bench/collector.py).
 
 Three boots at -smp 1: x86-64 (the tick: QEMU's TCG gives x86 no PMU),
 arm64 with the PMU's pseudo-NMI (~1 kHz) and arm64 with pmu=off (the
@@ -170,7 +171,8 @@ def main():
     print(text)
     # The network and stream sections append themselves after this one.
     rc = 0
-    for part in ("bench/netload.py", "bench/stream.py", "bench/offcpu.py", "bench/heap.py"):
+    for part in ("bench/netload.py", "bench/stream.py", "bench/offcpu.py", "bench/heap.py",
+                 "bench/collector.py"):
         part = os.path.join(ROOT, part)
         if os.path.exists(part):
             rc |= subprocess.call([sys.executable, part])

@@ -17,6 +17,12 @@ struct cpu {
     unsigned index;
     uint32_t hw_id;                /* interrupt controller's id: LAPIC id
                                       (x86), MPIDR affinity (arm64) */
+    /* Heap profiling's countdown (mm/heapprof.h): bytes this CPU may
+     * still allocate before the next sample, INT64_MAX while sampling is
+     * off. Here, at a fixed offset, so kmalloc reaches it through the
+     * per-CPU register (hal/cpu.h, cpu_heap_countdown). Touched under the
+     * heap's lock only. */
+    int64_t heap_left;
     struct task *current;
     struct task *idle;
     volatile uint64_t ticks;       /* timer ticks taken on this CPU */
@@ -36,6 +42,8 @@ struct cpu {
 };
 
 _Static_assert(__builtin_offsetof(struct cpu, irq_sp) == 8, "entry code reads irq_sp at 8");
+_Static_assert(__builtin_offsetof(struct cpu, heap_left) == CPU_OFF_HEAP_LEFT,
+               "cpu_heap_countdown (arch/<arch>/cpu_inline.h) counts down there");
 
 extern struct cpu cpus[MAX_CPUS];
 struct cpu *this_cpu(void);

@@ -93,72 +93,125 @@ static void finish_switch(struct cpu *c)
 /* ---- off-CPU recording (kernel/prof/offcpu.h), out of the way ---- */
 
 /* The chain of a task switched out, from its saved context, as bt reads
- * it (kernel/backtrace.c): its registers are all saved (it is not on a
- * CPU), else no frames. Caller holds its CPU's run-queue lock. The walk
- * is bounded by the task's own stack, known here, rather than found in
- * the stacks' registry: the lookup was a third of a switch-in's cost
- * (bench_switch). A task's frames never leave its stack. Inline, as is
- * everything under sched_off_switch: each call there cost ~10 guest
- * instructions on a path whose budget is 150. */
-static inline __attribute__((always_inline)) unsigned sched_off_chain(struct task *t,
+ * it (kernel/backtrace.c). Caller holds its CPU's run-queue lock and
+ * knows the task is off every CPU with its registers saved. The walk is
+ * bounded by the task's own stack, known here, rather than found in the
+ * stacks' registry: the lookup was a third of a switch-in's cost
+ * (bench_switch). A task's frames never leave its stack, so a record
+ * that fails the walk's test ends the chain (st_walk_within). The first
+ * record is arch_switch's own, pushed by the scheduler's switch: its
+ * return address is into schedule. Inline, as is everything under
+ * sched_off_switch: each call there cost ~10 guest instructions of a
+ * budget of 150. */
+static inline __attribute__((always_inline)) unsigned sched_off_chain(const struct task *t,
                                                                        uintptr_t *out)
+{
+    uintptr_t lo = (uintptr_t)t->stack;
+    return st_walk_within(lo, lo + TASK_STACK_SIZE - FRAME_RECORD,
+                          t->saved_rsp + arch_saved_fp_off, out, PROF_FRAMES, st_text_now());
+}
+
+/* The same for the window's sweep, of a task that may still be on its
+ * way off another CPU: no frames until its registers are all saved. */
+static unsigned sched_off_chain_any(const struct task *t, uintptr_t *out)
 {
     if (__atomic_load_n(&t->on_cpu, __ATOMIC_ACQUIRE) || !t->ran || !t->stack)
         return 0;
-    uintptr_t lo = (uintptr_t)t->stack, hi = lo + TASK_STACK_SIZE;
-    uintptr_t sp = t->saved_rsp, fp = sp + arch_saved_fp_off;
-    if (sp < lo || sp >= hi)
-        return 0;
-    struct st_span s = { lo, hi, hi - FRAME_RECORD, STACK_TASK };
-    return st_walk_from(s, fp, sp, out, PROF_FRAMES, st_text_now());
+    return sched_off_chain(t, out);
 }
 
 /* What t is owed (n records of d) into this CPU's ring: the slots claimed
- * first, t's chain walked straight into the first, the rest filled round
- * it (kernel/prof/offcpu.h). Under t's CPU's run-queue lock. */
+ * and filled first, then t's chain walked straight into the first
+ * (kernel/prof/offcpu.h). Under t's CPU's run-queue lock. */
 static inline __attribute__((always_inline)) void sched_off_emit(struct task *t,
                                                                   const struct prof_off_owed *d,
-                                                                  unsigned n)
+                                                                  unsigned n, bool sweep)
 {
     struct prof_claim k;
     struct prof_record *r = prof_claim_n(&k, PROF_KIND_OFFCPU, t->pid, n);
     if (!r)
         return;
-    unsigned depth = sched_off_chain(t, r->pr_frames);
-    prof_off_put(&t->off, d, t->pid, depth, k.k_pc->pc_buf, k.k_head, k.k_pc->pc_cap - 1);
+    struct prof_record *copy = prof_off_put(&t->off, d, t->pid, k.k_pc->pc_buf, k.k_head,
+                                            k.k_pc->pc_cap - 1);
+    unsigned depth = sweep ? sched_off_chain_any(t, r->pr_frames) : sched_off_chain(t, r->pr_frames);
+    prof_off_put_chain(r, copy, depth);
+    prof_claim_commit(&k);
+}
+
+/* next's switch-in at t, any case but the common one (below). */
+static __attribute__((noinline)) void sched_off_in(struct task *next, uint64_t t)
+{
+    struct prof_off_owed d;
+    unsigned n = prof_off_in(&next->off, t, &d);
+    if (n)
+        sched_off_emit(next, &d, n, false);
+}
+
+/* The common switch-in, of a task preempted in this window: one record of
+ * weight w (ns), its chain walked straight into its slot. */
+static inline __attribute__((always_inline)) void sched_off_preempted(struct task *t,
+                                                                       uint64_t w)
+{
+    struct prof_claim k;
+    struct prof_record *r = prof_claim_n(&k, PROF_KIND_OFFCPU, t->pid, 1);
+    if (!r)
+        return;
+    /* Filled before the walk, its depth after: nothing but the walk's own
+     * values is live across its loop. */
+    prof_off_fill(r, t->pid, PROF_WHY_PREEMPTED, NULL, -1, w, 0);
+    r->pr_depth = (uint8_t)sched_off_chain(t, r->pr_frames);
     prof_claim_commit(&k);
 }
 
 /* Switch-out of cur and switch-in of next, under c->rq_lock. next's
  * saved context is whole: it was switched out on this CPU (tasks never
- * migrate), and that switch finished before this one began. The clock
- * is the raw counter: what a record weighs is converted when it is
- * written, by one multiply. */
-static __attribute__((noinline, cold)) void sched_off_switch(struct task *cur,
-                                                            struct task *next)
+ * migrate), and that switch finished before this one began; on_cpu is
+ * set after us. The clock is the raw counter: what a record weighs is
+ * converted when it is written, by one multiply. Inline into schedule,
+ * its one caller, out of the way of its common path (prof_off_on's
+ * branch is predicted not taken): as a call, the call and the registers
+ * it saved cost every switch of a window ~14 guest instructions, and
+ * schedule has saved them already. */
+static inline __attribute__((always_inline)) void sched_off_switch(struct task *cur,
+                                                                   struct task *next)
 {
     prof_off_acquire();
-    uint64_t t = prof_off_clip(cycles_now_inline());
-    if (!cur->is_idle && cur->state != TASK_DEAD)
+    uint64_t t = prof_off_clip_end(cycles_now_inline()), w;
+    /* A task that exited is switched out as blocked, for nothing: it is
+     * never switched in again and the window's sweep skips it (cheaper
+     * than a test on every switch). */
+    if (__builtin_expect(!cur->is_idle, 1))
         prof_off_out(&cur->off, cur->state == TASK_RUNNABLE, t);
-    if (next->is_idle || !next->ran)
-        return;
-    struct prof_off_owed d;
-    unsigned n = prof_off_in(&next->off, t, &d);   /* on_cpu is set after us */
-    if (n)
-        sched_off_emit(next, &d, n);
+    /* The common case is tested first: a task preempted in this window
+     * is neither idle (idle is never switched out: its generation stays
+     * 0, no window's) nor new (a task that never ran was never switched
+     * out as preempted), so those two tests belong to the rest. */
+    if (prof_off_in_preempted(&next->off, t, &w)) {
+        if (w)
+            sched_off_preempted(next, w);
+    } else if (!next->is_idle && next->ran) {
+        sched_off_in(next, t);
+    }
 }
 
 /* t, on c, is woken: by whoever runs here (in an interrupt, the task it
  * interrupted; its chain shows the handler), whose chain goes straight
- * into t's state. Under c->rq_lock. */
+ * into t's state: walked inline from this frame (out[0] the return into
+ * task_wake), its stack found as the sampler finds it, the task's own
+ * without a lookup (st_capture_here's registry lookup was half the
+ * wake's cost). Under c->rq_lock. */
 static __attribute__((noinline, cold)) void sched_off_wake(struct cpu *c, struct task *t,
                                                           int waker, bool walk)
 {
     prof_off_acquire();
     struct prof_off *o = &t->off;
-    if (prof_off_wake(o, c->current == t, cycles_now_inline(), waker) && walk)
-        o->of_wdepth = (uint8_t)st_capture_here(o->of_wframes, PROF_FRAMES);
+    if (!prof_off_wake(o, c->current == t, cycles_now_inline(), waker) || !walk)
+        return;
+    uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
+    struct st_span s;
+    if (st_sample_stack(fp, &s, cpu_index_inline()))
+        o->of_wdepth = (uint8_t)st_walk_from(s, fp, fp, o->of_wframes, PROF_FRAMES,
+                                             st_text_now());
 }
 
 static void sched_off_sweep_one(struct task *t, void *arg)
@@ -172,7 +225,7 @@ static void sched_off_sweep_one(struct task *t, void *arg)
         struct prof_off_owed d;
         unsigned n = prof_off_finish(&t->off, t->state == TASK_SLEEPING, &d);
         if (n)
-            sched_off_emit(t, &d, n);
+            sched_off_emit(t, &d, n, true);
     }
     spin_unlock(&c->rq_lock, f);
 }

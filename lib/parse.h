@@ -13,6 +13,18 @@ bool parse_range(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
 /* Dotted quad "a.b.c.d" to a host-order u32. */
 bool parse_ipv4(const char *s, uint32_t *out);
 
+/* A hex digit's value (either case), or -1. */
+static inline int parse_hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
 /* Split line in place on spaces/tabs into at most max words; returns the
  * count, or -1 if there were more than max words. */
 int split_words(char *line, char **argv, int max);

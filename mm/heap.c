@@ -27,10 +27,14 @@
  * space.
  *
  * Heap profiling (mm/heapprof.h) rides on the same lock: the countdown
- * is per CPU and runs with interrupts off under it, a sampled block is
+ * is per CPU (struct cpu's heap_left) and runs with interrupts off under
+ * it, a sampled block is
  * marked (a slot's req[] top bit, a large block's sampled word) and kfree
  * retires it from the in-use table in the critical section that frees
- * it. The sampled path's stack walk and prof_emit take no lock.
+ * it. The sampled path's stack walk and prof_emit take no lock. The heap
+ * takes its pages unsampled (pmm_alloc): the blocks it hands out are what
+ * is sampled. Whole-page blocks others take with page_alloc are sampled
+ * here too, under this lock (heap_prof_pages).
  *
  * One spinlock protects everything. Never call kmalloc/kfree from NMI
  * context: it would deadlock against the CPU's own interrupted holder. */
@@ -173,7 +177,7 @@ static void list_push_back(struct heap_class *hc, struct slab *s)
 
 static struct slab *slab_new(unsigned cls)
 {
-    struct slab *s = page_alloc(1);
+    struct slab *s = pmm_alloc(1);
     if (!s)
         return NULL;
     s->magic = SLAB_MAGIC;
@@ -190,7 +194,8 @@ static struct slab *slab_new(unsigned cls)
     return s;
 }
 
-static void *slab_take(struct heap_class *hc, struct slab *s, size_t size)
+static inline __attribute__((always_inline)) void *slab_take(struct heap_class *hc, struct slab *s,
+                                                         size_t size)
 {
     unsigned i = s->free_head;
     /* The link lives in a free object, where a use-after-free write can
@@ -208,8 +213,9 @@ static void *slab_take(struct heap_class *hc, struct slab *s, size_t size)
 }
 
 /* Called with the lock held. NULL with *corrupt set if a free list link
- * was bad (the caller panics after dropping the lock). */
-static void *small_alloc(size_t size, void **corrupt)
+ * was bad (the caller panics after dropping the lock). Inlined, as
+ * heap_alloc is: kmalloc's whole fast path is one function. */
+static inline __attribute__((always_inline)) void *small_alloc(size_t size, void **corrupt)
 {
     unsigned cls = class_of(size ? size : 1);
     struct heap_class *hc = &classes[cls];
@@ -233,7 +239,7 @@ static void *small_alloc(size_t size, void **corrupt)
 static void *large_alloc(size_t size)
 {
     size_t npages = (size + sizeof(struct large) + PAGE_SIZE - 1) / PAGE_SIZE;
-    struct large *l = page_alloc(npages);
+    struct large *l = pmm_alloc(npages);
     if (!l)
         return NULL;
     l->magic = LARGE_MAGIC;
@@ -259,8 +265,11 @@ static void heap_mark_sampled(void *p, size_t size)
 }
 
 /* site: the return address into whoever called kmalloc or kzalloc, where
- * a sampled allocation's chain begins. */
-static void *heap_alloc(size_t size, uintptr_t site)
+ * a sampled allocation's chain begins. Inlined into both: a call between
+ * kmalloc and this would cost every allocation a frame, a call and a
+ * return (7 instructions on x86-64), more than heap profiling's own
+ * countdown. */
+static inline __attribute__((always_inline)) void *heap_alloc(size_t size, uintptr_t site)
 {
     void *p, *corrupt = NULL;
 
@@ -329,7 +338,7 @@ static enum kfree_err small_free(struct slab *s, void *ptr)
             /* One empty page per class is enough; give this one back. */
             list_remove(hc, s);
             s->magic = 0;                 /* a stale pointer now reads foreign */
-            page_free(s, 1);
+            pmm_free(s, 1);
             stats.pages--;
         } else {
             hc->nempty++;
@@ -355,7 +364,7 @@ static enum kfree_err large_free(struct large *l, void *ptr)
      * since every class's slot 0 starts at 48 or beyond, so it panics as
      * an interior pointer instead of freeing someone else's object. */
     l->magic = 0;
-    page_free(l, npages);
+    pmm_free(l, npages);
     return KF_OK;
 }
 
@@ -400,6 +409,30 @@ uint32_t heap_prof_copy(struct prof_record *out, uint32_t max, struct heapprof_s
     uint32_t n = heapprof_copy(out, max, st);
     spin_unlock(&heap_lock, f);
     return n;
+}
+
+void heap_prof_set_rate(uint32_t rate)
+{
+    unsigned long f = spin_lock(&heap_lock);
+    heapprof_set_rate(rate);
+    spin_unlock(&heap_lock, f);
+}
+
+/* A page block's address is page-aligned, and no kmalloc block's is (a
+ * header precedes each), so the two never meet in the table. */
+void heap_prof_pages(const void *va, size_t bytes, uintptr_t site)
+{
+    unsigned long f = spin_lock(&heap_lock);
+    if (heapprof_count(bytes))
+        heapprof_sample(va, bytes, site);
+    spin_unlock(&heap_lock, f);
+}
+
+void heap_prof_pages_free(const void *va)
+{
+    unsigned long f = spin_lock(&heap_lock);
+    heapprof_forget(va);
+    spin_unlock(&heap_lock, f);
 }
 
 void heap_stats(struct heap_stats *st)

@@ -21,3 +21,12 @@ struct heapprof_stats;
  * heap's lock: at most max live sampled blocks as heap records, and the
  * table's figures to st (may be NULL). Returns the records copied. */
 uint32_t heap_prof_copy(struct prof_record *out, uint32_t max, struct heapprof_stats *st);
+
+/* Heap profiling's side of the heap lock, for callers outside mm/heap.c:
+ * set the rate (heapprof_set_rate, which writes every CPU's countdown),
+ * and count down, sample and retire whole-page blocks from page_alloc and
+ * page_free (mm/pmm.c), at bytes each and from site, the return address
+ * into page_alloc's caller. */
+void heap_prof_set_rate(uint32_t rate);
+void heap_prof_pages(const void *va, size_t bytes, uintptr_t site);
+void heap_prof_pages_free(const void *va);

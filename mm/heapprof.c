@@ -14,6 +14,7 @@
  *
  * Allocator profiling: prefix heapprof_ and HEAPPROF_. */
 #include "mm/heapprof.h"
+#include "kernel/percpu.h"
 #include "kernel/prof/ring.h"
 #include "kernel/prof/sample.h"
 #include "kernel/stacktrace.h"
@@ -198,7 +199,7 @@ static bool hp_insert(const void *ptr, size_t size, uint64_t weight, int pid,
     return true;
 }
 
-void heapprof_retire(const void *ptr)
+static bool hp_remove(const void *ptr)
 {
     uint16_t *pp = hp_ready ? &hp_bucket[hp_hash((uintptr_t)ptr)] : NULL;
     for (; pp && *pp != HP_NONE; pp = &hp_blocks[*pp].hb_next) {
@@ -212,9 +213,20 @@ void heapprof_retire(const void *ptr)
         hp_free = i;
         hp_st.hs_live--;
         hp_st.hs_retired++;
-        return;
+        return true;
     }
-    hp_st.hs_missing++;
+    return false;
+}
+
+void heapprof_retire(const void *ptr)
+{
+    if (!hp_remove(ptr))
+        hp_st.hs_missing++;
+}
+
+bool heapprof_forget(const void *ptr)
+{
+    return hp_remove(ptr);
 }
 
 /* ---- sampling ---- */
@@ -249,14 +261,29 @@ bool heapprof_sample(const void *ptr, size_t size, uintptr_t site)
 {
     unsigned cpu = cpu_index();
     struct heapprof_cpu *c = &heapprof_cpus[cpu];
+    int64_t *left = &this_cpu()->heap_left;
     uint32_t rate = heapprof_rate, gen = __atomic_load_n(&heapprof_gen, __ATOMIC_RELAXED);
-    if (!c->hc_seeded)
-        hp_seed(c, cpu);
-    c->hc_left = (int64_t)heapprof_draw(&c->hc_rng, rate ? rate : HEAPPROF_RATE_DEF);
-    if (c->hc_gen != gen || rate == 0) {
-        /* A threshold of the old rate (or none yet): redrawn, not taken. */
+    if (rate == 0) {
+        /* Off: a countdown no allocations use up, so that the fast path
+         * needs no test of the rate. */
+        *left = INT64_MAX;
         c->hc_gen = gen;
         return false;
+    }
+    if (!c->hc_seeded)
+        hp_seed(c, cpu);
+    *left = (int64_t)heapprof_draw(&c->hc_rng, rate);
+    if (c->hc_gen != gen) {
+        /* A threshold of the old rate (or none yet) was crossed: it says
+         * nothing at this rate. This allocation counts against the fresh
+         * one instead, so that the first allocation after a rate change
+         * is sampled with the same chance as any other (a large block
+         * right after `profile heap rate` is not missed). */
+        c->hc_gen = gen;
+        *left -= (int64_t)size;
+        if (*left >= 0)
+            return false;
+        *left = (int64_t)heapprof_draw(&c->hc_rng, rate);
     }
     uint64_t c0 = cycles_now();
     struct prof_record r = {
@@ -284,9 +311,11 @@ void heapprof_set_rate(uint32_t rate)
     __atomic_add_fetch(&heapprof_gen, 1, __ATOMIC_RELAXED);
     __atomic_store_n(&heapprof_rate, rate, __ATOMIC_RELAXED);
     /* Each CPU notices the new generation at its next allocation: make
-     * that allocation cross at once, so the fresh threshold is drawn. */
+     * that allocation cross at once, so the fresh threshold is drawn; off,
+     * no allocation crosses. The heap lock keeps every CPU out of its
+     * countdown meanwhile (x86-64 subtracts in place, not atomically). */
     for (unsigned i = 0; i < MAX_CPUS; i++)
-        __atomic_store_n(&heapprof_cpus[i].hc_left, 0, __ATOMIC_RELAXED);
+        cpus[i].heap_left = rate ? 0 : INT64_MAX;
 }
 
 uint32_t heapprof_copy(struct prof_record *out, uint32_t max, struct heapprof_stats *st)
@@ -318,6 +347,8 @@ void heapprof_test_reset(void)
     hp_init();
     memset(&hp_st, 0, sizeof hp_st);
     memset(heapprof_cpus, 0, sizeof heapprof_cpus);
+    for (unsigned i = 0; i < MAX_CPUS; i++)
+        cpus[i].heap_left = INT64_MAX;
     heapprof_rate = 0;
     heapprof_gen = 0;
 }

@@ -28,12 +28,14 @@
 #define HEAPPROF_RATE_MAX  (1u << 30)
 #define HEAPPROF_BLOCKS    8192u           /* live sampled blocks the table holds */
 
-/* The rate in bytes, 0 when sampling is off. Read on every kmalloc. */
+/* The rate in bytes, 0 when sampling is off. Read when a countdown
+ * crosses zero and by the commands, never on kmalloc's fast path. */
 extern uint32_t heapprof_rate;
 
-/* Each CPU's countdown, touched only by that CPU under the heap lock. */
+/* Each CPU's sampling state but its countdown, touched only by that CPU
+ * under the heap lock. The countdown itself is struct cpu's heap_left
+ * (kernel/percpu.h), reached through the per-CPU register. */
 struct heapprof_cpu {
-    int64_t hc_left;            /* bytes until the next sample */
     uint64_t hc_rng;            /* splitmix64 state */
     uint32_t hc_gen;            /* heapprof_gen the threshold was drawn for */
     bool hc_seeded;
@@ -41,18 +43,17 @@ struct heapprof_cpu {
 extern struct heapprof_cpu heapprof_cpus[MAX_CPUS];
 
 /* Heap lock held. True when this allocation of size bytes crosses this
- * CPU's threshold: the caller then calls heapprof_sample. Off: a load
- * and a branch; on and not sampled: a decrement and a branch more. */
+ * CPU's threshold: the caller then calls heapprof_sample. Sampling on or
+ * off, this is a subtract from the per-CPU countdown and a branch (x86-64:
+ * `sub %reg, %gs:24; js`): off, the countdown is INT64_MAX, which no
+ * kernel's allocations use up, so off needs no test of its own. */
 static inline bool heapprof_count(size_t size)
 {
-    if (__builtin_expect(heapprof_rate == 0, 1))
-        return false;
-    struct heapprof_cpu *c = &heapprof_cpus[cpu_index_inline()];
-    c->hc_left -= (int64_t)size;
-    return __builtin_expect(c->hc_left < 0, 0);
+    return __builtin_expect(cpu_heap_countdown(size), 0);
 }
 
-/* Heap lock held, after heapprof_count said so: draw the next threshold,
+/* Heap lock held, after heapprof_count said so: draw the next threshold
+ * (or, sampling off, set the countdown back to INT64_MAX),
  * walk the chain from site (kmalloc's return address), record the sample
  * for a `profile allocs` window (prof_emit) and enter the block in the
  * in-use table. True if the block is in the table: the caller marks it
@@ -63,10 +64,15 @@ bool heapprof_sample(const void *ptr, size_t size, uintptr_t site);
 
 /* Heap lock held: the block at ptr, marked sampled, is being freed. */
 void heapprof_retire(const void *ptr);
+/* Heap lock held: the block at ptr, which has no mark of its own (a page
+ * block: mm/pmm.c), is being freed; retired if it is in the table. True
+ * if it was. */
+bool heapprof_forget(const void *ptr);
 
 /* Set the rate (HEAPPROF_RATE_MIN..MAX bytes) or 0 for off. Every CPU
  * draws a fresh threshold at its next allocation. Live sampled blocks
- * stay in the table either way. */
+ * stay in the table either way. Heap lock held (heap_prof_set_rate), or
+ * before a second CPU runs: it writes every CPU's countdown. */
 void heapprof_set_rate(uint32_t rate);
 
 struct heapprof_stats {

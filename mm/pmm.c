@@ -1,7 +1,12 @@
 /* mm/pmm.c: the physical page allocator: one bit per 4 KiB page of the low
  * 4 GiB (the part of RAM the boot direct map covers), first fit with a
- * roving hint. Pages come back zeroed, as direct-map addresses. */
+ * roving hint. Pages come back zeroed, as direct-map addresses.
+ *
+ * page_alloc and page_free are pmm_alloc and pmm_free with heap
+ * profiling's hooks (mm/heap.h), which take the heap's lock: never with
+ * pmm_lock held, since the heap takes pmm_lock under its own. */
 #include "mm/pmm.h"
+#include "mm/heap.h"
 #include "hal/mem.h"
 #include "kernel/spinlock.h"
 #include "lib/string.h"
@@ -43,7 +48,7 @@ uint64_t pmm_init(const uint64_t (*ram)[2], int n, uint64_t res_lo, uint64_t res
     return ignored;
 }
 
-void *page_alloc(size_t npages)
+void *pmm_alloc(size_t npages)
 {
     if (npages == 0)
         return 0;
@@ -75,7 +80,7 @@ void *page_alloc(size_t npages)
     return 0;
 }
 
-void page_free(void *va, size_t npages)
+void pmm_free(void *va, size_t npages)
 {
     size_t first = va_to_pa(va) / PAGE_SIZE;
     unsigned long f = spin_lock(&pmm_lock);
@@ -83,6 +88,22 @@ void page_free(void *va, size_t npages)
         set_free(j);
     free_pages += npages;
     spin_unlock(&pmm_lock, f);
+}
+
+void *page_alloc(size_t npages)
+{
+    void *va = pmm_alloc(npages);
+    if (va)
+        heap_prof_pages(va, npages * PAGE_SIZE, (uintptr_t)__builtin_return_address(0));
+    return va;
+}
+
+/* Retired before the pages are free: once free they may be handed out,
+ * and sampled, again. */
+void page_free(void *va, size_t npages)
+{
+    heap_prof_pages_free(va);
+    pmm_free(va, npages);
 }
 
 size_t pmm_total_pages(void) { return total_pages; }

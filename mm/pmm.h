@@ -6,8 +6,15 @@
 
 #define PAGE_SIZE 4096ul
 
-void *page_alloc(size_t npages);          /* contiguous, zeroed; NULL if none */
+/* Contiguous, zeroed; NULL if none. Heap profiling samples these blocks
+ * as it samples kmalloc's (mm/heapprof.h): same countdown, same table,
+ * and page_free retires a sampled block from it. */
+void *page_alloc(size_t npages);
 void page_free(void *va, size_t npages);
+/* The same, never sampled: the heap's own slab pages and large blocks,
+ * which heap profiling sees as the blocks kmalloc hands out instead. */
+void *pmm_alloc(size_t npages);
+void pmm_free(void *va, size_t npages);
 size_t pmm_total_pages(void);
 size_t pmm_free_pages(void);
 

@@ -3,10 +3,12 @@
 # and UBSan, runs each over its corpus (tests/fuzz/corpus/<target>/: the
 # seeds and every crash ever found, as regressions), then fuzzes it for
 # FUZZ_SECONDS. A target file's "// LINK:" line names the real sources it
-# links, as in tests/unit.
+# links, and an optional "// LIBS:" line its flags and libraries, as in
+# tests/unit.
 #
 # Usage: scripts/fuzz.sh [target ...]      (default: every target)
 #   FUZZ_SECONDS  seconds of fuzzing per target (default 60; 0: corpus only)
+#   FUZZ_JOBS     targets at once (default: the number of CPUs)
 # New inputs go to build/host/fuzz/corpus/<target>/, never into the tree;
 # a crash is written to build/host/fuzz/crash-<target>-*: minimize it
 # (-minimize_crash=1), fix the bug, and add it to the target's corpus.
@@ -21,26 +23,31 @@ cflags="-std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined
         -fno-sanitize-recover=undefined -fno-omit-frame-pointer
         -Wall -Wextra -Werror -Wno-unused-parameter -Wno-unused-function
         -I. -Itests/unit -DSONDE_HOST_TEST"
-passed=0; failed=0
 files=("$@")
 [ ${#files[@]} -eq 0 ] && files=(tests/fuzz/fuzz_*.c)
-for f in "${files[@]}"; do
-  [ -f "$f" ] || f=tests/fuzz/fuzz_$f.c
+for i in "${!files[@]}"; do
+  [ -f "${files[$i]}" ] || files[$i]=tests/fuzz/fuzz_${files[$i]}.c
+done
+# one FILE: builds, replays and fuzzes one target; prints what it has to
+# say, then "RESULT PASSED FAILED" as its last line.
+one() {
+  local f=$1 name bin link libs corpus res stats cov runs eps work passed=0 failed=0
   name=$(basename "$f" .c); name=${name#fuzz_}
   bin=$out/fuzz_$name
   link=$(sed -n 's,^// LINK:,,p' "$f" | head -1)
+  libs=$(sed -n 's,^// LIBS:,,p' "$f" | head -1)
   corpus=tests/fuzz/corpus/$name
   # Rebuild only when a source is newer than the binary: make test runs
   # this on every invocation, and clang with two sanitizers is slow.
   if [ ! -x "$bin" ] || [ -n "$(find "$f" $link tests/unit/fake_hal.c tests/unit/fake_hal.h \
                                   scripts/fuzz.sh -newer "$bin" 2>/dev/null)" ]; then
-    if ! clang $cflags "$f" tests/unit/fake_hal.c $link -o "$bin" 2> "$out/$name.build.log"; then
+    if ! clang $cflags "$f" tests/unit/fake_hal.c $link $libs -o "$bin" 2> "$out/$name.build.log"; then
       echo "fuzz $name: BUILD FAILED"; head -30 "$out/$name.build.log" | sed 's/^/  /'
-      failed=$((failed + 2)); continue
+      failed=$((failed + 2)); echo "RESULT $passed $failed"; return
     fi
   fi
   if [ ! -d "$corpus" ] || [ -z "$(ls -A "$corpus")" ]; then
-    echo "fuzz $name: FAILED: $corpus is empty"; failed=$((failed + 2)); continue
+    echo "fuzz $name: FAILED: $corpus is empty"; failed=$((failed + 2)); echo "RESULT $passed $failed"; return
   fi
   # Phase 1: every corpus file, once (a crash fixed stays fixed).
   # The artifact prefix keeps a replayed crash out of the source tree.
@@ -52,7 +59,7 @@ for f in "${files[@]}"; do
     echo "fuzz $name: corpus FAILED"; printf '%s\n' "$res" | tail -40 | sed 's/^/  /'
     failed=$((failed + 1))
   fi
-  [ "$FUZZ_SECONDS" -gt 0 ] || continue
+  [ "$FUZZ_SECONDS" -gt 0 ] || { echo "RESULT $passed $failed"; return; }
   # Phase 2: new inputs land in the build tree's corpus; the tree's is read.
   work=$out/corpus/$name; mkdir -p "$work"
   if res=$(UBSAN_OPTIONS=print_stacktrace=1 "$bin" -max_total_time="$FUZZ_SECONDS" \
@@ -68,6 +75,10 @@ for f in "${files[@]}"; do
     echo "fuzz $name: FAILED"; printf '%s\n' "$res" | grep -v '^#[0-9]' | tail -40 | sed 's/^/  /'
     failed=$((failed + 1))
   fi
-done
+  echo "RESULT $passed $failed"
+}
+
+. scripts/jobs.sh
+jobs_run "${FUZZ_JOBS:-$(nproc)}" 2 one "${files[@]}"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

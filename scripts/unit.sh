@@ -7,6 +7,7 @@
 # for every source of that test (-D of a build variant: the arm64 PMU
 # backend's test defines SONDE_HOST_PMUV3, arch/host/pmu_inline.h).
 # Usage: scripts/unit.sh [test_name ...]
+# UNIT_JOBS tests are built and run at once (default: the number of CPUs).
 # Each test binary has UNIT_TIMEOUT seconds (default 120); one that runs
 # longer is killed and counts as a failure naming it.
 set -u
@@ -17,22 +18,23 @@ mkdir -p "$out"
 cflags="-std=gnu11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined
         -fno-omit-frame-pointer -Wall -Wextra -Werror -Wno-unused-parameter
         -Wno-unused-function -I. -Itests/unit -DSONDE_HOST_TEST"
-passed=0; failed=0; broken=0
 files=("$@")
 [ ${#files[@]} -eq 0 ] && files=(tests/unit/test_*.c)
-for f in "${files[@]}"; do
-  [ -f "$f" ] || f=tests/unit/$f.c
+for i in "${!files[@]}"; do
+  [ -f "${files[$i]}" ] || files[$i]=tests/unit/${files[$i]}.c
+done
+# one FILE: builds and runs one test; prints what it has to say, then
+# "RESULT PASSED FAILED" as its last line.
+one() {
+  local f=$1 name link libs tflags src res rc line p q
   name=$(basename "$f" .c)
   link=$(sed -n 's,^// LINK:,,p' "$f" | head -1)
   libs=$(sed -n 's,^// LIBS:,,p' "$f" | head -1)
   tflags=$(sed -n 's,^// CFLAGS:,,p' "$f" | head -1)
   : > "$out/$name.log"
-  for src in $link; do
-    case $src in build/*) make -s "$src" >> "$out/$name.log" 2>&1 ;; esac
-  done
   if ! gcc $cflags $tflags "$f" tests/unit/harness.c tests/unit/fake_hal.c $link $libs -o "$out/$name" 2>> "$out/$name.log"; then
     echo "$name: BUILD FAILED"; sed 's/^/  /' "$out/$name.log" | head -30
-    broken=$((broken + 1)); continue
+    echo "RESULT 0 1"; return
   fi
   # A unit test that hangs (a lock never released, a loop on a fake that
   # never changes) must not hang make test: it is killed and fails.
@@ -46,7 +48,6 @@ for f in "${files[@]}"; do
     p=0; q=1
   fi
   [ $rc -ne 0 ] && [ "$q" -eq 0 ] && q=1
-  passed=$((passed + p)); failed=$((failed + q))
   if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
     echo "$name: FAILED: timed out after $UNIT_TIMEOUT s"; [ -n "$res" ] && printf '%s\n' "$res" | sed 's/^/  /' | tail -20
   elif [ "$q" -ne 0 ]; then
@@ -54,7 +55,21 @@ for f in "${files[@]}"; do
   else
     echo "$name: $p passed"
   fi
+  echo "RESULT $p $q"
+}
+
+# Generated sources first, once, by one make: two jobs must not build the
+# same one at once.
+gen=()
+for f in "${files[@]}"; do
+  for src in $(sed -n 's,^// LINK:,,p' "$f" | head -1); do
+    case $src in build/*) gen+=("$src") ;; esac
+  done
 done
-failed=$((failed + broken))
+if [ ${#gen[@]} -gt 0 ] && ! make -s $(printf '%s\n' "${gen[@]}" | sort -u) > "$out/generated.log" 2>&1; then
+  echo "unit: generated sources failed to build:"; sed 's/^/  /' "$out/generated.log" | tail -30
+fi
+. scripts/jobs.sh
+jobs_run "${UNIT_JOBS:-$(nproc)}" 1 one "${files[@]}"
 echo "unit: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -18,6 +18,11 @@
  *
  * and exits 0; 2 on a usage or socket error, said on stderr.
  *
+ * With --verify-cost instead, it prints what a collector with a key
+ * (record -k) pays to verify one full tagged BATCH of these stacks
+ * (pstr_verify, uapi/profile_stream_tag.c), timed over many:
+ *   verify ns_per_dgram N records_per_dgram R
+ *
  * The stacks: S of them (default 16), depth 2 to 8, drawn from the
  * addresses of --frames (a build's functions), the same for every kernel.
  *
@@ -36,13 +41,16 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include "lib/sha256.h"
 #include "tools/fleet/sim.h"
 #include "uapi/udpshell.h"
 
 #define KERNELS_MAX 4096
 #define BUILDS_MAX  16
 #define POOL_MAX    256
-#define TICK_NS     1000000ull
+#define TICK_NS     2000000ull     /* records are made this often */
+#define TXQ_MAX     64             /* datagrams per sendmmsg */
+#define SERVE_EVERY 64             /* kernels ticked between looks at the shells */
 
 static const char *prog = "fleet-gen";
 static volatile sig_atomic_t quit;
@@ -129,13 +137,49 @@ static void make_stacks(const uint64_t *pool, unsigned npool, unsigned nstacks,
     }
 }
 
+/* Stream datagrams wait here to go out together, one sendmmsg for many:
+ * all from one kernel's stream socket (fd). */
+static struct {
+    int fd;
+    unsigned n;
+    struct mmsghdr m[TXQ_MAX];
+    struct iovec iov[TXQ_MAX];
+    struct sockaddr_in to[TXQ_MAX];
+    uint8_t buf[TXQ_MAX][PSTR_TAGGED_MAX];
+} txq;
+
+/* Everything queued, sent. A datagram the socket cannot take now (its
+ * buffer full) is not retried: the collector sees it lost, as it would
+ * one a kernel's full TX ring cost. */
+static uint64_t send_failed;        /* datagrams the sockets refused */
+static int send_errno;
+
+static void txq_flush(void)
+{
+    for (unsigned done = 0; done < txq.n;) {
+        int r = sendmmsg(txq.fd, txq.m + done, txq.n - done, MSG_DONTWAIT);
+        if (r <= 0) {
+            send_failed++;
+            send_errno = errno;
+        }
+        done += r > 0 ? (unsigned)r : 1;
+    }
+    txq.n = 0;
+}
+
 static void send_dgram(void *ctx, uint32_t ip, uint16_t port, const void *d, size_t n)
 {
     struct gen_kernel *g = ctx;
-    struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(port),
-                              .sin_addr.s_addr = htonl(ip) };
-    /* A full socket buffer is the collector's to see as loss: no retry. */
-    (void)sendto(g->sfd, d, n, MSG_DONTWAIT, (const struct sockaddr *)&to, sizeof to);
+    if (txq.n && (txq.fd != g->sfd || txq.n == TXQ_MAX))
+        txq_flush();
+    unsigned i = txq.n++;
+    txq.fd = g->sfd;
+    txq.to[i] = (struct sockaddr_in){ .sin_family = AF_INET, .sin_port = htons(port),
+                                      .sin_addr.s_addr = htonl(ip) };
+    memcpy(txq.buf[i], d, n);
+    txq.iov[i] = (struct iovec){ txq.buf[i], n };
+    txq.m[i].msg_hdr = (struct msghdr){ .msg_name = &txq.to[i], .msg_namelen = sizeof txq.to[i],
+                                        .msg_iov = &txq.iov[i], .msg_iovlen = 1 };
 }
 
 struct reply_ctx {
@@ -180,6 +224,18 @@ static void serve(struct gen_kernel *g)
 }
 
 /* A socket on 127.0.0.1 and an ephemeral port: its fd and port, or -1. */
+/* The shells with a request waiting, answered now. */
+static void serve_ready(int ep, struct gen_kernel *gs, unsigned n)
+{
+    struct epoll_event evs[64];
+    int m = epoll_wait(ep, evs, 64, 0);
+    for (int j = 0; j < m; j++)
+        if (evs[j].data.u32 < n) {
+            serve(&gs[evs[j].data.u32]);
+            txq_flush();
+        }
+}
+
 static int open_udp(uint16_t *port)
 {
     struct sockaddr_in me = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
@@ -205,15 +261,80 @@ static int open_kernel(struct gen_kernel *g)
     return g->sfd >= 0 ? 0 : -1;
 }
 
+/* --verify-cost: one full BATCH as kernel 0 would send it, sealed, then
+ * verified over and over. */
+struct first_batch {
+    uint8_t d[PSTR_TAGGED_MAX];
+    size_t len;
+    uint16_t count;
+};
+
+static void keep_batch(void *ctx, uint32_t ip, uint16_t port, const void *d, size_t n)
+{
+    (void)ip;
+    (void)port;
+    struct first_batch *fb = ctx;
+    struct pstr_hdr h;
+    if (!fb->len && pstr_parse(d, n, &h) == 0 && h.type == PSTR_BATCH) {
+        memcpy(fb->d, d, n);
+        fb->len = n;
+        fb->count = h.count;
+    }
+}
+
+/* CPU time, not wall time: the host may be busy with others. */
+static uint64_t cpu_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static int verify_cost(const struct fleet_cfg *cfg)
+{
+    static struct first_batch fb;
+    struct fleet_kernel k;
+    char out[FLEET_REPLY_MAX], cmd[40];
+    struct fleet_cfg fast = *cfg;
+    fast.hz = 1000000;              /* a batch fills before the first flush */
+    fleet_kernel_init(&k, &fast, 0, keep_batch, &fb);
+    fleet_shell(&k, "profile stream 9 0 all", 22, 1, 9, 0, out, sizeof out);
+    int n = snprintf(cmd, sizeof cmd, "profile keepalive 0x%08x", k.id);
+    fleet_shell(&k, cmd, (size_t)n, 1, 9, 0, out, sizeof out);
+    for (uint64_t t = 1000000; !fb.len && t < 4000000000ull; t += 1000000)
+        fleet_tick(&k, t);
+    if (!fb.len) {
+        fprintf(stderr, "%s: --verify-cost: no batch made\n", prog);
+        return 2;
+    }
+    static const uint8_t key[PSTR_KEY_LEN] = { 1, 2, 3 };
+    struct hmac_sha256 keyed;
+    hmac_sha256_init(&keyed, key, sizeof key);
+    pstr_tag_begin(&keyed, 42);
+    size_t sealed = pstr_seal(&keyed, fb.d, fb.len);
+    unsigned rounds = 20000, ok = 0;
+    uint64_t t0 = cpu_ns();
+    for (unsigned i = 0; i < rounds; i++)
+        ok += pstr_verify(&keyed, fb.d, sealed);
+    uint64_t t1 = cpu_ns();
+    if (ok != rounds) {
+        fprintf(stderr, "%s: --verify-cost: the sealed batch did not verify\n", prog);
+        return 2;
+    }
+    printf("verify ns_per_dgram %llu records_per_dgram %u bytes %zu\n",
+           (unsigned long long)((t1 - t0) / rounds), fb.count, sealed);
+    return 0;
+}
+
 static void print_counts(const char *what, const struct fleet_counts *c)
 {
     printf("%s streams %llu records %llu lost_records %llu batches %llu lost_dgrams %llu "
-           "dups %llu reordered %llu datagrams %llu stream_ms %llu\n", what,
+           "dups %llu reordered %llu datagrams %llu stream_ms %llu unmade %llu\n", what,
            (unsigned long long)c->streams, (unsigned long long)c->records,
            (unsigned long long)c->lost_records, (unsigned long long)c->batches,
            (unsigned long long)c->lost_dgrams, (unsigned long long)c->dups,
            (unsigned long long)c->reordered, (unsigned long long)c->datagrams,
-           (unsigned long long)(c->stream_ns / 1000000));
+           (unsigned long long)(c->stream_ns / 1000000), (unsigned long long)c->unmade);
 }
 
 /* The most kernels streaming at once: a fleet sampled K at a time
@@ -237,9 +358,14 @@ static void report(struct gen_kernel *gs, unsigned n)
         t.reordered += c->reordered;
         t.datagrams += c->datagrams;
         t.stream_ns += c->stream_ns;
+        t.unmade += c->unmade;
     }
-    char what[48];
-    snprintf(what, sizeof what, "total concurrent_max %u", concurrent_max);
+    char what[96];
+    snprintf(what, sizeof what, "total concurrent_max %u send_failed %llu", concurrent_max,
+             (unsigned long long)send_failed);
+    if (send_failed)
+        fprintf(stderr, "%s: %llu datagrams not sent: %s\n", prog,
+                (unsigned long long)send_failed, strerror(send_errno));
     print_counts(what, &t);
     fflush(stdout);
 }
@@ -252,6 +378,7 @@ int main(int argc, char **argv)
         { "loss", required_argument, NULL, 'l' }, { "dup", required_argument, NULL, 'd' },
         { "reorder", required_argument, NULL, 'o' }, { "seed", required_argument, NULL, 'x' },
         { "build-id", required_argument, NULL, 'b' }, { "frames", required_argument, NULL, 'f' },
+        { "verify-cost", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
     };
     static const char *builds[BUILDS_MAX];
@@ -260,7 +387,7 @@ int main(int argc, char **argv)
     struct fleet_cfg cfg = { .cpus = 4, .hz = 100, .build_ids = builds, .stacks = stacks,
                              .depths = depths, .nstacks = 16 };
     unsigned n = 0, npool = 0;
-    int c;
+    int c, verify = 0;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
@@ -278,17 +405,20 @@ int main(int argc, char **argv)
             builds[cfg.nbuilds++] = optarg;
             break;
         case 'f': npool = parse_frames(optarg, pool); break;
+        case 'V': verify = 1; break;
         default: usage_error("unknown option or missing value: ", argv[optind - 1]);
         }
     }
     if (optind != argc)
         usage_error("unexpected argument ", argv[optind]);
-    if (!n || !npool)
-        usage_error("--kernels and --frames are required", NULL);
+    if ((!n && !verify) || !npool)
+        usage_error("--kernels (or --verify-cost) and --frames are required", NULL);
     make_stacks(pool, npool, cfg.nstacks, stacks, depths);
     const char *bad = fleet_cfg_check(&cfg);
     if (*bad)
         usage_error(bad, NULL);
+    if (verify)
+        return verify_cost(&cfg);
     struct gen_kernel *gs = calloc(n, sizeof *gs);
     int ep = epoll_create1(0);
     if (!gs || ep < 0) {
@@ -327,6 +457,7 @@ int main(int argc, char **argv)
                 continue;
             }
             serve(&gs[evs[j].data.u32]);
+            txq_flush();            /* a stop's END */
         }
         uint64_t t = now_ns();
         if (t - last < TICK_NS)
@@ -335,7 +466,12 @@ int main(int argc, char **argv)
         unsigned on = 0;
         for (unsigned i = 0; i < n; i++) {
             fleet_tick(&gs[i].k, t);
+            txq_flush();
             on += gs[i].k.on;
+            /* A tick that falls behind is long: the shells are answered
+             * within it too, so that no keep-alive waits for its end. */
+            if (i % SERVE_EVERY == SERVE_EVERY - 1)
+                serve_ready(ep, gs, n);
         }
         if (on > concurrent_max)
             concurrent_max = on;

@@ -92,7 +92,8 @@ struct opts {
     const char *keyfile;        /* -k: the shells' key (ushkey=), or NULL */
     const char *ids[MAX_INPUTS];    /* --id: each kernel's ushid= ("-": none) */
     unsigned nids;
-    enum sp_record_what what;   /* --heap, --allocs: a heap profile */
+    enum sp_record_what what;   /* --heap, --allocs: a heap profile; --off */
+    int wall;                   /* --wall: CPU samples and off-CPU time, streamed */
     int pid_given;              /* -p was given */
     unsigned sample, period_ms; /* --sample K --period P: K kernels at a time */
     const char *stats;          /* --stats FILE: each kernel's accounting */
@@ -108,7 +109,7 @@ static void usage(FILE *f)
         "                        [--kernel NAME ...] [--per-kernel]\n"
         "       %s top [-w SECONDS] [-n ITERATIONS] [-k KEYFILE] -e ELF [-e ELF ...]\n"
         "                        HOST[:PORT] [HOST[:PORT] ...]   (see top --help)\n"
-        "       %s diff BASE NEW -e ELF [-e ELF] -o OUT [--force]   (see diff --help)\n"
+        "       %s diff BASE NEW [-e ELF [-e ELF]] -o OUT [--force]   (see diff --help)\n"
         "       %s serve [-l ADDR:PORT] [--public] [-k KEYFILE] -e ELF [-e ELF ...]\n"
         "                        HOST[:PORT] [HOST[:PORT] ...]   (see serve --help)\n"
         "       %s -h | --help\n"
@@ -135,8 +136,15 @@ static void usage(FILE *f)
         "  --heap         the heap in use now (`profile heap raw`), not a window:\n"
         "                 pprof's inuse_objects and inuse_space (the default),\n"
         "                 folded and svg in bytes (docs/profiling.md)\n"
-        "  --allocs       what was allocated during the window (`profile allocs`,\n"
-        "                 -d up to %d ms): alloc_objects and alloc_space\n"
+        "  --allocs       what was allocated during the window (`profile allocs`;\n"
+        "                 -d over %d ms: streamed, `profile allocs stream`):\n"
+        "                 alloc_objects and alloc_space\n"
+        "  --off          where tasks waited off their CPUs (`profile off`): pprof's\n"
+        "                 off_cpu/nanoseconds, each chain's reason as its leaf frame\n"
+        "                 ([waitq NAME], [sleep], [runnable], ...) and its waker as\n"
+        "                 labels; folded and svg in microseconds (docs/sonde-prof.md)\n"
+        "  --wall         on-CPU samples and off-CPU time together, always streamed\n"
+        "                 (`profile wall stream`): pprof's wall/nanoseconds\n"
         "  --sample K     a stream: only K kernels at a time, rotating every\n"
         "  --period P     P (\"500ms\", \"10s\"); the others have no stream at all.\n"
         "                 Each kernel's report says the kernel-seconds it covers\n"
@@ -262,6 +270,18 @@ static int map_for(struct sp_profile *p, struct elfs *es, const char *path,
         fprintf(stderr, "%s: %s\n", prog, err);
         return -1;
     }
+    /* Another path to a build already open is that map: locations are
+     * per (map, address), so kernels of one build share every name and a
+     * fleet of them costs one symbolisation, however its ELFs are named. */
+    for (unsigned i = 0; i < m; i++)
+        if (strcmp(p->maps[i].pm_build_id, p->maps[m].pm_build_id) == 0) {
+            sp_elf_close(es->e[m]);
+            es->e[m] = NULL;
+            es->n = m;
+            p->nmaps = m;
+            *map = i;
+            return 0;
+        }
     if (!p->maps[m].pm_dwarf)
         fprintf(stderr, "%s: warning: %s has no DWARF debug info: names come "
                 "from the ELF symbol table, without file:line or inlined "
@@ -389,6 +409,8 @@ static int finish(struct sp_profile *p, struct elfs *es, const struct opts *o)
     for (unsigned m = 0; m < p->nmaps; m++)
         sp_elf_symbolize(p, m, es->e[m]);
     sp_profile_name_unknown(p);
+    /* A wall-clock profile's CPU half, scaled to the window. */
+    sp_profile_wall_fill(p);
     struct out_job j = { p, o, NULL, 0 };
     return write_file(o->out, &j) ? EXIT_USAGE : EXIT_OK;
 }
@@ -458,7 +480,7 @@ static int fleet_args_bad(const struct opts *o, bool heap)
     bool stream = !heap && o->ms > SP_RECORD_MS_MAX;
     if ((o->sample || o->period_ms || o->stats) && !stream) {
         fprintf(stderr, "%s: --sample, --period and --stats are a stream's: give -d over "
-                "%u ms, without --heap or --allocs\n", prog, SP_RECORD_MS_MAX);
+                "%u ms, without --heap\n", prog, SP_RECORD_MS_MAX);
         return 1;
     }
     if (!o->sample != !o->period_ms) {
@@ -479,6 +501,8 @@ static int parse_record_args(int argc, char **argv, struct opts *o)
         { "per-kernel", no_argument, NULL, 'K' },
         { "heap", no_argument, NULL, 'H' },
         { "allocs", no_argument, NULL, 'A' },
+        { "off", no_argument, NULL, 'O' },
+        { "wall", no_argument, NULL, 'W' },
         { "id", required_argument, NULL, 'I' },
         { "sample", required_argument, NULL, 'S' },
         { "period", required_argument, NULL, 'P' },
@@ -486,7 +510,7 @@ static int parse_record_args(int argc, char **argv, struct opts *o)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    int c, bad = 0, heap = 0, allocs = 0;
+    int c, bad = 0, heap = 0, allocs = 0, off = 0;
     char *end;
     o->ms = 1000;
     o->pid = "all";
@@ -512,6 +536,8 @@ static int parse_record_args(int argc, char **argv, struct opts *o)
         }
         case 'H': heap = 1; break;
         case 'A': allocs = 1; break;
+        case 'O': off = 1; break;
+        case 'W': o->wall = 1; break;
         case 'S': {
             unsigned long v = strtoul(optarg, &end, 10);
             if (*optarg < '0' || *optarg > '9' || *end || v < 1 || v > MAX_INPUTS) {
@@ -550,17 +576,15 @@ static int parse_record_args(int argc, char **argv, struct opts *o)
         return EXIT_USAGE;
     if (!o->ninputs)
         return die_usage("no kernel to profile: give HOST[:PORT]", NULL);
-    if (heap && allocs)
-        return die_usage("give --heap or --allocs, not both", NULL);
+    if (heap + allocs + off + o->wall > 1)
+        return die_usage("give one of --heap, --allocs, --off and --wall", NULL);
+    if (o->wall && o->nraws)
+        return die_usage("--wall is two profiles (CPU and off-CPU): -r does not apply", NULL);
     if (heap && o->pid_given)
         return die_usage("--heap is every task's blocks in use: -p does not apply", NULL);
-    if (allocs && o->ms > SP_RECORD_MS_MAX) {
-        fprintf(stderr, "%s: --allocs -d %u out of range (1-%u ms: one `profile allocs` "
-                "window)\n", prog, o->ms, SP_RECORD_MS_MAX);
-        return EXIT_USAGE;
-    }
-    o->what = heap ? SP_RECORD_HEAP : allocs ? SP_RECORD_ALLOCS : SP_RECORD_CPU;
-    if (fleet_args_bad(o, heap || allocs))
+    o->what = heap ? SP_RECORD_HEAP : allocs ? SP_RECORD_ALLOCS
+            : off || o->wall ? SP_RECORD_OFF : SP_RECORD_CPU;
+    if (fleet_args_bad(o, heap))
         return EXIT_USAGE;
     if (heap)
         o->ms = 0;              /* no window: only the slack to wait */
@@ -627,37 +651,6 @@ static void stream_record(void *ctx, unsigned kernel, uint16_t cpu,
     sp_agg_add(&sr->agg[kernel], cpu, r);
 }
 
-/* The progress line, on a terminal only: elapsed, samples, lost. */
-static void progress(const struct sp_collect *c, unsigned ms, bool last)
-{
-    uint64_t recs = 0, wire = 0, dgrams = 0, drops = 0;
-    for (unsigned i = 0; i < c->n; i++) {
-        recs += c->k[i].s.records;
-        wire += c->k[i].s.lost_records;
-        dgrams += c->k[i].s.lost_dgrams;
-        drops += sp_stream_drops(&c->k[i].s);
-    }
-    double t = (double)sp_collect_elapsed_ms(c) / 1000;
-    if (t > ms / 1000.0)
-        t = ms / 1000.0;
-    fprintf(stderr, "\r%s: %.0f/%.0f s, %llu samples, lost %llu (wire %llu records, "
-            "%llu datagrams; kernel %llu)\033[K%s", prog, t, ms / 1000.0,
-            (unsigned long long)recs, (unsigned long long)(wire + drops),
-            (unsigned long long)wire, (unsigned long long)dgrams,
-            (unsigned long long)drops, last ? "\n" : "");
-}
-
-/* The window as each kernel's record covers it: all of it, unless the
- * kernel was given up on or restarted before its end. */
-static unsigned stream_ms(const struct sp_collect_kernel *k, unsigned ms)
-{
-    if (k->state == SP_COLLECT_SILENT || k->state == SP_COLLECT_RESTARTED) {
-        uint64_t got = k->last_dgram_ms - k->start_ms;
-        return got < ms ? (unsigned)got : ms;
-    }
-    return ms;
-}
-
 /* What the report says beside a kernel's loss: what became of it, and
  * what was refused (datagrams forged or not sane, records with a field
  * out of range); NULL when nothing. */
@@ -683,7 +676,12 @@ static int stream_inputs(struct sp_collect *c, struct stream_rec *sr, struct sp_
     unsigned added = 0;
     for (unsigned i = 0; i < c->n; i++) {
         struct sp_collect_kernel *k = &c->k[i];
-        texts[i] = sp_agg_raw_drops(&sr->agg[i], &k->s, PRAW_KIND_CPU,
+        /* Off-CPU time as its own raw profile; a wall stream's CPU
+         * samples as another, the same kernel's (texts[MAX_INPUTS + i]);
+         * an allocs stream's heap samples as a `profile allocs` window's. */
+        unsigned kind = o->what == SP_RECORD_OFF      ? PRAW_KIND_OFFCPU
+                      : o->what == SP_RECORD_ALLOCS ? PRAW_KIND_HEAP : PRAW_KIND_CPU;
+        texts[i] = sp_agg_raw_drops(&sr->agg[i], &k->s, kind,
                                     (uint32_t)t[i].covered_ms, t[i].drops, &lens[i]);
         if (!texts[i]) {
             fprintf(stderr, "%s: kernel %s: %s: left out\n", prog, k->name,
@@ -691,21 +689,33 @@ static int stream_inputs(struct sp_collect *c, struct stream_rec *sr, struct sp_
                                                : "no META came (no build id to check)");
             continue;
         }
-        if (add_text(p, es, texts[i], lens[i], k->name, k->name,
-                     o->elfs[o->nelfs == 1 ? 0 : i]))
-            return EXIT_USAGE;
-        struct sp_input *in = &p->inputs[p->ninputs - 1];
-        in->pi_stream = true;
-        in->pi_lost_records = t[i].lost_records;
-        in->pi_lost_dgrams = t[i].lost_dgrams;
-        in->pi_note = stream_note(p, k);
-        if (o->sample) {
-            char cov[96];
-            sp_fleet_coverage(cov, sizeof cov, &t[i], o->period_ms);
-            char *note = sp_xcalloc(1, strlen(cov) + (in->pi_note ? strlen(in->pi_note) : 0) + 3);
-            sprintf(note, "%s%s%s", cov, in->pi_note ? "; " : "", in->pi_note ? in->pi_note : "");
-            in->pi_note = sp_strdup(p, note);
-            free(note);
+        for (unsigned half = 0; half < 1u + (o->wall != 0); half++) {
+            unsigned at = half ? MAX_INPUTS + i : i;
+            if (half)
+                texts[at] = sp_agg_raw_drops(&sr->agg[i], &k->s, PRAW_KIND_CPU,
+                                             (uint32_t)t[i].covered_ms, t[i].drops, &lens[at]);
+            if (add_text(p, es, texts[at], lens[at], k->name, k->name,
+                         o->elfs[o->nelfs == 1 ? 0 : i]))
+                return EXIT_USAGE;
+            if (!o->nraws) {        /* parsed: a fleet's texts need not all be held */
+                free(texts[at]);
+                texts[at] = NULL;
+            }
+            struct sp_input *in = &p->inputs[p->ninputs - 1];
+            in->pi_stream = true;
+            in->pi_lost_records = t[i].lost_records;
+            in->pi_lost_dgrams = t[i].lost_dgrams;
+            in->pi_note = stream_note(p, k);
+            if (o->sample) {
+                char cov[96];
+                sp_fleet_coverage(cov, sizeof cov, &t[i], o->period_ms);
+                char *note = sp_xcalloc(1, strlen(cov) +
+                                        (in->pi_note ? strlen(in->pi_note) : 0) + 3);
+                sprintf(note, "%s%s%s", cov, in->pi_note ? "; " : "",
+                        in->pi_note ? in->pi_note : "");
+                in->pi_note = sp_strdup(p, note);
+                free(note);
+            }
         }
         added++;
     }
@@ -714,92 +724,6 @@ static int stream_inputs(struct sp_collect *c, struct stream_rec *sr, struct sp_
         return EXIT_USAGE;
     }
     return EXIT_OK;
-}
-
-/* Each kernel ends its stream itself after ms by its own clock (END
- * "elapsed"), which need not run at the host's pace (under QEMU's
- * -icount it does not): the wait is for the ENDs, as long as the kernels
- * keep streaming (a silent one is given up on by the collector). It is
- * over when some kernel's clock has passed the window by
- * STREAM_END_WAIT_MS with no END from it, or, whatever the clocks say,
- * after 4 windows and 10 s of the host's time. */
-static bool overdue(const struct sp_collect *c, unsigned ms)
-{
-    if (sp_collect_elapsed_ms(c) >= 4ull * ms + 10000)
-        return true;
-    for (unsigned i = 0; i < c->n; i++)
-        if (c->k[i].state == SP_COLLECT_STREAMING &&
-            sp_stream_kernel_ms(&c->k[i].s) >= (uint64_t)ms + STREAM_END_WAIT_MS)
-            return true;
-    return false;
-}
-
-/* One window of ms on the kernels i with which[i]: started, received,
- * stopped, and each one's stream added to its total. */
-static int stream_round(struct sp_collect *c, const struct opts *o, unsigned ms,
-                        const bool *which, struct sp_fleet_total *t, bool tty)
-{
-    int rc = sp_collect_start_some(c, ms, o->pid, which);
-    if (rc == EXIT_OK && tty && !o->sample)
-        for (unsigned i = 0; i < c->n; i++)
-            fprintf(stderr, "%s: %s: stream 0x%08x\n", prog, c->k[i].name, c->k[i].s.id);
-    if (rc != EXIT_OK)
-        return rc;
-    uint64_t shown = 0;
-    while (sp_collect_active(c) && !overdue(c, ms)) {
-        if (sp_collect_poll(c, 200) < 0) {
-            rc = EXIT_USAGE;
-            break;
-        }
-        if (tty && sp_collect_elapsed_ms(c) >= shown + 1000) {
-            shown = sp_collect_elapsed_ms(c) / 1000 * 1000;
-            progress(c, ms, false);
-        }
-    }
-    sp_collect_stop(c, STREAM_END_WAIT_MS);
-    if (tty)
-        progress(c, ms, true);
-    for (unsigned i = 0; i < c->n; i++)
-        if (which[i])
-            sp_fleet_add(&t[i], &c->k[i], stream_ms(&c->k[i], ms));
-    return rc;
-}
-
-/* Given up on (silent, restarted): not asked again in a later round. */
-static bool usable(const struct sp_collect_kernel *k)
-{
-    return k->state == SP_COLLECT_IDLE || k->state == SP_COLLECT_ENDED;
-}
-
-/* --sample K --period P: rounds of P on K kernels each, over -d. */
-static int stream_rounds(struct sp_collect *c, const struct opts *o,
-                         struct sp_fleet_total *t, bool tty)
-{
-    unsigned rounds = o->ms / o->period_ms;
-    bool *which = sp_xcalloc(c->n, sizeof *which);
-    int rc = EXIT_OK;
-    for (unsigned r = 0; r < rounds && rc == EXIT_OK; r++) {
-        sp_fleet_pick(r, o->sample, c->n, which);
-        for (unsigned i = 0; i < c->n; i++) {
-            which[i] = which[i] && usable(&c->k[i]);
-            if (which[i])
-                sp_collect_rearm(c, i);
-        }
-        rc = stream_round(c, o, o->period_ms, which, t, tty);
-    }
-    free(which);
-    uint64_t all = 0, lo = UINT64_MAX, hi = 0;
-    for (unsigned i = 0; i < c->n; i++) {
-        all += t[i].covered_ms;
-        lo = t[i].covered_ms < lo ? t[i].covered_ms : lo;
-        hi = t[i].covered_ms > hi ? t[i].covered_ms : hi;
-    }
-    if (rc == EXIT_OK)
-        fprintf(stderr, "%s: sampled %u of %u kernels at a time, %u rounds of %.1f s: "
-                "%.1f kernel-s covered, %.1f to %.1f s each\n", prog,
-                o->sample < c->n ? o->sample : c->n, c->n, rounds, o->period_ms / 1000.0,
-                all / 1000.0, lo / 1000.0, hi / 1000.0);
-    return rc;
 }
 
 static int write_stats(const struct opts *o, const struct sp_collect *c,
@@ -818,13 +742,15 @@ static int record_stream(const struct opts *o, const uint8_t *const *keys, struc
                          struct elfs *es)
 {
     static struct stream_rec sr;
-    static char *texts[MAX_INPUTS];
-    static size_t lens[MAX_INPUTS];
+    static char *texts[2 * MAX_INPUTS];     /* [MAX_INPUTS + i]: a wall's CPU half */
+    static size_t lens[2 * MAX_INPUTS];
     struct sp_collect c;
     struct sp_collect_opts po = {
         .prog = prog, .err = stderr, .key = keys ? keys[0] : NULL, .keys = keys,
         .shell_timeout_ms = (uint64_t)(o->slack_s * 1000),
         .silent_ms = STREAM_SILENT_MS,
+        .what = o->wall ? "wall" : o->what == SP_RECORD_OFF ? "off"
+              : o->what == SP_RECORD_ALLOCS ? "allocs" : NULL,
     };
     for (unsigned i = 0; i < o->ninputs; i++)
         sp_agg_init(&sr.agg[i]);
@@ -835,14 +761,11 @@ static int record_stream(const struct opts *o, const uint8_t *const *keys, struc
     if (rc == EXIT_OK && tty)
         fprintf(stderr, "%s: streaming %u s from %u kernel%s to port %u ...\n",
                 prog, o->ms / 1000, o->ninputs, o->ninputs > 1 ? "s" : "", c.port);
-    if (rc == EXIT_OK && o->sample) {
-        rc = stream_rounds(&c, o, t, tty);
-    } else if (rc == EXIT_OK) {
-        bool *all = sp_xcalloc(c.n, sizeof *all);
-        memset(all, 1, c.n * sizeof *all);
-        rc = stream_round(&c, o, o->ms, all, t, tty);
-        free(all);
-    }
+    struct sp_fleet_run run = { .prog = prog, .ms = o->ms, .who = o->pid, .sample = o->sample,
+                                .period_ms = o->period_ms, .tty = tty,
+                                .end_wait_ms = STREAM_END_WAIT_MS };
+    if (rc == EXIT_OK)
+        rc = sp_fleet_record(&c, &run, t);
     if (rc == EXIT_OK)
         rc = stream_inputs(&c, &sr, p, es, o, texts, lens, t);
     if (rc == EXIT_OK && o->stats)
@@ -859,7 +782,8 @@ static int record_stream(const struct opts *o, const uint8_t *const *keys, struc
     for (unsigned i = 0; i < o->ninputs; i++) {
         sp_agg_free(&sr.agg[i]);
         free(texts[i]);
-        texts[i] = NULL;
+        free(texts[MAX_INPUTS + i]);
+        texts[i] = texts[MAX_INPUTS + i] = NULL;
     }
     free(t);
     sp_collect_close(&c);
@@ -888,7 +812,8 @@ static int cmd_record(int argc, char **argv)
         if (strcmp(id, "-") != 0 && ushc_use_id(keys[i], id, stderr, prog) < 0)
             return EXIT_USAGE;
     }
-    if (o.ms > SP_RECORD_MS_MAX) {
+    /* A wall profile's two halves come from one stream, whatever its length. */
+    if (o.ms > SP_RECORD_MS_MAX || o.wall) {
         struct sp_profile p;
         struct elfs es = { .n = 0 };
         sp_profile_init(&p);

@@ -258,8 +258,8 @@ int praw_parse_header(const char *s, size_t len, struct praw_header *h,
 
 /* ---- a chain line ---------------------------------------------------- */
 
-static int take_task(struct praw_cur *c, struct praw_chain *ch,
-                     char *err, size_t cap)
+/* A task name field into out (PRAW_TASK_MAX + 1 bytes). */
+static int take_name(struct praw_cur *c, char *out, char *err, size_t cap)
 {
     size_t n = field_len(c);
     if (n == 0)
@@ -271,32 +271,151 @@ static int take_task(struct praw_cur *c, struct praw_chain *ch,
         if (t < '!' || t > '~' || t == ';')
             return fail(err, cap, "task has a character outside '!'..'~' "
                         "or a ';'", 0);
-        ch->pc_task[i] = t;
+        out[i] = t;
     }
-    ch->pc_task[n] = 0;
+    out[n] = 0;
     c->p += n;
+    return 0;
+}
+
+static int take_task(struct praw_cur *c, struct praw_chain *ch,
+                     char *err, size_t cap)
+{
+    return take_name(c, ch->pc_task, err, cap);
+}
+
+/* Frames up to the line's end, or (bar) up to " |". */
+static int take_addrs(struct praw_cur *c, uint64_t *frames, unsigned *depth, int bar,
+                      const char *first, char *err, size_t cap)
+{
+    *depth = 0;
+    if (take_hex(c, &frames[0], first, err, cap) < 0)
+        return -1;
+    *depth = 1;
+    while (c->p < c->end && !(bar && at_lit(c, " |"))) {
+        if (take_sep(c, "a return address", err, cap) < 0)
+            return -1;
+        if (*depth == PRAW_FRAMES)
+            return fail(err, cap, "more than 8 frames (pc and at most 7 "
+                        "return addresses)", 0);
+        if (take_hex(c, &frames[*depth], "return address", err, cap) < 0)
+            return -1;
+        (*depth)++;
+    }
     return 0;
 }
 
 static int take_frames(struct praw_cur *c, struct praw_chain *ch,
                        char *err, size_t cap)
 {
-    ch->pc_depth = 0;
-    if (take_hex(c, &ch->pc_frames[0], "pc", err, cap) < 0)
+    return take_addrs(c, ch->pc_frames, &ch->pc_depth, 0, "pc", err, cap);
+}
+
+/* ---- an off-CPU chain's reason and waker ------------------------------ */
+
+static const char *const praw_why_names[PRAW_WHY_MAX + 1] = {
+    0, "sleep", "waitq", "mutex", "preempted", "runnable",
+};
+
+const char *praw_why_name(unsigned why)
+{
+    return why <= PRAW_WHY_MAX ? praw_why_names[why] : 0;
+}
+
+int praw_why_blocked(unsigned why)
+{
+    return why == PRAW_WHY_SLEEP || why == PRAW_WHY_WAITQ || why == PRAW_WHY_MUTEX;
+}
+
+/* " why=REASON[:NAME]" at the cursor. */
+static int take_why(struct praw_cur *c, struct praw_chain *ch, char *err, size_t cap)
+{
+    if (take_lit(c, " why=", err, cap) < 0)
         return -1;
-    ch->pc_depth = 1;
-    while (c->p < c->end) {
-        if (take_sep(c, "a return address", err, cap) < 0)
-            return -1;
-        if (ch->pc_depth == PRAW_FRAMES)
-            return fail(err, cap, "more than 8 frames (pc and at most 7 "
-                        "return addresses)", 0);
-        if (take_hex(c, &ch->pc_frames[ch->pc_depth], "return address",
-                     err, cap) < 0)
-            return -1;
-        ch->pc_depth++;
+    size_t n = 0;
+    while (c->p + n < c->end && c->p[n] != ' ' && c->p[n] != ':')
+        n++;
+    ch->pc_why = PRAW_WHY_NONE;
+    for (unsigned w = 1; w <= PRAW_WHY_MAX; w++) {
+        const char *name = praw_why_names[w];
+        size_t i = 0;
+        while (i < n && name[i] && c->p[i] == name[i])
+            i++;
+        if (i == n && !name[i])
+            ch->pc_why = (uint8_t)w;
     }
+    if (ch->pc_why == PRAW_WHY_NONE)
+        return fail(err, cap, "why is not sleep, waitq, mutex, preempted or runnable", 0);
+    c->p += n;
+    ch->pc_name[0] = 0;
+    if (c->p == c->end || *c->p != ':')
+        return 0;
+    if (ch->pc_why != PRAW_WHY_WAITQ && ch->pc_why != PRAW_WHY_MUTEX)
+        return fail(err, cap, "only a waitq or mutex reason has a :NAME", 0);
+    c->p++;
+    n = field_len(c);
+    if (n == 0)
+        return fail(err, cap, "the wait's name after ':' is missing", 0);
+    if (n > PRAW_NAME_MAX)
+        return fail(err, cap, "the wait's name is longer than 31 characters", 0);
+    for (size_t i = 0; i < n; i++) {
+        char t = c->p[i];
+        if (t < '!' || t > '~' || t == ';' || t == ':')
+            return fail(err, cap, "the wait's name has a character outside '!'..'~', "
+                        "a ';' or a ':'", 0);
+        ch->pc_name[i] = t;
+    }
+    ch->pc_name[n] = 0;
+    c->p += n;
     return 0;
+}
+
+/* " waker=-1|DEC", exactly for blocked reasons. */
+static int take_waker(struct praw_cur *c, struct praw_chain *ch, char *err, size_t cap)
+{
+    ch->pc_waker = PRAW_WAKER_NONE;
+    int has = at_lit(c, " waker=");
+    if (has != praw_why_blocked(ch->pc_why))
+        return fail(err, cap, has ? "waker= on a reason that is not blocked time"
+                                  : "waker= is missing (sleep, waitq and mutex have one)", 0);
+    if (!has)
+        return 0;
+    c->p += 7;
+    if (at_lit(c, "-1") && (c->p + 2 == c->end || c->p[2] == ' ')) {
+        c->p += 2;
+        return 0;
+    }
+    uint64_t v;
+    c->stop = ':';
+    int rc = take_dec(c, PRAW_PID_MAX, &v, "waker", err, cap);
+    c->stop = 0;
+    if (rc < 0)
+        return -1;
+    ch->pc_waker = (int32_t)v;
+    if (c->p == c->end || *c->p != ':')
+        return 0;
+    if (v == 0)
+        return fail(err, cap, "the tick (waker=0) has no task name", 0);
+    c->p++;
+    return take_name(c, ch->pc_wtask, err, cap);
+}
+
+/* The off-CPU part after CPU: why, waker, the task's chain, and after
+ * " |" the waker's. */
+static int take_off(struct praw_cur *c, struct praw_chain *ch, char *err, size_t cap)
+{
+    if (take_why(c, ch, err, cap) < 0 || take_waker(c, ch, err, cap) < 0 ||
+        take_sep(c, "the chain", err, cap) < 0 ||
+        take_addrs(c, ch->pc_frames, &ch->pc_depth, 1, "the chain", err, cap) < 0)
+        return -1;
+    if (c->p == c->end)
+        return 0;
+    c->p += 2;                  /* " |" */
+    if (ch->pc_waker < 0)
+        return fail(err, cap, "a waker's chain (after \" |\") with no waker", 0);
+    if (take_sep(c, "the waker's chain", err, cap) < 0)
+        return -1;
+    return take_addrs(c, ch->pc_wframes, &ch->pc_wdepth, 0, "the waker's chain", err, cap);
 }
 
 int praw_parse_chain(const char *s, size_t len, struct praw_chain *ch,
@@ -350,6 +469,13 @@ int praw_parse_chain_kind(const char *s, size_t len, unsigned kind,
         take_dec(&c, PRAW_CPU_MAX, &v, "cpu", err, cap) < 0)
         return -1;
     ch->pc_cpu = (uint32_t)v;
+    ch->pc_why = PRAW_WHY_NONE;
+    ch->pc_name[0] = 0;
+    ch->pc_waker = PRAW_WAKER_NONE;
+    ch->pc_wtask[0] = 0;
+    ch->pc_wdepth = 0;
+    if (kind == PRAW_KIND_OFFCPU)
+        return take_off(&c, ch, err, cap);
     if (take_sep(&c, "pc", err, cap) < 0)
         return -1;
     return take_frames(&c, ch, err, cap);

@@ -29,6 +29,25 @@
  *              weight over its requested size, summed, rounded; at least
  *              1). WEIGHT is then the bytes they stand for.
  *
+ * Off-CPU profiles (kind=offcpu, source=sched: `profile off ... raw`) say
+ * on each chain line, after CPU, why the task was off its CPU and who
+ * ended it, and after the task's chain the waker's:
+ *
+ *   offchain = COUNT ":" WEIGHT " " PID " " TASK " " CPU " why=" WHY [":" NAME]
+ *              [" waker=" WAKER [":" TASK]] " " PC (" " RET){0,7} [" |" (" " RET){1,8}] "\n"
+ *   WHY      = "sleep" | "waitq" | "mutex" (blocked: switch-out to wake) |
+ *              "preempted" | "runnable" (wake or preemption to switch-in)
+ *   NAME     = 1-31 characters from '!'..'~' except ';' and ':': the wait
+ *              queue's or mutex's (waitq and mutex only)
+ *   WAKER    = "-1" (nobody: still waiting at the window's end) | DEC
+ *              0 .. PID_MAX (0: the tick); present exactly for blocked
+ *              reasons; a pid above 0 may be followed by ":" and the
+ *              waker's TASK name (the kernel always writes it)
+ *   " |" ... = the waker's chain at the wake, innermost first; only with
+ *              a WAKER of 0 or more
+ * The task's chain is its return addresses at the switch-out, innermost
+ * first (the first in schedule); "0" alone when the walk found none.
+ *
  * Heap profiles come in two views, told apart by SOURCE: "heap inuse
  * rate R" is the table of sampled blocks still live (ms=0: no window,
  * dropped= the samples the table had no room for, CPU always 0), and
@@ -95,6 +114,22 @@ struct praw_header {
     uint8_t ph_kind;                /* PRAW_KIND_*; PRAW_KIND_CPU without kind= */
 };
 
+/* An off-CPU chain's reason, numbered as the stream's PSTR_WHY_* and the
+ * kernel's enum prof_why. */
+enum {
+    PRAW_WHY_NONE = 0, PRAW_WHY_SLEEP = 1, PRAW_WHY_WAITQ = 2, PRAW_WHY_MUTEX = 3,
+    PRAW_WHY_PREEMPTED = 4, PRAW_WHY_RUNNABLE = 5,
+};
+#define PRAW_WHY_MAX      PRAW_WHY_RUNNABLE
+#define PRAW_NAME_MAX     31
+#define PRAW_WAKER_NONE   (-1)
+/* "sleep", "waitq", "mutex", "preempted", "runnable"; NULL for none or
+ * above PRAW_WHY_MAX. */
+const char *praw_why_name(unsigned why);
+/* Whether why is blocked time (sleep, waitq, mutex): the reasons with a
+ * waker. */
+int praw_why_blocked(unsigned why);
+
 struct praw_chain {
     uint32_t pc_count;
     uint64_t pc_weight;             /* ":WEIGHT", or pc_count when none */
@@ -104,6 +139,14 @@ struct praw_chain {
     char pc_task[PRAW_TASK_MAX + 1];
     unsigned pc_depth;              /* 1 .. PRAW_FRAMES */
     uint64_t pc_frames[PRAW_FRAMES];
+    /* Off-CPU chains only (else why PRAW_WHY_NONE, name "", waker
+     * PRAW_WAKER_NONE, wdepth 0). */
+    uint8_t pc_why;
+    char pc_name[PRAW_NAME_MAX + 1];
+    int32_t pc_waker;
+    char pc_wtask[PRAW_TASK_MAX + 1];   /* the waker's name, or "" */
+    unsigned pc_wdepth;             /* 0 .. PRAW_FRAMES */
+    uint64_t pc_wframes[PRAW_FRAMES];
 };
 
 /* Called once per chain line, in order; a non-zero return stops the parse

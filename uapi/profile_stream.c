@@ -86,6 +86,60 @@ const char *pstr_strerror(int reason)
 
 /* ---- BATCH --------------------------------------------------------------- */
 
+/* A wait queue's or mutex's name character: one field of a raw
+ * profile's why=REASON:NAME. */
+static bool is_wait_name_char(uint8_t c)
+{
+    return c >= '!' && c <= '~' && c != ';' && c != ':';
+}
+
+/* The rules of an off-CPU record's PSTR_REC_OFF part, the encoder's and
+ * the parser's alike (so that the two never disagree): a reason; a name
+ * only for a wait queue or mutex; a waker and its chain only for blocked
+ * time, and a chain only with a waker. */
+static bool off_part_ok(unsigned why, unsigned name_len, unsigned wdepth, int64_t waker)
+{
+    if (why < PSTR_WHY_SLEEP || why > PSTR_WHY_MAX || name_len > PSTR_NAME_MAX ||
+        wdepth > PSTR_FRAMES || waker < PSTR_WAKER_NONE || waker > INT32_MAX)
+        return false;
+    if (name_len && why != PSTR_WHY_WAITQ && why != PSTR_WHY_MUTEX)
+        return false;
+    if (!pstr_why_blocked(why))
+        return wdepth == 0 && waker == PSTR_WAKER_NONE;
+    return wdepth == 0 || waker >= 0;
+}
+
+/* The PSTR_REC_OFF part at p (avail bytes from it): its size without the
+ * chains, or a PSTR_E* reason; *wdepth the waker's frames. */
+static int off_part_at(const uint8_t *p, size_t avail, unsigned *wdepth)
+{
+    if (avail < PSTR_REC_OFF_LEN)
+        return PSTR_ESHORT;
+    unsigned nl = p[1];
+    if (!off_part_ok(p[0], nl, p[2], (int32_t)get_be32(p + 4)))
+        return PSTR_EFIELD;
+    if (p[3] != 0)
+        return PSTR_ERESERVED;
+    if (avail < PSTR_REC_OFF_LEN + (size_t)nl)
+        return PSTR_ESHORT;
+    for (unsigned i = 0; i < nl; i++)
+        if (!is_wait_name_char(p[PSTR_REC_OFF_LEN + i]))
+            return PSTR_EFIELD;
+    *wdepth = p[2];
+    return (int)(PSTR_REC_OFF_LEN + nl);
+}
+
+static void off_part_decode(const uint8_t *p, struct pstr_record *r)
+{
+    r->why = p[0];
+    r->wdepth = p[2];
+    r->waker = (int32_t)get_be32(p + 4);
+    unsigned nl = p[1];
+    for (unsigned i = 0; i < nl; i++)
+        r->name[i] = (char)p[PSTR_REC_OFF_LEN + i];
+    r->name[nl] = 0;
+}
+
 /* The record at p (avail bytes left): its size, or a PSTR_E* reason. With
  * r, the record is also decoded into it. */
 static int record_at(const uint8_t *p, size_t avail, struct pstr_record *r)
@@ -94,9 +148,13 @@ static int record_at(const uint8_t *p, size_t avail, struct pstr_record *r)
         return PSTR_ESHORT;
     uint8_t depth = p[4], flags = p[5], kind = p[6];
     /* One encoding per record: a CPU sample never carries a weight (it
-     * weighs 1), every other kind always does. */
-    if (depth < 1 || depth > PSTR_FRAMES || (flags & ~(PSTR_REC_TICK | PSTR_REC_WEIGHT)) ||
-        kind > PSTR_KIND_MAX || (kind == PSTR_KIND_CPU) == !!(flags & PSTR_REC_WEIGHT))
+     * weighs 1), every other kind always does; a heap record, and only
+     * a heap record, its size; only an off-CPU record why it was away. */
+    if (depth < 1 || depth > PSTR_FRAMES ||
+        (flags & ~(PSTR_REC_TICK | PSTR_REC_WEIGHT | PSTR_REC_SIZE | PSTR_REC_OFF)) ||
+        kind > PSTR_KIND_MAX || (kind == PSTR_KIND_CPU) == !!(flags & PSTR_REC_WEIGHT) ||
+        (kind == PSTR_KIND_HEAP) != !!(flags & PSTR_REC_SIZE) ||
+        ((flags & PSTR_REC_OFF) && kind != PSTR_KIND_OFFCPU))
         return PSTR_EFIELD;
     /* A weight is at least 1: 0 would be a record of nothing. */
     if ((flags & PSTR_REC_WEIGHT) && avail >= PSTR_REC_FIXED + PSTR_REC_WEIGHT_LEN &&
@@ -104,18 +162,37 @@ static int record_at(const uint8_t *p, size_t avail, struct pstr_record *r)
         return PSTR_EFIELD;
     if (p[7] != 0)
         return PSTR_ERESERVED;
-    size_t fixed = PSTR_REC_FIXED + (flags & PSTR_REC_WEIGHT ? PSTR_REC_WEIGHT_LEN : 0);
-    size_t need = fixed + 8 * (size_t)depth;
+    size_t fixed = PSTR_REC_FIXED + (flags & PSTR_REC_WEIGHT ? PSTR_REC_WEIGHT_LEN : 0) +
+                   (flags & PSTR_REC_SIZE ? PSTR_REC_SIZE_LEN : 0);
+    unsigned wdepth = 0;
+    size_t off_at = fixed;
+    if (flags & PSTR_REC_OFF) {
+        int n = off_part_at(p + fixed, avail > fixed ? avail - fixed : 0, &wdepth);
+        if (n < 0)
+            return n;
+        fixed += (size_t)n;
+    }
+    size_t need = fixed + 8 * ((size_t)depth + wdepth);
     if (avail < need)
         return PSTR_ESHORT;
     if (r) {
         r->pid = get_be32(p);
         r->depth = depth;
-        r->flags = flags & ~PSTR_REC_WEIGHT;
+        r->flags = flags & PSTR_REC_TICK;
         r->kind = kind;
         r->weight = flags & PSTR_REC_WEIGHT ? get_be64(p + PSTR_REC_FIXED) : 1;
+        r->size = flags & PSTR_REC_SIZE ? get_be64(p + PSTR_REC_FIXED + PSTR_REC_WEIGHT_LEN) : 0;
         for (unsigned i = 0; i < PSTR_FRAMES; i++)
             r->frames[i] = i < depth ? get_be64(p + fixed + 8 * i) : 0;
+        r->why = 0;
+        r->wdepth = 0;
+        r->waker = PSTR_WAKER_NONE;
+        r->name[0] = 0;
+        if (flags & PSTR_REC_OFF)
+            off_part_decode(p + off_at, r);
+        const uint8_t *wf = p + fixed + 8 * (size_t)depth;
+        for (unsigned i = 0; i < PSTR_FRAMES; i++)
+            r->wframes[i] = i < wdepth ? get_be64(wf + 8 * i) : 0;
     }
     return (int)need;
 }
@@ -316,23 +393,52 @@ void pstr_batch_head(struct pstr_writer *w, const struct pstr_batch *b)
 
 bool pstr_add_record(struct pstr_writer *w, const struct pstr_record *r)
 {
-    uint8_t flags = r->flags & ~PSTR_REC_WEIGHT;
+    uint8_t flags = r->flags & ~(PSTR_REC_WEIGHT | PSTR_REC_SIZE | PSTR_REC_OFF);
     if (r->kind == PSTR_KIND_CPU)
         return pstr_add_frames(w, r->pid, flags, r->frames, r->depth);
     if (r->depth < 1 || r->depth > PSTR_FRAMES || (flags & ~PSTR_REC_TICK) ||
         r->kind > PSTR_KIND_MAX || r->weight == 0)
         return false;
-    size_t fixed = PSTR_REC_FIXED + PSTR_REC_WEIGHT_LEN;
-    size_t need = fixed + 8 * (size_t)r->depth;
+    bool sized = r->kind == PSTR_KIND_HEAP;
+    size_t fixed = PSTR_REC_FIXED + PSTR_REC_WEIGHT_LEN + (sized ? PSTR_REC_SIZE_LEN : 0);
+    size_t nl = 0;
+    if (r->why) {
+        while (nl <= PSTR_NAME_MAX && r->name[nl])
+            nl++;
+        if (r->kind != PSTR_KIND_OFFCPU || !off_part_ok(r->why, (unsigned)nl, r->wdepth, r->waker))
+            return false;
+        for (size_t i = 0; i < nl; i++)
+            if (!is_wait_name_char((uint8_t)r->name[i]))
+                return false;
+    }
+    size_t off_at = fixed;
+    if (r->why)
+        fixed += PSTR_REC_OFF_LEN + nl;
+    unsigned wdepth = r->why ? r->wdepth : 0;
+    size_t need = fixed + 8 * ((size_t)r->depth + wdepth);
     if (w->len + need > PSTR_DGRAM_MAX)
         return false;
     uint8_t *p = w->buf + w->len;
-    flags |= PSTR_REC_WEIGHT;
+    flags |= PSTR_REC_WEIGHT | (sized ? PSTR_REC_SIZE : 0) | (r->why ? PSTR_REC_OFF : 0);
     put_be64(p, (uint64_t)r->pid << 32 | (uint64_t)r->depth << 24 | (uint64_t)flags << 16 |
                 (uint64_t)r->kind << 8);
     put_be64(p + PSTR_REC_FIXED, r->weight);
+    if (sized)
+        put_be64(p + PSTR_REC_FIXED + PSTR_REC_WEIGHT_LEN, r->size);
+    if (r->why) {
+        uint8_t *o = p + off_at;
+        o[0] = r->why;
+        o[1] = (uint8_t)nl;
+        o[2] = (uint8_t)wdepth;
+        o[3] = 0;
+        put_be32(o + 4, (uint32_t)r->waker);
+        for (size_t i = 0; i < nl; i++)
+            o[PSTR_REC_OFF_LEN + i] = (uint8_t)r->name[i];
+    }
     for (unsigned i = 0; i < r->depth; i++)
         put_be64(p + fixed + 8 * i, r->frames[i]);
+    for (unsigned i = 0; i < wdepth; i++)
+        put_be64(p + fixed + 8 * ((size_t)r->depth + i), r->wframes[i]);
     w->len += need;
     w->count++;
     return true;

@@ -41,7 +41,9 @@
  *        0    4 pid        the task sampled (0: none, idle)
  *        4    1 depth      frames, 1 .. PSTR_FRAMES
  *        5    1 flags      PSTR_REC_TICK: taken by the tick, not the counter;
- *                          PSTR_REC_WEIGHT: a weight follows
+ *                          PSTR_REC_WEIGHT: a weight follows;
+ *                          PSTR_REC_SIZE: a size follows the weight;
+ *                          PSTR_REC_OFF: why and who (below) follow it
  *        6    1 kind       what the record measures: PSTR_KIND_CPU (0), a
  *                          sample of the running pc; PSTR_KIND_OFFCPU (1),
  *                          time off the CPU; PSTR_KIND_HEAP (2), bytes
@@ -50,14 +52,48 @@
  *                          PSTR_KIND_CPU has and a CPU sample never has: how
  *                          much (nanoseconds off the CPU, bytes), at
  *                          least 1; a CPU sample weighs 1
- *     8|16 8*depth frames  the interrupted pc, then return addresses,
+ *  (16    8 size)          with PSTR_REC_SIZE, which a PSTR_KIND_HEAP
+ *                          record has and no other kind: the sampled
+ *                          block's requested size in bytes (0 .. 2^64-1),
+ *                          so that a reader tells objects (weight / size,
+ *                          at least 1) from bytes, as the raw profile's
+ *                          OBJECTS does
+ *  8|16|24 8*depth frames  the interrupted pc, then return addresses,
  *                          innermost first (as in the raw profile)
  * A CPU sample is sent without a weight, so its 8 bytes of fixed part are
  * those the format had before it carried kinds (the kind byte was
  * reserved, zero). A reader of that format therefore reads a BATCH that
  * holds CPU samples alone; one holding any weighted record it refuses
  * whole (the flag and the kind byte were fields it required to be zero),
- * CPU samples in it included.
+ * CPU samples in it included. Likewise a reader from before heap records
+ * carried their size refuses a BATCH with a heap record (PSTR_REC_SIZE was
+ * a flag bit it required to be zero) rather than misread its frames.
+ *
+ * Off-CPU records (kind 1, `profile off ... stream`) also carry why the
+ * task was away and who ended it: flag PSTR_REC_OFF, and after the weight
+ *
+ *       16    1 why        PSTR_WHY_SLEEP, _WAITQ, _MUTEX (blocked time,
+ *                          from the switch-out to the wake), _PREEMPTED,
+ *                          _RUNNABLE (from the wake, or the preemption, to
+ *                          the switch-in: scheduler latency)
+ *       17    1 name_len   0 .. PSTR_NAME_MAX: the wait queue's or mutex's
+ *                          name (0 for the other reasons, or no name)
+ *       18    1 wdepth     0 .. PSTR_FRAMES: the waker's chain (blocked
+ *                          reasons only, and only with a waker >= 0)
+ *       19    1 reserved   zero
+ *       20    4 waker      who ended the wait: a pid; 0 the tick (a sleep,
+ *                          or a wake from an interrupt with no task);
+ *                          0xffffffff (-1) nobody yet (still waiting at the
+ *                          stream's end), and always for runnable and
+ *                          preempted records
+ *       24    n name       '!'..'~' except ';' and ':'
+ *   then the frames (depth of them: the task's chain at its switch-out,
+ *   frame 0 in schedule; a chain the walk could not take is one frame,
+ *   0), then the waker's (wdepth of them: its chain at the wake).
+ * One record is one interval of one task off its CPU: its blocked time
+ * and who woke it together, so that no reader has to pair records. A
+ * reader of the format before this flag refuses such a batch whole (an
+ * unknown flag), as above.
  *
  * META payload: what the records need to be read; sent first, then about
  * every second (a collector that lost the first one learns it late, not
@@ -127,8 +163,14 @@
 #define PSTR_BATCH_HDR    12
 #define PSTR_REC_FIXED    8          /* a record's bytes before its frames */
 #define PSTR_REC_WEIGHT_LEN 8       /* the optional weight */
-#define PSTR_REC_MAX      (PSTR_REC_FIXED + PSTR_REC_WEIGHT_LEN + 8 * PSTR_FRAMES)
+#define PSTR_REC_SIZE_LEN 8         /* a heap record's size */
+#define PSTR_REC_MAX      (PSTR_REC_FIXED + PSTR_REC_WEIGHT_LEN + PSTR_REC_SIZE_LEN + \
+                           8 * PSTR_FRAMES)
 #define PSTR_REC_MAX_CPU  (PSTR_REC_FIXED + 8 * PSTR_FRAMES)   /* no weight */
+#define PSTR_REC_OFF_LEN  8          /* an off-CPU record's why .. waker */
+#define PSTR_NAME_MAX     31         /* a wait queue's or mutex's name */
+#define PSTR_REC_MAX_OFF  (PSTR_REC_FIXED + PSTR_REC_WEIGHT_LEN + PSTR_REC_OFF_LEN + \
+                           PSTR_NAME_MAX + 16 * PSTR_FRAMES)
 #define PSTR_PID_ALL      0xffffffffu
 #define PSTR_FLAG_TAGGED  0x01
 #define PSTR_TAG_LEN      32         /* HMAC-SHA256 */
@@ -139,6 +181,15 @@
 enum { PSTR_META = 1, PSTR_BATCH = 2, PSTR_END = 3 };
 #define PSTR_REC_TICK     0x01
 #define PSTR_REC_WEIGHT   0x02
+#define PSTR_REC_SIZE     0x04
+#define PSTR_REC_OFF      0x08      /* kind offcpu: why, name, waker follow the weight */
+/* An off-CPU record's reason, numbered as the kernel's (enum prof_why). */
+enum {
+    PSTR_WHY_SLEEP = 1, PSTR_WHY_WAITQ = 2, PSTR_WHY_MUTEX = 3,
+    PSTR_WHY_PREEMPTED = 4, PSTR_WHY_RUNNABLE = 5,
+};
+#define PSTR_WHY_MAX      PSTR_WHY_RUNNABLE
+#define PSTR_WAKER_NONE   (-1)
 enum { PSTR_KIND_CPU = 0, PSTR_KIND_OFFCPU = 1, PSTR_KIND_HEAP = 2 };
 #define PSTR_KIND_MAX     PSTR_KIND_HEAP
 
@@ -157,8 +208,10 @@ _Static_assert(sizeof PSTR_TAG_LABEL - 1 == 8, "the tag's label is 8 bytes");
 /* Every BATCH datagram holds at least this many records of any depth. */
 _Static_assert((PSTR_DGRAM_MAX - PSTR_HDR_LEN - PSTR_BATCH_HDR) / PSTR_REC_MAX_CPU >= 18,
                "a batch holds 18 full-depth CPU samples");
-_Static_assert((PSTR_DGRAM_MAX - PSTR_HDR_LEN - PSTR_BATCH_HDR) / PSTR_REC_MAX >= 16,
-               "a batch holds 16 full-depth weighted records");
+_Static_assert((PSTR_DGRAM_MAX - PSTR_HDR_LEN - PSTR_BATCH_HDR) / PSTR_REC_MAX >= 15,
+               "a batch holds 15 full-depth records of any kind");
+_Static_assert((PSTR_DGRAM_MAX - PSTR_HDR_LEN - PSTR_BATCH_HDR) / PSTR_REC_MAX_OFF >= 7,
+               "a batch holds 7 off-CPU records of the longest name and two full chains");
 
 /* pstr_parse's and the payload parsers' reasons for refusing a datagram. */
 #define PSTR_ESHORT     -1   /* shorter than its header or a field it declares */
@@ -184,12 +237,29 @@ struct pstr_hdr {                   /* host byte order */
 
 struct pstr_record {
     uint32_t pid;
-    uint8_t depth, flags;           /* PSTR_REC_TICK; PSTR_REC_WEIGHT is the
+    uint8_t depth, flags;           /* PSTR_REC_TICK; PSTR_REC_WEIGHT,
+                                       PSTR_REC_SIZE and PSTR_REC_OFF are the
                                        format's business, never set here */
     uint8_t kind;                   /* PSTR_KIND_* */
     uint64_t weight;                /* parsed: 1 when none was sent */
+    uint64_t size;                  /* PSTR_KIND_HEAP: the block's requested
+                                       size; 0 for every other kind */
     uint64_t frames[PSTR_FRAMES];
+    /* Off-CPU only: why 0 when the record has no PSTR_REC_OFF part (every
+     * other kind), else PSTR_WHY_*; the rest as the format says. */
+    uint8_t why;
+    uint8_t wdepth;
+    int32_t waker;                  /* PSTR_WAKER_NONE: nobody */
+    char name[PSTR_NAME_MAX + 1];   /* "" when none */
+    uint64_t wframes[PSTR_FRAMES];
 };
+
+/* Whether why is blocked time (sleep, wait queue, mutex): the reasons
+ * that have a waker. */
+static inline bool pstr_why_blocked(unsigned why)
+{
+    return why == PSTR_WHY_SLEEP || why == PSTR_WHY_WAITQ || why == PSTR_WHY_MUTEX;
+}
 
 struct pstr_batch {
     uint32_t first, drops, drops_total;
@@ -245,7 +315,10 @@ void pstr_begin_in(struct pstr_writer *w, uint8_t *out, uint8_t type, uint16_t c
 /* BATCH: right after pstr_begin, once. */
 void pstr_batch_head(struct pstr_writer *w, const struct pstr_batch *b);
 /* Any record. A CPU sample weighs 1: it is sent without a weight, and
- * r->weight is ignored; every other kind is sent with its weight. */
+ * r->weight is ignored; every other kind is sent with its weight, a heap
+ * record with its size too (r->size, ignored for other kinds), and an
+ * off-CPU one with r->why set with its PSTR_REC_OFF part (refused, as the
+ * parser would refuse it, when a field is out of its range). */
 bool pstr_add_record(struct pstr_writer *w, const struct pstr_record *r);
 /* A CPU sample (kind cpu, weight 1) from its parts, frames[0 .. depth):
  * what a kernel adds straight from its own records, without a struct

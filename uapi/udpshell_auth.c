@@ -2,27 +2,17 @@
  * (docs/udpshell.md, "Authentication"): keys, tags, and the reply chunker's
  * sealing. Kept apart from uapi/udpshell.c so that code speaking only the
  * open protocol does not link SHA-256. Freestanding, like its sibling. */
+#include "lib/parse.h"
 #include "lib/sha256.h"
 #include "uapi/byteorder.h"
 #include "uapi/udpshell.h"
-
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
 
 int ushp_parse_key(const char *s, size_t n, uint8_t key[USHP_KEY_LEN])
 {
     if (n != 2 * USHP_KEY_LEN)
         return -1;
     for (size_t i = 0; i < USHP_KEY_LEN; i++) {
-        int hi = hexval(s[2 * i]), lo = hexval(s[2 * i + 1]);
+        int hi = parse_hex_digit(s[2 * i]), lo = parse_hex_digit(s[2 * i + 1]);
         if (hi < 0 || lo < 0) {
             secure_zero(key, USHP_KEY_LEN);   /* no half-parsed key left behind */
             return -1;

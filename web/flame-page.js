@@ -58,8 +58,9 @@
     : `${data.view}: ${weight(total)}`;
   summary.append(el('div', {}, what));
   for (const k of data.kernels) {
-    let line = `kernel ${k.name}: ${k.source}, ${k.ms} ms, ${k.samples} samples, ` +
-      `${k.dropped} dropped`;
+    // A heap in-use profile is a snapshot: it has no window (ms=0).
+    let line = `kernel ${k.name}: ${k.source}, ${k.ms ? k.ms + ' ms' : 'a snapshot'}, ` +
+      `${k.samples} samples, ${k.dropped} dropped`;
     if (k.lost !== undefined)
       line += `, ${k.lost} lost on the wire`;
     if (k.note)
@@ -227,6 +228,8 @@
     invert.textContent = on ? 'Flame' : 'Icicle';
   });
   document.addEventListener('keydown', (e) => {
+    if (!total)
+      return;
     if (e.key === 'Escape' && document.activeElement !== search)
       chart.resetZoom();
     if ((e.ctrlKey || e.metaKey) && e.key === 'f') {
@@ -236,13 +239,19 @@
   });
   window.addEventListener('resize', () => {
     const w = width();
+    if (!total)
+      return;
     if (w !== chart.width())
       chart.width(w).update();
   });
 
-  if (total)
+  if (total) {
     F.select(holder).datum(data.root).call(chart);
-  else
+  } else {
+    // Nothing drawn: the chart has no selection for the controls to act on.
     holder.append(el('p', { id: 'sonde-empty' }, 'No samples: nothing to draw.'));
+    for (const c of [search, reset, invert])
+      c.disabled = true;
+  }
   window.sondePage = { chart, data };
 })();

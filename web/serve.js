@@ -21,6 +21,8 @@
     dragging: null,
     chart: null,
     refreshes: 0,
+    zoomPath: null,      // the zoomed frame's names from the root, or null
+    seq: 0,              // flame requests made
   };
   window.sondeServe = S;   // for whoever wants to look (the browser tests)
 
@@ -74,7 +76,8 @@
       tr.className = k.state;
       const ago = k.last_ms === null ? '' : ` (${((st.now_ms - k.last_ms) / 1000).toFixed(1)} s ago)`;
       const cells = [
-        k.name, k.state, k.last_ms === null ? 'none yet' : clock(k.last_ms) + ago,
+        // A kernel whose stream did not start says why, not only in a tooltip.
+        k.name, k.state === 'failed' && k.note ? `failed: ${k.note}` : k.state, k.last_ms === null ? 'none yet' : clock(k.last_ms) + ago,
         k.authenticated ? 'authenticated (HMAC key)' : 'open (no key)',
         k.source || '', lastRate(k), fmtNum(k.lost + k.dropped),
       ];
@@ -269,19 +272,49 @@
         s += `, ${d.data.delta >= 0 ? '+' : ''}${fmtNum(d.data.delta)} over the base`;
       return s;
     });
+    // A click zooms; the frame's path from the root is kept so that the
+    // next refresh (new data, a new hierarchy) zooms to it again.
     return F.flamegraph().width(w).cellHeight(18).minFrameSize(1).transitionDuration(0)
-      .sort(true).tooltip(tip).setDetailsElement($('details'));
+      .sort(true).tooltip(tip).setDetailsElement($('details'))
+      .onClick((d) => {
+        const path = [];
+        for (let n = d; n && n.parent; n = n.parent)
+          path.unshift(n.data.name);
+        S.zoomPath = path.length ? path : null;
+      });
   }
 
+  // The frame at the zoomed path; failing that (a task's name came in a
+  // later META: "pid-6" became "burn"), the first frame of the same name
+  // at the same depth.
+  function rezoom() {
+    const path = S.zoomPath;
+    if (!path)
+      return;
+    const root = F.select('#chart').datum();
+    let n = root;
+    for (const name of path)
+      n = n && n.children && n.children.find((c) => c.data.name === name);
+    if (!n)
+      n = root.descendants().find((d) => d.depth === path.length &&
+                                         d.data.name === path[path.length - 1]);
+    if (n)
+      S.chart.zoomTo(n);
+  }
+
+  // A chart of its own for every answer: d3-flame-graph fixes its height
+  // at the first tree it draws (a deeper one later would be drawn off the
+  // top), and a fresh chart has nothing of the last tree left over.
   function renderFlame(j, diff) {
     S.flame = j;
     const tree = j.tree;
-    if (!S.chart) {
-      S.chart = makeChart(Math.max(600, $('chart').clientWidth || 1200));
-      F.select('#chart').datum(tree).call(S.chart);
-    }
+    if (S.chart)
+      S.chart.destroy();
+    $('chart').textContent = '';
+    S.chart = makeChart(Math.max(600, $('chart').clientWidth || 1200));
     S.chart.setColorMapper(diff ? diffColor : (d, original) => original);
-    S.chart.update(tree);
+    F.select('#chart').datum(tree).call(S.chart);
+    rezoom();
     if ($('search').value)
       S.chart.search($('search').value);
     document.body.classList.toggle('diff', diff);
@@ -291,6 +324,12 @@
     $('sample-count').textContent = fmtNum(r.samples);
     $('sample-count').dataset.samples = r.samples;
     $('unit').textContent = r.samples === 1 ? 'sample' : 'samples';
+    // The stream carries sampled allocations and no frees: say so.
+    $('kind-note').textContent = j.kind !== 'heap' ? '' :
+      'heap: bytes allocated in the range' + (j.objects !== undefined
+        ? ` (${fmtNum(r.weight)} bytes, ${fmtNum(j.objects)} objects)` : '') +
+      ', from the sampled allocations the stream carries; frees are not streamed, ' +
+      'so this is not the heap in use';
     $('base-summary').textContent = diff
       ? `against the base ${clock(j.base.from_ms)} to ${clock(j.base.to_ms)}: ` +
         `${fmtNum(j.base.samples)} samples` : '';
@@ -317,11 +356,18 @@
     } else {
       url = '/api/flame?' + selParams();
     }
+    // The timer's refresh and a change of filter can both be waiting for
+    // an answer: only the latest request's is drawn.
+    const seq = ++S.seq;
     try {
-      renderFlame(await getJSON(url), diff);
+      const j = await getJSON(url);
+      if (seq !== S.seq)
+        return;
+      renderFlame(j, diff);
       $('error').textContent = '';
     } catch (e) {
-      $('error').textContent = e.message;
+      if (seq === S.seq)
+        $('error').textContent = e.message;
     }
   }
 
@@ -351,6 +397,11 @@
     for (const id of ['kind', 'kernel', 'pid', 'cpu', 'diff'])
       $(id).addEventListener('change', () => { renderTimeline(); refreshFlame(); });
     $('live').addEventListener('click', () => { S.sel = null; renderTimeline(); refreshFlame(); });
+    $('reset-zoom').addEventListener('click', () => {
+      S.zoomPath = null;
+      if (S.chart)
+        S.chart.resetZoom();
+    });
     $('set-base').addEventListener('click', () => {
       S.base = S.sel ? { ...S.sel } : liveRange();
       $('diff').disabled = false;

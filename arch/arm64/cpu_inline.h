@@ -8,6 +8,7 @@
 
 struct cpu;
 #define CPU_OFF_INDEX 16           /* offsetof(struct cpu, index) */
+#define CPU_OFF_HEAP_LEFT 24       /* offsetof(struct cpu, heap_left) */
 extern unsigned cycles_shift;      /* cpu.c: set once at boot */
 
 static inline uint64_t cycles_now_inline(void)
@@ -28,6 +29,16 @@ static inline struct cpu *this_cpu_inline(void)
 static inline unsigned cpu_index_inline(void)
 {
     return *(const unsigned *)((const char *)this_cpu_inline() + CPU_OFF_INDEX);
+}
+
+/* This CPU's heap_left -= n; true when it went below zero: every kmalloc
+ * runs it (mm/heapprof.h). A load-store machine has no subtract into
+ * memory, so it is the register read, a load, the subtract, a store and
+ * the branch. Interrupts off, under the heap's lock. */
+static inline bool cpu_heap_countdown(uint64_t n)
+{
+    int64_t *left = (int64_t *)((char *)this_cpu_inline() + CPU_OFF_HEAP_LEFT);
+    return (*left -= (int64_t)n) < 0;
 }
 
 /* cpu.c's irqs_enabled(), whole: PSTATE.I set (every exception handler

@@ -14,8 +14,14 @@
 
 struct cpu;
 struct cpu *this_cpu(void);
+#define CPU_OFF_HEAP_LEFT 24       /* offsetof(struct cpu, heap_left) */
 
 static inline uint64_t cycles_now_inline(void) { return cycles_now(); }
 static inline unsigned cpu_index_inline(void) { return cpu_index(); }
 static inline struct cpu *this_cpu_inline(void) { return this_cpu(); }
 static inline bool irqs_enabled_inline(void) { return irqs_enabled(); }
+static inline bool cpu_heap_countdown(uint64_t n)
+{
+    int64_t *left = (int64_t *)((char *)this_cpu() + CPU_OFF_HEAP_LEFT);
+    return (*left -= (int64_t)n) < 0;
+}

@@ -7,6 +7,7 @@
 
 struct cpu;
 #define CPU_OFF_INDEX 16           /* offsetof(struct cpu, index) */
+#define CPU_OFF_HEAP_LEFT 24       /* offsetof(struct cpu, heap_left) */
 
 static inline uint64_t cycles_now_inline(void)
 {
@@ -22,6 +23,17 @@ static inline unsigned cpu_index_inline(void)
     unsigned idx;
     __asm__ volatile("movl %%gs:%c1, %0" : "=r"(idx) : "i"(CPU_OFF_INDEX));
     return idx;
+}
+
+/* This CPU's heap_left -= n; true when it went below zero. One
+ * %gs-relative subtract and a branch on its sign flag: every kmalloc
+ * runs it (mm/heapprof.h). Interrupts off, under the heap's lock. */
+static inline bool cpu_heap_countdown(uint64_t n)
+{
+    bool neg;
+    __asm__ volatile("subq %1, %%gs:%c2" : "=@ccs"(neg) : "r"(n), "i"(CPU_OFF_HEAP_LEFT)
+                     : "memory");
+    return neg;
 }
 
 static inline struct cpu *this_cpu_inline(void)

@@ -5,6 +5,7 @@
 #include "arch/x86_64/trap.h"
 #include "arch/x86_64/x86.h"
 #include "hal/cpu.h"
+#include "kernel/timer.h"
 
 #define LAPIC_ID        0x020
 #define LAPIC_EOI       0x0b0
@@ -24,6 +25,7 @@
 
 uint64_t lapic_phys = 0xfee00000;
 static uint32_t timer_count_10ms;
+static uint32_t timer_period;          /* the count every CPU's tick reloads */
 
 static inline volatile uint32_t *reg(unsigned off)
 {
@@ -103,7 +105,17 @@ void lapic_timer_start(unsigned hz)
     lapic_timer_phase(hz);
     lapic_write(LAPIC_TIMER_DIV, 0x3);
     lapic_write(LAPIC_LVT_TIMER, TIMER_PERIODIC | VEC_TIMER);
-    lapic_write(LAPIC_TIMER_INIT, (uint32_t)((uint64_t)timer_count_10ms * 100 / hz));
+    timer_period = (uint32_t)((uint64_t)timer_count_10ms * 100 / hz);
+    lapic_write(LAPIC_TIMER_INIT, timer_period);
+}
+
+/* The periodic count reloads when the timer fires, so what it has
+ * counted down since is how long ago the tick fell due. One MMIO read
+ * (an exit under KVM): the period is the one every CPU started with. */
+bool lapic_timer_prompt(void)
+{
+    uint32_t period = timer_period;
+    return timer_tick_prompt(period - lapic_read(LAPIC_TIMER_CUR), period);
 }
 
 static void icr_send(uint32_t apic_id, uint32_t lo)

@@ -3,6 +3,7 @@
 #include "arch/x86_64/lapic.h"
 #include "arch/x86_64/percpu_arch.h"
 #include "arch/x86_64/x86.h"
+#include "hal/cpu.h"
 #include "hal/irq.h"
 #include "kernel/console.h"
 #include "kernel/panic.h"
@@ -135,8 +136,15 @@ void trap_irq(struct trap_frame *tf)
     if (v == VEC_SPURIOUS)
         return;                     /* no EOI for a spurious interrupt */
     if (v == VEC_TIMER) {
+        bool prompt = lapic_timer_prompt();
         lapic_eoi();
         timer_tick(tf);
+        /* One PAUSE per prompt tick: nothing on hardware, but under QEMU
+         * TCG it ends this vCPU's turn, and under -icount (QEMU before
+         * 8.1) the vCPU after a busy one otherwise never gets a turn
+         * with time in it: docs/qemu-icount.md. */
+        if (prompt)
+            cpu_relax();
         return;
     }
     irq_handler_fn fn = __atomic_load_n(&handlers[v].fn, __ATOMIC_ACQUIRE);

@@ -1,7 +1,8 @@
 /* kernel/cmd/bench_heap.c: `bench_heap`, heap profiling's price (make
  * bench, bench/run.py): a kmalloc+kfree pair with sampling off, on at the
  * default rate (the average, samples included) and sampled every time,
- * and an allocation-heavy workload's slowdown at the default rate. Under
+ * and an allocation-heavy workload's slowdown at the default rate, with
+ * the samples it took (the slowdown's cause: docs/bench.md). Under
  * -icount shift=0 on x86-64 a cycle is a guest instruction. Interrupts
  * are off across each loop: no tick lands in the figures. */
 #include "hal/cpu.h"
@@ -54,22 +55,28 @@ static int cmd_bench_heap(int argc, char **argv, struct printer *p)
         return 1;
     }
     uint32_t was = heapprof_rate;
+    heap_prof_set_rate(0);
     bh_pairs(1000, 64);                         /* warm: the class's page exists */
-    heapprof_set_rate(0);
+    bh_workload();                              /* and the workload's classes' */
     uint64_t off = bh_pairs(BH_PAIRS, 64), w_off = bh_workload();
-    heapprof_set_rate(HEAPPROF_RATE_DEF);
-    uint64_t on = bh_pairs(BH_PAIRS, 64), w_on = bh_workload();
-    heapprof_set_rate(1);                       /* every allocation sampled */
+    heap_prof_set_rate(HEAPPROF_RATE_DEF);
+    struct heapprof_stats s0, s1;
+    uint64_t on = bh_pairs(BH_PAIRS, 64);
+    heap_prof_copy(NULL, 0, &s0);
+    uint64_t w_on = bh_workload();
+    heap_prof_copy(NULL, 0, &s1);
+    heap_prof_set_rate(1);                       /* every allocation sampled */
     uint64_t all = bh_pairs(BH_SAMPLED, 64);
-    heapprof_set_rate(was);
+    heap_prof_set_rate(was);
     unsigned long slow = w_on > w_off ? (unsigned long)((w_on - w_off) * 100000 / w_off) : 0;
     pr_printf(p, "bench_heap: pair off %lu.%02lu on %lu.%02lu sampled %lu %s per kmalloc+kfree "
               "(64 bytes, rate %u)\n", (unsigned long)(off / BH_PAIRS),
               (unsigned long)(off % BH_PAIRS * 100 / BH_PAIRS), (unsigned long)(on / BH_PAIRS),
               (unsigned long)(on % BH_PAIRS * 100 / BH_PAIRS), (unsigned long)(all / BH_SAMPLED),
               cycles_unit(), HEAPPROF_RATE_DEF);
-    pr_printf(p, "bench_heap: workload off %lu on %lu %s, slowdown %lu.%03lu%%\n",
-              (unsigned long)w_off, (unsigned long)w_on, cycles_unit(), slow / 1000, slow % 1000);
+    pr_printf(p, "bench_heap: workload off %lu on %lu %s, slowdown %lu.%03lu%%, %lu samples "
+              "taken\n", (unsigned long)w_off, (unsigned long)w_on, cycles_unit(), slow / 1000,
+              slow % 1000, (unsigned long)(s1.hs_samples - s0.hs_samples));
     return 0;
 }
 SHELL_COMMAND(bench_heap, "bench_heap", "bench_heap       heap profiling's cost: kmalloc+kfree pairs off, on, sampled; a workload's slowdown",

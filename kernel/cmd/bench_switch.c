@@ -1,15 +1,24 @@
 /* kernel/cmd/bench_switch.c: `bench_switch`, what off-CPU profiling costs
- * the scheduler (bench/run.py boots under -icount shift=0, where the
+ * the scheduler (bench/offcpu.py boots under -icount shift=0, where the
  * clock counts guest instructions).
  *
- * Two tasks on this CPU yield to each other: each yield is one context
- * switch, and one round (a yield of the first task until it runs again)
- * is two switches and the other task's loop body. The first task times
- * every round with cycles_now() and files it under the gate's state at
- * its start: closed (off-CPU profiling off) or open (an off-CPU window,
- * which this command runs over them, its report thrown away). The
- * minimum round is the bare path (no tick in it); the mean, the
- * ping-pong's pace with the ticks.
+ * Three workloads, each of two tasks on this CPU, each run first with the
+ * gate closed (off-CPU profiling off) and then under an off-CPU window
+ * (`profile latency`, its report kept only for its drop count):
+ *
+ * - yield: the tasks yield to each other, one switch per yield and no
+ *   wake: a round (a yield of the first task until it runs again) is two
+ *   switches and the other task's loop body.
+ * - wake: they hand a turn to each other through the wait queue
+ *   "bench-pp" with no work between: a hand-off is a wake and a switch.
+ * - pingpong: the same, with a fixed quantum of work before each hand-off,
+ *   sized at start so that with profiling off the pair switches 10,000
+ *   times a second: its slowdown is what profiling costs such a workload.
+ *
+ * The first task times every round with cycles_now() and files it under
+ * the gate's state at its start and end (a round across the gate's move
+ * is not counted). The minimum round is the bare path (no tick in it);
+ * the mean, the workload's pace with everything.
  *
  * Commands: prefix cmd_ and bench_. */
 #include "hal/cpu.h"
@@ -18,24 +27,66 @@
 #include "kernel/sched.h"
 #include "kernel/shell.h"
 #include "lib/printf.h"
+#include "lib/string.h"
 
-#define BENCH_SW_MS 40              /* each phase; an open window's records fit */
+/* Each phase, closed and then open. An open window's records must fit
+ * the reserved ring (PROF_RESERVE_MAX), for a dropped record costs less
+ * than a written one: the yield loop writes one a switch, ~55,000 in
+ * 20 ms of guest time, the wake phase three a hand-off, ~35,000 in 10 ms.
+ * The report's drop count is printed to show none were dropped. */
+static const unsigned bench_sw_ms[] = { 20, 10, 20 };
+#define BENCH_SW_RATE 10000         /* the pingpong's switches a second, off */
 
 struct bench_sw_stat {
     uint64_t n, sum, min;
 };
 
+enum bench_sw_kind { BENCH_SW_YIELD, BENCH_SW_WAKE, BENCH_SW_PINGPONG };
+
 static struct {
     volatile bool stop;
     volatile unsigned running;
+    volatile unsigned turn;         /* wake, pingpong: 0 the timer's, 1 the partner's */
+    enum bench_sw_kind kind;
+    uint64_t work;                  /* pingpong: iterations of bench_sw_work a hand-off */
     struct bench_sw_stat st[2];     /* [0] gate closed, [1] open */
 } bsw;
+
+static struct waitq bench_sw_wq = WAITQ_INIT("bench-pp");
+
+/* The pingpong's work: n iterations the compiler cannot drop. */
+static __attribute__((noinline)) void bench_sw_work(uint64_t n)
+{
+    for (volatile uint64_t i = 0; i < n; i++)
+        ;
+}
+
+static bool bench_sw_my_turn(void *arg)
+{
+    return bsw.turn == (unsigned)(uintptr_t)arg || bsw.stop;
+}
+
+/* One hand-off of me's: its work, the turn passed (a wake), then the wait
+ * for it to come back (a switch). */
+static void bench_sw_handoff(unsigned me)
+{
+    bench_sw_work(bsw.work);
+    bsw.turn = me ^ 1;
+    waitq_wake_all(&bench_sw_wq);
+    waitq_wait(&bench_sw_wq, bench_sw_my_turn, (void *)(uintptr_t)me);
+}
 
 static void bench_sw_partner(void *arg)
 {
     (void)arg;
-    while (!bsw.stop)
-        yield();
+    if (bsw.kind != BENCH_SW_YIELD)     /* the timer's turn first */
+        waitq_wait(&bench_sw_wq, bench_sw_my_turn, (void *)1);
+    while (!bsw.stop) {
+        if (bsw.kind == BENCH_SW_YIELD)
+            yield();
+        else
+            bench_sw_handoff(1);
+    }
     __atomic_fetch_sub(&bsw.running, 1, __ATOMIC_RELEASE);
 }
 
@@ -45,7 +96,10 @@ static void bench_sw_timer(void *arg)
     while (!bsw.stop) {
         bool on = prof_off_on();
         uint64_t t0 = cycles_now();
-        yield();
+        if (bsw.kind == BENCH_SW_YIELD)
+            yield();
+        else
+            bench_sw_handoff(0);
         uint64_t d = cycles_now() - t0;
         if (on != prof_off_on())
             continue;               /* the gate moved in the round */
@@ -58,11 +112,65 @@ static void bench_sw_timer(void *arg)
     __atomic_fetch_sub(&bsw.running, 1, __ATOMIC_RELEASE);
 }
 
-static void bench_sw_print(const char *what, const struct bench_sw_stat *s, struct printer *p)
+/* Iterations of bench_sw_work that, with a hand-off's own cost (a round
+ * of the wake phase, off), make one hand-off last 1/BENCH_SW_RATE s. */
+static uint64_t bench_sw_quantum(uint64_t handoff)
 {
-    pr_printf(p, "switch %s: rounds %lu min %lu mean %lu %s per round (2 switches)\n", what,
+    const uint64_t k = 100000;
+    uint64_t t0 = cycles_now();
+    bench_sw_work(k);
+    uint64_t per_k = cycles_now() - t0;
+    uint64_t want = cycles_per_us() * 1000000 / BENCH_SW_RATE;
+    if (per_k == 0 || want <= handoff)
+        return 0;
+    return (want - handoff) * k / per_k;
+}
+
+/* One phase: kind's two tasks, bench_sw_ms[kind] with the gate closed,
+ * then as long under an off-CPU window, whose report's first line goes to
+ * line. */
+static bool bench_sw_phase(enum bench_sw_kind kind, char *line, unsigned n, struct printer *p)
+{
+    char sink[256];
+    struct buf_printer bp;
+    buf_printer_init(&bp, sink, sizeof sink);
+    bsw.stop = false;
+    bsw.running = 2;
+    bsw.turn = 0;
+    bsw.kind = kind;
+    for (int i = 0; i < 2; i++)
+        bsw.st[i] = (struct bench_sw_stat){ 0, 0, UINT64_MAX };
+    int cpu = (int)cpu_index();
+    if (!task_spawn("bench-sw", bench_sw_timer, 0, cpu, 0) ||
+        !task_spawn("bench-sw2", bench_sw_partner, 0, cpu, 0)) {
+        bsw.stop = true;
+        pr_puts(p, "bench_switch: no memory for its tasks\n");
+        return false;
+    }
+    unsigned ms = bench_sw_ms[kind];
+    sleep_ms(ms);
+    int rc = prof_run_off(ms, PROF_ALL, 1, PROF_TEXT, PROF_VIEW_LATENCY, &bp.pr);
+    bsw.stop = true;
+    waitq_wake_all(&bench_sw_wq);
+    while (__atomic_load_n(&bsw.running, __ATOMIC_ACQUIRE))
+        sleep_ms(1);
+    if (rc != PROF_OK) {
+        pr_printf(p, "bench_switch: the off-CPU window failed: %s\n", sink);
+        return false;
+    }
+    char *nl = strchr(sink, '\n');
+    if (nl)
+        *nl = 0;
+    strlcpy(line, sink, n);
+    return true;
+}
+
+static void bench_sw_print(const char *what, const char *state, const struct bench_sw_stat *s,
+                           const char *per, struct printer *p)
+{
+    pr_printf(p, "%s %s: rounds %lu min %lu mean %lu %s per round (%s)\n", what, state,
               (unsigned long)s->n, (unsigned long)(s->n ? s->min : 0),
-              (unsigned long)(s->n ? s->sum / s->n : 0), cycles_unit());
+              (unsigned long)(s->n ? s->sum / s->n : 0), cycles_unit(), per);
 }
 
 static int cmd_bench_switch(int argc, char **argv, struct printer *p)
@@ -72,34 +180,32 @@ static int cmd_bench_switch(int argc, char **argv, struct printer *p)
         pr_puts(p, "bench_switch: takes no arguments\n");
         return 1;
     }
-    char sink[256];
-    struct buf_printer bp;
-    buf_printer_init(&bp, sink, sizeof sink);
     /* The open window's rings big enough for every switch of it. */
     if (prof_reserve(PROF_RESERVE_MAX, p) != PROF_OK)
         return 1;
-    bsw.stop = false;
-    bsw.running = 2;
-    for (int i = 0; i < 2; i++)
-        bsw.st[i] = (struct bench_sw_stat){ 0, 0, UINT64_MAX };
-    int cpu = (int)cpu_index();
-    if (!task_spawn("bench-sw", bench_sw_timer, 0, cpu, 0) ||
-        !task_spawn("bench-sw2", bench_sw_partner, 0, cpu, 0)) {
-        bsw.stop = true;
-        pr_puts(p, "bench_switch: no memory for its tasks\n");
-        return 1;
+    static const struct {
+        enum bench_sw_kind kind;
+        const char *name, *per;
+    } phases[] = {
+        { BENCH_SW_YIELD, "switch", "2 switches" },
+        { BENCH_SW_WAKE, "wake", "2 hand-offs, each a wake and a switch" },
+        { BENCH_SW_PINGPONG, "pingpong", "2 hand-offs, each work, a wake and a switch" },
+    };
+    bsw.work = 0;
+    for (unsigned i = 0; i < sizeof phases / sizeof phases[0]; i++) {
+        char line[128];
+        if (!bench_sw_phase(phases[i].kind, line, sizeof line, p))
+            return 1;
+        bench_sw_print(phases[i].name, "off", &bsw.st[0], phases[i].per, p);
+        bench_sw_print(phases[i].name, "on", &bsw.st[1], phases[i].per, p);
+        pr_printf(p, "%s window: %s\n", phases[i].name, line);
+        if (phases[i].kind == BENCH_SW_WAKE) {
+            bsw.work = bench_sw_quantum(bsw.st[0].n ? bsw.st[0].min / 2 : 0);
+            pr_printf(p, "pingpong work: %lu iterations a hand-off, for %u switches/s off\n",
+                      (unsigned long)bsw.work, BENCH_SW_RATE);
+        }
     }
-    sleep_ms(BENCH_SW_MS);
-    int rc = prof_run_off(BENCH_SW_MS, PROF_ALL, 1, PROF_TEXT, PROF_VIEW_LATENCY, &bp.pr);
-    bsw.stop = true;
-    while (__atomic_load_n(&bsw.running, __ATOMIC_ACQUIRE))
-        sleep_ms(1);
-    if (rc != PROF_OK) {
-        pr_printf(p, "bench_switch: the off-CPU window failed: %s\n", sink);
-        return 1;
-    }
-    bench_sw_print("off", &bsw.st[0], p);
-    bench_sw_print("on", &bsw.st[1], p);
+    pr_printf(p, "clock: %lu %s per us\n", (unsigned long)cycles_per_us(), cycles_unit());
     return 0;
 }
 

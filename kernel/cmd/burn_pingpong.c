@@ -141,9 +141,10 @@ static int burn_pp_usage(struct printer *p)
 
 static int burn_pp_stat(struct printer *p)
 {
-    pr_printf(p, "burn pingpong: %s, rate %u, handoffs %lu\n",
-              bpp.running ? "running" : "stopped", bpp.rate,
-              (unsigned long)burn_pingpong_handoffs());
+    /* The clock with the count: a reader works out the rate over a span. */
+    uint64_t n = burn_pingpong_handoffs(), t = time_ns();
+    pr_printf(p, "burn pingpong: %s, rate %u, handoffs %lu at %lu ns\n",
+              bpp.running ? "running" : "stopped", bpp.rate, (unsigned long)n, (unsigned long)t);
     return 0;
 }
 

@@ -2,19 +2,22 @@
  * sites for heap profiling's tests (docs/profiling.md):
  *
  *   heaptest keep          site A keeps 4 MiB in 4 KiB blocks, site B
- *                          keeps 1 MiB in 64-byte objects, then site C
- *                          allocates and frees 64 MiB in 256-byte objects
+ *                          keeps 1 MiB in 64-byte objects, site D keeps
+ *                          2 MiB in 2-page blocks straight from the page
+ *                          allocator (page_alloc), then site C allocates
+ *                          and frees 64 MiB in 256-byte objects
  *   heaptest free          frees what keep kept
  *   heaptest churn [ms]    site C alone, in a task of its own after ms
  *                          (0-2000) of sleep, so a `profile allocs`
  *                          window can be opened around it
  *   heaptest leak <n>      site L leaks n 128-byte objects (1-100000)
  *   heaptest stress <ms>   one task per CPU allocates and frees mixed
- *                          sizes for ms (1-10000), everything freed
+ *                          sizes for ms (1-10000), kmalloc's and whole
+ *                          pages', everything freed
  *   heaptest status        what churn and stress have done
  *
  * Each site is a function of its own (noinline), so its calls to
- * kmalloc fold under its name. */
+ * kmalloc or page_alloc fold under its name. */
 #include "hal/cpu.h"
 #include "kernel/shell.h"
 #include "kernel/task.h"
@@ -23,11 +26,14 @@
 #include "lib/printf.h"
 #include "lib/string.h"
 #include "mm/heap.h"
+#include "mm/pmm.h"
 
 #define HT_A_SIZE   4096u
 #define HT_A_COUNT  1024u               /* 4 MiB */
 #define HT_B_SIZE   64u
 #define HT_B_COUNT  16384u              /* 1 MiB */
+#define HT_D_PAGES  2u
+#define HT_D_COUNT  256u                /* 2 MiB */
 #define HT_C_SIZE   256u
 #define HT_C_COUNT  262144u             /* 64 MiB */
 #define HT_L_SIZE   128u
@@ -35,7 +41,7 @@
 #define HT_DELAY_MAX 2000u
 #define HT_STRESS_MAX 10000u
 
-static void **ht_a, **ht_b;             /* what keep kept, or NULL */
+static void **ht_a, **ht_b, **ht_d;     /* what keep kept, or NULL */
 static volatile int ht_churn_state;     /* 0 never, 1 running, 2 done, -1 no memory */
 static volatile uint64_t ht_churn_ms;
 static volatile unsigned ht_stress_running, ht_stress_done;
@@ -53,6 +59,14 @@ static __attribute__((noinline)) bool heaptest_site_b(void **keep)
 {
     for (unsigned i = 0; i < HT_B_COUNT; i++)
         if (!(keep[i] = kmalloc(HT_B_SIZE)))
+            return false;
+    return true;
+}
+
+static __attribute__((noinline)) bool heaptest_site_d(void **keep)
+{
+    for (unsigned i = 0; i < HT_D_COUNT; i++)
+        if (!(keep[i] = page_alloc(HT_D_PAGES)))
             return false;
     return true;
 }
@@ -83,9 +97,12 @@ static void ht_free_kept(void)
         kfree(ht_a[i]);
     for (unsigned i = 0; ht_b && i < HT_B_COUNT; i++)
         kfree(ht_b[i]);
+    for (unsigned i = 0; ht_d && i < HT_D_COUNT && ht_d[i]; i++)
+        page_free(ht_d[i], HT_D_PAGES);
     kfree(ht_a);
     kfree(ht_b);
-    ht_a = ht_b = NULL;
+    kfree(ht_d);
+    ht_a = ht_b = ht_d = NULL;
 }
 
 static int ht_keep(struct printer *p)
@@ -96,14 +113,16 @@ static int ht_keep(struct printer *p)
     }
     ht_a = kzalloc(HT_A_COUNT * sizeof *ht_a);
     ht_b = kzalloc(HT_B_COUNT * sizeof *ht_b);
-    if (!ht_a || !ht_b || !heaptest_site_a(ht_a) || !heaptest_site_b(ht_b) ||
-        !heaptest_site_c()) {
+    ht_d = kzalloc(HT_D_COUNT * sizeof *ht_d);
+    if (!ht_a || !ht_b || !ht_d || !heaptest_site_a(ht_a) || !heaptest_site_b(ht_b) ||
+        !heaptest_site_d(ht_d) || !heaptest_site_c()) {
         ht_free_kept();
         pr_puts(p, "heaptest: out of memory (everything freed)\n");
         return 1;
     }
-    pr_printf(p, "heaptest: kept A %u x %u bytes, B %u x %u bytes; C %u x %u bytes "
-              "allocated and freed\n", HT_A_COUNT, HT_A_SIZE, HT_B_COUNT, HT_B_SIZE,
+    pr_printf(p, "heaptest: kept A %u x %u bytes, B %u x %u bytes, D %u x %lu bytes "
+              "in pages; C %u x %u bytes allocated and freed\n", HT_A_COUNT, HT_A_SIZE,
+              HT_B_COUNT, HT_B_SIZE, HT_D_COUNT, (unsigned long)(HT_D_PAGES * PAGE_SIZE),
               HT_C_COUNT, HT_C_SIZE);
     return 0;
 }
@@ -118,26 +137,37 @@ static void ht_churn_task(void *arg)
     task_exit();
 }
 
-/* Mixed sizes, small and whole-page, a few live at a time. */
+/* Mixed sizes, small and large from kmalloc, and every eighth slot one
+ * or two whole pages from page_alloc, a few live at a time. */
+static void ht_stress_free(void *p, size_t pages)
+{
+    if (p && pages)
+        page_free(p, pages);
+    else
+        kfree(p);
+}
+
 static void ht_stress_task(void *arg)
 {
     uint64_t end = time_ns() + (uintptr_t)arg * 1000000ull;
     uint64_t x = time_ns() ^ ((uint64_t)cpu_index() << 32) ^ 0x9e3779b97f4a7c15ull;
     void *live[32] = { 0 };
+    size_t pages[32] = { 0 };           /* a page_alloc block's pages, or 0 */
     uint64_t pairs = 0, fails = 0;
     while (time_ns() < end && !task_should_stop()) {
         for (unsigned i = 0; i < 32; i++) {
             x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            ht_stress_free(live[i], pages[i]);
+            pages[i] = i % 8 == 7 ? 1 + (x >> 8) % 2 : 0;
             size_t sz = x & 1 ? (x >> 8) % 2048 : (x >> 8) % 20000;
-            kfree(live[i]);
-            live[i] = kmalloc(sz);
+            live[i] = pages[i] ? page_alloc(pages[i]) : kmalloc(sz);
             fails += live[i] == NULL;
             pairs++;
         }
         yield();
     }
     for (unsigned i = 0; i < 32; i++)
-        kfree(live[i]);
+        ht_stress_free(live[i], pages[i]);
     __atomic_add_fetch(&ht_stress_pairs, pairs, __ATOMIC_RELAXED);
     __atomic_add_fetch(&ht_stress_fails, fails, __ATOMIC_RELAXED);
     __atomic_add_fetch(&ht_stress_done, 1, __ATOMIC_RELEASE);

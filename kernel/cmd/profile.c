@@ -22,7 +22,7 @@
 #include "net/udpshell.h"
 #include "uapi/profile_stream.h"
 
-#define STREAM_USAGE "profile stream <port> [ms|0] [pid|all]"
+#define STREAM_USAGE "profile [off|wall|allocs] stream <port> [ms|0] [pid|all]"
 
 /* ---- the stream's subcommands ----------------------------------------- */
 
@@ -177,7 +177,8 @@ void cmd_profile_udp_sink(struct prof_sink *sk, uint32_t ip, uint16_t port)
 /* `net`'s line for the stream, registered at the first stream. */
 static struct net_app_stats cmd_stream_net = { prof_stream_print_net, 0 };
 
-static int cmd_stream_start(int argc, char **argv, struct printer *p)
+/* argv[1] is "stream"; what: PROF_STREAM_CPU, _OFF, both, or _HEAP. */
+static int cmd_stream_start(int argc, char **argv, unsigned what, struct printer *p)
 {
     uint16_t port;
     uint32_t ms, ip;
@@ -192,12 +193,17 @@ static int cmd_stream_start(int argc, char **argv, struct printer *p)
     struct prof_sink sink;
     cmd_profile_udp_sink(&sink, ip, port);
     static bool stats_registered;   /* starts are serialised by the profiler */
-    int rc = prof_stream_start(&sink, ms, pid, p);
+    int rc = prof_stream_start_what(&sink, ms, pid, what, p);
     if (rc == 0 && !stats_registered) {
         net_app_stats_register(&cmd_stream_net);
         stats_registered = true;
     }
     return rc;
+}
+
+int cmd_profile_stream_start(int argc, char **argv, unsigned what, struct printer *p)
+{
+    return cmd_stream_start(argc, argv, what, p);
 }
 
 static int cmd_stream_keepalive(int argc, char **argv, struct printer *p)
@@ -223,7 +229,7 @@ static bool cmd_profile_stream(int argc, char **argv, struct printer *p, int *rc
         return false;
     const char *w = argv[1];
     if (strcmp(w, "stream") == 0) {
-        *rc = cmd_stream_start(argc, argv, p);
+        *rc = cmd_stream_start(argc, argv, PROF_STREAM_CPU, p);
     } else if (strcmp(w, "keepalive") == 0) {
         *rc = cmd_stream_keepalive(argc, argv, p);
     } else if (strcmp(w, "stop") == 0 || strcmp(w, "status") == 0) {
@@ -361,6 +367,14 @@ static bool cmd_profile_off(int argc, char **argv, struct printer *p, int *rc)
     } else {
         return false;
     }
+    /* profile off|wall stream <port> [ms|0] [pid|all]: argv[1] the word
+     * `stream` sees as its own first. */
+    if (view != PROF_VIEW_LATENCY && argc >= 3 && strcmp(argv[2], "stream") == 0) {
+        *rc = cmd_stream_start(argc - 1, argv + 1,
+                               view == PROF_VIEW_WALL ? PROF_STREAM_CPU | PROF_STREAM_OFF
+                                                      : PROF_STREAM_OFF, p);
+        return true;
+    }
     if (!cmd_profile_args(argc, argv, 2, PROF_OFF_USAGE, &a, p)) {
         *rc = 1;
         return true;
@@ -443,7 +457,7 @@ static int cmd_profile(int argc, char **argv, struct printer *p)
 }
 
 SHELL_COMMAND(profile, "profile", CMD_PROFILE_USAGE "  sample; the hottest chains, or every chain folded or raw"
-              " (also: profile stream <port> [ms|0] [pid|all], stop, keepalive <id>, status;"
+              " (also: profile [off|wall|allocs] stream <port> [ms|0] [pid|all], stop, keepalive <id>, status;"
               " profile heap [chains|folded|raw], profile heap rate <bytes>|off,"
               " profile allocs [ms] [pid|all] [chains|folded|raw];"
               " profile off|wall [ms] [pid|all] [chains|folded|raw], profile latency [ms])",

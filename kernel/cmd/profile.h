@@ -17,6 +17,11 @@ void cmd_profile_test_reset(void);
 #endif
 
 struct printer;
+/* `profile ... stream <port> [ms|0] [pid|all]` for the kinds of what
+ * (PROF_STREAM_*, kernel/prof/session.h), argv[1] being "stream": the
+ * one parser of a stream's arguments, for every kind's words before it.
+ * The command's exit status. */
+int cmd_profile_stream_start(int argc, char **argv, unsigned what, struct printer *p);
 /* `profile heap ...` and `profile allocs ...` (kernel/cmd/profile_heap.c):
  * true with *rc the command's exit status when argv[1] is heap or
  * allocs; false for any other word. */

@@ -1,7 +1,8 @@
 /* kernel/cmd/profile_heap.c: `profile heap` and `profile allocs`, the
  * shell's face of heap profiling (mm/heapprof.h, kernel/prof/heapview.h,
- * prof_run_allocs): every argument checked, in order, the first bad one
- * named with its allowed range, before anything starts. */
+ * prof_run_allocs; `profile allocs stream` goes to the stream's one
+ * parser, kernel/cmd/profile.c): every argument checked, in order, the
+ * first bad one named with its allowed range, before anything starts. */
 #include "kernel/cmd/profile.h"
 #include "kernel/prof/heapview.h"
 #include "kernel/prof/session.h"
@@ -9,10 +10,12 @@
 #include "lib/parse.h"
 #include "lib/printf.h"
 #include "lib/string.h"
+#include "mm/heap.h"
 #include "mm/heapprof.h"
 
 #define HEAP_USAGE   "profile heap [chains|folded|raw] | profile heap rate <bytes>|off"
-#define ALLOCS_USAGE "profile allocs [ms] [pid|all] [chains|folded|raw]"
+#define ALLOCS_USAGE "profile allocs [ms] [pid|all] [chains|folded|raw]" \
+                     " | profile allocs stream <port> [ms|0] [pid|all]"
 
 /* PROF_FOLDED or PROF_RAW for the output words, else -1. */
 static int cmd_heap_format(const char *s)
@@ -33,7 +36,7 @@ static int cmd_heap_rate(int argc, char **argv, struct printer *p)
         return 1;
     }
     if (strcmp(argv[3], "off") == 0) {
-        heapprof_set_rate(0);
+        heap_prof_set_rate(0);
         pr_puts(p, "profile: heap profiling off (sampled blocks still live stay in "
                 "profile heap until freed)\n");
         return 0;
@@ -48,7 +51,7 @@ static int cmd_heap_rate(int argc, char **argv, struct printer *p)
                   (unsigned long)v, HEAPPROF_RATE_MIN, HEAPPROF_RATE_MAX);
         return 1;
     }
-    heapprof_set_rate((uint32_t)v);
+    heap_prof_set_rate((uint32_t)v);
     pr_printf(p, "profile: heap profiling at rate %u bytes\n", (unsigned)v);
     return 0;
 }
@@ -163,6 +166,9 @@ bool cmd_profile_heap(int argc, char **argv, struct printer *p, int *rc)
         return false;
     if (strcmp(argv[1], "heap") == 0)
         *rc = cmd_heap(argc, argv, p);
+    else if (strcmp(argv[1], "allocs") == 0 && argc >= 3 && strcmp(argv[2], "stream") == 0)
+        /* argv[1] the word `stream` sees as its own first */
+        *rc = cmd_profile_stream_start(argc - 1, argv + 1, PROF_STREAM_HEAP, p);
     else if (strcmp(argv[1], "allocs") == 0)
         *rc = cmd_allocs(argc, argv, p);
     else

@@ -29,6 +29,46 @@ const char *prof_why_name(unsigned why)
     return why <= PROF_WHY_MAX ? prof_why_names[why] : NULL;
 }
 
+/* The records d makes: the blocked one and its waker's chain (where it
+ * has one), then the runnable one. */
+static unsigned prof_off_count(const struct prof_off *o, const struct prof_off_owed *d)
+{
+    return (d->od_blocked != 0) * (1u + (o->of_wdepth != 0)) + (d->od_runnable != 0);
+}
+
+/* Blocked to the wake, then runnable (or preempted) to upto. */
+static unsigned prof_off_charge(const struct prof_off *o, uint64_t upto,
+                                       struct prof_off_owed *d)
+{
+    d->od_blocked = d->od_runnable = 0;
+    d->od_rwhy = o->of_why == PROF_WHY_PREEMPTED ? PROF_WHY_PREEMPTED : PROF_WHY_RUNNABLE;
+    if (o->of_phase == PROF_OFF_BLOCKED) {
+        d->od_blocked = prof_off_ns(o->of_out, upto);
+    } else if (o->of_phase == PROF_OFF_RUNNABLE) {
+        d->od_blocked = prof_off_ns(o->of_out, o->of_wake);
+        d->od_runnable = prof_off_ns(o->of_wake, upto);
+    }
+    return prof_off_count(o, d);
+}
+
+unsigned prof_off_in(struct prof_off *o, uint64_t t, struct prof_off_owed *d)
+{
+    unsigned n;
+    if (prof_off_stale(o)) {
+        /* Away since before the window and never woken in it: runnable
+         * (woken or preempted before the window, which one is unknown). */
+        d->od_blocked = 0;
+        d->od_runnable = prof_off_ns(prof_off_win.ow_t0, t);
+        d->od_rwhy = PROF_WHY_RUNNABLE;
+        n = d->od_runnable != 0;
+        o->of_gen = prof_off_win.ow_gen;
+    } else {
+        n = prof_off_charge(o, t, d);
+    }
+    o->of_phase = PROF_OFF_ON;
+    return n;
+}
+
 void prof_off_begin(uint64_t now, uint64_t mult)
 {
     prof_off_win.ow_gen++;

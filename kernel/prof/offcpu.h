@@ -88,13 +88,18 @@ struct prof_off_window {
 };
 extern struct prof_off_window prof_off_win;
 
-/* The switch path's whole cost with off-CPU profiling off: this one load
- * and its branch, predicted not taken. A caller that sees true acquires
+/* The switch path's whole cost with off-CPU profiling off: this one test
+ * of memory and its branch, predicted not taken: x86-64 `testb $4,
+ * prof_gate; jne`, arm64 `adrp; ldr; tbnz`. A plain read, because GCC
+ * folds neither an atomic nor a volatile load into the test (it cost a
+ * third instruction on every switch). It is only a hint: one aligned word
+ * that cannot tear, read once per call; what is recorded is decided by
+ * the claim's own load of the gate, under the producers' guard (D, B in
+ * kernel/prof/produce.h). A caller that sees true acquires
  * (prof_off_acquire) before it reads the window. */
 static inline bool prof_off_on(void)
 {
-    return __builtin_expect((__atomic_load_n(&prof_gate.pg_state, __ATOMIC_RELAXED) &
-                             PROF_GATE_KIND(PROF_KIND_OFFCPU)) != 0, 0);
+    return __builtin_expect((prof_gate.pg_state & PROF_GATE_KIND(PROF_KIND_OFFCPU)) != 0, 0);
 }
 /* Pairs with the gate's release in prof_ring_open (A, kernel/prof/ring.c):
  * the window's fields read after it are this window's. */
@@ -135,12 +140,26 @@ struct prof_off_owed {
  * instructions of a budget of 150. */
 #define PROF_OFF_INLINE static inline __attribute__((always_inline))
 
-/* now, clipped to the window: the time every step below takes. */
+/* now, clipped to the window at both ends: the wake's time. */
 PROF_OFF_INLINE uint64_t prof_off_clip(uint64_t t)
 {
     uint64_t t1 = __atomic_load_n(&prof_off_win.ow_t1, __ATOMIC_RELAXED);
     if (t < prof_off_win.ow_t0)
         t = prof_off_win.ow_t0;
+    return t > t1 ? t1 : t;
+}
+
+/* now, clipped to the window's end only: the switch's clock, for its two
+ * halves. Its lower clip is moot there, so it is left out (a load, a
+ * compare and a select on every switch): the switch reads the counter
+ * after the gate's acquire (prof_off_acquire), so after prof_off_begin
+ * took t0 from the same machine-wide counter (the TSC, arm64's system
+ * counter); a time it stamps is never before t0 (but for skew between
+ * CPUs' counters, nanoseconds where there is any). What began before
+ * the window is a stale task's (prof_off_stale), counted from t0. */
+PROF_OFF_INLINE uint64_t prof_off_clip_end(uint64_t t)
+{
+    uint64_t t1 = __atomic_load_n(&prof_off_win.ow_t1, __ATOMIC_RELAXED);
     return t > t1 ? t1 : t;
 }
 
@@ -172,64 +191,61 @@ PROF_OFF_INLINE void prof_off_start(struct prof_off *o, uint8_t phase, uint64_t 
 }
 
 /* Switch-out of a task that was running (true: preempted or yielded) or
- * waiting (its of_wait_why), at t (prof_off_clip's: the switch clips its
- * clock once for its two halves). */
+ * waiting (its of_wait_why), at t (prof_off_clip_end's: the switch clips
+ * its clock once for its two halves). Only what its switch-in reads is
+ * stored: a preempted task is never charged as blocked (its switch-out
+ * is its wake), so its name, waker and the waker's chain are not read. */
 PROF_OFF_INLINE void prof_off_out(struct prof_off *o, bool running, uint64_t t)
 {
-    if (!prof_off_stale(o) && o->of_phase == PROF_OFF_WOKEN_EARLY) {
-        /* Woken before it was gone: never blocked, runnable from here,
-         * and the waker it already has. */
+    uint32_t gen = prof_off_win.ow_gen;
+    o->of_out = o->of_wake = t;
+    /* Laid out for the common switch-out, of a task preempted (or that
+     * yielded) after it ran in this window: its generation is already
+     * the window's. Each jump out of line and back costs an instruction. */
+    if (__builtin_expect(o->of_gen == gen, 1)) {
+        if (__builtin_expect(o->of_phase == PROF_OFF_WOKEN_EARLY, 0)) {
+            /* Woken before it was gone: never blocked, runnable from
+             * here, and the waker it already has. */
+            o->of_phase = PROF_OFF_RUNNABLE;
+            return;
+        }
+    } else {
+        o->of_gen = gen;
+    }
+    if (__builtin_expect(running, 1)) {
         o->of_phase = PROF_OFF_RUNNABLE;
-        o->of_out = o->of_wake = t;
+        o->of_why = PROF_WHY_PREEMPTED;
         return;
     }
-    prof_off_start(o, running ? PROF_OFF_RUNNABLE : PROF_OFF_BLOCKED, t);
-    if (running) {
-        o->of_why = PROF_WHY_PREEMPTED;
-        o->of_name = NULL;
-    }
+    o->of_phase = PROF_OFF_BLOCKED;
+    o->of_why = o->of_wait_why;
+    o->of_name = o->of_wait_name;
+    o->of_waker = -1;
+    o->of_wdepth = 0;
 }
 
-/* The records d makes: the blocked one and its waker's chain (where it
- * has one), then the runnable one. */
-PROF_OFF_INLINE unsigned prof_off_count(const struct prof_off *o, const struct prof_off_owed *d)
-{
-    return (d->od_blocked != 0) * (1u + (o->of_wdepth != 0)) + (d->od_runnable != 0);
-}
+/* Switch-in at t (prof_off_clip_end's): what is owed into d, and how many
+ * records it makes (0..PROF_OFF_RECS). Out of line: the switch path
+ * takes prof_off_in_preempted first. */
+unsigned prof_off_in(struct prof_off *o, uint64_t t, struct prof_off_owed *d);
 
-/* Blocked to the wake, then runnable (or preempted) to upto. */
-PROF_OFF_INLINE unsigned prof_off_charge(const struct prof_off *o, uint64_t upto,
-                                       struct prof_off_owed *d)
+/* prof_off_in for the common switch-in, inline: a task preempted in this
+ * window (a yield, the tick: most switches of a busy CPU), owed one
+ * record, PROF_WHY_PREEMPTED, runnable from its switch-out. True, with
+ * its weight in *w (0: no record), for such a task; false, with nothing
+ * changed, for every other: prof_off_in's. */
+PROF_OFF_INLINE bool prof_off_in_preempted(struct prof_off *o, uint64_t t, uint64_t *w)
 {
-    d->od_blocked = d->od_runnable = 0;
-    d->od_rwhy = o->of_why == PROF_WHY_PREEMPTED ? PROF_WHY_PREEMPTED : PROF_WHY_RUNNABLE;
-    if (o->of_phase == PROF_OFF_BLOCKED) {
-        d->od_blocked = prof_off_ns(o->of_out, upto);
-    } else if (o->of_phase == PROF_OFF_RUNNABLE) {
-        d->od_blocked = prof_off_ns(o->of_out, o->of_wake);
-        d->od_runnable = prof_off_ns(o->of_wake, upto);
-    }
-    return prof_off_count(o, d);
-}
-
-/* Switch-in at t (prof_off_clip's): what is owed into d, and how many
- * records it makes (0..PROF_OFF_RECS). */
-PROF_OFF_INLINE unsigned prof_off_in(struct prof_off *o, uint64_t t, struct prof_off_owed *d)
-{
-    unsigned n;
-    if (prof_off_stale(o)) {
-        /* Away since before the window and never woken in it: runnable
-         * (woken or preempted before the window, which one is unknown). */
-        d->od_blocked = 0;
-        d->od_runnable = prof_off_ns(prof_off_win.ow_t0, t);
-        d->od_rwhy = PROF_WHY_RUNNABLE;
-        n = d->od_runnable != 0;
-        o->of_gen = prof_off_win.ow_gen;
-    } else {
-        n = prof_off_charge(o, t, d);
-    }
+    /* Phase and reason side by side, tested as one half-word (GCC
+     * merges the two byte loads; as two tests, arm64 took five
+     * instructions). */
+    if (__builtin_expect(o->of_gen != prof_off_win.ow_gen ||
+                         (o->of_phase | o->of_why << 8) != (PROF_OFF_RUNNABLE |
+                                                            PROF_WHY_PREEMPTED << 8), 0))
+        return false;
     o->of_phase = PROF_OFF_ON;
-    return n;
+    *w = prof_off_ns(o->of_out, t);
+    return true;
 }
 
 PROF_OFF_INLINE void prof_off_fill(struct prof_record *r, int pid, unsigned why,
@@ -246,34 +262,50 @@ PROF_OFF_INLINE void prof_off_fill(struct prof_record *r, int pid, unsigned why,
 }
 
 /* The records of d for task pid (prof_off_count of them) into the slots
- * buf[(head + i) & mask], the first of which holds the task's chain
- * already (depth frames, walked there by the caller: no copy for the
- * common record). Frames past a record's depth are left as they were:
- * every reader stops at pr_depth. */
-PROF_OFF_INLINE void prof_off_put(const struct prof_off *o, const struct prof_off_owed *d, int pid,
-                                unsigned depth, struct prof_record *buf, uint32_t head,
-                                uint32_t mask)
+ * buf[(head + i) & mask], all but the task's chain: the caller walks that
+ * into the first slot's frames afterwards, straight from the stack (no
+ * copy for the common record), and then calls prof_off_put_chain with
+ * what this returns: the slot that takes a copy of the chain too (the
+ * runnable record after a blocked one), or NULL. Frames past a record's
+ * depth are left as they were: every reader stops at pr_depth. */
+PROF_OFF_INLINE struct prof_record *prof_off_put(const struct prof_off *o,
+                                                 const struct prof_off_owed *d, int pid,
+                                                 struct prof_record *buf, uint32_t head,
+                                                 uint32_t mask)
 {
     struct prof_record *r = &buf[head & mask];
+    if (!d->od_blocked) {
+        prof_off_fill(r, pid, d->od_rwhy, NULL, -1, d->od_runnable, 0);
+        return NULL;
+    }
+    prof_off_fill(r, pid, o->of_why, o->of_name, o->of_waker, d->od_blocked, 0);
+    if (o->of_wdepth) {
+        struct prof_record *w = &buf[++head & mask];
+        unsigned wd = o->of_wdepth > PROF_FRAMES ? PROF_FRAMES : o->of_wdepth;
+        prof_off_fill(w, pid, PROF_WHY_WAKER, NULL, o->of_waker, d->od_blocked, wd);
+        for (unsigned i = 0; i < wd; i++)
+            w->pr_frames[i] = o->of_wframes[i];
+    }
+    if (!d->od_runnable)
+        return NULL;
+    r = &buf[++head & mask];
+    prof_off_fill(r, pid, d->od_rwhy, NULL, -1, d->od_runnable, 0);
+    return r;
+}
+
+/* The chain's depth (the caller's walk into first) in first, and in copy
+ * (prof_off_put's answer) with the chain itself. */
+PROF_OFF_INLINE void prof_off_put_chain(struct prof_record *first, struct prof_record *copy,
+                                        unsigned depth)
+{
     if (depth > PROF_FRAMES)
         depth = PROF_FRAMES;
-    if (d->od_blocked) {
-        prof_off_fill(r, pid, o->of_why, o->of_name, o->of_waker, d->od_blocked, depth);
-        if (o->of_wdepth) {
-            struct prof_record *w = &buf[++head & mask];
-            prof_off_fill(w, pid, PROF_WHY_WAKER, NULL, o->of_waker, d->od_blocked,
-                          o->of_wdepth);
-            for (unsigned i = 0; i < o->of_wdepth; i++)
-                w->pr_frames[i] = o->of_wframes[i];
-        }
-        if (!d->od_runnable)
-            return;
-        struct prof_record *c = r;
-        r = &buf[++head & mask];
-        for (unsigned i = 0; i < depth; i++)
-            r->pr_frames[i] = c->pr_frames[i];
-    }
-    prof_off_fill(r, pid, d->od_rwhy, NULL, -1, d->od_runnable, depth);
+    first->pr_depth = (uint8_t)depth;
+    if (!copy)
+        return;
+    copy->pr_depth = (uint8_t)depth;
+    for (unsigned i = 0; i < depth; i++)
+        copy->pr_frames[i] = first->pr_frames[i];
 }
 
 /* A wake at now by waker (pid; 0: the tick). on_cpu: the task has not

@@ -342,7 +342,7 @@ void prof_off_print_folded(const struct prof_off_ent *e, uint64_t ns, struct pri
     pr_printf(p, ";%s %lu\n", leaf, (unsigned long)us);
 }
 
-/* "2:30000000 7 burn-wait 0 why=waitq:burn-q waker=9 ffff.. | ffff..". */
+/* "2:30000000 7 burn-wait 0 why=waitq:burn-q waker=9:burn-waker ffff.. | ffff..". */
 static void prof_off_print_raw(const struct prof_off_ent *e, struct printer *p)
 {
     char name[TASK_NAME_MAX];
@@ -353,6 +353,13 @@ static void prof_off_print_raw(const struct prof_off_ent *e, struct printer *p)
         pr_printf(p, ":%s", e->oe_name);
     if (prof_off_is_blocked(e->oe_why))
         pr_printf(p, " waker=%d", e->oe_waker);
+    /* The waker's name as the text report prints it, for a reader with
+     * no task table (sonde-prof). */
+    if (prof_off_is_blocked(e->oe_why) && e->oe_waker > 0) {
+        char wname[TASK_NAME_MAX];
+        prof_off_task_name(e->oe_waker, wname);
+        pr_printf(p, ":%s", wname);
+    }
     if (e->oe_depth == 0)
         pr_puts(p, " 0");
     for (unsigned i = 0; i < e->oe_depth; i++)

@@ -126,23 +126,41 @@ struct prof_claim {
  * counted; a producer already inside: nested; no room for all n: one
  * drop, for the n records are one thing lost). The caller fills every
  * slot (prof_claim_at) and then calls prof_claim_commit, at once: an
- * NMI's sample meanwhile is dropped as nested. */
+ * NMI's sample meanwhile is dropped as nested.
+ *
+ * It is on every switch of an off-CPU window, so it is written for few
+ * instructions: the gate's kind bit and "no pid filter"
+ * (PROF_GATE_PID clear) tested in the word D loads, the filter itself
+ * read only when that bit is set; the CPU's struct reached once;
+ * a successful claim's slot known not to be NULL (the caller's test of
+ * it folds away). */
 static inline __attribute__((always_inline))
 struct prof_record *prof_claim_n(struct prof_claim *k, unsigned kind, int pid, unsigned n)
 {
     struct prof_cpu *pc = &prof_cpus[cpu_index_inline()];
+    /* One pointer in one register from here on: left to itself, GCC kept
+     * the index and rebuilt each field's address from it, spilling it
+     * inside the scheduler. */
+    __asm__("" : "+r"(pc));
     if (!prof_guard_take(pc))
         return NULL;
-    if (prof_gate_open(PROF_GATE_KIND(kind)) && prof_pid_wanted(pid)) {
-        uint32_t head = pc->pc_count;
+    unsigned g = __atomic_load_n(&prof_gate.pg_state, __ATOMIC_SEQ_CST);      /* D, B */
+    /* Two bit tests (arm64: tbz, tbnz; a mask of both is no immediate
+     * there). */
+    if ((g & PROF_GATE_KIND(kind)) &&
+        (__builtin_expect(!(g & PROF_GATE_PID), 1) || prof_pid_wanted(pid))) {
+        uint32_t head = pc->pc_count, cap = pc->pc_cap;
         uint32_t tail = __atomic_load_n(&pc->pc_tail, __ATOMIC_ACQUIRE);      /* H */
-        if (head - tail + n <= pc->pc_cap) {
+        if (__builtin_expect(head - tail + n <= cap, 1)) {
+            struct prof_record *r = &pc->pc_buf[head & (cap - 1)];
+            if (r == NULL)
+                __builtin_unreachable();    /* a ring with room has a buffer */
             k->k_pc = pc;
             k->k_head = head;
             k->k_n = n;
-            return &pc->pc_buf[head & (pc->pc_cap - 1)];
+            return r;
         }
-        __atomic_store_n(&pc->pc_full, pc->pc_full + (pc->pc_cap != 0), __ATOMIC_RELAXED);
+        __atomic_store_n(&pc->pc_full, pc->pc_full + (cap != 0), __ATOMIC_RELAXED);
     }
     prof_guard_release(pc);
     return NULL;

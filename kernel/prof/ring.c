@@ -98,7 +98,8 @@ unsigned prof_ring_open(int pid, unsigned kinds, bool pmu)
         ncpus += pc->pc_in_window;
     }
     __atomic_store_n(&prof_gate.pg_pid, pid, __ATOMIC_RELAXED);
-    unsigned s = (pmu ? PROF_GATE_PMU : 0) | (kinds & PROF_GATE_KINDS);
+    unsigned s = (pmu ? PROF_GATE_PMU : 0) | (kinds & PROF_GATE_KINDS) |
+                 (pid != PROF_ALL ? PROF_GATE_PID : 0);
     __atomic_store_n(&prof_gate.pg_state, s, __ATOMIC_RELEASE);    /* A */
     return ncpus;
 }
@@ -106,7 +107,8 @@ unsigned prof_ring_open(int pid, unsigned kinds, bool pmu)
 void prof_ring_close(void)
 {
     unsigned s = __atomic_load_n(&prof_gate.pg_state, __ATOMIC_RELAXED);
-    __atomic_store_n(&prof_gate.pg_state, s & ~PROF_GATE_KINDS, __ATOMIC_SEQ_CST); /* C */
+    __atomic_store_n(&prof_gate.pg_state, s & ~(PROF_GATE_KINDS | PROF_GATE_PID),
+                     __ATOMIC_SEQ_CST);                                /* C */
 }
 
 unsigned prof_ring_gate(void)

@@ -56,8 +56,12 @@ extern struct prof_cpu prof_cpus[MAX_CPUS];
 #define PROF_GATE_KIND(k)   (2u << (k))
 #define PROF_GATE_CPU       PROF_GATE_KIND(PROF_KIND_CPU)
 #define PROF_GATE_KINDS     (PROF_GATE_KIND(PROF_KIND_MAX + 1) - PROF_GATE_KIND(0))
+/* Set with the kinds when the run is filtered to one pid (pg_pid is not
+ * PROF_ALL): a producer's one test of the gate word then says both that
+ * its kind is open and that every pid is wanted (prof_claim_n). */
+#define PROF_GATE_PID       PROF_GATE_KIND(PROF_KIND_MAX + 1)
 struct prof_gate {
-    unsigned pg_state;          /* PROF_GATE_PMU, PROF_GATE_KIND(k) */
+    unsigned pg_state;          /* PROF_GATE_PMU, PROF_GATE_KIND(k), PROF_GATE_PID */
     int pg_pid;                 /* PROF_ALL, or the one pid sampled */
 };
 extern struct prof_gate prof_gate;

@@ -25,9 +25,15 @@
 #include "kernel/timer.h"
 #include "lib/printf.h"
 #include "mm/heap.h"
+#include "mm/heapprof.h"
 
 #define PROF_QUIESCE_MS 50      /* Stop's bound on waiting out samplers */
 #define PROF_START_WAIT_MS 1000 /* Start's, for one Stop left behind */
+/* A stream's rings, for off-CPU records: a ping-pong of 10,000 switches
+ * a second on one CPU writes 30,000 records a second there (each
+ * switch-in its blocked time, the waker's chain and its runnable time),
+ * and the rings hold four drain intervals of this. */
+#define PROF_OFF_STREAM_RATE 32000u
 
 static unsigned prof_busy;      /* a run, report or stream holds the profiler */
 
@@ -413,12 +419,48 @@ int prof_run_off(unsigned ms, int pid, unsigned chains, enum prof_format fmt,
 
 /* ---- a stream's lifetime ------------------------------------------------ */
 
+/* Whether the stream holding the profiler records off-CPU time: its end
+ * charges every task still away, as a window's does. */
+static bool prof_stream_off;
+
 int prof_session_stream_begin(int pid, unsigned drain_ms, bool *pmu, struct printer *p)
 {
+    return prof_session_stream_begin_what(pid, drain_ms, PROF_STREAM_CPU, pmu, p);
+}
+
+/* A heap stream: the allocator's samples alone (a CPU sample's weight is
+ * not bytes: one profile, one kind), and only while heap profiling is on.
+ * True, or false with the reason said. */
+static bool prof_heap_stream_ok(unsigned what, struct printer *p)
+{
+    if (what != PROF_STREAM_HEAP) {
+        pr_puts(p, "profile: a heap stream carries the allocator's samples alone\n");
+        return false;
+    }
+    if (!heapprof_rate) {
+        pr_printf(p, "profile: heap profiling is off; turn it on with profile heap rate "
+                  "<bytes> (%u-%u)\n", HEAPPROF_RATE_MIN, HEAPPROF_RATE_MAX);
+        return false;
+    }
+    return true;
+}
+
+int prof_session_stream_begin_what(int pid, unsigned drain_ms, unsigned what, bool *pmu,
+                                   struct printer *p)
+{
+    if ((what & PROF_STREAM_HEAP) && !prof_heap_stream_ok(what, p))
+        return PROF_EINVAL;
     if (prof_claim(p) != PROF_OK)
         return PROF_EBUSY;
-    *pmu = pmu_probe();
-    uint32_t want = prof_ring_records_for(4 * drain_ms, prof_rate_hz(*pmu));
+    bool cpu = what & PROF_STREAM_CPU, off = what & PROF_STREAM_OFF;
+    *pmu = cpu && pmu_probe();
+    unsigned hz = (cpu ? prof_rate_hz(*pmu) : 0) + (off ? PROF_OFF_STREAM_RATE : 0);
+    uint32_t want = prof_ring_records_for(4 * drain_ms, hz);
+    /* The allocator's samples come at its own pace, as in a window: the
+     * window's rings, which a stream drains far more often than a window
+     * of PROF_WINDOW_MAX fills them. */
+    if ((what & PROF_STREAM_HEAP) && want < PROF_ALLOCS_RECS)
+        want = PROF_ALLOCS_RECS;
     int rc = prof_ring_grow(want < PROF_STREAM_MIN_RECS ? PROF_STREAM_MIN_RECS : want, p);
     if (rc != PROF_OK) {
         prof_give();
@@ -427,12 +469,25 @@ int prof_session_stream_begin(int pid, unsigned drain_ms, bool *pmu, struct prin
     /* The rings are about to wrap: what they hold is no window's any more. */
     prof_ran = false;
     prof_run_kind = PROF_KIND_CPU;
-    prof_start(pid, *pmu, PROF_GATE_CPU);
+    prof_stream_off = off;
+    /* An off-CPU window with no end yet: the stream's end gives it one. */
+    if (off)
+        prof_off_begin(cycles_now(), time_ns_mult());
+    prof_start(pid, *pmu, (cpu ? PROF_GATE_CPU : 0) |
+                          (off ? PROF_GATE_KIND(PROF_KIND_OFFCPU) : 0) |
+                          (what & PROF_STREAM_HEAP ? PROF_GATE_KIND(PROF_KIND_HEAP) : 0));
     return PROF_OK;
 }
 
 void prof_session_stream_stop(void)
 {
+    /* As a window's end: nothing charged past now, then what every task
+     * still away is owed up to it, while the gate is still open to the
+     * sweep's records (into this CPU's ring, for the final drain). */
+    if (prof_stream_off) {
+        prof_off_end(cycles_now());
+        sched_off_sweep();
+    }
     prof_stop();
 }
 

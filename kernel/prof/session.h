@@ -84,7 +84,17 @@ int prof_inject(unsigned cpu, int pid, const uintptr_t *frames,
  * (printed). *pmu: the counter samples, else the tick. */
 #define PROF_STREAM_MIN_RECS 512u
 int prof_session_stream_begin(int pid, unsigned drain_ms, bool *pmu, struct printer *p);
-/* Close the gate and wait out the samplers: after it no ring grows. */
+/* The same for what a stream records: PROF_STREAM_CPU (the samples, as
+ * prof_session_stream_begin), PROF_STREAM_OFF (off-CPU time: an off-CPU
+ * window with no end until the stream's, kernel/prof/offcpu.h), or both
+ * (the wall-clock view's two halves), or PROF_STREAM_HEAP alone (the
+ * allocator's samples, as a `profile allocs` window with no end: refused,
+ * said, while heap profiling is off). *pmu: false without the CPU's. */
+enum { PROF_STREAM_CPU = 1, PROF_STREAM_OFF = 2, PROF_STREAM_HEAP = 4 };
+int prof_session_stream_begin_what(int pid, unsigned drain_ms, unsigned what, bool *pmu,
+                                   struct printer *p);
+/* Close the gate and wait out the samplers: after it no ring grows. An
+ * off-CPU stream's tasks still away are charged up to now first. */
 void prof_session_stream_stop(void);
 /* Give the profiler back (after the final drain). The windowed run's
  * snapshot is gone: report again and profile_cpus say there is none. */

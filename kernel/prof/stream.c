@@ -37,6 +37,7 @@
 #include "hal/entropy.h"
 #include "hal/pmu.h"
 #include "kernel/buildid.h"
+#include "kernel/prof/offcpu.h"
 #include "kernel/prof/ring.h"
 #include "kernel/prof/session.h"
 #include "kernel/sched.h"
@@ -46,6 +47,7 @@
 #include "kernel/timer.h"
 #include "lib/printf.h"
 #include "lib/string.h"
+#include "mm/heapprof.h"
 #include "uapi/profile_stream.h"
 
 /* How often the task looks at the rings while they fill fast: half the
@@ -80,7 +82,10 @@ struct prof_stream_counters {                /* relaxed atomics: statistics */
 };
 
 struct prof_stream_cpu {                     /* the task's own */
-    uint32_t delivered;             /* records drained: the next batch's first */
+    uint32_t delivered;             /* ring records drained */
+    uint32_t sent;                  /* stream records sent: the next batch's
+                                       first (an off-CPU interval and its
+                                       waker's chain, two in the ring, are one) */
     uint32_t drops_sent;            /* drops_total as last sent */
     bool held;                      /* a drain kept back records before held_end */
     uint32_t held_end;
@@ -95,6 +100,7 @@ static struct {
     struct prof_sink sink;          /* where the datagrams go */
     int pid;
     bool pmu;
+    unsigned what;                  /* PROF_STREAM_CPU | _OFF, or _HEAP */
     unsigned ncpus;
     uint16_t cpus[MAX_CPUS];        /* the CPUs streaming, ncpus of them */
     uint64_t start_ns;
@@ -205,6 +211,22 @@ static void prof_stream_task_one(struct task *t, void *arg)
     stream.ntasks++;
 }
 
+/* The META's source, as the windowed run's raw header says it: off-CPU
+ * records alone come from the scheduler; heap records from the
+ * allocator, at the rate now ("heap allocs rate R", uapi/profile_raw.h:
+ * the reader's pprof period; each record's weight was scaled at the rate
+ * of its own sample); with CPU samples, the samples' source. */
+static void prof_stream_source(char *buf, size_t cap)
+{
+    if (stream.what & PROF_STREAM_CPU)
+        strlcpy(buf, pmu_source_name(), cap);
+    else if (stream.what & PROF_STREAM_HEAP)
+        fmt_snprintf(buf, cap, "heap allocs rate %u",
+                     (unsigned)__atomic_load_n(&heapprof_rate, __ATOMIC_RELAXED));
+    else
+        strlcpy(buf, "sched", cap);
+}
+
 static void prof_stream_send_meta(void)
 {
     struct pstr_meta m = {
@@ -214,7 +236,7 @@ static void prof_stream_send_meta(void)
         .cpus = (uint16_t)stream.ncpus,
     };
     strlcpy(m.build_id, build_id(), sizeof m.build_id);
-    strlcpy(m.source, pmu_source_name(), sizeof m.source);
+    prof_stream_source(m.source, sizeof m.source);
     stream.ntasks = 0;
     task_for_each(prof_stream_task_one, NULL);
     pstr_begin(&stream.w, PSTR_META, 0, stream.id, stream.seq, time_ns());
@@ -236,22 +258,81 @@ static unsigned prof_stream_depth(const struct prof_record *pr)
     return d < 1 || d > PSTR_FRAMES ? 1 : d;
 }
 
-/* One record into the writer's BATCH; false: it does not fit (this one
- * starts the next). A CPU sample takes pstr_add_frames' short path, its
- * kind and weight implied; other kinds carry theirs. */
-static bool prof_stream_add(const struct prof_record *pr)
+_Static_assert((int)PROF_WHY_SLEEP == (int)PSTR_WHY_SLEEP &&
+               (int)PROF_WHY_WAITQ == (int)PSTR_WHY_WAITQ &&
+               (int)PROF_WHY_MUTEX == (int)PSTR_WHY_MUTEX &&
+               (int)PROF_WHY_PREEMPTED == (int)PSTR_WHY_PREEMPTED &&
+               (int)PROF_WHY_RUNNABLE == (int)PSTR_WHY_RUNNABLE, "a record's why is the stream's");
+
+/* An off-CPU record's why, its queue's name and its waker into r; the
+ * waker's chain from wr, the ring's record right after it, when that is
+ * the chain (NULL: none there). A name the format cannot carry is sent
+ * cleaned, as task names are ('_' for a character it refuses). */
+static void prof_stream_off_part(const struct prof_record *pr, const struct prof_record *wr,
+                                 struct pstr_record *r)
 {
+    if (pr->pr_why < PROF_WHY_SLEEP || pr->pr_why > PROF_WHY_RUNNABLE)
+        return;                     /* no reason known: sent without the part */
+    r->why = pr->pr_why;
+    r->waker = PSTR_WAKER_NONE;
+    r->name[0] = 0;
+    if ((pr->pr_why == PROF_WHY_WAITQ || pr->pr_why == PROF_WHY_MUTEX) && pr->pr_name) {
+        unsigned i = 0;
+        for (; i < PSTR_NAME_MAX && pr->pr_name[i]; i++) {
+            char c = pr->pr_name[i];
+            r->name[i] = c >= '!' && c <= '~' && c != ';' && c != ':' ? c : '_';
+        }
+        r->name[i] = 0;
+    }
+    if (!pstr_why_blocked(pr->pr_why) || pr->pr_waker < 0)
+        return;
+    r->waker = pr->pr_waker;
+    if (!wr)
+        return;
+    r->wdepth = wr->pr_depth > PSTR_FRAMES ? PSTR_FRAMES : wr->pr_depth;
+    for (unsigned i = 0; i < r->wdepth; i++)
+        r->wframes[i] = wr->pr_frames[i];
+}
+
+/* The ring's records from index at (left of them drained) into the
+ * writer's BATCH: how many of the ring's it took, 0 when the next does
+ * not fit (it starts the next batch). A CPU sample takes pstr_add_frames'
+ * short path, its kind and weight implied; other kinds carry theirs, heap
+ * records their requested size too. An off-CPU interval's blocked time and its waker's chain, side by side in
+ * the ring (prof_emit_n puts them there together), go as one record, so
+ * two are taken; a waker's chain whose interval is not before it (never
+ * written so) is taken and sent as nothing. */
+static uint32_t prof_stream_add(const struct prof_record *ring, uint32_t mask, uint32_t at,
+                                uint32_t left)
+{
+    const struct prof_record *pr = &ring[at & mask];
     uint8_t flags = pr->pr_tick ? PSTR_REC_TICK : 0;
     if (pr->pr_kind == PROF_KIND_CPU)
         return pstr_add_frames(&stream.w, (uint32_t)pr->pr_pid, flags,
                                (const uint64_t *)pr->pr_frames, prof_stream_depth(pr));
+    if (pr->pr_kind == PROF_KIND_OFFCPU && pr->pr_why == PROF_WHY_WAKER)
+        return 1;
     struct pstr_record r = {
         .pid = (uint32_t)pr->pr_pid, .depth = (uint8_t)prof_stream_depth(pr),
         .flags = flags, .kind = pr->pr_kind, .weight = pr->pr_weight,
+        .size = pr->pr_kind == PROF_KIND_HEAP ? pr->pr_size : 0,
     };
     for (unsigned i = 0; i < r.depth; i++)
         r.frames[i] = pr->pr_frames[i];
-    return pstr_add_record(&stream.w, &r);
+    /* An off-CPU chain the walk could not take (depth 0; the slot's frames
+     * are stale) goes as one frame, 0, as the raw profile prints it. */
+    if (pr->pr_depth == 0)
+        r.frames[0] = 0;
+    uint32_t took = 1;
+    if (pr->pr_kind == PROF_KIND_OFFCPU) {
+        const struct prof_record *wr = left > 1 ? &ring[(at + 1) & mask] : NULL;
+        if (wr && (wr->pr_kind != PROF_KIND_OFFCPU || wr->pr_why != PROF_WHY_WAKER ||
+                   wr->pr_pid != pr->pr_pid))
+            wr = NULL;
+        prof_stream_off_part(pr, wr, &r);
+        took += wr != NULL;
+    }
+    return pstr_add_record(&stream.w, &r) ? took : 0;
 }
 
 /* cpu's new records, in as many BATCHes as it takes; an empty batch when
@@ -284,12 +365,13 @@ static bool prof_stream_drain_cpu(unsigned cpu, bool all)
     uint32_t done = 0;
     do {
         prof_stream_begin_batch((uint16_t)cpu);
-        struct pstr_batch b = { first + done, drops - c->drops_sent, drops };
+        struct pstr_batch b = { c->sent, drops - c->drops_sent, drops };
         pstr_batch_head(&stream.w, &b);
-        for (; done < n; done++) {
-            const struct prof_record *pr = &ring[(first + done) & mask];
-            if (!prof_stream_add(pr))
+        while (done < n) {
+            uint32_t took = prof_stream_add(ring, mask, first + done, n - done);
+            if (!took)
                 break;              /* full: this one starts the next batch */
+            done += took;
         }
         /* Part-filled, last, and none of it kept back before: keep it. */
         if (done == n && may_hold && (!c->held || (int32_t)(c->delivered - c->held_end) >= 0)) {
@@ -299,8 +381,9 @@ static bool prof_stream_drain_cpu(unsigned cpu, bool all)
             return busy;
         }
         prof_ring_release(cpu, first + done);
-        PROF_STREAM_ADD(records, first + done - c->delivered);
+        PROF_STREAM_ADD(records, stream.w.count);
         PROF_STREAM_ADD(drops, drops - c->drops_sent);
+        c->sent += stream.w.count;
         c->delivered = first + done;
         c->drops_sent = drops;
         prof_stream_send_writer();
@@ -337,7 +420,7 @@ static void prof_stream_send_end(uint8_t reason)
     pstr_end_head(&stream.w, reason);
     for (unsigned k = 0; k < stream.ncpus; k++) {
         unsigned i = stream.cpus[k];
-        struct pstr_end_cpu e = { (uint16_t)i, stream.cpu[i].delivered, stream.cpu[i].drops_sent };
+        struct pstr_end_cpu e = { (uint16_t)i, stream.cpu[i].sent, stream.cpu[i].drops_sent };
         if (!pstr_add_end_cpu(&stream.w, &e))
             break;                  /* 113 CPUs fit; MAX_CPUS is 64 */
     }
@@ -530,8 +613,14 @@ static void prof_stream_busy_note(struct printer *p)
 
 int prof_stream_start(const struct prof_sink *sink, uint32_t ms, int pid, struct printer *p)
 {
+    return prof_stream_start_what(sink, ms, pid, PROF_STREAM_CPU, p);
+}
+
+int prof_stream_start_what(const struct prof_sink *sink, uint32_t ms, int pid, unsigned what,
+                           struct printer *p)
+{
     bool pmu;
-    if (prof_session_stream_begin(pid, PROF_STREAM_DRAIN_MS, &pmu, p) != PROF_OK)
+    if (prof_session_stream_begin_what(pid, PROF_STREAM_DRAIN_MS, what, &pmu, p) != PROF_OK)
         return 1;                   /* busy or no memory: said */
     /* The profiler is ours: no other stream can be starting or running,
      * and the last one's task has let go of everything below. */
@@ -547,6 +636,7 @@ int prof_stream_start(const struct prof_sink *sink, uint32_t ms, int pid, struct
     stream.ms = ms;
     stream.pid = pid;
     stream.pmu = pmu;
+    stream.what = what;
     stream.ncpus = ncpus;
     memcpy(stream.cpus, cpus, sizeof cpus);
     stream.start_ns = time_ns();
@@ -576,7 +666,12 @@ int prof_stream_start(const struct prof_sink *sink, uint32_t ms, int pid, struct
     pr_puts(p, "profile: streaming ");
     if (peer)
         pr_printf(p, "id 0x%08x ", id);
-    pr_printf(p, "to %s (%s, %u cpus)%s\n", sink->sk_name, pmu_source_name(), ncpus,
+    char heap[40];
+    fmt_snprintf(heap, sizeof heap, "heap allocs rate %u", (unsigned)heapprof_rate);
+    pr_printf(p, "to %s (%s%s, %u cpus)%s\n", sink->sk_name,
+              what & PROF_STREAM_CPU ? pmu_source_name()
+              : what & PROF_STREAM_HEAP ? heap : "off-CPU",
+              what == (PROF_STREAM_CPU | PROF_STREAM_OFF) ? " and off-CPU" : "", ncpus,
               peer ? "" : ", once a keep-alive from there confirms it");
     return 0;
 }

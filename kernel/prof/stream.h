@@ -63,6 +63,13 @@ struct prof_sink {
  * silently (no END) after PSTR_KEEPALIVE_MS: a start asked in someone
  * else's name costs that someone one datagram at most. */
 int prof_stream_start(const struct prof_sink *sink, uint32_t ms, int pid, struct printer *p);
+/* The same for what the stream records (kernel/prof/session.h):
+ * PROF_STREAM_CPU the samples (prof_stream_start), PROF_STREAM_OFF the
+ * time tasks spend off their CPUs (`profile off ... stream`: each
+ * interval with its reason and waker, uapi/profile_stream.h), or both
+ * (`profile wall ... stream`). */
+int prof_stream_start_what(const struct prof_sink *sink, uint32_t ms, int pid, unsigned what,
+                           struct printer *p);
 /* End the running stream and print its summary, as `profile stop`: 0, or
  * 1 (none running, or still ending after 3 s). */
 int prof_stream_stop(struct printer *p);

@@ -108,10 +108,17 @@ module.exports = {
       [header.replace(/ samples=\d+ /, ` samples=${sum} `), ...kept].join('\n') + '\n');
     sh(env, 'build/host/sonde-prof', ['diff', path.join(env.dir, 'base.raw'), raw, '-e',
       'build/x86_64/kernel.elf', '-o', path.join(env.dir, 'diff.html')], 60);
-    // The same chains as an off-CPU profile: each sample 1.5 ms off the CPU.
+    // The same chains as an off-CPU profile: each sample 1.5 ms off the
+    // CPU, preempted (a reason with no waker, so the chain stays the same).
     fs.writeFileSync(path.join(env.dir, 'off.raw'), [header + ' kind=offcpu',
-      ...chains.map((l) => l.replace(/^(\d+)/, (c) => `${c}:${c * 1500000}`))].join('\n') + '\n');
+      ...chains.map((l) => l.replace(/^(\d+) (\d+) (\S+) (\d+) /,
+        (all, c, pid, task, cpu) => `${c}:${c * 1500000} ${pid} ${task} ${cpu} why=preempted `))]
+      .join('\n') + '\n');
     report(env, [path.join(env.dir, 'off.raw')], path.join(env.dir, 'off.html'));
+    // No samples at all.
+    fs.writeFileSync(path.join(env.dir, 'empty.raw'), header.replace(/ samples=\d+ /, ' samples=0 ') +
+      '\n');
+    report(env, [path.join(env.dir, 'empty.raw')], path.join(env.dir, 'empty.html'));
   },
   async teardown(env) {
     fs.rmSync(env.dir, { recursive: true, force: true });
@@ -279,6 +286,20 @@ module.exports = {
       check(/total\s*\d+ ms \(\d+\.\d%\)/.test(tip), `tooltip: ${tip}`);
       check(share && Math.abs(parseFloat(share[1]) - env.share) <= 1, `"${m}": want ` +
         `${env.share}% in ms`);
+    }],
+    ['html_no_samples', async (env, b) => {
+      const p = await b.openPage('file://' + path.join(env.dir, 'empty.html'));
+      await p.waitForSelector('#sonde-empty');
+      const text = await p.textContent('#sonde-empty');
+      const disabled = await p.$$eval('#sonde-controls input, #sonde-controls button',
+        (cs) => cs.every((c) => c.disabled));
+      await p.keyboard.press('Escape');
+      await p.setViewportSize({ width: 900, height: 600 });
+      await p.waitForTimeout(200);
+      await p.close();
+      clean(p);
+      check(text === 'No samples: nothing to draw.', `the empty page says "${text}"`);
+      check(disabled, 'the controls of an empty page are not disabled');
     }],
     ['html_screenshot', async (env, b) => {
       const p = await open(env, b);

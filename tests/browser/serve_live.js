@@ -5,9 +5,12 @@
 // order, each step a test:
 //   serve_burn_spin_within_3s   `burn` starts on kernel 0 once serve's
 //        first 10-s bucket is over, then the page loads: burn_spin is a
-//        frame of the live flame graph within 3 s;
+//        frame of the live flame graph within 3 s, and both kernels'
+//        rows say their shells are open (no key);
 //   serve_kernel_filter         kernel 1 alone has no burn_spin and no
 //        frame of kernel 0; kernel 0 alone has burn_spin;
+//   serve_zoom_survives_refresh a frame clicked (zoomed) is still zoomed
+//        after two refreshes, and reset zoom undoes it;
 //   serve_drag_range            a range dragged on the timeline (the
 //        first bucket, before burn) changes the sample count shown;
 //   serve_diff_growth           that range set as base, a range dragged
@@ -117,7 +120,8 @@ async function main() {
     console.log('0 passed, 1 failed');
     return 1;
   }
-  const names = ['serve_burn_spin_within_3s', 'serve_kernel_filter', 'serve_drag_range',
+  const names = ['serve_burn_spin_within_3s', 'serve_kernel_filter', 'serve_zoom_survives_refresh',
+                 'serve_drag_range',
                  'serve_diff_growth', 'serve_kernel_killed'];
   let passed = 0, failed = 0;
   const f = fleet();
@@ -153,10 +157,14 @@ async function main() {
       const st = await status(ctx.url);
       ctx.burnFrom = st.now_ms;
       ctx.p = await browser.openPage(ctx.url, { sameOrigin: true });
+      ctx.p.setDefaultTimeout(5000);    // a step that fails does not eat the stage's time
       const r = await waitFrames(ctx.p, (n) => n.includes('burn_spin'), 3000);
       check(r.ok, `no burn_spin frame within 3 s of the page loading (frames: ${r.names.slice(0, 12).join(', ')})`);
       check(r.names.includes(ctx.k[0]) && r.names.includes(ctx.k[1]),
             `the live graph lacks a kernel's frame: ${r.names.slice(0, 12).join(', ')}`);
+      const auth = await ctx.p.$$eval('#kernels tbody td.auth', (tds) => tds.map((t) => t.textContent));
+      check(auth.length === 2 && auth.every((a) => a === 'open (no key)'),
+            `the kernels' shells: ${JSON.stringify(auth)}, want both "open (no key)"`);
       console.log(`  burn_spin after ${r.ms} ms`);
     },
     async serve_kernel_filter() {
@@ -164,13 +172,41 @@ async function main() {
       await p.selectOption('#kernel', '1');
       let r = await waitFrames(p, (n) => n.includes(ctx.k[1]) && !n.includes(ctx.k[0]), 3000);
       check(r.ok, `kernel 1 alone still draws kernel 0 (${r.names.slice(0, 12).join(', ')})`);
-      check(!r.names.includes('burn_spin'), 'kernel 1 (no burn) shows burn_spin');
+      if (r.names.includes('burn_spin')) {
+        const j = await (await fetch(ctx.url + 'api/flame?kernel=1')).json();
+        const s = await status(ctx.url);
+        throw new Error(`kernel 1 (no burn) shows burn_spin: frames ${r.names.join(', ')}; ` +
+                        `api: ${JSON.stringify(j).slice(0, 600)}; kernels ` +
+                        JSON.stringify(s.kernels.map((k) => [k.name, k.state, k.tasks])));
+      }
       await p.selectOption('#kernel', '0');
       r = await waitFrames(p, (n) => n.includes('burn_spin') && !n.includes(ctx.k[1]), 3000);
       check(r.ok, `kernel 0 alone: want burn_spin and no kernel 1 (${r.names.slice(0, 12).join(', ')})`);
       await p.selectOption('#kernel', 'all');
       r = await waitFrames(p, (n) => n.includes(ctx.k[0]) && n.includes(ctx.k[1]), 3000);
       check(r.ok, 'all kernels again: both kernel frames');
+    },
+    async serve_zoom_survives_refresh() {
+      const p = ctx.p;
+      // The chart's width; a frame's rect takes its width a frame after
+      // each drawing (d3 transitions), so widths are waited for.
+      const full = await p.$eval('#chart svg', (s) => +s.getAttribute('width'));
+      const wide = (want) => p.waitForFunction(([w]) => {
+        const r = document.querySelector('#chart g.frame[name="burn_inner"] rect');
+        return r && Math.abs(r.getBoundingClientRect().width - w) <= 2;
+      }, [want], { timeout: 3000 }).then(() => true, () => false);
+      const width = () => p.$eval('#chart g.frame[name="burn_inner"] rect',
+                                  (r) => r.getBoundingClientRect().width);
+      await p.$eval('#chart g.frame[name="burn_inner"]',
+                    (g) => g.dispatchEvent(new MouseEvent('click', { bubbles: true })));
+      const n0 = await p.evaluate(() => window.sondeServe.refreshes);
+      await p.waitForFunction((n) => window.sondeServe.refreshes >= n + 2, n0, { timeout: 5000 });
+      check(await wide(full), `burn_inner is ${await width()} px wide two refreshes after the ` +
+            `click, want ${full} (zoomed)`);
+      await p.click('#reset-zoom');
+      await sleep(300);
+      const back = await width();
+      check(back < full - 2, `burn_inner still ${back} px wide after reset zoom`);
     },
     async serve_drag_range() {
       const p = ctx.p;

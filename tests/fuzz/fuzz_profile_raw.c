@@ -57,6 +57,11 @@ static int same_chain(const struct praw_chain *a, const struct praw_chain *b)
         a->pc_pid != b->pc_pid || a->pc_cpu != b->pc_cpu ||
         a->pc_depth != b->pc_depth || strcmp(a->pc_task, b->pc_task) != 0)
         return 0;
+    if (a->pc_why != b->pc_why || strcmp(a->pc_name, b->pc_name) != 0 ||
+        a->pc_waker != b->pc_waker || a->pc_wdepth != b->pc_wdepth ||
+        strcmp(a->pc_wtask, b->pc_wtask) != 0 ||
+        memcmp(a->pc_wframes, b->pc_wframes, a->pc_wdepth * sizeof a->pc_wframes[0]) != 0)
+        return 0;
     return memcmp(a->pc_frames, b->pc_frames, a->pc_depth * sizeof a->pc_frames[0]) == 0;
 }
 
@@ -99,8 +104,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
         if (ha.ph_kind != PRAW_KIND_CPU)
             put(":%llu", (unsigned long long)c->pc_weight);
         put(" %u %s %u", c->pc_pid, c->pc_task, c->pc_cpu);
+        /* An off-CPU chain: its reason, its waker, and the waker's chain. */
+        FUZZ_CHECK((ha.ph_kind == PRAW_KIND_OFFCPU) == (c->pc_why != PRAW_WHY_NONE));
+        FUZZ_CHECK(c->pc_wdepth <= PRAW_FRAMES && (!c->pc_wdepth || c->pc_waker >= 0));
+        if (c->pc_why) {
+            put(" why=%s", praw_why_name(c->pc_why));
+            if (c->pc_name[0])
+                put(":%s", c->pc_name);
+            if (praw_why_blocked(c->pc_why))
+                put(" waker=%d", c->pc_waker);
+            else
+                FUZZ_CHECK(c->pc_waker == PRAW_WAKER_NONE && c->pc_wdepth == 0);
+            if (c->pc_wtask[0])
+                put(":%s", c->pc_wtask);
+        }
         for (unsigned k = 0; k < c->pc_depth; k++)
             put(" %llx", (unsigned long long)c->pc_frames[k]);
+        if (c->pc_wdepth)
+            put(" |");
+        for (unsigned k = 0; k < c->pc_wdepth; k++)
+            put(" %llx", (unsigned long long)c->pc_wframes[k]);
         put("\n");
     }
     b.n = 0;

@@ -6,7 +6,8 @@
  * Invariants: a refusal is one of the PSTR_E* reasons and hands out no
  * item; a datagram that parses has items within the format's ranges, and
  * encoded again with the encoder it is the same bytes, exactly (the format
- * has one spelling of each datagram), its tag (unchecked here:
+ * has one spelling of each datagram, off-CPU records' reasons and wakers
+ * included), its tag (unchecked here:
  * fuzz_profile_stream_tag.c) and tag flag aside. */
 #include <string.h>
 #include "fuzz.h"
@@ -19,6 +20,11 @@ static void take_rec(void *ctx, const struct pstr_record *r)
 {
     FUZZ_CHECK(r->depth >= 1 && r->depth <= PSTR_FRAMES && !(r->flags & ~PSTR_REC_TICK));
     FUZZ_CHECK(r->kind <= PSTR_KIND_MAX && (r->kind != PSTR_KIND_CPU || r->weight == 1));
+    /* An off-CPU part: within its ranges, a waker only for blocked time. */
+    FUZZ_CHECK(r->why <= PSTR_WHY_MAX && r->wdepth <= PSTR_FRAMES &&
+               strlen(r->name) <= PSTR_NAME_MAX && r->waker >= PSTR_WAKER_NONE);
+    FUZZ_CHECK(!r->why || r->kind == PSTR_KIND_OFFCPU);
+    FUZZ_CHECK(pstr_why_blocked(r->why) || (r->wdepth == 0 && r->waker == PSTR_WAKER_NONE));
     FUZZ_CHECK(pstr_add_record(&re, r));
     items++;
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Sonde heap profiling system tests: `heaptest`'s known allocation sites
-measured by `profile heap` and `profile allocs`, an injected leak, and four
-CPUs allocating at a high sampling rate (docs/profiling.md).
+measured by `profile heap`, `profile allocs` and `profile allocs stream`,
+an injected leak, and four CPUs allocating at a high sampling rate
+(docs/profiling.md).
 
 usage: python3 tests/system/heap_tests.py [--arch x86_64|arm64] [--list] [NAME...]
 
@@ -85,9 +86,10 @@ def ok(m, line, want, timeout=60):
 
 @test("heap_inuse_sites")
 def t_inuse(ctx):
-    """Sites A (4 MiB in 4 KiB blocks) and B (1 MiB in 64-byte objects)
-    within 10% in bytes and objects at rate 1024 (>= 200 samples; B's sd
-    3.1%), C (64 MiB allocated and freed) near 0."""
+    """Sites A (4 MiB in 4 KiB blocks), B (1 MiB in 64-byte objects) and
+    D (2 MiB in 2-page blocks from page_alloc, not kmalloc) within 10% in
+    bytes and objects at rate 1024 (>= 200 samples; B's sd 3.1%), C (64
+    MiB allocated and freed) near 0."""
     m = ctx.m
     ok(m, "profile heap rate 1024", "profile: heap profiling at rate 1024 bytes")
     ok(m, "heaptest keep", "heaptest: kept A 1024 x 4096 bytes", 120)
@@ -103,12 +105,15 @@ def t_inuse(ctx):
     within("site A objects", sites["heaptest_site_a"][1], 1024)
     within("site B bytes", sites["heaptest_site_b"][0], MIB)
     within("site B objects", sites["heaptest_site_b"][1], 16384)
+    check("heaptest_site_d" in sites, "site D's whole pages not sampled: %s" % sorted(sites))
+    within("site D bytes", sites["heaptest_site_d"][0], 2 * MIB)
+    within("site D objects", sites["heaptest_site_d"][1], 256)
     c = sites.get("heaptest_site_c", [0, 0])[0]
     check(c <= 0.01 * 64 * MIB, "site C shows %d bytes in use after freeing all" % c)
     ok(m, "heaptest free", "heaptest: freed")
     sites = by_site(m.cmd("profile heap 128", 60))
-    check("heaptest_site_a" not in sites and "heaptest_site_b" not in sites,
-          "A or B still in use after heaptest free: %s" % sites)
+    check(not {"heaptest_site_a", "heaptest_site_b", "heaptest_site_d"} & set(sites),
+          "A, B or D still in use after heaptest free: %s" % sites)
 
 
 @test("heap_allocs_window")
@@ -151,16 +156,19 @@ def t_leak(ctx):
 
 @test("heap_four_cpus_stress")
 def t_stress(ctx):
-    """Four CPUs allocate and free mixed sizes (small and whole-page) at
-    rate 64, with a profile allocs window in the middle: afterwards the
+    """Four CPUs allocate and free mixed sizes (kmalloc's small and
+    large, and page_alloc's whole pages) at rate 64, with a profile allocs window in the middle: afterwards the
     heap's bytes in use, its allocs - frees and the table's live blocks
     are back where they were, every sampled free found its entry, and
     nothing was retired that was not sampled."""
     m = ctx.m
     ok(m, "profile heap rate 64", "at rate 64 bytes")
     b = mem(m)
-    ok(m, "heaptest stress 2000", "heaptest: stress 2000 ms, pids")
-    out = m.cmd("profile allocs 500", 60)
+    # Both lines at once: the kernel's shell reads the second as soon as
+    # the first returns, with no host round trip between (on a busy host
+    # one can outlast the stress's 2 s, and the window would miss it).
+    started, out = m.cmds(["heaptest stress 2000", "profile allocs 500"], 60)
+    check("heaptest: stress 2000 ms, pids" in started, "heaptest stress 2000: %r" % started)
     check(ALLOCS.search(out) and "ht_stress_task+" in out,
           "profile allocs during the stress does not show it: %r" % out[:300])
     deadline = time.monotonic() + 60
@@ -190,11 +198,11 @@ def sonde_prof(ctx, *args):
                                                                     r.stderr))
 
 
-def pprof_top(ctx, index, path):
+def pprof_top(ctx, index, path, *extra):
     """{function: flat value} from go tool pprof -top -sample_index=index."""
     r = subprocess.run(["go", "tool", "pprof", "-symbolize=none", "-sample_index=" + index,
-                        "-top", "-nodecount=100", "-unit=byte" if "space" in index else "-unit=count",
-                        path], capture_output=True, text=True, timeout=60,
+                        "-top", "-nodecount=100", "-unit=byte" if "space" in index else "-unit=count"]
+                       + list(extra) + [path], capture_output=True, text=True, timeout=60,
                        env=dict(os.environ, HOME=ctx.tmp))
     check(r.returncode == 0, "go tool pprof -sample_index=%s: %s" % (index, r.stderr))
     rows = {}
@@ -237,6 +245,88 @@ def t_pprof(ctx):
     within("pprof alloc_space of site C", rows["heaptest_site_c"], 64 * MIB)
 
 
+STATUS_END = re.compile(r"ended \(length reached\): (\d+) records in \d+ datagrams, (\d+) dropped, "
+                        r"(\d+) send failures")
+STATS = re.compile(r"^total streams 1 covered_ms (\d+) records (\d+) lost_records (\d+) "
+                   r"lost_dgrams \d+ dups \d+ drops (\d+) refused 0$", re.M)
+
+
+def wait_cmd(m, line, pattern, what, secs=30):
+    """Run line on the serial shell until its answer matches pattern: the match."""
+    deadline = time.monotonic() + secs
+    while True:
+        out = m.cmd(line)
+        g = re.search(pattern, out)
+        if g:
+            return g
+        check(time.monotonic() < deadline, "%s: %s never said %r: %r" % (what, line, pattern, out))
+        time.sleep(0.1)
+
+
+@test("heap_allocs_stream")
+def t_allocs_stream(ctx):
+    """`profile allocs stream` from a live kernel into `sonde-prof record
+    --allocs -d 4s` (over 2 s: streamed): C's 64 MiB in 256-byte objects,
+    allocated wholly inside the stream (it starts once the stream runs and
+    ends while it still does), within 10% in the folded bytes (rate 16384:
+    sd 1.6%) and first in pprof's alloc_space; the kernel's records sent
+    are the collector's received plus those lost on the wire, its drops
+    the collector's, and the allocator took at least every record sent or
+    dropped."""
+    m = ctx.m
+    elf = ARCHES[ARCH[0]]["kernel"]
+    ok(m, "profile heap rate 16384", "at rate 16384 bytes")
+    samples0 = mem(m)[5]
+    folded, stats, raw = (os.path.join(ctx.tmp, n) for n in ("s.folded", "s.stats", "s.raw"))
+    rec = subprocess.Popen([PROF, "record", "--allocs", "-d", "4s", "--stats", stats, "-r", raw,
+                            "-e", elf, "-o", folded, m.target],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_cmd(m, "profile status", r"profile: streaming .*last keep-alive", "the stream", 20)
+        ok(m, "heaptest churn 0", "heaptest: churn pid")
+        wait_cmd(m, "heaptest status", r"churn done in \d+ ms", "the churn", 20)
+        running = m.cmd("profile status")
+        check("profile: streaming" in running,
+              "the stream ended before the churn did: the window cannot hold it all: %r" % running)
+        _, err = rec.communicate(timeout=60)
+    finally:
+        if rec.poll() is None:
+            rec.kill()
+            rec.communicate()
+    check(rec.returncode == 0, "record --allocs -d 4s: exit %d: %s" % (rec.returncode, err))
+    end = STATUS_END.search(m.cmd("profile status"))
+    check(end, "the kernel's account of the stream not understood: %r" % m.cmd("profile status"))
+    sent, dropped, failed = (int(x) for x in end.groups())
+    st = STATS.search(open(stats).read())
+    check(st, "--stats: %r" % open(stats).read())
+    covered, got, lost, drops = (int(x) for x in st.groups())
+    print("    kernel: %d records sent, %d dropped, %d send failures; collector: %d received, "
+          "%d lost on the wire, %d drops, %d ms covered" % (sent, dropped, failed, got, lost,
+                                                           drops, covered))
+    check(sent == got + lost, "the kernel sent %d records, the collector got %d and counted %d "
+          "lost" % (sent, got, lost))
+    check(dropped == drops, "the kernel dropped %d, the collector counted %d" % (dropped, drops))
+    samples1 = mem(m)[5]
+    check(samples1 - samples0 >= sent + dropped,
+          "the allocator took %d samples, fewer than the %d records sent and %d dropped"
+          % (samples1 - samples0, sent, dropped))
+    c = sum(int(l.rsplit(" ", 1)[1]) for l in open(folded)
+            if l.rsplit(" ", 1)[0].endswith(";heaptest_site_c"))
+    print("    site C: %d bytes estimated from the stream, %d allocated" % (c, 64 * MIB))
+    within("streamed folded bytes of site C", c, 64 * MIB)
+    head = open(raw).readline()
+    check(re.match(r"# sonde raw build-id=[0-9a-f]+ source=heap allocs rate 16384 samples=%d "
+                   r"dropped=%d cpus=\d+ ms=\d+ kind=heap$" % (got, drops), head),
+          "raw header: %r" % head)
+    pb = os.path.join(ctx.tmp, "s.pb.gz")
+    r = subprocess.run([PROF, "report", "-i", raw, "-e", elf, "-o", pb],
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0, "report -i %s: %s" % (raw, r.stderr))
+    rows, out = pprof_top(ctx, "alloc_space", pb)
+    check(max(rows, key=rows.get) == "heaptest_site_c", "streamed alloc_space top:\n%s" % out)
+    within("streamed pprof alloc_space of site C", rows["heaptest_site_c"], 64 * MIB)
+
+
 def diff(ctx, *args):
     return subprocess.run([PROF, "diff"] + list(args), capture_output=True, text=True, timeout=60)
 
@@ -245,8 +335,10 @@ def diff(ctx, *args):
 def t_leak_diff(ctx):
     """An injected leak (heaptest leak 10000: 10000 x 128 bytes) is the top
     chain of sonde-prof diff between two heap profiles, with its size
-    (rate 1024: sd 2.8%), in .txt, .folded, .svg and .pb.gz; a CPU
-    profile and a heap profile do not compare."""
+    (rate 1024: sd 2.8%), in .txt, .folded, .svg and .pb.gz; the same
+    profiles as .pb.gz diff to the same bytes, and go tool pprof
+    -diff_base over them agrees with diff's .pb.gz; a CPU profile and a
+    heap profile do not compare, nor is a diff's output an input."""
     m = ctx.m
     elf = ARCHES[ARCH[0]]["kernel"]
     ok(m, "profile heap rate 1024", "at rate 1024 bytes")
@@ -271,11 +363,36 @@ def t_leak_diff(ctx):
     rows, top_out = pprof_top(ctx, "inuse_space", out["pb.gz"])
     check(max(rows, key=rows.get) == "heaptest_site_leak", "pprof of the diff:\n%s" % top_out)
     within("pprof diff: the leak", rows["heaptest_site_leak"], 10000 * 128)
+    # The same two profiles as .pb.gz (report, offline): diffed without an
+    # ELF, and mixed with a raw one, they give the raw diff's very bytes.
+    pb = {}
+    for name, raw in (("base", base), ("new", new)):
+        pb[name] = os.path.join(ctx.tmp, name + ".pb.gz")
+        r = subprocess.run([PROF, "report", "-i", raw, "-e", elf, "-o", pb[name]],
+                           capture_output=True, text=True, timeout=60)
+        check(r.returncode == 0, "report %s: %s" % (name, r.stderr))
+    for ext in ("txt", "folded"):
+        for b, n, e in ((pb["base"], pb["new"], []), (base, pb["new"], ["-e", elf])):
+            got = os.path.join(ctx.tmp, "p." + ext)
+            r = diff(ctx, b, n, *e, "-o", got)
+            check(r.returncode == 0, "diff %s %s: %s" % (b, n, r.stderr))
+            check(open(got).read() == open(out[ext]).read(),
+                  "diff of %s and %s differs from the raw profiles' .%s" % (b, n, ext))
+    # go tool pprof's own -diff_base over the two agrees with diff's .pb.gz.
+    rows, top_out = pprof_top(ctx, "inuse_space", pb["new"], "-diff_base=" + pb["base"])
+    check(max(rows, key=rows.get) == "heaptest_site_leak", "pprof -diff_base:\n%s" % top_out)
+    mine, _ = pprof_top(ctx, "inuse_space", out["pb.gz"])
+    check(abs(rows["heaptest_site_leak"] - mine["heaptest_site_leak"]) <= 0.01 * mine["heaptest_site_leak"],
+          "pprof -diff_base says %s, diff's .pb.gz %s" % (rows["heaptest_site_leak"],
+                                                          mine["heaptest_site_leak"]))
     cpu = os.path.join(ctx.tmp, "cpu.raw")
     sonde_prof(ctx, "-d", "100", "-r", cpu, "-o", os.path.join(ctx.tmp, "c.txt"))
     r = diff(ctx, cpu, new, "-e", elf, "-o", os.path.join(ctx.tmp, "x.txt"))
     check(r.returncode == 2 and "only profiles of one kind compare" in r.stderr,
           "cpu vs heap: exit %d: %s" % (r.returncode, r.stderr))
+    r = diff(ctx, out["pb.gz"], pb["new"], "-o", os.path.join(ctx.tmp, "x.txt"))
+    check(r.returncode == 2 and "negative sample values" in r.stderr,
+          "a diff's .pb.gz as BASE: exit %d: %s" % (r.returncode, r.stderr))
 
 
 class Ctx:

@@ -197,7 +197,8 @@ def t_folded_raw(ctx):
     check(h, "raw header")
     count = 0
     for line in raw.splitlines():
-        g = re.match(r"^(\d+):(\d+) %d burn-wait \d+ why=(\S+)( waker=-?\d+)?( [0-9a-f]+)+( \|( [0-9a-f]+)+)?$"
+        g = re.match(r"^(\d+):(\d+) %d burn-wait \d+ why=(\S+)( waker=-?\d+(:\S+)?)?( [0-9a-f]+)+"
+                     r"( \|( [0-9a-f]+)+)?$"
                      % pid, line)
         if g:
             count += int(g.group(1))

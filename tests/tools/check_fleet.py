@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""sonde-prof record against a fleet of simulated kernels (build/host/fleet-gen
-through bench/fleet.py), no QEMU: about 17 s.
+"""sonde-prof record and serve against a fleet of simulated kernels
+(build/host/fleet-gen through bench/fleet.py), no QEMU: about 21 s.
 
 - fleet_50: 50 kernels x 4 CPUs x 100 Hz for 10 s, with 2% of the
   batches lost, 1% doubled and 2% reordered on the way: the total ingested
@@ -12,6 +12,9 @@ through bench/fleet.py), no QEMU: about 17 s.
   kernel-seconds in the report add up to 3 kernels at a time, no more than
   3 kernels ever stream at once, and a kernel streams only as often as
   sonde-prof says it sampled it.
+- serve_rotation: `sonde-prof serve --sample 2 --period 500ms` over 6
+  kernels for about 3 s: /api/status's covered_ms per kernel within one
+  period of its fair share, and never more than 2 kernels streaming.
 
 Prints "N passed, M failed" last; exit 0 when none failed."""
 import json
@@ -20,6 +23,8 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
+import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FLEET = os.path.join(ROOT, "bench/fleet.py")
@@ -106,10 +111,46 @@ def rotation(tmp):
           in err, "rotation: no coverage line in %r" % err[-300:])
 
 
+def serve_rotation():
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    import fleet as F
+    elf = os.path.join(ROOT, "build/x86_64/kernel.elf")
+    bid, frames = F.elf_facts(elf)
+    gen = subprocess.Popen([F.GEN, "--kernels", "6", "--build-id", bid, "--frames",
+                            ",".join("%x" % f for f in frames)],
+                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    ports = gen.stdout.readline().split()[1:]
+    sv = subprocess.Popen([F.PROF, "serve", "-l", "127.0.0.1:0", "--sample", "2", "--period",
+                           "500ms", "-e", elf] + ["127.0.0.1:%s" % p for p in ports],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        url = re.search(r"http://[0-9.:]+/", sv.stdout.readline()).group(0)
+        t0 = time.monotonic()
+        time.sleep(3.2)
+        st = json.load(urllib.request.urlopen(url + "api/status", timeout=10))
+        elapsed = time.monotonic() - t0
+    finally:
+        sv.terminate()
+        sv.wait(timeout=20)
+        gen.stdin.close()
+        last = gen.stdout.read().strip().split("\n")[-1]
+        gen.wait(timeout=20)
+    cov = [k["covered_ms"] for k in st["kernels"]]
+    fair = elapsed * 1000 * 2 / 6
+    check(len(cov) == 6, "serve_rotation: %d kernels in /api/status" % len(cov))
+    for c in cov:
+        check(abs(c - fair) <= 500 + 300, "serve_rotation: a kernel covered %d ms, fair share "
+              "%d +- a period (and the start's 300 ms)" % (c, fair))
+    m = re.search(r"concurrent_max (\d+)", last)
+    check(m and 1 <= int(m.group(1)) <= 2, "serve_rotation: %s kernels streamed at once"
+          % (m.group(1) if m else "?"))
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="check_fleet.") as tmp:
         fleet_50(tmp)
         rotation(tmp)
+        serve_rotation()
     print("%d passed, %d failed" % (passed, failed))
     return 0 if failed == 0 else 1
 

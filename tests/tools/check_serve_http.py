@@ -10,13 +10,20 @@ wrong where serve, not libmicrohttpd, answers; bytes that are no request
 at all may just get the connection closed), and serve must keep
 serving: after each, /api/status answers 200 and, at the end, the
 kernel's samples are still counted and the process is alive.
-Also: -l on a non-loopback address without --public is refused.
+Also: -l on a non-loopback address without --public is refused; and
+kernels whose streams do not start (nothing on the port, busy with
+another collector's stream) leave serve running with the others, shown
+failed with why, and one that comes up streams after a retry.
+With -k, a keyed fake (authenticated shell, tagged stream) streams
+through serve and is marked authenticated; the open one is marked open.
 
-usage: tests/tools/check_serve_http.py   (ends "N passed, N failed")"""
+usage: tests/tools/check_serve_http.py   (ends "N passed, N failed")
+SONDE_PROF=PATH runs another build of sonde-prof (one under ASan, say)."""
 import json
 import os
 import re
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -24,7 +31,7 @@ import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
 ELF = os.path.join(ROOT, 'build/x86_64/kernel.elf')
-PROF = os.path.join(ROOT, 'build/host/sonde-prof')
+PROF = os.environ.get('SONDE_PROF', os.path.join(ROOT, 'build/host/sonde-prof'))
 FAKE = os.path.join(ROOT, 'tests/tools/fake_stream_kernel.py')
 
 passed = failed = 0
@@ -108,6 +115,160 @@ def error_says(body, words):
     return words in e
 
 
+def start_fake(tmp, name, port, frames, extra=()):
+    out = open(os.path.join(tmp, name), 'w+')
+    p = subprocess.Popen([sys.executable, FAKE, '--port', str(port), '--build-id', build_id(),
+                          '--frames', frames, '--cpus', '2', '--hz', '100', *extra],
+                         stdout=out, stderr=subprocess.STDOUT)
+    for _ in range(50):
+        out.seek(0)
+        if 'ready' in out.read():
+            break
+        time.sleep(0.1)
+    return p
+
+
+def start_serve(tmp, name, args):
+    err = open(os.path.join(tmp, name), 'w+')
+    sv = subprocess.Popen([PROF, 'serve', '-l', '127.0.0.1:0', '-e', ELF] + args,
+                          stdout=subprocess.PIPE, stderr=err, text=True)
+    m = re.search(r'http://127\.0\.0\.1:(\d+)/', sv.stdout.readline())
+    return sv, err, int(m.group(1)) if m else None
+
+
+def kernels(port):
+    st, body = get(port, b'/api/status')
+    return json.loads(body)['kernels'] if st == 200 else []
+
+
+def wait_for(cond, seconds):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.1)
+    return cond()
+
+
+def make_busy(port):
+    """Starts a stream on the fake at port for another collector (a socket
+    that never keeps it alive): for 5 s it answers others "profile: busy"."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    cmd = b'profile stream 9 0 all'
+    s.sendto(struct.pack('>IIHHHH', 0x4E4F5348, 1, 0, 0, len(cmd), 0) + cmd,
+             ('127.0.0.1', port))
+    s.settimeout(2)
+    reply = s.recv(2048)[16:]
+    s.close()
+    return reply
+
+
+def check_retry(tmp, procs, frames):
+    """Kernels whose streams do not start: serve goes on with the others,
+    shows each failed with why, and streams it once a retry works."""
+    ok_port, down_port, busy_port = (free_port(socket.SOCK_DGRAM) for _ in range(3))
+    procs.append(start_fake(tmp, 'fake-ok', ok_port, frames))
+    procs.append(start_fake(tmp, 'fake-busy', busy_port, frames))
+    check('a fake kernel made busy by another collector',
+          make_busy(busy_port).startswith(b'profile: streaming'))
+    sv, err, port = start_serve(tmp, 'serve-retry.err', [
+        '--retry', '1s', f'127.0.0.1:{ok_port}', f'127.0.0.1:{down_port}',
+        f'127.0.0.1:{busy_port}'])
+    procs.append(sv)
+    check('serve starts though two of its kernels cannot stream', port is not None)
+    if port is None:
+        return
+    ks = kernels(port)
+    states = [k['state'] for k in ks]
+    check('the kernel that streams streams; the others are failed',
+          states == ['streaming', 'failed', 'failed'], str(states))
+    check('the kernel with nothing on its port: its note says so, and the retry',
+          'nothing listens' in ks[1]['note'] and 'asked again every 1 s' in ks[1]['note'],
+          ks[1]['note'])
+    check('the busy kernel: its note quotes its answer',
+          'it said: profile: busy' in ks[2]['note'], ks[2]['note'])
+    procs.append(start_fake(tmp, 'fake-late', down_port, frames))
+    check('the kernel that came up is streaming after a retry',
+          wait_for(lambda: kernels(port)[1]['state'] == 'streaming', 3),
+          str(kernels(port)[1]))
+
+    def samples(k):
+        st, body = get(port, b'/api/flame?kernel=%d' % k)
+        return json.loads(body)['samples'] if st == 200 else -1
+    check('its samples are counted', wait_for(lambda: samples(1) > 0, 2), str(samples(1)))
+    k0 = kernels(port)[0]
+    check('the first kernel streamed on, nothing lost',
+          k0['state'] == 'streaming' and k0['lost'] == 0 and samples(0) > 0, str(k0))
+    sv.terminate()
+    check('SIGTERM: serve exits 0', sv.wait(10) == 0)
+    err.seek(0)
+    said = err.read()
+    check('stderr says why once, and when it streams',
+          said.count(f'kernel 127.0.0.1:{down_port}: its stream did not start') == 1 and
+          f'kernel 127.0.0.1:{down_port} streams now' in said, said[:600])
+
+
+def check_keyed(tmp, procs, frames):
+    """serve -k: a keyed kernel (the fake speaking the authenticated
+    shell and tagging its stream) streams through it, marked authenticated."""
+    key = os.path.join(tmp, 'ushkey')
+    with open(key, 'w') as f:
+        f.write(os.urandom(32).hex() + '\n')
+    kport = free_port(socket.SOCK_DGRAM)
+    procs.append(start_fake(tmp, 'fake-keyed', kport, frames, ('--key', key)))
+    sv, err, port = start_serve(tmp, 'serve-keyed.err', ['-k', key, f'127.0.0.1:{kport}'])
+    procs.append(sv)
+    check('serve -k starts with a keyed kernel', port is not None)
+    if port is None:
+        return
+    k = kernels(port)[0]
+    check('the keyed kernel streams, marked authenticated',
+          k['state'] == 'streaming' and k['authenticated'] is True, str(k))
+
+    def samples():
+        st, body = get(port, b'/api/flame')
+        return json.loads(body)['samples'] if st == 200 else -1
+    check('its tagged stream is counted', wait_for(lambda: samples() > 0, 2), str(samples()))
+    sv.terminate()
+    check('serve -k: SIGTERM, exit 0', sv.wait(10) == 0)
+    err.seek(0)
+    said = err.read()
+    check('serve -k said nothing on stderr (no refused datagram)', said == '', said[:300])
+
+
+def check_kind_off(tmp, procs, frames):
+    """serve --kind off: every kernel is asked for `profile off stream`;
+    its intervals are the offcpu kind, the reason the leaf; a kind serve
+    does not know is refused by name."""
+    r = subprocess.run([PROF, 'serve', '--kind', 'bogus', '-e', ELF, '127.0.0.1:1'],
+                       capture_output=True, text=True, timeout=10)
+    check('serve --kind bogus: exit 2, the kinds named',
+          r.returncode == 2 and 'cpu, off or wall' in r.stderr, r.stderr)
+    kport = free_port(socket.SOCK_DGRAM)
+    procs.append(start_fake(tmp, 'fake-off', kport, frames))
+    sv, err, port = start_serve(tmp, 'serve-off.err', ['--kind', 'off', f'127.0.0.1:{kport}'])
+    procs.append(sv)
+    check('serve --kind off starts', port is not None)
+    if port is None:
+        return
+
+    def flame():
+        st, body = get(port, b'/api/flame?kind=offcpu')
+        return json.loads(body) if st == 200 else {}
+    check('its intervals are the offcpu kind',
+          wait_for(lambda: flame().get('samples', 0) > 0, 3), str(flame())[:300])
+    st, body = get(port, b'/api/status')
+    kinds = json.loads(body)['kinds'] if st == 200 else []
+    check('status lists the offcpu kind alone (the page shows the first)', kinds == ['offcpu'],
+          str(kinds))
+    check('the reason is a frame', '[waitq burn-q]' in json.dumps(flame()))
+    st, body = get(port, b'/api/flame')
+    check('no CPU samples were asked for', st == 200 and json.loads(body)['samples'] == 0,
+          body[:200])
+    sv.terminate()
+    check('serve --kind off: SIGTERM, exit 0', sv.wait(10) == 0)
+
+
 def main():
     r = subprocess.run(['make', '-s', '-C', ROOT, 'build/x86_64/kernel.elf',
                         'build/host/sonde-prof'])
@@ -141,6 +302,25 @@ def main():
         check('-l port 70000: exit 2, names the range',
               r.returncode == 2 and '(0-65535' in r.stderr, r.stderr.strip())
 
+        r = subprocess.run([PROF, 'serve', '--help'], capture_output=True, text=True, timeout=10)
+        check('serve --help: usage on stdout, exit 0',
+              r.returncode == 0 and r.stdout.startswith('usage: sonde-prof serve') and
+              '--public' in r.stdout and r.stderr == '', f'rc {r.returncode}')
+        for args, says in ((['-e', ELF], 'no kernel to watch'),
+                           (['127.0.0.1'], 'no kernel ELF'),
+                           (['--max-stacks', '5', '-e', ELF, '127.0.0.1'], '16-1048576'),
+                           (['--id', '3', '-e', ELF, '127.0.0.1'], '--id needs -k'),
+                           (['--retry', '500ms', '-e', ELF, '127.0.0.1'],
+                            '--retry 500ms out of range (1000 ms to 3600 s'),
+                           (['-l', 'nowhere', '-e', ELF, '127.0.0.1'], 'want ADDR:PORT')):
+            r = subprocess.run([PROF, 'serve'] + args, capture_output=True, text=True, timeout=10)
+            check(f'serve {" ".join(a for a in args if a != ELF)}: exit 2, says {says!r}',
+                  r.returncode == 2 and says in r.stderr, f'rc {r.returncode}: {r.stderr.strip()}')
+
+        check_retry(tmp, procs, frames)
+        check_keyed(tmp, procs, frames)
+        check_kind_off(tmp, procs, frames)
+
         serve_err = open(os.path.join(tmp, 'serve.err'), 'w+')
         sv = subprocess.Popen([PROF, 'serve', '-l', '127.0.0.1:0', '-e', ELF,
                                f'127.0.0.1:{kport}'], stdout=subprocess.PIPE,
@@ -153,6 +333,9 @@ def main():
             return 1
         port = int(m.group(1))
         check('GET /api/status: 200', alive(port))
+        k = kernels(port)[0]
+        check('the open kernel is marked open (not authenticated)',
+              k['authenticated'] is False and k['state'] == 'streaming', str(k))
         time.sleep(0.5)             # serve's clock past the ranges below
 
         cases = [
@@ -216,6 +399,15 @@ def main():
         st, body = get(port, b'/download/selection.folded')
         check('the folded download names burn_spin', st == 200 and b'burn_spin' in body,
               body[:200])
+        st, body = get(port, b'/download/selection.pb.gz')
+        check('the pprof download is gzip', st == 200 and body[:2] == b'\x1f\x8b', body[:20])
+        st, body = get(port, b'/api/diff?base_from=0&base_to=500')
+        check('a diff answers 200 with a tree', st == 200 and b'"delta"' in body, body[:200])
+        st, body = get(port, b'/api/timeline')
+        check('the timeline answers 200', st == 200 and b'"rate"' in body, body[:200])
+        st, body = get(port, b'/')
+        check('the page is served whole, the library inlined',
+              st == 200 and b'sondeFlame' in body and b'<!--SONDE' not in body, body[:200])
         check('serve is still running', sv.poll() is None)
         sv.terminate()
         try:

@@ -315,6 +315,9 @@ else
   echo "SKIP top under tmux: no tmux (scripts/deps.sh installs it)"
 fi
 
+# ---- off-CPU profiles: every output (tests/tools/check_offcpu_prof.sh)
+. tests/tools/check_offcpu_prof.sh
+
 # ---- the parser builds as kernel code: freestanding, no library calls
 for cc in gcc aarch64-linux-gnu-gcc; do
   command -v $cc > /dev/null || continue

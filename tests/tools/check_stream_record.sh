@@ -8,7 +8,8 @@
 # three kernels with one dying halfway (named, the others complete, the
 # kernel label on every sample); an END that never came; -r's raw profile
 # read back by `report`; forged datagrams that change no count; a busy
-# kernel (exit 1); -d's units.
+# kernel (exit 1); -d's units; and off-CPU intervals (`profile off
+# stream`) through record --off and top --off.
 # Usage: tests/tools/check_stream_record.sh   (ends "N passed, N failed")
 set -u
 cd "$(dirname "$0")/../.."
@@ -35,6 +36,24 @@ fake() {
 }
 rec() { "$PROF" record "$@" > "$tmp/out" 2> "$tmp/err"; echo $? > "$tmp/rc"; }
 rc() { cat "$tmp/rc"; }
+
+# ---- off-CPU: record --off and top --off over `profile off stream` ------
+fake po --cpus 2 --hz 100
+rec --off -d 2100ms -e "$ELF" -r "$tmp/po.raw" -o "$tmp/po.txt" "127.0.0.1:$po"
+if [ "$(rc)" = 0 ] && has "$tmp/po.txt" "^off-cpu profiled 2100 ms$" &&
+   has "$tmp/po.txt" "^blocked 420.000 ms, runnable 0.000 ms, 1 tasks, 0 dropped$" &&
+   has "$tmp/po.txt" "^streamed: 0 records lost on the wire (0 datagrams)" &&
+   [ "$(grep -c '^50.0% 210.000 ms \[waitq burn-q\] task 7 burn$' "$tmp/po.txt")" = 2 ] &&
+   has "$tmp/po.txt" "^        woken by 9 burn-waker$" &&
+   has "$tmp/po.raw" " source=sched samples=420 dropped=0 cpus=2 ms=2100 kind=offcpu$" &&
+   has "$tmp/po.raw" " why=waitq:burn-q waker=9:burn-waker "; then
+  ok "record --off -d 2100ms: 420 intervals of 1 ms on burn-q (an entry per CPU), woken by burn-waker, nothing lost"
+else bad "record --off -d 2100ms: 420 intervals of 1 ms on burn-q (an entry per CPU), woken by burn-waker, nothing lost" "$(cat "$tmp/err" "$tmp/po.txt" 2>/dev/null | head -20)"; fi
+fake pt --cpus 2 --hz 100
+"$PROF" top --off -n 2 -e "$ELF" "127.0.0.1:$pt" > "$tmp/top" 2> "$tmp/err"
+if grep -qE '^ +100\.0 +100\.0 +\[waitq burn-q\]$' "$tmp/top" && grep -q " us off-CPU in " "$tmp/top"; then
+  ok "top --off: [waitq burn-q] all of the time waiting, in µs"
+else bad "top --off: [waitq burn-q] all of the time waiting, in µs" "$(cat "$tmp/top" "$tmp/err" | tail -15)"; fi
 
 # ---- one kernel, nothing lost ------------------------------------------
 fake p1 --cpus 4 --hz 100

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """A fake Sonde kernel for sonde-prof's stream, with no QEMU: it answers the
 UDP shell's `profile stream PORT MS WHO`, `profile keepalive ID`, `profile
-status` and `profile stop` (open protocol, docs/udpshell.md) and streams
-synthetic samples (uapi/profile_stream.h, encoded here from the header's
+status` and `profile stop` (the open protocol, or with --key the
+authenticated one: docs/udpshell.md) and streams synthetic samples (uapi/profile_stream.h, encoded here from the header's
 table, so the host's parsers are checked against the text, not against
 themselves). As the kernel does, it sends one META until a keep-alive
 from the stream's destination (its ip and port) confirms the stream,
@@ -19,6 +19,11 @@ usage: fake_stream_kernel.py --port P --build-id HEX --frames A,B,... [options]
   --die-after S    stop answering anything (stream and shell) S seconds
                    after the stream started
   --no-end         never send the END
+  --key FILE       a keyed kernel (ushkey=: FILE holds the 64 hex digits):
+                   it answers only authenticated requests (docs/udpshell.md,
+                   "Authentication": challenge, epoch, nonce, HMAC-SHA256
+                   tags), tags its replies, and tags every stream datagram
+                   (uapi/profile_stream.h, "Tagged datagrams")
   --forge K        after the K-th datagram of the stream, also send from
                    the stream's own socket (as a forger on the path would):
                    a datagram of an unknown stream id, datagrams of the
@@ -28,11 +33,18 @@ usage: fake_stream_kernel.py --port P --build-id HEX --frames A,B,... [options]
                    " samples=", and one with another build id. None may
                    change what the host counts.
 
+`profile off stream ...` streams off-CPU intervals instead (META source
+"sched"): each record pid 7 (burn) waiting 1 ms on the wait queue
+burn-q, woken by pid 9 (burn-waker, in the META) whose chain is the
+record's first frame: flags weight and PSTR_REC_OFF (0x08), kind 1.
+
 Records are made on the fake's clock: CPU c's record i is due at i / hz
 seconds after the start, so a stream of MS ms holds exactly
 cpus * hz * MS / 1000 of them. Prints "ready PORT" once listening, and on
 exit (stdin closed, or killed) nothing more. Python 3 standard library."""
 import argparse
+import hashlib
+import hmac
 import os
 import random
 import socket
@@ -45,11 +57,18 @@ MAGIC = 0x53505253
 META, BATCH, END = 1, 2, 3
 END_STOPPED, END_TIMEOUT, END_ELAPSED = 1, 2, 3
 USH_MAGIC = 0x4E4F5348
+USH_LAST, USH_AUTH, USH_REPLY, USH_CHALLENGE = 1, 2, 4, 8
+PSTR_TAGGED = 0x01
+
+
+REC_WEIGHT, REC_OFF = 0x02, 0x08
+KIND_OFFCPU, WHY_WAITQ = 1, 2
+OFF_NS = 1000000                      # each off-CPU interval: 1 ms
 
 
 class Stream:
-    def __init__(self, k, dest, ms):
-        self.k, self.dest, self.ms = k, dest, ms
+    def __init__(self, k, dest, ms, off=False):
+        self.k, self.dest, self.ms, self.off = k, dest, ms, off
         self.id = random.getrandbits(32) | 1
         self.seq = 0
         self.sent = [0] * k.a.cpus           # records numbered per CPU
@@ -72,7 +91,7 @@ class Stream:
         a = self.k.a
         if droppable and a.drop_every and self.dgrams % a.drop_every == 0:
             return
-        self.k.out.sendto(d, self.dest)
+        self.k.out.sendto(self.k.tag_stream(d), self.dest)
         if a.forge and self.dgrams >= a.forge and not self.forged:
             self.forged = True
             self.forge()
@@ -103,22 +122,33 @@ class Stream:
 
     def meta(self):
         a = self.k.a
-        src = b"tick 100Hz"
+        src = b"sched" if self.off else b"tick 100Hz"
         p = a.build_id.encode() + bytes([len(src)]) + src
         p += struct.pack(">IIIH", 0xffffffff, self.ms, 10000000, a.cpus)
         p += struct.pack(">IB", 7, 4) + b"burn" + struct.pack(">IB", 0, 4) + b"idle"
-        self.send(self.hdr(META, 0, p, 2))
+        p += struct.pack(">IB", 9, 10) + b"burn-waker"
+        self.send(self.hdr(META, 0, p, 3))
+
+    def record(self, frames):
+        """One record: a CPU sample, or (off) an interval with why, name,
+        waker and the waker's chain, as uapi/profile_stream.h lays it out."""
+        fr = b"".join(struct.pack(">Q", f) for f in frames)
+        if not self.off:
+            return struct.pack(">IBBH", 7, len(frames), 1, 0) + fr
+        name = b"burn-q"
+        return (struct.pack(">IBBBB", 7, len(frames), REC_WEIGHT | REC_OFF, KIND_OFFCPU, 0) +
+                struct.pack(">Q", OFF_NS) + struct.pack(">BBBBi", WHY_WAITQ, len(name), 1, 0, 9) +
+                name + fr + struct.pack(">Q", frames[0]))
 
     def batch(self, cpu, upto):
         a = self.k.a
         frames = a.frames
         while self.sent[cpu] < upto:
             first = self.sent[cpu]
-            n = min(upto - first, 16)
+            n = min(upto - first, 7 if self.off else 16)
             recs = b""
             for _ in range(n):
-                recs += struct.pack(">IBBH", 7, len(frames), 1, 0)
-                recs += b"".join(struct.pack(">Q", f) for f in frames)
+                recs += self.record(frames)
             p = struct.pack(">III", first, a.drops if first else 0, a.drops) + recs
             self.send(self.hdr(BATCH, cpu, p, n))
             self.sent[cpu] += n
@@ -171,18 +201,59 @@ class Kernel:
         self.sh.bind(("127.0.0.1", a.port))
         self.out = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.stream = None
+        self.key = bytes.fromhex(open(a.key).read().strip()) if a.key else None
+        self.epoch = random.getrandbits(64) | 1
+        self.high_nonce = 0
 
     def dead(self):
         s = self.stream
         return bool(self.a.die_after and s and time.monotonic() - s.t0 >= self.a.die_after)
 
-    def reply(self, seq, text, to):
+    def mac(self, d):
+        return hmac.new(self.key, d, hashlib.sha256).digest()
+
+    def tag_stream(self, d):
+        """With a key: flags PSTR_TAGGED (byte 28) and the tag over the
+        label, the epoch and every byte of the datagram."""
+        if not self.key:
+            return d
+        d = d[:28] + bytes([d[28] | PSTR_TAGGED]) + d[29:]
+        return d + self.mac(b"SPRS-TAG" + struct.pack(">Q", self.epoch) + d)
+
+    def reply(self, seq, text, to, nonce=None):
         p = text.encode()
-        # LAST | REPLY, as the kernel flags every reply
-        self.sh.sendto(struct.pack(">IIHHHH", USH_MAGIC, seq, 0, 5, len(p), 0) + p, to)
+        if nonce is None:
+            # LAST | REPLY, as the kernel flags every reply
+            self.sh.sendto(struct.pack(">IIHHHH", USH_MAGIC, seq, 0, 5, len(p), 0) + p, to)
+            return
+        d = struct.pack(">IIHHHHQQ", USH_MAGIC, seq, 0, USH_LAST | USH_AUTH | USH_REPLY,
+                        len(p), 1, nonce, self.epoch) + p
+        self.sh.sendto(d + self.mac(d), to)
+
+    def keyed_request(self, d, frm):
+        """An authenticated request or challenge: (seq, command, nonce) to
+        run, or None when it is answered here or refused."""
+        magic, seq, _, flags, n, _ = struct.unpack(">IIHHHH", d[:16])
+        if not flags & USH_AUTH or flags & USH_REPLY or len(d) != 64 + n or \
+                not hmac.compare_digest(self.mac(d[:32 + n]), d[32 + n:]):
+            return None                   # untagged, a reply, malformed or forged
+        nonce, epoch = struct.unpack(">QQ", d[16:32])
+        if flags & USH_CHALLENGE:
+            a = struct.pack(">IIHHHHQQQ", USH_MAGIC, seq, 0,
+                            USH_LAST | USH_AUTH | USH_REPLY | USH_CHALLENGE, 8, 0, nonce,
+                            self.epoch, self.high_nonce)
+            self.sh.sendto(a + self.mac(a), frm)
+            return None
+        if epoch != self.epoch or nonce <= self.high_nonce:
+            return None                   # another boot's, or a replay
+        self.high_nonce = nonce
+        return seq, d[32:32 + n].decode(errors="replace"), nonce
 
     def command(self, cmd, frm):
         w = cmd.split()
+        off = w[1:3] == ["off", "stream"]
+        if off:
+            w = w[:1] + w[2:]
         s = self.stream
         busy = s is not None and s.stop_reason is None
         peer = s is not None and tuple(frm) == tuple(s.dest)
@@ -192,7 +263,7 @@ class Kernel:
             if busy:
                 return "profile: busy (streaming %s)\n" % name
             ms = int(w[3]) if len(w) > 3 else 0
-            self.stream = Stream(self, (frm[0], int(w[2])), ms)
+            self.stream = Stream(self, (frm[0], int(w[2])), ms, off)
             threading.Thread(target=self.stream.run, daemon=True).start()
             if tuple(frm) != tuple(self.stream.dest):
                 return "profile: streaming to %s:%s (fake), once a keep-alive from there " \
@@ -231,6 +302,11 @@ class Kernel:
             magic, seq, _, _, n, _ = struct.unpack(">IIHHHH", d[:16])
             if magic != USH_MAGIC:
                 continue
+            if self.key:
+                req = self.keyed_request(d, frm)
+                if req:
+                    self.reply(req[0], self.command(req[1], frm), frm, req[2])
+                continue
             self.reply(seq, self.command(d[16:16 + n].decode(errors="replace"), frm), frm)
         time.sleep(3600)                  # dead: silent until killed
 
@@ -247,6 +323,7 @@ def main():
     p.add_argument("--die-after", type=float, default=0)
     p.add_argument("--no-end", action="store_true")
     p.add_argument("--forge", type=int, default=0)
+    p.add_argument("--key")
     a = p.parse_args()
     a.frames = [int(f, 16) for f in a.frames.split(",")]
     k = Kernel(a)

@@ -9,3 +9,8 @@ uint32_t heap_prof_copy(struct prof_record *out, uint32_t max, struct heapprof_s
 {
     return heapprof_copy(out, max, st);
 }
+
+void heap_prof_set_rate(uint32_t rate)
+{
+    heapprof_set_rate(rate);
+}

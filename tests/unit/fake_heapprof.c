@@ -1,6 +1,9 @@
 /* tests/unit/fake_heapprof.c: fakes of the stack walk, prof_emit, the
- * profiler's gate and the current pid, for mm/heapprof.c on the host. */
+ * profiler's gate, the current pid and each CPU's struct cpu (where the
+ * countdown lives), for mm/heapprof.c on the host. */
 #include "fake_heapprof.h"
+#include "fake_hal.h"
+#include "kernel/percpu.h"
 #include "kernel/prof/ring.h"
 #include "kernel/prof/sample.h"
 #include "kernel/stacktrace.h"
@@ -12,6 +15,13 @@ int fake_hp_pid = 7;
 struct prof_record fake_hp_emitted[FAKE_HP_EMIT_MAX];
 unsigned fake_hp_nemit;
 struct prof_gate prof_gate;
+/* As GS base or TPIDR_EL1 would point at them (arch/host/cpu_inline.h). */
+struct cpu cpus[MAX_CPUS];
+
+struct cpu *this_cpu(void)
+{
+    return &cpus[fake_cpu];
+}
 
 unsigned st_capture_here(uintptr_t *out, unsigned max)
 {

@@ -1,5 +1,6 @@
 /* tests/unit/fake_heapprof.h: what mm/heapprof.c calls outside mm/, faked
- * for the host tests: the stack walk, prof_emit and its gate, the pid. */
+ * for the host tests: the stack walk, prof_emit and its gate, the pid,
+ * and cpus[] with this_cpu() (kernel/percpu.h: fake_cpu's). */
 #pragma once
 #include <stdbool.h>
 #include <stdint.h>

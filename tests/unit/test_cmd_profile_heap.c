@@ -29,7 +29,8 @@ TEST(heap_command_errors)
                                 "[chains|folded|raw] | profile heap rate <bytes>|off)\n" },
         { "profile allocs 0", "profile: window 0 out of range (1-2000 ms)\n" },
         { "profile allocs raw 5", "profile: 'raw' must be the last argument (usage: profile "
-                                  "allocs [ms] [pid|all] [chains|folded|raw])\n" },
+                                  "allocs [ms] [pid|all] [chains|folded|raw] | profile allocs "
+                                  "stream <port> [ms|0] [pid|all])\n" },
         { "profile allocs 100 99999", "profile: pid 99999: no such task\n" },
         { "profile allocs 100 all 129", "profile: chains 129 out of range (1-128)\n" },
     };

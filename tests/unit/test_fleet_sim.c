@@ -184,6 +184,7 @@ static void injected(double loss, double dup, double reorder)
     CHECK_EQ(w.s.lost_dgrams, k.n.lost_dgrams);
     CHECK_EQ(w.delivered, k.n.records - k.n.lost_records);
     CHECK_EQ(w.s.dups, k.n.dups + 2);
+    CHECK_EQ(w.s.end_dups, 2);      /* the END's copies, told apart */
     CHECK_EQ(w.late, k.n.reordered);
     CHECK_EQ(w.records_in_dups > 0, k.n.dups > 0);
     CHECK_EQ(w.dgrams, k.n.datagrams);
@@ -299,4 +300,57 @@ TEST(bad_commands_and_configurations_say_what_is_allowed)
     c = cfg(0, 0, 0);
     c.build_ids = upper;
     CHECK(strstr(fleet_cfg_check(&c), "40 lowercase hex") != NULL);
+}
+
+/* The generator reads its clock once per tick and answers shells within
+ * it: a request may stamp a kernel later than the tick's clock. */
+TEST(a_tick_older_than_the_last_request_changes_nothing)
+{
+    struct fleet_cfg c = cfg(0, 0, 0);
+    struct fleet_kernel k;
+    struct wire w = { .bad = 0 };
+    char out[FLEET_REPLY_MAX], cmd[64];
+    sp_stream_init(&w.s, 0);
+    fleet_kernel_init(&k, &c, 3, capture, &w);
+    shell(&k, "profile stream 40000 1000 all", PORT, 100 * MS, out, sizeof out);
+    snprintf(cmd, sizeof cmd, "profile keepalive 0x%08x", k.id);
+    shell(&k, cmd, PORT, 120 * MS, out, sizeof out);
+    fleet_tick(&k, 90 * MS);
+    fleet_tick(&k, 110 * MS);
+    CHECK(k.on);
+    CHECK_EQ(w.ends, 0);
+    CHECK_EQ(w.dgrams, 1);          /* the first META alone */
+    for (uint64_t t = 120 * MS; k.on; t += 5 * MS)
+        fleet_tick(&k, t);
+    CHECK_EQ(w.end_reason, PSTR_END_ELAPSED);
+    CHECK_EQ(k.n.records, 4 * 980);   /* 980 ms confirmed, 1000 Hz, 4 CPUs */
+    CHECK_EQ(w.delivered, 4 * 980);
+    sp_stream_free(&w.s);
+}
+
+/* A generator that fell a second behind makes FLEET_LAG_NS of records a
+ * tick, not the second's at once: no burst, and what it never made is
+ * counted apart, not sent nor lost. */
+TEST(a_generator_behind_its_schedule_slows_down_without_a_burst)
+{
+    struct fleet_cfg c = cfg(0, 0, 0);
+    struct fleet_kernel k;
+    struct wire w = { .bad = 0 };
+    char out[FLEET_REPLY_MAX], cmd[64];
+    sp_stream_init(&w.s, 0);
+    fleet_kernel_init(&k, &c, 3, capture, &w);
+    shell(&k, "profile stream 40000 2000 all", PORT, 0, out, sizeof out);
+    snprintf(cmd, sizeof cmd, "profile keepalive 0x%08x", k.id);
+    shell(&k, cmd, PORT, 0, out, sizeof out);
+    fleet_tick(&k, 1000 * MS);          /* the first tick, a second late */
+    CHECK_EQ(k.n.records, 4 * 50);      /* 50 ms at 1000 Hz a CPU */
+    fleet_tick(&k, 2000 * MS);          /* and the last, as late */
+    CHECK(!k.on);
+    CHECK_EQ(w.end_reason, PSTR_END_ELAPSED);
+    CHECK_EQ(k.n.records, 4 * 100);
+    CHECK_EQ(k.n.unmade, 4 * 1900);
+    CHECK_EQ(w.delivered, 4 * 100);
+    CHECK_EQ(w.s.lost_records, 0);      /* the END says what was made */
+    CHECK_EQ(w.bad, 0);
+    sp_stream_free(&w.s);
 }

@@ -15,7 +15,7 @@
 /* ---- fake mm/pmm.h ---- */
 
 struct fake_block { void *va; size_t n; };
-static struct fake_block *blocks;     /* live page_alloc blocks */
+static struct fake_block *blocks;     /* live pmm_alloc blocks */
 static size_t nblocks, capblocks;
 static void **quarantined;            /* freed but kept (see fake_quarantine) */
 static size_t nquar, capquar;
@@ -23,9 +23,9 @@ static size_t nquar, capquar;
 static size_t fake_outstanding;       /* pages handed out, not yet freed */
 static size_t fake_budget;            /* 0: unlimited; else max outstanding */
 static bool fake_quarantine;          /* keep freed pages mapped (and poisoned) */
-static int fake_bad_page_free;        /* page_free of something not live */
+static int fake_bad_page_free;        /* pmm_free of something not live */
 
-void *page_alloc(size_t npages)
+void *pmm_alloc(size_t npages)
 {
     if (npages == 0 || (fake_budget && fake_outstanding + npages > fake_budget))
         return NULL;
@@ -42,7 +42,7 @@ void *page_alloc(size_t npages)
     return p;
 }
 
-void page_free(void *va, size_t npages)
+void pmm_free(void *va, size_t npages)
 {
     for (size_t i = 0; i < nblocks; i++) {
         if (blocks[i].va != va)
@@ -463,8 +463,9 @@ static struct heapprof_stats hp_stats(void)
     return st;
 }
 
-/* Sampling every allocation (rate 1): each sampled block, small or
- * large, is in the in-use table until kfree retires it, exactly once;
+/* Sampling every allocation (rate 1, from the first one after the rate
+ * is set): each sampled block, small or large, is in the in-use table
+ * until kfree retires it, exactly once;
  * the heap's own accounting is untouched by the mark. */
 TEST(heap_sampled_frees)
 {
@@ -472,7 +473,6 @@ TEST(heap_sampled_frees)
     heap_stats(&before);
     heapprof_test_reset();
     heapprof_set_rate(1);
-    kfree(kmalloc(16));                 /* draws the new rate's threshold */
     void *p[40];
     for (unsigned i = 0; i < 40; i++)
         p[i] = kmalloc(i < 30 ? 16 + i * 50 : 5000 + i * 100);
@@ -506,7 +506,6 @@ TEST(heap_sampled_double_free_panics)
     heap_stats(&before);
     heapprof_test_reset();
     heapprof_set_rate(1);
-    kfree(kmalloc(16));
     void *small = kmalloc(64), *big = kmalloc(3 * PAGE_SIZE);
     CHECK_EQ(hp_stats().hs_live, 2);
     kfree(small);
@@ -532,7 +531,6 @@ TEST(heap_sampled_table_full)
     heap_stats(&before);
     heapprof_test_reset();
     heapprof_set_rate(1);
-    kfree(kmalloc(16));
     unsigned n = HEAPPROF_BLOCKS + 10;
     void **p = malloc(n * sizeof *p);
     for (unsigned i = 0; i < n; i++)

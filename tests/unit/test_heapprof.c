@@ -7,6 +7,7 @@
 #include "test.h"
 #include "fake_hal.h"
 #include "fake_heapprof.h"
+#include "kernel/percpu.h"
 #include "kernel/prof/ring.h"
 #include "mm/heapprof.h"
 #include <math.h>
@@ -88,9 +89,10 @@ TEST(heapprof_objects)
     CHECK_EQ(heapprof_objects_q16(5, 0), 1u << 16);
 }
 
-/* The first crossing after the rate is set only draws a threshold of the
- * new rate; the next ones are samples: the chain starts at the site, the
- * allocator's own frames skipped, the weight scaled. */
+/* The first crossing after the rate is set draws a threshold of the new
+ * rate and counts the allocation against it (here a 64-byte block that
+ * does not reach it); the next ones are samples: the chain starts at the
+ * site, the allocator's own frames skipped, the weight scaled. */
 TEST(heapprof_sample_chain_and_weight)
 {
     reset();
@@ -132,22 +134,66 @@ TEST(heapprof_sample_chain_and_weight)
     CHECK_EQ(st.hs_missing, 1);
 }
 
-/* Off, nothing is counted down at all; on, only allocations that cross. */
+/* Off, the countdown is INT64_MAX, so no allocation crosses it and the
+ * fast path needs no test of the rate; a crossing that finds sampling
+ * off (the countdown used up, however unlikely) only puts it back. On,
+ * only allocations that cross: each one a subtract. */
 TEST(heapprof_count_off_and_on)
 {
     reset();
+    CHECK_EQ(cpus[0].heap_left, INT64_MAX);
     CHECK(!heapprof_count(1 << 30));
-    CHECK_EQ(heapprof_cpus[0].hc_left, 0);
+    CHECK_EQ(cpus[0].heap_left, INT64_MAX - (1 << 30));
+    cpus[0].heap_left = 5;
+    CHECK(heapprof_count(6));
+    CHECK(!heapprof_sample((void *)0x1000, 6, 0x10));
+    CHECK_EQ(cpus[0].heap_left, INT64_MAX);
     heapprof_set_rate(1 << 20);
+    CHECK_EQ(cpus[0].heap_left, 0);
+    CHECK_EQ(cpus[MAX_CPUS - 1].heap_left, 0);
     heapprof_test_seed(0, 5);
     CHECK(heapprof_count(1));                       /* the new rate's first */
     CHECK(!heapprof_sample((void *)0x1000, 1, 0x10));
-    int64_t left = heapprof_cpus[0].hc_left;
+    int64_t left = cpus[0].heap_left;
     CHECK(left > 0);
     if (left > 1) {
         CHECK(!heapprof_count(1));
-        CHECK_EQ(heapprof_cpus[0].hc_left, left - 1);
+        CHECK_EQ(cpus[0].heap_left, left - 1);
     }
+    /* Each CPU counts its own: CPU 1's allocations leave CPU 0's alone. */
+    fake_cpu = 1;
+    heapprof_count(100);
+    CHECK_EQ(cpus[1].heap_left, -100);
+    CHECK_EQ(cpus[0].heap_left, left - (left > 1));
+    fake_cpu = 0;
+    heapprof_set_rate(0);
+    CHECK_EQ(cpus[1].heap_left, INT64_MAX);
+}
+
+/* The first allocation after the rate is set is sampled with the same
+ * chance as any other: a block far above the rate is, and the countdown
+ * after a small one that is not is the fresh threshold less its size. */
+TEST(heapprof_first_crossing_after_rate_change)
+{
+    reset();
+    heapprof_test_seed(0, 42);
+    heapprof_set_rate(4096);
+    CHECK(heapprof_count(1 << 20));
+    CHECK(heapprof_sample((void *)0x1000, 1 << 20, 0x10));
+    heapprof_retire((void *)0x1000);
+    /* Replay the same draws: a small block against a fresh threshold. */
+    uint64_t st = 42;
+    int64_t t = (int64_t)heapprof_draw(&st, 4096);
+    reset();
+    heapprof_test_seed(0, 42);
+    heapprof_set_rate(4096);
+    CHECK(t > 8);
+    CHECK(heapprof_count(8));
+    CHECK(!heapprof_sample((void *)0x1000, 8, 0x10));
+    CHECK_EQ(cpus[0].heap_left, t - 8);
+    struct heapprof_stats s;
+    heapprof_copy(NULL, 0, &s);
+    CHECK_EQ(s.hs_samples, 0);
 }
 
 /* The table's bound: samples past it are counted as overflow, not kept
@@ -158,7 +204,6 @@ TEST(heapprof_table_full)
     heapprof_set_rate(1);
     heapprof_test_seed(0, 3);
     static char blocks[HEAPPROF_BLOCKS + 5][16];
-    CHECK(!heapprof_sample(blocks[0], 16, 0x10));   /* the first draw */
     unsigned kept = 0;
     for (unsigned i = 0; i < HEAPPROF_BLOCKS + 5; i++)
         kept += heapprof_sample(blocks[i], 16, 0x10);
@@ -185,7 +230,6 @@ TEST(heapprof_allocs_window_emits)
     heapprof_set_rate(1);
     heapprof_test_seed(0, 8);
     char b[3][256];
-    heapprof_sample(b[0], 256, 0x10);
     CHECK(heapprof_sample(b[1], 256, 0x10));
     CHECK_EQ(fake_hp_nemit, 0);
     prof_gate.pg_state = PROF_GATE_KIND(PROF_KIND_HEAP);

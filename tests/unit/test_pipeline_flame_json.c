@@ -15,9 +15,9 @@ static size_t find(const struct sp_fj_tree *t, const char *path)
     char buf[256];
     snprintf(buf, sizeof buf, "%s", path);
     for (char *s = strtok(buf, "/"); s; s = strtok(NULL, "/")) {
-        size_t c = t->v[at].first;
-        while (c && strcmp(t->v[c].name, s) != 0)
-            c = t->v[c].next;
+        size_t c = t->v[at].fn_first;
+        while (c && strcmp(t->v[c].fn_name, s) != 0)
+            c = t->v[c].fn_next;
         if (!c)
             return 0;
         at = c;
@@ -41,22 +41,22 @@ TEST(fj_tree_paths_and_weights)
     CHECK_EQ(fix_load(&p), 0);
     struct sp_fj_tree t;
     sp_fj_build(&p, false, &t);
-    CHECK_EQ(t.v[0].v, 15);                     /* 10 from k1, 5 from k2 */
+    CHECK_EQ(t.v[0].fn_v, 15);                     /* 10 from k1, 5 from k2 */
     size_t burn = find(&t, "burn"), spin = find(&t, "burn/top/caller/spin");
     size_t step = find(&t, "burn/top/caller/spin/step"), net = find(&t, "net/caller/spin/step");
     CHECK(burn && spin && step && net);
-    CHECK_EQ(t.v[burn].kind, SP_FJ_TASK);
-    CHECK_EQ(t.v[burn].v, 9);
-    CHECK_EQ(t.v[spin].v, 9);                   /* 6 through step, 3 alone */
-    CHECK_EQ(t.v[step].v, 6);
-    CHECK_EQ(t.v[step].inl, 6);                 /* step is only ever inlined */
-    CHECK_EQ(t.v[spin].inl, 0);
-    CHECK_EQ(t.v[net].v, 5);
+    CHECK_EQ(t.v[burn].fn_kind, SP_FJ_TASK);
+    CHECK_EQ(t.v[burn].fn_v, 9);
+    CHECK_EQ(t.v[spin].fn_v, 9);                   /* 6 through step, 3 alone */
+    CHECK_EQ(t.v[step].fn_v, 6);
+    CHECK_EQ(t.v[step].fn_inl, 6);                 /* step is only ever inlined */
+    CHECK_EQ(t.v[spin].fn_inl, 0);
+    CHECK_EQ(t.v[net].fn_v, 5);
     CHECK_EQ(find(&t, "idle/0x9999") != 0, 1);
-    CHECK_EQ(t.v[find(&t, "idle/0x9999")].file == NULL, 1);
+    CHECK_EQ(t.v[find(&t, "idle/0x9999")].fn_file == NULL, 1);
     /* spin's lines: a.c:12 under step (6), a.c:14 alone (3). */
-    CHECK_STR(t.v[spin].file, "a.c");
-    CHECK_EQ(t.v[spin].nlines, 2);
+    CHECK_STR(t.v[spin].fn_file, "a.c");
+    CHECK_EQ(t.v[spin].fn_nlines, 2);
     CHECK_EQ(find(&t, "k1"), 0);                /* no kernel roots */
     sp_fj_free(&t);
     sp_profile_free(&p);
@@ -70,11 +70,11 @@ TEST(fj_tree_root_per_kernel)
     sp_fj_build(&p, true, &t);
     size_t k1 = find(&t, "k1"), k2 = find(&t, "k2");
     CHECK(k1 && k2);
-    CHECK_EQ(t.v[k1].kind, SP_FJ_KERNEL);
-    CHECK_EQ(t.v[k1].v, 10);
-    CHECK_EQ(t.v[k2].v, 5);
-    CHECK_EQ(t.v[find(&t, "k1/burn/top/caller/spin")].v, 9);
-    CHECK_EQ(t.v[find(&t, "k2/net/caller/spin/step")].v, 5);
+    CHECK_EQ(t.v[k1].fn_kind, SP_FJ_KERNEL);
+    CHECK_EQ(t.v[k1].fn_v, 10);
+    CHECK_EQ(t.v[k2].fn_v, 5);
+    CHECK_EQ(t.v[find(&t, "k1/burn/top/caller/spin")].fn_v, 9);
+    CHECK_EQ(t.v[find(&t, "k2/net/caller/spin/step")].fn_v, 5);
     CHECK_EQ(find(&t, "burn"), 0);
     sp_fj_free(&t);
     sp_profile_free(&p);
@@ -162,4 +162,115 @@ TEST(fj_diff_document)
                       "\"b\":10},{\"n\":\"wait\",\"v\":5,\"b\":30}]}") != NULL);
     CHECK(strstr(buf, "{\"n\":\"burn\",\"v\":45,\"k\":\"task\",\"b\":40,") != NULL);
     free(buf);
+}
+
+/* ---- random strings: what a name becomes is always safe, and a valid
+ * UTF-8 name comes back whole from the JSON ---- */
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint32_t rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (uint32_t)(rng >> 16);
+}
+
+static size_t put_utf8(char *o, uint32_t cp)
+{
+    if (cp < 0x80) {
+        o[0] = (char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        o[0] = (char)(0xc0 | cp >> 6);
+        o[1] = (char)(0x80 | (cp & 0x3f));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        o[0] = (char)(0xe0 | cp >> 12);
+        o[1] = (char)(0x80 | (cp >> 6 & 0x3f));
+        o[2] = (char)(0x80 | (cp & 0x3f));
+        return 3;
+    }
+    o[0] = (char)(0xf0 | cp >> 18);
+    o[1] = (char)(0x80 | (cp >> 12 & 0x3f));
+    o[2] = (char)(0x80 | (cp >> 6 & 0x3f));
+    o[3] = (char)(0x80 | (cp & 0x3f));
+    return 4;
+}
+
+/* JSON's string escapes undone, as JSON.parse would: the UTF-8 of what a
+ * page's script sees. -1 when the text is no JSON string. */
+static int json_decode(const char *s, char *out, size_t cap)
+{
+    size_t n = strlen(s), k = 0;
+    if (n < 2 || s[0] != '"' || s[n - 1] != '"')
+        return -1;
+    for (size_t i = 1; i + 1 < n; i++) {
+        if (k + 4 >= cap)
+            return -1;
+        if (s[i] == '"')
+            return -1;
+        if (s[i] != '\\') {
+            out[k++] = s[i];
+            continue;
+        }
+        char e = s[++i];
+        if (e == '"' || e == '\\' || e == '/') {
+            out[k++] = e;
+        } else if (e == 'u') {
+            unsigned cp, lo;
+            if (sscanf(s + i + 1, "%4x", &cp) != 1)
+                return -1;
+            i += 4;
+            if (cp >= 0xd800 && cp < 0xdc00) {
+                if (strncmp(s + i + 1, "\\u", 2) != 0 || sscanf(s + i + 3, "%4x", &lo) != 1 ||
+                    lo < 0xdc00 || lo > 0xdfff)
+                    return -1;
+                i += 6;
+                cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+            }
+            k += put_utf8(out + k, cp);
+        } else {
+            return -1;
+        }
+    }
+    out[k] = 0;
+    return 0;
+}
+
+TEST(fj_strings_random)
+{
+    char in[64], back[256];
+    unsigned bad = 0, unsafe = 0, changed = 0;
+    for (int t = 0; t < 20000; t++) {
+        size_t n = 0;
+        bool utf8 = t & 1;
+        while (n < 40 && rnd() % 16) {
+            if (!utf8) {
+                in[n] = (char)(rnd() % 255 + 1);          /* any byte but NUL */
+                n++;
+                continue;
+            }
+            uint32_t cp = rnd() % 4 == 0 ? rnd() % 0x110000 : rnd() % 0x80;
+            if (cp == 0 || (cp >= 0xd800 && cp <= 0xdfff))
+                continue;
+            n += put_utf8(in + n, cp);
+        }
+        in[n] = 0;
+        char *s = str_json(in);
+        for (const char *c = s; *c; c++)
+            if (*c < 0x20 || *c > 0x7e || *c == '<' || *c == '>' || *c == '&')
+                unsafe++;
+        if (json_decode(s, back, sizeof back))
+            bad++;
+        else if (utf8 && strcmp(back, in) != 0)
+            changed++;
+        free(s);
+    }
+    CHECK_EQ(unsafe, 0);
+    CHECK_EQ(bad, 0);
+    CHECK_EQ(changed, 0);
 }

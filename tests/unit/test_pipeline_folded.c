@@ -1,4 +1,4 @@
-// LINK: tools/pipeline/folded.c tools/pipeline/text.c tools/pipeline/model.c uapi/profile_raw.c
+// LINK: tools/pipeline/folded.c tools/pipeline/text.c tools/pipeline/offtext.c tools/pipeline/model.c uapi/profile_raw.c
 /* tests/unit/test_pipeline_folded.c: the folded-stacks writer (root first,
  * merged, counts summing to the samples) and the annotated text report. */
 #include "test.h"

@@ -10,6 +10,9 @@
 #include "test.h"
 #include <arpa/inet.h>
 #include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "tools/common/toolio.h"
 #include "lib/sha256.h"
 #include "tools/pipeline/agg.h"
 #include "tools/pipeline/model.h"
@@ -540,6 +543,87 @@ TEST(datagrams_go_to_their_kernel_by_stream_id_and_address)
     free(c.k);
 }
 
+/* A collector that fell behind (descheduled, or a burst) reads a backlog
+ * over several polls: no kernel is judged silent until it has been read,
+ * since a kernel whose datagrams wait in the collector's own socket is
+ * not silent. Here kernel 1's datagrams come last, after more than one
+ * poll's worth of kernel 0's, both last heard 4 s ago. */
+TEST(no_kernel_is_given_up_on_while_a_backlog_is_read)
+{
+    struct sp_collect c;
+    struct got g = { { 0 } };
+    char *msgs = NULL;
+    size_t mlen = 0;
+    FILE *err = open_memstream(&msgs, &mlen);
+    two_kernels(&c, &g, err);
+    int force = 16 << 20, tx = socket(AF_INET, SOCK_DGRAM, 0);
+    c.fd = socket(AF_INET, SOCK_DGRAM, 0);
+    struct sockaddr_in me = addr("127.0.0.1", 0);
+    socklen_t len = sizeof me;
+    CHECK(c.fd >= 0 && tx >= 0);
+    if (setsockopt(c.fd, SOL_SOCKET, SO_RCVBUFFORCE, &force, sizeof force))
+        CHECK(setsockopt(c.fd, SOL_SOCKET, SO_RCVBUF, &force, sizeof force) == 0);
+    CHECK(bind(c.fd, (struct sockaddr *)&me, sizeof me) == 0);
+    CHECK(getsockname(c.fd, (struct sockaddr *)&me, &len) == 0);
+    const unsigned n0 = 5000;
+    for (unsigned i = 0; i < n0; i++) {
+        struct dg d = batch(ID, i, 0, i, 1, 0);
+        CHECK(sendto(tx, d.b, d.len, 0, (struct sockaddr *)&me, sizeof me) == (ssize_t)d.len);
+    }
+    struct dg d1 = batch(ID + 1, 0, 0, 0, 1, 0);
+    CHECK(sendto(tx, d1.b, d1.len, 0, (struct sockaddr *)&me, sizeof me) == (ssize_t)d1.len);
+    uint64_t long_ago = tool_mono_ms() - 4000;
+    c.k[0].last_dgram_ms = c.k[1].last_dgram_ms = long_ago;
+    c.k[0].last_keepalive_ms = c.k[1].last_keepalive_ms = tool_mono_ms();
+    c.k[0].last_reply_ms = c.k[1].last_reply_ms = tool_mono_ms();
+    int first = sp_collect_poll(&c, 100);
+    CHECK(first > 0 && (unsigned)first < n0);       /* one poll's worth, not all */
+    CHECK_EQ(c.k[0].state, SP_COLLECT_STREAMING);
+    CHECK_EQ(c.k[1].state, SP_COLLECT_STREAMING);   /* its datagram still waits */
+    unsigned total = (unsigned)first;
+    for (int r; (r = sp_collect_poll(&c, 0)) > 0;)
+        total += (unsigned)r;
+    CHECK_EQ(total, n0 + 1);
+    CHECK_EQ(g.n[0], n0);
+    CHECK_EQ(g.n[1], 1);
+    CHECK_EQ(c.k[1].state, SP_COLLECT_STREAMING);
+    CHECK_EQ(c.k[1].s.lost_dgrams, 0);
+    close(tx);
+    close(c.fd);
+    free(c.rx);
+    fclose(err);
+    free(msgs);
+    for (unsigned i = 0; i < 2; i++)
+        sp_stream_free(&c.k[i].s);
+    free(c.k);
+}
+
+/* While kernels start (a retry beside running streams: serve), the
+ * running streams' datagrams are taken at once; only those of ids not
+ * known yet wait for the start's answers. */
+TEST(while_kernels_start_running_streams_are_taken_at_once)
+{
+    struct sp_collect c;
+    struct got g = { { 0 } };
+    two_kernels(&c, &g, stderr);
+    c.k[1].state = SP_COLLECT_IDLE;         /* being started again */
+    c.pending_max = 4;
+    c.pending = calloc(c.pending_max, sizeof *c.pending);
+    c.starting = true;
+    struct sockaddr_in s1 = addr("127.0.0.1", 40001), s2 = addr("127.0.0.1", 40002);
+    struct dg a = batch(ID, 0, 0, 0, 3, 0), m = meta(0x55555555u, 0, BID);
+    sp_collect_datagram(&c, &s1, a.b, a.len, 10);
+    sp_collect_datagram(&c, &s2, m.b, m.len, 10);
+    CHECK_EQ(g.n[0], 3);
+    CHECK_EQ(c.k[0].s.records, 3);
+    CHECK_EQ(c.npending, 1);                /* the new stream's META waits */
+    CHECK_EQ(c.foreign, 0);
+    free(c.pending);
+    for (unsigned i = 0; i < 2; i++)
+        sp_stream_free(&c.k[i].s);
+    free(c.k);
+}
+
 TEST(an_end_nobody_here_asked_for_is_said)
 {
     struct sp_collect c;
@@ -629,7 +713,7 @@ TEST(streamed_kinds_become_one_raw_profile_each)
     struct pstr_record cpu = { .pid = 7, .depth = 1, .kind = PSTR_KIND_CPU, .weight = 1,
                                .frames = { 0x1000 } };
     struct pstr_record off = { .pid = 7, .depth = 1, .kind = PSTR_KIND_OFFCPU,
-                               .frames = { 0x1000 } };
+                               .frames = { 0x1000 }, .why = PSTR_WHY_SLEEP };
     for (unsigned i = 0; i < 3; i++) {
         sp_agg_add(&a, 0, &cpu);
         off.weight = 1000000 * (i + 1);
@@ -639,6 +723,7 @@ TEST(streamed_kinds_become_one_raw_profile_each)
     char *text = sp_agg_raw(&a, &s, PRAW_KIND_OFFCPU, 1000, &len);
     CHECK(text != NULL);
     CHECK(strstr(text, " ms=1000 kind=offcpu\n3:6000000 7 ") != NULL);
+    CHECK(strstr(text, " 0 why=sleep waker=0 1000\n") != NULL);
     struct praw_header h;
     char err[PRAW_ERR_MAX] = "";
     weight_total = 0;
@@ -659,6 +744,55 @@ TEST(streamed_kinds_become_one_raw_profile_each)
     CHECK(strstr(text, " ms=1000\n3 7 ") != NULL);
     free(text);
     sp_profile_free(&p);
+    sp_agg_free(&a);
+    sp_stream_free(&s);
+}
+
+static uint64_t objects_total;
+static int sum_objects(void *ctx, const struct praw_chain *c, unsigned line, char *err,
+                       size_t cap)
+{
+    weight_total += c->pc_weight;
+    objects_total += c->pc_objects;
+    return 0;
+}
+
+/* Streamed heap records carry their size, so a streamed heap profile has
+ * the objects the raw format requires (weight / size per record, summed
+ * and rounded, as the kernel counts them): all four of pprof's types. */
+TEST(streamed_heap_records_carry_objects)
+{
+    struct sp_stream s;
+    struct sp_agg a;
+    sp_stream_init(&s, ID);
+    sp_agg_init(&a);
+    struct dg m = meta(ID, 0, BID);
+    struct pstr_hdr h0;
+    pstr_parse(m.b, m.len, &h0);
+    sp_stream_take(&s, &h0, 0, agg_rec, &a);
+    /* Two samples of 64-byte blocks standing for 524320 bytes each
+     * (8192.5 objects each), one of a 1 MiB block standing for itself. */
+    struct pstr_record small = { .pid = 7, .depth = 1, .kind = PSTR_KIND_HEAP,
+                                 .weight = 524320, .size = 64, .frames = { 0x1000 } };
+    struct pstr_record big = { .pid = 7, .depth = 1, .kind = PSTR_KIND_HEAP,
+                               .weight = 1 << 20, .size = 1 << 20, .frames = { 0x2000 } };
+    sp_agg_add(&a, 0, &small);
+    sp_agg_add(&a, 0, &small);
+    sp_agg_add(&a, 0, &big);
+    CHECK_EQ(sp_agg_objects_q16(&small), 8192 * 65536 + 32768);
+    size_t len;
+    char *text = sp_agg_raw(&a, &s, PRAW_KIND_HEAP, 1000, &len);
+    CHECK(text != NULL);
+    CHECK(strstr(text, "\n2:1048640:16385 7 ") != NULL);
+    CHECK(strstr(text, "\n1:1048576:1 7 ") != NULL);
+    struct praw_header h;
+    char err[PRAW_ERR_MAX] = "";
+    weight_total = objects_total = 0;
+    CHECK_EQ(praw_parse(text, len, &h, sum_objects, NULL, err, sizeof err), 0);
+    CHECK_EQ(h.ph_kind, PRAW_KIND_HEAP);
+    CHECK_EQ(weight_total, 2 * 524320 + (1 << 20));
+    CHECK_EQ(objects_total, 16385 + 1);
+    free(text);
     sp_agg_free(&a);
     sp_stream_free(&s);
 }
@@ -803,4 +937,79 @@ TEST(with_a_key_only_its_tagged_datagrams_count)
     for (unsigned i = 0; i < 2; i++)
         sp_stream_free(&c.k[i].s);
     free(c.k);
+}
+
+/* Off-CPU records: the same chain woken by two tasks is two chains (the
+ * kernel's report keeps them apart too); the raw profile carries each
+ * one's reason, queue, waker with its name from the META, and the
+ * waker's chain, and the model reads them back with the reason as a
+ * frame of its own. A record without its reason is not added. */
+TEST(streamed_off_cpu_keeps_reasons_and_wakers)
+{
+    struct sp_stream s;
+    struct sp_agg a;
+    sp_stream_init(&s, ID);
+    sp_agg_init(&a);
+    struct dg m = meta(ID, 0, BID);
+    struct pstr_hdr h0;
+    pstr_parse(m.b, m.len, &h0);
+    sp_stream_take(&s, &h0, 0, agg_rec, &a);
+    struct pstr_record q = { .pid = 7, .depth = 2, .kind = PSTR_KIND_OFFCPU, .weight = 3000,
+                             .frames = { 0x1000, 0x2000 }, .why = PSTR_WHY_WAITQ,
+                             .waker = 7, .wdepth = 1, .wframes = { 0x5000 } };
+    snprintf(q.name, sizeof q.name, "burn-q");
+    struct pstr_record q2 = q;
+    q2.waker = 9;                           /* another waker: another chain */
+    struct pstr_record run = { .pid = 7, .depth = 2, .kind = PSTR_KIND_OFFCPU, .weight = 40,
+                               .frames = { 0x1000, 0x2000 }, .why = PSTR_WHY_RUNNABLE,
+                               .waker = PSTR_WAKER_NONE };
+    struct pstr_record bare = run;
+    bare.why = 0;
+    sp_agg_add(&a, 1, &q);
+    sp_agg_add(&a, 1, &q);
+    sp_agg_add(&a, 1, &q2);
+    sp_agg_add(&a, 1, &run);
+    sp_agg_add(&a, 1, &bare);
+    CHECK_EQ(a.n, 3);
+    size_t len;
+    char *text = sp_agg_raw(&a, &s, PRAW_KIND_OFFCPU, 1000, &len);
+    CHECK(text != NULL);
+    CHECK(strstr(text, " source=tick 100Hz samples=4 ") != NULL);
+    CHECK(strstr(text, "\n2:6000 7 burn 1 why=waitq:burn-q waker=7:burn 1000 2000 | 5000\n"));
+    CHECK(strstr(text, "\n1:3000 7 burn 1 why=waitq:burn-q waker=9 1000 2000 | 5000\n"));
+    CHECK(strstr(text, "\n1:40 7 burn 1 why=runnable 1000 2000\n"));
+    struct sp_profile p;
+    sp_profile_init(&p);
+    char err[PRAW_ERR_MAX] = "";
+    unsigned map = sp_profile_add_map(&p, "kernel.elf");
+    CHECK_EQ(sp_profile_add_raw(&p, text, len, "stream", "k", map, err, sizeof err), 0);
+    CHECK_EQ(p.nchains, 3);
+    unsigned seen = 0;
+    for (size_t i = 0; i < p.nchains; i++) {
+        const struct sp_chain *c = &p.chains[i];
+        CHECK(c->c_reason != NULL);
+        CHECK(c->c_locs[0]->pl_ret);        /* a saved context: return addresses all */
+        if (c->c_waker == 7) {
+            CHECK_STR(c->c_reason->pl_frames[0].pf_func, "[waitq burn-q]");
+            CHECK_STR(c->c_wtask, "burn");
+            CHECK_EQ(c->c_wdepth, 1);
+            CHECK_EQ(c->c_wlocs[0]->pl_addr, 0x5000);
+            CHECK_EQ(c->c_weight, 6000);
+            seen |= 1;
+        } else if (c->c_waker == 9) {
+            CHECK_STR(c->c_wtask, "");      /* no META names 9 */
+            seen |= 2;
+        } else {
+            CHECK_STR(c->c_reason->pl_frames[0].pf_func, "[runnable]");
+            CHECK_EQ(c->c_waker, PRAW_WAKER_NONE);
+            seen |= 4;
+        }
+    }
+    CHECK_EQ(seen, 7);
+    /* One location per distinct reason, shared. */
+    CHECK_EQ(p.nreasons, 2);
+    free(text);
+    sp_profile_free(&p);
+    sp_agg_free(&a);
+    sp_stream_free(&s);
 }

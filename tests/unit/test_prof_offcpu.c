@@ -21,13 +21,14 @@ static struct prof_record recs[PROF_OFF_RECS];
 #define NS_1 (1ull << 32)
 
 /* The scheduler's steps (kernel/sched.c, sched_off_*), as it takes them
- * around the inline state machine: the switch clips its clock once; a
- * wake that names its waker gets the waker's chain written into the
- * task; the switch-in and the window's end put their records into slots
- * whose first holds the task's chain, walked there before. */
+ * around the inline state machine: the switch clips its clock once, to
+ * the window's end (prof_off_clip_end); a wake that names its waker gets
+ * the waker's chain written into the task; the switch-in and the
+ * window's end put their records into slots whose first holds the
+ * task's chain, walked there before. */
 static void switch_out(struct prof_off *o, bool running, uint64_t now)
 {
-    prof_off_out(o, running, prof_off_clip(now));
+    prof_off_out(o, running, prof_off_clip_end(now));
 }
 
 static void wake(struct prof_off *o, bool on_cpu, uint64_t now, int waker,
@@ -51,9 +52,10 @@ static unsigned put(struct prof_off *o, const struct prof_off_owed *d, unsigned 
     memset(slots, 0xa5, sizeof slots);
     memset(recs, 0, sizeof recs);
     CHECK(n <= PROF_OFF_RECS);
+    struct prof_record *copy = prof_off_put(o, d, pid, slots, 3, 3);
     for (unsigned i = 0; i < depth; i++)
         slots[3].pr_frames[i] = ch[i];
-    prof_off_put(o, d, pid, depth, slots, 3, 3);
+    prof_off_put_chain(&slots[3], copy, depth);
     for (unsigned i = 0; i < n; i++)
         recs[i] = slots[(3 + i) & 3];
     if (n < PROF_OFF_RECS)      /* nothing written past the n claimed */
@@ -65,7 +67,7 @@ static unsigned switch_in(struct prof_off *o, int pid, uint64_t now, const uintp
                    unsigned depth)
 {
     struct prof_off_owed d;
-    unsigned n = prof_off_in(o, prof_off_clip(now), &d);
+    unsigned n = prof_off_in(o, prof_off_clip_end(now), &d);
     return n ? put(o, &d, n, pid, ch, depth) : 0;
 }
 
@@ -87,9 +89,11 @@ static bool ring_put(const struct prof_off *o, const struct prof_off_owed *d, un
     struct prof_record *r = prof_claim_n(&k, PROF_KIND_OFFCPU, pid, n);
     if (!r)
         return false;
+    struct prof_record *copy = prof_off_put(o, d, pid, k.k_pc->pc_buf, k.k_head,
+                                            k.k_pc->pc_cap - 1);
     for (unsigned i = 0; i < depth; i++)
         r->pr_frames[i] = ch[i];
-    prof_off_put(o, d, pid, depth, k.k_pc->pc_buf, k.k_head, k.k_pc->pc_cap - 1);
+    prof_off_put_chain(r, copy, depth);
     prof_claim_commit(&k);
     return true;
 }
@@ -175,6 +179,36 @@ TEST(off_preempted_is_runnable_all_along)
     CHECK_EQ(switch_in(&o, 7, 7000, chain, 3), 1);
     check_rec(&recs[0], PROF_WHY_PREEMPTED, 2000, -1);
     check_chain(&recs[0]);
+}
+
+/* The switch path's inline case (prof_off_in_preempted) takes only a
+ * task preempted in this window, with prof_off_in's weight, and leaves
+ * every other state untouched for prof_off_in. */
+TEST(off_preempted_fast_case_agrees)
+{
+    struct prof_off o = fresh();
+    uint64_t w = 1;
+    prof_off_begin(1000, NS_1);
+    CHECK(!prof_off_in_preempted(&o, 2000, &w));        /* stale: not this window's */
+    CHECK_EQ(w, 1);
+    CHECK_EQ(o.of_gen, 0);
+    switch_out(&o, true, 5000);
+    CHECK(prof_off_in_preempted(&o, prof_off_clip_end(7000), &w));
+    CHECK_EQ(w, 2000);
+    CHECK_EQ(o.of_phase, PROF_OFF_ON);
+    CHECK(!prof_off_in_preempted(&o, 7500, &w));        /* on its CPU: nothing */
+    /* Blocked, then woken: not the inline case, and still owed. */
+    prof_off_wait(&o, PROF_WHY_SLEEP, NULL);
+    switch_out(&o, false, 8000);
+    wake(&o, false, 9000, 0, NULL, 0);
+    CHECK(!prof_off_in_preempted(&o, 9500, &w));
+    CHECK_EQ(switch_in(&o, 7, 9500, chain, 3), 2);
+    check_rec(&recs[0], PROF_WHY_SLEEP, 1000, 0);
+    /* Preempted, but clipped at the window's end: nothing past it. */
+    switch_out(&o, true, 10000);
+    prof_off_end(10400);
+    CHECK(prof_off_in_preempted(&o, prof_off_clip_end(12000), &w));
+    CHECK_EQ(w, 400);
 }
 
 /* The waker runs on another CPU between the sleeper's "I sleep" and its
@@ -331,7 +365,7 @@ TEST(off_records_wrap_the_ring_together)
     prof_off_wait(&o, PROF_WHY_WAITQ, "virtio-rx");
     switch_out(&o, false, 2000);
     wake(&o, false, 3000, 9, wchain, 2);
-    unsigned n = prof_off_in(&o, prof_off_clip(3100), &d);
+    unsigned n = prof_off_in(&o, prof_off_clip_end(3100), &d);
     CHECK_EQ(n, 3);
     fake_cpu = 2;
     prof_ring_open(PROF_ALL, PROF_GATE_KIND(PROF_KIND_OFFCPU), false);
@@ -374,7 +408,7 @@ static void ring_in(struct prof_off *o, int pid, uint64_t now, const uintptr_t *
                     unsigned depth)
 {
     struct prof_off_owed d;
-    unsigned n = prof_off_in(o, prof_off_clip(now), &d);
+    unsigned n = prof_off_in(o, prof_off_clip_end(now), &d);
     if (n)
         CHECK(ring_put(o, &d, n, pid, ch, depth));
 }
@@ -450,7 +484,7 @@ TEST(off_report_folded_and_raw)
     CHECK(strstr(out, "# sonde raw build-id=0123456789abcdef0123456789abcdef01234567 "
                       "source=sched samples=3 dropped=0 cpus=1 ms=1000 kind=offcpu\n"
                       "1:500000000 5 burn 0 why=sleep waker=-1 3010 2044 1100\n"
-                      "1:300000000 5 burn 0 why=waitq:virtio-rx waker=7 3010 2044 1100 | 2010\n"
+                      "1:300000000 5 burn 0 why=waitq:virtio-rx waker=7:burn 3010 2044 1100 | 2010\n"
                       "1:1000000 5 burn 0 why=runnable 3010 2044 1100\n") == out);
 }
 

@@ -129,6 +129,16 @@ TEST(emit_other_kinds_through_the_gate)
     CHECK(!prof_emit(&r));                          /* full: a drop */
     CHECK_EQ(prof_ring_drops(1), drops + 1);
     prof_ring_close();
+    /* The filter's gate bit: a wanted pid of a kind not open is still
+     * refused, and the next run without a filter takes every pid. */
+    prof_ring_open(7, PROF_GATE_CPU, false);
+    CHECK(!prof_emit(&r));
+    prof_ring_close();
+    prof_ring_open(PROF_ALL, PROF_GATE_KIND(PROF_KIND_MAX), false);
+    r.pr_pid = 5;
+    CHECK(prof_emit(&r));
+    prof_ring_close();
+    CHECK(!prof_emit(&r));                          /* closed again */
     fake_cpu = 0;
 }
 

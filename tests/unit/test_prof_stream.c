@@ -13,6 +13,8 @@
 #include "fake_profiler.h"
 #include "prof_ring_fixture.h"
 #include "kernel/cmd/profile.h"
+#include "kernel/prof/offcpu.h"
+#include "kernel/prof/sample.h"
 #include "lib/sha256.h"
 #include "net/net.h"
 #include "uapi/profile_stream.h"
@@ -800,4 +802,168 @@ TEST(stream_batches_encoded_in_the_sinks_buffer)
     }
     fake_keyed = NULL;
     cmd_profile_test_reset();
+}
+
+/* ---- off-CPU streams ------------------------------------------------------ */
+
+/* What one CPU's scheduler would emit: every 10 ms, on CPU 1, intervals
+ * of pid 7 waiting on "burn-pp", each woken by pid 9 (its chain with it)
+ * and runnable a little; once, at 300 ms, more than the ring holds. */
+static uint32_t off_tried, off_burst = 3000;
+static const uintptr_t off_chain[3] = { 0x3010, 0x2044, 0x1100 };
+static const uintptr_t off_wchain[2] = { 0x5010, 0x5044 };
+
+/* One record as the scheduler writes it into a ring (kernel/prof/offcpu.h:
+ * the blocked time, the waker's chain behind it, the runnable time). */
+static struct prof_record off_rec(int pid, unsigned why, const char *name, int waker,
+                                  uint64_t w, const uintptr_t *frames, unsigned depth)
+{
+    struct prof_record r = { .pr_pid = pid, .pr_depth = (uint8_t)depth, .pr_why = (uint8_t)why,
+                             .pr_tag = PROF_TAG(0, PROF_KIND_OFFCPU), .pr_waker = waker,
+                             .pr_weight = w };
+    for (unsigned i = 0; i < depth; i++)
+        r.pr_frames[i] = frames[i];
+    r.pr_name = name;
+    return r;
+}
+
+static void off_interval(void)
+{
+    struct prof_record recs[PROF_OFF_RECS] = {
+        off_rec(7, PROF_WHY_WAITQ, "burn-pp", 9, 1500, off_chain, 3),
+        off_rec(7, PROF_WHY_WAKER, NULL, 9, 1500, off_wchain, 2),
+        off_rec(7, PROF_WHY_RUNNABLE, NULL, -1, 100, off_chain, 3),
+    };
+    fake_cpu = 1;
+    prof_emit_n(recs, PROF_OFF_RECS);
+    fake_cpu = 0;
+    off_tried++;
+}
+
+static void off_world(void)
+{
+    while ((ticks_done + 1) * 10ull <= world_ms()) {
+        ticks_done++;
+        for (int i = 0; i < 20; i++)
+            off_interval();
+        if (ticks_done == 30)
+            for (uint32_t i = 0; i < off_burst; i++)
+                off_interval();
+    }
+}
+
+/* At the end, pid 12 still waiting on its mutex: charged up to the end,
+ * nobody's wake. */
+static void off_sweep_one(void)
+{
+    struct prof_record r = off_rec(12, PROF_WHY_MUTEX, "burn-m", -1, 5000000, off_chain, 0);
+    r.pr_frames[0] = 0xdead;            /* stale: past its depth */
+    prof_emit_n(&r, 1);
+}
+
+struct off_seen {
+    unsigned blocked, runnable, swept, other;
+    uint64_t blocked_ns;
+    unsigned cpu_now;
+};
+
+static void on_off_rec(void *ctx, const struct pstr_record *r)
+{
+    struct off_seen *s = ctx;
+    if (r->kind != PSTR_KIND_OFFCPU) {
+        s->other++;
+    } else if (r->pid == 7 && r->why == PSTR_WHY_WAITQ && strcmp(r->name, "burn-pp") == 0 &&
+               r->waker == 9 && r->wdepth == 2 && r->wframes[0] == off_wchain[0] &&
+               r->wframes[1] == off_wchain[1] && r->depth == 3 &&
+               r->frames[0] == off_chain[0] && r->weight == 1500 && s->cpu_now == 1) {
+        s->blocked++;
+        s->blocked_ns += r->weight;
+    } else if (r->pid == 7 && r->why == PSTR_WHY_RUNNABLE && r->waker == PSTR_WAKER_NONE &&
+               r->wdepth == 0 && r->name[0] == 0 && r->weight == 100) {
+        s->runnable++;
+    } else if (r->pid == 12 && r->why == PSTR_WHY_MUTEX && strcmp(r->name, "burn-m") == 0 &&
+               r->waker == PSTR_WAKER_NONE && r->wdepth == 0 && r->weight == 5000000 &&
+               r->depth == 1 && r->frames[0] == 0) {
+        s->swept++;
+    } else {
+        s->other++;
+    }
+}
+
+/* `profile off stream`: each interval arrives as one record with its
+ * reason, its queue's name, its waker and the waker's chain (two ring
+ * records, one stream record: the batches' first indices count stream
+ * records, with no gap); a task still waiting at the end is charged by
+ * the sweep; every interval is delivered or counted dropped, and the
+ * END's totals are what arrived. */
+TEST(stream_off_intervals_with_wakers)
+{
+    reset();
+    world_start();
+    off_tried = 0;
+    uint32_t id = start_confirmed("profile off stream 5555 600 all", 5555);
+    char want[96];
+    snprintf(want, sizeof want, "profile: streaming id 0x%08x to 10.0.2.2:5555 (off-CPU, 4 cpus)\n", id);
+    CHECK_STR(started, want);
+    each_sleep = off_world;
+    off_sweep_hook = off_sweep_one;
+    unsigned sweeps = off_sweeps;
+    prof_stream_test_task(NULL);
+    each_sleep = NULL;
+    off_sweep_hook = NULL;
+    CHECK_EQ(off_sweeps, sweeps + 1);
+
+    struct decoded d;
+    decode_all(&d);
+    CHECK_EQ(d.bad, 0);
+    CHECK_EQ(d.seq_gaps, 0);
+    CHECK_EQ(d.first_gaps, 0);
+    CHECK_EQ(d.ends, 3);
+    /* Every record again, by what it says. */
+    struct off_seen s = { 0 };
+    for (unsigned i = 0; i < fake_ndgrams; i++) {
+        struct pstr_hdr h;
+        struct pstr_batch b;
+        CHECK_EQ(pstr_parse(fake_dgrams[i].d, fake_dgrams[i].len, &h), 0);
+        if (h.type == PSTR_META) {
+            struct pstr_meta m;
+            CHECK_EQ(pstr_meta_parse(&h, &m, NULL, NULL), 0);
+            CHECK_STR(m.source, "sched");
+        }
+        if (h.type != PSTR_BATCH)
+            continue;
+        s.cpu_now = h.cpu;
+        CHECK_EQ(pstr_batch_parse(&h, &b, on_off_rec, &s), 0);
+    }
+    CHECK_EQ(s.other, 0);
+    CHECK_EQ(s.swept, 1);
+    CHECK_EQ(s.blocked, s.runnable);
+    CHECK(s.blocked > 1000);
+    /* An interval dropped is one drop: delivered + dropped = emitted. */
+    CHECK_EQ(s.blocked + d.drops_total[1], off_tried);
+    CHECK(d.drops_total[1] > 0);
+    CHECK_EQ(d.end_recs[1], s.blocked + s.runnable);
+    CHECK_EQ(d.recs[1], s.blocked + s.runnable);
+    CHECK_EQ(d.end_drops[1], d.drops_total[1]);
+    CHECK_EQ(run_cmd("profile status"), 0);
+    CHECK(strstr(got(), "ended (length reached)"));
+}
+
+/* The words: `profile off|wall stream` take the stream's arguments and
+ * say what was wrong as `profile stream` does; latency has no stream. */
+TEST(stream_off_words)
+{
+    reset();
+    from(5555);
+    CHECK_EQ(run_cmd("profile off stream"), 1);
+    CHECK_STR(got(), "profile: stream needs a port (usage: profile [off|wall|allocs] stream <port> [ms|0] [pid|all])\n");
+    CHECK_EQ(run_cmd("profile wall stream 70000"), 1);
+    CHECK_STR(got(), "profile: port 70000 out of range (1-65535)\n");
+    CHECK_EQ(run_cmd("profile off stream 5555 100 99"), 1);
+    CHECK_STR(got(), "profile: pid 99: no such task\n");
+    CHECK_EQ(run_cmd("profile latency stream"), 1);
+    CHECK_EQ(run_cmd("profile wall stream 5555 100 all"), 0);
+    CHECK(strstr(got(), "(tick 100Hz and off-CPU, 4 cpus)"));
+    CHECK_EQ(run_cmd("profile off stream 5555 100 all"), 1);
+    CHECK(strstr(got(), "profile: busy (streaming id 0x"));
 }

@@ -130,10 +130,11 @@ TEST(raw_kinds_and_weights)
                    "cpus=1 ms=10\n3 7 burn 1 ffffffff80104a1c\n", &s, &h, err), 0);
     CHECK_EQ(h.ph_kind, PRAW_KIND_CPU);
     CHECK_EQ(s.c[0].pc_weight, 3);
-    CHECK_EQ(parse("# sonde raw build-id=" BID " source=sched samples=5 dropped=1 "
+    int rc = parse("# sonde raw build-id=" BID " source=sched samples=5 dropped=1 "
                    "cpus=2 ms=1000 kind=offcpu\n"
-                   "3:1500000000 7 burn 1 ffffffff80104a1c ffffffff80104a5b\n"
-                   "2:18446744073709551615 0 - 0 1\n", &s, &h, err), 0);
+                   "3:1500000000 7 burn 1 why=sleep waker=0 ffffffff80104a1c ffffffff80104a5b\n"
+                   "2:18446744073709551615 0 - 0 why=runnable 1\n", &s, &h, err);
+    CHECK_EQ(rc, 0);
     CHECK_EQ(h.ph_kind, PRAW_KIND_OFFCPU);
     CHECK_EQ(s.n, 2);
     CHECK_EQ(s.c[0].pc_count, 3);
@@ -167,6 +168,95 @@ TEST(raw_kinds_and_weights)
                   "line 2: weight is out of range"));
     CHECK_STR(praw_kind_name(PRAW_KIND_OFFCPU), "offcpu");
     CHECK(praw_kind_name(PRAW_KIND_MAX + 1) == NULL);
+}
+
+#define OFFHDR(n) "# sonde raw build-id=" BID " source=sched samples=" n \
+                  " dropped=0 cpus=1 ms=1000 kind=offcpu\n"
+
+/* The kernel's off-CPU lines (`profile off ... raw`): the reason with its
+ * queue's name, the waker, the chain ("0" when the walk found none) and
+ * after " |" the waker's chain. */
+TEST(raw_offcpu_reasons_and_wakers)
+{
+    struct seen s;
+    struct praw_header h;
+    char err[PRAW_ERR_MAX];
+    int rc = parse(OFFHDR("8")
+                   "3:106224150 6 burn-wait 1 why=waitq:burn-q waker=7:burn-waker ffffffff8011063d "
+                   "ffffffff801111ab | ffffffff801119f2 ffffffff80110000 a b c d e f\n"
+                   "1:20000000 6 burn-wait 0 why=sleep waker=0 ffffffff8011063d\n"
+                   "1:5000 5 shell 0 why=mutex:burn-m waker=-1 0\n"
+                   "2:25135 6 burn-wait 1 why=runnable ffffffff8011063d\n"
+                   "1:999 5 shell 0 why=preempted 10\n", &s, &h, err);
+    CHECK_EQ(rc, 0);
+    CHECK_EQ(s.n, 5);
+    CHECK_EQ(s.c[0].pc_why, PRAW_WHY_WAITQ);
+    CHECK_STR(s.c[0].pc_name, "burn-q");
+    CHECK_EQ(s.c[0].pc_waker, 7);
+    CHECK_STR(s.c[0].pc_wtask, "burn-waker");
+    CHECK_EQ(s.c[0].pc_depth, 2);
+    CHECK_EQ(s.c[0].pc_frames[1], 0xffffffff801111abull);
+    CHECK_EQ(s.c[0].pc_wdepth, 8);
+    CHECK_EQ(s.c[0].pc_wframes[0], 0xffffffff801119f2ull);
+    CHECK_EQ(s.c[0].pc_wframes[7], 0xf);
+    CHECK_EQ(s.c[0].pc_weight, 106224150);
+    CHECK_EQ(s.c[1].pc_why, PRAW_WHY_SLEEP);
+    CHECK_EQ(s.c[1].pc_waker, 0);
+    CHECK_STR(s.c[1].pc_wtask, "");
+    CHECK_EQ(s.c[1].pc_wdepth, 0);
+    CHECK_EQ(s.c[2].pc_why, PRAW_WHY_MUTEX);
+    CHECK_STR(s.c[2].pc_name, "burn-m");
+    CHECK_EQ(s.c[2].pc_waker, PRAW_WAKER_NONE);
+    CHECK_EQ(s.c[2].pc_depth, 1);
+    CHECK_EQ(s.c[2].pc_frames[0], 0);
+    CHECK_EQ(s.c[3].pc_why, PRAW_WHY_RUNNABLE);
+    CHECK_EQ(s.c[3].pc_waker, PRAW_WAKER_NONE);
+    CHECK_EQ(s.c[4].pc_why, PRAW_WHY_PREEMPTED);
+    CHECK_STR(s.c[4].pc_name, "");
+    /* A CPU profile's chains have no reason. */
+    CHECK_EQ(parse(HDR("1") "1 7 burn 1 10\n", &s, &h, err), 0);
+    CHECK_EQ(s.c[0].pc_why, PRAW_WHY_NONE);
+    CHECK_EQ(s.c[0].pc_waker, PRAW_WAKER_NONE);
+    CHECK_STR(praw_why_name(PRAW_WHY_MUTEX), "mutex");
+    CHECK(praw_why_name(PRAW_WHY_MAX + 1) == NULL);
+    CHECK(praw_why_name(PRAW_WHY_NONE) == NULL);
+}
+
+TEST(raw_offcpu_malformed)
+{
+    CHECK(rejects(OFFHDR("1") "1:5 7 burn 1 10\n", "line 2: expected \" why=\""));
+    CHECK(rejects(OFFHDR("1") "1:5 7 burn 1 why=nap 10\n",
+                  "line 2: why is not sleep, waitq, mutex, preempted or runnable"));
+    CHECK(rejects(OFFHDR("1") "1:5 7 burn 1 why=sleep:x waker=0 10\n",
+                  "line 2: only a waitq or mutex reason has a :NAME"));
+    CHECK(rejects(OFFHDR("1") "1:5 7 burn 1 why=waitq: waker=0 10\n",
+                  "line 2: the wait's name after ':' is missing"));
+    CHECK(rejects(OFFHDR("1") "1:5 7 burn 1 why=waitq:a;b waker=0 10\n",
+                  "line 2: the wait's name has a character"));
+    CHECK(rejects(OFFHDR("1") "1:5 7 burn 1 why=waitq:0123456789abcdef0123456789abcdef "
+                  "waker=0 10\n", "line 2: the wait's name is longer than 31"));
+    CHECK(rejects(OFFHDR("1") "1:5 7 burn 1 why=waitq:q 10\n",
+                  "line 2: waker= is missing"));
+    CHECK(rejects(OFFHDR("1") "1:5 7 burn 1 why=runnable waker=3 10\n",
+                  "line 2: waker= on a reason that is not blocked time"));
+    CHECK(rejects(OFFHDR("1") "1:5 7 burn 1 why=sleep waker=-2 10\n",
+                  "line 2: waker is not a decimal number"));
+    CHECK(rejects(OFFHDR("1") "1:5 7 burn 1 why=sleep waker=2147483648 10\n",
+                  "line 2: waker is out of range"));
+    CHECK(rejects(OFFHDR("1") "1:5 7 burn 1 why=sleep waker=0:tick 10\n",
+                  "line 2: the tick (waker=0) has no task name"));
+    CHECK(rejects(OFFHDR("1") "1:5 7 burn 1 why=sleep waker=3: 10\n",
+                  "line 2: task is missing"));
+    CHECK(rejects(OFFHDR("1") "1:5 7 burn 1 why=sleep waker=-1 10 | 20\n",
+                  "line 2: a waker's chain (after \" |\") with no waker"));
+    CHECK(rejects(OFFHDR("1") "1:5 7 burn 1 why=sleep waker=1 10 |\n",
+                  "line 2: missing space before the waker's chain"));
+    CHECK(rejects(OFFHDR("1") "1:5 7 burn 1 why=sleep waker=1 10 | 1 2 3 4 5 6 7 8 9\n",
+                  "line 2: more than 8 frames"));
+    CHECK(rejects(OFFHDR("1") "1:5 7 burn 1 why=sleep waker=1 | 1\n",
+                  "line 2: the chain is not lowercase hex"));
+    CHECK(rejects(OFFHDR("1") "1:5 7 burn 1 why=sleep waker=1\n",
+                  "line 2: missing space before the chain"));
 }
 
 TEST(raw_header_malformed)

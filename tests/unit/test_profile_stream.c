@@ -184,6 +184,7 @@ TEST(stream_batch_kinds_and_weights)
     struct pstr_record heap = rec(5, 1, 0);
     heap.kind = PSTR_KIND_HEAP;
     heap.weight = 524288;
+    heap.size = 0x10000000123ull;
     size_t at = w.len;
     CHECK(pstr_add_record(&w, &cpu));
     CHECK_EQ(w.len - at, PSTR_REC_FIXED + 2 * 8);
@@ -193,7 +194,10 @@ TEST(stream_batch_kinds_and_weights)
     CHECK_EQ(w.len - at, PSTR_REC_FIXED + PSTR_REC_WEIGHT_LEN + 3 * 8);
     CHECK_EQ(w.buf[at + 5], PSTR_REC_WEIGHT);
     CHECK_EQ(w.buf[at + 6], PSTR_KIND_OFFCPU);
+    at = w.len;
     CHECK(pstr_add_record(&w, &heap));
+    CHECK_EQ(w.len - at, PSTR_REC_FIXED + PSTR_REC_WEIGHT_LEN + PSTR_REC_SIZE_LEN + 8);
+    CHECK_EQ(w.buf[at + 5], PSTR_REC_WEIGHT | PSTR_REC_SIZE);
     size_t len = pstr_finish(&w);
     struct pstr_hdr h;
     CHECK_EQ(pstr_parse(w.buf, len, &h), 0);
@@ -209,21 +213,216 @@ TEST(stream_batch_kinds_and_weights)
     CHECK(memcmp(r.r[1].frames, off.frames, sizeof off.frames) == 0);
     CHECK_EQ(r.r[2].kind, PSTR_KIND_HEAP);
     CHECK_EQ(r.r[2].weight, 524288);
+    CHECK_EQ(r.r[2].size, 0x10000000123ull);
+    CHECK_EQ(r.r[2].frames[0], heap.frames[0]);
+    CHECK_EQ(r.r[1].size, 0);
     /* A kind above the known ones is refused by the encoder too. */
     struct pstr_record bad = off;
     bad.kind = PSTR_KIND_MAX + 1;
     CHECK(!pstr_add_record(&w, &bad));
-    /* Full-depth weighted records: at least 16 fit. */
-    pstr_begin(&w, PSTR_BATCH, 0, 1, 1, 1);
+    /* Full-depth weighted records: at least 16 fit, 15 heap records
+     * (their size too). */
+    for (unsigned k = PSTR_KIND_OFFCPU; k <= PSTR_KIND_HEAP; k++) {
+        pstr_begin(&w, PSTR_BATCH, 0, 1, 1, 1);
+        pstr_batch_head(&w, &b);
+        struct pstr_record full = rec(5, PSTR_FRAMES, 0);
+        full.kind = (uint8_t)k;
+        full.weight = 1000;
+        full.size = 10;
+        unsigned n = 0;
+        while (pstr_add_record(&w, &full))
+            n++;
+        CHECK(n >= (k == PSTR_KIND_HEAP ? 15u : 16u));
+        CHECK_EQ(parse_all(w.buf, pstr_finish(&w)), 0);
+    }
+}
+
+/* One spelling per record: a heap record without its size (as a writer
+ * from before sizes would send it) and any other kind with one are
+ * refused, the whole batch with them. */
+TEST(stream_heap_size_required_and_only_there)
+{
+    struct pstr_writer w;
+    struct pstr_batch b = { 0 };
+    for (unsigned k = PSTR_KIND_OFFCPU; k <= PSTR_KIND_HEAP; k++) {
+        pstr_begin(&w, PSTR_BATCH, 0, 1, 1, 1);
+        pstr_batch_head(&w, &b);
+        struct pstr_record cpu = rec(3, 1, 0);
+        CHECK(pstr_add_record(&w, &cpu));
+        size_t at = w.len;
+        struct pstr_record r = rec(4, 1, 0);
+        r.kind = (uint8_t)k;
+        r.weight = 64;
+        r.size = 64;
+        CHECK(pstr_add_record(&w, &r));
+        /* Flip the size flag: the heap record loses it, offcpu gains it. */
+        w.buf[at + 5] ^= PSTR_REC_SIZE;
+        size_t len = pstr_finish(&w);
+        struct pstr_hdr h;
+        CHECK_EQ(pstr_parse(w.buf, len, &h), 0);
+        struct recs got = { 0 };
+        CHECK_EQ(pstr_batch_parse(&h, &b, take_rec, &got), PSTR_EFIELD);
+        CHECK_EQ(got.n, 0);
+    }
+}
+
+/* ---- off-CPU records: why, name, waker ------------------------------------ */
+
+static struct pstr_record off_rec(uint8_t why, const char *name, int32_t waker, uint8_t wdepth)
+{
+    struct pstr_record r = rec(6, 5, 0);
+    r.kind = PSTR_KIND_OFFCPU;
+    r.weight = 106224150;
+    r.why = why;
+    snprintf(r.name, sizeof r.name, "%s", name);
+    r.waker = waker;
+    r.wdepth = wdepth;
+    for (unsigned i = 0; i < wdepth && i < PSTR_FRAMES; i++)
+        r.wframes[i] = 0xffffffff80200000ull + i;
+    return r;
+}
+
+/* An interval with its reason, its queue's name and its waker's chain
+ * reads back whole, at the byte offsets the header documents; the other
+ * reasons without a name or a waker. */
+TEST(stream_off_record_round_trip)
+{
+    struct pstr_writer w;
+    pstr_begin(&w, PSTR_BATCH, 1, 7, 0, 1);
+    struct pstr_batch b = { 0 };
     pstr_batch_head(&w, &b);
-    struct pstr_record full = rec(5, PSTR_FRAMES, 0);
-    full.kind = PSTR_KIND_HEAP;
-    full.weight = 1000;
+    struct pstr_record q = off_rec(PSTR_WHY_WAITQ, "virtio-rx", 9, 4);
+    struct pstr_record run = off_rec(PSTR_WHY_RUNNABLE, "", PSTR_WAKER_NONE, 0);
+    struct pstr_record sl = off_rec(PSTR_WHY_SLEEP, "", 0, 0);
+    size_t at = w.len;
+    CHECK(pstr_add_record(&w, &q));
+    CHECK_EQ(w.len - at, PSTR_REC_FIXED + PSTR_REC_WEIGHT_LEN + PSTR_REC_OFF_LEN + 9 + 8 * (5 + 4));
+    CHECK_EQ(w.buf[at + 5], PSTR_REC_WEIGHT | PSTR_REC_OFF);
+    CHECK_EQ(w.buf[at + 16], PSTR_WHY_WAITQ);
+    CHECK_EQ(w.buf[at + 17], 9);
+    CHECK_EQ(w.buf[at + 18], 4);
+    CHECK_EQ(get_be32(w.buf + at + 20), 9);
+    CHECK(memcmp(w.buf + at + 24, "virtio-rx", 9) == 0);
+    CHECK_EQ(get_be64(w.buf + at + 33), q.frames[0]);
+    CHECK_EQ(get_be64(w.buf + at + 33 + 40), q.wframes[0]);
+    at = w.len;
+    CHECK(pstr_add_record(&w, &run));
+    CHECK_EQ(get_be32(w.buf + at + 20), 0xffffffffu);
+    CHECK(pstr_add_record(&w, &sl));
+    size_t len = pstr_finish(&w);
+    struct pstr_hdr h;
+    uint8_t *copy;
+    CHECK_EQ(parse_copy(w.buf, len, &h, &copy), 0);
+    struct recs r = { 0 };
+    CHECK_EQ(pstr_batch_parse(&h, &b, take_rec, &r), 0);
+    CHECK_EQ(r.n, 3);
+    CHECK_EQ(r.r[0].why, PSTR_WHY_WAITQ);
+    CHECK_STR(r.r[0].name, "virtio-rx");
+    CHECK_EQ(r.r[0].waker, 9);
+    CHECK_EQ(r.r[0].wdepth, 4);
+    CHECK_EQ(r.r[0].weight, 106224150);
+    CHECK_EQ(r.r[0].flags, 0);
+    CHECK(memcmp(r.r[0].frames, q.frames, sizeof q.frames) == 0);
+    CHECK(memcmp(r.r[0].wframes, q.wframes, sizeof q.wframes) == 0);
+    CHECK_EQ(r.r[1].why, PSTR_WHY_RUNNABLE);
+    CHECK_STR(r.r[1].name, "");
+    CHECK_EQ(r.r[1].waker, PSTR_WAKER_NONE);
+    CHECK_EQ(r.r[1].wdepth, 0);
+    CHECK_EQ(r.r[2].why, PSTR_WHY_SLEEP);
+    CHECK_EQ(r.r[2].waker, 0);
+    free(copy);
+    /* A record of another kind, or an off-CPU one without its part, has
+     * why 0 and no waker. */
+    struct pstr_record plain = off_rec(0, "", 0, 0);
+    pstr_begin(&w, PSTR_BATCH, 1, 7, 1, 1);
+    pstr_batch_head(&w, &b);
+    CHECK(pstr_add_record(&w, &plain));
+    len = pstr_finish(&w);
+    CHECK_EQ(w.buf[PSTR_HDR_LEN + PSTR_BATCH_HDR + 5], PSTR_REC_WEIGHT);
+    CHECK_EQ(parse_copy(w.buf, len, &h, &copy), 0);
+    r.n = 0;
+    CHECK_EQ(pstr_batch_parse(&h, &b, take_rec, &r), 0);
+    CHECK_EQ(r.r[0].why, 0);
+    CHECK_EQ(r.r[0].waker, PSTR_WAKER_NONE);
+    free(copy);
+}
+
+/* The encoder refuses, writing nothing, every off-CPU part the parser
+ * would refuse; and a full batch of the longest ones still holds 7. */
+TEST(stream_off_encoder_refuses)
+{
+    struct pstr_writer w;
+    pstr_begin(&w, PSTR_BATCH, 1, 7, 0, 1);
+    struct pstr_batch b = { 0 };
+    pstr_batch_head(&w, &b);
+    size_t len0 = w.len;
+    struct pstr_record bad[] = {
+        off_rec(PSTR_WHY_MAX + 1, "", PSTR_WAKER_NONE, 0),      /* no such reason */
+        off_rec(PSTR_WHY_SLEEP, "q", 0, 0),                    /* a name on a sleep */
+        off_rec(PSTR_WHY_RUNNABLE, "", 3, 0),                  /* a waker on runnable */
+        off_rec(PSTR_WHY_PREEMPTED, "", PSTR_WAKER_NONE, 2),   /* a chain on preempted */
+        off_rec(PSTR_WHY_WAITQ, "q", PSTR_WAKER_NONE, 2),      /* a chain with nobody */
+        off_rec(PSTR_WHY_WAITQ, "q", -2, 0),                   /* waker below -1 */
+        off_rec(PSTR_WHY_WAITQ, "q", 5, PSTR_FRAMES + 1),      /* too deep */
+        off_rec(PSTR_WHY_MUTEX, "a:b", 5, 1),                  /* ':' in a name */
+        off_rec(PSTR_WHY_MUTEX, "a b", 5, 1),                  /* ' ' in a name */
+    };
+    for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CHECK(!pstr_add_record(&w, &bad[i]));
+        CHECK_EQ(w.len, len0);
+    }
+    struct pstr_record heap = off_rec(PSTR_WHY_SLEEP, "", 0, 0);
+    heap.kind = PSTR_KIND_HEAP;                                 /* why on a heap record */
+    CHECK(!pstr_add_record(&w, &heap));
+    struct pstr_record full = off_rec(PSTR_WHY_MUTEX, "0123456789abcdef0123456789abcde",
+                                      2147483647, PSTR_FRAMES);
+    full.depth = PSTR_FRAMES;
     unsigned n = 0;
     while (pstr_add_record(&w, &full))
         n++;
-    CHECK(n >= 16);
+    CHECK(n >= 7);
     CHECK_EQ(parse_all(w.buf, pstr_finish(&w)), 0);
+}
+
+/* Every rule of the off-CPU part, byte by byte on the wire, refused with
+ * its reason; and every truncation of a batch of them. */
+TEST(stream_off_parser_refuses)
+{
+    struct pstr_writer w;
+    pstr_begin(&w, PSTR_BATCH, 1, 7, 0, 1);
+    struct pstr_batch b = { 0 };
+    pstr_batch_head(&w, &b);
+    struct pstr_record q = off_rec(PSTR_WHY_WAITQ, "burn-q", 7, 2);
+    CHECK(pstr_add_record(&w, &q));
+    size_t len = pstr_finish(&w);
+    const size_t o = PSTR_HDR_LEN + PSTR_BATCH_HDR + 16;   /* the off part */
+    uint8_t d[PSTR_DGRAM_MAX];
+    struct { size_t at; uint8_t v; int want; } cases[] = {
+        { o + 0, 0, PSTR_EFIELD },                  /* why 0 with the flag */
+        { o + 0, PSTR_WHY_MAX + 1, PSTR_EFIELD },
+        { o + 0, PSTR_WHY_RUNNABLE, PSTR_EFIELD },  /* a name and a waker on runnable */
+        { o + 1, PSTR_NAME_MAX + 1, PSTR_EFIELD },
+        { o + 2, PSTR_FRAMES + 1, PSTR_EFIELD },
+        { o + 3, 1, PSTR_ERESERVED },
+        { o + 13, ';', PSTR_EFIELD },               /* a name character */
+        { o + 8, ':', PSTR_EFIELD },
+        { o + 4, 0x80, PSTR_EFIELD },               /* waker negative, below -1 */
+        { PSTR_HDR_LEN + PSTR_BATCH_HDR + 6, PSTR_KIND_HEAP, PSTR_EFIELD },
+    };
+    for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        memcpy(d, w.buf, len);
+        d[cases[i].at] = cases[i].v;
+        CHECK_EQ(parse_all(d, len), cases[i].want);
+    }
+    memcpy(d, w.buf, len);
+    d[o + 1] = 7;                                   /* name one longer: frames eaten */
+    CHECK(parse_all(d, len) < 0);
+    /* Cut anywhere: refused, never read past (parse_all's heap copy). */
+    for (size_t cut = PSTR_HDR_LEN + PSTR_BATCH_HDR; cut < len; cut++) {
+        memcpy(d, w.buf, len);
+        put_be16(d + 24, (uint16_t)(cut - PSTR_HDR_LEN));
+        CHECK(parse_all(d, cut) < 0);
+    }
 }
 
 TEST(stream_batch_empty_and_full)
@@ -480,7 +679,10 @@ TEST(stream_batch_reasons)
     patch(d, r0 + 4, PSTR_FRAMES + 1);
     CHECK_EQ(parse_all(d, len), PSTR_EFIELD);
     memcpy(d, w.buf, len);
-    patch(d, r0 + 5, 0x04);                 /* an unknown flag */
+    patch(d, r0 + 5, 0x08);                 /* an unknown flag */
+    CHECK_EQ(parse_all(d, len), PSTR_EFIELD);
+    memcpy(d, w.buf, len);
+    patch(d, r0 + 5, PSTR_REC_OFF);         /* why and waker on a CPU sample */
     CHECK_EQ(parse_all(d, len), PSTR_EFIELD);
     memcpy(d, w.buf, len);
     patch(d, r0 + 6, PSTR_KIND_MAX + 1);    /* an unknown kind */

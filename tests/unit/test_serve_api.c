@@ -1,4 +1,4 @@
-// LINK: tools/serve/api.c tools/serve/query.c tools/serve/hist.c tools/pipeline/agg.c tools/pipeline/stream.c tools/pipeline/folded.c tools/pipeline/diff.c tools/pipeline/html.c tools/pipeline/flame_json.c build/web/assets.c tools/pipeline/model.c tools/pipeline/pprof.c tools/pipeline/svg.c tools/pipeline/sym.c uapi/profile_raw.c uapi/profile_stream.c build/host/proto/profile.pb-c.c
+// LINK: tools/serve/api.c tools/serve/query.c tools/serve/hist.c tools/pipeline/agg.c tools/pipeline/stream.c tools/pipeline/folded.c tools/pipeline/diff.c tools/pipeline/pprof_read.c tools/pipeline/html.c tools/pipeline/flame_json.c build/web/assets.c tools/pipeline/model.c tools/pipeline/pprof.c tools/pipeline/svg.c tools/pipeline/sym.c uapi/profile_raw.c uapi/profile_stream.c build/host/proto/profile.pb-c.c
 // LIBS: -Ibuild/host/proto -lprotobuf-c -lz -lelf -ldw -ljansson
 /* tests/unit/test_serve_api.c: the JSON `sonde-prof serve`'s page reads
  * (tools/serve/api.c, query.c), read back with jansson: status (kernels,
@@ -195,6 +195,81 @@ TEST(api_flame_tree_through_the_pipeline)
     CHECK_EQ(value(j, "to_ms"), 26000);
     CHECK_EQ(value(j, "samples"), 55);
     json_decref(j);
+    sv_reply_free(&r);
+    teardown(&f);
+}
+
+/* Heap records as the stream carries them: bytes, each with its block's
+ * requested size. Kernel 0 at 25 s: three samples of 64-byte blocks at
+ * 0x1010 standing for 524320 bytes each (8192.5 objects each), one of a
+ * 1 MiB block at 0x1020 standing for itself. */
+static void add_heap(struct fixture *f)
+{
+    struct pstr_record r;
+    memset(&r, 0, sizeof r);
+    r.pid = 7;
+    r.depth = 2;
+    r.kind = PSTR_KIND_HEAP;
+    r.frames[1] = 0x2005;
+    r.frames[0] = 0x1010;
+    r.weight = 524320;
+    r.size = 64;
+    for (unsigned i = 0; i < 3; i++)
+        CHECK(sv_hist_add(f->st.h, 0, 0, &r, 25000));
+    r.frames[0] = 0x1020;
+    r.weight = r.size = 1 << 20;
+    CHECK(sv_hist_add(f->st.h, 0, 0, &r, 25000));
+}
+
+/* The heap kind: allocated bytes per frame, the objects they stand for,
+ * never mixed with the CPU samples, and downloadable as pprof. */
+TEST(api_heap_selection_shows_allocated_bytes_and_objects)
+{
+    struct fixture f;
+    setup(&f);
+    add_heap(&f);
+    struct sv_reply r;
+    json_t *j = get(&f, "/api/status", NULL, &r);
+    json_t *kinds = json_object_get(j, "kinds");
+    CHECK_EQ(json_array_size(kinds), 2);
+    CHECK_STR(json_string_value(json_array_get(kinds, 1)), "heap");
+    json_decref(j);
+    sv_reply_free(&r);
+    j = get(&f, "/api/flame", "from=0&to=26000&kind=heap", &r);
+    CHECK_EQ(r.status, 200);
+    CHECK_STR(json_string_value(json_object_get(j, "unit")), "bytes");
+    CHECK_STR(json_string_value(json_object_get(j, "heap_view")), "allocated");
+    CHECK_EQ(value(j, "samples"), 4);
+    CHECK_EQ(value(j, "weight"), 3 * 524320 + (1 << 20));
+    /* 3 x 8192.5 rounded as the kernel does, and the big block's 1. */
+    CHECK_EQ(value(j, "objects"), 24578 + 1);
+    json_t *tree = json_object_get(j, "tree");
+    CHECK_EQ(value(tree, "value"), 3 * 524320 + (1 << 20));
+    const char *step[] = { "10.0.0.1:9000", "burn", "caller", "spin", "step", NULL };
+    const char *spin[] = { "10.0.0.1:9000", "burn", "caller", "spin", NULL };
+    CHECK_EQ(value(node(tree, step), "value"), 3 * 524320);
+    CHECK_EQ(value(node(tree, spin), "value"), 3 * 524320 + (1 << 20));
+    json_decref(j);
+    sv_reply_free(&r);
+    /* A range without heap records: empty, objects 0; CPU samples unchanged. */
+    j = get(&f, "/api/flame", "from=0&to=9000&kind=heap", &r);
+    CHECK_EQ(value(j, "objects"), 0);
+    CHECK_EQ(value(json_object_get(j, "tree"), "value"), 0);
+    json_decref(j);
+    sv_reply_free(&r);
+    j = get(&f, "/api/flame", "from=0&to=26000", &r);
+    CHECK_EQ(value(j, "samples"), 65);
+    CHECK(json_object_get(j, "objects") == NULL);
+    json_decref(j);
+    sv_reply_free(&r);
+    CHECK(get(&f, "/download/selection.pb.gz", "from=0&to=26000&kind=heap", &r) == NULL);
+    CHECK_EQ(r.status, 200);
+    CHECK(r.len > 20 && (unsigned char)r.body[0] == 0x1f && (unsigned char)r.body[1] == 0x8b);
+    sv_reply_free(&r);
+    CHECK(get(&f, "/download/selection.folded", "from=0&to=26000&kind=heap", &r) == NULL);
+    char want[64];
+    snprintf(want, sizeof want, "10.0.0.1:9000;burn;caller;spin;step %d\n", 3 * 524320);
+    CHECK(r.body && strstr(r.body, want) != NULL);
     sv_reply_free(&r);
     teardown(&f);
 }

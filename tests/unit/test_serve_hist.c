@@ -223,3 +223,60 @@ TEST(hist_refuses_what_it_cannot_hold)
     CHECK_EQ(sv_hist_live_stacks(h), 0);
     sv_hist_free(h);
 }
+
+TEST(hist_keeps_off_cpu_reasons_apart)
+{
+    struct sv_hist *h = sv_hist_new(1024);
+    struct pstr_record q = rec(7, 0x1000, PSTR_KIND_OFFCPU, 1000);
+    q.why = PSTR_WHY_WAITQ;
+    strcpy(q.name, "virtio-rx");
+    struct pstr_record m = q;
+    m.why = PSTR_WHY_MUTEX;         /* same chain, same name, another reason */
+    struct pstr_record s = q;
+    s.why = PSTR_WHY_SLEEP;
+    s.name[0] = 0;
+    CHECK(sv_hist_add(h, 0, 0, &q, 10));
+    CHECK(sv_hist_add(h, 0, 0, &q, 11));
+    CHECK(sv_hist_add(h, 0, 0, &m, 12));
+    CHECK(sv_hist_add(h, 0, 0, &s, 13));
+    CHECK_EQ(sv_hist_live_stacks(h), 3);
+    struct sv_hist_filter f = { -1, -1, -1, PSTR_KIND_OFFCPU };
+    struct sv_hist_sel sel;
+    CHECK_EQ(sv_hist_select(h, 0, B, &f, &sel), 0);
+    CHECK_EQ(sel.n, 3);
+    unsigned seen = 0;
+    for (size_t i = 0; i < sel.n; i++) {
+        uint8_t why;
+        const char *name;
+        CHECK(sv_hist_reason(h, sel.keys[i]->reason, &why, &name));
+        if (why == PSTR_WHY_WAITQ && strcmp(name, "virtio-rx") == 0) {
+            seen |= 1;
+            CHECK_EQ(sel.weights[i], 2000);
+        } else if (why == PSTR_WHY_MUTEX && strcmp(name, "virtio-rx") == 0)
+            seen |= 2;
+        else if (why == PSTR_WHY_SLEEP && name[0] == 0)
+            seen |= 4;
+    }
+    CHECK_EQ(seen, 7);
+    sv_hist_sel_free(&sel);
+    CHECK(!sv_hist_reason(h, 0, &(uint8_t){ 0 }, &(const char *){ NULL }));
+    /* Names past the table: kept under their why alone, never lost. */
+    for (unsigned i = 0; i < SV_HIST_REASONS + 10; i++) {
+        snprintf(q.name, sizeof q.name, "q%u", i);
+        q.frames[0] = 0x1000;
+        CHECK(sv_hist_add(h, 0, 0, &q, 20));
+    }
+    CHECK_EQ(sv_hist_select(h, 0, B, &f, &sel), 0);
+    uint64_t bare = 0;
+    for (size_t i = 0; i < sel.n; i++) {
+        uint8_t why;
+        const char *name;
+        CHECK(sv_hist_reason(h, sel.keys[i]->reason, &why, &name));
+        if (why == PSTR_WHY_WAITQ && name[0] == 0)
+            bare += sel.counts[i];
+    }
+    CHECK(bare >= 10);
+    CHECK_EQ(sel.samples, 4 + SV_HIST_REASONS + 10);
+    sv_hist_sel_free(&sel);
+    sv_hist_free(h);
+}

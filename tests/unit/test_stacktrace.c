@@ -13,6 +13,7 @@
 #include "fake_hal.h"
 #include "kernel/stacks.h"
 #include "kernel/stacktrace.h"
+#include "kernel/stacktrace_inline.h"
 #include "kernel/symtab.h"
 
 extern uintptr_t symtab_test_text_lo, symtab_test_text_hi;
@@ -377,6 +378,118 @@ TEST(stacktrace_record_straddling_top_rejected)
     frame(&irq, 4, at(&s, REGION_WORDS - 1), 0x3000);
     CHECK_EQ(st_walk(at(&irq, 4), at(&irq, 2), out, 16), 1);
     fake_close(&irq);
+    fake_close(&s);
+}
+
+/* ---- st_walk_within: a task's own stack, the scheduler's walk ---- */
+
+/* st_walk_within over s's region, as the scheduler calls it: bounded by
+ * the stack (its last whole record at top), at most max frames. */
+static unsigned within(struct fake_stack *s, uintptr_t fp, uintptr_t *out, unsigned max)
+{
+    return st_walk_within(at(s, 0), at(s, REGION_WORDS - 2), fp, out, max, st_text_now());
+}
+
+TEST(stacktrace_within_good_chain_and_limit)
+{
+    static struct fake_stack s;
+    fake_open(&s, STACK_TASK, "task");
+    uintptr_t fp = chain(&s, 5);
+    uintptr_t out[8] = { 0 };
+    CHECK_EQ(within(&s, fp, out, 8), 5);
+    for (unsigned k = 0; k < 5; k++)
+        CHECK_EQ(out[k], 0x2000 + k * 0x10);
+    CHECK_EQ(out[5], 0);                        /* nothing past the chain */
+    memset(out, 0, sizeof out);
+    CHECK_EQ(within(&s, fp, out, 3), 3);
+    CHECK_EQ(out[2], 0x2020);
+    CHECK_EQ(out[3], 0);                        /* nothing past max */
+    CHECK_EQ(within(&s, fp, out, 0), 0);
+    /* The first record may be the stack's lowest or its last whole one. */
+    frame(&s, 0, 0, 0x2000);
+    CHECK_EQ(within(&s, at(&s, 0), out, 8), 1);
+    frame(&s, REGION_WORDS - 2, 0, 0x2010);
+    CHECK_EQ(within(&s, at(&s, REGION_WORDS - 2), out, 8), 1);
+    CHECK_EQ(out[0], 0x2010);
+    fake_close(&s);
+}
+
+/* Every corrupt record ends the chain where it is, never read. */
+TEST(stacktrace_within_corrupt_chain_stops)
+{
+    static struct fake_stack s;
+    static uint64_t elsewhere[4] = { 0, 0x2000, 0, 0x2000 };
+    fake_open(&s, STACK_TASK, "task");
+    uintptr_t out[8];
+    /* A first record outside the stack, misaligned, straddling its top. */
+    CHECK_EQ(within(&s, (uintptr_t)elsewhere, out, 8), 0);
+    CHECK_EQ(within(&s, at(&s, 0) - 16, out, 8), 0);
+    CHECK_EQ(within(&s, at(&s, 4) + 4, out, 8), 0);
+    CHECK_EQ(within(&s, at(&s, REGION_WORDS - 1), out, 8), 0);
+    CHECK_EQ(within(&s, 0, out, 8), 0);
+    /* A next record that points at itself, below, misaligned, past the
+     * last whole record, outside the stack, at garbage. */
+    static const uintptr_t bad_off[] = { 0, (uintptr_t)-48, 1, 4, 8 * (REGION_WORDS - 1 - 10),
+                                         8 * (REGION_WORDS - 10) };
+    for (unsigned i = 0; i < sizeof bad_off / sizeof bad_off[0]; i++) {
+        chain(&s, 5);
+        frame(&s, 10, at(&s, 10) + bad_off[i], 0x2010);
+        CHECK_EQ(within(&s, at(&s, 4), out, 8), 2);
+    }
+    frame(&s, 10, (uintptr_t)elsewhere, 0x2010);
+    CHECK_EQ(within(&s, at(&s, 4), out, 8), 2);
+    frame(&s, 10, 0xdead0000beef0000ull, 0x2010);
+    CHECK_EQ(within(&s, at(&s, 4), out, 8), 2);
+    /* Two records pointing at each other: the downward step stops it. */
+    frame(&s, 10, at(&s, 20), 0x2010);
+    frame(&s, 20, at(&s, 10), 0x2020);
+    CHECK_EQ(within(&s, at(&s, 4), out, 8), 3);
+    /* A return address outside text: the chain ends before it. */
+    chain(&s, 5);
+    s.mem[16 + 1] = TEXT_HI;
+    CHECK_EQ(within(&s, at(&s, 4), out, 8), 2);
+    s.mem[16 + 1] = TEXT_LO - 1;
+    CHECK_EQ(within(&s, at(&s, 4), out, 8), 2);
+    s.mem[4 + 1] = 0;
+    CHECK_EQ(within(&s, at(&s, 4), out, 8), 0);
+    fake_close(&s);
+}
+
+/* Random stacks, words pointing anywhere in and around them: the walk
+ * within one stack answers as the general walk does from a task stack
+ * (which never crosses out of one), and never reads outside it (ASan). */
+TEST(stacktrace_within_agrees_with_walk_on_random_stacks)
+{
+    static struct fake_stack s;
+    fake_open(&s, STACK_TASK, "task");
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    unsigned long deep = 0;
+    for (unsigned round = 0; round < 3000; round++) {
+        for (unsigned w = 0; w < REGION_WORDS; w++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            unsigned r = (unsigned)(x >> 32);
+            if (w & 1)                      /* a return: mostly in text */
+                s.mem[w] = r % 8 ? TEXT_LO + r % (TEXT_HI - TEXT_LO) : r;
+            else if (r % 8 == 0)            /* a fp anywhere near, any byte */
+                s.mem[w] = at(&s, 0) + (uintptr_t)((r >> 3) % (8 * WORDS + 32)) - 16;
+            else if (r % 8 == 1)            /* at or below its own record */
+                s.mem[w] = at(&s, w) - 8 * ((r >> 3) % 4);
+            else                            /* upward, sometimes past the top */
+                s.mem[w] = at(&s, w) + 16 * (1 + (r >> 3) % 4);
+        }
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        uintptr_t fp = at(&s, (unsigned)(x >> 40) % WORDS & ~1u) - (x & 0x100 ? 8 : 0) +
+                       (x & 0x600 ? 0 : 3);
+        unsigned max = 1 + (unsigned)(x % 8);
+        uintptr_t a[8], b[8];
+        unsigned na = within(&s, fp, a, max);
+        unsigned nb = st_walk(fp, at(&s, 0), b, max);
+        CHECK_EQ(na, nb);
+        for (unsigned k = 0; k < na && k < nb; k++)
+            CHECK_EQ(a[k], b[k]);
+        deep += na >= 3;
+    }
+    CHECK(deep > 100);                      /* the chains were not all short */
     fake_close(&s);
 }
 

@@ -83,6 +83,13 @@ void fleet_task_name(unsigned idx, uint32_t pid, char *buf, size_t cap)
         snprintf(buf, cap, "k%u-t%u", idx, (unsigned)pid);
 }
 
+/* now - then, or 0 when then is later (a caller's clock read before a
+ * request stamped the kernel with a later one). */
+static uint64_t since(uint64_t now, uint64_t then)
+{
+    return now > then ? now - then : 0;
+}
+
 /* ---- sending ------------------------------------------------------------ */
 
 static void out(struct fleet_kernel *k, const void *d, size_t n)
@@ -173,10 +180,18 @@ static uint32_t due(const struct fleet_kernel *k, uint64_t now_ns)
 }
 
 /* cpu's records due by now_ns as batches: every full one, and the last,
- * partial, one too when flush. */
+ * partial, one too when flush. A generator that fell behind its schedule
+ * (a busy host) makes at most FLEET_LAG_NS of records a call: it slows
+ * down evenly rather than bursting, and what it never made is counted
+ * (unmade), not sent. */
 static void drain_cpu(struct fleet_kernel *k, unsigned cpu, uint32_t upto, uint64_t now_ns,
                       bool flush)
 {
+    uint64_t cap = k->cfg->hz * FLEET_LAG_NS / NS_PER_S;
+    if (cap < FLEET_BATCH_SURE)
+        cap = FLEET_BATCH_SURE;
+    if (upto - k->sent[cpu] > cap)
+        upto = k->sent[cpu] + (uint32_t)cap;
     while (k->sent[cpu] != upto) {
         /* Fewer than a batch holds at any depth: not full yet, so not
          * worth encoding before the flush. */
@@ -201,8 +216,11 @@ static void finish(struct fleet_kernel *k, uint64_t now_ns, uint8_t reason)
     uint64_t last = now_ns;
     if (reason == PSTR_END_ELAPSED)
         last = k->t0_ns + k->ms * NS_PER_MS;
-    for (unsigned c = 0; c < k->cfg->cpus; c++)
-        drain_cpu(k, c, due(k, last), now_ns, true);
+    for (unsigned c = 0; c < k->cfg->cpus; c++) {
+        uint32_t upto = due(k, last);
+        drain_cpu(k, c, upto, now_ns, true);
+        k->n.unmade += upto - k->sent[c];
+    }
     release_held(k);
     if (k->confirmed) {
         pstr_begin(&k->w, PSTR_END, 0, k->id, k->seq, now_ns);
@@ -215,7 +233,7 @@ static void finish(struct fleet_kernel *k, uint64_t now_ns, uint8_t reason)
         for (int copy = 0; copy < 3; copy++)
             out(k, k->w.buf, n);
         k->seq++;
-        k->n.stream_ns += last - k->confirm_ns;
+        k->n.stream_ns += since(last, k->confirm_ns);
     }
     k->on = false;
     k->end_reason = reason;
@@ -225,21 +243,21 @@ void fleet_tick(struct fleet_kernel *k, uint64_t now_ns)
 {
     if (!k->on)
         return;
-    if (k->ms && now_ns - k->t0_ns >= k->ms * NS_PER_MS) {
+    if (k->ms && since(now_ns, k->t0_ns) >= k->ms * NS_PER_MS) {
         finish(k, now_ns, PSTR_END_ELAPSED);
         return;
     }
-    if (now_ns - k->ka_ns >= PSTR_KEEPALIVE_MS * NS_PER_MS) {
+    if (since(now_ns, k->ka_ns) >= PSTR_KEEPALIVE_MS * NS_PER_MS) {
         finish(k, now_ns, PSTR_END_TIMEOUT);
         return;
     }
     if (!k->confirmed)
         return;                     /* one META, sent at the start, until then */
-    if (now_ns - k->meta_ns >= FLEET_META_NS) {
+    if (since(now_ns, k->meta_ns) >= FLEET_META_NS) {
         send_meta(k, now_ns);
         k->meta_ns = now_ns;
     }
-    bool flush = now_ns - k->flush_ns >= FLEET_FLUSH_NS;
+    bool flush = since(now_ns, k->flush_ns) >= FLEET_FLUSH_NS;
     uint32_t upto = due(k, now_ns);
     for (unsigned c = 0; c < k->cfg->cpus; c++)
         drain_cpu(k, c, upto, now_ns, flush);
@@ -348,7 +366,7 @@ static void cmd_status(struct fleet_kernel *k, bool peer, uint64_t now_ns, char 
         snprintf(who, sizeof who, "to %s", dest);
     if (k->on)
         snprintf(o, cap, "profile: streaming %s, %llu ms (fleet)\n", who,
-                 (unsigned long long)((now_ns - k->t0_ns) / NS_PER_MS));
+                 (unsigned long long)(since(now_ns, k->t0_ns) / NS_PER_MS));
     else if (k->ever && peer)
         snprintf(o, cap, "profile: no stream running; the last, 0x%08x, ended (fleet)\n",
                  k->id);

@@ -35,6 +35,7 @@
 #define FLEET_FLUSH_NS    100000000ull   /* a CPU's partial batch goes out this often,
                                             as the kernel drains its rings */
 #define FLEET_META_NS     1000000000ull  /* a META about this often */
+#define FLEET_LAG_NS      50000000ull    /* records made per CPU per tick, at most */
 #define FLEET_REPLY_MAX   200
 
 /* What the whole fleet shares. */
@@ -65,6 +66,8 @@ struct fleet_counts {
     uint64_t reordered;              /* BATCHes sent after the one made next */
     uint64_t datagrams;              /* sent, copies included */
     uint64_t stream_ns;              /* confirmed streaming time, by its clock */
+    uint64_t unmade;                 /* due by the rate, never made: the generator
+                                        fell behind (never sent, never counted) */
 };
 
 /* Sends one datagram to the stream's destination (dest_ip, dest_port,

@@ -17,6 +17,7 @@ void sp_agg_init(struct sp_agg *a)
 void sp_agg_free(struct sp_agg *a)
 {
     free(a->tab);
+    free(a->idx);
     memset(a, 0, sizeof *a);
 }
 
@@ -29,31 +30,82 @@ static size_t chain_hash(uint32_t pid, uint16_t cpu, uint8_t kind, uint8_t depth
     return (size_t)(h ^ h >> 31);
 }
 
+/* An off-CPU record's reason and waker, into the chain's hash. */
+static size_t off_hash(size_t h, const struct pstr_record *r)
+{
+    if (!r->why)
+        return h;
+    uint64_t x = (uint64_t)r->why << 40 ^ (uint64_t)(uint32_t)r->waker << 8 ^ r->wdepth;
+    for (const char *n = r->name; *n; n++)
+        x = (x ^ (uint8_t)*n) * 0x100000001b3ull;
+    for (unsigned i = 0; i < r->wdepth; i++)
+        x = (x ^ r->wframes[i]) * 0x9e3779b97f4a7c15ull;
+    return h ^ (size_t)(x ^ x >> 29);
+}
+
 static bool same(const struct sp_agg_chain *c, uint32_t pid, uint16_t cpu,
                  const struct pstr_record *r)
 {
     return c->pid == pid && c->cpu == cpu && c->kind == r->kind && c->depth == r->depth &&
-           memcmp(c->frames, r->frames, r->depth * sizeof *r->frames) == 0;
+           memcmp(c->frames, r->frames, r->depth * sizeof *r->frames) == 0 &&
+           c->why == r->why && c->waker == r->waker && c->wdepth == r->wdepth &&
+           strcmp(c->name, r->name) == 0 &&
+           memcmp(c->wframes, r->wframes, r->wdepth * sizeof *r->wframes) == 0;
 }
 
-static void put(struct sp_agg_chain *tab, size_t cap, const struct sp_agg_chain *c)
+/* The chain c as a record, for the hash a re-insertion needs. */
+static void as_record(const struct sp_agg_chain *c, struct pstr_record *r)
 {
-    size_t i = chain_hash(c->pid, c->cpu, c->kind, c->depth, c->frames) & (cap - 1);
-    while (tab[i].count)
-        i = (i + 1) & (cap - 1);
-    tab[i] = *c;
+    memset(r, 0, sizeof *r);
+    r->why = c->why;
+    r->waker = c->waker;
+    r->wdepth = c->wdepth;
+    memcpy(r->name, c->name, sizeof r->name);
+    memcpy(r->wframes, c->wframes, sizeof r->wframes);
 }
 
+static size_t hash_of(const struct sp_agg_chain *c)
+{
+    struct pstr_record r;
+    as_record(c, &r);
+    return off_hash(chain_hash(c->pid, c->cpu, c->kind, c->depth, c->frames), &r);
+}
+
+/* The index twice as large, every chain in it again. The chains stay
+ * where they are: a chain is ~200 bytes and a slot 4, so a thousand
+ * kernels' tables cost their chains and little more. */
 static void grow(struct sp_agg *a)
 {
-    size_t cap = a->cap ? a->cap * 2 : 1024;
-    struct sp_agg_chain *tab = sp_xcalloc(cap, sizeof *tab);
-    for (size_t i = 0; i < a->cap; i++)
-        if (a->tab[i].count)
-            put(tab, cap, &a->tab[i]);
-    free(a->tab);
-    a->tab = tab;
-    a->cap = cap;
+    size_t icap = a->icap ? a->icap * 2 : 64;
+    uint32_t *idx = sp_xcalloc(icap, sizeof *idx);
+    for (size_t n = 0; n < a->n; n++) {
+        size_t i = hash_of(&a->tab[n]) & (icap - 1);
+        while (idx[i])
+            i = (i + 1) & (icap - 1);
+        idx[i] = (uint32_t)n + 1;
+    }
+    free(a->idx);
+    a->idx = idx;
+    a->icap = icap;
+}
+
+uint64_t sp_agg_objects_q16(const struct pstr_record *r)
+{
+    if (r->kind != PSTR_KIND_HEAP || r->size == 0)
+        return 1u << 16;
+    return (uint64_t)((((unsigned __int128)r->weight << 16) + r->size / 2) / r->size);
+}
+
+/* count records of r's chain weighing weight in all: the objects they
+ * stand for, in 1/65536ths (saturating). */
+static uint64_t agg_objects_q16(const struct pstr_record *r, uint64_t count, uint64_t weight)
+{
+    unsigned __int128 o;
+    if (r->kind != PSTR_KIND_HEAP || r->size == 0)
+        o = (unsigned __int128)count << 16;
+    else
+        o = (((unsigned __int128)weight << 16) + r->size / 2) / r->size;
+    return o > UINT64_MAX ? UINT64_MAX : (uint64_t)o;
 }
 
 void sp_agg_add(struct sp_agg *a, uint16_t cpu, const struct pstr_record *r)
@@ -70,26 +122,63 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 void sp_agg_add_n(struct sp_agg *a, uint16_t cpu, const struct pstr_record *r,
                   uint64_t count, uint64_t weight)
 {
-    if (!count)
+    if (!count || (r->kind == PSTR_KIND_OFFCPU && !r->why))
         return;
-    if ((a->n + 1) * 2 > a->cap)    /* keep the table half empty */
+    if ((a->n + 1) * 2 > a->icap)   /* keep the index half empty */
         grow(a);
-    size_t i = chain_hash(r->pid, cpu, r->kind, r->depth, r->frames) & (a->cap - 1);
-    for (; a->tab[i].count; i = (i + 1) & (a->cap - 1))
-        if (same(&a->tab[i], r->pid, cpu, r)) {
-            a->tab[i].count = sat_add(a->tab[i].count, count);
-            a->tab[i].weight = sat_add(a->tab[i].weight, weight);
+    size_t i = off_hash(chain_hash(r->pid, cpu, r->kind, r->depth, r->frames), r) &
+               (a->icap - 1);
+    for (; a->idx[i]; i = (i + 1) & (a->icap - 1)) {
+        struct sp_agg_chain *c = &a->tab[a->idx[i] - 1];
+        if (same(c, r->pid, cpu, r)) {
+            c->count = sat_add(c->count, count);
+            c->weight = sat_add(c->weight, weight);
+            c->objects_q16 = sat_add(c->objects_q16, agg_objects_q16(r, count, weight));
             return;
         }
-    struct sp_agg_chain *c = &a->tab[i];
+    }
+    a->tab = sp_grow(a->tab, &a->cap, a->n + 1, sizeof *a->tab);
+    a->idx[i] = (uint32_t)a->n + 1;
+    struct sp_agg_chain *c = &a->tab[a->n];
+    memset(c, 0, sizeof *c);
     c->count = count;
     c->weight = weight;
+    c->objects_q16 = agg_objects_q16(r, count, weight);
     c->kind = r->kind;
     c->pid = r->pid;
     c->cpu = cpu;
     c->depth = r->depth;
     memcpy(c->frames, r->frames, r->depth * sizeof *r->frames);
+    c->why = r->why;
+    c->waker = r->waker;
+    c->wdepth = r->wdepth;
+    memcpy(c->name, r->name, sizeof c->name);
+    memcpy(c->wframes, r->wframes, r->wdepth * sizeof *r->wframes);
     a->n++;
+}
+
+/* " why=waitq:NAME waker=N:TASK": the off-CPU part before the chain,
+ * the waker's name from the stream's META when it has one. */
+static void put_why(FILE *f, const struct sp_agg_chain *c, const struct sp_stream *s)
+{
+    fprintf(f, " why=%s", praw_why_name(c->why));
+    if (c->name[0])
+        fprintf(f, ":%s", c->name);
+    if (!praw_why_blocked(c->why))
+        return;
+    fprintf(f, " waker=%" PRId32, c->waker);
+    const char *t = c->waker > 0 ? sp_stream_task(s, (uint32_t)c->waker) : NULL;
+    if (t)
+        fprintf(f, ":%s", t);
+}
+
+/* " | f f ...": the waker's chain after the task's. */
+static void put_waker_chain(FILE *f, const struct sp_agg_chain *c)
+{
+    if (c->wdepth)
+        fputs(" |", f);
+    for (unsigned k = 0; k < c->wdepth; k++)
+        fprintf(f, " %" PRIx64, c->wframes[k]);
 }
 
 static void task_name(const struct sp_stream *s, uint32_t pid, char *buf, size_t cap)
@@ -101,6 +190,19 @@ static void task_name(const struct sp_stream *s, uint32_t pid, char *buf, size_t
         snprintf(buf, cap, "-");
     else
         snprintf(buf, cap, "pid-%" PRIu32, pid);
+}
+
+/* A heap chain line's OBJECTS, as the kernel's (rounded, at least 1): a
+ * chain split over several lines (more records than a line counts) gives
+ * each line but the last 1, the last the rest. left: records after this
+ * line; n: records on it. */
+static uint64_t agg_objects_line(const struct sp_agg_chain *c, uint64_t left, uint64_t n)
+{
+    uint64_t all = (c->objects_q16 + (1u << 15)) >> 16;
+    if (left)
+        return 1;
+    uint64_t lines_before = (c->count - n) / PRAW_COUNT_MAX;     /* each full */
+    return all > lines_before ? all - lines_before : 1;
 }
 
 char *sp_agg_raw(const struct sp_agg *a, const struct sp_stream *s, unsigned kind,
@@ -125,7 +227,7 @@ char *sp_agg_raw_drops(const struct sp_agg *a, const struct sp_stream *s, unsign
     unsigned cpus = 0;
     uint64_t records = 0;
     memset(has, 0, sizeof has);
-    for (size_t i = 0; i < a->cap; i++) {
+    for (size_t i = 0; i < a->n; i++) {
         if (!a->tab[i].count || a->tab[i].kind != kind)
             continue;
         records += a->tab[i].count;
@@ -140,7 +242,7 @@ char *sp_agg_raw_drops(const struct sp_agg *a, const struct sp_stream *s, unsign
     if (kind != PRAW_KIND_CPU)
         fprintf(f, " kind=%s", praw_kind_name(kind));
     fputc('\n', f);
-    for (size_t i = 0; i < a->cap; i++) {
+    for (size_t i = 0; i < a->n; i++) {
         const struct sp_agg_chain *c = &a->tab[i];
         if (!c->count || c->kind != kind)
             continue;
@@ -160,9 +262,15 @@ char *sp_agg_raw_drops(const struct sp_agg *a, const struct sp_stream *s, unsign
                 wleft -= w;
                 fprintf(f, ":%" PRIu64, w);
             }
+            if (kind == PRAW_KIND_HEAP)
+                fprintf(f, ":%" PRIu64, agg_objects_line(c, left, n));
             fprintf(f, " %" PRIu32 " %s %u", c->pid, task, c->cpu);
+            if (kind == PRAW_KIND_OFFCPU)
+                put_why(f, c, s);
             for (unsigned k = 0; k < c->depth; k++)
                 fprintf(f, " %" PRIx64, c->frames[k]);
+            if (kind == PRAW_KIND_OFFCPU)
+                put_waker_chain(f, c);
             fputc('\n', f);
         }
     }

@@ -201,7 +201,9 @@ int sp_collect_start_some(struct sp_collect *c, unsigned ms, const char *who, co
     int *rcs = sp_collect_zalloc(c, c->n, sizeof *rcs);
     bool *run = sp_collect_zalloc(c, c->n, sizeof *run);
     for (unsigned i = 0; i < c->n; i++) {
-        snprintf(bufs[i], sizeof bufs[i], "profile stream %u %u %s", c->port, ms, who);
+        bool kind = c->o.what && c->o.what[0];
+        snprintf(bufs[i], sizeof bufs[i], "profile %s%sstream %u %u %s", kind ? c->o.what : "",
+                 kind ? " " : "", c->port, ms, who);
         cmds[i] = bufs[i];
         run[i] = which[i];
     }
@@ -237,13 +239,14 @@ int sp_collect_start_some(struct sp_collect *c, unsigned ms, const char *who, co
             rcs[i] = USHC_EXIT_REFUSED;
         }
         k->state = SP_COLLECT_FAILED;
+        sp_collect_note_failed(k, rcs[i], texts[i]);
         if (rcs[i] == USHC_EXIT_PROTO || worst == USHC_EXIT_OK)
             worst = rcs[i];
     }
     sp_collect_index(c);            /* the ids are known now */
     /* One kernel that cannot stream fails the record, as one that cannot
      * answer `profile` does: the others' streams end now, not by timeout. */
-    if (worst != USHC_EXIT_OK) {
+    if (worst != USHC_EXIT_OK && !c->o.keep_going) {
         sp_collect_stop_some(c, run);
         for (unsigned i = 0; i < c->n; i++)
             if (run[i])
@@ -369,6 +372,18 @@ static bool verified(const struct sp_collect *c, struct sp_collect_kernel *k,
     return true;
 }
 
+/* Whether a stream with this id is being taken: while kernels start
+ * (sp_collect_start_some), a running stream's datagrams go on being taken,
+ * and only those of ids not known yet wait. */
+static bool taken_now(const struct sp_collect *c, uint32_t id)
+{
+    size_t cursor = 0;
+    for (int i; (i = sp_collect_next_by_id(c, id, &cursor)) >= 0;)
+        if (c->k[i].state == SP_COLLECT_STREAMING || c->k[i].state == SP_COLLECT_ENDED)
+            return true;
+    return false;
+}
+
 void sp_collect_datagram(struct sp_collect *c, const struct sockaddr_in *from,
                     const void *d, size_t len, uint64_t now_ms)
 {
@@ -377,7 +392,7 @@ void sp_collect_datagram(struct sp_collect *c, const struct sockaddr_in *from,
         c->foreign++;
         return;
     }
-    if (c->starting) {
+    if (c->starting && !taken_now(c, h.stream)) {
         if (c->npending >= c->pending_max) {
             c->foreign++;
             return;
@@ -474,16 +489,38 @@ static void given_up(struct sp_collect *c, struct sp_collect_kernel *k, uint64_t
             shell ? " (restarted, or its stream ended there)" : "", loss, at);
 }
 
-static void due(struct sp_collect *c, uint64_t now)
+/* Whether silences may be judged now. A kernel whose datagrams wait in
+ * the collector's own socket is not silent: while a backlog is being
+ * read (the collector was descheduled, or fell behind a burst), no one
+ * is given up on, for at most silent_ms more (a flood that never ends
+ * must not keep a dead kernel alive). */
+static bool judge_silence(struct sp_collect *c, uint64_t now, bool backlog)
+{
+    if (!backlog) {
+        c->backlog_ms = 0;
+        return true;
+    }
+    if (!c->backlog_ms)
+        c->backlog_ms = now;
+    return now - c->backlog_ms >= c->o.silent_ms;
+}
+
+static void due(struct sp_collect *c, uint64_t now, bool backlog)
 {
     /* Once stopped, a kernel owes only its END: sp_collect_stop says so when
      * it does not come. */
     if (c->stopping)
         return;
+    bool judge = judge_silence(c, now, backlog);
     for (unsigned i = 0; i < c->n; i++) {
         struct sp_collect_kernel *k = &c->k[i];
         if (k->state != SP_COLLECT_STREAMING)
             continue;
+        if (!judge && now - k->last_dgram_ms >= c->o.silent_ms) {
+            if (now - k->last_keepalive_ms >= SP_COLLECT_KEEPALIVE_MS && !k->probe.on)
+                sp_collect_keepalive(k, now);
+            continue;
+        }
         if (now - k->last_dgram_ms >= c->o.silent_ms && c->ms &&
             sp_stream_kernel_ms(&k->s) + SP_COLLECT_KEEPALIVE_MS >= c->ms) {
             /* Silent once its window is over by its own clock: its END
@@ -518,8 +555,11 @@ int sp_collect_poll(struct sp_collect *c, int timeout_ms)
     /* Every datagram waiting, but a bounded number per call, so that the
      * keep-alives go out even under a flood; recvmmsg takes them in
      * batches (one system call for up to SP_COLLECT_RX_BATCH). */
+    if (!c->rx)                     /* a collector a test put together */
+        c->rx = sp_collect_zalloc(c, 1, sizeof *c->rx);
     struct sp_collect_rx *rx = c->rx;
-    for (int budget = 4096; pr > 0 && budget > 0;) {
+    bool backlog = false;
+    for (int budget = 4096; pr > 0 && !(backlog = budget <= 0);) {
         for (unsigned j = 0; j < SP_COLLECT_RX_BATCH; j++) {
             rx->iov[j] = (struct iovec){ rx->buf[j], sizeof rx->buf[j] };
             rx->m[j].msg_hdr = (struct msghdr){ .msg_name = &rx->from[j],
@@ -542,7 +582,14 @@ int sp_collect_poll(struct sp_collect *c, int timeout_ms)
         if (got < SP_COLLECT_RX_BATCH)
             break;                  /* the queue is empty */
     }
-    due(c, now);
+    /* What falls due (keep-alives each second, silences after seconds)
+     * is looked for every SP_COLLECT_DUE_MS, not after every datagram: a
+     * look walks every kernel, and a thousand kernels' datagrams come a
+     * few at a time. */
+    if (now - c->due_ms >= SP_COLLECT_DUE_MS || now < c->due_ms) {
+        c->due_ms = now;
+        due(c, now, backlog);
+    }
     return taken;
 }
 

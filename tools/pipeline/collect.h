@@ -56,6 +56,7 @@
 
 #define SP_COLLECT_KEEPALIVE_MS 1000
 #define SP_COLLECT_RCVBUF       (64 << 20)   /* what a fleet's socket asks for */
+#define SP_COLLECT_DUE_MS       20           /* keep-alives and silences looked at */
 
 struct sp_collect_rx;
 #define SP_COLLECT_NOTE_MAX     160
@@ -123,6 +124,12 @@ struct sp_collect_opts {
                                        made each kernel's by its ushid=), or NULL */
     uint64_t shell_timeout_ms;      /* start and stop: silence before giving up */
     uint64_t silent_ms;             /* streaming: no datagram this long, given up */
+    const char *what;               /* NULL or "": CPU samples (`profile stream`);
+                                       "off", "wall" or "allocs": `profile
+                                       off|wall|allocs stream` */
+    bool keep_going;                /* a kernel that cannot start its stream is
+                                       left FAILED (its note says why) and the
+                                       others stream on; else they are stopped */
 };
 
 /* Where a shell request to kernel k goes: 0, or USHC_IO_*. The collector's
@@ -162,8 +169,14 @@ struct sp_collect {
     /* Lookups (tools/pipeline/collect_index.c); NULL: kernel by kernel. */
     unsigned *by_id, *by_shell;
     size_t idx_cap;
-    /* Receiving: recvmmsg's batch. */
+    /* Receiving: recvmmsg's batch; since when a backlog has been read
+     * (0: none), during which no kernel is judged silent. */
     struct sp_collect_rx *rx;
+    uint64_t backlog_ms;
+    uint64_t due_ms;                /* the last look at what falls due */
+    /* A shell's "port unreachable" that failed a send to another kernel
+     * (tools/pipeline/collect_shell.c), for the wait to report; or NULL. */
+    struct sp_collect_kernel *refused_late;
 };
 
 /* Resolves every HOST[:PORT] (hosts[i] names kernel i) and opens the
@@ -176,8 +189,11 @@ int sp_collect_open(struct sp_collect *c, const struct sp_collect_opts *o, const
 /* `profile stream PORT MS WHO` on every kernel at once (WHO a pid or
  * "all"; MS 0 streams until stopped). Every reply must announce a stream
  * id; a kernel that says anything else refused (quoted, USHC_EXIT_REFUSED).
- * Returns the worst USHC_EXIT_* over the kernels; when it is not 0, the
- * streams that did start are stopped again. */
+ * A kernel that did not start is FAILED, its note saying why. Returns the
+ * worst USHC_EXIT_* over the kernels; when it is not 0, the streams that
+ * did start are stopped again, unless o.keep_going. Datagrams of streams
+ * already running are taken meanwhile, so kernels may be started (again)
+ * while others stream. */
 int sp_collect_start(struct sp_collect *c, unsigned ms, const char *who);
 
 /* The same on the kernels i with which[i] only; the others are left as

@@ -23,16 +23,28 @@ static uint64_t mono_ms(void *ctx)
     return tool_mono_ms();
 }
 
-/* ushc's io.send for kernel k (ctx): from the collector's socket. */
+/* ushc's io.send for kernel k (ctx): from the collector's socket. A
+ * "port unreachable" pending on the socket fails the next send whoever
+ * it goes to: the error queue says whose it was. Another kernel's is
+ * kept for the wait to report (shells_recv), and the send made again. */
 static int shell_send(void *ctx, const void *d, size_t n)
 {
     struct sp_collect_kernel *k = ctx;
     struct sp_collect *c = k->owner;
     if (c->send)
         return c->send(c->send_ctx, (unsigned)(k - c->k), d, n);
-    if (sendto(c->fd, d, n, 0, (const struct sockaddr *)&k->shell, sizeof k->shell) >= 0)
-        return 0;
-    return errno == ECONNREFUSED ? USHC_IO_REFUSED : USHC_IO_ERROR;
+    for (int tries = 0; tries < 2; tries++) {
+        if (sendto(c->fd, d, n, 0, (const struct sockaddr *)&k->shell, sizeof k->shell) >= 0)
+            return 0;
+        if (errno != ECONNREFUSED)
+            return USHC_IO_ERROR;
+        struct sp_collect_kernel *who = sp_collect_refused_shell(c);
+        if (who == k)
+            return USHC_IO_REFUSED;
+        if (who)
+            c->refused_late = who;
+    }
+    return USHC_IO_REFUSED;
 }
 
 const uint8_t *sp_collect_key(const struct sp_collect *c, const struct sp_collect_kernel *k)
@@ -88,6 +100,14 @@ static long shells_recv(void *ctx, unsigned *which, void *buf, size_t cap,
                         uint64_t timeout_ms)
 {
     struct shells *s = ctx;
+    /* A refusal a send to another kernel came across (shell_send). */
+    for (unsigned j = 0; s->c->refused_late && j < s->m; j++)
+        if (&s->c->k[s->idx[j]] == s->c->refused_late) {
+            s->c->refused_late = NULL;
+            *which = j;
+            return USHC_IO_REFUSED;
+        }
+    s->c->refused_late = NULL;
     struct pollfd pfd = { .fd = s->c->fd, .events = POLLIN };
     int pr = poll(&pfd, 1, (int)timeout_ms + 1);
     if (pr <= 0)
@@ -185,6 +205,20 @@ void sp_collect_say_refused(struct sp_collect *c, struct sp_collect_kernel *k, c
                 c->o.prog, k->name);
     else
         fprintf(c->o.err, "%s: %s said: %.*s\n", c->o.prog, k->name, (int)n, text);
+}
+
+void sp_collect_note_failed(struct sp_collect_kernel *k, int rc, const char *text)
+{
+    size_t n = text ? strcspn(text, "\n") : 0;
+    if (n)
+        snprintf(k->note, sizeof k->note, "its stream did not start: it said: %.*s",
+                 (int)(n > 100 ? 100 : n), text);
+    else if (rc == USHC_EXIT_REFUSED)
+        snprintf(k->note, sizeof k->note, "its stream did not start: nothing listens on "
+                 "its shell's port");
+    else
+        snprintf(k->note, sizeof k->note, "its stream did not start: its shell did not "
+                 "answer in time, or not as the protocol wants");
 }
 
 void sp_collect_stop_some(struct sp_collect *c, const bool *run)

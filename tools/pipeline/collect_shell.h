@@ -33,6 +33,10 @@ int sp_collect_parse_started(const char *text, uint32_t *id);
 /* "PROG: HOST said: <the answer's first line>" for a kernel that refused. */
 void sp_collect_say_refused(struct sp_collect *c, struct sp_collect_kernel *k, const char *text);
 
+/* k's note, for a kernel whose stream did not start: its answer's first
+ * line (text), else what its shell's status rc (USHC_EXIT_*) says. */
+void sp_collect_note_failed(struct sp_collect_kernel *k, int rc, const char *text);
+
 /* `profile keepalive ID` to k (no wait for the reply). */
 void sp_collect_keepalive(struct sp_collect_kernel *k, uint64_t now);
 

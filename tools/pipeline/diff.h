@@ -32,5 +32,11 @@ int sp_diff_text(const struct sp_diff *d, const char *unit, FILE *f);
  * blue where it shrank, white where equal (difffolded's colouring). */
 int sp_diff_svg(const struct sp_diff *d, const char *title, FILE *f);
 
+struct sp_profile;
+/* p holds BASE and NEW as inputs 0 and 1, labelled "base" and "new", every
+ * location named: writes the diff to the file out, its kind from the
+ * extension (.txt, .folded, .svg, .html, .pb.gz). 0, or -1 with err. */
+int sp_diff_write(struct sp_profile *p, const char *out, char *err, size_t cap);
+
 /* The command: argv[0] is "diff". Exit status as sonde-prof's. */
 int sp_diff_main(int argc, char **argv);

@@ -10,14 +10,14 @@ void sp_fj_init(struct sp_fj_tree *t)
     memset(t, 0, sizeof *t);
     t->v = sp_grow(NULL, &t->cap, 1, sizeof *t->v);
     memset(&t->v[0], 0, sizeof t->v[0]);
-    t->v[0].name = "all";
+    t->v[0].fn_name = "all";
     t->n = 1;
 }
 
 void sp_fj_free(struct sp_fj_tree *t)
 {
     for (size_t i = 0; i < t->n; i++)
-        free(t->v[i].lines);
+        free(t->v[i].fn_lines);
     free(t->v);
     memset(t, 0, sizeof *t);
 }
@@ -25,28 +25,28 @@ void sp_fj_free(struct sp_fj_tree *t)
 size_t sp_fj_step(struct sp_fj_tree *t, size_t parent, const char *name,
                   enum sp_fj_kind kind, uint64_t w, uint64_t b)
 {
-    size_t c = t->v[parent].first;
-    while (c && strcmp(t->v[c].name, name) != 0)
-        c = t->v[c].next;
+    size_t c = t->v[parent].fn_first;
+    while (c && strcmp(t->v[c].fn_name, name) != 0)
+        c = t->v[c].fn_next;
     if (!c) {
         t->v = sp_grow(t->v, &t->cap, t->n + 1, sizeof *t->v);
         c = t->n++;
         struct sp_fj_node *x = &t->v[c];
         memset(x, 0, sizeof *x);
-        x->name = name;
-        x->kind = kind;
+        x->fn_name = name;
+        x->fn_kind = kind;
         struct sp_fj_node *up = &t->v[parent];
-        if (up->last)
-            t->v[up->last].next = c;
+        if (up->fn_last)
+            t->v[up->fn_last].fn_next = c;
         else
-            up->first = c;
-        up->last = c;
+            up->fn_first = c;
+        up->fn_last = c;
     }
     struct sp_fj_node *x = &t->v[c];
-    x->v += w;
-    x->b += b;
+    x->fn_v += w;
+    x->fn_b += b;
     if (kind == SP_FJ_INLINED)
-        x->inl += w;
+        x->fn_inl += w;
     return c;
 }
 
@@ -54,17 +54,17 @@ static void add_line(struct sp_fj_node *x, const struct sp_frame *fr, uint64_t w
 {
     if (!fr->pf_file)
         return;
-    if (!x->file)
-        x->file = fr->pf_file;
-    if (strcmp(x->file, fr->pf_file) != 0 || !fr->pf_line)
+    if (!x->fn_file)
+        x->fn_file = fr->pf_file;
+    if (strcmp(x->fn_file, fr->pf_file) != 0 || !fr->pf_line)
         return;                 /* a second file (a macro's?): its lines would mislead */
-    for (size_t i = 0; i < x->nlines; i++)
-        if (x->lines[i].line == fr->pf_line) {
-            x->lines[i].w += w;
+    for (size_t i = 0; i < x->fn_nlines; i++)
+        if (x->fn_lines[i].fl_line == fr->pf_line) {
+            x->fn_lines[i].fl_w += w;
             return;
         }
-    x->lines = sp_grow(x->lines, &x->caplines, x->nlines + 1, sizeof *x->lines);
-    x->lines[x->nlines++] = (struct sp_fj_line){ fr->pf_line, w };
+    x->fn_lines = sp_grow(x->fn_lines, &x->fn_caplines, x->fn_nlines + 1, sizeof *x->fn_lines);
+    x->fn_lines[x->fn_nlines++] = (struct sp_fj_line){ fr->pf_line, w };
 }
 
 /* Root first, as tools/pipeline/folded.c orders a stack: [kernel;] task;
@@ -76,7 +76,7 @@ static void add_chain(struct sp_fj_tree *t, const struct sp_profile *p,
 {
     uint64_t w = c->c_weight;
     size_t at = 0;
-    t->v[0].v += w;
+    t->v[0].fn_v += w;
     if (per_kernel)
         at = sp_fj_step(t, at, p->inputs[c->c_input].pi_kernel, SP_FJ_KERNEL, w, 0);
     at = sp_fj_step(t, at, c->c_task, SP_FJ_TASK, w, 0);
@@ -172,38 +172,38 @@ void sp_fj_str(FILE *f, const char *str)
 static int line_cmp(const void *a, const void *b)
 {
     const struct sp_fj_line *x = a, *y = b;
-    if (x->w != y->w)
-        return x->w < y->w ? 1 : -1;
-    return (x->line > y->line) - (x->line < y->line);
+    if (x->fl_w != y->fl_w)
+        return x->fl_w < y->fl_w ? 1 : -1;
+    return (x->fl_line > y->fl_line) - (x->fl_line < y->fl_line);
 }
 
 static void node_json(FILE *f, struct sp_fj_tree *t, size_t i, bool diff)
 {
     struct sp_fj_node *x = &t->v[i];
     fputs("{\"n\":", f);
-    sp_fj_str(f, x->name);
-    fprintf(f, ",\"v\":%llu", (unsigned long long)x->v);
-    if (x->kind == SP_FJ_KERNEL || x->kind == SP_FJ_TASK)
-        fprintf(f, ",\"k\":\"%s\"", x->kind == SP_FJ_KERNEL ? "kernel" : "task");
-    if (x->v && x->inl == x->v)
+    sp_fj_str(f, x->fn_name);
+    fprintf(f, ",\"v\":%llu", (unsigned long long)x->fn_v);
+    if (x->fn_kind == SP_FJ_KERNEL || x->fn_kind == SP_FJ_TASK)
+        fprintf(f, ",\"k\":\"%s\"", x->fn_kind == SP_FJ_KERNEL ? "kernel" : "task");
+    if (x->fn_v && x->fn_inl == x->fn_v)
         fputs(",\"l\":\"inlined\"", f);
     if (diff)
-        fprintf(f, ",\"b\":%llu", (unsigned long long)x->b);
-    if (x->file) {
+        fprintf(f, ",\"b\":%llu", (unsigned long long)x->fn_b);
+    if (x->fn_file) {
         fputs(",\"f\":", f);
-        sp_fj_str(f, x->file);
-        qsort(x->lines, x->nlines, sizeof *x->lines, line_cmp);
+        sp_fj_str(f, x->fn_file);
+        qsort(x->fn_lines, x->fn_nlines, sizeof *x->fn_lines, line_cmp);
         fputs(",\"ln\":[", f);
-        for (size_t k = 0; k < x->nlines && k < SP_FJ_LINES; k++)
-            fprintf(f, "%s[%u,%llu]", k ? "," : "", x->lines[k].line,
-                    (unsigned long long)x->lines[k].w);
+        for (size_t k = 0; k < x->fn_nlines && k < SP_FJ_LINES; k++)
+            fprintf(f, "%s[%u,%llu]", k ? "," : "", x->fn_lines[k].fl_line,
+                    (unsigned long long)x->fn_lines[k].fl_w);
         fputc(']', f);
     }
-    if (x->first) {
+    if (x->fn_first) {
         fputs(",\"c\":[", f);
-        for (size_t c = x->first; c; c = t->v[c].next) {
+        for (size_t c = x->fn_first; c; c = t->v[c].fn_next) {
             node_json(f, t, c, diff);
-            if (t->v[c].next)
+            if (t->v[c].fn_next)
                 fputc(',', f);
         }
         fputc(']', f);
@@ -252,7 +252,7 @@ int sp_fj_write(const struct sp_profile *p, bool per_kernel, const char *title, 
     sp_fj_build(p, per_kernel, &t);
     unsigned kind = p->ninputs ? p->inputs[0].pi_hdr.ph_kind : PRAW_KIND_CPU;
     head_json(f, title, kind, p->ninputs ? sp_fj_view(&p->inputs[0]) : "CPU samples",
-              t.v[0].v);
+              t.v[0].fn_v);
     fputs("\"diff\":false,", f);
     kernels_json(f, p);
     fputs("\"root\":", f);
@@ -269,16 +269,16 @@ int sp_fj_write_diff(const struct sp_diff *d, unsigned kind, const char *title, 
     for (size_t i = 0; i < d->n; i++) {
         const struct sp_diff_row *r = &d->v[i];
         size_t at = 0;
-        t.v[0].v += r->dr_new;
-        t.v[0].b += r->dr_base;
+        t.v[0].fn_v += r->dr_new;
+        t.v[0].fn_b += r->dr_base;
         for (unsigned k = 0; k < r->dr_n; k++)
             at = sp_fj_step(&t, at, r->dr_names[k], k ? SP_FJ_FUNC : SP_FJ_TASK,
                             r->dr_new, r->dr_base);
     }
     static const char *const views[] = { "CPU samples", "off-CPU time", "heap" };
-    head_json(f, title, kind, kind <= PRAW_KIND_MAX ? views[kind] : views[0], t.v[0].v);
+    head_json(f, title, kind, kind <= PRAW_KIND_MAX ? views[kind] : views[0], t.v[0].fn_v);
     fprintf(f, "\"diff\":true,\"base_total\":%llu,\"kernels\":[],\"root\":",
-            (unsigned long long)t.v[0].b);
+            (unsigned long long)t.v[0].fn_b);
     node_json(f, &t, 0, true);
     fputs("}", f);
     sp_fj_free(&t);

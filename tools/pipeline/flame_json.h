@@ -39,19 +39,19 @@
 enum sp_fj_kind { SP_FJ_FUNC, SP_FJ_INLINED, SP_FJ_TASK, SP_FJ_KERNEL };
 
 struct sp_fj_line {
-    unsigned line;
-    uint64_t w;
+    unsigned fl_line;
+    uint64_t fl_w;
 };
 
 struct sp_fj_node {
-    const char *name;
-    const char *file;           /* the first file seen, or NULL */
-    uint64_t v, b;              /* weight (NEW in a diff), BASE's weight */
-    uint64_t inl;               /* weight through inlined instances */
-    size_t first, next, last;   /* children list; 0 = none (0 is the root) */
-    struct sp_fj_line *lines;   /* every line seen; the heaviest written */
-    size_t nlines, caplines;
-    enum sp_fj_kind kind;
+    const char *fn_name;
+    const char *fn_file;            /* the first file seen, or NULL */
+    uint64_t fn_v, fn_b;            /* weight (NEW in a diff), BASE's weight */
+    uint64_t fn_inl;                /* weight through inlined instances */
+    size_t fn_first, fn_next, fn_last;  /* children; 0 = none (0 is the root) */
+    struct sp_fj_line *fn_lines;    /* every line seen; the heaviest written */
+    size_t fn_nlines, fn_caplines;
+    enum sp_fj_kind fn_kind;
 };
 
 struct sp_fj_tree {

@@ -4,12 +4,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Root first: [kernel;] task; then the outermost caller down to the pc,
- * each address's inlined frames outermost first. */
-static void chain_stack(const struct sp_profile *p, const struct sp_chain *c,
-                        bool per_kernel, struct sp_stack *s)
+/* A chain's weight in microseconds, in a profile that holds off-CPU time
+ * (sp_folded_us): an off-CPU chain's nanoseconds, a CPU chain's time on
+ * the CPU (the wall-clock profile's other half, sp_chain_cpu_ns). */
+static uint64_t chain_us(const struct sp_profile *p, const struct sp_chain *c)
 {
-    unsigned n = 1 + per_kernel;
+    uint64_t ns = c->c_why ? c->c_weight : sp_chain_cpu_ns(p, c);
+    return (ns + 500) / 1000;
+}
+
+bool sp_folded_us(const struct sp_profile *p)
+{
+    return sp_profile_has_kind(p, PRAW_KIND_OFFCPU);
+}
+
+/* Root first: [kernel;] task; then the outermost caller down to the pc,
+ * each address's inlined frames outermost first; an off-CPU chain's
+ * reason below them all, as the kernel's folded output has it. */
+static void chain_stack(const struct sp_profile *p, const struct sp_chain *c,
+                        bool per_kernel, bool us, struct sp_stack *s)
+{
+    unsigned n = 1 + per_kernel + (c->c_reason != NULL);
     for (unsigned i = 0; i < c->c_depth; i++)
         n += c->c_locs[i]->pl_nframes;
     s->ps_names = sp_xcalloc(n, sizeof *s->ps_names);
@@ -22,9 +37,12 @@ static void chain_stack(const struct sp_profile *p, const struct sp_chain *c,
         for (unsigned j = l->pl_nframes; j-- > 0;)
             s->ps_names[k++] = l->pl_frames[j].pf_func;
     }
+    if (c->c_reason)
+        s->ps_names[k++] = c->c_reason->pl_frames[0].pf_func;
     s->ps_n = k;
-    /* The weight: a CPU chain's is its count, a heap chain's its bytes. */
-    s->ps_count = c->c_weight;
+    /* The weight: a CPU chain's is its count, a heap chain's its bytes;
+     * with off-CPU time in the profile, microseconds. */
+    s->ps_count = us ? chain_us(p, c) : c->c_weight;
 }
 
 static int stack_cmp(const void *a, const void *b)
@@ -43,8 +61,10 @@ void sp_stacks_build(const struct sp_profile *p, bool per_kernel,
 {
     memset(out, 0, sizeof *out);
     out->v = sp_xcalloc(p->nchains, sizeof *out->v);
+    /* Asked once, not per chain: it walks the inputs, a fleet's thousand. */
+    bool us = sp_folded_us(p);
     for (size_t i = 0; i < p->nchains; i++)
-        chain_stack(p, &p->chains[i], per_kernel, &out->v[i]);
+        chain_stack(p, &p->chains[i], per_kernel, us, &out->v[i]);
     qsort(out->v, p->nchains, sizeof *out->v, stack_cmp);
     size_t n = 0;
     for (size_t i = 0; i < p->nchains; i++) {
@@ -67,10 +87,19 @@ void sp_stacks_free(struct sp_stacks *s)
     memset(s, 0, sizeof *s);
 }
 
+bool sp_is_reason(const char *name)
+{
+    size_t n = strlen(name);
+    return n >= 3 && name[0] == '[' && name[n - 1] == ']';
+}
+
 void sp_folded_name(FILE *f, const char *name)
 {
+    /* A reason frame keeps its space, as the kernel writes it: a folded
+     * line splits at its last space alone. */
+    bool reason = sp_is_reason(name);
     for (const unsigned char *c = (const unsigned char *)name; *c; c++)
-        fputc(*c == ';' || *c <= ' ' || *c == 0x7f ? '_' : *c, f);
+        fputc(*c == ';' || (*c <= ' ' && !(reason && *c == ' ')) || *c == 0x7f ? '_' : *c, f);
 }
 
 int sp_folded_write(const struct sp_profile *p, bool per_kernel, FILE *f)
@@ -78,6 +107,8 @@ int sp_folded_write(const struct sp_profile *p, bool per_kernel, FILE *f)
     struct sp_stacks s;
     sp_stacks_build(p, per_kernel, &s);
     for (size_t i = 0; i < s.n; i++) {
+        if (!s.v[i].ps_count)
+            continue;               /* under half a microsecond */
         for (unsigned j = 0; j < s.v[i].ps_n; j++) {
             if (j)
                 fputc(';', f);

@@ -2,7 +2,8 @@
  * list the flame graph is drawn from.
  *
  * One line per distinct stack: frames root first joined by ';', a space,
- * the count. The root frame is the task's name (with per_kernel, the
+ * the count (with off-CPU time in the profile: microseconds, each
+ * off-CPU stack's last frame its reason, "[waitq virtio-rx]"). The root frame is the task's name (with per_kernel, the
  * kernel's name above it); inlined frames appear as frames of their own,
  * as flamegraph.pl's perf collapser shows them. No header line, so that
  * flamegraph.pl, inferno and speedscope read the file as it is.
@@ -30,8 +31,14 @@ void sp_stacks_build(const struct sp_profile *p, bool per_kernel,
 void sp_stacks_free(struct sp_stacks *s);
 
 /* Writes a name with ';', spaces and control characters replaced by '_',
- * which would otherwise split a frame or a line. */
+ * which would otherwise split a frame or a line (a reason frame, "[waitq
+ * NAME]", keeps its one space). */
 void sp_folded_name(FILE *f, const char *name);
+/* Whether a frame's name is an off-CPU reason's ("[...]"). */
+bool sp_is_reason(const char *name);
+/* Whether the stacks weigh microseconds: a profile with off-CPU time (an
+ * off-CPU or wall-clock profile), whose stacks end in their reason. */
+bool sp_folded_us(const struct sp_profile *p);
 
 /* Returns 0, or -1 on a write error. */
 int sp_folded_write(const struct sp_profile *p, bool per_kernel, FILE *f);

@@ -54,6 +54,7 @@ void sp_profile_free(struct sp_profile *p)
     for (size_t i = 0; i < p->nstrs; i++)
         free(p->strs[i]);
     free(p->locs);
+    free(p->reasons);
     free(p->hash);
     free(p->strs);
     free(p->chains);
@@ -161,8 +162,20 @@ static int add_chain(void *ctx, const struct praw_chain *rc, unsigned line,
     c->c_input = a->input;
     c->c_depth = rc->pc_depth;
     unsigned map = p->inputs[a->input].pi_map;
+    /* An off-CPU chain is a task's saved context: return addresses all. */
+    bool off = rc->pc_why != PRAW_WHY_NONE;
     for (unsigned i = 0; i < rc->pc_depth; i++)
-        c->c_locs[i] = sp_loc_get(p, map, rc->pc_frames[i], i > 0);
+        c->c_locs[i] = sp_loc_get(p, map, rc->pc_frames[i], i > 0 || off);
+    c->c_why = rc->pc_why;
+    c->c_waker = rc->pc_waker;
+    memcpy(c->c_wtask, rc->pc_wtask, sizeof c->c_wtask);
+    memcpy(c->c_name, rc->pc_name, sizeof c->c_name);
+    if (off) {
+        c->c_reason = sp_loc_reason(p, rc->pc_why, rc->pc_name);
+        c->c_wdepth = rc->pc_wdepth;
+        for (unsigned i = 0; i < rc->pc_wdepth; i++)
+            c->c_wlocs[i] = sp_loc_get(p, map, rc->pc_wframes[i], true);
+    }
     return 0;
 }
 
@@ -185,8 +198,9 @@ int sp_profile_add_raw(struct sp_profile *p, const char *text, size_t len,
         return -1;
     }
     in->pi_period_ns = praw_source_period_ns(in->pi_hdr.ph_source);
-    /* A heap profile's samples are bytes, not time: no period to know. */
-    if (!in->pi_period_ns && in->pi_hdr.ph_kind != PRAW_KIND_HEAP) {
+    /* A heap profile's samples are bytes, an off-CPU one's nanoseconds
+     * already: no period to know. */
+    if (!in->pi_period_ns && in->pi_hdr.ph_kind == PRAW_KIND_CPU) {
         p->nchains = before;
         snprintf(err, errcap, "%s: line 1: unknown source '%s' (known: "
                  "\"pmu/...\" sampling every 1 ms, \"tick NHz\")", origin,
@@ -195,6 +209,115 @@ int sp_profile_add_raw(struct sp_profile *p, const char *text, size_t len,
     }
     p->ninputs++;
     return 0;
+}
+
+void sp_reason_name(unsigned why, const char *name, char *buf, size_t cap)
+{
+    const char *w = praw_why_name(why);
+    if (name && name[0])
+        snprintf(buf, cap, "[%s %s]", w ? w : "?", name);
+    else
+        snprintf(buf, cap, "[%s]", w ? w : "?");
+}
+
+struct sp_loc *sp_loc_reason(struct sp_profile *p, unsigned why, const char *name)
+{
+    char buf[PRAW_NAME_MAX + 16];
+    sp_reason_name(why, name, buf, sizeof buf);
+    /* The reasons are few (a kernel names a handful of queues). */
+    for (size_t i = 0; i < p->nreasons; i++)
+        if (strcmp(p->reasons[i]->pl_frames[0].pf_func, buf) == 0)
+            return p->reasons[i];
+    struct sp_loc *l = sp_loc_get(p, SP_MAP_REASON, p->nreasons, false);
+    p->reasons = sp_grow(p->reasons, &p->capreasons, p->nreasons + 1, sizeof *p->reasons);
+    p->reasons[p->nreasons++] = l;
+    l->pl_frames = xrealloc(NULL, 1, sizeof *l->pl_frames);
+    memset(l->pl_frames, 0, sizeof *l->pl_frames);
+    l->pl_frames[0].pf_func = sp_strdup(p, buf);
+    l->pl_nframes = 1;
+    return l;
+}
+
+uint64_t sp_chain_cpu_ns(const struct sp_profile *p, const struct sp_chain *c)
+{
+    return c->c_cpu_ns ? c->c_cpu_ns : c->c_count * p->inputs[c->c_input].pi_period_ns;
+}
+
+struct wall_task {
+    uint32_t pid;
+    uint64_t off_ns, samples;
+};
+
+static struct wall_task *wall_task_of(struct wall_task **v, size_t *n, size_t *cap, uint32_t pid)
+{
+    for (size_t i = 0; i < *n; i++)
+        if ((*v)[i].pid == pid)
+            return &(*v)[i];
+    *v = sp_grow(*v, cap, *n + 1, sizeof **v);
+    (*v)[*n] = (struct wall_task){ .pid = pid };
+    return &(*v)[(*n)++];
+}
+
+/* The CPU input cpu's chains, given the off-CPU input off of the same
+ * kernel and window. */
+static void wall_fill_pair(struct sp_profile *p, unsigned cpu, unsigned off)
+{
+    struct wall_task *v = NULL;
+    size_t n = 0, cap = 0;
+    uint64_t window = (uint64_t)p->inputs[off].pi_hdr.ph_ms * 1000000;
+    for (size_t i = 0; i < p->nchains; i++) {
+        const struct sp_chain *c = &p->chains[i];
+        if (c->c_input == off)
+            wall_task_of(&v, &n, &cap, c->c_pid)->off_ns += c->c_weight;
+        else if (c->c_input == cpu)
+            wall_task_of(&v, &n, &cap, c->c_pid)->samples += c->c_count;
+    }
+    for (size_t i = 0; i < p->nchains; i++) {
+        struct sp_chain *c = &p->chains[i];
+        if (c->c_input != cpu || c->c_pid == 0)
+            continue;
+        const struct wall_task *t = wall_task_of(&v, &n, &cap, c->c_pid);
+        uint64_t on = window > t->off_ns ? window - t->off_ns : 0;
+        c->c_cpu_ns = (uint64_t)((unsigned __int128)on * c->c_count / t->samples);
+    }
+    free(v);
+}
+
+void sp_profile_wall_fill(struct sp_profile *p)
+{
+    for (unsigned i = 0; i < p->ninputs; i++) {
+        if (p->inputs[i].pi_hdr.ph_kind != PRAW_KIND_CPU)
+            continue;
+        for (unsigned j = 0; j < p->ninputs; j++)
+            if (p->inputs[j].pi_hdr.ph_kind == PRAW_KIND_OFFCPU &&
+                strcmp(p->inputs[j].pi_kernel, p->inputs[i].pi_kernel) == 0) {
+                wall_fill_pair(p, i, j);
+                break;
+            }
+    }
+}
+
+bool sp_profile_has_kind(const struct sp_profile *p, unsigned kind)
+{
+    for (unsigned i = 0; i < p->ninputs; i++)
+        if (p->inputs[i].pi_hdr.ph_kind == kind)
+            return true;
+    return false;
+}
+
+const char *sp_waker_task(const struct sp_profile *p, const struct sp_chain *c)
+{
+    if (c->c_wtask[0])
+        return c->c_wtask;
+    return c->c_waker > 0 ? sp_task_of_pid(p, c->c_input, (uint32_t)c->c_waker) : NULL;
+}
+
+const char *sp_task_of_pid(const struct sp_profile *p, unsigned input, uint32_t pid)
+{
+    for (size_t i = 0; i < p->nchains; i++)
+        if (p->chains[i].c_input == input && p->chains[i].c_pid == pid)
+            return p->chains[i].c_task;
+    return NULL;
 }
 
 uint64_t sp_profile_total(const struct sp_profile *p)

@@ -29,8 +29,13 @@ struct sp_frame {
     unsigned pf_func_line;      /* the function's declaration line, or 0 */
 };
 
+/* The map of an off-CPU chain's reason frame ("[waitq virtio-rx]"): a
+ * location of no image, named when made (sp_loc_reason), which no ELF
+ * names and pprof gives no mapping. */
+#define SP_MAP_REASON 0xffffffffu
+
 struct sp_loc {
-    uint64_t pl_addr;           /* as sampled */
+    uint64_t pl_addr;           /* as sampled; a reason's: its index */
     bool pl_ret;                /* a return address: named from addr - 1 */
     unsigned pl_map;            /* index into prof.maps */
     uint64_t pl_id;             /* 1-based, unique: pprof's location id */
@@ -52,6 +57,21 @@ struct sp_chain {
     unsigned c_input;
     unsigned c_depth;
     struct sp_loc *c_locs[PRAW_FRAMES];     /* [0] the pc, then callers */
+    /* Off-CPU chains (kind offcpu): every frame a return address, the
+     * reason as a frame below them (c_reason, "[waitq NAME]"), and who
+     * ended the wait: c_waker a pid (0 the tick, PRAW_WAKER_NONE nobody),
+     * its chain at the wake in c_wlocs. Else c_why PRAW_WHY_NONE and
+     * c_reason NULL. */
+    uint8_t c_why;
+    char c_name[PRAW_NAME_MAX + 1];
+    int32_t c_waker;
+    char c_wtask[PRAW_TASK_MAX + 1];    /* the waker's name, "" unknown */
+    unsigned c_wdepth;
+    struct sp_loc *c_wlocs[PRAW_FRAMES];
+    struct sp_loc *c_reason;
+    /* A wall-clock profile's CPU chain: its share of its task's time on
+     * the CPU (sp_profile_wall_fill); 0: its samples times the period. */
+    uint64_t c_cpu_ns;
 };
 
 /* One kernel image: a pprof mapping. */
@@ -88,6 +108,8 @@ struct sp_profile {
     size_t nlocs, caplocs;
     struct sp_loc **hash;       /* open addressing over locs */
     size_t hashcap;
+    struct sp_loc **reasons;    /* the reason locations (sp_loc_reason) */
+    size_t nreasons, capreasons;
     char **strs;                /* every string sp_strdup made */
     size_t nstrs, capstrs;
 };
@@ -111,6 +133,32 @@ int sp_profile_add_raw(struct sp_profile *p, const char *text, size_t len,
  * as they come (top) rather than a whole profile at once. */
 struct sp_loc *sp_loc_get(struct sp_profile *p, unsigned map, uint64_t addr,
                               bool ret);
+
+/* The reason frame of an off-CPU chain: one location per distinct
+ * "[why]" or "[why name]", named so (pl_map SP_MAP_REASON). */
+struct sp_loc *sp_loc_reason(struct sp_profile *p, unsigned why, const char *name);
+/* "[sleep]", "[waitq virtio-rx]", "[runnable]": the kernel's leaf. */
+void sp_reason_name(unsigned why, const char *name, char *buf, size_t cap);
+/* Whether any input is an off-CPU profile, and any a CPU profile: with
+ * both, the inputs are the two halves of a wall-clock profile. */
+bool sp_profile_has_kind(const struct sp_profile *p, unsigned kind);
+/* A task's name as the profile knows it (a chain of that pid in the
+ * same input), or NULL. */
+const char *sp_task_of_pid(const struct sp_profile *p, unsigned input, uint32_t pid);
+/* An off-CPU chain's waker's name: the raw profile's, else a chain's of
+ * that pid, else NULL. */
+const char *sp_waker_task(const struct sp_profile *p, const struct sp_chain *c);
+
+/* A wall-clock profile (a kernel's CPU input and its off-CPU input, by
+ * the same kernel label): each task's time on its CPU is the window less
+ * its time off it, shared among its CPU chains in proportion to their
+ * samples (c_cpu_ns), as the kernel's `profile wall` shares it; so a
+ * task's chains add up to the window, whatever the sample source's real
+ * rate. Idle (pid 0) is left to samples times the period. */
+void sp_profile_wall_fill(struct sp_profile *p);
+/* A CPU chain's time: c_cpu_ns when set, else its samples times its
+ * input's period. */
+uint64_t sp_chain_cpu_ns(const struct sp_profile *p, const struct sp_chain *c);
 
 /* Total samples over every input. */
 uint64_t sp_profile_total(const struct sp_profile *p);

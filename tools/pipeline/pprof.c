@@ -43,6 +43,7 @@ struct builder {
     size_t nfuncs, capfuncs;
     size_t *fhash;
     size_t fhcap;
+    bool off;                   /* sp_pprof_off, asked once: it walks the inputs */
 };
 
 static void sh_insert(struct builder *b, size_t i)
@@ -132,7 +133,7 @@ static Location *make_location(struct builder *b, const struct sp_loc *l)
     Location *loc = sp_xcalloc(1, sizeof *loc);
     perftools__profiles__location__init(loc);
     loc->id = l->pl_id;
-    loc->mapping_id = l->pl_map + 1;
+    loc->mapping_id = l->pl_map == SP_MAP_REASON ? 0 : l->pl_map + 1;   /* no image's */
     loc->address = l->pl_addr;
     loc->n_line = l->pl_nframes;
     loc->line = sp_xcalloc(l->pl_nframes, sizeof *loc->line);
@@ -199,17 +200,94 @@ static int64_t sp_heap_rate(const struct sp_input *in)
     return r ? strtoll(r + 6, NULL, 10) : 0;
 }
 
+/* ---- off-CPU and wall-clock time --------------------------------------
+ *
+ * A profile holding off-CPU time (`record --off`, `--wall`) has four
+ * sample types: samples/count, cpu/nanoseconds, off_cpu/nanoseconds and
+ * wall/nanoseconds; a CPU chain's off_cpu is 0, an off-CPU chain's cpu is
+ * 0, and wall is either's time. Its off-CPU chains end in their reason
+ * as a frame ("[waitq virtio-rx]", a location of no mapping), and carry
+ * who woke them as labels: waker (the pid and task, "the tick", or
+ * "none"), waker_pid, and waker_stack, the waker's chain root first,
+ * joined by ';' (-tagfocus and -tagshow select and show them). */
+#define SP_OFF_TYPES 4
+
+static bool sp_pprof_off(const struct sp_profile *p)
+{
+    return sp_profile_has_kind(p, PRAW_KIND_OFFCPU);
+}
+
+static void sp_pprof_off_values(const struct sp_profile *p, const struct sp_chain *c,
+                                Sample *s)
+{
+    s->n_value = SP_OFF_TYPES;
+    s->value = sp_xcalloc(SP_OFF_TYPES, sizeof *s->value);
+    s->value[0] = (int64_t)c->c_count;
+    if (c->c_why) {
+        s->value[2] = (int64_t)c->c_weight;
+    } else {
+        s->value[1] = (int64_t)sp_chain_cpu_ns(p, c);
+    }
+    s->value[3] = s->value[1] + s->value[2];
+}
+
+/* The waker's chain, root first, its frames' names joined by ';'. */
+static void sp_pprof_waker_stack(const struct sp_chain *c, char *buf, size_t cap)
+{
+    size_t n = 0;
+    buf[0] = 0;
+    for (unsigned i = c->c_wdepth; i-- > 0 && n < cap;) {
+        const struct sp_loc *l = c->c_wlocs[i];
+        for (unsigned j = l->pl_nframes; j-- > 0 && n < cap;)
+            n += (size_t)snprintf(buf + n, cap - n, "%s%s", n ? ";" : "",
+                                  l->pl_frames[j].pf_func);
+    }
+}
+
+static void sp_pprof_off_labels(struct builder *b, const struct sp_profile *p,
+                                const struct sp_chain *c, Sample *s)
+{
+    if (!c->c_why || !praw_why_blocked(c->c_why))
+        return;
+    char who[PRAW_TASK_MAX + 24], stack[1024];
+    const char *task = sp_waker_task(p, c);
+    if (c->c_waker == PRAW_WAKER_NONE)
+        snprintf(who, sizeof who, "none");
+    else if (c->c_waker == 0)
+        snprintf(who, sizeof who, "the tick");
+    else
+        snprintf(who, sizeof who, "%d %s", c->c_waker, task ? task : "-");
+    sp_pprof_waker_stack(c, stack, sizeof stack);
+    size_t n = s->n_label;
+    s->label = realloc(s->label, (n + 3) * sizeof *s->label);
+    if (!s->label) {
+        fprintf(stderr, "sonde-prof: out of memory\n");
+        exit(2);
+    }
+    s->label[n++] = make_label(b, "waker", who);
+    s->label[n++] = make_num_label(b, "waker_pid", c->c_waker);
+    if (stack[0])
+        s->label[n++] = make_label(b, "waker_stack", stack);
+    s->n_label = n;
+}
+
 static Sample *make_sample(struct builder *b, const struct sp_profile *p,
                            const struct sp_chain *c)
 {
     const struct sp_input *in = &p->inputs[c->c_input];
     Sample *s = sp_xcalloc(1, sizeof *s);
     perftools__profiles__sample__init(s);
-    s->n_location_id = c->c_depth;
-    s->location_id = sp_xcalloc(c->c_depth, sizeof *s->location_id);
+    /* An off-CPU chain's reason is its leaf. */
+    unsigned r = c->c_reason != NULL;
+    s->n_location_id = c->c_depth + r;
+    s->location_id = sp_xcalloc(c->c_depth + r, sizeof *s->location_id);
+    if (r)
+        s->location_id[0] = c->c_reason->pl_id;
     for (unsigned i = 0; i < c->c_depth; i++)
-        s->location_id[i] = c->c_locs[i]->pl_id;     /* leaf first */
-    if (in->pi_hdr.ph_kind == PRAW_KIND_HEAP) {
+        s->location_id[r + i] = c->c_locs[i]->pl_id;     /* leaf first */
+    if (b->off) {
+        sp_pprof_off_values(p, c, s);
+    } else if (in->pi_hdr.ph_kind == PRAW_KIND_HEAP) {
         /* Go's four: alloc_objects, alloc_space, inuse_objects,
          * inuse_space. A profile is one view, so the other's pair is 0. */
         unsigned at = sp_heap_inuse(in) ? 2 : 0;
@@ -229,6 +307,7 @@ static Sample *make_sample(struct builder *b, const struct sp_profile *p,
     s->label[1] = make_label(b, "task", c->c_task);
     s->label[2] = make_num_label(b, "cpu", c->c_cpu);
     s->label[3] = make_label(b, "kernel", in->pi_kernel);
+    sp_pprof_off_labels(b, p, c, s);
     /* A diff's base counts against: pprof then shows new - base, as its
      * own -diff_base does. */
     for (size_t i = 0; in->pi_negate && i < s->n_value; i++)
@@ -286,6 +365,17 @@ static void build(struct builder *b, const struct sp_profile *p, Profile *m)
         m->period_type = make_type(b, "space", "bytes");
         m->default_sample_type = str_id(b, sp_heap_inuse(&p->inputs[0]) ? "inuse_space"
                                                                           : "alloc_space");
+    } else if (sp_pprof_off(p)) {
+        m->n_sample_type = SP_OFF_TYPES;
+        m->sample_type = sp_xcalloc(SP_OFF_TYPES, sizeof *m->sample_type);
+        m->sample_type[0] = make_type(b, "samples", "count");
+        m->sample_type[1] = make_type(b, "cpu", "nanoseconds");
+        m->sample_type[2] = make_type(b, "off_cpu", "nanoseconds");
+        m->sample_type[3] = make_type(b, "wall", "nanoseconds");
+        m->period_type = make_type(b, "wall", "nanoseconds");
+        /* Off-CPU time alone, or with the CPU's half: the wall. */
+        m->default_sample_type = str_id(b, sp_profile_has_kind(p, PRAW_KIND_CPU) ? "wall"
+                                                                                : "off_cpu");
     } else {
         m->n_sample_type = 2;
         m->sample_type = sp_xcalloc(2, sizeof *m->sample_type);
@@ -359,7 +449,7 @@ static void release(struct builder *b, Profile *m)
 
 uint8_t *sp_pprof_pack(const struct sp_profile *p, size_t *len)
 {
-    struct builder b = { 0 };
+    struct builder b = { .off = sp_pprof_off(p) };
     Profile m;
     build(&b, p, &m);
     *len = perftools__profiles__profile__get_packed_size(&m);

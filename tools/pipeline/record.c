@@ -19,6 +19,8 @@ void sp_record_command_what(char *buf, size_t cap, enum sp_record_what what, uns
         snprintf(buf, cap, "profile heap raw");
     else if (what == SP_RECORD_ALLOCS)
         snprintf(buf, cap, "profile allocs %u %s raw", ms, who);
+    else if (what == SP_RECORD_OFF)
+        snprintf(buf, cap, "profile off %u %s raw", ms, who);
     else
         sp_record_command(buf, cap, ms, who);
 }

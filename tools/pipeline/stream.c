@@ -310,7 +310,7 @@ int sp_stream_take(struct sp_stream *s, const struct pstr_hdr *h, uint64_t now_m
     if (r == SP_STREAM_MALFORMED)
         s->malformed++;
     else if (r == SP_STREAM_DUP)
-        s->dups++;
+        s->dups++, s->end_dups += h->type == PSTR_END;
     else if (r == SP_STREAM_LATE)
         s->late++;
     else if (r == SP_STREAM_FAR)

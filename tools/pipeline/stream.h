@@ -66,6 +66,7 @@ struct sp_stream {
     /* datagrams */
     uint64_t datagrams;         /* accepted, copies excluded */
     uint64_t dups;              /* copies of a seq already taken */
+    uint64_t end_dups;          /* of which the END's (sent three times) */
     uint64_t late;              /* older than the window: not taken */
     uint64_t far;               /* a seq or a record index too far ahead: not taken */
     uint64_t malformed;         /* a payload the parsers refused */

@@ -82,7 +82,9 @@ static void xml_text(FILE *f, const char *s, size_t max)
     }
 }
 
-/* flamegraph.pl's "hot" palette, from FNV-1a of the name. */
+/* flamegraph.pl's "hot" palette, from FNV-1a of the name; an off-CPU
+ * reason ("[waitq virtio-rx]") in its "io" blues, so that time waiting
+ * never looks like time on a CPU. */
 static void colour(const char *name, unsigned rgb[3])
 {
     uint32_t h = 2166136261u;
@@ -90,6 +92,12 @@ static void colour(const char *name, unsigned rgb[3])
         h = (h ^ *c) * 16777619u;
     double v1 = (h & 0xff) / 255.0, v2 = (h >> 8 & 0xff) / 255.0,
            v3 = (h >> 16 & 0xff) / 255.0;
+    if (sp_is_reason(name)) {
+        rgb[0] = 80 + (unsigned)(60 * v1);
+        rgb[1] = 80 + (unsigned)(60 * v1);
+        rgb[2] = 190 + (unsigned)(65 * v2);
+        return;
+    }
     rgb[0] = 205 + (unsigned)(50 * v3);
     rgb[1] = (unsigned)(230 * v1);
     rgb[2] = (unsigned)(55 * v2);
@@ -99,6 +107,8 @@ double sp_svg_scale(uint64_t total)
 {
     return total ? (SP_SVG_WIDTH - 2.0 * SP_SVG_XPAD) / (double)total : 0;
 }
+
+static const char *frame_unit = "samples";   /* what a node's count is */
 
 static void frame(FILE *f, const struct node *x, uint64_t left,
                   uint64_t total, double height)
@@ -112,8 +122,8 @@ static void frame(FILE *f, const struct node *x, uint64_t left,
     colour(x->name, rgb);
     fputs("<g>\n<title>", f);
     xml_text(f, x->name, SIZE_MAX);
-    fprintf(f, " (%llu samples, %.2f%%)</title>\n",
-            (unsigned long long)x->count, 100.0 * x->count / total);
+    fprintf(f, " (%llu %s, %.2f%%)</title>\n",
+            (unsigned long long)x->count, frame_unit, 100.0 * x->count / total);
     fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" "
             "fill=\"rgb(%u,%u,%u)\" rx=\"2\" ry=\"2\"/>\n", xpos, y, w,
             SP_SVG_FRAME_H - 1, rgb[0], rgb[1], rgb[2]);
@@ -145,6 +155,7 @@ int sp_svg_write(const struct sp_profile *p, bool per_kernel, const char *title,
 {
     struct sp_stacks s;
     sp_stacks_build(p, per_kernel, &s);
+    frame_unit = sp_folded_us(p) ? "us" : "samples";
     struct tree t = { 0 };
     node_new(&t, "all", 0);
     for (size_t i = 0; i < s.n; i++)

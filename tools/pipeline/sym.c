@@ -241,3 +241,37 @@ void sp_elf_symbolize(struct sp_profile *p, unsigned map, struct sp_elf *e)
         if (p->locs[i]->pl_map == map && !p->locs[i]->pl_frames)
             name_loc(p, e, p->locs[i]);
 }
+
+void sp_elfset_init(struct sp_elfset *s)
+{
+    memset(s, 0, sizeof *s);
+    sp_profile_init(&s->p);
+}
+
+int sp_elfset_add(struct sp_elfset *s, unsigned k, const char *path, const char *prog)
+{
+    for (unsigned i = 0; i < s->p.nmaps; i++)
+        if (strcmp(s->p.maps[i].pm_path, path) == 0) {
+            s->kmap[k] = i;
+            return 0;
+        }
+    char err[SP_ERR_MAX];
+    unsigned m = sp_profile_add_map(&s->p, path);
+    s->kmap[k] = m;
+    s->elfs[m] = sp_elf_open(&s->p, m, err, sizeof err);
+    if (!s->elfs[m]) {
+        fprintf(stderr, "%s: %s\n", prog, err);
+        return -1;
+    }
+    if (!s->p.maps[m].pm_dwarf)
+        fprintf(stderr, "%s: warning: %s has no DWARF debug info: names come "
+                "from the ELF symbol table\n", prog, path);
+    return 0;
+}
+
+void sp_elfset_free(struct sp_elfset *s)
+{
+    for (unsigned i = 0; i < s->p.nmaps; i++)
+        sp_elf_close(s->elfs[i]);
+    sp_profile_free(&s->p);
+}

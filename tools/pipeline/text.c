@@ -1,6 +1,7 @@
 /* tools/pipeline/text.c: the kernel's report format, symbolized on the host.
  * Host pipeline: prefix sp_. */
 #include "tools/pipeline/text.h"
+#include "tools/pipeline/offtext.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -183,7 +184,15 @@ static void print_input(const struct sp_profile *p, unsigned input, FILE *f)
 
 int sp_text_write(const struct sp_profile *p, FILE *f)
 {
-    for (unsigned i = 0; i < p->ninputs; i++)
+    for (unsigned i = 0; i < p->ninputs; i++) {
+        /* Off-CPU time: the kernel's `profile off` report. */
+        if (p->inputs[i].pi_hdr.ph_kind == PRAW_KIND_OFFCPU) {
+            if (p->ninputs > 1)
+                fprintf(f, "%skernel %s\n", i ? "\n" : "", p->inputs[i].pi_kernel);
+            sp_offtext_input(p, i, f);
+            continue;
+        }
         print_input(p, i, f);
+    }
     return ferror(f) ? -1 : 0;
 }

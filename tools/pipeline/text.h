@@ -10,7 +10,8 @@
  * span of offsets seen), callers by exact return address. The leaf's
  * file:line is that of its most sampled address. Every chain is printed,
  * hottest first. Several inputs give one such report each, headed by
- * "kernel NAME". There is no "sample cost" line: the raw profile does not
+ * "kernel NAME"; an off-CPU input gets the `profile off` report
+ * (tools/pipeline/offtext.h). There is no "sample cost" line: the raw profile does not
  * carry the sampler's cost.
  *
  * Host pipeline: prefix sp_. */

@@ -52,6 +52,7 @@ struct sp_top_model {
     bool started;
     uint64_t start_ns, now_ns;
     uint64_t samples;
+    const char *unit;                   /* NULL: "samples" */
 };
 
 static uint64_t mix(uint64_t h)
@@ -296,7 +297,23 @@ void sp_top_advance(struct sp_top_model *m, uint64_t now_ns)
 bool sp_top_add_sample(struct sp_top_model *m, unsigned k, uint64_t t_ns,
                     const uint64_t *frames, unsigned depth)
 {
-    if (k >= SP_TOP_KERNELS_MAX || depth == 0)
+    return sp_top_add_weighted(m, k, t_ns, frames, depth, 1);
+}
+
+void sp_top_set_unit(struct sp_top_model *m, const char *unit)
+{
+    m->unit = unit;
+}
+
+const char *sp_top_unit(const struct sp_top_model *m)
+{
+    return m->unit ? m->unit : "samples";
+}
+
+bool sp_top_add_weighted(struct sp_top_model *m, unsigned k, uint64_t t_ns,
+                         const uint64_t *frames, unsigned depth, uint64_t weight)
+{
+    if (k >= SP_TOP_KERNELS_MAX || depth == 0 || weight == 0)
         return false;
     start(m, t_ns);
     if (t_ns > m->now_ns)
@@ -305,7 +322,7 @@ bool sp_top_add_sample(struct sp_top_model *m, unsigned k, uint64_t t_ns,
     if (sec + m->window <= m->now_ns / NS_PER_S)
         return false;
     use_kernel(m, k);
-    struct chain c = { .ch_kernel = k, .ch_count = 1 };
+    struct chain c = { .ch_kernel = k, .ch_count = weight };
     c.ch_depth = depth < SP_TOP_DEPTH_MAX ? depth : SP_TOP_DEPTH_MAX;
     for (unsigned i = 0; i < c.ch_depth; i++)
         c.ch_fids[i] = addr_fid(m, k, frames[i], i > 0);

@@ -65,6 +65,15 @@ void sp_top_set_kernel_info(struct sp_top_model *m, unsigned k, const char *name
 bool sp_top_add_sample(struct sp_top_model *m, unsigned k, uint64_t t_ns,
                     const uint64_t *frames, unsigned depth);
 
+/* The same, weighing weight (not 1): an off-CPU interval's microseconds
+ * (`top --off`), whose frames[0] is its reason's pseudo-address. */
+bool sp_top_add_weighted(struct sp_top_model *m, unsigned k, uint64_t t_ns,
+                         const uint64_t *frames, unsigned depth, uint64_t weight);
+/* What a sample counts, for the header: "samples" (the default) or, for
+ * weighted ones, their unit ("us off-CPU"); a string that outlives m. */
+void sp_top_set_unit(struct sp_top_model *m, const char *unit);
+const char *sp_top_unit(const struct sp_top_model *m);
+
 /* Moves the window's end to now_ns (never back): seconds that left it
  * are forgotten. */
 void sp_top_advance(struct sp_top_model *m, uint64_t now_ns);

@@ -61,7 +61,12 @@ static void usage(FILE *f)
         "  -e ELF         the kernel ELF, once for all or once per HOST/RAW in order\n"
         "  -k KEYFILE     the shells' key (ushkey=), as for record\n"
         "  --replay RAW   a raw profile (record -r) played again and again at its\n"
-        "                 own rate, as if live; for trying top without a kernel\n",
+        "                 own rate, as if live; for trying top without a kernel\n"
+        "  --off          where tasks wait instead (`profile off stream`): each\n"
+        "                 interval off a CPU weighs its microseconds, its reason\n"
+        "                 ([waitq NAME], [sleep], [runnable], ...) the leaf: self\n"
+        "                 is time waiting for that reason, total time waiting in a\n"
+        "                 function, callers what waited there (HOSTs only)\n",
         SP_TOP_WINDOW_MIN, SP_TOP_WINDOW_MAX);
 }
 
@@ -72,6 +77,7 @@ struct sp_top_opts {
     unsigned nelfs, ninputs;
     const char *keyfile;
     bool replay;
+    bool off;                           /* --off: off-CPU time, not samples */
 };
 
 static int bad_usage(const char *what, const char *arg)
@@ -89,6 +95,7 @@ static int parse_args(int argc, char **argv, struct sp_top_opts *o)
 {
     static const struct option longopts[] = {
         { "replay", required_argument, NULL, 'R' },
+        { "off", no_argument, NULL, 'O' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -121,12 +128,15 @@ static int parse_args(int argc, char **argv, struct sp_top_opts *o)
         case 'e': bad |= push(o->elfs, &o->nelfs, optarg, "-e"); break;
         case 'k': o->keyfile = optarg; break;
         case 'R': bad |= push(o->inputs, &o->ninputs, optarg, "kernels"); nreplay++; break;
+        case 'O': o->off = true; break;
         case 'h': usage(stdout); exit(EXIT_OK);
         case ':': return bad_usage("missing value for ", argv[optind - 1]);
         default: return bad_usage("unknown option ", argv[optind - 1]);
         }
     }
     o->replay = nreplay > 0;
+    if (o->off && o->replay)
+        return bad_usage("--off watches live kernels: give HOSTs, not --replay", NULL);
     if (o->replay && optind < argc)
         return bad_usage("give HOSTs or --replay, not both: ", argv[optind]);
     for (; optind < argc; optind++)
@@ -146,31 +156,30 @@ static int parse_args(int argc, char **argv, struct sp_top_opts *o)
 /* ---- naming: libdw, one location per distinct address ------------------- */
 
 struct namer {
-    struct sp_profile p;              /* its maps and locations; no chains */
-    struct sp_elf *elfs[MAX_KERNELS];
-    unsigned kmap[MAX_KERNELS]; /* kernel -> map */
+    struct sp_elfset set;
     char buf[32];
 };
+_Static_assert(MAX_KERNELS <= SP_ELFSET_MAX, "a kernel without an ELF slot");
 
-static int namer_add(struct namer *nm, unsigned k, const char *path)
+/* `top --off`: an interval's reason is its leaf, a pseudo-address in the
+ * last page of the address space (no kernel's code is there), the index
+ * of its name ("[waitq virtio-rx]") in this table. */
+#define TOP_REASON_BASE 0xfffffffffffff000ull
+#define TOP_REASONS_MAX 512
+static char top_reasons[TOP_REASONS_MAX][PSTR_NAME_MAX + 16];
+static unsigned top_nreasons;
+
+static uint64_t top_reason_addr(const struct pstr_record *r)
 {
-    for (unsigned i = 0; i < nm->p.nmaps; i++)
-        if (strcmp(nm->p.maps[i].pm_path, path) == 0) {
-            nm->kmap[k] = i;
-            return 0;
-        }
-    char err[SP_ERR_MAX];
-    unsigned m = sp_profile_add_map(&nm->p, path);
-    nm->kmap[k] = m;
-    nm->elfs[m] = sp_elf_open(&nm->p, m, err, sizeof err);
-    if (!nm->elfs[m]) {
-        fprintf(stderr, "%s: %s\n", prog, err);
-        return -1;
-    }
-    if (!nm->p.maps[m].pm_dwarf)
-        fprintf(stderr, "%s: warning: %s has no DWARF debug info: names come "
-                "from the ELF symbol table\n", prog, path);
-    return 0;
+    char buf[PSTR_NAME_MAX + 16];
+    sp_reason_name(r->why, r->name, buf, sizeof buf);
+    for (unsigned i = 0; i < top_nreasons; i++)
+        if (strcmp(top_reasons[i], buf) == 0)
+            return TOP_REASON_BASE + i;
+    if (top_nreasons == TOP_REASONS_MAX)
+        return TOP_REASON_BASE + TOP_REASONS_MAX;     /* "[other]" */
+    memcpy(top_reasons[top_nreasons], buf, sizeof buf);
+    return TOP_REASON_BASE + top_nreasons++;
 }
 
 /* The function the code belongs to: the outermost of an address's
@@ -178,20 +187,16 @@ static int namer_add(struct namer *nm, unsigned k, const char *path)
 static const char *namer_name(void *ctx, unsigned k, uint64_t addr, bool ret)
 {
     struct namer *nm = ctx;
-    unsigned map = nm->kmap[k];
-    struct sp_loc *l = sp_loc_get(&nm->p, map, addr, ret);
-    sp_elf_name(&nm->p, nm->elfs[map], l);
+    if (addr >= TOP_REASON_BASE)
+        return addr - TOP_REASON_BASE < top_nreasons ? top_reasons[addr - TOP_REASON_BASE]
+                                                     : "[other]";
+    unsigned map = nm->set.kmap[k];
+    struct sp_loc *l = sp_loc_get(&nm->set.p, map, addr, ret);
+    sp_elf_name(&nm->set.p, nm->set.elfs[map], l);
     if (l->pl_nframes)
         return l->pl_frames[l->pl_nframes - 1].pf_func;
     snprintf(nm->buf, sizeof nm->buf, "0x%llx", (unsigned long long)addr);
     return nm->buf;
-}
-
-static void namer_free(struct namer *nm)
-{
-    for (unsigned i = 0; i < nm->p.nmaps; i++)
-        sp_elf_close(nm->elfs[i]);
-    sp_profile_free(&nm->p);
 }
 
 /* ---- the replay feed --------------------------------------------------- */
@@ -237,7 +242,7 @@ static int replay_open(struct replay *r, unsigned k, const char *path,
         fprintf(stderr, "%s: %s: %s\n", prog, path, why);
         return -1;
     }
-    const struct sp_map *map = &nm->p.maps[nm->kmap[k]];
+    const struct sp_map *map = &nm->set.p.maps[nm->set.kmap[k]];
     if (sp_check_build_id(path, h.ph_build_id, map->pm_path, map->pm_build_id,
                             err, sizeof err)) {
         fprintf(stderr, "%s: %s\n", prog, err);
@@ -348,6 +353,7 @@ struct live {
     struct sp_top_model *m;
     const struct namer *nm;
     uint64_t now;               /* the time every record of a poll gets */
+    bool off;                   /* --off: off-CPU intervals, weighed in µs */
     bool checked[MAX_KERNELS];  /* its META's build id matched the ELF */
     char err[SP_ERR_MAX];       /* why the view stops, or "" */
 };
@@ -357,7 +363,21 @@ static void live_record(void *ctx, unsigned kernel, uint16_t cpu,
 {
     (void)cpu;
     struct live *l = ctx;
-    sp_top_add_sample(l->m, kernel, l->now, r->frames, r->depth);
+    if (!l->off) {
+        sp_top_add_sample(l->m, kernel, l->now, r->frames, r->depth);
+        return;
+    }
+    if (r->kind != PSTR_KIND_OFFCPU || !r->why)
+        return;
+    /* The reason below the chain: [reason, frames...], the chain cut to
+     * fit (its outermost frame goes). Each chain frame is a return
+     * address; the model names frame 0 as a pc, which is the reason. */
+    uint64_t f[SP_TOP_DEPTH_MAX];
+    unsigned d = 0;
+    f[d++] = top_reason_addr(r);
+    for (unsigned i = 0; i < r->depth && d < SP_TOP_DEPTH_MAX; i++)
+        f[d++] = r->frames[i];
+    sp_top_add_weighted(l->m, kernel, l->now, f, d, (r->weight + 500) / 1000);
 }
 
 static const char *state_note(enum sp_collect_state st)
@@ -390,7 +410,7 @@ static int live_step(struct live *l, uint64_t now)
                             k->s.lost_records + sp_stream_drops(&k->s));
         if (!k->s.have_meta || l->checked[i])
             continue;
-        const struct sp_map *map = &l->nm->p.maps[l->nm->kmap[i]];
+        const struct sp_map *map = &l->nm->set.p.maps[l->nm->set.kmap[i]];
         if (sp_check_build_id(k->name, k->s.meta.build_id, map->pm_path,
                                 map->pm_build_id, l->err, sizeof l->err))
             return -1;
@@ -493,7 +513,9 @@ static int live_open(struct live *l, const struct sp_top_opts *o, const uint8_t 
         .prog = prog, .err = stderr, .key = key,
         .shell_timeout_ms = LIVE_SHELL_TIMEOUT_MS,
         .silent_ms = LIVE_SILENT_MS,
+        .what = o->off ? "off" : NULL,
     };
+    l->off = o->off;
     if (sp_collect_open(&l->c, &po, o->inputs, o->ninputs, live_record, l))
         return EXIT_USAGE;
     for (unsigned i = 0; i < o->ninputs; i++)
@@ -520,10 +542,12 @@ int sp_top_main(int argc, char **argv)
     static struct namer nm;
     static struct feeds f;
     static struct live l;
-    sp_profile_init(&nm.p);
+    sp_elfset_init(&nm.set);
     struct sp_top_model *m = sp_top_new(o.window, namer_name, &nm);
+    if (o.off)
+        sp_top_set_unit(m, "us off-CPU");
     for (unsigned k = 0; k < o.ninputs && rc == 0; k++) {
-        if (namer_add(&nm, k, o.elfs[o.nelfs == 1 ? 0 : k]))
+        if (sp_elfset_add(&nm.set, k, o.elfs[o.nelfs == 1 ? 0 : k], prog))
             rc = EXIT_USAGE;
         else if (o.replay && replay_open(&f.r[k], k, o.inputs[k], &nm, m))
             rc = EXIT_USAGE;
@@ -564,6 +588,6 @@ int sp_top_main(int argc, char **argv)
     for (unsigned i = 0; i < f.nr; i++)
         free(f.r[i].chains);
     sp_top_free(m);
-    namer_free(&nm);
+    sp_elfset_free(&nm.set);
     return rc;
 }

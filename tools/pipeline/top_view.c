@@ -88,8 +88,8 @@ static unsigned header(const struct sp_top_model *m, struct sp_top_grid *g,
     } else {
         put(g, 0, "sonde-prof top  %u kernels  window %u s", nk, sp_top_window(m));
     }
-    put(g, 1, "%llu samples in %.1f s: %.1f/s, %llu lost",
-        (unsigned long long)sp_top_samples(m), span,
+    put(g, 1, "%llu %s in %.1f s: %.1f/s, %llu lost",
+        (unsigned long long)sp_top_samples(m), sp_top_unit(m), span,
         rate(sp_top_samples(m), span), (unsigned long long)lost);
     unsigned row = 2;
     if (nk <= 1)

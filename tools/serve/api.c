@@ -212,6 +212,7 @@ static json_t *kernel_json(const struct sv_state *st, unsigned i)
                           "last_ms", k->last_ms ? jint(k->last_ms) : json_null(),
                           "authenticated", k->authenticated, "note", k->note,
                           "lost", jint(k->lost), "dropped", jint(k->dropped));
+    json_object_set_new(o, "covered_ms", jint(k->covered_ms));
     const struct sp_stream *s = k->stream;
     json_t *tasks = json_array();
     if (s && s->have_meta) {
@@ -230,9 +231,12 @@ static json_t *kernel_json(const struct sv_state *st, unsigned i)
 
 static void get_status(const struct sv_state *st, struct sv_reply *out)
 {
+    /* The kinds that have records (the page shows the first), CPU alone
+     * before any has. */
     json_t *kinds = json_array();
+    unsigned seen = sv_hist_kinds(st->h) ? sv_hist_kinds(st->h) : 1u << PRAW_KIND_CPU;
     for (unsigned k = 0; k <= PRAW_KIND_MAX; k++)
-        if (sv_hist_kinds(st->h) & 1u << k || k == PRAW_KIND_CPU)
+        if (seen & 1u << k)
             json_array_append_new(kinds, json_string(praw_kind_name(k)));
     json_t *kernels = json_array();
     for (unsigned i = 0; i < st->n; i++)
@@ -297,6 +301,17 @@ static json_t *range_json(const struct sv_hist_sel *s)
                      "over", (json_int_t)s->over);
 }
 
+/* Heap: the objects the selection's bytes stand for (each chain's
+ * weight / size). The stream carries sampled allocations and no frees,
+ * so this is what was allocated in the range, never the heap in use. */
+static uint64_t heap_objects(const struct sp_profile *p)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < p->nchains; i++)
+        n = n + p->chains[i].c_objects < n ? UINT64_MAX : n + p->chains[i].c_objects;
+    return n;
+}
+
 static void get_flame(const struct sv_state *st, const struct sv_arg *args, unsigned n,
                       struct sv_reply *out)
 {
@@ -313,6 +328,12 @@ static void get_flame(const struct sv_state *st, const struct sv_arg *args, unsi
     json_t *o = range_json(&sel);
     json_object_set_new(o, "kind", json_string(praw_kind_name(q.f.kind)));
     json_object_set_new(o, "unit", json_string(unit_of(q.f.kind)));
+    if (q.f.kind == PRAW_KIND_HEAP) {
+        uint64_t objs = heap_objects(&p);
+        json_object_set_new(o, "objects", json_integer((json_int_t)(objs > INT64_MAX
+                                                                    ? INT64_MAX : objs)));
+        json_object_set_new(o, "heap_view", json_string("allocated"));
+    }
     json_object_set_new(o, "tree", sv_query_tree(&s));
     sp_stacks_free(&s);
     sp_profile_free(&p);

@@ -49,6 +49,8 @@ struct sv_kernel {
     bool authenticated;             /* its stream and shell are keyed (-k) */
     char note[SP_ERR_MAX];           /* what became of it, or "" */
     uint64_t lost, dropped;         /* on the wire; in the kernel */
+    uint64_t covered_ms;            /* how long it was streamed (--sample: only
+                                       its turns; else since its start) */
     const struct sp_stream *stream; /* its META (build id, source, task names) */
     unsigned map;                   /* its ELF among the state's maps */
 };

@@ -2,6 +2,7 @@
  * (tools/serve/hist.h).
  * Serve layer: prefix sv_. */
 #include "tools/serve/hist.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tools/pipeline/model.h"
@@ -41,6 +42,8 @@ struct sv_hist {
     uint64_t now;
     uint64_t over;
     unsigned kinds;
+    struct { uint8_t why; char name[PSTR_NAME_MAX + 1]; } reasons[SV_HIST_REASONS];
+    unsigned nreasons;                  /* ids 1 .. nreasons */
 };
 
 static uint64_t mix(uint64_t h)
@@ -56,13 +59,15 @@ static uint64_t key_hash(const struct sv_hist_key *k)
                       (uint64_t)k->depth << 32 | k->pid) ^ (uint64_t)k->cpu << 20);
     for (unsigned i = 0; i < k->depth; i++)
         h = mix(h + k->frames[i]);
-    return h;
+    h = k->reason ? mix(h + k->reason) : h;
+    return k->size ? mix(h + k->size) : h;
 }
 
 static bool key_eq(const struct sv_hist_key *a, const struct sv_hist_key *b)
 {
     return a->kernel == b->kernel && a->kind == b->kind && a->depth == b->depth &&
-           a->pid == b->pid && a->cpu == b->cpu &&
+           a->pid == b->pid && a->cpu == b->cpu && a->size == b->size &&
+           a->reason == b->reason &&
            memcmp(a->frames, b->frames, a->depth * sizeof *a->frames) == 0;
 }
 
@@ -80,6 +85,9 @@ struct sv_hist *sv_hist_new(unsigned max_stacks)
         h->shcap *= 2;
     h->shash = sp_xcalloc(h->shcap, sizeof *h->shash);
     h->secs = sp_xcalloc(SV_HIST_SECONDS, sizeof *h->secs);
+    for (unsigned why = 1; why <= PSTR_WHY_MAX; why++)
+        h->reasons[why - 1].why = (uint8_t)why;     /* name "" */
+    h->nreasons = PSTR_WHY_MAX;
     return h;
 }
 
@@ -224,6 +232,34 @@ static void second_count(struct sv_hist *h, unsigned kernel, unsigned kind, uint
         s->n[kernel][kind]++;
 }
 
+/* The id of an off-CPU record's reason, interned. Ids 1 .. PSTR_WHY_MAX
+ * are the reasons without a name, id == why; a named one takes the next
+ * free id, and with the table full it is kept under its why alone. */
+static uint16_t reason_id(struct sv_hist *h, uint8_t why, const char *name)
+{
+    if (why == 0 || why > PSTR_WHY_MAX)
+        return 0;
+    if (!*name)
+        return why;
+    for (unsigned i = PSTR_WHY_MAX; i < h->nreasons; i++)
+        if (h->reasons[i].why == why && strcmp(h->reasons[i].name, name) == 0)
+            return (uint16_t)(i + 1);
+    if (h->nreasons == SV_HIST_REASONS)
+        return why;
+    h->reasons[h->nreasons].why = why;
+    snprintf(h->reasons[h->nreasons].name, sizeof h->reasons[0].name, "%s", name);
+    return (uint16_t)++h->nreasons;
+}
+
+bool sv_hist_reason(const struct sv_hist *h, unsigned id, uint8_t *why, const char **name)
+{
+    if (id == 0 || id > h->nreasons)
+        return false;
+    *why = h->reasons[id - 1].why;
+    *name = h->reasons[id - 1].name;
+    return true;
+}
+
 bool sv_hist_add(struct sv_hist *h, unsigned kernel, uint16_t cpu,
                  const struct pstr_record *r, uint64_t t_ms)
 {
@@ -248,6 +284,8 @@ bool sv_hist_add(struct sv_hist *h, unsigned kernel, uint16_t cpu,
     k.depth = r->depth;
     k.pid = r->pid;
     k.cpu = cpu;
+    k.size = r->kind == PSTR_KIND_HEAP ? r->size : 0;
+    k.reason = r->kind == PSTR_KIND_OFFCPU && r->why ? reason_id(h, r->why, r->name) : 0;
     memcpy(k.frames, r->frames, r->depth * sizeof *r->frames);
     int64_t id = stack_id(h, &k);
     if (id < 0) {

@@ -4,8 +4,10 @@
  * for the timeline.
  *
  * Memory is bounded by distinct stacks, never by samples. A stack is
- * (kernel, kind, pid, cpu, frames); the table holds at most max_stacks of
- * them alive at once (a stack dies when the last bucket that counts it
+ * (kernel, kind, pid, cpu, frames), and for a heap record its block's
+ * requested size too, so that the objects its bytes stand for are known
+ * (weight / size, as the raw profile's OBJECTS); the table holds at most
+ * max_stacks of them alive at once (a stack dies when the last bucket that counts it
  * leaves the history), and a bucket holds one entry per stack it counts,
  * so with B = SV_HIST_BUCKETS and S = max_stacks:
  *
@@ -40,11 +42,17 @@
 #define SV_HIST_STACKS_MIN     16u
 #define SV_HIST_STACKS_MAX     1048576u
 #define SV_HIST_STACKS_DEFAULT 8192u
+#define SV_HIST_REASONS        256u
 
 struct sv_hist_key {
     uint64_t frames[PSTR_FRAMES];   /* frames[0] the pc, then return addresses */
+    uint64_t size;                  /* heap: the blocks' requested size (its
+                                       records' objects are weight / size); 0
+                                       for every other kind */
     uint32_t pid;
     uint16_t cpu;
+    uint16_t reason;                /* off-CPU: its reason's id in the history
+                                       (sv_hist_reason); 0 for every other kind */
     uint8_t kernel, kind, depth;
 };
 
@@ -90,6 +98,9 @@ unsigned sv_hist_max_stacks(const struct sv_hist *h);
 size_t sv_hist_entries(const struct sv_hist *h);
 /* Records not kept because the table was full, since the start. */
 uint64_t sv_hist_over(const struct sv_hist *h);
+/* Off-CPU reason id (a key's reason, 1 ..) as the record had it: why
+ * (PSTR_WHY_*) and the queue's or mutex's name. False for an unknown id. */
+bool sv_hist_reason(const struct sv_hist *h, unsigned id, uint8_t *why, const char **name);
 /* Kinds that ever had a record: bit 1 << PSTR_KIND_*. */
 unsigned sv_hist_kinds(const struct sv_hist *h);
 

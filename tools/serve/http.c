@@ -2,6 +2,7 @@
  * Serve layer: prefix sv_. */
 #define _GNU_SOURCE
 #include "tools/serve/http.h"
+#include "lib/parse.h"
 #include <microhttpd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,17 +17,6 @@ struct sv_http {
     const struct sv_state *st;
     uint16_t port;
 };
-
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
 
 struct args {
     struct sv_arg v[SV_API_ARGS_MAX];
@@ -56,7 +46,7 @@ static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
     char *w = s;
     for (const char *r = s; *r; r++) {
         int hi, lo;
-        if (r[0] == '%' && (hi = hexval(r[1])) >= 0 && (lo = hexval(r[2])) >= 0 &&
+        if (r[0] == '%' && (hi = parse_hex_digit(r[1])) >= 0 && (lo = parse_hex_digit(r[2])) >= 0 &&
             (hi | lo)) {
             *w++ = (char)(hi << 4 | lo);
             r += 2;

@@ -12,11 +12,6 @@
 static void add_kernel(const struct sv_state *st, const struct sv_hist_sel *sel,
                        unsigned k, unsigned kind, uint64_t ms, struct sp_profile *p)
 {
-    /* A heap raw profile needs each chain's objects, which the stream
-     * does not carry (docs/sonde-prof.md): no profile rather than one
-     * the parser must refuse. */
-    if (kind == PSTR_KIND_HEAP)
-        return;
     struct sp_agg a;
     sp_agg_init(&a);
     for (size_t i = 0; i < sel->n; i++) {
@@ -28,6 +23,11 @@ static void add_kernel(const struct sv_state *st, const struct sv_hist_sel *sel,
         r.pid = key->pid;
         r.depth = key->depth;
         r.kind = key->kind;
+        r.size = key->size;         /* heap: the chain's objects, weight / size */
+        const char *name;
+        if (sv_hist_reason(st->h, key->reason, &r.why, &name))
+            snprintf(r.name, sizeof r.name, "%s", name);
+        r.waker = PSTR_WAKER_NONE;
         memcpy(r.frames, key->frames, sizeof r.frames);
         sp_agg_add_n(&a, key->cpu, &r, sel->counts[i], sel->weights[i]);
     }

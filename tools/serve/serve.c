@@ -10,7 +10,8 @@
  * A kernel that stops answering is given up on by the collector after
  * SERVE_SILENT_MS and shown stopped, with the time of its last datagram;
  * the others go on, and the history stays served after every kernel has
- * stopped, until SIGINT or SIGTERM.
+ * stopped, until SIGINT or SIGTERM. A kernel whose stream does not start
+ * is shown failed, with why, and asked again every --retry (serve_retry).
  *
  * Serve layer: prefix sv_. */
 #define _GNU_SOURCE
@@ -28,6 +29,7 @@
 #include "tools/common/toolio.h"
 #include "tools/common/ushell_client.h"
 #include "tools/pipeline/collect.h"
+#include "tools/pipeline/fleet.h"
 #include "tools/pipeline/record.h"
 #include "tools/pipeline/sym.h"
 #include "tools/serve/api.h"
@@ -42,6 +44,9 @@ enum { EXIT_OK = 0, EXIT_USAGE = 2 };
 #define SERVE_STOP_WAIT_MS  1000    /* at the end: the kernels' ENDs */
 #define SERVE_TICK_MS       100     /* the loop wakes at least this often */
 #define SERVE_DEFAULT_LISTEN "127.0.0.1:8080"
+#define SERVE_RETRY_DEFAULT_MS 10000 /* a kernel whose stream did not start: asked again */
+#define SERVE_RETRY_SHELL_MS 1500   /* and waited for this long at most, the page's
+                                       requests waiting meanwhile */
 
 static const char *prog = "sonde-prof serve";
 
@@ -49,7 +54,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
         "usage: sonde-prof serve [-l ADDR:PORT] [--public] [-k KEYFILE [--id ID ...]]\n"
-        "                        [--max-stacks N] -e ELF [-e ELF ...] HOST[:PORT] ...\n"
+        "                        [--max-stacks N] [--sample K --period P] [--retry P]\n"
+        "                        -e ELF [-e ELF ...] HOST[:PORT] ...\n"
         "\n"
         "A live web view of running kernels: streams every HOST's samples (as\n"
         "record -d and top do), keeps the last hour in 10-second buckets, and\n"
@@ -64,6 +70,15 @@ static void usage(FILE *f)
         "                  kernel's ushid=, once per HOST in order (- for none)\n"
         "  --max-stacks N  distinct stacks kept at once, %u-%u (default %u):\n"
         "                  the history's memory bound\n"
+        "  --sample K --period P  stream only K kernels at a time, rotating every\n"
+        "                  P (\"500ms\", \"10s\"); the others have no stream at all.\n"
+        "                  Each kernel's covered_ms says how long it was streamed\n"
+        "  --retry P       a kernel whose stream does not start (down, busy, not\n"
+        "                  answering) is shown so and asked again every P (1 s to\n"
+        "                  1 h, default 10 s); with --sample, at its next turn\n"
+        "  --kind K        what every kernel streams: cpu (default: `profile\n"
+        "                  stream`), off (`profile off stream`: where tasks wait)\n"
+        "                  or wall (`profile wall stream`)\n"
         "The first line on stdout is the page's address, once it listens.\n",
         SERVE_DEFAULT_LISTEN, SV_HIST_STACKS_MIN, SV_HIST_STACKS_MAX, SV_HIST_STACKS_DEFAULT);
 }
@@ -75,6 +90,10 @@ struct serve_opts {
     unsigned nelfs, nhosts, nids;
     const char *keyfile;
     unsigned max_stacks;
+    unsigned sample, period_ms;     /* --sample K --period P: K kernels at a time */
+    unsigned retry_ms;              /* --retry P */
+    const char *what;               /* --kind: the stream's kind, as the
+                                       collector's `what` ("" CPU samples) */
 };
 
 static int bad_usage(const char *what, const char *arg)
@@ -83,18 +102,58 @@ static int bad_usage(const char *what, const char *arg)
     return EXIT_USAGE;
 }
 
+/* --period, --retry: "500ms", "10s" or a number of ms, min_ms to max_s. */
+static int parse_period(const char *opt, const char *arg, unsigned min_ms, unsigned max_s,
+                        unsigned *ms)
+{
+    char *end;
+    unsigned long long v = strtoull(arg, &end, 10), scale = 1;
+    if (*arg >= '0' && *arg <= '9' && strcmp(end, "s") == 0)
+        scale = 1000;
+    else if (!(*arg >= '0' && *arg <= '9') || (*end && strcmp(end, "ms") != 0))
+        v = 0;
+    if (v < 1 || v > max_s * 1000ull / scale || v * scale < min_ms) {
+        fprintf(stderr, "%s: %s %s out of range (%u ms to %u s: \"500ms\", "
+                "\"10s\", or a number of ms)\n", prog, opt, arg, min_ms, max_s);
+        return -1;
+    }
+    *ms = (unsigned)(v * scale);
+    return 0;
+}
+
+/* --kind: which stream every kernel is asked for (one profile at a time
+ * runs in a kernel). */
+static int parse_kind(const char *arg, const char **what)
+{
+    static const char *const kinds[][2] = {
+        { "cpu", "" }, { "off", "off" }, { "wall", "wall" },
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strcmp(arg, kinds[i][0]) == 0) {
+            *what = kinds[i][1];
+            return 0;
+        }
+    fprintf(stderr, "%s: --kind %s: not a kind (cpu, off or wall)\n", prog, arg);
+    return -1;
+}
+
 static int parse_args(int argc, char **argv, struct serve_opts *o)
 {
     static const struct option longopts[] = {
         { "public", no_argument, NULL, 'P' },
         { "id", required_argument, NULL, 'I' },
         { "max-stacks", required_argument, NULL, 'S' },
+        { "sample", required_argument, NULL, 'K' },
+        { "period", required_argument, NULL, 'T' },
+        { "retry", required_argument, NULL, 'R' },
+        { "kind", required_argument, NULL, 'W' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     int c, bad = 0;
     o->listen = SERVE_DEFAULT_LISTEN;
     o->max_stacks = SV_HIST_STACKS_DEFAULT;
+    o->retry_ms = SERVE_RETRY_DEFAULT_MS;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":l:e:k:h", longopts, NULL)) != -1) {
         switch (c) {
@@ -111,6 +170,25 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
             o->max_stacks = (unsigned)v;
             break;
         }
+        case 'K': {
+            long v = tool_parse_long(prog, "--sample", optarg, 1, MAX_KERNELS);
+            if (v < 0)
+                return EXIT_USAGE;
+            o->sample = (unsigned)v;
+            break;
+        }
+        case 'T':
+            if (parse_period("--period", optarg, 100, 86400, &o->period_ms))
+                return EXIT_USAGE;
+            break;
+        case 'R':
+            if (parse_period("--retry", optarg, 1000, 3600, &o->retry_ms))
+                return EXIT_USAGE;
+            break;
+        case 'W':
+            if (parse_kind(optarg, &o->what))
+                return EXIT_USAGE;
+            break;
         case 'h': usage(stdout); exit(EXIT_OK);
         case ':': return bad_usage("missing value for ", argv[optind - 1]);
         default: return bad_usage("unknown option ", argv[optind - 1]);
@@ -130,6 +208,8 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
         return bad_usage("--id needs -k KEYFILE", NULL);
     if (o->nids && o->nids != o->nhosts)
         return bad_usage("give --id once per HOST in order (- for none)", NULL);
+    if (!o->sample != !o->period_ms)
+        return bad_usage("give --sample K and --period P together", NULL);
     return EXIT_OK;
 }
 
@@ -170,36 +250,11 @@ static int parse_listen(const struct serve_opts *o, struct sockaddr_in *out)
 
 /* ---- naming: one libdw handle per ELF, shared by every request ---------- */
 
-struct namer {
-    struct sp_profile p;        /* its maps only */
-    struct sp_elf *elfs[MAX_KERNELS];
-    unsigned kmap[MAX_KERNELS];
-};
-
-static int namer_add(struct namer *nm, unsigned k, const char *path)
-{
-    for (unsigned i = 0; i < nm->p.nmaps; i++)
-        if (strcmp(nm->p.maps[i].pm_path, path) == 0) {
-            nm->kmap[k] = i;
-            return 0;
-        }
-    char err[SP_ERR_MAX];
-    unsigned m = sp_profile_add_map(&nm->p, path);
-    nm->kmap[k] = m;
-    nm->elfs[m] = sp_elf_open(&nm->p, m, err, sizeof err);
-    if (!nm->elfs[m]) {
-        fprintf(stderr, "%s: %s\n", prog, err);
-        return -1;
-    }
-    if (!nm->p.maps[m].pm_dwarf)
-        fprintf(stderr, "%s: warning: %s has no DWARF debug info: names come "
-                "from the ELF symbol table\n", prog, path);
-    return 0;
-}
+_Static_assert(MAX_KERNELS <= SP_ELFSET_MAX, "a kernel without an ELF slot");
 
 static void namer_symbolize(void *ctx, struct sp_profile *p, unsigned map)
 {
-    struct namer *nm = ctx;
+    struct sp_elfset *nm = ctx;
     sp_elf_symbolize(p, map, nm->elfs[map]);
 }
 
@@ -208,13 +263,21 @@ static void namer_symbolize(void *ctx, struct sp_profile *p, unsigned map)
 struct serve {
     struct serve_opts o;
     struct sv_state st;
-    struct namer nm;
+    struct sp_elfset nm;
     struct sp_collect c;
     struct sv_http *http;
     uint64_t t0;                /* serve's clock: tool_mono_ms() - t0 */
     int checked[MAX_KERNELS];   /* its META's build id: 0 not seen, 1 the ELF's, -1 not */
     char listen[HOSTADDR_NAME_MAX + 16];
+    char retry_every[32];       /* "every 10 s", for the notes */
     bool opened;                /* the collector's socket is open */
+    /* --sample: each kernel's finished streams, the round's kernels, the
+     * round's number and start (collector's clock). */
+    struct sp_fleet_total tot[MAX_KERNELS];
+    bool which[MAX_KERNELS];
+    unsigned round;
+    uint64_t round_ms;
+    uint64_t retry_at;          /* the next retry of kernels whose stream did not start */
 };
 
 static uint64_t serve_now(const struct serve *s)
@@ -271,11 +334,57 @@ static void kernels_refresh(struct serve *s)
         k->state = state_name(ck->state);
         k->last_ms = ck->s.datagrams && ck->last_dgram_ms >= s->t0
                          ? ck->last_dgram_ms - s->t0 : 0;
-        k->lost = ck->s.lost_records;
-        k->dropped = sp_stream_drops(&ck->s);
+        k->lost = s->tot[i].lost_records + ck->s.lost_records;
+        k->dropped = s->tot[i].drops + sp_stream_drops(&ck->s);
+        k->covered_ms = s->tot[i].covered_ms;
+        if (ck->state == SP_COLLECT_STREAMING && (!s->o.sample || s->which[i]))
+            k->covered_ms += tool_mono_ms() - ck->start_ms;
+        else if (!s->o.sample && ck->end_ms > ck->start_ms && ck->start_ms)
+            k->covered_ms += ck->end_ms - ck->start_ms;
         if (s->checked[i] >= 0)         /* a build-id mismatch keeps its own note */
             snprintf(k->note, sizeof k->note, "%s", ck->note);
+        if (ck->state == SP_COLLECT_FAILED && s->checked[i] >= 0)
+            snprintf(k->note, sizeof k->note, "%.*s; asked again %s", 100, ck->note,
+                     s->o.sample ? "at its next turn" : s->retry_every);
     }
+}
+
+/* --sample K --period P: the last round's kernels stopped (they end
+ * their streams themselves after P; a late one is stopped) and their
+ * streams added to their totals, then the next K started for P. A kernel
+ * given up on is not asked again; one whose stream did not start is, at
+ * its next turn. */
+static int serve_round(struct serve *s)
+{
+    struct sp_collect *c = &s->c;
+    if (s->round > 0) {
+        sp_collect_stop(c, SERVE_STOP_WAIT_MS);
+        for (unsigned i = 0; i < c->n; i++)
+            if (s->which[i] && c->k[i].state != SP_COLLECT_FAILED) {
+                uint64_t ms = c->k[i].end_ms > c->k[i].start_ms
+                                  ? c->k[i].end_ms - c->k[i].start_ms : 0;
+                sp_fleet_add(&s->tot[i], &c->k[i], ms < s->o.period_ms ? ms : s->o.period_ms);
+            }
+    }
+    sp_fleet_pick(s->round++, s->o.sample, c->n, s->which);
+    for (unsigned i = 0; i < c->n; i++) {
+        s->which[i] = s->which[i] && (c->k[i].state == SP_COLLECT_IDLE ||
+                                      c->k[i].state == SP_COLLECT_ENDED ||
+                                      c->k[i].state == SP_COLLECT_FAILED);
+        if (s->which[i])
+            sp_collect_rearm(c, i);
+    }
+    s->round_ms = tool_mono_ms();
+    return sp_collect_start_some(c, s->o.period_ms, "all", s->which);
+}
+
+/* The round is over: every kernel of it ended, or its period and the
+ * stop's wait have passed. */
+static bool round_over(const struct serve *s)
+{
+    uint64_t t = tool_mono_ms() - s->round_ms;
+    return t >= s->o.period_ms && (!sp_collect_active(&s->c) ||
+                                   t >= s->o.period_ms + SERVE_SILENT_MS);
 }
 
 static int collect_open(struct serve *s, const uint8_t *const *keys)
@@ -284,6 +393,8 @@ static int collect_open(struct serve *s, const uint8_t *const *keys)
         .prog = prog, .err = stderr, .keys = keys,
         .shell_timeout_ms = SERVE_SHELL_TIMEOUT_MS,
         .silent_ms = SERVE_SILENT_MS,
+        .keep_going = true,
+        .what = s->o.what,
     };
     if (sp_collect_open(&s->c, &po, s->o.hosts, s->o.nhosts, on_record, s))
         return EXIT_USAGE;
@@ -296,10 +407,82 @@ static int collect_open(struct serve *s, const uint8_t *const *keys)
         k->stream = &s->c.k[i].s;
         k->map = s->nm.kmap[i];
     }
+    snprintf(s->retry_every, sizeof s->retry_every, "every %.3g s", s->o.retry_ms / 1000.0);
+    /* Streams until stopped (window 0). A kernel that cannot start one is
+     * shown so, with why, and asked again (serve_retry); the others go on. */
+    if (s->o.sample)
+        serve_round(s);
+    else
+        sp_collect_start(&s->c, 0, "all");
+    s->retry_at = tool_mono_ms() + s->o.retry_ms;
+    for (unsigned i = 0; i < s->c.n; i++)
+        if (s->c.k[i].state == SP_COLLECT_FAILED)
+            fprintf(stderr, "%s: kernel %s: %s; asked again %s\n", prog, s->c.k[i].name,
+                    s->c.k[i].note, s->o.sample ? "at its next turn" : s->retry_every);
     kernels_refresh(s);
-    /* Streams until stopped (window 0); a kernel that cannot start one
-     * fails serve, as it fails record and top. */
-    return sp_collect_start(&s->c, 0, "all");
+    return EXIT_OK;
+}
+
+/* The retried kernel whose name line names, or -1. */
+static int retried_in(const struct sp_collect *c, const bool *which, const char *line)
+{
+    for (unsigned i = 0; i < c->n; i++) {
+        const char *at = which[i] ? strstr(line, c->k[i].name) : NULL;
+        if (at && !(at[strlen(c->k[i].name)] >= '0' && at[strlen(c->k[i].name)] <= '9'))
+            return (int)i;
+    }
+    return -1;
+}
+
+/* Every retry_ms: each kernel whose stream did not start is asked again,
+ * its shell waited for SERVE_RETRY_SHELL_MS at most (the other streams'
+ * datagrams are taken meanwhile, and their keep-alives, a second apart,
+ * can wait that long). Why it did not start is said on stderr when it
+ * changed, not at every retry. */
+static void serve_retry(struct serve *s)
+{
+    struct sp_collect *c = &s->c;
+    bool which[MAX_KERNELS] = { false }, any = false;
+    char before[MAX_KERNELS][SP_COLLECT_NOTE_MAX];
+    if (s->o.sample || tool_mono_ms() < s->retry_at)
+        return;
+    s->retry_at = tool_mono_ms() + s->o.retry_ms;
+    for (unsigned i = 0; i < c->n; i++)
+        any |= which[i] = c->k[i].state == SP_COLLECT_FAILED;
+    char *said = NULL;
+    size_t len = 0;
+    FILE *quiet = any ? open_memstream(&said, &len) : NULL;
+    if (!quiet)
+        return;                     /* none, or out of memory: the next retry */
+    for (unsigned i = 0; i < c->n; i++) {
+        if (!which[i])
+            continue;
+        snprintf(before[i], sizeof before[i], "%s", c->k[i].note);
+        sp_collect_rearm(c, i);
+        c->k[i].c.timeout_ms = SERVE_RETRY_SHELL_MS;
+        c->k[i].c.err = quiet;
+    }
+    uint64_t t0 = c->t0;            /* the others' notes count from the first start */
+    c->o.err = quiet;
+    sp_collect_start_some(c, 0, "all", which);
+    c->o.err = stderr;
+    c->t0 = t0;
+    fclose(quiet);
+    for (char *save, *line = strtok_r(said, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+        if (retried_in(c, which, line) < 0)
+            fprintf(stderr, "%s\n", line);     /* another kernel's news meanwhile */
+    free(said);
+    for (unsigned i = 0; i < c->n; i++) {
+        if (!which[i])
+            continue;
+        c->k[i].c.err = stderr;
+        c->k[i].c.timeout_ms = SERVE_SHELL_TIMEOUT_MS;
+        if (c->k[i].state == SP_COLLECT_STREAMING)
+            fprintf(stderr, "%s: kernel %s streams now\n", prog, c->k[i].name);
+        else if (strcmp(before[i], c->k[i].note) != 0)
+            fprintf(stderr, "%s: kernel %s: %s; asked again %s\n", prog, c->k[i].name,
+                    c->k[i].note, s->retry_every);
+    }
 }
 
 /* ---- the loop ------------------------------------------------------------ */
@@ -325,6 +508,9 @@ static int run(struct serve *s)
         poll(p, 2, wait);
         if (sp_collect_poll(&s->c, 0) < 0)
             return EXIT_USAGE;
+        if (s->o.sample && round_over(s))
+            serve_round(s);             /* a kernel that did not start waits its turn */
+        serve_retry(s);
         sv_hist_advance(s->st.h, serve_now(s));
         kernels_refresh(s);
         sv_http_run(s->http);
@@ -360,9 +546,9 @@ int sv_serve_main(int argc, char **argv)
     static const uint8_t *kp[MAX_KERNELS];
     if (keys_load(&s.o, keys, kp))
         return EXIT_USAGE;
-    sp_profile_init(&s.nm.p);
+    sp_elfset_init(&s.nm);
     for (unsigned k = 0; k < s.o.nhosts && rc == 0; k++)
-        if (namer_add(&s.nm, k, s.o.elfs[s.o.nelfs == 1 ? 0 : k]))
+        if (sp_elfset_add(&s.nm, k, s.o.elfs[s.o.nelfs == 1 ? 0 : k], prog))
             rc = EXIT_USAGE;
     struct timeval tv;
     gettimeofday(&tv, NULL);
@@ -402,8 +588,6 @@ int sv_serve_main(int argc, char **argv)
         sp_collect_close(&s.c);
     sv_http_stop(s.http);
     sv_hist_free(s.st.h);
-    for (unsigned i = 0; i < s.nm.p.nmaps; i++)
-        sp_elf_close(s.nm.elfs[i]);
-    sp_profile_free(&s.nm.p);
+    sp_elfset_free(&s.nm);
     return rc;
 }
