@@ -115,9 +115,10 @@ def main():
         "- fleet, per kernel-second streamed: %.1f records (4 CPUs x 100 Hz; a stream"
         % (big["got"] / (sum(big["gen_stream_ms"].values()) / 1000.0)),
         "  counts from its confirmation, which for 1,000 kernels started at once comes",
-        "  %.1f-%.1f s into the window on this host), none lost" % (
+        "  %.1f-%.1f s into the window on this host); lost %d, accounted %d" % (
             (60000 - max(big["gen_stream_ms"].values())) / 1000.0,
-            (60000 - min(big["gen_stream_ms"].values())) / 1000.0),
+            (60000 - min(big["gen_stream_ms"].values())) / 1000.0,
+            big["sent"] - big["got"], big["accounted"]),
         "- tagged streams (`record -k`): verifying one full BATCH's tag (%d records) costs"
         % vrec,
         "  %d ns of CPU (fleet-gen --verify-cost), %d ns a record: at the throughput run's"

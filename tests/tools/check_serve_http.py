@@ -243,7 +243,7 @@ def check_kind_off(tmp, procs, frames):
     r = subprocess.run([PROF, 'serve', '--kind', 'bogus', '-e', ELF, '127.0.0.1:1'],
                        capture_output=True, text=True, timeout=10)
     check('serve --kind bogus: exit 2, the kinds named',
-          r.returncode == 2 and 'cpu, off or wall' in r.stderr, r.stderr)
+          r.returncode == 2 and 'cpu, off, wall or allocs' in r.stderr, r.stderr)
     kport = free_port(socket.SOCK_DGRAM)
     procs.append(start_fake(tmp, 'fake-off', kport, frames))
     sv, err, port = start_serve(tmp, 'serve-off.err', ['--kind', 'off', f'127.0.0.1:{kport}'])
@@ -267,6 +267,36 @@ def check_kind_off(tmp, procs, frames):
           body[:200])
     sv.terminate()
     check('serve --kind off: SIGTERM, exit 0', sv.wait(10) == 0)
+
+
+def check_kind_allocs(tmp, procs, frames):
+    """serve --kind allocs: every kernel is asked for `profile allocs
+    stream`; its heap records are the heap kind, the one listed, shown as
+    allocated bytes with the objects they stand for (weight / size)."""
+    kport = free_port(socket.SOCK_DGRAM)
+    procs.append(start_fake(tmp, 'fake-allocs', kport, frames))
+    sv, err, port = start_serve(tmp, 'serve-allocs.err', ['--kind', 'allocs',
+                                                          f'127.0.0.1:{kport}'])
+    procs.append(sv)
+    check('serve --kind allocs starts', port is not None)
+    if port is None:
+        return
+
+    def flame():
+        st, body = get(port, b'/api/flame?kind=heap')
+        return json.loads(body) if st == 200 else {}
+    check('its records are the heap kind',
+          wait_for(lambda: flame().get('samples', 0) > 0, 3), str(flame())[:300])
+    st, body = get(port, b'/api/status')
+    kinds = json.loads(body)['kinds'] if st == 200 else []
+    check('status lists the heap kind alone', kinds == ['heap'], str(kinds))
+    f = flame()
+    n = f.get('samples', 0)
+    check('allocated bytes: 4096 a record, the 16 objects of 256 bytes it stands for',
+          f.get('unit') == 'bytes' and f.get('heap_view') == 'allocated' and n > 0 and
+          f.get('weight') == 4096 * n and f.get('objects') == 16 * n, str(f)[:300])
+    sv.terminate()
+    check('serve --kind allocs: SIGTERM, exit 0', sv.wait(10) == 0)
 
 
 def main():
@@ -320,6 +350,7 @@ def main():
         check_retry(tmp, procs, frames)
         check_keyed(tmp, procs, frames)
         check_kind_off(tmp, procs, frames)
+        check_kind_allocs(tmp, procs, frames)
 
         serve_err = open(os.path.join(tmp, 'serve.err'), 'w+')
         sv = subprocess.Popen([PROF, 'serve', '-l', '127.0.0.1:0', '-e', ELF,

@@ -38,6 +38,11 @@ usage: fake_stream_kernel.py --port P --build-id HEX --frames A,B,... [options]
 burn-q, woken by pid 9 (burn-waker, in the META) whose chain is the
 record's first frame: flags weight and PSTR_REC_OFF (0x08), kind 1.
 
+`profile allocs stream ...` streams heap records instead (META source
+"heap allocs rate 4096"): each pid 7 (burn) allocating a 256-byte block
+from the chain --frames, weighing 4096 bytes (16 objects): flags weight
+and PSTR_REC_SIZE (0x04), kind 2.
+
 Records are made on the fake's clock: CPU c's record i is due at i / hz
 seconds after the start, so a stream of MS ms holds exactly
 cpus * hz * MS / 1000 of them. Prints "ready PORT" once listening, and on
@@ -61,14 +66,15 @@ USH_LAST, USH_AUTH, USH_REPLY, USH_CHALLENGE = 1, 2, 4, 8
 PSTR_TAGGED = 0x01
 
 
-REC_WEIGHT, REC_OFF = 0x02, 0x08
-KIND_OFFCPU, WHY_WAITQ = 1, 2
+REC_WEIGHT, REC_SIZE, REC_OFF = 0x02, 0x04, 0x08
+KIND_OFFCPU, KIND_HEAP, WHY_WAITQ = 1, 2, 2
 OFF_NS = 1000000                      # each off-CPU interval: 1 ms
+HEAP_WEIGHT, HEAP_SIZE = 4096, 256    # each heap record: 16 objects of 256 bytes
 
 
 class Stream:
-    def __init__(self, k, dest, ms, off=False):
-        self.k, self.dest, self.ms, self.off = k, dest, ms, off
+    def __init__(self, k, dest, ms, off=False, heap=False):
+        self.k, self.dest, self.ms, self.off, self.heap = k, dest, ms, off, heap
         self.id = random.getrandbits(32) | 1
         self.seq = 0
         self.sent = [0] * k.a.cpus           # records numbered per CPU
@@ -122,7 +128,7 @@ class Stream:
 
     def meta(self):
         a = self.k.a
-        src = b"sched" if self.off else b"tick 100Hz"
+        src = b"sched" if self.off else b"heap allocs rate 4096" if self.heap else b"tick 100Hz"
         p = a.build_id.encode() + bytes([len(src)]) + src
         p += struct.pack(">IIIH", 0xffffffff, self.ms, 10000000, a.cpus)
         p += struct.pack(">IB", 7, 4) + b"burn" + struct.pack(">IB", 0, 4) + b"idle"
@@ -133,6 +139,9 @@ class Stream:
         """One record: a CPU sample, or (off) an interval with why, name,
         waker and the waker's chain, as uapi/profile_stream.h lays it out."""
         fr = b"".join(struct.pack(">Q", f) for f in frames)
+        if self.heap:
+            return (struct.pack(">IBBBB", 7, len(frames), REC_WEIGHT | REC_SIZE, KIND_HEAP, 0) +
+                    struct.pack(">QQ", HEAP_WEIGHT, HEAP_SIZE) + fr)
         if not self.off:
             return struct.pack(">IBBH", 7, len(frames), 1, 0) + fr
         name = b"burn-q"
@@ -252,7 +261,8 @@ class Kernel:
     def command(self, cmd, frm):
         w = cmd.split()
         off = w[1:3] == ["off", "stream"]
-        if off:
+        heap = w[1:3] == ["allocs", "stream"]
+        if off or heap:
             w = w[:1] + w[2:]
         s = self.stream
         busy = s is not None and s.stop_reason is None
@@ -263,7 +273,7 @@ class Kernel:
             if busy:
                 return "profile: busy (streaming %s)\n" % name
             ms = int(w[3]) if len(w) > 3 else 0
-            self.stream = Stream(self, (frm[0], int(w[2])), ms, off)
+            self.stream = Stream(self, (frm[0], int(w[2])), ms, off, heap)
             threading.Thread(target=self.stream.run, daemon=True).start()
             if tuple(frm) != tuple(self.stream.dest):
                 return "profile: streaming to %s:%s (fake), once a keep-alive from there " \

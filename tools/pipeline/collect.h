@@ -55,7 +55,9 @@
 #include "tools/common/ushell_client.h"
 
 #define SP_COLLECT_KEEPALIVE_MS 1000
-#define SP_COLLECT_RCVBUF       (64 << 20)   /* what a fleet's socket asks for */
+#define SP_COLLECT_RCVBUF       (256 << 20)  /* what a fleet's socket asks for: at
+                                                2M records/s, 1.7 s of them */
+#define SP_COLLECT_DUE_MS       20           /* keep-alives and silences looked at */
 
 struct sp_collect_rx;
 #define SP_COLLECT_NOTE_MAX     160
@@ -172,6 +174,7 @@ struct sp_collect {
      * (0: none), during which no kernel is judged silent. */
     struct sp_collect_rx *rx;
     uint64_t backlog_ms;
+    uint64_t due_ms;                /* the last look at what falls due */
     /* A shell's "port unreachable" that failed a send to another kernel
      * (tools/pipeline/collect_shell.c), for the wait to report; or NULL. */
     struct sp_collect_kernel *refused_late;

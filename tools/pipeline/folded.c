@@ -22,7 +22,7 @@ bool sp_folded_us(const struct sp_profile *p)
  * each address's inlined frames outermost first; an off-CPU chain's
  * reason below them all, as the kernel's folded output has it. */
 static void chain_stack(const struct sp_profile *p, const struct sp_chain *c,
-                        bool per_kernel, struct sp_stack *s)
+                        bool per_kernel, bool us, struct sp_stack *s)
 {
     unsigned n = 1 + per_kernel + (c->c_reason != NULL);
     for (unsigned i = 0; i < c->c_depth; i++)
@@ -42,7 +42,7 @@ static void chain_stack(const struct sp_profile *p, const struct sp_chain *c,
     s->ps_n = k;
     /* The weight: a CPU chain's is its count, a heap chain's its bytes;
      * with off-CPU time in the profile, microseconds. */
-    s->ps_count = sp_folded_us(p) ? chain_us(p, c) : c->c_weight;
+    s->ps_count = us ? chain_us(p, c) : c->c_weight;
 }
 
 static int stack_cmp(const void *a, const void *b)
@@ -61,8 +61,10 @@ void sp_stacks_build(const struct sp_profile *p, bool per_kernel,
 {
     memset(out, 0, sizeof *out);
     out->v = sp_xcalloc(p->nchains, sizeof *out->v);
+    /* Asked once, not per chain: it walks the inputs, a fleet's thousand. */
+    bool us = sp_folded_us(p);
     for (size_t i = 0; i < p->nchains; i++)
-        chain_stack(p, &p->chains[i], per_kernel, &out->v[i]);
+        chain_stack(p, &p->chains[i], per_kernel, us, &out->v[i]);
     qsort(out->v, p->nchains, sizeof *out->v, stack_cmp);
     size_t n = 0;
     for (size_t i = 0; i < p->nchains; i++) {

@@ -43,6 +43,7 @@ struct builder {
     size_t nfuncs, capfuncs;
     size_t *fhash;
     size_t fhcap;
+    bool off;                   /* sp_pprof_off, asked once: it walks the inputs */
 };
 
 static void sh_insert(struct builder *b, size_t i)
@@ -284,7 +285,7 @@ static Sample *make_sample(struct builder *b, const struct sp_profile *p,
         s->location_id[0] = c->c_reason->pl_id;
     for (unsigned i = 0; i < c->c_depth; i++)
         s->location_id[r + i] = c->c_locs[i]->pl_id;     /* leaf first */
-    if (sp_pprof_off(p)) {
+    if (b->off) {
         sp_pprof_off_values(p, c, s);
     } else if (in->pi_hdr.ph_kind == PRAW_KIND_HEAP) {
         /* Go's four: alloc_objects, alloc_space, inuse_objects,
@@ -448,7 +449,7 @@ static void release(struct builder *b, Profile *m)
 
 uint8_t *sp_pprof_pack(const struct sp_profile *p, size_t *len)
 {
-    struct builder b = { 0 };
+    struct builder b = { .off = sp_pprof_off(p) };
     Profile m;
     build(&b, p, &m);
     *len = perftools__profiles__profile__get_packed_size(&m);

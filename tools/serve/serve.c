@@ -77,8 +77,9 @@ static void usage(FILE *f)
         "                  answering) is shown so and asked again every P (1 s to\n"
         "                  1 h, default 10 s); with --sample, at its next turn\n"
         "  --kind K        what every kernel streams: cpu (default: `profile\n"
-        "                  stream`), off (`profile off stream`: where tasks wait)\n"
-        "                  or wall (`profile wall stream`)\n"
+        "                  stream`), off (`profile off stream`: where tasks wait),\n"
+        "                  wall (`profile wall stream`) or allocs (`profile allocs\n"
+        "                  stream`: what was allocated, in bytes)\n"
         "The first line on stdout is the page's address, once it listens.\n",
         SERVE_DEFAULT_LISTEN, SV_HIST_STACKS_MIN, SV_HIST_STACKS_MAX, SV_HIST_STACKS_DEFAULT);
 }
@@ -126,14 +127,14 @@ static int parse_period(const char *opt, const char *arg, unsigned min_ms, unsig
 static int parse_kind(const char *arg, const char **what)
 {
     static const char *const kinds[][2] = {
-        { "cpu", "" }, { "off", "off" }, { "wall", "wall" },
+        { "cpu", "" }, { "off", "off" }, { "wall", "wall" }, { "allocs", "allocs" },
     };
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         if (strcmp(arg, kinds[i][0]) == 0) {
             *what = kinds[i][1];
             return 0;
         }
-    fprintf(stderr, "%s: --kind %s: not a kind (cpu, off or wall)\n", prog, arg);
+    fprintf(stderr, "%s: --kind %s: not a kind (cpu, off, wall or allocs)\n", prog, arg);
     return -1;
 }
 
