@@ -1159,7 +1159,8 @@ def t_pstream_spoofed_start(g):
 
 
 PSTREAM_BAD = [
-    ("profile stream", "profile: stream needs a port (usage: profile stream <port> [ms|0] [pid|all])"),
+    ("profile stream", "profile: stream needs a port (usage: profile [off|wall|allocs] stream <port> "
+                       "[ms|0] [pid|all])"),
     ("profile stream 0", "profile: port 0 out of range (1-65535)"),
     ("profile stream 65536", "profile: port 65536 out of range (1-65535)"),
     ("profile stream abc", "profile: 'abc' is not a port (1-65535)"),
@@ -1168,8 +1169,8 @@ PSTREAM_BAD = [
     ("profile stream 5555 -1", "profile: '-1' is not a stream length (0: until stopped, or 1-86400000 ms)"),
     ("profile stream 5555 100 99999", "profile: pid 99999: no such task"),
     ("profile stream 5555 100 xyz", "profile: 'xyz' is not a pid or all"),
-    ("profile stream 5555 100 all 3", "profile: too many arguments (usage: profile stream <port> "
-                                      "[ms|0] [pid|all])"),
+    ("profile stream 5555 100 all 3", "profile: too many arguments (usage: profile [off|wall|allocs] "
+                                      "stream <port> [ms|0] [pid|all])"),
     ("profile stop now", "profile: stop takes no arguments"),
     ("profile keepalive", "profile: usage: profile keepalive <id>"),
     ("profile keepalive zz", "profile: 'zz' is not a stream id (0x00000001-0xffffffff)"),
