@@ -19,9 +19,18 @@
  * the stack is done with it. The stack takes spinlocks and UDP handlers do
  * real work, none of which belongs in an interrupt.
  *
- * Transmit: xmit copies the frame into a free slot under tx_lock, publishes
- * it and notifies. Completions are reclaimed from the used ring on the next
- * xmit (the TX queue asks for no interrupts at all). */
+ * Transmit: the stack reserves a free slot (tx_reserve) and builds its
+ * frame there, in place; tx_commit writes the slot's virtio_net_hdr,
+ * publishes it and notifies. xmit, for frames built elsewhere, is a
+ * reserve, a copy and a commit. Completions are reclaimed from the used
+ * ring at the next reserve (the TX queue asks for no interrupts at all).
+ *
+ * Checksum offload: VIRTIO_NET_F_CSUM is negotiated where the device
+ * offers it (QEMU does only when its backend takes the header along, a
+ * tap; user networking and socket netdevs do not), and a commit that asks
+ * for a checksum sets VIRTIO_NET_HDR_F_NEEDS_CSUM with csum_start and
+ * csum_offset (virtio 1.x 5.1.6.2): the device sums from csum_start to
+ * the end of the frame and stores the result at csum_start + csum_offset. */
 #include "drivers/virtio_net.h"
 #include "drivers/virtio.h"
 #include "drivers/virtqueue.h"
@@ -35,10 +44,27 @@
 #include "mm/pmm.h"
 
 #define VIO_NET_MAC        0      /* device config: 6 bytes */
+#define VIRTIO_NET_F_CSUM  (1u << 0)  /* device completes partial checksums */
 #define VIRTIO_NET_F_MAC   (1u << 5)
 
 #define VNET_HDR_LEGACY 10        /* legacy virtio_net_hdr without num_buffers */
 #define VNET_HDR_MODERN 12        /* virtio 1.0: num_buffers always there */
+
+/* virtio 1.x 5.1.6. Little-endian, as both the legacy device (the guest's
+ * own order, and Sonde's CPUs are little-endian) and a modern one read it. */
+struct virtio_net_hdr {
+    uint8_t flags;
+    uint8_t gso_type;
+    uint16_t hdr_len;
+    uint16_t gso_size;
+    uint16_t csum_start;
+    uint16_t csum_offset;
+    uint16_t num_buffers;         /* modern only: 0 on transmit */
+} __attribute__((packed));
+_Static_assert(sizeof(struct virtio_net_hdr) == VNET_HDR_MODERN,
+               "virtio_net_hdr is 12 bytes with num_buffers, 10 without");
+#define VIRTIO_NET_HDR_F_NEEDS_CSUM 1
+#define VIRTIO_NET_HDR_GSO_NONE     0
 #define SLOT_SIZE     2048        /* header + a 1514-byte frame, rounded */
 #define MAX_SLOTS     128         /* per queue; 2 descriptors each */
 
@@ -55,15 +81,17 @@ struct vnq {
 static struct {
     struct virtio_transport *t;
     uint16_t hdr_len;             /* VNET_HDR_LEGACY or VNET_HDR_MODERN */
+    bool csum;                    /* VIRTIO_NET_F_CSUM negotiated */
     struct vnq rx, tx;
     struct netdev nd;
     struct waitq rx_wq;
     spinlock_t tx_lock;
     uint16_t tx_free[MAX_SLOTS];  /* stack of free TX slots, under tx_lock */
     bool tx_busy[MAX_SLOTS];      /* slot handed to the device, under tx_lock */
+    bool tx_held[MAX_SLOTS];      /* slot reserved, its frame being built, under tx_lock */
     unsigned tx_nfree;
     /* Statistics (relaxed atomics). */
-    uint64_t irqs, rx_frames, tx_frames, tx_full, tx_waits;
+    uint64_t irqs, rx_frames, tx_frames, tx_copied, tx_full, tx_waits;
 } vn = { .rx_wq = WAITQ_INIT("virtio-rx"), .tx_lock = SPINLOCK_INIT };
 
 static size_t align_up(size_t v, size_t a) { return (v + a - 1) & ~(a - 1); }
@@ -114,16 +142,15 @@ static void tx_reclaim(void)
     }
 }
 
-/* How long xmit waits for a slot when the ring is full before dropping:
- * long enough for the device to drain a burst, short enough that a caller
- * holding the ARP lock with interrupts off is not stalled. */
+/* How long a reserve waits for a slot when the ring is full before giving
+ * up: long enough for the device to drain a burst, short enough that a
+ * caller holding the ARP lock with interrupts off is not stalled. */
 #define TX_WAIT_US 200
 
-static int vn_xmit(struct netdev *dev, const void *frame, size_t len)
+/* A free slot, now held for its frame, or -1 (full, after TX_WAIT_US).
+ * Under tx_lock. */
+static int tx_take(void)
 {
-    if (len > (size_t)(SLOT_SIZE - vn.hdr_len))
-        return -1;
-    unsigned long f = spin_lock(&vn.tx_lock);
     tx_reclaim();
     if (vn.tx_nfree == 0) {
         /* Full: the device may not have looked at the ring since our last
@@ -135,14 +162,84 @@ static int vn_xmit(struct netdev *dev, const void *frame, size_t len)
             tx_reclaim();
         }
         if (vn.tx_nfree == 0) {
-            spin_unlock(&vn.tx_lock, f);
             __atomic_fetch_add(&vn.tx_full, 1, __ATOMIC_RELAXED);
             return -1;
         }
     }
     uint16_t slot = vn.tx_free[--vn.tx_nfree];
+    vn.tx_held[slot] = true;
+    return slot;
+}
+
+static uint8_t *tx_frame(unsigned slot)
+{
+    return vn.tx.buf + (size_t)slot * SLOT_SIZE + vn.hdr_len;
+}
+
+/* The held slot whose frame starts at frame, or -1: a pointer that is not
+ * one tx_reserve gave, or a slot not held (committed or cancelled
+ * already), must not reach the ring. Under tx_lock. */
+static int tx_slot_of(const void *frame)
+{
+    uintptr_t off = (uintptr_t)frame - (uintptr_t)vn.tx.buf;
+    if ((uintptr_t)frame < (uintptr_t)vn.tx.buf || off % SLOT_SIZE != vn.hdr_len)
+        return -1;
+    size_t slot = off / SLOT_SIZE;
+    return slot < vn.tx.nslots && vn.tx_held[slot] ? (int)slot : -1;
+}
+
+static void *vn_tx_reserve(struct netdev *dev)
+{
+    unsigned long f = spin_lock(&vn.tx_lock);
+    int slot = tx_take();
+    spin_unlock(&vn.tx_lock, f);
+    return slot < 0 ? NULL : tx_frame((unsigned)slot);
+}
+
+static void vn_tx_cancel(struct netdev *dev, void *frame)
+{
+    unsigned long f = spin_lock(&vn.tx_lock);
+    int slot = tx_slot_of(frame);
+    if (slot >= 0) {
+        vn.tx_held[slot] = false;
+        vn.tx_free[vn.tx_nfree++] = (uint16_t)slot;
+    }
+    spin_unlock(&vn.tx_lock, f);
+}
+
+/* The slot's virtio_net_hdr (virtio 1.x 5.1.6): flags, gso_type, hdr_len,
+ * gso_size, csum_start, csum_offset, and num_buffers where modern (0 on
+ * transmit). Written whole every time: the slot's last frame may have
+ * asked for a checksum and this one not. */
+static void tx_hdr(unsigned slot, uint16_t csum_start, uint16_t csum_off)
+{
+    struct virtio_net_hdr h = { .gso_type = VIRTIO_NET_HDR_GSO_NONE };
+    if (csum_start && vn.csum) {
+        h.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
+        h.csum_start = csum_start;
+        h.csum_offset = csum_off;
+    }
+    memcpy(vn.tx.buf + (size_t)slot * SLOT_SIZE, &h, vn.hdr_len);
+}
+
+static int vn_tx_commit(struct netdev *dev, void *frame, size_t len,
+                        uint16_t csum_start, uint16_t csum_off)
+{
+    unsigned long f = spin_lock(&vn.tx_lock);
+    int slot = tx_slot_of(frame);
+    if (slot < 0) {
+        spin_unlock(&vn.tx_lock, f);
+        return -1;
+    }
+    vn.tx_held[slot] = false;
+    if (len < 1 || len > (size_t)(SLOT_SIZE - vn.hdr_len) ||
+        (csum_start && (!vn.csum || (size_t)csum_start + csum_off + 2 > len))) {
+        vn.tx_free[vn.tx_nfree++] = (uint16_t)slot;
+        spin_unlock(&vn.tx_lock, f);
+        return -1;
+    }
+    tx_hdr((unsigned)slot, csum_start, csum_off);
     vn.tx_busy[slot] = true;
-    memcpy(vn.tx.buf + (size_t)slot * SLOT_SIZE + vn.hdr_len, frame, len);
     vn.tx.q.desc[2 * slot + 1].len = (uint32_t)len;
     vq_push(&vn.tx.q, (uint16_t)(2 * slot));
     vq_publish(&vn.tx.q);
@@ -150,6 +247,18 @@ static int vn_xmit(struct netdev *dev, const void *frame, size_t len)
     spin_unlock(&vn.tx_lock, f);
     __atomic_fetch_add(&vn.tx_frames, 1, __ATOMIC_RELAXED);
     return 0;
+}
+
+static int vn_xmit(struct netdev *dev, const void *frame, size_t len)
+{
+    if (len > (size_t)(SLOT_SIZE - vn.hdr_len))
+        return -1;
+    void *b = vn_tx_reserve(dev);
+    if (!b)
+        return -1;
+    memcpy(b, frame, len);
+    __atomic_fetch_add(&vn.tx_copied, 1, __ATOMIC_RELAXED);
+    return vn_tx_commit(dev, b, len, 0, 0);
 }
 
 /* ---- receive ---- */
@@ -243,7 +352,7 @@ struct netdev *virtio_net_probe(struct virtio_transport *t)
     o->set_status(t, VIRTIO_S_ACK);
     o->set_status(t, VIRTIO_S_ACK | VIRTIO_S_DRIVER);
     uint64_t offered = o->get_features(t);
-    uint64_t want = offered & (VIRTIO_NET_F_MAC | VIRTIO_F_VERSION_1);
+    uint64_t want = offered & (VIRTIO_NET_F_MAC | VIRTIO_NET_F_CSUM | VIRTIO_F_VERSION_1);
     if (t->modern && !(want & VIRTIO_F_VERSION_1))
         return vn_fail("modern transport, but the device does not offer VERSION_1");
     o->set_features(t, want);
@@ -256,6 +365,7 @@ struct netdev *virtio_net_probe(struct virtio_transport *t)
             return vn_fail("the device refused our features (FEATURES_OK not kept)");
     }
     vn.hdr_len = (want & VIRTIO_F_VERSION_1) ? VNET_HDR_MODERN : VNET_HDR_LEGACY;
+    vn.csum = (want & VIRTIO_NET_F_CSUM) != 0;
 
     const char *err = vnq_setup(&vn.rx, Q_RX, true);
     if (!err)
@@ -272,8 +382,17 @@ struct netdev *virtio_net_probe(struct virtio_transport *t)
         memcpy(vn.nd.mac, fallback, 6);
     }
     vn.nd.xmit = vn_xmit;
+    vn.nd.tx_reserve = vn_tx_reserve;
+    vn.nd.tx_commit = vn_tx_commit;
+    vn.nd.tx_cancel = vn_tx_cancel;
+    vn.nd.tx_csum = vn.csum;
     vn.nd.priv = &vn;
 
+    /* From empty: a second probe (the header allows one) must not stack
+     * the slots on top of the first's, or two frames would share one. */
+    vn.tx_nfree = 0;
+    memset(vn.tx_busy, 0, sizeof vn.tx_busy);
+    memset(vn.tx_held, 0, sizeof vn.tx_held);
     for (uint16_t s = 0; s < vn.tx.nslots; s++)
         vn.tx_free[vn.tx_nfree++] = s;
     /* TX completions are reclaimed when sending; no interrupt wanted. */
@@ -299,8 +418,9 @@ int virtio_net_start(void)
         status |= VIRTIO_S_FEATURES_OK;
     vn.t->ops->set_status(vn.t, status);
     vq_kick(&vn.rx.q);                                 /* buffers are there */
-    kprintf("virtio-net: %s, rx %u tx %u buffers (queues %u/%u)\n",
-            vn.t->where, vn.rx.nslots, vn.tx.nslots, vn.rx.q.size, vn.tx.q.size);
+    kprintf("virtio-net: %s, rx %u tx %u buffers (queues %u/%u), checksum offload %s\n",
+            vn.t->where, vn.rx.nslots, vn.tx.nslots, vn.rx.q.size, vn.tx.q.size,
+            vn.csum ? "on" : "off (not offered)");
     return 0;
 }
 
@@ -313,10 +433,13 @@ int virtio_net_print(struct printer *p)
         pr_puts(p, "vnet: no virtio-net device in use\n");
         return 1;
     }
-    pr_printf(p, "virtio-net %s: rx %u/%u buffers, tx %u/%u slots\n",
-              vn.t->where, vn.rx.nslots, vn.rx.q.size, vn.tx.nslots, vn.tx.q.size);
-    pr_printf(p, "interrupts %lu, rx frames %lu, tx frames %lu, tx ring full: waited %lu, dropped %lu\n",
+    pr_printf(p, "virtio-net %s: rx %u/%u buffers, tx %u/%u slots, checksum offload %s\n",
+              vn.t->where, vn.rx.nslots, vn.rx.q.size, vn.tx.nslots, vn.tx.q.size,
+              vn.csum ? "on" : "off");
+    pr_printf(p, "interrupts %lu, rx frames %lu, tx frames %lu (%lu built in place, %lu copied), "
+              "tx ring full: waited %lu, dropped %lu\n",
               stat(&vn.irqs), stat(&vn.rx_frames), stat(&vn.tx_frames),
+              stat(&vn.tx_frames) - stat(&vn.tx_copied), stat(&vn.tx_copied),
               stat(&vn.tx_waits), stat(&vn.tx_full));
     return 0;
 }

@@ -222,6 +222,21 @@ void arp_input(const uint8_t *pkt, size_t len)
         NET_COUNT(rx_ignored);
 }
 
+bool arp_lookup(uint32_t ip, uint8_t mac[ETH_ALEN])
+{
+    if (ipv4_is_broadcast(ip)) {
+        memcpy(mac, eth_broadcast, ETH_ALEN);
+        return true;
+    }
+    unsigned long f = spin_lock(&arp_lock);
+    struct arp_entry *e = arp_find(ip, time_ns());
+    bool known = e && e->state == ARP_RESOLVED;
+    if (known)
+        memcpy(mac, e->mac, ETH_ALEN);
+    spin_unlock(&arp_lock, f);
+    return known;
+}
+
 int arp_output(uint8_t *frame, size_t len, uint32_t next_hop)
 {
     if (ipv4_is_broadcast(next_hop)) {

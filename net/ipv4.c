@@ -197,16 +197,20 @@ static uint32_t ipv4_next_hop(uint32_t dst)
     return net_gateway;
 }
 
-int ipv4_output(uint8_t *frame, uint32_t dst, uint8_t proto, size_t l4len)
+int ipv4_route(uint32_t dst, size_t l4len, uint32_t *hop)
 {
     if (!__atomic_load_n(&net_dev, __ATOMIC_ACQUIRE))
         return NET_ERR_NODEV;
     if (l4len > IP_PAYLOAD_MAX || dst == 0)
         return NET_ERR_INVAL;
-    uint32_t hop = ipv4_next_hop(dst);
-    if (hop == 0 || dst == net_ip_addr)      /* no gateway; no loopback device */
+    *hop = ipv4_next_hop(dst);
+    if (*hop == 0 || dst == net_ip_addr)     /* no gateway; no loopback device */
         return NET_ERR_NOROUTE;
+    return 0;
+}
 
+void ipv4_fill(uint8_t *frame, uint32_t dst, uint8_t proto, size_t l4len)
+{
     struct ipv4_hdr *ip = (struct ipv4_hdr *)(frame + TX_IP_OFF);
     ip->ver_ihl = 4 << 4 | IP_HLEN / 4;
     ip->tos = 0;
@@ -219,5 +223,14 @@ int ipv4_output(uint8_t *frame, uint32_t dst, uint8_t proto, size_t l4len)
     put_be32(ip->src, net_ip_addr);
     put_be32(ip->dst, dst);
     ip->csum = htons(inet_fold(inet_sum(ip, IP_HLEN, 0)));
+}
+
+int ipv4_output(uint8_t *frame, uint32_t dst, uint8_t proto, size_t l4len)
+{
+    uint32_t hop;
+    int rc = ipv4_route(dst, l4len, &hop);
+    if (rc)
+        return rc;
+    ipv4_fill(frame, dst, proto, l4len);
     return arp_output(frame, ETH_HLEN + IP_HLEN + l4len, hop);
 }

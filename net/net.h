@@ -31,6 +31,21 @@ struct netdev {
     uint8_t mac[6];
     int (*xmit)(struct netdev *dev, const void *frame, size_t len);
     void *priv;
+    /* Optional, all three or none: a frame built in place, in the
+     * device's own transmit buffer, so that nothing is copied.
+     * tx_reserve gives one ETH_FRAME_BUF-byte buffer, or NULL when none
+     * is free. tx_commit sends len bytes of it (at least ETH_FRAME_MIN)
+     * and gives it back: 0, or -1 for a buffer that was not reserved or a
+     * bad length (it is then given back unsent). With csum_start nonzero
+     * the device computes the Internet checksum of the bytes from
+     * csum_start to the end and stores it at csum_start + csum_off; the
+     * stack asks that only of a device with tx_csum set. tx_cancel gives
+     * a reserved buffer back unsent. */
+    void *(*tx_reserve)(struct netdev *dev);
+    int (*tx_commit)(struct netdev *dev, void *frame, size_t len,
+                     uint16_t csum_start, uint16_t csum_off);
+    void (*tx_cancel)(struct netdev *dev, void *frame);
+    bool tx_csum;
 };
 
 /* Results of the sending calls. */
@@ -77,6 +92,17 @@ int udp_unbind(uint16_t port);
  * NET_ERR_*. Frames are built on the caller's stack (~1.5 KB). */
 int udp_send(uint32_t dst_ip, uint16_t src_port, uint16_t dst_port,
              const void *data, size_t len);
+/* A datagram built in place, in the device's own transmit buffer: no
+ * copy. udp_reserve gives room for UDP_PAYLOAD_MAX bytes of payload to
+ * dst_ip, or NULL when that cannot be done now (no device that builds in
+ * place, no route, the next hop's MAC not known yet, no free buffer): the
+ * caller then uses udp_send, which asks ARP and queues. udp_commit sends
+ * len bytes of it (0, or NET_ERR_INVAL for a bad length or port: given
+ * back unsent); udp_cancel gives it back unsent. One of the two must
+ * follow every reservation: until then a transmit buffer is held. */
+void *udp_reserve(uint32_t dst_ip);
+int udp_commit(void *payload, uint32_t dst_ip, uint16_t src_port, uint16_t dst_port, size_t len);
+void udp_cancel(void *payload);
 
 /* Counters since net_init. Drops are by reason; every received frame that
  * the stack did not consume is in exactly one of them or in rx_ignored. */

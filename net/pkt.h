@@ -143,11 +143,21 @@ void arp_input(const uint8_t *pkt, size_t len);
 int arp_output(uint8_t *frame, size_t len, uint32_t next_hop);
 /* Empty the cache and the pending queue (net_init). */
 void arp_reset(void);
+/* The MAC of next hop ip, if known now (broadcast's for a broadcast
+ * address): true and mac filled, or false, asking nothing. For a frame
+ * built in place, which cannot be parked: the caller falls back to
+ * arp_output's path, which asks and parks. */
+bool arp_lookup(uint32_t ip, uint8_t mac[ETH_ALEN]);
 
 void ipv4_input(const uint8_t *pkt, size_t len);
 /* L4 header and payload (l4len bytes) already sit at frame + TX_L4_OFF;
  * write the IPv4 header and route it. Returns as arp_output. */
 int ipv4_output(uint8_t *frame, uint32_t dst, uint8_t proto, size_t l4len);
+/* ipv4_output's two halves for a frame built in place: whether dst can
+ * be reached with l4len bytes (0 and *hop, the next hop, or a NET_ERR_*),
+ * and the IPv4 header written at frame + TX_IP_OFF. */
+int ipv4_route(uint32_t dst, size_t l4len, uint32_t *hop);
+void ipv4_fill(uint8_t *frame, uint32_t dst, uint8_t proto, size_t l4len);
 /* True for addresses we accept as destination: ours, 255.255.255.255,
  * and our subnet's broadcast address. */
 bool ipv4_is_local(uint32_t dst);

@@ -354,7 +354,13 @@ int pstr_end_parse(const struct pstr_hdr *h, uint8_t *reason,
 void pstr_begin(struct pstr_writer *w, uint8_t type, uint16_t cpu,
                 uint32_t stream, uint32_t seq, uint64_t t_ns)
 {
-    uint8_t *d = w->buf;
+    pstr_begin_in(w, w->mem, type, cpu, stream, seq, t_ns);
+}
+
+void pstr_begin_in(struct pstr_writer *w, uint8_t *out, uint8_t type, uint16_t cpu,
+                   uint32_t stream, uint32_t seq, uint64_t t_ns)
+{
+    uint8_t *d = w->buf = out;
     put_be32(d + OFF_MAGIC, PSTR_MAGIC);
     d[OFF_VERSION] = PSTR_VERSION;
     d[OFF_TYPE] = type;

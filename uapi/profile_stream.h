@@ -298,14 +298,20 @@ int pstr_end_parse(const struct pstr_hdr *h, uint8_t *reason,
 /* The encoder: one datagram built in place. begin writes the header (len
  * and count are filled by finish); add_* append one item and return false,
  * writing nothing, when it would not fit (send this one, begin another)
- * or is out of range. finish returns the datagram's length. */
+ * or is out of range. finish returns the datagram's length. The datagram
+ * is at buf: the writer's own mem after pstr_begin, or the caller's
+ * PSTR_DGRAM_MAX bytes after pstr_begin_in (a kernel's transmit buffer,
+ * so that nothing is copied). */
 struct pstr_writer {
-    uint8_t buf[PSTR_DGRAM_MAX];
+    uint8_t *buf;
     size_t len;
     uint16_t count;
+    uint8_t mem[PSTR_DGRAM_MAX];
 };
 void pstr_begin(struct pstr_writer *w, uint8_t type, uint16_t cpu,
                 uint32_t stream, uint32_t seq, uint64_t t_ns);
+void pstr_begin_in(struct pstr_writer *w, uint8_t *out, uint8_t type, uint16_t cpu,
+                   uint32_t stream, uint32_t seq, uint64_t t_ns);
 /* BATCH: right after pstr_begin, once. */
 void pstr_batch_head(struct pstr_writer *w, const struct pstr_batch *b);
 /* Any record. A CPU sample weighs 1: it is sent without a weight, and

@@ -115,6 +115,36 @@ static int cmd_stream_send(const struct prof_sink *sk, const void *d, size_t len
     return PROF_SINK_LOST;
 }
 
+/* The in-place path: the datagram is encoded straight into the network
+ * device's transmit buffer (udp_reserve), tagged there where the shell
+ * has a key (the buffer holds a whole frame: PSTR_TAGGED_MAX fits), and
+ * sent without a copy. NULL when the device cannot (the next hop's MAC
+ * not known yet, no free buffer): the core then uses cmd_stream_send,
+ * which asks ARP and waits for room. */
+static void *cmd_stream_reserve(const struct prof_sink *sk)
+{
+    _Static_assert(PSTR_TAGGED_MAX <= UDP_PAYLOAD_MAX, "a tagged datagram fits udp_reserve's room");
+    return udp_reserve((uint32_t)(sk->sk_addr >> 32));
+}
+
+static int cmd_stream_commit(const struct prof_sink *sk, void *buf, size_t len)
+{
+    if (len > PSTR_DGRAM_MAX) {
+        udp_cancel(buf);
+        return PROF_SINK_LOST;
+    }
+    if (cmd_stream_tag.on)
+        len = pstr_seal(&cmd_stream_tag.keyed, buf, len);
+    int rc = udp_commit(buf, (uint32_t)(sk->sk_addr >> 32), CMD_STREAM_SRC_PORT,
+                        (uint16_t)sk->sk_addr, len);
+    return rc == 0 ? PROF_SINK_SENT : PROF_SINK_LOST;
+}
+
+static void cmd_stream_cancel(const struct prof_sink *sk, void *buf)
+{
+    udp_cancel(buf);
+}
+
 /* The request running now came from the stream's destination, its
  * address and its port. */
 static bool cmd_stream_is_peer(const struct prof_sink *sk)
@@ -135,6 +165,9 @@ void cmd_profile_udp_sink(struct prof_sink *sk, uint32_t ip, uint16_t port)
         cmd_stream_tag.made = true;
     }
     sk->sk_send = cmd_stream_send;
+    sk->sk_reserve = cmd_stream_reserve;
+    sk->sk_commit = cmd_stream_commit;
+    sk->sk_cancel = cmd_stream_cancel;
     sk->sk_is_peer = cmd_stream_is_peer;
     sk->sk_confirmed = false;
     sk->sk_addr = (uint64_t)ip << 32 | port;

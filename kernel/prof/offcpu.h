@@ -154,8 +154,9 @@ PROF_OFF_INLINE uint64_t prof_off_clip(uint64_t t)
  * compare and a select on every switch): the switch reads the counter
  * after the gate's acquire (prof_off_acquire), so after prof_off_begin
  * took t0 from the same machine-wide counter (the TSC, arm64's system
- * counter); a time it stamps is never before t0 (but for skew between
- * CPUs' counters, nanoseconds where there is any). What began before
+ * counter); a time it stamps is not before t0 but by what a counter
+ * read ahead of the gate's load or skew between CPUs' counters may
+ * make it: nanoseconds, added to one record's weight. What began before
  * the window is a stale task's (prof_off_stale), counted from t0. */
 PROF_OFF_INLINE uint64_t prof_off_clip_end(uint64_t t)
 {

@@ -119,6 +119,7 @@ static struct {
     uint32_t seq;
     struct prof_stream_cpu cpu[MAX_CPUS];
     struct pstr_writer w;           /* 1.4 KB: kept off the task stack */
+    void *reserved;                 /* the sink's buffer w encodes into, or NULL */
     struct { uint32_t pid; char name[TASK_NAME_MAX]; } tasks[PROF_STREAM_TASKS_MAX];
     unsigned ntasks;
 } stream = { .lock = SPINLOCK_INIT };
@@ -161,11 +162,41 @@ static void prof_stream_send(const void *d, size_t len)
     }
 }
 
-/* Finish the writer's datagram, send it and count its seq. */
+/* A BATCH's datagram is encoded straight into the sink's own buffer
+ * where it gives one (sk_reserve: for UDP, the device's transmit
+ * buffer), so that it is never copied on its way out; else into the
+ * writer's, and sk_send copies it. */
+static void prof_stream_begin_batch(uint16_t cpu)
+{
+    uint8_t *b = stream.sink.sk_reserve ? stream.sink.sk_reserve(&stream.sink) : NULL;
+    stream.reserved = b;
+    if (b)
+        pstr_begin_in(&stream.w, b, PSTR_BATCH, cpu, stream.id, stream.seq, time_ns());
+    else
+        pstr_begin(&stream.w, PSTR_BATCH, cpu, stream.id, stream.seq, time_ns());
+}
+
+/* A BATCH kept back, not sent: its buffer goes back to the sink. */
+static void prof_stream_keep_batch(void)
+{
+    if (stream.reserved)
+        stream.sink.sk_cancel(&stream.sink, stream.reserved);
+    stream.reserved = NULL;
+}
+
+/* Finish the writer's datagram, send it and count its seq. A reserved
+ * buffer is committed once: no retry, it is the sink's again either way. */
 static void prof_stream_send_writer(void)
 {
     size_t len = pstr_finish(&stream.w);
-    prof_stream_send(stream.w.buf, len);
+    void *b = stream.reserved;
+    stream.reserved = NULL;
+    if (!b)
+        prof_stream_send(stream.w.buf, len);
+    else if (stream.sink.sk_commit(&stream.sink, b, len) == PROF_SINK_SENT)
+        PROF_STREAM_ADD(datagrams, 1);
+    else
+        PROF_STREAM_ADD(send_failed, 1);
     stream.seq++;
 }
 
@@ -333,7 +364,7 @@ static bool prof_stream_drain_cpu(unsigned cpu, bool all)
     bool may_hold = !all && drops == c->drops_sent;
     uint32_t done = 0;
     do {
-        pstr_begin(&stream.w, PSTR_BATCH, (uint16_t)cpu, stream.id, stream.seq, time_ns());
+        prof_stream_begin_batch((uint16_t)cpu);
         struct pstr_batch b = { c->sent, drops - c->drops_sent, drops };
         pstr_batch_head(&stream.w, &b);
         while (done < n) {
@@ -346,6 +377,7 @@ static bool prof_stream_drain_cpu(unsigned cpu, bool all)
         if (done == n && may_hold && (!c->held || (int32_t)(c->delivered - c->held_end) >= 0)) {
             c->held = true;
             c->held_end = first + n;
+            prof_stream_keep_batch();
             return busy;
         }
         prof_ring_release(cpu, first + done);

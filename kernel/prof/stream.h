@@ -28,11 +28,23 @@ struct printer;
  * sk_send gets the stream's own copy of the sink, so that sk_addr (the
  * sender's own, opaque to the core: an address) travels with the stream
  * and a second start cannot change where a running stream goes. sk_name
- * says where, for messages ("10.0.2.2:9100"). */
+ * says where, for messages ("10.0.2.2:9100").
+ *
+ * sk_reserve, sk_commit and sk_cancel (optional, all three or none) let
+ * the core encode a datagram straight into the carrier's own buffer (for
+ * UDP: the network device's transmit buffer), so that it is never
+ * copied: sk_reserve gives PSTR_DGRAM_MAX bytes, or NULL when it cannot
+ * now (the core then encodes into its own and calls sk_send); sk_commit
+ * sends len bytes of it and answers as sk_send, but never AGAIN (the
+ * buffer is gone either way); sk_cancel gives it back unsent. One of the
+ * two follows every reservation, before the next. */
 enum { PROF_SINK_SENT = 0, PROF_SINK_AGAIN = 1, PROF_SINK_LOST = -1 };
 struct prof_sink {
     int (*sk_send)(const struct prof_sink *sk, const void *d, size_t len);
     bool (*sk_is_peer)(const struct prof_sink *sk);
+    void *(*sk_reserve)(const struct prof_sink *sk);
+    int (*sk_commit)(const struct prof_sink *sk, void *buf, size_t len);
+    void (*sk_cancel)(const struct prof_sink *sk, void *buf);
     /* The caller vouches that the destination wants the stream, which
      * then starts confirmed: `bench stream` alone, whose client cannot
      * send a keep-alive while the shell runs the bench. */

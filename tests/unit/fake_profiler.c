@@ -297,6 +297,10 @@ int run_cmd(const char *line)
     return cmd_fn(argv[0])(argc, argv, &bp.pr);
 }
 
+/* udp_reserve's buffers (below), emptied by reset. */
+static uint8_t fake_inplace_buf[FAKE_INPLACE_BUFS][UDP_PAYLOAD_MAX];
+static bool fake_inplace_held[FAKE_INPLACE_BUFS];
+
 void reset(void)
 {
     symtab_active = &t_syms;
@@ -337,6 +341,9 @@ void reset(void)
     fake_spawned = NULL;
     fake_ndgrams = 0;
     fake_udp_rc = 0;
+    fake_inplace = false;
+    fake_reserves = fake_commits = fake_cancels = fake_udp_sends = fake_inplace_misuse = 0;
+    memset(fake_inplace_held, 0, sizeof fake_inplace_held);
     udp_hook = NULL;
     each_sleep = NULL;
     off_sweep_hook = NULL;
@@ -515,8 +522,57 @@ void (*udp_hook)(void);         /* runs at each send: samples arriving meanwhile
 uint32_t fake_udp_ip;
 uint16_t fake_udp_src, fake_udp_dst;
 
+bool fake_inplace;
+unsigned fake_reserves, fake_commits, fake_cancels, fake_udp_sends, fake_inplace_misuse;
+
+static int fake_inplace_slot(void *p)
+{
+    for (int i = 0; i < FAKE_INPLACE_BUFS; i++)
+        if (p == fake_inplace_buf[i] && fake_inplace_held[i])
+            return i;
+    fake_inplace_misuse++;
+    return -1;
+}
+
+void *udp_reserve(uint32_t dst_ip)
+{
+    if (!fake_inplace)
+        return NULL;
+    for (int i = 0; i < FAKE_INPLACE_BUFS; i++)
+        if (!fake_inplace_held[i]) {
+            fake_inplace_held[i] = true;
+            fake_reserves++;
+            memset(fake_inplace_buf[i], 0xa5, UDP_PAYLOAD_MAX);
+            return fake_inplace_buf[i];
+        }
+    fake_inplace_misuse++;
+    return NULL;
+}
+
+void udp_cancel(void *payload)
+{
+    int i = fake_inplace_slot(payload);
+    if (i >= 0) {
+        fake_inplace_held[i] = false;
+        fake_cancels++;
+    }
+}
+
+int udp_commit(void *payload, uint32_t dst_ip, uint16_t src_port, uint16_t dst_port, size_t len)
+{
+    int i = fake_inplace_slot(payload);
+    if (i < 0)
+        return NET_ERR_INVAL;
+    fake_inplace_held[i] = false;
+    fake_commits++;
+    fake_udp_sends--;               /* udp_send's path counts it again */
+    int rc = udp_send(dst_ip, src_port, dst_port, payload, len);
+    return rc == NET_QUEUED ? 0 : rc;
+}
+
 int udp_send(uint32_t dst_ip, uint16_t src_port, uint16_t dst_port, const void *data, size_t len)
 {
+    fake_udp_sends++;
     if (udp_hook)
         udp_hook();
     fake_udp_ip = dst_ip;

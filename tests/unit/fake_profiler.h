@@ -92,6 +92,15 @@ extern void (*udp_hook)(void);          /* runs at each udp_send */
 extern uint32_t fake_udp_ip;
 extern uint16_t fake_udp_src, fake_udp_dst;
 extern struct net_app_stats *fake_app_stats;  /* what net_app_stats_register got */
+/* udp_reserve, udp_commit, udp_cancel: with fake_inplace false (reset's),
+ * udp_reserve gives nothing and every datagram goes through udp_send;
+ * true, it gives one of FAKE_INPLACE_BUFS buffers (stale bytes in them),
+ * and a commit keeps the datagram in fake_dgrams as udp_send does. A
+ * commit or cancel of anything not held, or a reserve while all are held,
+ * counts in fake_inplace_misuse. */
+#define FAKE_INPLACE_BUFS 2
+extern bool fake_inplace;
+extern unsigned fake_reserves, fake_commits, fake_cancels, fake_udp_sends, fake_inplace_misuse;
 
 /* sched_off_sweep: how many times the session swept, and what runs then. */
 extern unsigned off_sweeps;

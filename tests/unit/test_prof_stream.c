@@ -758,6 +758,52 @@ TEST(stream_tagged_under_the_shells_key_and_epoch)
     }
 }
 
+/* Where the sink gives a buffer of its own (udp_reserve: the device's
+ * transmit buffer), every BATCH is encoded straight into it and
+ * committed, or given back when the drain keeps a part-filled one; only
+ * META and END go through udp_send's copy. Every sample is accounted
+ * exactly as on the copying path, and under a key every datagram is
+ * still tagged (sealed in place). */
+TEST(stream_batches_encoded_in_the_sinks_buffer)
+{
+    for (int keyed = 0; keyed < 2; keyed++) {
+        reset();
+        memset(tried, 0, sizeof tried);
+        fake_keyed = keyed ? keyed_shell : NULL;
+        cmd_profile_test_reset();
+        fake_inplace = true;
+        world_start();
+        start_confirmed("profile stream 5555 1500 all", 5555);
+        each_sleep = world;
+        prof_stream_test_task(NULL);
+        each_sleep = NULL;
+        struct decoded d;
+        decode_all(&d);
+        CHECK_EQ(d.bad, 0);
+        CHECK_EQ(d.seq_gaps, 0);
+        CHECK_EQ(d.first_gaps, 0);
+        CHECK_EQ(d.reason, PSTR_END_ELAPSED);
+        for (unsigned c = 0; c < 4; c++) {
+            CHECK_EQ(d.recs[c] + d.drops_total[c], tried[c]);
+            CHECK_EQ(d.end_recs[c], d.recs[c]);
+        }
+        CHECK_EQ(fake_inplace_misuse, 0);
+        CHECK_EQ(fake_commits, d.batches);
+        CHECK_EQ(fake_reserves, fake_commits + fake_cancels);
+        CHECK(fake_cancels >= 1);                 /* a part-filled batch kept back */
+        CHECK_EQ(fake_udp_sends, d.metas + d.ends);
+        if (keyed) {
+            struct hmac_sha256 k;
+            hmac_sha256_init(&k, shell_key, sizeof shell_key);
+            pstr_tag_begin(&k, SHELL_EPOCH);
+            for (unsigned i = 0; i < fake_ndgrams; i++)
+                CHECK(pstr_verify(&k, fake_dgrams[i].d, fake_dgrams[i].len));
+        }
+    }
+    fake_keyed = NULL;
+    cmd_profile_test_reset();
+}
+
 /* ---- off-CPU streams ------------------------------------------------------ */
 
 /* What one CPU's scheduler would emit: every 10 ms, on CPU 1, intervals
