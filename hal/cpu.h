@@ -54,7 +54,9 @@ void cpu_describe(struct printer *p);
  * x86-64 sample about 30 guest instructions (-icount bench). Host unit
  * tests get the twin, arch/host/cpu_inline.h, which reads the fake CPU:
  * so the host tests compile the sample path exactly as the kernel does.
- * Everything else keeps the calls. The same headers give kmalloc its
+ * spin_lock (kernel/spinlock.h) takes cpu_index_inline() too: every lock,
+ * the scheduler's among them, would pay the call. Everything else keeps
+ * the calls. The same headers give kmalloc its
  * countdown, cpu_heap_countdown(n): this CPU's struct cpu heap_left -= n,
  * true when it went below zero (mm/heapprof.h). */
 #if defined(SONDE_HOST_TEST)

@@ -14,6 +14,7 @@
 #include "kernel/stacktrace.h"
 #include "kernel/stacktrace_inline.h"
 #include "kernel/time.h"
+#include "kernel/timer.h"
 #include "kernel/panic.h"
 #include "lib/printf.h"
 #include "lib/string.h"
@@ -375,7 +376,7 @@ void yield(void)
 
 /* On this CPU's sleepers list until the tick that finds wake_at_ns
  * passed or, if wake_tick is nonzero, the tick that brings this CPU's
- * count to it (sched_tick). */
+ * count up by wake_tick, whichever comes first (sched_tick). */
 static void sleep_until(uint64_t wake_ns, uint64_t wake_tick)
 {
     unsigned long f = irq_save();
@@ -401,10 +402,15 @@ void sleep_ms(uint64_t ms)
 /* Counted in ticks, not time: a sleep that starts just after a tick and
  * asks for n periods in ns ends one tick late, since the n-th tick falls
  * a hair before now + n periods. The count is read and set under the
- * run-queue lock with interrupts off, so no tick comes in between. */
+ * run-queue lock with interrupts off, so no tick comes in between. Half
+ * a period past the n-th tick's time it ends anyway: where the host
+ * keeps a vCPU from running, its missed ticks collapse into one, and a
+ * count alone would stretch the sleep by every tick lost. */
 void sleep_ticks(unsigned n)
 {
-    sleep_until(UINT64_MAX, n ? n : 1);
+    n = n ? n : 1;
+    uint64_t period = 1000000000ull / TIMER_HZ;
+    sleep_until(time_ns() + n * period + period / 2, n);
 }
 
 void sleep_to_tick(void)
@@ -429,7 +435,7 @@ void sched_tick(void)
     unsigned long f = spin_lock(&c->rq_lock);
     for (struct task **pp = &c->sleepers; *pp;) {
         struct task *t = *pp;
-        if (t->wake_at_tick ? c->ticks >= t->wake_at_tick : t->wake_at_ns <= now) {
+        if ((t->wake_at_tick && c->ticks >= t->wake_at_tick) || t->wake_at_ns <= now) {
             *pp = t->next;
             if (prof_off_on())
                 sched_off_wake(c, t, 0, false);   /* the tick ends a sleep */

@@ -22,7 +22,7 @@ struct task {
     void *stack;                   /* TASK_STACK_SIZE bytes */
     int stack_id;                  /* in the stacks registry */
     uint64_t wake_at_ns;           /* while on the sleepers list */
-    uint64_t wake_at_tick;         /* nonzero: wake at this CPU tick count instead */
+    uint64_t wake_at_tick;         /* nonzero: wake at this CPU tick count, if sooner */
     volatile uint64_t ticks;       /* ticks it was running for */
     struct prof_off off;           /* off-CPU accounting (kernel/prof/offcpu.h) */
     task_fn fn;

@@ -11,7 +11,7 @@ static inline unsigned long spin_lock(spinlock_t *l)
     while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
         while (__atomic_load_n(&l->locked, __ATOMIC_RELAXED))
             cpu_relax();
-    l->owner = cpu_index();
+    l->owner = cpu_index_inline();   /* every lock pays it: no call */
     return f;
 }
 

@@ -168,9 +168,12 @@ static bool bench_sw_phase(enum bench_sw_kind kind, char *line, unsigned n, stru
 static void bench_sw_print(const char *what, const char *state, const struct bench_sw_stat *s,
                            const char *per, struct printer *p)
 {
-    pr_printf(p, "%s %s: rounds %lu min %lu mean %lu %s per round (%s)\n", what, state,
-              (unsigned long)s->n, (unsigned long)(s->n ? s->min : 0),
-              (unsigned long)(s->n ? s->sum / s->n : 0), cycles_unit(), per);
+    /* sum: the mean to a fraction of a unit, for a clock whose unit is
+     * coarse (arm64's 8 ns), where the minimum is a multiple of it. */
+    pr_printf(p, "%s %s: rounds %lu min %lu mean %lu sum %lu %s per round (%s)\n", what,
+              state, (unsigned long)s->n, (unsigned long)(s->n ? s->min : 0),
+              (unsigned long)(s->n ? s->sum / s->n : 0), (unsigned long)s->sum, cycles_unit(),
+              per);
 }
 
 static int cmd_bench_switch(int argc, char **argv, struct printer *p)
