@@ -312,6 +312,16 @@ static uint64_t heap_objects(const struct sp_profile *p)
     return n;
 }
 
+/* The records of [from, to) that the query's filter takes, as a profile
+ * of its kind (an empty one when the range holds nothing). */
+static void select_profile(const struct sv_state *st, const struct query *q, uint64_t from,
+                           uint64_t to, struct sv_hist_sel *sel, struct sp_profile *p)
+{
+    if (sv_hist_select(st->h, from, to, &q->f, sel))
+        memset(sel, 0, sizeof *sel);
+    sv_query_profile(st, sel, q->f.kind, sel->to_ms - sel->from_ms, p);
+}
+
 static void get_flame(const struct sv_state *st, const struct sv_arg *args, unsigned n,
                       struct sv_reply *out)
 {
@@ -320,9 +330,7 @@ static void get_flame(const struct sv_state *st, const struct sv_arg *args, unsi
         return;
     struct sv_hist_sel sel;
     struct sp_profile p;
-    if (sv_hist_select(st->h, q.from, q.to, &q.f, &sel))
-        memset(&sel, 0, sizeof sel);
-    sv_query_profile(st, &sel, q.f.kind, sel.to_ms - sel.from_ms, &p);
+    select_profile(st, &q, q.from, q.to, &sel, &p);
     struct sp_stacks s;
     sp_stacks_build(&p, true, &s);
     json_t *o = range_json(&sel);
@@ -349,12 +357,8 @@ static void get_diff(const struct sv_state *st, const struct sv_arg *args, unsig
         return;
     struct sv_hist_sel bsel, nsel;
     struct sp_profile bp, np;
-    if (sv_hist_select(st->h, q.base_from, q.base_to, &q.f, &bsel))
-        memset(&bsel, 0, sizeof bsel);
-    if (sv_hist_select(st->h, q.from, q.to, &q.f, &nsel))
-        memset(&nsel, 0, sizeof nsel);
-    sv_query_profile(st, &bsel, q.f.kind, bsel.to_ms - bsel.from_ms, &bp);
-    sv_query_profile(st, &nsel, q.f.kind, nsel.to_ms - nsel.from_ms, &np);
+    select_profile(st, &q, q.base_from, q.base_to, &bsel, &bp);
+    select_profile(st, &q, q.from, q.to, &nsel, &np);
     struct sp_stacks bs, ns;
     sp_stacks_build(&bp, true, &bs);
     sp_stacks_build(&np, true, &ns);
@@ -384,9 +388,7 @@ static void get_download(const struct sv_state *st, const struct sv_arg *args, u
         return;
     struct sv_hist_sel sel;
     struct sp_profile p;
-    if (sv_hist_select(st->h, q.from, q.to, &q.f, &sel))
-        memset(&sel, 0, sizeof sel);
-    sv_query_profile(st, &sel, q.f.kind, sel.to_ms - sel.from_ms, &p);
+    select_profile(st, &q, q.from, q.to, &sel, &p);
     char *body = NULL, err[SP_ERR_MAX];
     size_t len = 0;
     FILE *f = open_memstream(&body, &len);
