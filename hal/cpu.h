@@ -54,6 +54,8 @@ void cpu_describe(struct printer *p);
  * x86-64 sample about 30 guest instructions (-icount bench). Host unit
  * tests get the twin, arch/host/cpu_inline.h, which reads the fake CPU:
  * so the host tests compile the sample path exactly as the kernel does.
+ * cpu_load_near_u32(sym) reads a word of the kernel's data in one
+ * instruction (arm64: a literal load), for the switch path's gate test.
  * spin_lock (kernel/spinlock.h) takes cpu_index_inline() too: every lock,
  * the scheduler's among them, would pay the call. Everything else keeps
  * the calls. The same headers give kmalloc its

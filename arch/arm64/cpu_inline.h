@@ -41,6 +41,16 @@ static inline bool cpu_heap_countdown(uint64_t n)
     return (*left -= (int64_t)n) < 0;
 }
 
+/* A 32-bit word of the kernel's own data, given by its symbol, by one
+ * PC-relative literal load where the usual adrp; ldr is two: the
+ * switch path's test of the profiler's gate (kernel/prof/offcpu.h). LDR
+ * (literal) reaches +-1 MiB of the instruction and needs the word
+ * 4-aligned: should the kernel ever grow so that the word lies farther,
+ * the link fails ("relocation truncated"), it never reads wrong. A plain
+ * read, not an atomic; volatile so that it is read where it is written. */
+#define cpu_load_near_u32(sym) \
+    ({ unsigned v_; __asm__ volatile("ldr %w0, " #sym : "=r"(v_)); v_; })
+
 /* cpu.c's irqs_enabled(), whole: PSTATE.I set (every exception handler
  * before trap.c unmasks) is off; else the PMR says (arm64.h). */
 static inline bool irqs_enabled_inline(void)

@@ -25,3 +25,7 @@ static inline bool cpu_heap_countdown(uint64_t n)
     int64_t *left = (int64_t *)((char *)this_cpu() + CPU_OFF_HEAP_LEFT);
     return (*left -= (int64_t)n) < 0;
 }
+
+/* The kernel's one-instruction read of a word by its symbol (arm64's
+ * literal load): a plain read here. */
+#define cpu_load_near_u32(sym) (*(const unsigned *)&(sym))

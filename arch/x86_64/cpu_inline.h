@@ -49,3 +49,8 @@ static inline bool irqs_enabled_inline(void)
     __asm__ volatile("pushfq; popq %0" : "=r"(f));
     return f & (1ul << 9);          /* IF */
 }
+
+/* A 32-bit word of the kernel's own data, given by its symbol: a plain
+ * read, which GCC folds into the instruction that tests it (testb $k,
+ * sym). arm64's needs a literal load to be one instruction. */
+#define cpu_load_near_u32(sym) (*(const unsigned *)&(sym))

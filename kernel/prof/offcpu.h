@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "kernel/prof/record.h"
+#include "hal/cpu.h"
 #include "kernel/prof/ring.h"
 #include <stddef.h>
 
@@ -90,16 +91,18 @@ extern struct prof_off_window prof_off_win;
 
 /* The switch path's whole cost with off-CPU profiling off: this one test
  * of memory and its branch, predicted not taken: x86-64 `testb $4,
- * prof_gate; jne`, arm64 `adrp; ldr; tbnz`. A plain read, because GCC
- * folds neither an atomic nor a volatile load into the test (it cost a
- * third instruction on every switch). It is only a hint: one aligned word
+ * prof_gate; jne`, arm64 `ldr; tbnz` (a literal load: cpu_load_near_u32,
+ * hal/cpu.h's inline half; pg_state is the gate's first word). A plain
+ * read, because GCC folds neither an atomic nor a volatile load into the
+ * test (it cost a third instruction on every switch). It is only a hint: one aligned word
  * that cannot tear, read once per call; what is recorded is decided by
  * the claim's own load of the gate, under the producers' guard (D, B in
  * kernel/prof/produce.h). A caller that sees true acquires
  * (prof_off_acquire) before it reads the window. */
 static inline bool prof_off_on(void)
 {
-    return __builtin_expect((prof_gate.pg_state & PROF_GATE_KIND(PROF_KIND_OFFCPU)) != 0, 0);
+    return __builtin_expect((cpu_load_near_u32(prof_gate) & PROF_GATE_KIND(PROF_KIND_OFFCPU)) != 0,
+                            0);
 }
 /* Pairs with the gate's release in prof_ring_open (A, kernel/prof/ring.c):
  * the window's fields read after it are this window's. */

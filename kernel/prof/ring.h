@@ -13,6 +13,7 @@
  * Profiler core: prefix prof_ and PROF_. */
 #pragma once
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "hal/cpu.h"
 #include "kernel/prof/record.h"
@@ -65,6 +66,8 @@ struct prof_gate {
     int pg_pid;                 /* PROF_ALL, or the one pid sampled */
 };
 extern struct prof_gate prof_gate;
+/* The switch path reads pg_state by the gate's own symbol (prof_off_on). */
+_Static_assert(offsetof(struct prof_gate, pg_state) == 0, "pg_state is the gate's first word");
 
 /* The per-CPU ring size (records) a window of ms needs at hz samples per
  * second, margin included: a power of two, at least PROF_RING_MIN. */
