@@ -124,7 +124,7 @@ static void echo(void *ctx, uint32_t src_ip, uint16_t src_port, const void *data
     udp_send(src_ip, 9000, src_port, data, len);
 }
 
-static struct netdev dev = { { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 }, fake_xmit, NULL };
+static struct netdev dev = { .mac = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 }, .xmit = fake_xmit };
 
 /* Every drop counter but drop_arp, which also counts parked frames that
  * aged out: those are frames we sent, not the one received. */
