@@ -29,8 +29,7 @@
 #define HEAPPROF_BLOCKS    8192u           /* live sampled blocks the table holds */
 
 /* The rate in bytes, 0 when sampling is off. Read when a countdown
- * crosses zero and by the commands; on kmalloc's fast path only where
- * CPU_HEAP_TEST_RATE says (arm64). */
+ * crosses zero and by the commands, never on kmalloc's fast path. */
 extern uint32_t heapprof_rate;
 
 /* Each CPU's sampling state but its countdown, touched only by that CPU
@@ -44,18 +43,12 @@ struct heapprof_cpu {
 extern struct heapprof_cpu heapprof_cpus[MAX_CPUS];
 
 /* Heap lock held. True when this allocation of size bytes crosses this
- * CPU's threshold: the caller then calls heapprof_sample. On x86-64,
- * sampling on or off, this is a subtract from the per-CPU countdown and a
- * branch (`sub %reg, %gs:24; js`): off, the countdown is INT64_MAX, which
- * no kernel's allocations use up, so off needs no test of its own. */
+ * CPU's threshold: the caller then calls heapprof_sample. Sampling on or
+ * off, this is a subtract from the per-CPU countdown and a branch (x86-64:
+ * `sub %reg, %gs:24; js`): off, the countdown is INT64_MAX, which no
+ * kernel's allocations use up, so off needs no test of its own. */
 static inline bool heapprof_count(size_t size)
 {
-    /* Where the countdown is a load, a subtract and a store (arm64: five
-     * instructions with the per-CPU register's read), the rate is tested
-     * first, so that off costs a literal load and a branch
-     * (CPU_HEAP_TEST_RATE, hal/cpu.h's inline halves). */
-    if (CPU_HEAP_TEST_RATE && cpu_load_near_u32(heapprof_rate) == 0)
-        return false;
     return __builtin_expect(cpu_heap_countdown(size), 0);
 }
 

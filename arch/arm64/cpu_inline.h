@@ -59,7 +59,3 @@ static inline bool irqs_enabled_inline(void)
         return false;
     return !cpu_pmr_masking || read_sysreg(icc_pmr_el1) > GIC_PRIO_IRQ;
 }
-
-/* mm/heapprof.h tests the heap profiler's rate before the countdown:
- * off, `ldr; cbz` instead of the countdown's mrs; ldr; sub; str; tbnz. */
-#define CPU_HEAP_TEST_RATE 1

@@ -29,8 +29,3 @@ static inline bool cpu_heap_countdown(uint64_t n)
 /* The kernel's one-instruction read of a word by its symbol (arm64's
  * literal load): a plain read here. */
 #define cpu_load_near_u32(sym) (*(const unsigned *)&(sym))
-
-/* Host tests choose (tests/unit/fake_hal.c, default 0, as x86-64), so
- * that both of mm/heapprof.h's fast paths are compiled and run. */
-extern bool fake_heap_test_rate;
-#define CPU_HEAP_TEST_RATE fake_heap_test_rate

@@ -54,7 +54,3 @@ static inline bool irqs_enabled_inline(void)
  * read, which GCC folds into the instruction that tests it (testb $k,
  * sym). arm64's needs a literal load to be one instruction. */
 #define cpu_load_near_u32(sym) (*(const unsigned *)&(sym))
-
-/* The countdown alone (`sub %reg, %gs:24; js`), off or on: INT64_MAX
- * when off, so no test of the rate (mm/heapprof.h). */
-#define CPU_HEAP_TEST_RATE 0

@@ -10,7 +10,6 @@
 #include "hal/irq.h"
 
 unsigned fake_cpu;
-bool fake_heap_test_rate;       /* CPU_HEAP_TEST_RATE (arch/host/cpu_inline.h) */
 unsigned fake_ncpus = 4;
 uint64_t fake_online = 0xf;
 uint64_t fake_cycles = 1000;

@@ -134,29 +134,20 @@ TEST(heapprof_sample_chain_and_weight)
     CHECK_EQ(st.hs_missing, 1);
 }
 
-/* Off, the countdown is INT64_MAX, so no allocation crosses it and
- * x86-64's fast path needs no test of the rate; a crossing that finds sampling
+/* Off, the countdown is INT64_MAX, so no allocation crosses it and the
+ * fast path needs no test of the rate; a crossing that finds sampling
  * off (the countdown used up, however unlikely) only puts it back. On,
  * only allocations that cross: each one a subtract. */
-static void count_off_and_on(void)
+TEST(heapprof_count_off_and_on)
 {
     reset();
     CHECK_EQ(cpus[0].heap_left, INT64_MAX);
     CHECK(!heapprof_count(1 << 30));
-    if (fake_heap_test_rate) {
-        /* arm64: off, the rate's test returns before the countdown. */
-        CHECK_EQ(cpus[0].heap_left, INT64_MAX);
-        cpus[0].heap_left = 5;
-        CHECK(!heapprof_count(6));
-        CHECK_EQ(cpus[0].heap_left, 5);
-        cpus[0].heap_left = INT64_MAX;
-    } else {
-        CHECK_EQ(cpus[0].heap_left, INT64_MAX - (1 << 30));
-        cpus[0].heap_left = 5;
-        CHECK(heapprof_count(6));
-        CHECK(!heapprof_sample((void *)0x1000, 6, 0x10));
-        CHECK_EQ(cpus[0].heap_left, INT64_MAX);
-    }
+    CHECK_EQ(cpus[0].heap_left, INT64_MAX - (1 << 30));
+    cpus[0].heap_left = 5;
+    CHECK(heapprof_count(6));
+    CHECK(!heapprof_sample((void *)0x1000, 6, 0x10));
+    CHECK_EQ(cpus[0].heap_left, INT64_MAX);
     heapprof_set_rate(1 << 20);
     CHECK_EQ(cpus[0].heap_left, 0);
     CHECK_EQ(cpus[MAX_CPUS - 1].heap_left, 0);
@@ -177,17 +168,6 @@ static void count_off_and_on(void)
     fake_cpu = 0;
     heapprof_set_rate(0);
     CHECK_EQ(cpus[1].heap_left, INT64_MAX);
-}
-
-/* x86-64's fast path (the countdown alone) and arm64's (the rate, then
- * the countdown): the same answers. */
-TEST(heapprof_count_off_and_on)
-{
-    fake_heap_test_rate = false;
-    count_off_and_on();
-    fake_heap_test_rate = true;
-    count_off_and_on();
-    fake_heap_test_rate = false;
 }
 
 /* The first allocation after the rate is set is sampled with the same
