@@ -1,8 +1,12 @@
 /* lib/sha256.h: SHA-256 (FIPS 180-4) and HMAC-SHA256 (RFC 2104), for the
- * UDP shell's request and reply tags (docs/udpshell.md, "Authentication").
+ * UDP shell's request and reply tags and the profile stream's datagram
+ * tags (docs/udpshell.md, "Authentication").
  *
  * Portable and freestanding (nothing but <stddef.h> and <stdint.h>): the
- * kernel, the host tools and the host unit tests link this one file. */
+ * kernel, the host tools and the host unit tests link this one file. The
+ * compression of whole blocks goes through one function that the kernel
+ * may replace at boot with the CPU's own instructions (hal/sha256.h,
+ * kernel/sha256_boot.c); everything else always runs the C here. */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
@@ -17,6 +21,25 @@ struct sha256 {
     uint8_t buf[SHA256_BLOCK];   /* a partial block */
     size_t fill;
 };
+
+/* A block function: nblocks consecutive 64-byte blocks at p (any
+ * alignment) compressed into the state h, in order (FIPS 180-4 6.2.2). */
+typedef void sha256_blocks_fn(uint32_t h[8], const uint8_t *p, size_t nblocks);
+
+/* The portable C block function. */
+void sha256_blocks_c(uint32_t h[8], const uint8_t *p, size_t nblocks);
+/* Whole blocks through the block function in use: sha256_blocks_c until
+ * sha256_blocks_install names another. */
+void sha256_blocks(uint32_t h[8], const uint8_t *p, size_t nblocks);
+/* Make fn the block function every hash from now on uses. Once, at boot,
+ * before any other CPU or task runs: the pointer is then read without
+ * ordering by every CPU, and never changes under a hash in progress. */
+void sha256_blocks_install(sha256_blocks_fn *fn);
+/* The block function in use (the boot line and lscpu name it). */
+sha256_blocks_fn *sha256_blocks_installed(void);
+/* The digest of data computed with fn as the block function, whatever is
+ * installed: the boot check compares a candidate with sha256_blocks_c. */
+void sha256_with(sha256_blocks_fn *fn, const void *data, size_t n, uint8_t out[SHA256_LEN]);
 
 void sha256_init(struct sha256 *s);
 void sha256_update(struct sha256 *s, const void *data, size_t n);

@@ -20,6 +20,22 @@ static uint64_t per_us;
 extern char vectors[];
 static void pmr_init(unsigned idx);
 
+/* CPACR_EL1.FPEN (bits 21:20) = 0b11: EL1 (and EL0) may execute FP and
+ * SIMD instructions; any other value traps them to EL1 (EC 0x07), and
+ * the reset value is UNKNOWN. The one user is the SHA-256 block function
+ * (arch/arm64/sha256.c, which says why the vector registers need no
+ * saving); every CPU sets it, since a task may hash on any of them. */
+#define CPACR_EL1_FPEN (3ul << 20)
+
+static void simd_enable(void)
+{
+    uint64_t v = read_sysreg(cpacr_el1);
+    if ((v & CPACR_EL1_FPEN) != CPACR_EL1_FPEN) {
+        write_sysreg(cpacr_el1, v | CPACR_EL1_FPEN);
+        isb();
+    }
+}
+
 void cpu_arch_init(unsigned idx, uint64_t mpidr)
 {
     struct cpu_arch *a = &cpu_archs[idx];
@@ -27,6 +43,7 @@ void cpu_arch_init(unsigned idx, uint64_t mpidr)
     write_sysreg(vbar_el1, (uint64_t)vectors);   /* before anything can fault */
     isb();
     pmr_init(idx);                               /* before the first irq_save */
+    simd_enable();                               /* SHA-256's instructions (sha256.c) */
     struct cpu *c = cpu_setup(idx, a);
     a->mpidr = mpidr & MPIDR_AFF_MASK;
     c->hw_id = (uint32_t)(a->mpidr & 0xffffff);  /* Aff2.Aff1.Aff0, for `cpus` */

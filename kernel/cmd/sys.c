@@ -5,6 +5,7 @@
 #include "kernel/buildid.h"
 #include "kernel/entropy.h"
 #include "kernel/panic.h"
+#include "kernel/sha256_boot.h"
 #include "kernel/shell.h"
 #include "kernel/time.h"
 #include "lib/string.h"
@@ -130,6 +131,7 @@ static int cmd_lscpu(int argc, char **argv, struct printer *p)
     cpu_describe(p);
     pmu_describe(p);
     entropy_print(p);
+    sha256_boot_print(p);
     return 0;
 }
-SHELL_COMMAND(lscpu, "lscpu", "lscpu            the cpu, its performance counter, the profile source, the entropy source", cmd_lscpu);
+SHELL_COMMAND(lscpu, "lscpu", "lscpu            the cpu, its performance counter, the profile source, the entropy source, the SHA-256", cmd_lscpu);

@@ -132,6 +132,12 @@ def t_boot_prompt(ctx):
           "boot log lacks 'smp: 4 cpus online': %r" % log[-600:])
     check(re.search(r"timer: generic timer \d+ Hz, virtual timer PPI INTID 27, 100 Hz tick", log),
           "no generic timer line")
+    # cortex-a72 has the SHA-256 instructions (ID_AA64ISAR0_EL1.SHA2 = 1):
+    # found, and they gave the C's digests at boot (kernel/sha256_boot.c).
+    check(re.search(r"^sha256: arm64 SHA-256 instructions \(ID_AA64ISAR0_EL1\.SHA2\), checked "
+                    r"against the C on messages of 0, 55, 56, 64 and 1432 bytes$", log, re.M),
+          "no boot line saying the SHA-256 instructions are in use: %r"
+          % re.findall(r"^sha256:.*$", log, re.M))
     P.check_version(m.cmd("version"), "arm64", ARCHES["arm64"]["kernel"])
 
 
@@ -169,7 +175,8 @@ def t_commands(ctx):
                r"^pmu claims:\s+PMUv3 .*PMUVer 0x[0-9a-f]\), \d+ event counters \+ cycle counter",
                r"^interrupt:\s+PPI 23 \(device tree /pmu\), pseudo-NMI",
                r"^probe:\s+cycle counter moved by \d+ in \d+ us \(\d+ per us: period \d+ for 1 kHz\)$",
-               r"^profile source: %s$" % re.escape(PMU_SOURCE)):
+               r"^profile source: %s$" % re.escape(PMU_SOURCE),
+               r"^sha256:\s+arm64 SHA-256 instructions \(ID_AA64ISAR0_EL1\.SHA2\)$"):
         check(re.search(rx, ls, re.M), "lscpu lacks /%s/: %r" % (rx, ls))
     # QEMU's TCG counts PMCCNTR at a virtual 1 GHz: the probe measured it
     # against the generic timer; 10 us of two clocks, so within 25%.

@@ -5,7 +5,9 @@
  * OpenSSL's libcrypto on random inputs of random lengths, fed in random
  * pieces, with every length around the 64-byte block and the 56-byte
  * padding boundary. libcrypto is the reference here only; the kernel and
- * the tools never link it. */
+ * the tools never link it. Also the block entry point: whole blocks in
+ * one call from sha256_update, and an installed block function used by
+ * every hash until it is replaced. */
 #include "test.h"
 #include <stdlib.h>
 #include <openssl/evp.h>
@@ -158,4 +160,113 @@ TEST(ct_equal_compares_every_byte)
         b[i] ^= 1;
     }
     CHECK(ct_equal(a, b, 0));
+}
+
+/* A block function that records its calls, then runs the C: what
+ * sha256_update hands the block function, and whether hashes use it. */
+static size_t rec_calls, rec_blocks[64];
+static void recording_blocks(uint32_t h[8], const uint8_t *p, size_t nblocks)
+{
+    if (rec_calls < 64)
+        rec_blocks[rec_calls] = nblocks;
+    rec_calls++;
+    sha256_blocks_c(h, p, nblocks);
+}
+
+TEST(blocks_many_equal_one_at_a_time)
+{
+    static uint8_t d[64 * 23];
+    srand(180);
+    fill(d, sizeof d);
+    for (size_t n = 0; n <= 23; n++) {
+        uint32_t a[8], b[8];
+        for (int i = 0; i < 8; i++)
+            a[i] = b[i] = 0x01010101u * (uint32_t)(i + 1);
+        sha256_blocks(a, d, n);
+        for (size_t k = 0; k < n; k++)
+            sha256_blocks_c(b, d + 64 * k, 1);
+        CHECK(memcmp(a, b, sizeof a) == 0);
+    }
+}
+
+/* Lengths that cross block boundaries, fed as a head and the rest: the
+ * head tops up the partial block (one call of one block), every whole
+ * block of the rest goes in one call, the tail waits for final. */
+TEST(update_hands_whole_blocks_in_one_call)
+{
+    static uint8_t d[1600];
+    srand(64);
+    fill(d, sizeof d);
+    static const size_t head[] = { 0, 1, 10, 63, 64, 65 };
+    static const size_t len[] = { 0, 55, 56, 63, 64, 65, 127, 128, 129, 1432, 1471, 1472, 1600 };
+    int bad_digest = 0, bad_calls = 0;
+    for (size_t i = 0; i < sizeof head / sizeof head[0]; i++) {
+        for (size_t j = 0; j < sizeof len / sizeof len[0]; j++) {
+            size_t h = head[i], n = len[j];
+            if (h > n)
+                continue;
+            struct sha256 s;
+            uint8_t mine[SHA256_LEN], ref[SHA256_LEN];
+            unsigned rl = 0;
+            sha256_blocks_install(recording_blocks);
+            sha256_init(&s);
+            sha256_update(&s, d, h);
+            size_t first = rec_calls;
+            rec_calls = 0;
+            sha256_update(&s, d + h, n - h);
+            /* What the second update must do, from where the first left off. */
+            size_t fill = h % 64, rest = n - h, want_calls = 0, want[2] = { 0, 0 };
+            if (fill && rest >= 64 - fill) {
+                want[want_calls++] = 1;
+                rest -= 64 - fill;
+            } else if (fill) {
+                rest = 0;
+            }
+            if (rest / 64)
+                want[want_calls++] = rest / 64;
+            bad_calls += first != h / 64 || rec_calls != want_calls ||
+                         (want_calls > 0 && rec_blocks[0] != want[0]) ||
+                         (want_calls > 1 && rec_blocks[1] != want[1]);
+            sha256_final(&s, mine);
+            sha256_blocks_install(sha256_blocks_c);
+            rec_calls = 0;
+            EVP_Digest(d, n, ref, &rl, EVP_sha256(), NULL);
+            bad_digest += memcmp(mine, ref, SHA256_LEN) != 0;
+        }
+    }
+    CHECK_EQ(bad_calls, 0);
+    CHECK_EQ(bad_digest, 0);
+}
+
+/* An installed block function is what sha256 and HMAC use, and
+ * sha256_with uses the one it is given whatever is installed. */
+TEST(installed_blocks_serve_every_hash)
+{
+    static uint8_t d[1432], key[32];
+    srand(2104);
+    fill(d, sizeof d);
+    fill(key, sizeof key);
+    uint8_t mine[SHA256_LEN], ref[SHA256_LEN];
+    unsigned rl = 0;
+    CHECK(sha256_blocks_installed() == sha256_blocks_c);
+    sha256_blocks_install(recording_blocks);
+    CHECK(sha256_blocks_installed() == recording_blocks);
+    rec_calls = 0;
+    hmac_sha256(key, sizeof key, d, sizeof d, mine);
+    /* ipad block; 22 whole blocks; the inner final; opad block; the outer final. */
+    CHECK_EQ(rec_calls, 5);
+    CHECK_EQ(rec_blocks[1], 22);
+    HMAC(EVP_sha256(), key, (int)sizeof key, d, sizeof d, ref, &rl);
+    CHECK(memcmp(mine, ref, SHA256_LEN) == 0);
+    sha256_blocks_install(0);                /* NULL puts the C back */
+    CHECK(sha256_blocks_installed() == sha256_blocks_c);
+    rec_calls = 0;
+    sha256_with(recording_blocks, d, sizeof d, mine);
+    CHECK_EQ(rec_calls, 2);
+    EVP_Digest(d, sizeof d, ref, &rl, EVP_sha256(), NULL);
+    CHECK(memcmp(mine, ref, SHA256_LEN) == 0);
+    rec_calls = 0;
+    sha256(d, sizeof d, mine);
+    CHECK_EQ(rec_calls, 0);
+    CHECK(memcmp(mine, ref, SHA256_LEN) == 0);
 }
