@@ -231,6 +231,9 @@ def t_boot_prompt(ctx):
     secs = m.boot()
     log = m.text()
     check("Sonde booting" in log, "no 'Sonde booting' banner")
+    # x86-64 keeps lib/sha256.c's C (kernel/sha256_boot.c), and says so.
+    check(re.search(r"^sha256: portable C \(x86-64's SHA extensions are not used\)$", log, re.M),
+          "no boot line naming the portable SHA-256: %r" % re.findall(r"^sha256:.*$", log, re.M))
     print("    boot to prompt: %.2f s (4 cpus, TCG)" % secs)
     check(secs < 10, "boot to prompt took %.2f s (sanity bound 10 s)" % secs)
     expect_answers(m, "boot")

@@ -270,3 +270,19 @@ TEST(installed_blocks_serve_every_hash)
     CHECK_EQ(rec_calls, 0);
     CHECK(memcmp(mine, ref, SHA256_LEN) == 0);
 }
+
+/* secure_zero stores words where it can: exactly the n bytes asked for
+ * are zeroed, from any alignment, and not one byte either side. */
+TEST(secure_zero_exact_bytes_any_alignment)
+{
+    uint8_t b[64];
+    int bad = 0;
+    for (size_t off = 0; off < 16; off++)
+        for (size_t n = 0; n + off <= 48; n++) {
+            memset(b, 0xa5, sizeof b);
+            secure_zero(b + off, n);
+            for (size_t i = 0; i < sizeof b; i++)
+                bad += b[i] != (i >= off && i < off + n ? 0 : 0xa5);
+        }
+    CHECK_EQ(bad, 0);
+}
