@@ -189,6 +189,33 @@ def t_commands(ctx):
                     out, re.M), "bench sha256: %r" % out)
 
 
+# An operand naming a SIMD&FP register (v0-v31, or its q/d/s/h/b view);
+# system registers (s3_3_c2_c4_0) and addresses never match.
+SIMD_REG = re.compile(r"(?<![\w.#])[vqdshb]\d{1,2}(?!\w)|\bfp[cs]r\b")
+
+
+@test
+def t_simd_only_in_sha256(ctx):
+    """The kernel saves no vector register on a switch or an exception
+    (arch/arm64/sha256.c): SHA-256's block function, run with interrupts
+    masked, must be the only code in the kernel that names one, the
+    pseudo-NMI's path included. From the disassembly, no boot."""
+    dis = subprocess.run(["aarch64-linux-gnu-objdump", "-d", "--no-show-raw-insn",
+                          ARCHES["arm64"]["kernel"]], capture_output=True, text=True, check=True).stdout
+    users, fn = {}, None
+    for line in dis.splitlines():
+        m = re.match(r"^[0-9a-f]+ <(.+)>:$", line)
+        if m:
+            fn = m.group(1)
+            continue
+        f = line.split("\t")
+        if fn and len(f) >= 3 and SIMD_REG.search(re.sub(r"<[^>]*>|//.*", "", f[2])):
+            users[fn] = users.get(fn, 0) + 1
+    print("    instructions naming a vector register: %r" % users)
+    check(list(users) == ["sha256_a64_blocks"], "functions other than sha256_a64_blocks use SIMD&FP "
+          "registers (nothing saves them): %r" % users)
+
+
 @test
 def t_tick_rate(ctx):
     """Every cpu's ticks against the guest's own uptime, on an idle 4-CPU
