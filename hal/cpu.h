@@ -29,6 +29,15 @@ void cpu_relax(void);                    /* spin-wait hint (x86 PAUSE, arm64 YIE
 void cpu_stop(void) __attribute__((noreturn));  /* interrupts off, halt for good */
 void cpu_idle(void);                     /* enable interrupts and halt until one comes */
 
+/* A heap-profiling rate change (mm/heapprof.c's heapprof_set_rate,
+ * heap lock held): every CPU's countdown becomes v (0: its next
+ * allocation crosses and draws at the new rate; INT64_MAX: off). Where it
+ * is memory (x86-64, host) all are written here. arm64's is each CPU's
+ * x18: this CPU's is set here, and each other online CPU is sent an SGI
+ * whose handler runs heapprof_cpu_refresh() on itself, which gives the
+ * same v unless that CPU has already drawn a threshold at the new rate. */
+void cpu_heap_countdown_all(int64_t v);
+
 unsigned cpu_index(void);                /* 0..cpu_count()-1 on this CPU */
 unsigned cpu_count(void);                /* CPUs started (online or not) */
 bool cpu_online(unsigned idx);           /* running and taking its tick */
@@ -59,8 +68,11 @@ void cpu_describe(struct printer *p);
  * spin_lock (kernel/spinlock.h) takes cpu_index_inline() too: every lock,
  * the scheduler's among them, would pay the call. Everything else keeps
  * the calls. The same headers give kmalloc its
- * countdown, cpu_heap_countdown(n): this CPU's struct cpu heap_left -= n,
- * true when it went below zero (mm/heapprof.h). */
+ * countdown (mm/heapprof.h): cpu_heap_countdown(n), this CPU's count -=
+ * n, true when it went below zero; cpu_heap_left() and
+ * cpu_heap_left_set(v) read and set it. x86-64 and the host keep it in
+ * struct cpu's heap_left (x86-64: `sub %reg, %gs:24; js`), arm64 in
+ * register x18 (`subs x18, x18, reg; b.mi`): arch/arm64/cpu_inline.h. */
 #if defined(SONDE_HOST_TEST)
 #include "arch/host/cpu_inline.h"
 #elif !defined(SONDE_HOST_TEST) && defined(__x86_64__)

@@ -21,7 +21,8 @@ struct cpu {
      * still allocate before the next sample, INT64_MAX while sampling is
      * off. Here, at a fixed offset, so kmalloc reaches it through the
      * per-CPU register (hal/cpu.h, cpu_heap_countdown). Touched under the
-     * heap's lock only. */
+     * heap's lock only. Unused on arm64, which keeps it in x18
+     * (arch/arm64/cpu_inline.h). */
     int64_t heap_left;
     struct task *current;
     struct task *idle;

@@ -27,8 +27,8 @@
  * space.
  *
  * Heap profiling (mm/heapprof.h) rides on the same lock: the countdown
- * is per CPU (struct cpu's heap_left) and runs with interrupts off under
- * it, a sampled block is
+ * is per CPU (hal/cpu.h: struct cpu's heap_left, x18 on arm64) and runs
+ * with interrupts off under it, a sampled block is
  * marked (a slot's req[] top bit, a large block's sampled word) and kfree
  * retires it from the in-use table in the critical section that frees
  * it. The sampled path's stack walk and prof_emit take no lock. The heap

@@ -23,7 +23,7 @@ struct heapprof_stats;
 uint32_t heap_prof_copy(struct prof_record *out, uint32_t max, struct heapprof_stats *st);
 
 /* Heap profiling's side of the heap lock, for callers outside mm/heap.c:
- * set the rate (heapprof_set_rate, which writes every CPU's countdown),
+ * set the rate (heapprof_set_rate, which sets every CPU's countdown),
  * and count down, sample and retire whole-page blocks from page_alloc and
  * page_free (mm/pmm.c), at bytes each and from site, the return address
  * into page_alloc's caller. */

@@ -261,18 +261,16 @@ bool heapprof_sample(const void *ptr, size_t size, uintptr_t site)
 {
     unsigned cpu = cpu_index();
     struct heapprof_cpu *c = &heapprof_cpus[cpu];
-    int64_t *left = &this_cpu()->heap_left;
     uint32_t rate = heapprof_rate, gen = __atomic_load_n(&heapprof_gen, __ATOMIC_RELAXED);
     if (rate == 0) {
         /* Off: a countdown no allocations use up, so that the fast path
          * needs no test of the rate. */
-        *left = INT64_MAX;
+        cpu_heap_left_set(INT64_MAX);
         c->hc_gen = gen;
         return false;
     }
     if (!c->hc_seeded)
         hp_seed(c, cpu);
-    *left = (int64_t)heapprof_draw(&c->hc_rng, rate);
     if (c->hc_gen != gen) {
         /* A threshold of the old rate (or none yet) was crossed: it says
          * nothing at this rate. This allocation counts against the fresh
@@ -280,11 +278,13 @@ bool heapprof_sample(const void *ptr, size_t size, uintptr_t site)
          * is sampled with the same chance as any other (a large block
          * right after `profile heap rate` is not missed). */
         c->hc_gen = gen;
-        *left -= (int64_t)size;
-        if (*left >= 0)
+        int64_t left = (int64_t)heapprof_draw(&c->hc_rng, rate) - (int64_t)size;
+        if (left >= 0) {
+            cpu_heap_left_set(left);
             return false;
-        *left = (int64_t)heapprof_draw(&c->hc_rng, rate);
+        }
     }
+    cpu_heap_left_set((int64_t)heapprof_draw(&c->hc_rng, rate));
     uint64_t c0 = cycles_now();
     struct prof_record r = {
         .pr_pid = task_current_pid(),
@@ -306,16 +306,36 @@ bool heapprof_sample(const void *ptr, size_t size, uintptr_t site)
     return kept;
 }
 
+/* The countdown a rate change gives a CPU that has not drawn at it yet:
+ * 0, so that its next allocation crosses and draws a fresh threshold (the
+ * generation check above), or, off, INT64_MAX, so that none crosses. */
+static int64_t hp_fresh_left(uint32_t rate)
+{
+    return rate ? 0 : INT64_MAX;
+}
+
 void heapprof_set_rate(uint32_t rate)
 {
-    __atomic_add_fetch(&heapprof_gen, 1, __ATOMIC_RELAXED);
+    /* The rate before the generation, the generation released: a CPU
+     * that sees the new generation outside the lock
+     * (heapprof_cpu_refresh) sees this rate or a newer one. */
     __atomic_store_n(&heapprof_rate, rate, __ATOMIC_RELAXED);
-    /* Each CPU notices the new generation at its next allocation: make
-     * that allocation cross at once, so the fresh threshold is drawn; off,
-     * no allocation crosses. The heap lock keeps every CPU out of its
-     * countdown meanwhile (x86-64 subtracts in place, not atomically). */
-    for (unsigned i = 0; i < MAX_CPUS; i++)
-        cpus[i].heap_left = rate ? 0 : INT64_MAX;
+    __atomic_add_fetch(&heapprof_gen, 1, __ATOMIC_RELEASE);
+    /* The heap lock keeps every CPU out of its countdown meanwhile
+     * (x86-64 subtracts in place, not atomically); arm64's others take
+     * theirs by SGI once their interrupts are on (hal/cpu.h). */
+    cpu_heap_countdown_all(hp_fresh_left(rate));
+}
+
+void heapprof_cpu_refresh(void)
+{
+    uint32_t gen = __atomic_load_n(&heapprof_gen, __ATOMIC_ACQUIRE);
+    /* This CPU took the heap lock after the change and has drawn at the
+     * new rate already (or set off): that threshold stands. Overwriting
+     * it with 0 would sample its next allocation whatever its size. */
+    if (heapprof_cpus[cpu_index()].hc_gen == gen)
+        return;
+    cpu_heap_left_set(hp_fresh_left(__atomic_load_n(&heapprof_rate, __ATOMIC_RELAXED)));
 }
 
 uint32_t heapprof_copy(struct prof_record *out, uint32_t max, struct heapprof_stats *st)

@@ -33,8 +33,10 @@
 extern uint32_t heapprof_rate;
 
 /* Each CPU's sampling state but its countdown, touched only by that CPU
- * under the heap lock. The countdown itself is struct cpu's heap_left
- * (kernel/percpu.h), reached through the per-CPU register. */
+ * under the heap lock (or in its rate-change interrupt, which the lock's
+ * masking keeps out). The countdown itself is hal/cpu.h's
+ * (cpu_heap_countdown, cpu_heap_left): struct cpu's heap_left through the
+ * per-CPU register on x86-64, register x18 on arm64. */
 struct heapprof_cpu {
     uint64_t hc_rng;            /* splitmix64 state */
     uint32_t hc_gen;            /* heapprof_gen the threshold was drawn for */
@@ -45,8 +47,9 @@ extern struct heapprof_cpu heapprof_cpus[MAX_CPUS];
 /* Heap lock held. True when this allocation of size bytes crosses this
  * CPU's threshold: the caller then calls heapprof_sample. Sampling on or
  * off, this is a subtract from the per-CPU countdown and a branch (x86-64:
- * `sub %reg, %gs:24; js`): off, the countdown is INT64_MAX, which no
- * kernel's allocations use up, so off needs no test of its own. */
+ * `sub %reg, %gs:24; js`; arm64: `subs x18, x18, reg; b.mi`): off, the
+ * countdown is INT64_MAX, which no kernel's allocations use up, so off
+ * needs no test of its own. */
 static inline bool heapprof_count(size_t size)
 {
     return __builtin_expect(cpu_heap_countdown(size), 0);
@@ -72,8 +75,20 @@ bool heapprof_forget(const void *ptr);
 /* Set the rate (HEAPPROF_RATE_MIN..MAX bytes) or 0 for off. Every CPU
  * draws a fresh threshold at its next allocation. Live sampled blocks
  * stay in the table either way. Heap lock held (heap_prof_set_rate), or
- * before a second CPU runs: it writes every CPU's countdown. */
+ * before a second CPU runs: it sets every CPU's countdown
+ * (cpu_heap_countdown_all: in memory, or on arm64 this CPU's x18 and the
+ * others' by interrupt). */
 void heapprof_set_rate(uint32_t rate);
+
+/* This CPU's side of a rate change, where its countdown can only be set
+ * by itself (arm64's x18: hal/cpu.h's cpu_heap_countdown_all sends each
+ * other CPU an SGI whose handler calls this). Interrupts off, no lock: the
+ * heap lock masks interrupts, so this never runs inside this CPU's own
+ * sample. Sets the countdown as heapprof_set_rate would (0 on, INT64_MAX
+ * off) unless this CPU has already drawn at the newest rate: a CPU in
+ * heapprof_sample when the change came takes the interrupt after it
+ * leaves the lock, with a fresh threshold that must stand. */
+void heapprof_cpu_refresh(void);
 
 struct heapprof_stats {
     uint32_t hs_rate;           /* heapprof_rate */

@@ -18,6 +18,7 @@
 #define SGI_RESCHED     1
 #define SGI_BACKTRACE   2
 #define SGI_NMI_TEST    3          /* `panic nmi`: nobody claims it */
+#define SGI_HEAPPROF    4          /* a heap-profiling rate change (ipi.c) */
 
 /* Trap frame kinds: the vector-table slot that was taken (vectors.S),
  * 0-3 from EL1 on SP_EL0 (never used), 4-7 from EL1 on SP_EL1 (the

@@ -12,7 +12,12 @@
  *          normal write-back memory above (RAM starts at 1 GiB on virt)
  *   TTBR0: identity of [1 GiB, 4 GiB), so the instruction after the MMU
  *          switch still has a mapping; page 0 stays unmapped (null faults)
- * Secondary CPUs (PSCI CPU_ON, secondary_entry) reuse the same tables. */
+ * Secondary CPUs (PSCI CPU_ON, secondary_entry) reuse the same tables.
+ *
+ * Each CPU zeroes x18, its heap-profiling countdown (cpu_inline.h), before
+ * any C: its first allocation crosses and draws a threshold at the rate
+ * set then (or, off, sets INT64_MAX), as a zeroed struct cpu's countdown
+ * did. A secondary started after `heapprof=R` samples at once. */
 #include "arch/arm64/arm64.h"
 
 #define PT_TABLE        3
@@ -156,6 +161,7 @@ boot_high:
     mov sp, x1
     mov x29, xzr                        /* the frame-pointer walk ends here */
     mov x30, xzr
+    mov x18, xzr                        /* heap countdown: cross at once */
     mov x0, x19
     mov x1, x20
     bl kmain
@@ -168,6 +174,7 @@ secondary_high:
     mov sp, x2
     mov x29, xzr
     mov x30, xzr
+    mov x18, xzr                        /* heap countdown: cross at once */
     mov x0, x19
     bl ap_entry
 1:  wfi

@@ -8,7 +8,7 @@
 
 struct cpu;
 #define CPU_OFF_INDEX 16           /* offsetof(struct cpu, index) */
-#define CPU_OFF_HEAP_LEFT 24       /* offsetof(struct cpu, heap_left) */
+#define CPU_OFF_HEAP_LEFT 24       /* offsetof(struct cpu, heap_left): unused here */
 extern unsigned cycles_shift;      /* cpu.c: set once at boot */
 
 static inline uint64_t cycles_now_inline(void)
@@ -31,14 +31,40 @@ static inline unsigned cpu_index_inline(void)
     return *(const unsigned *)((const char *)this_cpu_inline() + CPU_OFF_INDEX);
 }
 
-/* This CPU's heap_left -= n; true when it went below zero: every kmalloc
- * runs it (mm/heapprof.h). A load-store machine has no subtract into
- * memory, so it is the register read, a load, the subtract, a store and
- * the branch. Interrupts off, under the heap's lock. */
+/* Heap profiling's countdown (mm/heapprof.h) lives in x18, not in struct
+ * cpu: x18 is AAPCS64's platform register, the kernel has no other use
+ * for it, and every kernel object is built with -ffixed-x18
+ * (arch/arm64/build.mk), so no compiled code touches it. A load-store
+ * machine has no subtract into memory: through TPIDR_EL1 the count was
+ * mrs; ldr; sub; str; tbnz (5 instructions), in x18 it is subs; b.mi (2).
+ *
+ * x18 belongs to the CPU, not to what runs on it: exception exits do not
+ * restore it from the trap frame (a task preempted on one CPU resumes on
+ * another; an interrupt handler allocates; a rate change rewrites it by
+ * SGI), and arch_switch neither saves nor loads it (vectors.S). boot.S
+ * sets it to 0 on every CPU before C runs, so that the first allocation
+ * crosses and draws a threshold at whatever rate is set, as a zeroed
+ * struct cpu did. */
+
+/* This CPU's countdown -= n; true when it went below zero: every kmalloc
+ * runs it. Interrupts off, under the heap's lock. */
 static inline bool cpu_heap_countdown(uint64_t n)
 {
-    int64_t *left = (int64_t *)((char *)this_cpu_inline() + CPU_OFF_HEAP_LEFT);
-    return (*left -= (int64_t)n) < 0;
+    bool neg;
+    __asm__ volatile("subs x18, x18, %1" : "=@ccmi"(neg) : "r"(n));
+    return neg;
+}
+
+static inline int64_t cpu_heap_left(void)
+{
+    int64_t v;
+    __asm__ volatile("mov %0, x18" : "=r"(v));
+    return v;
+}
+
+static inline void cpu_heap_left_set(int64_t v)
+{
+    __asm__ volatile("mov x18, %0" : : "r"(v));
 }
 
 /* A 32-bit word of the kernel's own data, given by its symbol, by one

@@ -1,5 +1,5 @@
-/* arch/arm64/ipi.c: other CPUs' backtraces by SGI, and the address
- * helpers of hal/mem.h.
+/* arch/arm64/ipi.c: other CPUs' backtraces and heap-profiling rate
+ * changes by SGI, and the address helpers of hal/mem.h.
  *
  * cpu_backtrace sends SGI_BACKTRACE, which the GIC delivers at the
  * pseudo-NMI priority (gic.c, trap.c): the target answers with the context
@@ -18,6 +18,7 @@
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
 #include "kernel/stacktrace.h"
+#include "mm/heapprof.h"
 
 /* Pseudo-NMI context (trap.c): no lock, no allocation, a bounded walk. */
 void ipi_backtrace_answer(struct trap_frame *tf)
@@ -30,9 +31,19 @@ static void resched_sgi(struct trap_frame *tf, void *arg)
     /* Nothing to do here: trap.c calls sched_preempt after every handler. */
 }
 
+/* A heap-profiling rate change (cpu_heap_countdown_all): an ordinary
+ * interrupt, so never inside this CPU's heap critical section, which
+ * masks it; the PMU's pseudo-NMI, which can come in there, never
+ * touches x18. */
+static void heapprof_sgi(struct trap_frame *tf, void *arg)
+{
+    heapprof_cpu_refresh();
+}
+
 void ipi_init(void)
 {
     gic_set_handler(SGI_RESCHED, resched_sgi, 0);
+    gic_set_handler(SGI_HEAPPROF, heapprof_sgi, 0);
 }
 
 static uint64_t mpidr_of(unsigned cpu)
@@ -63,6 +74,21 @@ void cpu_kick(unsigned idx)
 {
     if (idx < cpu_count() && cpus[idx].online)
         gic_send_sgi(SGI_RESCHED, mpidr_of(idx));
+}
+
+/* The countdown is each CPU's x18 (cpu_inline.h), which only that CPU
+ * can write: this one's now, the others' in their SGI handler, which
+ * reads the rate and generation heapprof_set_rate has just stored (the
+ * dsb in gic_send_sgi orders them before the interrupt). A CPU not online
+ * yet is not sent one: it started with x18 = 0 (boot.S), so its first
+ * allocation draws at the rate of the day. */
+void cpu_heap_countdown_all(int64_t v)
+{
+    unsigned me = cpu_index();
+    cpu_heap_left_set(v);
+    for (unsigned i = 0; i < cpu_count(); i++)
+        if (i != me && __atomic_load_n(&cpus[i].online, __ATOMIC_ACQUIRE))
+            gic_send_sgi(SGI_HEAPPROF, mpidr_of(i));
 }
 
 void *pa_to_va(uint64_t pa) { return phys_to_virt(pa); }

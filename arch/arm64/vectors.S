@@ -23,7 +23,15 @@
  * knows at once whether it is the PMU's: about a thousand a second on a
  * busy CPU while a profile runs, every one of them a cost charged to the
  * workload. That one takes the short path (pmu_nmi below); every other
- * interrupt goes to trap_common with its INTID in the frame. */
+ * interrupt goes to trap_common with its INTID in the frame.
+ *
+ * x18 is saved in the frame (a panic's dump shows it) but never restored
+ * from it: it is this CPU's heap-profiling countdown (cpu_inline.h), not
+ * the interrupted context's. A task preempted here may resume on another
+ * CPU, whose x18 must stay its own; a handler may allocate or take a rate
+ * change (ipi.c), and what it leaves in x18 is this CPU's new count.
+ * Compiled code never writes x18 (-ffixed-x18), so the interrupted code
+ * cannot tell. arch_switch leaves it alone for the same reason. */
 #include "arch/arm64/arm64.h"
 
 #define TF_SIZE (40 * 8)
@@ -127,8 +135,7 @@ pmu_nmi:
     ldr x0, [sp, #X(38)]
     msr icc_eoir1_el1, x0
     isb
-    RESTORE_X0_X17
-    ldr x18, [sp, #X(18)]
+    RESTORE_X0_X17                      /* not x18: this CPU's (above) */
     ldp x29, x30, [sp, #X(29)]
     add sp, sp, #FRAME
     eret
@@ -178,7 +185,7 @@ trap_common:
     msr elr_el1, x2
     msr spsr_el1, x3
     RESTORE_X0_X17
-    ldp x18, x19, [sp, #X(18)]
+    ldr x19, [sp, #X(19)]               /* not x18: this CPU's (above) */
     ldp x20, x21, [sp, #X(20)]
     ldp x22, x23, [sp, #X(22)]
     ldp x24, x25, [sp, #X(24)]
@@ -190,7 +197,7 @@ trap_common:
 
 /* arch_switch(uint64_t *save_sp, uint64_t new_sp) (hal/task.h): a frame
  * record {x29, x30}, then the callee-saved x19-x28 below it; switch; pop
- * the other task's. task.c's arch_stack_init lays out the same shape:
+ * the other task's. Not x18: the CPU's, not the task's (above). task.c's arch_stack_init lays out the same shape:
  *
  *   saved_sp -> x19 x20 ... x27 x28 | x29 x30     (x29, x30: a frame record)
  */

@@ -20,11 +20,18 @@ static inline uint64_t cycles_now_inline(void) { return cycles_now(); }
 static inline unsigned cpu_index_inline(void) { return cpu_index(); }
 static inline struct cpu *this_cpu_inline(void) { return this_cpu(); }
 static inline bool irqs_enabled_inline(void) { return irqs_enabled(); }
+/* The countdown in memory, struct cpu's heap_left, as on x86-64 (arm64
+ * keeps it in x18): the tests read and set it there. */
+static inline int64_t *cpu_heap_left_ptr(void)
+{
+    return (int64_t *)((char *)this_cpu() + CPU_OFF_HEAP_LEFT);
+}
 static inline bool cpu_heap_countdown(uint64_t n)
 {
-    int64_t *left = (int64_t *)((char *)this_cpu() + CPU_OFF_HEAP_LEFT);
-    return (*left -= (int64_t)n) < 0;
+    return (*cpu_heap_left_ptr() -= (int64_t)n) < 0;
 }
+static inline int64_t cpu_heap_left(void) { return *cpu_heap_left_ptr(); }
+static inline void cpu_heap_left_set(int64_t v) { *cpu_heap_left_ptr() = v; }
 
 /* The kernel's one-instruction read of a word by its symbol (arm64's
  * literal load): a plain read here. */

@@ -92,3 +92,11 @@ uint64_t cycles_now(void) { return rdtsc(); }
 const char *cycles_unit(void) { return "cycles"; }      /* the TSC */
 uint64_t cycles_per_us(void) { return tsc_per_us ? tsc_per_us : 1000; }
 void cycles_set_rate(uint64_t per_us) { tsc_per_us = per_us; }
+
+/* Every countdown is struct cpu's heap_left, in memory: written here,
+ * under the heap lock that keeps each CPU's `sub %gs:` out meanwhile. */
+void cpu_heap_countdown_all(int64_t v)
+{
+    for (unsigned i = 0; i < MAX_CPUS; i++)
+        cpus[i].heap_left = v;
+}

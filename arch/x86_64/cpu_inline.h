@@ -36,6 +36,19 @@ static inline bool cpu_heap_countdown(uint64_t n)
     return neg;
 }
 
+/* This CPU's countdown itself, for heapprof's slow path. */
+static inline int64_t cpu_heap_left(void)
+{
+    int64_t v;
+    __asm__ volatile("movq %%gs:%c1, %0" : "=r"(v) : "i"(CPU_OFF_HEAP_LEFT) : "memory");
+    return v;
+}
+
+static inline void cpu_heap_left_set(int64_t v)
+{
+    __asm__ volatile("movq %0, %%gs:%c1" : : "r"(v), "i"(CPU_OFF_HEAP_LEFT) : "memory");
+}
+
 static inline struct cpu *this_cpu_inline(void)
 {
     struct cpu *c;

@@ -154,14 +154,32 @@ def t_leak(ctx):
     within("leaked objects", after[1] - before[1], 10000)
 
 
+def stress_wait(m):
+    """`heaptest status` once every stress task is done."""
+    deadline = time.monotonic() + 60
+    while True:
+        st = m.cmd("heaptest status")
+        if re.search(r"stress 0 running, [1-9]\d* done", st):
+            return st
+        check(time.monotonic() < deadline, "stress did not finish: %r" % st)
+        time.sleep(0.5)
+
+
 @test("heap_four_cpus_stress")
 def t_stress(ctx):
     """Four CPUs allocate and free mixed sizes (kmalloc's small and
     large, and page_alloc's whole pages) at rate 64, with a profile allocs window in the middle: afterwards the
     heap's bytes in use, its allocs - frees and the table's live blocks
     are back where they were, every sampled free found its entry, and
-    nothing was retired that was not sampled."""
+    nothing was retired that was not sampled. First a short stress with
+    profiling off, so that every CPU's countdown is off (INT64_MAX, which
+    nothing crosses) however the change reached it: then samples from all
+    four during the stress prove that each took the change to 64 itself
+    (arm64: an SGI into its x18)."""
     m = ctx.m
+    ok(m, "profile heap rate off", "heap profiling off")
+    ok(m, "heaptest stress 100", "heaptest: stress 100 ms")
+    stress_wait(m)
     ok(m, "profile heap rate 64", "at rate 64 bytes")
     b = mem(m)
     # Both lines at once: the kernel's shell reads the second as soon as
@@ -169,15 +187,12 @@ def t_stress(ctx):
     # one can outlast the stress's 2 s, and the window would miss it).
     started, out = m.cmds(["heaptest stress 2000", "profile allocs 500"], 60)
     check("heaptest: stress 2000 ms, pids" in started, "heaptest stress 2000: %r" % started)
-    check(ALLOCS.search(out) and "ht_stress_task+" in out,
+    h = ALLOCS.search(out)
+    check(h and "ht_stress_task+" in out,
           "profile allocs during the stress does not show it: %r" % out[:300])
-    deadline = time.monotonic() + 60
-    while True:
-        st = m.cmd("heaptest status")
-        if re.search(r"stress 0 running, [1-9]\d* done", st):
-            break
-        check(time.monotonic() < deadline, "stress did not finish: %r" % st)
-        time.sleep(0.5)
+    check(h.group(4) == "4", "samples on %s cpus during the stress, not all 4: %r"
+          % (h.group(4), out[:300]))
+    st = stress_wait(m)
     g = re.search(r"(\d+) pairs, (\d+) failed", st)
     check(g and int(g.group(1)) > 1000 and g.group(2) == "0", "stress: %r" % st)
     ok(m, "profile heap rate off", "heap profiling off")

@@ -2,6 +2,7 @@
  * (mm/heapprof.c) with no heap around it, for tests of the commands and
  * readers that link the profiler's fakes (fake_profiler.c) rather than
  * mm/heap.c: no lock to take. */
+#include "kernel/percpu.h"
 #include "mm/heap.h"
 #include "mm/heapprof.h"
 
@@ -13,4 +14,11 @@ uint32_t heap_prof_copy(struct prof_record *out, uint32_t max, struct heapprof_s
 void heap_prof_set_rate(uint32_t rate)
 {
     heapprof_set_rate(rate);
+}
+
+/* As on x86-64: every countdown in memory, written at once. */
+void cpu_heap_countdown_all(int64_t v)
+{
+    for (unsigned i = 0; i < MAX_CPUS; i++)
+        cpus[i].heap_left = v;
 }

@@ -23,6 +23,19 @@ struct cpu *this_cpu(void)
     return &cpus[fake_cpu];
 }
 
+bool fake_hp_by_ipi;
+uint64_t fake_hp_ipi_pending;
+
+void cpu_heap_countdown_all(int64_t v)
+{
+    for (unsigned i = 0; i < MAX_CPUS; i++) {
+        if (!fake_hp_by_ipi || i == fake_cpu)
+            cpus[i].heap_left = v;
+        else
+            fake_hp_ipi_pending |= 1ull << i;
+    }
+}
+
 unsigned st_capture_here(uintptr_t *out, unsigned max)
 {
     unsigned n = fake_hp_walk_n < max ? fake_hp_walk_n : max;

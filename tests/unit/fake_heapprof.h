@@ -13,3 +13,11 @@ extern unsigned fake_hp_walk_n;
 extern int fake_hp_pid;                           /* task_current_pid() */
 extern struct prof_record fake_hp_emitted[FAKE_HP_EMIT_MAX];
 extern unsigned fake_hp_nemit;                    /* prof_emit calls kept */
+
+/* cpu_heap_countdown_all (hal/cpu.h). By default as on x86-64: every
+ * CPU's countdown written at once. With fake_hp_by_ipi set, as on arm64:
+ * only this CPU's; each other CPU's is left alone and its bit set in
+ * fake_hp_ipi_pending, for the test to deliver (heapprof_cpu_refresh on
+ * that CPU) when it chooses. */
+extern bool fake_hp_by_ipi;
+extern uint64_t fake_hp_ipi_pending;

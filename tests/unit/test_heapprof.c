@@ -196,6 +196,76 @@ TEST(heapprof_first_crossing_after_rate_change)
     CHECK_EQ(s.hs_samples, 0);
 }
 
+static void deliver_ipi(unsigned cpu)
+{
+    unsigned was = fake_cpu;
+    CHECK(fake_hp_ipi_pending & (1ull << cpu));
+    fake_hp_ipi_pending &= ~(1ull << cpu);
+    fake_cpu = cpu;
+    heapprof_cpu_refresh();
+    fake_cpu = was;
+}
+
+/* arm64's way (hal/cpu.h): a rate change sets the caller's countdown at
+ * once and each other CPU's in its own interrupt, which comes when that
+ * CPU next has interrupts on, maybe after it has crossed and drawn at the
+ * new rate under the heap lock: that threshold stands. */
+TEST(heapprof_rate_change_by_ipi)
+{
+    reset();
+    for (unsigned i = 0; i < 4; i++)
+        heapprof_test_seed(i, 100 + i);
+    heapprof_set_rate(4096);                        /* all at once, as x86-64 */
+    fake_hp_by_ipi = true;
+    fake_hp_ipi_pending = 0;
+    heapprof_set_rate(8192);
+    CHECK_EQ(cpus[0].heap_left, 0);                 /* the caller's own, now */
+    CHECK_EQ(fake_hp_ipi_pending, ~1ull);           /* every other CPU's by SGI */
+    /* CPU 1 takes it before allocating: it crosses at its next one. */
+    deliver_ipi(1);
+    CHECK_EQ(cpus[1].heap_left, 0);
+    fake_cpu = 1;
+    CHECK(heapprof_count(8));
+    CHECK(!heapprof_sample((void *)0x1000, 8, 0x10));
+    CHECK(cpus[1].heap_left > 0);
+    /* CPU 2 crosses its old threshold (4096's) first, the lock held and
+     * the SGI waiting: a fresh one at 8192, less this allocation... */
+    fake_cpu = 2;
+    CHECK_EQ(cpus[2].heap_left, 0);
+    CHECK(heapprof_count(8));
+    CHECK(!heapprof_sample((void *)0x2000, 8, 0x10));
+    int64_t fresh = cpus[2].heap_left;
+    CHECK(fresh > 0);
+    /* ...which its SGI, after the lock, leaves alone. */
+    fake_cpu = 0;
+    deliver_ipi(2);
+    CHECK_EQ(cpus[2].heap_left, fresh);
+    /* Off, then on again before CPU 3 takes either interrupt: the one it
+     * takes reads the newest rate. */
+    heapprof_set_rate(0);
+    CHECK_EQ(cpus[0].heap_left, INT64_MAX);
+    deliver_ipi(2);
+    CHECK_EQ(cpus[2].heap_left, INT64_MAX);
+    int64_t old3 = cpus[3].heap_left;
+    heapprof_set_rate(4096);
+    CHECK_EQ(cpus[3].heap_left, old3);              /* not yet */
+    deliver_ipi(3);
+    CHECK_EQ(cpus[3].heap_left, 0);
+    heapprof_set_rate(0);
+    deliver_ipi(3);
+    CHECK_EQ(cpus[3].heap_left, INT64_MAX);
+    /* A CPU whose SGI is late crosses its stale threshold with sampling
+     * off: nothing sampled, its countdown put back to INT64_MAX. */
+    fake_cpu = 1;
+    cpus[1].heap_left = 2;
+    CHECK(heapprof_count(8));
+    CHECK(!heapprof_sample((void *)0x3000, 8, 0x10));
+    CHECK_EQ(cpus[1].heap_left, INT64_MAX);
+    deliver_ipi(1);
+    CHECK_EQ(cpus[1].heap_left, INT64_MAX);
+    fake_hp_by_ipi = false;
+}
+
 /* The table's bound: samples past it are counted as overflow, not kept
  * and not marked; a retire makes room again. */
 TEST(heapprof_table_full)
