@@ -140,13 +140,16 @@ static void off_part_decode(const uint8_t *p, struct pstr_record *r)
     r->name[nl] = 0;
 }
 
-/* The record at p (avail bytes left): its size, or a PSTR_E* reason. With
- * r, the record is also decoded into it. */
-static int record_at(const uint8_t *p, size_t avail, struct pstr_record *r)
+/* The record at p (avail bytes left): its size, or a PSTR_E* reason.
+ * prev is the record before it in the batch (depth 0: none), whose last
+ * frames a tail takes. With r, the record is also decoded into it (r may
+ * be prev: what it takes from prev is read before r is written). */
+static int record_at(const uint8_t *p, size_t avail, const struct pstr_record *prev,
+                     struct pstr_record *r)
 {
     if (avail < PSTR_REC_FIXED)
         return PSTR_ESHORT;
-    uint8_t depth = p[4], flags = p[5], kind = p[6];
+    uint8_t depth = p[4], flags = p[5], kind = p[6], tail = p[7];
     /* One encoding per record: a CPU sample never carries a weight (it
      * weighs 1), every other kind always does; a heap record, and only
      * a heap record, its size; only an off-CPU record why it was away. */
@@ -160,8 +163,8 @@ static int record_at(const uint8_t *p, size_t avail, struct pstr_record *r)
     if ((flags & PSTR_REC_WEIGHT) && avail >= PSTR_REC_FIXED + PSTR_REC_WEIGHT_LEN &&
         get_be64(p + PSTR_REC_FIXED) == 0)
         return PSTR_EFIELD;
-    if (p[7] != 0)
-        return PSTR_ERESERVED;
+    if (tail > depth || tail > prev->depth)
+        return PSTR_EFIELD;
     size_t fixed = PSTR_REC_FIXED + (flags & PSTR_REC_WEIGHT ? PSTR_REC_WEIGHT_LEN : 0) +
                    (flags & PSTR_REC_SIZE ? PSTR_REC_SIZE_LEN : 0);
     unsigned wdepth = 0;
@@ -172,10 +175,14 @@ static int record_at(const uint8_t *p, size_t avail, struct pstr_record *r)
             return n;
         fixed += (size_t)n;
     }
-    size_t need = fixed + 8 * ((size_t)depth + wdepth);
+    unsigned own = depth - tail;
+    size_t need = fixed + 8 * ((size_t)own + wdepth);
     if (avail < need)
         return PSTR_ESHORT;
     if (r) {
+        uint64_t shared[PSTR_FRAMES];
+        for (unsigned j = 0; j < tail; j++)
+            shared[j] = prev->frames[prev->depth - tail + j];
         r->pid = get_be32(p);
         r->depth = depth;
         r->flags = flags & PSTR_REC_TICK;
@@ -183,14 +190,15 @@ static int record_at(const uint8_t *p, size_t avail, struct pstr_record *r)
         r->weight = flags & PSTR_REC_WEIGHT ? get_be64(p + PSTR_REC_FIXED) : 1;
         r->size = flags & PSTR_REC_SIZE ? get_be64(p + PSTR_REC_FIXED + PSTR_REC_WEIGHT_LEN) : 0;
         for (unsigned i = 0; i < PSTR_FRAMES; i++)
-            r->frames[i] = i < depth ? get_be64(p + fixed + 8 * i) : 0;
+            r->frames[i] = i < own ? get_be64(p + fixed + 8 * i) :
+                           i < depth ? shared[i - own] : 0;
         r->why = 0;
         r->wdepth = 0;
         r->waker = PSTR_WAKER_NONE;
         r->name[0] = 0;
         if (flags & PSTR_REC_OFF)
             off_part_decode(p + off_at, r);
-        const uint8_t *wf = p + fixed + 8 * (size_t)depth;
+        const uint8_t *wf = p + fixed + 8 * (size_t)own;
         for (unsigned i = 0; i < PSTR_FRAMES; i++)
             r->wframes[i] = i < wdepth ? get_be64(wf + 8 * i) : 0;
     }
@@ -211,13 +219,16 @@ int pstr_batch_parse(const struct pstr_hdr *h, struct pstr_batch *b,
     /* Pass 1: the whole payload is checked; pass 2 hands the records out. */
     for (int pass = 0; pass < 2; pass++) {
         size_t off = PSTR_BATCH_HDR;
+        struct pstr_record r;               /* the record before the next: its tail */
+        r.depth = 0;
         for (unsigned i = 0; i < h->count; i++) {
             if (off == h->len)
                 return PSTR_ECOUNT;         /* fewer records than count */
-            struct pstr_record r;
-            int n = record_at(p + off, h->len - off, pass ? &r : 0);
+            int n = record_at(p + off, h->len - off, &r, pass ? &r : 0);
             if (n < 0)
                 return n;
+            if (!pass)
+                r.depth = p[off + 4];       /* all that checking the next needs */
             if (pass && fn)
                 fn(ctx, &r);
             off += (size_t)n;
@@ -375,6 +386,19 @@ void pstr_begin_in(struct pstr_writer *w, uint8_t *out, uint8_t type, uint16_t c
     put_be16(d + OFF_RESERVED + 1, 0);
     w->len = PSTR_HDR_LEN;
     w->count = 0;
+    w->last_depth = 0;
+}
+
+void pstr_stamp(struct pstr_writer *w, uint32_t seq, uint64_t t_ns)
+{
+    put_be32(w->buf + OFF_SEQ, seq);
+    put_be64(w->buf + OFF_TNS, t_ns);
+}
+
+void pstr_batch_drops(struct pstr_writer *w, uint32_t drops, uint32_t drops_total)
+{
+    put_be32(w->buf + PSTR_HDR_LEN + 4, drops);
+    put_be32(w->buf + PSTR_HDR_LEN + 8, drops_total);
 }
 
 static bool room(const struct pstr_writer *w, size_t n)
@@ -435,8 +459,11 @@ bool pstr_add_record(struct pstr_writer *w, const struct pstr_record *r)
         for (size_t i = 0; i < nl; i++)
             o[PSTR_REC_OFF_LEN + i] = (uint8_t)r->name[i];
     }
-    for (unsigned i = 0; i < r->depth; i++)
+    for (unsigned i = 0; i < r->depth; i++) {
         put_be64(p + fixed + 8 * i, r->frames[i]);
+        w->last[i] = r->frames[i];      /* a CPU sample next may share them */
+    }
+    w->last_depth = r->depth;
     for (unsigned i = 0; i < wdepth; i++)
         put_be64(p + fixed + 8 * ((size_t)r->depth + i), r->wframes[i]);
     w->len += need;

@@ -47,6 +47,7 @@
 #include "kernel/timer.h"
 #include "lib/printf.h"
 #include "lib/string.h"
+#include "mm/heap.h"
 #include "mm/heapprof.h"
 #include "uapi/profile_stream.h"
 
@@ -82,13 +83,15 @@ struct prof_stream_counters {                /* relaxed atomics: statistics */
 };
 
 struct prof_stream_cpu {                     /* the task's own */
-    uint32_t delivered;             /* ring records drained */
-    uint32_t sent;                  /* stream records sent: the next batch's
-                                       first (an off-CPU interval and its
-                                       waker's chain, two in the ring, are one) */
+    uint32_t sent;                  /* stream records put in batches: the next
+                                       batch's first (an off-CPU interval and
+                                       its waker's chain, two in the ring, are
+                                       one) */
     uint32_t drops_sent;            /* drops_total as last sent */
-    bool held;                      /* a drain kept back records before held_end */
-    uint32_t held_end;
+    struct pstr_writer *w;          /* its batch: stream.writers' */
+    void *reserved;                 /* the sink's buffer w encodes into, or NULL */
+    bool open;                      /* w holds a batch begun and not sent */
+    uint32_t opened;                /* the drain (stream.drains) that began it */
 };
 
 static struct {
@@ -117,9 +120,10 @@ static struct {
     struct prof_sink last_sink;     /* whom its id may be shown to */
     /* The task's alone. */
     uint32_t seq;
+    uint32_t drains;                /* drains so far */
     struct prof_stream_cpu cpu[MAX_CPUS];
-    struct pstr_writer w;           /* 1.4 KB: kept off the task stack */
-    void *reserved;                 /* the sink's buffer w encodes into, or NULL */
+    struct pstr_writer *writers;    /* one per CPU streaming, kmalloc'd by the start */
+    struct pstr_writer w;           /* META and END: 1.4 KB, kept off the task stack */
     struct { uint32_t pid; char name[TASK_NAME_MAX]; } tasks[PROF_STREAM_TASKS_MAX];
     unsigned ntasks;
 } stream = { .lock = SPINLOCK_INIT };
@@ -162,42 +166,55 @@ static void prof_stream_send(const void *d, size_t len)
     }
 }
 
-/* A BATCH's datagram is encoded straight into the sink's own buffer
- * where it gives one (sk_reserve: for UDP, the device's transmit
- * buffer), so that it is never copied on its way out; else into the
- * writer's, and sk_send copies it. */
-static void prof_stream_begin_batch(uint16_t cpu)
+/* Finish w's datagram as it stands and send it, numbered now. A
+ * reserved buffer is committed once: no retry, it is the sink's again
+ * either way. */
+static void prof_stream_send_writer(struct pstr_writer *w, void *reserved)
 {
-    uint8_t *b = stream.sink.sk_reserve ? stream.sink.sk_reserve(&stream.sink) : NULL;
-    stream.reserved = b;
-    if (b)
-        pstr_begin_in(&stream.w, b, PSTR_BATCH, cpu, stream.id, stream.seq, time_ns());
-    else
-        pstr_begin(&stream.w, PSTR_BATCH, cpu, stream.id, stream.seq, time_ns());
-}
-
-/* A BATCH kept back, not sent: its buffer goes back to the sink. */
-static void prof_stream_keep_batch(void)
-{
-    if (stream.reserved)
-        stream.sink.sk_cancel(&stream.sink, stream.reserved);
-    stream.reserved = NULL;
-}
-
-/* Finish the writer's datagram, send it and count its seq. A reserved
- * buffer is committed once: no retry, it is the sink's again either way. */
-static void prof_stream_send_writer(void)
-{
-    size_t len = pstr_finish(&stream.w);
-    void *b = stream.reserved;
-    stream.reserved = NULL;
-    if (!b)
-        prof_stream_send(stream.w.buf, len);
-    else if (stream.sink.sk_commit(&stream.sink, b, len) == PROF_SINK_SENT)
+    pstr_stamp(w, stream.seq, time_ns());
+    size_t len = pstr_finish(w);
+    if (!reserved)
+        prof_stream_send(w->buf, len);
+    else if (stream.sink.sk_commit(&stream.sink, reserved, len) == PROF_SINK_SENT)
         PROF_STREAM_ADD(datagrams, 1);
     else
         PROF_STREAM_ADD(send_failed, 1);
     stream.seq++;
+}
+
+/* A CPU's BATCH is encoded straight into the sink's own buffer where it
+ * gives one (sk_reserve: for UDP, the device's transmit buffer), so that
+ * it is never copied on its way out; else into the CPU's writer, and
+ * sk_send copies it. Its first record is the CPU's next; seq, time and
+ * drop counts are written as it goes (prof_stream_send_batch), so that
+ * it may stay open from one drain to the next. */
+static void prof_stream_begin_batch(struct prof_stream_cpu *c, uint16_t cpu)
+{
+    uint8_t *b = stream.sink.sk_reserve ? stream.sink.sk_reserve(&stream.sink) : NULL;
+    c->reserved = b;
+    if (b)
+        pstr_begin_in(c->w, b, PSTR_BATCH, cpu, stream.id, 0, 0);
+    else
+        pstr_begin(c->w, PSTR_BATCH, cpu, stream.id, 0, 0);
+    struct pstr_batch head = { c->sent, 0, 0 };
+    pstr_batch_head(c->w, &head);
+    c->open = true;
+    c->opened = stream.drains;
+}
+
+/* The CPU's open batch goes, with the drops up to drops (the ring's count
+ * since the stream's start) as its head's. */
+static void prof_stream_send_batch(struct prof_stream_cpu *c, uint32_t drops)
+{
+    pstr_batch_drops(c->w, drops - c->drops_sent, drops);
+    c->sent += c->w->count;
+    PROF_STREAM_ADD(records, c->w->count);
+    PROF_STREAM_ADD(drops, drops - c->drops_sent);
+    c->drops_sent = drops;
+    c->open = false;
+    void *b = c->reserved;
+    c->reserved = NULL;
+    prof_stream_send_writer(c->w, b);
 }
 
 /* Under the task-list lock: only copies. */
@@ -246,7 +263,7 @@ static void prof_stream_send_meta(void)
     for (unsigned i = 0; i < stream.ntasks; i++)
         if (!pstr_add_task(&stream.w, stream.tasks[i].pid, stream.tasks[i].name))
             break;
-    prof_stream_send_writer();
+    prof_stream_send_writer(&stream.w, NULL);
 }
 
 /* A ring record's depth as sent: always 1..PSTR_FRAMES (frame 0 is the
@@ -302,13 +319,13 @@ static void prof_stream_off_part(const struct prof_record *pr, const struct prof
  * the ring (prof_emit_n puts them there together), go as one record, so
  * two are taken; a waker's chain whose interval is not before it (never
  * written so) is taken and sent as nothing. */
-static uint32_t prof_stream_add(const struct prof_record *ring, uint32_t mask, uint32_t at,
-                                uint32_t left)
+static uint32_t prof_stream_add(struct pstr_writer *w, const struct prof_record *ring,
+                                uint32_t mask, uint32_t at, uint32_t left)
 {
     const struct prof_record *pr = &ring[at & mask];
     uint8_t flags = pr->pr_tick ? PSTR_REC_TICK : 0;
     if (pr->pr_kind == PROF_KIND_CPU)
-        return pstr_add_frames(&stream.w, (uint32_t)pr->pr_pid, flags,
+        return pstr_add_frames(w, (uint32_t)pr->pr_pid, flags,
                                (const uint64_t *)pr->pr_frames, prof_stream_depth(pr));
     if (pr->pr_kind == PROF_KIND_OFFCPU && pr->pr_why == PROF_WHY_WAKER)
         return 1;
@@ -332,63 +349,51 @@ static uint32_t prof_stream_add(const struct prof_record *ring, uint32_t mask, u
         prof_stream_off_part(pr, wr, &r);
         took += wr != NULL;
     }
-    return pstr_add_record(&stream.w, &r) ? took : 0;
+    return pstr_add_record(w, &r) ? took : 0;
 }
 
-/* cpu's new records, in as many BATCHes as it takes; an empty batch when
- * only the drop count moved. Datagrams go full: a drain keeps back the
- * records of a last, part-filled one (encoded, but not released: the
- * next drain encodes them again, cheaper than working out beforehand
- * where the datagrams would end), unless the CPU's drops moved or it
- * holds records kept back by the drain before (all: send everything, as
- * the stream ends). So a record is sent at the first drain after it is
- * taken, or at the second, and a CPU sampling at ~100 Hz sends one
- * datagram of ~10 records every second drain, not one of ~5 at every
- * drain: each datagram costs ~2k instructions to send, whatever it holds. Each datagram's records are
- * released as soon as they are encoded (the datagram is the copy),
- * before the send, so the sampler gets the room back early. The ring is
- * read in place (prof_ring_at(cpu, 0) is its first slot; an index is
- * taken modulo its power-of-two capacity), each record encoded straight
- * from its frames. */
-static bool prof_stream_drain_cpu(unsigned cpu, bool all)
+/* cpu's new records, into its open batch and as many more as it takes.
+ * Batches go full: one that is not stays open until the next drain (or
+ * the CPU's drops move, or the stream ends: all), so that a record is
+ * sent at the first drain after it is taken, or at the second, and a
+ * CPU sampling at 1 kHz sends full datagrams of ~85 records, not one
+ * part-filled one a drain: each costs ~1.5k instructions to send,
+ * whatever it holds, and more to tag. The ring is read in place
+ * (prof_ring_at(cpu, 0) is its first slot; an index is taken modulo its
+ * power-of-two capacity), each record encoded straight from its frames,
+ * and released once encoded (the datagram is the copy), so that the
+ * sampler gets the room back early. A batch is begun for drops alone,
+ * so that they are told at this drain, as records are. */
+static bool prof_stream_drain_cpu(unsigned k, bool all)
 {
+    unsigned cpu = stream.cpus[k];
     struct prof_stream_cpu *c = &stream.cpu[cpu];
     uint32_t first;
     uint32_t n = prof_ring_avail(cpu, &first);
     uint32_t drops = prof_ring_drops(cpu);
     bool busy = n > prof_ring_cap(cpu) / 8;
-    if (n == 0 && drops == c->drops_sent)
-        return busy;
     const struct prof_record *ring = prof_ring_at(cpu, 0);
     uint32_t mask = prof_ring_cap(cpu) - 1;
-    bool may_hold = !all && drops == c->drops_sent;
     uint32_t done = 0;
-    do {
-        prof_stream_begin_batch((uint16_t)cpu);
-        struct pstr_batch b = { c->sent, drops - c->drops_sent, drops };
-        pstr_batch_head(&stream.w, &b);
-        while (done < n) {
-            uint32_t took = prof_stream_add(ring, mask, first + done, n - done);
-            if (!took)
-                break;              /* full: this one starts the next batch */
+    bool moved = drops != c->drops_sent;
+    if (!c->open && (n || moved))
+        prof_stream_begin_batch(c, (uint16_t)cpu);
+    while (done < n) {
+        uint32_t took = prof_stream_add(c->w, ring, mask, first + done, n - done);
+        if (took) {
             done += took;
+            continue;
         }
-        /* Part-filled, last, and none of it kept back before: keep it. */
-        if (done == n && may_hold && (!c->held || (int32_t)(c->delivered - c->held_end) >= 0)) {
-            c->held = true;
-            c->held_end = first + n;
-            prof_stream_keep_batch();
-            return busy;
+        if (c->w->count == 0) {
+            done++;         /* one no batch holds (none is made so): not looped on */
+            continue;
         }
-        prof_ring_release(cpu, first + done);
-        PROF_STREAM_ADD(records, stream.w.count);
-        PROF_STREAM_ADD(drops, drops - c->drops_sent);
-        c->sent += stream.w.count;
-        c->delivered = first + done;
-        c->drops_sent = drops;
-        prof_stream_send_writer();
-    } while (done < n);
-    c->held = false;
+        prof_stream_send_batch(c, drops);       /* full: the record starts the next */
+        prof_stream_begin_batch(c, (uint16_t)cpu);
+    }
+    prof_ring_release(cpu, first + done);
+    if (c->open && (all || moved || c->opened != stream.drains))
+        prof_stream_send_batch(c, drops);
     return busy;
 }
 
@@ -400,7 +405,8 @@ static bool prof_stream_drain_all(bool all)
 {
     bool busy = false;
     for (unsigned k = 0; k < stream.ncpus; k++)
-        busy |= prof_stream_drain_cpu(stream.cpus[k], all);
+        busy |= prof_stream_drain_cpu(k, all);
+    stream.drains++;
     return busy;
 }
 
@@ -516,6 +522,9 @@ static void prof_stream_run(void)
     stream.last_c.ka_refused = PROF_STREAM_GET(ka_refused);
     stream.running = false;
     spin_unlock(&stream.lock, f);
+    /* Every batch went with the last drain: no writer is open. */
+    kfree(stream.writers);
+    stream.writers = NULL;
     prof_session_stream_end();
 }
 
@@ -629,6 +638,16 @@ int prof_stream_start_what(const struct prof_sink *sink, uint32_t ms, int pid, u
     for (unsigned i = 0; i < MAX_CPUS; i++)
         if (prof_ring_in_window(i))
             cpus[ncpus++] = (uint16_t)i;
+    /* A batch writer per CPU: each CPU's batch stays open from one drain
+     * to the next (prof_stream_drain_cpu). The last stream's task freed
+     * its own before it let go of the profiler. */
+    struct pstr_writer *writers = kmalloc((ncpus ? ncpus : 1) * sizeof *writers);
+    if (!writers) {
+        prof_session_stream_stop();
+        prof_session_stream_end();
+        pr_printf(p, "profile: no memory for the stream's %u batch writers: not started\n", ncpus);
+        return 1;
+    }
     uint32_t id = prof_stream_new_id();
     unsigned long f = spin_lock(&stream.lock);
     stream.id = id;
@@ -642,6 +661,10 @@ int prof_stream_start_what(const struct prof_sink *sink, uint32_t ms, int pid, u
     stream.start_ns = time_ns();
     stream.seq = 0;
     memset(&stream.cpu, 0, sizeof stream.cpu);
+    stream.writers = writers;
+    stream.drains = 0;
+    for (unsigned k = 0; k < ncpus; k++)
+        stream.cpu[cpus[k]].w = &writers[k];
     memset(&stream.c, 0, sizeof stream.c);
     __atomic_store_n(&stream.keepalive_ns, stream.start_ns, __ATOMIC_RELAXED);
     __atomic_store_n(&stream.confirmed, sink->sk_confirmed, __ATOMIC_RELAXED);
@@ -654,7 +677,9 @@ int prof_stream_start_what(const struct prof_sink *sink, uint32_t ms, int pid, u
         prof_session_stream_stop();
         f = spin_lock(&stream.lock);
         stream.running = false;         /* last_*: still the last stream that ran */
+        stream.writers = NULL;
         spin_unlock(&stream.lock, f);
+        kfree(writers);
         prof_session_stream_end();
         pr_puts(p, "profile: no memory for the stream's task: not started\n");
         return 1;

@@ -54,18 +54,23 @@ def decode(d):
         h["first"], h["drops"], h["drops_total"] = struct.unpack_from(">III", p)
         if h["drops"] > h["drops_total"]:
             raise Bad("drops %d > drops_total %d" % (h["drops"], h["drops_total"]))
-        off, recs = 12, []
+        off, recs, prev = 12, [], []
         for _ in range(count):
             if off + 8 > len(p):
                 raise Bad("record %d cut short" % len(recs))
-            pid, depth, flags, r = struct.unpack_from(">IBBH", p, off)
-            if not 1 <= depth <= FRAMES or flags & ~REC_TICK or r:
-                raise Bad("record %d: depth %d flags 0x%x reserved %d" % (len(recs), depth, flags, r))
-            if off + 8 + 8 * depth > len(p):
+            pid, depth, flags, kind, tail = struct.unpack_from(">IBBBB", p, off)
+            # A shared tail: the last `tail` frames are the previous record's.
+            if not 1 <= depth <= FRAMES or flags & ~REC_TICK or kind or tail > min(depth, len(prev)):
+                raise Bad("record %d: depth %d flags 0x%x kind %d tail %d" % (
+                    len(recs), depth, flags, kind, tail))
+            own = depth - tail
+            if off + 8 + 8 * own > len(p):
                 raise Bad("record %d's frames cut short" % len(recs))
-            frames = list(struct.unpack_from(">%dQ" % depth, p, off + 8))
+            frames = list(struct.unpack_from(">%dQ" % own, p, off + 8))
+            frames += prev[len(prev) - tail:] if tail else []
             recs.append((pid, flags, frames))
-            off += 8 + 8 * depth
+            prev = frames
+            off += 8 + 8 * own
         if off != len(p):
             raise Bad("%d bytes after %d records" % (len(p) - off, count))
         h["records"] = recs

@@ -450,6 +450,129 @@ TEST(stream_batch_empty_and_full)
     CHECK_EQ(parse_all(w.buf, len), 0);
 }
 
+static void check_rec(void *ctx, const struct pstr_record *r)
+{
+    struct { unsigned n, bad; const struct pstr_record *want; } *cx = ctx;
+    const struct pstr_record *w = &cx->want[cx->n++];
+    cx->bad += r->pid != w->pid || r->depth != w->depth ||
+               memcmp(r->frames, w->frames, w->depth * sizeof *w->frames) != 0;
+}
+
+/* A CPU sample of depth d with the given frames, innermost first. */
+static struct pstr_record chain(uint32_t pid, unsigned d, const uint64_t *f)
+{
+    struct pstr_record r = { .pid = pid, .depth = (uint8_t)d };
+    memcpy(r.frames, f, d * sizeof *f);
+    return r;
+}
+
+/* Shared tails: a record sends only the frames that are not the previous
+ * record's outermost ones; byte 7 says how many it took, and the reader
+ * puts them back. Measured in bytes, and read back whole. */
+TEST(stream_shared_tails)
+{
+    const uint64_t X = 0xffffffff80201000ull, Y = X + 0x100, Z = X + 0x200;
+    const uint64_t a[] = { 0xa0, X, Y, Z }, b[] = { 0xb0, X, Y, Z }, c[] = { 0xc0, 0xc1, Y, Z };
+    const uint64_t d[] = { Z }, e[] = { 1, 2, 3, 4, 5 };
+    struct pstr_record want[8];
+    unsigned n = 0;
+    want[n++] = chain(1, 4, a);         /* first: no tail */
+    want[n++] = chain(1, 4, b);         /* X Y Z shared: 1 frame sent */
+    want[n++] = chain(2, 4, c);         /* Y Z shared */
+    want[n++] = chain(2, 1, d);         /* Z alone, shared: no frame sent */
+    want[n++] = chain(3, 5, e);         /* nothing shared */
+    want[n++] = chain(3, 5, e);         /* all of it shared */
+    struct pstr_record heap = chain(4, 4, a);
+    heap.kind = PSTR_KIND_HEAP;
+    heap.weight = 4096;
+    heap.size = 64;
+    want[n++] = heap;                   /* other kinds send every frame */
+    want[n++] = chain(4, 4, b);         /* and a CPU sample shares theirs */
+    const unsigned tails[] = { 0, 3, 2, 1, 0, 5, 0, 3 };
+    struct pstr_writer w;
+    pstr_begin(&w, PSTR_BATCH, 0, 1, 1, 1);
+    struct pstr_batch bh = { 0 };
+    pstr_batch_head(&w, &bh);
+    size_t at[8];
+    for (unsigned i = 0; i < n; i++) {
+        at[i] = w.len;
+        CHECK(pstr_add_record(&w, &want[i]));
+    }
+    size_t len = pstr_finish(&w);
+    for (unsigned i = 0; i < n; i++) {
+        size_t fixed = PSTR_REC_FIXED + (i == 6 ? PSTR_REC_WEIGHT_LEN + PSTR_REC_SIZE_LEN : 0);
+        size_t size = (i + 1 < n ? at[i + 1] : len) - at[i];
+        CHECK_EQ(w.buf[at[i] + 7], tails[i]);
+        CHECK_EQ(size, fixed + 8 * (want[i].depth - tails[i]));
+    }
+    struct pstr_hdr h;
+    uint8_t *copy;
+    CHECK_EQ(parse_copy(w.buf, len, &h, &copy), 0);
+    struct pstr_batch bb;
+    struct recs r = { 0 };
+    CHECK_EQ(pstr_batch_parse(&h, &bb, take_rec, &r), 0);
+    CHECK_EQ(r.n, n);
+    for (unsigned i = 0; i < n; i++) {
+        CHECK_EQ(r.r[i].depth, want[i].depth);
+        CHECK_EQ(r.r[i].kind, want[i].kind);
+        CHECK(memcmp(r.r[i].frames, want[i].frames, sizeof want[i].frames) == 0);
+    }
+    free(copy);
+    /* A tail longer than the previous record, or than the record itself. */
+    uint8_t bad[PSTR_DGRAM_MAX];
+    memcpy(bad, w.buf, len);
+    bad[at[3] + 7] = 3;                 /* d has depth 1 */
+    CHECK_EQ(parse_all(bad, len), PSTR_EFIELD);
+    memcpy(bad, w.buf, len);
+    bad[at[4] + 7] = 2;                 /* the record before e has depth 1 */
+    CHECK_EQ(parse_all(bad, len), PSTR_EFIELD);
+}
+
+/* Chains drawn from a few outer parts, so that tails of every length
+ * come up, round-trip exactly, datagram after datagram. */
+TEST(stream_shared_tails_round_trip)
+{
+    srand(5);
+    uint64_t outer[3][PSTR_FRAMES];
+    for (unsigned k = 0; k < 3; k++)
+        for (unsigned i = 0; i < PSTR_FRAMES; i++)
+            outer[k][i] = 0xffffffff80300000ull + k * 0x1000 + i * 8;
+    unsigned shared = 0;
+    for (unsigned round = 0; round < 50; round++) {
+        struct pstr_writer w;
+        static struct pstr_record sent[200];
+        unsigned n = 0;
+        pstr_begin(&w, PSTR_BATCH, 0, 1, round, 1);
+        struct pstr_batch bh = { 0 };
+        pstr_batch_head(&w, &bh);
+        for (;;) {
+            unsigned depth = 1 + (unsigned)rand() % PSTR_FRAMES, leaf = (unsigned)rand() % depth;
+            const uint64_t *o = outer[rand() % 3];
+            uint64_t f[PSTR_FRAMES];
+            for (unsigned i = 0; i < depth; i++)    /* innermost leaf frames vary */
+                f[i] = i < leaf ? (uint64_t)rand() : o[PSTR_FRAMES - depth + i];
+            struct pstr_record rr = chain((uint32_t)rand() % 4, depth, f);
+            size_t before = w.len;
+            if (!pstr_add_record(&w, &rr))
+                break;
+            shared += w.buf[before + 7] != 0;
+            sent[n++] = rr;
+        }
+        size_t len = pstr_finish(&w);
+        struct pstr_hdr h;
+        uint8_t *copy;
+        CHECK_EQ(parse_copy(w.buf, len, &h, &copy), 0);
+        CHECK_EQ(h.count, n);
+        struct pstr_batch bb;
+        struct { unsigned n, bad; const struct pstr_record *want; } cx = { 0, 0, sent };
+        CHECK_EQ(pstr_batch_parse(&h, &bb, check_rec, &cx), 0);
+        CHECK_EQ(cx.n, n);
+        CHECK_EQ(cx.bad, 0);
+        free(copy);
+    }
+    CHECK(shared > 300);                /* of ~2000 records: tails were exercised */
+}
+
 TEST(stream_encoder_refuses_bad_records)
 {
     struct pstr_writer w;
@@ -694,8 +817,8 @@ TEST(stream_batch_reasons)
     patch(d, r0 + 6, PSTR_KIND_HEAP);       /* another kind without one */
     CHECK_EQ(parse_all(d, len), PSTR_EFIELD);
     memcpy(d, w.buf, len);
-    patch(d, r0 + 7, 1);
-    CHECK_EQ(parse_all(d, len), PSTR_ERESERVED);
+    patch(d, r0 + 7, 1);                    /* a tail on a batch's first record */
+    CHECK_EQ(parse_all(d, len), PSTR_EFIELD);
     memcpy(d, w.buf, len);
     patch(d, r0 + 4, 2);                    /* depth 2: the next record is eaten */
     CHECK(parse_all(d, len) < 0);

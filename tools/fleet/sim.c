@@ -94,17 +94,24 @@ static uint64_t since(uint64_t now, uint64_t then)
 
 static void out(struct fleet_kernel *k, const void *d, size_t n)
 {
+    k->held_passed |= k->held_len != 0;
     k->send(k->send_ctx, k->dest_ip, k->dest_port, d, n);
     k->n.datagrams++;
 }
 
-/* A held-back BATCH goes out after the datagram made after it. */
+/* A held-back BATCH goes out after the datagram made after it: reordered,
+ * when one did go out before it (the stream's last, held, goes before the
+ * END, in order after all). */
 static void release_held(struct fleet_kernel *k)
 {
     if (!k->held_len)
         return;
-    out(k, k->held, k->held_len);
+    size_t n = k->held_len;
     k->held_len = 0;
+    if (k->held_passed)
+        k->n.reordered++;
+    k->held_passed = false;
+    out(k, k->held, n);
 }
 
 /* The datagram in k->w, finished and sent; a BATCH of count records
@@ -132,7 +139,6 @@ static void emit(struct fleet_kernel *k, bool batch)
         out(k, k->w.buf, n);
         out(k, k->w.buf, n);
     } else if (r < c->loss + c->dup + c->reorder && !k->held_len) {
-        k->n.reordered++;
         memcpy(k->held, k->w.buf, n);
         k->held_len = n;
         return;
@@ -181,15 +187,16 @@ static uint32_t due(const struct fleet_kernel *k, uint64_t now_ns)
 
 /* cpu's records due by now_ns as batches: every full one, and the last,
  * partial, one too when flush. A generator that fell behind its schedule
- * (a busy host) makes at most FLEET_LAG_NS of records a call: it slows
- * down evenly rather than bursting, and what it never made is counted
- * (unmade), not sent. */
+ * (a busy host) makes at most FLEET_LAG_NS of records a call, or a full
+ * batch where that is more (FLEET_BATCH_MOST: else a batch that waits to
+ * be full never would be): it slows down evenly rather than bursting,
+ * and what it never made is counted (unmade), not sent. */
 static void drain_cpu(struct fleet_kernel *k, unsigned cpu, uint32_t upto, uint64_t now_ns,
                       bool flush)
 {
     uint64_t cap = k->cfg->hz * FLEET_LAG_NS / NS_PER_S;
-    if (cap < FLEET_BATCH_SURE)
-        cap = FLEET_BATCH_SURE;
+    if (cap < FLEET_BATCH_MOST)         /* a call can always fill a batch */
+        cap = FLEET_BATCH_MOST;
     if (upto - k->sent[cpu] > cap)
         upto = k->sent[cpu] + (uint32_t)cap;
     while (k->sent[cpu] != upto) {

@@ -36,6 +36,10 @@
                                             as the kernel drains its rings */
 #define FLEET_META_NS     1000000000ull  /* a META about this often */
 #define FLEET_LAG_NS      50000000ull    /* records made per CPU per tick, at most */
+/* The most records a BATCH holds: those whose every frame is the previous
+ * record's (a shared tail, uapi/profile_stream.h) are their fixed part
+ * alone. A tick makes at least that many, where it is behind. */
+#define FLEET_BATCH_MOST  ((PSTR_DGRAM_MAX - PSTR_HDR_LEN - PSTR_BATCH_HDR) / PSTR_REC_FIXED)
 #define FLEET_REPLY_MAX   200
 
 /* What the whole fleet shares. */
@@ -92,6 +96,7 @@ struct fleet_kernel {
     struct pstr_writer w;            /* the datagram being made */
     uint8_t held[PSTR_DGRAM_MAX];    /* a BATCH held back to go after the next */
     size_t held_len;
+    bool held_passed;                /* a datagram went out after it */
     struct fleet_counts n;
 };
 
