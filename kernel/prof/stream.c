@@ -4,9 +4,9 @@
  *
  * The sample path does not change: each CPU's sampler writes its own
  * ring (kernel/prof/ring.h). One task, spawned per stream, does
- * everything else: every PROF_STREAM_DRAIN_MS it copies each CPU's new
+ * everything else: every drain interval (stream.drain_ms) it copies each CPU's new
  * records into full BATCH datagrams and hands them to the sink (and while
- * a ring is busy it also looks every PROF_STREAM_POLL_MS, draining at
+ * a ring is busy it also looks every half interval, draining at
  * once a ring half full); about every second a META with the tasks
  * alive. It ends the stream on `profile stop`, when no keep-alive came
  * for PSTR_KEEPALIVE_MS, or when the length asked for has passed: the
@@ -52,16 +52,18 @@
 #include "uapi/profile_stream.h"
 
 /* How often the task looks at the rings while they fill fast: half the
- * drain interval. Each look is a wakeup and two context switches on a
- * CPU that is sampling, so it is the stream's fixed cost; the rings are
- * sized for four drain intervals at the source's rate, so a ring that
- * fills at the rate it was sized for is half full only after two, and one
- * filling four times as fast still has 25 ms of room when a look finds it
- * half full. Every second look is the drain. When no ring held more than
- * an eighth of itself at the last drain, the next look is the next drain:
- * a ring would have to fill four times as fast as it did to be half full
- * by then (see prof_stream_run). */
-#define PROF_STREAM_POLL_MS        (PROF_STREAM_DRAIN_MS / 2)
+ * drain interval (stream.drain_ms, kernel/prof/stream.h). Each look is a
+ * wakeup and two context switches on a CPU that is sampling, so it is the
+ * stream's fixed cost; the rings are sized for four drain intervals at
+ * the source's rate, so a ring that fills at the rate it was sized for is
+ * half full only after two, and one filling four times as fast still has
+ * half an interval of room when a look finds it half full. Every second
+ * look is the drain. When no ring held more than an eighth of itself at
+ * the last drain, the next look is the next drain: a ring would have to
+ * fill four times as fast as it did to be half full by then (see
+ * prof_stream_run). Waiting for a stream to end, `profile stop` looks
+ * every PROF_STREAM_STOP_POLL_MS. */
+#define PROF_STREAM_STOP_POLL_MS   25
 #define PROF_STREAM_META_MS        1000      /* a META about this often */
 #define PROF_STREAM_SEND_WAIT_NS   20000000ull   /* a datagram's retries on a full TX ring */
 #define PROF_STREAM_STOP_WAIT_MS   3000      /* `profile stop` waits this long for the END */
@@ -100,6 +102,7 @@ static struct {
     bool ending;                    /* its END is being sent: over, for
                                        whoever already has it */
     uint32_t id, ms;
+    unsigned drain_ms;              /* PROF_STREAM_DRAIN_MS, or _OFF_MS */
     struct prof_sink sink;          /* where the datagrams go */
     int pid;
     bool pmu;
@@ -478,7 +481,8 @@ static void prof_stream_run(void)
     uint64_t last_drain = time_ns(), last_meta = last_drain;
     uint8_t reason;
     bool confirmed;
-    unsigned look_ms = PROF_STREAM_POLL_MS;
+    const unsigned drain_ms = stream.drain_ms, poll_ms = drain_ms / 2;
+    unsigned look_ms = poll_ms;
     for (;;) {
         sleep_ms(look_ms);
         uint64_t now = time_ns();
@@ -491,12 +495,12 @@ static void prof_stream_run(void)
             continue;
         /* Half a look of slack: a look that wakes a little early still
          * drains, so the drains stay every second look. */
-        if (now - last_drain >= (PROF_STREAM_DRAIN_MS - PROF_STREAM_POLL_MS / 2) * NS_PER_MS ||
+        if (now - last_drain >= (uint64_t)(drain_ms - poll_ms / 2) * NS_PER_MS ||
             prof_stream_any_half_full()) {
             /* Quiet rings (at most an eighth full at a drain) are looked
              * at again only at the next drain: at 1 kHz into 512-record
              * rings that is 20 wakeups a second instead of 40. */
-            look_ms = prof_stream_drain_all(false) ? PROF_STREAM_POLL_MS : PROF_STREAM_DRAIN_MS;
+            look_ms = prof_stream_drain_all(false) ? poll_ms : drain_ms;
             last_drain = now;
         }
         if (now - last_meta >= PROF_STREAM_META_MS * NS_PER_MS) {
@@ -629,7 +633,8 @@ int prof_stream_start_what(const struct prof_sink *sink, uint32_t ms, int pid, u
                            struct printer *p)
 {
     bool pmu;
-    if (prof_session_stream_begin_what(pid, PROF_STREAM_DRAIN_MS, what, &pmu, p) != PROF_OK)
+    unsigned drain_ms = what & PROF_STREAM_OFF ? PROF_STREAM_DRAIN_OFF_MS : PROF_STREAM_DRAIN_MS;
+    if (prof_session_stream_begin_what(pid, drain_ms, what, &pmu, p) != PROF_OK)
         return 1;                   /* busy or no memory: said */
     /* The profiler is ours: no other stream can be starting or running,
      * and the last one's task has let go of everything below. */
@@ -653,6 +658,7 @@ int prof_stream_start_what(const struct prof_sink *sink, uint32_t ms, int pid, u
     stream.id = id;
     stream.sink = *sink;
     stream.ms = ms;
+    stream.drain_ms = drain_ms;
     stream.pid = pid;
     stream.pmu = pmu;
     stream.what = what;
@@ -705,7 +711,7 @@ int prof_stream_start_what(const struct prof_sink *sink, uint32_t ms, int pid, u
  * true once it is not. */
 static bool prof_stream_wait_ended(uint32_t id)
 {
-    for (unsigned waited = 0;; waited += PROF_STREAM_POLL_MS) {
+    for (unsigned waited = 0;; waited += PROF_STREAM_STOP_POLL_MS) {
         unsigned long f = spin_lock(&stream.lock);
         bool running = stream.running && stream.id == id;
         spin_unlock(&stream.lock, f);
@@ -713,7 +719,7 @@ static bool prof_stream_wait_ended(uint32_t id)
             return true;
         if (waited >= PROF_STREAM_STOP_WAIT_MS)
             return false;
-        sleep_ms(PROF_STREAM_POLL_MS);
+        sleep_ms(PROF_STREAM_STOP_POLL_MS);
     }
 }
 
@@ -733,7 +739,7 @@ int prof_stream_stop(struct printer *p)
         return 1;
     }
     bool peer = prof_stream_is_peer(&sk);
-    /* The task notices at its next look, within PROF_STREAM_DRAIN_MS; the
+    /* The task notices at its next look, within a drain interval; the
      * final drain and the END take a moment more. The summary waits for
      * them. */
     running = !prof_stream_wait_ended(id);

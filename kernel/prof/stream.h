@@ -12,7 +12,13 @@
 struct printer;
 
 #define PROF_STREAM_MS_MAX    86400000u  /* a stream's length: 0 (until stopped) or 1..this */
-#define PROF_STREAM_DRAIN_MS  50         /* every ring drained at least this often */
+/* Every ring is drained at least this often: a CPU or heap stream's
+ * every 100 ms, an off-CPU stream's (up to 32,000 records a second a CPU,
+ * kernel/prof/session.c) every 50 ms, which keeps its rings, sized for
+ * four drains, at 8192 records (768 KiB a CPU). Each drain is a wakeup and
+ * two context switches on a CPU that is being sampled. */
+#define PROF_STREAM_DRAIN_MS      100
+#define PROF_STREAM_DRAIN_OFF_MS  50
 
 /* Where a stream's datagrams go. The core hands each finished datagram to
  * sk_send and never learns what carries it (kernel/cmd/profile.c binds

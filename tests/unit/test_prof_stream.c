@@ -413,8 +413,9 @@ TEST(stream_part_filled_batches_wait_one_drain)
         next = b.first + h.count;
         batches++;
         two_drains += h.count >= 3;
-        /* The first record here is the oldest. */
-        CHECK(sent_ms[i] <= 25 * (b.first + 1) + 100);
+        /* The first record here is the oldest: sent by the second
+         * drain after it was taken. */
+        CHECK(sent_ms[i] <= 25 * (b.first + 1) + 2 * PROF_STREAM_DRAIN_MS);
     }
     CHECK_EQ(next, tried[0]);       /* all of them, the last at the END's drain */
     CHECK(tried[0] >= 39);          /* 40 samples */
@@ -422,21 +423,21 @@ TEST(stream_part_filled_batches_wait_one_drain)
     CHECK(two_drains + 1 >= batches);
 }
 
-/* The task looks every 25 ms while a ring held more than an eighth of
- * itself at the last drain, and only at the drains (50 ms) otherwise:
- * 1 sample per 10 ms for 500 ms (5 a drain, quiet), then 30 (150 a
- * drain, busy: the ring holds 512). Every sample still arrives. */
+/* The task looks every half drain (50 ms) while a ring held more than an
+ * eighth of itself at the last drain, and only at the drains (100 ms)
+ * otherwise: 1 sample per 10 ms for 500 ms (10 a drain, quiet), then 30
+ * (300 a drain, busy: the ring holds 512). Every sample still arrives. */
 static uint64_t last_look_ns;
-static unsigned quiet_50, quiet_other, busy_25, busy_other;
+static unsigned quiet_drain, quiet_other, busy_half, busy_other;
 
 static void quiet_then_busy(void)
 {
     uint64_t ms = world_ms(), gap = (fake_ns - last_look_ns) / 1000000;
     last_look_ns = fake_ns;
-    if (ms > 100 && ms <= 500)
-        gap == 50 ? quiet_50++ : quiet_other++;
-    if (ms > 600 && ms <= 1000)
-        gap == 25 ? busy_25++ : busy_other++;
+    if (ms > 2 * PROF_STREAM_DRAIN_MS && ms <= 500)
+        gap == PROF_STREAM_DRAIN_MS ? quiet_drain++ : quiet_other++;
+    if (ms > 600 + PROF_STREAM_DRAIN_MS && ms <= 1000)
+        gap == PROF_STREAM_DRAIN_MS / 2 ? busy_half++ : busy_other++;
     while ((ticks_done + 1) * 10ull <= ms) {
         ticks_done++;
         for (int i = ticks_done > 50 ? 30 : 1; i > 0; i--)
@@ -455,9 +456,9 @@ TEST(stream_looks_follow_the_rings)
     prof_stream_test_task(NULL);
     each_sleep = NULL;
     CHECK_EQ(prof_ring_cap(0), 512);
-    CHECK(quiet_50 >= 7);
+    CHECK(quiet_drain >= 2);            /* at 300, 400, 500 ms */
     CHECK_EQ(quiet_other, 0);
-    CHECK(busy_25 >= 15);
+    CHECK(busy_half >= 5);              /* every 50 ms from 750 ms on */
     CHECK_EQ(busy_other, 0);
     struct decoded d;
     decode_all(&d);
