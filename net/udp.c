@@ -169,14 +169,15 @@ void udp_cancel(void *payload)
 }
 
 /* The UDP and IPv4 headers of a frame built in place, and its send. The
- * checksum: where the device computes it (tx_csum), the field holds the
- * pseudo header's sum, folded but not complemented, and the device sums
- * from the UDP header on over that (virtio 1.x 5.1.6.2,
- * VIRTIO_NET_HDR_F_NEEDS_CSUM); else it is summed here, in place, from
- * psum (the payload's sum with the pseudo header's, when the caller made
- * it while copying) or from the payload itself. */
+ * checksum: none (0, RFC 768) where the caller says its payload carries a
+ * stronger check of its own (unsummed); where the device computes it
+ * (tx_csum), the field holds the pseudo header's sum, folded but not
+ * complemented, and the device sums from the UDP header on over that
+ * (virtio 1.x 5.1.6.2, VIRTIO_NET_HDR_F_NEEDS_CSUM); else it is summed
+ * here, in place, from psum (the payload's sum with the pseudo header's,
+ * when the caller made it while copying) or from the payload itself. */
 static int udp_finish(uint8_t *frame, uint32_t dst_ip, uint16_t src_port, uint16_t dst_port,
-                      size_t len, const uint64_t *psum)
+                      size_t len, const uint64_t *psum, bool unsummed)
 {
     struct netdev *dev = net_dev;
     struct udp_hdr *uh = (struct udp_hdr *)(frame + TX_L4_OFF);
@@ -186,7 +187,9 @@ static int udp_finish(uint8_t *frame, uint32_t dst_ip, uint16_t src_port, uint16
     uh->dport = htons(dst_port);
     uh->len = htons((uint16_t)ulen);
     uint16_t start = 0;
-    if (dev->tx_csum) {
+    if (unsummed) {
+        uh->csum = 0;
+    } else if (dev->tx_csum) {
         uh->csum = htons((uint16_t)~inet_fold(pseudo));
         start = TX_L4_OFF;
     } else {
@@ -208,13 +211,25 @@ static int udp_finish(uint8_t *frame, uint32_t dst_ip, uint16_t src_port, uint16
     return 0;
 }
 
-int udp_commit(void *payload, uint32_t dst_ip, uint16_t src_port, uint16_t dst_port, size_t len)
+static int udp_commit_as(void *payload, uint32_t dst_ip, uint16_t src_port, uint16_t dst_port,
+                         size_t len, bool unsummed)
 {
     if (len > UDP_PAYLOAD_MAX || dst_port == 0) {
         udp_cancel(payload);
         return NET_ERR_INVAL;
     }
-    return udp_finish(udp_frame_of(payload), dst_ip, src_port, dst_port, len, NULL);
+    return udp_finish(udp_frame_of(payload), dst_ip, src_port, dst_port, len, NULL, unsummed);
+}
+
+int udp_commit(void *payload, uint32_t dst_ip, uint16_t src_port, uint16_t dst_port, size_t len)
+{
+    return udp_commit_as(payload, dst_ip, src_port, dst_port, len, false);
+}
+
+int udp_commit_unsummed(void *payload, uint32_t dst_ip, uint16_t src_port, uint16_t dst_port,
+                        size_t len)
+{
+    return udp_commit_as(payload, dst_ip, src_port, dst_port, len, true);
 }
 
 int udp_send(uint32_t dst_ip, uint16_t src_port, uint16_t dst_port,
@@ -233,10 +248,10 @@ int udp_send(uint32_t dst_ip, uint16_t src_port, uint16_t dst_port,
     if (pl) {
         if (net_dev->tx_csum) {
             memcpy(pl, data, len);
-            return udp_finish(udp_frame_of(pl), dst_ip, src_port, dst_port, len, NULL);
+            return udp_finish(udp_frame_of(pl), dst_ip, src_port, dst_port, len, NULL, false);
         }
         uint64_t sum = inet_sum_copy(pl, data, len, pseudo);
-        return udp_finish(udp_frame_of(pl), dst_ip, src_port, dst_port, len, &sum);
+        return udp_finish(udp_frame_of(pl), dst_ip, src_port, dst_port, len, &sum, false);
     }
 
     /* Else on the stack, through ARP's queue if the next hop is not

@@ -355,37 +355,55 @@ static inline bool pstr_add_frames(struct pstr_writer *w, uint32_t pid, uint8_t 
 {
     if (depth < 1 || depth > PSTR_FRAMES || (flags & ~PSTR_REC_TICK))
         return false;
-    unsigned last = w->last_depth, tail = 0;
-    uint64_t diff = 1;
+    unsigned last = w->last_depth;
+    uint64_t head = (uint64_t)pid << 32 | (uint64_t)depth << 24 | (uint64_t)flags << 16;
     if (depth == last) {
         /* The common case, one task's loop sampled again: the same depth
          * and every frame but the pc the same (or all of them), told by
-         * one pass without branches, unrolled from the deepest. */
-        diff = 0;
-        switch (depth) {
-        case 8: diff |= frames[7] ^ w->last[7]; /* fall through */
-        case 7: diff |= frames[6] ^ w->last[6]; /* fall through */
-        case 6: diff |= frames[5] ^ w->last[5]; /* fall through */
-        case 5: diff |= frames[4] ^ w->last[4]; /* fall through */
-        case 4: diff |= frames[3] ^ w->last[3]; /* fall through */
-        case 3: diff |= frames[2] ^ w->last[2]; /* fall through */
-        case 2: diff |= frames[1] ^ w->last[1]; /* fall through */
-        default: break;
+         * one pass without branches, unrolled from the deepest; a chain
+         * as deep as a record holds (a deep one, cut) straight through. */
+        const uint64_t *l = w->last;
+        uint64_t diff = 0;
+        if (depth == PSTR_FRAMES) {
+            diff = (frames[1] ^ l[1]) | (frames[2] ^ l[2]) | (frames[3] ^ l[3]) |
+                   (frames[4] ^ l[4]) | (frames[5] ^ l[5]) | (frames[6] ^ l[6]) |
+                   (frames[7] ^ l[7]);
+        } else {
+            switch (depth) {
+            case 7: diff |= frames[6] ^ l[6]; /* fall through */
+            case 6: diff |= frames[5] ^ l[5]; /* fall through */
+            case 5: diff |= frames[4] ^ l[4]; /* fall through */
+            case 4: diff |= frames[3] ^ l[3]; /* fall through */
+            case 3: diff |= frames[2] ^ l[2]; /* fall through */
+            case 2: diff |= frames[1] ^ l[1]; /* fall through */
+            default: break;
+            }
         }
-        tail = depth - (frames[0] != w->last[0]);
+        if (!diff) {
+            bool pc = frames[0] != l[0];    /* the one frame of its own, if any */
+            size_t need = PSTR_REC_FIXED + 8 * (size_t)pc;
+            if (w->len + need > PSTR_DGRAM_MAX)
+                return false;
+            uint8_t *p = w->buf + w->len;
+            put_be64(p, head | (depth - pc));
+            if (pc) {
+                put_be64(p + PSTR_REC_FIXED, frames[0]);
+                w->last[0] = frames[0];
+            }
+            w->len += need;
+            w->count++;
+            return true;
+        }
     }
-    if (diff) {
-        unsigned most = depth < last ? depth : last;
-        tail = 0;
-        while (tail < most && frames[depth - 1 - tail] == w->last[last - 1 - tail])
-            tail++;
-    }
+    unsigned most = depth < last ? depth : last, tail = 0;
+    while (tail < most && frames[depth - 1 - tail] == w->last[last - 1 - tail])
+        tail++;
     unsigned own = depth - tail;
     size_t need = PSTR_REC_FIXED + 8 * (size_t)own;
     if (w->len + need > PSTR_DGRAM_MAX)
         return false;
     uint8_t *p = w->buf + w->len;
-    put_be64(p, (uint64_t)pid << 32 | (uint64_t)depth << 24 | (uint64_t)flags << 16 | tail);
+    put_be64(p, head | tail);
     /* The shared frames move to their places at this depth, as memmove
      * would (deeper: from the outermost in, so that none is overwritten
      * before it is read). */
@@ -405,6 +423,7 @@ static inline bool pstr_add_frames(struct pstr_writer *w, uint32_t pid, uint8_t 
     w->count++;
     return true;
 }
+
 /* META: right after pstr_begin, once (source cut to PSTR_SOURCE_MAX). */
 void pstr_meta_head(struct pstr_writer *w, const struct pstr_meta *m);
 /* A task's name is cut to PSTR_TASK_MAX; an empty one is sent as "-". */

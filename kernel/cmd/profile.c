@@ -133,10 +133,17 @@ static int cmd_stream_commit(const struct prof_sink *sk, void *buf, size_t len)
         udp_cancel(buf);
         return PROF_SINK_LOST;
     }
-    if (cmd_stream_tag.on)
+    uint32_t ip = (uint32_t)(sk->sk_addr >> 32);
+    uint16_t port = (uint16_t)sk->sk_addr;
+    int rc;
+    if (cmd_stream_tag.on) {
+        /* The tag covers every byte and the collector checks it before
+         * anything else: no UDP checksum (net.h). */
         len = pstr_seal(&cmd_stream_tag.keyed, buf, len);
-    int rc = udp_commit(buf, (uint32_t)(sk->sk_addr >> 32), CMD_STREAM_SRC_PORT,
-                        (uint16_t)sk->sk_addr, len);
+        rc = udp_commit_unsummed(buf, ip, CMD_STREAM_SRC_PORT, port, len);
+    } else {
+        rc = udp_commit(buf, ip, CMD_STREAM_SRC_PORT, port, len);
+    }
     return rc == 0 ? PROF_SINK_SENT : PROF_SINK_LOST;
 }
 

@@ -343,6 +343,7 @@ void reset(void)
     fake_udp_rc = 0;
     fake_inplace = false;
     fake_reserves = fake_commits = fake_cancels = fake_udp_sends = fake_inplace_misuse = 0;
+    fake_unsummed = 0;
     memset(fake_inplace_held, 0, sizeof fake_inplace_held);
     udp_hook = NULL;
     each_sleep = NULL;
@@ -524,6 +525,7 @@ uint16_t fake_udp_src, fake_udp_dst;
 
 bool fake_inplace;
 unsigned fake_reserves, fake_commits, fake_cancels, fake_udp_sends, fake_inplace_misuse;
+unsigned fake_unsummed;             /* udp_commit_unsummed's commits */
 
 static int fake_inplace_slot(void *p)
 {
@@ -568,6 +570,15 @@ int udp_commit(void *payload, uint32_t dst_ip, uint16_t src_port, uint16_t dst_p
     fake_udp_sends--;               /* udp_send's path counts it again */
     int rc = udp_send(dst_ip, src_port, dst_port, payload, len);
     return rc == NET_QUEUED ? 0 : rc;
+}
+
+
+int udp_commit_unsummed(void *payload, uint32_t dst_ip, uint16_t src_port, uint16_t dst_port,
+                        size_t len)
+{
+    int rc = udp_commit(payload, dst_ip, src_port, dst_port, len);
+    fake_unsummed += rc == 0;
+    return rc;
 }
 
 int udp_send(uint32_t dst_ip, uint16_t src_port, uint16_t dst_port, const void *data, size_t len)

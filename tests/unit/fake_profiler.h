@@ -101,6 +101,7 @@ extern struct net_app_stats *fake_app_stats;  /* what net_app_stats_register got
 #define FAKE_INPLACE_BUFS 2
 extern bool fake_inplace;
 extern unsigned fake_reserves, fake_commits, fake_cancels, fake_udp_sends, fake_inplace_misuse;
+extern unsigned fake_unsummed;      /* of those commits, udp_commit_unsummed's */
 
 /* sched_off_sweep: how many times the session swept, and what runs then. */
 extern unsigned off_sweeps;

@@ -194,6 +194,34 @@ TEST(in_place_summed_here)
     CHECK_EQ(net_get_stats()->tx_frames, 2);     /* the ARP reply, and this */
 }
 
+/* Unsummed (a payload with its own check): checksum 0, "none" (RFC
+ * 768), on either device, never asked of the one that offloads; the rest
+ * of the frame as ever. */
+TEST(in_place_unsummed)
+{
+    for (int offload = 0; offload < 2; offload++) {
+        setup(offload);
+        uint8_t *p = udp_reserve(PEER_IP);
+        CHECK(p != NULL);
+        fill(p, 1400, 3);
+        CHECK_EQ(udp_commit_unsummed(p, PEER_IP, 9100, 5555, 1400), 0);
+        CHECK_EQ(fd.commits, 1);
+        CHECK_EQ(fd.csum_start, 0);
+        const uint8_t *f = fd.f, *u = f + 34;
+        CHECK_EQ(r16(u + 6), 0);
+        CHECK_EQ(r16(u + 4), 8 + 1400);
+        CHECK_EQ(csum16(f + 14, 20, 0), 0);
+        for (size_t i = 0; i < 1400; i++)
+            if (u[8 + i] != (uint8_t)(3 + i)) {
+                CHECK(!"payload byte changed");
+                break;
+            }
+        /* A bad port is refused and the buffer given back, as udp_commit. */
+        p = udp_reserve(PEER_IP);
+        CHECK_EQ(udp_commit_unsummed(p, PEER_IP, 9100, 0, 10), NET_ERR_INVAL);
+    }
+}
+
 /* Offloaded: the stack leaves the pseudo header's sum in the field and
  * asks the device to finish from the UDP header (34) at offset 6; the
  * field before the device's work is not the final checksum, and the

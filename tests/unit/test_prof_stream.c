@@ -791,6 +791,9 @@ TEST(stream_batches_encoded_in_the_sinks_buffer)
         }
         CHECK_EQ(fake_inplace_misuse, 0);
         CHECK_EQ(fake_commits, d.batches);
+        /* A tagged batch goes without a UDP checksum, its tag being the
+         * check; an untagged one with it. */
+        CHECK_EQ(fake_unsummed, keyed ? d.batches : 0);
         CHECK_EQ(fake_reserves, fake_commits + fake_cancels);
         CHECK_EQ(fake_cancels, 0);                /* a part-filled batch stays open */
         CHECK_EQ(fake_udp_sends, d.metas + d.ends);
