@@ -25,9 +25,9 @@ sys.dont_write_bytecode = True       # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(ROOT, "tests", "system"))
 import parse as P  # noqa: E402
 from qemu import ARCHES, Fail, Machine  # noqa: E402
+from benchmd import write_section  # noqa: E402
 
 KERNEL = ARCHES["arm64"]["kernel"]
-BENCH_MD = os.path.join(ROOT, "docs/bench.md")
 SECTION = "## arm64 profiler sources"
 SMP = 1
 BOOT_S, LSCPU_S, BENCH_S = 120, 60, 600    # waits for the prompt and each command
@@ -99,18 +99,8 @@ def main():
         "a host core to run on (docs/profiling.md).",
         "",
     ]
-    section = "\n".join(lines)
-    text = open(BENCH_MD).read() if os.path.exists(BENCH_MD) else "# Benchmarks\n"
-    i = text.find(SECTION)
-    if i >= 0:                                   # a previous run's section: replace it only
-        j = text.find("\n## ", i + len(SECTION))
-        text = text[:i] + (text[j + 1:] if j >= 0 else "")
-    if not text.endswith("\n"):
-        text += "\n"
-    if not text.endswith("\n\n"):
-        text += "\n"
-    open(BENCH_MD, "w").write(text + section)
-    print(section)
+    write_section(lines)
+    print("\n".join(lines))
     return 0
 
 

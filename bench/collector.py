@@ -2,7 +2,7 @@
 """The collector's figures (make bench, after bench/run.py's own): simulated
 kernels (bench/fleet.py: build/host/fleet-gen) streamed on loopback into
 one `sonde-prof record`, written as the "## Collector" section of
-docs/bench.md (everything before it is kept).
+docs/bench.md (bench/benchmd.py: replaced where it stands).
 
 - throughput: 100 kernels x 4 CPUs x 5500 Hz (2,200,000 records/s
   offered) for 10 s: records ingested per second, loss, and sonde-prof's
@@ -26,6 +26,8 @@ import re
 import subprocess
 import sys
 import tempfile
+
+from benchmd import write_section  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FLEET = os.path.join(ROOT, "bench/fleet.py")
@@ -139,15 +141,7 @@ def main():
         % rot["concurrent_max"],
         "",
     ]
-    path = os.path.join(ROOT, "docs", "bench.md")
-    old = open(path).read() if os.path.exists(path) else "# Benchmarks\n"
-    head, _, rest = old.partition("\n## Collector")
-    # Sections after this one (if any) are kept after it.
-    tail = ""
-    if rest:
-        nxt = rest.find("\n## ")
-        tail = rest[nxt:] if nxt >= 0 else ""
-    open(path, "w").write(head.rstrip("\n") + "\n\n" + "\n".join(lines) + tail)
+    write_section(lines)
     print("\n".join(lines))
     ok = all(d["rc"] == 0 for d in runs) and abs(cov[0] - fair) <= 1000 and \
         abs(cov[-1] - fair) <= 1000

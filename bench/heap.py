@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """make bench, heap profiling's part: written as the "## Heap profiling"
-section of docs/bench.md (after the stream's; it keeps everything before
-it). One boot per architecture at -smp 1 under -icount shift=0 runs the
+section of docs/bench.md (bench/benchmd.py: replaced where it stands,
+every other section kept). One boot per architecture at -smp 1 under -icount shift=0 runs the
 kernel's `bench_heap` (kernel/cmd/bench_heap.c): the guest instructions
 of a kmalloc+kfree pair (64 bytes) with sampling off, on at the default
 rate (the average, samples included) and with every allocation sampled,
@@ -15,6 +15,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(ROOT, "tests", "system"))
 from qemu import Machine  # noqa: E402
+from benchmd import write_section  # noqa: E402
 
 PAIR = re.compile(r"pair off ([\d.]+) on ([\d.]+) sampled (\d+) (.+?) per kmalloc\+kfree")
 WORK = re.compile(r"workload off (\d+) on (\d+) .*, slowdown ([\d.]+)%, (\d+) samples taken")
@@ -106,10 +107,7 @@ def main():
     for a in ("x86_64", "arm64"):
         lines += ["- %s: %s" % (a, l) for l in r[a]["raw"].splitlines()]
     lines.append("")
-    path = os.path.join(ROOT, "docs", "bench.md")
-    old = open(path).read() if os.path.exists(path) else "# Benchmarks\n"
-    head = old.split("\n## Heap profiling", 1)[0].rstrip("\n") + "\n"
-    open(path, "w").write(head + "\n" + "\n".join(lines))
+    write_section(lines)
     print("\n".join(lines))
 
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """bench/netload.py: netload's figures, both directions, 64- and 1024-byte
 datagrams, under QEMU TCG with user networking; written as the "## Network"
-section of docs/bench.md (bench/run.py keeps that section when it rewrites
-the profiler's part, and this script keeps everything before it).
+section of docs/bench.md (bench/benchmd.py: replaced where it stands,
+every other section kept).
 
   kernel -> host: `netload send 10.0.2.2 PORT 2000 SIZE` in the kernel,
                   `build/host/netload sink` on a free loopback port.
@@ -23,6 +23,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.dont_write_bytecode = True       # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(ROOT, "tests", "system"))
 import net_tests as N  # noqa: E402
+from benchmd import write_section  # noqa: E402
 
 SIZES = (64, 1024)
 
@@ -110,11 +111,7 @@ def main():
         "Driver counters after the runs: `%s`" % " ".join(vnet.split()),
         "",
     ]
-    path = os.path.join(ROOT, "docs", "bench.md")
-    old = open(path).read() if os.path.exists(path) else "# Benchmarks\n"
-    head = old.split("\n## Network", 1)[0].rstrip("\n") + "\n"
-    text = head + "\n" + "\n".join(lines)
-    open(path, "w").write(text)
+    write_section(lines)
     print("\n".join(lines))
 
 

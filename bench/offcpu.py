@@ -12,6 +12,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.dont_write_bytecode = True       # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(ROOT, "tests", "system"))
 from qemu import Machine  # noqa: E402
+from benchmd import write_section  # noqa: E402
 
 INSNS_PER_UNIT = {"x86_64": 1, "arm64": 8}   # as bench/run.py
 ROUND = re.compile(r"^(switch|wake|pingpong) (off|on): rounds (\d+) min (\d+) mean (\d+) sum (\d+) ",
@@ -185,17 +186,7 @@ def section(r):
 
 
 def write(lines):
-    path = os.path.join(ROOT, "docs", "bench.md")
-    old = open(path).read() if os.path.exists(path) else "# Benchmarks\n"
-    head, sep, rest = old.partition("\n## Off-CPU profiling")
-    tail = ""
-    if sep:
-        nxt = rest.find("\n## ")
-        tail = rest[nxt:] if nxt >= 0 else ""
-    text = head.rstrip("\n") + "\n\n" + "\n".join(lines)
-    if tail:
-        text = text.rstrip("\n") + "\n" + tail
-    open(path, "w").write(text)
+    write_section(lines)
 
 
 def main():

@@ -23,6 +23,7 @@ sys.dont_write_bytecode = True       # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(ROOT, "tests", "system"))
 import parse as P  # noqa: E402
 from qemu import ARCHES, Fail, Machine  # noqa: E402
+from benchmd import write_section  # noqa: E402
 
 BOOT_S, BENCH_S = 120, 900           # waits for the prompt and for `bench profile`
 ICOUNT = "shift=0"
@@ -90,8 +91,6 @@ def main():
     a_tick = measure("arm64", "pmu=off")
     rep = {arch: measure_report(arch) for arch in ("x86_64", "arm64")}
     lines = [
-        "# Benchmarks",
-        "",
         "## Profiler",
         "",
         "Written by `make bench` (bench/run.py). Five boots in one run, each",
@@ -165,11 +164,9 @@ def main():
         q = rep[arch]
         lines.append("- %s, `-smp 4`: report %dx%d %d units" % (name, q["cpus"], q["recs"], q["cycles"]))
     lines.append("")
-    path = os.path.join(ROOT, "docs/bench.md")
-    text = "\n".join(lines)
-    open(path, "w").write(text)
-    print(text)
-    # The network and stream sections append themselves after this one.
+    write_section(lines)
+    print("\n".join(lines))
+    # Each part writes its own section of docs/bench.md (bench/benchmd.py).
     rc = 0
     for part in ("bench/netload.py", "bench/stream.py", "bench/offcpu.py", "bench/heap.py",
                  "bench/collector.py"):

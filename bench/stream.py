@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench/stream.py: the profile stream over 60 s (docs/continuous.md),
-written as the "## Stream" section of docs/bench.md (it keeps everything
-before that section; bench/run.py runs it after bench/netload.py).
+written as the "## Stream" section of docs/bench.md (bench/benchmd.py:
+replaced where it stands, every other section kept).
 
 Two boots, each with `burn` on every CPU and `sonde-prof record -d 60s`
 over QEMU's user network on loopback:
@@ -35,6 +35,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.dont_write_bytecode = True       # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(ROOT, "tests", "system"))
 from qemu import ARCHES, Fail, Machine, free_port  # noqa: E402
+from benchmd import write_section  # noqa: E402
 
 PROF = os.path.join(ROOT, "build", "host", "sonde-prof")
 NICS = {
@@ -192,10 +193,7 @@ def main():
         price_row("x86-64, tick 100 Hz", px),
         "",
     ]
-    path = os.path.join(ROOT, "docs", "bench.md")
-    old = open(path).read() if os.path.exists(path) else "# Benchmarks\n"
-    head = old.split("\n## Stream", 1)[0].rstrip("\n") + "\n"
-    open(path, "w").write(head + "\n" + "\n".join(lines))
+    write_section(lines)
     print("\n".join(lines))
 
 
