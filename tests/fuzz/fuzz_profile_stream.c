@@ -7,14 +7,20 @@
  * item; a datagram that parses has items within the format's ranges, and
  * encoded again with the encoder it is the same bytes, exactly (the format
  * has one spelling of each datagram, off-CPU records' reasons and wakers
- * included), its tag (unchecked here:
- * fuzz_profile_stream_tag.c) and tag flag aside. */
+ * included), its tag (unchecked here: fuzz_profile_stream_tag.c) and tag
+ * flag aside; but for a BATCH's shared tails: a sender may share fewer
+ * frames than it could, the encoder always shares all it can. So a BATCH
+ * encoded again is no longer, reads back as the same records, and is
+ * its own encoding (the encoder's spelling is one). */
 #include <string.h>
 #include "fuzz.h"
 #include "uapi/profile_stream.h"
 
 static struct pstr_writer re;
 static int items;
+/* A BATCH's records as the input spelled them: at most one per 8 bytes. */
+static struct pstr_record recs[PSTR_DGRAM_MAX / PSTR_REC_FIXED];
+static int nrecs;
 
 static void take_rec(void *ctx, const struct pstr_record *r)
 {
@@ -26,7 +32,32 @@ static void take_rec(void *ctx, const struct pstr_record *r)
     FUZZ_CHECK(!r->why || r->kind == PSTR_KIND_OFFCPU);
     FUZZ_CHECK(pstr_why_blocked(r->why) || (r->wdepth == 0 && r->waker == PSTR_WAKER_NONE));
     FUZZ_CHECK(pstr_add_record(&re, r));
+    FUZZ_CHECK(nrecs < (int)(sizeof recs / sizeof recs[0]));
+    recs[nrecs++] = *r;
     items++;
+}
+
+/* The records of BATCH d (len bytes), the same as recs[] in order. */
+static int at_rec;
+
+static void same_rec(void *ctx, const struct pstr_record *r)
+{
+    const struct pstr_record *w = &recs[at_rec++];
+    FUZZ_CHECK(r->pid == w->pid && r->depth == w->depth && r->flags == w->flags &&
+               r->kind == w->kind && r->weight == w->weight && r->size == w->size &&
+               r->why == w->why && r->wdepth == w->wdepth && r->waker == w->waker &&
+               strcmp(r->name, w->name) == 0 &&
+               memcmp(r->frames, w->frames, sizeof r->frames) == 0 &&
+               memcmp(r->wframes, w->wframes, sizeof r->wframes) == 0);
+}
+
+static void same_batch(const uint8_t *d, size_t len)
+{
+    struct pstr_hdr h;
+    struct pstr_batch b;
+    FUZZ_CHECK(pstr_parse(d, len, &h) == 0);
+    at_rec = 0;
+    FUZZ_CHECK(pstr_batch_parse(&h, &b, same_rec, 0) == 0 && at_rec == nrecs);
 }
 
 static void take_task(void *ctx, uint32_t pid, const char *name)
@@ -60,7 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
     FUZZ_CHECK(h.len + PSTR_HDR_LEN == body && h.payload == in + PSTR_HDR_LEN);
     FUZZ_CHECK(h.tagged == !!(in[28] & PSTR_FLAG_TAGGED));
     pstr_begin(&re, h.type, h.cpu, h.stream, h.seq, h.t_ns);
-    items = 0;
+    items = nrecs = 0;
     if (h.type == PSTR_BATCH) {
         struct pstr_batch b;
         /* The head goes in before the records arrive; fixed after. */
@@ -103,7 +134,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
     size_t len = pstr_finish(&re);
     if (h.tagged)
         re.buf[28] |= PSTR_FLAG_TAGGED;     /* pstr_seal's, not the encoder's */
-    FUZZ_CHECK(len == body && memcmp(re.buf, in, body) == 0);
+    if (h.type != PSTR_BATCH) {
+        FUZZ_CHECK(len == body && memcmp(re.buf, in, body) == 0);
+        free(in);
+        return 0;
+    }
+    /* The header and the batch head as they came; the records no longer,
+     * the same once read, and spelled the encoder's one way. */
+    FUZZ_CHECK(len <= body && memcmp(re.buf, in, 24) == 0 && memcmp(re.buf + 26, in + 26, 2) == 0 &&
+               memcmp(re.buf + PSTR_HDR_LEN, in + PSTR_HDR_LEN, PSTR_BATCH_HDR) == 0);
+    same_batch(re.buf, len);
+    static uint8_t once[PSTR_DGRAM_MAX];
+    memcpy(once, re.buf, len);
+    pstr_begin(&re, h.type, h.cpu, h.stream, h.seq, h.t_ns);
+    pstr_batch_head(&re, &(struct pstr_batch){ 0 });
+    memcpy(re.buf + PSTR_HDR_LEN, once + PSTR_HDR_LEN, PSTR_BATCH_HDR);
+    for (int i = 0; i < nrecs; i++)
+        FUZZ_CHECK(pstr_add_record(&re, &recs[i]));
+    FUZZ_CHECK(pstr_finish(&re) == len && memcmp(re.buf, once, len) == 0);
     free(in);
     return 0;
 }
