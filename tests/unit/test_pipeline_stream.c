@@ -842,9 +842,10 @@ static const uint8_t kkey[PSTR_KEY_LEN] = "the fleet's key, thirty-two long";
 static struct dg sealed(struct dg d, const uint8_t *key, uint64_t epoch)
 {
     struct hmac_sha256 m;
+    static struct pstr_tag_key k;
     hmac_sha256_init(&m, key, PSTR_KEY_LEN);
-    pstr_tag_begin(&m, epoch);
-    d.len = pstr_seal(&m, d.b, d.len);
+    pstr_tag_begin(&k, &m, epoch);
+    d.len = pstr_seal(&k, d.b, d.len);
     return d;
 }
 

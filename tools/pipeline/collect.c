@@ -360,8 +360,10 @@ static bool verified(const struct sp_collect *c, struct sp_collect_kernel *k,
         return false;
     }
     if (!k->keyed_ok || k->keyed_epoch != k->c.epoch) {
-        hmac_sha256_init(&k->keyed, key, USHP_KEY_LEN);
-        pstr_tag_begin(&k->keyed, k->c.epoch);
+        struct hmac_sha256 m;
+        hmac_sha256_init(&m, key, USHP_KEY_LEN);
+        pstr_tag_begin(&k->keyed, &m, k->c.epoch);
+        secure_zero(&m, sizeof m);
         k->keyed_epoch = k->c.epoch;
         k->keyed_ok = true;
     }
