@@ -29,16 +29,25 @@ static inline uint64_t get_le64(const uint8_t *p)
     return v;
 }
 
+/* A SHA-256 state as its digest's bytes: a byte swap and a store a word
+ * (put_be32 stores byte by byte). */
 static void put_be32s(uint8_t *out, const uint32_t h[8])
 {
-    for (int i = 0; i < 8; i++)
-        put_be32(out + 4 * i, h[i]);
+    for (int i = 0; i < 8; i++) {
+        uint32_t v = h[i];
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        v = __builtin_bswap32(v);
+#endif
+        __builtin_memcpy(out + 4 * i, &v, sizeof v);
+    }
 }
 
 /* HMAC-SHA256 of the n <= MSG_MAX bytes at the start of blk (64 bytes,
  * overwritten) from k's two states: one inner block, one outer, the
- * length counting the key's block that each state has taken already. */
-static void tag_hmac(const struct pstr_tag_key *k, uint8_t blk[SHA256_BLOCK], size_t n,
+ * length counting the key's block that each state has taken already.
+ * Inlined: n is then a constant, and the padding a few stores, not a
+ * call to memset. */
+static inline __attribute__((always_inline)) void tag_hmac(const struct pstr_tag_key *k, uint8_t blk[SHA256_BLOCK], size_t n,
                      uint8_t out[SHA256_LEN])
 {
     uint32_t h[8];
@@ -49,8 +58,9 @@ static void tag_hmac(const struct pstr_tag_key *k, uint8_t blk[SHA256_BLOCK], si
         h[i] = k->inner[i];
     sha256_blocks(h, blk, 1);
     put_be32s(blk, h);                                  /* the inner digest */
-    __builtin_memset(blk + SHA256_LEN, 0, SHA256_BLOCK - 8 - SHA256_LEN);
-    blk[SHA256_LEN] = 0x80;
+    put_be64(blk + 32, 0x80ull << 56);                  /* its padding: 4 stores */
+    put_be64(blk + 40, 0);
+    put_be64(blk + 48, 0);
     put_be64(blk + 56, (SHA256_BLOCK + SHA256_LEN) * 8);
     for (int i = 0; i < 8; i++)
         h[i] = k->outer[i];
@@ -69,11 +79,24 @@ static inline void nh_step(unsigned __int128 *s0, unsigned __int128 *s1, uint64_
     *s1 += (unsigned __int128)(m0 + c) * (m1 + d);
 }
 
+/* The last n % 16 bytes' words, zero-padded, from the 16 bytes at p, of
+ * which those past the datagram are never looked at: a load and a mask,
+ * not a copy byte by byte. */
+static void nh_last(const uint8_t *p, size_t r, uint64_t *m0, uint64_t *m1)
+{
+    *m0 = get_le64(p);
+    *m1 = r > 8 ? get_le64(p + 8) & (~0ull >> (128 - 8 * r)) : 0;
+    if (r < 8)
+        *m0 &= ~0ull >> (64 - 8 * r);
+}
+
 /* H of the n bytes at d (n <= PSTR_DGRAM_MAX: k's words cover them) into
  * out: both passes in one loop, four steps a turn (~16 instructions a
  * step on arm64, each key pair loaded once and used by both passes, as
  * against ~22 a step one at a time), then the steps left one at a time,
- * then the last, zero-padded. */
+ * then the last, zero-padded. Reads up to 15 bytes past n when n is not
+ * a multiple of 16 (ignoring them): the datagram's tag, or the room for
+ * it. */
 static void tag_nh(const uint64_t *k, const uint8_t *d, size_t n, uint8_t out[32])
 {
     unsigned __int128 s0 = 0, s1 = 0;
@@ -87,10 +110,9 @@ static void tag_nh(const uint64_t *k, const uint8_t *d, size_t n, uint8_t out[32
     for (; d < end; d += NH_STEP, k += 2)
         nh_step(&s0, &s1, get_le64(d), get_le64(d + 8), k[0], k[1], k[2], k[3]);
     if (n % NH_STEP) {
-        uint8_t last[NH_STEP] = { 0 };
-        for (size_t i = 0; i < n % NH_STEP; i++)
-            last[i] = d[i];
-        nh_step(&s0, &s1, get_le64(last), get_le64(last + 8), k[0], k[1], k[2], k[3]);
+        uint64_t m0, m1;
+        nh_last(d, n % NH_STEP, &m0, &m1);
+        nh_step(&s0, &s1, m0, m1, k[0], k[1], k[2], k[3]);
     }
     put_be64(out, (uint64_t)(s0 >> 64));
     put_be64(out + 8, (uint64_t)s0);
