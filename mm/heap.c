@@ -264,12 +264,38 @@ static void heap_mark_sampled(void *p, size_t size)
     }
 }
 
-/* site: the return address into whoever called kmalloc or kzalloc, where
- * a sampled allocation's chain begins. Inlined into both: a call between
- * kmalloc and this would cost every allocation a frame, a call and a
- * return (7 instructions on x86-64), more than heap profiling's own
- * countdown. */
-static inline __attribute__((always_inline)) void *heap_alloc(size_t size, uintptr_t site)
+/* Heap lock held, the countdown crossed: sample the block at p through
+ * heapprof_sample, whose site is the return address into the
+ * allocator's caller. That address is read here, from the frame records
+ * (-fno-omit-frame-pointer on both architectures, and in the host tests:
+ * each is {caller's frame pointer, return address}), not passed in: an
+ * allocator that took __builtin_return_address(0) held it in a
+ * callee-saved register across every allocation, sampled or not (x86-64:
+ * a push, a pop and a mov; arm64: xpaclri, a mov and a bigger frame), and
+ * one that passed its __builtin_frame_address(0) had it copied into one
+ * too. hops is how many frames lie between this function's caller and
+ * the allocator: 0 when the allocator calls this itself (kmalloc and
+ * kzalloc, heap_alloc inlined into them), 1 from heap_prof_pages (called
+ * by page_alloc, in another file). Never inlined, so that it has a
+ * frame record of its own, whose saved frame pointer is its caller's.
+ * Read raw, as the stack walk reads every
+ * other frame (kernel/stacktrace_inline.h): the kernel is built without
+ * return-address signing, so arm64 has no PAC bits to strip (the
+ * xpaclri GCC put after __builtin_return_address was a no-op here), and
+ * the site equals the walk's frame that heapprof matches it against. */
+static __attribute__((noinline)) bool heap_sample(const void *p, size_t size, unsigned hops)
+{
+    const uintptr_t *rec = __builtin_frame_address(0);
+    for (unsigned i = 0; i <= hops; i++)
+        rec = (const uintptr_t *)rec[0];
+    return heapprof_sample(p, size, rec[1]);
+}
+
+/* Inlined into kmalloc and kzalloc: a call between them and this would
+ * cost every allocation a frame, a call and a return (7 instructions on
+ * x86-64), more than heap profiling's own countdown; and heap_sample
+ * counts on being called from the allocator itself. */
+static inline __attribute__((always_inline)) void *heap_alloc(size_t size)
 {
     void *p, *corrupt = NULL;
 
@@ -281,7 +307,7 @@ static inline __attribute__((always_inline)) void *heap_alloc(size_t size, uintp
     if (p) {
         stats.in_use += size;
         stats.allocs++;
-        if (heapprof_count(size) && heapprof_sample(p, size, site))
+        if (heapprof_count(size) && heap_sample(p, size, 0))
             heap_mark_sampled(p, size);
     }
     spin_unlock(&heap_lock, f);
@@ -293,12 +319,12 @@ static inline __attribute__((always_inline)) void *heap_alloc(size_t size, uintp
 
 void *kmalloc(size_t size)
 {
-    return heap_alloc(size, (uintptr_t)__builtin_return_address(0));
+    return heap_alloc(size);
 }
 
 void *kzalloc(size_t size)
 {
-    void *p = heap_alloc(size, (uintptr_t)__builtin_return_address(0));
+    void *p = heap_alloc(size);
     if (p)
         memset(p, 0, size);
     return p;
@@ -420,11 +446,11 @@ void heap_prof_set_rate(uint32_t rate)
 
 /* A page block's address is page-aligned, and no kmalloc block's is (a
  * header precedes each), so the two never meet in the table. */
-void heap_prof_pages(const void *va, size_t bytes, uintptr_t site)
+void heap_prof_pages(const void *va, size_t bytes)
 {
     unsigned long f = spin_lock(&heap_lock);
     if (heapprof_count(bytes))
-        heapprof_sample(va, bytes, site);
+        heap_sample(va, bytes, 1);
     spin_unlock(&heap_lock, f);
 }
 

@@ -25,8 +25,10 @@ uint32_t heap_prof_copy(struct prof_record *out, uint32_t max, struct heapprof_s
 /* Heap profiling's side of the heap lock, for callers outside mm/heap.c:
  * set the rate (heapprof_set_rate, which sets every CPU's countdown),
  * and count down, sample and retire whole-page blocks from page_alloc and
- * page_free (mm/pmm.c), at bytes each and from site, the return address
- * into page_alloc's caller. */
+ * page_free (mm/pmm.c), at bytes each. heap_prof_pages must be called
+ * by page_alloc itself: a sampled block's chain starts at the return
+ * address in its caller's frame record (the address into page_alloc's
+ * caller), read only when the block is sampled. */
 void heap_prof_set_rate(uint32_t rate);
-void heap_prof_pages(const void *va, size_t bytes, uintptr_t site);
+void heap_prof_pages(const void *va, size_t bytes);
 void heap_prof_pages_free(const void *va);

@@ -94,7 +94,7 @@ void *page_alloc(size_t npages)
 {
     void *va = pmm_alloc(npages);
     if (va)
-        heap_prof_pages(va, npages * PAGE_SIZE, (uintptr_t)__builtin_return_address(0));
+        heap_prof_pages(va, npages * PAGE_SIZE);
     return va;
 }
 

@@ -557,3 +557,28 @@ TEST(heap_profiling_off_samples_nothing)
     kfree(p);
     CHECK_EQ(hp_stats().hs_samples, 0);
 }
+
+/* A sampled block's chain starts at the call to kmalloc or kzalloc:
+ * frame 0 is its return address less one, read from the allocator's
+ * frame record only when the block is sampled, so it lies within this
+ * function (the fake walk is empty: the chain is the site alone). */
+TEST(heap_sampled_chain_from_caller)
+{
+    struct heap_stats before;
+    heap_stats(&before);
+    heapprof_test_reset();
+    heapprof_set_rate(1);
+    void *small = kmalloc(64), *big = kzalloc(3 * PAGE_SIZE);
+    struct prof_record r[4];
+    struct heapprof_stats st;
+    CHECK_EQ(heap_prof_copy(r, 4, &st), 2);
+    uintptr_t fn = (uintptr_t)&heap_sampled_chain_from_caller;
+    for (unsigned i = 0; i < 2; i++) {
+        CHECK_EQ(r[i].pr_depth, 1);
+        CHECK(r[i].pr_frames[0] > fn && r[i].pr_frames[0] < fn + 4096);
+    }
+    kfree(small);
+    kfree(big);
+    heapprof_set_rate(0);
+    check_balanced(&before);
+}
