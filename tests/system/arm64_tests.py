@@ -239,7 +239,7 @@ def t_tick_rate(ctx):
               "within 0.2%%" % (c, d, dt))
     # The same icount machine counts guest instructions: SHA-256 of 1432
     # bytes costs ~82,000 in the C and ~2,800 with the SHA-256 instructions
-    # (~3,800 for a stream datagram's whole HMAC tag). Without icount TCG's
+    # (~2,100 for a stream datagram's tag, NH and two blocks). Without icount TCG's
     # wall time says nothing of it: the instructions run as helper calls.
     out = m.cmd("bench sha256", 60)
     print("    " + out.strip().replace("\n", "\n    "))
