@@ -308,9 +308,10 @@ static int verify_cost(const struct fleet_cfg *cfg)
         return 2;
     }
     static const uint8_t key[PSTR_KEY_LEN] = { 1, 2, 3 };
-    struct hmac_sha256 keyed;
-    hmac_sha256_init(&keyed, key, sizeof key);
-    pstr_tag_begin(&keyed, 42);
+    struct hmac_sha256 m;
+    static struct pstr_tag_key keyed;
+    hmac_sha256_init(&m, key, sizeof key);
+    pstr_tag_begin(&keyed, &m, 42);
     size_t sealed = pstr_seal(&keyed, fb.d, fb.len);
     unsigned rounds = 20000, ok = 0;
     uint64_t t0 = cpu_ns();

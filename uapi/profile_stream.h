@@ -141,20 +141,40 @@
  * room to spare, never a fragment; a tagged one PSTR_TAG_LEN more.
  *
  * Tagged datagrams. A kernel whose UDP shell has a key (ushkey=) sets
- * PSTR_FLAG_TAGGED in every datagram and appends, after the payload,
+ * PSTR_FLAG_TAGGED in every datagram and appends, after the payload, a
+ * PSTR_TAG_LEN-byte tag: HMAC-SHA256 of a short digest of the datagram,
+ * the digest NH (UMAC's hash, RFC 4418; Black et al. 1999) with 64-bit
+ * words, so that hashing a datagram costs about an instruction a byte and
+ * SHA-256 runs two blocks whatever its length. With n the datagram's
+ * length before the tag (32 + len, the flag set), key the shell's and
+ * epoch the shell's boot epoch (docs/udpshell.md, the challenge tells it):
  *
- *     tag = HMAC-SHA256(key, "SPRS-TAG" || epoch || bytes 0 .. 32+len-1)
+ *   M     = the n bytes, zeros appended up to a multiple of 16, read as
+ *           64-bit little-endian words m_0 .. m_{w-1}
+ *   NH_k(M) = sum over i < w/2 of ((m_2i + k_2i) mod 2^64) *
+ *                                 ((m_2i+1 + k_2i+1) mod 2^64)   mod 2^128
+ *   H     = NH_{k_0..}(M) || NH_{k_2..}(M)  (the second pass's key the
+ *           first's shifted by two words: Toeplitz), each 16 bytes
+ *           big-endian: 32 bytes
+ *   tag   = HMAC-SHA256(key, "SPRS-TAG" || epoch (8, BE) || n (4, BE) || H)
  *
- * PSTR_TAG_LEN bytes: key the shell's, epoch the shell's boot epoch (8
- * bytes, big-endian; docs/udpshell.md, the challenge tells it), the bytes
- * the datagram's own, flags included. The 8-byte label keeps a stream's
- * tag from ever being a shell datagram's (those begin with the shell's
- * magic, "NOSH"), and the epoch one boot's (or one kernel's, when a fleet
- * shares a key) from passing for another's. A collector with the key
- * takes only datagrams whose tag verifies (uapi/profile_stream_tag.c):
- * none can be forged, nor replayed from another boot. The tag does not
- * stop a replay within the same boot and stream; the sequence numbers
- * make such a copy a duplicate.
+ * The NH key k is PSTR_NH_KEY_WORDS words, enough for a PSTR_DGRAM_MAX
+ * datagram and the shift, made once per key and epoch: block j is
+ * HMAC-SHA256(key, "SPRS-NHK" || epoch (8, BE) || j (4, BE)), j = 0, 1,
+ * ..., the blocks concatenated and read as 64-bit little-endian words.
+ *
+ * Why it holds: NH is 2^-64-almost-universal on inputs of one length, the
+ * two passes together 2^-128; n in the HMAC's input separates datagrams
+ * of different lengths (two that pad alike among them), and the HMAC,
+ * keyed, hides H, so a forger learns nothing of the hash's key from the
+ * tags it sees. The 8-byte labels keep a stream's tags and NH keys from
+ * ever being a shell datagram's tag (those begin with the shell's magic,
+ * "NOSH"), and the epoch one boot's (or one kernel's, when a fleet shares
+ * a key) from passing for another's. A collector with the key takes only
+ * datagrams whose tag verifies (uapi/profile_stream_tag.c): none can be
+ * forged, nor replayed from another boot. The tag does not stop a replay
+ * within the same boot and stream; the sequence numbers make such a copy
+ * a duplicate.
  *
  * The encoder and the parsers (uapi/profile_stream.c) are portable C with
  * no library calls, shared by the kernel and the host tools. The parsers
@@ -192,6 +212,10 @@
 #define PSTR_TAG_LEN      32         /* HMAC-SHA256 */
 #define PSTR_KEY_LEN      32         /* the UDP shell's key (USHP_KEY_LEN) */
 #define PSTR_TAG_LABEL    "SPRS-TAG"
+#define PSTR_NHK_LABEL    "SPRS-NHK" /* the NH key's blocks */
+/* NH's key: a word per 8 bytes of the largest datagram padded to 16, and
+ * the second pass's shift of two. */
+#define PSTR_NH_KEY_WORDS ((PSTR_DGRAM_MAX + 15) / 16 * 2 + 2)
 #define PSTR_TAGGED_MAX   (PSTR_DGRAM_MAX + PSTR_TAG_LEN)
 
 enum { PSTR_META = 1, PSTR_BATCH = 2, PSTR_END = 3 };
@@ -220,6 +244,7 @@ enum {
  * UDP): no fragments, which the kernel's stack drops. */
 _Static_assert(PSTR_TAGGED_MAX <= 1472, "a tagged datagram fits one frame");
 _Static_assert(sizeof PSTR_TAG_LABEL - 1 == 8, "the tag's label is 8 bytes");
+_Static_assert(sizeof PSTR_NHK_LABEL - 1 == 8, "the NH key's label is 8 bytes");
 
 /* Every BATCH datagram holds at least this many records of any depth. */
 _Static_assert((PSTR_DGRAM_MAX - PSTR_HDR_LEN - PSTR_BATCH_HDR) / PSTR_REC_MAX_CPU >= 18,
@@ -440,17 +465,26 @@ void pstr_batch_drops(struct pstr_writer *w, uint32_t drops, uint32_t drops_tota
 
 /* ---- tags: uapi/profile_stream_tag.c (links lib/sha256.c) ----
  *
- * keyed: an HMAC-SHA256 initialised with the key and given the label and
- * the epoch (pstr_tag_begin), made once and copied for every datagram. */
+ * A key's and an epoch's state, made once (pstr_tag_begin) and read by
+ * every pstr_seal and pstr_verify: HMAC-SHA256's two states after the
+ * key's blocks, so that a tag costs two SHA-256 blocks, and NH's key.
+ * Key material: secure_zero it when done. */
+struct pstr_tag_key {
+    uint32_t inner[8];              /* SHA-256 after the key ^ ipad block */
+    uint32_t outer[8];              /* ... after the key ^ opad block */
+    uint64_t epoch;
+    uint64_t nh[PSTR_NH_KEY_WORDS];
+};
 struct hmac_sha256;
-/* m, initialised with the key (hmac_sha256_init), takes the label and the
- * epoch: it is then the keyed state pstr_seal and pstr_verify copy. */
-void pstr_tag_begin(struct hmac_sha256 *m, uint64_t epoch);
+/* k for the key keyed was initialised with (hmac_sha256_init, nothing
+ * given it since: the raw key is never needed) and epoch. */
+void pstr_tag_begin(struct pstr_tag_key *k, const struct hmac_sha256 *keyed, uint64_t epoch);
 /* Tag the finished n-byte datagram at d in place: PSTR_FLAG_TAGGED set,
  * the tag appended (d must have room for PSTR_TAG_LEN more). Its length,
- * n + PSTR_TAG_LEN. */
-size_t pstr_seal(const struct hmac_sha256 *keyed, uint8_t *d, size_t n);
-/* True when the len-byte datagram is tagged and its tag is the one keyed
+ * n + PSTR_TAG_LEN; 0, and d untouched, when n is not a datagram's
+ * (PSTR_HDR_LEN to PSTR_DGRAM_MAX). */
+size_t pstr_seal(const struct pstr_tag_key *k, uint8_t *d, size_t n);
+/* True when the len-byte datagram is tagged and its tag is the one k
  * gives its bytes, in time that does not depend on where a forged tag
  * goes wrong. Checks nothing else: pstr_parse it too. */
-bool pstr_verify(const struct hmac_sha256 *keyed, const void *d, size_t len);
+bool pstr_verify(const struct pstr_tag_key *k, const void *d, size_t len);

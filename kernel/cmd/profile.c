@@ -83,7 +83,7 @@ static bool cmd_stream_args(int argc, char **argv, uint16_t *port, uint32_t *ms,
  * sends, so one buffer for the tagged copy does. */
 static struct {
     bool made, on;
-    struct hmac_sha256 keyed;
+    struct pstr_tag_key keyed;
     uint8_t buf[PSTR_TAGGED_MAX];
 } cmd_stream_tag;
 
@@ -166,9 +166,11 @@ void cmd_profile_udp_sink(struct prof_sink *sk, uint32_t ip, uint16_t port)
     char ipb[16];
     if (!cmd_stream_tag.made) {
         uint64_t epoch;
-        cmd_stream_tag.on = udpshell_keyed(&cmd_stream_tag.keyed, &epoch);
+        struct hmac_sha256 m;
+        cmd_stream_tag.on = udpshell_keyed(&m, &epoch);
         if (cmd_stream_tag.on)
-            pstr_tag_begin(&cmd_stream_tag.keyed, epoch);
+            pstr_tag_begin(&cmd_stream_tag.keyed, &m, epoch);
+        secure_zero(&m, sizeof m);
         cmd_stream_tag.made = true;
     }
     sk->sk_send = cmd_stream_send;

@@ -203,6 +203,36 @@ class Stream:
             time.sleep(0.05)
 
 
+MASK64 = (1 << 64) - 1
+PSTR_DGRAM_MAX = 1400
+NH_KEY_WORDS = (PSTR_DGRAM_MAX + 15) // 16 * 2 + 2
+
+
+def nh_key(key, epoch):
+    """The NH key of a key and an epoch (uapi/profile_stream.h, "Tagged
+    datagrams"): HMAC blocks of "SPRS-NHK" || epoch || j, as 64-bit
+    little-endian words."""
+    b = b"".join(hmac.new(key, b"SPRS-NHK" + struct.pack(">QI", epoch, j), hashlib.sha256).digest()
+                 for j in range((NH_KEY_WORDS + 3) // 4))
+    return [int.from_bytes(b[8 * i:8 * i + 8], "little") for i in range(NH_KEY_WORDS)]
+
+
+def stream_tag(key, epoch, nhk, d):
+    """The tag of the datagram d (its flag set): NH of d zero-padded to 16,
+    two passes (the second's key two words on), then HMAC-SHA256 of the
+    label, the epoch, d's length and the two 16-byte sums."""
+    m = d + bytes(-len(d) % 16)
+    w = [int.from_bytes(m[i:i + 8], "little") for i in range(0, len(m), 8)]
+    h = b""
+    for shift in (0, 2):
+        k = nhk[shift:]
+        s = sum(((w[i] + k[i]) & MASK64) * ((w[i + 1] + k[i + 1]) & MASK64)
+                for i in range(0, len(w), 2))
+        h += (s % (1 << 128)).to_bytes(16, "big")
+    msg = b"SPRS-TAG" + struct.pack(">QI", epoch, len(d)) + h
+    return hmac.new(key, msg, hashlib.sha256).digest()
+
+
 class Kernel:
     def __init__(self, a):
         self.a = a
@@ -212,6 +242,7 @@ class Kernel:
         self.stream = None
         self.key = bytes.fromhex(open(a.key).read().strip()) if a.key else None
         self.epoch = random.getrandbits(64) | 1
+        self.nhk = nh_key(self.key, self.epoch) if self.key else None
         self.high_nonce = 0
 
     def dead(self):
@@ -222,12 +253,12 @@ class Kernel:
         return hmac.new(self.key, d, hashlib.sha256).digest()
 
     def tag_stream(self, d):
-        """With a key: flags PSTR_TAGGED (byte 28) and the tag over the
-        label, the epoch and every byte of the datagram."""
+        """With a key: flags PSTR_TAGGED (byte 28) and the tag
+        (stream_tag) appended."""
         if not self.key:
             return d
         d = d[:28] + bytes([d[28] | PSTR_TAGGED]) + d[29:]
-        return d + self.mac(b"SPRS-TAG" + struct.pack(">Q", self.epoch) + d)
+        return d + stream_tag(self.key, self.epoch, self.nhk, d)
 
     def reply(self, seq, text, to, nonce=None):
         p = text.encode()

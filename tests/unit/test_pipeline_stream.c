@@ -536,6 +536,7 @@ TEST(datagrams_go_to_their_kernel_by_stream_id_and_address)
     CHECK_EQ(c.k[1].state, SP_COLLECT_ENDED);
     CHECK_STR(c.k[1].note, "");         /* elapsed: the end asked for */
     CHECK(!sp_collect_active(&c));
+    CHECK(!c.k[0].keyed && !c.k[1].keyed);   /* no key: no tag state made */
     fclose(err);
     free(msgs);
     for (unsigned i = 0; i < 2; i++)
@@ -842,9 +843,10 @@ static const uint8_t kkey[PSTR_KEY_LEN] = "the fleet's key, thirty-two long";
 static struct dg sealed(struct dg d, const uint8_t *key, uint64_t epoch)
 {
     struct hmac_sha256 m;
+    static struct pstr_tag_key k;
     hmac_sha256_init(&m, key, PSTR_KEY_LEN);
-    pstr_tag_begin(&m, epoch);
-    d.len = pstr_seal(&m, d.b, d.len);
+    pstr_tag_begin(&k, &m, epoch);
+    d.len = pstr_seal(&k, d.b, d.len);
     return d;
 }
 
@@ -881,8 +883,10 @@ TEST(with_a_key_per_kernel_each_stream_verifies_under_its_own)
     c.o.keys = NULL;
     CHECK(sp_collect_key(&c, &c.k[1]) == kkey);
     fclose(err);
-    for (unsigned i = 0; i < 2; i++)
+    for (unsigned i = 0; i < 2; i++) {
         sp_stream_free(&c.k[i].s);
+        free(c.k[i].keyed);             /* made at the first tagged datagram */
+    }
     free(c.k);
 }
 
@@ -934,8 +938,10 @@ TEST(with_a_key_only_its_tagged_datagrams_count)
     CHECK_STR(sent_cmd[0], "profile status");
     CHECK_EQ(c.k[0].state, SP_COLLECT_STREAMING);
     fclose(err);
-    for (unsigned i = 0; i < 2; i++)
+    for (unsigned i = 0; i < 2; i++) {
         sp_stream_free(&c.k[i].s);
+        free(c.k[i].keyed);             /* made at the first tagged datagram */
+    }
     free(c.k);
 }
 

@@ -728,11 +728,11 @@ TEST(stream_tagged_under_the_shells_key_and_epoch)
     each_sleep = world;
     prof_stream_test_task(NULL);
     each_sleep = NULL;
-    struct hmac_sha256 k, other;
-    hmac_sha256_init(&k, shell_key, sizeof shell_key);
-    pstr_tag_begin(&k, SHELL_EPOCH);
-    hmac_sha256_init(&other, shell_key, sizeof shell_key);
-    pstr_tag_begin(&other, SHELL_EPOCH + 1);
+    static struct pstr_tag_key k, other;
+    struct hmac_sha256 m;
+    hmac_sha256_init(&m, shell_key, sizeof shell_key);
+    pstr_tag_begin(&k, &m, SHELL_EPOCH);
+    pstr_tag_begin(&other, &m, SHELL_EPOCH + 1);
     CHECK(fake_ndgrams > 5);
     unsigned tagged = 0;
     for (unsigned i = 0; i < fake_ndgrams; i++) {
@@ -798,9 +798,10 @@ TEST(stream_batches_encoded_in_the_sinks_buffer)
         CHECK_EQ(fake_cancels, 0);                /* a part-filled batch stays open */
         CHECK_EQ(fake_udp_sends, d.metas + d.ends);
         if (keyed) {
-            struct hmac_sha256 k;
-            hmac_sha256_init(&k, shell_key, sizeof shell_key);
-            pstr_tag_begin(&k, SHELL_EPOCH);
+            static struct pstr_tag_key k;
+            struct hmac_sha256 m;
+            hmac_sha256_init(&m, shell_key, sizeof shell_key);
+            pstr_tag_begin(&k, &m, SHELL_EPOCH);
             for (unsigned i = 0; i < fake_ndgrams; i++)
                 CHECK(pstr_verify(&k, fake_dgrams[i].d, fake_dgrams[i].len));
         }

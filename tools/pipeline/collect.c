@@ -360,12 +360,18 @@ static bool verified(const struct sp_collect *c, struct sp_collect_kernel *k,
         return false;
     }
     if (!k->keyed_ok || k->keyed_epoch != k->c.epoch) {
-        hmac_sha256_init(&k->keyed, key, USHP_KEY_LEN);
-        pstr_tag_begin(&k->keyed, k->c.epoch);
+        if (!k->keyed && !(k->keyed = malloc(sizeof *k->keyed))) {
+            k->bad_tag++;               /* cannot check it: not taken */
+            return false;
+        }
+        struct hmac_sha256 m;
+        hmac_sha256_init(&m, key, USHP_KEY_LEN);
+        pstr_tag_begin(k->keyed, &m, k->c.epoch);
+        secure_zero(&m, sizeof m);
         k->keyed_epoch = k->c.epoch;
         k->keyed_ok = true;
     }
-    if (!pstr_verify(&k->keyed, d, len)) {
+    if (!pstr_verify(k->keyed, d, len)) {
         k->bad_tag++;
         return false;
     }
@@ -651,8 +657,13 @@ void sp_collect_close(struct sp_collect *c)
     sp_collect_index_free(c);
     free(c->rx);
     c->rx = NULL;
-    for (unsigned i = 0; i < c->n; i++)
+    for (unsigned i = 0; i < c->n; i++) {
         sp_stream_free(&c->k[i].s);
+        if (c->k[i].keyed) {
+            secure_zero(c->k[i].keyed, sizeof *c->k[i].keyed);
+            free(c->k[i].keyed);
+        }
+    }
     if (c->fd >= 0)
         close(c->fd);
     free(c->k);

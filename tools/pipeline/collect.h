@@ -102,9 +102,10 @@ struct sp_collect_kernel {
     bool said_forged;                /* and that was said */
     /* With a key (-k): datagrams with its stream's id (or from where its
      * stream comes) refused untagged, or with a tag that does not verify
-     * under the key and its epoch; and that key and epoch's HMAC state. */
+     * under the key and its epoch; and that key and epoch's tag state
+     * (~1.5 KiB, allocated at the first tagged datagram: none without -k). */
     uint64_t untagged, bad_tag;
-    struct hmac_sha256 keyed;
+    struct pstr_tag_key *keyed;
     uint64_t keyed_epoch;
     bool keyed_ok;
 };
