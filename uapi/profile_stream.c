@@ -163,7 +163,7 @@ static int record_at(const uint8_t *p, size_t avail, const struct pstr_record *p
     if ((flags & PSTR_REC_WEIGHT) && avail >= PSTR_REC_FIXED + PSTR_REC_WEIGHT_LEN &&
         get_be64(p + PSTR_REC_FIXED) == 0)
         return PSTR_EFIELD;
-    if (tail > depth || tail > prev->depth)
+    if (tail > depth || tail > prev->depth || (tail && kind != PSTR_KIND_CPU))
         return PSTR_EFIELD;
     size_t fixed = PSTR_REC_FIXED + (flags & PSTR_REC_WEIGHT ? PSTR_REC_WEIGHT_LEN : 0) +
                    (flags & PSTR_REC_SIZE ? PSTR_REC_SIZE_LEN : 0);

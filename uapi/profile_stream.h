@@ -50,7 +50,8 @@
  *        7    1 tail       the outermost frames this record shares with the
  *                          record before it in the batch, not sent again
  *                          (0 .. depth; at most that record's depth; 0 in
- *                          a batch's first record): see "Shared tails"
+ *                          a batch's first record and in every record but
+ *                          a CPU sample's): see "Shared tails"
  *   (8    8 weight)        with PSTR_REC_WEIGHT, which every kind but
  *                          PSTR_KIND_CPU has and a CPU sample never has: how
  *                          much (nanoseconds off the CPU, bytes), at
@@ -81,9 +82,11 @@
  * whatever its kind (its own frames, not a waker's). So every datagram
  * reads alone: a lost one takes no other's frames with it. A sample of a
  * loop five calls deep is 16 bytes instead of 56, and a datagram carries
- * three times as many. The kernel shares tails between CPU samples; a
- * reader takes a tail on any record. A reader of the format before tails
- * refuses a batch that has one (the byte was reserved, zero).
+ * three times as many. Only a CPU sample (kind 0) has a tail; every other
+ * kind sends its frames whole (tail 0), so that the format keeps one
+ * spelling for them, and the encoder always shares all it can. A reader
+ * of the format before tails refuses a batch that has one (the byte was
+ * reserved, zero).
  *
  * Off-CPU records (kind 1, `profile off ... stream`) also carry why the
  * task was away and who ended it: flag PSTR_REC_OFF, and after the weight

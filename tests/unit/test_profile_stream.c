@@ -526,6 +526,9 @@ TEST(stream_shared_tails)
     memcpy(bad, w.buf, len);
     bad[at[4] + 7] = 2;                 /* the record before e has depth 1 */
     CHECK_EQ(parse_all(bad, len), PSTR_EFIELD);
+    memcpy(bad, w.buf, len);
+    bad[at[6] + 7] = 1;                 /* a heap record's frames go whole */
+    CHECK_EQ(parse_all(bad, len), PSTR_EFIELD);
 }
 
 /* Chains drawn from a few outer parts, so that tails of every length
