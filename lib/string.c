@@ -76,10 +76,19 @@ NO_LIBCALL void *memset(void *dst, int c, size_t n)
                      : "memory");
     return ret;
 #else
+    /* Eight words a turn (four paired stores on arm64) once aligned: a
+     * page is 64 turns. Pages are zeroed by the page allocator and task
+     * stacks painted by stack_register, so a 16 KiB stack costs ~1,400
+     * instructions here where a word a turn cost ~6,000. */
     unsigned char *d = dst;
     uint64_t w = 0x0101010101010101ull * (unsigned char)c;
     for (; n && ((uintptr_t)d & 7); n--)
         *d++ = (unsigned char)c;
+    for (; n >= 64; n -= 64, d += 64) {
+        uint64_t *q = (uint64_t *)d;
+        q[0] = w; q[1] = w; q[2] = w; q[3] = w;
+        q[4] = w; q[5] = w; q[6] = w; q[7] = w;
+    }
     for (; n >= 8; n -= 8, d += 8)
         *(uint64_t *)d = w;
     while (n--)
