@@ -367,30 +367,61 @@ void pstr_batch_head(struct pstr_writer *w, const struct pstr_batch *b);
  * off-CPU one with r->why set with its PSTR_REC_OFF part (refused, as the
  * parser would refuse it, when a field is out of its range). */
 bool pstr_add_record(struct pstr_writer *w, const struct pstr_record *r);
-/* A CPU sample (kind cpu, weight 1) from its parts, frames[0 .. depth):
- * what a kernel adds straight from its own records, without a struct
- * pstr_record between.
- * Inline: the kernel's stream encodes ~1000 records a second per CPU,
- * and a call, its checks and its loop were most of a record's cost. The
- * writer keeps the record before's frames: the tail shared with it is
- * found by one branch-free pass where only the pc differs (the common
- * case), else by comparing from the outermost frame in; the fixed part
- * is one 8-byte store (pid, depth, flags, kind cpu 0, tail), each frame
- * of its own a store into the datagram and one into the writer's copy. */
-_Static_assert(PSTR_FRAMES == 8, "pstr_add_frames' unrolled compare covers every depth");
-static inline bool pstr_add_frames(struct pstr_writer *w, uint32_t pid, uint8_t flags,
-                                   const uint64_t *frames, unsigned depth)
+/* A run of CPU samples added to one datagram: pstr_run_begin takes the
+ * writer's length, count and last depth into the run (locals, so that a
+ * loop keeps them in registers while every store goes through bytes),
+ * pstr_run_add adds one sample as pstr_add_frames does, and
+ * pstr_run_end puts them back. The last record's frames stay in the
+ * writer. */
+struct pstr_run {
+    uint8_t *p, *end;               /* where the next record goes; the datagram's end */
+    uint32_t count;
+    unsigned last_depth;
+    uint64_t *last;                 /* the writer's */
+};
+
+static inline void pstr_run_begin(struct pstr_writer *w, struct pstr_run *r)
+{
+    r->p = w->buf + w->len;
+    r->end = w->buf + PSTR_DGRAM_MAX;
+    r->count = w->count;
+    r->last_depth = w->last_depth;
+    r->last = w->last;
+}
+
+static inline void pstr_run_end(struct pstr_writer *w, const struct pstr_run *r)
+{
+    w->len = (size_t)(r->p - w->buf);
+    w->count = (uint16_t)r->count;
+    w->last_depth = (uint8_t)r->last_depth;
+}
+
+/* One CPU sample (kind cpu, weight 1) from its parts, frames[0 ..
+ * depth): what a kernel adds straight from its own records, without a
+ * struct pstr_record between; false, writing nothing, when it does not
+ * fit or is out of range. Inline: the kernel's stream encodes ~1000
+ * records a second per CPU, and a call, its checks and its loop were
+ * most of a record's cost. The writer keeps the record before's frames:
+ * the tail shared with it is found by one branch-free pass where only the
+ * pc differs (the common case), else by comparing from the outermost
+ * frame in; the fixed part is one 8-byte store (pid, depth, flags, kind
+ * cpu 0, tail), each frame of its own a store into the datagram and one
+ * into the writer's copy. */
+_Static_assert(PSTR_FRAMES == 8, "pstr_run_add's unrolled compare covers every depth");
+static inline __attribute__((always_inline)) bool
+pstr_run_add(struct pstr_run *r, uint32_t pid, uint8_t flags, const uint64_t *frames,
+             unsigned depth)
 {
     if (depth < 1 || depth > PSTR_FRAMES || (flags & ~PSTR_REC_TICK))
         return false;
-    unsigned last = w->last_depth;
+    unsigned last = r->last_depth;
+    uint64_t *l = r->last;
     uint64_t head = (uint64_t)pid << 32 | (uint64_t)depth << 24 | (uint64_t)flags << 16;
     if (depth == last) {
         /* The common case, one task's loop sampled again: the same depth
          * and every frame but the pc the same (or all of them), told by
          * one pass without branches, unrolled from the deepest; a chain
          * as deep as a record holds (a deep one, cut) straight through. */
-        const uint64_t *l = w->last;
         uint64_t diff = 0;
         if (depth == PSTR_FRAMES) {
             diff = (frames[1] ^ l[1]) | (frames[2] ^ l[2]) | (frames[3] ^ l[3]) |
@@ -409,49 +440,57 @@ static inline bool pstr_add_frames(struct pstr_writer *w, uint32_t pid, uint8_t 
         }
         if (!diff) {
             bool pc = frames[0] != l[0];    /* the one frame of its own, if any */
-            size_t need = PSTR_REC_FIXED + 8 * (size_t)pc;
-            if (w->len + need > PSTR_DGRAM_MAX)
+            uint8_t *p = r->p;
+            if (p + PSTR_REC_FIXED + 8 * pc > r->end)
                 return false;
-            uint8_t *p = w->buf + w->len;
             put_be64(p, head | (depth - pc));
             if (pc) {
                 put_be64(p + PSTR_REC_FIXED, frames[0]);
-                w->last[0] = frames[0];
+                l[0] = frames[0];
             }
-            w->len += need;
-            w->count++;
+            r->p = p + PSTR_REC_FIXED + 8 * pc;
+            r->count++;
             return true;
         }
     }
     unsigned most = depth < last ? depth : last, tail = 0;
-    while (tail < most && frames[depth - 1 - tail] == w->last[last - 1 - tail])
+    while (tail < most && frames[depth - 1 - tail] == l[last - 1 - tail])
         tail++;
     unsigned own = depth - tail;
-    size_t need = PSTR_REC_FIXED + 8 * (size_t)own;
-    if (w->len + need > PSTR_DGRAM_MAX)
+    uint8_t *p = r->p;
+    if (p + PSTR_REC_FIXED + 8 * (size_t)own > r->end)
         return false;
-    uint8_t *p = w->buf + w->len;
     put_be64(p, head | tail);
     /* The shared frames move to their places at this depth, as memmove
      * would (deeper: from the outermost in, so that none is overwritten
      * before it is read). */
     if (depth > last)
         for (unsigned j = tail; j-- > 0;)
-            w->last[depth - tail + j] = w->last[last - tail + j];
+            l[depth - tail + j] = l[last - tail + j];
     else if (depth < last)
         for (unsigned j = 0; j < tail; j++)
-            w->last[depth - tail + j] = w->last[last - tail + j];
+            l[depth - tail + j] = l[last - tail + j];
     uint8_t *f = p + PSTR_REC_FIXED;
     for (unsigned i = 0; i < own; i++) {
         put_be64(f + 8 * i, frames[i]);
-        w->last[i] = frames[i];
+        l[i] = frames[i];
     }
-    w->last_depth = (uint8_t)depth;
-    w->len += need;
-    w->count++;
+    r->last_depth = depth;
+    r->p = f + 8 * (size_t)own;
+    r->count++;
     return true;
 }
 
+/* One CPU sample: a run of one. */
+static inline bool pstr_add_frames(struct pstr_writer *w, uint32_t pid, uint8_t flags,
+                                   const uint64_t *frames, unsigned depth)
+{
+    struct pstr_run r;
+    pstr_run_begin(w, &r);
+    bool ok = pstr_run_add(&r, pid, flags, frames, depth);
+    pstr_run_end(w, &r);
+    return ok;
+}
 /* META: right after pstr_begin, once (source cut to PSTR_SOURCE_MAX). */
 void pstr_meta_head(struct pstr_writer *w, const struct pstr_meta *m);
 /* A task's name is cut to PSTR_TASK_MAX; an empty one is sent as "-". */
