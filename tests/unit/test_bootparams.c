@@ -1,7 +1,7 @@
 // LINK: kernel/bootparams.c lib/parse.c lib/sha256.c uapi/udpshell.c uapi/udpshell_auth.c mm/heapprof.c tests/unit/fake_heapprof.c
 /* tests/unit/test_bootparams.c: ushkey= on the kernel command line: the
  * key decoded, every copy of its digits overwritten, a bad or dropped value
- * refused with the rule named, and the value never printed. */
+ * refused with the rule named, and the value never klog. */
 #include "test.h"
 #include <stdarg.h>
 #include "hal/pmu.h"
@@ -11,15 +11,7 @@
 #include "mm/heapprof.h"
 #include "uapi/udpshell.h"
 
-static char printed[4096];
-void kprintf(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    size_t n = strlen(printed);
-    vsnprintf(printed + n, sizeof printed - n, fmt, ap);
-    va_end(ap);
-}
+#include "fake_klog.h"
 void pmu_set_mode(enum pmu_mode mode) {}
 bool symtab_lookup(uintptr_t addr, struct sym_hit *hit) { return false; }
 uintptr_t symtab_find(const char *name) { return 0; }
@@ -30,7 +22,7 @@ uintptr_t symtab_find(const char *name) { return 0; }
 TEST(ushkey_decoded_and_wiped_everywhere)
 {
     char text[] = "udpshell=9000 ushkey=" HEX " smp=2";
-    printed[0] = 0;
+    klog[0] = 0;
     const struct cmdline *cl = boot_params_parse(text);
     CHECK_STR(text, "udpshell=9000 ushkey=" XS " smp=2");
     CHECK_STR(cmdline_get(cl, "ushkey"), XS);
@@ -40,7 +32,7 @@ TEST(ushkey_decoded_and_wiped_everywhere)
     CHECK_EQ(key[0], 0);
     CHECK_EQ(key[31], 0x1f);
     CHECK_EQ(boot_param_ushkey(key), -1);       /* one taker */
-    CHECK_EQ(printed[0], 0);                    /* known, valid: nothing to say */
+    CHECK_EQ(klog[0], 0);                    /* known, valid: nothing to say */
 }
 
 TEST(ushkey_absent)
@@ -58,13 +50,13 @@ TEST(ushkey_bad_value_refused_and_never_printed)
     for (int i = 0; i < 4; i++) {
         char text[200];
         snprintf(text, sizeof text, "%s udpshell=9000", bad[i]);
-        printed[0] = 0;
+        klog[0] = 0;
         boot_params_parse(text);
         uint8_t key[32];
         CHECK_EQ(boot_param_ushkey(key), -1);
-        CHECK(strstr(printed, "ushkey= must be 64 hex digits") != NULL);
-        CHECK(strstr(printed, "will not start") != NULL);
-        CHECK(strstr(printed, "0123456789abcdef") == NULL);
+        CHECK(strstr(klog, "ushkey= must be 64 hex digits") != NULL);
+        CHECK(strstr(klog, "will not start") != NULL);
+        CHECK(strstr(klog, "0123456789abcdef") == NULL);
         CHECK(strstr(text, "0123456789abcdef") == NULL);
     }
 }
@@ -76,13 +68,13 @@ TEST(ushkey_dropped_word_is_refused_not_ignored)
     for (int i = 0; i < CMDLINE_MAX_PARAMS; i++)
         snprintf(text + strlen(text), sizeof text - strlen(text), "w%d=1 ", i);
     strcat(text, "ushkey=" HEX);
-    printed[0] = 0;
+    klog[0] = 0;
     boot_params_parse(text);
     uint8_t key[32];
     CHECK_EQ(boot_param_ushkey(key), -1);
-    CHECK(strstr(printed, "ushkey= was not read") != NULL);
+    CHECK(strstr(klog, "ushkey= was not read") != NULL);
     CHECK(strstr(text, HEX) == NULL);
-    CHECK(strstr(printed, "0a0b0c") == NULL);
+    CHECK(strstr(klog, "0a0b0c") == NULL);
 }
 
 /* x86's path: the loader's line copied into a 512-byte buffer first. */
@@ -102,7 +94,7 @@ TEST(ushkey_past_the_loader_copy_is_refused_not_lost)
         snprintf(loader + strlen(loader), sizeof loader - strlen(loader), " pad%d=%s", i,
                  "pppppppppppppppppppppppppppppppppppppppppppppppppp");
     strcat(loader, " ushkey=" HEX);
-    printed[0] = 0;
+    klog[0] = 0;
     boot_params_copy(copy, sizeof copy, loader);
     CHECK(strstr(loader, HEX) == NULL);         /* the loader's text wiped at once */
     CHECK(strstr(loader, "ushkey=" XS) != NULL);
@@ -114,10 +106,10 @@ TEST(ushkey_past_the_loader_copy_is_refused_not_lost)
     const struct cmdline *cl = boot_params_parse(copy);
     uint8_t key[32];
     CHECK_EQ(boot_param_ushkey(key), -1);
-    CHECK(strstr(printed, "boot: ushkey= was not read") != NULL);
-    CHECK(strstr(printed, "will not start") != NULL);
-    CHECK(strstr(printed, "boot: the command line is ") != NULL);
-    CHECK(strstr(printed, "0a0b0c") == NULL);
+    CHECK(strstr(klog, "boot: ushkey= was not read") != NULL);
+    CHECK(strstr(klog, "will not start") != NULL);
+    CHECK(strstr(klog, "boot: the command line is ") != NULL);
+    CHECK(strstr(klog, "0a0b0c") == NULL);
     CHECK_STR(cmdline_get(cl, "udpshell"), "9000");   /* the rest still read */
     loader_reset();
 }
@@ -130,7 +122,7 @@ TEST(ushkey_in_the_copy_and_another_past_it_is_refused)
     while (strlen(loader) < 600)
         strcat(loader, " pad=pppppppppppppppppppppppppppppppppppppppppppp");
     strcat(loader, " ushkey=ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff");
-    printed[0] = 0;
+    klog[0] = 0;
     boot_params_copy(copy, sizeof copy, loader);
     CHECK(strstr(loader, "ffffffff") == NULL);
     CHECK(strstr(loader, HEX) == NULL);
@@ -138,14 +130,14 @@ TEST(ushkey_in_the_copy_and_another_past_it_is_refused)
     CHECK(strstr(copy, HEX) == NULL);           /* the copy's key wiped too */
     uint8_t key[32];
     CHECK_EQ(boot_param_ushkey(key), -1);
-    CHECK(strstr(printed, "boot: ushkey= was not read") != NULL);
+    CHECK(strstr(klog, "boot: ushkey= was not read") != NULL);
     loader_reset();
 }
 
 TEST(ushkey_in_a_short_loader_line_works_and_is_wiped_twice)
 {
     char loader[] = "udpshell=9000 ushkey=" HEX;
-    printed[0] = 0;
+    klog[0] = 0;
     boot_params_copy(copy, sizeof copy, loader);
     CHECK_STR(loader, "udpshell=9000 ushkey=" XS);
     boot_params_parse(copy);
@@ -153,7 +145,7 @@ TEST(ushkey_in_a_short_loader_line_works_and_is_wiped_twice)
     uint8_t key[32];
     CHECK_EQ(boot_param_ushkey(key), 1);
     CHECK_EQ(key[31], 0x1f);
-    CHECK_EQ(printed[0], 0);
+    CHECK_EQ(klog[0], 0);
     loader_reset();
 }
 
@@ -165,11 +157,11 @@ TEST(ushkey_twice_second_dropped_whole_line_is_refused)
     for (int i = 1; i < CMDLINE_MAX_PARAMS; i++)
         snprintf(text + strlen(text), sizeof text - strlen(text), " w%d=1", i);
     strcat(text, " ushkey=" HEX);
-    printed[0] = 0;
+    klog[0] = 0;
     boot_params_parse(text);
     uint8_t key[32];
     CHECK_EQ(boot_param_ushkey(key), -1);
-    CHECK(strstr(printed, "ushkey= was not read") != NULL);
+    CHECK(strstr(klog, "ushkey= was not read") != NULL);
     CHECK(strstr(text, HEX) == NULL);
 }
 
@@ -182,12 +174,12 @@ TEST(bare_ushkey_word_does_not_make_up_for_a_lost_key)
     while (strlen(loader) < 600)
         strcat(loader, " pad=pppppppppppppppppppppppppppppppppppppppppppp");
     strcat(loader, " ushkey=ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff");
-    printed[0] = 0;
+    klog[0] = 0;
     boot_params_copy(copy, sizeof copy, loader);
     boot_params_parse(copy);
     uint8_t key[32];
     CHECK_EQ(boot_param_ushkey(key), -1);
-    CHECK(strstr(printed, "boot: ushkey= was not read") != NULL);
+    CHECK(strstr(klog, "boot: ushkey= was not read") != NULL);
     loader_reset();
 }
 
@@ -196,12 +188,12 @@ TEST(bare_ushkey_word_does_not_make_up_for_a_lost_key)
 TEST(ushid_taken_when_valid)
 {
     char text[] = "udpshell=9000 ushkey=" HEX " ushid=node-7.a_b";
-    printed[0] = 0;
+    klog[0] = 0;
     boot_params_parse(text);
     char id[USHP_ID_MAX + 1];
     CHECK_EQ(boot_param_ushid(id), 1);
     CHECK_STR(id, "node-7.a_b");
-    CHECK_EQ(printed[0], 0);                    /* a known parameter */
+    CHECK_EQ(klog[0], 0);                    /* a known parameter */
     char none[] = "udpshell=9000";
     boot_params_parse(none);
     CHECK_EQ(boot_param_ushid(id), 0);
@@ -214,14 +206,14 @@ TEST(ushid_bad_value_refused_naming_the_rule)
     for (int i = 0; i < 3; i++) {
         char text[200], id[USHP_ID_MAX + 1];
         snprintf(text, sizeof text, "udpshell=9000 %s", bad[i]);
-        printed[0] = 0;
+        klog[0] = 0;
         boot_params_parse(text);
         CHECK_EQ(boot_param_ushid(id), -1);
-        CHECK(strstr(printed, "boot: ushid=") != NULL);
-        CHECK(strstr(printed, USHP_ID_RULE) != NULL);
-        CHECK(strstr(printed, "the UDP shell will not start") != NULL);
+        CHECK(strstr(klog, "boot: ushid=") != NULL);
+        CHECK(strstr(klog, USHP_ID_RULE) != NULL);
+        CHECK(strstr(klog, "the UDP shell will not start") != NULL);
     }
-    CHECK(strstr(printed, "...' (36 characters)") != NULL);   /* the long one, cut */
+    CHECK(strstr(klog, "...' (36 characters)") != NULL);   /* the long one, cut */
 }
 
 TEST(heapprof_param)
@@ -239,15 +231,15 @@ TEST(heapprof_param)
     boot_param_heapprof();
     CHECK_EQ(heapprof_rate, HEAPPROF_RATE_DEF);
     char d[] = "heapprof=0";
-    printed[0] = 0;
+    klog[0] = 0;
     boot_params_parse(d);
     boot_param_heapprof();
     CHECK_EQ(heapprof_rate, HEAPPROF_RATE_DEF);
-    CHECK(strstr(printed, "heapprof='0'") && strstr(printed, "1-1073741824"));
+    CHECK(strstr(klog, "heapprof='0'") && strstr(klog, "1-1073741824"));
     char e[] = "heapprof=2000000000";
-    printed[0] = 0;
+    klog[0] = 0;
     boot_params_parse(e);
     boot_param_heapprof();
     CHECK_EQ(heapprof_rate, HEAPPROF_RATE_DEF);
-    CHECK(strstr(printed, "heapprof='2000000000'") != NULL);
+    CHECK(strstr(klog, "heapprof='2000000000'") != NULL);
 }

@@ -9,15 +9,8 @@
 #include "sbuf.h"
 #include "kernel/sha256_boot.c"
 
-static char klog[256];
-void kprintf(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    size_t n = strlen(klog);
-    vsnprintf(klog + n, sizeof klog - n, fmt, ap);
-    va_end(ap);
-}
+#define FAKE_KLOG_LEN 256
+#include "fake_klog.h"
 
 static sha256_blocks_fn *fake_fn;
 static const char *fake_what;

@@ -14,16 +14,7 @@ static uint32_t win[NWIN][0x200 / 4];
 static struct virtio_mmio_dev fake_devs[NWIN];
 static int fake_ndevs;
 static unsigned attached_irq;
-static char klog[4096];
-
-void kprintf(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    size_t n = strlen(klog);
-    vsnprintf(klog + n, sizeof klog - n, fmt, ap);
-    va_end(ap);
-}
+#include "fake_klog.h"
 
 /* The windows' "physical addresses" are their indexes, one page apart. */
 int virtio_mmio_find(struct virtio_mmio_dev *out, int max)

@@ -23,15 +23,8 @@
 
 /* ---- what the driver calls that is not under test ---- */
 
-static char klog[1024];
-void kprintf(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    size_t n = strlen(klog);
-    vsnprintf(klog + n, sizeof klog - n, fmt, ap);
-    va_end(ap);
-}
+#define FAKE_KLOG_LEN 1024
+#include "fake_klog.h"
 struct net_stats net_stats_live;
 void net_rx(const void *frame, size_t len) {}
 void waitq_wait(struct waitq *wq, bool (*cond)(void *), void *arg) {}
