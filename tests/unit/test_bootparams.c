@@ -1,7 +1,7 @@
 // LINK: kernel/bootparams.c lib/parse.c lib/sha256.c uapi/udpshell.c uapi/udpshell_auth.c mm/heapprof.c tests/unit/fake_heapprof.c
 /* tests/unit/test_bootparams.c: ushkey= on the kernel command line: the
  * key decoded, every copy of its digits overwritten, a bad or dropped value
- * refused with the rule named, and the value never klog. */
+ * refused with the rule named, and the value never printed. */
 #include "test.h"
 #include <stdarg.h>
 #include "hal/pmu.h"
