@@ -77,5 +77,6 @@ void sha256_boot_print(struct printer *p)
         pr_printf(p, "sha256:       portable C (the %s failed the boot check at %zu bytes%s)\n",
                   choice.what, choice.bad_len, choice.why_not);
     else
-        pr_printf(p, "sha256:       portable C (%s)\n", choice.what ? choice.what : "not chosen yet");
+        pr_printf(p, "sha256:       portable C (%s)\n",
+                  choice.what ? choice.what : "not chosen yet");
 }

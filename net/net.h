@@ -103,9 +103,12 @@ int udp_send(uint32_t dst_ip, uint16_t src_port, uint16_t dst_port,
 void *udp_reserve(uint32_t dst_ip);
 int udp_commit(void *payload, uint32_t dst_ip, uint16_t src_port, uint16_t dst_port, size_t len);
 /* udp_commit with no UDP checksum (0 on the wire: none computed, RFC 768),
- * for a payload that carries its own, stronger check, which its receiver
- * always verifies: a tagged profile stream datagram (its HMAC covers every
- * byte). Summing 1.4 KB is ~700 instructions a datagram on arm64. */
+ * for a payload that carries its own, stronger check: a tagged profile
+ * stream datagram, whose tag covers every byte and which a collector
+ * holding the key verifies before anything else. One listening without
+ * the key takes it as an untagged one: its parser's checks, the IPv4
+ * header's checksum and the link's own are all that is left then.
+ * Summing 1.4 KB is ~700 instructions a datagram on arm64. */
 int udp_commit_unsummed(void *payload, uint32_t dst_ip, uint16_t src_port, uint16_t dst_port,
                         size_t len);
 void udp_cancel(void *payload);

@@ -47,8 +47,8 @@ static void put_be32s(uint8_t *out, const uint32_t h[8])
  * length counting the key's block that each state has taken already.
  * Inlined: n is then a constant, and the padding a few stores, not a
  * call to memset. */
-static inline __attribute__((always_inline)) void tag_hmac(const struct pstr_tag_key *k, uint8_t blk[SHA256_BLOCK], size_t n,
-                     uint8_t out[SHA256_LEN])
+static inline __attribute__((always_inline)) void
+tag_hmac(const struct pstr_tag_key *k, uint8_t blk[SHA256_BLOCK], size_t n, uint8_t out[SHA256_LEN])
 {
     uint32_t h[8];
     __builtin_memset(blk + n, 0, SHA256_BLOCK - 8 - n);

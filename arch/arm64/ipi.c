@@ -80,8 +80,13 @@ void cpu_kick(unsigned idx)
  * can write: this one's now, the others' in their SGI handler, which
  * reads the rate and generation heapprof_set_rate has just stored (the
  * dsb in gic_send_sgi orders them before the interrupt). A CPU not online
- * yet is not sent one: it started with x18 = 0 (boot.S), so its first
- * allocation draws at the rate of the day. */
+ * yet is not sent one. It started with x18 = 0 (boot.S), so its first
+ * allocation draws at the rate of that moment; a rate change between
+ * that allocation (kzalloc in sched_init_cpu_stack) and its going online
+ * would be missed until its countdown next runs out, or, if the old rate
+ * was off, until the next change. Rates change at boot before the other
+ * CPUs start, or from the shell once they are all up, so today no change
+ * falls in that window. */
 void cpu_heap_countdown_all(int64_t v)
 {
     unsigned me = cpu_index();

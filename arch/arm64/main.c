@@ -139,7 +139,7 @@ void kmain(uint64_t x0, uint64_t entry_el)
 
     boot_param_pmu();
     boot_param_heapprof();
-    sha256_boot_choose();                            /* the CPU's SHA-256 or the C: before other CPUs */
+    sha256_boot_choose();                /* the CPU's SHA-256 or the C, before other CPUs */
     sched_init_cpu_stack((uintptr_t)boot_stack, (uintptr_t)boot_stack_top);
     unsigned n = smp_start(&boot_dt, boot_param_smp());       /* every other CPU */
     kprintf("smp: %u cpus online (device tree lists %u, psci %s)\n", n,

@@ -197,7 +197,8 @@ trap_common:
 
 /* arch_switch(uint64_t *save_sp, uint64_t new_sp) (hal/task.h): a frame
  * record {x29, x30}, then the callee-saved x19-x28 below it; switch; pop
- * the other task's. Not x18: the CPU's, not the task's (above). task.c's arch_stack_init lays out the same shape:
+ * the other task's. Not x18: the CPU's, not the task's (above).
+ * task.c's arch_stack_init lays out the same shape:
  *
  *   saved_sp -> x19 x20 ... x27 x28 | x29 x30     (x29, x30: a frame record)
  */

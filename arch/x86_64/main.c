@@ -66,7 +66,7 @@ void kmain(int proto, uint32_t info_phys)
 
     boot_param_pmu();
     boot_param_heapprof();
-    sha256_boot_choose();                            /* the CPU's SHA-256 or the C: before other CPUs */
+    sha256_boot_choose();                /* the CPU's SHA-256 or the C, before other CPUs */
     sched_init_cpu_stack((uintptr_t)boot_stack, (uintptr_t)boot_stack_top);
     unsigned n = smp_start(boot_param_smp());             /* every other CPU */
     kprintf("smp: %u cpus online (madt lists %u)\n", n, madt.ncpus + madt.cpus_skipped);

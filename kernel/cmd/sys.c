@@ -134,4 +134,5 @@ static int cmd_lscpu(int argc, char **argv, struct printer *p)
     sha256_boot_print(p);
     return 0;
 }
-SHELL_COMMAND(lscpu, "lscpu", "lscpu            the cpu, its performance counter, the profile source, the entropy source, the SHA-256", cmd_lscpu);
+SHELL_COMMAND(lscpu, "lscpu", "lscpu            the cpu, its performance counter, the profile source, "
+              "the entropy source, the SHA-256", cmd_lscpu);

@@ -416,10 +416,16 @@ static bool prof_stream_drain_cpu(unsigned k, bool all)
             continue;
         }
         if (c->w->count == 0) {
-            done++;         /* one no batch holds (none is made so): not looped on */
+            /* A record that does not fit even an empty batch (the ring
+             * never holds one): skipped, so that the loop ends. */
+            done++;
             continue;
         }
-        prof_stream_send_batch(c, drops);       /* full: the record starts the next */
+        /* Full: its records are the sampler's room again before it is
+         * sent (a send may wait for the network), and this record starts
+         * the next. */
+        prof_ring_release(cpu, first + done);
+        prof_stream_send_batch(c, drops);
         prof_stream_begin_batch(c, (uint16_t)cpu);
     }
     prof_ring_release(cpu, first + done);

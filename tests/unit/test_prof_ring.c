@@ -39,7 +39,7 @@ TEST(ring_sized_for_the_stream)
     CHECK(begin());
     for (unsigned c = 0; c < 4; c++) {
         CHECK(prof_ring_in_window(c));
-        CHECK_EQ(prof_ring_cap(c), PROF_STREAM_MIN_RECS);    /* the tick's 4 x 50 ms is less */
+        CHECK_EQ(prof_ring_cap(c), PROF_STREAM_MIN_RECS);    /* the tick's 4 x 100 ms is less */
     }
     CHECK(!prof_ring_in_window(4));
     end();
