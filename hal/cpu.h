@@ -34,9 +34,11 @@ void cpu_idle(void);                     /* enable interrupts and halt until one
  * allocation crosses and draws at the new rate; INT64_MAX: off). Where it
  * is memory (x86-64, host) all are written here. arm64's is each CPU's
  * x18: this CPU's is set here, and each other online CPU is sent an SGI
- * whose handler runs heapprof_cpu_refresh() on itself, which gives the
- * same v unless that CPU has already drawn a threshold at the new rate. */
-void cpu_heap_countdown_all(int64_t v);
+ * whose handler runs refresh() on itself, which is to give the same v
+ * unless that CPU has already drawn a threshold at the new rate. The
+ * caller's refresh, not a name the architecture knows: hal does not call
+ * up into mm. */
+void cpu_heap_countdown_all(int64_t v, void (*refresh)(void));
 
 unsigned cpu_index(void);                /* 0..cpu_count()-1 on this CPU */
 unsigned cpu_count(void);                /* CPUs started (online or not) */

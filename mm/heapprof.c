@@ -324,7 +324,7 @@ void heapprof_set_rate(uint32_t rate)
     /* The heap lock keeps every CPU out of its countdown meanwhile
      * (x86-64 subtracts in place, not atomically); arm64's others take
      * theirs by SGI once their interrupts are on (hal/cpu.h). */
-    cpu_heap_countdown_all(hp_fresh_left(rate));
+    cpu_heap_countdown_all(hp_fresh_left(rate), heapprof_cpu_refresh);
 }
 
 void heapprof_cpu_refresh(void)

@@ -18,7 +18,6 @@
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
 #include "kernel/stacktrace.h"
-#include "mm/heapprof.h"
 
 /* Pseudo-NMI context (trap.c): no lock, no allocation, a bounded walk. */
 void ipi_backtrace_answer(struct trap_frame *tf)
@@ -34,10 +33,16 @@ static void resched_sgi(struct trap_frame *tf, void *arg)
 /* A heap-profiling rate change (cpu_heap_countdown_all): an ordinary
  * interrupt, so never inside this CPU's heap critical section, which
  * masks it; the PMU's pseudo-NMI, which can come in there, never
- * touches x18. */
+ * touches x18. heap_refresh is written before the SGIs are sent (the dsb
+ * in gic_send_sgi orders it before the interrupt) and only ever to the
+ * one function mm gives. */
+static void (*heap_refresh)(void);
+
 static void heapprof_sgi(struct trap_frame *tf, void *arg)
 {
-    heapprof_cpu_refresh();
+    void (*refresh)(void) = __atomic_load_n(&heap_refresh, __ATOMIC_ACQUIRE);
+    if (refresh)
+        refresh();
 }
 
 void ipi_init(void)
@@ -87,9 +92,10 @@ void cpu_kick(unsigned idx)
  * was off, until the next change. Rates change at boot before the other
  * CPUs start, or from the shell once they are all up, so today no change
  * falls in that window. */
-void cpu_heap_countdown_all(int64_t v)
+void cpu_heap_countdown_all(int64_t v, void (*refresh)(void))
 {
     unsigned me = cpu_index();
+    __atomic_store_n(&heap_refresh, refresh, __ATOMIC_RELEASE);
     cpu_heap_left_set(v);
     for (unsigned i = 0; i < cpu_count(); i++)
         if (i != me && __atomic_load_n(&cpus[i].online, __ATOMIC_ACQUIRE))

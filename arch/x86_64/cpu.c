@@ -95,7 +95,7 @@ void cycles_set_rate(uint64_t per_us) { tsc_per_us = per_us; }
 
 /* Every countdown is struct cpu's heap_left, in memory: written here,
  * under the heap lock that keeps each CPU's `sub %gs:` out meanwhile. */
-void cpu_heap_countdown_all(int64_t v)
+void cpu_heap_countdown_all(int64_t v, void (*refresh)(void))
 {
     for (unsigned i = 0; i < MAX_CPUS; i++)
         cpus[i].heap_left = v;

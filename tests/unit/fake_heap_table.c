@@ -17,7 +17,7 @@ void heap_prof_set_rate(uint32_t rate)
 }
 
 /* As on x86-64: every countdown in memory, written at once. */
-void cpu_heap_countdown_all(int64_t v)
+void cpu_heap_countdown_all(int64_t v, void (*refresh)(void))
 {
     for (unsigned i = 0; i < MAX_CPUS; i++)
         cpus[i].heap_left = v;

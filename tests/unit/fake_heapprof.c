@@ -26,8 +26,11 @@ struct cpu *this_cpu(void)
 bool fake_hp_by_ipi;
 uint64_t fake_hp_ipi_pending;
 
-void cpu_heap_countdown_all(int64_t v)
+void (*fake_hp_refresh)(void);
+
+void cpu_heap_countdown_all(int64_t v, void (*refresh)(void))
 {
+    fake_hp_refresh = refresh;
     for (unsigned i = 0; i < MAX_CPUS; i++) {
         if (!fake_hp_by_ipi || i == fake_cpu)
             cpus[i].heap_left = v;

@@ -17,7 +17,8 @@ extern unsigned fake_hp_nemit;                    /* prof_emit calls kept */
 /* cpu_heap_countdown_all (hal/cpu.h). By default as on x86-64: every
  * CPU's countdown written at once. With fake_hp_by_ipi set, as on arm64:
  * only this CPU's; each other CPU's is left alone and its bit set in
- * fake_hp_ipi_pending, for the test to deliver (heapprof_cpu_refresh on
- * that CPU) when it chooses. */
+ * fake_hp_ipi_pending, for the test to deliver (fake_hp_refresh, the
+ * function the caller gave, on that CPU) when it chooses. */
 extern bool fake_hp_by_ipi;
 extern uint64_t fake_hp_ipi_pending;
+extern void (*fake_hp_refresh)(void);   /* what the SGI's handler would run */

@@ -202,7 +202,8 @@ static void deliver_ipi(unsigned cpu)
     CHECK(fake_hp_ipi_pending & (1ull << cpu));
     fake_hp_ipi_pending &= ~(1ull << cpu);
     fake_cpu = cpu;
-    heapprof_cpu_refresh();
+    CHECK(fake_hp_refresh == heapprof_cpu_refresh);    /* mm's, handed down */
+    fake_hp_refresh();
     fake_cpu = was;
 }
 
