@@ -316,9 +316,9 @@ static int64_t hp_fresh_left(uint32_t rate)
 
 void heapprof_set_rate(uint32_t rate)
 {
-    /* The rate before the generation, the generation released: a CPU
-     * that sees the new generation outside the lock
-     * (heapprof_cpu_refresh) sees this rate or a newer one. */
+    /* R: the rate, then the generation released; pairs with A in
+     * heapprof_cpu_refresh, which reads the generation outside the heap
+     * lock and then the rate: it sees this rate or a newer one. */
     __atomic_store_n(&heapprof_rate, rate, __ATOMIC_RELAXED);
     __atomic_add_fetch(&heapprof_gen, 1, __ATOMIC_RELEASE);
     /* The heap lock keeps every CPU out of its countdown meanwhile
@@ -329,7 +329,7 @@ void heapprof_set_rate(uint32_t rate)
 
 void heapprof_cpu_refresh(void)
 {
-    uint32_t gen = __atomic_load_n(&heapprof_gen, __ATOMIC_ACQUIRE);
+    uint32_t gen = __atomic_load_n(&heapprof_gen, __ATOMIC_ACQUIRE);   /* A: pairs with R */
     /* This CPU took the heap lock after the change and has drawn at the
      * new rate already (or set off): that threshold stands. Overwriting
      * it with 0 would sample its next allocation whatever its size. */
