@@ -368,15 +368,17 @@ void pstr_batch_head(struct pstr_writer *w, const struct pstr_batch *b);
  * parser would refuse it, when a field is out of its range). */
 bool pstr_add_record(struct pstr_writer *w, const struct pstr_record *r);
 /* A run of CPU samples added to one datagram: pstr_run_begin takes the
- * writer's length, count and last depth into the run (locals, so that a
- * loop keeps them in registers while every store goes through bytes),
- * pstr_run_add adds one sample as pstr_add_frames does, and
- * pstr_run_end puts them back. The last record's frames stay in the
- * writer. */
+ * writer's length, count, last depth and last pc into the run (locals,
+ * so that a loop keeps them in registers while every store goes through
+ * bytes, which may alias anything in memory), pstr_run_add adds one
+ * sample as pstr_add_frames does, and pstr_run_end puts them back. The
+ * last record's other frames stay in the writer; while the run lasts,
+ * pc and not last[0] is its pc. */
 struct pstr_run {
     uint8_t *p, *end;               /* where the next record goes; the datagram's end */
     uint32_t count;
     unsigned last_depth;
+    uint64_t pc;                    /* the last record's frames[0] */
     uint64_t *last;                 /* the writer's */
 };
 
@@ -386,6 +388,7 @@ static inline void pstr_run_begin(struct pstr_writer *w, struct pstr_run *r)
     r->end = w->buf + PSTR_DGRAM_MAX;
     r->count = w->count;
     r->last_depth = w->last_depth;
+    r->pc = w->last[0];
     r->last = w->last;
 }
 
@@ -394,6 +397,44 @@ static inline void pstr_run_end(struct pstr_writer *w, const struct pstr_run *r)
     w->len = (size_t)(r->p - w->buf);
     w->count = (uint16_t)r->count;
     w->last_depth = (uint8_t)r->last_depth;
+    w->last[0] = r->pc;
+}
+
+/* A CPU sample whose depth and outer frames (frames[1 .. depth)) are the
+ * last record's, which the caller has compared (pstr_run_add does, and a
+ * kernel's loop over a run of them may, holding the outer frames in
+ * registers): its header, and its pc when that is not the last's, so 8
+ * or 16 bytes. depth and flags are the caller's, checked (depth the
+ * last's, flags 0 or PSTR_REC_TICK). pstr_run_put_same is for a caller
+ * that has made sure that 16 bytes fit (PSTR_REC_SAME_MAX);
+ * pstr_run_add_same looks, and is false, writing nothing, when the
+ * record does not fit. */
+#define PSTR_REC_SAME_MAX (PSTR_REC_FIXED + 8)
+static inline __attribute__((always_inline)) void
+pstr_run_put_same(struct pstr_run *r, uint32_t pid, uint8_t flags, uint64_t pc, unsigned depth)
+{
+    uint8_t *p = r->p;
+    /* The tail is depth, or depth - 1 when the pc is the record's own. */
+    uint64_t head = (uint64_t)pid << 32 | (uint64_t)flags << 16 | (uint64_t)depth << 24 | depth;
+    if (pc == r->pc) {
+        put_be64(p, head);
+        r->p = p + PSTR_REC_FIXED;
+    } else {
+        put_be64(p, head - 1);
+        put_be64(p + PSTR_REC_FIXED, pc);
+        r->pc = pc;
+        r->p = p + PSTR_REC_SAME_MAX;
+    }
+    r->count++;
+}
+
+static inline __attribute__((always_inline)) bool
+pstr_run_add_same(struct pstr_run *r, uint32_t pid, uint8_t flags, uint64_t pc, unsigned depth)
+{
+    if (r->end - r->p < (ptrdiff_t)(pc == r->pc ? PSTR_REC_FIXED : PSTR_REC_SAME_MAX))
+        return false;
+    pstr_run_put_same(r, pid, flags, pc, depth);
+    return true;
 }
 
 /* One CPU sample (kind cpu, weight 1) from its parts, frames[0 ..
@@ -438,21 +479,10 @@ pstr_run_add(struct pstr_run *r, uint32_t pid, uint8_t flags, const uint64_t *fr
             default: break;
             }
         }
-        if (!diff) {
-            bool pc = frames[0] != l[0];    /* the one frame of its own, if any */
-            uint8_t *p = r->p;
-            if (p + PSTR_REC_FIXED + 8 * pc > r->end)
-                return false;
-            put_be64(p, head | (depth - pc));
-            if (pc) {
-                put_be64(p + PSTR_REC_FIXED, frames[0]);
-                l[0] = frames[0];
-            }
-            r->p = p + PSTR_REC_FIXED + 8 * pc;
-            r->count++;
-            return true;
-        }
+        if (!diff)
+            return pstr_run_add_same(r, pid, flags, frames[0], depth);
     }
+    l[0] = r->pc;                       /* the writer's copy whole, as what follows reads it */
     unsigned most = depth < last ? depth : last, tail = 0;
     while (tail < most && frames[depth - 1 - tail] == l[last - 1 - tail])
         tail++;
@@ -476,6 +506,7 @@ pstr_run_add(struct pstr_run *r, uint32_t pid, uint8_t flags, const uint64_t *fr
         l[i] = frames[i];
     }
     r->last_depth = depth;
+    r->pc = l[0];
     r->p = f + 8 * (size_t)own;
     r->count++;
     return true;

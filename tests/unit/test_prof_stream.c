@@ -12,6 +12,7 @@
 #include "fake_hal.h"
 #include "fake_profiler.h"
 #include "prof_ring_fixture.h"
+#include "stream_fixture.h"
 #include "kernel/cmd/profile.h"
 #include "kernel/prof/offcpu.h"
 #include "kernel/prof/sample.h"
@@ -114,9 +115,7 @@ static uint32_t stream_id(void)
 /* Shell requests from the UDP shell client at 10.0.2.2:port. */
 static void from(uint16_t port)
 {
-    fake_requester = true;
-    fake_requester_ip = 0x0a000202;
-    fake_requester_port = port;
+    stream_from(port);
 }
 
 static int keepalive(uint32_t id)
@@ -126,21 +125,13 @@ static int keepalive(uint32_t id)
     return run_cmd(line);
 }
 
-/* What a collector does: line (a `profile stream <port> ...`) asked from
- * the stream's own destination, port, and confirmed at once with a
- * keep-alive from there. The start's answer is kept in started[]; the
- * stream's id is returned. */
+/* What a collector does (stream_fixture.h); the start's answer is kept
+ * in started[]. */
 static char started[256];
 
 static uint32_t start_confirmed(const char *line, uint16_t port)
 {
-    from(port);
-    CHECK_EQ(run_cmd(line), 0);
-    snprintf(started, sizeof started, "%s", got());
-    uint32_t id = stream_id();
-    CHECK(id != 0);
-    CHECK_EQ(keepalive(id), 0);
-    return id;
+    return stream_start_confirmed(line, port, started, sizeof started);
 }
 
 /* The world runs on the fake clock, not on the stream's looks (which

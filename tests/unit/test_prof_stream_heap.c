@@ -9,6 +9,7 @@
 #include "test.h"
 #include "fake_hal.h"
 #include "fake_profiler.h"
+#include "stream_fixture.h"
 #include "kernel/cmd/profile.h"
 #include "kernel/percpu.h"
 #include "kernel/prof/ring.h"
@@ -17,29 +18,6 @@
 #include "mm/heapprof.h"
 #include "uapi/profile_stream.h"
 #include <stdlib.h>
-
-static void from(uint16_t port)
-{
-    fake_requester = true;
-    fake_requester_ip = 0x0a000202;
-    fake_requester_port = port;
-}
-
-/* Start line from the destination, port, and confirm it from there: the
- * stream's id. */
-static uint32_t start_confirmed(const char *line, uint16_t port, char *started, size_t cap)
-{
-    from(port);
-    CHECK_EQ(run_cmd(line), 0);
-    snprintf(started, cap, "%s", got());
-    const char *s = strstr(started, "streaming id 0x");
-    uint32_t id = s ? (uint32_t)strtoul(s + 15, NULL, 16) : 0;
-    CHECK(id != 0);
-    char ka[64];
-    snprintf(ka, sizeof ka, "profile keepalive 0x%08x", id);
-    CHECK_EQ(run_cmd(ka), 0);
-    return id;
-}
 
 /* The allocator's world: every 10 ms, pid 5 on CPU 1 has 4 KiB blocks
  * from site 0x3011 and a 64-byte one from 0x2045 sampled; once, at 200
@@ -146,7 +124,7 @@ TEST(stream_allocs_heap_records)
     ticks_done = tried_big = tried_small = 0;
     world_t0 = fake_ns;
     char started[256], want[128];
-    uint32_t id = start_confirmed("profile allocs stream 5555 600 all", 5555, started,
+    uint32_t id = stream_start_confirmed("profile allocs stream 5555 600 all", 5555, started,
                                   sizeof started);
     snprintf(want, sizeof want, "profile: streaming id 0x%08x to 10.0.2.2:5555 "
              "(heap allocs rate 4096, 4 cpus)\n", id);
@@ -194,7 +172,7 @@ TEST(stream_allocs_words)
     reset();
     heapprof_test_reset();
     heapprof_set_rate(4096);
-    from(5555);
+    stream_from(5555);
     for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         CHECK_EQ(run_cmd(bad[i].line), 1);
         CHECK_STR(got(), bad[i].msg);
@@ -223,7 +201,7 @@ TEST(stream_allocs_one_pid)
     heapprof_test_reset();
     heapprof_set_rate(4096);
     char started[256];
-    start_confirmed("profile allocs stream 5555 50 7", 5555, started, sizeof started);
+    stream_start_confirmed("profile allocs stream 5555 50 7", 5555, started, sizeof started);
     for (int pid = 5; pid <= 7; pid += 2) {
         on_cpu_as(1, pid);
         heapprof_sample(block, 4096, 0x3011);

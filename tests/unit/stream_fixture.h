@@ -1,0 +1,33 @@
+/* tests/unit/stream_fixture.h: what the profile stream's host tests share
+ * (test_prof_stream*.c): requests from the UDP shell client at
+ * 10.0.2.2:port, and a stream started from there and confirmed at once
+ * with a keep-alive from there, as a collector does. */
+#pragma once
+#include "test.h"
+#include "fake_profiler.h"
+#include <stdio.h>
+#include <stdlib.h>
+
+static inline void stream_from(uint16_t port)
+{
+    fake_requester = true;
+    fake_requester_ip = 0x0a000202;
+    fake_requester_port = port;
+}
+
+/* line (a `profile ... stream <port> ...`) asked from port and confirmed:
+ * the stream's id; the start's answer is kept in started. */
+static inline uint32_t stream_start_confirmed(const char *line, uint16_t port, char *started,
+                                              size_t cap)
+{
+    stream_from(port);
+    CHECK_EQ(run_cmd(line), 0);
+    snprintf(started, cap, "%s", got());
+    const char *s = strstr(started, "streaming id 0x");
+    uint32_t id = s ? (uint32_t)strtoul(s + 15, NULL, 16) : 0;
+    CHECK(id != 0);
+    char ka[64];
+    snprintf(ka, sizeof ka, "profile keepalive 0x%08x", id);
+    CHECK_EQ(run_cmd(ka), 0);
+    return id;
+}

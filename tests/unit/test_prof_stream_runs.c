@@ -1,0 +1,159 @@
+// LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c kernel/cmd/profile_heap.c kernel/prof/heapview.c mm/heapprof.c tests/unit/fake_heap_table.c
+/* tests/unit/test_prof_stream_runs.c: the stream's hot loop
+ * (kernel/prof/stream.c, prof_stream_add_cpu_run): runs of CPU samples
+ * with one chain but the pc, at every depth, go through a loop of their
+ * own, and must come out as the general encoder writes them.
+ *
+ * A scripted ring of 4000 records (chains at every depth, out-of-range
+ * depths, runs broken by another outer frame, another depth or a heap
+ * record, pcs that repeat or not, tick flags and pids that change, stale
+ * frames past the depth and a stale pr_why) is streamed; every record
+ * must arrive as it was put, in order, and every batch must be byte for
+ * byte what pstr_add_record writes for the same records: the tails
+ * shared as far as they go, and nothing else different. */
+#include "test.h"
+#include "fake_hal.h"
+#include "fake_profiler.h"
+#include "stream_fixture.h"
+#include "kernel/cmd/profile.h"
+#include "kernel/prof/ring.h"
+#include "kernel/prof/session.h"
+#include "uapi/profile_stream.h"
+
+#define RUN_RECS 4000
+
+static struct prof_record script[RUN_RECS];
+static unsigned script_put;
+static uint64_t rng;
+
+static uint32_t rnd(uint32_t n)
+{
+    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(rng >> 33) % n;
+}
+
+static void script_make(void)
+{
+    rng = 0x9e3779b97f4a7c15ull;
+    unsigned i = 0;
+    while (i < RUN_RECS) {
+        /* A segment: one depth (0 and 9 are out of range, sent as 1),
+         * one outer chain out of a few, pcs out of three. */
+        unsigned depth = rnd(10), len = 1 + (rnd(4) ? rnd(80) : rnd(3));
+        uintptr_t outer[PROF_FRAMES], pcs[3];
+        for (unsigned k = 0; k < PROF_FRAMES; k++)
+            outer[k] = 0x40000000u + 0x10000u * k + 0x100u * rnd(3);
+        for (unsigned k = 0; k < 3; k++)
+            pcs[k] = 0x40100000u + 4u * rnd(64);
+        for (unsigned j = 0; j < len && i < RUN_RECS; j++, i++) {
+            struct prof_record *r = &script[i];
+            memset(r, 0, sizeof *r);
+            for (unsigned k = 0; k < PROF_FRAMES; k++)
+                r->pr_frames[k] = 0xdead0000u + rnd(1 << 16);     /* stale */
+            if (rnd(50) == 0) {
+                /* A heap sample in the middle of a run. */
+                r->pr_pid = 9;
+                r->pr_tag = PROF_TAG(0, PROF_KIND_HEAP);
+                r->pr_depth = (uint8_t)(1 + rnd(PROF_FRAMES));
+                r->pr_weight = 4096 + rnd(4096);
+                r->pr_size = 64;
+                continue;
+            }
+            if (rnd(40) == 0)
+                outer[1 + rnd(PROF_FRAMES - 1)] ^= 0x8;         /* another caller */
+            r->pr_pid = 5 + (int)rnd(3);
+            r->pr_tag = PROF_TAG(rnd(2), PROF_KIND_CPU);
+            r->pr_why = (uint8_t)rnd(256);                        /* stale: not a CPU sample's */
+            r->pr_depth = (uint8_t)depth;
+            r->pr_frames[0] = pcs[rnd(3)];
+            for (unsigned k = 1; k < depth && k < PROF_FRAMES; k++)
+                r->pr_frames[k] = outer[k];
+        }
+    }
+}
+
+/* Every look of the stream's task: as many of the script's records into
+ * CPU 0's ring as it has room for, up to 150, so that none is dropped. */
+static void script_world(void)
+{
+    uint32_t first, n = prof_ring_avail(0, &first);
+    for (unsigned k = 0; k < 150 && n < prof_ring_cap(0) && script_put < RUN_RECS; k++, n++)
+        CHECK_EQ(prof_ring_put(0, &script[script_put++]), PROF_OK);
+}
+
+struct got_batch {
+    struct pstr_record recs[PSTR_DGRAM_MAX / PSTR_REC_FIXED];
+    unsigned n;
+};
+
+static void on_rec(void *ctx, const struct pstr_record *r)
+{
+    struct got_batch *g = ctx;
+    if (g->n < sizeof g->recs / sizeof g->recs[0])
+        g->recs[g->n] = *r;
+    g->n++;
+}
+
+/* What the stream must have sent for the script's record i. */
+static void check_as_put(const struct pstr_record *r, unsigned i)
+{
+    const struct prof_record *s = &script[i];
+    unsigned depth = s->pr_depth >= 1 && s->pr_depth <= PSTR_FRAMES ? s->pr_depth : 1;
+    CHECK_EQ(r->pid, (uint32_t)s->pr_pid);
+    CHECK_EQ(r->kind, s->pr_kind);
+    CHECK_EQ(r->depth, depth);
+    CHECK_EQ(r->flags & PSTR_REC_TICK, s->pr_tick ? PSTR_REC_TICK : 0);
+    for (unsigned k = 0; k < depth; k++)
+        CHECK_EQ(r->frames[k], s->pr_frames[k]);
+    if (s->pr_kind == PROF_KIND_HEAP) {
+        CHECK_EQ(r->weight, s->pr_weight);
+        CHECK_EQ(r->size, s->pr_size);
+    }
+}
+
+TEST(stream_runs_encode_as_the_general_path)
+{
+    static struct got_batch g;
+    static struct pstr_writer w;
+    script_make();
+    for (int inplace = 0; inplace < 2; inplace++) {
+        reset();
+        cmd_profile_test_reset();
+        fake_inplace = inplace;
+        script_put = 0;
+        char started[256];
+        stream_start_confirmed("profile stream 5555 5000 all", 5555, started, sizeof started);
+        each_sleep = script_world;
+        prof_stream_test_task(NULL);
+        each_sleep = NULL;
+        CHECK_EQ(script_put, RUN_RECS);
+        unsigned seen = 0, batches = 0;
+        for (unsigned d = 0; d < fake_ndgrams; d++) {
+            struct pstr_hdr h;
+            struct pstr_batch b;
+            CHECK_EQ(pstr_parse(fake_dgrams[d].d, fake_dgrams[d].len, &h), 0);
+            if (h.type != PSTR_BATCH || h.cpu != 0)
+                continue;
+            g.n = 0;
+            CHECK_EQ(pstr_batch_parse(&h, &b, on_rec, &g), 0);
+            CHECK_EQ(b.first, seen);
+            CHECK_EQ(b.drops_total, 0);
+            pstr_begin(&w, PSTR_BATCH, h.cpu, h.stream, h.seq, h.t_ns);
+            pstr_batch_head(&w, &b);
+            for (unsigned i = 0; i < g.n; i++) {
+                check_as_put(&g.recs[i], seen + i);
+                CHECK(pstr_add_record(&w, &g.recs[i]));
+            }
+            CHECK_EQ(pstr_finish(&w), fake_dgrams[d].len);
+            CHECK(memcmp(w.buf, fake_dgrams[d].d, fake_dgrams[d].len) == 0);
+            seen += g.n;
+            batches++;
+        }
+        CHECK_EQ(seen, RUN_RECS);
+        /* Runs of 16- and 8-byte records: far fewer batches than records
+         * of a whole chain each (~18 a batch) would take. */
+        CHECK(batches < RUN_RECS / 30);
+    }
+    fake_inplace = false;
+    cmd_profile_test_reset();
+}
