@@ -40,6 +40,7 @@
 #include "kernel/prof/offcpu.h"
 #include "kernel/prof/ring.h"
 #include "kernel/prof/session.h"
+#include "kernel/prof/stream_encode.h"
 #include "kernel/sched.h"
 #include "kernel/spinlock.h"
 #include "kernel/task.h"
@@ -73,11 +74,6 @@
 /* Why a stream ended that never sent its END: no keep-alive from its
  * destination ever confirmed it. The kernel's own, never on the wire. */
 #define PROF_STREAM_UNCONFIRMED  0x80
-
-_Static_assert(PROF_FRAMES == PSTR_FRAMES, "a record's frames fit a stream record");
-_Static_assert((int)PROF_KIND_CPU == (int)PSTR_KIND_CPU && (int)PROF_KIND_MAX == (int)PSTR_KIND_MAX,
-               "a record's kind is the stream's");
-_Static_assert(sizeof(uintptr_t) == sizeof(uint64_t), "a ring record's frames are sent as they are");
 
 struct prof_stream_counters {                /* relaxed atomics: statistics */
     uint64_t records, datagrams, send_failed, drops;
@@ -267,172 +263,6 @@ static void prof_stream_send_meta(void)
         if (!pstr_add_task(&stream.w, stream.tasks[i].pid, stream.tasks[i].name))
             break;
     prof_stream_send_writer(&stream.w, NULL);
-}
-
-/* A ring record's depth as sent: always 1..PSTR_FRAMES (frame 0 is the
- * pc), clamped in case it ever is not, so that the encoder never refuses
- * a record and the count of what fits below agrees with it. */
-static unsigned prof_stream_depth(const struct prof_record *pr)
-{
-    unsigned d = pr->pr_depth;
-    return d < 1 || d > PSTR_FRAMES ? 1 : d;
-}
-
-_Static_assert((int)PROF_WHY_SLEEP == (int)PSTR_WHY_SLEEP &&
-               (int)PROF_WHY_WAITQ == (int)PSTR_WHY_WAITQ &&
-               (int)PROF_WHY_MUTEX == (int)PSTR_WHY_MUTEX &&
-               (int)PROF_WHY_PREEMPTED == (int)PSTR_WHY_PREEMPTED &&
-               (int)PROF_WHY_RUNNABLE == (int)PSTR_WHY_RUNNABLE, "a record's why is the stream's");
-
-/* An off-CPU record's why, its queue's name and its waker into r; the
- * waker's chain from wr, the ring's record right after it, when that is
- * the chain (NULL: none there). A name the format cannot carry is sent
- * cleaned, as task names are ('_' for a character it refuses). */
-static void prof_stream_off_part(const struct prof_record *pr, const struct prof_record *wr,
-                                 struct pstr_record *r)
-{
-    if (pr->pr_why < PROF_WHY_SLEEP || pr->pr_why > PROF_WHY_RUNNABLE)
-        return;                     /* no reason known: sent without the part */
-    r->why = pr->pr_why;
-    r->waker = PSTR_WAKER_NONE;
-    r->name[0] = 0;
-    if ((pr->pr_why == PROF_WHY_WAITQ || pr->pr_why == PROF_WHY_MUTEX) && pr->pr_name) {
-        unsigned i = 0;
-        for (; i < PSTR_NAME_MAX && pr->pr_name[i]; i++) {
-            char c = pr->pr_name[i];
-            r->name[i] = c >= '!' && c <= '~' && c != ';' && c != ':' ? c : '_';
-        }
-        r->name[i] = 0;
-    }
-    if (!pstr_why_blocked(pr->pr_why) || pr->pr_waker < 0)
-        return;
-    r->waker = pr->pr_waker;
-    if (!wr)
-        return;
-    r->wdepth = wr->pr_depth > PSTR_FRAMES ? PSTR_FRAMES : wr->pr_depth;
-    for (unsigned i = 0; i < r->wdepth; i++)
-        r->wframes[i] = wr->pr_frames[i];
-}
-
-/* The ring's records from index at (left of them drained) into the
- * writer's BATCH: how many of the ring's it took, 0 when the next does
- * not fit (it starts the next batch). A CPU sample takes pstr_add_frames'
- * short path, its kind and weight implied; other kinds carry theirs, heap
- * records their requested size too. An off-CPU interval's blocked time and its waker's chain, side by side in
- * the ring (prof_emit_n puts them there together), go as one record, so
- * two are taken; a waker's chain whose interval is not before it (never
- * written so) is taken and sent as nothing. */
-static uint32_t prof_stream_add(struct pstr_writer *w, const struct prof_record *ring,
-                                uint32_t mask, uint32_t at, uint32_t left)
-{
-    const struct prof_record *pr = &ring[at & mask];
-    uint8_t flags = pr->pr_tick ? PSTR_REC_TICK : 0;
-    if (pr->pr_kind == PROF_KIND_CPU)
-        return pstr_add_frames(w, (uint32_t)pr->pr_pid, flags,
-                               (const uint64_t *)pr->pr_frames, prof_stream_depth(pr));
-    if (pr->pr_kind == PROF_KIND_OFFCPU && pr->pr_why == PROF_WHY_WAKER)
-        return 1;
-    struct pstr_record r = {
-        .pid = (uint32_t)pr->pr_pid, .depth = (uint8_t)prof_stream_depth(pr),
-        .flags = flags, .kind = pr->pr_kind, .weight = pr->pr_weight,
-        .size = pr->pr_kind == PROF_KIND_HEAP ? pr->pr_size : 0,
-    };
-    for (unsigned i = 0; i < r.depth; i++)
-        r.frames[i] = pr->pr_frames[i];
-    /* An off-CPU chain the walk could not take (depth 0; the slot's frames
-     * are stale) goes as one frame, 0, as the raw profile prints it. */
-    if (pr->pr_depth == 0)
-        r.frames[0] = 0;
-    uint32_t took = 1;
-    if (pr->pr_kind == PROF_KIND_OFFCPU) {
-        const struct prof_record *wr = left > 1 ? &ring[(at + 1) & mask] : NULL;
-        if (wr && (wr->pr_kind != PROF_KIND_OFFCPU || wr->pr_why != PROF_WHY_WAKER ||
-                   wr->pr_pid != pr->pr_pid))
-            wr = NULL;
-        prof_stream_off_part(pr, wr, &r);
-        took += wr != NULL;
-    }
-    return pstr_add_record(w, &r) ? took : 0;
-}
-
-/* The stream's steady state, a loop sampled again and again: the n
- * ring records from pr on (none of them past the ring's end) while each
- * is a CPU sample of the last record's depth D whose outer frames are
- * the last's, so that it is a header and at most its pc (8 or 16 bytes).
- * How many it took. D is a constant in each of its callers, one loop per
- * depth, so that the outer frames stay in registers, unrolled, and are
- * compared without a branch: on arm64 a record of depth 6 costs ~36
- * instructions here, where pstr_run_add's general path took ~80. pr_tag
- * <= 1 is the kind cpu with a tick flag of 0 or 1, which is
- * PSTR_REC_TICK's bit. */
-_Static_assert(PSTR_REC_TICK == 1 && PROF_KIND_CPU == 0 &&
-               __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
-               "a CPU sample's pr_tag is its stream flags");
-static inline __attribute__((always_inline)) uint32_t
-prof_stream_steady(struct pstr_run *run, const struct prof_record *pr, uint32_t n,
-                   const unsigned D)
-{
-    /* As many as surely fit: the record after them, if it is one of
-     * these too, is the general path's, which fits it exactly. */
-    uint32_t fit = (uint32_t)((run->end - run->p) / PSTR_REC_SAME_MAX);
-    const struct prof_record *start = pr, *stop = pr + (n < fit ? n : fit);
-    uint64_t outer[PSTR_FRAMES];
-#pragma GCC unroll 8
-    for (unsigned i = 1; i < D; i++)
-        outer[i] = run->last[i];
-    for (; pr < stop; pr++) {
-        if (pr->pr_tag > 1 || pr->pr_depth != D)
-            break;
-        uint64_t diff = 0;
-#pragma GCC unroll 8
-        for (unsigned i = 1; i < D; i++)
-            diff |= pr->pr_frames[i] ^ outer[i];
-        if (diff)
-            break;
-        pstr_run_put_same(run, (uint32_t)pr->pr_pid, (uint8_t)pr->pr_tag, pr->pr_frames[0], D);
-    }
-    return (uint32_t)(pr - start);
-}
-
-/* A run of CPU samples, the ring's from index at (left of them there),
- * into w: how many it took, stopping at a record of another kind or when
- * w is full. The stream's hot loop, ~1000 records a second a CPU at the
- * counter's rate: each record that starts a chain goes through
- * pstr_run_add, and those after it with the same chain but the pc
- * through the steady loop of its depth. The writer's place is kept in
- * registers (struct pstr_run). */
-static uint32_t prof_stream_add_cpu_run(struct pstr_writer *w, const struct prof_record *ring,
-                                        uint32_t mask, uint32_t at, uint32_t left)
-{
-    const struct prof_record *pr = &ring[at & mask], *end = &ring[mask + 1];
-    struct pstr_run run;
-    uint32_t took = 0;
-    pstr_run_begin(w, &run);
-    while (took < left && pr->pr_kind == PROF_KIND_CPU &&
-           pstr_run_add(&run, (uint32_t)pr->pr_pid, pr->pr_tick ? PSTR_REC_TICK : 0,
-                        (const uint64_t *)pr->pr_frames, prof_stream_depth(pr))) {
-        took++;
-        if (++pr == end)
-            pr = ring;
-        uint32_t n = left - took, s = 0;
-        if (n > (uint32_t)(end - pr))
-            n = (uint32_t)(end - pr);
-        switch (run.last_depth) {
-        case 1: s = prof_stream_steady(&run, pr, n, 1); break;
-        case 2: s = prof_stream_steady(&run, pr, n, 2); break;
-        case 3: s = prof_stream_steady(&run, pr, n, 3); break;
-        case 4: s = prof_stream_steady(&run, pr, n, 4); break;
-        case 5: s = prof_stream_steady(&run, pr, n, 5); break;
-        case 6: s = prof_stream_steady(&run, pr, n, 6); break;
-        case 7: s = prof_stream_steady(&run, pr, n, 7); break;
-        case 8: s = prof_stream_steady(&run, pr, n, 8); break;
-        }
-        took += s;
-        if ((pr += s) == end)
-            pr = ring;
-    }
-    pstr_run_end(w, &run);
-    return took;
 }
 
 /* cpu's new records, into its open batch and as many more as it takes.
