@@ -447,7 +447,7 @@ pstr_run_add_same(struct pstr_run *r, uint32_t pid, uint8_t flags, uint64_t pc, 
  * pc differs (the common case), else by comparing from the outermost
  * frame in; the fixed part is one 8-byte store (pid, depth, flags, kind
  * cpu 0, tail), each frame of its own a store into the datagram and one
- * into the writer's copy. */
+ * into the writer's copy (the pc, while a run lasts, into the run's). */
 _Static_assert(PSTR_FRAMES == 8, "pstr_run_add's unrolled compare covers every depth");
 static inline __attribute__((always_inline)) bool
 pstr_run_add(struct pstr_run *r, uint32_t pid, uint8_t flags, const uint64_t *frames,

@@ -15,6 +15,21 @@ static inline void stream_from(uint16_t port)
     fake_requester_port = port;
 }
 
+/* The id a start's answer names ("streaming id 0x..."), or 0. */
+static inline uint32_t stream_id_in(const char *answer)
+{
+    const char *s = strstr(answer, "streaming id 0x");
+    return s ? (uint32_t)strtoul(s + 15, NULL, 16) : 0;
+}
+
+/* `profile keepalive <id>`, from whoever asks now: its exit status. */
+static inline int stream_keepalive(uint32_t id)
+{
+    char line[64];
+    snprintf(line, sizeof line, "profile keepalive 0x%08x", id);
+    return run_cmd(line);
+}
+
 /* line (a `profile ... stream <port> ...`) asked from port and confirmed:
  * the stream's id; the start's answer is kept in started. */
 static inline uint32_t stream_start_confirmed(const char *line, uint16_t port, char *started,
@@ -23,11 +38,8 @@ static inline uint32_t stream_start_confirmed(const char *line, uint16_t port, c
     stream_from(port);
     CHECK_EQ(run_cmd(line), 0);
     snprintf(started, cap, "%s", got());
-    const char *s = strstr(started, "streaming id 0x");
-    uint32_t id = s ? (uint32_t)strtoul(s + 15, NULL, 16) : 0;
+    uint32_t id = stream_id_in(started);
     CHECK(id != 0);
-    char ka[64];
-    snprintf(ka, sizeof ka, "profile keepalive 0x%08x", id);
-    CHECK_EQ(run_cmd(ka), 0);
+    CHECK_EQ(stream_keepalive(id), 0);
     return id;
 }

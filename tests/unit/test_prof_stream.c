@@ -106,25 +106,6 @@ static void decode_all(struct decoded *d)
     }
 }
 
-static uint32_t stream_id(void)
-{
-    const char *s = strstr(got(), "streaming id 0x");
-    return s ? (uint32_t)strtoul(s + 15, NULL, 16) : 0;
-}
-
-/* Shell requests from the UDP shell client at 10.0.2.2:port. */
-static void from(uint16_t port)
-{
-    stream_from(port);
-}
-
-static int keepalive(uint32_t id)
-{
-    char line[64];
-    snprintf(line, sizeof line, "profile keepalive 0x%08x", id);
-    return run_cmd(line);
-}
-
 /* What a collector does (stream_fixture.h); the start's answer is kept
  * in started[]. */
 static char started[256];
@@ -465,9 +446,9 @@ TEST(stream_looks_follow_the_rings)
 /* The stream's id in a status asked from its destination. */
 static uint32_t id_from_destination(uint16_t port)
 {
-    from(port);
+    stream_from(port);
     CHECK_EQ(run_cmd("profile status"), 0);
-    return stream_id();
+    return stream_id_in(got());
 }
 
 /* A start asked from elsewhere than the destination (as a spoofed one
@@ -485,11 +466,11 @@ static void others_keepalive(void)
     uint16_t port = fake_requester_port;
     uint32_t ip = fake_requester_ip;
     if (world_ms() >= ka_next_ms) {
-        from(40000);                /* the asker's own port */
-        CHECK_EQ(keepalive(ka_id), 1);
+        stream_from(40000);                /* the asker's own port */
+        CHECK_EQ(stream_keepalive(ka_id), 1);
         fake_requester_ip = 0x0a000203;     /* the right port on another host */
         fake_requester_port = 5555;
-        CHECK_EQ(keepalive(ka_id), 1);
+        CHECK_EQ(stream_keepalive(ka_id), 1);
         ka_next_ms += 1000;
     }
     fake_requester_ip = ip;
@@ -502,14 +483,14 @@ TEST(stream_unconfirmed_sends_one_datagram)
     reset();
     memset(tried, 0, sizeof tried);
     world_start();
-    from(40000);
+    stream_from(40000);
     CHECK_EQ(run_cmd("profile stream 5555 2000 all"), 0);
     CHECK_STR(got(), "profile: streaming to 10.0.2.2:5555 (tick 100Hz, 4 cpus), once a "
                      "keep-alive from there confirms it\n");
     ka_id = id_from_destination(5555);
     CHECK(ka_id != 0);
     ka_next_ms = 0;
-    from(40000);
+    stream_from(40000);
     each_sleep = others_keepalive;
     uint64_t t0 = fake_ns;
     prof_stream_test_task(NULL);
@@ -525,13 +506,13 @@ TEST(stream_unconfirmed_sends_one_datagram)
     CHECK_EQ(h.stream, ka_id);
     CHECK_EQ(fake_udp_dst, 5555);
     char want[200];
-    from(5555);
+    stream_from(5555);
     CHECK_EQ(run_cmd("profile status"), 0);
     snprintf(want, sizeof want, "profile: no stream running; the last, 0x%08x, ended (never "
              "confirmed: no keep-alive from its destination within 5 s): 0 records in 1 "
              "datagrams, 0 dropped, 0 send failures, 12 keep-alives refused\n", ka_id);
     CHECK_STR(got(), want);
-    from(40000);
+    stream_from(40000);
     CHECK_EQ(run_cmd("profile status"), 0);
     CHECK(strstr(got(), "the last, to 10.0.2.2:5555, ended (never confirmed"));
     CHECK_EQ(run_cmd("profile 100"), 0);    /* the profiler is free again */
@@ -548,21 +529,21 @@ TEST(stream_keepalive_only_from_destination)
     snprintf(id_hex, sizeof id_hex, "%08x", id);
     const char *refusal = "profile: keep-alive refused: a stream is kept alive only from its "
                           "destination, 10.0.2.2:5555\n";
-    from(5556);
-    CHECK_EQ(keepalive(id), 1);
+    stream_from(5556);
+    CHECK_EQ(stream_keepalive(id), 1);
     CHECK_STR(got(), refusal);
-    CHECK_EQ(keepalive(id ^ 0x10), 1);
+    CHECK_EQ(stream_keepalive(id ^ 0x10), 1);
     CHECK_STR(got(), refusal);
     fake_requester_ip = 0x0a000203;
     fake_requester_port = 5555;
-    CHECK_EQ(keepalive(id), 1);
+    CHECK_EQ(stream_keepalive(id), 1);
     CHECK_STR(got(), refusal);
     fake_requester = false;         /* the serial console */
-    CHECK_EQ(keepalive(id), 1);
+    CHECK_EQ(stream_keepalive(id), 1);
     CHECK_STR(got(), refusal);
     /* From the destination: a wrong id is named with the right one. */
-    from(5555);
-    CHECK_EQ(keepalive(id ^ 0x10), 1);
+    stream_from(5555);
+    CHECK_EQ(stream_keepalive(id ^ 0x10), 1);
     char want[96];
     snprintf(want, sizeof want, "profile: stream 0x%08x is not running (0x%08x is)\n", id ^ 0x10, id);
     CHECK_STR(got(), want);
@@ -598,7 +579,7 @@ TEST(stream_id_only_to_destination)
     /* Another port of the same host, then the serial console. */
     for (int k = 0; k < 2; k++) {
         if (k == 0)
-            from(40000);
+            stream_from(40000);
         else
             fake_requester = false;
         CHECK_EQ(run_cmd("profile status"), 0);
@@ -609,10 +590,10 @@ TEST(stream_id_only_to_destination)
         CHECK_EQ(run_cmd("profile_cpus"), 1);
         CHECK_STR(got(), "profile_cpus: busy (streaming to 10.0.2.2:5555)\n");
     }
-    from(40000);
+    stream_from(40000);
     CHECK_EQ(run_cmd("profile stream 5556"), 1);
     CHECK_STR(got(), "profile: busy (streaming to 10.0.2.2:5555)\n");
-    from(5555);
+    stream_from(5555);
     char want[96];
     snprintf(want, sizeof want, "profile: busy (streaming id 0x%08x to 10.0.2.2:5555)\n", id);
     CHECK_EQ(run_cmd("profile 100"), 1);
@@ -622,7 +603,7 @@ TEST(stream_id_only_to_destination)
     CHECK(strncmp(got(), want, strlen(want)) == 0);
     /* The stop's summary, asked from elsewhere. The task is run first:
      * the stop waits for it to end. */
-    from(40000);
+    stream_from(40000);
     run_cmd("profile stop");        /* no task ends it here: "still ending" */
     CHECK_STR(got(), "profile: stream to 10.0.2.2:5555 asked to stop; still ending\n");
     prof_stream_test_task(NULL);
@@ -643,8 +624,8 @@ static void confirm_at_400(void)
     world();
     if (world_ms() >= 400 && !ka_next_ms) {
         CHECK_EQ(fake_ndgrams, 1);  /* the META, alone */
-        from(5555);
-        CHECK_EQ(keepalive(ka_id), 0);
+        stream_from(5555);
+        CHECK_EQ(stream_keepalive(ka_id), 0);
         ka_next_ms = 1;
     }
     in_world = false;
@@ -656,9 +637,9 @@ TEST(stream_confirmed_late_loses_nothing)
     memset(tried, 0, sizeof tried);
     burst_at = 0;                   /* no burst: nothing to drop */
     world_start();
-    from(5555);
+    stream_from(5555);
     CHECK_EQ(run_cmd("profile stream 5555 300 all"), 0);
-    ka_id = stream_id();
+    ka_id = stream_id_in(got());
     ka_next_ms = 0;
     each_sleep = confirm_at_400;
     prof_stream_test_task(NULL);
@@ -684,7 +665,7 @@ TEST(stream_confirmed_late_loses_nothing)
 TEST(stream_stopped_unconfirmed_sends_no_end)
 {
     reset();
-    from(40000);
+    stream_from(40000);
     CHECK_EQ(run_cmd("profile stream 5555 0"), 0);
     run_cmd("profile stop");        /* sets the flag; "still ending": the task is not running */
     prof_stream_test_task(NULL);
@@ -951,7 +932,7 @@ TEST(stream_off_intervals_with_wakers)
 TEST(stream_off_words)
 {
     reset();
-    from(5555);
+    stream_from(5555);
     CHECK_EQ(run_cmd("profile off stream"), 1);
     CHECK_STR(got(), "profile: stream needs a port (usage: profile [off|wall|allocs] stream <port> [ms|0] [pid|all])\n");
     CHECK_EQ(run_cmd("profile wall stream 70000"), 1);

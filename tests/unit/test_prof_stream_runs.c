@@ -1,16 +1,17 @@
 // LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/stream_encode.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c kernel/cmd/profile_heap.c kernel/prof/heapview.c mm/heapprof.c tests/unit/fake_heap_table.c
 /* tests/unit/test_prof_stream_runs.c: the stream's hot loop
- * (kernel/prof/stream.c, prof_stream_add_cpu_run): runs of CPU samples
+ * (kernel/prof/stream_encode.c, prof_stream_add_cpu_run): runs of CPU samples
  * with one chain but the pc, at every depth, go through a loop of their
  * own, and must come out as the general encoder writes them.
  *
  * A scripted ring of 4000 records (chains at every depth, out-of-range
- * depths, runs broken by another outer frame, another depth or a heap
- * record, pcs that repeat or not, tick flags and pids that change, stale
- * frames past the depth and a stale pr_why) is streamed; every record
- * must arrive as it was put, in order, and every batch must be byte for
- * byte what pstr_add_record writes for the same records: the tails
- * shared as far as they go, and nothing else different. */
+ * depths, runs broken by another outer frame, another depth, a call from
+ * the last record's pc or a heap record, pcs that repeat or not, tick
+ * flags and pids that change, stale frames past the depth and a stale
+ * pr_why) is streamed; every record must arrive as it was put, in order,
+ * and every batch must be byte for byte what pstr_add_record writes for
+ * the same records: the tails shared as far as they go, and nothing
+ * else different. */
 #include "test.h"
 #include "fake_hal.h"
 #include "fake_profiler.h"
@@ -68,6 +69,18 @@ static void script_make(void)
             r->pr_frames[0] = pcs[rnd(3)];
             for (unsigned k = 1; k < depth && k < PROF_FRAMES; k++)
                 r->pr_frames[k] = outer[k];
+            if (depth >= 1 && depth < PROF_FRAMES && rnd(25) == 0 && i + 1 < RUN_RECS) {
+                /* A call from there: the next record's outer frames are
+                 * this one's whole chain, its pc included (which a run
+                 * may hold apart from the writer's copy). */
+                struct prof_record *c = &script[++i];
+                *c = *r;
+                c->pr_depth = (uint8_t)(depth + 1);
+                for (unsigned k = depth; k > 0; k--)
+                    c->pr_frames[k] = r->pr_frames[k - 1];
+                c->pr_frames[0] = 0x40200000u + 4u * rnd(64);
+                j++;
+            }
         }
     }
 }
