@@ -53,7 +53,7 @@ make -s ARCH=arm64 all > "$res/arm64-build.log" 2>&1 ||
   { built=no; echo "arm64: build failed"; tail -20 "$res/arm64-build.log"; }
 
 stage tree 60 scripts/check_tree.sh bash scripts/check_tree.sh
-# Two tests at once, one a CPU (UNIT_JOBS): about 2 min.
+# Two tests at once, one a CPU (UNIT_JOBS), each source compiled once: about 45 s.
 stage unit 600 scripts/unit.sh bash scripts/unit.sh
 # Each libFuzzer target over its corpus (every crash ever found), then
 # 3 s of fuzzing each (make fuzz: a minute each), two at once: about 60 s,

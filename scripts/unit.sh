@@ -23,6 +23,27 @@ files=("$@")
 for i in "${!files[@]}"; do
   [ -f "${files[$i]}" ] || files[$i]=tests/unit/${files[$i]}.c
 done
+# Most tests link the same sources (the profiler's ~30 files, the fakes):
+# each is compiled once per run, for every test that names it with the
+# same flags, into a directory of this run's own (so that nothing is ever
+# stale, and two runs at once do not share one), then linked per test.
+objdir=$(mktemp -d "$out/obj.XXXXXX")
+trap 'rm -rf "$objdir"' EXIT
+# object SRC FLAGS: prints SRC's object compiled with FLAGS, compiling it
+# first unless an earlier test of this run did; two jobs that compile the
+# same one at once each write their own file and rename it into place.
+object() {
+  local src=$1 flags=$2 key o
+  key=$(printf '%s' "$flags" | md5sum | cut -c1-12)
+  o="$objdir/$key/${src%.c}.o"
+  if [ ! -f "$o" ]; then
+    mkdir -p "$(dirname "$o")"
+    gcc $cflags $flags -c "$src" -o "$o.$BASHPID" || { rm -f "$o.$BASHPID"; return 1; }
+    mv -f "$o.$BASHPID" "$o"
+  fi
+  printf '%s\n' "$o"
+}
+
 # one FILE: builds and runs one test; prints what it has to say, then
 # "RESULT PASSED FAILED" as its last line.
 one() {
@@ -32,7 +53,14 @@ one() {
   libs=$(sed -n 's,^// LIBS:,,p' "$f" | head -1)
   tflags=$(sed -n 's,^// CFLAGS:,,p' "$f" | head -1)
   : > "$out/$name.log"
-  if ! gcc $cflags $tflags "$f" tests/unit/harness.c tests/unit/fake_hal.c $link $libs -o "$out/$name" 2>> "$out/$name.log"; then
+  # -I of generated headers (in LIBS) matters to the compile as well.
+  local inc="" o objs=() x
+  for x in $libs; do case $x in -I*) inc="$inc $x" ;; esac; done
+  for src in "$f" tests/unit/harness.c tests/unit/fake_hal.c $link; do
+    o=$(object "$src" "$tflags$inc" 2>> "$out/$name.log") || break
+    objs+=("$o")
+  done
+  if [ -z "$o" ] || ! gcc $cflags $tflags "${objs[@]}" $libs -o "$out/$name" 2>> "$out/$name.log"; then
     echo "$name: BUILD FAILED"; sed 's/^/  /' "$out/$name.log" | head -30
     echo "RESULT 0 1"; return
   fi
