@@ -2,10 +2,11 @@
 # Builds and runs every host unit test (tests/unit/test_*.c) under ASan and
 # UBSan. A test file's "// LINK:" line names the sources it links; a source
 # there under build/ is generated, and made first. An optional "// LIBS:"
-# line adds compiler arguments after the sources (-lfoo, -Idir of
-# generated headers); an optional "// CFLAGS:" line adds compiler options
-# for every source of that test (-D of a build variant: the arm64 PMU
-# backend's test defines SONDE_HOST_PMUV3, arch/host/pmu_inline.h).
+# line adds link arguments after the objects (-lfoo), and its -Idir items
+# (generated headers) reach every compile too; anything else there is
+# refused. An optional "// CFLAGS:" line adds compiler options for every
+# source of that test (-D of a build variant: the arm64 PMU backend's test
+# defines SONDE_HOST_PMUV3, arch/host/pmu_inline.h).
 # Usage: scripts/unit.sh [test_name ...]
 # UNIT_JOBS tests are built and run at once (default: the number of CPUs).
 # Each test binary has UNIT_TIMEOUT seconds (default 120); one that runs
@@ -27,14 +28,14 @@ done
 # each is compiled once per run, for every test that names it with the
 # same flags, into a directory of this run's own (so that nothing is ever
 # stale, and two runs at once do not share one), then linked per test.
-objdir=$(mktemp -d "$out/obj.XXXXXX")
+objdir=$(mktemp -d "$out/obj.XXXXXX") || { echo "unit: no object directory under $out"; exit 1; }
 trap 'rm -rf "$objdir"' EXIT
-# object SRC FLAGS: prints SRC's object compiled with FLAGS, compiling it
-# first unless an earlier test of this run did; two jobs that compile the
-# same one at once each write their own file and rename it into place.
+# object SRC KEY FLAGS: prints SRC's object compiled with FLAGS (KEY names
+# them), compiling it first unless an earlier test of this run did; two
+# jobs that compile the same one at once each write their own file and
+# rename it into place.
 object() {
-  local src=$1 flags=$2 key o
-  key=$(printf '%s' "$flags" | md5sum | cut -c1-12)
+  local src=$1 key=$2 flags=$3 o
   o="$objdir/$key/${src%.c}.o"
   if [ ! -f "$o" ]; then
     mkdir -p "$(dirname "$o")"
@@ -53,14 +54,25 @@ one() {
   libs=$(sed -n 's,^// LIBS:,,p' "$f" | head -1)
   tflags=$(sed -n 's,^// CFLAGS:,,p' "$f" | head -1)
   : > "$out/$name.log"
-  # -I of generated headers (in LIBS) matters to the compile as well.
-  local inc="" o objs=() x
-  for x in $libs; do case $x in -I*) inc="$inc $x" ;; esac; done
+  # -I of generated headers (in LIBS) matters to the compile as well;
+  # anything there but -I, -l and -L is refused, as it would reach only
+  # the link.
+  local inc="" o objs=() x key built=yes
+  for x in $libs; do
+    case $x in
+      -I?*) inc="$inc $x" ;;
+      -l?*|-L?*) ;;
+      *) echo "$name: LIBS may hold -Idir, -lname and -Ldir only, not '$x'" >> "$out/$name.log"
+         built=no ;;
+    esac
+  done
+  key=$(printf '%s' "$tflags$inc" | md5sum | cut -c1-12)
   for src in "$f" tests/unit/harness.c tests/unit/fake_hal.c $link; do
-    o=$(object "$src" "$tflags$inc" 2>> "$out/$name.log") || break
+    [ $built = yes ] || break
+    o=$(object "$src" "$key" "$tflags$inc" 2>> "$out/$name.log") || { built=no; break; }
     objs+=("$o")
   done
-  if [ -z "$o" ] || ! gcc $cflags $tflags "${objs[@]}" $libs -o "$out/$name" 2>> "$out/$name.log"; then
+  if [ $built = no ] || ! gcc $cflags $tflags "${objs[@]}" $libs -o "$out/$name" 2>> "$out/$name.log"; then
     echo "$name: BUILD FAILED"; sed 's/^/  /' "$out/$name.log" | head -30
     echo "RESULT 0 1"; return
   fi

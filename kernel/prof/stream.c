@@ -37,7 +37,6 @@
 #include "hal/entropy.h"
 #include "hal/pmu.h"
 #include "kernel/buildid.h"
-#include "kernel/prof/offcpu.h"
 #include "kernel/prof/ring.h"
 #include "kernel/prof/session.h"
 #include "kernel/prof/stream_encode.h"
