@@ -37,10 +37,16 @@ one() {
   link=$(sed -n 's,^// LINK:,,p' "$f" | head -1)
   libs=$(sed -n 's,^// LIBS:,,p' "$f" | head -1)
   corpus=tests/fuzz/corpus/$name
-  # Rebuild only when a source is newer than the binary: make test runs
-  # this on every invocation, and clang with two sanitizers is slow.
-  if [ ! -x "$bin" ] || [ -n "$(find "$f" $link tests/unit/fake_hal.c tests/unit/fake_hal.h \
-                                  scripts/fuzz.sh -newer "$bin" 2>/dev/null)" ]; then
+  # Rebuild only when a source, or a header one of them includes, is
+  # newer than the binary: make test runs this on every invocation, and
+  # clang with two sanitizers is slow. The headers are the preprocessor's
+  # own list (-MM, with the -I of LIBS); when it cannot make one, rebuild.
+  local inc="" x deps
+  for x in $libs; do case $x in -I?*) inc="$inc $x" ;; esac; done
+  deps=$(clang $cflags $inc -MM "$f" tests/unit/fake_hal.c $link 2> /dev/null |
+         tr -d '\\' | tr ' ' '\n' | grep -v -e ':$' -e '^$')
+  if [ ! -x "$bin" ] || [ -z "$deps" ] ||
+     [ -n "$(find $deps scripts/fuzz.sh -newer "$bin" 2>/dev/null)" ]; then
     if ! clang $cflags "$f" tests/unit/fake_hal.c $link $libs -o "$bin" 2> "$out/$name.build.log"; then
       echo "fuzz $name: BUILD FAILED"; head -30 "$out/$name.build.log" | sed 's/^/  /'
       failed=$((failed + 2)); echo "RESULT $passed $failed"; return
@@ -79,6 +85,7 @@ one() {
 }
 
 . scripts/jobs.sh
+make_generated fuzz "$out/generated.log" "${files[@]}"
 jobs_run "${FUZZ_JOBS:-$(nproc)}" 2 one "${files[@]}"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

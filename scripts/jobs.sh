@@ -1,5 +1,21 @@
 # scripts/jobs.sh: sourced by scripts/unit.sh and scripts/fuzz.sh.
 #
+# make_generated WHO LOG FILE...: the generated sources (under build/)
+# that the FILEs' "// LINK:" lines name, made first, once, by one make, so
+# that two jobs never build the same one at once; make's words go to LOG,
+# and its last ones to the output, under WHO, when it failed.
+make_generated() {
+  local who=$1 log=$2 f src gen=(); shift 2
+  for f in "$@"; do
+    for src in $(sed -n 's,^// LINK:,,p' "$f" | head -1); do
+      case $src in build/*) gen+=("$src") ;; esac
+    done
+  done
+  if [ ${#gen[@]} -gt 0 ] && ! make -s $(printf '%s\n' "${gen[@]}" | sort -u) > "$log" 2>&1; then
+    echo "$who: generated sources failed to build:"; sed 's/^/  /' "$log" | tail -30
+  fi
+}
+#
 # jobs_run N DEAD FN ARG...: runs FN ARG for every ARG, N at once, and
 # prints each run's output whole, in the order of the ARGs, as soon as it
 # and every run before it have ended (so a stage killed by its timeout

@@ -98,18 +98,8 @@ one() {
   echo "RESULT $p $q"
 }
 
-# Generated sources first, once, by one make: two jobs must not build the
-# same one at once.
-gen=()
-for f in "${files[@]}"; do
-  for src in $(sed -n 's,^// LINK:,,p' "$f" | head -1); do
-    case $src in build/*) gen+=("$src") ;; esac
-  done
-done
-if [ ${#gen[@]} -gt 0 ] && ! make -s $(printf '%s\n' "${gen[@]}" | sort -u) > "$out/generated.log" 2>&1; then
-  echo "unit: generated sources failed to build:"; sed 's/^/  /' "$out/generated.log" | tail -30
-fi
 . scripts/jobs.sh
+make_generated unit "$out/generated.log" "${files[@]}"
 jobs_run "${UNIT_JOBS:-$(nproc)}" 1 one "${files[@]}"
 echo "unit: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
