@@ -502,7 +502,10 @@ void sched_run(void)
 
 /* ---- wait queues and the mutex ---- */
 
-void waitq_wait(struct waitq *wq, bool (*cond)(void *), void *arg)
+/* The reason is the caller's, not the queue's: a queue or mutex that was
+ * never initialised (a zero-filled static, a kzalloc'd struct) still
+ * waits as what it is, under the name "?" (prof_off_wait). */
+static void waitq_wait_why(struct waitq *wq, unsigned why, bool (*cond)(void *), void *arg)
 {
     for (;;) {
         unsigned long f = spin_lock(&wq->lock);
@@ -513,7 +516,7 @@ void waitq_wait(struct waitq *wq, bool (*cond)(void *), void *arg)
         struct cpu *c = this_cpu();
         struct task *cur = c->current;
         unsigned long g = spin_lock(&c->rq_lock);
-        prof_off_wait(&cur->off, wq->why, wq->name);
+        prof_off_wait(&cur->off, why, wq->name);
         cur->state = TASK_SLEEPING;
         spin_unlock(&c->rq_lock, g);
         cur->next = wq->head;
@@ -522,6 +525,11 @@ void waitq_wait(struct waitq *wq, bool (*cond)(void *), void *arg)
         schedule();
         irq_restore(f);
     }
+}
+
+void waitq_wait(struct waitq *wq, bool (*cond)(void *), void *arg)
+{
+    waitq_wait_why(wq, PROF_WHY_WAITQ, cond, arg);
 }
 
 void waitq_wake_all(struct waitq *wq)
@@ -543,7 +551,7 @@ static bool mutex_try(void *arg)
     return !__atomic_exchange_n(&m->locked, 1, __ATOMIC_ACQUIRE);
 }
 
-void mutex_lock(struct mutex *m) { waitq_wait(&m->wq, mutex_try, m); }
+void mutex_lock(struct mutex *m) { waitq_wait_why(&m->wq, PROF_WHY_MUTEX, mutex_try, m); }
 
 void mutex_unlock(struct mutex *m)
 {

@@ -45,20 +45,23 @@ static inline int task_current_pid_inline(void)
 /* Every wait queue and mutex is named where it is defined, so that an
  * off-CPU profile says what a task waited for: `[waitq virtio-rx]`,
  * `[mutex entropy]`. A name is a string literal: 1-31 characters from
- * '!'..'~' except ';' and ':' (it is one field of a raw profile). */
+ * '!'..'~' except ';' and ':' (it is one field of a raw profile). One
+ * that was never initialised (all zeroes) works, and is reported as
+ * `[waitq ?]` or `[mutex ?]`: which of the two is the call's
+ * (waitq_wait or mutex_lock), not the struct's, so zeroes cannot make
+ * a wait look like a sleep. */
 struct waitq {
     spinlock_t lock;
     struct task *head;
     const char *name;
-    uint8_t why;                   /* PROF_WHY_WAITQ, or _MUTEX for a mutex's */
 };
-#define WAITQ_INIT(nm) { SPINLOCK_INIT, 0, nm, PROF_WHY_WAITQ }
+#define WAITQ_INIT(nm) { SPINLOCK_INIT, 0, nm }
 
 struct mutex {
     volatile unsigned locked;
     struct waitq wq;
 };
-#define MUTEX_INIT(nm) { 0, { SPINLOCK_INIT, 0, nm, PROF_WHY_MUTEX } }
+#define MUTEX_INIT(nm) { 0, WAITQ_INIT(nm) }
 
 /* This CPU: its idle task, running on the stack we are on, [lo, hi). */
 void sched_init_cpu_stack(uintptr_t lo, uintptr_t hi);

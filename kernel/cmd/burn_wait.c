@@ -8,6 +8,10 @@
  * "burn-m" (burn_wait_mutex) that burn-holder took just before that wake
  * and holds for 15 ms. `burn wait log` prints the last phases with their
  * start and end on the clock, to compare with a profile's window.
+ * `burn wait <ms> unnamed` waits on a queue and a mutex that were never
+ * named instead, zero-filled statics as C spells them without an
+ * initialiser: a profile must still call those waits what they are
+ * (`[waitq ?]`, `[mutex ?]`), not sleep or time on a CPU.
  *
  * Commands: prefix cmd_ and burn_. */
 #include "kernel/cmd/burn.h"
@@ -33,6 +37,8 @@ static struct {
     uint32_t nlog;              /* phases logged, all time */
     struct burn_wait_phase log[BURN_WAIT_LOG];
     uint64_t deadline;
+    struct waitq *q;            /* burn_q, or burn_unnamed_q */
+    struct mutex *m;            /* burn_m, or burn_unnamed_m */
 } bw;
 
 static struct waitq burn_req_wq = WAITQ_INIT("burn-req");
@@ -40,6 +46,9 @@ static struct waitq burn_hold_wq = WAITQ_INIT("burn-hold");
 static struct waitq burn_held_wq = WAITQ_INIT("burn-held");
 static struct waitq burn_q = WAITQ_INIT("burn-q");
 static struct mutex burn_m = MUTEX_INIT("burn-m");
+/* No initialiser on purpose: what `unnamed` measures. */
+static struct waitq burn_unnamed_q;
+static struct mutex burn_unnamed_m;
 
 static bool burn_flag(void *arg)
 {
@@ -72,14 +81,14 @@ __attribute__((noinline)) void burn_wait_queue(void)
 {
     bw.req = true;
     waitq_wake_all(&burn_req_wq);
-    waitq_wait(&burn_q, burn_flag, (void *)&bw.done);
+    waitq_wait(bw.q, burn_flag, (void *)&bw.done);
     bw.done = false;
 }
 
 __attribute__((noinline)) void burn_wait_mutex(void)
 {
-    mutex_lock(&burn_m);
-    mutex_unlock(&burn_m);
+    mutex_lock(bw.m);
+    mutex_unlock(bw.m);
 }
 
 static void burn_wait_task(void *arg)
@@ -121,7 +130,7 @@ static void burn_waker_task(void *arg)
         waitq_wait(&burn_held_wq, burn_flag, (void *)&bw.held);
         bw.held = false;
         bw.done = true;
-        waitq_wake_all(&burn_q);
+        waitq_wake_all(bw.q);
     }
 }
 
@@ -134,11 +143,11 @@ static void burn_holder_task(void *arg)
         bw.hold_req = false;
         if (bw.quit)
             break;
-        mutex_lock(&burn_m);
+        mutex_lock(bw.m);
         bw.held = true;
         waitq_wake_all(&burn_held_wq);
         sleep_ms(15);
-        mutex_unlock(&burn_m);
+        mutex_unlock(bw.m);
     }
 }
 
@@ -160,8 +169,9 @@ int burn_wait_cmd(int argc, char **argv, struct printer *p)
     if (argc == 2 && strcmp(argv[1], "log") == 0)
         return burn_wait_print_log(p);
     uint64_t ms;
-    if (argc != 2 || !parse_range(argv[1], 1, 600000, &ms)) {
-        pr_puts(p, "burn: usage: burn wait <ms 1-600000> | burn wait log\n");
+    bool unnamed = argc == 3 && strcmp(argv[2], "unnamed") == 0;
+    if ((argc != 2 && !unnamed) || !parse_range(argv[1], 1, 600000, &ms)) {
+        pr_puts(p, "burn: usage: burn wait <ms 1-600000> [unnamed] | burn wait log\n");
         return 1;
     }
     if (bw.running) {
@@ -171,6 +181,8 @@ int burn_wait_cmd(int argc, char **argv, struct printer *p)
     bw.running = true;
     bw.quit = bw.req = bw.hold_req = bw.held = bw.done = false;
     bw.nlog = 0;
+    bw.q = unnamed ? &burn_unnamed_q : &burn_q;
+    bw.m = unnamed ? &burn_unnamed_m : &burn_m;
     bw.deadline = time_ns() + ms * 1000000;
     struct task *w = task_spawn("burn-wait", burn_wait_task, 0, TASK_ANY_CPU, TASK_KILLABLE);
     struct task *k = w ? task_spawn("burn-waker", burn_waker_task, 0, TASK_ANY_CPU, 0) : 0;

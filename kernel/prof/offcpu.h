@@ -117,9 +117,13 @@ void prof_off_begin(uint64_t now, uint64_t mult);
 /* The session, before its sweep: nothing is charged past now. */
 void prof_off_end(uint64_t now);
 
-/* A wait is about to begin (sleep_ms, waitq_wait): always called. */
+/* A wait is about to begin (sleep_ms, waitq_wait): always called. A
+ * queue or mutex without a name (never initialised) is "?": its wait is
+ * still a wait, and every reader can print the name it is given. */
 static inline void prof_off_wait(struct prof_off *o, unsigned why, const char *name)
 {
+    if (!name && why != PROF_WHY_SLEEP)
+        name = "?";
     o->of_wait_why = (uint8_t)why;
     o->of_wait_name = name;
 }

@@ -22,6 +22,12 @@ on the kernel's clock (`burn wait log`).
   chains add up to samples=.
 - latency: `profile latency 500`: the histogram has wakes, per CPU.
 - bad_input: the new words' errors name what was wrong and the range.
+- unnamed_waits: a second kernel runs `burn wait ... unnamed`, whose
+  queue and mutex are zero-filled statics that were never named: the
+  profile calls them `[waitq ?]` and `[mutex ?]` with each phase's
+  share within 1 point of the task's own log (never `[sleep]`), and
+  `profile wall` puts the task's on-CPU share within 2 points of the
+  share its log spent on the CPU.
 
 Prints 'PASS name (secs)' or 'FAIL name (secs): reason' and ends with
 'N passed, N failed' (nothing retries). Python 3 standard library."""
@@ -56,18 +62,31 @@ class World:
     """One kernel with burn wait running, shared by every test."""
     m = None
     pids = None
+    smp = 4
+    words = "burn wait 200000"
+    name = ""
 
     @classmethod
     def get(cls):
         if cls.m is None:
-            cls.m = Machine(smp=4, arch=ARCH, lifetime=LIFETIME, name=ARCH, icount=ICOUNT)
+            cls.m = Machine(smp=cls.smp, arch=ARCH, lifetime=LIFETIME, name=ARCH + cls.name,
+                            icount=ICOUNT)
             cls.m.boot(90)
-            out = cls.m.cmd("burn wait 200000", 30)
+            out = cls.m.cmd(cls.words, 30)
             g = re.search(r"pids (\d+) (\d+) (\d+)", out)
             check(g, "burn wait did not start: %r" % out)
             cls.pids = [int(x) for x in g.groups()]
             cls.m.cmd("echo settled", 30)
         return cls.m
+
+
+class UnnamedWorld(World):
+    """A second kernel whose burn wait waits on an unnamed queue and mutex."""
+    m = None
+    pids = None
+    smp = 2
+    words = "burn wait 200000 unnamed"
+    name = "-unnamed"
 
 
 def entries(text):
@@ -106,31 +125,41 @@ def measured(log, t0, t1):
     return got
 
 
-@test
-def t_known_waits(ctx):
-    m = World.get()
-    pid = World.pids[0]
+def log_until(m, t1):
+    """`burn wait log` once it reaches t1: the phase under way at the
+    window's end is logged when it ends."""
+    for _ in range(50):
+        log = m.cmd("burn wait log", 30)
+        ends = [int(l.split()[2]) for l in log.splitlines()
+                if re.match(r"^(cpu|sleep|waitq|mutex) \d+ \d+$", l)]
+        if ends and max(ends) >= t1:
+            return log
+        m.cmd("echo wait", 30)
+    raise Fail("burn wait's log never reached the window's end")
+
+
+def known_waits(world, qleaf, mleaf):
+    """world's burn-wait task's off-CPU profile against its own log: each
+    phase within 1 point, under [sleep], qleaf or mleaf (or runnable);
+    every waker named."""
+    m = world.get()
+    pid = world.pids[0]
     out = m.cmd("profile off 1000 %d 32" % pid, 60)
     g = re.search(r"^off-cpu profiled 1000 ms, clock (\d+)-(\d+) ns$", out, re.M)
     check(g, "no off-cpu header with the window's clock")
     t0, t1 = int(g.group(1)), int(g.group(2))
     check(re.search(r"^blocked \d+\.\d{3} ms, runnable \d+\.\d{3} ms, 1 tasks, 0 dropped$", out, re.M),
           "header: totals, tasks, dropped")
-    # The phase under way at the window's end is logged when it ends.
-    for _ in range(50):
-        log = m.cmd("burn wait log", 30)
-        ends = [int(l.split()[2]) for l in log.splitlines()
-                if re.match(r"^(cpu|sleep|waitq|mutex) \d+ \d+$", l)]
-        if ends and max(ends) >= t1:
-            break
-        m.cmd("echo wait", 30)
-    check(ends and max(ends) >= t1, "burn wait's log never reached the window's end")
+    log = log_until(m, t1)
     want = measured(log, t0, t1)
     got = {"sleep": 0.0, "waitq": 0.0, "mutex": 0.0}
     wakers = {}
     for pct, ms, leaf, lines in entries(out):
         ph = phase_of(lines)
         check(ph, "entry %s has no burn_wait phase among its callers: %r" % (leaf, lines))
+        want_leaf = {"sleep": "[sleep]", "waitq": qleaf, "mutex": mleaf}[ph]
+        check(leaf in (want_leaf, "[runnable]", "[preempted]"),
+              "%s's wait is reported as %s, not %s\n%s" % (ph, leaf, want_leaf, out))
         got[ph] += ms
         if leaf != "[runnable]" and leaf != "[preempted]":
             woke = [l for l in lines if l.startswith("woken by") or l.startswith("still waiting")]
@@ -146,10 +175,44 @@ def t_known_waits(ctx):
     check(wakers.get("[sleep]") == {"woken by the tick"} or
           wakers.get("[sleep]", set()) <= {"woken by the tick", "still waiting at the window's end"},
           "sleep's waker: %r" % wakers.get("[sleep]"))
-    for leaf, who in (("[waitq burn-q]", World.pids[1]), ("[mutex burn-m]", World.pids[2])):
+    for leaf, who in ((qleaf, world.pids[1]), (mleaf, world.pids[2])):
         names = wakers.get(leaf, set()) - {"still waiting at the window's end"}
-        name = "burn-waker" if who == World.pids[1] else "burn-holder"
+        name = "burn-waker" if who == world.pids[1] else "burn-holder"
         check(names == {"woken by %d %s" % (who, name)}, "%s woken by %r" % (leaf, names))
+
+
+@test
+def t_known_waits(ctx):
+    known_waits(World, "[waitq burn-q]", "[mutex burn-m]")
+
+
+@test
+def t_unnamed_waits(ctx):
+    known_waits(UnnamedWorld, "[waitq ?]", "[mutex ?]")
+    m = UnnamedWorld.get()
+    pid = UnnamedWorld.pids[0]
+    out = m.cmd("profile wall 1000 %d 128" % pid, 60)
+    h = re.search(r"^task %d burn-wait: on-cpu (\d+\.\d)%%, blocked (\d+\.\d)%%, runnable (\d+\.\d)%%$"
+                  % pid, out, re.M)
+    check(h, "no header line for the task:\n%s" % out)
+    # The wall's header has no clock: its on-CPU share against the cpu
+    # phases' share of everything the log holds (~5 s). A 1000 ms window
+    # holds ~13 of the task's cycles, so where it starts moves the share
+    # by at most one cycle's 10 ms on the CPU: a point.
+    log = m.cmd("burn wait log", 30)
+    spent = {"cpu": 0, "sleep": 0, "waitq": 0, "mutex": 0}
+    for line in log.splitlines():
+        g = re.match(r"^(cpu|sleep|waitq|mutex) (\d+) (\d+)$", line)
+        if g:
+            spent[g.group(1)] += int(g.group(3)) - int(g.group(2))
+    total = sum(spent.values())
+    check(total > 2e9, "the log holds only %d ns" % total)
+    cpu = 100.0 * spent["cpu"] / total
+    check(abs(float(h.group(1)) - cpu) <= 2.0,
+          "wall says on-cpu %s%%, the task's log %.2f%% on its CPU\n%s" % (h.group(1), cpu, out))
+    for leaf in ("[waitq ?]", "[mutex ?]"):
+        check(re.search(r"^\d+\.\d% \d+\.\d{3} ms " + re.escape(leaf), out, re.M),
+              "wall has no %s entry\n%s" % (leaf, out))
 
 
 @test
@@ -233,7 +296,7 @@ class Ctx:
         pass
 
     def tails(self):
-        return runner.quoted_tail(World.m, 0) if World.m else ""
+        return "".join(runner.quoted_tail(w.m, 0) for w in (World, UnnamedWorld) if w.m)
 
     def finish(self, failed):
         pass
