@@ -8,11 +8,8 @@
 #include "kernel/sched.h"
 #include "hal/task.h"
 #include "kernel/percpu.h"
-#include "kernel/prof/produce.h"
-#include "kernel/prof/sample.h"
+#include "kernel/prof/offcpu_hooks.h"
 #include "kernel/stacks.h"
-#include "kernel/stacktrace.h"
-#include "kernel/stacktrace_inline.h"
 #include "kernel/time.h"
 #include "kernel/timer.h"
 #include "kernel/panic.h"
@@ -91,128 +88,12 @@ static void finish_switch(struct cpu *c)
     }
 }
 
-/* ---- off-CPU recording (kernel/prof/offcpu.h), out of the way ---- */
+/* ---- off-CPU profiling: the profiler's hooks (kernel/prof/offcpu_hooks.h) ---- */
 
-/* The chain of a task switched out, from its saved context, as bt reads
- * it (kernel/backtrace.c). Caller holds its CPU's run-queue lock and
- * knows the task is off every CPU with its registers saved. The walk is
- * bounded by the task's own stack, known here, rather than found in the
- * stacks' registry: the lookup was a third of a switch-in's cost
- * (bench_switch). A task's frames never leave its stack, so a record
- * that fails the walk's test ends the chain (st_walk_within). The first
- * record is arch_switch's own, pushed by the scheduler's switch: its
- * return address is into schedule. Inline, as is everything under
- * sched_off_switch: each call there cost ~10 guest instructions of a
- * budget of 150. */
-static inline __attribute__((always_inline)) unsigned sched_off_chain(const struct task *t,
-                                                                       uintptr_t *out)
+/* t as the hooks see it. Inline: GCC keeps only the loads a hook makes. */
+static inline __attribute__((always_inline)) struct prof_task sched_prof_view(struct task *t)
 {
-    uintptr_t lo = (uintptr_t)t->stack;
-    return st_walk_within(lo, lo + TASK_STACK_SIZE - FRAME_RECORD,
-                          t->saved_rsp + arch_saved_fp_off, out, PROF_FRAMES, st_text_now());
-}
-
-/* The same for the window's sweep, of a task that may still be on its
- * way off another CPU: no frames until its registers are all saved. */
-static unsigned sched_off_chain_any(const struct task *t, uintptr_t *out)
-{
-    if (__atomic_load_n(&t->on_cpu, __ATOMIC_ACQUIRE) || !t->ran || !t->stack)
-        return 0;
-    return sched_off_chain(t, out);
-}
-
-/* What t is owed (n records of d) into this CPU's ring: the slots claimed
- * and filled first, then t's chain walked straight into the first
- * (kernel/prof/offcpu.h). Under t's CPU's run-queue lock. */
-static inline __attribute__((always_inline)) void sched_off_emit(struct task *t,
-                                                                  const struct prof_off_owed *d,
-                                                                  unsigned n, bool sweep)
-{
-    struct prof_claim k;
-    struct prof_record *r = prof_claim_n(&k, PROF_KIND_OFFCPU, t->pid, n);
-    if (!r)
-        return;
-    struct prof_record *copy = prof_off_put(&t->off, d, t->pid, k.k_pc->pc_buf, k.k_head,
-                                            k.k_pc->pc_cap - 1);
-    unsigned depth = sweep ? sched_off_chain_any(t, r->pr_frames) : sched_off_chain(t, r->pr_frames);
-    prof_off_put_chain(r, copy, depth);
-    prof_claim_commit(&k);
-}
-
-/* next's switch-in at t, any case but the common one (below). */
-static __attribute__((noinline)) void sched_off_in(struct task *next, uint64_t t)
-{
-    struct prof_off_owed d;
-    unsigned n = prof_off_in(&next->off, t, &d);
-    if (n)
-        sched_off_emit(next, &d, n, false);
-}
-
-/* The common switch-in, of a task preempted in this window: one record of
- * weight w (ns), its chain walked straight into its slot. */
-static inline __attribute__((always_inline)) void sched_off_preempted(struct task *t,
-                                                                       uint64_t w)
-{
-    struct prof_claim k;
-    struct prof_record *r = prof_claim_n(&k, PROF_KIND_OFFCPU, t->pid, 1);
-    if (!r)
-        return;
-    /* Filled before the walk, its depth after: nothing but the walk's own
-     * values is live across its loop. */
-    prof_off_fill(r, t->pid, PROF_WHY_PREEMPTED, NULL, -1, w, 0);
-    r->pr_depth = (uint8_t)sched_off_chain(t, r->pr_frames);
-    prof_claim_commit(&k);
-}
-
-/* Switch-out of cur and switch-in of next, under c->rq_lock. next's
- * saved context is whole: it was switched out on this CPU (tasks never
- * migrate), and that switch finished before this one began; on_cpu is
- * set after us. The clock is the raw counter: what a record weighs is
- * converted when it is written, by one multiply. Inline into schedule,
- * its one caller, out of the way of its common path (prof_off_on's
- * branch is predicted not taken): as a call, the call and the registers
- * it saved cost every switch of a window ~14 guest instructions, and
- * schedule has saved them already. */
-static inline __attribute__((always_inline)) void sched_off_switch(struct task *cur,
-                                                                   struct task *next)
-{
-    prof_off_acquire();
-    uint64_t t = prof_off_clip_end(cycles_now_inline()), w;
-    /* A task that exited is switched out as blocked, for nothing: it is
-     * never switched in again and the window's sweep skips it (cheaper
-     * than a test on every switch). */
-    if (__builtin_expect(!cur->is_idle, 1))
-        prof_off_out(&cur->off, cur->state == TASK_RUNNABLE, t);
-    /* The common case is tested first: a task preempted in this window
-     * is neither idle (idle is never switched out: its generation stays
-     * 0, no window's) nor new (a task that never ran was never switched
-     * out as preempted), so those two tests belong to the rest. */
-    if (prof_off_in_preempted(&next->off, t, &w)) {
-        if (w)
-            sched_off_preempted(next, w);
-    } else if (!next->is_idle && next->ran) {
-        sched_off_in(next, t);
-    }
-}
-
-/* t, on c, is woken: by whoever runs here (in an interrupt, the task it
- * interrupted; its chain shows the handler), whose chain goes straight
- * into t's state: walked inline from this frame (out[0] the return into
- * task_wake), its stack found as the sampler finds it, the task's own
- * without a lookup (st_capture_here's registry lookup was half the
- * wake's cost). Under c->rq_lock. */
-static __attribute__((noinline, cold)) void sched_off_wake(struct cpu *c, struct task *t,
-                                                          int waker, bool walk)
-{
-    prof_off_acquire();
-    struct prof_off *o = &t->off;
-    if (!prof_off_wake(o, c->current == t, cycles_now_inline(), waker) || !walk)
-        return;
-    uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
-    struct st_span s;
-    if (st_sample_stack(fp, &s, cpu_index_inline()))
-        o->of_wdepth = (uint8_t)st_walk_from(s, fp, fp, o->of_wframes, PROF_FRAMES,
-                                             st_text_now());
+    return (struct prof_task){ t->pid, (uintptr_t)t->stack, t->saved_rsp, &t->off };
 }
 
 static void sched_off_sweep_one(struct task *t, void *arg)
@@ -223,10 +104,11 @@ static void sched_off_sweep_one(struct task *t, void *arg)
     struct cpu *c = &cpus[t->cpu];
     unsigned long f = spin_lock(&c->rq_lock);
     if (c->current != t) {
-        struct prof_off_owed d;
-        unsigned n = prof_off_finish(&t->off, t->state == TASK_SLEEPING, &d);
-        if (n)
-            sched_off_emit(t, &d, n, true);
+        /* It may still be on its way off another CPU: no frames until its
+         * registers are all saved. */
+        bool walkable = !__atomic_load_n(&t->on_cpu, __ATOMIC_ACQUIRE) && t->stack;
+        struct prof_task v = sched_prof_view(t);
+        prof_sched_sweep_task(&v, t->state == TASK_SLEEPING, walkable);
     }
     spin_unlock(&c->rq_lock, f);
 }
@@ -260,8 +142,11 @@ void schedule(void)
     stack_cpu_switch(next->stack_id);
     if (next != cur) {
         /* With no off-CPU profile: one load, one branch not taken. */
-        if (prof_off_on())
-            sched_off_switch(cur, next);
+        if (prof_sched_on()) {
+            struct prof_task v = sched_prof_view(next);
+            prof_sched_switch(&cur->off, cur->is_idle, cur->state == TASK_RUNNABLE, &v,
+                              next->is_idle, next->ran);
+        }
         next->on_cpu = true;
         c->prev = cur;
     }
@@ -356,8 +241,8 @@ void task_wake(struct task *t)
     unsigned long f = spin_lock(&c->rq_lock);
     bool woke = false;
     if (t->state == TASK_SLEEPING) {
-        if (prof_off_on())
-            sched_off_wake(c, t, task_current_pid(), true);
+        if (prof_sched_on())
+            prof_sched_wake(&t->off, c->current == t, task_current_pid(), true);
         t->state = TASK_RUNNABLE;
         rq_push(c, t);
         woke = true;
@@ -437,8 +322,8 @@ void sched_tick(void)
         struct task *t = *pp;
         if ((t->wake_at_tick && c->ticks >= t->wake_at_tick) || t->wake_at_ns <= now) {
             *pp = t->next;
-            if (prof_off_on())
-                sched_off_wake(c, t, 0, false);   /* the tick ends a sleep */
+            if (prof_sched_on())
+                prof_sched_wake(&t->off, c->current == t, 0, false);   /* the tick ends a sleep */
             t->state = TASK_RUNNABLE;
             rq_push(c, t);
         } else {
@@ -567,6 +452,14 @@ struct task *task_current(void) { return this_cpu()->current; }
 int task_current_pid(void) { return task_current_pid_inline(); }
 
 bool task_should_stop(void) { return this_cpu()->current->stop; }
+
+void task_for_each_id(void (*fn)(int pid, const char *name, void *arg), void *arg)
+{
+    unsigned long f = spin_lock(&tasks_lock);
+    for (struct task *t = all_tasks; t; t = t->all_next)
+        fn(t->pid, t->name, arg);
+    spin_unlock(&tasks_lock, f);
+}
 
 void task_for_each(void (*fn)(struct task *t, void *arg), void *arg)
 {

@@ -31,16 +31,8 @@ struct task {
     struct task *all_next;         /* every task, for ps/bt */
 };
 
-/* task_current_pid() for the sample path (kernel/prof/sample.c): one
- * per-CPU load and one of the task, inline (hal/cpu.h's
- * this_cpu_inline, which host tests answer from their own struct cpu
- * array). As a call (and this_cpu's call inside it) it cost each x86-64
- * sample about a dozen guest instructions, counted from the disassembly. */
-static inline int task_current_pid_inline(void)
-{
-    struct task *t = this_cpu_inline()->current;
-    return t ? t->pid : 0;
-}
+_Static_assert(__builtin_offsetof(struct task, pid) == TASK_OFF_PID,
+               "task_current_pid_inline (kernel/task.h) reads the pid there");
 
 /* Every wait queue and mutex is named where it is defined, so that an
  * off-CPU profile says what a task waited for: `[waitq virtio-rx]`,
@@ -83,10 +75,7 @@ void mutex_unlock(struct mutex *m);
 void task_for_each(void (*fn)(struct task *t, void *arg), void *arg);
 /* Look up by pid and run fn on it under the task-list lock (false if none). */
 bool task_with_pid(int pid, void (*fn)(struct task *t, void *arg), void *arg);
-int task_kill(int pid);
-/* The end of an off-CPU window (after prof_off_end): charge every task
- * still off its CPU up to the end, its records into this CPU's ring. */
-void sched_off_sweep(void);            /* 0, -1 no such task, -2 not killable */
+int task_kill(int pid);            /* 0, -1 no such task, -2 not killable */
 unsigned sched_cpu_load(unsigned cpu);
 /* The task running on a CPU, copied out under its run-queue lock. */
 void cpu_current_task(unsigned cpu, int *pid, char name[TASK_NAME_MAX]);

@@ -28,7 +28,6 @@
 #include "kernel/pmu_nmi.h"
 #include "kernel/prof/produce.h"
 #include "kernel/prof/ring.h"
-#include "kernel/sched.h"
 #include "kernel/stacktrace_inline.h"
 #include "kernel/task.h"
 

@@ -20,7 +20,7 @@
 #include "kernel/prof/offcpu.h"
 #include "kernel/prof/ring.h"
 #include "kernel/prof/snapshot.h"
-#include "kernel/sched.h"
+#include "kernel/task.h"
 #include "kernel/time.h"
 #include "kernel/timer.h"
 #include "lib/printf.h"

@@ -40,7 +40,6 @@
 #include "kernel/prof/ring.h"
 #include "kernel/prof/session.h"
 #include "kernel/prof/stream_encode.h"
-#include "kernel/sched.h"
 #include "kernel/spinlock.h"
 #include "kernel/task.h"
 #include "kernel/time.h"
@@ -216,13 +215,12 @@ static void prof_stream_send_batch(struct prof_stream_cpu *c, uint32_t drops)
 }
 
 /* Under the task-list lock: only copies. */
-static void prof_stream_task_one(struct task *t, void *arg)
+static void prof_stream_task_one(int pid, const char *name, void *arg)
 {
     if (stream.ntasks == PROF_STREAM_TASKS_MAX)
         return;
-    stream.tasks[stream.ntasks].pid = (uint32_t)t->pid;
-    memcpy(stream.tasks[stream.ntasks].name, t->name, TASK_NAME_MAX);
-    stream.tasks[stream.ntasks].name[TASK_NAME_MAX - 1] = 0;
+    stream.tasks[stream.ntasks].pid = (uint32_t)pid;
+    strlcpy(stream.tasks[stream.ntasks].name, name, TASK_NAME_MAX);
     stream.ntasks++;
 }
 
@@ -253,7 +251,7 @@ static void prof_stream_send_meta(void)
     strlcpy(m.build_id, build_id(), sizeof m.build_id);
     prof_stream_source(m.source, sizeof m.source);
     stream.ntasks = 0;
-    task_for_each(prof_stream_task_one, NULL);
+    task_for_each_id(prof_stream_task_one, NULL);
     pstr_begin(&stream.w, PSTR_META, 0, stream.id, stream.seq, time_ns());
     pstr_meta_head(&stream.w, &m);
     /* More tasks than one datagram holds: the first ones; a META lists

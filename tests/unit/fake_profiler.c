@@ -505,6 +505,13 @@ void sched_off_sweep(void)
         off_sweep_hook();
 }
 
+void task_for_each_id(void (*fn)(int pid, const char *name, void *arg), void *arg)
+{
+    for (int pid = 0; pid < 64; pid++)
+        if (fake_names[pid])
+            fn(pid, fake_names[pid], arg);
+}
+
 void task_for_each(void (*fn)(struct task *t, void *arg), void *arg)
 {
     for (int pid = 0; pid < 64; pid++) {
@@ -630,4 +637,19 @@ void win_counter(void)
     pmu_claim = true;
     nmi_ret_ours = nmi(0, 5, 0x2004, NULL);
     nmi(1, 5, 0x2004, NULL);
+}
+
+/* Where arch_switch's frame record sits above the saved stack pointer
+ * (hal/task.h): the fake's own layout, as each arch fixes its own. */
+const unsigned arch_saved_fp_off = 2 * sizeof(uintptr_t);
+
+struct prof_task fake_task_view(struct fake_task *t, int pid, const uintptr_t *chain, unsigned n)
+{
+    uintptr_t *saved = &t->ft_stack[64];
+    uintptr_t *rec = (uintptr_t *)((char *)saved + arch_saved_fp_off);
+    for (unsigned i = 0; i < n; i++, rec += 2) {
+        rec[0] = i + 1 < n ? (uintptr_t)(rec + 2) : 0;
+        rec[1] = chain[i];
+    }
+    return (struct prof_task){ pid, (uintptr_t)t->ft_stack, (uint64_t)(uintptr_t)saved, &t->ft_off };
 }

@@ -106,3 +106,15 @@ extern unsigned fake_unsummed;      /* of those commits, udp_commit_unsummed's *
 /* sched_off_sweep: how many times the session swept, and what runs then. */
 extern unsigned off_sweeps;
 extern void (*off_sweep_hook)(void);
+
+/* A task switched out, for the scheduler's off-CPU hooks
+ * (kernel/prof/offcpu_hooks.h): its state, and a stack whose saved
+ * context holds a frame-pointer chain of the given return addresses
+ * (innermost first), as arch_switch leaves it. */
+#include "kernel/prof/offcpu_hooks.h"
+struct fake_task {
+    struct prof_off ft_off;
+    _Alignas(16) uintptr_t ft_stack[TASK_STACK_SIZE / sizeof(uintptr_t)];
+};
+struct prof_task fake_task_view(struct fake_task *t, int pid, const uintptr_t *chain,
+                                unsigned n);

@@ -1,4 +1,4 @@
-// LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/stream_encode.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c kernel/cmd/profile_heap.c kernel/prof/heapview.c mm/heapprof.c tests/unit/fake_heap_table.c
+// LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offcpu_hooks.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/stream_encode.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c kernel/cmd/profile_heap.c kernel/prof/heapview.c mm/heapprof.c tests/unit/fake_heap_table.c
 /* tests/unit/test_prof_offcpu.c: the off-CPU accounting's state machine
  * (kernel/prof/offcpu.c) against a fake clock: the times are the
  * arguments, so every figure below is exact. Sleep, wait queue, mutex,
@@ -20,12 +20,13 @@ static struct prof_record recs[PROF_OFF_RECS];
 /* The fake clock's unit is one ns (32.32: 1.0). */
 #define NS_1 (1ull << 32)
 
-/* The scheduler's steps (kernel/sched.c, sched_off_*), as it takes them
- * around the inline state machine: the switch clips its clock once, to
- * the window's end (prof_off_clip_end); a wake that names its waker gets
- * the waker's chain written into the task; the switch-in and the
- * window's end put their records into slots whose first holds the
- * task's chain, walked there before. */
+/* The state machine's steps as its contract (kernel/prof/offcpu.h) has
+ * them: the switch clips its clock once, to the window's end
+ * (prof_off_clip_end); a wake that names its waker gets the waker's
+ * chain written into the task; the switch-in and the window's end put
+ * their records into slots whose first holds the task's chain. The
+ * scheduler's own hooks over it, which write this CPU's ring, are
+ * tested in test_prof_offcpu_hooks.c, and drive the reports below. */
 static void switch_out(struct prof_off *o, bool running, uint64_t now)
 {
     prof_off_out(o, running, prof_off_clip_end(now));
@@ -77,25 +78,6 @@ static unsigned finish(struct prof_off *o, int pid, bool blocked, const uintptr_
     struct prof_off_owed d;
     unsigned n = prof_off_finish(o, blocked, &d);
     return n ? put(o, &d, n, pid, ch, depth) : 0;
-}
-
-/* sched_off_emit's steps on this CPU's real ring: n slots claimed, the
- * chain into the first (the scheduler walks it there), the records put
- * round it, all published at once. */
-static bool ring_put(const struct prof_off *o, const struct prof_off_owed *d, unsigned n,
-                     int pid, const uintptr_t *ch, unsigned depth)
-{
-    struct prof_claim k;
-    struct prof_record *r = prof_claim_n(&k, PROF_KIND_OFFCPU, pid, n);
-    if (!r)
-        return false;
-    struct prof_record *copy = prof_off_put(o, d, pid, k.k_pc->pc_buf, k.k_head,
-                                            k.k_pc->pc_cap - 1);
-    for (unsigned i = 0; i < depth; i++)
-        r->pr_frames[i] = ch[i];
-    prof_off_put_chain(r, copy, depth);
-    prof_claim_commit(&k);
-    return true;
 }
 
 /* A task that has never been seen by any window. */
@@ -365,14 +347,22 @@ TEST(off_records_wrap_the_ring_together)
     prof_off_wait(&o, PROF_WHY_WAITQ, "virtio-rx");
     switch_out(&o, false, 2000);
     wake(&o, false, 3000, 9, wchain, 2);
+    /* The state before the switch-in, put back before each: every
+     * switch-in below owes the same three records. */
+    static struct fake_task ft;
+    struct prof_task v = fake_task_view(&ft, 7, chain, 3);
+    ft.ft_off = o;
     unsigned n = prof_off_in(&o, prof_off_clip_end(3100), &d);
     CHECK_EQ(n, 3);
     fake_cpu = 2;
     prof_ring_open(PROF_ALL, PROF_GATE_KIND(PROF_KIND_OFFCPU), false);
     uint32_t cap = prof_ring_cap(2);
     prof_ring_test_at(2, UINT32_MAX - 1);        /* two slots before 2^32 */
-    for (uint32_t i = 0; i + n <= cap; i += n)
-        CHECK(ring_put(&o, &d, n, 7, chain, 3));
+    struct prof_off before = ft.ft_off;
+    for (uint32_t i = 0; i + n <= cap; i += n) {
+        ft.ft_off = before;
+        prof_sched_in(v.pt_off, v.pt_pid, v.pt_stack, v.pt_saved_sp, prof_off_clip_end(3100));
+    }
     uint32_t first, avail = prof_ring_avail(2, &first);
     CHECK_EQ(avail, cap / n * n);
     static const uint8_t why[3] = { PROF_WHY_WAITQ, PROF_WHY_WAKER, PROF_WHY_RUNNABLE };
@@ -382,10 +372,12 @@ TEST(off_records_wrap_the_ring_together)
         CHECK_EQ(r->pr_why, why[i % n]);
         CHECK_EQ(r->pr_weight, w[i % n]);
         CHECK_EQ(r->pr_frames[0], i % n == 1 ? 0xb100 : 0xa100);
+        CHECK_EQ(r->pr_depth, i % n == 1 ? 2 : 3);
     }
     /* No room for the whole interval: none of it, one drop. */
     uint32_t drops = prof_ring_drops(2);
-    CHECK(!ring_put(&o, &d, n, 7, chain, 3));
+    ft.ft_off = before;
+    prof_sched_in(v.pt_off, v.pt_pid, v.pt_stack, v.pt_saved_sp, prof_off_clip_end(3100));
     CHECK_EQ(prof_ring_drops(2), drops + 1);
     CHECK_EQ(prof_ring_avail(2, &first), avail);
     /* prof_emit_n, on the same claim, likewise. */
@@ -398,50 +390,48 @@ TEST(off_records_wrap_the_ring_together)
 
 /* ---- the reports, through `profile off|wall|latency` ------------------ */
 
-static struct prof_off task5;
+static struct fake_task task5, idle5;
 static const uintptr_t chain5[3] = { 0x3010, 0x2044, 0x1100 };   /* burn_inner, mid, outer */
 static const uintptr_t wake7[1] = { 0x2010 };
 
-/* The switch-in and the window's end as the scheduler takes them, into
- * this CPU's ring. */
-static void ring_in(struct prof_off *o, int pid, uint64_t now, const uintptr_t *ch,
-                    unsigned depth)
-{
-    struct prof_off_owed d;
-    unsigned n = prof_off_in(o, prof_off_clip_end(now), &d);
-    if (n)
-        CHECK(ring_put(o, &d, n, pid, ch, depth));
-}
-
-static void ring_finish(struct prof_off *o, int pid, bool blocked, const uintptr_t *ch,
-                        unsigned depth)
-{
-    struct prof_off_owed d;
-    unsigned n = prof_off_finish(o, blocked, &d);
-    if (n)
-        CHECK(ring_put(o, &d, n, pid, ch, depth));
-}
-
-/* The window as the scheduler would drive it for pid 5 on cpu 0: waits
- * on virtio-rx from +100 ms, woken by pid 7 at +400, runs at +401, then
- * sleeps from +500 to past the end, which the scheduler's clock (one
- * unit a ns) reads at +1000 ms. */
+/* The window as the scheduler drives it, through its hooks
+ * (kernel/prof/offcpu_hooks.h), for pid 5 on cpu 0: waits on virtio-rx
+ * from +100 ms, woken by pid 7 at +400, runs at +401, then sleeps from
+ * +500 to past the end, which the scheduler's clock (one unit a ns)
+ * reads at +1000 ms. The waker's chain is written as the wake's
+ * contract says (prof_off_wake): the host's stack is no kernel stack to
+ * walk. */
 static void win_off(void)
 {
     uint64_t t0 = prof_off_win.ow_t0;
-    fake_cycles = t0 + 1000000000ull;
+    struct prof_task v, iv;
     memset(&task5, 0, sizeof task5);
-    prof_off_wait(&task5, PROF_WHY_WAITQ, "virtio-rx");
-    switch_out(&task5, false, t0 + 100000000);
-    wake(&task5, false, t0 + 400000000, 7, wake7, 1);
-    ring_in(&task5, 5, t0 + 401000000, chain5, 3);
-    prof_off_wait(&task5, PROF_WHY_SLEEP, NULL);
-    switch_out(&task5, false, t0 + 500000000);
+    memset(&idle5, 0, sizeof idle5);
+    v = fake_task_view(&task5, 5, chain5, 3);
+    iv = fake_task_view(&idle5, 2, NULL, 0);
+    uint64_t step = fake_cycles_step;
+    fake_cycles_step = 0;
+    prof_off_wait(&task5.ft_off, PROF_WHY_WAITQ, "virtio-rx");
+    fake_cycles = t0 + 100000000;
+    CHECK(prof_sched_on());
+    prof_sched_switch(&task5.ft_off, false, false, &iv, true, true);
+    wake(&task5.ft_off, false, t0 + 400000000, 7, wake7, 1);
+    fake_cycles = t0 + 401000000;
+    CHECK(prof_sched_on());
+    prof_sched_switch(&idle5.ft_off, true, false, &v, false, true);
+    prof_off_wait(&task5.ft_off, PROF_WHY_SLEEP, NULL);
+    fake_cycles = t0 + 500000000;
+    CHECK(prof_sched_on());
+    prof_sched_switch(&task5.ft_off, false, false, &iv, true, true);
+    fake_cycles = t0 + 1000000000ull;
+    fake_cycles_step = step;
 }
 
+/* The window's sweep, as sched_off_sweep takes it for pid 5. */
 static void sweep_off(void)
 {
-    ring_finish(&task5, 5, true, chain5, 3);
+    struct prof_task v = fake_task_view(&task5, 5, chain5, 3);
+    prof_sched_sweep_task(&v, true, true);
 }
 
 static int run_off(const char *cmd)

@@ -1,0 +1,59 @@
+/* kernel/prof/offcpu_hooks.c: the scheduler's off-CPU hooks that are out
+ * of line (kernel/prof/offcpu_hooks.h): a switch-in owed more than one
+ * preempted record, a wake, and the window's sweep. Each takes what is
+ * owed from the state machine (kernel/prof/offcpu.h) and writes it into
+ * this CPU's ring, the task's chain walked straight into the first
+ * slot. Called under the run-queue lock of the task's CPU, interrupts
+ * off: no lock is taken and nothing allocated here.
+ *
+ * Profiler core: prefix prof_sched_. */
+#include "kernel/prof/offcpu_hooks.h"
+
+/* What t is owed (n records of d) into this CPU's ring: the slots claimed
+ * and filled first, then t's chain walked into the first (walkable;
+ * else it has none). */
+static inline __attribute__((always_inline)) void prof_sched_emit(const struct prof_task *t,
+                                                                  const struct prof_off_owed *d,
+                                                                  unsigned n, bool walkable)
+{
+    struct prof_claim k;
+    struct prof_record *r = prof_claim_n(&k, PROF_KIND_OFFCPU, t->pt_pid, n);
+    if (!r)
+        return;
+    struct prof_record *copy = prof_off_put(t->pt_off, d, t->pt_pid, k.k_pc->pc_buf, k.k_head,
+                                            k.k_pc->pc_cap - 1);
+    unsigned depth = walkable ? prof_sched_chain(t, r->pr_frames) : 0;
+    prof_off_put_chain(r, copy, depth);
+    prof_claim_commit(&k);
+}
+
+__attribute__((noinline)) void prof_sched_in(struct prof_off *o, int pid, uintptr_t stack,
+                                             uint64_t saved_sp, uint64_t t)
+{
+    struct prof_off_owed d;
+    unsigned n = prof_off_in(o, t, &d);
+    if (n) {
+        struct prof_task next = { pid, stack, saved_sp, o };
+        prof_sched_emit(&next, &d, n, true);
+    }
+}
+
+__attribute__((noinline, cold)) void prof_sched_wake(struct prof_off *o, bool on_cpu, int waker,
+                                                     bool walk)
+{
+    if (!prof_off_wake(o, on_cpu, cycles_now_inline(), waker) || !walk)
+        return;
+    uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
+    struct st_span s;
+    if (st_sample_stack(fp, &s, cpu_index_inline()))
+        o->of_wdepth = (uint8_t)st_walk_from(s, fp, fp, o->of_wframes, PROF_FRAMES,
+                                             st_text_now());
+}
+
+void prof_sched_sweep_task(const struct prof_task *t, bool sleeping, bool walkable)
+{
+    struct prof_off_owed d;
+    unsigned n = prof_off_finish(t->pt_off, sleeping, &d);
+    if (n)
+        prof_sched_emit(t, &d, n, walkable);
+}
