@@ -20,11 +20,13 @@ static void html_text(FILE *f, const char *s)
 }
 
 /* Writes the page from *at up to marker and moves *at past the marker.
- * web/build.js leaves each marker in the page exactly once, in order. */
+ * web/build.js leaves each marker in the page exactly once, in order (and
+ * makes no page without them); were one missing, the rest of the page
+ * would be written whole and nothing put in the marker's place. */
 static void page_upto(FILE *f, const char **at, const char *marker)
 {
     const char *m = strstr(*at, marker);
-    if (!m)                     /* not a page web/build.js made: all of it */
+    if (!m)
         m = *at + strlen(*at);
     fwrite(*at, 1, (size_t)(m - *at), f);
     *at = *m ? m + strlen(marker) : m;
