@@ -89,17 +89,18 @@ $(HOSTOBJ)/tools/pipeline/pprof_read.o: HOSTCFLAGS += -I$(PROTOGEN)
 $(HOSTOBJ)/tools/pipeline/pprof_read.o: $(PROTOGEN)/profile.pb-c.h
 $(HOSTOBJ)/$(PROTOGEN)/profile.pb-c.o: HOSTCFLAGS += -I$(PROTOGEN)
 
-# The web pages' assets (tools/pipeline/web_assets.h). web/package-lock.json
-# pins the npm packages; `npm ci` installs them into web/node_modules
-# whenever that is missing or older than the lock file (the stamp), so a
-# fresh clone builds with plain `make`. esbuild bundles the library
-# (web/flame-lib.js) into build/web/flame.js and build/web/flame.css;
-# web/embed.js makes build/web/assets.c of every asset, one symbol each
-# (NAME=FILE in WEB_ASSETS; declared in tools/pipeline/web_assets.h).
-NPM_STAMP  := web/node_modules/.sonde-npm-ci
-WEB_ASSETS := flame_js=$(WEBB)/flame.js flame_css=$(WEBB)/flame.css \
-              flame_page_js=$(WEBB)/flame-page.js flame_page_css=$(WEBB)/flame-page.css \
-              serve_html=web/serve.html serve_js=web/serve.js
+# The web pages (tools/pipeline/web_assets.h). web/package-lock.json pins
+# the npm packages; `npm ci` installs them into web/node_modules whenever
+# that is missing or older than the lock file (the stamp), so a fresh clone
+# builds with plain `make`. A page is a folder of web/ (WEB_PAGES): its
+# template PAGE/page.html and its ES modules, PAGE/main.js the entry;
+# web/build.js bundles the entry with esbuild (web/bundle.js) and inlines
+# the bundle into the template: build/web/PAGE.html, one self-contained
+# file. web/embed.js makes build/web/assets.c of the pages, one symbol
+# each (sp_web_PAGE_html).
+NPM_STAMP := web/node_modules/.sonde-npm-ci
+WEB_PAGES := flame serve
+WEB_HTML  := $(patsubst %,$(WEBB)/%.html,$(WEB_PAGES))
 
 $(NPM_STAMP): web/package-lock.json web/package.json
 	@command -v npm >/dev/null && command -v node >/dev/null || { \
@@ -109,18 +110,15 @@ $(NPM_STAMP): web/package-lock.json web/package.json
 	cd web && npm ci --prefer-offline --no-audit --no-fund --loglevel=error
 	@touch $@
 
-$(WEBB)/flame.js: web/flame-lib.js $(NPM_STAMP)
-	@mkdir -p $(WEBB)
-	web/node_modules/.bin/esbuild $< --bundle --minify --format=iife \
-	  --target=es2020 --log-level=warning --outfile=$@
-$(WEBB)/flame.css: $(WEBB)/flame.js
-# A page's own script and stylesheet: minified, and so checked, by esbuild.
-$(WEBB)/flame-page.js $(WEBB)/flame-page.css: $(WEBB)/%: web/% $(NPM_STAMP)
-	@mkdir -p $(WEBB)
-	web/node_modules/.bin/esbuild $< --minify --target=es2020 --log-level=warning --outfile=$@
+# A page is made again when its folder, the library (web/lib/) or the
+# build changes.
+$(foreach p,$(WEB_PAGES),$(eval $(WEBB)/$(p).html: $(wildcard web/$(p)/* web/lib/*) \
+  web/build.js web/bundle.js $(NPM_STAMP)))
+$(WEB_HTML): $(WEBB)/%.html:
+	node web/build.js $(WEBB) $*
 
-$(WEBB)/assets.c: web/embed.js $(foreach a,$(WEB_ASSETS),$(word 2,$(subst =, ,$(a)))) Makefile
-	node web/embed.js $@ $(WEB_ASSETS)
+$(WEBB)/assets.c: web/embed.js $(WEB_HTML) Makefile
+	node web/embed.js $@ $(foreach p,$(WEB_PAGES),$(p)_html=$(WEBB)/$(p).html)
 
 # One archive per folder of parts: the linker takes from it only the
 # parts a program calls, so a program need not link what the folder's

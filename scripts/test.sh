@@ -68,7 +68,7 @@ stage stream-tools 120 tests/tools/check_stream_record.sh bash tests/tools/check
 # a fleet of 50 simulated kernels for 10 s, 12 sampled 3 at a time, serve sampling 2 of 6: about 21 s.
 stage fleet 120 tests/tools/check_fleet.py python3 tests/tools/check_fleet.py
 # sonde-prof's web pages in headless chromium (tests/browser/): one QEMU
-# boot, 1 s of burn, 15 tests of pages: about 25 s.
+# boot, 1 s of burn, 17 tests of pages: about 25 s.
 stage browser 120 tests/browser/run.js node tests/browser/run.js
 # sonde-prof serve's page in headless chromium with two live x86_64
 # kernels (QEMU, -smp 1 each): about 25 s.

@@ -1,12 +1,12 @@
 // web/embed.js: writes a C source that holds files as byte arrays, so that
-// sonde-prof carries its pages' scripts and stylesheets inside itself and
-// a page it writes or serves needs nothing else (Makefile: build/web/assets.c).
+// sonde-prof carries its pages (web/build.js makes them, whole) inside
+// itself and a page it writes or serves needs nothing else (Makefile:
+// build/web/assets.c).
 //   node web/embed.js OUT.c NAME=FILE ...
 // Each NAME becomes `const struct sp_web_asset sp_web_NAME`, declared in
 // tools/pipeline/web_assets.h. The data is NUL-terminated (not counted in
 // its length) so that a page can print it as a string.
-'use strict';
-const fs = require('fs');
+import fs from 'node:fs';
 
 function fail(msg) {
   process.stderr.write('embed.js: ' + msg + '\n');
@@ -31,12 +31,6 @@ for (const pair of pairs) {
   }
   if (data.includes(0))
     fail(`${file}: holds a NUL byte: a page asset is text`);
-  // An asset is inlined into a <script> or <style> element: this text
-  // would end the element early or change how the browser reads it. A
-  // NAME ending in _html is a whole page (serve's), never inlined.
-  const bad = /<\/(script|style)|<!--/i.exec(data.toString('latin1'));
-  if (bad && !name.endsWith('_html'))
-    fail(`${file}: holds "${bad[0]}", which would break the element it is inlined in`);
   c += `\n/* ${file.replace(/\*\//g, '* /')} */\n`;
   c += `static const char data_${name}[${data.length + 1}] = {\n`;
   for (let i = 0; i < data.length; i += 16)

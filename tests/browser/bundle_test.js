@@ -1,12 +1,14 @@
-// tests/browser/bundle_test.js: the web pages' library as build/web holds it
-// (the files sonde-prof embeds): inlined into a page of its own with a
-// made-up profile, it loads with no network, lays frames out by value,
-// zooms on a click and reports a search's share. The pages sonde-prof
-// writes and serves are tested on real profiles in their own files.
+// tests/browser/bundle_test.js: the pages' flame-graph library module
+// (web/lib/flame.js), imported by a module of the test's own and bundled as
+// the pages are (web/bundle.js): inlined into a page with a made-up
+// profile, it loads with no network, lays frames out by value, zooms on a
+// click and reports a search's share. The pages sonde-prof writes and
+// serves are tested on real profiles in their own files.
 'use strict';
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
+const { pathToFileURL } = require('url');
 const { check } = require('./browser.js');
 
 // all 100: a 70 (spin 60, x 10), b 30.
@@ -17,18 +19,23 @@ const DATA = {
   ],
 };
 
-function page(root) {
-  const css = fs.readFileSync(path.join(root, 'build/web/flame.css'), 'utf8');
-  const js = fs.readFileSync(path.join(root, 'build/web/flame.js'), 'utf8');
-  return `<!doctype html><html><head><meta charset="utf-8"><style>${css}</style></head>
-<body><div id="chart"></div><div id="details"></div>
-<script>${js}</script>
-<script>
-const chart = sondeFlame.flamegraph().width(1000).cellHeight(18).transitionDuration(100)
+// The test's module: what the library gives, then the chart drawn. The
+// chart is left on window for the tests to zoom and search with.
+const ENTRY = `
+import { flamegraph, tooltip, colorMapper, select } from './flame.js';
+window.lib = [typeof flamegraph, typeof tooltip, typeof colorMapper.differentialColorMapper];
+const chart = flamegraph().width(1000).cellHeight(18).transitionDuration(100)
   .setDetailsElement(document.getElementById('details'));
-sondeFlame.select('#chart').datum(${JSON.stringify(DATA)}).call(chart);
+select('#chart').datum(${JSON.stringify(DATA)}).call(chart);
 window.chart = chart;
-</script></body></html>`;
+`;
+
+async function page(root) {
+  const web = await import(pathToFileURL(path.join(root, 'web', 'bundle.js')).href);
+  const { js, css } = await web.bundle({ contents: ENTRY, resolveDir: path.join(root, 'web', 'lib') });
+  return web.assemble('bundle_test', `<!doctype html><html><head><meta charset="utf-8">
+<!--SONDE_STYLE--></head><body><div id="chart"></div><div id="details"></div>
+<!--SONDE_SCRIPT--></body></html>`, { js, css });
 }
 
 // The on-screen width of the frame named name (the first one).
@@ -45,10 +52,10 @@ async function settled(p, name, want, tol) {
 }
 
 module.exports = {
-  setup(env) {
+  async setup(env) {
     env.dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sonde-bundle.'));
     env.file = path.join(env.dir, 'bundle.html');
-    fs.writeFileSync(env.file, page(env.root));
+    fs.writeFileSync(env.file, await page(env.root));
     env.url = 'file://' + env.file;
   },
   async teardown(env) {
@@ -57,12 +64,11 @@ module.exports = {
   tests: [
     ['bundle_loads_offline', async (env, b) => {
       const p = await b.openPage(env.url);
-      const ok = await p.evaluate(() => typeof sondeFlame === 'object' &&
-        typeof sondeFlame.flamegraph === 'function' && typeof sondeFlame.tooltip === 'function' &&
-        typeof sondeFlame.colorMapper.differentialColorMapper === 'function');
+      const lib = await p.evaluate(() => window.lib);
       const frames = await p.$$eval('#chart g.frame', (g) => g.length);
       await p.close();
-      check(ok, 'sondeFlame lacks flamegraph, tooltip or colorMapper');
+      check(lib.join() === 'function,function,function', 'web/lib/flame.js: flamegraph, tooltip ' +
+            `and colorMapper.differentialColorMapper are ${lib.join(', ')}, want functions`);
       check(frames === 5, `${frames} frames drawn, want 5`);
       check(p.errors.length === 0, `page errors: ${p.errors.join('; ')}`);
       check(p.refused.length === 0, `the page asked the network for ${p.refused.join(', ')}`);

@@ -199,8 +199,8 @@ async function main() {
                                   (r) => r.getBoundingClientRect().width);
       await p.$eval('#chart g.frame[name="burn_inner"]',
                     (g) => g.dispatchEvent(new MouseEvent('click', { bubbles: true })));
-      const n0 = await p.evaluate(() => window.sondeServe.refreshes);
-      await p.waitForFunction((n) => window.sondeServe.refreshes >= n + 2, n0, { timeout: 5000 });
+      const n0 = await p.evaluate(() => +document.body.dataset.refreshes);
+      await p.waitForFunction((n) => +document.body.dataset.refreshes >= n + 2, n0, { timeout: 5000 });
       check(await wide(full), `burn_inner is ${await width()} px wide two refreshes after the ` +
             `click, want ${full} (zoomed)`);
       await p.click('#reset-zoom');
@@ -254,9 +254,9 @@ async function main() {
       const row0 = await p.$eval('#kernels tr[data-index="0"] td.state', (e) => e.textContent);
       check(/\d\d:\d\d:\d\d \(\d+\.\d s ago\)/.test(row1.last), `kernel 1's last time: "${row1.last}"`);
       check(row0 === 'streaming', `kernel 0 is ${row0}, want streaming`);
-      const n0 = await p.evaluate(() => window.sondeServe.refreshes);
+      const n0 = await p.evaluate(() => +document.body.dataset.refreshes);
       await sleep(1500);
-      const n1 = await p.evaluate(() => window.sondeServe.refreshes);
+      const n1 = await p.evaluate(() => +document.body.dataset.refreshes);
       check(n1 > n0, 'the page stopped refreshing');
       const names = await frames(p);
       check(names.includes('burn_spin'), 'kernel 0\'s burn_spin is gone from the live graph');

@@ -438,7 +438,8 @@ def main():
         check('the timeline answers 200', st == 200 and b'"rate"' in body, body[:200])
         st, body = get(port, b'/')
         check('the page is served whole, the library inlined',
-              st == 200 and b'sondeFlame' in body and b'<!--SONDE' not in body, body[:200])
+              st == 200 and b'.d3-flame-graph' in body and b'<script>' in body and
+              b'<!--' not in body and b' src=' not in body, body[:200])
         check('serve is still running', sv.poll() is None)
         sv.terminate()
         try:

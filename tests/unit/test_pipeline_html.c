@@ -1,6 +1,6 @@
 // LINK: tools/pipeline/html.c tools/pipeline/flame_json.c tools/pipeline/model.c uapi/profile_raw.c build/web/assets.c
 /* tests/unit/test_pipeline_html.c: the page of -o FILE.html: self-contained
- * (the assets inlined, a policy that forbids every request), its title
+ * (the page web/build.js made, a policy that forbids every request), its title
  * escaped, no name able to close one of its <script> elements, and one
  * kind per page. tests/browser/ opens it in chromium. */
 #include "test.h"
@@ -38,15 +38,19 @@ TEST(html_page_self_contained)
     CHECK(strstr(out, "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src "
                       "'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'\">") != NULL);
     CHECK(strstr(out, "<title>a &amp; &lt;b&gt;</title>") != NULL);
-    /* Each asset whole, and no reference to anything outside. */
-    CHECK(sp_web_flame_js.len > 1000 && strstr(out, sp_web_flame_js.data) != NULL);
-    CHECK(strstr(out, sp_web_flame_css.data) != NULL);
-    CHECK(strstr(out, sp_web_flame_page_js.data) != NULL);
-    CHECK(strstr(out, sp_web_flame_page_css.data) != NULL);
+    /* The page web/build.js made, whole: all before its title marker and
+     * all after its JSON marker; no reference to anything outside. */
+    const char *tpl = sp_web_flame_html.data;
+    const char *t = strstr(tpl, "<!--SONDE_TITLE-->"), *j = strstr(tpl, "<!--SONDE_PROFILE-->");
+    CHECK(sp_web_flame_html.len > 10000 && t != NULL && j != NULL && t < j);
+    CHECK(strncmp(out, tpl, (size_t)(t - tpl)) == 0);
+    const char *rest = j + strlen("<!--SONDE_PROFILE-->");
+    CHECK(strlen(out) > strlen(rest) && strcmp(out + strlen(out) - strlen(rest), rest) == 0);
+    CHECK(strstr(out, "<!--") == NULL);
     CHECK(strstr(out, " src=") == NULL && strstr(out, "<link") == NULL);
-    /* The JSON, then the library, then the page's script: three elements. */
-    CHECK_EQ(count(out, "<script"), 3);
-    CHECK_EQ(count(out, "</script"), 3);
+    /* The JSON, then the bundle's script: two elements. */
+    CHECK_EQ(count(out, "<script"), 2);
+    CHECK_EQ(count(out, "</script"), 2);
     CHECK(strstr(out, "<script type=\"application/json\" id=\"sonde-profile\">{\"title\":"
                       "\"a \\u0026 \\u003cb\\u003e\"") != NULL);
     CHECK(strstr(out, "</body>\n</html>\n") != NULL);
@@ -65,7 +69,7 @@ TEST(html_names_cannot_close_the_script)
     int rc;
     char *out = page(&p, "</script>", &rc, err);
     CHECK_EQ(rc, 0);
-    CHECK_EQ(count(out, "</script"), 3);
+    CHECK_EQ(count(out, "</script"), 2);
     CHECK_EQ(count(out, "</ScRiPt"), 0);
     CHECK_EQ(count(out, "<!--"), 0);
     CHECK(strstr(out, "\\u003c/script\\u003e\\u003cscript\\u003ealert(1)") != NULL);

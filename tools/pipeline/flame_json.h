@@ -2,7 +2,7 @@
  * graph draws (d3-flame-graph's data: name, value, children), written as
  * JSON that is safe inside an HTML <script> element.
  *
- * The document (tools/pipeline/html.c inlines it; web/flame-page.js reads it):
+ * The document (tools/pipeline/html.c inlines it; web/flame/main.js reads it):
  *
  *   {"title":S, "kind":"cpu"|"offcpu"|"heap", "view":S, "unit":U,
  *    "total":N, "diff":B, ["base_total":N,]

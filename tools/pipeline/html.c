@@ -1,13 +1,10 @@
-/* tools/pipeline/html.c: the page around the flame graph's JSON.
- * Host pipeline: prefix sp_. */
+/* tools/pipeline/html.c: the page around the flame graph's JSON: the page
+ * web/build.js made (tools/pipeline/web_assets.h) with the title and the
+ * JSON written into it. Host pipeline: prefix sp_. */
 #include "tools/pipeline/html.h"
 #include "tools/pipeline/flame_json.h"
 #include "tools/pipeline/web_assets.h"
 #include <string.h>
-
-/* The page may run its own inline scripts and styles and nothing else: no
- * request leaves it, whatever a name in the profile says. */
-#define CSP "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'"
 
 static void html_text(FILE *f, const char *s)
 {
@@ -22,35 +19,33 @@ static void html_text(FILE *f, const char *s)
     }
 }
 
-static void asset(FILE *f, const char *tag, const struct sp_web_asset *a)
+/* Writes the page from *at up to marker and moves *at past the marker.
+ * web/build.js leaves each marker in the page exactly once, in order (and
+ * makes no page without them); were one missing, the rest of the page
+ * would be written whole and nothing put in the marker's place. */
+static void page_upto(FILE *f, const char **at, const char *marker)
 {
-    fprintf(f, "<%s>\n", tag);
-    fwrite(a->data, 1, a->len, f);
-    fprintf(f, "\n</%s>\n", tag);
+    const char *m = strstr(*at, marker);
+    if (!m)
+        m = *at + strlen(*at);
+    fwrite(*at, 1, (size_t)(m - *at), f);
+    *at = *m ? m + strlen(marker) : m;
 }
 
-/* Everything up to the JSON, which the caller writes; then page_end. */
-static void page_start(FILE *f, const char *title)
+/* Everything up to the JSON, which the caller writes; then page_end with
+ * what this returns. */
+static const char *page_start(FILE *f, const char *title)
 {
-    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-          "<meta http-equiv=\"Content-Security-Policy\" content=\"" CSP "\">\n"
-          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-          "<meta name=\"generator\" content=\"sonde-prof\">\n<title>", f);
+    const char *at = sp_web_flame_html.data;
+    page_upto(f, &at, "<!--SONDE_TITLE-->");
     html_text(f, title);
-    fputs("</title>\n", f);
-    asset(f, "style", &sp_web_flame_css);
-    asset(f, "style", &sp_web_flame_page_css);
-    fputs("</head>\n<body>\n<noscript>This flame graph is drawn by JavaScript: allow it "
-          "for this file.</noscript>\n<div id=\"sonde-page\"></div>\n"
-          "<script type=\"application/json\" id=\"sonde-profile\">", f);
+    page_upto(f, &at, "<!--SONDE_PROFILE-->");
+    return at;
 }
 
-static int page_end(FILE *f)
+static int page_end(FILE *f, const char *rest)
 {
-    fputs("</script>\n", f);
-    asset(f, "script", &sp_web_flame_js);
-    asset(f, "script", &sp_web_flame_page_js);
-    fputs("</body>\n</html>\n", f);
+    fputs(rest, f);
     return ferror(f) ? -1 : 0;
 }
 
@@ -75,9 +70,9 @@ int sp_html_write(const struct sp_profile *p, bool per_kernel, const char *title
             return -1;
         }
     }
-    page_start(f, title);
+    const char *rest = page_start(f, title);
     int rc = sp_fj_write(p, per_kernel || several_kernels(p), title, f);
-    if (page_end(f) || rc) {
+    if (page_end(f, rest) || rc) {
         snprintf(err, errcap, "write error");
         return -1;
     }
@@ -86,7 +81,7 @@ int sp_html_write(const struct sp_profile *p, bool per_kernel, const char *title
 
 int sp_html_write_diff(const struct sp_diff *d, unsigned kind, const char *title, FILE *f)
 {
-    page_start(f, title);
+    const char *rest = page_start(f, title);
     int rc = sp_fj_write_diff(d, kind, title, f);
-    return page_end(f) || rc ? -1 : 0;
+    return page_end(f, rest) || rc ? -1 : 0;
 }

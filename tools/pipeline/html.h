@@ -1,9 +1,9 @@
 /* tools/pipeline/html.h: the interactive flame graph, `-o FILE.html`: one
  * self-contained page (it loads nothing when opened, and its Content
  * Security Policy forbids it to) holding the profile as JSON
- * (tools/pipeline/flame_json.h), d3-flame-graph bundled with its d3 modules
- * (tools/pipeline/web_assets.h) and the page's own script
- * (web/flame-page.js: zoom, search, tooltips, icicle).
+ * (tools/pipeline/flame_json.h) and the page's modules (web/flame/: zoom,
+ * search, tooltips, icicle) bundled with d3-flame-graph and inlined
+ * (tools/pipeline/web_assets.h).
  * Host pipeline: prefix sp_. */
 #pragma once
 #include <stdbool.h>

@@ -1,14 +1,11 @@
-/* tools/pipeline/web_assets.h: the files sonde-prof's web pages are made
- * of, carried inside the program so that a page needs no network and no
- * file beside it. They are built from web/ by the Makefile: the library
- * (d3-flame-graph and its d3 modules, pinned in web/package-lock.json) is
- * bundled by esbuild into build/web/flame.js and build/web/flame.css, and
- * web/embed.js turns every asset into build/web/assets.c, one symbol each;
- * an asset holds no "</script", "</style" or "<!--" (embed.js refuses it),
- * so it can be inlined as it is.
- *
- * flame_js defines one global, sondeFlame (web/flame-lib.js says what it
- * holds): a page inlines flame_css and flame_js, then its own script.
+/* tools/pipeline/web_assets.h: sonde-prof's web pages, carried inside the
+ * program so that a page needs no network and no file beside it. The
+ * Makefile builds them from web/: web/build.js bundles each page's ES
+ * modules with esbuild (d3-flame-graph and its d3 modules, pinned in
+ * web/package-lock.json) and inlines the bundle into the page's template,
+ * one whole HTML file each; web/embed.js turns them into build/web/assets.c.
+ * A page holds no comment but the markers of what sonde-prof fills in as
+ * it writes the page, each exactly once (web/build.js checks both).
  *
  * Host pipeline: prefix sp_. */
 #pragma once
@@ -20,11 +17,9 @@ struct sp_web_asset {
     size_t len;
 };
 
-extern const struct sp_web_asset sp_web_flame_js;     /* the library */
-extern const struct sp_web_asset sp_web_flame_css;    /* its stylesheet */
-/* The page of -o FILE.html (tools/pipeline/html.c): web/flame-page.js, .css. */
-extern const struct sp_web_asset sp_web_flame_page_js;
-extern const struct sp_web_asset sp_web_flame_page_css;
-/* serve's page (tools/serve/page.c): web/serve.html and web/serve.js. */
+/* The page of -o FILE.html (tools/pipeline/html.c; web/flame/): the title,
+ * as HTML text, goes in place of <!--SONDE_TITLE-->, the profile's JSON
+ * (tools/pipeline/flame_json.h) in place of <!--SONDE_PROFILE-->. */
+extern const struct sp_web_asset sp_web_flame_html;
+/* serve's page (tools/serve/page.c; web/serve/), served as it is. */
 extern const struct sp_web_asset sp_web_serve_html;
-extern const struct sp_web_asset sp_web_serve_js;

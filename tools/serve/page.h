@@ -1,7 +1,7 @@
-/* tools/serve/page.h: the page `sonde-prof serve` serves at /: its own
- * HTML and script (web/serve.html, web/serve.js) with the flame-graph
- * library's bundle (tools/pipeline/web_assets.h) inlined, so that it
- * needs nothing but serve's API.
+/* tools/serve/page.h: the page `sonde-prof serve` serves at /: web/serve/'s
+ * template with its modules and the flame-graph library bundled and
+ * inlined (tools/pipeline/web_assets.h), so that it needs nothing but
+ * serve's API.
  * Serve layer: prefix sv_. */
 #pragma once
 #include <stddef.h>
