@@ -63,7 +63,10 @@ static uint64_t run_workload(enum bench_mode mode, struct printer *p)
      * at -smp 1 in the run without it (160 wakeups, worth ~0.01% there,
      * as much as the tick's samples). */
     if (mode == BENCH_WINDOW) {
-        prof_run(BENCH_WINDOW_MS, PROF_ALL, 2, PROF_TEXT, p);
+        struct prof_window_spec ws = { .ws_kind = PROF_KIND_CPU, .ws_ms = BENCH_WINDOW_MS,
+                                       .ws_pid = PROF_ALL, .ws_chains = 2,
+                                       .ws_format = PROF_TEXT };
+        cmd_profile_window(&ws, p);
     } else if (mode == BENCH_STREAM) {
         struct prof_sink sink;
         cmd_profile_udp_sink(&sink, bench_dest.ip, bench_dest.port);
@@ -71,7 +74,10 @@ static uint64_t run_workload(enum bench_mode mode, struct printer *p)
          * keep-alive meanwhile: the bench confirms for it, which is safe
          * only because bench_stream ran for a key holder (see there). */
         sink.sk_confirmed = true;
-        bool ok = prof_stream_start(&sink, 0, PROF_ALL, p) == 0;
+        struct prof_err e = { 0 };
+        bool ok = prof_stream_start(&sink, 0, PROF_ALL, &e, p) == 0;
+        if (!ok && e.pe_why != PROF_NOT_NONE)
+            cmd_profile_say("profile", &e, p);
         sleep_ms(BENCH_WINDOW_MS);
         if (ok)
             prof_stream_stop(p);
@@ -96,8 +102,10 @@ static uint64_t bench_report(unsigned ncpu)
     uintptr_t frames[PROF_FRAMES];
     uintptr_t spin = symtab_find("burn_spin"), inner = symtab_find("burn_inner");
     uintptr_t mid = symtab_find("burn_middle"), outer = symtab_find("burn_outer");
-    prof_run(1, PROF_ALL, 1, PROF_TEXT, &sink);              /* fresh counts */
-    if (prof_reserve(BENCH_REPORT_RECS / ncpu, &sink) != PROF_OK)
+    struct prof_window_spec ws = { .ws_kind = PROF_KIND_CPU, .ws_ms = 1, .ws_pid = PROF_ALL,
+                                   .ws_chains = 1, .ws_format = PROF_TEXT };
+    prof_window_run(&ws, &sink, NULL);                       /* fresh counts */
+    if (prof_reserve(BENCH_REPORT_RECS / ncpu, NULL) != PROF_OK)
         return 0;
     for (unsigned c = 0; c < ncpu; c++)
         for (unsigned k = 0; k < BENCH_REPORT_RECS / ncpu; k++) {
@@ -108,7 +116,7 @@ static uint64_t bench_report(unsigned ncpu)
             frames[3] = outer + 14;
             prof_inject(c, 1, frames, 4, 100);
         }
-    prof_report_again(8, &sink);
+    prof_report_again(8, &sink, NULL);
     return prof_report_cycles();
 }
 

@@ -23,6 +23,7 @@
  * Commands: prefix cmd_ and bench_. */
 #include "hal/cpu.h"
 #include "kernel/prof/offcpu.h"
+#include "kernel/cmd/profile.h"
 #include "kernel/prof/session.h"
 #include "kernel/sched.h"
 #include "kernel/shell.h"
@@ -149,7 +150,13 @@ static bool bench_sw_phase(enum bench_sw_kind kind, char *line, unsigned n, stru
     }
     unsigned ms = bench_sw_ms[kind];
     sleep_ms(ms);
-    int rc = prof_run_off(ms, PROF_ALL, 1, PROF_TEXT, PROF_VIEW_LATENCY, &bp.pr);
+    struct prof_window_spec ws = { .ws_kind = PROF_KIND_OFFCPU, .ws_view = PROF_VIEW_LATENCY,
+                                   .ws_ms = ms, .ws_pid = PROF_ALL, .ws_chains = 1,
+                                   .ws_format = PROF_TEXT };
+    struct prof_err e;
+    int rc = prof_window_run(&ws, &bp.pr, &e);
+    if (rc != PROF_OK && rc != PROF_ENOMEM)
+        cmd_profile_say("bench_switch", &e, &bp.pr);
     bsw.stop = true;
     waitq_wake_all(&bench_sw_wq);
     while (__atomic_load_n(&bsw.running, __ATOMIC_ACQUIRE))
@@ -184,8 +191,11 @@ static int cmd_bench_switch(int argc, char **argv, struct printer *p)
         return 1;
     }
     /* The open window's rings big enough for every switch of it. */
-    if (prof_reserve(PROF_RESERVE_MAX, p) != PROF_OK)
+    struct prof_err e;
+    if (prof_reserve(PROF_RESERVE_MAX, &e) != PROF_OK) {
+        cmd_profile_say("bench_switch", &e, p);
         return 1;
+    }
     static const struct {
         enum bench_sw_kind kind;
         const char *name, *per;

@@ -18,6 +18,7 @@
 #include "lib/sha256.h"
 #include "lib/printf.h"
 #include "lib/string.h"
+#include "mm/heapprof.h"
 #include "net/net.h"
 #include "net/udpshell.h"
 #include "uapi/profile_stream.h"
@@ -202,7 +203,11 @@ static int cmd_stream_start(int argc, char **argv, unsigned what, struct printer
     struct prof_sink sink;
     cmd_profile_udp_sink(&sink, ip, port);
     static bool stats_registered;   /* starts are serialised by the profiler */
-    int rc = prof_stream_start_what(&sink, ms, pid, what, p);
+    struct prof_err e = { 0 };
+    int rc = prof_stream_start_what(&sink, ms, pid, what,
+                                    __atomic_load_n(&heapprof_rate, __ATOMIC_RELAXED), &e, p);
+    if (rc != 0 && e.pe_why != PROF_NOT_NONE)
+        cmd_profile_say("profile", &e, p);
     if (rc == 0 && !stats_registered) {
         net_app_stats_register(&cmd_stream_net);
         stats_registered = true;
@@ -388,8 +393,11 @@ static bool cmd_profile_off(int argc, char **argv, struct printer *p, int *rc)
         *rc = 1;
         return true;
     }
-    *rc = prof_run_off((unsigned)a.ms, a.pid, (unsigned)a.chains,
-                       (enum prof_format)a.fmt, view, p) ? 1 : 0;
+    struct prof_window_spec ws = {
+        .ws_kind = PROF_KIND_OFFCPU, .ws_view = view, .ws_ms = (unsigned)a.ms, .ws_pid = a.pid,
+        .ws_chains = (unsigned)a.chains, .ws_format = (enum prof_format)a.fmt,
+    };
+    *rc = cmd_profile_window(&ws, p);
     return true;
 }
 #define CMD_PROFILE_USAGE "profile [ms] [pid|all] [chains|folded|raw]"
@@ -437,8 +445,8 @@ static int cmd_profile(int argc, char **argv, struct printer *p)
                           PROF_WINDOW_MAX);
                 return 1;
             }
-            if (!prof_window_ok(ms, p))
-                return 1;
+            if (!prof_window_ok(ms))
+                return cmd_profile_refuse(PROF_NOT_WINDOW, ms, p);
         } else if (i == 2) {
             if (cmd_profile_is_all(a))
                 continue;
@@ -458,11 +466,15 @@ static int cmd_profile(int argc, char **argv, struct printer *p)
                           "folded or raw\n", a, PROF_CHAINS);
                 return 1;
             }
-            if (!prof_chains_ok(chains, p))
-                return 1;
+            if (!prof_chains_ok(chains))
+                return cmd_profile_refuse(PROF_NOT_CHAINS, chains, p);
         }
     }
-    return prof_run((unsigned)ms, pid, (unsigned)chains, (enum prof_format)fmt, p) ? 1 : 0;
+    struct prof_window_spec ws = {
+        .ws_kind = PROF_KIND_CPU, .ws_ms = (unsigned)ms, .ws_pid = pid,
+        .ws_chains = (unsigned)chains, .ws_format = (enum prof_format)fmt,
+    };
+    return cmd_profile_window(&ws, p);
 }
 
 SHELL_COMMAND(profile, "profile", CMD_PROFILE_USAGE "  sample; the hottest chains, or every chain folded or raw"
@@ -480,7 +492,11 @@ static int cmd_profile_cpus(int argc, char **argv, struct printer *p)
         pr_puts(p, "profile_cpus: takes no arguments\n");
         return 1;
     }
-    return prof_print_last_sources(p) == PROF_OK ? 0 : 1;
+    struct prof_err e;
+    if (prof_print_last_sources(p, &e) == PROF_OK)
+        return 0;
+    cmd_profile_say("profile_cpus", &e, p);
+    return 1;
 }
 
 SHELL_COMMAND(profile_cpus, "profile_cpus", "profile_cpus  the last profile's samples per cpu, by source",

@@ -3,6 +3,7 @@
 #pragma once
 #include <stdbool.h>
 #include <stdint.h>
+#include "kernel/prof/prof.h"
 #include "kernel/prof/stream.h"
 
 #define CMD_STREAM_SRC_PORT  9100       /* a stream's datagrams' source port */
@@ -17,6 +18,17 @@ void cmd_profile_test_reset(void);
 #endif
 
 struct printer;
+struct prof_err;
+struct prof_window_spec;
+/* The core's refusal e (kernel/prof/prof.h) in words, as cmd's
+ * (kernel/cmd/profile_say.c): "cmd: window 0 out of range (1-2000 ms)". */
+void cmd_profile_say(const char *cmd, const struct prof_err *e, struct printer *p);
+/* Run the window ws, its report to p or its refusal said: the command's
+ * exit status. */
+int cmd_profile_window(const struct prof_window_spec *ws, struct printer *p);
+/* A command's own check refused value for why: said as the core's
+ * refusal would be ("profile: ..."), and 1, the exit status. */
+int cmd_profile_refuse(enum prof_why_not why, uint64_t value, struct printer *p);
 /* `profile ... stream <port> [ms|0] [pid|all]` for the kinds of what
  * (PROF_STREAM_*, kernel/prof/session.h), argv[1] being "stream": the
  * one parser of a stream's arguments, for every kind's words before it.

@@ -1,6 +1,6 @@
 /* kernel/cmd/profile_heap.c: `profile heap` and `profile allocs`, the
  * shell's face of heap profiling (mm/heapprof.h, kernel/prof/heapview.h,
- * prof_run_allocs; `profile allocs stream` goes to the stream's one
+ * prof_window_run; `profile allocs stream` goes to the stream's one
  * parser, kernel/cmd/profile.c): every argument checked, in order, the
  * first bad one named with its allowed range, before anything starts. */
 #include "kernel/cmd/profile.h"
@@ -57,6 +57,29 @@ static int cmd_heap_rate(int argc, char **argv, struct printer *p)
 }
 
 /* profile heap [chains|folded|raw], profile heap rate R|off */
+/* The allocator's in-use table, copied, as the core's report. The copy
+ * is allocated before the table is read, at the table's full size:
+ * allocating under the heap's lock would deadlock. Blocks sampled between
+ * the allocation and the copy are simply in it. */
+static int cmd_heap_report(unsigned chains, enum prof_format fmt, struct printer *p)
+{
+    struct prof_record *recs = kmalloc(HEAPPROF_BLOCKS * sizeof *recs);
+    if (!recs) {
+        pr_printf(p, "profile: no memory to copy the heap table (%zu bytes)\n",
+                  HEAPPROF_BLOCKS * sizeof *recs);
+        return 1;
+    }
+    struct heapprof_stats st;
+    uint32_t n = heap_prof_copy(recs, HEAPPROF_BLOCKS, &st);
+    struct prof_heap_table t = { recs, n, st.hs_rate, st.hs_overflow };
+    struct prof_err e = { 0 };
+    int rc = prof_heap_report(&t, chains, fmt, p, &e);
+    if (rc != PROF_OK && e.pe_why != PROF_NOT_NONE)
+        cmd_profile_say("profile", &e, p);
+    kfree(recs);
+    return rc == PROF_OK ? 0 : 1;
+}
+
 static int cmd_heap(int argc, char **argv, struct printer *p)
 {
     uint64_t chains = PROF_CHAINS_DEF;
@@ -80,7 +103,7 @@ static int cmd_heap(int argc, char **argv, struct printer *p)
             return 1;
         }
     }
-    return prof_heap_report((unsigned)chains, (enum prof_format)fmt, p) ? 1 : 0;
+    return cmd_heap_report((unsigned)chains, (enum prof_format)fmt, p);
 }
 
 /* One argument of profile allocs at position i (2: ms, 3: pid, 4:
@@ -150,14 +173,13 @@ static int cmd_allocs(int argc, char **argv, struct printer *p)
             return 1;
         }
     }
-    uint32_t rate = heapprof_rate;
-    if (!rate) {
-        pr_printf(p, "profile: heap profiling is off; turn it on with profile heap rate "
-                  "<bytes> (%u-%u)\n", HEAPPROF_RATE_MIN, HEAPPROF_RATE_MAX);
-        return 1;
-    }
-    return prof_run_allocs((unsigned)ms, pid, (unsigned)chains, (enum prof_format)fmt,
-                           rate, p) ? 1 : 0;
+    /* mm owns the rate: handed to the window, which refuses 0 (off). */
+    struct prof_window_spec ws = {
+        .ws_kind = PROF_KIND_HEAP, .ws_ms = (unsigned)ms, .ws_pid = pid,
+        .ws_chains = (unsigned)chains, .ws_format = (enum prof_format)fmt,
+        .ws_heap_rate = __atomic_load_n(&heapprof_rate, __ATOMIC_RELAXED),
+    };
+    return cmd_profile_window(&ws, p);
 }
 
 bool cmd_profile_heap(int argc, char **argv, struct printer *p, int *rc)

@@ -6,11 +6,25 @@
  *
  * Profiler core: prefix prof_ and PROF_. */
 #pragma once
+#include <stdint.h>
+#include "kernel/prof/prof.h"
 #include "kernel/prof/report.h"
 
 struct printer;
 
-/* The estimated bytes and objects in use now, by allocation chain, in
- * fmt (chains: how many the text shows, 1..PROF_CHAINS). PROF_OK,
- * PROF_EINVAL or PROF_ENOMEM, each error said to p. */
-int prof_heap_report(unsigned chains, enum prof_format fmt, struct printer *p);
+/* A copy of the allocator's in-use table (mm/heapprof.h's heap_prof_copy,
+ * taken by the caller): ht_n records of the heap kind, the sampling rate
+ * they were taken at, and the blocks the table had no room for. */
+struct prof_heap_table {
+    const struct prof_record *ht_recs;
+    uint32_t ht_n;
+    uint32_t ht_rate;
+    uint64_t ht_overflow;
+};
+
+/* The estimated bytes and objects in use, by allocation chain, in fmt
+ * (chains: how many the text shows, 1..PROF_CHAINS). PROF_OK,
+ * PROF_EINVAL (PROF_NOT_CHAINS in *e) or the report's PROF_ENOMEM (said
+ * to p). */
+int prof_heap_report(const struct prof_heap_table *t, unsigned chains, enum prof_format fmt,
+                     struct printer *p, struct prof_err *e);

@@ -60,7 +60,7 @@ uint32_t prof_ring_records_for(unsigned ms, unsigned hz)
  * for the sake of reclaiming memory. So the rings end up big enough for
  * the longest window at the fastest source, kept for the life of the
  * kernel. Do not add a kfree here or on Stop. */
-int prof_ring_grow(uint32_t want, struct printer *p)
+int prof_ring_grow(uint32_t want, struct prof_err *e)
 {
     /* The sampler finds a slot with a mask. */
     BUG_ON(want == 0 || (want & (want - 1)) != 0);
@@ -71,8 +71,11 @@ int prof_ring_grow(uint32_t want, struct printer *p)
         size_t bytes = (size_t)want * sizeof(struct prof_record);
         struct prof_record *b = kmalloc(bytes);
         if (!b) {
-            pr_printf(p, "profile: no memory for cpu %u's sample buffer "
-                      "(%zu bytes)\n", i, bytes);
+            prof_refuse(e, PROF_ENOMEM, PROF_NOT_MEMORY, want);
+            if (e) {
+                e->pe_cpu = (int)i;
+                e->pe_bytes = bytes;
+            }
             return PROF_ENOMEM;
         }
         /* The last run's records move with the ring, so a report of it

@@ -76,8 +76,9 @@ uint32_t prof_ring_records_for(unsigned ms, unsigned hz);
 
 /* Grow every online CPU's ring to hold at least want records (a power of
  * two); never shrinks, never frees. Gate closed. PROF_OK, or PROF_ENOMEM
- * with a "profile: ..." line to p. */
-int prof_ring_grow(uint32_t want, struct printer *p);
+ * with PROF_NOT_MEMORY in *e (the CPU and the bytes; e may be NULL). */
+struct prof_err;
+int prof_ring_grow(uint32_t want, struct prof_err *e);
 
 /* Zero every ring's counts, mark the CPUs online with a ring as in the
  * window, set the filter (PROF_ALL or a pid), then open the gate to the

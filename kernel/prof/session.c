@@ -25,7 +25,6 @@
 #include "kernel/timer.h"
 #include "lib/printf.h"
 #include "mm/heap.h"
-#include "mm/heapprof.h"
 
 #define PROF_QUIESCE_MS 50      /* Stop's bound on waiting out samplers */
 #define PROF_START_WAIT_MS 1000 /* Start's, for one Stop left behind */
@@ -67,17 +66,19 @@ void prof_session_set_busy_note(prof_busy_note_fn note)
     __atomic_store_n(&prof_busy_note, note, __ATOMIC_RELEASE);
 }
 
-/* "<cmd>: busy", and while a stream holds the profiler, which one. */
-static void prof_say_busy(const char *cmd, struct printer *p)
+/* The refusal of a busy profiler: who holds it, while a stream does. */
+static int prof_busy_err(struct prof_err *e)
 {
-    prof_busy_note_fn note = __atomic_load_n(&prof_busy_note, __ATOMIC_ACQUIRE);
-    if (note) {
-        pr_printf(p, "%s: busy (", cmd);
-        note(p);
-        pr_puts(p, ")\n");
-    } else {
-        pr_printf(p, "%s: busy\n", cmd);
-    }
+    prof_refuse(e, PROF_EBUSY, PROF_NOT_BUSY, 0);
+    if (e)
+        e->pe_note = __atomic_load_n(&prof_busy_note, __ATOMIC_ACQUIRE);
+    return PROF_EBUSY;
+}
+
+/* Take the profiler, or refuse as busy. */
+static int prof_take_or_say(struct prof_err *e)
+{
+    return prof_take() ? PROF_OK : prof_busy_err(e);
 }
 
 /* The fastest source a run can use: the counter's ~1 kHz (PMU_PERIOD_US)
@@ -125,17 +126,18 @@ static void prof_start(int pid, bool pmu, unsigned kinds)
  * rings of a run in progress, and a sampler of the last run still inside
  * (Stop waits only so long) would finish its record after Start zeroed
  * the counts, and count it into this run: wait it out, or say so.
- * PROF_OK with the profiler held, or PROF_EBUSY (said to p). */
-static int prof_claim(struct printer *p)
+ * PROF_OK with the profiler held, or PROF_EBUSY (PROF_NOT_BUSY or
+ * PROF_NOT_LATE in *e). */
+static int prof_claim(struct prof_err *e)
 {
-    if (!prof_take()) {
-        prof_say_busy("profile", p);
-        return PROF_EBUSY;
-    }
+    if (!prof_take())
+        return prof_busy_err(e);
     int late = prof_ring_quiesce(PROF_START_WAIT_MS);
     if (late >= 0) {
         prof_give();
-        pr_printf(p, "profile: busy (cpu %d is still finishing a sample of the last run)\n", late);
+        prof_refuse(e, PROF_EBUSY, PROF_NOT_LATE, 0);
+        if (e)
+            e->pe_cpu = late;
         return PROF_EBUSY;
     }
     return PROF_OK;
@@ -190,108 +192,133 @@ static int prof_report_snap(unsigned chains, enum prof_format fmt,
 
 /* ---- windows, reports, bench -------------------------------------------- */
 
-bool prof_window_ok(uint64_t ms, struct printer *p)
+bool prof_window_ok(uint64_t ms)
 {
-    if (ms >= PROF_WINDOW_MIN && ms <= PROF_WINDOW_MAX)
-        return true;
-    pr_printf(p, "profile: window %lu out of range (%u-%u ms)\n",
-              (unsigned long)ms, PROF_WINDOW_MIN, PROF_WINDOW_MAX);
-    return false;
+    return ms >= PROF_WINDOW_MIN && ms <= PROF_WINDOW_MAX;
 }
 
-bool prof_chains_ok(uint64_t n, struct printer *p)
+bool prof_chains_ok(uint64_t n)
 {
-    if (n >= 1 && n <= PROF_CHAINS)
-        return true;
-    pr_printf(p, "profile: chains %lu out of range (1-%u)\n",
-              (unsigned long)n, PROF_CHAINS);
-    return false;
+    return n >= 1 && n <= PROF_CHAINS;
 }
 
-int prof_run(unsigned ms, int pid, unsigned chains, enum prof_format fmt,
-             struct printer *p)
+/* Records per second a CPU's ring is sized for in an off-CPU window: a
+ * switch-in writes up to PROF_OFF_RECS, and a CPU switching 5000 times a
+ * second fills this; past it, what does not fit is counted as dropped. */
+#define PROF_OFF_RATE 16000u
+
+/* What a window of ws needs, checked before anything starts: 0, or the
+ * refusal. */
+static int prof_window_check(const struct prof_window_spec *ws, struct prof_err *e)
 {
-    if (!prof_window_ok(ms, p) || !prof_chains_ok(chains, p))
-        return PROF_EINVAL;
-    if (fmt != PROF_TEXT && fmt != PROF_FOLDED && fmt != PROF_RAW) {
-        pr_printf(p, "profile: unknown output format %d\n", (int)fmt);
-        return PROF_EINVAL;
-    }
-    if (pid < PROF_ALL) {
-        pr_printf(p, "profile: pid %d: no such task\n", pid);
-        return PROF_EINVAL;
-    }
-    if (prof_claim(p) != PROF_OK)
-        return PROF_EBUSY;
-    /* The probe (cached after the first run) says which source, and so
-     * how many records the window needs. */
-    bool pmu = pmu_probe();
-    int rc = prof_ring_grow(prof_ring_records_for(ms, prof_rate_hz(pmu)), p);
-    if (rc == PROF_OK) {
-        prof_ran = true;
-        prof_run_kind = PROF_KIND_CPU;
-        prof_last_view = 0;
-        prof_snap.ps_ms = ms;
-        sleep_to_tick();
-        prof_start(pid, pmu, PROF_GATE_CPU);
-        sleep_ticks(prof_window_ticks(ms));
-        prof_stop();
-        rc = prof_report_snap(chains, fmt, p);
-    }
-    prof_give();
-    return rc;
+    if (!prof_window_ok(ws->ws_ms))
+        return prof_refuse(e, PROF_EINVAL, PROF_NOT_WINDOW, ws->ws_ms);
+    if (!prof_chains_ok(ws->ws_chains))
+        return prof_refuse(e, PROF_EINVAL, PROF_NOT_CHAINS, ws->ws_chains);
+    if (ws->ws_format != PROF_TEXT && ws->ws_format != PROF_FOLDED &&
+        ws->ws_format != PROF_RAW)
+        return prof_refuse(e, PROF_EINVAL, PROF_NOT_FORMAT, ws->ws_format);
+    if (ws->ws_kind == PROF_KIND_OFFCPU && ws->ws_view == PROF_VIEW_WALL &&
+        ws->ws_format == PROF_RAW)
+        return prof_refuse(e, PROF_EINVAL, PROF_NOT_WALL_RAW, 0);
+    if (ws->ws_pid < PROF_ALL)
+        return prof_refuse(e, PROF_EINVAL, PROF_NOT_PID, ws->ws_pid);
+    if (ws->ws_kind == PROF_KIND_HEAP && !ws->ws_heap_rate)
+        return prof_refuse(e, PROF_EINVAL, PROF_NOT_HEAP_OFF, 0);
+    if (ws->ws_kind != PROF_KIND_CPU && ws->ws_kind != PROF_KIND_OFFCPU &&
+        ws->ws_kind != PROF_KIND_HEAP)
+        return prof_refuse(e, PROF_EINVAL, PROF_NOT_FORMAT, ws->ws_kind);
+    return PROF_OK;
 }
 
-int prof_run_allocs(unsigned ms, int pid, unsigned chains, enum prof_format fmt,
-                    uint32_t rate, struct printer *p)
+/* The records per CPU a window of ws needs, and the gate's kinds. The
+ * probe (cached after the first run) says which source samples the CPU,
+ * and so how many records a window of it needs. The allocator's samples
+ * come at its own pace, not a source's: a ring of PROF_ALLOCS_RECS, and
+ * what does not fit is counted as dropped. */
+static uint32_t prof_window_size(const struct prof_window_spec *ws, bool *pmu,
+                                 unsigned *kinds)
 {
-    if (!prof_window_ok(ms, p) || !prof_chains_ok(chains, p))
-        return PROF_EINVAL;
-    if (fmt != PROF_TEXT && fmt != PROF_FOLDED && fmt != PROF_RAW) {
-        pr_printf(p, "profile: unknown output format %d\n", (int)fmt);
-        return PROF_EINVAL;
+    if (ws->ws_kind == PROF_KIND_HEAP) {
+        *pmu = false;
+        *kinds = PROF_GATE_KIND(PROF_KIND_HEAP);
+        return PROF_ALLOCS_RECS;
     }
-    if (pid < PROF_ALL) {
-        pr_printf(p, "profile: pid %d: no such task\n", pid);
-        return PROF_EINVAL;
+    if (ws->ws_kind == PROF_KIND_CPU) {
+        *pmu = pmu_probe();
+        *kinds = PROF_GATE_CPU;
+        return prof_ring_records_for(ws->ws_ms, prof_rate_hz(*pmu));
     }
-    if (prof_claim(p) != PROF_OK)
-        return PROF_EBUSY;
-    /* The allocator's samples come at its own pace, not a source's: a
-     * ring of PROF_ALLOCS_RECS per CPU, and what does not fit is counted
-     * as dropped. */
-    int rc = prof_ring_grow(PROF_ALLOCS_RECS, p);
-    if (rc == PROF_OK) {
-        prof_ran = true;
-        prof_run_kind = PROF_KIND_HEAP;
-        prof_last_view = 0;
-        fmt_snprintf(prof_heap_source, sizeof prof_heap_source, "heap allocs rate %u", rate);
-        prof_snap.ps_ms = ms;
-        prof_snap.ps_pid = pid;
-        prof_snap.ps_rate = rate;
+    /* Wall time needs the CPU's samples too, from the probed source. */
+    bool wall = ws->ws_view == PROF_VIEW_WALL;
+    *pmu = wall && pmu_probe();
+    *kinds = PROF_GATE_KIND(PROF_KIND_OFFCPU) | (wall ? PROF_GATE_CPU : 0);
+    return prof_ring_records_for(ws->ws_ms,
+                                 PROF_OFF_RATE + (wall ? prof_rate_hz(*pmu) : 0));
+}
+
+/* The window itself, the profiler held and the rings grown: Start just
+ * after a tick, sleep out whole ticks, Stop. An off-CPU window keeps the
+ * scheduler's clock (the raw counter, kernel/prof/offcpu.h) over it, and
+ * at its end charges every task still away up to the end, while the
+ * gate is still open to the sweep's records. */
+static void prof_window_sleep(const struct prof_window_spec *ws, bool pmu, unsigned kinds)
+{
+    bool off = ws->ws_kind == PROF_KIND_OFFCPU;
+    prof_ran = true;
+    prof_run_kind = (uint8_t)ws->ws_kind;
+    prof_last_view = off ? ws->ws_view : 0;
+    prof_snap.ps_ms = ws->ws_ms;
+    if (ws->ws_kind == PROF_KIND_HEAP) {
+        fmt_snprintf(prof_heap_source, sizeof prof_heap_source, "heap allocs rate %u",
+                     ws->ws_heap_rate);
+        prof_snap.ps_rate = ws->ws_heap_rate;
         prof_snap.ps_inuse = false;
-        sleep_to_tick();
-        prof_snap.ps_cycles = cycles_now();
-        prof_snap.ps_ncpus = prof_ring_open(pid, PROF_GATE_KIND(PROF_KIND_HEAP), false);
-        sleep_ticks(prof_window_ticks(ms));
-        prof_stop();
-        rc = prof_report_snap(chains, fmt, p);
+    }
+    sleep_to_tick();
+    uint64_t t0 = time_ns();
+    if (off)
+        prof_off_begin(cycles_now(), time_ns_mult());
+    prof_start(ws->ws_pid, pmu, kinds);
+    sleep_ticks(prof_window_ticks(ws->ws_ms));
+    if (off) {
+        prof_off_end(cycles_now());
+        uint64_t t1 = time_ns();
+        sched_off_sweep();
+        prof_snap.ps_t0 = t0;
+        prof_snap.ps_ns = t1 - t0;
+    }
+    prof_stop();
+}
+
+int prof_window_run(const struct prof_window_spec *ws, struct printer *report,
+                    struct prof_err *e)
+{
+    int rc = prof_window_check(ws, e);
+    if (rc != PROF_OK || (rc = prof_claim(e)) != PROF_OK)
+        return rc;
+    bool pmu;
+    unsigned kinds;
+    rc = prof_ring_grow(prof_window_size(ws, &pmu, &kinds), e);
+    if (rc == PROF_OK) {
+        prof_window_sleep(ws, pmu, kinds);
+        rc = prof_report_snap(ws->ws_chains, ws->ws_format, report);
     }
     prof_give();
     return rc;
 }
 
-int prof_report_again(unsigned chains, struct printer *p)
+int prof_report_again(unsigned chains, struct printer *report, struct prof_err *e)
 {
-    if (!prof_chains_ok(chains, p))
-        return PROF_EINVAL;
-    if (!prof_take()) {
-        prof_say_busy("profile", p);
-        return PROF_EBUSY;
-    }
-    int rc = prof_ran ? prof_report_snap(chains, PROF_TEXT, p) : PROF_EINVAL;
-    if (!prof_ran)
-        pr_puts(p, "profile: no run to report yet\n");
+    if (!prof_chains_ok(chains))
+        return prof_refuse(e, PROF_EINVAL, PROF_NOT_CHAINS, chains);
+    int rc = prof_take_or_say(e);
+    if (rc != PROF_OK)
+        return rc;
+    if (prof_ran)
+        rc = prof_report_snap(chains, PROF_TEXT, report);
+    else
+        rc = prof_refuse(e, PROF_EINVAL, PROF_NOT_NO_RUN, 0);
     prof_give();
     return rc;
 }
@@ -330,21 +357,17 @@ int prof_cost_permille(unsigned permille, uint32_t *cost)
     return rc;
 }
 
-int prof_reserve(uint32_t records, struct printer *p)
+int prof_reserve(uint32_t records, struct prof_err *e)
 {
-    if (records == 0 || records > PROF_RESERVE_MAX) {
-        pr_printf(p, "profile: reserve %u out of range (1-%u records)\n",
-                  records, PROF_RESERVE_MAX);
-        return PROF_EINVAL;
-    }
-    if (!prof_take()) {
-        prof_say_busy("profile", p);
-        return PROF_EBUSY;
-    }
+    if (records == 0 || records > PROF_RESERVE_MAX)
+        return prof_refuse(e, PROF_EINVAL, PROF_NOT_RESERVE, records);
+    int rc = prof_take_or_say(e);
+    if (rc != PROF_OK)
+        return rc;
     uint32_t cap = PROF_RING_MIN;
     while (cap < records)
         cap *= 2;
-    int rc = prof_ring_grow(cap, p);
+    rc = prof_ring_grow(cap, e);
     prof_give();
     return rc;
 }
@@ -369,89 +392,30 @@ int prof_inject(unsigned cpu, int pid, const uintptr_t *frames,
     return rc;
 }
 
-/* ---- off-CPU, wall-clock and latency windows ----------------------------- */
-
-/* Records per second a CPU's ring is sized for in an off-CPU window: a
- * switch-in writes up to PROF_OFF_RECS, and a CPU switching 5000 times a
- * second fills this; past it, what does not fit is counted as dropped. */
-#define PROF_OFF_RATE 16000u
-
-int prof_run_off(unsigned ms, int pid, unsigned chains, enum prof_format fmt,
-                 enum prof_view view, struct printer *p)
-{
-    if (!prof_window_ok(ms, p) || !prof_chains_ok(chains, p))
-        return PROF_EINVAL;
-    if (pid < PROF_ALL) {
-        pr_printf(p, "profile: pid %d: no such task\n", pid);
-        return PROF_EINVAL;
-    }
-    if (prof_claim(p) != PROF_OK)
-        return PROF_EBUSY;
-    /* Wall time needs the CPU's samples too, from the probed source. */
-    bool wall = view == PROF_VIEW_WALL, pmu = wall && pmu_probe();
-    unsigned hz = PROF_OFF_RATE + (wall ? prof_rate_hz(pmu) : 0);
-    int rc = prof_ring_grow(prof_ring_records_for(ms, hz), p);
-    if (rc == PROF_OK) {
-        unsigned kinds = PROF_GATE_KIND(PROF_KIND_OFFCPU) | (wall ? PROF_GATE_CPU : 0);
-        prof_ran = true;
-        prof_run_kind = PROF_KIND_OFFCPU;
-        prof_last_view = view;
-        prof_snap.ps_ms = ms;
-        sleep_to_tick();
-        uint64_t t0 = time_ns();
-        /* The scheduler's clock: the raw counter (kernel/prof/offcpu.h). */
-        prof_off_begin(cycles_now(), time_ns_mult());
-        prof_start(pid, pmu, kinds);
-        sleep_ticks(prof_window_ticks(ms));
-        /* The end, then what every task still away is owed up to it,
-         * while the gate is still open to the sweep's records. */
-        prof_off_end(cycles_now());
-        uint64_t t1 = time_ns();
-        sched_off_sweep();
-        prof_stop();
-        prof_snap.ps_t0 = t0;
-        prof_snap.ps_ns = t1 - t0;
-        rc = prof_report_snap(chains, fmt, p);
-    }
-    prof_give();
-    return rc;
-}
-
 /* ---- a stream's lifetime ------------------------------------------------ */
 
 /* Whether the stream holding the profiler records off-CPU time: its end
  * charges every task still away, as a window's does. */
 static bool prof_stream_off;
 
-int prof_session_stream_begin(int pid, unsigned drain_ms, bool *pmu, struct printer *p)
+int prof_session_stream_begin(int pid, unsigned drain_ms, bool *pmu, struct prof_err *e)
 {
-    return prof_session_stream_begin_what(pid, drain_ms, PROF_STREAM_CPU, pmu, p);
+    return prof_session_stream_begin_what(pid, drain_ms, PROF_STREAM_CPU, 0, pmu, e);
 }
 
-/* A heap stream: the allocator's samples alone (a CPU sample's weight is
- * not bytes: one profile, one kind), and only while heap profiling is on.
- * True, or false with the reason said. */
-static bool prof_heap_stream_ok(unsigned what, struct printer *p)
+int prof_session_stream_begin_what(int pid, unsigned drain_ms, unsigned what,
+                                   uint32_t heap_rate, bool *pmu, struct prof_err *e)
 {
-    if (what != PROF_STREAM_HEAP) {
-        pr_puts(p, "profile: a heap stream carries the allocator's samples alone\n");
-        return false;
-    }
-    if (!heapprof_rate) {
-        pr_printf(p, "profile: heap profiling is off; turn it on with profile heap rate "
-                  "<bytes> (%u-%u)\n", HEAPPROF_RATE_MIN, HEAPPROF_RATE_MAX);
-        return false;
-    }
-    return true;
-}
-
-int prof_session_stream_begin_what(int pid, unsigned drain_ms, unsigned what, bool *pmu,
-                                   struct printer *p)
-{
-    if ((what & PROF_STREAM_HEAP) && !prof_heap_stream_ok(what, p))
-        return PROF_EINVAL;
-    if (prof_claim(p) != PROF_OK)
-        return PROF_EBUSY;
+    /* A heap stream: the allocator's samples alone (a CPU sample's weight
+     * is not bytes: one profile, one kind), and only while heap profiling
+     * is on. */
+    if ((what & PROF_STREAM_HEAP) && what != PROF_STREAM_HEAP)
+        return prof_refuse(e, PROF_EINVAL, PROF_NOT_HEAP_ALONE, 0);
+    if ((what & PROF_STREAM_HEAP) && !heap_rate)
+        return prof_refuse(e, PROF_EINVAL, PROF_NOT_HEAP_OFF, 0);
+    int rc = prof_claim(e);
+    if (rc != PROF_OK)
+        return rc;
     bool cpu = what & PROF_STREAM_CPU, off = what & PROF_STREAM_OFF;
     *pmu = cpu && pmu_probe();
     unsigned hz = (cpu ? prof_rate_hz(*pmu) : 0) + (off ? PROF_OFF_STREAM_RATE : 0);
@@ -461,7 +425,7 @@ int prof_session_stream_begin_what(int pid, unsigned drain_ms, unsigned what, bo
      * of PROF_WINDOW_MAX fills them. */
     if ((what & PROF_STREAM_HEAP) && want < PROF_ALLOCS_RECS)
         want = PROF_ALLOCS_RECS;
-    int rc = prof_ring_grow(want < PROF_STREAM_MIN_RECS ? PROF_STREAM_MIN_RECS : want, p);
+    rc = prof_ring_grow(want < PROF_STREAM_MIN_RECS ? PROF_STREAM_MIN_RECS : want, e);
     if (rc != PROF_OK) {
         prof_give();
         return rc;
@@ -497,19 +461,16 @@ void prof_session_stream_end(void)
     prof_give();
 }
 
-int prof_print_last_sources(struct printer *p)
+int prof_print_last_sources(struct printer *report, struct prof_err *e)
 {
-    if (!prof_take()) {
-        prof_say_busy("profile_cpus", p);
-        return PROF_EBUSY;
-    }
-    int rc = PROF_EINVAL;
+    int rc = prof_take_or_say(e);
+    if (rc != PROF_OK)
+        return rc;
     if (prof_ran) {
         prof_freeze();
-        prof_print_sources(&prof_snap, p);
-        rc = PROF_OK;
+        prof_print_sources(&prof_snap, report);
     } else {
-        pr_puts(p, "profile_cpus: no run to report yet\n");
+        rc = prof_refuse(e, PROF_EINVAL, PROF_NOT_NO_RUN, 0);
     }
     prof_give();
     return rc;

@@ -47,7 +47,6 @@
 #include "lib/printf.h"
 #include "lib/string.h"
 #include "mm/heap.h"
-#include "mm/heapprof.h"
 #include "uapi/profile_stream.h"
 
 /* How often the task looks at the rings while they fill fast: half the
@@ -101,6 +100,7 @@ static struct {
     int pid;
     bool pmu;
     unsigned what;                  /* PROF_STREAM_CPU | _OFF, or _HEAP */
+    uint32_t heap_rate;             /* _HEAP: the allocator's rate, as the start was given */
     unsigned ncpus;
     uint16_t cpus[MAX_CPUS];        /* the CPUs streaming, ncpus of them */
     uint64_t start_ns;
@@ -235,7 +235,7 @@ static void prof_stream_source(char *buf, size_t cap)
         strlcpy(buf, pmu_source_name(), cap);
     else if (stream.what & PROF_STREAM_HEAP)
         fmt_snprintf(buf, cap, "heap allocs rate %u",
-                     (unsigned)__atomic_load_n(&heapprof_rate, __ATOMIC_RELAXED));
+                     (unsigned)stream.heap_rate);
     else
         strlcpy(buf, "sched", cap);
 }
@@ -542,18 +542,20 @@ static void prof_stream_busy_note(struct printer *p)
         pr_printf(p, "streaming to %s", sk.sk_name);
 }
 
-int prof_stream_start(const struct prof_sink *sink, uint32_t ms, int pid, struct printer *p)
+int prof_stream_start(const struct prof_sink *sink, uint32_t ms, int pid, struct prof_err *e,
+                      struct printer *p)
 {
-    return prof_stream_start_what(sink, ms, pid, PROF_STREAM_CPU, p);
+    return prof_stream_start_what(sink, ms, pid, PROF_STREAM_CPU, 0, e, p);
 }
 
 int prof_stream_start_what(const struct prof_sink *sink, uint32_t ms, int pid, unsigned what,
-                           struct printer *p)
+                           uint32_t heap_rate, struct prof_err *e, struct printer *p)
 {
     bool pmu;
     unsigned drain_ms = what & PROF_STREAM_OFF ? PROF_STREAM_DRAIN_OFF_MS : PROF_STREAM_DRAIN_MS;
-    if (prof_session_stream_begin_what(pid, drain_ms, what, &pmu, p) != PROF_OK)
-        return 1;                   /* busy or no memory: said */
+    if (prof_session_stream_begin_what(pid, drain_ms, what, heap_rate, &pmu, e) != PROF_OK)
+        return 1;                   /* refused: the caller says why (*e) */
+    stream.heap_rate = heap_rate;
     /* The profiler is ours: no other stream can be starting or running,
      * and the last one's task has let go of everything below. */
     unsigned ncpus = 0;
@@ -616,7 +618,7 @@ int prof_stream_start_what(const struct prof_sink *sink, uint32_t ms, int pid, u
     if (peer)
         pr_printf(p, "id 0x%08x ", id);
     char heap[40];
-    fmt_snprintf(heap, sizeof heap, "heap allocs rate %u", (unsigned)heapprof_rate);
+    fmt_snprintf(heap, sizeof heap, "heap allocs rate %u", (unsigned)heap_rate);
     pr_printf(p, "to %s (%s%s, %u cpus)%s\n", sink->sk_name,
               what & PROF_STREAM_CPU ? pmu_source_name()
               : what & PROF_STREAM_HEAP ? heap : "off-CPU",

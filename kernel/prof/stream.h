@@ -60,22 +60,25 @@ struct prof_sink {
 };
 
 /* Start a stream of pid's samples (PROF_ALL: every task) into sink (copied)
- * for ms (0: until stopped). 0, or 1 with the reason printed to p (busy,
- * no memory).
+ * for ms (0: until stopped). 0, or 1 with the session's refusal in *e
+ * (busy, no memory: the caller says it) or the reason printed to p.
  *
  * A new stream is unconfirmed: it sends one META and nothing more until
  * its destination's first keep-alive (prof_stream_keepalive from the
  * sink's peer) says it wants the stream. One never confirmed ends
  * silently (no END) after PSTR_KEEPALIVE_MS: a start asked in someone
  * else's name costs that someone one datagram at most. */
-int prof_stream_start(const struct prof_sink *sink, uint32_t ms, int pid, struct printer *p);
+struct prof_err;
+int prof_stream_start(const struct prof_sink *sink, uint32_t ms, int pid, struct prof_err *e,
+                      struct printer *p);
 /* The same for what the stream records (kernel/prof/session.h):
  * PROF_STREAM_CPU the samples (prof_stream_start), PROF_STREAM_OFF the
  * time tasks spend off their CPUs (`profile off ... stream`: each
  * interval with its reason and waker, uapi/profile_stream.h), or both
- * (`profile wall ... stream`). */
+ * (`profile wall ... stream`), or PROF_STREAM_HEAP alone, at heap_rate,
+ * the allocator's rate in force (mm owns it: the caller hands it in). */
 int prof_stream_start_what(const struct prof_sink *sink, uint32_t ms, int pid, unsigned what,
-                           struct printer *p);
+                           uint32_t heap_rate, struct prof_err *e, struct printer *p);
 /* End the running stream and print its summary, as `profile stop`: 0, or
  * 1 (none running, or still ending after 3 s). */
 int prof_stream_stop(struct printer *p);

@@ -242,11 +242,11 @@ static void prof_wall_print(const struct prof_report_opts *o, const struct prof_
 int prof_wall_report(const struct prof_snapshot *s, const struct prof_report_opts *o,
                      struct printer *p)
 {
-    if (o->ro_format == PROF_RAW) {
-        pr_puts(p, "profile: wall has no raw form: `profile off ... raw` and "
-                "`profile ... raw` give its two halves\n");
+    /* No raw form: the window refuses it before it starts
+     * (PROF_NOT_WALL_RAW), and the command says which two give its
+     * halves. */
+    if (o->ro_format == PROF_RAW)
         return PROF_EINVAL;
-    }
     struct prof_off_fold off, cpu;
     if (!prof_off_fold(s, &off, p))
         return PROF_ENOMEM;

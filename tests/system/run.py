@@ -733,7 +733,7 @@ def t_bt_idle(ctx):
 @test("sym")
 def t_sym(ctx):
     m = ctx.machine()
-    for name in ("burn_spin", "panic_chain_inner", "cpu_idle", "prof_run"):
+    for name in ("burn_spin", "panic_chain_inner", "cpu_idle", "prof_window_run"):
         a = nm_addr(name)
         out = m.cmd("sym 0x%x" % a)
         check(out.strip() == "0x%016x %s+0x0" % (a, name), "sym 0x%x: %r, expected %s+0x0" % (a, out, name))

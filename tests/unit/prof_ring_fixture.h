@@ -13,7 +13,7 @@ static inline bool begin(void)
 {
     bool pmu;
     buf_printer_init(&bp, out, sizeof out);
-    return prof_session_stream_begin(PROF_ALL, PROF_STREAM_DRAIN_MS, &pmu, &bp.pr) == PROF_OK;
+    return prof_session_stream_begin(PROF_ALL, PROF_STREAM_DRAIN_MS, &pmu, NULL) == PROF_OK;
 }
 
 static inline void end(void)

@@ -1,4 +1,4 @@
-// LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/stream_encode.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c kernel/cmd/profile_heap.c kernel/prof/heapview.c mm/heapprof.c tests/unit/fake_heap_table.c
+// LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/stream_encode.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c kernel/cmd/profile_say.c uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c kernel/cmd/profile_heap.c kernel/prof/heapview.c mm/heapprof.c tests/unit/fake_heap_table.c
 /* Host test of the report's fold on recorded data: 4 CPUs x 2048 records
  * of a fixed pseudo-random mix (resolved and unresolved leaves, leaves
  * that fold by symbol over many offsets, callers that differ by one
@@ -60,7 +60,7 @@ static size_t report_all(char *dst, size_t cap)
     size_t n = 0;
     for (unsigned i = 0; i < sizeof chains / sizeof chains[0]; i++) {
         buf_printer_init(&bp, out, sizeof out);
-        CHECK_EQ(prof_report_again(chains[i], &bp.pr), 0);
+        CHECK_EQ(prof_report_again(chains[i], &bp.pr, NULL), 0);
         size_t len = strlen(out);
         CHECK(n + len < cap);
         memcpy(dst + n, out, len);

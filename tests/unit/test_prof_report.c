@@ -1,4 +1,4 @@
-// LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/stream_encode.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c kernel/cmd/profile_heap.c kernel/prof/heapview.c mm/heapprof.c tests/unit/fake_heap_table.c
+// LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/stream_encode.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c kernel/cmd/profile_say.c uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c kernel/cmd/profile_heap.c kernel/prof/heapview.c mm/heapprof.c tests/unit/fake_heap_table.c
 /* Host tests of kernel/prof/report.c through the real sampler: a
  * fake window (sleep_ms runs a callback) ticks samples in, and the report
  * is checked as exact text: folding, order, percentages, cost, names,
@@ -341,12 +341,12 @@ TEST(report_fold_growth_alloc_failure)
     long before = live_allocs;
     kmalloc_fail_after = 3;             /* tab, syms, costs; not the growth */
     buf_printer_init(&bp, out, sizeof out);
-    CHECK_EQ(prof_report_again(1, &bp.pr), PROF_ENOMEM);
+    CHECK_EQ(prof_report_again(1, &bp.pr, NULL), PROF_ENOMEM);
     CHECK_STR(got(), "profile: no memory for the chain table (138 records, 64 "
                      "distinct chains so far)\n");
     CHECK_EQ(live_allocs, before);
     kmalloc_fail_after = -1;
     buf_printer_init(&bp, out, sizeof out);
-    CHECK_EQ(prof_report_again(1, &bp.pr), 0);
+    CHECK_EQ(prof_report_again(1, &bp.pr, NULL), 0);
     CHECK(strstr(out, "\n138 samples on 1 cpus") != NULL);
 }

@@ -1,4 +1,4 @@
-// LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/stream_encode.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c kernel/cmd/profile_heap.c kernel/prof/heapview.c mm/heapprof.c tests/unit/fake_heap_table.c
+// LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/stream_encode.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c kernel/cmd/profile_say.c uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c kernel/cmd/profile_heap.c kernel/prof/heapview.c mm/heapprof.c tests/unit/fake_heap_table.c
 /* tests/unit/test_prof_sample.c: the sample path (kernel/prof/sample.c)
  * driven through prof_tick and prof_nmi with fake trap frames during a
  * fake window (sleep_ms runs a callback): re-entry, the counter's arming
@@ -61,7 +61,7 @@ TEST(sample_counter_arms_on_tick_and_tick_stops_sampling)
     pmu_claim = false;
     CHECK(!nmi(1, 5, 0x3000, NULL));
     buf_printer_init(&bp, out, sizeof out);
-    CHECK_EQ(prof_report_again(8, &bp.pr), 0);
+    CHECK_EQ(prof_report_again(8, &bp.pr, NULL), 0);
     CHECK(strstr(out, "\n2 samples on 2 cpus,") != NULL);
 }
 
@@ -235,7 +235,7 @@ static void walk_scenes_open(void)
     struct buf_printer b;
     char o[128];
     buf_printer_init(&b, o, sizeof o);
-    CHECK_EQ(prof_ring_grow(PROF_RING_MIN, &b.pr), PROF_OK);
+    CHECK_EQ(prof_ring_grow(PROF_RING_MIN, NULL), PROF_OK);
     CHECK(prof_ring_open(PROF_ALL, PROF_GATE_CPU, false) > 0);
 }
 

@@ -1,4 +1,4 @@
-// LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/stream_encode.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c kernel/cmd/profile_heap.c kernel/prof/heapview.c mm/heapprof.c tests/unit/fake_heap_table.c
+// LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/stream_encode.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c kernel/cmd/profile_say.c uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c kernel/cmd/profile_heap.c kernel/prof/heapview.c mm/heapprof.c tests/unit/fake_heap_table.c
 /* tests/unit/test_prof_session.c: run control (kernel/prof/session.c) over
  * the real sampler and rings: which source took each cpu's samples, the
  * drops, inject and report again, Start (busy, a late sampler, a CPU
@@ -84,7 +84,7 @@ TEST(inject_and_report_again)
     reset();
     CHECK_EQ(run_cmd("profile 1"), 0);   /* fresh counts */
     buf_printer_init(&bp, out, sizeof out);
-    CHECK_EQ(prof_reserve(1024, &bp.pr), 0);
+    CHECK_EQ(prof_reserve(1024, NULL), 0);
     uintptr_t f[3] = { 0x3010, 0x2044, 0x11b2 };
     for (int i = 0; i < 1025; i++)
         CHECK_EQ(prof_inject(3, 5, f, 3, 40), 0);
@@ -93,7 +93,7 @@ TEST(inject_and_report_again)
     CHECK_EQ(prof_inject(40, 5, f, 3, 40), PROF_EINVAL);   /* no buffer */
     buf_printer_init(&bp, out, sizeof out);
     uint64_t before = fake_cycles;
-    CHECK_EQ(prof_report_again(1, &bp.pr), 0);
+    CHECK_EQ(prof_report_again(1, &bp.pr, NULL), 0);
     CHECK(strstr(out, "\n1024 samples on 1 cpus, 1 dropped, source tick 100Hz\n"
                       "sample cost 40 cycles median (min 40, max 40), ") != NULL);
     CHECK(strstr(out, "\n100.0% 1024 burn_inner+0x10\n        <- burn_mid+0x44\n") != NULL);
@@ -115,7 +115,7 @@ TEST(report_reads_its_own_kind_only)
                                  .pr_weight = 4096, .pr_frames = { 0x301a } };
     CHECK_EQ(prof_ring_put(3, &other), PROF_OK);
     buf_printer_init(&bp, out, sizeof out);
-    CHECK_EQ(prof_report_again(8, &bp.pr), 0);
+    CHECK_EQ(prof_report_again(8, &bp.pr, NULL), 0);
     CHECK(strstr(out, "\n3 samples on 1 cpus, 0 dropped, source tick 100Hz\n") != NULL);
     CHECK(strstr(out, "\n100.0% 3 burn_inner+0x10\n") != NULL);
     CHECK(strstr(out, "4096") == NULL);
@@ -130,14 +130,14 @@ TEST(report_drops_exact_when_buffers_fill)
     window_fn = win_nested;             /* cpu 2: 1 sample, 1 nested drop */
     CHECK_EQ(run_cmd("profile 1"), 0);
     buf_printer_init(&bp, out, sizeof out);
-    CHECK_EQ(prof_reserve(1000, &bp.pr), 0);    /* 1024: a power of two */
+    CHECK_EQ(prof_reserve(1000, NULL), 0);    /* 1024: a power of two */
     uintptr_t f[2] = { 0x3010, 0x2044 };
     for (int i = 0; i < 1024 + 37; i++)
         CHECK_EQ(prof_inject(0, 5, f, 2, 40), 0);
     for (int i = 0; i < 1023 + 5; i++)
         CHECK_EQ(prof_inject(2, 5, f, 2, 40), 0);
     buf_printer_init(&bp, out, sizeof out);
-    CHECK_EQ(prof_report_again(1, &bp.pr), 0);
+    CHECK_EQ(prof_report_again(1, &bp.pr, NULL), 0);
     CHECK(strstr(out, "\n2048 samples on 2 cpus, 43 dropped, source tick 100Hz\n") != NULL);
 }
 
@@ -335,11 +335,16 @@ TEST(reserve_checks_its_range)
     reset();
     buf_printer_init(&bp, out, sizeof out);
     long allocs = live_allocs;
-    CHECK_EQ(prof_reserve(0, &bp.pr), PROF_EINVAL);
-    CHECK_STR(got(), "profile: reserve 0 out of range (1-65536 records)\n");
-    CHECK_EQ(prof_reserve(2048, &bp.pr), 0);
+    struct prof_err e;
+    CHECK_EQ(prof_reserve(0, &e), PROF_EINVAL);
+    CHECK_EQ(e.pe_why, PROF_NOT_RESERVE);
+    CHECK_EQ(e.pe_value, 0);
+    CHECK_EQ(prof_reserve(PROF_RESERVE_MAX + 1, &e), PROF_EINVAL);
+    CHECK_EQ(e.pe_value, PROF_RESERVE_MAX + 1);
+    CHECK_STR(got(), "");                       /* the core says nothing */
+    CHECK_EQ(prof_reserve(2048, &e), 0);
     CHECK_EQ(live_allocs, allocs + 4);
-    CHECK_EQ(prof_reserve(100, &bp.pr), 0);     /* never shrinks */
+    CHECK_EQ(prof_reserve(100, &e), 0);         /* never shrinks */
     CHECK_EQ(live_allocs, allocs + 4);
 }
 
@@ -347,9 +352,33 @@ TEST(run_rejects_bad_ranges)
 {
     reset();
     buf_printer_init(&bp, out, sizeof out);
-    CHECK_EQ(prof_run(0, PROF_ALL, 8, PROF_TEXT, &bp.pr), PROF_EINVAL);
-    CHECK_STR(got(), "profile: window 0 out of range (1-2000 ms)\n");
-    buf_printer_init(&bp, out, sizeof out);
-    CHECK_EQ(prof_run(10, PROF_ALL, 200, PROF_TEXT, &bp.pr), PROF_EINVAL);
-    CHECK_STR(got(), "profile: chains 200 out of range (1-128)\n");
+    struct prof_err e;
+    struct prof_window_spec ws = { .ws_kind = PROF_KIND_CPU, .ws_ms = 0, .ws_pid = PROF_ALL,
+                                   .ws_chains = 8, .ws_format = PROF_TEXT };
+    CHECK_EQ(prof_window_run(&ws, &bp.pr, &e), PROF_EINVAL);
+    CHECK_EQ(e.pe_why, PROF_NOT_WINDOW);
+    CHECK_EQ(e.pe_value, 0);
+    ws.ws_ms = 2001;
+    CHECK_EQ(prof_window_run(&ws, &bp.pr, &e), PROF_EINVAL);
+    CHECK_EQ(e.pe_why, PROF_NOT_WINDOW);
+    CHECK_EQ(e.pe_value, 2001);
+    ws.ws_ms = 10;
+    ws.ws_chains = 200;
+    CHECK_EQ(prof_window_run(&ws, &bp.pr, &e), PROF_EINVAL);
+    CHECK_EQ(e.pe_why, PROF_NOT_CHAINS);
+    CHECK_EQ(e.pe_value, 200);
+    ws.ws_chains = 8;
+    ws.ws_pid = -2;
+    CHECK_EQ(prof_window_run(&ws, &bp.pr, &e), PROF_EINVAL);
+    CHECK_EQ(e.pe_why, PROF_NOT_PID);
+    ws.ws_pid = PROF_ALL;
+    ws.ws_kind = PROF_KIND_HEAP;            /* heap sampling off: rate 0 */
+    CHECK_EQ(prof_window_run(&ws, &bp.pr, &e), PROF_EINVAL);
+    CHECK_EQ(e.pe_why, PROF_NOT_HEAP_OFF);
+    ws.ws_kind = PROF_KIND_OFFCPU;
+    ws.ws_view = PROF_VIEW_WALL;
+    ws.ws_format = PROF_RAW;
+    CHECK_EQ(prof_window_run(&ws, &bp.pr, &e), PROF_EINVAL);
+    CHECK_EQ(e.pe_why, PROF_NOT_WALL_RAW);
+    CHECK_STR(got(), "");                   /* refused before anything, said by nobody */
 }
