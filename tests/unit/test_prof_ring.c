@@ -166,6 +166,3 @@ TEST(ring_nested_nmi_is_a_drop)
     CHECK_EQ(prof_ring_drops(3), 1);
     end();
 }
-
-/* ---- the stream, run whole ------------------------------------------------ */
-
