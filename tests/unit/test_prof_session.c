@@ -208,13 +208,12 @@ TEST(start_second_run_is_busy)
     CHECK_EQ(run(1), PROF_OK);
 }
 
-static void win_cpu5(void) { tick(5, 5, 0x3000, NULL); tick(4, 5, 0x3000, NULL); }
+static void win_one(void) { tick(0, 5, 0x3000, NULL); }
 
 /* A sampler of the last run still inside its sample (Stop waits 50 ms at
  * most) would count its record into the next run once Start had zeroed
- * the counts: Start waits it out, bounded, and says busy. */
-static void win_one(void) { tick(0, 5, 0x3000, NULL); }
-
+ * the counts: Start waits it out, bounded, and says busy, leaving the
+ * last run's records as they were. */
 TEST(start_waits_out_a_late_sampler_or_says_busy)
 {
     reset();
@@ -229,6 +228,8 @@ TEST(start_waits_out_a_late_sampler_or_says_busy)
     CHECK_EQ(run(10), PROF_OK);                  /* and the profiler is usable again */
     CHECK_EQ(recs(0), 0);                        /* a fresh run: nothing ticked */
 }
+
+static void win_cpu5(void) { tick(5, 5, 0x3000, NULL); tick(4, 5, 0x3000, NULL); }
 
 TEST(start_buffer_for_cpu_online_later)
 {
