@@ -25,7 +25,15 @@
 #      through others (a layer is a .c and its .h: ring.c and ring.h);
 #   7. the sample path names no host build: no SONDE_HOST_TEST or
 #      __STDC_HOSTED__ test in its files, so that what host tests compile
-#      of it is what the kernel runs (only hal/'s inline halves differ).
+#      of it is what the kernel runs (only hal/'s inline halves differ);
+#   8. every unit test is named after the file it tests (README "Tests"):
+#      tests/unit/test_X.c, or test_X-PART.c where one file's tests fill
+#      several, X being a source's path below its top folder with '/' as
+#      '_' and no extension (kernel/prof/ring.c: test_prof_ring.c,
+#      test_prof_ring-threads.c). The helpers beside them are the files
+#      not named test_*: a .c among them is fake_*.c, sim_*.c or
+#      harness.c, so that a test misnamed otherwise (never run by
+#      scripts/unit.sh, which runs test_*.c) fails here too.
 # Each rule is one check; a line per offending include names it.
 set -u
 cd "$(dirname "$0")/.."
@@ -179,6 +187,22 @@ hot="kernel/prof/sample.c kernel/stacktrace_inline.h kernel/stacks.h kernel/pmu_
      kernel/task.h kernel/percpu.h"
 check "the sample path names no host build (SONDE_HOST_TEST, __STDC_HOSTED__)" \
   "$(grep -Hn '^[[:space:]]*#.*\(SONDE_HOST_TEST\|__STDC_HOSTED__\)' $hot)"
+
+# Rule 8. Sources are every .c, .h and .S outside tests/ (and build/).
+names=$(srcs arch kernel net drivers mm lib hal uapi tools bench |
+        sed 's,^[^/]*/,,; s,\.[chS]$,,; s,/,_,g' | sort -u)
+check "every unit test is named after the file it tests (tests/unit/test_X.c or test_X-PART.c)" \
+  "$(for t in tests/unit/test_*.c; do
+       [ -e "$t" ] || continue
+       x=$(basename "$t" .c); x=${x#test_}; x=${x%%-*}
+       printf '%s\n' "$names" | grep -qxF -- "$x" ||
+         echo "$t: no source is X='$x' (the rule: test_X.c or test_X-PART.c tests the file whose path below its top folder is X with '/' as '_', e.g. kernel/prof/ring.c: test_prof_ring.c)"
+     done
+     for h in tests/unit/*.c; do
+       case $(basename "$h") in test_*.c|fake_*.c|sim_*.c|harness.c) ;;
+         *) echo "$h: a unit test is named test_X.c (or test_X-PART.c); a helper fake_*.c, sim_*.c or harness.c" ;;
+       esac
+     done)"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -9,13 +9,17 @@
 #include "hal/entropy.h"
 #include "hal/irq.h"
 
-unsigned fake_cpu;
+/* The CPU a thread runs as, its clock and its interrupt state are the
+ * thread's own: a single-threaded test sees plain globals, and a test
+ * that runs CPUs on threads (test_prof_ring-threads.c) gives each thread
+ * its CPU without the fakes racing. */
+_Thread_local unsigned fake_cpu;
 unsigned fake_ncpus = 4;
 uint64_t fake_online = 0xf;
-uint64_t fake_cycles = 1000;
+_Thread_local uint64_t fake_cycles = 1000;
 uint64_t fake_cycles_step = 1;
 uint64_t fake_cycles_per_us = 1000;
-int fake_irq_depth;
+_Thread_local int fake_irq_depth;
 
 unsigned long irq_save(void) { return (unsigned long)fake_irq_depth++; }
 void irq_restore(unsigned long flags) { fake_irq_depth = (int)flags; }

@@ -11,13 +11,14 @@ extern uintptr_t fake_trap_link;   /* trap_regs' tr_link: 0 (x86), or arm64's x3
  * capture, in the middle of a sample. NULL: nothing runs. */
 extern void (*fake_trap_read_hook)(void);
 
-extern unsigned fake_cpu;          /* what cpu_index() returns */
+extern _Thread_local unsigned fake_cpu;  /* what cpu_index() returns (per thread) */
 extern unsigned fake_ncpus;        /* cpu_count() */
 extern uint64_t fake_online;       /* bit i: cpu_online(i) */
-extern uint64_t fake_cycles;       /* cycles_now() returns it, then adds fake_cycles_step */
+extern _Thread_local uint64_t fake_cycles;  /* cycles_now() returns it, then adds
+                                               fake_cycles_step (per thread) */
 extern uint64_t fake_cycles_step;
 extern uint64_t fake_cycles_per_us;
-extern int fake_irq_depth;         /* irq_save nesting seen */
+extern _Thread_local int fake_irq_depth;  /* irq_save nesting seen (per thread) */
 /* hal/entropy.h: fake_entropy_name is entropy_source() (NULL: no source,
  * and entropy_get fails); entropy_get fills with a counter-driven pattern
  * that differs per call, fake_entropy_calls counts them. */

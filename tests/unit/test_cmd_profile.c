@@ -1,7 +1,8 @@
 // LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/stream_encode.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c kernel/cmd/profile_say.c uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c kernel/cmd/profile_heap.c kernel/prof/heapview.c mm/heapprof.c tests/unit/fake_heap_table.c
 /* tests/unit/test_cmd_profile.c: the `profile` command
  * (kernel/cmd/profile.c): its arguments, defaults and errors, each bad
- * one named before anything starts. */
+ * one named before anything starts, and the words of the core's refusals
+ * it passes on (busy, no memory, the bench's reserve). */
 #include "test.h"
 #include "fake_hal.h"
 #include "fake_profiler.h"
@@ -11,6 +12,7 @@
 #include "hal/irq.h"
 #include "kernel/prof/ring.h"
 #include "kernel/prof/sample.h"
+#include "kernel/cmd/profile.h"
 #include "kernel/prof/session.h"
 #include "kernel/shell.h"
 #include "lib/printf.h"
@@ -112,4 +114,54 @@ TEST(command_defaults_and_spec_examples)
     window_fn = win_ten_chains;
     CHECK_EQ(run_cmd("profile 1 all 128"), 0);
     CHECK_EQ(count_leaves(), 10);
+}
+
+/* ---- the core's messages, as the command passes them on -------------- */
+
+static char busy_out[256];
+static void win_busy(void)
+{
+    tick(0, 5, 0x3000, NULL);
+    struct buf_printer b2;
+    buf_printer_init(&b2, busy_out, sizeof busy_out);
+    char a0[] = "profile", a1[] = "1";
+    char *argv[] = { a0, a1 };
+    CHECK(cmd_fn("profile")(2, argv, &b2.pr) != 0);
+}
+
+TEST(command_busy_says_why)
+{
+    reset();
+    window_fn = win_busy;
+    CHECK_EQ(run_cmd("profile 100"), 0);
+    CHECK_STR(busy_out, "profile: busy\n");
+    /* A sampler of the last run still inside its sample. */
+    prof_ring_test_set_inside(2, true);
+    CHECK(run_cmd("profile 10") != 0);
+    CHECK_STR(got(), "profile: busy (cpu 2 is still finishing a sample of the last run)\n");
+    prof_ring_test_set_inside(2, false);
+    CHECK_EQ(run_cmd("profile 10"), 0);
+    CHECK(strncmp(got(), "profiled 10 ms\n", 15) == 0);
+}
+
+TEST(command_no_memory_names_the_cpu)
+{
+    reset();
+    CHECK_EQ(run_cmd("profile 10"), 0);  /* cpus 0-3 have buffers */
+    fake_ncpus = 6;
+    fake_online = 0x2f;                  /* cpu 5 came online */
+    kmalloc_fail = 1;
+    CHECK_EQ(run_cmd("profile 10"), 1);
+    CHECK(strncmp(out, "profile: no memory for cpu 5's sample buffer (", 46) == 0);
+}
+
+/* prof_reserve is the bench's (kernel/cmd/bench.c), its words the same. */
+TEST(command_reserve_range_message)
+{
+    reset();
+    buf_printer_init(&bp, out, sizeof out);
+    struct prof_err e;
+    CHECK_EQ(prof_reserve(0, &e), PROF_EINVAL);
+    cmd_profile_say("profile", &e, &bp.pr);
+    CHECK_STR(got(), "profile: reserve 0 out of range (1-65536 records)\n");
 }

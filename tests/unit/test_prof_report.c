@@ -2,7 +2,10 @@
 /* Host tests of kernel/prof/report.c through the real sampler: a
  * fake window (sleep_ms runs a callback) ticks samples in, and the report
  * is checked as exact text: folding, order, percentages, cost, names,
- * limits and the empty-report messages. Fakes: fake_profiler.c. */
+ * limits, the empty-report messages, and what the header and
+ * profile_cpus say of a run's sources, drops and injected records. The
+ * session's and the rings' facts behind them are checked in
+ * test_prof_session.c and test_prof_ring.c. Fakes: fake_profiler.c. */
 #include "test.h"
 #include "fake_hal.h"
 #include "fake_profiler.h"
@@ -10,6 +13,7 @@
 
 #include "hal/cpu.h"
 #include "hal/irq.h"
+#include "kernel/prof/ring.h"
 #include "kernel/prof/sample.h"
 #include "kernel/prof/session.h"
 #include "kernel/symtab.h"
@@ -349,4 +353,132 @@ TEST(report_fold_growth_alloc_failure)
     buf_printer_init(&bp, out, sizeof out);
     CHECK_EQ(prof_report_again(1, &bp.pr, NULL), 0);
     CHECK(strstr(out, "\n138 samples on 1 cpus") != NULL);
+}
+
+/* ---- moved from the session's tests: what the report says of a run's
+ * sources, drops and injected records (the facts themselves:
+ * test_prof_session.c) ---------------------------------------------- */
+
+/* A counter run where cpu 1's counter never arms: its tick goes on
+ * sampling, and the report says which cpu's samples came from where,
+ * after the header lines the spec fixes. */
+static void win_mixed(void)
+{
+    tick(0, 5, 0x3000, NULL);           /* arms */
+    tick(1, 5, 0x3001, NULL);           /* cannot arm: samples */
+    for (int i = 0; i < 3; i++)
+        nmi(0, 5, 0x3002, NULL);
+    tick(1, 5, 0x3003, NULL);
+    tick(0, 5, 0x3004, NULL);           /* armed: no sample */
+}
+
+TEST(report_mixed_sources_say_which_cpu)
+{
+    reset();
+    pmu_usable = true;
+    pmu_claim = true;
+    pmu_name = "pmu/nmi intel fixed-ctr1";
+    arm_fails = 1u << 1;
+    fake_window_cycles = 1000000;
+    window_fn = win_mixed;
+    CHECK_EQ(run_cmd("profile 10 all 1"), 0);
+    CHECK_STR(got(),
+        "profiled 10 ms\n"
+        "5 samples on 2 cpus, 0 dropped, source pmu/nmi intel fixed-ctr1\n"
+        "sample cost 1 cycles median (min 1, max 1), 0.000% of cpu time\n"
+        "cpus: 0 pmu 3, 1 tick 2, 2 none, 3 none\n"
+        "100.0% 5 burn_inner+0x1..0x3\n");
+    CHECK_EQ(run_cmd("profile_cpus"), 0);
+    CHECK_STR(got(), "cpus: 0 pmu 3, 1 tick 2, 2 none, 3 none\n");
+    CHECK(run_cmd("profile_cpus now") != 0);
+    CHECK_STR(got(), "profile_cpus: takes no arguments\n");
+}
+
+/* Every cpu on the counter, or every cpu on the tick: the header's source
+ * says it all and no line is added; profile_cpus still tells. */
+TEST(report_single_source_adds_no_line)
+{
+    reset();
+    pmu_usable = true;
+    pmu_name = "pmu/nmi intel fixed-ctr1";
+    window_fn = win_counter;
+    CHECK_EQ(run_cmd("profile 10"), 0);
+    CHECK(strstr(out, "cpus:") == NULL);
+    CHECK_EQ(run_cmd("profile_cpus"), 0);
+    CHECK_STR(got(), "cpus: 0 pmu 1, 1 pmu 1, 2 none, 3 none\n");
+    reset();
+    window_fn = win_span;
+    CHECK_EQ(run_cmd("profile 10"), 0);
+    CHECK(strstr(out, "cpus:") == NULL);
+    CHECK_EQ(run_cmd("profile_cpus"), 0);
+    CHECK_STR(got(), "cpus: 0 tick 3, 1 tick 1, 2 tick 2, 3 none\n");
+    /* Injected records count as the last run's source. */
+    uintptr_t f[1] = { 0x3000 };
+    CHECK_EQ(prof_inject(3, 5, f, 1, 40), 0);
+    CHECK_EQ(run_cmd("profile_cpus"), 0);
+    CHECK_STR(got(), "cpus: 0 tick 3, 1 tick 1, 2 tick 2, 3 tick 1\n");
+}
+
+/* ---- inject and report_again (the bench's hooks) -------------------- */
+
+TEST(report_again_reads_injected_records)
+{
+    reset();
+    CHECK_EQ(run_cmd("profile 1"), 0);   /* fresh counts */
+    buf_printer_init(&bp, out, sizeof out);
+    CHECK_EQ(prof_reserve(1024, NULL), 0);
+    uintptr_t f[3] = { 0x3010, 0x2044, 0x11b2 };
+    for (int i = 0; i < 1025; i++)
+        CHECK_EQ(prof_inject(3, 5, f, 3, 40), 0);
+    CHECK_EQ(prof_inject(3, 5, f, 0, 40), PROF_EINVAL);
+    CHECK_EQ(prof_inject(3, 5, f, 9, 40), PROF_EINVAL);
+    CHECK_EQ(prof_inject(40, 5, f, 3, 40), PROF_EINVAL);   /* no buffer */
+    buf_printer_init(&bp, out, sizeof out);
+    uint64_t before = fake_cycles;
+    CHECK_EQ(prof_report_again(1, &bp.pr, NULL), 0);
+    CHECK(strstr(out, "\n1024 samples on 1 cpus, 1 dropped, source tick 100Hz\n"
+                      "sample cost 40 cycles median (min 40, max 40), ") != NULL);
+    CHECK(strstr(out, "\n100.0% 1024 burn_inner+0x10\n        <- burn_mid+0x44\n") != NULL);
+    CHECK(prof_report_cycles() > 0);
+    CHECK(prof_report_cycles() < fake_cycles - before);
+}
+
+/* A window's report reads the records of its own kind: a record of
+ * another kind in the ring (as the off-CPU and heap profiles will put
+ * there) is neither a sample nor a chain of it. */
+TEST(report_reads_its_own_kind_only)
+{
+    reset();
+    CHECK_EQ(run_cmd("profile 1"), 0);   /* fresh counts */
+    uintptr_t f[3] = { 0x3010, 0x2044, 0x11b2 };
+    for (int i = 0; i < 3; i++)
+        CHECK_EQ(prof_inject(3, 5, f, 3, 40), 0);
+    struct prof_record other = { .pr_pid = 5, .pr_depth = 1, .pr_kind = PROF_KIND_MAX,
+                                 .pr_weight = 4096, .pr_frames = { 0x301a } };
+    CHECK_EQ(prof_ring_put(3, &other), PROF_OK);
+    buf_printer_init(&bp, out, sizeof out);
+    CHECK_EQ(prof_report_again(8, &bp.pr, NULL), 0);
+    CHECK(strstr(out, "\n3 samples on 1 cpus, 0 dropped, source tick 100Hz\n") != NULL);
+    CHECK(strstr(out, "\n100.0% 3 burn_inner+0x10\n") != NULL);
+    CHECK(strstr(out, "4096") == NULL);
+}
+
+/* Drops are the records that did not fit, summed over cpus, exactly:
+ * both full buffers' overflow and a nested sample. */
+TEST(report_drops_summed_over_cpus)
+{
+    reset();
+    pmu_claim = true;
+    window_fn = win_nested;             /* cpu 2: 1 sample, 1 nested drop */
+    CHECK_EQ(run_cmd("profile 1"), 0);
+    buf_printer_init(&bp, out, sizeof out);
+    CHECK_EQ(prof_reserve(1000, NULL), 0);    /* 1024: a power of two */
+    uintptr_t f[2] = { 0x3010, 0x2044 };
+    for (int i = 0; i < 1024 + 37; i++)
+        CHECK_EQ(prof_inject(0, 5, f, 2, 40), 0);
+    for (int i = 0; i < 1023 + 5; i++)
+        CHECK_EQ(prof_inject(2, 5, f, 2, 40), 0);
+    buf_printer_init(&bp, out, sizeof out);
+    CHECK_EQ(prof_report_again(1, &bp.pr, NULL), 0);
+    CHECK(strstr(out, "\n2048 samples on 2 cpus, 43 dropped, source tick 100Hz\n") != NULL);
 }

@@ -83,7 +83,7 @@ TEST(ring_wraps_slots_and_indices)
     memset(tried, 0, sizeof tried);
     CHECK(begin());
     prof_ring_test_at(1, UINT32_MAX - 700);
-    uint32_t cap = prof_ring_cap(1), expect = 0, got = 0;
+    uint32_t cap = prof_ring_cap(1), expect = 0, got = 0, first;
     unsigned x = 7;
     for (int round = 0; round < 400; round++) {
         x = x * 1103515245u + 12345u;
@@ -92,9 +92,15 @@ TEST(ring_wraps_slots_and_indices)
             sample(1);
         x = x * 1103515245u + 12345u;
         got += drain(1, (x >> 16) % 120, &expect, NULL);
-        CHECK_EQ(got + prof_ring_drops(1), expect + prof_ring_drops(1));
+        /* What the ring says of itself after each drain, against what the
+         * test counted on its own: the consumer index is the start plus
+         * every record taken out, and what waits is what the sampler made
+         * less what was taken out and what was dropped. A drain that
+         * releases too few or too many slots, or an avail that miscounts
+         * across the wrap, breaks one of the two at the round it happens. */
+        CHECK_EQ(prof_ring_avail(1, &first), tried[1] - got - prof_ring_drops(1));
+        CHECK_EQ(first, (uint32_t)(UINT32_MAX - 700 + got));
     }
-    uint32_t first;
     got += drain(1, cap, &expect, NULL);
     CHECK_EQ(prof_ring_avail(1, &first), 0);
     CHECK_EQ(got, tried[1] - prof_ring_drops(1));
@@ -160,6 +166,3 @@ TEST(ring_nested_nmi_is_a_drop)
     CHECK_EQ(prof_ring_drops(3), 1);
     end();
 }
-
-/* ---- the stream, run whole ------------------------------------------------ */
-

@@ -1,9 +1,12 @@
 // LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/stream_encode.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c kernel/cmd/profile_say.c uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c kernel/cmd/profile_heap.c kernel/prof/heapview.c mm/heapprof.c tests/unit/fake_heap_table.c
 /* tests/unit/test_prof_session.c: run control (kernel/prof/session.c) over
- * the real sampler and rings: which source took each cpu's samples, the
- * drops, inject and report again, Start (busy, a late sampler, a CPU
+ * the real sampler and rings, asserting on what a run leaves and what the
+ * session's calls return, never on a report's words: which source took
+ * each cpu's records (the rings' records themselves), the drops, inject
+ * (prof_inject) and report again, Start (busy, a late sampler, a CPU
  * online later, its own counter armed at once), ring sizing, the cost
- * quantiles and reserve. The report's own format is test_prof_report.c's. */
+ * quantiles and reserve. What the report prints of all this is
+ * test_prof_report.c's; the messages a user reads, test_cmd_profile.c's. */
 #include "test.h"
 #include "fake_hal.h"
 #include "fake_profiler.h"
@@ -14,12 +17,51 @@
 #include "kernel/prof/ring.h"
 #include "kernel/prof/sample.h"
 #include "kernel/prof/session.h"
-#include "kernel/shell.h"
 #include "lib/printf.h"
 
+/* ---- what a run left in the rings ------------------------------------ */
+
+/* A windowed run through the session (its report goes to out, unread). */
+static int run(unsigned ms)
+{
+    buf_printer_init(&bp, out, sizeof out);
+    struct prof_window_spec ws = { .ws_kind = PROF_KIND_CPU, .ws_ms = ms, .ws_pid = PROF_ALL,
+                                   .ws_chains = 8, .ws_format = PROF_TEXT };
+    return prof_window_run(&ws, &bp.pr, NULL);
+}
+
+/* cpu c's CPU records as the last run left them (nothing drains a
+ * window's rings: its records are 0..n-1), those the tick took (tick)
+ * or the counter's NMI (!tick). */
+static uint32_t recs_by(unsigned c, bool tick)
+{
+    uint32_t first, n = prof_ring_avail(c, &first), k = 0;
+    CHECK_EQ(first, 0);
+    for (uint32_t i = 0; i < n; i++) {
+        const struct prof_record *r = prof_ring_at(c, i);
+        k += r->pr_kind == PROF_KIND_CPU && r->pr_tick == tick;
+    }
+    return k;
+}
+
+static uint32_t recs(unsigned c)
+{
+    uint32_t first;
+    return prof_ring_avail(c, &first);
+}
+
+static uint32_t drops_all(void)
+{
+    uint32_t d = 0;
+    for (unsigned c = 0; c < MAX_CPUS; c++)
+        d += prof_ring_drops(c);
+    return d;
+}
+
+/* ---- which source took each cpu's samples ------------------------------ */
+
 /* A counter run where cpu 1's counter never arms: its tick goes on
- * sampling, and the report says which cpu's samples came from where,
- * after the header lines the spec fixes. */
+ * sampling, cpu 0's counter takes over after its first tick. */
 static void win_mixed(void)
 {
     tick(0, 5, 0x3000, NULL);           /* arms */
@@ -30,129 +72,132 @@ static void win_mixed(void)
     tick(0, 5, 0x3004, NULL);           /* armed: no sample */
 }
 
-TEST(report_mixed_sources_say_which_cpu)
+TEST(session_sources_per_cpu)
 {
     reset();
     pmu_usable = true;
     pmu_claim = true;
     pmu_name = "pmu/nmi intel fixed-ctr1";
     arm_fails = 1u << 1;
-    fake_window_cycles = 1000000;
     window_fn = win_mixed;
-    CHECK_EQ(run_cmd("profile 10 all 1"), 0);
-    CHECK_STR(got(),
-        "profiled 10 ms\n"
-        "5 samples on 2 cpus, 0 dropped, source pmu/nmi intel fixed-ctr1\n"
-        "sample cost 1 cycles median (min 1, max 1), 0.000% of cpu time\n"
-        "cpus: 0 pmu 3, 1 tick 2, 2 none, 3 none\n"
-        "100.0% 5 burn_inner+0x1..0x3\n");
-    CHECK_EQ(run_cmd("profile_cpus"), 0);
-    CHECK_STR(got(), "cpus: 0 pmu 3, 1 tick 2, 2 none, 3 none\n");
-    CHECK(run_cmd("profile_cpus now") != 0);
-    CHECK_STR(got(), "profile_cpus: takes no arguments\n");
+    CHECK_EQ(run(10), PROF_OK);
+    CHECK_EQ(recs(0), 3);
+    CHECK_EQ(recs_by(0, false), 3);             /* the counter's */
+    for (uint32_t i = 0; i < 3; i++)
+        CHECK_EQ(prof_ring_at(0, i)->pr_frames[0], 0x3002);
+    CHECK_EQ(recs(1), 2);
+    CHECK_EQ(recs_by(1, true), 2);              /* the tick's */
+    CHECK_EQ(prof_ring_at(1, 0)->pr_frames[0], 0x3001);
+    CHECK_EQ(prof_ring_at(1, 1)->pr_frames[0], 0x3003);
+    CHECK_EQ(prof_cpus[0].pc_from_tick, 0);
+    CHECK_EQ(prof_cpus[1].pc_from_tick, 2);
+    CHECK_EQ(recs(2) + recs(3), 0);
+    CHECK(prof_ring_in_window(2) && prof_ring_in_window(3));
+    CHECK_EQ(drops_all(), 0);
+    CHECK(pmu_cpus[0].pc_armed && !pmu_cpus[1].pc_armed);
+    /* profile_cpus answers from the last run (its words:
+     * test_prof_report.c); a run must exist. */
+    buf_printer_init(&bp, out, sizeof out);
+    struct prof_err e;
+    CHECK_EQ(prof_print_last_sources(&bp.pr, &e), PROF_OK);
+    prof_test_reset();
+    buf_printer_init(&bp, out, sizeof out);
+    CHECK_EQ(prof_print_last_sources(&bp.pr, &e), PROF_EINVAL);
+    CHECK_EQ(e.pe_why, PROF_NOT_NO_RUN);
 }
 
-/* Every cpu on the counter, or every cpu on the tick: the header's source
- * says it all and no line is added; profile_cpus still tells. */
-TEST(report_single_source_adds_no_line)
+/* Injected records take the last run's source: the tick's after a tick
+ * run, the counter's after a counter run. */
+TEST(session_inject_takes_the_last_runs_source)
 {
     reset();
-    pmu_usable = true;
-    pmu_name = "pmu/nmi intel fixed-ctr1";
-    window_fn = win_counter;
-    CHECK_EQ(run_cmd("profile 10"), 0);
-    CHECK(strstr(out, "cpus:") == NULL);
-    CHECK_EQ(run_cmd("profile_cpus"), 0);
-    CHECK_STR(got(), "cpus: 0 pmu 1, 1 pmu 1, 2 none, 3 none\n");
-    reset();
     window_fn = win_span;
-    CHECK_EQ(run_cmd("profile 10"), 0);
-    CHECK(strstr(out, "cpus:") == NULL);
-    CHECK_EQ(run_cmd("profile_cpus"), 0);
-    CHECK_STR(got(), "cpus: 0 tick 3, 1 tick 1, 2 tick 2, 3 none\n");
-    /* Injected records count as the last run's source. */
+    CHECK_EQ(run(10), PROF_OK);
     uintptr_t f[1] = { 0x3000 };
-    CHECK_EQ(prof_inject(3, 5, f, 1, 40), 0);
-    CHECK_EQ(run_cmd("profile_cpus"), 0);
-    CHECK_STR(got(), "cpus: 0 tick 3, 1 tick 1, 2 tick 2, 3 tick 1\n");
+    CHECK_EQ(prof_inject(3, 5, f, 1, 40), PROF_OK);
+    CHECK_EQ(recs(3), 1);
+    CHECK_EQ(recs_by(3, true), 1);
+    reset();
+    pmu_usable = true;
+    window_fn = win_counter;
+    CHECK_EQ(run(10), PROF_OK);
+    CHECK_EQ(prof_inject(3, 5, f, 1, 40), PROF_OK);
+    CHECK_EQ(recs_by(3, false), 1);
 }
 
 /* ---- inject and report_again (the bench's hooks) -------------------- */
 
-TEST(inject_and_report_again)
+TEST(session_inject_fills_and_drops)
 {
     reset();
-    CHECK_EQ(run_cmd("profile 1"), 0);   /* fresh counts */
+    CHECK_EQ(run(1), PROF_OK);           /* fresh counts */
     buf_printer_init(&bp, out, sizeof out);
-    CHECK_EQ(prof_reserve(1024, NULL), 0);
+    CHECK_EQ(prof_reserve(1024, NULL), PROF_OK);
     uintptr_t f[3] = { 0x3010, 0x2044, 0x11b2 };
     for (int i = 0; i < 1025; i++)
-        CHECK_EQ(prof_inject(3, 5, f, 3, 40), 0);
+        CHECK_EQ(prof_inject(3, 5, f, 3, 40), PROF_OK);
     CHECK_EQ(prof_inject(3, 5, f, 0, 40), PROF_EINVAL);
     CHECK_EQ(prof_inject(3, 5, f, 9, 40), PROF_EINVAL);
     CHECK_EQ(prof_inject(40, 5, f, 3, 40), PROF_EINVAL);   /* no buffer */
+    CHECK_EQ(prof_inject(MAX_CPUS, 5, f, 3, 40), PROF_EINVAL);
+    CHECK_EQ(recs(3), 1024);
+    CHECK_EQ(prof_ring_drops(3), 1);
+    const struct prof_record *r = prof_ring_at(3, 1023);
+    CHECK_EQ(r->pr_pid, 5);
+    CHECK_EQ(r->pr_depth, 3);
+    CHECK_EQ(r->pr_cost, 40);
+    CHECK_EQ(r->pr_frames[0], 0x3010);
+    CHECK_EQ(r->pr_frames[2], 0x11b2);
+    /* Report again reads the rings as they stand, and times itself. */
     buf_printer_init(&bp, out, sizeof out);
     uint64_t before = fake_cycles;
-    CHECK_EQ(prof_report_again(1, &bp.pr, NULL), 0);
-    CHECK(strstr(out, "\n1024 samples on 1 cpus, 1 dropped, source tick 100Hz\n"
-                      "sample cost 40 cycles median (min 40, max 40), ") != NULL);
-    CHECK(strstr(out, "\n100.0% 1024 burn_inner+0x10\n        <- burn_mid+0x44\n") != NULL);
+    CHECK_EQ(prof_report_again(1, &bp.pr, NULL), PROF_OK);
     CHECK(prof_report_cycles() > 0);
     CHECK(prof_report_cycles() < fake_cycles - before);
+    CHECK_EQ(recs(3), 1024);             /* and leaves them */
 }
 
-/* A window's report reads the records of its own kind: a record of
- * another kind in the ring (as the off-CPU and heap profiles will put
- * there) is neither a sample nor a chain of it. */
-TEST(report_reads_its_own_kind_only)
-{
-    reset();
-    CHECK_EQ(run_cmd("profile 1"), 0);   /* fresh counts */
-    uintptr_t f[3] = { 0x3010, 0x2044, 0x11b2 };
-    for (int i = 0; i < 3; i++)
-        CHECK_EQ(prof_inject(3, 5, f, 3, 40), 0);
-    struct prof_record other = { .pr_pid = 5, .pr_depth = 1, .pr_kind = PROF_KIND_MAX,
-                                 .pr_weight = 4096, .pr_frames = { 0x301a } };
-    CHECK_EQ(prof_ring_put(3, &other), PROF_OK);
-    buf_printer_init(&bp, out, sizeof out);
-    CHECK_EQ(prof_report_again(8, &bp.pr, NULL), 0);
-    CHECK(strstr(out, "\n3 samples on 1 cpus, 0 dropped, source tick 100Hz\n") != NULL);
-    CHECK(strstr(out, "\n100.0% 3 burn_inner+0x10\n") != NULL);
-    CHECK(strstr(out, "4096") == NULL);
-}
-
-/* Drops are the records that did not fit, summed over cpus, exactly:
- * both full buffers' overflow and a nested sample. */
-TEST(report_drops_exact_when_buffers_fill)
+/* Drops are the records that did not fit, per cpu, exactly: a full
+ * ring's overflow and a nested sample alike. */
+TEST(session_drops_exact_when_rings_fill)
 {
     reset();
     pmu_claim = true;
     window_fn = win_nested;             /* cpu 2: 1 sample, 1 nested drop */
-    CHECK_EQ(run_cmd("profile 1"), 0);
+    CHECK_EQ(run(1), PROF_OK);
+    CHECK_EQ(recs(2), 1);
+    CHECK_EQ(prof_ring_drops(2), 1);
+    CHECK_EQ(prof_cpus[2].pc_nested, 1);
     buf_printer_init(&bp, out, sizeof out);
-    CHECK_EQ(prof_reserve(1000, NULL), 0);    /* 1024: a power of two */
+    CHECK_EQ(prof_reserve(1000, NULL), PROF_OK);    /* 1024: a power of two */
+    CHECK_EQ(prof_ring_cap(0), 1024);
     uintptr_t f[2] = { 0x3010, 0x2044 };
     for (int i = 0; i < 1024 + 37; i++)
-        CHECK_EQ(prof_inject(0, 5, f, 2, 40), 0);
+        CHECK_EQ(prof_inject(0, 5, f, 2, 40), PROF_OK);
     for (int i = 0; i < 1023 + 5; i++)
-        CHECK_EQ(prof_inject(2, 5, f, 2, 40), 0);
-    buf_printer_init(&bp, out, sizeof out);
-    CHECK_EQ(prof_report_again(1, &bp.pr, NULL), 0);
-    CHECK(strstr(out, "\n2048 samples on 2 cpus, 43 dropped, source tick 100Hz\n") != NULL);
+        CHECK_EQ(prof_inject(2, 5, f, 2, 40), PROF_OK);
+    CHECK_EQ(recs(0), 1024);
+    CHECK_EQ(prof_ring_drops(0), 37);
+    CHECK_EQ(recs(2), 1024);
+    CHECK_EQ(prof_ring_drops(2), 1 + 5);
+    CHECK_EQ(drops_all(), 43);
+    /* The nested drop's cpu kept its one sample first, in its place. */
+    CHECK_EQ(prof_ring_at(2, 0)->pr_frames[0], 0x2000);
 }
 
 /* ---- Start: busy, buffers ------------------------------------------- */
 
 static int busy_rc;
-static char busy_out[256];
+static struct prof_err busy_err;
 static void win_busy(void)
 {
     tick(0, 5, 0x3000, NULL);
     struct buf_printer b2;
-    buf_printer_init(&b2, busy_out, sizeof busy_out);
-    char a0[] = "profile", a1[] = "1";
-    char *argv[] = { a0, a1 };
-    busy_rc = cmd_fn("profile")(2, argv, &b2.pr);
+    char o[256];
+    buf_printer_init(&b2, o, sizeof o);
+    struct prof_window_spec ws = { .ws_kind = PROF_KIND_CPU, .ws_ms = 1, .ws_pid = PROF_ALL,
+                                   .ws_chains = 8, .ws_format = PROF_TEXT };
+    busy_rc = prof_window_run(&ws, &b2.pr, &busy_err);
     tick(1, 5, 0x3000, NULL);
 }
 
@@ -161,47 +206,59 @@ TEST(start_second_run_is_busy)
     reset();
     unsigned s0 = sleeps;
     window_fn = win_busy;
-    CHECK_EQ(run_cmd("profile 100"), 0);
-    CHECK(busy_rc != 0);
-    CHECK_STR(busy_out, "profile: busy\n");
+    CHECK_EQ(run(100), PROF_OK);
+    CHECK_EQ(busy_rc, PROF_EBUSY);
+    CHECK_EQ(busy_err.pe_why, PROF_NOT_BUSY);
     CHECK_EQ(sleeps - s0, 1);            /* the second run slept no window */
-    CHECK(strstr(out, "\n2 samples on 2 cpus, 0 dropped") != NULL);
+    CHECK_EQ(recs(0) + recs(1), 2);      /* and left the first one's alone */
+    CHECK_EQ(drops_all(), 0);
     /* and the profiler is free again afterwards */
-    CHECK_EQ(run_cmd("profile 1"), 0);
+    CHECK_EQ(run(1), PROF_OK);
+}
+
+static void win_one(void) { tick(0, 5, 0x3000, NULL); }
+
+/* A sampler of the last run still inside its sample (Stop waits 50 ms at
+ * most) would count its record into the next run once Start had zeroed
+ * the counts: Start waits it out, bounded, and says busy, leaving the
+ * last run's records as they were. */
+TEST(start_waits_out_a_late_sampler_or_says_busy)
+{
+    reset();
+    window_fn = win_one;
+    CHECK_EQ(run(10), PROF_OK);
+    prof_ring_test_set_inside(2, true);
+    unsigned s0 = sleeps;
+    CHECK_EQ(run(10), PROF_EBUSY);
+    CHECK_EQ(sleeps, s0);                        /* started nothing */
+    CHECK_EQ(recs(0), 1);                        /* the last run's, untouched */
+    prof_ring_test_set_inside(2, false);
+    CHECK_EQ(run(10), PROF_OK);                  /* and the profiler is usable again */
+    CHECK_EQ(recs(0), 0);                        /* a fresh run: nothing ticked */
 }
 
 static void win_cpu5(void) { tick(5, 5, 0x3000, NULL); tick(4, 5, 0x3000, NULL); }
 
-/* A sampler of the last run still inside its sample (Stop waits 50 ms at
- * most) would count its record into the next run once Start had zeroed
- * the counts: Start waits it out, bounded, and says busy. */
-TEST(start_waits_out_a_late_sampler_or_says_busy)
-{
-    reset();
-    CHECK_EQ(run_cmd("profile 10"), 0);
-    prof_ring_test_set_inside(2, true);
-    CHECK(run_cmd("profile 10") != 0);
-    CHECK(strstr(out, "profile: busy (cpu 2 is still finishing a sample of the last run)") != NULL);
-    prof_ring_test_set_inside(2, false);
-    CHECK_EQ(run_cmd("profile 10"), 0);         /* and the profiler is usable again */
-    CHECK(strstr(out, "profiled 10 ms") != NULL);
-}
-
 TEST(start_buffer_for_cpu_online_later)
 {
     reset();
-    CHECK_EQ(run_cmd("profile 10"), 0);  /* cpus 0-3 have buffers */
+    CHECK_EQ(run(10), PROF_OK);          /* cpus 0-3 have buffers */
     fake_ncpus = 6;
     fake_online = 0x2f;                  /* cpu 5 came online; cpu 4 is not */
     unsigned s0 = sleeps;
     kmalloc_fail = 1;
-    CHECK_EQ(run_cmd("profile 10"), 1);
-    CHECK(strncmp(out, "profile: no memory for cpu 5's sample buffer (", 46) == 0);
+    CHECK_EQ(run(10), PROF_ENOMEM);
     CHECK_EQ(sleeps, s0);                /* started nothing */
+    CHECK_EQ(prof_ring_cap(5), 0);
     window_fn = win_cpu5;
-    CHECK_EQ(run_cmd("profile 10"), 0);
+    CHECK_EQ(run(10), PROF_OK);
+    CHECK(prof_ring_in_window(5));
+    CHECK_EQ(recs(5), 1);
     /* cpu 4 has no buffer: its tick records nothing (and is no drop) */
-    CHECK(strstr(out, "\n1 samples on 1 cpus, 0 dropped") != NULL);
+    CHECK(!prof_ring_in_window(4));
+    CHECK_EQ(prof_ring_cap(4), 0);
+    CHECK_EQ(recs(4), 0);
+    CHECK_EQ(drops_all(), 0);
 }
 
 static bool armed_in_window;
@@ -218,7 +275,7 @@ TEST(start_arms_its_own_cpu_at_once)
     fake_cpu = 2;
     window_fn = win_look;
     armed_in_window = false;
-    CHECK_EQ(run_cmd("profile 1"), 0);
+    CHECK_EQ(run(1), PROF_OK);
     CHECK(armed_in_window);
     CHECK_EQ(arms, 1);
     CHECK(!pmu_cpus[0].pc_armed && !pmu_cpus[1].pc_armed && !pmu_cpus[3].pc_armed);
@@ -226,11 +283,11 @@ TEST(start_arms_its_own_cpu_at_once)
     /* On the tick only, nothing is armed. */
     reset();
     fake_cpu = 2;
-    CHECK_EQ(run_cmd("profile 1"), 0);
+    CHECK_EQ(run(1), PROF_OK);
     CHECK_EQ(arms, 0);
 }
 
-/* ---- buffer sizing -------------------------------------------------- */
+/* ---- ring sizing ---------------------------------------------------- */
 
 TEST(sizing_window_at_rate_with_margin)
 {
@@ -263,8 +320,12 @@ TEST(sizing_longest_counter_window_fits)
     pmu_usable = pmu_claim = true;
     pmu_name = "pmu/nmi intel fixed-ctr1";
     window_fn = win_counter_2000;
-    CHECK_EQ(run_cmd("profile 2000 all 1"), 0);
-    CHECK(strstr(out, "\n8040 samples on 4 cpus, 0 dropped, source pmu/nmi") != NULL);
+    CHECK_EQ(run(2000), PROF_OK);
+    for (unsigned c = 0; c < 4; c++) {
+        CHECK_EQ(prof_ring_cap(c), 4096);
+        CHECK_EQ(recs_by(c, false), 2010);
+    }
+    CHECK_EQ(drops_all(), 0);
 }
 
 static void win_counter_burst(void)
@@ -277,7 +338,7 @@ static void win_counter_burst(void)
         nmi(1, 5, 0x3000, NULL);
 }
 
-/* Buffers only grow: a short window after a long one allocates nothing
+/* Rings only grow: a short window after a long one allocates nothing
  * and keeps the room; a source faster than the sizing planned for counts
  * what did not fit as drops. */
 TEST(sizing_grows_only_and_a_faster_source_drops)
@@ -285,24 +346,32 @@ TEST(sizing_grows_only_and_a_faster_source_drops)
     reset();
     pmu_usable = pmu_claim = true;
     pmu_name = "pmu/nmi intel fixed-ctr1";
-    CHECK_EQ(run_cmd("profile 1"), 0);          /* 256 records each */
+    CHECK_EQ(run(1), PROF_OK);                  /* 256 records each */
+    CHECK_EQ(prof_ring_cap(0), 256);
     window_fn = win_counter_burst;
-    CHECK_EQ(run_cmd("profile 1"), 0);
-    CHECK(strstr(out, "\n356 samples on 2 cpus, 2744 dropped, source pmu/nmi") != NULL);
+    CHECK_EQ(run(1), PROF_OK);
+    CHECK_EQ(recs(0), 256);
+    CHECK_EQ(prof_ring_drops(0), 3000 - 256);
+    CHECK_EQ(recs(1), 100);
+    CHECK_EQ(prof_ring_drops(1), 0);
     long allocs = live_allocs;
     window_fn = NULL;
-    CHECK_EQ(run_cmd("profile 2000"), 0);       /* grows to 4096 */
+    CHECK_EQ(run(2000), PROF_OK);               /* grows to 4096 */
     CHECK_EQ(live_allocs, allocs + 4);
+    CHECK_EQ(prof_ring_cap(0), 4096);
     allocs = live_allocs;
     window_fn = win_counter_burst;
-    CHECK_EQ(run_cmd("profile 1"), 0);          /* keeps 4096 */
+    CHECK_EQ(run(1), PROF_OK);                  /* keeps 4096 */
     CHECK_EQ(live_allocs, allocs);
-    CHECK(strstr(out, "\n3100 samples on 2 cpus, 0 dropped, source pmu/nmi") != NULL);
+    CHECK_EQ(recs(0), 3000);
+    CHECK_EQ(recs(1), 100);
+    CHECK_EQ(drops_all(), 0);
     /* The tick's longest window is smaller: nothing to grow. */
     pmu_usable = false;
     window_fn = NULL;
-    CHECK_EQ(run_cmd("profile 2000"), 0);
+    CHECK_EQ(run(2000), PROF_OK);
     CHECK_EQ(live_allocs, allocs);
+    CHECK_EQ(prof_ring_cap(0), 4096);
 }
 
 /* Nearest rank over every record: 1..100 injected, p50 is 50, p99 99. */
@@ -311,25 +380,27 @@ TEST(cost_permille_nearest_rank)
     reset();
     uint32_t c = 7;
     CHECK_EQ(prof_cost_permille(500, &c), PROF_EINVAL);   /* no run */
-    CHECK_EQ(run_cmd("profile 1"), 0);
+    CHECK_EQ(run(1), PROF_OK);
     CHECK_EQ(prof_cost_permille(500, &c), PROF_EINVAL);   /* no samples */
     room(128);
     uintptr_t f[1] = { 0x3010 };
     for (uint32_t i = 100; i >= 1; i--)
-        CHECK_EQ(prof_inject(i % 3, 5, f, 1, i), 0);
+        CHECK_EQ(prof_inject(i % 3, 5, f, 1, i), PROF_OK);
     long allocs = live_allocs;
-    CHECK_EQ(prof_cost_permille(500, &c), 0);
+    CHECK_EQ(prof_cost_permille(500, &c), PROF_OK);
     CHECK_EQ(c, 50);
-    CHECK_EQ(prof_cost_permille(990, &c), 0);
+    CHECK_EQ(prof_cost_permille(990, &c), PROF_OK);
     CHECK_EQ(c, 99);
-    CHECK_EQ(prof_cost_permille(1000, &c), 0);
+    CHECK_EQ(prof_cost_permille(1000, &c), PROF_OK);
     CHECK_EQ(c, 100);
-    CHECK_EQ(prof_cost_permille(1, &c), 0);
+    CHECK_EQ(prof_cost_permille(1, &c), PROF_OK);
     CHECK_EQ(c, 1);
     CHECK_EQ(prof_cost_permille(0, &c), PROF_EINVAL);
+    CHECK_EQ(prof_cost_permille(1001, &c), PROF_EINVAL);
     CHECK_EQ(live_allocs, allocs);
 }
 
+/* The range's words: test_cmd_profile.c. */
 TEST(reserve_checks_its_range)
 {
     reset();
@@ -342,43 +413,53 @@ TEST(reserve_checks_its_range)
     CHECK_EQ(prof_reserve(PROF_RESERVE_MAX + 1, &e), PROF_EINVAL);
     CHECK_EQ(e.pe_value, PROF_RESERVE_MAX + 1);
     CHECK_STR(got(), "");                       /* the core says nothing */
-    CHECK_EQ(prof_reserve(2048, &e), 0);
+    CHECK_EQ(live_allocs, allocs);
+    CHECK_EQ(prof_reserve(2048, &e), PROF_OK);
     CHECK_EQ(live_allocs, allocs + 4);
-    CHECK_EQ(prof_reserve(100, &e), 0);         /* never shrinks */
+    CHECK_EQ(prof_ring_cap(0), 2048);
+    CHECK_EQ(prof_reserve(100, &e), PROF_OK);         /* never shrinks */
     CHECK_EQ(live_allocs, allocs + 4);
+    CHECK_EQ(prof_ring_cap(0), 2048);
 }
 
+/* Out of range: refused before anything starts (the words:
+ * test_cmd_profile.c). */
 TEST(run_rejects_bad_ranges)
 {
     reset();
+    unsigned s0 = sleeps, p0 = probes;
     buf_printer_init(&bp, out, sizeof out);
-    struct prof_err e;
-    struct prof_window_spec ws = { .ws_kind = PROF_KIND_CPU, .ws_ms = 0, .ws_pid = PROF_ALL,
-                                   .ws_chains = 8, .ws_format = PROF_TEXT };
-    CHECK_EQ(prof_window_run(&ws, &bp.pr, &e), PROF_EINVAL);
-    CHECK_EQ(e.pe_why, PROF_NOT_WINDOW);
-    CHECK_EQ(e.pe_value, 0);
-    ws.ws_ms = 2001;
-    CHECK_EQ(prof_window_run(&ws, &bp.pr, &e), PROF_EINVAL);
-    CHECK_EQ(e.pe_why, PROF_NOT_WINDOW);
-    CHECK_EQ(e.pe_value, 2001);
-    ws.ws_ms = 10;
-    ws.ws_chains = 200;
-    CHECK_EQ(prof_window_run(&ws, &bp.pr, &e), PROF_EINVAL);
-    CHECK_EQ(e.pe_why, PROF_NOT_CHAINS);
-    CHECK_EQ(e.pe_value, 200);
-    ws.ws_chains = 8;
-    ws.ws_pid = -2;
-    CHECK_EQ(prof_window_run(&ws, &bp.pr, &e), PROF_EINVAL);
-    CHECK_EQ(e.pe_why, PROF_NOT_PID);
-    ws.ws_pid = PROF_ALL;
-    ws.ws_kind = PROF_KIND_HEAP;            /* heap sampling off: rate 0 */
-    CHECK_EQ(prof_window_run(&ws, &bp.pr, &e), PROF_EINVAL);
-    CHECK_EQ(e.pe_why, PROF_NOT_HEAP_OFF);
-    ws.ws_kind = PROF_KIND_OFFCPU;
-    ws.ws_view = PROF_VIEW_WALL;
-    ws.ws_format = PROF_RAW;
-    CHECK_EQ(prof_window_run(&ws, &bp.pr, &e), PROF_EINVAL);
-    CHECK_EQ(e.pe_why, PROF_NOT_WALL_RAW);
-    CHECK_STR(got(), "");                   /* refused before anything, said by nobody */
+    static const struct {
+        unsigned ms, chains;
+        int pid;
+        enum prof_kind kind;
+        enum prof_view view;
+        enum prof_format fmt;
+        enum prof_why_not why;
+        long long value;
+    } bad[] = {
+        { 0, 8, PROF_ALL, PROF_KIND_CPU, 0, PROF_TEXT, PROF_NOT_WINDOW, 0 },
+        { PROF_WINDOW_MAX + 1, 8, PROF_ALL, PROF_KIND_CPU, 0, PROF_TEXT, PROF_NOT_WINDOW,
+          PROF_WINDOW_MAX + 1 },
+        { 10, 0, PROF_ALL, PROF_KIND_CPU, 0, PROF_TEXT, PROF_NOT_CHAINS, 0 },
+        { 10, PROF_CHAINS + 1, PROF_ALL, PROF_KIND_CPU, 0, PROF_TEXT, PROF_NOT_CHAINS,
+          PROF_CHAINS + 1 },
+        { 10, 8, -2, PROF_KIND_CPU, 0, PROF_TEXT, PROF_NOT_PID, -2 },
+        { 10, 8, PROF_ALL, PROF_KIND_CPU, 0, (enum prof_format)7, PROF_NOT_FORMAT, 7 },
+        { 10, 8, PROF_ALL, PROF_KIND_OFFCPU, PROF_VIEW_WALL, PROF_RAW, PROF_NOT_WALL_RAW, 0 },
+        { 10, 8, PROF_ALL, PROF_KIND_HEAP, 0, PROF_TEXT, PROF_NOT_HEAP_OFF, 0 },
+    };
+    for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct prof_window_spec ws = { .ws_kind = bad[i].kind, .ws_view = bad[i].view,
+                                       .ws_ms = bad[i].ms, .ws_pid = bad[i].pid,
+                                       .ws_chains = bad[i].chains, .ws_format = bad[i].fmt };
+        struct prof_err e;
+        CHECK_EQ(prof_window_run(&ws, &bp.pr, &e), PROF_EINVAL);
+        CHECK_EQ(e.pe_why, bad[i].why);
+        CHECK_EQ(e.pe_value, bad[i].value);
+    }
+    CHECK_STR(got(), "");                   /* the core says nothing */
+    CHECK_EQ(sleeps, s0);
+    CHECK_EQ(probes, p0);
+    CHECK_EQ(prof_ring_cap(0), 0);       /* no ring grown */
 }

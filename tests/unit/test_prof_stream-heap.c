@@ -1,5 +1,5 @@
 // LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/stream_encode.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c kernel/cmd/profile_say.c uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c kernel/cmd/profile_heap.c kernel/prof/heapview.c mm/heapprof.c tests/unit/fake_heap_table.c
-/* tests/unit/test_prof_stream_heap.c: `profile allocs stream`, the
+/* tests/unit/test_prof_stream-heap.c: `profile allocs stream`, the
  * allocator's samples in the profile stream (kernel/prof/stream.c,
  * kernel/cmd/profile_heap.c): each sample one heap record with its
  * weight and its block's size, the META's source naming the rate, every

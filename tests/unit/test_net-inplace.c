@@ -1,5 +1,5 @@
 // LINK: net/ether.c net/arp.c net/ipv4.c net/icmp.c net/udp.c lib/printf.c
-/* tests/unit/test_net_inplace.c: UDP datagrams built in place, in the
+/* tests/unit/test_net-inplace.c: UDP datagrams built in place, in the
  * device's own transmit buffer (udp_reserve, udp_commit, udp_cancel, and
  * udp_send through them), against a fake netdev with buffers of its own
  * and, when asked, checksum offload. What it commits is parsed back and

@@ -1,5 +1,5 @@
 // LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/stream_encode.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c kernel/cmd/profile_say.c uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c kernel/cmd/profile_heap.c kernel/prof/heapview.c mm/heapprof.c tests/unit/fake_heap_table.c
-/* tests/unit/test_prof_stream_runs.c: the stream's hot loop
+/* tests/unit/test_prof_stream_encode.c: the stream's hot loop
  * (kernel/prof/stream_encode.c, prof_stream_add_cpu_run): runs of CPU samples
  * with one chain but the pc, at every depth, go through a loop of their
  * own, and must come out as the general encoder writes them.

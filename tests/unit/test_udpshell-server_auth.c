@@ -1,10 +1,10 @@
 // LINK: net/udpshell.c net/udpshell_fresh.c uapi/udpshell.c uapi/udpshell_auth.c lib/sha256.c lib/printf.c lib/parse.c tests/unit/fake_net.c
-/* tests/unit/test_udpshell_auth_server.c: the real UDP shell started with
+/* tests/unit/test_udpshell-server_auth.c: the real UDP shell started with
  * a key (udpshell_start_auth) against a fake network and a fake shell:
  * tags checked before anything runs, replies tagged, the boot epoch told
  * by a challenge and required in every request, nonces fresh once per
  * boot whoever sends them, retransmits still answered from the kept
- * reply, and every refusal silent and counted. (test_udpshell_server.c is the same shell
+ * reply, and every refusal silent and counted. (test_udpshell-server.c is the same shell
  * without a key: the open protocol, unchanged.) */
 #include "test.h"
 #include "sbuf.h"

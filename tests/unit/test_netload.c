@@ -1,5 +1,5 @@
 // LINK: uapi/netload.c
-/* tests/unit/test_netload_proto.c: the netload format (uapi/netload.c) as
+/* tests/unit/test_netload.c: the netload format (uapi/netload.c) as
  * both ends use it: the header's bytes on the wire, parsing, and the
  * receiver's accounting of duplicates, reordering and loss. */
 #include "test.h"

@@ -1,10 +1,10 @@
 // LINK: net/udpshell.c net/udpshell_fresh.c uapi/udpshell.c uapi/udpshell_auth.c lib/sha256.c lib/printf.c lib/parse.c tests/unit/fake_net.c
-/* tests/unit/test_udpshell_id_server.c: the real UDP shell started with a
+/* tests/unit/test_udpshell-server_id.c: the real UDP shell started with a
  * key and a kernel id (ushid=): every tag, the challenge's answer included,
  * is under that id's key, so a request tagged for another kernel sharing
  * the key, or for none, is refused and counted, and nothing it answers
  * verifies for a client of another id. (One shell per process: the shell
- * with a key alone is test_udpshell_auth_server.c.) */
+ * with a key alone is test_udpshell-server_auth.c.) */
 #include "test.h"
 #include "sbuf.h"
 #include <stdlib.h>

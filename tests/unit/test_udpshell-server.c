@@ -1,5 +1,5 @@
 // LINK: net/udpshell.c net/udpshell_fresh.c uapi/udpshell.c uapi/udpshell_auth.c lib/sha256.c lib/printf.c lib/parse.c tests/unit/fake_net.c
-/* tests/unit/test_udpshell_server.c: the real UDP shell (net/udpshell.c)
+/* tests/unit/test_udpshell-server.c: the real UDP shell (net/udpshell.c)
  * against a fake network (fake_net.c) and a fake shell: requests go in
  * through the bound handler, the test plays the shell's task with
  * udpshell_run_next, and the reply datagrams are reassembled from what
