@@ -52,7 +52,7 @@ fleet-gen_SRC     := uapi/profile_stream.c uapi/profile_stream_tag.c uapi/udpshe
 # ncurses draws `top`; libmicrohttpd and jansson serve `serve`'s page and API.
 PPROF_PROTO     := /usr/share/gocode/src/github.com/google/pprof/proto/profile.proto
 PROTOGEN        := $(HOSTB)/proto
-sonde-prof_DIRS := pipeline common serve
+sonde-prof_DIRS := cmd serve ingest output model common
 sonde-prof_SRC  := uapi/udpshell_auth.c lib/sha256.c \
                    uapi/profile_raw.c uapi/profile_stream.c uapi/profile_stream_tag.c \
                    uapi/udpshell.c \
@@ -83,19 +83,19 @@ $(PROTOGEN)/profile.pb-c.c: $(PPROF_PROTO)
 	@mkdir -p $(PROTOGEN)
 	protoc-c --c_out=$(PROTOGEN) -I$(dir $(PPROF_PROTO)) $(notdir $(PPROF_PROTO))
 $(PROTOGEN)/profile.pb-c.h: $(PROTOGEN)/profile.pb-c.c
-$(HOSTOBJ)/tools/pipeline/pprof.o: HOSTCFLAGS += -I$(PROTOGEN)
-$(HOSTOBJ)/tools/pipeline/pprof.o: $(PROTOGEN)/profile.pb-c.h
-$(HOSTOBJ)/tools/pipeline/pprof_read.o: HOSTCFLAGS += -I$(PROTOGEN)
-$(HOSTOBJ)/tools/pipeline/pprof_read.o: $(PROTOGEN)/profile.pb-c.h
+$(HOSTOBJ)/tools/output/pprof.o: HOSTCFLAGS += -I$(PROTOGEN)
+$(HOSTOBJ)/tools/output/pprof.o: $(PROTOGEN)/profile.pb-c.h
+$(HOSTOBJ)/tools/model/pprof_read.o: HOSTCFLAGS += -I$(PROTOGEN)
+$(HOSTOBJ)/tools/model/pprof_read.o: $(PROTOGEN)/profile.pb-c.h
 $(HOSTOBJ)/$(PROTOGEN)/profile.pb-c.o: HOSTCFLAGS += -I$(PROTOGEN)
 
-# The web pages' assets (tools/pipeline/web_assets.h). web/package-lock.json
+# The web pages' assets (tools/output/web_assets.h). web/package-lock.json
 # pins the npm packages; `npm ci` installs them into web/node_modules
 # whenever that is missing or older than the lock file (the stamp), so a
 # fresh clone builds with plain `make`. esbuild bundles the library
 # (web/flame-lib.js) into build/web/flame.js and build/web/flame.css;
 # web/embed.js makes build/web/assets.c of every asset, one symbol each
-# (NAME=FILE in WEB_ASSETS; declared in tools/pipeline/web_assets.h).
+# (NAME=FILE in WEB_ASSETS; declared in tools/output/web_assets.h).
 NPM_STAMP  := web/node_modules/.sonde-npm-ci
 WEB_ASSETS := flame_js=$(WEBB)/flame.js flame_css=$(WEBB)/flame.css \
               flame_page_js=$(WEBB)/flame-page.js flame_page_css=$(WEBB)/flame-page.css \

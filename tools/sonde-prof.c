@@ -9,10 +9,10 @@
  * One pipeline whatever the text's origin: raw text -> sp_profile_add_raw ->
  * build-id check -> symbolize -> one writer chosen by OUT's extension.
  * `record` runs `profile MS PID|all raw` over the UDP shell of every HOST at
- * once (tools/pipeline/record.c, with sonde-sh's protocol code) and feeds
+ * once (tools/ingest/record.c, with sonde-sh's protocol code) and feeds
  * each reply to the same two steps: add_text, then finish. A window over
- * SP_RECORD_MS_MAX is a stream (tools/pipeline/collect.c), its records made
- * into a raw profile per kernel (tools/pipeline/agg.c) and fed to the same
+ * SP_RECORD_MS_MAX is a stream (tools/ingest/collect.c), its records made
+ * into a raw profile per kernel (tools/ingest/agg.c) and fed to the same
  * steps.
  *
  * Exit: 0 ok, 1 the remote said no (record: a kernel refused or answered
@@ -33,22 +33,22 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tools/pipeline/agg.h"
-#include "tools/pipeline/collect.h"
-#include "tools/pipeline/fleet.h"
-#include "tools/pipeline/folded.h"
-#include "tools/pipeline/flame_json.h"
-#include "tools/pipeline/html.h"
-#include "tools/pipeline/model.h"
+#include "tools/ingest/agg.h"
+#include "tools/ingest/collect.h"
+#include "tools/ingest/fleet.h"
+#include "tools/output/folded.h"
+#include "tools/output/flame_json.h"
+#include "tools/output/html.h"
+#include "tools/model/model.h"
 #include "tools/common/hostaddr.h"
-#include "tools/pipeline/pprof.h"
-#include "tools/pipeline/record.h"
-#include "tools/pipeline/svg.h"
-#include "tools/pipeline/sym.h"
-#include "tools/pipeline/text.h"
-#include "tools/pipeline/diff.h"
-#include "tools/pipeline/top_ui.h"
-#include "tools/serve/serve.h"
+#include "tools/output/pprof.h"
+#include "tools/ingest/record.h"
+#include "tools/output/svg.h"
+#include "tools/model/sym.h"
+#include "tools/output/text.h"
+#include "tools/output/diff.h"
+#include "tools/cmd/top.h"
+#include "tools/cmd/serve.h"
 #include "tools/common/toolio.h"
 #include "uapi/udpshell.h"
 

@@ -4,8 +4,8 @@
  * Static helpers: include it in one test file each. */
 #pragma once
 #include "test.h"
-#include "tools/pipeline/pprof.h"
-#include "tools/pipeline/pprof_read.h"
+#include "tools/output/pprof.h"
+#include "tools/model/pprof_read.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,16 +1,16 @@
-// LINK: tools/pipeline/diff.c tools/pipeline/pprof_read.c tools/pipeline/html.c tools/pipeline/flame_json.c build/web/assets.c tools/pipeline/folded.c tools/pipeline/model.c tools/pipeline/pprof.c tools/pipeline/svg.c tools/pipeline/sym.c uapi/profile_raw.c build/host/proto/profile.pb-c.c
+// LINK: tools/output/diff.c tools/model/pprof_read.c tools/output/html.c tools/output/flame_json.c build/web/assets.c tools/output/folded.c tools/model/model.c tools/output/pprof.c tools/output/svg.c tools/model/sym.c uapi/profile_raw.c build/host/proto/profile.pb-c.c
 // LIBS: -Ibuild/host/proto -lprotobuf-c -lz -lelf -ldw
 /* tests/unit/test_pipeline_diff.c: differential profiles
- * (tools/pipeline/diff.c): the merge of two stack lists, the .folded
+ * (tools/output/diff.c): the merge of two stack lists, the .folded
  * (difffolded) and .txt writers, and the SVG's colours; the pprof reader
- * (tools/pipeline/pprof_read.c): what sp_pprof_write wrote comes back
+ * (tools/model/pprof_read.c): what sp_pprof_write wrote comes back
  * chain for chain and name for name, for CPU, heap and off-CPU profiles,
  * what is not a Sonde profile is refused with why, and .pb.gz inputs
  * diff as their raw profiles do. Here rather than in a file of its own:
  * this test already builds everything the reader needs. */
 #include "test.h"
-#include "tools/pipeline/diff.h"
-#include "tools/pipeline/pprof_read.h"
+#include "tools/output/diff.h"
+#include "tools/model/pprof_read.h"
 #include "pprof_read_fixture.h"
 #include <stdlib.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-// LINK: tools/pipeline/flame_json.c tools/pipeline/model.c uapi/profile_raw.c
+// LINK: tools/output/flame_json.c tools/model/model.c uapi/profile_raw.c
 /* tests/unit/test_pipeline_flame_json.c: the web pages' flame-graph tree
  * (every chain a path from "all", weights summed, inlined frames marked,
  * source lines heaviest first, a root per kernel) and its JSON: strings
@@ -6,7 +6,7 @@
  * inlined in, UTF-8 kept, invalid bytes replaced. */
 #include "test.h"
 #include "pipeline_fixture.h"
-#include "tools/pipeline/flame_json.h"
+#include "tools/output/flame_json.h"
 
 /* The node at path ("burn/top/caller"), or 0 when there is none. */
 static size_t find(const struct sp_fj_tree *t, const char *path)

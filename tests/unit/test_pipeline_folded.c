@@ -1,10 +1,10 @@
-// LINK: tools/pipeline/folded.c tools/pipeline/text.c tools/pipeline/offtext.c tools/pipeline/model.c uapi/profile_raw.c
+// LINK: tools/output/folded.c tools/output/text.c tools/output/offtext.c tools/model/model.c uapi/profile_raw.c
 /* tests/unit/test_pipeline_folded.c: the folded-stacks writer (root first,
  * merged, counts summing to the samples) and the annotated text report. */
 #include "test.h"
 #include "pipeline_fixture.h"
-#include "tools/pipeline/folded.h"
-#include "tools/pipeline/text.h"
+#include "tools/output/folded.h"
+#include "tools/output/text.h"
 
 /* Runs a writer into a memory buffer; the caller frees it. */
 static char *capture(const struct sp_profile *p, int which, bool per_kernel)

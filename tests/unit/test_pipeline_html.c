@@ -1,12 +1,12 @@
-// LINK: tools/pipeline/html.c tools/pipeline/flame_json.c tools/pipeline/model.c uapi/profile_raw.c build/web/assets.c
+// LINK: tools/output/html.c tools/output/flame_json.c tools/model/model.c uapi/profile_raw.c build/web/assets.c
 /* tests/unit/test_pipeline_html.c: the page of -o FILE.html: self-contained
  * (the assets inlined, a policy that forbids every request), its title
  * escaped, no name able to close one of its <script> elements, and one
  * kind per page. tests/browser/ opens it in chromium. */
 #include "test.h"
 #include "pipeline_fixture.h"
-#include "tools/pipeline/html.h"
-#include "tools/pipeline/web_assets.h"
+#include "tools/output/html.h"
+#include "tools/output/web_assets.h"
 
 static char *page(const struct sp_profile *p, const char *title, int *rc, char *err)
 {

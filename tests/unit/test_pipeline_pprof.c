@@ -1,11 +1,11 @@
-// LINK: tools/pipeline/pprof.c tools/pipeline/model.c uapi/profile_raw.c build/host/proto/profile.pb-c.c
+// LINK: tools/output/pprof.c tools/model/model.c uapi/profile_raw.c build/host/proto/profile.pb-c.c
 // LIBS: -Ibuild/host/proto -lprotobuf-c -lz
 /* tests/unit/test_pipeline_pprof.c: the pprof writer, checked by decoding what
  * it wrote with protobuf-c and walking every table. */
 #include "test.h"
 #include "pipeline_fixture.h"
 #include "profile.pb-c.h"
-#include "tools/pipeline/pprof.h"
+#include "tools/output/pprof.h"
 #include <stdlib.h>
 #include <zlib.h>
 

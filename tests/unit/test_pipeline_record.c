@@ -1,7 +1,7 @@
-// LINK: tools/pipeline/record.c tools/common/ushell_client.c uapi/udpshell.c tools/pipeline/model.c tools/pipeline/folded.c tools/pipeline/pprof.c uapi/profile_raw.c build/host/proto/profile.pb-c.c uapi/udpshell_auth.c lib/sha256.c
+// LINK: tools/ingest/record.c tools/common/ushell_client.c uapi/udpshell.c tools/model/model.c tools/output/folded.c tools/output/pprof.c uapi/profile_raw.c build/host/proto/profile.pb-c.c uapi/udpshell_auth.c lib/sha256.c
 // LIBS: -Ibuild/host/proto -lprotobuf-c -lz
 /* tests/unit/test_pipeline_record.c: `sonde-prof record`'s collection from
- * several kernels at once (tools/pipeline/record.c over the real protocol
+ * several kernels at once (tools/ingest/record.c over the real protocol
  * code, tools/common/ushell_client.c) against fake kernels sharing one fake
  * clock; the build-id check; and the kernel labels of a merged profile.
  *
@@ -11,9 +11,9 @@
 #include "test.h"
 #include <stdlib.h>
 #include "profile.pb-c.h"
-#include "tools/pipeline/folded.h"
-#include "tools/pipeline/pprof.h"
-#include "tools/pipeline/record.h"
+#include "tools/output/folded.h"
+#include "tools/output/pprof.h"
+#include "tools/ingest/record.h"
 #include "uapi/udpshell.h"
 
 #define NK 2

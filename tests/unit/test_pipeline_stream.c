@@ -1,11 +1,11 @@
-// LINK: tools/pipeline/stream.c tools/pipeline/collect.c tools/pipeline/collect_shell.c tools/pipeline/collect_index.c tools/common/toolio.c tools/pipeline/agg.c tools/pipeline/model.c tools/common/hostaddr.c tools/common/ushell_client.c uapi/profile_stream.c uapi/profile_stream_tag.c uapi/profile_raw.c uapi/udpshell.c uapi/udpshell_auth.c lib/sha256.c
+// LINK: tools/ingest/stream.c tools/ingest/collect.c tools/ingest/collect_shell.c tools/ingest/collect_index.c tools/common/toolio.c tools/ingest/agg.c tools/model/model.c tools/common/hostaddr.c tools/common/ushell_client.c uapi/profile_stream.c uapi/profile_stream_tag.c uapi/profile_raw.c uapi/udpshell.c uapi/udpshell_auth.c lib/sha256.c
 /* tests/unit/test_pipeline_stream.c: the host's side of the profile stream:
- * loss accounting (tools/pipeline/stream.c) over datagrams built with the
+ * loss accounting (tools/ingest/stream.c) over datagrams built with the
  * uapi encoder: gaps, copies, reordering, the END's totals, an END that
  * never came, kernel drops, a restart; the collector's demultiplexing
- * (tools/pipeline/collect.c's sp_collect_datagram: kernels by stream id and
+ * (tools/ingest/collect.c's sp_collect_datagram: kernels by stream id and
  * address, foreign datagrams, a restart from a kernel's own address);
- * and the raw profile a stream becomes (tools/pipeline/agg.c), read back by
+ * and the raw profile a stream becomes (tools/ingest/agg.c), read back by
  * the strict raw parser. */
 #include "test.h"
 #include <arpa/inet.h>
@@ -14,11 +14,11 @@
 #include <unistd.h>
 #include "tools/common/toolio.h"
 #include "lib/sha256.h"
-#include "tools/pipeline/agg.h"
-#include "tools/pipeline/model.h"
-#include "tools/pipeline/collect.h"
-#include "tools/pipeline/collect_shell.h"
-#include "tools/pipeline/stream.h"
+#include "tools/ingest/agg.h"
+#include "tools/model/model.h"
+#include "tools/ingest/collect.h"
+#include "tools/ingest/collect_shell.h"
+#include "tools/ingest/stream.h"
 #include "uapi/byteorder.h"
 #include "uapi/profile_raw.h"
 #include "uapi/udpshell.h"

@@ -1,10 +1,10 @@
-// LINK: tools/pipeline/svg.c tools/pipeline/folded.c tools/pipeline/model.c uapi/profile_raw.c
+// LINK: tools/output/svg.c tools/output/folded.c tools/model/model.c uapi/profile_raw.c
 /* tests/unit/test_pipeline_svg.c: the flame graph, read back with a minimal
  * XML scanner: tags balance, text is escaped, and every frame is as wide
  * as its share of the samples, to within a pixel. */
 #include "test.h"
 #include "pipeline_fixture.h"
-#include "tools/pipeline/svg.h"
+#include "tools/output/svg.h"
 #include <math.h>
 
 static char *render(const struct sp_profile *p, bool per_kernel, const char *title)

@@ -1,10 +1,10 @@
-// LINK: tools/pipeline/top.c tools/pipeline/top_view.c tools/pipeline/model.c uapi/profile_raw.c
+// LINK: tools/model/top.c tools/output/top_view.c tools/model/model.c uapi/profile_raw.c
 /* tests/unit/test_pipeline_top.c: `sonde-prof top`'s model (the window,
  * self and total, callers, kernels) and its screen, line by line, with
  * a table of names in place of libdw. */
 #include "test.h"
-#include "tools/pipeline/top.h"
-#include "tools/pipeline/top_view.h"
+#include "tools/model/top.h"
+#include "tools/output/top_view.h"
 #include <stdarg.h>
 #include <stdlib.h>
 

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
-#include "tools/pipeline/diff.h"
-#include "tools/pipeline/folded.h"
-#include "tools/pipeline/pprof.h"
+#include "tools/output/diff.h"
+#include "tools/output/folded.h"
+#include "tools/output/pprof.h"
 #include "tools/serve/query.h"
 #include "uapi/profile_raw.h"
 

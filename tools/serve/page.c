@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tools/pipeline/web_assets.h"
+#include "tools/output/web_assets.h"
 
 /* Writes a script or stylesheet into the page. "</" of "</script" or
  * "</style" would end the element early; inside a script it only occurs in

@@ -1,6 +1,6 @@
 /* tools/serve/page.h: the page `sonde-prof serve` serves at /: its own
  * HTML and script (web/serve.html, web/serve.js) with the flame-graph
- * library's bundle (tools/pipeline/web_assets.h) inlined, so that it
+ * library's bundle (tools/output/web_assets.h) inlined, so that it
  * needs nothing but serve's API.
  * Serve layer: prefix sv_. */
 #pragma once

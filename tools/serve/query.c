@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tools/pipeline/agg.h"
+#include "tools/ingest/agg.h"
 
 /* One kernel's records of the selection as its raw profile, added to p. */
 static void add_kernel(const struct sv_state *st, const struct sv_hist_sel *sel,
@@ -38,7 +38,7 @@ static void add_kernel(const struct sv_state *st, const struct sv_hist_sel *sel,
                      : NULL;
     char err[SP_ERR_MAX];
     /* A kernel's records are in the history only once its META named its
-     * build id and the build id was its ELF's (tools/serve/serve.c), so
+     * build id and the build id was its ELF's (tools/cmd/serve.c), so
      * the text parses; a failure here is a bug, said rather than hidden. */
     if (text && sp_profile_add_raw(p, text, len, st->k[k].name, st->k[k].name,
                                    st->k[k].map, err, sizeof err))

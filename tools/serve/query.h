@@ -1,8 +1,8 @@
 /* tools/serve/query.h: a selection of the history (tools/serve/hist.h) made
  * into what the page and the downloads show, through sonde-prof's own
  * pipeline: its records become a raw profile per kernel
- * (tools/pipeline/agg.c, with the kernel's META and task names), parsed
- * and named as `record` does (tools/pipeline/model.c, sym.c), folded into
+ * (tools/ingest/agg.c, with the kernel's META and task names), parsed
+ * and named as `record` does (tools/model/model.c, sym.c), folded into
  * stacks (folded.c) or diffed (diff.c), and written as pprof or folded.
  * The tree is d3-flame-graph's input: {name, value, children}, value the
  * frame's total (samples, or ns off the CPU, or bytes), and with a diff a
@@ -10,8 +10,8 @@
  * Serve layer: prefix sv_. */
 #pragma once
 #include <jansson.h>
-#include "tools/pipeline/diff.h"
-#include "tools/pipeline/folded.h"
+#include "tools/output/diff.h"
+#include "tools/output/folded.h"
 #include "tools/serve/api.h"
 
 /* The selection as a profile of kind, one input per kernel that has

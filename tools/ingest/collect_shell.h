@@ -1,0 +1,53 @@
+/* tools/ingest/collect_shell.h: the stream collector's side of the
+ * kernels' UDP shells (tools/ingest/collect_shell.c), for the collector
+ * itself (tools/ingest/collect.c). Every request goes out from the
+ * collector's socket (c->fd, or c->send in tests) to kernel k's shell. */
+#pragma once
+#include "tools/ingest/collect.h"
+
+/* k's shell client, its requests sent from c's socket, from seq on. */
+void sp_collect_shell_init(struct sp_collect *c, struct sp_collect_kernel *k, uint32_t seq);
+/* Kernel k's key: its own (o.keys), the shared one (o.key), or NULL. */
+const uint8_t *sp_collect_key(const struct sp_collect *c, const struct sp_collect_kernel *k);
+
+/* After a receive failed with ECONNREFUSED: the kernel whose shell port
+ * the ICMP "port unreachable" on the error queue is about (the socket has
+ * IP_RECVERR), taken off the queue; NULL when none is queued or it is no
+ * kernel's. */
+struct sp_collect_kernel *sp_collect_refused_shell(struct sp_collect *c);
+
+
+/* Runs cmds[i] on every kernel i with run[i], all at once; each reply
+ * into texts[i] (malloc'd, NUL-terminated), each status into rcs[i].
+ * Whatever else arrives meanwhile is taken as sp_collect_input takes it. */
+void sp_collect_run_all(struct sp_collect *c, const char *const *cmds, const bool *run,
+                   char **texts, int *rcs);
+/* `profile stop` to every kernel i with run[i]. */
+void sp_collect_stop_some(struct sp_collect *c, const bool *run);
+
+/* The stream id in the kernel's answer to `profile stream`, which starts
+ * "profile: streaming id 0x1a2b3c4d to ..." (a busy kernel's answer
+ * starts "profile: busy"). 0 and *id, or -1 when it is not such an
+ * answer. */
+int sp_collect_parse_started(const char *text, uint32_t *id);
+/* "PROG: HOST said: <the answer's first line>" for a kernel that refused. */
+void sp_collect_say_refused(struct sp_collect *c, struct sp_collect_kernel *k, const char *text);
+
+/* k's note, for a kernel whose stream did not start: its answer's first
+ * line (text), else what its shell's status rc (USHC_EXIT_*) says. */
+void sp_collect_note_failed(struct sp_collect_kernel *k, int rc, const char *text);
+
+/* `profile keepalive ID` to k (no wait for the reply). */
+void sp_collect_keepalive(struct sp_collect_kernel *k, uint64_t now);
+
+/* k's stream seems replaced (why, for the message): its shell is asked
+ * `profile status` (see collect.h); the answer, through
+ * sp_collect_shell_datagram, decides. Counted in k->forged until it does. */
+void sp_collect_suspect(struct sp_collect_kernel *k, uint64_t now, const char *why);
+/* The question again after a second unanswered; given up after
+ * USHC_RETRIES sends. */
+void sp_collect_probe_due(struct sp_collect_kernel *k, uint64_t now);
+
+/* A datagram from k's shell address. */
+void sp_collect_shell_datagram(struct sp_collect *c, struct sp_collect_kernel *k, const void *d,
+                          size_t len, uint64_t now);
