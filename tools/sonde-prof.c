@@ -613,12 +613,6 @@ static int sock_send(void *ctx, const void *d, size_t n)
     return errno == ECONNREFUSED ? USHC_IO_REFUSED : USHC_IO_ERROR;
 }
 
-static uint64_t mono_ms(void *ctx)
-{
-    (void)ctx;
-    return tool_mono_ms();
-}
-
 static long socks_recv_any(void *ctx, unsigned *which, void *buf, size_t cap,
                            uint64_t timeout_ms)
 {
@@ -859,7 +853,7 @@ static int cmd_record(int argc, char **argv)
         seq = (uint32_t)time(NULL) ^ (uint32_t)getpid() << 16;
     for (unsigned i = 0; i < sk.n; i++) {
         hs[i].c = (struct ushc){
-            .io = { &sk.fd[i], sock_send, NULL, mono_ms },
+            .io = { &sk.fd[i], sock_send, NULL, tool_clock_ms },
             .seq = seq + i * 0x10000u,
             /* The kernel says nothing until its window has passed. */
             .timeout_ms = o.ms + (uint64_t)(o.slack_s * 1000),
@@ -873,7 +867,7 @@ static int cmd_record(int argc, char **argv)
         if (isatty(STDERR_FILENO))
             fprintf(stderr, "%s: %s on %u kernel%s ...\n", prog, cmd, o.ninputs,
                     o.ninputs > 1 ? "s" : "");
-        struct ushc_mux m = { &sk, socks_recv_any, mono_ms };
+        struct ushc_mux m = { &sk, socks_recv_any, tool_clock_ms };
         rc = sp_record_collect(&m, hs, o.ninputs, cmd);
     }
     for (unsigned i = 0; i < o.ninputs && rc == 0; i++)

@@ -17,7 +17,7 @@
 #include "tools/ingest/agg.h"
 #include "tools/model/model.h"
 #include "tools/ingest/collect.h"
-#include "tools/ingest/collect_shell.h"
+#include "tools/ingest/collect_priv.h"
 #include "tools/ingest/stream.h"
 #include "uapi/byteorder.h"
 #include "uapi/profile_raw.h"

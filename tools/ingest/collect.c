@@ -8,8 +8,7 @@
  *
  * Host pipeline: prefix sp_. */
 #define _GNU_SOURCE
-#include "tools/ingest/collect.h"
-#include "tools/ingest/collect_shell.h"
+#include "tools/ingest/collect_priv.h"
 #include "tools/common/toolio.h"
 #include "lib/sha256.h"
 #include "uapi/byteorder.h"
@@ -22,12 +21,6 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
-
-static uint64_t mono_ms(void *ctx)
-{
-    (void)ctx;
-    return tool_mono_ms();
-}
 
 /* ---- opening ----------------------------------------------------------- */
 
@@ -156,20 +149,6 @@ int sp_collect_open(struct sp_collect *c, const struct sp_collect_opts *o, const
 
 /* ---- starting and stopping ------------------------------------------- */
 
-void sp_collect_out_of_memory(const struct sp_collect *c)
-{
-    fprintf(c->o.err, "%s: out of memory\n", c->o.prog);
-    exit(USHC_EXIT_PROTO);
-}
-
-void *sp_collect_zalloc(const struct sp_collect *c, size_t n, size_t size)
-{
-    void *p = calloc(n ? n : 1, size);
-    if (!p)
-        sp_collect_out_of_memory(c);
-    return p;
-}
-
 int sp_collect_start(struct sp_collect *c, unsigned ms, const char *who)
 {
     bool *all = sp_collect_zalloc(c, c->n, sizeof *all);
@@ -208,15 +187,15 @@ int sp_collect_start_some(struct sp_collect *c, unsigned ms, const char *who, co
         run[i] = which[i];
     }
     c->stopping = false;
-    c->t0 = mono_ms(NULL);
+    c->t0 = tool_mono_ms();
     c->ms = ms;
     /* A stream's META may come before its id does: it waits. */
     c->starting = true;
     c->npending = 0;
-    sp_collect_run_all(c, cmds, run, texts, rcs);
+    sp_collect_run_all(c, cmds, run, texts, rcs, sp_collect_input);
     c->starting = false;
     int worst = USHC_EXIT_OK;
-    uint64_t now = mono_ms(NULL);
+    uint64_t now = tool_mono_ms();
     for (unsigned i = 0; i < c->n; i++) {
         struct sp_collect_kernel *k = &c->k[i];
         uint32_t id;
@@ -247,7 +226,7 @@ int sp_collect_start_some(struct sp_collect *c, unsigned ms, const char *who, co
     /* One kernel that cannot stream fails the record, as one that cannot
      * answer `profile` does: the others' streams end now, not by timeout. */
     if (worst != USHC_EXIT_OK && !c->o.keep_going) {
-        sp_collect_stop_some(c, run);
+        sp_collect_stop_some(c, run, sp_collect_input);
         for (unsigned i = 0; i < c->n; i++)
             if (run[i])
                 c->k[i].state = SP_COLLECT_ENDED;
@@ -302,8 +281,10 @@ static void note_loss(char *buf, size_t cap, const struct sp_stream *s)
              (unsigned long long)sp_stream_drops(s));
 }
 
-/* The kernel k is not the one that started its stream any more. */
-void sp_collect_restarted(struct sp_collect *c, struct sp_collect_kernel *k, uint64_t now,
+/* Kernel k is not the one that started its stream any more (its shell
+ * said so: sp_collect_shell_datagram): said, how, its stream so far kept
+ * and ended there (SP_COLLECT_RESTARTED). */
+static void restarted(struct sp_collect *c, struct sp_collect_kernel *k, uint64_t now,
                       const char *how)
 {
     if (k->state != SP_COLLECT_STREAMING)
@@ -471,9 +452,10 @@ void sp_collect_input(struct sp_collect *c, const struct sockaddr_in *from, cons
                  size_t len, uint64_t now_ms)
 {
     struct sp_collect_kernel *k = sp_collect_shell_of(c, from);
-    if (k && len >= 4 && get_be32(d) == USHP_MAGIC)
-        sp_collect_shell_datagram(c, k, d, len, now_ms);
-    else
+    if (k && len >= 4 && get_be32(d) == USHP_MAGIC) {
+        if (sp_collect_shell_datagram(c, k, d, len, now_ms))
+            restarted(c, k, now_ms, k->probe.why);
+    } else
         sp_collect_datagram(c, from, d, len, now_ms);
 }
 
@@ -553,7 +535,7 @@ int sp_collect_poll(struct sp_collect *c, int timeout_ms)
     if (timeout_ms > SP_COLLECT_KEEPALIVE_MS / 4)
         timeout_ms = SP_COLLECT_KEEPALIVE_MS / 4;
     int taken = 0, pr = poll(&pfd, 1, timeout_ms);
-    uint64_t now = mono_ms(NULL);
+    uint64_t now = tool_mono_ms();
     if (pr < 0 && errno != EINTR) {
         fprintf(c->o.err, "%s: poll: %s\n", c->o.prog, strerror(errno));
         return -1;
@@ -614,7 +596,7 @@ bool sp_collect_active(const struct sp_collect *c)
 
 uint64_t sp_collect_elapsed_ms(const struct sp_collect *c)
 {
-    return mono_ms(NULL) - c->t0;
+    return tool_mono_ms() - c->t0;
 }
 
 void sp_collect_stop(struct sp_collect *c, uint64_t grace_ms)
@@ -626,16 +608,16 @@ void sp_collect_stop(struct sp_collect *c, uint64_t grace_ms)
         c->k[i].probe.on = false;   /* the stop's reply is the one awaited now */
     }
     if (any)
-        sp_collect_stop_some(c, run);
+        sp_collect_stop_some(c, run, sp_collect_input);
     c->stopping = true;
-    uint64_t until = mono_ms(NULL) + grace_ms;
-    while (sp_collect_active(c) && mono_ms(NULL) < until)
+    uint64_t until = tool_mono_ms() + grace_ms;
+    while (sp_collect_active(c) && tool_mono_ms() < until)
         sp_collect_poll(c, 100);
     for (unsigned i = 0; i < c->n; i++) {
         struct sp_collect_kernel *k = &c->k[i];
         if (k->state == SP_COLLECT_STREAMING) {
             k->state = SP_COLLECT_ENDED;
-            k->end_ms = mono_ms(NULL);
+            k->end_ms = tool_mono_ms();
         }
         if (k->state == SP_COLLECT_FAILED || k->state == SP_COLLECT_IDLE)
             continue;

@@ -43,6 +43,9 @@
  * (SP_COLLECT_RESTARTED). Otherwise the datagram was forged, and counted
  * (k->forged).
  *
+ * Its three files (collect.c, collect_shell.c, collect_index.c) share
+ * tools/ingest/collect_priv.h, which no other file includes.
+ *
  * Host pipeline: prefix sp_. */
 #pragma once
 #include <netinet/in.h>
@@ -222,19 +225,6 @@ uint64_t sp_collect_elapsed_ms(const struct sp_collect *c);
  * (its records after its last datagram cannot be counted). */
 void sp_collect_stop(struct sp_collect *c, uint64_t grace_ms);
 
-/* Out of memory mid-collection: nothing sensible is left to do, and the
- * exit status of a collection that failed is USHC_EXIT_PROTO. */
-_Noreturn void sp_collect_out_of_memory(const struct sp_collect *c);
-/* n zeroed elements of size bytes (at least one, so that no kernels is
- * not a failure), or sp_collect_out_of_memory. */
-void *sp_collect_zalloc(const struct sp_collect *c, size_t n, size_t size);
-
-/* Kernel k is not the one that started its stream any more (its shell
- * said so: tools/ingest/collect_shell.c): said, how, its stream so far
- * kept and ended there (SP_COLLECT_RESTARTED). */
-void sp_collect_restarted(struct sp_collect *c, struct sp_collect_kernel *k, uint64_t now,
-                          const char *how);
-
 /* One datagram that came to the collector's socket, as sp_collect_poll
  * takes it: a shell's reply (from a kernel's shell address), else a
  * stream's. For tests. */
@@ -245,13 +235,3 @@ void sp_collect_datagram(struct sp_collect *c, const struct sockaddr_in *from,
                     const void *d, size_t len, uint64_t now_ms);
 
 void sp_collect_close(struct sp_collect *c);
-
-/* ---- lookups: tools/ingest/collect_index.c ---- */
-/* (Re)builds the lookups from every kernel's stream id and shell address. */
-void sp_collect_index(struct sp_collect *c);
-void sp_collect_index_free(struct sp_collect *c);
-/* The kernel whose shell address from is, or NULL. */
-struct sp_collect_kernel *sp_collect_shell_of(struct sp_collect *c, const struct sockaddr_in *from);
-/* The kernels whose stream id is id, one per call: *cursor 0 at first;
- * a kernel's number, or -1 when there are no more. */
-int sp_collect_next_by_id(const struct sp_collect *c, uint32_t id, size_t *cursor);

@@ -1,5 +1,5 @@
 /* tools/ingest/collect_index.c: the collector's lookups by stream id and
- * by shell address (tools/ingest/collect.h), so that a datagram costs the
+ * by shell address (tools/ingest/collect_priv.h), so that a datagram costs the
  * same with a thousand kernels as with one.
  *
  * Two open-addressing tables of kernel numbers + 1 (0: empty), at most
@@ -9,7 +9,7 @@
  * put together by hand) is searched kernel by kernel.
  *
  * Host pipeline: prefix sp_. */
-#include "tools/ingest/collect.h"
+#include "tools/ingest/collect_priv.h"
 #include <stdlib.h>
 
 static size_t hash64(uint64_t x, size_t cap)

@@ -1,12 +1,12 @@
 /* tools/ingest/collect_shell.c: the collector's side of the kernels' UDP
- * shells (tools/ingest/collect_shell.h): every request from the
+ * shells (tools/ingest/collect_priv.h): every request from the
  * collector's own socket, so that a stream's destination is the address
  * its requests come from; several at once; the keep-alives; and the
  * question a suspected restart is put to the shell.
  *
  * Host pipeline: prefix sp_. */
 #define _GNU_SOURCE
-#include "tools/ingest/collect_shell.h"
+#include "tools/ingest/collect_priv.h"
 #include "tools/common/toolio.h"
 #include <arpa/inet.h>
 #include <errno.h>
@@ -16,12 +16,6 @@
 #include <linux/errqueue.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
-
-static uint64_t mono_ms(void *ctx)
-{
-    (void)ctx;
-    return tool_mono_ms();
-}
 
 /* ushc's io.send for kernel k (ctx): from the collector's socket. A
  * "port unreachable" pending on the socket fails the next send whoever
@@ -56,7 +50,7 @@ void sp_collect_shell_init(struct sp_collect *c, struct sp_collect_kernel *k, ui
 {
     k->owner = c;
     k->c = (struct ushc){
-        .io = { k, shell_send, NULL, mono_ms },
+        .io = { k, shell_send, NULL, tool_clock_ms },
         .seq = seq,
         .timeout_ms = c->o.shell_timeout_ms,
         .peer = k->name, .prog = c->o.prog, .err = c->o.err,
@@ -89,11 +83,13 @@ struct sp_collect_kernel *sp_collect_refused_shell(struct sp_collect *c)
 
 /* ushc_run_all's wait: on the collector's socket, for the shells of the
  * kernels in idx. Whatever else comes meanwhile (a stream's datagram,
- * another shell's late reply) is taken as sp_collect_poll would take it, and
- * the wait goes on (0: ushc_run_all calls again with what is left). */
+ * another shell's late reply) goes to other, which takes it as
+ * sp_collect_poll would, and the wait goes on (0: ushc_run_all calls again
+ * with what is left). */
 struct shells {
     struct sp_collect *c;
     unsigned *idx, m;
+    sp_collect_input_fn other;
 };
 
 static long shells_recv(void *ctx, unsigned *which, void *buf, size_t cap,
@@ -133,14 +129,14 @@ static long shells_recv(void *ctx, unsigned *which, void *buf, size_t cap,
             *which = j;
             return (long)got;
         }
-    sp_collect_input(s->c, &from, buf, (size_t)got, mono_ms(NULL));
+    s->other(s->c, &from, buf, (size_t)got, tool_mono_ms());
     return 0;
 }
 
 /* Runs cmds[i] on every kernel i with run[i], all at once; each reply
  * into texts[i] (malloc'd, NUL-terminated), each status into rcs[i]. */
 void sp_collect_run_all(struct sp_collect *c, const char *const *cmds, const bool *run,
-                        char **texts, int *rcs)
+                        char **texts, int *rcs, sp_collect_input_fn other)
 {
     unsigned m = 0;
     struct ushc **cs = sp_collect_zalloc(c, c->n, sizeof *cs);
@@ -160,8 +156,8 @@ void sp_collect_run_all(struct sp_collect *c, const char *const *cmds, const boo
         cm[m] = cmds[i];
         idx[m++] = i;
     }
-    struct shells sel = { c, idx, m };
-    struct ushc_mux mux = { &sel, shells_recv, mono_ms };
+    struct shells sel = { c, idx, m, other };
+    struct ushc_mux mux = { &sel, shells_recv, tool_clock_ms };
     ushc_run_all(&mux, cs, cm, m, r);
     for (unsigned j = 0; j < m; j++) {
         unsigned i = idx[j];
@@ -221,14 +217,14 @@ void sp_collect_note_failed(struct sp_collect_kernel *k, int rc, const char *tex
                  "answer in time, or not as the protocol wants");
 }
 
-void sp_collect_stop_some(struct sp_collect *c, const bool *run)
+void sp_collect_stop_some(struct sp_collect *c, const bool *run, sp_collect_input_fn other)
 {
     const char **cmds = sp_collect_zalloc(c, c->n, sizeof *cmds);
     char **texts = sp_collect_zalloc(c, c->n, sizeof *texts);
     int *rcs = sp_collect_zalloc(c, c->n, sizeof *rcs);
     for (unsigned i = 0; i < c->n; i++)
         cmds[i] = "profile stop";
-    sp_collect_run_all(c, cmds, run, texts, rcs);
+    sp_collect_run_all(c, cmds, run, texts, rcs, other);
     for (unsigned i = 0; i < c->n; i++)
         free(texts[i]);
     free(cmds);
@@ -291,8 +287,9 @@ static int status_says(const char *t, uint32_t id)
     return -1;
 }
 
-/* The shell's answer to the probe (text, n bytes). */
-static void probe_answer(struct sp_collect *c, struct sp_collect_kernel *k, const uint8_t *text,
+/* The shell's answer to the probe (text, n bytes): true when it says k
+ * restarted. */
+static bool probe_answer(struct sp_collect *c, struct sp_collect_kernel *k, const uint8_t *text,
                          size_t n, uint64_t now)
 {
     char t[USHP_CHUNK_MAX + 1];
@@ -303,13 +300,14 @@ static void probe_answer(struct sp_collect *c, struct sp_collect_kernel *k, cons
     int says = status_says(t, k->s.id);
     if (says == 0) {
         k->forged--;                /* the kernel's own, after all */
-        sp_collect_restarted(c, k, now, k->probe.why);
+        return true;
     } else if (says == 1 && !k->said_forged) {
         k->said_forged = true;
         fprintf(c->o.err, "%s: kernel %s: datagrams from its address that are not its "
                 "stream's (%s), though its shell says its stream runs: ignored\n",
                 c->o.prog, k->name, k->probe.why);
     }
+    return false;
 }
 
 /* The probe's request again after a second without its answer; after
@@ -346,17 +344,17 @@ void sp_collect_keepalive(struct sp_collect_kernel *k, uint64_t now)
 
 /* A datagram from kernel k's shell: any reply that verifies says the
  * shell is alive; the one the probe awaits is its answer. */
-void sp_collect_shell_datagram(struct sp_collect *c, struct sp_collect_kernel *k, const void *d,
-                           size_t len, uint64_t now)
+bool sp_collect_shell_datagram(struct sp_collect *c, struct sp_collect_kernel *k, const void *d,
+                               size_t len, uint64_t now)
 {
     struct ushp_hdr h;
     const uint8_t *pl;
     int v = ushc_verify_reply(&k->c, d, len, &h, &pl);
     if (v != USHC_REPLY_OK && v != USHC_REPLY_OTHER)
-        return;
+        return false;
     k->last_reply_ms = now;
     /* The status is one line: one chunk, the last. */
-    if (v == USHC_REPLY_OK && k->probe.on && h.chunk == 0 && (h.flags & USHP_FLAG_LAST))
-        probe_answer(c, k, pl, h.len, now);
+    return v == USHC_REPLY_OK && k->probe.on && h.chunk == 0 && (h.flags & USHP_FLAG_LAST) &&
+           probe_answer(c, k, pl, h.len, now);
 }
 

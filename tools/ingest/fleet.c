@@ -2,6 +2,7 @@
  * (tools/ingest/fleet.h).
  * Host pipeline: prefix sp_. */
 #include "tools/ingest/fleet.h"
+#include "tools/model/model.h"
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,7 +162,7 @@ static bool usable(const struct sp_collect_kernel *k)
 static int rounds(struct sp_collect *c, const struct sp_fleet_run *r, struct sp_fleet_total *t)
 {
     unsigned nr = r->ms / r->period_ms;
-    bool *which = sp_collect_zalloc(c, c->n, sizeof *which);
+    bool *which = sp_xcalloc(c->n, sizeof *which);
     int rc = USHC_EXIT_OK;
     for (unsigned i = 0; i < nr && rc == USHC_EXIT_OK; i++) {
         sp_fleet_pick(i, r->sample, c->n, which);
@@ -191,7 +192,7 @@ int sp_fleet_record(struct sp_collect *c, const struct sp_fleet_run *r, struct s
 {
     if (r->sample)
         return rounds(c, r, t);
-    bool *all = sp_collect_zalloc(c, c->n, sizeof *all);
+    bool *all = sp_xcalloc(c->n, sizeof *all);
     memset(all, 1, c->n * sizeof *all);
     int rc = one_round(c, r, r->ms, all, t);
     free(all);
