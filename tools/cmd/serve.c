@@ -15,7 +15,7 @@
  *
  * Serve layer: prefix sv_. */
 #define _GNU_SOURCE
-#include "tools/cmd/serve.h"
+#include "tools/cmd/cmd.h"
 #include <arpa/inet.h>
 #include <getopt.h>
 #include <poll.h>

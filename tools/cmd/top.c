@@ -9,7 +9,7 @@
  *
  * Host pipeline: prefix sp_. */
 #define _GNU_SOURCE
-#include "tools/cmd/top.h"
+#include "tools/cmd/cmd.h"
 #include <curses.h>
 #include <errno.h>
 #include <getopt.h>
