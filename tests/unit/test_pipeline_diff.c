@@ -1,4 +1,4 @@
-// LINK: tools/output/diff.c tools/model/pprof_read.c tools/output/html.c tools/output/flame_json.c build/web/assets.c tools/output/folded.c tools/model/model.c tools/output/pprof.c tools/output/svg.c tools/model/sym.c uapi/profile_raw.c build/host/proto/profile.pb-c.c
+// LINK: tools/cmd/diff.c tools/output/diff.c tools/model/pprof_read.c tools/output/html.c tools/output/flame_json.c build/web/assets.c tools/output/folded.c tools/model/model.c tools/output/pprof.c tools/output/svg.c tools/model/sym.c uapi/profile_raw.c build/host/proto/profile.pb-c.c
 // LIBS: -Ibuild/host/proto -lprotobuf-c -lz -lelf -ldw
 /* tests/unit/test_pipeline_diff.c: differential profiles
  * (tools/output/diff.c): the merge of two stack lists, the .folded
@@ -9,6 +9,7 @@
  * diff as their raw profiles do. Here rather than in a file of its own:
  * this test already builds everything the reader needs. */
 #include "test.h"
+#include "tools/cmd/cmd.h"
 #include "tools/output/diff.h"
 #include "tools/model/pprof_read.h"
 #include "pprof_read_fixture.h"

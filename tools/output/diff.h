@@ -1,7 +1,9 @@
-/* tools/output/diff.h: `sonde-prof diff BASE NEW -o OUT`, differential
- * profiles of any kind (tools/output/diff.c, docs/profiling.md).
+/* tools/output/diff.h: differential profiles of any kind, as `sonde-prof
+ * diff BASE NEW -o OUT` (tools/cmd/diff.c) and serve write them
+ * (tools/output/diff.c, docs/profiling.md).
  * Host pipeline: prefix sp_. */
 #pragma once
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include "tools/output/folded.h"
@@ -37,6 +39,5 @@ struct sp_profile;
  * location named: writes the diff to the file out, its kind from the
  * extension (.txt, .folded, .svg, .html, .pb.gz). 0, or -1 with err. */
 int sp_diff_write(struct sp_profile *p, const char *out, char *err, size_t cap);
-
-/* The command: argv[0] is "diff". Exit status as sonde-prof's. */
-int sp_diff_main(int argc, char **argv);
+/* Whether out's extension is one sp_diff_write writes. */
+bool sp_diff_format_known(const char *out);
