@@ -25,7 +25,18 @@
 #      through others (a layer is a .c and its .h: ring.c and ring.h);
 #   7. the sample path names no host build: no SONDE_HOST_TEST or
 #      __STDC_HOSTED__ test in its files, so that what host tests compile
-#      of it is what the kernel runs (only hal/'s inline halves differ).
+#      of it is what the kernel runs (only hal/'s inline halves differ);
+#   8. tools/ has no pipeline/ folder: sonde-prof's parts live in folders
+#      named for what they hold;
+#   9. no tools/ layer includes a layer above it. sonde-prof's layers, from
+#      the bottom: common/ (every tool's), model/ (the profile in memory,
+#      symbols, the pprof reader), output/ (the writers), ingest/ (the
+#      shells' replies, the stream, the collector, fleet rounds), serve/
+#      (serve's HTTP, API and store), cmd/ (one file per subcommand). A
+#      layer includes its own and those below; so output and model never
+#      include ingest, serve or the subcommands. Any other folder under
+#      tools/ holds one program's parts and includes only itself and
+#      common/; the programs (tools/*.c) may include any layer.
 # Each rule is one check; a line per offending include names it.
 set -u
 cd "$(dirname "$0")/.."
@@ -144,6 +155,27 @@ hot="kernel/prof/sample.c kernel/stacktrace_inline.h kernel/stacks.h kernel/pmu_
      kernel/sched.h kernel/percpu.h"
 check "the sample path names no host build (SONDE_HOST_TEST, __STDC_HOSTED__)" \
   "$(grep -Hn '^[[:space:]]*#.*\(SONDE_HOST_TEST\|__STDC_HOSTED__\)' $hot)"
+
+check "tools/ has no pipeline/ folder (sonde-prof's parts are in named layers)" \
+  "$( [ ! -e tools/pipeline ] || echo "tools/pipeline exists: $(ls tools/pipeline | head -5 | tr '\n' ' ')")"
+
+check "no tools/ layer includes a layer above it (common < model < output < ingest < serve < cmd)" \
+  "$(includes_of $(srcs tools/*/) | python3 -c '
+import sys
+order = ["common", "model", "output", "ingest", "serve", "cmd"]
+for line in sys.stdin:
+    f, n, p = line.rstrip("\n").split(":", 2)
+    a = f.split("/")[1]
+    if not p.startswith("tools/") or p.count("/") < 2:
+        continue
+    b = p.split("/")[1]
+    if a in order:
+        ok = b in order and order.index(b) <= order.index(a)
+    else:
+        ok = b in (a, "common")
+    if not ok:
+        print("%s:%s: includes %s (%s above %s)" % (f, n, p, b, a))
+')"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
