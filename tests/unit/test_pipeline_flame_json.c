@@ -1,4 +1,5 @@
 // LINK: tools/output/flame_json.c tools/model/model.c uapi/profile_raw.c
+// LIBS: -ljansson
 /* tests/unit/test_pipeline_flame_json.c: the web pages' flame-graph tree
  * (every chain a path from "all", weights summed, inlined frames marked,
  * source lines heaviest first, a root per kernel) and its JSON: strings
@@ -89,7 +90,7 @@ TEST(fj_document)
     FILE *f = open_memstream(&buf, &len);
     CHECK_EQ(sp_fj_write(&p, false, "t<1>", f), 0);
     fclose(f);
-    CHECK(strncmp(buf, "{\"title\":\"t\\u003c1\\u003e\",\"kind\":\"cpu\",\"view\":\"CPU samples\","
+    CHECK(strncmp(buf, "{\"title\":\"t\\u003C1\\u003E\",\"kind\":\"cpu\",\"view\":\"CPU samples\","
                   "\"unit\":\"samples\",\"total\":15,\"diff\":false,\"kernels\":[", 110) == 0);
     CHECK(strstr(buf, "{\"name\":\"k1\",\"origin\":\"k1.raw\",\"source\":\"pmu/nmi intel "
                       "fixed-ctr1\",\"ms\":1000,\"samples\":10,\"dropped\":1}") != NULL);
@@ -124,7 +125,7 @@ TEST(fj_document)
 TEST(fj_strings_cannot_end_the_script)
 {
     char *s = str_json("</script><!--&\"\\\n\x7f");
-    CHECK_STR(s, "\"\\u003c/script\\u003e\\u003c!--\\u0026\\\"\\\\\\u000a\\u007f\"");
+    CHECK_STR(s, "\"\\u003C/script\\u003E\\u003C!--\\u0026\\\"\\\\\\n\\u007F\"");
     free(s);
     s = str_json("</SCRIPT >");
     CHECK(strchr(s, '<') == NULL && strchr(s, '>') == NULL);
@@ -134,13 +135,70 @@ TEST(fj_strings_cannot_end_the_script)
 TEST(fj_strings_utf8)
 {
     char *s = str_json("caf\xc3\xa9 \xe2\x80\xa8 \xf0\x9f\x94\xa5");   /* é, U+2028, U+1F525 */
-    CHECK_STR(s, "\"caf\\u00e9 \\u2028 \\ud83d\\udd25\"");
+    CHECK_STR(s, "\"caf\\u00E9 \\u2028 \\uD83D\\uDD25\"");
     free(s);
     /* A stray continuation, an overlong '/', a surrogate, a cut sequence,
      * 0xff: each bad byte one U+FFFD, the ASCII after it kept. */
     s = str_json("a\x80" "b\xc0\xaf" "c\xed\xa0\x80" "d\xe2\x80" "e\xff");
-    CHECK_STR(s, "\"a\\ufffdb\\ufffd\\ufffdc\\ufffd\\ufffd\\ufffdd\\ufffd\\ufffde\\ufffd\"");
+    CHECK_STR(s, "\"a\\uFFFDb\\uFFFD\\uFFFDc\\uFFFD\\uFFFD\\uFFFDd\\uFFFD\\uFFFDe\\uFFFD\"");
     free(s);
+}
+
+/* An off-CPU chain's reason is its leaf, below the frames, as the folded
+ * stacks have it; its weight is the wait's nanoseconds. */
+TEST(fj_tree_off_cpu_reason_is_the_leaf)
+{
+    static const char raw[] =
+        "# sonde raw build-id=" FIX_BID " source=sched samples=2 dropped=0 cpus=1 "
+        "ms=1000 kind=offcpu\n"
+        "2:6000 7 burn 0 why=waitq:burn-q waker=0 1020\n";
+    struct sp_profile p;
+    char err[SP_ERR_MAX] = "";
+    sp_profile_init(&p);
+    unsigned m = sp_profile_add_map(&p, "kernel.elf");
+    CHECK_EQ(sp_profile_add_raw(&p, raw, strlen(raw), "o.raw", "k1", m, err, sizeof err), 0);
+    fix_symbolize(&p);
+    sp_profile_name_unknown(&p);
+    struct sp_fj_tree t;
+    sp_fj_build(&p, true, &t);
+    size_t leaf = find(&t, "k1/burn/spin/[waitq burn-q]");
+    CHECK(leaf != 0);
+    CHECK_EQ(leaf ? t.v[leaf].fn_v : 0, 6000);
+    CHECK_EQ(leaf ? t.v[leaf].fn_first : 1, 0);
+    CHECK_EQ(t.v[find(&t, "k1")].fn_kind, SP_FJ_KERNEL);
+    sp_fj_free(&t);
+    sp_profile_free(&p);
+}
+
+/* serve's keys: name, value, children; with a diff base and delta. */
+TEST(fj_d3_keys)
+{
+    struct sp_profile p;
+    CHECK_EQ(fix_load(&p), 0);
+    struct sp_fj_tree t;
+    sp_fj_build(&p, true, &t);
+    json_t *j = sp_fj_node_json(&t, 0, false, SP_FJ_D3);
+    CHECK_STR(json_string_value(json_object_get(j, "name")), "all");
+    CHECK_EQ(json_integer_value(json_object_get(j, "value")), 15);
+    CHECK(json_object_get(j, "n") == NULL && json_object_get(j, "delta") == NULL);
+    json_t *k1 = json_array_get(json_object_get(j, "children"), 0);
+    CHECK_STR(json_string_value(json_object_get(k1, "name")), "k1");
+    CHECK_EQ(json_integer_value(json_object_get(k1, "value")), 10);
+    CHECK(json_object_get(k1, "k") == NULL && json_object_get(k1, "c") == NULL);
+    json_decref(j);
+    sp_fj_free(&t);
+    sp_profile_free(&p);
+    const char *a[] = { "burn", "spin" };
+    struct sp_diff_row rows[] = { { a, 2, 10, 4 } };
+    struct sp_diff d = { rows, 1, 10, 4 };
+    sp_fj_build_diff(&d, &t);
+    j = sp_fj_node_json(&t, 0, true, SP_FJ_D3);
+    json_t *burn = json_array_get(json_object_get(j, "children"), 0);
+    CHECK_EQ(json_integer_value(json_object_get(burn, "value")), 4);
+    CHECK_EQ(json_integer_value(json_object_get(burn, "base")), 10);
+    CHECK_EQ(json_integer_value(json_object_get(burn, "delta")), -6);
+    json_decref(j);
+    sp_fj_free(&t);
 }
 
 TEST(fj_diff_document)
@@ -218,8 +276,12 @@ static int json_decode(const char *s, char *out, size_t cap)
             continue;
         }
         char e = s[++i];
+        static const char shorts[] = "b\bf\fn\nr\rt\t";
+        const char *sh = e ? strchr(shorts, e) : NULL;
         if (e == '"' || e == '\\' || e == '/') {
             out[k++] = e;
+        } else if (sh && (sh - shorts) % 2 == 0) {
+            out[k++] = sh[1];       /* \b \f \n \r \t */
         } else if (e == 'u') {
             unsigned cp, lo;
             if (sscanf(s + i + 1, "%4x", &cp) != 1)

@@ -1,4 +1,5 @@
 // LINK: tools/output/html.c tools/output/flame_json.c tools/model/model.c uapi/profile_raw.c build/web/assets.c
+// LIBS: -ljansson
 /* tests/unit/test_pipeline_html.c: the page of -o FILE.html: self-contained
  * (the assets inlined, a policy that forbids every request), its title
  * escaped, no name able to close one of its <script> elements, and one
@@ -48,7 +49,7 @@ TEST(html_page_self_contained)
     CHECK_EQ(count(out, "<script"), 3);
     CHECK_EQ(count(out, "</script"), 3);
     CHECK(strstr(out, "<script type=\"application/json\" id=\"sonde-profile\">{\"title\":"
-                      "\"a \\u0026 \\u003cb\\u003e\"") != NULL);
+                      "\"a \\u0026 \\u003Cb\\u003E\"") != NULL);
     CHECK(strstr(out, "</body>\n</html>\n") != NULL);
     free(out);
     sp_profile_free(&p);
@@ -68,7 +69,7 @@ TEST(html_names_cannot_close_the_script)
     CHECK_EQ(count(out, "</script"), 3);
     CHECK_EQ(count(out, "</ScRiPt"), 0);
     CHECK_EQ(count(out, "<!--"), 0);
-    CHECK(strstr(out, "\\u003c/script\\u003e\\u003cscript\\u003ealert(1)") != NULL);
+    CHECK(strstr(out, "\\u003C/script\\u003E\\u003Cscript\\u003Ealert(1)") != NULL);
     free(out);
     sp_profile_free(&p);
 }

@@ -1,5 +1,5 @@
 /* tools/output/flame_json.c: chains to the web pages' flame-graph tree, and
- * the tree to JSON fit to inline in a page.
+ * the tree to JSON (jansson) fit to inline in a page or to serve.
  * Host pipeline: prefix sp_. */
 #include "tools/output/flame_json.h"
 #include <stdlib.h>
@@ -69,8 +69,9 @@ static void add_line(struct sp_fj_node *x, const struct sp_frame *fr, uint64_t w
 
 /* Root first, as tools/output/folded.c orders a stack: [kernel;] task;
  * the outermost caller down to the pc, each address's frames outermost
- * first. In an address's frames (innermost first) all but the last are
- * inlined into it. */
+ * first; an off-CPU chain's reason ("[waitq NAME]") below them all. In an
+ * address's frames (innermost first) all but the last are inlined into
+ * it. */
 static void add_chain(struct sp_fj_tree *t, const struct sp_profile *p,
                       const struct sp_chain *c, bool per_kernel)
 {
@@ -89,6 +90,8 @@ static void add_chain(struct sp_fj_tree *t, const struct sp_profile *p,
             add_line(&t->v[at], fr, w);
         }
     }
+    if (c->c_reason)
+        sp_fj_step(t, at, c->c_reason->pl_frames[0].pf_func, SP_FJ_FUNC, w, 0);
 }
 
 void sp_fj_build(const struct sp_profile *p, bool per_kernel, struct sp_fj_tree *t)
@@ -96,6 +99,20 @@ void sp_fj_build(const struct sp_profile *p, bool per_kernel, struct sp_fj_tree 
     sp_fj_init(t);
     for (size_t i = 0; i < p->nchains; i++)
         add_chain(t, p, &p->chains[i], per_kernel);
+}
+
+void sp_fj_build_diff(const struct sp_diff *d, struct sp_fj_tree *t)
+{
+    sp_fj_init(t);
+    for (size_t i = 0; i < d->n; i++) {
+        const struct sp_diff_row *r = &d->v[i];
+        size_t at = 0;
+        t->v[0].fn_v += r->dr_new;
+        t->v[0].fn_b += r->dr_base;
+        for (unsigned k = 0; k < r->dr_n; k++)
+            at = sp_fj_step(t, at, r->dr_names[k], k ? SP_FJ_FUNC : SP_FJ_TASK,
+                            r->dr_new, r->dr_base);
+    }
 }
 
 const char *sp_fj_unit(unsigned kind)
@@ -138,35 +155,58 @@ static long utf8_next(const unsigned char *s, size_t *n)
     return (long)cp;
 }
 
+json_t *sp_fj_string(const char *str)
+{
+    /* jansson takes valid UTF-8 only: each bad byte becomes U+FFFD. */
+    const unsigned char *s = (const unsigned char *)str;
+    size_t n = strlen(str), len = 0;
+    char *buf = sp_xcalloc(3 * n + 1, 1);
+    while (*s) {
+        size_t k = 1;
+        if (*s < 0x80 || utf8_next(s, &k) >= 0) {
+            memcpy(buf + len, s, k);
+            len += k;
+        } else {
+            memcpy(buf + len, "\xef\xbf\xbd", 3);
+            len += 3;
+        }
+        s += k;
+    }
+    json_t *j = json_stringn(buf, len);
+    free(buf);
+    return j;
+}
+
+/* What jansson leaves raw that must not be inside <script>: "<", ">"
+ * and "&" (so no "</script>" or "<!--" can end or change the element)
+ * and DEL. They occur only inside strings, so each byte is replaced on
+ * its own, in jansson's own \uXXXX form. */
+static int dump_safe(const char *buf, size_t size, void *data)
+{
+    FILE *f = data;
+    size_t from = 0;
+    for (size_t i = 0; i < size; i++) {
+        unsigned char c = (unsigned char)buf[i];
+        if (c != '<' && c != '>' && c != '&' && c != 0x7f)
+            continue;
+        if (fwrite(buf + from, 1, i - from, f) != i - from || fprintf(f, "\\u%04X", c) < 0)
+            return -1;
+        from = i + 1;
+    }
+    return fwrite(buf + from, 1, size - from, f) == size - from ? 0 : -1;
+}
+
+int sp_fj_dump(json_t *j, FILE *f)
+{
+    int rc = j ? json_dump_callback(j, dump_safe, f, JSON_COMPACT | JSON_ENSURE_ASCII |
+                                    JSON_PRESERVE_ORDER | JSON_ENCODE_ANY) : -1;
+    json_decref(j);
+    return rc || ferror(f) ? -1 : 0;
+}
+
 void sp_fj_str(FILE *f, const char *str)
 {
-    const unsigned char *s = (const unsigned char *)str;
-    fputc('"', f);
-    while (*s) {
-        unsigned c = *s;
-        if (c == '"' || c == '\\') {
-            fputc('\\', f);
-            fputc((int)c, f);
-        } else if (c >= 0x20 && c < 0x7f && c != '<' && c != '>' && c != '&') {
-            fputc((int)c, f);
-        } else if (c < 0x80) {
-            fprintf(f, "\\u%04x", c);       /* control, DEL, < > & */
-        } else {
-            size_t n;
-            long cp = utf8_next(s, &n);
-            if (cp < 0)
-                fputs("\\ufffd", f);
-            else if (cp < 0x10000)
-                fprintf(f, "\\u%04lx", (unsigned long)cp);
-            else
-                fprintf(f, "\\u%04lx\\u%04lx", 0xd800 + ((unsigned long)(cp - 0x10000) >> 10),
-                        0xdc00 + ((unsigned long)(cp - 0x10000) & 0x3ff));
-            s += n;
-            continue;
-        }
-        s++;
-    }
-    fputc('"', f);
+    (void)sp_fj_dump(sp_fj_string(str), f);
 }
 
 static int line_cmp(const void *a, const void *b)
@@ -177,73 +217,95 @@ static int line_cmp(const void *a, const void *b)
     return (x->fl_line > y->fl_line) - (x->fl_line < y->fl_line);
 }
 
-static void node_json(FILE *f, struct sp_fj_tree *t, size_t i, bool diff)
+/* A weight as JSON: jansson's integers are signed 64-bit. */
+static json_t *weight(uint64_t w)
 {
-    struct sp_fj_node *x = &t->v[i];
-    fputs("{\"n\":", f);
-    sp_fj_str(f, x->fn_name);
-    fprintf(f, ",\"v\":%llu", (unsigned long long)x->fn_v);
-    if (x->fn_kind == SP_FJ_KERNEL || x->fn_kind == SP_FJ_TASK)
-        fprintf(f, ",\"k\":\"%s\"", x->fn_kind == SP_FJ_KERNEL ? "kernel" : "task");
-    if (x->fn_v && x->fn_inl == x->fn_v)
-        fputs(",\"l\":\"inlined\"", f);
-    if (diff)
-        fprintf(f, ",\"b\":%llu", (unsigned long long)x->fn_b);
-    if (x->fn_file) {
-        fputs(",\"f\":", f);
-        sp_fj_str(f, x->fn_file);
-        qsort(x->fn_lines, x->fn_nlines, sizeof *x->fn_lines, line_cmp);
-        fputs(",\"ln\":[", f);
-        for (size_t k = 0; k < x->fn_nlines && k < SP_FJ_LINES; k++)
-            fprintf(f, "%s[%u,%llu]", k ? "," : "", x->fn_lines[k].fl_line,
-                    (unsigned long long)x->fn_lines[k].fl_w);
-        fputc(']', f);
-    }
-    if (x->fn_first) {
-        fputs(",\"c\":[", f);
-        for (size_t c = x->fn_first; c; c = t->v[c].fn_next) {
-            node_json(f, t, c, diff);
-            if (t->v[c].fn_next)
-                fputc(',', f);
-        }
-        fputc(']', f);
-    }
-    fputs("}", f);
+    return json_integer((json_int_t)(w > INT64_MAX ? INT64_MAX : w));
 }
 
-static void kernels_json(FILE *f, const struct sp_profile *p)
+/* The page's keys: n, v, k, l, b, f, ln, c (tools/output/flame_json.h). */
+static void page_keys(json_t *o, struct sp_fj_node *x, bool diff)
 {
-    fputs("\"kernels\":[", f);
+    json_object_set_new(o, "n", sp_fj_string(x->fn_name));
+    json_object_set_new(o, "v", weight(x->fn_v));
+    if (x->fn_kind == SP_FJ_KERNEL || x->fn_kind == SP_FJ_TASK)
+        json_object_set_new(o, "k", json_string(x->fn_kind == SP_FJ_KERNEL ? "kernel" : "task"));
+    if (x->fn_v && x->fn_inl == x->fn_v)
+        json_object_set_new(o, "l", json_string("inlined"));
+    if (diff)
+        json_object_set_new(o, "b", weight(x->fn_b));
+    if (x->fn_file) {
+        json_object_set_new(o, "f", sp_fj_string(x->fn_file));
+        qsort(x->fn_lines, x->fn_nlines, sizeof *x->fn_lines, line_cmp);
+        json_t *ln = json_array();
+        for (size_t k = 0; k < x->fn_nlines && k < SP_FJ_LINES; k++)
+            json_array_append_new(ln, json_pack("[Io]", (json_int_t)x->fn_lines[k].fl_line,
+                                                weight(x->fn_lines[k].fl_w)));
+        json_object_set_new(o, "ln", ln);
+    }
+}
+
+/* d3-flame-graph's keys, serve's API: name, value, a diff's base and
+ * delta (NEW - BASE), children. */
+static void d3_keys(json_t *o, const struct sp_fj_node *x, bool diff)
+{
+    json_object_set_new(o, "name", sp_fj_string(x->fn_name));
+    json_object_set_new(o, "value", weight(x->fn_v));
+    if (diff) {
+        json_object_set_new(o, "base", weight(x->fn_b));
+        json_object_set_new(o, "delta", json_integer((json_int_t)x->fn_v - (json_int_t)x->fn_b));
+    }
+}
+
+json_t *sp_fj_node_json(struct sp_fj_tree *t, size_t i, bool diff, enum sp_fj_keys keys)
+{
+    json_t *o = json_object();
+    if (keys == SP_FJ_PAGE)
+        page_keys(o, &t->v[i], diff);
+    else
+        d3_keys(o, &t->v[i], diff);
+    if (t->v[i].fn_first) {
+        json_t *kids = json_array();
+        for (size_t c = t->v[i].fn_first; c; c = t->v[c].fn_next)
+            json_array_append_new(kids, sp_fj_node_json(t, c, diff, keys));
+        json_object_set_new(o, keys == SP_FJ_PAGE ? "c" : "children", kids);
+    }
+    return o;
+}
+
+static json_t *kernels_json(const struct sp_profile *p)
+{
+    json_t *ks = json_array();
     for (unsigned i = 0; i < p->ninputs; i++) {
         const struct sp_input *in = &p->inputs[i];
-        fputs(i ? ",{\"name\":" : "{\"name\":", f);
-        sp_fj_str(f, in->pi_kernel);
-        fputs(",\"origin\":", f);
-        sp_fj_str(f, in->pi_origin);
-        fputs(",\"source\":", f);
-        sp_fj_str(f, in->pi_hdr.ph_source);
-        fprintf(f, ",\"ms\":%u,\"samples\":%llu,\"dropped\":%llu", in->pi_hdr.ph_ms,
-                (unsigned long long)in->pi_hdr.ph_samples,
-                (unsigned long long)in->pi_hdr.ph_dropped);
+        json_t *k = json_object();
+        json_object_set_new(k, "name", sp_fj_string(in->pi_kernel));
+        json_object_set_new(k, "origin", sp_fj_string(in->pi_origin));
+        json_object_set_new(k, "source", sp_fj_string(in->pi_hdr.ph_source));
+        json_object_set_new(k, "ms", json_integer(in->pi_hdr.ph_ms));
+        json_object_set_new(k, "samples", weight(in->pi_hdr.ph_samples));
+        json_object_set_new(k, "dropped", weight(in->pi_hdr.ph_dropped));
         if (in->pi_stream)
-            fprintf(f, ",\"lost\":%llu", (unsigned long long)in->pi_lost_records);
-        if (in->pi_note) {
-            fputs(",\"note\":", f);
-            sp_fj_str(f, in->pi_note);
-        }
-        fputc('}', f);
+            json_object_set_new(k, "lost", weight(in->pi_lost_records));
+        if (in->pi_note)
+            json_object_set_new(k, "note", sp_fj_string(in->pi_note));
+        json_array_append_new(ks, k);
     }
-    fputs("],", f);
+    return ks;
 }
 
-static void head_json(FILE *f, const char *title, unsigned kind, const char *view,
-                      uint64_t total)
+static json_t *head_json(const char *title, unsigned kind, const char *view, uint64_t total,
+                         bool diff)
 {
-    fputs("{\"title\":", f);
-    sp_fj_str(f, title);
-    fprintf(f, ",\"kind\":\"%s\",\"view\":", praw_kind_name(kind) ? praw_kind_name(kind) : "cpu");
-    sp_fj_str(f, view);
-    fprintf(f, ",\"unit\":\"%s\",\"total\":%llu,", sp_fj_unit(kind), (unsigned long long)total);
+    json_t *o = json_object();
+    json_object_set_new(o, "title", sp_fj_string(title));
+    json_object_set_new(o, "kind", json_string(praw_kind_name(kind) ? praw_kind_name(kind)
+                                                                     : "cpu"));
+    json_object_set_new(o, "view", sp_fj_string(view));
+    json_object_set_new(o, "unit", json_string(sp_fj_unit(kind)));
+    json_object_set_new(o, "total", weight(total));
+    json_object_set_new(o, "diff", json_boolean(diff));
+    return o;
 }
 
 int sp_fj_write(const struct sp_profile *p, bool per_kernel, const char *title, FILE *f)
@@ -251,36 +313,24 @@ int sp_fj_write(const struct sp_profile *p, bool per_kernel, const char *title, 
     struct sp_fj_tree t;
     sp_fj_build(p, per_kernel, &t);
     unsigned kind = p->ninputs ? p->inputs[0].pi_hdr.ph_kind : PRAW_KIND_CPU;
-    head_json(f, title, kind, p->ninputs ? sp_fj_view(&p->inputs[0]) : "CPU samples",
-              t.v[0].fn_v);
-    fputs("\"diff\":false,", f);
-    kernels_json(f, p);
-    fputs("\"root\":", f);
-    node_json(f, &t, 0, false);
-    fputs("}", f);
+    json_t *o = head_json(title, kind, p->ninputs ? sp_fj_view(&p->inputs[0]) : "CPU samples",
+                          t.v[0].fn_v, false);
+    json_object_set_new(o, "kernels", kernels_json(p));
+    json_object_set_new(o, "root", sp_fj_node_json(&t, 0, false, SP_FJ_PAGE));
     sp_fj_free(&t);
-    return ferror(f) ? -1 : 0;
+    return sp_fj_dump(o, f);
 }
 
 int sp_fj_write_diff(const struct sp_diff *d, unsigned kind, const char *title, FILE *f)
 {
     struct sp_fj_tree t;
-    sp_fj_init(&t);
-    for (size_t i = 0; i < d->n; i++) {
-        const struct sp_diff_row *r = &d->v[i];
-        size_t at = 0;
-        t.v[0].fn_v += r->dr_new;
-        t.v[0].fn_b += r->dr_base;
-        for (unsigned k = 0; k < r->dr_n; k++)
-            at = sp_fj_step(&t, at, r->dr_names[k], k ? SP_FJ_FUNC : SP_FJ_TASK,
-                            r->dr_new, r->dr_base);
-    }
+    sp_fj_build_diff(d, &t);
     static const char *const views[] = { "CPU samples", "off-CPU time", "heap" };
-    head_json(f, title, kind, kind <= PRAW_KIND_MAX ? views[kind] : views[0], t.v[0].fn_v);
-    fprintf(f, "\"diff\":true,\"base_total\":%llu,\"kernels\":[],\"root\":",
-            (unsigned long long)t.v[0].fn_b);
-    node_json(f, &t, 0, true);
-    fputs("}", f);
+    json_t *o = head_json(title, kind, kind <= PRAW_KIND_MAX ? views[kind] : views[0],
+                          t.v[0].fn_v, true);
+    json_object_set_new(o, "base_total", weight(t.v[0].fn_b));
+    json_object_set_new(o, "kernels", json_array());
+    json_object_set_new(o, "root", sp_fj_node_json(&t, 0, true, SP_FJ_PAGE));
     sp_fj_free(&t);
-    return ferror(f) ? -1 : 0;
+    return sp_fj_dump(o, f);
 }

@@ -24,13 +24,16 @@
  *
  * Every string is escaped so that no "<", ">", "&", control character or
  * byte above 0x7e appears raw: "</script>" in a name cannot end the
- * element, and invalid UTF-8 becomes U+FFFD.
+ * element, and invalid UTF-8 becomes U+FFFD. One JSON writer, jansson,
+ * writes this document and serve's trees alike (sp_fj_node_json), which
+ * spell a node's keys as d3-flame-graph does.
  *
  * Host pipeline: prefix sp_. */
 #pragma once
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <jansson.h>
 #include "tools/output/diff.h"
 #include "tools/model/model.h"
 
@@ -67,12 +70,26 @@ size_t sp_fj_step(struct sp_fj_tree *t, size_t parent, const char *name,
                   enum sp_fj_kind kind, uint64_t w, uint64_t b);
 /* Every chain of p as a path from the root. */
 void sp_fj_build(const struct sp_profile *p, bool per_kernel, struct sp_fj_tree *t);
+/* Every row of a diff as a path: v from NEW, b from BASE. */
+void sp_fj_build_diff(const struct sp_diff *d, struct sp_fj_tree *t);
+
+/* How a node's keys are spelled: the page's document above, or
+ * d3-flame-graph's own (name, value, children; a diff's base and delta,
+ * NEW - BASE), which serve's API answers with. */
+enum sp_fj_keys { SP_FJ_PAGE, SP_FJ_D3 };
+/* Node i of t and everything under it. */
+json_t *sp_fj_node_json(struct sp_fj_tree *t, size_t i, bool diff, enum sp_fj_keys keys);
 /* What a profile's weights count and which view it is: "samples" and "CPU
  * samples", "ns" and "off-CPU time", "bytes" and "heap in use" or "heap
  * allocations". */
 const char *sp_fj_unit(unsigned kind);
 const char *sp_fj_view(const struct sp_input *in);
 
+/* A JSON string of s, each byte that is not valid UTF-8 a U+FFFD. */
+json_t *sp_fj_string(const char *s);
+/* j, compact and escaped as above, to f (j is released): 0, or -1 on a
+ * write error. */
+int sp_fj_dump(json_t *j, FILE *f);
 /* A JSON string: quotes and escapes as above. */
 void sp_fj_str(FILE *f, const char *s);
 
