@@ -3,8 +3,8 @@
 /* tests/unit/test_serve_api.c: the JSON `sonde-prof serve`'s page reads
  * (tools/serve/api.c, query.c), read back with jansson: status (kernels,
  * their state, last time and authentication, tasks, kinds, the bound),
- * the timeline, flame trees through the real pipeline (agg -> raw ->
- * model -> folded) with the fixture's names, filters, diffs with their
+ * the timeline, flame trees through the real pipeline (agg -> model ->
+ * flame_json's tree) with the fixture's names, filters, diffs with their
  * deltas, the downloads, and every bad argument's 4xx naming what was
  * wrong and what is allowed. */
 #include "test.h"

@@ -1,5 +1,5 @@
-/* tools/ingest/agg.c: streamed records as a raw profile
- * (tools/ingest/agg.h).
+/* tools/ingest/agg.c: streamed records as a raw profile, in text or
+ * straight into the model (tools/ingest/agg.h).
  * Host pipeline: prefix sp_. */
 #define _GNU_SOURCE
 #include "tools/ingest/agg.h"
@@ -205,6 +205,25 @@ static uint64_t agg_objects_line(const struct sp_agg_chain *c, uint64_t left, ui
     return all > lines_before ? all - lines_before : 1;
 }
 
+/* The records of kind and, as cpus= counts them, the CPUs with samples. */
+static void count_kind(const struct sp_agg *a, unsigned kind, uint64_t *records,
+                       unsigned *cpus)
+{
+    static bool has[SP_STREAM_CPUS];
+    *cpus = 0;
+    *records = 0;
+    memset(has, 0, sizeof has);
+    for (size_t i = 0; i < a->n; i++) {
+        if (!a->tab[i].count || a->tab[i].kind != kind)
+            continue;
+        *records += a->tab[i].count;
+        if (!has[a->tab[i].cpu]) {
+            has[a->tab[i].cpu] = true;
+            ++*cpus;
+        }
+    }
+}
+
 char *sp_agg_raw(const struct sp_agg *a, const struct sp_stream *s, unsigned kind,
                  uint32_t ms, size_t *len)
 {
@@ -222,20 +241,9 @@ char *sp_agg_raw_drops(const struct sp_agg *a, const struct sp_stream *s, unsign
         fprintf(stderr, "sonde-prof: out of memory\n");
         exit(2);
     }
-    /* cpus=: the CPUs with samples, as the kernel counts them. */
-    static bool has[SP_STREAM_CPUS];
-    unsigned cpus = 0;
-    uint64_t records = 0;
-    memset(has, 0, sizeof has);
-    for (size_t i = 0; i < a->n; i++) {
-        if (!a->tab[i].count || a->tab[i].kind != kind)
-            continue;
-        records += a->tab[i].count;
-        if (!has[a->tab[i].cpu]) {
-            has[a->tab[i].cpu] = true;
-            cpus++;
-        }
-    }
+    unsigned cpus;
+    uint64_t records;
+    count_kind(a, kind, &records, &cpus);
     fprintf(f, "%sbuild-id=%s source=%s samples=%" PRIu64 " dropped=%" PRIu64
             " cpus=%u ms=%" PRIu32, PRAW_MAGIC, s->meta.build_id, s->meta.source,
             records, drops, cpus, ms);
@@ -276,4 +284,63 @@ char *sp_agg_raw_drops(const struct sp_agg *a, const struct sp_stream *s, unsign
     }
     fclose(f);
     return text;
+}
+
+/* Chain c as the one line of a raw profile that held all its records,
+ * as praw_parse would give it (the counts beyond a line's are set on the
+ * model's chain after). */
+static void as_raw_chain(const struct sp_agg_chain *c, const struct sp_stream *s, unsigned kind,
+                         struct praw_chain *rc)
+{
+    memset(rc, 0, sizeof *rc);
+    rc->pc_count = c->count > PRAW_COUNT_MAX ? PRAW_COUNT_MAX : (uint32_t)c->count;
+    rc->pc_weight = kind == PRAW_KIND_CPU ? c->count : c->weight;
+    uint64_t objects = (c->objects_q16 + (1u << 15)) >> 16;
+    rc->pc_objects = kind != PRAW_KIND_HEAP ? c->count : objects ? objects : 1;
+    rc->pc_pid = c->pid;
+    rc->pc_cpu = c->cpu;
+    task_name(s, c->pid, rc->pc_task, sizeof rc->pc_task);
+    rc->pc_depth = c->depth;
+    memcpy(rc->pc_frames, c->frames, c->depth * sizeof *c->frames);
+    rc->pc_waker = PRAW_WAKER_NONE;
+    if (kind != PRAW_KIND_OFFCPU)
+        return;
+    rc->pc_why = c->why;
+    memcpy(rc->pc_name, c->name, sizeof rc->pc_name);
+    if (praw_why_blocked(c->why)) {
+        rc->pc_waker = c->waker;
+        const char *t = c->waker > 0 ? sp_stream_task(s, (uint32_t)c->waker) : NULL;
+        if (t)
+            snprintf(rc->pc_wtask, sizeof rc->pc_wtask, "%s", t);
+    }
+    rc->pc_wdepth = c->wdepth;
+    memcpy(rc->pc_wframes, c->wframes, c->wdepth * sizeof *c->wframes);
+}
+
+int sp_agg_profile(const struct sp_agg *a, const struct sp_stream *s, unsigned kind,
+                   uint32_t ms, uint64_t drops, struct sp_profile *p, const char *kernel,
+                   unsigned map)
+{
+    if (!s->have_meta)
+        return -1;
+    struct praw_header h;
+    memset(&h, 0, sizeof h);
+    snprintf(h.ph_build_id, sizeof h.ph_build_id, "%s", s->meta.build_id);
+    snprintf(h.ph_source, sizeof h.ph_source, "%s", s->meta.source);
+    count_kind(a, kind, &h.ph_samples, &h.ph_cpus);
+    h.ph_dropped = drops;
+    h.ph_ms = ms;
+    h.ph_kind = (uint8_t)kind;
+    unsigned in = sp_profile_add_input(p, &h, kernel, kernel, map);
+    for (size_t i = 0; i < a->n; i++) {
+        const struct sp_agg_chain *c = &a->tab[i];
+        if (!c->count || c->kind != kind)
+            continue;
+        struct praw_chain rc;
+        as_raw_chain(c, s, kind, &rc);
+        struct sp_chain *pc = sp_profile_add_chain(p, in, &rc);
+        pc->c_count = c->count;
+        pc->c_weight = rc.pc_weight;
+    }
+    return 0;
 }

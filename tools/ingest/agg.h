@@ -66,3 +66,13 @@ char *sp_agg_raw(const struct sp_agg *a, const struct sp_stream *s, unsigned kin
  * times (record --sample) dropped what all its streams did. */
 char *sp_agg_raw_drops(const struct sp_agg *a, const struct sp_stream *s, unsigned kind,
                        uint32_t ms, uint64_t drops, size_t *len);
+
+struct sp_profile;
+/* The same records added to p as one input of kind, labelled kernel,
+ * addresses in map, made in memory as the model's types (no text to
+ * print and parse back): the header and chains sp_agg_raw_drops would
+ * write, each chain one whatever its count. 0, or -1 (nothing added)
+ * when the stream never sent its META. */
+int sp_agg_profile(const struct sp_agg *a, const struct sp_stream *s, unsigned kind,
+                   uint32_t ms, uint64_t drops, struct sp_profile *p, const char *kernel,
+                   unsigned map);

@@ -143,12 +143,9 @@ struct add_ctx {
     unsigned input;
 };
 
-static int add_chain(void *ctx, const struct praw_chain *rc, unsigned line,
-                     char *err, size_t cap)
+struct sp_chain *sp_profile_add_chain(struct sp_profile *p, unsigned input,
+                                      const struct praw_chain *rc)
 {
-    (void)line, (void)err, (void)cap;   /* nothing here can fail */
-    struct add_ctx *a = ctx;
-    struct sp_profile *p = a->p;
     p->chains = sp_grow(p->chains, &p->capchains, p->nchains + 1,
                      sizeof *p->chains);
     struct sp_chain *c = &p->chains[p->nchains++];
@@ -159,9 +156,9 @@ static int add_chain(void *ctx, const struct praw_chain *rc, unsigned line,
     c->c_pid = rc->pc_pid;
     c->c_cpu = rc->pc_cpu;
     memcpy(c->c_task, rc->pc_task, sizeof c->c_task);
-    c->c_input = a->input;
+    c->c_input = input;
     c->c_depth = rc->pc_depth;
-    unsigned map = p->inputs[a->input].pi_map;
+    unsigned map = p->inputs[input].pi_map;
     /* An off-CPU chain is a task's saved context: return addresses all. */
     bool off = rc->pc_why != PRAW_WHY_NONE;
     for (unsigned i = 0; i < rc->pc_depth; i++)
@@ -176,12 +173,21 @@ static int add_chain(void *ctx, const struct praw_chain *rc, unsigned line,
         for (unsigned i = 0; i < rc->pc_wdepth; i++)
             c->c_wlocs[i] = sp_loc_get(p, map, rc->pc_wframes[i], true);
     }
+    return c;
+}
+
+static int add_chain(void *ctx, const struct praw_chain *rc, unsigned line,
+                     char *err, size_t cap)
+{
+    (void)line, (void)err, (void)cap;   /* nothing here can fail */
+    struct add_ctx *a = ctx;
+    sp_profile_add_chain(a->p, a->input, rc);
     return 0;
 }
 
-int sp_profile_add_raw(struct sp_profile *p, const char *text, size_t len,
-                 const char *origin, const char *kernel, unsigned map,
-                 char *err, size_t errcap)
+/* Room for one more input, zeroed and labelled, not counted yet. */
+static struct sp_input *input_new(struct sp_profile *p, const char *origin, const char *kernel,
+                                  unsigned map)
 {
     p->inputs = xrealloc(p->inputs, p->ninputs + 1, sizeof *p->inputs);
     struct sp_input *in = &p->inputs[p->ninputs];
@@ -189,6 +195,23 @@ int sp_profile_add_raw(struct sp_profile *p, const char *text, size_t len,
     in->pi_origin = sp_strdup(p, origin);
     in->pi_kernel = sp_strdup(p, kernel);
     in->pi_map = map;
+    return in;
+}
+
+unsigned sp_profile_add_input(struct sp_profile *p, const struct praw_header *h,
+                              const char *origin, const char *kernel, unsigned map)
+{
+    struct sp_input *in = input_new(p, origin, kernel, map);
+    in->pi_hdr = *h;
+    in->pi_period_ns = praw_source_period_ns(h->ph_source);
+    return p->ninputs++;
+}
+
+int sp_profile_add_raw(struct sp_profile *p, const char *text, size_t len,
+                 const char *origin, const char *kernel, unsigned map,
+                 char *err, size_t errcap)
+{
+    struct sp_input *in = input_new(p, origin, kernel, map);
     struct add_ctx a = { p, p->ninputs };
     size_t before = p->nchains;
     char why[PRAW_ERR_MAX];

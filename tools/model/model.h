@@ -128,6 +128,17 @@ int sp_profile_add_raw(struct sp_profile *p, const char *text, size_t len,
                  const char *origin, const char *kernel, unsigned map,
                  char *err, size_t errcap);
 
+/* An input made in memory, not parsed from a raw text (serve's
+ * selections of its history): header h, labelled kernel, with addresses
+ * in map; its index. Its chains follow, each through sp_profile_add_chain
+ * as a raw profile's line (the caller may then set the chain's 64-bit
+ * counts beyond what a line holds). No check is made here: h and the
+ * chains must be what praw_parse would accept. */
+unsigned sp_profile_add_input(struct sp_profile *p, const struct praw_header *h,
+                              const char *origin, const char *kernel, unsigned map);
+struct sp_chain *sp_profile_add_chain(struct sp_profile *p, unsigned input,
+                                      const struct praw_chain *rc);
+
 /* The location of (map, addr, pc or return address), made on first use
  * (unnamed: pl_frames NULL). For a caller that names addresses one by one
  * as they come (top) rather than a whole profile at once. */

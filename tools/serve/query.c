@@ -1,5 +1,6 @@
 /* tools/serve/query.c: selections as profiles and flame-graph trees
- * (tools/serve/query.h): the trees built as the HTML page's are
+ * (tools/serve/query.h): the records counted (tools/ingest/agg.c) and put
+ * in the model as its own types, the trees built as the HTML page's are
  * (tools/output/flame_json.c).
  * Serve layer: prefix sv_. */
 #define _GNU_SOURCE
@@ -10,7 +11,7 @@
 #include "tools/ingest/agg.h"
 #include "tools/output/flame_json.h"
 
-/* One kernel's records of the selection as its raw profile, added to p. */
+/* One kernel's records of the selection as an input of p. */
 static void add_kernel(const struct sv_state *st, const struct sv_hist_sel *sel,
                        unsigned k, unsigned kind, uint64_t ms, struct sp_profile *p)
 {
@@ -33,19 +34,12 @@ static void add_kernel(const struct sv_state *st, const struct sv_hist_sel *sel,
         memcpy(r.frames, key->frames, sizeof r.frames);
         sp_agg_add_n(&a, key->cpu, &r, sel->counts[i], sel->weights[i]);
     }
-    size_t len;
-    char *text = a.n && st->k[k].stream
-                     ? sp_agg_raw(&a, st->k[k].stream, kind,
-                                  ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms, &len)
-                     : NULL;
-    char err[SP_ERR_MAX];
     /* A kernel's records are in the history only once its META named its
-     * build id and the build id was its ELF's (tools/cmd/serve.c), so
-     * the text parses; a failure here is a bug, said rather than hidden. */
-    if (text && sp_profile_add_raw(p, text, len, st->k[k].name, st->k[k].name,
-                                   st->k[k].map, err, sizeof err))
-        fprintf(stderr, "sonde-prof serve: %s\n", err);
-    free(text);
+     * build id and the build id was its ELF's (tools/cmd/serve.c). */
+    const struct sp_stream *s = st->k[k].stream;
+    if (a.n && s)
+        (void)sp_agg_profile(&a, s, kind, ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms,
+                             sp_stream_drops(s), p, st->k[k].name, st->k[k].map);
     sp_agg_free(&a);
 }
 

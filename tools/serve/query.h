@@ -1,13 +1,14 @@
 /* tools/serve/query.h: a selection of the history (tools/serve/hist.h) made
  * into what the page and the downloads show, through sonde-prof's own
- * pipeline: its records become a raw profile per kernel
- * (tools/ingest/agg.c, with the kernel's META and task names), parsed
- * and named as `record` does (tools/model/model.c, sym.c), folded into
- * stacks (folded.c) or diffed (diff.c), and written as pprof or folded.
- * The tree is the HTML page's (tools/output/flame_json.c) with
- * d3-flame-graph's keys: {name, value, children}, value the frame's total
- * (samples, or ns off the CPU, or bytes), and with a diff base and delta
- * (new - base) per frame.
+ * pipeline: its records become an input of the model per kernel, made in
+ * memory (tools/ingest/agg.c's sp_agg_profile, with the kernel's META and
+ * task names: no raw text between), named as `record` does
+ * (tools/model/sym.c), folded into stacks (tools/output/folded.c) or
+ * diffed (tools/output/diff.c), and written as pprof or folded. The tree
+ * is the HTML page's (tools/output/flame_json.c) with d3-flame-graph's
+ * keys: {name, value, children}, value the frame's total (samples, or ns
+ * off the CPU, or bytes), and with a diff base and delta (new - base) per
+ * frame.
  * Serve layer: prefix sv_. */
 #pragma once
 #include <jansson.h>
