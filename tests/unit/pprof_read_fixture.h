@@ -1,6 +1,6 @@
 /* tests/unit/pprof_read_fixture.h: raw profiles and their .pb.gz, as
  * sonde-prof writes them, for the pprof reader's tests
- * (test_pipeline_diff.c).
+ * (test_output_diff.c).
  * Static helpers: include it in one test file each. */
 #pragma once
 #include "test.h"

@@ -1,6 +1,6 @@
 // LINK: tools/output/flame_json.c tools/model/model.c uapi/profile_raw.c
 // LIBS: -ljansson
-/* tests/unit/test_pipeline_flame_json.c: the web pages' flame-graph tree
+/* tests/unit/test_output_flame_json.c: the web pages' flame-graph tree
  * (every chain a path from "all", weights summed, inlined frames marked,
  * source lines heaviest first, a root per kernel) and its JSON: strings
  * escaped so that nothing in a name can end the <script> element it is

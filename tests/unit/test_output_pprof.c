@@ -1,6 +1,6 @@
 // LINK: tools/output/pprof.c tools/model/model.c uapi/profile_raw.c build/host/proto/profile.pb-c.c
 // LIBS: -Ibuild/host/proto -lprotobuf-c -lz
-/* tests/unit/test_pipeline_pprof.c: the pprof writer, checked by decoding what
+/* tests/unit/test_output_pprof.c: the pprof writer, checked by decoding what
  * it wrote with protobuf-c and walking every table. */
 #include "test.h"
 #include "pipeline_fixture.h"

@@ -1,5 +1,5 @@
 // LINK: tools/model/top.c tools/output/top_view.c tools/model/model.c uapi/profile_raw.c
-/* tests/unit/test_pipeline_top.c: `sonde-prof top`'s model (the window,
+/* tests/unit/test_model_top.c: `sonde-prof top`'s model (the window,
  * self and total, callers, kernels) and its screen, line by line, with
  * a table of names in place of libdw. */
 #include "test.h"

@@ -1,5 +1,5 @@
 // LINK: tools/ingest/agg.c tools/ingest/stream.c tools/model/model.c uapi/profile_stream.c uapi/profile_raw.c
-/* tests/unit/test_ingest_agg_profile.c: a stream's records put in the model
+/* tests/unit/test_ingest_agg.c: a stream's records put in the model
  * straight as its types (sp_agg_profile, serve's path: no raw text between)
  * are the profile the text path gives (sp_agg_raw_drops, then
  * sp_profile_add_raw, record's path): one header, and chain for chain the

@@ -1,5 +1,5 @@
 // LINK: tools/output/folded.c tools/output/text.c tools/output/offtext.c tools/model/model.c uapi/profile_raw.c
-/* tests/unit/test_pipeline_folded.c: the folded-stacks writer (root first,
+/* tests/unit/test_output_folded.c: the folded-stacks writer (root first,
  * merged, counts summing to the samples) and the annotated text report. */
 #include "test.h"
 #include "pipeline_fixture.h"

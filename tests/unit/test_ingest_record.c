@@ -1,6 +1,6 @@
 // LINK: tools/ingest/record.c tools/common/ushell_client.c uapi/udpshell.c tools/model/model.c tools/output/folded.c tools/output/pprof.c uapi/profile_raw.c build/host/proto/profile.pb-c.c uapi/udpshell_auth.c lib/sha256.c
 // LIBS: -Ibuild/host/proto -lprotobuf-c -lz
-/* tests/unit/test_pipeline_record.c: `sonde-prof record`'s collection from
+/* tests/unit/test_ingest_record.c: `sonde-prof record`'s collection from
  * several kernels at once (tools/ingest/record.c over the real protocol
  * code, tools/common/ushell_client.c) against fake kernels sharing one fake
  * clock; the build-id check; and the kernel labels of a merged profile.

@@ -1,5 +1,5 @@
 // LINK: tools/output/svg.c tools/output/folded.c tools/model/model.c uapi/profile_raw.c
-/* tests/unit/test_pipeline_svg.c: the flame graph, read back with a minimal
+/* tests/unit/test_output_svg.c: the flame graph, read back with a minimal
  * XML scanner: tags balance, text is escaped, and every frame is as wide
  * as its share of the samples, to within a pixel. */
 #include "test.h"

@@ -1,6 +1,6 @@
 // LINK: tools/output/html.c tools/output/flame_json.c tools/model/model.c uapi/profile_raw.c build/web/assets.c
 // LIBS: -ljansson
-/* tests/unit/test_pipeline_html.c: the page of -o FILE.html: self-contained
+/* tests/unit/test_output_html.c: the page of -o FILE.html: self-contained
  * (the assets inlined, a policy that forbids every request), its title
  * escaped, no name able to close one of its <script> elements, and one
  * kind per page. tests/browser/ opens it in chromium. */

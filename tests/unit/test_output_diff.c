@@ -1,6 +1,6 @@
 // LINK: tools/cmd/diff.c tools/output/diff.c tools/model/pprof_read.c tools/output/html.c tools/output/flame_json.c build/web/assets.c tools/output/folded.c tools/model/model.c tools/output/pprof.c tools/output/svg.c tools/model/sym.c uapi/profile_raw.c build/host/proto/profile.pb-c.c
 // LIBS: -Ibuild/host/proto -lprotobuf-c -lz -lelf -ldw -ljansson
-/* tests/unit/test_pipeline_diff.c: differential profiles
+/* tests/unit/test_output_diff.c: differential profiles
  * (tools/output/diff.c): the merge of two stack lists, the .folded
  * (difffolded) and .txt writers, and the SVG's colours; the pprof reader
  * (tools/model/pprof_read.c): what sp_pprof_write wrote comes back
