@@ -32,12 +32,18 @@ KOBJ    := $(patsubst %,$(B)/%.o,$(basename $(KSRC)))
 # Host tools. A program is a file at the top of tools/ (tools/NAME.c
 # builds build/host/NAME); every folder under tools/ holds parts, not
 # programs: tools/common/ what every tool shares (address, clock, options,
-# the UDP-shell client), tools/pipeline/ sonde-prof's pipeline, and a
-# folder per program for parts of its own kept apart from main() so unit
-# tests link them (tools/symgen/, tools/switch/). Each folder is built
-# into one archive of all its .c files; a program links its file, the
-# folders named in NAME_DIRS (so a new part needs no Makefile line), the
-# files NAME_SRC adds (the formats it speaks from uapi/) and NAME_LIBS.
+# the UDP-shell client); sonde-prof's layers, tools/model/ (the profile in
+# memory, symbols, the pprof reader), tools/output/ (the writers),
+# tools/ingest/ (shells, streams, the collector, fleet rounds),
+# tools/serve/ (serve's store and API) and tools/cmd/ (one file per
+# subcommand); and a folder per program for parts of its own kept apart
+# from main() so unit tests link them (tools/symgen/, tools/switch/,
+# tools/fleet/). Each folder is built into one archive of all its .c
+# files; a program links its file, the folders named in NAME_DIRS (so a
+# new part needs no Makefile line), the files NAME_SRC adds (the formats
+# it speaks from uapi/) and NAME_LIBS. scripts/check_tree.sh keeps
+# sonde-prof's layers one way: common < model < output < ingest < serve
+# < cmd.
 symgen_DIRS       := symgen
 sonde-sh_DIRS     := common
 sonde-sh_SRC      := uapi/udpshell.c uapi/udpshell_auth.c lib/sha256.c
@@ -49,7 +55,8 @@ fleet-gen_DIRS    := fleet
 fleet-gen_SRC     := uapi/profile_stream.c uapi/profile_stream_tag.c uapi/udpshell.c lib/sha256.c
 # sonde-prof: pprof's schema compiled at build time from Debian's copy
 # (golang-github-google-pprof-dev), never copied into the tree; libdw names;
-# ncurses draws `top`; libmicrohttpd and jansson serve `serve`'s page and API.
+# ncurses draws `top`; libmicrohttpd serves `serve`'s page and API; jansson
+# writes the JSON of both the HTML page and serve.
 PPROF_PROTO     := /usr/share/gocode/src/github.com/google/pprof/proto/profile.proto
 PROTOGEN        := $(HOSTB)/proto
 sonde-prof_DIRS := cmd serve ingest output model common

@@ -1,6 +1,6 @@
 // web/flame-page.js: the interactive flame graph of `sonde-prof -o FILE.html`.
-// The page (tools/pipeline/html.c) holds the profile as JSON in
-// <script id="sonde-profile"> (tools/pipeline/flame_json.h: the format), the
+// The page (tools/output/html.c) holds the profile as JSON in
+// <script id="sonde-profile"> (tools/output/flame_json.h: the format), the
 // library (web/flame-lib.js: the global sondeFlame) and this script, which
 // builds the controls and draws the graph with d3-flame-graph:
 //   click a frame to zoom into it, "Reset zoom" (or Escape) to come back;
