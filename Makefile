@@ -32,12 +32,18 @@ KOBJ    := $(patsubst %,$(B)/%.o,$(basename $(KSRC)))
 # Host tools. A program is a file at the top of tools/ (tools/NAME.c
 # builds build/host/NAME); every folder under tools/ holds parts, not
 # programs: tools/common/ what every tool shares (address, clock, options,
-# the UDP-shell client), tools/pipeline/ sonde-prof's pipeline, and a
-# folder per program for parts of its own kept apart from main() so unit
-# tests link them (tools/symgen/, tools/switch/). Each folder is built
-# into one archive of all its .c files; a program links its file, the
-# folders named in NAME_DIRS (so a new part needs no Makefile line), the
-# files NAME_SRC adds (the formats it speaks from uapi/) and NAME_LIBS.
+# the UDP-shell client); sonde-prof's layers, tools/model/ (the profile in
+# memory, symbols, the pprof reader), tools/output/ (the writers),
+# tools/ingest/ (shells, streams, the collector, fleet rounds),
+# tools/serve/ (serve's store and API) and tools/cmd/ (one file per
+# subcommand); and a folder per program for parts of its own kept apart
+# from main() so unit tests link them (tools/symgen/, tools/switch/,
+# tools/fleet/). Each folder is built into one archive of all its .c
+# files; a program links its file, the folders named in NAME_DIRS (so a
+# new part needs no Makefile line), the files NAME_SRC adds (the formats
+# it speaks from uapi/) and NAME_LIBS. scripts/check_tree.sh keeps
+# sonde-prof's layers one way: common < model < output < ingest < serve
+# < cmd.
 symgen_DIRS       := symgen
 sonde-sh_DIRS     := common
 sonde-sh_SRC      := uapi/udpshell.c uapi/udpshell_auth.c lib/sha256.c
@@ -49,10 +55,11 @@ fleet-gen_DIRS    := fleet
 fleet-gen_SRC     := uapi/profile_stream.c uapi/profile_stream_tag.c uapi/udpshell.c lib/sha256.c
 # sonde-prof: pprof's schema compiled at build time from Debian's copy
 # (golang-github-google-pprof-dev), never copied into the tree; libdw names;
-# ncurses draws `top`; libmicrohttpd and jansson serve `serve`'s page and API.
+# ncurses draws `top`; libmicrohttpd serves `serve`'s page and API; jansson
+# writes the JSON of both the HTML page and serve.
 PPROF_PROTO     := /usr/share/gocode/src/github.com/google/pprof/proto/profile.proto
 PROTOGEN        := $(HOSTB)/proto
-sonde-prof_DIRS := pipeline common serve
+sonde-prof_DIRS := cmd serve ingest output model common
 sonde-prof_SRC  := uapi/udpshell_auth.c lib/sha256.c \
                    uapi/profile_raw.c uapi/profile_stream.c uapi/profile_stream_tag.c \
                    uapi/udpshell.c \
@@ -83,13 +90,13 @@ $(PROTOGEN)/profile.pb-c.c: $(PPROF_PROTO)
 	@mkdir -p $(PROTOGEN)
 	protoc-c --c_out=$(PROTOGEN) -I$(dir $(PPROF_PROTO)) $(notdir $(PPROF_PROTO))
 $(PROTOGEN)/profile.pb-c.h: $(PROTOGEN)/profile.pb-c.c
-$(HOSTOBJ)/tools/pipeline/pprof.o: HOSTCFLAGS += -I$(PROTOGEN)
-$(HOSTOBJ)/tools/pipeline/pprof.o: $(PROTOGEN)/profile.pb-c.h
-$(HOSTOBJ)/tools/pipeline/pprof_read.o: HOSTCFLAGS += -I$(PROTOGEN)
-$(HOSTOBJ)/tools/pipeline/pprof_read.o: $(PROTOGEN)/profile.pb-c.h
+$(HOSTOBJ)/tools/output/pprof.o: HOSTCFLAGS += -I$(PROTOGEN)
+$(HOSTOBJ)/tools/output/pprof.o: $(PROTOGEN)/profile.pb-c.h
+$(HOSTOBJ)/tools/model/pprof_read.o: HOSTCFLAGS += -I$(PROTOGEN)
+$(HOSTOBJ)/tools/model/pprof_read.o: $(PROTOGEN)/profile.pb-c.h
 $(HOSTOBJ)/$(PROTOGEN)/profile.pb-c.o: HOSTCFLAGS += -I$(PROTOGEN)
 
-# The web pages (tools/pipeline/web_assets.h). web/package-lock.json pins
+# The web pages (tools/output/web_assets.h). web/package-lock.json pins
 # the npm packages; `npm ci` installs them into web/node_modules whenever
 # that is missing or older than the lock file (the stamp), so a fresh clone
 # builds with plain `make`. A page is a folder of web/ (WEB_PAGES): its

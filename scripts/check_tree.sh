@@ -34,6 +34,17 @@
 #      not named test_*: a .c among them is fake_*.c, sim_*.c or
 #      harness.c, so that a test misnamed otherwise (never run by
 #      scripts/unit.sh, which runs test_*.c) fails here too.
+#   9. tools/ has no pipeline/ folder: sonde-prof's parts live in folders
+#      named for what they hold;
+#  10. no tools/ layer includes a layer above it. sonde-prof's layers, from
+#      the bottom: common/ (every tool's), model/ (the profile in memory,
+#      symbols, the pprof reader), output/ (the writers), ingest/ (the
+#      shells' replies, the stream, the collector, fleet rounds), serve/
+#      (serve's HTTP, API and store), cmd/ (one file per subcommand). A
+#      layer includes its own and those below; so output and model never
+#      include ingest, serve or the subcommands. Any other folder under
+#      tools/ holds one program's parts and includes only itself and
+#      common/; the programs (tools/*.c) may include any layer.
 # Each rule is one check; a line per offending include names it.
 set -u
 cd "$(dirname "$0")/.."
@@ -203,6 +214,26 @@ check "every unit test is named after the file it tests (tests/unit/test_X.c or 
          *) echo "$h: a unit test is named test_X.c (or test_X-PART.c); a helper fake_*.c, sim_*.c or harness.c" ;;
        esac
      done)"
+check "tools/ has no pipeline/ folder (sonde-prof's parts are in named layers)" \
+  "$( [ ! -e tools/pipeline ] || echo "tools/pipeline exists: $(ls tools/pipeline | head -5 | tr '\n' ' ')")"
+
+check "no tools/ layer includes a layer above it (common < model < output < ingest < serve < cmd)" \
+  "$(includes_of $(srcs tools/*/) | python3 -c '
+import sys
+order = ["common", "model", "output", "ingest", "serve", "cmd"]
+for line in sys.stdin:
+    f, n, p = line.rstrip("\n").split(":", 2)
+    a = f.split("/")[1]
+    if not p.startswith("tools/") or p.count("/") < 2:
+        continue
+    b = p.split("/")[1]
+    if a in order:
+        ok = b in order and order.index(b) <= order.index(a)
+    else:
+        ok = b in (a, "common")
+    if not ok:
+        print("%s:%s: includes %s (%s above %s)" % (f, n, p, b, a))
+')"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

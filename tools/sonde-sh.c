@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "tools/common/hostaddr.h"
+#include "tools/common/toolio.h"
 #include "tools/common/ushell_client.h"
 #include "uapi/udpshell.h"
 
@@ -86,14 +87,6 @@ static long sock_recv(void *ctx, void *buf, size_t cap, uint64_t timeout_ms)
     if (errno == ECONNREFUSED)
         return USHC_IO_REFUSED;
     return errno == EINTR || errno == EAGAIN ? 0 : USHC_IO_ERROR;
-}
-
-static uint64_t mono_ms(void *ctx)
-{
-    (void)ctx;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 /* A connected socket: the kernel then drops datagrams from anyone but the
@@ -203,7 +196,7 @@ int main(int argc, char **argv)
     char peer[HOSTADDR_NAME_MAX];
     hostaddr_name(argv[optind], port, peer, sizeof peer);
     struct ushc c = {
-        .io = { &fd, sock_send, sock_recv, mono_ms },
+        .io = { &fd, sock_send, sock_recv, tool_clock_ms },
         .timeout_ms = (uint64_t)(timeout_s * 1000),
         .peer = peer, .prog = prog, .out = stdout, .err = stderr,
         .key = keyfile ? key : NULL,

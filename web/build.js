@@ -10,8 +10,8 @@ import { WEB, bundle, assemble } from './bundle.js';
 
 // The markers each page leaves for sonde-prof to fill as it writes it.
 const PAGES = {
-  // `-o FILE.html`: tools/pipeline/html.c writes the title as HTML text
-  // and the profile's JSON (tools/pipeline/flame_json.h).
+  // `-o FILE.html`: tools/output/html.c writes the title as HTML text
+  // and the profile's JSON (tools/output/flame_json.h).
   flame: ['SONDE_TITLE', 'SONDE_PROFILE'],
   // serve's page at / (tools/serve/page.c): served as it is.
   serve: [],

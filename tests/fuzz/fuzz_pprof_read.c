@@ -1,6 +1,6 @@
-// LINK: tools/pipeline/pprof_read.c tools/pipeline/model.c uapi/profile_raw.c build/host/proto/profile.pb-c.c
+// LINK: tools/model/pprof_read.c tools/model/model.c uapi/profile_raw.c build/host/proto/profile.pb-c.c
 // LIBS: -Ibuild/host/proto -lprotobuf-c -lz
-/* tests/fuzz/fuzz_pprof_read.c: the pprof reader (tools/pipeline/
+/* tests/fuzz/fuzz_pprof_read.c: the pprof reader (tools/model/
  * pprof_read.c), which `sonde-prof diff` runs on whatever .pb.gz it is
  * given.
  *
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <zlib.h>
 #include "fuzz.h"
-#include "tools/pipeline/pprof_read.h"
+#include "tools/model/pprof_read.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {

@@ -6,7 +6,7 @@
  * is spin alone; return addresses 0x2005 (caller, a.c:30) and 0x3005
  * (top, b.c:7); anything else stays unnamed (sp_profile_name_unknown). */
 #pragma once
-#include "tools/pipeline/model.h"
+#include "tools/model/model.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

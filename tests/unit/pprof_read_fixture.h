@@ -1,11 +1,11 @@
 /* tests/unit/pprof_read_fixture.h: raw profiles and their .pb.gz, as
  * sonde-prof writes them, for the pprof reader's tests
- * (test_pipeline_diff.c).
+ * (test_output_diff.c).
  * Static helpers: include it in one test file each. */
 #pragma once
 #include "test.h"
-#include "tools/pipeline/pprof.h"
-#include "tools/pipeline/pprof_read.h"
+#include "tools/output/pprof.h"
+#include "tools/model/pprof_read.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-// LINK: tools/fleet/sim.c tools/pipeline/stream.c uapi/profile_stream.c
+// LINK: tools/fleet/sim.c tools/ingest/stream.c uapi/profile_stream.c
 /* tests/unit/test_fleet_sim.c: the fleet generator's simulated kernel
  * (tools/fleet/sim.c), on a fake clock: what it sends parses with the
  * stream's own parsers (uapi/profile_stream.c), every field in range;
@@ -6,13 +6,13 @@
  * confirms, keep-alives from there only, the id to the destination only,
  * END on stop, timeout and elapsed); and the loss, copies and reordering
  * it injects are each counted exactly, by it and by the host's own
- * accounting (tools/pipeline/stream.c) fed what it sent. */
+ * accounting (tools/ingest/stream.c) fed what it sent. */
 #include "test.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tools/fleet/sim.h"
-#include "tools/pipeline/stream.h"
+#include "tools/ingest/stream.h"
 
 #define BID "0123456789abcdef0123456789abcdef01234567"
 #define HOST 0x7f000001u

@@ -1,10 +1,10 @@
-// LINK: tools/serve/api.c tools/serve/query.c tools/serve/hist.c tools/pipeline/agg.c tools/pipeline/stream.c tools/pipeline/folded.c tools/pipeline/diff.c tools/pipeline/pprof_read.c tools/pipeline/html.c tools/pipeline/flame_json.c build/web/assets.c tools/pipeline/model.c tools/pipeline/pprof.c tools/pipeline/svg.c tools/pipeline/sym.c uapi/profile_raw.c uapi/profile_stream.c build/host/proto/profile.pb-c.c
+// LINK: tools/serve/api.c tools/serve/query.c tools/serve/hist.c tools/ingest/agg.c tools/ingest/stream.c tools/output/folded.c tools/output/diff.c tools/model/pprof_read.c tools/output/html.c tools/output/flame_json.c build/web/assets.c tools/model/model.c tools/output/pprof.c tools/output/svg.c tools/model/sym.c uapi/profile_raw.c uapi/profile_stream.c build/host/proto/profile.pb-c.c
 // LIBS: -Ibuild/host/proto -lprotobuf-c -lz -lelf -ldw -ljansson
 /* tests/unit/test_serve_api.c: the JSON `sonde-prof serve`'s page reads
  * (tools/serve/api.c, query.c), read back with jansson: status (kernels,
  * their state, last time and authentication, tasks, kinds, the bound),
- * the timeline, flame trees through the real pipeline (agg -> raw ->
- * model -> folded) with the fixture's names, filters, diffs with their
+ * the timeline, flame trees through the real pipeline (agg -> model ->
+ * flame_json's tree) with the fixture's names, filters, diffs with their
  * deltas, the downloads, and every bad argument's 4xx naming what was
  * wrong and what is allowed. */
 #include "test.h"

@@ -1,4 +1,4 @@
-// LINK: tools/serve/hist.c tools/pipeline/model.c uapi/profile_raw.c
+// LINK: tools/serve/hist.c tools/model/model.c uapi/profile_raw.c
 /* tests/unit/test_serve_hist.c: `sonde-prof serve`'s bucketed history
  * (tools/serve/hist.c): buckets and their eviction after the hour, the
  * memory bound by distinct stacks (whatever the samples), ranges merged

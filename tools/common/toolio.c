@@ -22,6 +22,12 @@ uint64_t tool_mono_ms(void)
     return tool_mono_ns() / 1000000;
 }
 
+uint64_t tool_clock_ms(void *ctx)
+{
+    (void)ctx;
+    return tool_mono_ms();
+}
+
 long tool_recv_any(const int *fds, unsigned n, unsigned *next, unsigned *which,
                    void *buf, size_t cap, uint64_t timeout_ms)
 {

@@ -8,6 +8,9 @@
 /* CLOCK_MONOTONIC, in ns and in ms. */
 uint64_t tool_mono_ns(void);
 uint64_t tool_mono_ms(void);
+/* tool_mono_ms as the clock a callback table wants (ushc_io.now_ms,
+ * ushc_mux.now_ms): ctx is not used. */
+uint64_t tool_clock_ms(void *ctx);
 
 /* Wait up to timeout_ms for a datagram on any of the n sockets fds: its
  * length with *which the socket's index, 0 if none came in time, or

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
-#include "tools/pipeline/diff.h"
-#include "tools/pipeline/folded.h"
-#include "tools/pipeline/pprof.h"
+#include "tools/output/diff.h"
+#include "tools/output/folded.h"
+#include "tools/output/pprof.h"
 #include "tools/serve/query.h"
 #include "uapi/profile_raw.h"
 
@@ -331,8 +331,6 @@ static void get_flame(const struct sv_state *st, const struct sv_arg *args, unsi
     struct sv_hist_sel sel;
     struct sp_profile p;
     select_profile(st, &q, q.from, q.to, &sel, &p);
-    struct sp_stacks s;
-    sp_stacks_build(&p, true, &s);
     json_t *o = range_json(&sel);
     json_object_set_new(o, "kind", json_string(praw_kind_name(q.f.kind)));
     json_object_set_new(o, "unit", json_string(unit_of(q.f.kind)));
@@ -342,8 +340,7 @@ static void get_flame(const struct sv_state *st, const struct sv_arg *args, unsi
                                                                     ? INT64_MAX : objs)));
         json_object_set_new(o, "heap_view", json_string("allocated"));
     }
-    json_object_set_new(o, "tree", sv_query_tree(&s));
-    sp_stacks_free(&s);
+    json_object_set_new(o, "tree", sv_query_tree(&p));
     sp_profile_free(&p);
     sv_hist_sel_free(&sel);
     reply_json(out, 200, o);

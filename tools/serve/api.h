@@ -33,8 +33,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "tools/common/hostaddr.h"
-#include "tools/pipeline/model.h"
-#include "tools/pipeline/stream.h"
+#include "tools/model/model.h"
+#include "tools/ingest/stream.h"
 #include "tools/serve/hist.h"
 
 #define SV_API_LIVE_MS   10000u     /* the live view: the last 10 s (one or two buckets) */

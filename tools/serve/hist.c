@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tools/pipeline/model.h"
+#include "tools/model/model.h"
 
 /* One stack's counts within one bucket. */
 struct entry {

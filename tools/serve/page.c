@@ -2,7 +2,7 @@
  * it: the bundle of web/serve/ already inlined, nothing left to fill.
  * Serve layer: prefix sv_. */
 #include "tools/serve/page.h"
-#include "tools/pipeline/web_assets.h"
+#include "tools/output/web_assets.h"
 
 const char *sv_page_html(size_t *len)
 {

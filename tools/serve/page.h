@@ -1,6 +1,6 @@
 /* tools/serve/page.h: the page `sonde-prof serve` serves at /: web/serve/'s
  * template with its modules and the flame-graph library bundled and
- * inlined (tools/pipeline/web_assets.h), so that it needs nothing but
+ * inlined (tools/output/web_assets.h), so that it needs nothing but
  * serve's API.
  * Serve layer: prefix sv_. */
 #pragma once

@@ -1,17 +1,19 @@
 /* tools/serve/query.h: a selection of the history (tools/serve/hist.h) made
  * into what the page and the downloads show, through sonde-prof's own
- * pipeline: its records become a raw profile per kernel
- * (tools/pipeline/agg.c, with the kernel's META and task names), parsed
- * and named as `record` does (tools/pipeline/model.c, sym.c), folded into
- * stacks (folded.c) or diffed (diff.c), and written as pprof or folded.
- * The tree is d3-flame-graph's input: {name, value, children}, value the
- * frame's total (samples, or ns off the CPU, or bytes), and with a diff a
- * delta (new - base) per frame.
+ * pipeline: its records become an input of the model per kernel, made in
+ * memory (tools/ingest/agg.c's sp_agg_profile, with the kernel's META and
+ * task names: no raw text between), named as `record` does
+ * (tools/model/sym.c), folded into stacks (tools/output/folded.c) or
+ * diffed (tools/output/diff.c), and written as pprof or folded. The tree
+ * is the HTML page's (tools/output/flame_json.c) with d3-flame-graph's
+ * keys: {name, value, children}, value the frame's total (samples, or ns
+ * off the CPU, or bytes), and with a diff base and delta (new - base) per
+ * frame.
  * Serve layer: prefix sv_. */
 #pragma once
 #include <jansson.h>
-#include "tools/pipeline/diff.h"
-#include "tools/pipeline/folded.h"
+#include "tools/output/diff.h"
+#include "tools/output/folded.h"
 #include "tools/serve/api.h"
 
 /* The selection as a profile of kind, one input per kernel that has
@@ -20,7 +22,8 @@
 void sv_query_profile(const struct sv_state *st, const struct sv_hist_sel *sel,
                       unsigned kind, uint64_t ms, struct sp_profile *p);
 
-/* The root "all" over every stack (kernel, task, then the frames). */
-json_t *sv_query_tree(const struct sp_stacks *s);
+/* The root "all" over every chain of p (kernel, task, the frames, an
+ * off-CPU chain's reason). */
+json_t *sv_query_tree(const struct sp_profile *p);
 /* The same over a diff: value from new, delta = new - base per frame. */
 json_t *sv_query_diff_tree(const struct sp_diff *d);

@@ -1,7 +1,7 @@
 // web/flame/main.js: the interactive flame graph of `sonde-prof -o FILE.html`,
 // the entry esbuild bundles into the page (web/flame/page.html). The page
 // holds the profile as JSON in <script id="sonde-profile">
-// (tools/pipeline/flame_json.h: the format); this module builds the
+// (tools/output/flame_json.h: the format); this module builds the
 // controls and draws the graph with d3-flame-graph (web/lib/flame.js):
 //   click a frame to zoom into it, "Reset zoom" (or Escape) to come back;
 //   search by name or regular expression: matches turn magenta and the

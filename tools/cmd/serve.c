@@ -1,0 +1,594 @@
+/* tools/cmd/serve.c: `sonde-prof serve`, a live web view of a fleet.
+ *
+ * One loop, one thread: it polls the collector's socket (every kernel's
+ * stream and shell, tools/ingest/collect.h) and the HTTP server's
+ * (tools/serve/http.h) together; records go into the history
+ * (tools/serve/hist.h) stamped with serve's clock as they arrive, and
+ * every request is answered from the history as it stands, so nothing is
+ * shared between threads and nothing needs a lock.
+ *
+ * A kernel that stops answering is given up on by the collector after
+ * SERVE_SILENT_MS and shown stopped, with the time of its last datagram;
+ * the others go on, and the history stays served after every kernel has
+ * stopped, until SIGINT or SIGTERM. A kernel whose stream does not start
+ * is shown failed, with why, and asked again every --retry (serve_retry).
+ *
+ * Serve layer: prefix sv_. */
+#define _GNU_SOURCE
+#include "tools/cmd/cmd.h"
+#include <arpa/inet.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+#include "tools/common/hostaddr.h"
+#include "tools/common/toolio.h"
+#include "tools/common/ushell_client.h"
+#include "tools/ingest/collect.h"
+#include "tools/ingest/fleet.h"
+#include "tools/ingest/record.h"
+#include "tools/model/sym.h"
+#include "tools/serve/api.h"
+#include "tools/serve/http.h"
+#include "tools/serve/page.h"
+
+enum { EXIT_OK = 0, EXIT_USAGE = 2 };
+
+#define MAX_KERNELS         SV_HIST_KERNELS
+#define SERVE_SHELL_TIMEOUT_MS 5000 /* a shell silent this long: its start fails */
+#define SERVE_SILENT_MS     3000    /* a stream silent this long: that kernel stopped */
+#define SERVE_STOP_WAIT_MS  1000    /* at the end: the kernels' ENDs */
+#define SERVE_TICK_MS       100     /* the loop wakes at least this often */
+#define SERVE_DEFAULT_LISTEN "127.0.0.1:8080"
+#define SERVE_RETRY_DEFAULT_MS 10000 /* a kernel whose stream did not start: asked again */
+#define SERVE_RETRY_SHELL_MS 1500   /* and waited for this long at most, the page's
+                                       requests waiting meanwhile */
+
+static const char *prog = "sonde-prof serve";
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "usage: sonde-prof serve [-l ADDR:PORT] [--public] [-k KEYFILE [--id ID ...]]\n"
+        "                        [--max-stacks N] [--sample K --period P] [--retry P]\n"
+        "                        -e ELF [-e ELF ...] HOST[:PORT] ...\n"
+        "\n"
+        "A live web view of running kernels: streams every HOST's samples (as\n"
+        "record -d and top do), keeps the last hour in 10-second buckets, and\n"
+        "serves a page with a live flame graph, a timeline of samples per second\n"
+        "per kernel, filters, a diff of two ranges and downloads (docs/sonde-prof.md).\n"
+        "  -l ADDR:PORT    where to listen (default %s; port 0: any free one).\n"
+        "                  An address other than loopback needs --public\n"
+        "  --public        listen on a non-loopback address: anyone who reaches it\n"
+        "                  reads every profile (the page has no login)\n"
+        "  -e ELF          the kernel ELF, once for all or once per HOST in order\n"
+        "  -k KEYFILE      the shells' key (ushkey=), as for record; --id ID: a\n"
+        "                  kernel's ushid=, once per HOST in order (- for none)\n"
+        "  --max-stacks N  distinct stacks kept at once, %u-%u (default %u):\n"
+        "                  the history's memory bound\n"
+        "  --sample K --period P  stream only K kernels at a time, rotating every\n"
+        "                  P (\"500ms\", \"10s\"); the others have no stream at all.\n"
+        "                  Each kernel's covered_ms says how long it was streamed\n"
+        "  --retry P       a kernel whose stream does not start (down, busy, not\n"
+        "                  answering) is shown so and asked again every P (1 s to\n"
+        "                  1 h, default 10 s); with --sample, at its next turn\n"
+        "  --kind K        what every kernel streams: cpu (default: `profile\n"
+        "                  stream`), off (`profile off stream`: where tasks wait),\n"
+        "                  wall (`profile wall stream`) or allocs (`profile allocs\n"
+        "                  stream`: what was allocated, in bytes)\n"
+        "The first line on stdout is the page's address, once it listens.\n",
+        SERVE_DEFAULT_LISTEN, SV_HIST_STACKS_MIN, SV_HIST_STACKS_MAX, SV_HIST_STACKS_DEFAULT);
+}
+
+struct serve_opts {
+    const char *listen;
+    bool public_;
+    const char *elfs[MAX_KERNELS], *hosts[MAX_KERNELS], *ids[MAX_KERNELS];
+    unsigned nelfs, nhosts, nids;
+    const char *keyfile;
+    unsigned max_stacks;
+    unsigned sample, period_ms;     /* --sample K --period P: K kernels at a time */
+    unsigned retry_ms;              /* --retry P */
+    const char *what;               /* --kind: the stream's kind, as the
+                                       collector's `what` ("" CPU samples) */
+};
+
+static int bad_usage(const char *what, const char *arg)
+{
+    fprintf(stderr, "%s: %s%s (see --help)\n", prog, what, arg ? arg : "");
+    return EXIT_USAGE;
+}
+
+/* --period, --retry: "500ms", "10s" or a number of ms, min_ms to max_s. */
+static int parse_period(const char *opt, const char *arg, unsigned min_ms, unsigned max_s,
+                        unsigned *ms)
+{
+    char *end;
+    unsigned long long v = strtoull(arg, &end, 10), scale = 1;
+    if (*arg >= '0' && *arg <= '9' && strcmp(end, "s") == 0)
+        scale = 1000;
+    else if (!(*arg >= '0' && *arg <= '9') || (*end && strcmp(end, "ms") != 0))
+        v = 0;
+    if (v < 1 || v > max_s * 1000ull / scale || v * scale < min_ms) {
+        fprintf(stderr, "%s: %s %s out of range (%u ms to %u s: \"500ms\", "
+                "\"10s\", or a number of ms)\n", prog, opt, arg, min_ms, max_s);
+        return -1;
+    }
+    *ms = (unsigned)(v * scale);
+    return 0;
+}
+
+/* --kind: which stream every kernel is asked for (one profile at a time
+ * runs in a kernel). */
+static int parse_kind(const char *arg, const char **what)
+{
+    static const char *const kinds[][2] = {
+        { "cpu", "" }, { "off", "off" }, { "wall", "wall" }, { "allocs", "allocs" },
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strcmp(arg, kinds[i][0]) == 0) {
+            *what = kinds[i][1];
+            return 0;
+        }
+    fprintf(stderr, "%s: --kind %s: not a kind (cpu, off, wall or allocs)\n", prog, arg);
+    return -1;
+}
+
+static int parse_args(int argc, char **argv, struct serve_opts *o)
+{
+    static const struct option longopts[] = {
+        { "public", no_argument, NULL, 'P' },
+        { "id", required_argument, NULL, 'I' },
+        { "max-stacks", required_argument, NULL, 'S' },
+        { "sample", required_argument, NULL, 'K' },
+        { "period", required_argument, NULL, 'T' },
+        { "retry", required_argument, NULL, 'R' },
+        { "kind", required_argument, NULL, 'W' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    int c, bad = 0;
+    o->listen = SERVE_DEFAULT_LISTEN;
+    o->max_stacks = SV_HIST_STACKS_DEFAULT;
+    o->retry_ms = SERVE_RETRY_DEFAULT_MS;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":l:e:k:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'l': o->listen = optarg; break;
+        case 'P': o->public_ = true; break;
+        case 'e': bad |= tool_push_arg(prog, o->elfs, &o->nelfs, MAX_KERNELS, optarg, "-e"); break;
+        case 'k': o->keyfile = optarg; break;
+        case 'I': bad |= tool_push_arg(prog, o->ids, &o->nids, MAX_KERNELS, optarg, "--id"); break;
+        case 'S': {
+            long v = tool_parse_long(prog, "--max-stacks", optarg, SV_HIST_STACKS_MIN,
+                                     SV_HIST_STACKS_MAX);
+            if (v < 0)
+                return EXIT_USAGE;
+            o->max_stacks = (unsigned)v;
+            break;
+        }
+        case 'K': {
+            long v = tool_parse_long(prog, "--sample", optarg, 1, MAX_KERNELS);
+            if (v < 0)
+                return EXIT_USAGE;
+            o->sample = (unsigned)v;
+            break;
+        }
+        case 'T':
+            if (parse_period("--period", optarg, 100, 86400, &o->period_ms))
+                return EXIT_USAGE;
+            break;
+        case 'R':
+            if (parse_period("--retry", optarg, 1000, 3600, &o->retry_ms))
+                return EXIT_USAGE;
+            break;
+        case 'W':
+            if (parse_kind(optarg, &o->what))
+                return EXIT_USAGE;
+            break;
+        case 'h': usage(stdout); exit(EXIT_OK);
+        case ':': return bad_usage("missing value for ", argv[optind - 1]);
+        default: return bad_usage("unknown option ", argv[optind - 1]);
+        }
+    }
+    for (; optind < argc; optind++)
+        bad |= tool_push_arg(prog, o->hosts, &o->nhosts, MAX_KERNELS, argv[optind], "kernels");
+    if (bad)
+        return EXIT_USAGE;
+    if (!o->nhosts)
+        return bad_usage("no kernel to watch: give HOST[:PORT]", NULL);
+    if (!o->nelfs)
+        return bad_usage("no kernel ELF: give -e ELF (e.g. build/x86_64/kernel.elf)", NULL);
+    if (o->nelfs != 1 && o->nelfs != o->nhosts)
+        return bad_usage("give -e once, or once per HOST in order", NULL);
+    if (o->nids && !o->keyfile)
+        return bad_usage("--id needs -k KEYFILE", NULL);
+    if (o->nids && o->nids != o->nhosts)
+        return bad_usage("give --id once per HOST in order (- for none)", NULL);
+    if (!o->sample != !o->period_ms)
+        return bad_usage("give --sample K and --period P together", NULL);
+    return EXIT_OK;
+}
+
+/* -l ADDR:PORT: port 0-65535 (0: the system picks); a non-loopback
+ * address only with --public. */
+static int parse_listen(const struct serve_opts *o, struct sockaddr_in *out)
+{
+    char host[HOSTADDR_NAME_MAX], err[HOSTADDR_ERR_MAX];
+    const char *colon = strrchr(o->listen, ':');
+    if (!colon || colon == o->listen || (size_t)(colon - o->listen) >= sizeof host) {
+        fprintf(stderr, "%s: -l %s: want ADDR:PORT (e.g. %s)\n", prog, o->listen,
+                SERVE_DEFAULT_LISTEN);
+        return -1;
+    }
+    char *end;
+    long port = strtol(colon + 1, &end, 10);
+    if (colon[1] < '0' || colon[1] > '9' || *end || port < 0 || port > 65535) {
+        fprintf(stderr, "%s: -l %s: port '%s' out of range (0-65535; 0: any free port)\n",
+                prog, o->listen, colon + 1);
+        return -1;
+    }
+    memcpy(host, o->listen, (size_t)(colon - o->listen));
+    host[colon - o->listen] = 0;
+    if (hostaddr_parse(host, 1, out, err, sizeof err)) {
+        fprintf(stderr, "%s: -l %s: %s\n", prog, o->listen, err);
+        return -1;
+    }
+    out->sin_port = htons((uint16_t)port);
+    bool loopback = (ntohl(out->sin_addr.s_addr) >> 24) == 127;
+    if (!loopback && !o->public_) {
+        fprintf(stderr, "%s: -l %s: not a loopback address: anyone who reaches it would "
+                "read every profile; give --public to listen there anyway\n", prog,
+                o->listen);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- naming: one libdw handle per ELF, shared by every request ---------- */
+
+_Static_assert(MAX_KERNELS <= SP_ELFSET_MAX, "a kernel without an ELF slot");
+
+static void namer_symbolize(void *ctx, struct sp_profile *p, unsigned map)
+{
+    struct sp_elfset *nm = ctx;
+    sp_elf_symbolize(p, map, nm->elfs[map]);
+}
+
+/* ---- the collector, and what the page is told of each kernel ------------ */
+
+struct serve {
+    struct serve_opts o;
+    struct sv_state st;
+    struct sp_elfset nm;
+    struct sp_collect c;
+    struct sv_http *http;
+    uint64_t t0;                /* serve's clock: tool_mono_ms() - t0 */
+    int checked[MAX_KERNELS];   /* its META's build id: 0 not seen, 1 the ELF's, -1 not */
+    char listen[HOSTADDR_NAME_MAX + 16];
+    char retry_every[32];       /* "every 10 s", for the notes */
+    bool opened;                /* the collector's socket is open */
+    /* --sample: each kernel's finished streams, the round's kernels, the
+     * round's number and start (collector's clock). */
+    struct sp_fleet_total tot[MAX_KERNELS];
+    bool which[MAX_KERNELS];
+    unsigned round;
+    uint64_t round_ms;
+    uint64_t retry_at;          /* the next retry of kernels whose stream did not start */
+};
+
+static uint64_t serve_now(const struct serve *s)
+{
+    return tool_mono_ms() - s->t0;
+}
+
+/* A kernel's records count once its META names its ELF's build id: every
+ * name would be wrong otherwise, and the page says why it shows none. */
+static bool kernel_checked(struct serve *s, unsigned k)
+{
+    const struct sp_collect_kernel *ck = &s->c.k[k];
+    if (s->checked[k] || !ck->s.have_meta)
+        return s->checked[k] > 0;
+    const struct sp_map *map = &s->nm.p.maps[s->nm.kmap[k]];
+    char err[SP_ERR_MAX];
+    if (sp_check_build_id(ck->name, ck->s.meta.build_id, map->pm_path, map->pm_build_id,
+                          err, sizeof err)) {
+        fprintf(stderr, "%s: %s: its samples are not shown\n", prog, err);
+        snprintf(s->st.k[k].note, sizeof s->st.k[k].note, "%s", err);
+        s->checked[k] = -1;
+        return false;
+    }
+    s->checked[k] = 1;
+    return true;
+}
+
+static void on_record(void *ctx, unsigned kernel, uint16_t cpu, const struct pstr_record *r)
+{
+    struct serve *s = ctx;
+    if (kernel < MAX_KERNELS && kernel_checked(s, kernel))
+        sv_hist_add(s->st.h, kernel, cpu, r, serve_now(s));
+}
+
+static const char *state_name(enum sp_collect_state st)
+{
+    switch (st) {
+    case SP_COLLECT_IDLE: return "starting";
+    case SP_COLLECT_STREAMING: return "streaming";
+    case SP_COLLECT_ENDED: return "ended";
+    case SP_COLLECT_SILENT: return "stopped";
+    case SP_COLLECT_RESTARTED: return "restarted";
+    case SP_COLLECT_FAILED: return "failed";
+    }
+    return "unknown";
+}
+
+/* The API's view of every kernel, from the collector's. */
+static void kernels_refresh(struct serve *s)
+{
+    for (unsigned i = 0; i < s->c.n; i++) {
+        const struct sp_collect_kernel *ck = &s->c.k[i];
+        struct sv_kernel *k = &s->st.k[i];
+        k->state = state_name(ck->state);
+        k->last_ms = ck->s.datagrams && ck->last_dgram_ms >= s->t0
+                         ? ck->last_dgram_ms - s->t0 : 0;
+        k->lost = s->tot[i].lost_records + ck->s.lost_records;
+        k->dropped = s->tot[i].drops + sp_stream_drops(&ck->s);
+        k->covered_ms = s->tot[i].covered_ms;
+        if (ck->state == SP_COLLECT_STREAMING && (!s->o.sample || s->which[i]))
+            k->covered_ms += tool_mono_ms() - ck->start_ms;
+        else if (!s->o.sample && ck->end_ms > ck->start_ms && ck->start_ms)
+            k->covered_ms += ck->end_ms - ck->start_ms;
+        if (s->checked[i] >= 0)         /* a build-id mismatch keeps its own note */
+            snprintf(k->note, sizeof k->note, "%s", ck->note);
+        if (ck->state == SP_COLLECT_FAILED && s->checked[i] >= 0)
+            snprintf(k->note, sizeof k->note, "%.*s; asked again %s", 100, ck->note,
+                     s->o.sample ? "at its next turn" : s->retry_every);
+    }
+}
+
+/* --sample K --period P: the last round's kernels stopped (they end
+ * their streams themselves after P; a late one is stopped) and their
+ * streams added to their totals, then the next K started for P. A kernel
+ * given up on is not asked again; one whose stream did not start is, at
+ * its next turn. */
+static int serve_round(struct serve *s)
+{
+    struct sp_collect *c = &s->c;
+    if (s->round > 0) {
+        sp_collect_stop(c, SERVE_STOP_WAIT_MS);
+        for (unsigned i = 0; i < c->n; i++)
+            if (s->which[i] && c->k[i].state != SP_COLLECT_FAILED) {
+                uint64_t ms = c->k[i].end_ms > c->k[i].start_ms
+                                  ? c->k[i].end_ms - c->k[i].start_ms : 0;
+                sp_fleet_add(&s->tot[i], &c->k[i], ms < s->o.period_ms ? ms : s->o.period_ms);
+            }
+    }
+    sp_fleet_pick(s->round++, s->o.sample, c->n, s->which);
+    for (unsigned i = 0; i < c->n; i++) {
+        s->which[i] = s->which[i] && (c->k[i].state == SP_COLLECT_IDLE ||
+                                      c->k[i].state == SP_COLLECT_ENDED ||
+                                      c->k[i].state == SP_COLLECT_FAILED);
+        if (s->which[i])
+            sp_collect_rearm(c, i);
+    }
+    s->round_ms = tool_mono_ms();
+    return sp_collect_start_some(c, s->o.period_ms, "all", s->which);
+}
+
+/* The round is over: every kernel of it ended, or its period and the
+ * stop's wait have passed. */
+static bool round_over(const struct serve *s)
+{
+    uint64_t t = tool_mono_ms() - s->round_ms;
+    return t >= s->o.period_ms && (!sp_collect_active(&s->c) ||
+                                   t >= s->o.period_ms + SERVE_SILENT_MS);
+}
+
+static int collect_open(struct serve *s, const uint8_t *const *keys)
+{
+    struct sp_collect_opts po = {
+        .prog = prog, .err = stderr, .keys = keys,
+        .shell_timeout_ms = SERVE_SHELL_TIMEOUT_MS,
+        .silent_ms = SERVE_SILENT_MS,
+        .keep_going = true,
+        .what = s->o.what,
+    };
+    if (sp_collect_open(&s->c, &po, s->o.hosts, s->o.nhosts, on_record, s))
+        return EXIT_USAGE;
+    s->opened = true;
+    s->st.n = s->c.n;
+    for (unsigned i = 0; i < s->c.n; i++) {
+        struct sv_kernel *k = &s->st.k[i];
+        snprintf(k->name, sizeof k->name, "%s", s->c.k[i].name);
+        k->authenticated = keys != NULL;
+        k->stream = &s->c.k[i].s;
+        k->map = s->nm.kmap[i];
+    }
+    snprintf(s->retry_every, sizeof s->retry_every, "every %.3g s", s->o.retry_ms / 1000.0);
+    /* Streams until stopped (window 0). A kernel that cannot start one is
+     * shown so, with why, and asked again (serve_retry); the others go on. */
+    if (s->o.sample)
+        serve_round(s);
+    else
+        sp_collect_start(&s->c, 0, "all");
+    s->retry_at = tool_mono_ms() + s->o.retry_ms;
+    for (unsigned i = 0; i < s->c.n; i++)
+        if (s->c.k[i].state == SP_COLLECT_FAILED)
+            fprintf(stderr, "%s: kernel %s: %s; asked again %s\n", prog, s->c.k[i].name,
+                    s->c.k[i].note, s->o.sample ? "at its next turn" : s->retry_every);
+    kernels_refresh(s);
+    return EXIT_OK;
+}
+
+/* The retried kernel whose name line names, or -1. */
+static int retried_in(const struct sp_collect *c, const bool *which, const char *line)
+{
+    for (unsigned i = 0; i < c->n; i++) {
+        const char *at = which[i] ? strstr(line, c->k[i].name) : NULL;
+        if (at && !(at[strlen(c->k[i].name)] >= '0' && at[strlen(c->k[i].name)] <= '9'))
+            return (int)i;
+    }
+    return -1;
+}
+
+/* Every retry_ms: each kernel whose stream did not start is asked again,
+ * its shell waited for SERVE_RETRY_SHELL_MS at most (the other streams'
+ * datagrams are taken meanwhile, and their keep-alives, a second apart,
+ * can wait that long). Why it did not start is said on stderr when it
+ * changed, not at every retry. */
+static void serve_retry(struct serve *s)
+{
+    struct sp_collect *c = &s->c;
+    bool which[MAX_KERNELS] = { false }, any = false;
+    char before[MAX_KERNELS][SP_COLLECT_NOTE_MAX];
+    if (s->o.sample || tool_mono_ms() < s->retry_at)
+        return;
+    s->retry_at = tool_mono_ms() + s->o.retry_ms;
+    for (unsigned i = 0; i < c->n; i++)
+        any |= which[i] = c->k[i].state == SP_COLLECT_FAILED;
+    char *said = NULL;
+    size_t len = 0;
+    FILE *quiet = any ? open_memstream(&said, &len) : NULL;
+    if (!quiet)
+        return;                     /* none, or out of memory: the next retry */
+    for (unsigned i = 0; i < c->n; i++) {
+        if (!which[i])
+            continue;
+        snprintf(before[i], sizeof before[i], "%s", c->k[i].note);
+        sp_collect_rearm(c, i);
+        c->k[i].c.timeout_ms = SERVE_RETRY_SHELL_MS;
+        c->k[i].c.err = quiet;
+    }
+    uint64_t t0 = c->t0;            /* the others' notes count from the first start */
+    c->o.err = quiet;
+    sp_collect_start_some(c, 0, "all", which);
+    c->o.err = stderr;
+    c->t0 = t0;
+    fclose(quiet);
+    for (char *save, *line = strtok_r(said, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+        if (retried_in(c, which, line) < 0)
+            fprintf(stderr, "%s\n", line);     /* another kernel's news meanwhile */
+    free(said);
+    for (unsigned i = 0; i < c->n; i++) {
+        if (!which[i])
+            continue;
+        c->k[i].c.err = stderr;
+        c->k[i].c.timeout_ms = SERVE_SHELL_TIMEOUT_MS;
+        if (c->k[i].state == SP_COLLECT_STREAMING)
+            fprintf(stderr, "%s: kernel %s streams now\n", prog, c->k[i].name);
+        else if (strcmp(before[i], c->k[i].note) != 0)
+            fprintf(stderr, "%s: kernel %s: %s; asked again %s\n", prog, c->k[i].name,
+                    c->k[i].note, s->retry_every);
+    }
+}
+
+/* ---- the loop ------------------------------------------------------------ */
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop = 1;
+}
+
+static int run(struct serve *s)
+{
+    while (!stop) {
+        struct pollfd p[2] = {
+            { .fd = s->c.fd, .events = POLLIN },
+            { .fd = sv_http_fd(s->http), .events = POLLIN },
+        };
+        int wait = sv_http_timeout_ms(s->http);
+        if (wait < 0 || wait > SERVE_TICK_MS)
+            wait = SERVE_TICK_MS;
+        poll(p, 2, wait);
+        if (sp_collect_poll(&s->c, 0) < 0)
+            return EXIT_USAGE;
+        if (s->o.sample && round_over(s))
+            serve_round(s);             /* a kernel that did not start waits its turn */
+        serve_retry(s);
+        sv_hist_advance(s->st.h, serve_now(s));
+        kernels_refresh(s);
+        sv_http_run(s->http);
+    }
+    return EXIT_OK;
+}
+
+static int keys_load(const struct serve_opts *o, uint8_t (*keys)[USHP_KEY_LEN],
+                     const uint8_t **kp)
+{
+    for (unsigned i = 0; o->keyfile && i < o->nhosts; i++) {
+        if (i == 0 && ushc_load_key(o->keyfile, keys[0], stderr, prog) < 0)
+            return -1;
+        memcpy(keys[i], keys[0], USHP_KEY_LEN);
+        kp[i] = keys[i];
+    }
+    for (unsigned i = 0; o->keyfile && i < o->nids; i++)
+        if (strcmp(o->ids[i], "-") != 0 && ushc_use_id(keys[i], o->ids[i], stderr, prog) < 0)
+            return -1;
+    return 0;
+}
+
+int sv_serve_main(int argc, char **argv)
+{
+    static struct serve s;
+    int rc = parse_args(argc, argv, &s.o);
+    if (rc)
+        return rc;
+    struct sockaddr_in addr;
+    if (parse_listen(&s.o, &addr))
+        return EXIT_USAGE;
+    static uint8_t keys[MAX_KERNELS][USHP_KEY_LEN];
+    static const uint8_t *kp[MAX_KERNELS];
+    if (keys_load(&s.o, keys, kp))
+        return EXIT_USAGE;
+    sp_elfset_init(&s.nm);
+    for (unsigned k = 0; k < s.o.nhosts && rc == 0; k++)
+        if (sp_elfset_add(&s.nm, k, s.o.elfs[s.o.nelfs == 1 ? 0 : k], prog))
+            rc = EXIT_USAGE;
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    s.t0 = tool_mono_ms();
+    s.st.started_unix_ms = (uint64_t)tv.tv_sec * 1000 + (uint64_t)tv.tv_usec / 1000;
+    s.st.h = sv_hist_new(s.o.max_stacks);
+    s.st.maps = s.nm.p.maps;
+    s.st.nmaps = s.nm.p.nmaps;
+    s.st.symbolize = namer_symbolize;
+    s.st.sym_ctx = &s.nm;
+    s.st.public_ = s.o.public_;
+    s.st.page = sv_page_html(&s.st.page_len);
+    char err[256];
+    if (rc == 0 && !(s.http = sv_http_start(&addr, &s.st, err, sizeof err))) {
+        fprintf(stderr, "%s: -l %s: %s\n", prog, s.o.listen, err);
+        rc = EXIT_USAGE;
+    }
+    if (rc == 0) {
+        char ip[INET_ADDRSTRLEN];
+        inet_ntop(AF_INET, &addr.sin_addr, ip, sizeof ip);
+        snprintf(s.listen, sizeof s.listen, "%s:%u", ip, sv_http_port(s.http));
+        s.st.listen = s.listen;
+        rc = collect_open(&s, s.o.keyfile ? kp : NULL);
+    }
+    if (rc == 0) {
+        printf("%s: http://%s/ (%u kernel%s)\n", prog, s.listen, s.o.nhosts,
+               s.o.nhosts > 1 ? "s" : "");
+        fflush(stdout);
+        struct sigaction sa = { .sa_handler = on_signal };
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        signal(SIGPIPE, SIG_IGN);
+        rc = run(&s);
+        sp_collect_stop(&s.c, SERVE_STOP_WAIT_MS);
+    }
+    if (s.opened)
+        sp_collect_close(&s.c);
+    sv_http_stop(s.http);
+    sv_hist_free(s.st.h);
+    sp_elfset_free(&s.nm);
+    return rc;
+}
