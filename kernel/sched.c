@@ -387,11 +387,18 @@ void sched_run(void)
 
 /* ---- wait queues and the mutex ---- */
 
-/* The reason is the caller's, not the queue's: a queue or mutex that was
- * never initialised (a zero-filled static, a kzalloc'd struct) still
- * waits as what it is, under the name "?" (prof_off_wait). */
-static void waitq_wait_why(struct waitq *wq, unsigned why, bool (*cond)(void *), void *arg)
+static bool mutex_try(void *arg);
+
+/* Whether a wait is a queue's or a mutex's is the call's, not the
+ * struct's: a queue or mutex that was never initialised (a zero-filled
+ * static, a kzalloc'd struct) still waits as what it is, under the name
+ * "?" (prof_off_wait). mutex_lock waits here with mutex_try as its
+ * condition, and nothing else does: so the condition says which, and a
+ * mutex's chain stays schedule <- waitq_wait <- mutex_lock, no frame
+ * deeper than a queue's. */
+void waitq_wait(struct waitq *wq, bool (*cond)(void *), void *arg)
 {
+    unsigned why = cond == mutex_try ? PROF_WHY_MUTEX : PROF_WHY_WAITQ;
     for (;;) {
         unsigned long f = spin_lock(&wq->lock);
         if (cond(arg)) {
@@ -410,11 +417,6 @@ static void waitq_wait_why(struct waitq *wq, unsigned why, bool (*cond)(void *),
         schedule();
         irq_restore(f);
     }
-}
-
-void waitq_wait(struct waitq *wq, bool (*cond)(void *), void *arg)
-{
-    waitq_wait_why(wq, PROF_WHY_WAITQ, cond, arg);
 }
 
 void waitq_wake_all(struct waitq *wq)
@@ -436,7 +438,7 @@ static bool mutex_try(void *arg)
     return !__atomic_exchange_n(&m->locked, 1, __ATOMIC_ACQUIRE);
 }
 
-void mutex_lock(struct mutex *m) { waitq_wait_why(&m->wq, PROF_WHY_MUTEX, mutex_try, m); }
+void mutex_lock(struct mutex *m) { waitq_wait(&m->wq, mutex_try, m); }
 
 void mutex_unlock(struct mutex *m)
 {
