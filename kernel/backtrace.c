@@ -1,4 +1,5 @@
-/* kernel/backtrace.c: printing backtraces, and `bt`. */
+/* kernel/backtrace.c: printing backtraces, any task's, any CPU's (`bt`
+ * is kernel/cmd/debug.c's). */
 #include "kernel/backtrace.h"
 #include "kernel/task.h"
 #include "hal/cpu.h"
@@ -6,12 +7,9 @@
 #include "hal/task.h"
 #include "kernel/sched.h"
 #include "kernel/percpu.h"
-#include "kernel/shell.h"
 #include "kernel/stacktrace.h"
 #include "kernel/symtab.h"
-#include "lib/parse.h"
-#include "lib/string.h"
-#include "mm/heap.h"
+#include "lib/printf.h"
 
 void bt_print(struct printer *p, const uintptr_t *frames, unsigned n, bool first_is_pc)
 {
@@ -78,63 +76,6 @@ int bt_task(int pid, uintptr_t *out, unsigned max, bool *first_is_pc)
     return -1;
 }
 
-struct bt_all { int pids[256]; int n; };
-
-static void collect(struct task *t, void *arg)
-{
-    struct bt_all *a = arg;
-    if (a->n < 256)
-        a->pids[a->n++] = t->pid;
-}
-
-static void bt_one(struct printer *p, int pid)
-{
-    uintptr_t frames[BT_MAX];
-    bool pc;
-    int n = bt_task(pid, frames, BT_MAX, &pc);
-    if (n == -2)
-        return;                    /* exited meanwhile */
-    pr_printf(p, "pid %d:\n", pid);
-    if (n < 0)
-        pr_printf(p, "        (its cpu did not answer the NMI)\n");
-    else if (n == 0)
-        pr_printf(p, "        (not run yet)\n");
-    else
-        bt_print(p, frames, (unsigned)n, pc);
-}
-
-static int cmd_bt(int argc, char **argv, struct printer *p)
-{
-    if (argc > 2) {
-        pr_printf(p, "bt: too many arguments (usage: bt [pid|all])\n");
-        return 1;
-    }
-    if (argc == 2 && strcmp(argv[1], "all") == 0) {
-        struct bt_all *ap = kmalloc(sizeof *ap);
-        if (!ap) {
-            pr_printf(p, "bt: out of memory\n");
-            return 1;
-        }
-        ap->n = 0;
-        task_for_each(collect, ap);
-        for (int i = ap->n - 1; i >= 0; i--)
-            bt_one(p, ap->pids[i]);
-        kfree(ap);
-        return 0;
-    }
-    uint64_t pid = (uint64_t)task_current_pid();
-    if (argc == 2 && !parse_range(argv[1], 1, 0x7fffffff, &pid)) {
-        pr_printf(p, "bt: pid '%s' is not a number (1-2147483647) or 'all'\n", argv[1]);
-        return 1;
-    }
-    if (!task_exists((int)pid)) {
-        pr_printf(p, "bt: pid %lu: no such task\n", pid);
-        return 1;
-    }
-    bt_one(p, (int)pid);
-    return 0;
-}
-SHELL_COMMAND(bt, "bt", "bt [pid|all]     backtrace of a task (default: this shell)", cmd_bt);
 
 /* ---- other CPUs' backtraces: the request protocol ------------------------
  *

@@ -6,7 +6,6 @@
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
 #include "kernel/sched.h"
-#include "kernel/shell.h"
 #include "kernel/spinlock.h"
 
 static spinlock_t console_lock = SPINLOCK_INIT;
@@ -125,20 +124,3 @@ int console_getc(void)
         waitq_wait(&rx_wait, rx_ready, 0);
     return c;
 }
-
-static int cmd_console(int argc, char **argv, struct printer *p)
-{
-    if (argc > 1) {
-        pr_printf(p, "console: takes no arguments\n");
-        return 1;
-    }
-    struct console_rx_stats st;
-    console_rx_stats(&st);
-    pr_printf(p, "console: rx ring %u bytes, %u queued, %llu received, %llu lost "
-                 "(uart overruns), throttled %llu times\n",
-              CONSOLE_RX_RING, st.queued, (unsigned long long)st.received,
-              (unsigned long long)st.overruns, (unsigned long long)st.throttles);
-    return 0;
-}
-SHELL_COMMAND(console, "console", "console          serial input: ring, bytes received, lost, throttled",
-              cmd_console);

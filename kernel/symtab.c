@@ -6,8 +6,6 @@
  * lock and touch nothing but the table: symtab_lookup and text_contains
  * are safe in NMI context. */
 #include "kernel/symtab.h"
-#include "kernel/shell.h"
-#include "lib/parse.h"
 #include "lib/printf.h"
 #include "lib/string.h"
 
@@ -124,28 +122,3 @@ int symtab_format_ret(uintptr_t ret, char *buf, size_t n)
         return fmt_snprintf(buf, n, "%s+0x%lx", h.name, (unsigned long)(h.offset + 1));
     return fmt_snprintf(buf, n, "0x%016lx", (unsigned long)ret);
 }
-
-/* sym <addr>: what function an address falls in. Prints the name itself
- * rather than through symtab_format's buffer, so long names are whole. */
-static int cmd_sym(int argc, char **argv, struct printer *p)
-{
-    if (argc != 2) {
-        pr_printf(p, "usage: sym <addr>  (one address, decimal or 0x hex)\n");
-        return 1;
-    }
-    uint64_t addr;
-    if (!parse_u64(argv[1], &addr)) {
-        pr_printf(p, "sym: bad address '%s' (want decimal or 0x hex, "
-                     "at most 0xffffffffffffffff)\n", argv[1]);
-        return 1;
-    }
-    struct sym_hit h;
-    if (symtab_lookup((uintptr_t)addr, &h))
-        pr_printf(p, "0x%016lx %s+0x%lx\n", (unsigned long)addr, h.name,
-                  (unsigned long)h.offset);
-    else
-        pr_printf(p, "0x%016lx: no symbol\n", (unsigned long)addr);
-    return 0;
-}
-
-SHELL_COMMAND(sym, "sym", "sym <addr>", cmd_sym);

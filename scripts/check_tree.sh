@@ -191,6 +191,13 @@ for x in sorted(reach("kernel/prof") - {"kernel/prof"}):
 check "outside kernel/prof/ no source names the ring's or a claim's fields" \
   "$(grep -HnE '\b(pc_buf|pc_cap|k_pc|k_head)\b' $(srcs kernel net drivers mm lib arch | grep -v '^kernel/prof/'))"
 
+# Mechanism defines no command: a shell command (SHELL_COMMAND) is
+# kernel/cmd/'s, the shell's own (help, kernel/shell.c), or a testing/
+# folder's (commands for the system tests alone).
+check "SHELL_COMMAND only in kernel/cmd/, kernel/shell.c and testing/ folders" \
+  "$(grep -Hn '^[[:space:]]*SHELL_COMMAND(' $(srcs arch kernel net drivers mm lib) |
+     grep -vE '^(kernel/cmd/[^:]*|kernel/shell\.c|[a-z0-9_/]*/testing/[^:]*):')"
+
 # The sample path: the entry points, the capture and walk, the stack
 # bounds, the claim, the current task. A host-build switch in any of
 # them would let the host tests compile something the kernel does not run.

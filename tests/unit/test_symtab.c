@@ -1,8 +1,8 @@
 // LINK: kernel/symtab.c lib/printf.c lib/parse.c
-/* tests/unit/test_symtab.c: lookups, formatting and `sym` over a small
- * hand-built table shaped like symgen's output. */
+/* tests/unit/test_symtab.c: lookups and formatting over a small
+ * hand-built table shaped like symgen's output (`sym`, the command:
+ * test_cmd_debug.c). */
 #include "test.h"
-#include "kernel/shell.h"
 #include "kernel/symtab.h"
 
 /* kernel/symtab.c's host-test text range (not in the header). */
@@ -118,54 +118,6 @@ TEST(symtab_format_strings)
     n = symtab_format(0x101a, small, sizeof small);
     CHECK_STR(small, "kmain");
     CHECK_EQ(n, 10);
-    symtab_active = NULL;
-}
-
-extern const struct shell_cmd __start_shell_cmds[], __stop_shell_cmds[];
-
-static const struct shell_cmd *find_cmd(const char *name)
-{
-    for (const struct shell_cmd *c = __start_shell_cmds; c < __stop_shell_cmds; c++)
-        if (strcmp(c->name, name) == 0)
-            return c;
-    return NULL;
-}
-
-/* Run `sym` with one argument list; the output lands in out. */
-static int run_sym(char *out, size_t cap, int argc, const char *a1, const char *a2)
-{
-    const struct shell_cmd *c = find_cmd("sym");
-    CHECK(c != NULL);
-    if (!c)
-        return -99;
-    char w0[] = "sym", w1[64] = "", w2[64] = "";
-    if (a1)
-        snprintf(w1, sizeof w1, "%s", a1);
-    if (a2)
-        snprintf(w2, sizeof w2, "%s", a2);
-    char *argv[] = { w0, w1, w2, NULL };
-    struct buf_printer bp;
-    buf_printer_init(&bp, out, cap);
-    return c->fn(argc, argv, &bp.pr);
-}
-
-TEST(symtab_sym_command)
-{
-    char out[256];
-    symtab_active = &t_image;
-    CHECK_EQ(run_sym(out, sizeof out, 2, "0x101a", NULL), 0);
-    CHECK_STR(out, "0x000000000000101a kmain+0x1a\n");
-    CHECK_EQ(run_sym(out, sizeof out, 2, "4224", NULL), 0);   /* 0x1080 */
-    CHECK_STR(out, "0x0000000000001080 idle+0x0\n");
-    CHECK_EQ(run_sym(out, sizeof out, 2, "0x1040", NULL), 0);
-    CHECK_STR(out, "0x0000000000001040: no symbol\n");
-
-    CHECK(run_sym(out, sizeof out, 2, "0xzz", NULL) != 0);
-    CHECK(strstr(out, "'0xzz'") != NULL);
-    CHECK(run_sym(out, sizeof out, 1, NULL, NULL) != 0);
-    CHECK(strstr(out, "usage: sym <addr>") != NULL);
-    CHECK(run_sym(out, sizeof out, 3, "0x1000", "0x2000") != 0);
-    CHECK(strstr(out, "usage: sym <addr>") != NULL);
     symtab_active = NULL;
 }
 
