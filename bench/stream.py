@@ -45,8 +45,9 @@ NICS = {
 SECONDS = 60
 HEADER = re.compile(r"^(\d+) samples on (\d+) cpus, (\d+) dropped, source (.*)$", re.M)
 STREAMED = re.compile(r"^streamed: (\d+) records lost on the wire \((\d+) datagrams\)(.*)$", re.M)
-STATUS = re.compile(r"ended \(([^)]*)\): (\d+) records in (\d+) datagrams, (\d+) dropped, "
-                    r"(\d+) send failures")
+# `profile status`'s control line (uapi/stream_ctl.h) once the stream ended.
+STATUS = re.compile(r"^stream v=1 op=status result=ok state=ended .*\breason=(\S+) records=(\d+) "
+                    r"datagrams=(\d+) drops=(\d+) sendfail=(\d+) ", re.M)
 
 
 def measure(arch, smp, icount):

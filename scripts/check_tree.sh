@@ -44,7 +44,13 @@
 #      layer includes its own and those below; so output and model never
 #      include ingest, serve or the subcommands. Any other folder under
 #      tools/ holds one program's parts and includes only itself and
-#      common/; the programs (tools/*.c) may include any layer.
+#      common/; the programs (tools/*.c) may include any layer;
+#  11. no include circle passes through the profiler core, and outside it
+#      no source names a ring's or a claim's fields (the scheduler calls
+#      the core's hooks, kernel/prof/offcpu_hooks.h);
+#  12. facts from the core, words from the commands: in kernel/prof/ only
+#      the report files print, and no string holds shell syntax;
+#  13. SHELL_COMMAND only in kernel/cmd/, kernel/shell.c and testing/.
 # Each rule is one check; a line per offending include names it.
 set -u
 cd "$(dirname "$0")/.."
@@ -190,6 +196,18 @@ for x in sorted(reach("kernel/prof") - {"kernel/prof"}):
 # mm/heapprof's own), never pc_buf, pc_cap or a claim's fields.
 check "outside kernel/prof/ no source names the ring's or a claim's fields" \
   "$(grep -HnE '\b(pc_buf|pc_cap|k_pc|k_head)\b' $(srcs kernel net drivers mm lib arch | grep -v '^kernel/prof/'))"
+
+# Facts from the core, words from the commands: only the report files
+# print (report.c, export.c, offreport.c, wall.c, through the printer
+# they are handed), and no string of the core holds shell syntax (a
+# backtick, a usage, a subcommand to type): every refusal is a struct
+# prof_err that kernel/cmd/ words (kernel/cmd/profile_say.c).
+prof_reports="report export offreport wall"
+check "in kernel/prof/ only the report files ($prof_reports) print" \
+  "$(grep -HnE '\b(pr_printf|pr_puts|pr_putc|pr_write|kprintf)\(' $prof |
+     grep -vE "^kernel/prof/($(echo $prof_reports | tr ' ' '|'))\.c:")"
+check "no string in kernel/prof/ holds shell syntax (a backtick, usage, a profile subcommand)" \
+  "$(grep -HnE '"[^"]*(`|usage|profile (stream|stop|status|keepalive|heap|allocs|off|wall|latency|rate)\b)[^"]*"' $prof)"
 
 # Mechanism defines no command: a shell command (SHELL_COMMAND) is
 # kernel/cmd/'s, the shell's own (help, kernel/shell.c), or a testing/

@@ -74,13 +74,10 @@ static uint64_t run_workload(enum bench_mode mode, struct printer *p)
          * keep-alive meanwhile: the bench confirms for it, which is safe
          * only because bench_stream ran for a key holder (see there). */
         sink.sk_confirmed = true;
-        struct prof_err e = { 0 };
-        bool ok = prof_stream_start(&sink, 0, PROF_ALL, &e, p) == 0;
-        if (!ok && e.pe_why != PROF_NOT_NONE)
-            cmd_profile_say("profile", &e, p);
+        bool ok = cmd_profile_stream_sink(&sink, 0, PROF_ALL, PROF_STREAM_CPU, p) == 0;
         sleep_ms(BENCH_WINDOW_MS);
         if (ok)
-            prof_stream_stop(p);
+            cmd_profile_stream_stop(p);
     } else {
         sleep_ms(BENCH_WINDOW_MS);
     }

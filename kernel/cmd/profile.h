@@ -1,5 +1,7 @@
-/* kernel/cmd/profile.h: what the profile commands (kernel/cmd/profile.c)
- * share with the other commands: the UDP binding of a stream's sink. */
+/* kernel/cmd/profile.h: what the profile commands (kernel/cmd/profile.c,
+ * kernel/cmd/profile_stream.c, kernel/cmd/profile_heap.c) share with each
+ * other and with the other commands: the UDP binding of a stream's sink,
+ * and a stream started and stopped with the commands' words. */
 #pragma once
 #include <stdbool.h>
 #include <stdint.h>
@@ -34,6 +36,16 @@ int cmd_profile_refuse(enum prof_why_not why, uint64_t value, struct printer *p)
  * one parser of a stream's arguments, for every kind's words before it.
  * The command's exit status. */
 int cmd_profile_stream_start(int argc, char **argv, unsigned what, struct printer *p);
+/* stream, stop, keepalive, status (argv[1], kernel/cmd/profile_stream.c):
+ * true with *rc the command's exit status; false for any other word. */
+bool cmd_profile_stream(int argc, char **argv, struct printer *p, int *rc);
+/* A stream of what into sink for ms (0: until stopped), answered to p as
+ * `profile stream` answers (its control line, uapi/stream_ctl.h, then
+ * the text): the exit status. `bench stream`'s, whose sink is its own. */
+int cmd_profile_stream_sink(const struct prof_sink *sink, uint32_t ms, int pid, unsigned what,
+                            struct printer *p);
+/* `profile stop`, answered to p: the exit status. */
+int cmd_profile_stream_stop(struct printer *p);
 /* `profile heap ...` and `profile allocs ...` (kernel/cmd/profile_heap.c):
  * true with *rc the command's exit status when argv[1] is heap or
  * allocs; false for any other word. */

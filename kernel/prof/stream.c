@@ -13,8 +13,10 @@
  * gate closes, the samplers are waited out, the rings drained a last
  * time, and an END with each CPU's totals goes out three times.
  *
- * This file knows no network: the command layer (kernel/cmd/profile.c)
- * binds the sink to the UDP shell client that asked. A stream cannot be
+ * This file knows no network and says nothing: the command layer
+ * (kernel/cmd/profile_stream.c) binds the sink to the UDP shell client
+ * that asked, and words what the control calls return (struct
+ * prof_stream_facts) for the collector and for people. A stream cannot be
  * aimed at a third party: until its destination's first keep-alive
  * confirms it (sk_is_peer: asked from the very address the datagrams go
  * to), it sends its first META and nothing else, and one never confirmed
@@ -68,14 +70,6 @@
 #define PROF_STREAM_END_COPIES     3
 #define PROF_STREAM_TASKS_MAX      64        /* tasks a META lists (what fits, at most) */
 #define NS_PER_MS         1000000ull
-/* Why a stream ended that never sent its END: no keep-alive from its
- * destination ever confirmed it. The kernel's own, never on the wire. */
-#define PROF_STREAM_UNCONFIRMED  0x80
-
-struct prof_stream_counters {                /* relaxed atomics: statistics */
-    uint64_t records, datagrams, send_failed, drops;
-    uint64_t ka_refused;            /* keep-alives from elsewhere than the destination */
-};
 
 struct prof_stream_cpu {                     /* the task's own */
     uint32_t sent;                  /* stream records put in batches: the next
@@ -111,9 +105,7 @@ static struct {
     struct prof_stream_counters c;
     /* The last stream that ended, as it ended (under lock): what `profile
      * stop` and `profile status` report, even once another has started. */
-    uint32_t last_id;
-    uint8_t last_reason;
-    struct prof_stream_counters last_c;
+    struct prof_stream_facts last;  /* sf_state NEVER before the first */
     struct prof_sink last_sink;     /* whom its id may be shown to */
     /* The task's alone. */
     uint32_t seq;
@@ -128,16 +120,57 @@ static struct {
 #define PROF_STREAM_ADD(field, n) __atomic_fetch_add(&stream.c.field, (uint64_t)(n), __ATOMIC_RELAXED)
 #define PROF_STREAM_GET(field) __atomic_load_n(&stream.c.field, __ATOMIC_RELAXED)
 
-static const char *prof_stream_reason_name(uint8_t r)
+/* The running (or last) stream's counters as they stand. */
+static struct prof_stream_counters prof_stream_counts(void)
 {
-    switch (r) {
-    case PSTR_END_STOPPED: return "stopped";
-    case PSTR_END_TIMEOUT: return "no keep-alive for 5 s";
-    case PSTR_END_ELAPSED: return "length reached";
-    case PROF_STREAM_UNCONFIRMED:
-        return "never confirmed: no keep-alive from its destination within 5 s";
-    default:               return "running";
-    }
+    struct prof_stream_counters c = {
+        PROF_STREAM_GET(records), PROF_STREAM_GET(datagrams), PROF_STREAM_GET(send_failed),
+        PROF_STREAM_GET(drops), PROF_STREAM_GET(ka_refused),
+    };
+    return c;
+}
+
+/* ---- facts, for the control calls and the stream's own end ------------ */
+
+/* Whether the command running now was asked by sk's destination. */
+static bool prof_stream_is_peer(const struct prof_sink *sk)
+{
+    return sk->sk_is_peer && sk->sk_is_peer(sk);
+}
+
+/* f about the stream of sink sk, id. */
+static void prof_stream_facts_of(struct prof_stream_facts *f, uint8_t state, uint32_t id,
+                                 const struct prof_sink *sk)
+{
+    f->sf_state = state;
+    f->sf_id = id;
+    f->sf_addr = sk->sk_addr;
+    strlcpy(f->sf_to, sk->sk_name, sizeof f->sf_to);
+    f->sf_peer = prof_stream_is_peer(sk);
+}
+
+/* f: the running stream as it stands; under stream.lock. */
+static void prof_stream_facts_running(struct prof_stream_facts *f)
+{
+    uint64_t now = time_ns();
+    int64_t ka = (int64_t)(now - __atomic_load_n(&stream.keepalive_ns, __ATOMIC_RELAXED));
+    prof_stream_facts_of(f, stream.ending ? PROF_STREAM_ENDING_NOW : PROF_STREAM_RUNNING,
+                         stream.id, &stream.sink);
+    f->sf_counted = true;
+    f->sf_what = stream.what;
+    f->sf_ncpus = stream.ncpus;
+    f->sf_ms = stream.ms;
+    f->sf_age_ms = (now - stream.start_ns) / NS_PER_MS;
+    f->sf_confirmed = __atomic_load_n(&stream.confirmed, __ATOMIC_RELAXED);
+    f->sf_ka_ms = ka > 0 ? (uint64_t)ka / NS_PER_MS : 0;
+    f->sf_c = prof_stream_counts();
+}
+
+/* f: the last stream as it ended, or none since boot; under stream.lock. */
+static void prof_stream_facts_last(struct prof_stream_facts *f)
+{
+    *f = stream.last;
+    f->sf_peer = f->sf_state == PROF_STREAM_ENDED && prof_stream_is_peer(&stream.last_sink);
 }
 
 /* ---- sending: the stream task ------------------------------------------ */
@@ -434,14 +467,10 @@ static void prof_stream_run(void)
         prof_stream_send_end(reason);
     }
     unsigned long f = spin_lock(&stream.lock);
-    stream.last_id = stream.id;
-    stream.last_reason = reason;
+    prof_stream_facts_running(&stream.last);     /* as it ended */
+    stream.last.sf_state = PROF_STREAM_ENDED;
+    stream.last.sf_reason = reason;
     stream.last_sink = stream.sink;
-    stream.last_c.records = PROF_STREAM_GET(records);
-    stream.last_c.datagrams = PROF_STREAM_GET(datagrams);
-    stream.last_c.send_failed = PROF_STREAM_GET(send_failed);
-    stream.last_c.drops = PROF_STREAM_GET(drops);
-    stream.last_c.ka_refused = PROF_STREAM_GET(ka_refused);
     stream.running = false;
     spin_unlock(&stream.lock, f);
     /* Every batch went with the last drain: no writer is open. */
@@ -460,7 +489,7 @@ static void prof_stream_task(void *arg)
 void prof_stream_test_task(void *arg) { prof_stream_run(); }
 #endif
 
-/* ---- control: shell tasks, through kernel/cmd/profile.c ----------------- */
+/* ---- control: shell tasks, through kernel/cmd/profile_stream.c --------- */
 /* A new stream's id: from the entropy source where the machine has one
  * (hal/entropy.h), so that no one can guess it; else unpredictable enough
  * that a rebooted kernel's stream, or the next one, has another: the
@@ -484,78 +513,31 @@ static uint32_t prof_stream_new_id(void)
     return h ? h : 1;
 }
 
-static void prof_stream_print_counters(const struct prof_stream_counters *c, struct printer *p)
+void prof_stream_now(struct prof_stream_facts *f)
 {
-    pr_printf(p, "%lu records in %lu datagrams, %lu dropped, %lu send failures",
-              (unsigned long)c->records, (unsigned long)c->datagrams,
-              (unsigned long)c->drops, (unsigned long)c->send_failed);
-}
-
-/* The running (or last) stream's counters as they stand. */
-static struct prof_stream_counters prof_stream_counts(void)
-{
-    struct prof_stream_counters c = {
-        PROF_STREAM_GET(records), PROF_STREAM_GET(datagrams), PROF_STREAM_GET(send_failed),
-        PROF_STREAM_GET(drops), PROF_STREAM_GET(ka_refused),
-    };
-    return c;
-}
-
-/* `net`'s line for the stream: the running (or last) stream's counts. */
-void prof_stream_print_net(struct printer *p)
-{
-    struct prof_stream_counters c = prof_stream_counts();
-    pr_puts(p, "profile stream: ");
-    prof_stream_print_counters(&c, p);
-    pr_puts(p, stream.running ? " (running)\n" : " (the last stream)\n");
-}
-
-/* Whether the command running now was asked by sk's destination. */
-static bool prof_stream_is_peer(const struct prof_sink *sk)
-{
-    return sk->sk_is_peer && sk->sk_is_peer(sk);
-}
-
-/* "stream 0x... to DEST" to the destination's requests, "stream to DEST"
- * to anyone else's: the id is what a keep-alive names. */
-static void prof_stream_print_name(uint32_t id, const struct prof_sink *sk, bool peer,
-                                   struct printer *p)
-{
-    if (peer)
-        pr_printf(p, "stream 0x%08x to %s", id, sk->sk_name);
+    *f = (struct prof_stream_facts){ 0 };
+    unsigned long fl = spin_lock(&stream.lock);
+    if (stream.running)
+        prof_stream_facts_running(f);
     else
-        pr_printf(p, "stream to %s", sk->sk_name);
+        prof_stream_facts_last(f);
+    spin_unlock(&stream.lock, fl);
 }
 
-/* The busy messages' note (prof_session_set_busy_note), while a stream
- * holds the profiler: "streaming id 0x... to DEST", without the id for
- * anyone but DEST. */
-static void prof_stream_busy_note(struct printer *p)
-{
-    unsigned long f = spin_lock(&stream.lock);
-    uint32_t id = stream.id;
-    struct prof_sink sk = stream.sink;
-    spin_unlock(&stream.lock, f);
-    if (prof_stream_is_peer(&sk))
-        pr_printf(p, "streaming id 0x%08x to %s", id, sk.sk_name);
-    else
-        pr_printf(p, "streaming to %s", sk.sk_name);
-}
-
-int prof_stream_start(const struct prof_sink *sink, uint32_t ms, int pid, struct prof_err *e,
-                      struct printer *p)
-{
-    return prof_stream_start_what(sink, ms, pid, PROF_STREAM_CPU, 0, e, p);
-}
-
-int prof_stream_start_what(const struct prof_sink *sink, uint32_t ms, int pid, unsigned what,
-                           uint32_t heap_rate, struct prof_err *e, struct printer *p)
+int prof_stream_start(const struct prof_stream_ask *a, struct prof_stream_facts *f,
+                      struct prof_err *e)
 {
     bool pmu;
+    const struct prof_sink *sink = a->sa_sink;
+    unsigned what = a->sa_what;
     unsigned drain_ms = what & PROF_STREAM_OFF ? PROF_STREAM_DRAIN_OFF_MS : PROF_STREAM_DRAIN_MS;
-    if (prof_session_stream_begin_what(pid, drain_ms, what, heap_rate, &pmu, e) != PROF_OK)
-        return 1;                   /* refused: the caller says why (*e) */
-    stream.heap_rate = heap_rate;
+    int rc = prof_session_stream_begin_what(a->sa_pid, drain_ms, what, a->sa_heap_rate, &pmu, e);
+    if (rc != PROF_OK) {
+        prof_stream_now(f);         /* busy: the stream that holds it, if one does */
+        f->sf_answer = rc == PROF_EBUSY ? PROF_STREAM_BUSY : PROF_STREAM_REFUSED_START;
+        return 1;
+    }
+    stream.heap_rate = a->sa_heap_rate;
     /* The profiler is ours: no other stream can be starting or running,
      * and the last one's task has let go of everything below. */
     unsigned ncpus = 0;
@@ -570,16 +552,18 @@ int prof_stream_start_what(const struct prof_sink *sink, uint32_t ms, int pid, u
     if (!writers) {
         prof_session_stream_stop();
         prof_session_stream_end();
-        pr_printf(p, "profile: no memory for the stream's %u batch writers: not started\n", ncpus);
+        prof_stream_now(f);
+        f->sf_answer = PROF_STREAM_NO_WRITERS;
+        f->sf_ncpus = ncpus;
         return 1;
     }
     uint32_t id = prof_stream_new_id();
-    unsigned long f = spin_lock(&stream.lock);
+    unsigned long fl = spin_lock(&stream.lock);
     stream.id = id;
     stream.sink = *sink;
-    stream.ms = ms;
+    stream.ms = a->sa_ms;
     stream.drain_ms = drain_ms;
-    stream.pid = pid;
+    stream.pid = a->sa_pid;
     stream.pmu = pmu;
     stream.what = what;
     stream.ncpus = ncpus;
@@ -597,33 +581,25 @@ int prof_stream_start_what(const struct prof_sink *sink, uint32_t ms, int pid, u
     __atomic_store_n(&stream.stop, 0, __ATOMIC_RELAXED);
     stream.running = true;
     stream.ending = false;
-    spin_unlock(&stream.lock, f);
-    prof_session_set_busy_note(prof_stream_busy_note);
+    *f = (struct prof_stream_facts){ 0 };
+    prof_stream_facts_running(f);
+    spin_unlock(&stream.lock, fl);
+    prof_session_set_busy_note(a->sa_note);
     if (!task_spawn("profstream", prof_stream_task, NULL, TASK_ANY_CPU, 0)) {
         prof_session_stream_stop();
-        f = spin_lock(&stream.lock);
+        fl = spin_lock(&stream.lock);
         stream.running = false;         /* last_*: still the last stream that ran */
         stream.writers = NULL;
-        spin_unlock(&stream.lock, f);
+        spin_unlock(&stream.lock, fl);
         kfree(writers);
         prof_session_stream_end();
-        pr_puts(p, "profile: no memory for the stream's task: not started\n");
+        prof_stream_now(f);
+        f->sf_answer = PROF_STREAM_NO_TASK;
         return 1;
     }
     /* Asked from elsewhere than the destination (another port of the same
-     * host): the id is not said here either, and the stream waits for
-     * the destination's keep-alive as any other does. */
-    bool peer = prof_stream_is_peer(sink);
-    pr_puts(p, "profile: streaming ");
-    if (peer)
-        pr_printf(p, "id 0x%08x ", id);
-    char heap[40];
-    fmt_snprintf(heap, sizeof heap, "heap allocs rate %u", (unsigned)heap_rate);
-    pr_printf(p, "to %s (%s%s, %u cpus)%s\n", sink->sk_name,
-              what & PROF_STREAM_CPU ? pmu_source_name()
-              : what & PROF_STREAM_HEAP ? heap : "off-CPU",
-              what == (PROF_STREAM_CPU | PROF_STREAM_OFF) ? " and off-CPU" : "", ncpus,
-              peer ? "" : ", once a keep-alive from there confirms it");
+     * host): f->sf_peer is false, the id is not told, and the stream
+     * waits for the destination's keep-alive as any other does. */
     return 0;
 }
 
@@ -643,143 +619,76 @@ static bool prof_stream_wait_ended(uint32_t id)
     }
 }
 
-int prof_stream_stop(struct printer *p)
+int prof_stream_stop(struct prof_stream_facts *f)
 {
+    *f = (struct prof_stream_facts){ 0 };
     /* The flag is set under the lock, for the stream seen running: a stop
      * that raced with that stream's end must not stop the next one. */
-    unsigned long f = spin_lock(&stream.lock);
+    unsigned long fl = spin_lock(&stream.lock);
     bool running = stream.running;
     uint32_t id = stream.id;
     struct prof_sink sk = stream.sink;
     if (running)
         __atomic_store_n(&stream.stop, 1, __ATOMIC_RELEASE);
-    spin_unlock(&stream.lock, f);
+    else
+        prof_stream_facts_last(f);
+    spin_unlock(&stream.lock, fl);
     if (!running) {
-        pr_puts(p, "profile: no stream running\n");
+        f->sf_answer = PROF_STREAM_NONE;
         return 1;
     }
-    bool peer = prof_stream_is_peer(&sk);
     /* The task notices at its next look, within a drain interval; the
-     * final drain and the END take a moment more. The summary waits for
+     * final drain and the END take a moment more. The answer waits for
      * them. */
-    running = !prof_stream_wait_ended(id);
-    pr_puts(p, "profile: ");
-    prof_stream_print_name(id, &sk, peer, p);
-    if (running) {
-        pr_puts(p, " asked to stop; still ending\n");
+    if (!prof_stream_wait_ended(id)) {
+        prof_stream_now(f);
+        f->sf_answer = PROF_STREAM_ENDING;
         return 1;
     }
-    f = spin_lock(&stream.lock);
-    bool ours = stream.last_id == id;
-    uint8_t reason = stream.last_reason;
-    struct prof_stream_counters c = stream.last_c;
-    spin_unlock(&stream.lock, f);
-    if (!ours) {
-        pr_puts(p, " ended\n");
-        return 0;
-    }
-    pr_printf(p, " ended (%s): ", prof_stream_reason_name(reason));
-    prof_stream_print_counters(&c, p);
-    pr_puts(p, "\n");
+    fl = spin_lock(&stream.lock);
+    if (stream.last.sf_id == id)
+        prof_stream_facts_last(f);
+    else                            /* another ended it and one more ran since */
+        prof_stream_facts_of(f, PROF_STREAM_ENDED, id, &sk);
+    spin_unlock(&stream.lock, fl);
     return 0;
 }
 
-int prof_stream_keepalive(uint32_t v, struct printer *p)
+int prof_stream_keepalive(uint32_t v, struct prof_stream_facts *f)
 {
-    unsigned long f = spin_lock(&stream.lock);
+    *f = (struct prof_stream_facts){ 0 };
+    unsigned long fl = spin_lock(&stream.lock);
     bool running = stream.running, ending = stream.ending;
     uint32_t id = stream.id;
-    struct prof_sink sk = stream.sink;
     /* Only the destination keeps a stream alive: anyone else who learnt
-     * (or guessed) the id would otherwise hold it on the destination. A
-     * refusal says nothing of the id, right or wrong: no guess is
-     * confirmed. */
-    bool peer = running && prof_stream_is_peer(&sk);
+     * (or guessed) the id would otherwise hold it on the destination. */
+    bool peer = running && prof_stream_is_peer(&stream.sink);
     if (running && !peer)
         PROF_STREAM_ADD(ka_refused, 1);
     if (peer && !ending && id == v) {
         __atomic_store_n(&stream.keepalive_ns, time_ns(), __ATOMIC_RELAXED);
         __atomic_store_n(&stream.confirmed, true, __ATOMIC_RELAXED);
     }
-    spin_unlock(&stream.lock, f);
-    if (!running) {
-        pr_puts(p, "profile: no stream running\n");
-        return 1;
-    }
-    if (!peer) {
-        pr_printf(p, "profile: keep-alive refused: a stream is kept alive only from "
-                  "its destination, %s\n", sk.sk_name);
-        return 1;
-    }
-    if (id != v) {
-        pr_printf(p, "profile: stream 0x%08x is not running (0x%08x is)\n", v, id);
-        return 1;
-    }
-    if (ending) {
-        pr_printf(p, "profile: stream 0x%08x is ending\n", id);
-        return 1;
-    }
-    pr_printf(p, "profile: stream 0x%08x kept alive\n", id);
-    return 0;
-}
-
-/* The running stream as `profile status` says it (id: see
- * prof_stream_print_name). */
-static void prof_stream_print_running(struct printer *p)
-{
-    unsigned long f = spin_lock(&stream.lock);
-    uint32_t id = stream.id;
-    struct prof_sink sk = stream.sink;
-    bool confirmed = __atomic_load_n(&stream.confirmed, __ATOMIC_RELAXED);
-    uint64_t now = time_ns(), start = stream.start_ns;
-    int64_t age = (int64_t)(now - __atomic_load_n(&stream.keepalive_ns, __ATOMIC_RELAXED));
-    spin_unlock(&stream.lock, f);
-    struct prof_stream_counters c = prof_stream_counts();
-    pr_puts(p, "profile: streaming ");
-    if (prof_stream_is_peer(&sk))
-        pr_printf(p, "id 0x%08x ", id);
-    pr_printf(p, "to %s, %lu ms, ", sk.sk_name, (unsigned long)((now - start) / NS_PER_MS));
-    if (confirmed)
-        pr_printf(p, "last keep-alive %lu ms ago: ",
-                  (unsigned long)(age > 0 ? age / (int64_t)NS_PER_MS : 0));
+    if (running)
+        prof_stream_facts_running(f);
     else
-        pr_puts(p, "not confirmed yet (no keep-alive from there): ");
-    prof_stream_print_counters(&c, p);
-    pr_printf(p, ", %lu keep-alives refused\n", (unsigned long)c.ka_refused);
+        prof_stream_facts_last(f);
+    spin_unlock(&stream.lock, fl);
+    f->sf_answer = !running ? PROF_STREAM_NONE : !peer ? PROF_STREAM_NOT_PEER
+                 : id != v ? PROF_STREAM_OTHER : ending ? PROF_STREAM_ENDING : PROF_STREAM_DONE;
+    return f->sf_answer != PROF_STREAM_DONE;
 }
 
-int prof_stream_status(struct printer *p)
+int prof_stream_status(struct prof_stream_facts *f)
 {
-    unsigned long f = spin_lock(&stream.lock);
+    unsigned long fl = spin_lock(&stream.lock);
     bool ending = stream.running && stream.ending;
     uint32_t id = stream.id;
-    spin_unlock(&stream.lock, f);
+    spin_unlock(&stream.lock, fl);
     /* A stream whose END is on its way is over for whoever received it
      * (a collector asks right after): the answer waits for its summary. */
     if (ending)
         prof_stream_wait_ended(id);
-    f = spin_lock(&stream.lock);
-    bool running = stream.running;
-    uint32_t last_id = stream.last_id;
-    uint8_t reason = stream.last_reason;
-    struct prof_stream_counters last = stream.last_c;
-    struct prof_sink last_sink = stream.last_sink;
-    spin_unlock(&stream.lock, f);
-    if (running) {
-        prof_stream_print_running(p);
-        return 0;
-    }
-    if (!last_id) {
-        pr_puts(p, "profile: no stream since boot\n");
-        return 0;
-    }
-    if (prof_stream_is_peer(&last_sink))
-        pr_printf(p, "profile: no stream running; the last, 0x%08x, ended (%s): ", last_id,
-                  prof_stream_reason_name(reason));
-    else
-        pr_printf(p, "profile: no stream running; the last, to %s, ended (%s): ",
-                  last_sink.sk_name, prof_stream_reason_name(reason));
-    prof_stream_print_counters(&last, p);
-    pr_printf(p, ", %lu keep-alives refused\n", (unsigned long)last.ka_refused);
+    prof_stream_now(f);
     return 0;
 }

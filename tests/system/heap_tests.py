@@ -264,8 +264,9 @@ def t_pprof(ctx):
     within("pprof alloc_space of site C", rows["heaptest_site_c"], 64 * MIB)
 
 
-STATUS_END = re.compile(r"ended \(length reached\): (\d+) records in \d+ datagrams, (\d+) dropped, "
-                        r"(\d+) send failures")
+# `profile status`'s control line (uapi/stream_ctl.h) once the stream ended.
+STATUS_END = re.compile(r"^stream v=1 op=status result=ok state=ended .*\breason=elapsed "
+                        r"records=(\d+) datagrams=\d+ drops=(\d+) sendfail=(\d+) ", re.M)
 STATS = re.compile(r"^total streams 1 covered_ms (\d+) records (\d+) lost_records (\d+) "
                    r"lost_dgrams \d+ dups \d+ drops (\d+) refused 0$", re.M)
 
@@ -301,11 +302,12 @@ def t_allocs_stream(ctx):
                             "-e", elf, "-o", folded, m.target],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        wait_cmd(m, "profile status", r"profile: streaming .*last keep-alive", "the stream", 20)
+        wait_cmd(m, "profile status", r"(?m)^stream v=1 op=status result=ok state=streaming .*"
+                 r"\bconfirmed=1\b", "the stream", 20)
         ok(m, "heaptest churn 0", "heaptest: churn pid")
         wait_cmd(m, "heaptest status", r"churn done in \d+ ms", "the churn", 20)
         running = m.cmd("profile status")
-        check("profile: streaming" in running,
+        check(re.search(r"(?m)^stream v=1 op=status result=ok state=streaming ", running),
               "the stream ended before the churn did: the window cannot hold it all: %r" % running)
         _, err = rec.communicate(timeout=60)
     finally:

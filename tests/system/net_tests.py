@@ -944,17 +944,29 @@ STREAM_RX = re.compile(r"^profile: streaming id 0x([0-9a-f]{8}) to 10\.0\.2\.2:(
                        r"\((\S.*), (\d+) cpus\)$", re.M)
 
 
+def ctl_is(out, **want):
+    """out's control line (PS.ctl) has every key of want with its value."""
+    c = PS.ctl(out)
+    return c is not None and all(c.get(k) == v for k, v in want.items())
+
+
 def stream_start(g, rx, line, confirm=True):
     """line asked from rx's own port; confirmed with a keep-alive from
-    there unless not confirm. (stream id, cpus)."""
+    there unless not confirm. (stream id, cpus), from the answer's
+    control line; its text for people says the same."""
     out = rx.sh(line, g.ushell_port)
-    m = STREAM_RX.search(out)
-    check(m, "%r: %r" % (line, out))
-    sid = int(m.group(1), 16)
+    c = PS.ctl(out)
+    check(c and c["op"] == "start" and c["result"] == "ok" and "id" in c, "%r: %r" % (line, out))
+    sid = int(c["id"], 16)
+    m = STREAM_RX.search(PS.human(out))
+    check(m and int(m.group(1), 16) == sid and int(m.group(4)) == int(c["cpus"]),
+          "%r: the text says otherwise: %r" % (line, out))
     if confirm:
         ka = rx.sh("profile keepalive 0x%08x" % sid, g.ushell_port)
-        check(ka.strip() == "profile: stream 0x%08x kept alive" % sid, "first keep-alive: %r" % ka)
-    return sid, int(m.group(4))
+        check(ctl_is(ka, op="keepalive", result="ok", id="0x%08x" % sid), "first keep-alive: %r" % ka)
+        check(PS.human(ka).strip() == "profile: stream 0x%08x kept alive" % sid,
+              "first keep-alive's text: %r" % ka)
+    return sid, int(c["cpus"])
 
 
 def stream_checked(s, sid, reason):
@@ -1013,11 +1025,14 @@ def t_pstream_elapsed(g):
     # emulated PMUv3, so only its ceiling is checked.
     low = 0.1 * expect if hz == 100 else 1
     check(low <= total <= 1.5 * expect, "%d records, %.0f to %.0f expected" % (total, low, 1.5 * expect))
+    check(ctl_is(st, op="status", state="ended", last="0x%08x" % sid, reason="elapsed",
+                 records=str(total)), "profile status: %r" % st)
     check(re.search(r"the last, 0x%08x, ended \(length reached\): %d records" % (sid, total), st),
-          "profile status: %r" % st)
+          "profile status's text: %r" % st)
     other = g.sh("profile status")
-    check(re.search(r"the last, to 10\.0\.2\.2:%d, ended \(length reached\): %d records" % (rx.port, total),
-                    other) and "%08x" % sid not in other, "profile status from another port: %r" % other)
+    check(ctl_is(other, state="ended", reason="elapsed", records=str(total),
+                 to="10.0.2.2:%d" % rx.port) and "last" not in PS.ctl(other)
+          and "%08x" % sid not in other, "profile status from another port: %r" % other)
     net = g.cmd("net")
     check("profile stream: %d records in " % total in net, "net lacks the stream's line: %r" % net)
 
@@ -1056,32 +1071,41 @@ def t_pstream_keepalive_busy_stop(g):
                                 ("udp profile 100", g.sh("profile 100"), anon),
                                 ("serial profile 100", g.cmd("profile 100"), anon),
                                 ("udp profile stream", g.sh("profile stream %d" % rx.port), anon)):
-            check(out.strip() == want, "%s: %r, want %r" % (line, out, want))
+            check(PS.human(out).strip() == want, "%s: %r, want %r" % (line, out, want))
+        out = g.sh("profile stream %d" % rx.port)
+        check(ctl_is(out, op="start", result="busy", state="streaming") and "id" not in PS.ctl(out),
+              "udp profile stream's control line: %r" % out)
         wrong = rx.sh("profile keepalive 0x%x" % (sid ^ 1), g.ushell_port)
-        check(wrong.strip() == "profile: stream 0x%08x is not running (0x%08x is)" % (sid ^ 1, sid),
+        check(ctl_is(wrong, op="keepalive", result="other", id="0x%08x" % sid),
               "keepalive of a wrong id: %r" % wrong)
+        check(PS.human(wrong).strip() == "profile: stream 0x%08x is not running (0x%08x is)"
+              % (sid ^ 1, sid), "keepalive of a wrong id's text: %r" % wrong)
         while time.monotonic() - t0 < 7.5:
             out = rx.sh("profile keepalive 0x%08x" % sid, g.ushell_port)
-            check(out.strip() == "profile: stream 0x%08x kept alive" % sid, "keepalive: %r" % out)
+            check(ctl_is(out, op="keepalive", result="ok", id="0x%08x" % sid), "keepalive: %r" % out)
             check(not rx.ended_at, "ended %.1f s in despite keep-alives" % ((rx.ended_at or t0) - t0))
             time.sleep(0.8)
         st = rx.sh("profile status", g.ushell_port)
-        check(st.startswith("profile: streaming id 0x%08x" % sid), "status: %r" % st)
+        check(ctl_is(st, op="status", state="streaming", id="0x%08x" % sid, confirmed="1"),
+              "status: %r" % st)
+        check(PS.human(st).startswith("profile: streaming id 0x%08x" % sid), "status's text: %r" % st)
         other = g.sh("profile status")
-        check(other.startswith("profile: streaming to 10.0.2.2:%d, " % rx.port) and "%08x" % sid not in other,
+        check(ctl_is(other, state="streaming", to="10.0.2.2:%d" % rx.port) and "%08x" % sid not in other,
               "status from another port: %r" % other)
         out = rx.sh("profile stop", g.ushell_port)
-        check(re.match(r"profile: stream 0x%08x to 10\.0\.2\.2:%d ended \(stopped\): \d+ records in "
-                       r"\d+ datagrams, \d+ dropped, \d+ send failures$" % (sid, rx.port), out.strip()),
+        check(ctl_is(out, op="stop", result="ok", state="ended", id="0x%08x" % sid, reason="stopped"),
               "stop: %r" % out)
+        check(re.match(r"profile: stream 0x%08x to 10\.0\.2\.2:%d ended \(stopped\): \d+ records in "
+                       r"\d+ datagrams, \d+ dropped, \d+ send failures$" % (sid, rx.port),
+                       PS.human(out).strip()), "stop's text: %r" % out)
         check(rx.wait_end(3), "no END within 3 s of profile stop")
     finally:
         rx.close()
     stream_checked(PS.summarize(rx.got), sid, PS.END_STOPPED)
     again = g.sh("profile stop")
-    check(again.strip() == "profile: no stream running", "second stop: %r" % again)
+    check(ctl_is(again, op="stop", result="none", state="ended"), "second stop: %r" % again)
     ka = g.sh("profile keepalive 0x%08x" % sid)
-    check(ka.strip() == "profile: no stream running", "keepalive after the end: %r" % ka)
+    check(ctl_is(ka, op="keepalive", result="none"), "keepalive after the end: %r" % ka)
 
 
 @test
@@ -1098,10 +1122,12 @@ def t_pstream_spoofed_keepalive(g):
         refused = 0
         while not rx.ended_at and time.monotonic() - t0 < 10:
             out = g.sh("profile keepalive 0x%08x" % sid)
-            if out.strip() == "profile: no stream running":
+            if ctl_is(out, result="none"):
                 break               # over: the END is on its way
-            check(out.strip() == "profile: keep-alive refused: a stream is kept alive only from "
-                  "its destination, 10.0.2.2:%d" % rx.port, "spoofed keep-alive: %r" % out)
+            check(ctl_is(out, op="keepalive", result="refused") and "id" not in PS.ctl(out),
+                  "spoofed keep-alive: %r" % out)
+            check(PS.human(out).strip() == "profile: keep-alive refused: a stream is kept alive only "
+                  "from its destination, 10.0.2.2:%d" % rx.port, "spoofed keep-alive's text: %r" % out)
             refused += 1
             time.sleep(0.7)
         ended = rx.wait_end(3)
@@ -1113,8 +1139,8 @@ def t_pstream_spoofed_keepalive(g):
     check(4.5 <= ended - t0 <= 7.5, "ended %.1f s after the destination's keep-alive, want 5-7" % (ended - t0))
     check(refused >= 5, "only %d spoofed keep-alives were sent" % refused)
     stream_checked(PS.summarize(rx.got), sid, PS.END_TIMEOUT)
-    check(re.search(r"the last, 0x%08x, ended \(no keep-alive for 5 s\).*, %d keep-alives refused$" % (sid, refused),
-                    st.strip()), "status: %r" % st)
+    check(ctl_is(st, state="ended", last="0x%08x" % sid, reason="timeout", karefused=str(refused)),
+          "status: %r" % st)
 
 
 @test
@@ -1129,21 +1155,22 @@ def t_pstream_spoofed_start(g):
     victim = PS.Receiver()
     try:
         out = g.sh("profile stream %d 0 all" % victim.port)
-        check(out.strip().startswith("profile: streaming to 10.0.2.2:%d (" % victim.port)
-              and "0x" not in out and out.strip().endswith("once a keep-alive from there confirms it"),
+        check(ctl_is(out, op="start", result="ok", to="10.0.2.2:%d" % victim.port) and "0x" not in out,
               "a stream asked from elsewhere: %r" % out)
+        check(PS.human(out).strip().startswith("profile: streaming to 10.0.2.2:%d (" % victim.port)
+              and out.strip().endswith("once a keep-alive from there confirms it"),
+              "a stream asked from elsewhere, its text: %r" % out)
         # The id, as only the destination is told it (a status asks; it
         # confirms nothing).
         st = victim.sh("profile status", g.ushell_port)
-        m = re.search(r"streaming id 0x([0-9a-f]{8}) to 10\.0\.2\.2:%d, \d+ ms, not confirmed yet" % victim.port,
-                      st)
-        check(m, "status from the destination's port: %r" % st)
-        sid = int(m.group(1), 16)
+        check(ctl_is(st, state="streaming", confirmed="0") and "id" in PS.ctl(st),
+              "status from the destination's port: %r" % st)
+        sid = int(PS.ctl(st)["id"], 16)
         t0 = time.monotonic()
         while time.monotonic() - t0 < 8:
             ka = g.sh("profile keepalive 0x%08x" % sid)
-            check(ka.strip().startswith("profile: keep-alive refused") or
-                  ka.strip() == "profile: no stream running", "keep-alive from the asker: %r" % ka)
+            check(ctl_is(ka, result="refused") or ctl_is(ka, result="none"),
+                  "keep-alive from the asker: %r" % ka)
             time.sleep(0.9)
         n = len(victim.got)
         kinds = [h["type"] if isinstance(h, dict) else str(h) for _, h in victim.got]
@@ -1153,7 +1180,7 @@ def t_pstream_spoofed_start(g):
     check(n <= 1, "the victim's port received %d datagrams: %s" % (n, kinds[:10]))
     check(kinds in ([], [PS.META]), "what reached the victim: %s" % kinds)
     st = g.sh("profile status")
-    check("ended (never confirmed" in st, "status after: %r" % st)
+    check(ctl_is(st, state="ended", reason="unconfirmed"), "status after: %r" % st)
     after = g.sh("profile 10")
     check(after.startswith("profiled 10 ms"), "profile after the stream: %r" % after)
 
@@ -1185,11 +1212,14 @@ def t_pstream_bad_args_and_serial(g):
     console a stream is refused with the reason; nothing is left running."""
     for line, want in PSTREAM_BAD:
         out = g.cmd(line)
-        check(out.strip() == want, "%r: got %r, want %r" % (line, out, want))
+        res = "failed" if line == PSTREAM_BAD[-1][0] else "invalid"
+        check(ctl_is(out, result=res) and PS.human(out).strip() == want,
+              "%r: got %r, want result=%s and %r" % (line, out, res, want))
     for line, want in PSTREAM_BAD[:-1]:
         out = g.sh(line)
-        check(out.strip() == want, "over UDP %r: got %r, want %r" % (line, out, want))
-    check(g.cmd("profile stop").strip() == "profile: no stream running", "a refused stream ran")
+        check(ctl_is(out, result="invalid") and PS.human(out).strip() == want,
+              "over UDP %r: got %r, want %r" % (line, out, want))
+    check(ctl_is(g.cmd("profile stop"), result="none"), "a refused stream ran")
 
 
 @test
@@ -1200,7 +1230,7 @@ def t_bench_stream_needs_a_key(g):
     out = g.sh("bench stream 9")
     check("bench: stream needs the authenticated shell (boot with ushkey=" in out,
           "open shell ran bench stream: %r" % out[-300:])
-    check(g.cmd("profile stop").strip() == "profile: no stream running", "a refused stream ran")
+    check(ctl_is(g.cmd("profile stop"), result="none"), "a refused stream ran")
 
 
 # Tests that boot machines of their own (not the shared guest).

@@ -30,6 +30,29 @@ class Bad(Exception):
     """A datagram the format refuses; the message says which rule."""
 
 
+def ctl(text):
+    """The control line of a stream command's answer (uapi/stream_ctl.h),
+    which must be its first line: {key: value}, the values as text; None
+    when the answer has none of version 1. A second reading of the
+    grammar, apart from uapi/stream_ctl.c."""
+    line = text.split("\n", 1)[0]
+    w = line.split(" ")
+    if len(w) < 2 or w[0] != "stream" or w[1] != "v=1":
+        return None
+    d = {}
+    for x in w[1:]:
+        k, eq, v = x.partition("=")
+        if not eq or not k or not v or k in d:
+            return None
+        d[k] = v
+    return d if {"op", "result", "state"} <= d.keys() else None
+
+
+def human(text):
+    """The answer's text for people: past its control line."""
+    return text.split("\n", 1)[1] if ctl(text) is not None and "\n" in text else text
+
+
 def decode(d):
     """One datagram as a dict: the header's fields, and per type: BATCH
     first/drops/drops_total/records [(pid, flags, [frames])]; META

@@ -170,7 +170,7 @@ def check_retry(tmp, procs, frames):
     procs.append(start_fake(tmp, 'fake-ok', ok_port, frames))
     procs.append(start_fake(tmp, 'fake-busy', busy_port, frames))
     check('a fake kernel made busy by another collector',
-          make_busy(busy_port).startswith(b'profile: streaming'))
+          make_busy(busy_port).startswith(b'stream v=1 op=start result=ok state=streaming '))
     sv, err, port = start_serve(tmp, 'serve-retry.err', [
         '--retry', '1s', f'127.0.0.1:{ok_port}', f'127.0.0.1:{down_port}',
         f'127.0.0.1:{busy_port}'])

@@ -8,7 +8,9 @@
 # three kernels with one dying halfway (named, the others complete, the
 # kernel label on every sample); an END that never came; -r's raw profile
 # read back by `report`; forged datagrams that change no count; a busy
-# kernel (exit 1); -d's units; and off-CPU intervals (`profile off
+# kernel (exit 1); kernels that answer without the control line or in
+# another version (named once, the others stream on); -d's units; and
+# off-CPU intervals (`profile off
 # stream`) through record --off and top --off.
 # Usage: tests/tools/check_stream_record.sh   (ends "N passed, N failed")
 set -u
@@ -110,6 +112,22 @@ check "every kernel has its report" [ "$(grep -c '^kernel 127.0.0.1:' "$tmp/flee
 rec -d 3s -e "$ELF" -o "$tmp/fleet.pb.gz" "127.0.0.1:$a" "127.0.0.1:$c"
 go tool pprof -symbolize=none -tags "$tmp/fleet.pb.gz" > "$tmp/tags" 2>&1
 check "pprof -tags: the kernel label names both" eval 'has "$tmp/tags" "127.0.0.1:$a" && has "$tmp/tags" "127.0.0.1:$c"'
+
+# ---- version skew: kernels that answer without the control line, or in another version
+fake g1 --cpus 1; fake o1 --cpus 1 --old; fake v2 --cpus 1 --ctl-version 2; fake g2 --cpus 1
+rec -d 3s -e "$ELF" -o "$tmp/skew.txt" "127.0.0.1:$g1" "127.0.0.1:$o1" "127.0.0.1:$v2" "127.0.0.1:$g2"
+check "a fleet with kernels of other control versions exits 0" [ "$(rc)" = 0 ]
+check "the old kernel is named once on stderr, with the versions" \
+  eval '[ "$(grep -c "kernel 127.0.0.1:$o1 answers without a stream control line: it is older than stream control version 1, and this collector speaks version 1 only: left out" "$tmp/err")" = 1 ]'
+check "the version-2 kernel is named once, with both versions" \
+  eval '[ "$(grep -c "kernel 127.0.0.1:$v2 speaks stream control version 2, this collector version 1: left out" "$tmp/err")" = 1 ]'
+check "the other two stream on, complete (300 samples each)" \
+  [ "$(grep -c "^300 samples on 1 cpus, 0 dropped" "$tmp/skew.txt")" = 2 ]
+check "nothing else is said of them" \
+  eval '[ "$(grep -c "kernel 127.0.0.1:$o1" "$tmp/err")" = 1 ] && [ "$(grep -c "kernel 127.0.0.1:$v2" "$tmp/err")" = 1 ]'
+rec -d 3s -e "$ELF" -o "$tmp/skew1.txt" "127.0.0.1:$o1"
+check "a lone old kernel: exit 1, said" \
+  eval '[ "$(rc)" = 1 ] && has "$tmp/err" "kernel 127.0.0.1:$o1 answers without a stream control line"'
 
 # ---- an END that never came ----------------------------------------------
 fake d --cpus 2 --no-end

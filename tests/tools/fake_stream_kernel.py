@@ -19,6 +19,11 @@ usage: fake_stream_kernel.py --port P --build-id HEX --frames A,B,... [options]
   --die-after S    stop answering anything (stream and shell) S seconds
                    after the stream started
   --no-end         never send the END
+  --old            answer as a kernel older than the control grammar
+                   (uapi/stream_ctl.h): human sentences, no control line
+  --ctl-version N  write control lines of version N (default 1)
+  --control-lines  print each answer's control line, one per path, and
+                   exit (tests/unit/test_stream_ctl.c parses them)
   --key FILE       a keyed kernel (ushkey=: FILE holds the 64 hex digits):
                    it answers only authenticated requests (docs/udpshell.md,
                    "Authentication": challenge, epoch, nonce, HMAC-SHA256
@@ -61,6 +66,7 @@ import time
 MAGIC = 0x53505253
 META, BATCH, END = 1, 2, 3
 END_STOPPED, END_TIMEOUT, END_ELAPSED = 1, 2, 3
+REASONS = {END_STOPPED: "stopped", END_TIMEOUT: "timeout", END_ELAPSED: "elapsed"}
 USH_MAGIC = 0x4E4F5348
 USH_LAST, USH_AUTH, USH_REPLY, USH_CHALLENGE = 1, 2, 4, 8
 PSTR_TAGGED = 0x01
@@ -290,6 +296,93 @@ class Kernel:
         return seq, d[32:32 + n].decode(errors="replace"), nonce
 
     def command(self, cmd, frm):
+        """The reply to cmd from frm: the control line first (ctl_line),
+        then the kernel's human text; with --old, the human text alone, as
+        a kernel older than the grammar answers."""
+        w = cmd.split()
+        off = w[1:3] == ["off", "stream"]
+        heap = w[1:3] == ["allocs", "stream"]
+        if off or heap:
+            w = w[:1] + w[2:]
+        s = self.stream
+        busy = s is not None and s.stop_reason is None
+        peer = s is not None and tuple(frm) == tuple(s.dest)
+        name = "id 0x%08x to %s:%d" % (s.id, s.dest[0], s.dest[1]) if peer else \
+            ("to %s:%d" % tuple(s.dest) if s else "")
+        told = {"id": s.id} if peer else {}
+        to = {"to": "%s:%d" % tuple(s.dest)} if s else {}
+        state = "streaming" if busy else "ended" if s else "none"
+        if w[:2] == ["profile", "stream"] and len(w) >= 3:
+            if busy:
+                return self.ctl("start", "busy", state, **told, **to) + \
+                    "profile: busy (streaming %s)\n" % name
+            ms = int(w[3]) if len(w) > 3 else 0
+            self.stream = s = Stream(self, (frm[0], int(w[2])), ms, off, heap)
+            threading.Thread(target=s.run, daemon=True).start()
+            line = self.ctl("start", "ok", "streaming", **({"id": s.id} if tuple(frm) == s.dest else {}),
+                            to="%s:%d" % s.dest, kind="off" if off else "allocs" if heap else "cpu",
+                            cpus=self.a.cpus, len=ms)
+            if tuple(frm) != tuple(s.dest):
+                return line + "profile: streaming to %s:%s (fake), once a keep-alive from there " \
+                    "confirms it\n" % (frm[0], w[2])
+            return line + "profile: streaming id 0x%08x to %s:%s (fake)\n" % (s.id, frm[0], w[2])
+        if w[:2] == ["profile", "keepalive"]:
+            if not busy:
+                return self.ctl("keepalive", "none", state) + "profile: no stream running\n"
+            if not peer:
+                return self.ctl("keepalive", "refused", state, **to) + \
+                    "profile: keep-alive refused: a stream is kept alive only from its " \
+                    "destination, %s:%d\n" % tuple(s.dest)
+            if len(w) != 3 or int(w[2], 16) != s.id:
+                return self.ctl("keepalive", "other", state, **told, **to) + \
+                    "profile: stream %s is not running (0x%08x is)\n" % (w[2:3], s.id)
+            s.last_keepalive = time.monotonic()
+            s.confirmed = True
+            return self.ctl("keepalive", "ok", state, **told, **to) + \
+                "profile: stream 0x%08x kept alive\n" % s.id
+        if w[:2] == ["profile", "status"]:
+            if busy:
+                age = int((time.monotonic() - s.t0) * 1000)
+                ka = {"ka": int((time.monotonic() - s.last_keepalive) * 1000)} if s.confirmed else {}
+                return self.ctl("status", "ok", state, **told, **to, age=age,
+                                confirmed=int(s.confirmed), **ka, **self.counts(s)) + \
+                    "profile: streaming %s, 0 ms, (fake)\n" % name
+            if s:
+                return self.ctl("status", "ok", state, **({"last": s.id} if peer else {}), **to,
+                                reason=REASONS[s.stop_reason], **self.counts(s)) + \
+                    "profile: no stream running; the last, %s, ended (fake)\n" % (
+                        "0x%08x" % s.id if peer else "to %s:%d" % tuple(s.dest))
+            return self.ctl("status", "ok", state) + "profile: no stream since boot\n"
+        if w[:2] == ["profile", "stop"]:
+            if not busy:
+                return self.ctl("stop", "none", state) + "profile: no stream running\n"
+            s.stop_reason = END_STOPPED
+            return self.ctl("stop", "ok", "ended", **told, **to, reason="stopped",
+                            **self.counts(s)) + "profile: stream %s stopped\n" % name
+        return "profile: no stream\n"
+
+    def counts(self, s):
+        return {"records": sum(s.sent), "datagrams": s.dgrams, "drops": self.a.drops * self.a.cpus,
+                "sendfail": 0, "karefused": 0}
+
+    def ctl(self, op, result, state, **kw):
+        """The control line (uapi/stream_ctl.h), written by hand: the fake
+        cannot link uapi/stream_ctl.c; tests/unit/test_stream_ctl.c parses
+        what this writes (--control-lines). --ctl-version writes another
+        version's, --old none at all."""
+        if self.a.old:
+            return ""
+        words = ["stream", "v=%d" % self.a.ctl_version, "op=" + op, "result=" + result,
+                 "state=" + state]
+        for k in ("id", "last", "to", "kind", "cpus", "len", "age", "confirmed", "ka", "reason",
+                  "records", "datagrams", "drops", "sendfail", "karefused"):
+            if k in kw:
+                words.append("%s=%s" % (k, "0x%08x" % kw[k] if k in ("id", "last") else kw[k]))
+        return " ".join(words) + "\n"
+
+    def command_old(self, cmd, frm):
+        """The answers of a kernel older than the control grammar: human
+        sentences alone (--old)."""
         w = cmd.split()
         off = w[1:3] == ["off", "stream"]
         heap = w[1:3] == ["allocs", "stream"]
@@ -306,30 +399,19 @@ class Kernel:
             ms = int(w[3]) if len(w) > 3 else 0
             self.stream = Stream(self, (frm[0], int(w[2])), ms, off, heap)
             threading.Thread(target=self.stream.run, daemon=True).start()
-            if tuple(frm) != tuple(self.stream.dest):
-                return "profile: streaming to %s:%s (fake), once a keep-alive from there " \
-                    "confirms it\n" % (frm[0], w[2])
             return "profile: streaming id 0x%08x to %s:%s (fake)\n" % (self.stream.id, frm[0],
                                                                     w[2])
-        if w[:2] == ["profile", "keepalive"] and busy:
-            if not peer:
-                return "profile: keep-alive refused: a stream is kept alive only from its " \
-                    "destination, %s:%d\n" % tuple(s.dest)
-            if int(w[2], 16) == s.id:
-                s.last_keepalive = time.monotonic()
-                s.confirmed = True
-                return "profile: stream 0x%08x kept alive\n" % s.id
-        if w[:2] == ["profile", "status"]:
-            if busy:
-                return "profile: streaming %s, 0 ms, (fake)\n" % name
-            if s:
-                return "profile: no stream running; the last, %s, ended (fake)\n" % (
-                    "0x%08x" % s.id if peer else "to %s:%d" % tuple(s.dest))
-            return "profile: no stream since boot\n"
+        if w[:2] == ["profile", "keepalive"] and busy and peer and int(w[2], 16) == s.id:
+            s.last_keepalive = time.monotonic()
+            s.confirmed = True
+            return "profile: stream 0x%08x kept alive\n" % s.id
         if w[:2] == ["profile", "stop"] and busy:
             s.stop_reason = END_STOPPED
             return "profile: stream %s stopped\n" % name
         return "profile: no stream\n"
+
+    def answer(self, cmd, frm):
+        return self.command_old(cmd, frm) if self.a.old else self.command(cmd, frm)
 
     def serve(self):
         self.sh.settimeout(0.2)
@@ -346,17 +428,55 @@ class Kernel:
             if self.key:
                 req = self.keyed_request(d, frm)
                 if req:
-                    self.reply(req[0], self.command(req[1], frm), frm, req[2])
+                    self.reply(req[0], self.answer(req[1], frm), frm, req[2])
                 continue
-            self.reply(seq, self.command(d[16:16 + n].decode(errors="replace"), frm), frm)
+            self.reply(seq, self.answer(d[16:16 + n].decode(errors="replace"), frm), frm)
         time.sleep(3600)                  # dead: silent until killed
+
+
+def control_lines(a):
+    """--control-lines: every path of command() once, each reply's first
+    line as "LABEL<TAB>line" (labels "stranger-..." are answers to someone
+    other than the stream's destination), for the unit test that parses
+    them with uapi/stream_ctl.c. The stream's datagrams go to a socket of
+    this process's own, never to a port someone else may hold."""
+    a.port, a.build_id, a.frames = 0, "0" * 40, [0x1000]
+    k = Kernel(a)
+    sink = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sink.bind(("127.0.0.1", 0))
+    dest = sink.getsockname()
+    other = ("127.0.0.1", dest[1] ^ 1 or 1)
+
+    def say(label, cmd, frm=dest):
+        print("%s\t%s" % (label, k.command(cmd, frm).split("\n")[0]))
+    say("status-none", "profile status")
+    say("stop-none", "profile stop")
+    say("keepalive-none", "profile keepalive 0x1")
+    say("start", "profile stream %d 2000 all" % dest[1])
+    sid = k.stream.id
+    say("start-busy", "profile stream %d" % dest[1])
+    say("stranger-start-busy", "profile stream %d" % dest[1], other)
+    say("keepalive", "profile keepalive 0x%08x" % sid)
+    say("keepalive-other", "profile keepalive 0x%08x" % (sid ^ 2))
+    say("stranger-keepalive", "profile keepalive 0x%08x" % sid, other)
+    say("status", "profile status")
+    say("stranger-status", "profile status", other)
+    say("stop", "profile stop")
+    say("status-ended", "profile status")
+    say("stranger-status-ended", "profile status", other)
+    say("start-off", "profile off stream %d" % dest[1])
+    k.stream.stop_reason = END_STOPPED
+    say("stranger-start", "profile allocs stream %d 10 all" % dest[1], other)
+    k.stream.stop_reason = END_STOPPED
+    sys.stdout.flush()
 
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--port", type=int, required=True)
-    p.add_argument("--build-id", required=True)
-    p.add_argument("--frames", required=True)
+    p.add_argument("--control-lines", action="store_true")
+    p.add_argument("--port", type=int)
+    p.add_argument("--build-id")
+    p.add_argument("--frames")
     p.add_argument("--cpus", type=int, default=4)
     p.add_argument("--hz", type=int, default=100)
     p.add_argument("--drop-every", type=int, default=0)
@@ -365,7 +485,14 @@ def main():
     p.add_argument("--no-end", action="store_true")
     p.add_argument("--forge", type=int, default=0)
     p.add_argument("--key")
+    p.add_argument("--old", action="store_true")
+    p.add_argument("--ctl-version", type=int, default=1)
     a = p.parse_args()
+    if a.control_lines:
+        control_lines(a)
+        return
+    if a.port is None or not a.build_id or not a.frames:
+        p.error("--port, --build-id and --frames are required")
     a.frames = [int(f, 16) for f in a.frames.split(",")]
     k = Kernel(a)
     print("ready %d" % a.port, flush=True)

@@ -1,10 +1,12 @@
 /* tests/unit/stream_fixture.h: what the profile stream's host tests share
  * (test_prof_stream*.c): requests from the UDP shell client at
  * 10.0.2.2:port, and a stream started from there and confirmed at once
- * with a keep-alive from there, as a collector does. */
+ * with a keep-alive from there, as a collector does: the id from its
+ * control line (uapi/stream_ctl.h), as a collector reads it. */
 #pragma once
 #include "test.h"
 #include "fake_profiler.h"
+#include "uapi/stream_ctl.h"
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -15,11 +17,31 @@ static inline void stream_from(uint16_t port)
     fake_requester_port = port;
 }
 
-/* The id a start's answer names ("streaming id 0x..."), or 0. */
+/* The last answer's control line (uapi/stream_ctl.h), as said() read it:
+ * sl_op 0 when the answer had none (a windowed command's). */
+static struct sctl_line said_ctl;
+
+/* The last answer's text for people: past its control line, which must
+ * parse when the answer has one (a stream command's always has). */
+static inline const char *said(void)
+{
+    const char *t = got();
+    said_ctl = (struct sctl_line){ 0 };
+    if (strncmp(t, "stream ", 7) != 0)
+        return t;
+    CHECK_EQ(sctl_parse(t, strlen(t), &said_ctl), 0);
+    const char *nl = strchr(t, '\n');
+    return nl ? nl + 1 : t;
+}
+
+/* The id a start's answer names: its control line's id= (told to the
+ * stream's destination only), or 0. */
 static inline uint32_t stream_id_in(const char *answer)
 {
-    const char *s = strstr(answer, "streaming id 0x");
-    return s ? (uint32_t)strtoul(s + 15, NULL, 16) : 0;
+    struct sctl_line l;
+    if (sctl_find(answer, strlen(answer), &l) != 0 || !(l.sl_have & SCTL_HAVE_ID))
+        return 0;
+    return l.sl_id;
 }
 
 /* `profile keepalive <id>`, from whoever asks now: its exit status. */
@@ -37,8 +59,8 @@ static inline uint32_t stream_start_confirmed(const char *line, uint16_t port, c
 {
     stream_from(port);
     CHECK_EQ(run_cmd(line), 0);
-    snprintf(started, cap, "%s", got());
-    uint32_t id = stream_id_in(started);
+    uint32_t id = stream_id_in(got());
+    snprintf(started, cap, "%s", said());       /* the text for people */
     CHECK(id != 0);
     CHECK_EQ(stream_keepalive(id), 0);
     return id;

@@ -1,4 +1,4 @@
-// LINK: tools/fleet/sim.c tools/ingest/stream.c uapi/profile_stream.c
+// LINK: tools/fleet/sim.c tools/ingest/stream.c uapi/profile_stream.c uapi/stream_ctl.c
 /* tests/unit/test_fleet_sim.c: the fleet generator's simulated kernel
  * (tools/fleet/sim.c), on a fake clock: what it sends parses with the
  * stream's own parsers (uapi/profile_stream.c), every field in range;
@@ -122,6 +122,14 @@ static void shell(struct fleet_kernel *k, const char *cmd, uint16_t from_port, u
     fleet_shell(k, cmd, strlen(cmd), HOST, from_port, now, out, cap);
 }
 
+/* The reply's text for people: past its control line. */
+static const char *human(const char *out)
+{
+    const char *nl = strncmp(out, "stream v=1 ", 11) == 0 ? strchr(out, '\n') : NULL;
+    CHECK(nl != NULL);
+    return nl ? nl + 1 : out;
+}
+
 /* A stream of ms started and confirmed at t = 0, ticked every 2 ms to its
  * end. */
 static void run_stream(struct fleet_kernel *k, struct wire *w, unsigned ms)
@@ -131,7 +139,12 @@ static void run_stream(struct fleet_kernel *k, struct wire *w, unsigned ms)
     sp_stream_init(&w->s, 0);
     snprintf(cmd, sizeof cmd, "profile stream %u %u all", PORT, ms);
     shell(k, cmd, PORT, 0, out, sizeof out);
-    CHECK(sscanf(out, "profile: streaming id 0x%x to 127.0.0.1:40000", &id) == 1);
+    struct sctl_line l;
+    CHECK_EQ(sctl_find(out, strlen(out), &l), 0);
+    CHECK_EQ(l.sl_result, SCTL_OK);
+    CHECK(l.sl_have & SCTL_HAVE_ID);
+    CHECK(sscanf(human(out), "profile: streaming id 0x%x to 127.0.0.1:40000", &id) == 1);
+    CHECK_EQ(l.sl_id, id);
     w->s.id = id;
     snprintf(cmd, sizeof cmd, "profile keepalive 0x%08x", id);
     shell(k, cmd, PORT, 0, out, sizeof out);
@@ -210,7 +223,8 @@ TEST(one_meta_until_the_destination_confirms_and_keepalives_from_there_only)
     fleet_kernel_init(&k, &c, 3, capture, &w);
     /* Asked from another port than the destination: the id is not told. */
     shell(&k, "profile stream 40000 0 all", 41000, 0, out, sizeof out);
-    CHECK(strncmp(out, "profile: streaming to 127.0.0.1:40000, once", 43) == 0);
+    CHECK(strncmp(human(out), "profile: streaming to 127.0.0.1:40000, once", 43) == 0);
+    CHECK(strncmp(out, "stream v=1 op=start result=ok state=streaming to=127.0.0.1:40000 ", 65) == 0);
     for (uint64_t t = 0; t < 500 * MS; t += 10 * MS)
         fleet_tick(&k, t);
     CHECK_EQ(w.dgrams, 1);
@@ -218,12 +232,15 @@ TEST(one_meta_until_the_destination_confirms_and_keepalives_from_there_only)
     char cmd[64];
     snprintf(cmd, sizeof cmd, "profile keepalive 0x%08x", k.id);
     shell(&k, cmd, 41000, 500 * MS, out, sizeof out);
-    CHECK(strncmp(out, "profile: keep-alive refused", 27) == 0);
+    CHECK(strncmp(human(out), "profile: keep-alive refused", 27) == 0);
+    CHECK(strncmp(out, "stream v=1 op=keepalive result=refused state=streaming to=", 58) == 0);
     CHECK(!k.confirmed);
     shell(&k, "profile keepalive 0x1", PORT, 500 * MS, out, sizeof out);
-    CHECK(strstr(out, "is not running") != NULL);
+    CHECK(strstr(human(out), "is not running") != NULL);
+    CHECK(strstr(out, " result=other ") != NULL);
     shell(&k, "profile stream 40001 0 all", PORT, 500 * MS, out, sizeof out);
-    CHECK(strncmp(out, "profile: busy", 13) == 0);
+    CHECK(strncmp(human(out), "profile: busy", 13) == 0);
+    CHECK(strncmp(out, "stream v=1 op=start result=busy ", 32) == 0);
     /* Never confirmed: it ends at 5 s without an END. */
     for (uint64_t t = 500 * MS; t <= 5100 * MS; t += 10 * MS)
         fleet_tick(&k, t);
@@ -231,7 +248,9 @@ TEST(one_meta_until_the_destination_confirms_and_keepalives_from_there_only)
     CHECK_EQ(w.ends, 0);
     CHECK_EQ(w.dgrams, 1);
     shell(&k, "profile status", 41000, 6000 * MS, out, sizeof out);
-    CHECK(strncmp(out, "profile: no stream running; the last, to 127.0.0.1:40000", 56) == 0);
+    CHECK(strncmp(human(out), "profile: no stream running; the last, to 127.0.0.1:40000", 56) == 0);
+    CHECK(strstr(out, " reason=unconfirmed\n") != NULL);
+    CHECK(strstr(out, "last=") == NULL);        /* asked from elsewhere: no id */
     sp_stream_free(&w.s);
 }
 
@@ -240,26 +259,34 @@ TEST(status_stop_and_timeout_are_worded_as_the_collector_reads_them)
     struct fleet_cfg c = cfg(0, 0, 0);
     struct fleet_kernel k;
     struct wire w = { .bad = 0 };
-    char out[FLEET_REPLY_MAX], want[96], cmd[64];
+    char out[FLEET_REPLY_MAX], want[200], cmd[64];
     sp_stream_init(&w.s, 0);
     fleet_kernel_init(&k, &c, 3, capture, &w);
     shell(&k, "profile status", PORT, 0, out, sizeof out);
-    CHECK_STR(out, "profile: no stream since boot\n");
+    CHECK_STR(out, "stream v=1 op=status result=ok state=none\nprofile: no stream since boot\n");
     shell(&k, "profile stream 40000 0 all", PORT, 0, out, sizeof out);
     snprintf(cmd, sizeof cmd, "profile keepalive 0x%08x", k.id);
     shell(&k, cmd, PORT, 0, out, sizeof out);
-    snprintf(want, sizeof want, "profile: streaming id 0x%08x to 127.0.0.1:40000, ", k.id);
+    snprintf(want, sizeof want, "stream v=1 op=status result=ok state=streaming id=0x%08x "
+             "to=127.0.0.1:40000 kind=cpu cpus=4 len=0 age=10 confirmed=1 ka=10\n", k.id);
     shell(&k, "profile status", PORT, 10 * MS, out, sizeof out);
     CHECK(strncmp(out, want, strlen(want)) == 0);
+    snprintf(want, sizeof want, "profile: streaming id 0x%08x to 127.0.0.1:40000, ", k.id);
+    CHECK(strncmp(human(out), want, strlen(want)) == 0);
     fleet_tick(&k, 150 * MS);
     shell(&k, "profile stop", PORT, 200 * MS, out, sizeof out);
     snprintf(want, sizeof want, "profile: stream 0x%08x stopped\n", k.id);
-    CHECK_STR(out, want);
+    CHECK_STR(human(out), want);
+    snprintf(want, sizeof want, "stream v=1 op=stop result=ok state=ended id=0x%08x "
+             "to=127.0.0.1:40000 kind=cpu cpus=4 reason=stopped\n", k.id);
+    CHECK(strncmp(out, want, strlen(want)) == 0);
     CHECK_EQ(w.ends, 3);
     CHECK_EQ(w.end_reason, PSTR_END_STOPPED);
     snprintf(want, sizeof want, "profile: no stream running; the last, 0x%08x, ended", k.id);
     shell(&k, "profile status", PORT, 300 * MS, out, sizeof out);
-    CHECK(strncmp(out, want, strlen(want)) == 0);
+    CHECK(strncmp(human(out), want, strlen(want)) == 0);
+    snprintf(want, sizeof want, " state=ended last=0x%08x ", k.id);
+    CHECK(strstr(out, want) != NULL);
     /* A confirmed stream without keep-alives ends itself, with its END. */
     shell(&k, "profile stream 40000 0 all", PORT, 1000 * MS, out, sizeof out);
     snprintf(cmd, sizeof cmd, "profile keepalive 0x%08x", k.id);
@@ -282,6 +309,7 @@ TEST(bad_commands_and_configurations_say_what_is_allowed)
     fleet_kernel_init(&k, &c, 0, capture, &w);
     shell(&k, "profile stream 0", PORT, 0, out, sizeof out);
     CHECK(strstr(out, "PORT 1-65535") != NULL);
+    CHECK(strncmp(out, "stream v=1 op=start result=invalid state=none\n", 46) == 0);
     shell(&k, "profile stream 40000 -5", PORT, 0, out, sizeof out);
     CHECK(strstr(out, "MS 0-86400000") != NULL);
     shell(&k, "profile keepalive zz", PORT, 0, out, sizeof out);

@@ -1,4 +1,4 @@
-// LINK: tools/ingest/stream.c tools/ingest/collect.c tools/ingest/collect_shell.c tools/ingest/collect_index.c tools/common/toolio.c tools/ingest/agg.c tools/model/model.c tools/common/hostaddr.c tools/common/ushell_client.c uapi/profile_stream.c uapi/profile_stream_tag.c uapi/profile_raw.c uapi/udpshell.c uapi/udpshell_auth.c lib/sha256.c
+// LINK: tools/ingest/stream.c tools/ingest/collect.c tools/ingest/collect_shell.c tools/ingest/collect_index.c tools/common/toolio.c tools/ingest/agg.c tools/model/model.c tools/common/hostaddr.c tools/common/ushell_client.c uapi/profile_stream.c uapi/profile_stream_tag.c uapi/profile_raw.c uapi/udpshell.c uapi/udpshell_auth.c lib/sha256.c uapi/stream_ctl.c
 /* tests/unit/test_ingest_stream.c: the host's side of the profile stream:
  * loss accounting (tools/ingest/stream.c) over datagrams built with the
  * uapi encoder: gaps, copies, reordering, the END's totals, an END that
@@ -496,7 +496,10 @@ TEST(datagrams_go_to_their_kernel_by_stream_id_and_address)
     CHECK_EQ(sent_n[0], 1);
     CHECK_STR(sent_cmd[0], "profile status");
     CHECK_EQ(c.k[0].forged, 2);
-    shell_says(&c, 0, "profile: streaming id 0x1a2b3c4d to 10.0.2.2:40000, 900 ms, last "
+    shell_says(&c, 0, "stream v=1 op=status result=ok state=streaming id=0x1a2b3c4d "
+               "to=10.0.2.2:40000 age=900 confirmed=1 ka=10 records=3 datagrams=2 drops=0 "
+               "sendfail=0 karefused=0\n"
+               "profile: streaming id 0x1a2b3c4d to 10.0.2.2:40000, 900 ms, last "
                "keep-alive 10 ms ago: 3 records in 2 datagrams, 0 dropped, 0 send failures, "
                "0 keep-alives refused\n", 25);
     CHECK_EQ(c.k[0].state, SP_COLLECT_STREAMING);
@@ -508,11 +511,13 @@ TEST(datagrams_go_to_their_kernel_by_stream_id_and_address)
     CHECK_EQ(sent_n[0], 2);
     CHECK_EQ(c.k[0].forged, 4);
     /* A reply to another request, or from elsewhere, is no answer. */
-    shell_says(&c, 1, "profile: no stream since boot\n", 1030);
+    shell_says(&c, 1, "stream v=1 op=status result=ok state=none\n"
+               "profile: no stream since boot\n", 1030);
     CHECK_EQ(c.k[0].state, SP_COLLECT_STREAMING);
     /* This time it says there is none: the kernel restarted; the old
      * stream is kept and ends there. */
-    shell_says(&c, 0, "profile: no stream since boot\n", 1040);
+    shell_says(&c, 0, "stream v=1 op=status result=ok state=none\n"
+               "profile: no stream since boot\n", 1040);
     CHECK_EQ(c.k[0].forged, 3);
     fflush(err);
     CHECK_EQ(c.k[0].state, SP_COLLECT_RESTARTED);
@@ -662,7 +667,8 @@ TEST(a_meta_with_another_build_id_restarts_the_kernel_its_shell_says_so)
     CHECK_EQ(c.k[1].state, SP_COLLECT_STREAMING);    /* asked, not believed yet */
     CHECK_STR(sent_cmd[1], "profile status");
     /* Another's stream runs there now (its id is not shown to us). */
-    shell_says(&c, 1, "profile: streaming to 10.0.2.2:5555, 100 ms, ...\n", 30);
+    shell_says(&c, 1, "stream v=1 op=status result=ok state=streaming to=10.0.2.2:5555 "
+               "age=100\nprofile: streaming to 10.0.2.2:5555, 100 ms, ...\n", 30);
     CHECK_EQ(c.k[1].state, SP_COLLECT_RESTARTED);
     CHECK(strstr(c.k[1].note, "build id fedcba987654") != NULL);
     CHECK_EQ(c.k[0].state, SP_COLLECT_STREAMING);
@@ -1018,4 +1024,70 @@ TEST(streamed_off_cpu_keeps_reasons_and_wakers)
     sp_profile_free(&p);
     sp_agg_free(&a);
     sp_stream_free(&s);
+}
+
+/* A kernel that answers without a control line (older than the grammar),
+ * or in another version, is said so once, by its address; its answers
+ * decide nothing, and the other kernel is read as before. */
+TEST(a_kernel_of_another_control_version_is_said_once_and_decides_nothing)
+{
+    struct sp_collect c;
+    struct got g = { { 0 } };
+    char *msgs = NULL;
+    size_t msgs_len = 0;
+    FILE *err = open_memstream(&msgs, &msgs_len);
+    two_kernels(&c, &g, err);
+    uint32_t id = 0;
+    CHECK_EQ(sp_collect_parse_started(&c, &c.k[0], "stream v=1 op=start result=ok "
+             "state=streaming id=0x1a2b3c4d to=10.0.2.2:40000\nprofile: streaming id "
+             "0x1a2b3c4d to 10.0.2.2:40000 (tick 100Hz, 4 cpus)\n", &id), 0);
+    CHECK_EQ(id, 0x1a2b3c4d);
+    CHECK_EQ(sp_collect_parse_started(&c, &c.k[0], "stream v=1 op=start result=busy "
+             "state=streaming to=10.0.2.2:40000\nprofile: busy (streaming to 10.0.2.2:40000)\n",
+             &id), -1);
+    CHECK(!c.k[0].skew);
+    fflush(err);
+    CHECK_EQ(msgs_len, 0);
+    /* The old way: the sentence alone. */
+    const char *old = "profile: streaming id 0x1a2b3c4d to 10.0.2.2:40000 (tick 100Hz, 4 cpus)\n";
+    CHECK_EQ(sp_collect_parse_started(&c, &c.k[0], old, &id), -2);
+    CHECK_EQ(sp_collect_parse_started(&c, &c.k[0], old, &id), -2);
+    fflush(err);
+    CHECK(strstr(msgs, "sonde-prof: kernel 127.0.0.1:9001 answers without a stream control "
+                 "line") != NULL);
+    CHECK(strstr(msgs, "version 1 only: left out\n") != NULL);
+    const char *once = strstr(msgs, "answers without");
+    CHECK(once && !strstr(once + 1, "answers without"));    /* said once */
+    /* Another version: which one, once. */
+    size_t before = msgs_len;
+    const char *v2 = "stream v=2 op=start result=ok id=0x1a2b3c4d\n";
+    CHECK_EQ(sp_collect_parse_started(&c, &c.k[1], v2, &id), -2);
+    CHECK_EQ(sp_collect_parse_started(&c, &c.k[1], v2, &id), -2);
+    fflush(err);
+    CHECK_STR(msgs + before, "sonde-prof: kernel 127.0.0.1:9002 speaks stream control version 2, "
+              "this collector version 1: left out\n");
+    /* The status probe's answer, the old way: no restart believed. */
+    struct sockaddr_in s1 = addr("127.0.0.1", 40001);
+    struct dg a = batch(ID, 0, 0, 0, 1, 0), x = batch(0x77777777u, 0, 0, 0, 1, 0);
+    sp_collect_datagram(&c, &s1, a.b, a.len, 5);
+    sp_collect_datagram(&c, &s1, x.b, x.len, 10);
+    CHECK_EQ(sent_n[0], 1);
+    CHECK_STR(sent_cmd[0], "profile status");
+    shell_says(&c, 0, "profile: no stream since boot\n", 20);
+    CHECK_EQ(c.k[0].state, SP_COLLECT_STREAMING);
+    CHECK(!c.k[0].probe.on);
+    fflush(err);
+    /* A malformed line is said, with its code, each time. */
+    before = msgs_len;
+    CHECK_EQ(sp_collect_parse_started(&c, &c.k[0], "stream v=1 op=start result=ok state=on\n",
+                                      &id), -1);
+    fflush(err);
+    CHECK_STR(msgs + before, "sonde-prof: kernel 127.0.0.1:9001: a control line with a value "
+              "out of range in its answer (code -5)\n");
+    CHECK(strstr(msgs, "restarted") == NULL);
+    fclose(err);
+    free(msgs);
+    for (unsigned i = 0; i < 2; i++)
+        sp_stream_free(&c.k[i].s);
+    free(c.k);
 }

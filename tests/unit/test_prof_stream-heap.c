@@ -1,4 +1,4 @@
-// LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/stream_encode.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c kernel/cmd/profile_say.c uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c kernel/cmd/profile_heap.c kernel/prof/heapview.c mm/heapprof.c tests/unit/fake_heap_table.c
+// LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/stream_encode.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c kernel/cmd/profile_stream.c uapi/stream_ctl.c uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c kernel/cmd/profile_heap.c kernel/prof/heapview.c mm/heapprof.c tests/unit/fake_heap_table.c kernel/cmd/profile_say.c
 /* tests/unit/test_prof_stream-heap.c: `profile allocs stream`, the
  * allocator's samples in the profile stream (kernel/prof/stream.c,
  * kernel/cmd/profile_heap.c): each sample one heap record with its
@@ -147,10 +147,10 @@ TEST(stream_allocs_heap_records)
     CHECK_EQ(s.end_drops[1], s.drops_total[1]);
     CHECK_EQ(s.recs[0] + s.recs[2] + s.recs[3], 0);
     CHECK_EQ(run_cmd("profile status"), 0);
-    CHECK(strstr(got(), "ended (length reached)"));
+    CHECK(strstr(said(), "ended (length reached)"));
     /* The profiler is free again: a window after it is a window. */
     CHECK_EQ(run_cmd("profile allocs 100"), 0);
-    CHECK(strstr(got(), "heap allocated in 100 ms: rate 4096 bytes") != NULL);
+    CHECK(strstr(said(), "heap allocated in 100 ms: rate 4096 bytes") != NULL);
     heapprof_set_rate(0);
 }
 
@@ -175,12 +175,12 @@ TEST(stream_allocs_words)
     stream_from(5555);
     for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         CHECK_EQ(run_cmd(bad[i].line), 1);
-        CHECK_STR(got(), bad[i].msg);
+        CHECK_STR(said(), bad[i].msg);
         CHECK(fake_spawned == NULL);
     }
     heapprof_set_rate(0);
     CHECK_EQ(run_cmd("profile allocs stream 5555 100 all"), 1);
-    CHECK_STR(got(), "profile: heap profiling is off; turn it on with profile heap rate "
+    CHECK_STR(said(), "profile: heap profiling is off; turn it on with profile heap rate "
                      "<bytes> (1-1073741824)\n");
     CHECK(fake_spawned == NULL);
     /* Nothing held: a CPU stream starts, and while it runs a heap one is
@@ -189,7 +189,7 @@ TEST(stream_allocs_words)
     CHECK_EQ(run_cmd("profile stream 5555 100 all"), 0);
     CHECK(fake_spawned != NULL);
     CHECK_EQ(run_cmd("profile allocs stream 5555 100 all"), 1);
-    CHECK(strstr(got(), "profile: busy (streaming id 0x"));
+    CHECK(strstr(said(), "profile: busy (streaming id 0x"));
     prof_stream_test_task(NULL);            /* unconfirmed: it ends unheard */
     heapprof_set_rate(0);
 }

@@ -1,4 +1,4 @@
-// LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/stream_encode.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c kernel/cmd/profile_say.c uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c kernel/cmd/profile_heap.c kernel/prof/heapview.c mm/heapprof.c tests/unit/fake_heap_table.c
+// LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/stream_encode.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c kernel/cmd/profile_stream.c uapi/stream_ctl.c uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c kernel/cmd/profile_heap.c kernel/prof/heapview.c mm/heapprof.c tests/unit/fake_heap_table.c kernel/cmd/profile_say.c
 /* tests/unit/test_prof_stream.c: the stream that drains the rings
  * (kernel/prof/stream.c), through the UDP sink of kernel/cmd/profile.c.
  *
@@ -191,18 +191,18 @@ TEST(stream_accounts_every_sample)
     CHECK(d.recs[0] >= 440);
 
     CHECK_EQ(run_cmd("profile status"), 0);
-    CHECK(strstr(got(), "ended (length reached)"));
-    CHECK(strstr(got(), "0 send failures"));
+    CHECK(strstr(said(), "ended (length reached)"));
+    CHECK(strstr(said(), "0 send failures"));
     /* `net` has the same counters. */
     CHECK(fake_app_stats != NULL);
     buf_printer_init(&bp, out, sizeof out);
     fake_app_stats->print(&bp.pr);
     char line[96];
     snprintf(line, sizeof line, "profile stream: %u records in ", d.recs[0] + d.recs[1] + d.recs[2]);
-    CHECK(strncmp(got(), line, strlen(line)) == 0);
+    CHECK(strncmp(said(), line, strlen(line)) == 0);
     /* The profiler is free again, and a window is a window. */
     CHECK_EQ(run_cmd("profile 100"), 0);
-    CHECK(strncmp(got(), "profiled 100 ms", 15) == 0);
+    CHECK(strncmp(said(), "profiled 100 ms", 15) == 0);
 }
 
 /* Datagrams the network refuses for longer than the retries last are
@@ -234,7 +234,7 @@ TEST(stream_lost_datagrams_are_gaps)
     CHECK_EQ(run_cmd("profile status"), 0);
     char want[64];
     snprintf(want, sizeof want, "%u send failures", d.seq_gaps);
-    CHECK(strstr(got(), want));
+    CHECK(strstr(said(), want));
     /* END's totals still count every record the rings delivered. */
     for (unsigned c = 0; c < 2; c++)
         CHECK_EQ(d.end_recs[c] + d.end_drops[c], tried[c]);
@@ -252,7 +252,7 @@ TEST(stream_ends_without_keepalive)
     decode_all(&d);
     CHECK_EQ(d.reason, PSTR_END_TIMEOUT);
     CHECK_EQ(run_cmd("profile keepalive 0x1"), 1);
-    CHECK_STR(got(), "profile: no stream running\n");
+    CHECK_STR(said(), "profile: no stream running\n");
 }
 
 /* Keep-alives every second carry a stream past the timeout; meanwhile
@@ -277,7 +277,7 @@ static void keeping_alive(void)
     }
     if (ms >= 3000 && !busy_seen[0]) {
         CHECK_EQ(run_cmd("profile 100"), 1);
-        snprintf(busy_seen, sizeof busy_seen, "%s", got());
+        snprintf(busy_seen, sizeof busy_seen, "%s", said());
     }
     if (ms >= 8000 && stop_rc == -1)
         stop_rc = run_cmd("profile stop");   /* the task is us: it cannot end meanwhile */
@@ -292,13 +292,13 @@ TEST(stream_keepalive_busy_stop)
     char wrong[64];
     snprintf(wrong, sizeof wrong, "profile keepalive 0x%08x", ka_id ^ 1);
     CHECK_EQ(run_cmd(wrong), 1);
-    CHECK(strstr(got(), "is not running"));
+    CHECK(strstr(said(), "is not running"));
     CHECK_EQ(run_cmd("profile stream 5556"), 1);
     char busy[128];
     snprintf(busy, sizeof busy, "profile: busy (streaming id 0x%08x to 10.0.2.2:5555)\n", ka_id);
-    CHECK_STR(got(), busy);
+    CHECK_STR(said(), busy);
     CHECK_EQ(run_cmd("profile_cpus"), 1);
-    CHECK(strstr(got(), "profile_cpus: busy (streaming id"));
+    CHECK(strstr(said(), "profile_cpus: busy (streaming id"));
     each_sleep = keeping_alive;
     uint64_t t0 = fake_ns;
     prof_stream_test_task(NULL);
@@ -310,31 +310,31 @@ TEST(stream_keepalive_busy_stop)
     decode_all(&d);
     CHECK_EQ(d.reason, PSTR_END_STOPPED);
     CHECK_EQ(run_cmd("profile stop"), 1);
-    CHECK_STR(got(), "profile: no stream running\n");
+    CHECK_STR(said(), "profile: no stream running\n");
     CHECK_EQ(run_cmd("profile status"), 0);
-    CHECK(strstr(got(), "ended (stopped)"));
+    CHECK(strstr(said(), "ended (stopped)"));
 }
 
 TEST(stream_refusals)
 {
     reset();
     CHECK_EQ(run_cmd("profile stream 5555"), 1);
-    CHECK_STR(got(), "profile: stream goes to the UDP shell client that asks; use it over the UDP shell\n");
+    CHECK_STR(said(), "profile: stream goes to the UDP shell client that asks; use it over the UDP shell\n");
     fake_requester = true;
     CHECK_EQ(run_cmd("profile stream 0"), 1);
-    CHECK_STR(got(), "profile: port 0 out of range (1-65535)\n");
+    CHECK_STR(said(), "profile: port 0 out of range (1-65535)\n");
     CHECK_EQ(run_cmd("profile stream 70000"), 1);
-    CHECK_STR(got(), "profile: port 70000 out of range (1-65535)\n");
+    CHECK_STR(said(), "profile: port 70000 out of range (1-65535)\n");
     CHECK_EQ(run_cmd("profile stream 5555 86400001"), 1);
-    CHECK(strstr(got(), "out of range (0: until stopped, or 1-86400000 ms)"));
+    CHECK(strstr(said(), "out of range (0: until stopped, or 1-86400000 ms)"));
     CHECK_EQ(run_cmd("profile stream 5555 10 99"), 1);
-    CHECK_STR(got(), "profile: pid 99: no such task\n");
+    CHECK_STR(said(), "profile: pid 99: no such task\n");
     CHECK_EQ(run_cmd("profile stream 5555 10 12"), 0);      /* a pid that exists */
     prof_stream_test_task(NULL);
     /* No task to be had: nothing left holding the profiler. */
     fake_spawn_fail = 1;
     CHECK_EQ(run_cmd("profile stream 5555"), 1);
-    CHECK(strstr(got(), "no memory for the stream's task"));
+    CHECK(strstr(said(), "no memory for the stream's task"));
     fake_spawn_fail = 0;
     CHECK_EQ(run_cmd("profile 10"), 0);
     CHECK_EQ(run_cmd("profile stop"), 1);
@@ -485,7 +485,7 @@ TEST(stream_unconfirmed_sends_one_datagram)
     world_start();
     stream_from(40000);
     CHECK_EQ(run_cmd("profile stream 5555 2000 all"), 0);
-    CHECK_STR(got(), "profile: streaming to 10.0.2.2:5555 (tick 100Hz, 4 cpus), once a "
+    CHECK_STR(said(), "profile: streaming to 10.0.2.2:5555 (tick 100Hz, 4 cpus), once a "
                      "keep-alive from there confirms it\n");
     ka_id = id_from_destination(5555);
     CHECK(ka_id != 0);
@@ -511,10 +511,10 @@ TEST(stream_unconfirmed_sends_one_datagram)
     snprintf(want, sizeof want, "profile: no stream running; the last, 0x%08x, ended (never "
              "confirmed: no keep-alive from its destination within 5 s): 0 records in 1 "
              "datagrams, 0 dropped, 0 send failures, 12 keep-alives refused\n", ka_id);
-    CHECK_STR(got(), want);
+    CHECK_STR(said(), want);
     stream_from(40000);
     CHECK_EQ(run_cmd("profile status"), 0);
-    CHECK(strstr(got(), "the last, to 10.0.2.2:5555, ended (never confirmed"));
+    CHECK(strstr(said(), "the last, to 10.0.2.2:5555, ended (never confirmed"));
     CHECK_EQ(run_cmd("profile 100"), 0);    /* the profiler is free again */
 }
 
@@ -531,22 +531,22 @@ TEST(stream_keepalive_only_from_destination)
                           "destination, 10.0.2.2:5555\n";
     stream_from(5556);
     CHECK_EQ(stream_keepalive(id), 1);
-    CHECK_STR(got(), refusal);
+    CHECK_STR(said(), refusal);
     CHECK_EQ(stream_keepalive(id ^ 0x10), 1);
-    CHECK_STR(got(), refusal);
+    CHECK_STR(said(), refusal);
     fake_requester_ip = 0x0a000203;
     fake_requester_port = 5555;
     CHECK_EQ(stream_keepalive(id), 1);
-    CHECK_STR(got(), refusal);
+    CHECK_STR(said(), refusal);
     fake_requester = false;         /* the serial console */
     CHECK_EQ(stream_keepalive(id), 1);
-    CHECK_STR(got(), refusal);
+    CHECK_STR(said(), refusal);
     /* From the destination: a wrong id is named with the right one. */
     stream_from(5555);
     CHECK_EQ(stream_keepalive(id ^ 0x10), 1);
     char want[96];
     snprintf(want, sizeof want, "profile: stream 0x%08x is not running (0x%08x is)\n", id ^ 0x10, id);
-    CHECK_STR(got(), want);
+    CHECK_STR(said(), want);
     /* The refused ones kept nothing alive: 5 s after the destination's
      * keep-alive it ends, by timeout. */
     uint64_t t0 = fake_ns;
@@ -556,8 +556,8 @@ TEST(stream_keepalive_only_from_destination)
     decode_all(&d);
     CHECK_EQ(d.reason, PSTR_END_TIMEOUT);
     CHECK_EQ(run_cmd("profile status"), 0);
-    CHECK(strstr(got(), ", 4 keep-alives refused\n"));
-    CHECK(strstr(got(), id_hex));
+    CHECK(strstr(said(), ", 4 keep-alives refused\n"));
+    CHECK(strstr(said(), id_hex));
 }
 
 /* The id goes only to the destination's requests: the start's answer, the
@@ -583,32 +583,32 @@ TEST(stream_id_only_to_destination)
         else
             fake_requester = false;
         CHECK_EQ(run_cmd("profile status"), 0);
-        CHECK(strncmp(got(), "profile: streaming to 10.0.2.2:5555, ", 37) == 0);
-        check_no_id(got(), id_hex);
+        CHECK(strncmp(said(), "profile: streaming to 10.0.2.2:5555, ", 37) == 0);
+        check_no_id(said(), id_hex);
         CHECK_EQ(run_cmd("profile 100"), 1);
-        CHECK_STR(got(), "profile: busy (streaming to 10.0.2.2:5555)\n");
+        CHECK_STR(said(), "profile: busy (streaming to 10.0.2.2:5555)\n");
         CHECK_EQ(run_cmd("profile_cpus"), 1);
-        CHECK_STR(got(), "profile_cpus: busy (streaming to 10.0.2.2:5555)\n");
+        CHECK_STR(said(), "profile_cpus: busy (streaming to 10.0.2.2:5555)\n");
     }
     stream_from(40000);
     CHECK_EQ(run_cmd("profile stream 5556"), 1);
-    CHECK_STR(got(), "profile: busy (streaming to 10.0.2.2:5555)\n");
+    CHECK_STR(said(), "profile: busy (streaming to 10.0.2.2:5555)\n");
     stream_from(5555);
     char want[96];
     snprintf(want, sizeof want, "profile: busy (streaming id 0x%08x to 10.0.2.2:5555)\n", id);
     CHECK_EQ(run_cmd("profile 100"), 1);
-    CHECK_STR(got(), want);
+    CHECK_STR(said(), want);
     CHECK_EQ(run_cmd("profile status"), 0);
     snprintf(want, sizeof want, "profile: streaming id 0x%08x to 10.0.2.2:5555, ", id);
-    CHECK(strncmp(got(), want, strlen(want)) == 0);
+    CHECK(strncmp(said(), want, strlen(want)) == 0);
     /* The stop's summary, asked from elsewhere. The task is run first:
      * the stop waits for it to end. */
     stream_from(40000);
     run_cmd("profile stop");        /* no task ends it here: "still ending" */
-    CHECK_STR(got(), "profile: stream to 10.0.2.2:5555 asked to stop; still ending\n");
+    CHECK_STR(said(), "profile: stream to 10.0.2.2:5555 asked to stop; still ending\n");
     prof_stream_test_task(NULL);
     CHECK_EQ(run_cmd("profile status"), 0);
-    CHECK_STR(got(), "profile: no stream running; the last, to 10.0.2.2:5555, ended (stopped): "
+    CHECK_STR(said(), "profile: no stream running; the last, to 10.0.2.2:5555, ended (stopped): "
                      "0 records in 4 datagrams, 0 dropped, 0 send failures, 0 keep-alives refused\n");
 }
 
@@ -671,7 +671,7 @@ TEST(stream_stopped_unconfirmed_sends_no_end)
     prof_stream_test_task(NULL);
     CHECK_EQ(fake_ndgrams, 1);
     CHECK_EQ(run_cmd("profile status"), 0);
-    CHECK(strstr(got(), "ended (stopped): 0 records in 1 datagrams"));
+    CHECK(strstr(said(), "ended (stopped): 0 records in 1 datagrams"));
 }
 
 /* ---- tags (uapi/profile_stream.h, "Tagged datagrams") --------------------- */
@@ -924,7 +924,7 @@ TEST(stream_off_intervals_with_wakers)
     CHECK_EQ(d.recs[1], s.blocked + s.runnable);
     CHECK_EQ(d.end_drops[1], d.drops_total[1]);
     CHECK_EQ(run_cmd("profile status"), 0);
-    CHECK(strstr(got(), "ended (length reached)"));
+    CHECK(strstr(said(), "ended (length reached)"));
 }
 
 /* The words: `profile off|wall stream` take the stream's arguments and
@@ -934,14 +934,14 @@ TEST(stream_off_words)
     reset();
     stream_from(5555);
     CHECK_EQ(run_cmd("profile off stream"), 1);
-    CHECK_STR(got(), "profile: stream needs a port (usage: profile [off|wall|allocs] stream <port> [ms|0] [pid|all])\n");
+    CHECK_STR(said(), "profile: stream needs a port (usage: profile [off|wall|allocs] stream <port> [ms|0] [pid|all])\n");
     CHECK_EQ(run_cmd("profile wall stream 70000"), 1);
-    CHECK_STR(got(), "profile: port 70000 out of range (1-65535)\n");
+    CHECK_STR(said(), "profile: port 70000 out of range (1-65535)\n");
     CHECK_EQ(run_cmd("profile off stream 5555 100 99"), 1);
-    CHECK_STR(got(), "profile: pid 99: no such task\n");
+    CHECK_STR(said(), "profile: pid 99: no such task\n");
     CHECK_EQ(run_cmd("profile latency stream"), 1);
     CHECK_EQ(run_cmd("profile wall stream 5555 100 all"), 0);
-    CHECK(strstr(got(), "(tick 100Hz and off-CPU, 4 cpus)"));
+    CHECK(strstr(said(), "(tick 100Hz and off-CPU, 4 cpus)"));
     CHECK_EQ(run_cmd("profile off stream 5555 100 all"), 1);
-    CHECK(strstr(got(), "profile: busy (streaming id 0x"));
+    CHECK(strstr(said(), "profile: busy (streaming id 0x"));
 }

@@ -272,6 +272,8 @@ static int stream_inputs(struct sp_collect *c, struct stream_rec *sr, struct sp_
                       : o->what == SP_RECORD_ALLOCS ? PRAW_KIND_HEAP : PRAW_KIND_CPU;
         texts[i] = sp_agg_raw_drops(&sr->agg[i], &k->s, kind,
                                     (uint32_t)t[i].covered_ms, t[i].drops, &lens[i]);
+        if (!texts[i] && k->skew)
+            continue;               /* said: another control version */
         if (!texts[i]) {
             fprintf(stderr, "%s: kernel %s: %s: left out\n", prog, k->name,
                     o->sample && !t[i].streams ? "never sampled"

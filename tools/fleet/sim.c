@@ -10,6 +10,7 @@
  * Fleet generator: prefix fleet_. */
 #define _GNU_SOURCE
 #include "tools/fleet/sim.h"
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -312,6 +313,56 @@ static void start(struct fleet_kernel *k, uint32_t port, uint32_t ms, uint32_t i
     send_meta(k, now_ns);
 }
 
+/* The control line (uapi/stream_ctl.h) of k's answer to op, as the
+ * kernel's: the stream's state, and its id to its destination only. */
+static struct sctl_line ctl_of(const struct fleet_kernel *k, bool peer, unsigned op,
+                               unsigned res, uint64_t now_ns)
+{
+    struct sctl_line l = { .sl_op = (uint8_t)op, .sl_result = (uint8_t)res };
+    l.sl_state = k->on ? SCTL_ST_STREAMING : k->ever ? SCTL_ST_ENDED : SCTL_ST_NONE;
+    if (!k->ever)
+        return l;
+    l.sl_have = SCTL_HAVE_TO | SCTL_HAVE_KIND | SCTL_HAVE_CPUS;
+    l.sl_to_ip = k->dest_ip;
+    l.sl_to_port = k->dest_port;
+    l.sl_kind = SCTL_KIND_CPU;
+    l.sl_cpus = (uint16_t)k->cfg->cpus;
+    if (peer && k->on) {
+        l.sl_have |= SCTL_HAVE_ID;
+        l.sl_id = k->id;
+    } else if (peer) {
+        l.sl_have |= SCTL_HAVE_LAST;
+        l.sl_last = k->id;
+    }
+    if (k->on) {
+        l.sl_have |= SCTL_HAVE_LEN | SCTL_HAVE_AGE | SCTL_HAVE_CONFIRMED;
+        l.sl_len = k->ms;
+        l.sl_age = since(now_ns, k->t0_ns) / NS_PER_MS;
+        l.sl_confirmed = k->confirmed;
+        if (k->confirmed) {
+            l.sl_have |= SCTL_HAVE_KA;
+            l.sl_ka = since(now_ns, k->ka_ns) / NS_PER_MS;
+        }
+    } else {
+        l.sl_have |= SCTL_HAVE_REASON;
+        l.sl_reason = k->end_reason == PSTR_END_TIMEOUT && !k->confirmed ? SCTL_END_UNCONFIRMED
+                                                                          : k->end_reason;
+    }
+    return l;
+}
+
+/* The answer: l's control line, then the human text (fmt). */
+static void say(const struct sctl_line *l, char *o, size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void say(const struct sctl_line *l, char *o, size_t cap, const char *fmt, ...)
+{
+    size_t n = sctl_format(o, cap, l);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(o + n, cap - n, fmt, ap);
+    va_end(ap);
+}
+
 static void cmd_stream(struct fleet_kernel *k, char **w, int nw, uint32_t ip, uint16_t port,
                        uint64_t now_ns, char *o, size_t cap)
 {
@@ -319,68 +370,99 @@ static void cmd_stream(struct fleet_kernel *k, char **w, int nw, uint32_t ip, ui
     char dest[32];
     if (nw < 3 || nw > 5 || !parse_u32(w[2], 10, &p) || p < 1 || p > 65535 ||
         (nw > 3 && (!parse_u32(w[3], 10, &ms) || ms > 86400000))) {
-        snprintf(o, cap, "profile: usage: profile stream PORT [MS [PID|all]] "
-                 "(PORT 1-65535, MS 0-86400000)\n");
+        struct sctl_line l = ctl_of(k, false, SCTL_OP_START, SCTL_INVALID, now_ns);
+        say(&l, o, cap, "profile: usage: profile stream PORT [MS [PID|all]] "
+            "(PORT 1-65535, MS 0-86400000)\n");
         return;
     }
     if (k->on) {
+        bool peer = ip == k->dest_ip && port == k->dest_port;
+        struct sctl_line l = ctl_of(k, peer, SCTL_OP_START, SCTL_BUSY, now_ns);
         addr_text(dest, sizeof dest, k->dest_ip, k->dest_port);
-        snprintf(o, cap, "profile: busy (streaming to %s)\n", dest);
+        if (peer)
+            say(&l, o, cap, "profile: busy (streaming id 0x%08x to %s)\n", k->id, dest);
+        else
+            say(&l, o, cap, "profile: busy (streaming to %s)\n", dest);
         return;
     }
     start(k, p, ms, ip, now_ns);
     addr_text(dest, sizeof dest, ip, (uint16_t)p);
+    struct sctl_line l = ctl_of(k, port == p, SCTL_OP_START, SCTL_OK, now_ns);
     if (port == p)
-        snprintf(o, cap, "profile: streaming id 0x%08x to %s, %u ms (fleet)\n", k->id, dest,
-                 ms);
+        say(&l, o, cap, "profile: streaming id 0x%08x to %s, %u ms (fleet)\n", k->id, dest, ms);
     else
-        snprintf(o, cap, "profile: streaming to %s, once a keep-alive from there confirms "
-                 "it\n", dest);
+        say(&l, o, cap, "profile: streaming to %s, once a keep-alive from there confirms "
+            "it\n", dest);
 }
 
 static void cmd_keepalive(struct fleet_kernel *k, char **w, int nw, bool peer,
                           uint64_t now_ns, char *o, size_t cap)
 {
     uint32_t id;
+    struct sctl_line l;
     if (nw != 3 || !parse_u32(w[2], 16, &id)) {
-        snprintf(o, cap, "profile: usage: profile keepalive ID (hex, 0x1-0xffffffff)\n");
+        l = ctl_of(k, peer, SCTL_OP_KEEPALIVE, SCTL_INVALID, now_ns);
+        say(&l, o, cap, "profile: usage: profile keepalive ID (hex, 0x1-0xffffffff)\n");
     } else if (!k->on) {
-        snprintf(o, cap, "profile: no stream running\n");
+        l = ctl_of(k, peer, SCTL_OP_KEEPALIVE, SCTL_NONE, now_ns);
+        say(&l, o, cap, "profile: no stream running\n");
     } else if (!peer) {
         char dest[32];
         addr_text(dest, sizeof dest, k->dest_ip, k->dest_port);
-        snprintf(o, cap, "profile: keep-alive refused: a stream is kept alive only from "
-                 "its destination, %s\n", dest);
+        l = ctl_of(k, peer, SCTL_OP_KEEPALIVE, SCTL_REFUSED, now_ns);
+        say(&l, o, cap, "profile: keep-alive refused: a stream is kept alive only from "
+            "its destination, %s\n", dest);
     } else if (id != k->id) {
-        snprintf(o, cap, "profile: stream 0x%08x is not running (0x%08x is)\n", id, k->id);
+        l = ctl_of(k, peer, SCTL_OP_KEEPALIVE, SCTL_OTHER, now_ns);
+        say(&l, o, cap, "profile: stream 0x%08x is not running (0x%08x is)\n", id, k->id);
     } else {
         k->ka_ns = now_ns;
         if (!k->confirmed) {
             k->confirmed = true;
             k->confirm_ns = k->meta_ns = k->flush_ns = now_ns;
         }
-        snprintf(o, cap, "profile: stream 0x%08x kept alive\n", id);
+        l = ctl_of(k, peer, SCTL_OP_KEEPALIVE, SCTL_OK, now_ns);
+        say(&l, o, cap, "profile: stream 0x%08x kept alive\n", id);
     }
 }
 
 static void cmd_status(struct fleet_kernel *k, bool peer, uint64_t now_ns, char *o, size_t cap)
 {
     char dest[32], who[64];
+    struct sctl_line l = ctl_of(k, peer, SCTL_OP_STATUS, SCTL_OK, now_ns);
     addr_text(dest, sizeof dest, k->dest_ip, k->dest_port);
     if (peer)
         snprintf(who, sizeof who, "id 0x%08x to %s", k->id, dest);
     else
         snprintf(who, sizeof who, "to %s", dest);
     if (k->on)
-        snprintf(o, cap, "profile: streaming %s, %llu ms (fleet)\n", who,
-                 (unsigned long long)(since(now_ns, k->t0_ns) / NS_PER_MS));
+        say(&l, o, cap, "profile: streaming %s, %llu ms (fleet)\n", who,
+            (unsigned long long)(since(now_ns, k->t0_ns) / NS_PER_MS));
     else if (k->ever && peer)
-        snprintf(o, cap, "profile: no stream running; the last, 0x%08x, ended (fleet)\n",
-                 k->id);
+        say(&l, o, cap, "profile: no stream running; the last, 0x%08x, ended (fleet)\n", k->id);
     else if (k->ever)
-        snprintf(o, cap, "profile: no stream running; the last, %s, ended (fleet)\n", who);
+        say(&l, o, cap, "profile: no stream running; the last, %s, ended (fleet)\n", who);
     else
-        snprintf(o, cap, "profile: no stream since boot\n");
+        say(&l, o, cap, "profile: no stream since boot\n");
+}
+
+static void cmd_stop(struct fleet_kernel *k, bool peer, uint64_t now_ns, char *o, size_t cap)
+{
+    if (!k->on) {
+        struct sctl_line l = ctl_of(k, peer, SCTL_OP_STOP, SCTL_NONE, now_ns);
+        say(&l, o, cap, "profile: no stream running\n");
+        return;
+    }
+    finish(k, now_ns, PSTR_END_STOPPED);
+    /* The stream just ended: its id is id=, as the kernel's stop says. */
+    struct sctl_line l = ctl_of(k, false, SCTL_OP_STOP, SCTL_OK, now_ns);
+    if (peer) {
+        l.sl_have |= SCTL_HAVE_ID;
+        l.sl_id = k->id;
+        say(&l, o, cap, "profile: stream 0x%08x stopped\n", k->id);
+    } else {
+        say(&l, o, cap, "profile: stream stopped\n");
+    }
 }
 
 void fleet_shell(struct fleet_kernel *k, const char *cmd, size_t cmd_len, uint32_t from_ip,
@@ -404,12 +486,8 @@ void fleet_shell(struct fleet_kernel *k, const char *cmd, size_t cmd_len, uint32
         cmd_keepalive(k, w, nw, peer, now_ns, o, cap);
     else if (strcmp(w[1], "status") == 0)
         cmd_status(k, peer, now_ns, o, cap);
-    else if (strcmp(w[1], "stop") == 0 && k->on) {
-        uint32_t id = k->id;
-        finish(k, now_ns, PSTR_END_STOPPED);
-        snprintf(o, cap, "profile: stream 0x%08x stopped\n", id);
-    } else if (strcmp(w[1], "stop") == 0)
-        snprintf(o, cap, "profile: no stream running\n");
+    else if (strcmp(w[1], "stop") == 0)
+        cmd_stop(k, peer, now_ns, o, cap);
     else
         snprintf(o, cap, "fleet: only `profile stream|keepalive|status|stop` here\n");
 }

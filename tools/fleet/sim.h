@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "uapi/profile_stream.h"
+#include "uapi/stream_ctl.h"
 
 #define FLEET_CPUS_MAX    8
 #define FLEET_TASKS       4          /* tasks per kernel, and the idle pid 0 */
@@ -40,7 +41,7 @@
  * record's (a shared tail, uapi/profile_stream.h) are their fixed part
  * alone. A tick makes at least that many, where it is behind. */
 #define FLEET_BATCH_MOST  ((PSTR_DGRAM_MAX - PSTR_HDR_LEN - PSTR_BATCH_HDR) / PSTR_REC_FIXED)
-#define FLEET_REPLY_MAX   200
+#define FLEET_REPLY_MAX   (SCTL_LINE_MAX + 200)   /* a control line, then the text */
 
 /* What the whole fleet shares. */
 struct fleet_cfg {

@@ -202,7 +202,8 @@ int sp_collect_start_some(struct sp_collect *c, unsigned ms, const char *who, co
         run[i] = false;
         if (!which[i])
             continue;
-        if (rcs[i] == USHC_EXIT_OK && sp_collect_parse_started(texts[i], &id) == 0) {
+        int started = rcs[i] == USHC_EXIT_OK ? sp_collect_parse_started(c, k, texts[i], &id) : -1;
+        if (started == 0) {
             k->s.id = id;
             k->state = SP_COLLECT_STREAMING;
             k->start_ms = k->last_reply_ms = now;
@@ -213,15 +214,27 @@ int sp_collect_start_some(struct sp_collect *c, unsigned ms, const char *who, co
             run[i] = true;
             continue;
         }
+        k->state = SP_COLLECT_FAILED;
+        /* Another version of the control grammar (said): that kernel is
+         * left out, and the others stream on. */
+        if (started == -2) {
+            snprintf(k->note, sizeof k->note, "its stream did not start: it does not speak "
+                     "stream control version %d", SCTL_VERSION);
+            continue;
+        }
         if (rcs[i] == USHC_EXIT_OK) {
             sp_collect_say_refused(c, k, texts[i]);
             rcs[i] = USHC_EXIT_REFUSED;
         }
-        k->state = SP_COLLECT_FAILED;
         sp_collect_note_failed(k, rcs[i], texts[i]);
         if (rcs[i] == USHC_EXIT_PROTO || worst == USHC_EXIT_OK)
             worst = rcs[i];
     }
+    bool any = false;
+    for (unsigned i = 0; i < c->n; i++)
+        any |= run[i];
+    if (!any && worst == USHC_EXIT_OK)
+        worst = USHC_EXIT_REFUSED;  /* every kernel asked spoke another version */
     sp_collect_index(c);            /* the ids are known now */
     /* One kernel that cannot stream fails the record, as one that cannot
      * answer `profile` does: the others' streams end now, not by timeout. */

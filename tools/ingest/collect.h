@@ -103,6 +103,9 @@ struct sp_collect_kernel {
     uint64_t forged;                 /* from its address, not its stream: a restart
                                         its shell did not confirm */
     bool said_forged;                /* and that was said */
+    bool skew;                       /* it answered without a control line of
+                                        SCTL_VERSION (uapi/stream_ctl.h): said
+                                        once, whatever rounds it is asked in */
     /* With a key (-k): datagrams with its stream's id (or from where its
      * stream comes) refused untagged, or with a tag that does not verify
      * under the key and its epoch; and that key and epoch's tag state

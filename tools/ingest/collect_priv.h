@@ -10,6 +10,7 @@
 #pragma once
 #include <stdlib.h>
 #include "tools/ingest/collect.h"
+#include "uapi/stream_ctl.h"
 
 /* Out of memory mid-collection: nothing sensible is left to do, and the
  * exit status of a collection that failed is USHC_EXIT_PROTO. Inline here
@@ -68,12 +69,20 @@ void sp_collect_run_all(struct sp_collect *c, const char *const *cmds, const boo
 /* `profile stop` to every kernel i with run[i]; other as above. */
 void sp_collect_stop_some(struct sp_collect *c, const bool *run, sp_collect_input_fn other);
 
-/* The stream id in the kernel's answer to `profile stream`, which starts
- * "profile: streaming id 0x1a2b3c4d to ..." (a busy kernel's answer
- * starts "profile: busy"). 0 and *id, or -1 when it is not such an
- * answer. */
-int sp_collect_parse_started(const char *text, uint32_t *id);
-/* "PROG: HOST said: <the answer's first line>" for a kernel that refused. */
+/* The control line (uapi/stream_ctl.h) of kernel k's answer text: 0 and
+ * *l, or the sctl_ code. A kernel that answers without one, or in
+ * another version, is said so on o.err once (its address named) and
+ * k->skew set; a malformed line is said each time. */
+int sp_collect_ctl(struct sp_collect *c, struct sp_collect_kernel *k, const char *text,
+                   struct sctl_line *l);
+/* The stream id kernel k's answer to `profile stream` announces (its
+ * control line: op=start result=ok id=...): 0 and *id; -2 when k does
+ * not speak this version of the grammar (said, sp_collect_ctl); -1 for
+ * any other answer (a refusal: busy, failed, invalid). */
+int sp_collect_parse_started(struct sp_collect *c, struct sp_collect_kernel *k, const char *text,
+                             uint32_t *id);
+/* "PROG: HOST said: <the answer's first line for people>" for a kernel
+ * that refused (past its control line). */
 void sp_collect_say_refused(struct sp_collect *c, struct sp_collect_kernel *k, const char *text);
 
 /* k's note, for a kernel whose stream did not start: its answer's first

@@ -172,28 +172,64 @@ void sp_collect_run_all(struct sp_collect *c, const char *const *cmds, const boo
     free(lens);
 }
 
-/* The stream id in the kernel's answer to `profile stream`, which starts
- * "profile: streaming id 0x1a2b3c4d to ..." (a busy kernel's answer names
- * its running stream's id too, but after "profile: busy"). 0 and *id, or
- * -1 when it is not such an answer. */
-int sp_collect_parse_started(const char *text, uint32_t *id)
+/* The control line (uapi/stream_ctl.h) of kernel k's answer text: 0 and
+ * *l, or the sctl_ code. A kernel that answers without one, or with
+ * another version's, is said so once (by its address: a fleet may hold
+ * kernels of several builds), and k->skew set; a malformed line is said
+ * each time. */
+int sp_collect_ctl(struct sp_collect *c, struct sp_collect_kernel *k, const char *text,
+                   struct sctl_line *l)
 {
-    static const char lead[] = "profile: streaming id 0x";
-    if (!text || strncmp(text, lead, strlen(lead)) != 0)
+    int rc = sctl_find(text ? text : "", text ? strlen(text) : 0, l);
+    if (rc == SCTL_E_NOLINE || rc == SCTL_E_VERSION) {
+        bool said = k->skew;
+        k->skew = true;
+        if (said)
+            return rc;
+        if (rc == SCTL_E_NOLINE)
+            fprintf(c->o.err, "%s: kernel %s answers without a stream control line: it is "
+                    "older than stream control version 1, and this collector speaks version "
+                    "%d only: left out\n", c->o.prog, k->name, SCTL_VERSION);
+        else
+            fprintf(c->o.err, "%s: kernel %s speaks stream control version %u, this collector "
+                    "version %d: left out\n", c->o.prog, k->name, (unsigned)l->sl_v,
+                    SCTL_VERSION);
+    } else if (rc != 0) {
+        fprintf(c->o.err, "%s: kernel %s: %s in its answer (code %d)\n", c->o.prog, k->name,
+                sctl_strerror(rc), rc);
+    }
+    return rc;
+}
+
+int sp_collect_parse_started(struct sp_collect *c, struct sp_collect_kernel *k, const char *text,
+                             uint32_t *id)
+{
+    struct sctl_line l;
+    int rc = sp_collect_ctl(c, k, text, &l);
+    if (rc == SCTL_E_NOLINE || rc == SCTL_E_VERSION)
+        return -2;
+    if (rc != 0 || l.sl_op != SCTL_OP_START || l.sl_result != SCTL_OK ||
+        !(l.sl_have & SCTL_HAVE_ID))
         return -1;
-    const char *p = text + strlen(lead);
-    char *end;
-    errno = 0;
-    unsigned long v = strtoul(p, &end, 16);
-    if (errno || v > UINT32_MAX || end == p || (*end != ' ' && *end != '\n'))
-        return -1;
-    *id = (uint32_t)v;
+    *id = l.sl_id;
     return 0;
+}
+
+/* The first line of text for people: past the control line. */
+static const char *human_line(const char *text, size_t *n)
+{
+    while (text && strncmp(text, "stream ", 7) == 0) {
+        const char *nl = strchr(text, '\n');
+        text = nl ? nl + 1 : NULL;
+    }
+    *n = text ? strcspn(text, "\n") : 0;
+    return text;
 }
 
 void sp_collect_say_refused(struct sp_collect *c, struct sp_collect_kernel *k, const char *text)
 {
-    size_t n = text ? strcspn(text, "\n") : 0;
+    size_t n;
+    text = human_line(text, &n);
     if (n > 200)
         n = 200;
     if (n == 0)
@@ -205,7 +241,8 @@ void sp_collect_say_refused(struct sp_collect *c, struct sp_collect_kernel *k, c
 
 void sp_collect_note_failed(struct sp_collect_kernel *k, int rc, const char *text)
 {
-    size_t n = text ? strcspn(text, "\n") : 0;
+    size_t n;
+    text = human_line(text, &n);
     if (n)
         snprintf(k->note, sizeof k->note, "its stream did not start: it said: %.*s",
                  (int)(n > 100 ? 100 : n), text);
@@ -256,35 +293,22 @@ void sp_collect_suspect(struct sp_collect_kernel *k, uint64_t now, const char *w
     (void)shell_send(k, p->req, p->len);
 }
 
-/* "PREFIX%08x" at the start of t: true and *v. */
-static bool lead_hex(const char *t, const char *prefix, uint32_t *v)
-{
-    size_t n = strlen(prefix);
-    if (strncmp(t, prefix, n) != 0)
-        return false;
-    char *end;
-    unsigned long x = strtoul(t + n, &end, 16);
-    if (end != t + n + 8 || x > UINT32_MAX)
-        return false;
-    *v = (uint32_t)x;
-    return true;
-}
-
 /* What `profile status`, asked from the stream's destination (which is
  * told ids), says of stream id: 1 it runs there, or it ran last (its END
  * was lost): no restart; 0 another stream runs or ran last, or none
- * since boot: the kernel restarted; -1 an answer this does not know. */
-static int status_says(const char *t, uint32_t id)
+ * since boot: the kernel restarted; -1 an answer this does not know
+ * (said, sp_collect_ctl). */
+static int status_says(struct sp_collect *c, struct sp_collect_kernel *k, const char *t,
+                       uint32_t id)
 {
-    uint32_t v;
-    if (lead_hex(t, "profile: streaming id 0x", &v) ||
-        lead_hex(t, "profile: no stream running; the last, 0x", &v))
-        return v == id;
-    if (strncmp(t, "profile: streaming to ", 22) == 0 ||
-        strncmp(t, "profile: no stream running; the last, to ", 41) == 0 ||
-        strncmp(t, "profile: no stream since boot", 29) == 0)
-        return 0;
-    return -1;
+    struct sctl_line l;
+    if (sp_collect_ctl(c, k, t, &l) != 0 || l.sl_op != SCTL_OP_STATUS || l.sl_result != SCTL_OK)
+        return -1;
+    if (l.sl_state == SCTL_ST_STREAMING || l.sl_state == SCTL_ST_ENDING)
+        return (l.sl_have & SCTL_HAVE_ID) && l.sl_id == id;
+    if (l.sl_state == SCTL_ST_ENDED)
+        return (l.sl_have & SCTL_HAVE_LAST) && l.sl_last == id;
+    return 0;
 }
 
 /* The shell's answer to the probe (text, n bytes): true when it says k
@@ -297,7 +321,7 @@ static bool probe_answer(struct sp_collect *c, struct sp_collect_kernel *k, cons
     t[n] = 0;
     k->probe.on = false;
     k->probe.done_ms = now;
-    int says = status_says(t, k->s.id);
+    int says = status_says(c, k, t, k->s.id);
     if (says == 0) {
         k->forged--;                /* the kernel's own, after all */
         return true;
@@ -353,7 +377,7 @@ bool sp_collect_shell_datagram(struct sp_collect *c, struct sp_collect_kernel *k
     if (v != USHC_REPLY_OK && v != USHC_REPLY_OTHER)
         return false;
     k->last_reply_ms = now;
-    /* The status is one line: one chunk, the last. */
+    /* The status is two lines, its control line first: one chunk, the last. */
     return v == USHC_REPLY_OK && k->probe.on && h.chunk == 0 && (h.flags & USHP_FLAG_LAST) &&
            probe_answer(c, k, pl, h.len, now);
 }
