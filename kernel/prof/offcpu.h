@@ -48,6 +48,8 @@ enum prof_why {
 /* "sleep", "waitq", "mutex", "preempted", "runnable", "waker"; NULL for
  * none or above PROF_WHY_MAX. */
 const char *prof_why_name(unsigned why);
+/* Whether why is blocked time (sleep, waitq, mutex), not runnable. */
+bool prof_why_blocked(unsigned why);
 
 /* Where a task is in the machine, for the window of generation of_gen;
  * a task whose of_gen is not the window's has done nothing in it yet. */
