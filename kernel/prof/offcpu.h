@@ -98,8 +98,8 @@ extern struct prof_off_window prof_off_win;
  * read, because GCC folds neither an atomic nor a volatile load into the
  * test (it cost a third instruction on every switch). It is only a hint: one aligned word
  * that cannot tear, read once per call; what is recorded is decided by
- * the claim's own load of the gate, under the producers' guard (D, B in
- * kernel/prof/produce.h). A caller that sees true acquires
+ * the reservation's own load of the gate, under the producers' guard (D, B in
+ * kernel/prof/ring_produce.h). A caller that sees true acquires
  * (prof_off_acquire) before it reads the window. */
 static inline bool prof_off_on(void)
 {
