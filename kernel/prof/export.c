@@ -2,9 +2,10 @@
  * run, `profile ... folded` and `profile ... raw`, read from the same
  * frozen snapshot as the text report (kernel/prof/snapshot.h).
  *
- * Both print every distinct chain, not the hottest few: the fold table is
- * sized from the number of samples, so it can never overflow, and lives on
- * the heap for the length of one report (task context).
+ * Both print every distinct chain, not the hottest few, from the one fold
+ * (kernel/prof/fold.h: PROF_FOLD_EXACT for raw, PROF_FOLD_NAMES for
+ * folded), which grows with the chains it finds and lives on the heap for
+ * the length of one report (task context).
  *
  *   raw     uapi/profile_raw.h's grammar: a header, then one line per
  *           distinct (pid, task, cpu, frames), addresses exact and
@@ -12,7 +13,7 @@
  *   folded  a header, then "task;outermost;...;leaf count", frames named
  *           by symbol only, for flamegraph.pl, inferno or speedscope.
  *
- * Task names are looked up at report time by pid: the sampler records
+ * Task names are looked up at report time by pid (prof_fold_task): the sampler records
  * only the pid, because copying a name in NMI context would mean touching
  * the task under no lock. So a task that exited during the window (or
  * before the report) has no name left to find: its samples keep their
@@ -23,11 +24,7 @@
 #include "kernel/buildid.h"
 #include "kernel/prof/fold.h"
 #include "kernel/prof/export.h"
-#include "kernel/symtab.h"
-#include "kernel/task.h"
 #include "lib/printf.h"
-#include "lib/string.h"
-#include "mm/heap.h"
 #include "uapi/profile_raw.h"
 
 /* ---- printing ------------------------------------------------------- */

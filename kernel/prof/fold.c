@@ -511,16 +511,25 @@ void prof_fold_free(struct prof_fold *f)
     f->fo_costs = NULL;
 }
 
-size_t prof_fold_most(enum prof_fold_by by, uint32_t n)
+/* Items of t's size in the chunks that hold n, and an index for them. */
+static size_t prof_fold_most_of(size_t size, uint32_t n)
 {
-    size_t cap = PROF_ITEMS_CHUNK0;
+    size_t items = PROF_ITEMS_CHUNK0, cap = PROF_ITEMS_CHUNK0;
+    while (items < n)
+        items = 2 * items + PROF_ITEMS_CHUNK0;
     while (cap < n)
         cap *= 2;
-    size_t b = n * sizeof(struct prof_fold_ent) + 2 * cap * sizeof(uint32_t);
+    return items * size + 2 * cap * sizeof(uint32_t);
+}
+
+size_t prof_fold_most(enum prof_fold_by by, uint32_t n)
+{
+    size_t b = prof_fold_most_of(by == PROF_FOLD_OFFCPU ? sizeof(struct prof_fold_ent)
+                                 : offsetof(struct prof_fold_ent, fe_wframes), n);
     if (by == PROF_FOLD_EXACT || by == PROF_FOLD_NAMES)
         b += n * sizeof(struct prof_fold_task);
     if (by != PROF_FOLD_EXACT && by != PROF_FOLD_OFFCPU)
-        b += n * sizeof(struct prof_fold_sym) + 2 * cap * sizeof(uint32_t);
+        b += prof_fold_most_of(sizeof(struct prof_fold_sym), n);
     if (by == PROF_FOLD_SYMBOL)
         b += n * sizeof(uint32_t);
     return b;

@@ -17,7 +17,6 @@
 #include "kernel/task.h"
 #include "lib/printf.h"
 #include "lib/string.h"
-#include "mm/heap.h"
 
 bool prof_off_fold(const struct prof_snapshot *s, struct prof_fold *f, struct printer *p)
 {

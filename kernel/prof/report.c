@@ -3,9 +3,13 @@
  * that Stop handed over; nothing here touches the sampler's per-CPU state,
  * so it may look symbols up, allocate and take its time.
  *
- * The text report folds records by whole call chain: the leaf by symbol
- * (a sample can land on any instruction of a function), the callers by
- * exact return address (each call site has exactly one).
+ * The text report prints the one fold (kernel/prof/fold.h,
+ * PROF_FOLD_SYMBOL): records by whole call chain, the leaf by symbol (a
+ * sample can land on any instruction of a function), the callers by
+ * exact return address (each call site has exactly one). prof_report also
+ * hands each other snapshot to its reader: folded and raw to
+ * kernel/prof/export.h, off-CPU views to kernel/prof/offreport.h and
+ * kernel/prof/wall.h.
  *
  * Profiler core: prefix prof_ and PROF_. */
 #include "kernel/prof/export.h"
@@ -15,8 +19,6 @@
 #include "kernel/prof/wall.h"
 #include "kernel/symtab.h"
 #include "lib/printf.h"
-#include "lib/string.h"
-#include "mm/heap.h"
 
 static uint64_t prof_report_took;
 
@@ -253,7 +255,7 @@ static int prof_report_off(const struct prof_snapshot *s, const struct prof_repo
 }
 
 /* Fold, then print: one pass over the records, each distinct address
- * resolved once, one sort of the table, then the lines. The fold comes
+ * resolved once (prof_fold_run), one sort of the table, then the lines. The fold comes
  * before the first line, so that running out of memory prints only the
  * one line saying so. Everything the fold allocated is freed before
  * return. */
