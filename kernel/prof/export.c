@@ -83,12 +83,12 @@ int prof_export(const struct prof_snapshot *s, bool folded, struct printer *p)
         return PROF_ENOMEM;
     }
     prof_export_header(&f, folded ? "folded" : "raw", p);
-    const uint32_t *order = prof_fold_sort(&f, prof_fold_n(&f));
+    const struct prof_fold_ent *const *order = prof_fold_sort(&f, prof_fold_n(&f));
     for (uint32_t i = 0; i < prof_fold_n(&f); i++) {
         if (folded)
-            prof_export_folded(&f, prof_fold_at(&f, order[i]), p);
+            prof_export_folded(&f, order[i], p);
         else
-            prof_export_raw(&f, prof_fold_at(&f, order[i]), p);
+            prof_export_raw(&f, order[i], p);
     }
     prof_fold_free(&f);
     return PROF_OK;

@@ -12,77 +12,9 @@
  * Profiler core: prefix prof_ and PROF_. */
 #include "kernel/prof/fold.h"
 #include "kernel/prof/offcpu.h"
-#include "kernel/symtab.h"
 #include "lib/printf.h"
 #include "lib/string.h"
 #include "mm/heap.h"
-
-/* Multiplicative (Fibonacci) hashing: two instructions a word, and the
- * index takes the product's top bits, where every bit of the input has
- * had its say (the low bits of a product see only the low bits of its
- * factors). A key's hash is prof_mix folded over its words. */
-static inline uint64_t prof_mix(uint64_t h, uint64_t v)
-{
-    return (h ^ v) * 0x9e3779b97f4a7c15ull;
-}
-
-/* ---- resolved addresses -------------------------------------------------- */
-
-/* One distinct address, looked up once. */
-struct prof_fold_sym {
-    uint64_t fs_hash;           /* of fs_addr */
-    uintptr_t fs_addr;
-    uintptr_t fs_start;         /* symbol start, or fs_addr */
-    const char *fs_name;        /* NULL: did not resolve */
-    uint64_t fs_name_hash;      /* names: FNV-1a of fs_name */
-    uint32_t fs_off;
-};
-
-/* FNV-1a of a name, so that equal names hash alike wherever they live. */
-static uint64_t prof_hash_name(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-    return h;
-}
-
-/* addr's symbol; NULL only when the array had to grow and could not. */
-static const struct prof_fold_sym *prof_fold_resolve(struct prof_fold *f, uintptr_t addr)
-{
-    uint64_t h = prof_mix(0, addr);
-    uint32_t mask = 2 * f->fo_sym_ix.fx_cap - 1, *slot;
-    for (uint32_t i = prof_index_first(&f->fo_sym_ix, h);; i = (i + 1) & mask) {
-        uint32_t e = f->fo_sym_ix.fx_slot[i];
-        if (!e) {
-            slot = &f->fo_sym_ix.fx_slot[i];
-            break;
-        }
-        const struct prof_fold_sym *y = prof_item(&f->fo_syms, e - 1);
-        if (y->fs_addr == addr)
-            return y;
-    }
-    slot = prof_index_room(&f->fo_sym_ix, &f->fo_syms, h, slot);
-    struct prof_fold_sym *y = slot ? prof_items_push(&f->fo_syms) : NULL;
-    if (!y)
-        return NULL;
-    struct sym_hit hit;
-    y->fs_hash = h;
-    y->fs_addr = addr;
-    if (symtab_lookup(addr, &hit)) {
-        y->fs_start = hit.start;
-        y->fs_name = hit.name;
-        y->fs_off = (uint32_t)hit.offset;
-        y->fs_name_hash = f->fo_by == PROF_FOLD_NAMES ? prof_hash_name(hit.name) : 0;
-    } else {
-        y->fs_start = addr;
-        y->fs_name = NULL;
-        y->fs_off = 0;
-        y->fs_name_hash = 0;
-    }
-    *slot = ++f->fo_syms.fi_n;
-    return y;
-}
 
 /* ---- tasks --------------------------------------------------------------- */
 
@@ -138,7 +70,7 @@ static bool prof_key_symbol(struct prof_fold *f, const struct prof_record *r,
                             struct prof_fold_ent *k)
 {
     unsigned d = prof_depth(r->pr_depth, 1);
-    const struct prof_fold_sym *y = prof_fold_resolve(f, r->pr_frames[0]);
+    const struct prof_fold_sym *y = prof_syms_resolve(&f->fo_syms, &f->fo_sym_ix, r->pr_frames[0], false);
     if (!y)
         return false;
     k->fe_depth = (uint8_t)d;
@@ -168,7 +100,7 @@ static bool prof_key_names(struct prof_fold *f, const struct prof_record *r,
         uintptr_t a = r->pr_frames[i];
         const struct prof_fold_sym *y = NULL;
         if (i == 0 || a) {
-            y = prof_fold_resolve(f, i == 0 ? a : a - 1);
+            y = prof_syms_resolve(&f->fo_syms, &f->fo_sym_ix, i == 0 ? a : a - 1, true);
             if (!y)
                 return false;
         }
@@ -522,6 +454,20 @@ static size_t prof_fold_most_of(size_t size, uint32_t n)
     return items * size + 2 * cap * sizeof(uint32_t);
 }
 
+uint64_t prof_fold_weight_from(const struct prof_fold *f, uint32_t from)
+{
+    uint64_t w = 0;
+    for (uint32_t i = from; i < prof_fold_n(f);) {
+        /* Chunk by chunk: the rest of the one holding i. */
+        const char *c = (const char *)prof_fold_at(f, i);
+        uint32_t q = i / PROF_ITEMS_CHUNK0 + 1, k = 31u - (unsigned)__builtin_clz(q);
+        uint32_t end = PROF_ITEMS_CHUNK0 * ((2u << k) - 1);
+        for (; i < end && i < prof_fold_n(f); i++, c += f->fo_ents.fi_size)
+            w = prof_weight_add(w, ((const struct prof_fold_ent *)c)->fe_weight);
+    }
+    return w;
+}
+
 size_t prof_fold_most(enum prof_fold_by by, uint32_t n)
 {
     size_t b = prof_fold_most_of(by == PROF_FOLD_OFFCPU ? sizeof(struct prof_fold_ent)
@@ -603,12 +549,14 @@ static int prof_cmp_offcpu(const struct prof_fold_ent *a, const struct prof_fold
     return memcmp(a->fe_wframes, b->fe_wframes, sizeof a->fe_wframes);
 }
 
-static bool prof_fold_before(const struct prof_fold *f, uint32_t x, uint32_t y)
+/* Inline with by a constant where the text report's table is sorted. */
+static inline __attribute__((always_inline))
+bool prof_fold_before_by(const struct prof_fold *f, const struct prof_fold_ent *a,
+                         const struct prof_fold_ent *b, enum prof_fold_by by)
 {
-    const struct prof_fold_ent *a = prof_fold_at(f, x), *b = prof_fold_at(f, y);
     if (a->fe_weight != b->fe_weight)
         return a->fe_weight > b->fe_weight;
-    switch (f->fo_by) {
+    switch (by) {
     case PROF_FOLD_TASK_SYMBOL:
         if (a->fe_pid != b->fe_pid)
             return a->fe_pid < b->fe_pid;
@@ -624,7 +572,27 @@ static bool prof_fold_before(const struct prof_fold *f, uint32_t x, uint32_t y)
     }
 }
 
-static void prof_fold_sift(const struct prof_fold *f, uint32_t *v, uint32_t i, uint32_t n)
+static bool prof_fold_before(const struct prof_fold *f, const struct prof_fold_ent *a,
+                             const struct prof_fold_ent *b)
+{
+    return prof_fold_before_by(f, a, b, f->fo_by);
+}
+
+static inline __attribute__((always_inline))
+void prof_fold_insert(const struct prof_fold *f, const struct prof_fold_ent **v, uint32_t n,
+                      enum prof_fold_by by)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        const struct prof_fold_ent *e = prof_fold_at(f, i);
+        uint32_t j = i;
+        for (; j > 0 && prof_fold_before_by(f, e, v[j - 1], by); j--)
+            v[j] = v[j - 1];
+        v[j] = e;
+    }
+}
+
+static void prof_fold_sift(const struct prof_fold *f, const struct prof_fold_ent **v,
+                           uint32_t i, uint32_t n)
 {
     for (;;) {
         uint32_t m = i, l = 2 * i + 1, r = l + 1;
@@ -634,24 +602,40 @@ static void prof_fold_sift(const struct prof_fold *f, uint32_t *v, uint32_t i, u
             m = r;
         if (m == i)
             return;
-        uint32_t t = v[i];
+        const struct prof_fold_ent *t = v[i];
         v[i] = v[m];
         v[m] = t;
         i = m;
     }
 }
 
-/* Heapsort: no recursion, no memory; the index has twice the slots of
- * the entries. */
-const uint32_t *prof_fold_sort(struct prof_fold *f, uint32_t n)
+/* Up to a table's worth (the text report's PROF_CHAINS), insertion sort:
+ * those entries come nearly in order (the chains seen first are mostly
+ * the heaviest), so it moves little; beyond, heapsort: no recursion, no
+ * memory. Both give the same order wherever it is total. The off-CPU
+ * order is not (entries that differ only in CPU or wait queue tie), and
+ * heapsort's way of breaking its ties is what it has always printed: it
+ * keeps heapsort at every size. The entries' addresses go where the
+ * index's slots were: 2 cap slots of 4 bytes hold cap >= n pointers. */
+const struct prof_fold_ent *const *prof_fold_sort(struct prof_fold *f, uint32_t n)
 {
-    uint32_t *v = f->fo_ix.fx_slot;
+    _Static_assert(2 * sizeof(uint32_t) >= sizeof(const struct prof_fold_ent *),
+                   "the index's slots hold the order's pointers");
+    const struct prof_fold_ent **v = (const struct prof_fold_ent **)(void *)f->fo_ix.fx_slot;
+    if (n <= PROF_CHAINS && f->fo_by == PROF_FOLD_SYMBOL) {
+        prof_fold_insert(f, v, n, PROF_FOLD_SYMBOL);
+        return v;
+    }
+    if (n <= PROF_CHAINS && f->fo_by != PROF_FOLD_OFFCPU) {
+        prof_fold_insert(f, v, n, (enum prof_fold_by)f->fo_by);
+        return v;
+    }
     for (uint32_t i = 0; i < n; i++)
-        v[i] = i;
+        v[i] = prof_fold_at(f, i);
     for (uint32_t i = n / 2; i-- > 0;)
         prof_fold_sift(f, v, i, n);
     for (uint32_t k = n; k-- > 1;) {
-        uint32_t t = v[0];
+        const struct prof_fold_ent *t = v[0];
         v[0] = v[k];
         v[k] = t;
         prof_fold_sift(f, v, 0, k);

@@ -101,6 +101,8 @@ struct prof_fold {
 bool prof_fold_run(struct prof_fold *f, const struct prof_snapshot *s,
                    enum prof_fold_by by, unsigned kind);
 void prof_fold_free(struct prof_fold *f);
+/* The weights of entries from.. added (the text report's overflow line). */
+uint64_t prof_fold_weight_from(const struct prof_fold *f, uint32_t from);
 /* The most a fold of n records by by asks for, in bytes. */
 size_t prof_fold_most(enum prof_fold_by by, uint32_t n);
 
@@ -114,10 +116,10 @@ static inline const struct prof_fold_ent *prof_fold_at(const struct prof_fold *f
     return (const struct prof_fold_ent *)prof_item(&f->fo_ents, i);
 }
 
-/* The first n entries' positions, heaviest first, ties by what the mode
- * prints (the order never depends on which CPU or which record came
- * first). Into the index's slots: the fold finds no key after this. */
-const uint32_t *prof_fold_sort(struct prof_fold *f, uint32_t n);
+/* The first n entries, heaviest first, ties by what the mode prints (the
+ * order never depends on which CPU or which record came first). Into the
+ * index's slots: the fold finds no key after this. */
+const struct prof_fold_ent *const *prof_fold_sort(struct prof_fold *f, uint32_t n);
 
 /* Exact and names: pid's task entry (its name looked up the first time). */
 const struct prof_fold_task *prof_fold_task(struct prof_fold *f, int pid);

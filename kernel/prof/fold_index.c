@@ -1,12 +1,14 @@
 /* kernel/prof/fold_index.c: where the fold (kernel/prof/fold.c) keeps
  * its keys: items in chunks that double, found again through an
- * open-addressing index. See kernel/prof/fold_index.h for the rules.
+ * open-addressing index, and the addresses it resolved. See
+ * kernel/prof/fold_index.h for the rules.
  *
  * Profiler core: prefix prof_ and PROF_. */
 #include "kernel/prof/fold_index.h"
+#include "kernel/symtab.h"
 #include "mm/heap.h"
 
-void *prof_items_push(struct prof_items *t)
+void *prof_items_grow(struct prof_items *t)
 {
     uint32_t q = t->fi_n / PROF_ITEMS_CHUNK0 + 1;
     unsigned k = 31u - (unsigned)__builtin_clz(q);
@@ -20,9 +22,10 @@ void *prof_items_push(struct prof_items *t)
     return prof_item(t, t->fi_n);
 }
 
+/* Chunks are allocated in order: the first NULL is the end. */
 void prof_items_free(struct prof_items *t)
 {
-    for (unsigned k = 0; k < PROF_ITEMS_CHUNKS; k++) {
+    for (unsigned k = 0; k < PROF_ITEMS_CHUNKS && t->fi_chunk[k]; k++) {
         kfree(t->fi_chunk[k]);
         t->fi_chunk[k] = NULL;
     }
@@ -73,4 +76,52 @@ uint32_t *prof_index_grow(struct prof_index *ix, const struct prof_items *t, uin
     kfree(ix->fx_slot);
     *ix = nix;
     return prof_index_free_slot(ix, h);
+}
+
+/* ---- resolved addresses ---- */
+
+/* FNV-1a of a name, so that equal names hash alike wherever they live. */
+static uint64_t prof_hash_name(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return h;
+}
+
+const struct prof_fold_sym *prof_syms_resolve(struct prof_items *t, struct prof_index *ix,
+                                              uintptr_t addr, bool names)
+{
+    uint64_t h = prof_mix(0, addr);
+    uint32_t mask = 2 * ix->fx_cap - 1, *slot;
+    for (uint32_t i = prof_index_first(ix, h);; i = (i + 1) & mask) {
+        uint32_t e = ix->fx_slot[i];
+        if (!e) {
+            slot = &ix->fx_slot[i];
+            break;
+        }
+        const struct prof_fold_sym *y = prof_item(t, e - 1);
+        if (y->fs_addr == addr)
+            return y;
+    }
+    slot = prof_index_room(ix, t, h, slot);
+    struct prof_fold_sym *y = slot ? prof_items_push(t) : NULL;
+    if (!y)
+        return NULL;
+    struct sym_hit hit;
+    y->fs_hash = h;
+    y->fs_addr = addr;
+    if (symtab_lookup(addr, &hit)) {
+        y->fs_start = hit.start;
+        y->fs_name = hit.name;
+        y->fs_off = (uint32_t)hit.offset;
+        y->fs_name_hash = names ? prof_hash_name(hit.name) : 0;
+    } else {
+        y->fs_start = addr;
+        y->fs_name = NULL;
+        y->fs_off = 0;
+        y->fs_name_hash = 0;
+    }
+    *slot = ++t->fi_n;
+    return y;
 }

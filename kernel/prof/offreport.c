@@ -114,9 +114,9 @@ static void prof_off_text(struct prof_fold *f, unsigned chains, struct printer *
         return;
     }
     uint32_t n = prof_fold_n(f);
-    const uint32_t *order = prof_fold_sort(f, n);
+    const struct prof_fold_ent *const *order = prof_fold_sort(f, n);
     for (uint32_t i = 0; i < n && i < chains; i++) {
-        const struct prof_fold_ent *e = prof_fold_at(f, order[i]);
+        const struct prof_fold_ent *e = order[i];
         char pct[16], ms[32], leaf[48], name[TASK_NAME_MAX];
         prof_off_pct(e->fe_weight, total, pct, sizeof pct);
         prof_off_ms(e->fe_weight, ms, sizeof ms);
@@ -201,9 +201,9 @@ static void prof_off_export(struct prof_fold *f, bool folded, struct printer *p)
 {
     prof_off_header(f, folded ? "folded" : "raw", f->fo_records, p);
     uint32_t n = prof_fold_n(f);
-    const uint32_t *order = prof_fold_sort(f, n);
+    const struct prof_fold_ent *const *order = prof_fold_sort(f, n);
     for (uint32_t i = 0; i < n; i++) {
-        const struct prof_fold_ent *e = prof_fold_at(f, order[i]);
+        const struct prof_fold_ent *e = order[i];
         if (folded)
             prof_off_print_folded(e, e->fe_weight, p);
         else

@@ -32,10 +32,7 @@ static uint32_t prof_table_n(const struct prof_fold *f)
 
 static uint64_t prof_over_weight(const struct prof_fold *f)
 {
-    uint64_t w = 0;
-    for (uint32_t i = prof_table_n(f); i < prof_fold_n(f); i++)
-        w = prof_weight_add(w, prof_fold_at(f, i)->fe_weight);
-    return w;
+    return prof_fold_weight_from(f, prof_table_n(f));
 }
 
 /* "sample cost 410 cycles median (min 380, max 2900), 0.004% of cpu time":
@@ -163,9 +160,9 @@ static void prof_print_heap(struct prof_fold *f, unsigned chains, struct printer
         return;
     }
     uint32_t n = prof_table_n(f);
-    const uint32_t *order = prof_fold_sort(f, n);
+    const struct prof_fold_ent *const *order = prof_fold_sort(f, n);
     for (uint32_t i = 0; i < n && i < chains; i++)
-        prof_print_heap_chain(prof_fold_at(f, order[i]), f->fo_weight, p);
+        prof_print_heap_chain(order[i], f->fo_weight, p);
     uint64_t over = prof_over_weight(f);
     if (over)
         pr_printf(p, "%u more chains did not fit the %u-chain table (%lu bytes)\n",
@@ -231,9 +228,9 @@ static void prof_print_chains(struct prof_fold *f, unsigned chains,
                               struct printer *p)
 {
     uint32_t n = prof_table_n(f);
-    const uint32_t *order = prof_fold_sort(f, n);
+    const struct prof_fold_ent *const *order = prof_fold_sort(f, n);
     for (uint32_t i = 0; i < n && i < chains; i++)
-        prof_print_chain(prof_fold_at(f, order[i]), f->fo_weight, p);
+        prof_print_chain(order[i], f->fo_weight, p);
     uint64_t over = prof_over_weight(f);
     if (over)
         pr_printf(p, "%u more chains did not fit the %u-chain table "
