@@ -9,7 +9,7 @@
  *   session.c  who holds the profiler, start, stop, freeze; windows and
  *              streams' lifetimes
  *   fold.c     the one fold engine every report prints from (fold_index.c:
- *              its entries and hash index)
+ *              its entries, resolved addresses and hash index)
  *   report.c   the text report of a frozen snapshot, and prof_report,
  *              which hands each snapshot to its reader
  *   export.c   folded stacks and raw chains of a snapshot
