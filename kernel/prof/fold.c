@@ -70,7 +70,8 @@ static bool prof_key_symbol(struct prof_fold *f, const struct prof_record *r,
                             struct prof_fold_ent *k)
 {
     unsigned d = prof_depth(r->pr_depth, 1);
-    const struct prof_fold_sym *y = prof_syms_resolve(&f->fo_syms, &f->fo_sym_ix, r->pr_frames[0], false);
+    const struct prof_fold_sym *y = prof_syms_resolve(&f->fo_syms, &f->fo_sym_ix,
+                                                      r->pr_frames[0], false);
     if (!y)
         return false;
     k->fe_depth = (uint8_t)d;
@@ -527,7 +528,8 @@ static int prof_cmp_names(const struct prof_fold *f, const struct prof_fold_ent 
     while (!r && i > 0 && j > 0) {
         char x[20], y[20];
         i--, j--;
-        r = strcmp(prof_fold_frame_name(a, i, x, sizeof x), prof_fold_frame_name(b, j, y, sizeof y));
+        r = strcmp(prof_fold_frame_name(a, i, x, sizeof x),
+                   prof_fold_frame_name(b, j, y, sizeof y));
     }
     if (!r)
         r = (i > 0) - (j > 0);

@@ -42,9 +42,9 @@ struct prof_snapshot {
 };
 
 /* What the readers are asked for; prof_report (kernel/prof/report.h)
- * hands each snapshot to its reader. What a report prints: the hottest chains with names and offsets; every
- * chain as folded stacks of names, root first; or every chain raw, as
- * addresses (uapi/profile_raw.h). */
+ * hands each snapshot to its reader. What a report prints: the hottest
+ * chains with names and offsets; every chain as folded stacks of names,
+ * root first; or every chain raw, as addresses (uapi/profile_raw.h). */
 enum prof_format { PROF_TEXT, PROF_FOLDED, PROF_RAW };
 
 /* What a report of an off-CPU snapshot shows: the off-CPU chains
