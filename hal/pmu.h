@@ -19,7 +19,7 @@ struct printer;
 enum pmu_mode {
     PMU_MODE_AUTO,    /* trust CPUID / ID_AA64DFR0_EL1, then make the counter prove it counts */
     PMU_MODE_OFF,     /* pmu=off: never use a counter, tick only */
-    PMU_MODE_ASSUME,  /* pmu=assume: act as if the hardware claimed its
+    PMU_MODE_ASSUME,  /* pmu=assume: act as if the hardware offered its
                          counter (fault injection for the probe) */
 };
 
@@ -36,7 +36,7 @@ bool pmu_probe(void);
  * Valid after probe. */
 const char *pmu_source_name(void);
 
-/* NULL, or one line saying why a claimed counter is not used, e.g.
+/* NULL, or one line saying why an offered counter is not used, e.g.
  * "pmu: intel fixed-ctr1 claimed by cpuid but did not count in 10 us: tick only".
  * Valid after probe. */
 const char *pmu_probe_note(void);
@@ -56,7 +56,7 @@ bool pmu_armed(void);
  * is not the counter's. Lock-free, bounded, never faults. */
 bool pmu_nmi_claim(void);
 
-/* lscpu, after cpu_describe (hal/cpu.h): what the hardware claims, the
+/* lscpu, after cpu_describe (hal/cpu.h): what the hardware offers, the
  * mode, the probe's outcome and the profile source. */
 void pmu_describe(struct printer *p);
 
@@ -66,16 +66,16 @@ void pmu_describe(struct printer *p);
 #define PMU_RATE_BUDGET_US  200     /* ... where it measures a moving counter's rate */
 #define PMU_PERIOD_US       1000    /* about 1 kHz of samples per busy CPU */
 
-/* What a backend's po_claim answers. */
-enum pmu_claim {
-    PMU_CLAIM_NONE,     /* the hardware does not claim this counter */
-    PMU_CLAIM_HW,       /* it does (CPUID, ID_AA64DFR0_EL1) */
-    PMU_CLAIM_ASSUMED,  /* pmu=assume: acting as if it did */
+/* What a backend's po_offer answers. */
+enum pmu_offer {
+    PMU_OFFER_NONE,     /* the hardware does not offer this counter */
+    PMU_OFFER_HW,       /* it does (CPUID, ID_AA64DFR0_EL1) */
+    PMU_OFFER_ASSUMED,  /* pmu=assume: acting as if it did */
 };
 
 /* Where in lscpu the core hands over to the backend's own lines. */
 enum pmu_describe_at {
-    PMU_AT_CLAIMS,      /* the rest of "pmu claims:   ...": what the hardware says */
+    PMU_AT_OFFER,       /* the rest of "pmu claims:   ...": what the hardware says */
     PMU_AT_ASSUMED,     /* the rest of "pmu=assume:  acting as if ..." */
     PMU_AT_WIRING,      /* whole lines before "probe:" (arm64: the interrupt) */
     PMU_AT_COUNTS,      /* whole lines after "probe:", while a counter is the source */
@@ -90,7 +90,7 @@ struct pmu_ops {
     const char *po_name;            /* report source name */
     const char *po_what;            /* the counter in notes: "intel fixed-ctr1" */
     const char *po_counter;         /* the counter in lscpu's probe line */
-    const char *po_claimed_by;      /* what claims it: "cpuid" */
+    const char *po_offered_by;      /* what offers it: "cpuid" */
     /* The probe runs its whole budget and the period is the counter's
      * measured rate x PMU_PERIOD_US; else the probe stops at the first
      * move and the period is cycles_per_us() x PMU_PERIOD_US. */
@@ -103,7 +103,7 @@ struct pmu_ops {
     bool po_claims_when_disarmed;
     uint64_t po_max_period;         /* what -period may be loaded at most */
 
-    enum pmu_claim (*po_claim)(bool assume);
+    enum pmu_offer (*po_offer)(bool assume);
     /* NULL, or why a counter that counts still cannot be the source. */
     const char *(*po_refuse)(void);
     /* Count from 0 without the interrupt; returns what po_probe_stop

@@ -1,8 +1,8 @@
 /* kernel/pmu.c: the portable PMU core (hal/pmu.h) over the backends'
  * tables of operations (arch/x86_64/pmu.c, arch/arm64/pmu.c).
  *
- * The hardware claims a counter (CPUID, ID_AA64DFR0_EL1), but that is not
- * trusted on its own: a hypervisor may claim one and swallow every write
+ * The hardware offers a counter (CPUID, ID_AA64DFR0_EL1), but that is not
+ * trusted on its own: a hypervisor may offer one and swallow every write
  * to it. So the probe, once per boot, counts without the interrupt for at
  * most PMU_PROBE_BUDGET_US of cycles_now() and uses the counter only if it
  * moved; what it found is published with release ordering (kernel/once.h)
@@ -49,8 +49,8 @@
 #define PMU_BRACKET_TRIES 4
 
 static enum pmu_mode pmu_mode = PMU_MODE_AUTO;
-static const struct pmu_ops *cand;    /* counter the hardware claims, or NULL */
-static enum pmu_claim cand_how;       /* claimed or assumed: the note says which */
+static const struct pmu_ops *cand;    /* counter the hardware offers, or NULL */
+static enum pmu_offer cand_how;       /* offered or assumed: the note says which */
 static bool probe_ran;                /* the counter was actually tried */
 static uint64_t probe_delta, probe_us;
 static uint64_t rate;                 /* counter increments per us, measured */
@@ -153,10 +153,10 @@ static bool pmu_try(const struct pmu_ops *o, uint64_t per_us)
 static void pmu_judge(uint64_t per_us)
 {
     char how[48];
-    if (cand_how == PMU_CLAIM_ASSUMED)
+    if (cand_how == PMU_OFFER_ASSUMED)
         fmt_snprintf(how, sizeof how, "assumed (pmu=assume)");
     else
-        fmt_snprintf(how, sizeof how, "claimed by %s", cand->po_claimed_by);
+        fmt_snprintf(how, sizeof how, "claimed by %s", cand->po_offered_by);
     if (!pmu_try(cand, per_us)) {
         fmt_snprintf(note, sizeof note, "pmu: %s %s but did not count in %d us: tick only",
                      cand->po_what, how, PMU_PROBE_BUDGET_US);
@@ -189,8 +189,8 @@ static void pmu_probe_run(void)
     ASSERT(per_us != 0);                /* hal/cpu.h: never 0 */
     bool assume = pmu_mode == PMU_MODE_ASSUME;
     for (const struct pmu_ops *const *o = pmu_backends.pb_ops; *o && !cand; o++) {
-        enum pmu_claim how = (*o)->po_claim(assume);
-        if (how != PMU_CLAIM_NONE) {
+        enum pmu_offer how = (*o)->po_offer(assume);
+        if (how != PMU_OFFER_NONE) {
             cand = *o;
             cand_how = how;
         }
@@ -354,7 +354,7 @@ void pmu_describe(struct printer *p)
     void (*describe)(struct printer *, enum pmu_describe_at) = pmu_backends.pb_describe;
     pmu_probe();              /* cached: lscpu always shows the outcome */
     pr_puts(p, "pmu claims:   ");
-    describe(p, PMU_AT_CLAIMS);
+    describe(p, PMU_AT_OFFER);
     if (pmu_mode == PMU_MODE_ASSUME) {
         pr_puts(p, "pmu=assume:  acting as if ");
         describe(p, PMU_AT_ASSUMED);
@@ -373,7 +373,7 @@ void pmu_test_reset(void)
 {
     pmu_mode = PMU_MODE_AUTO;
     cand = pmu_nmi.ops = NULL;
-    cand_how = PMU_CLAIM_NONE;
+    cand_how = PMU_OFFER_NONE;
     probe_ran = false;
     probe_delta = probe_us = rate = 0;
     pmu_nmi.period = pmu_nmi.jit_lo = pmu_nmi.jit_span = 0;

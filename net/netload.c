@@ -224,9 +224,9 @@ static void nl_recv_task(void *arg)
 
 /* ---- the command ---- */
 
-/* Claim the single run slot, set its parameters and reset the figures,
+/* Take the single run slot, set its parameters and reset the figures,
  * all under the lock `netload` reads them with. False if taken. */
-static bool nl_claim(enum nl_mode mode, uint32_t ip, uint16_t port, uint64_t ms,
+static bool nl_take_slot(enum nl_mode mode, uint32_t ip, uint16_t port, uint64_t ms,
                      uint64_t size, uint64_t pps, int *busy_pid)
 {
     unsigned long f = spin_lock(&nl.lock);
@@ -281,7 +281,7 @@ int netload_send(uint32_t ip, uint16_t port, uint64_t ms, uint64_t size, uint64_
         return 1;
     }
     int busy;
-    if (!nl_claim(NL_SEND, ip, port, ms, size, pps, &busy)) {
+    if (!nl_take_slot(NL_SEND, ip, port, ms, size, pps, &busy)) {
         pr_printf(p, "netload: busy (pid %d)\n", busy);
         return 1;
     }
@@ -309,7 +309,7 @@ int netload_recv(uint16_t port, uint64_t ms, struct printer *p)
         return 1;
     }
     int busy;
-    if (!nl_claim(NL_RECV, 0, port, ms, 0, 0, &busy)) {
+    if (!nl_take_slot(NL_RECV, 0, port, ms, 0, 0, &busy)) {
         pr_printf(p, "netload: busy (pid %d)\n", busy);
         return 1;
     }

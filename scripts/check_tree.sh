@@ -191,10 +191,10 @@ for x in sorted(reach("kernel/prof") - {"kernel/prof"}):
         print("kernel/prof -> %s -> ... -> kernel/prof" % x)
 ')"
 
-# Only the core names a ring's or a claim's insides: the scheduler and
-# every other caller goes through the hooks (kernel/prof/offcpu_hooks.h,
-# mm/heapprof's own), never pc_buf, pc_cap or a claim's fields.
-check "outside kernel/prof/ no source names the ring's or a claim's fields" \
+# Only the core names a ring's or a reservation's insides: the scheduler
+# and every other caller goes through the hooks (kernel/prof/offcpu_hooks.h,
+# mm/heapprof's own), never pc_buf, pc_cap or a reservation's fields.
+check "outside kernel/prof/ no source names the ring's or a reservation's fields" \
   "$(grep -HnE '\b(pc_buf|pc_cap|k_pc|k_head)\b' $(srcs kernel net drivers mm lib arch | grep -v '^kernel/prof/'))"
 
 # Facts from the core, words from the commands: only the report files
@@ -218,8 +218,10 @@ check "SHELL_COMMAND only in kernel/cmd/, kernel/shell.c and testing/ folders" \
 
 # The sample path: the entry points, the capture and walk, the stack
 # bounds, the claim, the current task. A host-build switch in any of
+# The sample path: the entry points, the ring's producer side, the capture
+# and walk, the stack bounds, the counter's claim, the current task. A host-build switch in any of
 # them would let the host tests compile something the kernel does not run.
-hot="kernel/prof/sample.c kernel/stacktrace_inline.h kernel/stacks.h kernel/pmu_nmi.h
+hot="kernel/prof/sample.c kernel/prof/ring_produce.h kernel/stacktrace_inline.h kernel/stacks.h kernel/pmu_nmi.h
      kernel/task.h kernel/percpu.h"
 check "the sample path names no host build (SONDE_HOST_TEST, __STDC_HOSTED__)" \
   "$(grep -Hn '^[[:space:]]*#.*\(SONDE_HOST_TEST\|__STDC_HOSTED__\)' $hot)"

@@ -23,7 +23,7 @@
  * assumed: QEMU's TCG counts it at a virtual 1 GHz, real parts at their
  * core clock.
  *
- * ID_AA64DFR0_EL1.PMUVer says whether PMUv3 is claimed. An interrupt on
+ * ID_AA64DFR0_EL1.PMUVer says whether PMUv3 is offered. An interrupt on
  * the PMU's PPI with PMOVSSET.C set is always the counter's and is
  * claimed, armed or not (po_claims_when_disarmed): nothing else raises
  * that PPI (unlike x86's shared NMI), so an overflow whose interrupt
@@ -43,7 +43,7 @@
 #define PMCR_N(v)       ((unsigned)((v) >> 11) & 0x1f)
 
 static unsigned ppi;                  /* the PMU's PPI, 0: none in the tree */
-static unsigned pmuver;               /* ID_AA64DFR0_EL1.PMUVer as read by the claim */
+static unsigned pmuver;               /* ID_AA64DFR0_EL1.PMUVer as read by the offer */
 
 /* ID_AA64DFR0_EL1.PMUVer: 0 none, 0xf IMPLEMENTATION DEFINED (not PMUv3). */
 static bool pmuver_is_v3(unsigned v)
@@ -57,12 +57,12 @@ void pmu_set_ppi(unsigned intid)
     gic_set_nmi_ppi(ppi);
 }
 
-static enum pmu_claim pmuv3_claim(bool assume)
+static enum pmu_offer pmuv3_offer(bool assume)
 {
     pmuver = (unsigned)(pmu_reg_read(PMREG_ID_AA64DFR0) >> 8) & 0xf;
     if (pmuver_is_v3(pmuver))
-        return PMU_CLAIM_HW;
-    return assume ? PMU_CLAIM_ASSUMED : PMU_CLAIM_NONE;
+        return PMU_OFFER_HW;
+    return assume ? PMU_OFFER_ASSUMED : PMU_OFFER_NONE;
 }
 
 /* The counter counts, but without an interrupt it cannot sample. */
@@ -157,9 +157,9 @@ static const char *pmuver_name(unsigned v)
     }
 }
 
-/* PMCR_EL0 is read only where PMUv3 is claimed: without it the register
+/* PMCR_EL0 is read only where PMUv3 is offered: without it the register
  * may not exist. */
-static void describe_claims(struct printer *p)
+static void describe_offers(struct printer *p)
 {
     if (!pmuver_is_v3(pmuver)) {
         pr_printf(p, "%s (ID_AA64DFR0_EL1.PMUVer 0x%x)\n", pmuver_name(pmuver), pmuver);
@@ -183,8 +183,8 @@ static void pmuv3_describe(struct printer *p, enum pmu_describe_at at)
 {
     uint64_t claimed, stale;
     switch (at) {
-    case PMU_AT_CLAIMS:
-        describe_claims(p);
+    case PMU_AT_OFFER:
+        describe_offers(p);
         break;
     case PMU_AT_ASSUMED:
         pr_puts(p, "PMUv3 were claimed\n");
@@ -204,11 +204,11 @@ static const struct pmu_ops pmuv3_ops = {
     .po_name = "pmu/pseudo-nmi arm64 pmuv3 cycles",
     .po_what = "PMUv3 cycle counter",
     .po_counter = "cycle counter",
-    .po_claimed_by = "ID_AA64DFR0_EL1",
+    .po_offered_by = "ID_AA64DFR0_EL1",
     .po_measure_rate = true,
     .po_claims_when_disarmed = true,
     .po_max_period = UINT64_MAX,          /* 64 bits wide with PMCR.LC */
-    .po_claim = pmuv3_claim,
+    .po_offer = pmuv3_offer,
     .po_refuse = pmuv3_refuse,
     .po_probe_start = pmuv3_probe_start,
     .po_probe_read = pmuv3_probe_read,

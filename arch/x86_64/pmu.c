@@ -10,7 +10,7 @@
  *          the counter is armed below zero and an overflow is recognised by
  *          its bit 47 going clear. With PerfMonV2 the global status is used.
  *
- * CPUID says which of them the part claims; the core's probe then makes
+ * CPUID says which of them the part offers; the core's probe then makes
  * the counter prove that it counts (spec: "CPUID is not trusted on its
  * own"), and everything after goes through the table it picked. */
 #include "arch/x86_64/x86.h"
@@ -54,27 +54,27 @@
 
 enum vendor { VENDOR_OTHER, VENDOR_INTEL, VENDOR_AMD };
 
-/* What CPUID says (filled by pmu_detect at each claim, in the probe). */
-struct cpuid_claim {
+/* What CPUID says (filled by pmu_detect at each offer, in the probe). */
+struct cpuid_offer {
     enum vendor vendor;
     char vendor_id[13];
     unsigned intel_version, intel_fixed, intel_width;
     bool amd_perfctr_core, amd_v2;
 };
 
-static struct cpuid_claim hw;         /* what CPUID says, as it is */
-static struct cpuid_claim eff;        /* what the probe acted on (pmu=assume) */
-static uint64_t ctr_mask;             /* the claimed counter's width */
+static struct cpuid_offer hw;         /* what CPUID says, as it is */
+static struct cpuid_offer eff;        /* what the probe acted on (pmu=assume) */
+static uint64_t ctr_mask;             /* the offered counter's width */
 
 static const struct pmu_ops intel_ops, amd_ops, amd_v2_ops;
 
 /* ---- detection ---- */
 
-static void pmu_detect(struct cpuid_claim *c)
+static void pmu_detect(struct cpuid_offer *c)
 {
     uint32_t r[4];
 
-    *c = (struct cpuid_claim){0};
+    *c = (struct cpuid_offer){0};
     cpuid(0, 0, r);
     uint32_t max_basic = r[0];
     cpuid_vendor(c->vendor_id);
@@ -104,7 +104,7 @@ static void pmu_detect(struct cpuid_claim *c)
 }
 
 /* pmu=assume: what CPUID would have said if this vendor's counter existed. */
-static void pmu_assume(struct cpuid_claim *c)
+static void pmu_assume(struct cpuid_offer *c)
 {
     if (c->vendor == VENDOR_INTEL) {
         c->intel_version = 2;
@@ -117,14 +117,14 @@ static void pmu_assume(struct cpuid_claim *c)
 }
 
 /* Fixed counter 1 needs version 2 and at least 2 fixed counters; a width
- * below 32 bits could not hold -period, so it is not a usable claim. */
-static bool intel_claimed(const struct cpuid_claim *c)
+ * below 32 bits could not hold -period, so it is not a usable offer. */
+static bool intel_offered(const struct cpuid_offer *c)
 {
     return c->vendor == VENDOR_INTEL && c->intel_version >= 2 &&
            c->intel_fixed >= 2 && c->intel_width >= 32;
 }
 
-/* CPUID afresh at each claim: the core asks the tables once each, in the
+/* CPUID afresh at each offer: the core asks the tables once each, in the
  * probe, which runs once per boot. */
 static const struct pmu_ops *pmu_choose(bool assume)
 {
@@ -132,33 +132,33 @@ static const struct pmu_ops *pmu_choose(bool assume)
     eff = hw;
     if (assume)
         pmu_assume(&eff);
-    if (intel_claimed(&eff))
+    if (intel_offered(&eff))
         return &intel_ops;
     if (eff.vendor == VENDOR_AMD && eff.amd_perfctr_core)
         return eff.amd_v2 ? &amd_v2_ops : &amd_ops;
     return NULL;
 }
 
-/* Under pmu=assume the claim is the assumption even where CPUID agrees:
+/* Under pmu=assume the offer is the assumption even where CPUID agrees:
  * eff, not hw, is what the probe acts on, and the note names it. */
-static enum pmu_claim x86_claim(const struct pmu_ops *self, bool assume)
+static enum pmu_offer x86_offer(const struct pmu_ops *self, bool assume)
 {
     if (pmu_choose(assume) != self)
-        return PMU_CLAIM_NONE;
+        return PMU_OFFER_NONE;
     if (self != &intel_ops)
         ctr_mask = (1ull << AMD_CTR_WIDTH) - 1;
     else if (eff.intel_width < 64)
         ctr_mask = (1ull << eff.intel_width) - 1;
     else
         ctr_mask = ~0ull;
-    return assume ? PMU_CLAIM_ASSUMED : PMU_CLAIM_HW;
+    return assume ? PMU_OFFER_ASSUMED : PMU_OFFER_HW;
 }
 
 /* ---- Intel: fixed counter 1 ---- */
 
-static enum pmu_claim intel_claim(bool assume)
+static enum pmu_offer intel_offer(bool assume)
 {
-    return x86_claim(&intel_ops, assume);
+    return x86_offer(&intel_ops, assume);
 }
 
 static uint64_t intel_probe_start(void)
@@ -229,14 +229,14 @@ static bool intel_nmi_ack(uint64_t period)
 
 /* ---- AMD: core-extension counter 0, event 0x76 ---- */
 
-static enum pmu_claim amd_claim(bool assume)
+static enum pmu_offer amd_offer(bool assume)
 {
-    return x86_claim(&amd_ops, assume);
+    return x86_offer(&amd_ops, assume);
 }
 
-static enum pmu_claim amd_v2_claim(bool assume)
+static enum pmu_offer amd_v2_offer(bool assume)
 {
-    return x86_claim(&amd_v2_ops, assume);
+    return x86_offer(&amd_v2_ops, assume);
 }
 
 static uint64_t amd_probe_start(void)
@@ -339,28 +339,28 @@ static bool amd_v2_nmi_ack(uint64_t period)
  * disarmed, nothing it still says is believed. */
 #define X86_PMU_COMMON                                                      \
     .po_counter = "counter",                                                \
-    .po_claimed_by = "cpuid",                                               \
+    .po_offered_by = "cpuid",                                               \
     .po_measure_rate = false,                                               \
     .po_claims_when_disarmed = false,                                       \
     .po_max_period = (1ull << 31) - 1
 
 static const struct pmu_ops intel_ops = {
     .po_name = "pmu/nmi intel fixed-ctr1", .po_what = "intel fixed-ctr1", X86_PMU_COMMON,
-    .po_claim = intel_claim, .po_probe_start = intel_probe_start,
+    .po_offer = intel_offer, .po_probe_start = intel_probe_start,
     .po_probe_read = intel_probe_read, .po_probe_stop = intel_probe_stop,
     .po_arm = intel_arm, .po_disarm = intel_disarm,
     .po_nmi_ack = intel_nmi_ack,
 };
 static const struct pmu_ops amd_ops = {
     .po_name = "pmu/nmi amd perfctr0", .po_what = "amd perfctr0", X86_PMU_COMMON,
-    .po_claim = amd_claim, .po_probe_start = amd_probe_start,
+    .po_offer = amd_offer, .po_probe_start = amd_probe_start,
     .po_probe_read = amd_probe_read, .po_probe_stop = amd_probe_stop,
     .po_arm = amd_arm, .po_disarm = amd_disarm,
     .po_nmi_ack = amd_nmi_ack,
 };
 static const struct pmu_ops amd_v2_ops = {
     .po_name = "pmu/nmi amd perfmonv2", .po_what = "amd perfmonv2", X86_PMU_COMMON,
-    .po_claim = amd_v2_claim, .po_probe_start = amd_v2_probe_start,
+    .po_offer = amd_v2_offer, .po_probe_start = amd_v2_probe_start,
     .po_probe_read = amd_probe_read, .po_probe_stop = amd_v2_probe_stop,
     .po_arm = amd_v2_arm, .po_disarm = amd_v2_disarm,
     .po_nmi_ack = amd_v2_nmi_ack,
@@ -368,9 +368,9 @@ static const struct pmu_ops amd_v2_ops = {
 
 /* ---- lscpu ---- */
 
-static void describe_claim(struct printer *p, const struct cpuid_claim *c)
+static void describe_offer(struct printer *p, const struct cpuid_offer *c)
 {
-    if (intel_claimed(c))
+    if (intel_offered(c))
         pr_printf(p, "perfmon v%u, %u fixed counters x %u bits\n",
                   c->intel_version, c->intel_fixed, c->intel_width);
     else if (c->vendor == VENDOR_AMD && c->amd_perfctr_core)
@@ -382,17 +382,17 @@ static void describe_claim(struct printer *p, const struct cpuid_claim *c)
         pr_puts(p, "no performance counter claimed\n");
 }
 
-/* hw and eff were filled by the probe's claims, which the core runs
+/* hw and eff were filled by the probe's offers, which the core runs
  * before it describes. */
 static void x86_pmu_describe(struct printer *p, enum pmu_describe_at at)
 {
-    if (at == PMU_AT_CLAIMS)
-        describe_claim(p, &hw);
+    if (at == PMU_AT_OFFER)
+        describe_offer(p, &hw);
     else if (at == PMU_AT_ASSUMED)
-        describe_claim(p, &eff);
+        describe_offer(p, &eff);
 }
 
-/* pmu_choose names at most one of these; each claim asks whether it is
+/* pmu_choose names at most one of these; each offer asks whether it is
  * the one. */
 static const struct pmu_ops *const x86_pmu_tables[] = { &intel_ops, &amd_v2_ops, &amd_ops, NULL };
 

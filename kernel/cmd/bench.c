@@ -102,7 +102,7 @@ static uint64_t bench_report(unsigned ncpu)
     struct prof_window_spec ws = { .ws_kind = PROF_KIND_CPU, .ws_ms = 1, .ws_pid = PROF_ALL,
                                    .ws_chains = 1, .ws_format = PROF_TEXT };
     prof_window_run(&ws, &sink, NULL);                       /* fresh counts */
-    if (prof_reserve(BENCH_REPORT_RECS / ncpu, NULL) != PROF_OK)
+    if (prof_session_reserve(BENCH_REPORT_RECS / ncpu, NULL) != PROF_OK)
         return 0;
     for (unsigned c = 0; c < ncpu; c++)
         for (unsigned k = 0; k < BENCH_REPORT_RECS / ncpu; k++) {

@@ -192,7 +192,7 @@ static int cmd_bench_switch(int argc, char **argv, struct printer *p)
     }
     /* The open window's rings big enough for every switch of it. */
     struct prof_err e;
-    if (prof_reserve(PROF_RESERVE_MAX, &e) != PROF_OK) {
+    if (prof_session_reserve(PROF_RESERVE_MAX, &e) != PROF_OK) {
         cmd_profile_say("bench_switch", &e, p);
         return 1;
     }

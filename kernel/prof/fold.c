@@ -1,78 +1,651 @@
-/* kernel/prof/fold.c: the hash index both folds of a run use, the text
- * report's (kernel/prof/report.c) and the exports' (kernel/prof/export.c),
- * and the selection both use for quantiles.
+/* kernel/prof/fold.c: the one fold engine (kernel/prof/fold.h): the
+ * records of a frozen snapshot folded by whole chain, plus the key each
+ * mode adds, counted and weighted; then sorted. The readers only print.
  *
- * The index holds no entries itself: it maps a 64-bit hash to a position
- * in an array its user owns (distinct chains, resolved symbols), so one
- * piece of code serves every key the folds need, each compared by its
- * user. See kernel/prof/fold.h for the rules.
+ * Time linear in the records: every distinct key is appended to fo_ents
+ * the first time it is seen and found again through an open-addressing
+ * index; every distinct address a mode resolves is looked up once, through
+ * a second index (the symbol lookup is the dearest step of a key, and a
+ * hot function's few offsets recur in thousands of records). Both live
+ * in kernel/prof/fold_index.h's chunked arrays, which never copy.
  *
  * Profiler core: prefix prof_ and PROF_. */
 #include "kernel/prof/fold.h"
+#include "kernel/prof/offcpu.h"
+#include "lib/printf.h"
 #include "lib/string.h"
 #include "mm/heap.h"
 
-bool prof_index_init(struct prof_index *ix, uint32_t cap)
+/* ---- tasks --------------------------------------------------------------- */
+
+static void prof_fold_sanitize(char *name)
 {
-    unsigned shift = 64;
-    for (uint32_t s = 2 * cap; s > 1; s /= 2)
-        shift--;
-    uint32_t *slot = kzalloc(2 * (size_t)cap * sizeof *slot);
-    if (!slot)
+    if (!name[0]) {
+        strlcpy(name, "-", TASK_NAME_MAX);
+        return;
+    }
+    for (char *c = name; *c; c++)
+        if (*c < '!' || *c > '~' || *c == ';')
+            *c = '_';
+}
+
+/* There are at most as many pids as records, so the table cannot fill;
+ * records of one CPU mostly share a pid. */
+static uint32_t prof_fold_task_of(struct prof_fold *f, int pid)
+{
+    if (f->fo_ntasks && f->fo_tasks[f->fo_last_task].fk_pid == pid)
+        return f->fo_last_task;
+    for (uint32_t i = 0; i < f->fo_ntasks; i++)
+        if (f->fo_tasks[i].fk_pid == pid)
+            return f->fo_last_task = i;
+    struct prof_fold_task *t = &f->fo_tasks[f->fo_ntasks];
+    t->fk_pid = pid;
+    if (pid <= 0 || !task_name(pid, t->fk_name))
+        t->fk_name[0] = 0;
+    prof_fold_sanitize(t->fk_name);
+    t->fk_first = f->fo_ntasks;
+    for (uint32_t i = 0; i < f->fo_ntasks; i++) {
+        if (strcmp(f->fo_tasks[i].fk_name, t->fk_name) == 0) {
+            t->fk_first = f->fo_tasks[i].fk_first;
+            break;
+        }
+    }
+    return f->fo_last_task = f->fo_ntasks++;
+}
+
+const struct prof_fold_task *prof_fold_task(struct prof_fold *f, int pid)
+{
+    return &f->fo_tasks[prof_fold_task_of(f, pid)];
+}
+
+/* ---- keys ------------------------------------------------------------------ */
+
+static unsigned prof_depth(unsigned d, unsigned least)
+{
+    return d < least ? least : d > PROF_FRAMES ? PROF_FRAMES : d;
+}
+
+/* The symbol modes' key: the leaf by symbol, the callers exact. */
+static bool prof_key_symbol(struct prof_fold *f, const struct prof_record *r,
+                            struct prof_fold_ent *k)
+{
+    unsigned d = prof_depth(r->pr_depth, 1);
+    const struct prof_fold_sym *y = prof_syms_resolve(&f->fo_syms, &f->fo_sym_ix,
+                                                      r->pr_frames[0], false);
+    if (!y)
         return false;
-    kfree(ix->slot);
-    ix->slot = slot;
-    ix->cap = cap;
-    ix->shift = shift;
+    k->fe_depth = (uint8_t)d;
+    k->fe_named = y->fs_name != NULL;
+    k->fe_name = y->fs_name;
+    k->fe_off_min = y->fs_off;
+    k->fe_frames[0] = y->fs_start;
+    uint64_t h = prof_mix(prof_mix(d, y->fs_start), (uint32_t)k->fe_pid * 2 + k->fe_named);
+    for (unsigned i = 1; i < d; i++)
+        h = prof_mix(h, k->fe_frames[i] = r->pr_frames[i]);
+    k->fe_hash = h;
     return true;
 }
 
-void prof_index_free(struct prof_index *ix)
+/* Names: the pc by its own symbol, a return address by the byte before
+ * it (the call), as symtab_format_ret does: a call that is a function's
+ * last instruction returns to the next function's first byte. */
+static bool prof_key_names(struct prof_fold *f, const struct prof_record *r,
+                           struct prof_fold_ent *k)
 {
-    kfree(ix->slot);
-    ix->slot = NULL;
-    ix->cap = 0;
+    unsigned d = prof_depth(r->pr_depth, 1);
+    k->fe_depth = (uint8_t)d;
+    k->fe_named = 0;
+    k->fe_task = f->fo_tasks[prof_fold_task_of(f, r->pr_pid)].fk_first;
+    uint64_t h = prof_mix(d, k->fe_task);
+    for (unsigned i = 0; i < d; i++) {
+        uintptr_t a = r->pr_frames[i];
+        const struct prof_fold_sym *y = NULL;
+        if (i == 0 || a) {
+            y = prof_syms_resolve(&f->fo_syms, &f->fo_sym_ix, i == 0 ? a : a - 1, true);
+            if (!y)
+                return false;
+        }
+        if (y && y->fs_name) {
+            k->fe_frames[i] = (uintptr_t)y->fs_name;
+            k->fe_named |= (uint8_t)(1u << i);
+            h = prof_mix(h, y->fs_name_hash);
+        } else {
+            k->fe_frames[i] = a;
+            h = prof_mix(h, a);
+        }
+    }
+    k->fe_hash = prof_mix(h, k->fe_named);
+    return true;
 }
 
-/* The first empty slot on h's probe sequence. */
-static uint32_t *prof_index_free_slot(const struct prof_index *ix, uint64_t h)
+static void prof_key_exact(const struct prof_record *r, unsigned cpu, struct prof_fold_ent *k)
 {
-    uint32_t mask = 2 * ix->cap - 1;
-    for (uint32_t i = prof_index_first(ix, h);; i = (i + 1) & mask)
-        if (!ix->slot[i])
-            return &ix->slot[i];
+    unsigned d = prof_depth(r->pr_depth, 1);
+    k->fe_depth = (uint8_t)d;
+    k->fe_pid = r->pr_pid;
+    k->fe_cpu = (uint16_t)cpu;
+    uint64_t h = prof_mix(prof_mix(d, (uint32_t)r->pr_pid), cpu);
+    for (unsigned i = 0; i < d; i++)
+        h = prof_mix(h, k->fe_frames[i] = r->pr_frames[i]);
+    k->fe_hash = h;
 }
 
-bool prof_index_grow(struct prof_index *ix, void **arr, size_t size, uint32_t n,
-                     uint64_t (*hash)(const void *arr, uint32_t i))
+/* Off-CPU: w is the waker's record, or NULL. The frames past each depth
+ * are 0: the order compares them whole. */
+static void prof_key_offcpu(const struct prof_record *r, const struct prof_record *w,
+                            unsigned cpu, struct prof_fold_ent *k)
 {
-    uint32_t cap = ix->cap * 2;
-    char *bigger = kmalloc(cap * size);
-    struct prof_index nix = { 0 };
-    if (!bigger || !prof_index_init(&nix, cap)) {
-        kfree(bigger);
+    unsigned d = prof_depth(r->pr_depth, 0), wd = w ? prof_depth(w->pr_depth, 0) : 0;
+    k->fe_pid = r->pr_pid;
+    k->fe_waker = r->pr_waker;
+    k->fe_cpu = (uint16_t)cpu;
+    k->fe_why = r->pr_why;
+    k->fe_name = r->pr_name;
+    k->fe_depth = (uint8_t)d;
+    k->fe_wdepth = (uint8_t)wd;
+    uint64_t h = prof_mix(prof_mix((uint32_t)r->pr_pid, cpu), (uint32_t)r->pr_waker);
+    h = prof_mix(prof_mix(h, r->pr_why), (uintptr_t)r->pr_name);
+    h = prof_mix(prof_mix(h, d), wd);
+    for (unsigned i = 0; i < PROF_FRAMES; i++) {
+        k->fe_frames[i] = i < d ? r->pr_frames[i] : 0;
+        k->fe_wframes[i] = i < wd ? w->pr_frames[i] : 0;
+        h = prof_mix(prof_mix(h, k->fe_frames[i]), k->fe_wframes[i]);
+    }
+    k->fe_hash = h;
+}
+
+/* Whether entry a holds key k, comparing only what mode by keys on (the
+ * rest is 0 in both); names: frames compared by content. Inline with by
+ * a constant at every call: the probe loop runs for every record. */
+static inline __attribute__((always_inline))
+bool prof_fold_same(const struct prof_fold_ent *a, const struct prof_fold_ent *k,
+                    enum prof_fold_by by)
+{
+    if (a->fe_hash != k->fe_hash || a->fe_depth != k->fe_depth || a->fe_named != k->fe_named)
+        return false;
+    if (by != PROF_FOLD_SYMBOL && by != PROF_FOLD_NAMES && a->fe_pid != k->fe_pid)
+        return false;
+    if ((by == PROF_FOLD_EXACT || by == PROF_FOLD_OFFCPU) && a->fe_cpu != k->fe_cpu)
+        return false;
+    if (by == PROF_FOLD_NAMES && a->fe_task != k->fe_task)
+        return false;
+    if (by == PROF_FOLD_OFFCPU &&
+        (a->fe_why != k->fe_why || a->fe_waker != k->fe_waker ||
+         a->fe_name != k->fe_name || a->fe_wdepth != k->fe_wdepth))
+        return false;
+    for (unsigned i = 0; i < a->fe_depth; i++) {
+        if (a->fe_frames[i] == k->fe_frames[i])
+            continue;
+        /* Names: the same name at two addresses (two static functions). */
+        if (by != PROF_FOLD_NAMES || !(a->fe_named >> i & 1) ||
+            strcmp((const char *)a->fe_frames[i], (const char *)k->fe_frames[i]))
+            return false;
+    }
+    if (by == PROF_FOLD_OFFCPU)
+        for (unsigned i = 0; i < a->fe_wdepth; i++)
+            if (a->fe_wframes[i] != k->fe_wframes[i])
+                return false;
+    return true;
+}
+
+/* k's entry, appended (a copy of k, nothing added yet) if new; NULL
+ * only when an array had to grow and could not. */
+static inline __attribute__((always_inline))
+struct prof_fold_ent *prof_fold_find(struct prof_fold *f, const struct prof_fold_ent *k,
+                                     enum prof_fold_by by)
+{
+    uint32_t mask = 2 * f->fo_ix.fx_cap - 1, *slot;
+    for (uint32_t i = prof_index_first(&f->fo_ix, k->fe_hash);; i = (i + 1) & mask) {
+        uint32_t e = f->fo_ix.fx_slot[i];
+        if (!e) {
+            slot = &f->fo_ix.fx_slot[i];
+            break;
+        }
+        struct prof_fold_ent *c = prof_item(&f->fo_ents, e - 1);
+        if (prof_fold_same(c, k, by))
+            return c;
+    }
+    slot = prof_index_room(&f->fo_ix, &f->fo_ents, k->fe_hash, slot);
+    struct prof_fold_ent *c = slot ? prof_items_push(&f->fo_ents) : NULL;
+    if (!c)
+        return NULL;
+    memcpy(c, k, f->fo_ents.fi_size);
+    c->fe_off_max = k->fe_off_min;
+    *slot = ++f->fo_ents.fi_n;
+    return c;
+}
+
+/* ---- the walk ------------------------------------------------------------ */
+
+/* Whether f takes r: its kind, and for off-CPU an interval (a waker's
+ * chain joins the record it follows; none and out of range are corrupt). */
+static bool prof_fold_takes(const struct prof_fold *f, const struct prof_record *r)
+{
+    if (r->pr_kind != f->fo_kind)
+        return false;
+    return f->fo_by != PROF_FOLD_OFFCPU ||
+           (r->pr_why != PROF_WHY_WAKER && r->pr_why != PROF_WHY_NONE &&
+            r->pr_why <= PROF_WHY_MAX);
+}
+
+/* Fold record i of CPU c's n records (one f takes). False: no memory.
+ * Inline with by a constant (f->fo_by) at every call. */
+static inline __attribute__((always_inline))
+bool prof_fold_one(struct prof_fold *f, const struct prof_record *recs, uint32_t n,
+                   uint32_t i, unsigned c, struct prof_fold_ent *k, enum prof_fold_by by)
+{
+    const struct prof_record *r = &recs[i];
+    switch (by) {
+    case PROF_FOLD_TASK_SYMBOL:
+        k->fe_pid = r->pr_pid;
+        /* fall through */
+    case PROF_FOLD_SYMBOL:
+        if (!prof_key_symbol(f, r, k))
+            return false;
+        break;
+    case PROF_FOLD_EXACT:
+        prof_key_exact(r, c, k);
+        break;
+    case PROF_FOLD_NAMES:
+        if (!prof_key_names(f, r, k))
+            return false;
+        break;
+    default: {
+        /* prof_emit_n put the waker's chain right behind. */
+        const struct prof_record *w = i + 1 < n ? &recs[i + 1] : NULL;
+        if (w && (w->pr_kind != PROF_KIND_OFFCPU || w->pr_why != PROF_WHY_WAKER))
+            w = NULL;
+        prof_key_offcpu(r, w, c, k);
+        break;
+    }
+    }
+    struct prof_fold_ent *e = prof_fold_find(f, k, by);
+    if (!e)
+        return false;
+    uint64_t w = prof_record_weight(r);
+    e->fe_count++;
+    e->fe_weight = prof_weight_add(e->fe_weight, w);
+    f->fo_weight = prof_weight_add(f->fo_weight, w);
+    if (r->pr_kind == PROF_KIND_HEAP) {
+        uint64_t o = prof_record_objects_q16(r);
+        e->fe_objects += o;
+        f->fo_objects += o;
+    }
+    if (by == PROF_FOLD_SYMBOL || by == PROF_FOLD_TASK_SYMBOL) {
+        if (k->fe_off_min < e->fe_off_min)
+            e->fe_off_min = k->fe_off_min;
+        if (k->fe_off_min > e->fe_off_max)
+            e->fe_off_max = k->fe_off_min;
+    }
+    if (by == PROF_FOLD_OFFCPU) {
+        if (prof_why_blocked(r->pr_why))
+            f->fo_blocked = prof_weight_add(f->fo_blocked, w);
+        else
+            f->fo_runnable = prof_weight_add(f->fo_runnable, w);
+    }
+    if (by == PROF_FOLD_SYMBOL)
+        f->fo_costs[f->fo_records] = r->pr_cost;
+    f->fo_records++;
+    return true;
+}
+
+/* Round-robin across CPUs (record i of every CPU, then i + 1), visiting
+ * only CPUs with records, through local copies of their arrays (the
+ * compiler cannot prove the snapshot's counts unchanged by the entries'
+ * updates, and would reload them for every record). Bit j of the result:
+ * the j-th CPU with records had one folded; *ok false: no memory. */
+static uint64_t prof_fold_round_robin(struct prof_fold *f, const uint8_t *cpus, unsigned ncpus,
+                                      uint32_t most, struct prof_fold_ent *k, bool *ok)
+{
+    const struct prof_record *recs[MAX_CPUS];
+    uint32_t count[MAX_CPUS];
+    for (unsigned j = 0; j < ncpus; j++) {
+        recs[j] = f->fo_snap->ps_recs[cpus[j]];
+        count[j] = f->fo_snap->ps_count[cpus[j]];
+    }
+    uint64_t seen = 0;
+    for (uint32_t i = 0; i < most; i++) {
+        for (unsigned j = 0; j < ncpus; j++) {
+            if (i >= count[j] || !prof_fold_takes(f, &recs[j][i]))
+                continue;
+            seen |= 1ull << j;
+            if (!prof_fold_one(f, recs[j], count[j], i, cpus[j], k, PROF_FOLD_SYMBOL)) {
+                *ok = false;
+                return seen;
+            }
+        }
+    }
+    return seen;
+}
+
+/* CPU by CPU, each CPU's records in order: the order the other modes'
+ * entries have always been made in (the off-CPU order's ties and the
+ * wall view's lines keep it). Inline with by a constant. */
+static inline __attribute__((always_inline))
+uint64_t prof_fold_by_cpu(struct prof_fold *f, const uint8_t *cpus, unsigned ncpus,
+                          struct prof_fold_ent *k, bool *ok, enum prof_fold_by by)
+{
+    uint64_t seen = 0;
+    for (unsigned j = 0; j < ncpus; j++) {
+        const struct prof_record *recs = f->fo_snap->ps_recs[cpus[j]];
+        uint32_t n = f->fo_snap->ps_count[cpus[j]];
+        for (uint32_t i = 0; i < n; i++) {
+            if (!prof_fold_takes(f, &recs[i]))
+                continue;
+            seen |= 1ull << j;
+            if (!prof_fold_one(f, recs, n, i, cpus[j], k, by)) {
+                *ok = false;
+                return seen;
+            }
+        }
+    }
+    return seen;
+}
+
+/* The walk of f's mode, the mode a constant in each. */
+static uint64_t prof_fold_walk(struct prof_fold *f, const uint8_t *cpus, unsigned ncpus,
+                               uint32_t most, struct prof_fold_ent *k, bool *ok)
+{
+    switch (f->fo_by) {
+    case PROF_FOLD_SYMBOL:
+        return prof_fold_round_robin(f, cpus, ncpus, most, k, ok);
+    case PROF_FOLD_TASK_SYMBOL:
+        return prof_fold_by_cpu(f, cpus, ncpus, k, ok, PROF_FOLD_TASK_SYMBOL);
+    case PROF_FOLD_EXACT:
+        return prof_fold_by_cpu(f, cpus, ncpus, k, ok, PROF_FOLD_EXACT);
+    case PROF_FOLD_NAMES:
+        return prof_fold_by_cpu(f, cpus, ncpus, k, ok, PROF_FOLD_NAMES);
+    default:
+        return prof_fold_by_cpu(f, cpus, ncpus, k, ok, PROF_FOLD_OFFCPU);
+    }
+}
+
+/* Distinct pids among the entries: tasks are few, each entry a candidate. */
+static uint32_t prof_fold_count_pids(const struct prof_fold *f)
+{
+    uint32_t pids = 0;
+    for (uint32_t i = 0; i < prof_fold_n(f); i++) {
+        bool seen = false;
+        int pid = prof_fold_at(f, i)->fe_pid;
+        for (uint32_t j = 0; j < i && !seen; j++)
+            seen = prof_fold_at(f, j)->fe_pid == pid;
+        pids += !seen;
+    }
+    return pids;
+}
+
+static bool prof_fold_alloc(struct prof_fold *f)
+{
+    bool syms = f->fo_by != PROF_FOLD_EXACT && f->fo_by != PROF_FOLD_OFFCPU;
+    bool tasks = f->fo_by == PROF_FOLD_EXACT || f->fo_by == PROF_FOLD_NAMES;
+    uint32_t n = f->fo_total ? f->fo_total : 1;
+    f->fo_ents.fi_size = f->fo_by == PROF_FOLD_OFFCPU
+        ? sizeof(struct prof_fold_ent) : offsetof(struct prof_fold_ent, fe_wframes);
+    f->fo_syms.fi_size = sizeof(struct prof_fold_sym);
+    f->fo_ents.fi_chunk[0] = kmalloc(PROF_ITEMS_CHUNK0 * f->fo_ents.fi_size);
+    if (!f->fo_ents.fi_chunk[0])
+        return false;
+    if (syms && !(f->fo_syms.fi_chunk[0] = kmalloc(PROF_ITEMS_CHUNK0 * f->fo_syms.fi_size)))
+        return false;
+    if (f->fo_by == PROF_FOLD_SYMBOL && !(f->fo_costs = kmalloc(n * sizeof *f->fo_costs)))
+        return false;
+    if (tasks && !(f->fo_tasks = kmalloc(n * sizeof *f->fo_tasks)))
+        return false;
+    if (!prof_index_init(&f->fo_ix, PROF_ITEMS_CHUNK0))
+        return false;
+    return !syms || prof_index_init(&f->fo_sym_ix, PROF_ITEMS_CHUNK0);
+}
+
+bool prof_fold_run(struct prof_fold *f, const struct prof_snapshot *s,
+                   enum prof_fold_by by, unsigned kind)
+{
+    memset(f, 0, sizeof *f);
+    f->fo_snap = s;
+    f->fo_by = (uint8_t)by;
+    f->fo_kind = (uint8_t)kind;
+    uint8_t cpus[MAX_CPUS];
+    unsigned ncpus = 0;
+    uint32_t most = 0;
+    for (unsigned c = 0; c < MAX_CPUS; c++) {
+        f->fo_total += s->ps_count[c];
+        if (s->ps_count[c] > most)
+            most = s->ps_count[c];
+        if (s->ps_count[c])
+            cpus[ncpus++] = (uint8_t)c;
+    }
+    bool ok = prof_fold_alloc(f);
+    struct prof_fold_ent k;
+    memset(&k, 0, sizeof k);
+    uint64_t seen = ok ? prof_fold_walk(f, cpus, ncpus, most, &k, &ok) : 0;
+    if (!ok) {
+        prof_fold_free(f);
+        f->fo_nomem = true;
         return false;
     }
-    memcpy(bigger, *arr, n * size);
-    kfree(*arr);
-    *arr = bigger;
-    for (uint32_t i = 0; i < n; i++)
-        *prof_index_free_slot(&nix, hash(bigger, i)) = i + 1;
-    kfree(ix->slot);
-    *ix = nix;
+    /* Counted by hand: __builtin_popcountll is a libgcc call where the
+     * CPU baseline has no popcount instruction, and the kernel links no
+     * libgcc. */
+    for (; seen; seen &= seen - 1)
+        f->fo_cpus++;
+    if (by == PROF_FOLD_OFFCPU)
+        f->fo_pids = prof_fold_count_pids(f);
     return true;
 }
 
-uint32_t *prof_index_room(struct prof_index *ix, void **arr, size_t size, uint32_t n,
-                          uint64_t (*hash)(const void *arr, uint32_t i), uint64_t h,
-                          uint32_t *slot)
+void prof_fold_free(struct prof_fold *f)
 {
-    if (n < ix->cap)
-        return slot;
-    if (!prof_index_grow(ix, arr, size, n, hash))
-        return NULL;
-    return prof_index_free_slot(ix, h);
+    prof_items_free(&f->fo_ents);
+    prof_index_free(&f->fo_ix);
+    prof_items_free(&f->fo_syms);
+    prof_index_free(&f->fo_sym_ix);
+    kfree(f->fo_tasks);
+    f->fo_tasks = NULL;
+    kfree(f->fo_costs);
+    f->fo_costs = NULL;
 }
+
+/* Items of t's size in the chunks that hold n, and an index for them. */
+static size_t prof_fold_most_of(size_t size, uint32_t n)
+{
+    size_t items = PROF_ITEMS_CHUNK0, cap = PROF_ITEMS_CHUNK0;
+    while (items < n)
+        items = 2 * items + PROF_ITEMS_CHUNK0;
+    while (cap < n)
+        cap *= 2;
+    return items * size + 2 * cap * sizeof(uint32_t);
+}
+
+uint64_t prof_fold_weight_from(const struct prof_fold *f, uint32_t from)
+{
+    uint64_t w = 0;
+    for (uint32_t i = from; i < prof_fold_n(f);) {
+        /* Chunk by chunk: the rest of the one holding i. */
+        const char *c = (const char *)prof_fold_at(f, i);
+        uint32_t q = i / PROF_ITEMS_CHUNK0 + 1, k = 31u - (unsigned)__builtin_clz(q);
+        uint32_t end = PROF_ITEMS_CHUNK0 * ((2u << k) - 1);
+        for (; i < end && i < prof_fold_n(f); i++, c += f->fo_ents.fi_size)
+            w = prof_weight_add(w, ((const struct prof_fold_ent *)c)->fe_weight);
+    }
+    return w;
+}
+
+size_t prof_fold_most(enum prof_fold_by by, uint32_t n)
+{
+    size_t b = prof_fold_most_of(by == PROF_FOLD_OFFCPU ? sizeof(struct prof_fold_ent)
+                                 : offsetof(struct prof_fold_ent, fe_wframes), n);
+    if (by == PROF_FOLD_EXACT || by == PROF_FOLD_NAMES)
+        b += n * sizeof(struct prof_fold_task);
+    if (by != PROF_FOLD_EXACT && by != PROF_FOLD_OFFCPU)
+        b += prof_fold_most_of(sizeof(struct prof_fold_sym), n);
+    if (by == PROF_FOLD_SYMBOL)
+        b += n * sizeof(uint32_t);
+    return b;
+}
+
+/* ---- order: heaviest first, ties by what is printed ----------------------- */
+
+const char *prof_fold_frame_name(const struct prof_fold_ent *e, unsigned i, char *buf, size_t n)
+{
+    if (e->fe_named >> i & 1)
+        return (const char *)e->fe_frames[i];
+    fmt_snprintf(buf, n, "0x%lx", (unsigned long)e->fe_frames[i]);
+    return buf;
+}
+
+/* Symbol ties: the leaf's address, then the callers lexicographically,
+ * shorter first, a resolved leaf before an unresolved one. */
+static int prof_cmp_symbol(const struct prof_fold_ent *a, const struct prof_fold_ent *b)
+{
+    if (a->fe_frames[0] != b->fe_frames[0])
+        return a->fe_frames[0] < b->fe_frames[0] ? -1 : 1;
+    for (unsigned i = 1; i < a->fe_depth && i < b->fe_depth; i++)
+        if (a->fe_frames[i] != b->fe_frames[i])
+            return a->fe_frames[i] < b->fe_frames[i] ? -1 : 1;
+    if (a->fe_depth != b->fe_depth)
+        return a->fe_depth < b->fe_depth ? -1 : 1;
+    return (int)(b->fe_named & 1) - (int)(a->fe_named & 1);
+}
+
+/* Exact ties: pid, cpu, then the frames innermost first, shorter first. */
+static int prof_cmp_exact(const struct prof_fold_ent *a, const struct prof_fold_ent *b)
+{
+    if (a->fe_pid != b->fe_pid)
+        return a->fe_pid < b->fe_pid ? -1 : 1;
+    if (a->fe_cpu != b->fe_cpu)
+        return a->fe_cpu < b->fe_cpu ? -1 : 1;
+    for (unsigned i = 0; i < a->fe_depth && i < b->fe_depth; i++)
+        if (a->fe_frames[i] != b->fe_frames[i])
+            return a->fe_frames[i] < b->fe_frames[i] ? -1 : 1;
+    return (a->fe_depth > b->fe_depth) - (a->fe_depth < b->fe_depth);
+}
+
+/* Names ties: task name, then frame names root first, shorter first. */
+static int prof_cmp_names(const struct prof_fold *f, const struct prof_fold_ent *a,
+                          const struct prof_fold_ent *b)
+{
+    int r = strcmp(f->fo_tasks[a->fe_task].fk_name, f->fo_tasks[b->fe_task].fk_name);
+    unsigned i = a->fe_depth, j = b->fe_depth;
+    while (!r && i > 0 && j > 0) {
+        char x[20], y[20];
+        i--, j--;
+        r = strcmp(prof_fold_frame_name(a, i, x, sizeof x),
+                   prof_fold_frame_name(b, j, y, sizeof y));
+    }
+    if (!r)
+        r = (i > 0) - (j > 0);
+    return r;
+}
+
+/* Off-CPU ties: pid, reason, waker, then the chains as bytes. */
+static int prof_cmp_offcpu(const struct prof_fold_ent *a, const struct prof_fold_ent *b)
+{
+    if (a->fe_pid != b->fe_pid)
+        return a->fe_pid < b->fe_pid ? -1 : 1;
+    if (a->fe_why != b->fe_why)
+        return a->fe_why < b->fe_why ? -1 : 1;
+    if (a->fe_waker != b->fe_waker)
+        return a->fe_waker < b->fe_waker ? -1 : 1;
+    int c = memcmp(a->fe_frames, b->fe_frames, sizeof a->fe_frames);
+    if (c)
+        return c;
+    return memcmp(a->fe_wframes, b->fe_wframes, sizeof a->fe_wframes);
+}
+
+/* Inline with by a constant where the text report's table is sorted. */
+static inline __attribute__((always_inline))
+bool prof_fold_before_by(const struct prof_fold *f, const struct prof_fold_ent *a,
+                         const struct prof_fold_ent *b, enum prof_fold_by by)
+{
+    if (a->fe_weight != b->fe_weight)
+        return a->fe_weight > b->fe_weight;
+    switch (by) {
+    case PROF_FOLD_TASK_SYMBOL:
+        if (a->fe_pid != b->fe_pid)
+            return a->fe_pid < b->fe_pid;
+        /* fall through */
+    case PROF_FOLD_SYMBOL:
+        return prof_cmp_symbol(a, b) < 0;
+    case PROF_FOLD_EXACT:
+        return prof_cmp_exact(a, b) < 0;
+    case PROF_FOLD_NAMES:
+        return prof_cmp_names(f, a, b) < 0;
+    default:
+        return prof_cmp_offcpu(a, b) < 0;
+    }
+}
+
+static bool prof_fold_before(const struct prof_fold *f, const struct prof_fold_ent *a,
+                             const struct prof_fold_ent *b)
+{
+    return prof_fold_before_by(f, a, b, f->fo_by);
+}
+
+static inline __attribute__((always_inline))
+void prof_fold_insert(const struct prof_fold *f, const struct prof_fold_ent **v, uint32_t n,
+                      enum prof_fold_by by)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        const struct prof_fold_ent *e = prof_fold_at(f, i);
+        uint32_t j = i;
+        for (; j > 0 && prof_fold_before_by(f, e, v[j - 1], by); j--)
+            v[j] = v[j - 1];
+        v[j] = e;
+    }
+}
+
+static void prof_fold_sift(const struct prof_fold *f, const struct prof_fold_ent **v,
+                           uint32_t i, uint32_t n)
+{
+    for (;;) {
+        uint32_t m = i, l = 2 * i + 1, r = l + 1;
+        if (l < n && prof_fold_before(f, v[m], v[l]))
+            m = l;
+        if (r < n && prof_fold_before(f, v[m], v[r]))
+            m = r;
+        if (m == i)
+            return;
+        const struct prof_fold_ent *t = v[i];
+        v[i] = v[m];
+        v[m] = t;
+        i = m;
+    }
+}
+
+/* Up to a table's worth (the text report's PROF_CHAINS), insertion sort:
+ * those entries come nearly in order (the chains seen first are mostly
+ * the heaviest), so it moves little; beyond, heapsort: no recursion, no
+ * memory. Both give the same order wherever it is total. The off-CPU
+ * order is not (entries that differ only in CPU or wait queue tie), and
+ * heapsort's way of breaking its ties is what it has always printed: it
+ * keeps heapsort at every size. The entries' addresses go where the
+ * index's slots were: 2 cap slots of 4 bytes hold cap >= n pointers. */
+const struct prof_fold_ent *const *prof_fold_sort(struct prof_fold *f, uint32_t n)
+{
+    _Static_assert(2 * sizeof(uint32_t) >= sizeof(const struct prof_fold_ent *),
+                   "the index's slots hold the order's pointers");
+    const struct prof_fold_ent **v = (const struct prof_fold_ent **)(void *)f->fo_ix.fx_slot;
+    if (n <= PROF_CHAINS && f->fo_by == PROF_FOLD_SYMBOL) {
+        prof_fold_insert(f, v, n, PROF_FOLD_SYMBOL);
+        return v;
+    }
+    if (n <= PROF_CHAINS && f->fo_by != PROF_FOLD_OFFCPU) {
+        prof_fold_insert(f, v, n, (enum prof_fold_by)f->fo_by);
+        return v;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        v[i] = prof_fold_at(f, i);
+    for (uint32_t i = n / 2; i-- > 0;)
+        prof_fold_sift(f, v, i, n);
+    for (uint32_t k = n; k-- > 1;) {
+        const struct prof_fold_ent *t = v[0];
+        v[0] = v[k];
+        v[k] = t;
+        prof_fold_sift(f, v, 0, k);
+    }
+    return v;
+}
+
+/* ---- quantiles --------------------------------------------------------- */
 
 /* The k-th smallest of a[0..n) (0-based), exactly: Wirth's selection
  * (Hoare's partition around the current k-th, narrowing to the side

@@ -29,6 +29,11 @@ const char *prof_why_name(unsigned why)
     return why <= PROF_WHY_MAX ? prof_why_names[why] : NULL;
 }
 
+bool prof_why_blocked(unsigned why)
+{
+    return why == PROF_WHY_SLEEP || why == PROF_WHY_WAITQ || why == PROF_WHY_MUTEX;
+}
+
 /* The records d makes: the blocked one and its waker's chain (where it
  * has one), then the runnable one. */
 static unsigned prof_off_count(const struct prof_off *o, const struct prof_off_owed *d)

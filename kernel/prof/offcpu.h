@@ -48,6 +48,8 @@ enum prof_why {
 /* "sleep", "waitq", "mutex", "preempted", "runnable", "waker"; NULL for
  * none or above PROF_WHY_MAX. */
 const char *prof_why_name(unsigned why);
+/* Whether why is blocked time (sleep, waitq, mutex), not runnable. */
+bool prof_why_blocked(unsigned why);
 
 /* Where a task is in the machine, for the window of generation of_gen;
  * a task whose of_gen is not the window's has done nothing in it yet. */
@@ -96,8 +98,8 @@ extern struct prof_off_window prof_off_win;
  * read, because GCC folds neither an atomic nor a volatile load into the
  * test (it cost a third instruction on every switch). It is only a hint: one aligned word
  * that cannot tear, read once per call; what is recorded is decided by
- * the claim's own load of the gate, under the producers' guard (D, B in
- * kernel/prof/produce.h). A caller that sees true acquires
+ * the reservation's own load of the gate, under the producers' guard (D, B in
+ * kernel/prof/ring_produce.h). A caller that sees true acquires
  * (prof_off_acquire) before it reads the window. */
 static inline bool prof_off_on(void)
 {

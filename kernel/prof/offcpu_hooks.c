@@ -9,22 +9,22 @@
  * Profiler core: prefix prof_sched_. */
 #include "kernel/prof/offcpu_hooks.h"
 
-/* What t is owed (n records of d) into this CPU's ring: the slots claimed
+/* What t is owed (n records of d) into this CPU's ring: the slots reserved
  * and filled first, then t's chain walked into the first (walkable;
  * else it has none). */
 static inline __attribute__((always_inline)) void prof_sched_emit(const struct prof_task *t,
                                                                   const struct prof_off_owed *d,
                                                                   unsigned n, bool walkable)
 {
-    struct prof_claim k;
-    struct prof_record *r = prof_claim_n(&k, PROF_KIND_OFFCPU, t->pt_pid, n);
+    struct prof_reserve k;
+    struct prof_record *r = prof_reserve_n(&k, PROF_KIND_OFFCPU, t->pt_pid, n);
     if (!r)
         return;
     struct prof_record *copy = prof_off_put(t->pt_off, d, t->pt_pid, k.k_pc->pc_buf, k.k_head,
                                             k.k_pc->pc_cap - 1);
     unsigned depth = walkable ? prof_sched_chain(t, r->pr_frames) : 0;
     prof_off_put_chain(r, copy, depth);
-    prof_claim_commit(&k);
+    prof_reserve_commit(&k);
 }
 
 __attribute__((noinline)) void prof_sched_in(struct prof_off *o, int pid, uintptr_t stack,

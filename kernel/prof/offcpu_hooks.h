@@ -25,7 +25,7 @@
 #include "hal/cpu.h"
 #include "hal/task.h"
 #include "kernel/prof/offcpu.h"
-#include "kernel/prof/produce.h"
+#include "kernel/prof/ring_produce.h"
 #include "kernel/stacktrace_inline.h"
 #include "kernel/task.h"
 
@@ -74,15 +74,15 @@ PROF_OFF_INLINE unsigned prof_sched_chain(const struct prof_task *t, uintptr_t *
  * of weight w (ns), its chain walked straight into its slot. */
 PROF_OFF_INLINE void prof_sched_preempted(const struct prof_task *t, uint64_t w)
 {
-    struct prof_claim k;
-    struct prof_record *r = prof_claim_n(&k, PROF_KIND_OFFCPU, t->pt_pid, 1);
+    struct prof_reserve k;
+    struct prof_record *r = prof_reserve_n(&k, PROF_KIND_OFFCPU, t->pt_pid, 1);
     if (!r)
         return;
     /* Filled before the walk, its depth after: nothing but the walk's own
      * values is live across its loop. */
     prof_off_fill(r, t->pt_pid, PROF_WHY_PREEMPTED, NULL, -1, w, 0);
     r->pr_depth = (uint8_t)prof_sched_chain(t, r->pr_frames);
-    prof_claim_commit(&k);
+    prof_reserve_commit(&k);
 }
 
 /* next's switch-in at t (the raw counter), any case but the common one:

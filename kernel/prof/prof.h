@@ -2,11 +2,16 @@
  * limits, its error codes and the pid filter (docs/profiling.md).
  *
  * The core (kernel/prof/, prefix prof_ and PROF_) is one layer per file:
- *   sample.c   the tick and NMI entry, the claim, the capture, the record
+ *   sample.c   the tick and NMI entry, the counter's claim, the capture,
+ *              the record
  *   ring.c     each CPU's single-producer, single-consumer ring, its gate
- *   session.c  claim, start, stop, freeze; windows and streams' lifetimes
- *   fold.c     the one hash index both folds use
- *   report.c   the text report of a frozen snapshot
+ *              (ring_produce.h: the producers' side, inline)
+ *   session.c  who holds the profiler, start, stop, freeze; windows and
+ *              streams' lifetimes
+ *   fold.c     the one fold engine every report prints from (fold_index.c:
+ *              its entries, resolved addresses and hash index)
+ *   report.c   the text report of a frozen snapshot, and prof_report,
+ *              which hands each snapshot to its reader
  *   export.c   folded stacks and raw chains of a snapshot
  *   stream.c   drain the rings, batch, encode, hand datagrams to a sink
  *   offcpu.c   off-CPU time from the scheduler's switches and wakes

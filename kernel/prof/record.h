@@ -1,11 +1,12 @@
-/* kernel/prof/record.h: one record, as the sampler writes it into a ring
- * and every reader (fold, report, export, stream) takes it.
+/* kernel/prof/record.h: one record, as the producers write it into a ring
+ * (kernel/prof/ring_produce.h) and its readers take it: the fold
+ * (kernel/prof/fold.c), which every report prints from, and the stream.
  *
  * A record is a kind, a weight and a chain. The kind says what was
  * measured and the weight how much: a CPU sample weighs 1 (one period of
- * its source); the off-CPU kind will weigh nanoseconds and the heap kind
- * bytes. Readers fold records of one kind by chain and add the weights,
- * never mixing kinds. The same kind and weight travel in the raw profile
+ * its source), an off-CPU record nanoseconds, a heap record bytes. The
+ * fold takes records of one kind, by chain, and adds the weights, never
+ * mixing kinds. The same kind and weight travel in the raw profile
  * (uapi/profile_raw.h) and the stream (uapi/profile_stream.h).
  *
  * Profiler core: prefix prof_ and PROF_. */
@@ -18,9 +19,9 @@ enum prof_kind {
     PROF_KIND_OFFCPU = 1,       /* time off the CPU (kernel/prof/offcpu.h); ns */
     PROF_KIND_HEAP = 2,         /* a sampled allocation (mm/heapprof.h);
                                    weight the bytes it stands for */
-    PROF_KIND_MAX = 2,          /* kinds a reader may meet: cpu, and the
-                                   off-CPU (1, ns) and heap (2, bytes) to
-                                   come; anything above is corrupt */
+    PROF_KIND_MAX = 2,          /* kinds a reader may meet: cpu, off-CPU
+                                   (1, ns) and heap (2, bytes); anything
+                                   above is corrupt */
 };
 
 struct prof_record {

@@ -1,6 +1,8 @@
-/* kernel/prof/report.h: the readers of a frozen snapshot: the text report
- * (kernel/prof/report.c) and the exports (kernel/prof/export.c). Task
- * context: they allocate, look symbols and task names up, and print.
+/* kernel/prof/report.h: the report of a frozen snapshot
+ * (kernel/prof/report.c): the text report itself, and the entry point
+ * that hands other formats and kinds to their readers (the exports,
+ * kernel/prof/export.h; off-CPU, kernel/prof/offreport.h). Task context:
+ * they allocate, look symbols and task names up, and print.
  *
  * Profiler core: prefix prof_ and PROF_. */
 #pragma once
@@ -10,32 +12,12 @@
 
 struct printer;
 
-/* What a report prints: the hottest chains with names and offsets; every
- * chain as folded stacks of names, root first; or every chain raw, as
- * addresses (uapi/profile_raw.h). */
-enum prof_format { PROF_TEXT, PROF_FOLDED, PROF_RAW };
-
-/* What a report of an off-CPU snapshot shows (kernel/prof/offreport.c):
- * the off-CPU chains, each task's wall-clock time, or the histogram of
- * scheduler latency. */
-enum prof_view { PROF_VIEW_OFF = 1, PROF_VIEW_WALL, PROF_VIEW_LATENCY };
-
-struct prof_report_opts {
-    unsigned ro_chains;               /* text: chains to print, 1..PROF_CHAINS */
-    enum prof_format ro_format;       /* text, folded or raw */
-    enum prof_view ro_view;           /* off-CPU snapshots only */
-};
-
-/* The report of a snapshot, to p, in o's format. Text: header, cost,
- * chains, overflow line or an empty-report message; folded and raw go to
- * prof_export. PROF_OK or PROF_ENOMEM (message printed). */
+/* The report of a snapshot, to p, in o's format (kernel/prof/snapshot.h).
+ * Text: header, cost, chains, overflow line or an empty-report message;
+ * folded and raw go to prof_export, off-CPU snapshots to their view's
+ * reader. PROF_OK, PROF_ENOMEM or PROF_EINVAL (message printed). */
 int prof_report(const struct prof_snapshot *s, const struct prof_report_opts *o,
                 struct printer *p);
-
-/* The report of an off-CPU snapshot (kernel/prof/offreport.c), in o's
- * view and format. PROF_OK or PROF_ENOMEM (message printed). */
-int prof_off_report(const struct prof_snapshot *s, const struct prof_report_opts *o,
-                    struct printer *p);
 
 /* Cycles (cycles_now) the last prof_report took, fold to last line
  * printed, printing through its printer included. */

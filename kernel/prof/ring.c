@@ -1,19 +1,23 @@
 /* kernel/prof/ring.c: each CPU's ring of records and the gate
  * (kernel/prof/ring.h). The producer's half is the sampler's
- * (kernel/prof/sample.c); this file owns the rings' memory, opens and
+ * (kernel/prof/sample.c and the other producers, through
+ * kernel/prof/ring_produce.h); this file owns the rings' memory, opens and
  * closes the gate for the session, and is the consumer's half.
  *
  * Barriers, each named by the one it pairs with:
- *   A: prof_ring_open's release of pg_state; pairs with the sampler's
- *      acquire of it (B in sample.c): counts, filter and buffers are set.
+ *   A: prof_ring_open's release of pg_state; pairs with the producers'
+ *      acquire of it (B in kernel/prof/ring_produce.h): counts, filter
+ *      and buffers are set.
  *   C: prof_ring_close's seq_cst clear, then the seq_cst scan of the
- *      guards in prof_ring_quiesce; pairs with D in sample.c (the guard's
- *      seq_cst store, then the seq_cst load of the gate).
- *   E: prof_ring_avail's acquire of pc_count; pairs with the sampler's
- *      release of it (F in sample.c): every record counted is whole.
- *   G: prof_ring_release's release of pc_tail; pairs with the sampler's
- *      acquire of it (H in sample.c): a slot is reused only after its
- *      copy is done.
+ *      guards in prof_ring_quiesce; pairs with D and I in
+ *      kernel/prof/ring_produce.h (the guard's seq_cst store, then the
+ *      seq_cst load of the gate; the guard's release).
+ *   E: prof_ring_avail's acquire of pc_count; pairs with the producers'
+ *      release of it (F in kernel/prof/ring_produce.h): every record
+ *      counted is whole.
+ *   G: prof_ring_release's release of pc_tail; pairs with the producers'
+ *      acquire of it (H in kernel/prof/ring_produce.h): a slot is reused
+ *      only after its copy is done.
  *
  * Profiler core: prefix prof_ and PROF_. */
 #include "kernel/prof/ring.h"

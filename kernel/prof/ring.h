@@ -59,7 +59,7 @@ extern struct prof_cpu prof_cpus[MAX_CPUS];
 #define PROF_GATE_KINDS     (PROF_GATE_KIND(PROF_KIND_MAX + 1) - PROF_GATE_KIND(0))
 /* Set with the kinds when the run is filtered to one pid (pg_pid is not
  * PROF_ALL): a producer's one test of the gate word then says both that
- * its kind is open and that every pid is wanted (prof_claim_n). */
+ * its kind is open and that every pid is wanted (prof_reserve_n). */
 #define PROF_GATE_PID       PROF_GATE_KIND(PROF_KIND_MAX + 1)
 struct prof_gate {
     unsigned pg_state;          /* PROF_GATE_PMU, PROF_GATE_KIND(k), PROF_GATE_PID */

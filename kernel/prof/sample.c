@@ -26,7 +26,7 @@
 #include "hal/pmu.h"
 #include "kernel/panic.h"
 #include "kernel/pmu_nmi.h"
-#include "kernel/prof/produce.h"
+#include "kernel/prof/ring_produce.h"
 #include "kernel/prof/ring.h"
 #include "kernel/stacktrace_inline.h"
 #include "kernel/task.h"
@@ -35,7 +35,7 @@
  * and nothing here dereferences interrupted state except through the walk,
  * which checks every frame against the registered stacks and never
  * faults: this runs in NMI context on whatever the CPU was doing.
- * The producers' steps and their barriers: kernel/prof/produce.h. */
+ * The producers' steps and their barriers: kernel/prof/ring_produce.h. */
 static inline __attribute__((always_inline))
 void prof_sample(const struct trap_frame *tf, bool from_tick, unsigned cpu)
 {
@@ -84,12 +84,12 @@ bool prof_emit_n(const struct prof_record *rec, unsigned n)
      * cannot run in the middle, and an NMI that does finds the guard
      * taken and counts itself nested, as it does inside the tick's. */
     unsigned long f = irq_save();
-    struct prof_claim k;
-    bool kept = prof_claim_n(&k, rec->pr_kind, rec->pr_pid, n) != NULL;
+    struct prof_reserve k;
+    bool kept = prof_reserve_n(&k, rec->pr_kind, rec->pr_pid, n) != NULL;
     if (kept) {
         for (unsigned i = 0; i < n; i++)
-            *prof_claim_at(&k, i) = rec[i];
-        prof_claim_commit(&k);
+            *prof_reserve_at(&k, i) = rec[i];
+        prof_reserve_commit(&k);
     }
     irq_restore(f);
     return kept;

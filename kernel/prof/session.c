@@ -128,7 +128,7 @@ static void prof_start(int pid, bool pmu, unsigned kinds)
  * the counts, and count it into this run: wait it out, or say so.
  * PROF_OK with the profiler held, or PROF_EBUSY (PROF_NOT_BUSY or
  * PROF_NOT_LATE in *e). */
-static int prof_claim(struct prof_err *e)
+static int prof_hold(struct prof_err *e)
 {
     if (!prof_take())
         return prof_busy_err(e);
@@ -157,7 +157,7 @@ static void prof_stop(void)
 /* Hand the run over: from here the readers read only the snapshot. Also
  * after an inject, which adds records while the profiler is held. The
  * acquire of each count pairs with the sampler's release (F in
- * kernel/prof/sample.c): the records counted are whole. */
+ * kernel/prof/ring_produce.h): the records counted are whole. */
 static void prof_freeze(void)
 {
     struct prof_snapshot *s = &prof_snap;
@@ -295,7 +295,7 @@ int prof_window_run(const struct prof_window_spec *ws, struct printer *report,
                     struct prof_err *e)
 {
     int rc = prof_window_check(ws, e);
-    if (rc != PROF_OK || (rc = prof_claim(e)) != PROF_OK)
+    if (rc != PROF_OK || (rc = prof_hold(e)) != PROF_OK)
         return rc;
     bool pmu;
     unsigned kinds;
@@ -357,7 +357,7 @@ int prof_cost_permille(unsigned permille, uint32_t *cost)
     return rc;
 }
 
-int prof_reserve(uint32_t records, struct prof_err *e)
+int prof_session_reserve(uint32_t records, struct prof_err *e)
 {
     if (records == 0 || records > PROF_RESERVE_MAX)
         return prof_refuse(e, PROF_EINVAL, PROF_NOT_RESERVE, records);
@@ -413,7 +413,7 @@ int prof_session_stream_begin_what(int pid, unsigned drain_ms, unsigned what,
         return prof_refuse(e, PROF_EINVAL, PROF_NOT_HEAP_ALONE, 0);
     if ((what & PROF_STREAM_HEAP) && !heap_rate)
         return prof_refuse(e, PROF_EINVAL, PROF_NOT_HEAP_OFF, 0);
-    int rc = prof_claim(e);
+    int rc = prof_hold(e);
     if (rc != PROF_OK)
         return rc;
     bool cpu = what & PROF_STREAM_CPU, off = what & PROF_STREAM_OFF;

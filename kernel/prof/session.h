@@ -67,7 +67,7 @@ int prof_cost_permille(unsigned permille, uint32_t *cost);
  * (rounded up to a power of two), as a long window would; never shrinks.
  * PROF_OK, PROF_EINVAL (PROF_NOT_RESERVE), PROF_EBUSY or PROF_ENOMEM,
  * the refusal in *e. */
-int prof_reserve(uint32_t records, struct prof_err *e);
+int prof_session_reserve(uint32_t records, struct prof_err *e);
 
 /* Bench and tests, with no run in progress, after at least one run:
  * append one CPU record to cpu's ring as if that CPU had sampled it (a

@@ -1,5 +1,6 @@
 /* kernel/prof/snapshot.h: one run as Stop left it, what the session
- * hands the readers (kernel/prof/report.c, kernel/prof/export.c).
+ * hands the readers (kernel/prof/report.h dispatches to each), and what
+ * they are asked for.
  *
  * Record raw, present later: the sampler never formats, the readers never
  * look at per-CPU sampling state. Stop freezes the run into a snapshot and
@@ -38,4 +39,21 @@ struct prof_snapshot {
     /* Heap snapshots only (kernel/prof/heapview.c): */
     bool ps_inuse;                    /* the in-use table, not a window */
     uint32_t ps_rate;                 /* the sampling rate, bytes */
+};
+
+/* What the readers are asked for; prof_report (kernel/prof/report.h)
+ * hands each snapshot to its reader. What a report prints: the hottest
+ * chains with names and offsets; every chain as folded stacks of names,
+ * root first; or every chain raw, as addresses (uapi/profile_raw.h). */
+enum prof_format { PROF_TEXT, PROF_FOLDED, PROF_RAW };
+
+/* What a report of an off-CPU snapshot shows: the off-CPU chains
+ * (kernel/prof/offreport.h), each task's wall-clock time, or the
+ * histogram of scheduler latency (kernel/prof/wall.h). */
+enum prof_view { PROF_VIEW_OFF = 1, PROF_VIEW_WALL, PROF_VIEW_LATENCY };
+
+struct prof_report_opts {
+    unsigned ro_chains;               /* text: chains to print, 1..PROF_CHAINS */
+    enum prof_format ro_format;       /* text, folded or raw */
+    enum prof_view ro_view;           /* off-CPU snapshots only */
 };

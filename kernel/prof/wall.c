@@ -1,6 +1,8 @@
 /* kernel/prof/wall.c: `profile wall`, each task's whole window, and
  * `profile latency`, the histogram of scheduler latency, both read from
- * an off-CPU snapshot (kernel/prof/offfold.h).
+ * an off-CPU snapshot (kernel/prof/wall.h). Both folds are the one
+ * engine's (kernel/prof/fold.h): the off-CPU one and the CPU samples by
+ * task and chain.
  *
  * Wall time: a task's off-CPU time is exact (its blocked and runnable
  * records); the rest of the window it was on its CPU, and that time is
@@ -11,8 +13,10 @@
  * left out: their time is the CPUs' idle time, not a task's.
  *
  * Profiler core: prefix prof_ and PROF_. */
+#include "kernel/prof/fold.h"
 #include "kernel/prof/offcpu.h"
-#include "kernel/prof/offfold.h"
+#include "kernel/prof/offreport.h"
+#include "kernel/prof/wall.h"
 #include "kernel/symtab.h"
 #include "kernel/task.h"
 #include "lib/printf.h"
@@ -29,43 +33,9 @@ struct prof_wall_task {
 /* An entry to print for a task: an off-CPU entry or a CPU chain. */
 struct prof_wall_line {
     uint64_t wl_ns;
-    const struct prof_off_ent *wl_e;
+    const struct prof_fold_ent *wl_e;
     bool wl_cpu;
 };
-
-/* Fold the CPU samples by (pid, the leaf's function, callers). */
-static bool prof_wall_cpu_fold(const struct prof_snapshot *s, struct prof_off_fold *f,
-                               struct printer *p)
-{
-    uint32_t total = 0;
-    for (unsigned c = 0; c < MAX_CPUS; c++)
-        total += s->ps_count[c];
-    if (!prof_off_fold_init(s, f, total, p))
-        return false;
-    struct prof_off_ent k;
-    for (unsigned c = 0; c < MAX_CPUS; c++) {
-        for (uint32_t i = 0; i < s->ps_count[c]; i++) {
-            const struct prof_record *r = &s->ps_recs[c][i];
-            if (r->pr_kind != PROF_KIND_CPU)
-                continue;
-            memset(&k, 0, sizeof k);
-            unsigned d = r->pr_depth < 1 ? 1 : r->pr_depth > PROF_FRAMES ? PROF_FRAMES : r->pr_depth;
-            struct sym_hit hit;
-            k.oe_pid = r->pr_pid;
-            k.oe_depth = (uint8_t)d;
-            k.oe_frames[0] = symtab_lookup(r->pr_frames[0], &hit) ? hit.start : r->pr_frames[0];
-            uint64_t h = prof_mix((uint32_t)r->pr_pid, d);
-            h = prof_mix(h, k.oe_frames[0]);
-            for (unsigned j = 1; j < d; j++) {
-                k.oe_frames[j] = r->pr_frames[j];
-                h = prof_mix(h, k.oe_frames[j]);
-            }
-            k.oe_hash = h;
-            prof_off_fold_add(f, &k, 1);
-        }
-    }
-    return true;
-}
 
 static struct prof_wall_task *prof_wall_task_of(struct prof_wall_task *t, uint32_t *n, int pid)
 {
@@ -78,25 +48,25 @@ static struct prof_wall_task *prof_wall_task_of(struct prof_wall_task *t, uint32
 }
 
 /* Every task with records, idle tasks left out, in pid order. */
-static uint32_t prof_wall_tasks(const struct prof_off_fold *off, const struct prof_off_fold *cpu,
+static uint32_t prof_wall_tasks(const struct prof_fold *off, const struct prof_fold *cpu,
                                 uint64_t window, struct prof_wall_task *t)
 {
     uint32_t n = 0;
-    for (uint32_t i = 0; i < off->of_n; i++) {
-        const struct prof_off_ent *e = &off->of_ents[i];
-        if (task_is_idle(e->oe_pid))
+    for (uint32_t i = 0; i < prof_fold_n(off); i++) {
+        const struct prof_fold_ent *e = prof_fold_at(off, i);
+        if (task_is_idle(e->fe_pid))
             continue;
-        struct prof_wall_task *w = prof_wall_task_of(t, &n, e->oe_pid);
-        if (prof_off_is_blocked(e->oe_why))
-            w->wt_blocked += e->oe_weight;
+        struct prof_wall_task *w = prof_wall_task_of(t, &n, e->fe_pid);
+        if (prof_why_blocked(e->fe_why))
+            w->wt_blocked += e->fe_weight;
         else
-            w->wt_runnable += e->oe_weight;
+            w->wt_runnable += e->fe_weight;
     }
-    for (uint32_t i = 0; i < cpu->of_n; i++) {
-        const struct prof_off_ent *e = &cpu->of_ents[i];
-        if (e->oe_pid <= 0 || task_is_idle(e->oe_pid))
+    for (uint32_t i = 0; i < prof_fold_n(cpu); i++) {
+        const struct prof_fold_ent *e = prof_fold_at(cpu, i);
+        if (e->fe_pid <= 0 || task_is_idle(e->fe_pid))
             continue;
-        prof_wall_task_of(t, &n, e->oe_pid)->wt_samples += e->oe_weight;
+        prof_wall_task_of(t, &n, e->fe_pid)->wt_samples += e->fe_weight;
     }
     for (uint32_t i = 0; i < n; i++) {
         uint64_t off_ns = t[i].wt_blocked + t[i].wt_runnable;
@@ -114,17 +84,17 @@ static uint32_t prof_wall_tasks(const struct prof_off_fold *off, const struct pr
 /* A task's lines, heaviest first: CPU chains get their share of its
  * on-CPU time (the rounding's rest to the first), off-CPU entries their
  * own time. Returns how many. */
-static uint32_t prof_wall_lines(const struct prof_wall_task *t, const struct prof_off_fold *off,
-                                const struct prof_off_fold *cpu, struct prof_wall_line *l)
+static uint32_t prof_wall_lines(const struct prof_wall_task *t, const struct prof_fold *off,
+                                const struct prof_fold *cpu, struct prof_wall_line *l)
 {
     uint32_t n = 0;
     uint64_t given = 0;
     uint32_t first_cpu = UINT32_MAX;
-    for (uint32_t i = 0; i < cpu->of_n && t->wt_samples; i++) {
-        const struct prof_off_ent *e = &cpu->of_ents[i];
-        if (e->oe_pid != t->wt_pid)
+    for (uint32_t i = 0; i < prof_fold_n(cpu) && t->wt_samples; i++) {
+        const struct prof_fold_ent *e = prof_fold_at(cpu, i);
+        if (e->fe_pid != t->wt_pid)
             continue;
-        l[n] = (struct prof_wall_line){ t->wt_on * e->oe_weight / t->wt_samples, e, true };
+        l[n] = (struct prof_wall_line){ t->wt_on * e->fe_weight / t->wt_samples, e, true };
         given += l[n].wl_ns;
         if (first_cpu == UINT32_MAX)
             first_cpu = n;
@@ -132,9 +102,11 @@ static uint32_t prof_wall_lines(const struct prof_wall_task *t, const struct pro
     }
     if (first_cpu != UINT32_MAX)
         l[first_cpu].wl_ns += t->wt_on - given;
-    for (uint32_t i = 0; i < off->of_n; i++)
-        if (off->of_ents[i].oe_pid == t->wt_pid)
-            l[n++] = (struct prof_wall_line){ off->of_ents[i].oe_weight, &off->of_ents[i], false };
+    for (uint32_t i = 0; i < prof_fold_n(off); i++) {
+        const struct prof_fold_ent *e = prof_fold_at(off, i);
+        if (e->fe_pid == t->wt_pid)
+            l[n++] = (struct prof_wall_line){ e->fe_weight, e, false };
+    }
     for (uint32_t i = 1; i < n; i++)
         for (uint32_t j = i; j > 0 && l[j].wl_ns > l[j - 1].wl_ns; j--) {
             struct prof_wall_line x = l[j];
@@ -144,13 +116,13 @@ static uint32_t prof_wall_lines(const struct prof_wall_task *t, const struct pro
     return n;
 }
 
-static void prof_wall_cpu_leaf(const struct prof_off_ent *e, char *buf, unsigned n)
+static void prof_wall_cpu_leaf(const struct prof_fold_ent *e, char *buf, unsigned n)
 {
     struct sym_hit hit;
-    if (symtab_lookup(e->oe_frames[0], &hit))
+    if (symtab_lookup(e->fe_frames[0], &hit))
         strlcpy(buf, hit.name, n);
     else
-        fmt_snprintf(buf, n, "0x%lx", (unsigned long)e->oe_frames[0]);
+        fmt_snprintf(buf, n, "0x%lx", (unsigned long)e->fe_frames[0]);
 }
 
 static void prof_wall_line_text(const struct prof_wall_line *l, uint64_t window,
@@ -167,9 +139,9 @@ static void prof_wall_line_text(const struct prof_wall_line *l, uint64_t window,
     }
     prof_wall_cpu_leaf(l->wl_e, leaf, sizeof leaf);
     pr_printf(p, "%s%% %s ms %s\n", pct, ms, leaf);
-    for (unsigned i = 1; i < l->wl_e->oe_depth; i++) {
+    for (unsigned i = 1; i < l->wl_e->fe_depth; i++) {
         char buf[128];
-        symtab_format_ret(l->wl_e->oe_frames[i], buf, sizeof buf);
+        symtab_format_ret(l->wl_e->fe_frames[i], buf, sizeof buf);
         pr_printf(p, "        <- %s\n", buf);
     }
 }
@@ -185,11 +157,11 @@ static void prof_wall_line_folded(const struct prof_wall_line *l, struct printer
     if (us == 0)
         return;
     char name[TASK_NAME_MAX], leaf[64];
-    prof_off_task_name(l->wl_e->oe_pid, name);
+    prof_off_task_name(l->wl_e->fe_pid, name);
     pr_puts(p, name);
-    for (unsigned i = l->wl_e->oe_depth; i-- > 1;) {
+    for (unsigned i = l->wl_e->fe_depth; i-- > 1;) {
         struct sym_hit hit;
-        uintptr_t a = l->wl_e->oe_frames[i];
+        uintptr_t a = l->wl_e->fe_frames[i];
         if (a && symtab_lookup(a - 1, &hit))
             pr_printf(p, ";%s", hit.name);
         else
@@ -199,11 +171,11 @@ static void prof_wall_line_folded(const struct prof_wall_line *l, struct printer
     pr_printf(p, ";%s %lu\n", leaf, (unsigned long)us);
 }
 
-static void prof_wall_print(const struct prof_report_opts *o, const struct prof_off_fold *off,
-                            const struct prof_off_fold *cpu, struct prof_wall_task *t,
+static void prof_wall_print(const struct prof_report_opts *o, const struct prof_fold *off,
+                            const struct prof_fold *cpu, struct prof_wall_task *t,
                             uint32_t nt, struct prof_wall_line *l, struct printer *p)
 {
-    const struct prof_snapshot *s = off->of_snap;
+    const struct prof_snapshot *s = off->fo_snap;
     uint64_t window = s->ps_ns ? s->ps_ns : 1;
     if (o->ro_format == PROF_TEXT) {
         pr_printf(p, "wall profiled %u ms\n", s->ps_ms);
@@ -247,14 +219,16 @@ int prof_wall_report(const struct prof_snapshot *s, const struct prof_report_opt
      * halves. */
     if (o->ro_format == PROF_RAW)
         return PROF_EINVAL;
-    struct prof_off_fold off, cpu;
+    struct prof_fold off, cpu;
     if (!prof_off_fold(s, &off, p))
         return PROF_ENOMEM;
-    if (!prof_wall_cpu_fold(s, &cpu, p)) {
-        prof_off_fold_free(&off);
+    if (!prof_fold_run(&cpu, s, PROF_FOLD_TASK_SYMBOL, PROF_KIND_CPU)) {
+        pr_printf(p, "profile: no memory to fold %u records (%zu bytes)\n", cpu.fo_total,
+                  prof_fold_most(PROF_FOLD_TASK_SYMBOL, cpu.fo_total));
+        prof_fold_free(&off);
         return PROF_ENOMEM;
     }
-    uint32_t most = off.of_n + cpu.of_n + 1;
+    uint32_t most = prof_fold_n(&off) + prof_fold_n(&cpu) + 1;
     struct prof_wall_task *t = kmalloc(most * sizeof *t);
     struct prof_wall_line *l = kmalloc(most * sizeof *l);
     int rc = PROF_OK;
@@ -267,8 +241,8 @@ int prof_wall_report(const struct prof_snapshot *s, const struct prof_report_opt
     }
     kfree(t);
     kfree(l);
-    prof_off_fold_free(&off);
-    prof_off_fold_free(&cpu);
+    prof_fold_free(&off);
+    prof_fold_free(&cpu);
     return rc;
 }
 

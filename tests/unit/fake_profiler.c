@@ -354,7 +354,7 @@ void reset(void)
 
 void room(uint32_t records)
 {
-    if (prof_reserve(records, NULL) != PROF_OK)
+    if (prof_session_reserve(records, NULL) != PROF_OK)
         abort();
 }
 

@@ -51,7 +51,7 @@ static uint64_t intel_mask(void)
 /* The counter is really there: CPUID claims it and writes are not swallowed. */
 static bool counting_hw(void)
 {
-    return cfg.claim && !cfg.swallow;
+    return cfg.offer && !cfg.swallow;
 }
 
 void sim_init(const struct sim_config *c)
@@ -171,7 +171,7 @@ static uint64_t *reg(uint32_t msr, bool write)
         return NULL;
     }
     if (cfg.vendor == SIM_INTEL) {
-        bool pmu = cfg.claim || cfg.swallow;
+        bool pmu = cfg.offer || cfg.swallow;
         switch (msr) {
         case 0x1D9: return &s->debugctl;
         case 0x30A: return pmu ? &s->fixed_ctr1 : NULL;
@@ -181,8 +181,8 @@ static uint64_t *reg(uint32_t msr, bool write)
         case 0x390: return pmu ? &s->global_status : NULL;   /* handled in wrmsr */
         }
     } else if (is_amd()) {
-        bool pmu = cfg.claim || cfg.swallow;
-        bool v2 = cfg.v2 && cfg.claim;
+        bool pmu = cfg.offer || cfg.swallow;
+        bool v2 = cfg.v2 && cfg.offer;
         switch (msr) {
         case 0xC0010200: return pmu ? &s->amd_ctl0 : NULL;
         case 0xC0010201: return pmu ? &s->amd_ctr0 : NULL;
@@ -279,7 +279,7 @@ void cpuid(uint32_t leaf, uint32_t sub, uint32_t r[4])
     } else if (leaf == 1) {
         r[0] = cfg.signature;
         r[2] = cfg.hypervisor ? 1u << 31 : 0;
-    } else if (leaf == 0xA && cfg.vendor == SIM_INTEL && cfg.claim) {
+    } else if (leaf == 0xA && cfg.vendor == SIM_INTEL && cfg.offer) {
         r[0] = cfg.intel_version | 8u << 8 | 48u << 16;
         r[3] = cfg.intel_fixed | cfg.intel_width << 5;
     } else if (leaf == 0x40000000 && cfg.hypervisor) {
@@ -290,7 +290,7 @@ void cpuid(uint32_t leaf, uint32_t sub, uint32_t r[4])
     } else if (leaf == 0x80000000) {
         r[0] = cfg.ext_max;
     } else if (leaf == 0x80000001) {
-        r[2] = is_amd() && cfg.claim ? 1u << 23 : 0;
+        r[2] = is_amd() && cfg.offer ? 1u << 23 : 0;
     } else if (leaf >= 0x80000002 && leaf <= 0x80000004) {
         const char *b = brand + 16 * (leaf - 0x80000002);
         for (int i = 0; i < 4; i++)

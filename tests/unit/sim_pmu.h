@@ -24,7 +24,7 @@ enum sim_vendor { SIM_INTEL, SIM_AMD, SIM_HYGON, SIM_OTHER };
 
 struct sim_config {
     enum sim_vendor vendor;
-    bool claim;            /* CPUID claims the counter (leaf 0xA / PerfCtrExtCore) */
+    bool offer;            /* CPUID claims the counter (leaf 0xA / PerfCtrExtCore) */
     bool v2;               /* AMD: PerfMonV2 in 8000_0022h */
     uint32_t ext_max;      /* max extended leaf; 0: 0x80000022 for AMD, 0x80000008 for Intel */
     bool swallow;          /* writes ignored, reads 0 (the counter is not there) */

@@ -19,7 +19,7 @@
 
 /* ---- the fake backend ---- */
 
-static enum pmu_claim fake_claim_as;      /* what po_claim answers */
+static enum pmu_offer fake_offer_as;      /* what po_offer answers */
 static bool fake_counts;                  /* the counter moves when read */
 static uint64_t fake_per_read;            /* and by this much a read */
 static bool fake_stall;                   /* moves on the first read only */
@@ -28,18 +28,18 @@ static bool fake_overflow;                /* whether po_nmi_ack finds an overflo
 
 static uint64_t fake_count;
 static bool fake_running;
-static unsigned n_claim, n_start, n_read, n_stop, n_arm, n_disarm, n_ack;
-static int last_assume;                   /* po_claim's argument, -1: not called */
+static unsigned n_offer, n_start, n_read, n_stop, n_arm, n_disarm, n_ack;
+static int last_assume;                   /* po_offer's argument, -1: not called */
 static uint64_t armed_period, acked_period;
 static bool acked_reload;
 static int reads_irqs_on;                 /* probe reads with interrupts on */
 static void (*during_arm)(void), (*during_disarm)(void);
 
-static enum pmu_claim fake_claim(bool assume)
+static enum pmu_offer fake_offer(bool assume)
 {
-    n_claim++;
+    n_offer++;
     last_assume = assume;
-    return fake_claim_as;
+    return fake_offer_as;
 }
 
 static const char *fake_refuse(void) { return fake_refusal; }
@@ -103,8 +103,8 @@ static struct pmu_ops fake_ops = {
     .po_name = "pmu/fake",
     .po_what = "fake ctr",
     .po_counter = "fake counter",
-    .po_claimed_by = "fakeid",
-    .po_claim = fake_claim,
+    .po_offered_by = "fakeid",
+    .po_offer = fake_offer,
     .po_refuse = fake_refuse,
     .po_probe_start = fake_probe_start,
     .po_probe_read = fake_probe_read,
@@ -117,7 +117,7 @@ static struct pmu_ops fake_ops = {
 static void fake_describe(struct printer *p, enum pmu_describe_at at)
 {
     static const char *const line[] = {
-        [PMU_AT_CLAIMS] = "fake claims\n",
+        [PMU_AT_OFFER] = "fake claims\n",
         [PMU_AT_ASSUMED] = "fake assumed\n",
         [PMU_AT_WIRING] = "wiring:       fake\n",
         [PMU_AT_COUNTS] = "counts:       fake\n",
@@ -146,7 +146,7 @@ static void boot(enum pmu_mode mode)
     fake_cycles_step = STEP;
     fake_cycles_per_us = PER_US;
     fake_irq_depth = 0;
-    fake_claim_as = PMU_CLAIM_HW;
+    fake_offer_as = PMU_OFFER_HW;
     fake_counts = true;
     fake_per_read = 200;
     fake_stall = false;
@@ -154,7 +154,7 @@ static void boot(enum pmu_mode mode)
     fake_overflow = false;
     fake_count = 0;
     fake_running = false;
-    n_claim = n_start = n_read = n_stop = n_arm = n_disarm = n_ack = 0;
+    n_offer = n_start = n_read = n_stop = n_arm = n_disarm = n_ack = 0;
     last_assume = -1;
     armed_period = acked_period = 0;
     acked_reload = false;
@@ -202,7 +202,7 @@ TEST(probe_runs_once_however_often_asked)
     char out[512];
     describe(out, sizeof out);
     CHECK(pmu_probe());
-    CHECK_EQ(n_claim, 1);
+    CHECK_EQ(n_offer, 1);
     CHECK_EQ(n_start, 1);
 
     boot(PMU_MODE_AUTO);                          /* and a "no" is cached too */
@@ -212,7 +212,7 @@ TEST(probe_runs_once_however_often_asked)
     uint64_t t = fake_cycles;
     CHECK(!pmu_probe());
     describe(out, sizeof out);
-    CHECK_EQ(n_claim, 1);
+    CHECK_EQ(n_offer, 1);
     CHECK_EQ(n_start, 1);
     CHECK_EQ(n_read, reads);
     CHECK_EQ(fake_cycles, t);
@@ -227,7 +227,7 @@ TEST(before_the_probe_nothing_is_believed)
     CHECK(!pmu_nmi_claim());
     arm();
     CHECK(!pmu_armed());
-    CHECK_EQ(n_claim + n_arm + n_ack, 0);
+    CHECK_EQ(n_offer + n_arm + n_ack, 0);
 }
 
 TEST(a_counter_that_never_moves_costs_the_budget_and_a_note)
@@ -255,7 +255,7 @@ TEST(off_claims_but_never_probes)
 {
     boot(PMU_MODE_OFF);
     CHECK(!pmu_probe());
-    CHECK_EQ(n_claim, 1);                         /* lscpu still says what is claimed */
+    CHECK_EQ(n_offer, 1);                         /* lscpu still says what is claimed */
     CHECK_EQ(last_assume, 0);
     CHECK_EQ(n_start + n_read, 0);
     CHECK_STR(pmu_source_name(), "tick 100Hz");
@@ -273,7 +273,7 @@ TEST(off_claims_but_never_probes)
 TEST(assume_asks_the_backend_to_assume_and_says_so)
 {
     boot(PMU_MODE_ASSUME);
-    fake_claim_as = PMU_CLAIM_ASSUMED;
+    fake_offer_as = PMU_OFFER_ASSUMED;
     fake_counts = false;
     CHECK(!pmu_probe());
     CHECK_EQ(last_assume, 1);
@@ -289,7 +289,7 @@ TEST(assume_asks_the_backend_to_assume_and_says_so)
     CHECK_STR(out, want2);
 
     boot(PMU_MODE_ASSUME);                        /* a counter that counts: used */
-    fake_claim_as = PMU_CLAIM_ASSUMED;
+    fake_offer_as = PMU_OFFER_ASSUMED;
     CHECK(pmu_probe());
     CHECK(pmu_probe_note() == NULL);
 }
@@ -297,7 +297,7 @@ TEST(assume_asks_the_backend_to_assume_and_says_so)
 TEST(nothing_claimed_is_the_tick)
 {
     boot(PMU_MODE_AUTO);
-    fake_claim_as = PMU_CLAIM_NONE;
+    fake_offer_as = PMU_OFFER_NONE;
     CHECK(!pmu_probe());
     CHECK_EQ(n_start, 0);
     CHECK(pmu_probe_note() == NULL);
@@ -602,7 +602,7 @@ TEST(test_reset_is_a_fresh_boot)
     CHECK(pmu_probe_note() == NULL);
     fake_refusal = NULL;
     CHECK(pmu_probe());                           /* the probe runs again */
-    CHECK_EQ(n_claim, 2);
+    CHECK_EQ(n_offer, 2);
     CHECK_EQ(last_assume, 0);                     /* and the mode is auto again */
     arm();
     fake_overflow = true;

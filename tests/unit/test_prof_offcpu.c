@@ -1,4 +1,4 @@
-// LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/stream_encode.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c kernel/cmd/profile_stream.c uapi/stream_ctl.c uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c kernel/cmd/profile_heap.c kernel/prof/heapview.c mm/heapprof.c tests/unit/fake_heap_table.c kernel/prof/offcpu_hooks.c kernel/cmd/profile_say.c
+// LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offcpu_hooks.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/stream_encode.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/prof/fold_index.c kernel/cmd/profile.c uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c kernel/cmd/profile_heap.c kernel/prof/heapview.c mm/heapprof.c tests/unit/fake_heap_table.c kernel/cmd/profile_stream.c uapi/stream_ctl.c kernel/cmd/profile_say.c
 /* tests/unit/test_prof_offcpu.c: the off-CPU accounting's state machine
  * (kernel/prof/offcpu.c) against a fake clock: the times are the
  * arguments, so every figure below is exact. Sleep, wait queue, mutex,
@@ -9,7 +9,7 @@
 #include "fake_hal.h"
 #include "fake_profiler.h"
 #include "kernel/prof/offcpu.h"
-#include "kernel/prof/produce.h"
+#include "kernel/prof/ring_produce.h"
 #include "kernel/prof/sample.h"
 #include "kernel/prof/session.h"
 
@@ -42,7 +42,7 @@ static void wake(struct prof_off *o, bool on_cpu, uint64_t now, int waker,
     o->of_wdepth = (uint8_t)depth;
 }
 
-/* A ring of four slots whose claim starts at the last: the records of
+/* A ring of four slots whose reservation starts at the last: the records of
  * one interval wrap round its end, as they may in a CPU's ring. Frames
  * past a record's depth hold garbage, as a reused slot does. */
 static struct prof_record slots[4];
@@ -59,7 +59,7 @@ static unsigned put(struct prof_off *o, const struct prof_off_owed *d, unsigned 
     prof_off_put_chain(&slots[3], copy, depth);
     for (unsigned i = 0; i < n; i++)
         recs[i] = slots[(3 + i) & 3];
-    if (n < PROF_OFF_RECS)      /* nothing written past the n claimed */
+    if (n < PROF_OFF_RECS)      /* nothing written past the n reserved */
         CHECK_EQ(slots[(3 + n) & 3].pr_pid, (int32_t)0xa5a5a5a5);
     return n;
 }
@@ -380,7 +380,7 @@ TEST(off_records_wrap_the_ring_together)
     prof_sched_in(v.pt_off, v.pt_pid, v.pt_stack, v.pt_saved_sp, prof_off_clip_end(3100));
     CHECK_EQ(prof_ring_drops(2), drops + 1);
     CHECK_EQ(prof_ring_avail(2, &first), avail);
-    /* prof_emit_n, on the same claim, likewise. */
+    /* prof_emit_n, on the same reservation, likewise. */
     CHECK_EQ(put(&o, &d, n, 7, chain, 3), n);
     CHECK(!prof_emit_n(recs, n));
     CHECK_EQ(prof_ring_drops(2), drops + 2);

@@ -1,4 +1,4 @@
-// LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/stream_encode.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c kernel/cmd/profile_stream.c uapi/stream_ctl.c uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c kernel/cmd/profile_heap.c kernel/prof/heapview.c mm/heapprof.c tests/unit/fake_heap_table.c kernel/cmd/profile_say.c
+// LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/stream_encode.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/prof/fold_index.c kernel/cmd/profile.c uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c kernel/cmd/profile_heap.c kernel/prof/heapview.c mm/heapprof.c tests/unit/fake_heap_table.c kernel/cmd/profile_stream.c uapi/stream_ctl.c kernel/cmd/profile_say.c
 /* Host tests of kernel/prof/report.c through the real sampler: a
  * fake window (sleep_ms runs a callback) ticks samples in, and the report
  * is checked as exact text: folding, order, percentages, cost, names,
@@ -426,7 +426,7 @@ TEST(report_again_reads_injected_records)
     reset();
     CHECK_EQ(run_cmd("profile 1"), 0);   /* fresh counts */
     buf_printer_init(&bp, out, sizeof out);
-    CHECK_EQ(prof_reserve(1024, NULL), 0);
+    CHECK_EQ(prof_session_reserve(1024, NULL), 0);
     uintptr_t f[3] = { 0x3010, 0x2044, 0x11b2 };
     for (int i = 0; i < 1025; i++)
         CHECK_EQ(prof_inject(3, 5, f, 3, 40), 0);
@@ -472,7 +472,7 @@ TEST(report_drops_summed_over_cpus)
     window_fn = win_nested;             /* cpu 2: 1 sample, 1 nested drop */
     CHECK_EQ(run_cmd("profile 1"), 0);
     buf_printer_init(&bp, out, sizeof out);
-    CHECK_EQ(prof_reserve(1000, NULL), 0);    /* 1024: a power of two */
+    CHECK_EQ(prof_session_reserve(1000, NULL), 0);    /* 1024: a power of two */
     uintptr_t f[2] = { 0x3010, 0x2044 };
     for (int i = 0; i < 1024 + 37; i++)
         CHECK_EQ(prof_inject(0, 5, f, 2, 40), 0);

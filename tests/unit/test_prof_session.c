@@ -1,4 +1,4 @@
-// LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/stream_encode.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/cmd/profile.c kernel/cmd/profile_stream.c uapi/stream_ctl.c uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c kernel/cmd/profile_heap.c kernel/prof/heapview.c mm/heapprof.c tests/unit/fake_heap_table.c kernel/cmd/profile_say.c
+// LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/stream_encode.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/prof/fold_index.c kernel/cmd/profile.c uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c kernel/cmd/profile_heap.c kernel/prof/heapview.c mm/heapprof.c tests/unit/fake_heap_table.c kernel/cmd/profile_stream.c uapi/stream_ctl.c kernel/cmd/profile_say.c
 /* tests/unit/test_prof_session.c: run control (kernel/prof/session.c) over
  * the real sampler and rings, asserting on what a run leaves and what the
  * session's calls return, never on a report's words: which source took
@@ -132,7 +132,7 @@ TEST(session_inject_fills_and_drops)
     reset();
     CHECK_EQ(run(1), PROF_OK);           /* fresh counts */
     buf_printer_init(&bp, out, sizeof out);
-    CHECK_EQ(prof_reserve(1024, NULL), PROF_OK);
+    CHECK_EQ(prof_session_reserve(1024, NULL), PROF_OK);
     uintptr_t f[3] = { 0x3010, 0x2044, 0x11b2 };
     for (int i = 0; i < 1025; i++)
         CHECK_EQ(prof_inject(3, 5, f, 3, 40), PROF_OK);
@@ -169,7 +169,7 @@ TEST(session_drops_exact_when_rings_fill)
     CHECK_EQ(prof_ring_drops(2), 1);
     CHECK_EQ(prof_cpus[2].pc_nested, 1);
     buf_printer_init(&bp, out, sizeof out);
-    CHECK_EQ(prof_reserve(1000, NULL), PROF_OK);    /* 1024: a power of two */
+    CHECK_EQ(prof_session_reserve(1000, NULL), PROF_OK);    /* 1024: a power of two */
     CHECK_EQ(prof_ring_cap(0), 1024);
     uintptr_t f[2] = { 0x3010, 0x2044 };
     for (int i = 0; i < 1024 + 37; i++)
@@ -407,17 +407,17 @@ TEST(reserve_checks_its_range)
     buf_printer_init(&bp, out, sizeof out);
     long allocs = live_allocs;
     struct prof_err e;
-    CHECK_EQ(prof_reserve(0, &e), PROF_EINVAL);
+    CHECK_EQ(prof_session_reserve(0, &e), PROF_EINVAL);
     CHECK_EQ(e.pe_why, PROF_NOT_RESERVE);
     CHECK_EQ(e.pe_value, 0);
-    CHECK_EQ(prof_reserve(PROF_RESERVE_MAX + 1, &e), PROF_EINVAL);
+    CHECK_EQ(prof_session_reserve(PROF_RESERVE_MAX + 1, &e), PROF_EINVAL);
     CHECK_EQ(e.pe_value, PROF_RESERVE_MAX + 1);
     CHECK_STR(got(), "");                       /* the core says nothing */
     CHECK_EQ(live_allocs, allocs);
-    CHECK_EQ(prof_reserve(2048, &e), PROF_OK);
+    CHECK_EQ(prof_session_reserve(2048, &e), PROF_OK);
     CHECK_EQ(live_allocs, allocs + 4);
     CHECK_EQ(prof_ring_cap(0), 2048);
-    CHECK_EQ(prof_reserve(100, &e), PROF_OK);         /* never shrinks */
+    CHECK_EQ(prof_session_reserve(100, &e), PROF_OK);         /* never shrinks */
     CHECK_EQ(live_allocs, allocs + 4);
     CHECK_EQ(prof_ring_cap(0), 2048);
 }

@@ -39,9 +39,9 @@ static void boot(struct sim_config c, enum pmu_mode mode)
     pmu_set_mode(mode);
 }
 
-static struct sim_config intel(void) { return (struct sim_config){.vendor = SIM_INTEL, .claim = true}; }
-static struct sim_config amd(void) { return (struct sim_config){.vendor = SIM_AMD, .claim = true}; }
-static struct sim_config amd_v2(void) { return (struct sim_config){.vendor = SIM_AMD, .claim = true, .v2 = true}; }
+static struct sim_config intel(void) { return (struct sim_config){.vendor = SIM_INTEL, .offer = true}; }
+static struct sim_config amd(void) { return (struct sim_config){.vendor = SIM_AMD, .offer = true}; }
+static struct sim_config amd_v2(void) { return (struct sim_config){.vendor = SIM_AMD, .offer = true, .v2 = true}; }
 
 /* The core's arm and disarm run from the tick, interrupts off. */
 static void arm(void) { fake_irqs_off(pmu_arm); }
@@ -484,7 +484,7 @@ TEST(no_pmu_claimed_is_tick_without_msrs)
     CHECK(!pmu_probe());
     CHECK_EQ(sim_rdmsr_calls + sim_wrmsr_calls, 0);
     /* unknown vendor: tick, even when told to assume */
-    boot((struct sim_config){.vendor = SIM_OTHER, .claim = true, .swallow = true}, PMU_MODE_ASSUME);
+    boot((struct sim_config){.vendor = SIM_OTHER, .offer = true, .swallow = true}, PMU_MODE_ASSUME);
     CHECK(!pmu_probe());
     CHECK_EQ(sim_rdmsr_calls + sim_wrmsr_calls, 0);
     CHECK_STR(pmu_source_name(), "tick 100Hz");

@@ -1,7 +1,8 @@
-/* kernel/prof/produce.h: the steps every producer of records takes into
- * its CPU's ring (kernel/prof/ring.h), inline: the sampler
+/* kernel/prof/ring_produce.h: the producers' side of the ring: the steps
+ * every producer of records takes into its CPU's ring (kernel/prof/ring.h),
+ * inline: the sampler
  * (kernel/prof/sample.c), prof_emit, and the scheduler's off-CPU records
- * (kernel/sched.c), which claim their slots first and fill them in place
+ * (kernel/sched.c), which reserve their slots first and fill them in place
  * (a walk straight into the slot, no copy through a buffer).
  *
  * All of them run with interrupts off on the CPU whose ring they write:
@@ -9,7 +10,8 @@
  *
  * Profiler core: prefix prof_ and PROF_.
  *
- * Barriers (ring.c names their partners):
+ * Barriers, each named by the one it pairs with (the partners are in
+ * kernel/prof/ring.c, but for the freeze's):
  *   D: the guard's seq_cst store, then the seq_cst load of the gate;
  *      pairs with C in prof_ring_close / prof_ring_quiesce (Dekker's
  *      pattern: either the closer sees our guard and waits for us, or we
@@ -25,9 +27,11 @@
  *      is full when count - tail reaches the capacity: the sample is
  *      dropped and counted, never written over a record not yet drained.
  *   F: pc_count's release; pairs with E in prof_ring_avail (and the
- *      freeze's acquire): whoever reads the count reads whole records.
- *   I: the guard's release; pairs with C's scan: a closer that sees the
- *      guard clear sees every write of the record before it.
+ *      freeze's acquire, prof_freeze in kernel/prof/session.c): whoever
+ *      reads the count reads whole records.
+ *   I: the guard's release; pairs with C's scan in prof_ring_quiesce: a
+ *      closer that sees the guard clear sees every write of the record
+ *      before it.
  * The guard is tested before it is taken by a plain load, not an atomic
  * exchange: only this CPU writes it, and an NMI that lands between the
  * tick's test and its store runs whole (takes, samples, releases) before
@@ -111,10 +115,10 @@ static inline __attribute__((always_inline)) void prof_publish(struct prof_cpu *
     __atomic_store_n(&pc->pc_count, n + 1, __ATOMIC_RELEASE);              /* F */
 }
 
-/* ---- n slots claimed at once, filled in place, published together ---- */
+/* ---- n slots reserved at once, filled in place, published together ---- */
 
-/* A claim of k_n side-by-side slots in one CPU's ring, under its guard. */
-struct prof_claim {
+/* A reservation of k_n side-by-side slots in one CPU's ring, under its guard. */
+struct prof_reserve {
     struct prof_cpu *k_pc;
     uint32_t k_head;            /* the first slot's index */
     uint32_t k_n;
@@ -125,17 +129,17 @@ struct prof_claim {
  * nothing held (the gate closed to kind, pid filtered out: nothing
  * counted; a producer already inside: nested; no room for all n: one
  * drop, for the n records are one thing lost). The caller fills every
- * slot (prof_claim_at) and then calls prof_claim_commit, at once: an
+ * slot (prof_reserve_at) and then calls prof_reserve_commit, at once: an
  * NMI's sample meanwhile is dropped as nested.
  *
  * It is on every switch of an off-CPU window, so it is written for few
  * instructions: the gate's kind bit and "no pid filter"
  * (PROF_GATE_PID clear) tested in the word D loads, the filter itself
  * read only when that bit is set; the CPU's struct reached once;
- * a successful claim's slot known not to be NULL (the caller's test of
+ * a successful reservation's slot known not to be NULL (the caller's test of
  * it folds away). */
 static inline __attribute__((always_inline))
-struct prof_record *prof_claim_n(struct prof_claim *k, unsigned kind, int pid, unsigned n)
+struct prof_record *prof_reserve_n(struct prof_reserve *k, unsigned kind, int pid, unsigned n)
 {
     struct prof_cpu *pc = &prof_cpus[cpu_index_inline()];
     /* One pointer in one register from here on: left to itself, GCC kept
@@ -166,15 +170,15 @@ struct prof_record *prof_claim_n(struct prof_claim *k, unsigned kind, int pid, u
     return NULL;
 }
 
-/* The ring's slots, for the claim's i-th (i < k_n): &buf[(head + i) & mask]
- * (the claim may cross the slots' end). */
-static inline struct prof_record *prof_claim_at(const struct prof_claim *k, unsigned i)
+/* The ring's slots, for the reservation's i-th (i < k_n): &buf[(head + i)
+ * & mask] (the reservation may cross the slots' end). */
+static inline struct prof_record *prof_reserve_at(const struct prof_reserve *k, unsigned i)
 {
     return &k->k_pc->pc_buf[(k->k_head + i) & (k->k_pc->pc_cap - 1)];
 }
 
 /* Every slot of k filled: published (F), counted, the guard released. */
-static inline __attribute__((always_inline)) void prof_claim_commit(const struct prof_claim *k)
+static inline __attribute__((always_inline)) void prof_reserve_commit(const struct prof_reserve *k)
 {
     struct prof_cpu *pc = k->k_pc;
     pc->pc_other += k->k_n;
