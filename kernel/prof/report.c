@@ -151,6 +151,23 @@ static void prof_print_heap_chain(const struct prof_fold_ent *c, uint64_t total,
     prof_print_leaf(c, p);
 }
 
+/* The table's hottest chains, at most chains of them, each by print,
+ * then what did not fit the table, in unit (samples, bytes). */
+static void prof_print_table(struct prof_fold *f, unsigned chains,
+                             void (*print)(const struct prof_fold_ent *c, uint64_t total,
+                                           struct printer *p),
+                             const char *unit, struct printer *p)
+{
+    uint32_t n = prof_table_n(f);
+    const struct prof_fold_ent *const *order = prof_fold_sort(f, n);
+    for (uint32_t i = 0; i < n && i < chains; i++)
+        print(order[i], f->fo_weight, p);
+    uint64_t over = prof_over_weight(f);
+    if (over)
+        pr_printf(p, "%u more chains did not fit the %u-chain table (%lu %s)\n",
+                  prof_fold_n(f) - n, PROF_CHAINS, (unsigned long)over, unit);
+}
+
 static void prof_print_heap(struct prof_fold *f, unsigned chains, struct printer *p)
 {
     prof_print_heap_header(f, p);
@@ -159,14 +176,7 @@ static void prof_print_heap(struct prof_fold *f, unsigned chains, struct printer
                                         : "no allocations sampled in the window\n");
         return;
     }
-    uint32_t n = prof_table_n(f);
-    const struct prof_fold_ent *const *order = prof_fold_sort(f, n);
-    for (uint32_t i = 0; i < n && i < chains; i++)
-        prof_print_heap_chain(order[i], f->fo_weight, p);
-    uint64_t over = prof_over_weight(f);
-    if (over)
-        pr_printf(p, "%u more chains did not fit the %u-chain table (%lu bytes)\n",
-                  prof_fold_n(f) - n, PROF_CHAINS, (unsigned long)over);
+    prof_print_table(f, chains, prof_print_heap_chain, "bytes", p);
 }
 
 static void prof_print_empty(const struct prof_snapshot *s, struct printer *p)
@@ -227,15 +237,7 @@ static void prof_print_header(const struct prof_fold *f, struct printer *p)
 static void prof_print_chains(struct prof_fold *f, unsigned chains,
                               struct printer *p)
 {
-    uint32_t n = prof_table_n(f);
-    const struct prof_fold_ent *const *order = prof_fold_sort(f, n);
-    for (uint32_t i = 0; i < n && i < chains; i++)
-        prof_print_chain(order[i], f->fo_weight, p);
-    uint64_t over = prof_over_weight(f);
-    if (over)
-        pr_printf(p, "%u more chains did not fit the %u-chain table "
-                  "(%lu samples)\n", prof_fold_n(f) - n, PROF_CHAINS,
-                  (unsigned long)over);
+    prof_print_table(f, chains, prof_print_chain, "samples", p);
 }
 
 /* An off-CPU snapshot, to the reader of o's view. */

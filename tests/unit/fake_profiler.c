@@ -650,3 +650,13 @@ struct prof_task fake_task_view(struct fake_task *t, int pid, const uintptr_t *c
     }
     return (struct prof_task){ pid, (uintptr_t)t->ft_stack, (uint64_t)(uintptr_t)saved, &t->ft_off };
 }
+
+void fake_win_mixed(void)
+{
+    tick(0, 5, 0x3000, NULL);           /* arms */
+    tick(1, 5, 0x3001, NULL);           /* cannot arm: samples */
+    for (int i = 0; i < 3; i++)
+        nmi(0, 5, 0x3002, NULL);
+    tick(1, 5, 0x3003, NULL);
+    tick(0, 5, 0x3004, NULL);           /* armed: no sample */
+}

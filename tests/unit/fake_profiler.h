@@ -118,3 +118,8 @@ struct fake_task {
 };
 struct prof_task fake_task_view(struct fake_task *t, int pid, const uintptr_t *chain,
                                 unsigned n);
+
+/* A counter window where cpu 1's counter never arms: its tick goes on
+ * sampling; cpu 0's counter takes over after its first tick (3 NMIs).
+ * For window_fn, in the session's and the report's tests alike. */
+void fake_win_mixed(void);

@@ -359,18 +359,6 @@ TEST(report_fold_growth_alloc_failure)
  * sources, drops and injected records (the facts themselves:
  * test_prof_session.c) ---------------------------------------------- */
 
-/* A counter run where cpu 1's counter never arms: its tick goes on
- * sampling, and the report says which cpu's samples came from where,
- * after the header lines the spec fixes. */
-static void win_mixed(void)
-{
-    tick(0, 5, 0x3000, NULL);           /* arms */
-    tick(1, 5, 0x3001, NULL);           /* cannot arm: samples */
-    for (int i = 0; i < 3; i++)
-        nmi(0, 5, 0x3002, NULL);
-    tick(1, 5, 0x3003, NULL);
-    tick(0, 5, 0x3004, NULL);           /* armed: no sample */
-}
 
 TEST(report_mixed_sources_say_which_cpu)
 {
@@ -380,7 +368,7 @@ TEST(report_mixed_sources_say_which_cpu)
     pmu_name = "pmu/nmi intel fixed-ctr1";
     arm_fails = 1u << 1;
     fake_window_cycles = 1000000;
-    window_fn = win_mixed;
+    window_fn = fake_win_mixed;
     CHECK_EQ(run_cmd("profile 10 all 1"), 0);
     CHECK_STR(got(),
         "profiled 10 ms\n"

@@ -60,17 +60,6 @@ static uint32_t drops_all(void)
 
 /* ---- which source took each cpu's samples ------------------------------ */
 
-/* A counter run where cpu 1's counter never arms: its tick goes on
- * sampling, cpu 0's counter takes over after its first tick. */
-static void win_mixed(void)
-{
-    tick(0, 5, 0x3000, NULL);           /* arms */
-    tick(1, 5, 0x3001, NULL);           /* cannot arm: samples */
-    for (int i = 0; i < 3; i++)
-        nmi(0, 5, 0x3002, NULL);
-    tick(1, 5, 0x3003, NULL);
-    tick(0, 5, 0x3004, NULL);           /* armed: no sample */
-}
 
 TEST(session_sources_per_cpu)
 {
@@ -79,7 +68,7 @@ TEST(session_sources_per_cpu)
     pmu_claim = true;
     pmu_name = "pmu/nmi intel fixed-ctr1";
     arm_fails = 1u << 1;
-    window_fn = win_mixed;
+    window_fn = fake_win_mixed;
     CHECK_EQ(run(10), PROF_OK);
     CHECK_EQ(recs(0), 3);
     CHECK_EQ(recs_by(0, false), 3);             /* the counter's */
