@@ -89,21 +89,9 @@ static uint64_t prof_hash_name(const char *s)
     return h;
 }
 
-const struct prof_fold_sym *prof_syms_resolve(struct prof_items *t, struct prof_index *ix,
-                                              uintptr_t addr, bool names)
+const struct prof_fold_sym *prof_syms_add(struct prof_items *t, struct prof_index *ix,
+                                          uintptr_t addr, bool names, uint64_t h, uint32_t *slot)
 {
-    uint64_t h = prof_mix(0, addr);
-    uint32_t mask = 2 * ix->fx_cap - 1, *slot;
-    for (uint32_t i = prof_index_first(ix, h);; i = (i + 1) & mask) {
-        uint32_t e = ix->fx_slot[i];
-        if (!e) {
-            slot = &ix->fx_slot[i];
-            break;
-        }
-        const struct prof_fold_sym *y = prof_item(t, e - 1);
-        if (y->fs_addr == addr)
-            return y;
-    }
     slot = prof_index_room(ix, t, h, slot);
     struct prof_fold_sym *y = slot ? prof_items_push(t) : NULL;
     if (!y)

@@ -36,6 +36,11 @@ struct prof_items {
 
 static inline void *prof_item(const struct prof_items *t, uint32_t i)
 {
+    /* Most folds never leave the first chunk: its item without the
+     * divide and the bit scan (bench report: ~40 instructions a record
+     * before, for its two lookups). */
+    if (__builtin_expect(i < PROF_ITEMS_CHUNK0, 1))
+        return t->fi_chunk[0] + (size_t)i * t->fi_size;
     uint32_t q = i / PROF_ITEMS_CHUNK0 + 1;
     unsigned k = 31u - (unsigned)__builtin_clz(q);
     return t->fi_chunk[k] + (size_t)(i - PROF_ITEMS_CHUNK0 * ((1u << k) - 1)) * t->fi_size;
@@ -102,6 +107,24 @@ struct prof_fold_sym {
 
 /* addr's entry in t (struct prof_fold_sym items) through ix, looked up
  * and added the first time (names: with its name's hash). NULL only when
- * t or ix had to grow and could not. */
-const struct prof_fold_sym *prof_syms_resolve(struct prof_items *t, struct prof_index *ix,
-                                              uintptr_t addr, bool names);
+ * t or ix had to grow and could not. prof_syms_add: the first time, at
+ * the empty slot the lookup ended on (h: addr's hash). */
+const struct prof_fold_sym *prof_syms_add(struct prof_items *t, struct prof_index *ix,
+                                          uintptr_t addr, bool names, uint64_t h, uint32_t *slot);
+
+/* Inline: every record asks for its leaf. */
+static inline const struct prof_fold_sym *prof_syms_resolve(struct prof_items *t,
+                                                            struct prof_index *ix,
+                                                            uintptr_t addr, bool names)
+{
+    uint64_t h = prof_mix(0, addr);
+    uint32_t mask = 2 * ix->fx_cap - 1;
+    for (uint32_t i = prof_index_first(ix, h);; i = (i + 1) & mask) {
+        uint32_t e = ix->fx_slot[i];
+        if (!e)
+            return prof_syms_add(t, ix, addr, names, h, &ix->fx_slot[i]);
+        const struct prof_fold_sym *y = prof_item(t, e - 1);
+        if (y->fs_addr == addr)
+            return y;
+    }
+}
