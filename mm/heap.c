@@ -34,7 +34,7 @@
  * it. The sampled path's stack walk and prof_emit take no lock. The heap
  * takes its pages unsampled (pmm_alloc): the blocks it hands out are what
  * is sampled. Whole-page blocks others take with page_alloc are sampled
- * here too, under this lock (heap_prof_pages).
+ * here too, under this lock (heapprof_pages).
  *
  * One spinlock protects everything. Never call kmalloc/kfree from NMI
  * context: it would deadlock against the CPU's own interrupted holder. */
@@ -275,7 +275,7 @@ static void heap_mark_sampled(void *p, size_t size)
  * one that passed its __builtin_frame_address(0) had it copied into one
  * too. hops is how many frames lie between this function's caller and
  * the allocator: 0 when the allocator calls this itself (kmalloc and
- * kzalloc, heap_alloc inlined into them), 1 from heap_prof_pages (called
+ * kzalloc, heap_alloc inlined into them), 1 from heapprof_pages (called
  * by page_alloc, in another file). Never inlined, so that it has a
  * frame record of its own, whose saved frame pointer is its caller's.
  * Read raw, as the stack walk reads every
@@ -429,7 +429,7 @@ void kfree(void *ptr)
     }
 }
 
-uint32_t heap_prof_copy(struct prof_record *out, uint32_t max, struct heapprof_stats *st)
+uint32_t heapprof_copy_table(struct prof_record *out, uint32_t max, struct heapprof_stats *st)
 {
     unsigned long f = spin_lock(&heap_lock);
     uint32_t n = heapprof_copy(out, max, st);
@@ -437,7 +437,7 @@ uint32_t heap_prof_copy(struct prof_record *out, uint32_t max, struct heapprof_s
     return n;
 }
 
-void heap_prof_set_rate(uint32_t rate)
+void heapprof_rate_set(uint32_t rate)
 {
     unsigned long f = spin_lock(&heap_lock);
     heapprof_set_rate(rate);
@@ -446,7 +446,7 @@ void heap_prof_set_rate(uint32_t rate)
 
 /* A page block's address is page-aligned, and no kmalloc block's is (a
  * header precedes each), so the two never meet in the table. */
-void heap_prof_pages(const void *va, size_t bytes)
+void heapprof_pages(const void *va, size_t bytes)
 {
     unsigned long f = spin_lock(&heap_lock);
     if (heapprof_count(bytes))
@@ -454,7 +454,7 @@ void heap_prof_pages(const void *va, size_t bytes)
     spin_unlock(&heap_lock, f);
 }
 
-void heap_prof_pages_free(const void *va)
+void heapprof_pages_free(const void *va)
 {
     unsigned long f = spin_lock(&heap_lock);
     heapprof_forget(va);

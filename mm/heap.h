@@ -20,15 +20,15 @@ struct heapprof_stats;
 /* The in-use table of heap profiling (mm/heapprof.h), copied under the
  * heap's lock: at most max live sampled blocks as heap records, and the
  * table's figures to st (may be NULL). Returns the records copied. */
-uint32_t heap_prof_copy(struct prof_record *out, uint32_t max, struct heapprof_stats *st);
+uint32_t heapprof_copy_table(struct prof_record *out, uint32_t max, struct heapprof_stats *st);
 
 /* Heap profiling's side of the heap lock, for callers outside mm/heap.c:
  * set the rate (heapprof_set_rate, which sets every CPU's countdown),
  * and count down, sample and retire whole-page blocks from page_alloc and
- * page_free (mm/pmm.c), at bytes each. heap_prof_pages must be called
+ * page_free (mm/pmm.c), at bytes each. heapprof_pages must be called
  * by page_alloc itself: a sampled block's chain starts at the return
  * address in its caller's frame record (the address into page_alloc's
  * caller), read only when the block is sampled. */
-void heap_prof_set_rate(uint32_t rate);
-void heap_prof_pages(const void *va, size_t bytes);
-void heap_prof_pages_free(const void *va);
+void heapprof_rate_set(uint32_t rate);
+void heapprof_pages(const void *va, size_t bytes);
+void heapprof_pages_free(const void *va);

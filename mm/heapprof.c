@@ -21,22 +21,22 @@
 #include "kernel/task.h"
 #include "lib/string.h"
 
-#define HP_NONE     0xffffu
-#define HP_BUCKETS  4096u
-#define HP_LN2_Q32  2977044472ull       /* ln 2 in 1/2^32ths, rounded */
-#define HP_ONE_Q60  (1ull << 60)
-#define HP_LN2_Q60  799144290325165824ull /* ln 2 in 1/2^60ths, rounded */
+#define HEAPPROF_NONE     0xffffu
+#define HEAPPROF_BUCKETS  4096u
+#define HEAPPROF_LN2_Q32  2977044472ull       /* ln 2 in 1/2^32ths, rounded */
+#define HEAPPROF_ONE_Q60  (1ull << 60)
+#define HEAPPROF_LN2_Q60  799144290325165824ull /* ln 2 in 1/2^60ths, rounded */
 /* A chain is walked a little deeper than a record holds, to find the
  * allocation site below the allocator's own frames. */
-#define HP_WALK     (PROF_FRAMES + 4)
+#define HEAPPROF_WALK     (PROF_FRAMES + 4)
 
-_Static_assert(HEAPPROF_BLOCKS < HP_NONE, "entries are named by 16-bit indices");
+_Static_assert(HEAPPROF_BLOCKS < HEAPPROF_NONE, "entries are named by 16-bit indices");
 
 uint32_t heapprof_rate;
 static uint32_t heapprof_gen;
 struct heapprof_cpu heapprof_cpus[MAX_CPUS];
 
-struct hp_block {
+struct heapprof_block {
     uintptr_t hb_ptr;           /* 0: a free entry */
     uint64_t hb_size;
     uint64_t hb_weight;
@@ -46,11 +46,11 @@ struct hp_block {
     uintptr_t hb_frames[PROF_FRAMES];
 };
 
-static struct hp_block hp_blocks[HEAPPROF_BLOCKS];
-static uint16_t hp_bucket[HP_BUCKETS];
-static uint16_t hp_free;
-static bool hp_ready;           /* buckets and free list built */
-static struct heapprof_stats hp_st;
+static struct heapprof_block heapprof_blocks[HEAPPROF_BLOCKS];
+static uint16_t heapprof_bucket[HEAPPROF_BUCKETS];
+static uint16_t heapprof_free_head;
+static bool heapprof_ready;           /* buckets and free list built */
+static struct heapprof_stats heapprof_st;
 
 /* ---- the arithmetic ---- */
 
@@ -64,7 +64,7 @@ uint64_t heapprof_rand(uint64_t *state)
 
 /* log2(m) in 1/2^32ths, m >= 1: the integer part from the top bit, the
  * fraction one bit per squaring of the mantissa. */
-static uint64_t hp_log2_q32(uint64_t m)
+static uint64_t heapprof_log2_q32(uint64_t m)
 {
     unsigned e = 63u - (unsigned)__builtin_clzll(m);
     uint64_t y = e <= 62 ? m << (62 - e) : m >> 1;  /* mantissa in [1,2), Q62 */
@@ -83,16 +83,16 @@ uint64_t heapprof_draw(uint64_t *state, uint32_t rate)
 {
     /* U = m / 2^53, m in 1..2^53: never 0, so -ln U is finite. */
     uint64_t m = (heapprof_rand(state) >> 11) + 1;
-    uint64_t neg_log2 = (53ull << 32) - hp_log2_q32(m);     /* -log2 U, Q32 */
-    unsigned __int128 t = (unsigned __int128)rate * neg_log2 * HP_LN2_Q32;
+    uint64_t neg_log2 = (53ull << 32) - heapprof_log2_q32(m);     /* -log2 U, Q32 */
+    unsigned __int128 t = (unsigned __int128)rate * neg_log2 * HEAPPROF_LN2_Q32;
     return (uint64_t)(t >> 64);
 }
 
 /* e^(-r) in Q60 for r in [0, ln 2] (Q60), by its Taylor series: the
  * terms fall below 2^-60 well before the twentieth. */
-static uint64_t hp_exp_neg_q60(uint64_t r)
+static uint64_t heapprof_exp_neg_q60(uint64_t r)
 {
-    uint64_t sum = HP_ONE_Q60, term = HP_ONE_Q60;
+    uint64_t sum = HEAPPROF_ONE_Q60, term = HEAPPROF_ONE_Q60;
     for (unsigned n = 1; n < 24 && term; n++) {
         term = (uint64_t)(((unsigned __int128)term * r) >> 60) / n;
         sum = n & 1 ? sum - term : sum + term;
@@ -102,7 +102,7 @@ static uint64_t hp_exp_neg_q60(uint64_t r)
 
 /* (num << 60) / den, floored, for num < den <= 2^32: two long-division
  * steps of 30 and 30 bits, so no 128-bit division (no libgcc). */
-static uint64_t hp_div_q60(uint64_t num, uint64_t den)
+static uint64_t heapprof_div_q60(uint64_t num, uint64_t den)
 {
     uint64_t a = num << 30;
     uint64_t q1 = a / den, r1 = a % den;
@@ -110,24 +110,24 @@ static uint64_t hp_div_q60(uint64_t num, uint64_t den)
 }
 
 /* 1 - e^(-size/rate) in Q60, at least 1. */
-static uint64_t hp_one_minus_exp_q60(uint64_t size, uint32_t rate)
+static uint64_t heapprof_one_minus_exp_q60(uint64_t size, uint32_t rate)
 {
     uint64_t whole = size / rate, rem = size % rate;
     if (whole >= 42)
-        return HP_ONE_Q60;          /* e^-42 < 2^-60 */
-    uint64_t frac = hp_div_q60(rem, rate);          /* Q60, < 1 */
+        return HEAPPROF_ONE_Q60;          /* e^-42 < 2^-60 */
+    uint64_t frac = heapprof_div_q60(rem, rate);          /* Q60, < 1 */
     /* t = k ln2 + r, r in [0, ln2): e^-t = e^-r / 2^k. Small t (the
      * common case: a block much smaller than the rate) keeps all 60
      * bits; larger t goes through Q56, which holds 42. */
     uint64_t k = 0, r = frac;
-    if (whole || frac >= HP_LN2_Q60) {
-        uint64_t t56 = (whole << 56) + (frac >> 4), ln2_56 = HP_LN2_Q60 >> 4;
+    if (whole || frac >= HEAPPROF_LN2_Q60) {
+        uint64_t t56 = (whole << 56) + (frac >> 4), ln2_56 = HEAPPROF_LN2_Q60 >> 4;
         k = t56 / ln2_56;
         r = (t56 - k * ln2_56) << 4;
     }
-    uint64_t e = hp_exp_neg_q60(r);
+    uint64_t e = heapprof_exp_neg_q60(r);
     e = k >= 64 ? 0 : e >> k;
-    uint64_t d = HP_ONE_Q60 - e;
+    uint64_t d = HEAPPROF_ONE_Q60 - e;
     return d ? d : 1;
 }
 
@@ -135,7 +135,7 @@ uint64_t heapprof_scale(uint64_t size, uint32_t rate)
 {
     if (size == 0 || rate == 0)
         return size;
-    uint64_t d = hp_one_minus_exp_q60(size, rate);
+    uint64_t d = heapprof_one_minus_exp_q60(size, rate);
     /* size * 2^60 / d without 128-bit division: shift size up as far as
      * it goes (a bits) and d down by the rest; d >= size/rate * 2^60 keeps
      * the divisor above 2^32 for any rate <= 2^30. */
@@ -159,60 +159,60 @@ uint64_t heapprof_objects_q16(uint64_t weight, uint64_t size)
 
 /* ---- the table ---- */
 
-static void hp_init(void)
+static void heapprof_init(void)
 {
-    for (unsigned i = 0; i < HP_BUCKETS; i++)
-        hp_bucket[i] = HP_NONE;
+    for (unsigned i = 0; i < HEAPPROF_BUCKETS; i++)
+        heapprof_bucket[i] = HEAPPROF_NONE;
     for (unsigned i = 0; i < HEAPPROF_BLOCKS; i++) {
-        hp_blocks[i].hb_ptr = 0;
-        hp_blocks[i].hb_next = (uint16_t)(i + 1 < HEAPPROF_BLOCKS ? i + 1 : HP_NONE);
+        heapprof_blocks[i].hb_ptr = 0;
+        heapprof_blocks[i].hb_next = (uint16_t)(i + 1 < HEAPPROF_BLOCKS ? i + 1 : HEAPPROF_NONE);
     }
-    hp_free = 0;
-    hp_ready = true;
+    heapprof_free_head = 0;
+    heapprof_ready = true;
 }
 
-static unsigned hp_hash(uintptr_t p)
+static unsigned heapprof_hash(uintptr_t p)
 {
-    return (unsigned)((p >> 4) * 0x9e3779b97f4a7c15ull >> 52) & (HP_BUCKETS - 1);
+    return (unsigned)((p >> 4) * 0x9e3779b97f4a7c15ull >> 52) & (HEAPPROF_BUCKETS - 1);
 }
 
-static bool hp_insert(const void *ptr, size_t size, uint64_t weight, int pid,
+static bool heapprof_insert(const void *ptr, size_t size, uint64_t weight, int pid,
                       const uintptr_t *frames, unsigned depth)
 {
-    if (!hp_ready)
-        hp_init();
-    if (hp_free == HP_NONE)
+    if (!heapprof_ready)
+        heapprof_init();
+    if (heapprof_free_head == HEAPPROF_NONE)
         return false;
-    uint16_t i = hp_free;
-    struct hp_block *b = &hp_blocks[i];
-    hp_free = b->hb_next;
-    unsigned h = hp_hash((uintptr_t)ptr);
+    uint16_t i = heapprof_free_head;
+    struct heapprof_block *b = &heapprof_blocks[i];
+    heapprof_free_head = b->hb_next;
+    unsigned h = heapprof_hash((uintptr_t)ptr);
     b->hb_ptr = (uintptr_t)ptr;
     b->hb_size = size;
     b->hb_weight = weight;
     b->hb_pid = pid;
     b->hb_depth = (uint8_t)depth;
     memcpy(b->hb_frames, frames, depth * sizeof *frames);
-    b->hb_next = hp_bucket[h];
-    hp_bucket[h] = i;
-    hp_st.hs_live++;
+    b->hb_next = heapprof_bucket[h];
+    heapprof_bucket[h] = i;
+    heapprof_st.hs_live++;
     return true;
 }
 
-static bool hp_remove(const void *ptr)
+static bool heapprof_remove(const void *ptr)
 {
-    uint16_t *pp = hp_ready ? &hp_bucket[hp_hash((uintptr_t)ptr)] : NULL;
-    for (; pp && *pp != HP_NONE; pp = &hp_blocks[*pp].hb_next) {
-        struct hp_block *b = &hp_blocks[*pp];
+    uint16_t *pp = heapprof_ready ? &heapprof_bucket[heapprof_hash((uintptr_t)ptr)] : NULL;
+    for (; pp && *pp != HEAPPROF_NONE; pp = &heapprof_blocks[*pp].hb_next) {
+        struct heapprof_block *b = &heapprof_blocks[*pp];
         if (b->hb_ptr != (uintptr_t)ptr)
             continue;
         uint16_t i = *pp;
         *pp = b->hb_next;
         b->hb_ptr = 0;
-        b->hb_next = hp_free;
-        hp_free = i;
-        hp_st.hs_live--;
-        hp_st.hs_retired++;
+        b->hb_next = heapprof_free_head;
+        heapprof_free_head = i;
+        heapprof_st.hs_live--;
+        heapprof_st.hs_retired++;
         return true;
     }
     return false;
@@ -220,18 +220,18 @@ static bool hp_remove(const void *ptr)
 
 void heapprof_retire(const void *ptr)
 {
-    if (!hp_remove(ptr))
-        hp_st.hs_missing++;
+    if (!heapprof_remove(ptr))
+        heapprof_st.hs_missing++;
 }
 
 bool heapprof_forget(const void *ptr)
 {
-    return hp_remove(ptr);
+    return heapprof_remove(ptr);
 }
 
 /* ---- sampling ---- */
 
-static void hp_seed(struct heapprof_cpu *c, unsigned cpu)
+static void heapprof_seed(struct heapprof_cpu *c, unsigned cpu)
 {
     /* A sampling generator needs no secrecy, only distinct streams: the
      * cycle counter and the CPU's index, mixed. */
@@ -244,10 +244,10 @@ static void hp_seed(struct heapprof_cpu *c, unsigned cpu)
  * allocator (its return address less one, so that it names the caller's
  * own line), then the site's callers. The walk starts inside the
  * allocator: its frames up to the site are skipped. */
-static unsigned hp_chain(uintptr_t site, uintptr_t *out)
+static unsigned heapprof_chain(uintptr_t site, uintptr_t *out)
 {
-    uintptr_t walk[HP_WALK];
-    unsigned n = st_capture_here(walk, HP_WALK), i = 0;
+    uintptr_t walk[HEAPPROF_WALK];
+    unsigned n = st_capture_here(walk, HEAPPROF_WALK), i = 0;
     while (i < n && walk[i] != site)
         i++;
     out[0] = site - 1;
@@ -270,7 +270,7 @@ bool heapprof_sample(const void *ptr, size_t size, uintptr_t site)
         return false;
     }
     if (!c->hc_seeded)
-        hp_seed(c, cpu);
+        heapprof_seed(c, cpu);
     if (c->hc_gen != gen) {
         /* A threshold of the old rate (or none yet) was crossed: it says
          * nothing at this rate. This allocation counts against the fresh
@@ -292,11 +292,11 @@ bool heapprof_sample(const void *ptr, size_t size, uintptr_t site)
         .pr_weight = heapprof_scale(size, rate),
         .pr_size = size,
     };
-    r.pr_depth = (uint8_t)hp_chain(site, r.pr_frames);
-    hp_st.hs_samples++;
-    bool kept = hp_insert(ptr, size, r.pr_weight, r.pr_pid, r.pr_frames, r.pr_depth);
+    r.pr_depth = (uint8_t)heapprof_chain(site, r.pr_frames);
+    heapprof_st.hs_samples++;
+    bool kept = heapprof_insert(ptr, size, r.pr_weight, r.pr_pid, r.pr_frames, r.pr_depth);
     if (!kept)
-        hp_st.hs_overflow++;
+        heapprof_st.hs_overflow++;
     /* A `profile allocs` window, when one is open: one load otherwise. */
     if (__atomic_load_n(&prof_gate.pg_state, __ATOMIC_RELAXED) & PROF_GATE_KIND(PROF_KIND_HEAP)) {
         uint64_t cost = cycles_now() - c0;
@@ -309,7 +309,7 @@ bool heapprof_sample(const void *ptr, size_t size, uintptr_t site)
 /* The countdown a rate change gives a CPU that has not drawn at it yet:
  * 0, so that its next allocation crosses and draws a fresh threshold (the
  * generation check above), or, off, INT64_MAX, so that none crosses. */
-static int64_t hp_fresh_left(uint32_t rate)
+static int64_t heapprof_fresh_left(uint32_t rate)
 {
     return rate ? 0 : INT64_MAX;
 }
@@ -324,7 +324,7 @@ void heapprof_set_rate(uint32_t rate)
     /* The heap lock keeps every CPU out of its countdown meanwhile
      * (x86-64 subtracts in place, not atomically); arm64's others take
      * theirs by SGI once their interrupts are on (hal/cpu.h). */
-    cpu_heap_countdown_all(hp_fresh_left(rate), heapprof_cpu_refresh);
+    cpu_heap_countdown_all(heapprof_fresh_left(rate), heapprof_cpu_refresh);
 }
 
 void heapprof_cpu_refresh(void)
@@ -335,14 +335,14 @@ void heapprof_cpu_refresh(void)
      * it with 0 would sample its next allocation whatever its size. */
     if (heapprof_cpus[cpu_index()].hc_gen == gen)
         return;
-    cpu_heap_left_set(hp_fresh_left(__atomic_load_n(&heapprof_rate, __ATOMIC_RELAXED)));
+    cpu_heap_left_set(heapprof_fresh_left(__atomic_load_n(&heapprof_rate, __ATOMIC_RELAXED)));
 }
 
 uint32_t heapprof_copy(struct prof_record *out, uint32_t max, struct heapprof_stats *st)
 {
     uint32_t n = 0;
-    for (unsigned i = 0; hp_ready && i < HEAPPROF_BLOCKS && n < max; i++) {
-        const struct hp_block *b = &hp_blocks[i];
+    for (unsigned i = 0; heapprof_ready && i < HEAPPROF_BLOCKS && n < max; i++) {
+        const struct heapprof_block *b = &heapprof_blocks[i];
         if (!b->hb_ptr)
             continue;
         struct prof_record *r = &out[n++];
@@ -355,7 +355,7 @@ uint32_t heapprof_copy(struct prof_record *out, uint32_t max, struct heapprof_st
         memcpy(r->pr_frames, b->hb_frames, b->hb_depth * sizeof *b->hb_frames);
     }
     if (st) {
-        *st = hp_st;
+        *st = heapprof_st;
         st->hs_rate = heapprof_rate;
     }
     return n;
@@ -364,8 +364,8 @@ uint32_t heapprof_copy(struct prof_record *out, uint32_t max, struct heapprof_st
 #ifdef SONDE_HOST_TEST
 void heapprof_test_reset(void)
 {
-    hp_init();
-    memset(&hp_st, 0, sizeof hp_st);
+    heapprof_init();
+    memset(&heapprof_st, 0, sizeof heapprof_st);
     memset(heapprof_cpus, 0, sizeof heapprof_cpus);
     for (unsigned i = 0; i < MAX_CPUS; i++)
         cpus[i].heap_left = INT64_MAX;

@@ -74,7 +74,7 @@ bool heapprof_forget(const void *ptr);
 
 /* Set the rate (HEAPPROF_RATE_MIN..MAX bytes) or 0 for off. Every CPU
  * draws a fresh threshold at its next allocation. Live sampled blocks
- * stay in the table either way. Heap lock held (heap_prof_set_rate), or
+ * stay in the table either way. Heap lock held (heapprof_rate_set), or
  * before a second CPU runs: it sets every CPU's countdown
  * (cpu_heap_countdown_all: in memory, or on arm64 this CPU's x18 and the
  * others' by interrupt). */

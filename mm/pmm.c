@@ -94,7 +94,7 @@ void *page_alloc(size_t npages)
 {
     void *va = pmm_alloc(npages);
     if (va)
-        heap_prof_pages(va, npages * PAGE_SIZE);
+        heapprof_pages(va, npages * PAGE_SIZE);
     return va;
 }
 
@@ -102,7 +102,7 @@ void *page_alloc(size_t npages)
  * and sampled, again. */
 void page_free(void *va, size_t npages)
 {
-    heap_prof_pages_free(va);
+    heapprof_pages_free(va);
     pmm_free(va, npages);
 }
 

@@ -55,19 +55,19 @@ static int cmd_bench_heap(int argc, char **argv, struct printer *p)
         return 1;
     }
     uint32_t was = heapprof_rate;
-    heap_prof_set_rate(0);
+    heapprof_rate_set(0);
     bh_pairs(1000, 64);                         /* warm: the class's page exists */
     bh_workload();                              /* and the workload's classes' */
     uint64_t off = bh_pairs(BH_PAIRS, 64), w_off = bh_workload();
-    heap_prof_set_rate(HEAPPROF_RATE_DEF);
+    heapprof_rate_set(HEAPPROF_RATE_DEF);
     struct heapprof_stats s0, s1;
     uint64_t on = bh_pairs(BH_PAIRS, 64);
-    heap_prof_copy(NULL, 0, &s0);
+    heapprof_copy_table(NULL, 0, &s0);
     uint64_t w_on = bh_workload();
-    heap_prof_copy(NULL, 0, &s1);
-    heap_prof_set_rate(1);                       /* every allocation sampled */
+    heapprof_copy_table(NULL, 0, &s1);
+    heapprof_rate_set(1);                       /* every allocation sampled */
     uint64_t all = bh_pairs(BH_SAMPLED, 64);
-    heap_prof_set_rate(was);
+    heapprof_rate_set(was);
     unsigned long slow = w_on > w_off ? (unsigned long)((w_on - w_off) * 100000 / w_off) : 0;
     pr_printf(p, "bench_heap: pair off %lu.%02lu on %lu.%02lu sampled %lu %s per kmalloc+kfree "
               "(64 bytes, rate %u)\n", (unsigned long)(off / BH_PAIRS),

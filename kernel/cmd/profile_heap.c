@@ -36,7 +36,7 @@ static int cmd_heap_rate(int argc, char **argv, struct printer *p)
         return 1;
     }
     if (strcmp(argv[3], "off") == 0) {
-        heap_prof_set_rate(0);
+        heapprof_rate_set(0);
         pr_puts(p, "profile: heap profiling off (sampled blocks still live stay in "
                 "profile heap until freed)\n");
         return 0;
@@ -51,7 +51,7 @@ static int cmd_heap_rate(int argc, char **argv, struct printer *p)
                   (unsigned long)v, HEAPPROF_RATE_MIN, HEAPPROF_RATE_MAX);
         return 1;
     }
-    heap_prof_set_rate((uint32_t)v);
+    heapprof_rate_set((uint32_t)v);
     pr_printf(p, "profile: heap profiling at rate %u bytes\n", (unsigned)v);
     return 0;
 }
@@ -70,7 +70,7 @@ static int cmd_heap_report(unsigned chains, enum prof_format fmt, struct printer
         return 1;
     }
     struct heapprof_stats st;
-    uint32_t n = heap_prof_copy(recs, HEAPPROF_BLOCKS, &st);
+    uint32_t n = heapprof_copy_table(recs, HEAPPROF_BLOCKS, &st);
     struct prof_heap_table t = { recs, n, st.hs_rate, st.hs_overflow };
     struct prof_err e = { 0 };
     int rc = prof_heap_report(&t, chains, fmt, p, &e);

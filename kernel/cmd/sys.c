@@ -37,7 +37,7 @@ static int cmd_mem(int argc, char **argv, struct printer *p)
     pr_printf(p, "total %zu KiB, free %zu KiB, heap in use %zu bytes (%zu pages, %zu allocs, %zu frees)\n",
               total * 4, free * 4, hs.in_use, hs.pages, hs.allocs, hs.frees);
     struct heapprof_stats st;
-    heap_prof_copy(NULL, 0, &st);
+    heapprof_copy_table(NULL, 0, &st);
     if (st.hs_rate)
         pr_printf(p, "heap profiling on, rate %u bytes: ", st.hs_rate);
     else

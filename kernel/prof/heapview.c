@@ -4,7 +4,7 @@
  * and print it: bytes and objects by chain, folded stacks in bytes, or
  * raw chains whose source says "heap inuse rate R" (uapi/profile_raw.h).
  *
- * The table is mm's: its caller copies it (heap_prof_copy, under the
+ * The table is mm's: its caller copies it (heapprof_copy_table, under the
  * heap's lock) and hands the copy in, so that the core reads nothing of
  * mm's.
  *

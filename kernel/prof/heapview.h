@@ -12,7 +12,7 @@
 
 struct printer;
 
-/* A copy of the allocator's in-use table (mm/heapprof.h's heap_prof_copy,
+/* A copy of the allocator's in-use table (mm/heapprof.h's heapprof_copy_table,
  * taken by the caller): ht_n records of the heap kind, the sampling rate
  * they were taken at, and the blocks the table had no room for. */
 struct prof_heap_table {

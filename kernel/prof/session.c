@@ -234,7 +234,7 @@ static int prof_window_check(const struct prof_window_spec *ws, struct prof_err 
 /* The records per CPU a window of ws needs, and the gate's kinds. The
  * probe (cached after the first run) says which source samples the CPU,
  * and so how many records a window of it needs. The allocator's samples
- * come at its own pace, not a source's: a ring of PROF_ALLOCS_RECS, and
+ * come at its own pace, not a source's: a ring of PROF_HEAP_WINDOW_RECS, and
  * what does not fit is counted as dropped. */
 static uint32_t prof_window_size(const struct prof_window_spec *ws, bool *pmu,
                                  unsigned *kinds)
@@ -242,7 +242,7 @@ static uint32_t prof_window_size(const struct prof_window_spec *ws, bool *pmu,
     if (ws->ws_kind == PROF_KIND_HEAP) {
         *pmu = false;
         *kinds = PROF_GATE_KIND(PROF_KIND_HEAP);
-        return PROF_ALLOCS_RECS;
+        return PROF_HEAP_WINDOW_RECS;
     }
     if (ws->ws_kind == PROF_KIND_CPU) {
         *pmu = pmu_probe();
@@ -423,8 +423,8 @@ int prof_session_stream_begin_what(int pid, unsigned drain_ms, unsigned what,
     /* The allocator's samples come at its own pace, as in a window: the
      * window's rings, which a stream drains far more often than a window
      * of PROF_WINDOW_MAX fills them. */
-    if ((what & PROF_STREAM_HEAP) && want < PROF_ALLOCS_RECS)
-        want = PROF_ALLOCS_RECS;
+    if ((what & PROF_STREAM_HEAP) && want < PROF_HEAP_WINDOW_RECS)
+        want = PROF_HEAP_WINDOW_RECS;
     rc = prof_ring_grow(want < PROF_STREAM_MIN_RECS ? PROF_STREAM_MIN_RECS : want, e);
     if (rc != PROF_OK) {
         prof_give();

@@ -43,7 +43,7 @@ struct prof_window_spec {
  * prof_emit): estimated bytes and objects allocated, by chain. PROF_OK,
  * or a negative PROF_E* with the refusal in *e and nothing started (a
  * report's own failure, PROF_ENOMEM of a fold, is said in the report). */
-#define PROF_ALLOCS_RECS 8192u  /* records per CPU a heap window keeps */
+#define PROF_HEAP_WINDOW_RECS 8192u  /* records per CPU a heap window keeps */
 int prof_window_run(const struct prof_window_spec *ws, struct printer *report,
                     struct prof_err *e);
 

@@ -6,12 +6,12 @@
 #include "mm/heap.h"
 #include "mm/heapprof.h"
 
-uint32_t heap_prof_copy(struct prof_record *out, uint32_t max, struct heapprof_stats *st)
+uint32_t heapprof_copy_table(struct prof_record *out, uint32_t max, struct heapprof_stats *st)
 {
     return heapprof_copy(out, max, st);
 }
 
-void heap_prof_set_rate(uint32_t rate)
+void heapprof_rate_set(uint32_t rate)
 {
     heapprof_set_rate(rate);
 }

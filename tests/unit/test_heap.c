@@ -455,11 +455,11 @@ TEST(heap_double_free_large_panics)
 
 /* ---- heap profiling (mm/heapprof.h) ---- */
 
-static struct heapprof_stats hp_stats(void)
+static struct heapprof_stats stats_now(void)
 {
     struct heapprof_stats st;
     static struct prof_record r[HEAPPROF_BLOCKS];
-    heap_prof_copy(r, HEAPPROF_BLOCKS, &st);
+    heapprof_copy_table(r, HEAPPROF_BLOCKS, &st);
     return st;
 }
 
@@ -476,7 +476,7 @@ TEST(heap_sampled_frees)
     void *p[40];
     for (unsigned i = 0; i < 40; i++)
         p[i] = kmalloc(i < 30 ? 16 + i * 50 : 5000 + i * 100);
-    struct heapprof_stats st = hp_stats();
+    struct heapprof_stats st = stats_now();
     CHECK_EQ(st.hs_live, 40);
     struct heap_stats mid;
     heap_stats(&mid);
@@ -486,11 +486,11 @@ TEST(heap_sampled_frees)
     CHECK_EQ(mid.in_use - before.in_use, want);
     for (unsigned i = 0; i < 40; i += 2)
         kfree(p[i]);
-    st = hp_stats();
+    st = stats_now();
     CHECK_EQ(st.hs_live, 20);
     for (unsigned i = 1; i < 40; i += 2)
         kfree(p[i]);
-    st = hp_stats();
+    st = stats_now();
     CHECK_EQ(st.hs_live, 0);
     CHECK_EQ(st.hs_retired, 40);
     CHECK_EQ(st.hs_missing, 0);
@@ -507,7 +507,7 @@ TEST(heap_sampled_double_free_panics)
     heapprof_test_reset();
     heapprof_set_rate(1);
     void *small = kmalloc(64), *big = kmalloc(3 * PAGE_SIZE);
-    CHECK_EQ(hp_stats().hs_live, 2);
+    CHECK_EQ(stats_now().hs_live, 2);
     kfree(small);
     CHECK(kfree_panics(small));
     CHECK(strstr(fake_panic_msg, "double free") != NULL);
@@ -515,7 +515,7 @@ TEST(heap_sampled_double_free_panics)
     kfree(big);
     CHECK(kfree_panics(big));
     quarantine_release();
-    struct heapprof_stats st = hp_stats();
+    struct heapprof_stats st = stats_now();
     CHECK_EQ(st.hs_live, 0);
     CHECK_EQ(st.hs_retired, 2);
     CHECK_EQ(st.hs_missing, 0);
@@ -535,12 +535,12 @@ TEST(heap_sampled_table_full)
     void **p = malloc(n * sizeof *p);
     for (unsigned i = 0; i < n; i++)
         p[i] = kmalloc(32);
-    struct heapprof_stats st = hp_stats();
+    struct heapprof_stats st = stats_now();
     CHECK_EQ(st.hs_live, HEAPPROF_BLOCKS);
     CHECK_EQ(st.hs_overflow, 10);
     for (unsigned i = 0; i < n; i++)
         kfree(p[i]);
-    st = hp_stats();
+    st = stats_now();
     CHECK_EQ(st.hs_live, 0);
     CHECK_EQ(st.hs_retired, HEAPPROF_BLOCKS);
     CHECK_EQ(st.hs_missing, 0);
@@ -555,7 +555,7 @@ TEST(heap_profiling_off_samples_nothing)
     heapprof_test_reset();
     void *p = kmalloc(100000);
     kfree(p);
-    CHECK_EQ(hp_stats().hs_samples, 0);
+    CHECK_EQ(stats_now().hs_samples, 0);
 }
 
 /* A sampled block's chain starts at the call to kmalloc or kzalloc:
@@ -571,7 +571,7 @@ TEST(heap_sampled_chain_from_caller)
     void *small = kmalloc(64), *big = kzalloc(3 * PAGE_SIZE);
     struct prof_record r[4];
     struct heapprof_stats st;
-    CHECK_EQ(heap_prof_copy(r, 4, &st), 2);
+    CHECK_EQ(heapprof_copy_table(r, 4, &st), 2);
     uintptr_t fn = (uintptr_t)&heap_sampled_chain_from_caller;
     for (unsigned i = 0; i < 2; i++) {
         CHECK_EQ(r[i].pr_depth, 1);

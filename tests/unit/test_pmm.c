@@ -43,10 +43,10 @@ static void setup(void)
     fake_cpu = 0;
 }
 
-static struct heapprof_stats hp_stats(struct prof_record *r, uint32_t max, uint32_t *n)
+static struct heapprof_stats stats_now(struct prof_record *r, uint32_t max, uint32_t *n)
 {
     struct heapprof_stats st;
-    uint32_t got = heap_prof_copy(r, max, &st);
+    uint32_t got = heapprof_copy_table(r, max, &st);
     if (n)
         *n = got;
     return st;
@@ -72,15 +72,15 @@ TEST(pmm_page_blocks_sampled)
 {
     setup();
     void *first = page_alloc(1);                    /* sampling off: never sampled */
-    heap_prof_set_rate(1);
+    heapprof_rate_set(1);
     heapprof_test_seed(0, 11);
     struct prof_record r[8];
     uint32_t n;
-    struct heapprof_stats st = hp_stats(r, 8, &n);
+    struct heapprof_stats st = stats_now(r, 8, &n);
     CHECK_EQ(n, 0);
     void *a = page_alloc(2), *b = page_alloc(1);
     CHECK(a && b);
-    st = hp_stats(r, 8, &n);
+    st = stats_now(r, 8, &n);
     CHECK_EQ(n, 2);
     CHECK_EQ(st.hs_samples, 2);
     CHECK_EQ(st.hs_live, 2);
@@ -90,19 +90,19 @@ TEST(pmm_page_blocks_sampled)
     CHECK_EQ(r[0].pr_kind, PROF_KIND_HEAP);
     CHECK(r[0].pr_depth >= 1);
     page_free(a, 2);
-    st = hp_stats(r, 8, &n);
+    st = stats_now(r, 8, &n);
     CHECK_EQ(n, 1);
     CHECK_EQ(r[0].pr_size, PAGE_SIZE);
     CHECK_EQ(st.hs_retired, 1);
     /* The block taken while sampling was off: freed without a trace. */
     page_free(first, 1);
     page_free(b, 1);
-    st = hp_stats(r, 8, &n);
+    st = stats_now(r, 8, &n);
     CHECK_EQ(n, 0);
     CHECK_EQ(st.hs_retired, 2);
     CHECK_EQ(st.hs_missing, 0);
     CHECK_EQ(st.hs_live, 0);
-    heap_prof_set_rate(0);
+    heapprof_rate_set(0);
 }
 
 /* The chain starts at page_alloc's caller: frame 0 is its return address
@@ -110,12 +110,12 @@ TEST(pmm_page_blocks_sampled)
 TEST(pmm_page_chain_from_caller)
 {
     setup();
-    heap_prof_set_rate(1);
+    heapprof_rate_set(1);
     heapprof_test_seed(0, 12);
     void *a = page_alloc(1);
     struct prof_record r[2];
     uint32_t n;
-    hp_stats(r, 2, &n);
+    stats_now(r, 2, &n);
     CHECK_EQ(n, 1);
     /* The fake walk is empty, so the chain is the site alone: within
      * this function, the call to page_alloc. */
@@ -124,7 +124,7 @@ TEST(pmm_page_chain_from_caller)
     uintptr_t fn = (uintptr_t)&pmm_page_chain_from_caller;
     CHECK(f0 > fn && f0 < fn + 4096);
     page_free(a, 1);
-    heap_prof_set_rate(0);
+    heapprof_rate_set(0);
 }
 
 /* The heap's own pages are not sampled twice: a large kmalloc at rate 1
@@ -133,22 +133,22 @@ TEST(pmm_page_chain_from_caller)
 TEST(pmm_heap_pages_not_sampled_twice)
 {
     setup();
-    heap_prof_set_rate(1);
+    heapprof_rate_set(1);
     heapprof_test_seed(0, 13);
     void *p = kmalloc(3 * PAGE_SIZE);
     void *q = kmalloc(100);
     struct prof_record r[8];
     uint32_t n;
-    struct heapprof_stats st = hp_stats(r, 8, &n);
+    struct heapprof_stats st = stats_now(r, 8, &n);
     CHECK_EQ(n, 2);
     CHECK_EQ(r[0].pr_size + r[1].pr_size, 3 * PAGE_SIZE + 100);
     kfree(p);
     kfree(q);
-    st = hp_stats(r, 8, &n);
+    st = stats_now(r, 8, &n);
     CHECK_EQ(n, 0);
     CHECK_EQ(st.hs_retired, 2);
     CHECK_EQ(st.hs_missing, 0);
-    heap_prof_set_rate(0);
+    heapprof_rate_set(0);
 }
 
 /* Off, page blocks are never sampled, and their countdown stays off. */
@@ -157,7 +157,7 @@ TEST(pmm_page_blocks_off)
     setup();
     void *a = page_alloc(4);
     CHECK(a != NULL);
-    struct heapprof_stats st = hp_stats(NULL, 0, NULL);
+    struct heapprof_stats st = stats_now(NULL, 0, NULL);
     CHECK_EQ(st.hs_samples, 0);
     CHECK(cpus[0].heap_left > INT64_MAX / 2);
     page_free(a, 4);

@@ -42,7 +42,7 @@ static void heap_world(void)
     while ((ticks_done + 1) * 10ull <= (fake_ns - world_t0) / 1000000) {
         ticks_done++;
         on_cpu_as(1, 5);
-        unsigned small = ticks_done == 20 ? 3 * PROF_ALLOCS_RECS : 1;
+        unsigned small = ticks_done == 20 ? 3 * PROF_HEAP_WINDOW_RECS : 1;
         for (unsigned i = 0; i < 3; i++, tried_big++) {
             heapprof_sample(block, 4096, 0x3011);
             heapprof_forget(block);
