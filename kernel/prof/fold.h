@@ -79,7 +79,6 @@ struct prof_fold {
     uint8_t fo_by;              /* enum prof_fold_by */
     uint8_t fo_kind;            /* the records it took (enum prof_kind) */
     bool fo_nomem;              /* an allocation failed: nothing else valid */
-    struct prof_fold_ent *fo_last; /* the last record's entry (entries never move) */
     struct prof_items fo_ents;     /* struct prof_fold_ent, first seen first */
     struct prof_index fo_ix;
     struct prof_items fo_syms;     /* resolved addresses (symbol, names) */
