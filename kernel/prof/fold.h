@@ -127,6 +127,3 @@ const struct prof_fold_task *prof_fold_task(struct prof_fold *f, int pid);
 const char *prof_fold_frame_name(const struct prof_fold_ent *e, unsigned i,
                                  char *buf, size_t n);
 
-/* The k-th smallest of a[0..n) (0-based; n >= 1, k < n), exactly, in
- * expected linear time; reorders a. */
-uint32_t prof_select(uint32_t *a, uint32_t n, uint32_t k);

@@ -10,6 +10,7 @@
  *              streams' lifetimes
  *   fold.c     the one fold engine every report prints from (fold_index.c:
  *              its entries, resolved addresses and hash index)
+ *   quantile.c the k-th smallest sample cost (the median, the bench's p99)
  *   report.c   the text report of a frozen snapshot, and prof_report,
  *              which hands each snapshot to its reader
  *   export.c   folded stacks and raw chains of a snapshot

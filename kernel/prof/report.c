@@ -14,6 +14,7 @@
  * Profiler core: prefix prof_ and PROF_. */
 #include "kernel/prof/export.h"
 #include "kernel/prof/fold.h"
+#include "kernel/prof/quantile.h"
 #include "kernel/prof/offreport.h"
 #include "kernel/prof/report.h"
 #include "kernel/prof/wall.h"

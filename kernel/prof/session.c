@@ -17,6 +17,7 @@
 #include "hal/pmu.h"
 #include "kernel/panic.h"
 #include "kernel/prof/fold.h"
+#include "kernel/prof/quantile.h"
 #include "kernel/prof/offcpu.h"
 #include "kernel/prof/ring.h"
 #include "kernel/prof/snapshot.h"
