@@ -339,7 +339,7 @@ static void cmd_stream_print_started(const struct prof_stream_facts *f, uint32_t
     if (f->sf_peer)
         pr_printf(p, "id 0x%08x ", f->sf_id);
     char heap[40];
-    fmt_snprintf(heap, sizeof heap, "heap allocs rate %u", (unsigned)rate);
+    prof_heap_source(heap, sizeof heap, false, rate);
     pr_printf(p, "to %s (%s%s, %u cpus)%s\n", f->sf_to,
               what & PROF_STREAM_CPU ? pmu_source_name()
               : what & PROF_STREAM_HEAP ? heap : "off-CPU",

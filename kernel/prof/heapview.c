@@ -10,7 +10,7 @@
  *
  * Profiler core: prefix prof_ and PROF_. */
 #include "kernel/prof/heapview.h"
-#include "lib/printf.h"
+#include "kernel/prof/session.h"
 
 int prof_heap_report(const struct prof_heap_table *t, unsigned chains, enum prof_format fmt,
                      struct printer *p, struct prof_err *e)
@@ -18,7 +18,7 @@ int prof_heap_report(const struct prof_heap_table *t, unsigned chains, enum prof
     if (chains < 1 || chains > PROF_CHAINS)
         return prof_refuse(e, PROF_EINVAL, PROF_NOT_CHAINS, chains);
     static char source[40];     /* `profile heap` runs from one shell at a time */
-    fmt_snprintf(source, sizeof source, "heap inuse rate %u", t->ht_rate);
+    prof_heap_source(source, sizeof source, true, t->ht_rate);
     struct prof_snapshot s = {
         .ps_count = { t->ht_n },
         .ps_in_window = { true },

@@ -42,7 +42,7 @@ static unsigned prof_busy;      /* a run, report or stream holds the profiler */
 static bool prof_ran;
 static struct prof_snapshot prof_snap;
 static uint8_t prof_run_kind;   /* what the last run recorded (enum prof_kind) */
-static char prof_heap_source[40]; /* "heap allocs rate R", a heap window's */
+static char prof_heap_src[40];  /* "heap allocs rate R", a heap window's */
 static enum prof_view prof_last_view;   /* an off-CPU run's, for report again */
 
 /* ---- who holds the profiler ------------------------------------------ */
@@ -77,7 +77,7 @@ static int prof_busy_err(struct prof_err *e)
 }
 
 /* Take the profiler, or refuse as busy. */
-static int prof_take_or_say(struct prof_err *e)
+static int prof_take_or_refuse(struct prof_err *e)
 {
     return prof_take() ? PROF_OK : prof_busy_err(e);
 }
@@ -178,7 +178,7 @@ static void prof_freeze(void)
     }
     s->ps_kind = prof_run_kind;
     s->ps_counter = (prof_ring_gate() & PROF_GATE_PMU) != 0;
-    s->ps_source = prof_run_kind == PROF_KIND_HEAP ? prof_heap_source : pmu_source_name();
+    s->ps_source = prof_run_kind == PROF_KIND_HEAP ? prof_heap_src : pmu_source_name();
     s->ps_note = pmu_probe_note();
 }
 
@@ -192,6 +192,11 @@ static int prof_report_snap(unsigned chains, enum prof_format fmt,
 }
 
 /* ---- windows, reports, bench -------------------------------------------- */
+
+void prof_heap_source(char *buf, size_t cap, bool inuse, uint32_t rate)
+{
+    fmt_snprintf(buf, cap, "heap %s rate %u", inuse ? "inuse" : "allocs", (unsigned)rate);
+}
 
 bool prof_window_ok(uint64_t ms)
 {
@@ -226,9 +231,9 @@ static int prof_window_check(const struct prof_window_spec *ws, struct prof_err 
         return prof_refuse(e, PROF_EINVAL, PROF_NOT_PID, ws->ws_pid);
     if (ws->ws_kind == PROF_KIND_HEAP && !ws->ws_heap_rate)
         return prof_refuse(e, PROF_EINVAL, PROF_NOT_HEAP_OFF, 0);
-    if (ws->ws_kind != PROF_KIND_CPU && ws->ws_kind != PROF_KIND_OFFCPU &&
-        ws->ws_kind != PROF_KIND_HEAP)
-        return prof_refuse(e, PROF_EINVAL, PROF_NOT_FORMAT, ws->ws_kind);
+    /* The kind is the calling command's, never a user's word. */
+    BUG_ON(ws->ws_kind != PROF_KIND_CPU && ws->ws_kind != PROF_KIND_OFFCPU &&
+           ws->ws_kind != PROF_KIND_HEAP);
     return PROF_OK;
 }
 
@@ -271,8 +276,7 @@ static void prof_window_sleep(const struct prof_window_spec *ws, bool pmu, unsig
     prof_last_view = off ? ws->ws_view : 0;
     prof_snap.ps_ms = ws->ws_ms;
     if (ws->ws_kind == PROF_KIND_HEAP) {
-        fmt_snprintf(prof_heap_source, sizeof prof_heap_source, "heap allocs rate %u",
-                     ws->ws_heap_rate);
+        prof_heap_source(prof_heap_src, sizeof prof_heap_src, false, ws->ws_heap_rate);
         prof_snap.ps_rate = ws->ws_heap_rate;
         prof_snap.ps_inuse = false;
     }
@@ -313,7 +317,7 @@ int prof_report_again(unsigned chains, struct printer *report, struct prof_err *
 {
     if (!prof_chains_ok(chains))
         return prof_refuse(e, PROF_EINVAL, PROF_NOT_CHAINS, chains);
-    int rc = prof_take_or_say(e);
+    int rc = prof_take_or_refuse(e);
     if (rc != PROF_OK)
         return rc;
     if (prof_ran)
@@ -362,7 +366,7 @@ int prof_session_reserve(uint32_t records, struct prof_err *e)
 {
     if (records == 0 || records > PROF_RESERVE_MAX)
         return prof_refuse(e, PROF_EINVAL, PROF_NOT_RESERVE, records);
-    int rc = prof_take_or_say(e);
+    int rc = prof_take_or_refuse(e);
     if (rc != PROF_OK)
         return rc;
     uint32_t cap = PROF_RING_MIN;
@@ -464,7 +468,7 @@ void prof_session_stream_end(void)
 
 int prof_print_last_sources(struct printer *report, struct prof_err *e)
 {
-    int rc = prof_take_or_say(e);
+    int rc = prof_take_or_refuse(e);
     if (rc != PROF_OK)
         return rc;
     if (prof_ran) {

@@ -11,11 +11,17 @@
  * Profiler core: prefix prof_ and PROF_. */
 #pragma once
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "kernel/prof/prof.h"
 #include "kernel/prof/report.h"
 
 struct printer;
+
+/* A heap run's source, as a raw profile's header says it
+ * (uapi/profile_raw.h): "heap allocs rate R" for the allocator's samples
+ * in a window or a stream, "heap inuse rate R" for the in-use table. */
+void prof_heap_source(char *buf, size_t cap, bool inuse, uint32_t rate);
 
 /* Whether ms is a window (PROF_WINDOW_MIN..PROF_WINDOW_MAX), and n a chain
  * count (1..PROF_CHAINS): the commands check their words with these. */

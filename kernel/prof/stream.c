@@ -267,8 +267,7 @@ static void prof_stream_source(char *buf, size_t cap)
     if (stream.what & PROF_STREAM_CPU)
         strlcpy(buf, pmu_source_name(), cap);
     else if (stream.what & PROF_STREAM_HEAP)
-        fmt_snprintf(buf, cap, "heap allocs rate %u",
-                     (unsigned)stream.heap_rate);
+        prof_heap_source(buf, cap, false, stream.heap_rate);
     else
         strlcpy(buf, "sched", cap);
 }
