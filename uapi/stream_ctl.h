@@ -4,7 +4,7 @@
  * answer with this line first; human text may follow on other lines, and
  * no program reads it. The kernel (kernel/cmd/profile_stream.c), the
  * fleet simulator (tools/fleet/sim.c) and the collector
- * (tools/pipeline/collect_shell.c) all link uapi/stream_ctl.c, which
+ * (tools/ingest/collect_shell.c) all link uapi/stream_ctl.c, which
  * formats and parses it; the Python fake kernel
  * (tests/tools/fake_stream_kernel.py) writes it by hand, and a unit test
  * parses what it writes with this parser. Freestanding: nothing but
@@ -66,7 +66,10 @@
 
 #define SCTL_VERSION   1
 #define SCTL_VERSION_MAX 65535     /* what v= may say and be reported */
-#define SCTL_LINE_MAX  320         /* a line's bytes, its '\n' included */
+/* A line's bytes, its '\n' included: the widest line the formatter can
+ * write (every key, each at its longest value: 365 bytes) fits, with room
+ * (tests/unit/test_stream_ctl.c formats it). */
+#define SCTL_LINE_MAX  400
 #define SCTL_KEY_MAX   16
 #define SCTL_VALUE_MAX 63
 #define SCTL_CPUS_MAX  4096
@@ -114,7 +117,7 @@ struct sctl_line {
 /* No padding: two lines are the same when their bytes are (memcmp). */
 _Static_assert(sizeof(struct sctl_line) == 88, "struct sctl_line has no padding");
 
-/* The line of l into buf (cap bytes; SCTL_LINE_MAX always do), v=1, its
+/* The line of l into buf (cap bytes; SCTL_LINE_MAX + 1 always do), v=1, its
  * '\n' and a NUL after it: its length without the NUL, or 0 when cap is
  * too small or l holds a value out of its range (nothing a parser would
  * refuse is ever written). */

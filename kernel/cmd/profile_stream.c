@@ -264,7 +264,7 @@ static struct sctl_line cmd_stream_line(unsigned op, unsigned res, const struct 
 static void cmd_stream_answer(struct printer *p, const struct sctl_line *l,
                               const struct buf_printer *t)
 {
-    char line[SCTL_LINE_MAX];
+    char line[SCTL_LINE_MAX + 1];       /* and its NUL */
     if (sctl_format(line, sizeof line, l))
         pr_puts(p, line);
     pr_write(p, t->buf, t->len);

@@ -17,9 +17,9 @@
 
 static void check_line(const struct sctl_line *l)
 {
-    char b[SCTL_LINE_MAX];
+    char b[SCTL_LINE_MAX + 1];          /* and its NUL */
     size_t n = sctl_format(b, sizeof b, l);
-    FUZZ_CHECK(n > 0 && n < SCTL_LINE_MAX && b[n - 1] == '\n' && b[n] == 0);
+    FUZZ_CHECK(n > 0 && n <= SCTL_LINE_MAX && b[n - 1] == '\n' && b[n] == 0);
     struct sctl_line again;
     FUZZ_CHECK(sctl_parse(b, n, &again) == 0);
     FUZZ_CHECK(memcmp(l, &again, sizeof again) == 0);

@@ -161,6 +161,34 @@ TEST(sctl_refusals_each_with_its_code)
     CHECK(strcmp(sctl_strerror(SCTL_E_VERSION), sctl_strerror(SCTL_E_NOLINE)) != 0);
 }
 
+/* The widest line the formatter can write: every key at its longest
+ * value. It must fit SCTL_LINE_MAX (a status whose line did not fit was
+ * sent without one, and read as a kernel of another version), and parse
+ * back the same. */
+TEST(ctl_widest_line_fits)
+{
+    struct sctl_line l = {
+        .sl_op = SCTL_OP_KEEPALIVE, .sl_result = SCTL_INVALID, .sl_state = SCTL_ST_STREAMING,
+        .sl_have = SCTL_HAVE_ID | SCTL_HAVE_LAST | SCTL_HAVE_TO | SCTL_HAVE_KIND |
+                   SCTL_HAVE_CPUS | SCTL_HAVE_LEN | SCTL_HAVE_AGE | SCTL_HAVE_CONFIRMED |
+                   SCTL_HAVE_KA | SCTL_HAVE_REASON | SCTL_HAVE_COUNTS,
+        .sl_id = 0xffffffff, .sl_last = 0xffffffff, .sl_to_ip = 0xffffffff, .sl_to_port = 65535,
+        .sl_kind = SCTL_KIND_ALLOCS, .sl_cpus = SCTL_CPUS_MAX, .sl_len = SCTL_LEN_MAX,
+        .sl_age = SCTL_MS_MAX, .sl_confirmed = 1, .sl_ka = SCTL_MS_MAX,
+        .sl_reason = SCTL_END_UNCONFIRMED, .sl_records = UINT64_MAX, .sl_datagrams = UINT64_MAX,
+        .sl_drops = UINT64_MAX, .sl_sendfail = UINT64_MAX, .sl_karefused = UINT64_MAX,
+    };
+    char b[SCTL_LINE_MAX + 1];
+    size_t n = sctl_format(b, sizeof b, &l);
+    CHECK(n > 320);                 /* past the first limit, which it broke */
+    CHECK(n <= SCTL_LINE_MAX);
+    CHECK_EQ(n, strlen(b));
+    struct sctl_line r;
+    CHECK_EQ(sctl_parse(b, n, &r), 0);
+    l.sl_v = 1;
+    CHECK(memcmp(&l, &r, sizeof l) == 0);
+}
+
 TEST(sctl_unknown_keys_skipped_and_the_line_ends_at_newline)
 {
     struct sctl_line l;
