@@ -65,27 +65,74 @@ static unsigned prof_depth(unsigned d, unsigned least)
     return d < least ? least : d > PROF_FRAMES ? PROF_FRAMES : d;
 }
 
-/* The symbol modes' key: the leaf by symbol, the callers exact. Inline
- * into the walk, as the leaf's lookup is (fold_index.h): as calls, the
- * two cost bench report's fold ~30 instructions a record. */
+/* The symbol modes' key: the leaf by symbol, the callers exact. It lives
+ * in the walk's registers, and its callers stay in the record: compared
+ * there, copied only into a new entry. Through a key in memory (every
+ * frame stored, then loaded again by the compare), bench report's fold
+ * cost arm64 +10% against the folds before the one engine, measured. */
+struct prof_sym_key {
+    uint64_t sk_hash;
+    uintptr_t sk_start;             /* the leaf's symbol, or its address */
+    const char *sk_name;            /* NULL: the leaf did not resolve */
+    const uintptr_t *sk_frames;     /* the record's: [1, sk_depth) are the callers */
+    int32_t sk_pid;                 /* task-symbol: the record's pid; else 0 */
+    uint32_t sk_off;                /* the leaf's offset in its symbol */
+    uint8_t sk_depth;
+};
+
+/* Inline into the walk, as the leaf's lookup is (fold_index.h): as
+ * calls, the two cost bench report's fold ~30 instructions a record. */
 static inline __attribute__((always_inline))
-bool prof_key_symbol(struct prof_fold *f, const struct prof_record *r, struct prof_fold_ent *k)
+bool prof_key_symbol(struct prof_fold *f, const struct prof_record *r, int32_t pid,
+                     struct prof_sym_key *k)
 {
     unsigned d = prof_depth(r->pr_depth, 1);
     const struct prof_fold_sym *y = prof_syms_resolve(&f->fo_syms, &f->fo_sym_ix,
                                                       r->pr_frames[0], false);
     if (!y)
         return false;
-    k->fe_depth = (uint8_t)d;
-    k->fe_named = y->fs_name != NULL;
-    k->fe_name = y->fs_name;
-    k->fe_off_min = y->fs_off;
-    k->fe_frames[0] = y->fs_start;
-    uint64_t h = prof_mix(prof_mix(d, y->fs_start), (uint32_t)k->fe_pid * 2 + k->fe_named);
+    k->sk_depth = (uint8_t)d;
+    k->sk_name = y->fs_name;
+    k->sk_off = y->fs_off;
+    k->sk_start = y->fs_start;
+    k->sk_frames = r->pr_frames;
+    k->sk_pid = pid;
+    uint64_t h = prof_mix(prof_mix(d, y->fs_start), (uint32_t)pid * 2 + (y->fs_name != NULL));
     for (unsigned i = 1; i < d; i++)
-        h = prof_mix(h, k->fe_frames[i] = r->pr_frames[i]);
-    k->fe_hash = h;
+        h = prof_mix(h, r->pr_frames[i]);
+    k->sk_hash = h;
     return true;
+}
+
+/* Whether entry a holds symbol key k. */
+static inline __attribute__((always_inline))
+bool prof_sym_same(const struct prof_fold_ent *a, const struct prof_sym_key *k)
+{
+    if (a->fe_hash != k->sk_hash || a->fe_depth != k->sk_depth ||
+        a->fe_frames[0] != k->sk_start || a->fe_named != (k->sk_name != NULL) ||
+        a->fe_pid != k->sk_pid)
+        return false;
+    for (unsigned i = 1; i < k->sk_depth; i++)
+        if (a->fe_frames[i] != k->sk_frames[i])
+            return false;
+    return true;
+}
+
+/* A new entry for symbol key k (the rest of the item zeroed, as every
+ * other mode's key leaves it). k by value: by its address, the walk
+ * would keep every record's key on the stack (arm64: 10 stores a record). */
+static void prof_sym_fill(struct prof_fold_ent *e, struct prof_sym_key k, size_t size)
+{
+    memset(e, 0, size);
+    e->fe_hash = k.sk_hash;
+    e->fe_depth = k.sk_depth;
+    e->fe_named = k.sk_name != NULL;
+    e->fe_name = k.sk_name;
+    e->fe_pid = k.sk_pid;
+    e->fe_off_min = e->fe_off_max = k.sk_off;
+    e->fe_frames[0] = k.sk_start;
+    for (unsigned i = 1; i < k.sk_depth; i++)
+        e->fe_frames[i] = k.sk_frames[i];
 }
 
 /* Names: the pc by its own symbol, a return address by the byte before
@@ -156,16 +203,17 @@ static void prof_key_offcpu(const struct prof_record *r, const struct prof_recor
     k->fe_hash = h;
 }
 
-/* Whether entry a holds key k, comparing only what mode by keys on (the
- * rest is 0 in both); names: frames compared by content. Inline with by
- * a constant at every call: the probe loop runs for every record. */
+/* Whether entry a holds key k of mode by (exact, names, off-CPU; the
+ * symbol modes' keys are prof_sym_same's), comparing only what by keys
+ * on (the rest is 0 in both); names: frames compared by content. Inline
+ * with by a constant at every call: the probe loop runs for every record. */
 static inline __attribute__((always_inline))
 bool prof_fold_same(const struct prof_fold_ent *a, const struct prof_fold_ent *k,
                     enum prof_fold_by by)
 {
     if (a->fe_hash != k->fe_hash || a->fe_depth != k->fe_depth || a->fe_named != k->fe_named)
         return false;
-    if (by != PROF_FOLD_SYMBOL && by != PROF_FOLD_NAMES && a->fe_pid != k->fe_pid)
+    if (by != PROF_FOLD_NAMES && a->fe_pid != k->fe_pid)
         return false;
     if ((by == PROF_FOLD_EXACT || by == PROF_FOLD_OFFCPU) && a->fe_cpu != k->fe_cpu)
         return false;
@@ -190,29 +238,33 @@ bool prof_fold_same(const struct prof_fold_ent *a, const struct prof_fold_ent *k
     return true;
 }
 
-/* k's entry, appended (a copy of k, nothing added yet) if new; NULL
- * only when an array had to grow and could not. */
+/* The entry of key k (symbol modes: sk), appended if new (the key, nothing
+ * added yet); NULL only when an array had to grow and could not. */
 static inline __attribute__((always_inline))
 struct prof_fold_ent *prof_fold_find(struct prof_fold *f, const struct prof_fold_ent *k,
-                                     enum prof_fold_by by)
+                                     const struct prof_sym_key *sk, enum prof_fold_by by)
 {
+    bool sym = by == PROF_FOLD_SYMBOL || by == PROF_FOLD_TASK_SYMBOL;
+    uint64_t h = sym ? sk->sk_hash : k->fe_hash;
     uint32_t mask = 2 * f->fo_ix.fx_cap - 1, *slot;
-    for (uint32_t i = prof_index_first(&f->fo_ix, k->fe_hash);; i = (i + 1) & mask) {
+    for (uint32_t i = prof_index_first(&f->fo_ix, h);; i = (i + 1) & mask) {
         uint32_t e = f->fo_ix.fx_slot[i];
         if (!e) {
             slot = &f->fo_ix.fx_slot[i];
             break;
         }
         struct prof_fold_ent *c = prof_item(&f->fo_ents, e - 1);
-        if (prof_fold_same(c, k, by))
+        if (sym ? prof_sym_same(c, sk) : prof_fold_same(c, k, by))
             return c;
     }
-    slot = prof_index_room(&f->fo_ix, &f->fo_ents, k->fe_hash, slot);
+    slot = prof_index_room(&f->fo_ix, &f->fo_ents, h, slot);
     struct prof_fold_ent *c = slot ? prof_items_push(&f->fo_ents) : NULL;
     if (!c)
         return NULL;
-    memcpy(c, k, f->fo_ents.fi_size);
-    c->fe_off_max = k->fe_off_min;
+    if (sym)
+        prof_sym_fill(c, *sk, f->fo_ents.fi_size);
+    else
+        memcpy(c, k, f->fo_ents.fi_size);
     *slot = ++f->fo_ents.fi_n;
     return c;
 }
@@ -262,12 +314,12 @@ bool prof_fold_one(struct prof_fold *f, struct prof_fold_acc *a, const struct pr
                    enum prof_fold_by by)
 {
     const struct prof_record *r = &recs[i];
+    bool sym = by == PROF_FOLD_SYMBOL || by == PROF_FOLD_TASK_SYMBOL;
+    struct prof_sym_key sk = { 0 };
     switch (by) {
-    case PROF_FOLD_TASK_SYMBOL:
-        k->fe_pid = r->pr_pid;
-        /* fall through */
     case PROF_FOLD_SYMBOL:
-        if (!prof_key_symbol(f, r, k))
+    case PROF_FOLD_TASK_SYMBOL:
+        if (!prof_key_symbol(f, r, by == PROF_FOLD_TASK_SYMBOL ? r->pr_pid : 0, &sk))
             return false;
         break;
     case PROF_FOLD_EXACT:
@@ -290,8 +342,8 @@ bool prof_fold_one(struct prof_fold *f, struct prof_fold_acc *a, const struct pr
      * come in runs (bench report: 63 of 64), and a miss costs one compare
      * of the hashes. */
     struct prof_fold_ent *e = a->fa_last;
-    if (!e || !prof_fold_same(e, k, by)) {
-        e = prof_fold_find(f, k, by);
+    if (!e || !(sym ? prof_sym_same(e, &sk) : prof_fold_same(e, k, by))) {
+        e = prof_fold_find(f, k, &sk, by);
         if (!e)
             return false;
         a->fa_last = e;
@@ -305,11 +357,11 @@ bool prof_fold_one(struct prof_fold *f, struct prof_fold_acc *a, const struct pr
         e->fe_objects += o;
         a->fa_objects += o;
     }
-    if (by == PROF_FOLD_SYMBOL || by == PROF_FOLD_TASK_SYMBOL) {
-        if (k->fe_off_min < e->fe_off_min)
-            e->fe_off_min = k->fe_off_min;
-        if (k->fe_off_min > e->fe_off_max)
-            e->fe_off_max = k->fe_off_min;
+    if (sym) {
+        if (sk.sk_off < e->fe_off_min)
+            e->fe_off_min = sk.sk_off;
+        if (sk.sk_off > e->fe_off_max)
+            e->fe_off_max = sk.sk_off;
     }
     if (by == PROF_FOLD_OFFCPU) {
         if (prof_why_blocked(r->pr_why))
