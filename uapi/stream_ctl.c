@@ -342,6 +342,17 @@ static int sctl_word_into(struct sctl_tok k, struct sctl_tok v, struct sctl_line
 
 _Static_assert(SCTL_HAVE_KAREFUSED == 1u << 14, "the optional keys come first in sctl_word_into");
 
+bool sctl_is_line(const char *s, size_t n)
+{
+    static const char lead[SCTL_LEAD_LEN + 1] = "stream ";
+    if (n < SCTL_LEAD_LEN)
+        return false;
+    for (size_t i = 0; i < SCTL_LEAD_LEN; i++)
+        if (s[i] != lead[i])
+            return false;
+    return true;
+}
+
 int sctl_parse(const char *s, size_t n, struct sctl_line *l)
 {
     *l = (struct sctl_line){ 0 };
@@ -350,13 +361,9 @@ int sctl_parse(const char *s, size_t n, struct sctl_line *l)
         len++;
     if (len + 1 > SCTL_LINE_MAX)
         return SCTL_E_LONG;
-    static const char lead[] = "stream ";
-    if (len < sizeof lead - 1)
+    if (!sctl_is_line(s, len))
         return SCTL_E_NOLINE;
-    for (size_t i = 0; i < sizeof lead - 1; i++)
-        if (s[i] != lead[i])
-            return SCTL_E_NOLINE;
-    size_t i = sizeof lead - 1;
+    size_t i = SCTL_LEAD_LEN;
     uint32_t seen = 0;
     bool first = true;
     int err = 0;
@@ -402,8 +409,7 @@ int sctl_find(const char *text, size_t n, struct sctl_line *l)
 {
     size_t i = 0;
     while (i < n) {
-        if (n - i >= 7 && text[i] == 's' && text[i + 1] == 't' && text[i + 2] == 'r' &&
-            text[i + 3] == 'e' && text[i + 4] == 'a' && text[i + 5] == 'm' && text[i + 6] == ' ')
+        if (sctl_is_line(text + i, n - i))
             return sctl_parse(text + i, n - i, l);
         while (i < n && text[i] != '\n')
             i++;

@@ -133,6 +133,10 @@ enum {
     SCTL_E_DUP     = -6,    /* a key twice */
     SCTL_E_MISSING = -7,    /* v, op, result or state missing */
 };
+/* Whether the n bytes at s begin as a control line does ("stream "):
+ * how a reader tells the control line from the text for people. */
+#define SCTL_LEAD_LEN 7u
+bool sctl_is_line(const char *s, size_t n);
 /* The line at s (n bytes, up to its '\n' or the end; it need not be
  * NUL-terminated), which begins "stream ". */
 int sctl_parse(const char *s, size_t n, struct sctl_line *l);

@@ -27,7 +27,7 @@ static inline const char *said(void)
 {
     const char *t = got();
     said_ctl = (struct sctl_line){ 0 };
-    if (strncmp(t, "stream ", 7) != 0)
+    if (!sctl_is_line(t, strlen(t)))
         return t;
     CHECK_EQ(sctl_parse(t, strlen(t), &said_ctl), 0);
     const char *nl = strchr(t, '\n');

@@ -102,6 +102,18 @@ TEST(sctl_format_refuses_what_the_parser_would)
     CHECK(sctl_format(b, sizeof b, &ok) > 0);
 }
 
+TEST(sctl_is_line_tells_the_control_line_by_its_first_word)
+{
+    CHECK(sctl_is_line("stream v=1 op=stop", 18));
+    CHECK(sctl_is_line("stream ", 7));
+    CHECK(!sctl_is_line("stream ", 6));         /* n counts, not the NUL */
+    CHECK(!sctl_is_line("stream", 6));
+    CHECK(!sctl_is_line("streams v=1", 11));
+    CHECK(!sctl_is_line("Stream v=1", 10));
+    CHECK(!sctl_is_line("profile: stream ", 16));
+    CHECK(!sctl_is_line("", 0));
+}
+
 TEST(sctl_refusals_each_with_its_code)
 {
     struct sctl_line l;

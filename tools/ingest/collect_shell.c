@@ -218,7 +218,7 @@ int sp_collect_parse_started(struct sp_collect *c, struct sp_collect_kernel *k, 
 /* The first line of text for people: past the control line. */
 static const char *human_line(const char *text, size_t *n)
 {
-    while (text && strncmp(text, "stream ", 7) == 0) {
+    while (text && sctl_is_line(text, strlen(text))) {
         const char *nl = strchr(text, '\n');
         text = nl ? nl + 1 : NULL;
     }
