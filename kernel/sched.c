@@ -388,6 +388,7 @@ void sched_run(void)
 /* ---- wait queues and the mutex ---- */
 
 static bool mutex_try(void *arg);
+_Static_assert(PROF_WHY_MUTEX == PROF_WHY_WAITQ + 1, "waitq_wait adds its wait's kind");
 
 /* Whether a wait is a queue's or a mutex's is the call's, not the
  * struct's: a queue or mutex that was never initialised (a zero-filled
@@ -398,7 +399,6 @@ static bool mutex_try(void *arg);
  * deeper than a queue's. */
 void waitq_wait(struct waitq *wq, bool (*cond)(void *), void *arg)
 {
-    unsigned why = cond == mutex_try ? PROF_WHY_MUTEX : PROF_WHY_WAITQ;
     for (;;) {
         unsigned long f = spin_lock(&wq->lock);
         if (cond(arg)) {
@@ -408,7 +408,9 @@ void waitq_wait(struct waitq *wq, bool (*cond)(void *), void *arg)
         struct cpu *c = this_cpu();
         struct task *cur = c->current;
         unsigned long g = spin_lock(&c->rq_lock);
-        prof_off_wait(&cur->off, why, wq->name);
+        /* Computed here, not before the loop: nothing of it is live
+         * across the locks (bench_switch's wake, off). */
+        prof_off_wait(&cur->off, PROF_WHY_WAITQ + (cond == mutex_try), wq->name);
         cur->state = TASK_SLEEPING;
         spin_unlock(&c->rq_lock, g);
         cur->next = wq->head;

@@ -120,12 +120,11 @@ void prof_off_begin(uint64_t now, uint64_t mult);
 void prof_off_end(uint64_t now);
 
 /* A wait is about to begin (sleep_ms, waitq_wait): always called. A
- * queue or mutex without a name (never initialised) is "?": its wait is
- * still a wait, and every reader can print the name it is given. */
+ * queue or mutex without a name (never initialised) keeps NULL here and
+ * is "?" in its record (prof_off_put): its wait is still a wait, and
+ * every reader can print the name it is given. */
 static inline void prof_off_wait(struct prof_off *o, unsigned why, const char *name)
 {
-    if (!name && why != PROF_WHY_SLEEP)
-        name = "?";
     o->of_wait_why = (uint8_t)why;
     o->of_wait_name = name;
 }
@@ -288,7 +287,12 @@ PROF_OFF_INLINE struct prof_record *prof_off_put(const struct prof_off *o,
         prof_off_fill(r, pid, d->od_rwhy, NULL, -1, d->od_runnable, 0);
         return NULL;
     }
-    prof_off_fill(r, pid, o->of_why, o->of_name, o->of_waker, d->od_blocked, 0);
+    /* A queue's or mutex's wait with no name is "?" from here on: here,
+     * in a window, rather than at every wait (bench_switch's wake, off). */
+    const char *name = o->of_name;
+    if (!name && o->of_why != PROF_WHY_SLEEP)
+        name = "?";
+    prof_off_fill(r, pid, o->of_why, name, o->of_waker, d->od_blocked, 0);
     if (o->of_wdepth) {
         struct prof_record *w = &buf[++head & mask];
         unsigned wd = o->of_wdepth > PROF_FRAMES ? PROF_FRAMES : o->of_wdepth;
