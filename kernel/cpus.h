@@ -38,15 +38,23 @@ struct cpus_boot {
 
 /* The boot CPU, at boot, interrupts on: wake the CPUs b lists, one at a
  * time, until max run (the boot CPU included). Each gets a stack of its
- * own and CPUS_START_WAIT_MS to report (cpus_start_report); one that
- * does not is named and skipped, and its stack is kept, since it may yet
- * run on it. Returns how many run, the boot CPU included. */
+ * own and CPUS_START_WAIT_MS to claim its start (cpus_start_claim); one
+ * that cannot be asked is named and skipped; one that does not answer is
+ * named and given up on, its stack kept (it may yet run on it, to its
+ * claim), and no CPU after it is woken. One that claimed has
+ * CPUS_START_SETUP_MS to report (cpus_start_report), or the boot panics.
+ * Returns how many run, the boot CPU included. */
 #define CPUS_START_WAIT_MS 200
+#define CPUS_START_SETUP_MS 10000
 unsigned cpus_start(const struct cpus_boot *b, unsigned max);
 
+/* The CPU being started, first thing in its C entry, before it touches
+ * anything shared: true, it is the CPU cpus_start is waiting for; false,
+ * it came too late and was given up on: it must stop (cpu_stop). */
+bool cpus_start_claim(void);
 /* The CPU being started, once it takes its tick: what cpus_start waits
  * for. */
 void cpus_start_report(void);
-/* Has the CPU being started reported yet? (For a cb_wake that sends a
- * second wake-up only when the first went unanswered.) */
-bool cpus_start_reported(void);
+/* Has the CPU being started claimed its start yet? (For a cb_wake that
+ * sends a second wake-up only when the first went unanswered.) */
+bool cpus_start_answered(void);

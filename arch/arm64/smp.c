@@ -46,6 +46,8 @@ static int64_t psci_call(uint64_t fn, uint64_t a1, uint64_t a2, uint64_t a3)
 
 void ap_entry(unsigned idx)
 {
+    if (!cpus_start_claim())
+        cpu_stop();                 /* too late: given up on (kernel/cpus.h) */
     cpu_arch_init(idx, read_sysreg(mpidr_el1));
     const char *err = gic_init_cpu();
     if (err)

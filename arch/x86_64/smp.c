@@ -31,6 +31,8 @@ static void delay_us(uint64_t us)
 
 static void ap_entry(void)
 {
+    if (!cpus_start_claim())
+        cpu_stop();                 /* too late: given up on (kernel/cpus.h) */
     unsigned idx = ap_index;
     cpu_arch_init(idx);
     trap_load();
@@ -62,7 +64,7 @@ static const char *x86_wake(unsigned idx, uint64_t hw, void *stack)
     delay_us(10000);
     lapic_send_sipi(id, TRAMPOLINE_PA >> 12);
     delay_us(200);
-    if (!cpus_start_reported())
+    if (!cpus_start_answered())
         lapic_send_sipi(id, TRAMPOLINE_PA >> 12);
     return NULL;
 }
