@@ -301,6 +301,52 @@ TEST(a_seq_or_index_far_ahead_is_refused)
     sp_stream_free(&s);
 }
 
+/* Issue 35: two forged empty batches without a key, each 65535 seqs
+ * ahead (just inside the window): believed, they would count 131070
+ * datagrams lost and make the real ones after them late. A jump is
+ * believed only as far as the budget (SP_STREAM_JUMP_MAX, refilled
+ * SP_STREAM_JUMP_RATE a second): both are refused, the real stream is
+ * taken whole; a real gap within the budget still counts, and the budget
+ * spent comes back with time. */
+static int take_at(struct sp_stream *s, const struct dg *d, uint64_t now_ms)
+{
+    struct pstr_hdr h;
+    CHECK_EQ(pstr_parse(d->b, d->len, &h), 0);
+    return sp_stream_take(s, &h, now_ms, count_rec, NULL);
+}
+
+TEST(a_seq_jump_is_believed_only_as_far_as_the_budget)
+{
+    struct sp_stream s;
+    sp_stream_init(&s, ID);
+    delivered = 0;
+    struct dg a = meta(ID, 0, BID), b = batch(ID, 1, 0, 0, 2, 0),
+              f1 = batch(ID, 2 + 65535, 0, 2, 0, 0), f2 = batch(ID, 2 + 2 * 65535, 0, 2, 0, 0);
+    CHECK_EQ(take_at(&s, &a, 1000), SP_STREAM_TAKEN);
+    CHECK_EQ(take_at(&s, &b, 1000), SP_STREAM_TAKEN);
+    CHECK_EQ(take_at(&s, &f1, 1001), SP_STREAM_FAR);
+    CHECK_EQ(take_at(&s, &f2, 1002), SP_STREAM_FAR);
+    unsigned taken = 0;
+    for (uint32_t q = 2; q < 1002; q++) {
+        struct dg d = batch(ID, q, 0, 2 + (q - 2), 1, 0);
+        taken += take_at(&s, &d, 1003 + q) == SP_STREAM_TAKEN;
+    }
+    CHECK_EQ(taken, 1000);
+    CHECK_EQ(s.late, 0);
+    CHECK_EQ(s.far, 2);
+    CHECK_EQ(s.lost_dgrams, 0);
+    CHECK_EQ(delivered, 1002);
+    /* A real gap of 5000 is believed; a second at once is past what is
+     * left (8192 - 5000), and taken once the budget has come back. */
+    struct dg g1 = batch(ID, 1002 + 5000, 0, 1002, 1, 0), g2 = batch(ID, 6003 + 5000, 0, 1003, 1, 0);
+    CHECK_EQ(take_at(&s, &g1, 3000), SP_STREAM_TAKEN);
+    CHECK_EQ(s.lost_dgrams, 5000);
+    CHECK_EQ(take_at(&s, &g2, 3000), SP_STREAM_FAR);
+    CHECK_EQ(take_at(&s, &g2, 5000), SP_STREAM_TAKEN);
+    CHECK_EQ(s.lost_dgrams, 10000);
+    sp_stream_free(&s);
+}
+
 /* A seq ahead but within the window is taken (a real gap looks the
  * same), and real datagrams fill what it skipped; the END then says no
  * real one is numbered past it: nothing is counted lost there. */
