@@ -339,7 +339,8 @@ TEST(a_seq_jump_is_believed_only_as_far_as_the_budget)
     CHECK_EQ(delivered, 1002);
     /* A real gap of 5000 is believed; a second at once is past what is
      * left (8192 - 5000), and taken once the budget has come back. */
-    struct dg g1 = batch(ID, 1002 + 5000, 0, 1002, 1, 0), g2 = batch(ID, 6003 + 5000, 0, 1003, 1, 0);
+    struct dg g1 = batch(ID, 1002 + 5000, 0, 1002, 1, 0),
+              g2 = batch(ID, 6003 + 5000, 0, 1003, 1, 0);
     CHECK_EQ(take_at(&s, &g1, 3000), SP_STREAM_TAKEN);
     CHECK_EQ(s.lost_dgrams, 5000);
     CHECK_EQ(take_at(&s, &g2, 3000), SP_STREAM_FAR);

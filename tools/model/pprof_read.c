@@ -25,11 +25,13 @@ typedef Perftools__Profiles__Function Function;
 
 /* An inflated profile larger than RD_MAX_BYTES is refused: a profile of
  * thousands of distinct stacks (serve's default bound is 8192) comes
- * nowhere near it, and a small file must not fill memory. What protobuf-c allocates to unpack it is budgeted too
- * (RD_MAX_UNPACKED, through its allocator): an empty message is 2 bytes
- * on the wire and a hundred unpacked, so 8 MiB of them would be 400 MiB. */
+ * nowhere near it, and a small file must not fill memory. What
+ * protobuf-c allocates to unpack it is budgeted too (RD_MAX_UNPACKED,
+ * through its allocator): an empty message is 2 bytes on the wire and
+ * about 90 unpacked, so 8 MiB of them would be 380 MiB. The budget, 32
+ * times the cap, holds a million locations. */
 #define RD_MAX_BYTES    (8u << 20)
-#define RD_MAX_UNPACKED (96u << 20)
+#define RD_MAX_UNPACKED (256u << 20)
 
 /* id -> index of one table (locations, functions, mappings): open
  * addressing over a power of two at least twice the entries. An id given
