@@ -366,6 +366,9 @@ def main():
               f'{named} ids named')
         check('50,000 foreign stream ids: 64 named, stderr under 16 KB',
               named == 64 and len(said) < 16384, f'{named} named, {len(said)} bytes')
+        more = re.findall(r'(\d+) more datagrams of streams not started by this collector', said)
+        check('and one line at the end counts the rest',
+              len(more) == 1 and 0 < int(more[0]) <= 50000 - 64, str(more))
         check_pprof(tmp)
         # Last, on a serve of its own: before, the first of these ended it.
         sv, err, port = h.start_serve(tmp, 'serve-bytes.err', [f'127.0.0.1:{uport}'])

@@ -38,7 +38,7 @@
  * c.foreign and its stream id said once (the first
  * SP_COLLECT_FOREIGN_SAID ids; past them, one line a minute counts the
  * datagrams of the ids not named, so a flood of random ids cannot fill
- * stderr). A kernel that seems to have
+ * stderr; sp_collect_close says what is left). A kernel that seems to have
  * restarted (another stream id from where its stream came, or a META with
  * another build id) is asked `profile status`, and only when the answer
  * shows another stream or none is it taken to have restarted: noticed,
