@@ -6,6 +6,7 @@
 #include "tools/common/toolio.h"
 #include <arpa/inet.h>
 #include <microhttpd.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,18 +141,29 @@ static bool host_allowed(const struct sv_http *s, const char *host)
     return false;
 }
 
+/* snprintf at buf's end, never past cap (a long name is cut). */
+static void append(char *buf, size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void append(char *buf, size_t cap, const char *fmt, ...)
+{
+    size_t len = strlen(buf);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + len, cap - len, fmt, ap);
+    va_end(ap);
+}
+
 static void misdirected(const struct sv_http *s, const char *host, struct sv_reply *r)
 {
     char msg[SV_API_ERROR_MAX];
-    int len = snprintf(msg, sizeof msg, "Host '%.100s' is not this server's: it answers to "
-                       "127.0.0.1:%u and localhost:%u", host, s->port, s->port);
+    snprintf(msg, sizeof msg, "Host '%.100s' is not this server's: it answers to "
+             "127.0.0.1:%u and localhost:%u", host, s->port, s->port);
     if (strcmp(s->bound, "127.0.0.1") != 0 && strcmp(s->bound, "0.0.0.0") != 0)
-        len += snprintf(msg + len, sizeof msg - (size_t)len, ", %s:%u", s->bound, s->port);
-    for (unsigned i = 0; s->o.public_ && i < s->o.nallow && len < 400; i++)
-        len += snprintf(msg + len, sizeof msg - (size_t)len, ", %s", s->o.allow_hosts[i]);
+        append(msg, sizeof msg, ", %s:%u", s->bound, s->port);
+    for (unsigned i = 0; s->o.public_ && i < s->o.nallow; i++)
+        append(msg, sizeof msg, ", %.60s", s->o.allow_hosts[i]);
     if (!s->o.public_ || !s->o.nallow)
-        snprintf(msg + len, sizeof msg - (size_t)len, " (with --public, --allow-host NAME "
-                 "adds a name)");
+        append(msg, sizeof msg, " (with --public, --allow-host NAME adds a name)");
     sv_api_error(r, 421, msg);
 }
 
