@@ -308,7 +308,7 @@ TEST(a_seq_or_index_far_ahead_is_refused)
  * believed only as far as the budget (SP_STREAM_JUMP_MAX, refilled
  * SP_STREAM_JUMP_RATE a second): both are refused, the real stream is
  * taken whole; a real gap within the budget still counts, and the budget
- * spent comes back with time. */
+ * spent comes back with time. A verified stream (-k) has no budget. */
 static int take_at(struct sp_stream *s, const struct dg *d, uint64_t now_ms)
 {
     struct pstr_hdr h;
@@ -346,6 +346,15 @@ TEST(a_seq_jump_is_believed_only_as_far_as_the_budget)
     CHECK_EQ(take_at(&s, &g2, 3000), SP_STREAM_FAR);
     CHECK_EQ(take_at(&s, &g2, 5000), SP_STREAM_TAKEN);
     CHECK_EQ(s.lost_dgrams, 10000);
+    sp_stream_free(&s);
+    /* A stream whose every datagram's tag was verified (-k): its jumps
+     * are real loss, believed whole. */
+    sp_stream_init(&s, ID);
+    s.verified = true;
+    CHECK_EQ(take_at(&s, &a, 1000), SP_STREAM_TAKEN);
+    CHECK_EQ(take_at(&s, &b, 1000), SP_STREAM_TAKEN);
+    CHECK_EQ(take_at(&s, &f1, 1001), SP_STREAM_TAKEN);
+    CHECK_EQ(s.lost_dgrams, 65535);
     sp_stream_free(&s);
 }
 

@@ -438,6 +438,7 @@ void sp_collect_datagram(struct sp_collect *c, const struct sockaddr_in *from,
         if (!verified(c, k, &h, d, len))
             return;
         struct deliver_ctx dc = { c, i };
+        k->s.verified = sp_collect_key(c, k) != NULL;   /* verified() checked its tag */
         int r = sp_stream_take(&k->s, &h, now_ms, deliver, &dc);
         if (r == SP_STREAM_OTHER_BUILD) {
             char how[64];

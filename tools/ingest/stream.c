@@ -104,11 +104,13 @@ static int seq_take(struct sp_stream *s, uint32_t seq, uint64_t now_ms)
         if (skip >= SP_STREAM_SEQ_WIN)
             return SP_STREAM_FAR;
         /* Believed only as far as the budget (SP_STREAM_JUMP_MAX): the
-         * seq alone cannot tell a forged jump from real loss. */
-        jump_refill(s, now_ms);
-        if (skip > s->jump_left)
-            return SP_STREAM_FAR;
-        s->jump_left -= skip;
+         * seq alone cannot tell a forged jump from real loss; a tag can. */
+        if (!s->verified) {
+            jump_refill(s, now_ms);
+            if (skip > s->jump_left)
+                return SP_STREAM_FAR;
+            s->jump_left -= skip;
+        }
         for (uint32_t q = s->seq_next; q != seq; q++)
             set_bit(s, q, false);
         s->lost_dgrams += skip;

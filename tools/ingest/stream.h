@@ -27,7 +27,8 @@
  * real datagram late; nor can a few forged jumps just short of that: the
  * seqs skipped over are believed only as far as a budget, SP_STREAM_JUMP_MAX
  * at most and SP_STREAM_JUMP_RATE more each second of the host's clock, and
- * a jump past what is left of it is refused and counted (far) as well; datagrams counted lost past the END's seq are not
+ * a jump past what is left of it is refused and counted (far) as well,
+ * unless the caller verified every datagram's tag (verified: -k); datagrams counted lost past the END's seq are not
  * lost (no real one is numbered there); a record whose pid the raw
  * profile cannot carry costs that record alone (bad_records), never the
  * profile.
@@ -84,6 +85,8 @@ struct sp_stream {
     uint64_t lost_dgrams;       /* gaps in seq not filled (yet) */
     uint32_t seq_next;          /* the highest seq taken + 1 */
     uint32_t jump_left;         /* seqs that may still be skipped (SP_STREAM_JUMP_MAX) */
+    bool verified;              /* every datagram handed to it had the stream's tag
+                                   verified (-k): a jump is believed whole */
     uint64_t jump_ms;           /* the host's time it was last refilled to */
     bool seq_any;
     uint8_t seq_seen[SP_STREAM_SEQ_WIN / 8];   /* bit seq % WIN: taken */
