@@ -63,6 +63,10 @@ stage tools 300 tests/tools/check_sonde_prof.sh bash tests/tools/check_sonde_pro
 # sonde-prof serve against malformed HTTP requests, kernels that cannot stream (retried)
 # and a keyed one (-k), fake kernels on loopback: about 5 s.
 stage serve-http 60 tests/tools/check_serve_http.py python3 tests/tools/check_serve_http.py
+# sonde-prof serve tried as an attacker would (issue 35): bytes not UTF-8, foreign
+# Host headers, trickling clients (the 10 s request deadline), forged seq jumps, a
+# flood of foreign stream ids, hostile .pb.gz files: about 40 s.
+stage serve-hostile 90 tests/tools/check_serve_hostile.py python3 tests/tools/check_serve_hostile.py
 # record -d over 2 s against fake kernels on loopback: about 30 s.
 stage stream-tools 120 tests/tools/check_stream_record.sh bash tests/tools/check_stream_record.sh
 # a fleet of 50 simulated kernels for 10 s, 12 sampled 3 at a time, serve sampling 2 of 6: about 21 s.

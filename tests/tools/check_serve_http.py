@@ -95,8 +95,8 @@ def raw(port, data, timeout=5.0):
 
 
 def get(port, target, extra=b''):
-    return raw(port, b'GET ' + target + b' HTTP/1.1\r\nHost: x\r\nConnection: close\r\n'
-               + extra + b'\r\n')
+    return raw(port, b'GET ' + target + b' HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n' % port +
+               b'Connection: close\r\n' + extra + b'\r\n')
 
 
 def alive(port):
@@ -399,10 +399,11 @@ def main():
              400, 'too many arguments'),
             ('download with a bad range', get(port, b'/download/selection.pb.gz?to=0'), 400,
              'an empty range'),
-            ('POST', raw(port, b'POST /api/status HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n'
-                         b'Connection: close\r\n\r\nhello'), 405, 'only GET and HEAD'),
-            ('DELETE', raw(port, b'DELETE / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
-             405, None),
+            ('POST', raw(port, b'POST /api/status HTTP/1.1\r\nHost: localhost:%d\r\n' % port +
+                         b'Content-Length: 5\r\nConnection: close\r\n\r\nhello'), 405,
+             'only GET and HEAD'),
+            ('DELETE', raw(port, b'DELETE / HTTP/1.1\r\nHost: localhost:%d\r\n' % port +
+                           b'Connection: close\r\n\r\n'), 405, None),
             ('a request line of two words', raw(port, b'HELLO WORLD\r\n\r\n'), 400, None),
             # Bytes that are no request line at all: libmicrohttpd closes
             # the connection without a word (None), which is fine.

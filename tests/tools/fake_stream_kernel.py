@@ -37,6 +37,13 @@ usage: fake_stream_kernel.py --port P --build-id HEX --frames A,B,... [options]
                    stream's END), a META whose task name holds
                    " samples=", and one with another build id. None may
                    change what the host counts.
+  --forge-jump K   after the K-th datagram, from the stream's own socket:
+                   two empty BATCHes of the stream's id, each 65535 seqs
+                   ahead of the last (just inside the window), as a
+                   forger without the key could
+  --foreign N      once the stream is confirmed, N datagrams of random
+                   stream ids from another socket to the stream's
+                   destination (a flood of streams nobody started)
 
 `profile off stream ...` streams off-CPU intervals instead (META source
 "sched"): each record pid 7 (burn) waiting 1 ms on the wait queue
@@ -90,6 +97,8 @@ class Stream:
         self.stop_reason = None
         self.dgrams = 0
         self.forged = False
+        self.jumped = False
+        self.flooded = False
 
     def hdr(self, typ, cpu, payload, count):
         t_ns = int((time.monotonic() - self.t0) * 1e9)
@@ -107,6 +116,30 @@ class Stream:
         if a.forge and self.dgrams >= a.forge and not self.forged:
             self.forged = True
             self.forge()
+        if a.forge_jump and self.dgrams >= a.forge_jump and not self.jumped:
+            self.jumped = True
+            self.forge_jump()
+
+    def forge_jump(self):
+        """Two empty BATCHes, each skipping 65535 seqs: believed, every real
+        datagram after them would be late."""
+        first = self.sent[0]
+        for ahead in (65535, 2 * 65535 + 1):
+            seq = (self.seq + ahead) & 0xffffffff
+            p = struct.pack(">III", first, 0, 0)
+            self.k.out.sendto(struct.pack(">IBBHIIQHHI", MAGIC, 1, BATCH, 0, self.id, seq, 0,
+                                          len(p), 0, 0) + p, self.dest)
+
+    def flood_foreign(self):
+        """a.foreign datagrams of random stream ids, from a socket of their own."""
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        p = struct.pack(">III", 0, 0, 0) + struct.pack(">IBBH", 7, 1, 1, 0) + \
+            struct.pack(">Q", self.k.a.frames[0])
+        for _ in range(self.k.a.foreign):
+            sid = random.getrandbits(32) | 1
+            s.sendto(struct.pack(">IBBHIIQHHI", MAGIC, 1, BATCH, 0, sid, 0, 0, len(p), 1, 0) + p,
+                     self.dest)
+        s.close()
 
     def forge(self):
         """What a forger on the path might send the collector."""
@@ -201,6 +234,9 @@ class Stream:
             if now >= next_meta:
                 self.meta()
                 next_meta += 1.0
+            if a.foreign and not self.flooded:
+                self.flooded = True
+                self.flood_foreign()
             for c in range(a.cpus):
                 self.batch(c, int(now * a.hz))
             if self.stop_reason:
@@ -484,6 +520,8 @@ def main():
     p.add_argument("--die-after", type=float, default=0)
     p.add_argument("--no-end", action="store_true")
     p.add_argument("--forge", type=int, default=0)
+    p.add_argument("--forge-jump", type=int, default=0)
+    p.add_argument("--foreign", type=int, default=0)
     p.add_argument("--key")
     p.add_argument("--old", action="store_true")
     p.add_argument("--ctl-version", type=int, default=1)

@@ -7,6 +7,7 @@
  * address, foreign datagrams, a restart from a kernel's own address);
  * and the raw profile a stream becomes (tools/ingest/agg.c), read back by
  * the strict raw parser. */
+#define _GNU_SOURCE
 #include "test.h"
 #include <arpa/inet.h>
 #include <stdlib.h>
@@ -301,6 +302,62 @@ TEST(a_seq_or_index_far_ahead_is_refused)
     sp_stream_free(&s);
 }
 
+/* Issue 35: two forged empty batches without a key, each 65535 seqs
+ * ahead (just inside the window): believed, they would count 131070
+ * datagrams lost and make the real ones after them late. A jump is
+ * believed only as far as the budget (SP_STREAM_JUMP_MAX, refilled
+ * SP_STREAM_JUMP_RATE a second): both are refused, the real stream is
+ * taken whole; a real gap within the budget still counts, and the budget
+ * spent comes back with time. A verified stream (-k) has no budget. */
+static int take_at(struct sp_stream *s, const struct dg *d, uint64_t now_ms)
+{
+    struct pstr_hdr h;
+    CHECK_EQ(pstr_parse(d->b, d->len, &h), 0);
+    return sp_stream_take(s, &h, now_ms, count_rec, NULL);
+}
+
+TEST(a_seq_jump_is_believed_only_as_far_as_the_budget)
+{
+    struct sp_stream s;
+    sp_stream_init(&s, ID);
+    delivered = 0;
+    struct dg a = meta(ID, 0, BID), b = batch(ID, 1, 0, 0, 2, 0),
+              f1 = batch(ID, 2 + 65535, 0, 2, 0, 0), f2 = batch(ID, 2 + 2 * 65535, 0, 2, 0, 0);
+    CHECK_EQ(take_at(&s, &a, 1000), SP_STREAM_TAKEN);
+    CHECK_EQ(take_at(&s, &b, 1000), SP_STREAM_TAKEN);
+    CHECK_EQ(take_at(&s, &f1, 1001), SP_STREAM_FAR);
+    CHECK_EQ(take_at(&s, &f2, 1002), SP_STREAM_FAR);
+    unsigned taken = 0;
+    for (uint32_t q = 2; q < 1002; q++) {
+        struct dg d = batch(ID, q, 0, 2 + (q - 2), 1, 0);
+        taken += take_at(&s, &d, 1003 + q) == SP_STREAM_TAKEN;
+    }
+    CHECK_EQ(taken, 1000);
+    CHECK_EQ(s.late, 0);
+    CHECK_EQ(s.far, 2);
+    CHECK_EQ(s.lost_dgrams, 0);
+    CHECK_EQ(delivered, 1002);
+    /* A real gap of 5000 is believed; a second at once is past what is
+     * left (8192 - 5000), and taken once the budget has come back. */
+    struct dg g1 = batch(ID, 1002 + 5000, 0, 1002, 1, 0),
+              g2 = batch(ID, 6003 + 5000, 0, 1003, 1, 0);
+    CHECK_EQ(take_at(&s, &g1, 3000), SP_STREAM_TAKEN);
+    CHECK_EQ(s.lost_dgrams, 5000);
+    CHECK_EQ(take_at(&s, &g2, 3000), SP_STREAM_FAR);
+    CHECK_EQ(take_at(&s, &g2, 5000), SP_STREAM_TAKEN);
+    CHECK_EQ(s.lost_dgrams, 10000);
+    sp_stream_free(&s);
+    /* A stream whose every datagram's tag was verified (-k): its jumps
+     * are real loss, believed whole. */
+    sp_stream_init(&s, ID);
+    s.verified = true;
+    CHECK_EQ(take_at(&s, &a, 1000), SP_STREAM_TAKEN);
+    CHECK_EQ(take_at(&s, &b, 1000), SP_STREAM_TAKEN);
+    CHECK_EQ(take_at(&s, &f1, 1001), SP_STREAM_TAKEN);
+    CHECK_EQ(s.lost_dgrams, 65535);
+    sp_stream_free(&s);
+}
+
 /* A seq ahead but within the window is taken (a real gap looks the
  * same), and real datagrams fill what it skipped; the END then says no
  * real one is numbered past it: nothing is counted lost there. */
@@ -542,6 +599,49 @@ TEST(datagrams_go_to_their_kernel_by_stream_id_and_address)
     CHECK_STR(c.k[1].note, "");         /* elapsed: the end asked for */
     CHECK(!sp_collect_active(&c));
     CHECK(!c.k[0].keyed && !c.k[1].keyed);   /* no key: no tag state made */
+    fclose(err);
+    free(msgs);
+    for (unsigned i = 0; i < 2; i++)
+        sp_stream_free(&c.k[i].s);
+    free(c.k);
+}
+
+/* Issue 35: 50,000 datagrams of random stream ids from elsewhere (5.4 MB
+ * of stderr before, every id past the 16th said): the first
+ * SP_COLLECT_FOREIGN_SAID ids are said once each, then one line a minute
+ * counts the rest. Over 100 s: 64 lines and one summary. */
+TEST(foreign_stream_ids_are_said_up_to_a_bound_then_once_a_minute)
+{
+    struct sp_collect c;
+    struct got g = { { 0 } };
+    char *msgs = NULL;
+    size_t mlen = 0;
+    FILE *err = open_memstream(&msgs, &mlen);
+    two_kernels(&c, &g, err);
+    struct sockaddr_in far = addr("10.9.9.9", 40001);
+    uint32_t x = 12345;
+    for (unsigned i = 0; i < 50000; i++) {
+        x = x * 1103515245u + 12345u;
+        struct dg d = batch(x | 0x80000000u, 0, 0, 0, 1, 0);
+        sp_collect_datagram(&c, &far, d.b, d.len, 100 + 2ull * i);
+    }
+    fflush(err);
+    unsigned lines = 0, named = 0, summaries = 0;
+    static const char more[] = "more datagrams of streams not started by this collector";
+    for (const char *l = msgs, *nl; l && *l; l = nl + 1) {
+        nl = strchr(l, '\n');
+        if (!nl)
+            break;
+        lines++;
+        named += strncmp(l, "sonde-prof: datagrams of stream 0x", 34) == 0;
+        summaries += memmem(l, (size_t)(nl - l), more, sizeof more - 1) != NULL;
+    }
+    CHECK_EQ(c.foreign, 50000);
+    CHECK_EQ(named, SP_COLLECT_FOREIGN_SAID);
+    CHECK_EQ(summaries, 1);
+    CHECK_EQ(lines, SP_COLLECT_FOREIGN_SAID + 1);
+    CHECK(mlen < 12000);
+    CHECK_EQ(g.n[0] + g.n[1], 0);
     fclose(err);
     free(msgs);
     for (unsigned i = 0; i < 2; i++)

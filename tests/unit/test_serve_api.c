@@ -410,3 +410,82 @@ TEST(api_bad_requests_are_4xx_naming_the_problem)
     }
     teardown(&f);
 }
+
+/* The error's text, or "" when the reply is not {"error": S} JSON. */
+static const char *error_of(json_t *j)
+{
+    const char *e = json_string_value(json_object_get(j, "error"));
+    return e ? e : "";
+}
+
+TEST(api_echoed_bytes_are_escaped_never_an_exit)
+{
+    struct fixture f;
+    setup(&f);
+    struct sv_reply r;
+    /* Invalid UTF-8 in the path, in a value, and a 2-byte character cut
+     * by the message's %.100s: each a 4xx whose JSON shows the bytes. */
+    json_t *j = get(&f, "/\xff", NULL, &r);
+    CHECK_EQ(r.status, 404);
+    CHECK(strstr(error_of(j), "no such page: /\\xff") != NULL);
+    json_decref(j);
+    sv_reply_free(&r);
+    j = get(&f, "/api/flame", "kind=\xff\x01", &r);
+    CHECK_EQ(r.status, 400);
+    CHECK(strstr(error_of(j), "kind=\\xff\\x01 unknown") != NULL);
+    json_decref(j);
+    sv_reply_free(&r);
+    char path[128] = "/";
+    memset(path + 1, 'a', 98);
+    memcpy(path + 99, "\xc3\xa9", 3);
+    j = get(&f, path, NULL, &r);
+    CHECK_EQ(r.status, 404);
+    CHECK(strstr(error_of(j), "aaa\\xc3 (known:") != NULL);
+    json_decref(j);
+    sv_reply_free(&r);
+    teardown(&f);
+}
+
+TEST(api_status_takes_any_bytes_a_kernel_names_and_pids_past_2_31)
+{
+    struct fixture f;
+    setup(&f);
+    /* A task name and a source from the wire that are not UTF-8, and a
+     * pid that an int cannot hold. */
+    snprintf(f.s[0].tasks[0].name, sizeof f.s[0].tasks[0].name, "bu\xffrn");
+    snprintf(f.s[0].meta.source, sizeof f.s[0].meta.source, "tick\xc3");
+    f.s[1].tasks[0].pid = 4294967280u;
+    struct sv_reply r;
+    json_t *j = get(&f, "/api/status", NULL, &r);
+    CHECK_EQ(r.status, 200);
+    json_t *k0 = json_array_get(json_object_get(j, "kernels"), 0);
+    json_t *k1 = json_array_get(json_object_get(j, "kernels"), 1);
+    json_t *t0 = json_array_get(json_object_get(k0, "tasks"), 0);
+    json_t *t1 = json_array_get(json_object_get(k1, "tasks"), 0);
+    CHECK_STR(json_string_value(json_object_get(t0, "name")), "bu\xef\xbf\xbdrn");
+    CHECK_STR(json_string_value(json_object_get(k0, "source")), "tick\xef\xbf\xbd");
+    CHECK(json_integer_value(json_object_get(t1, "pid")) == 4294967280ll);
+    json_decref(j);
+    sv_reply_free(&r);
+    teardown(&f);
+}
+
+TEST(api_timeline_is_clamped_to_the_history)
+{
+    struct fixture f;
+    setup(&f);
+    /* A month on serve's clock: from=0 asks for 2.6 million seconds per
+     * kernel, of which the history holds SV_HIST_SECONDS. */
+    sv_hist_advance(f.st.h, 30ull * 86400 * 1000);
+    struct sv_reply r;
+    json_t *j = get(&f, "/api/timeline", "from=0", &r);
+    CHECK_EQ(r.status, 200);
+    json_t *ks = json_object_get(j, "kernels");
+    CHECK_EQ(json_array_size(ks), 2);
+    size_t n = json_array_size(json_object_get(json_array_get(ks, 0), "rate"));
+    CHECK(n > 0 && n <= SV_HIST_SECONDS + 1);
+    CHECK(value(j, "from_s") * 1000 >= (long long)sv_hist_oldest(f.st.h));
+    json_decref(j);
+    sv_reply_free(&r);
+    teardown(&f);
+}

@@ -53,7 +53,8 @@ static const char *prog = "sonde-prof serve";
 static void usage(FILE *f)
 {
     fprintf(f,
-        "usage: sonde-prof serve [-l ADDR:PORT] [--public] [-k KEYFILE [--id ID ...]]\n"
+        "usage: sonde-prof serve [-l ADDR:PORT] [--public [--allow-host NAME ...]]\n"
+        "                        [-k KEYFILE [--id ID ...]]\n"
         "                        [--max-stacks N] [--sample K --period P] [--retry P]\n"
         "                        -e ELF [-e ELF ...] HOST[:PORT] ...\n"
         "\n"
@@ -64,7 +65,12 @@ static void usage(FILE *f)
         "  -l ADDR:PORT    where to listen (default %s; port 0: any free one).\n"
         "                  An address other than loopback needs --public\n"
         "  --public        listen on a non-loopback address: anyone who reaches it\n"
-        "                  reads every profile (the page has no login)\n"
+        "                  reads every profile (the page has no login); one address\n"
+        "                  holds %u connections at most\n"
+        "  --allow-host NAME  with --public: a name the page may be reached by\n"
+        "                  (the Host header; up to %u). Without it only ADDR:PORT,\n"
+        "                  localhost:PORT and 127.0.0.1:PORT are answered; any other\n"
+        "                  Host is a 421 (a page elsewhere cannot rebind its name here)\n"
         "  -e ELF          the kernel ELF, once for all or once per HOST in order\n"
         "  -k KEYFILE      the shells' key (ushkey=), as for record; --id ID: a\n"
         "                  kernel's ushid=, once per HOST in order (- for none)\n"
@@ -81,12 +87,15 @@ static void usage(FILE *f)
         "                  wall (`profile wall stream`) or allocs (`profile allocs\n"
         "                  stream`: what was allocated, in bytes)\n"
         "The first line on stdout is the page's address, once it listens.\n",
-        SERVE_DEFAULT_LISTEN, SV_HIST_STACKS_MIN, SV_HIST_STACKS_MAX, SV_HIST_STACKS_DEFAULT);
+        SERVE_DEFAULT_LISTEN, SV_HTTP_PER_ADDR, SV_HTTP_ALLOW_MAX, SV_HIST_STACKS_MIN,
+        SV_HIST_STACKS_MAX, SV_HIST_STACKS_DEFAULT);
 }
 
 struct serve_opts {
     const char *listen;
     bool public_;
+    const char *allow[SV_HTTP_ALLOW_MAX];   /* --allow-host */
+    unsigned nallow;
     const char *elfs[MAX_KERNELS], *hosts[MAX_KERNELS], *ids[MAX_KERNELS];
     unsigned nelfs, nhosts, nids;
     const char *keyfile;
@@ -138,10 +147,25 @@ static int parse_kind(const char *arg, const char **what)
     return -1;
 }
 
+/* --allow-host NAME: what a Host header's name may be (RFC 1123's
+ * letters, digits, '-' and '.'). */
+static bool host_name_ok(const char *name)
+{
+    size_t n = strlen(name);
+    if (n < 1 || n > 253)
+        return false;
+    for (const char *c = name; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+              (*c >= '0' && *c <= '9') || *c == '-' || *c == '.'))
+            return false;
+    return true;
+}
+
 static int parse_args(int argc, char **argv, struct serve_opts *o)
 {
     static const struct option longopts[] = {
         { "public", no_argument, NULL, 'P' },
+        { "allow-host", required_argument, NULL, 'A' },
         { "id", required_argument, NULL, 'I' },
         { "max-stacks", required_argument, NULL, 'S' },
         { "sample", required_argument, NULL, 'K' },
@@ -160,6 +184,13 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
         switch (c) {
         case 'l': o->listen = optarg; break;
         case 'P': o->public_ = true; break;
+        case 'A':
+            if (!host_name_ok(optarg))
+                return bad_usage("--allow-host: want a host name or an IPv4 address (letters, "
+                                 "digits, '-' and '.', 1-253 of them, no port): ", optarg);
+            bad |= tool_push_arg(prog, o->allow, &o->nallow, SV_HTTP_ALLOW_MAX, optarg,
+                                 "--allow-host");
+            break;
         case 'e': bad |= tool_push_arg(prog, o->elfs, &o->nelfs, MAX_KERNELS, optarg, "-e"); break;
         case 'k': o->keyfile = optarg; break;
         case 'I': bad |= tool_push_arg(prog, o->ids, &o->nids, MAX_KERNELS, optarg, "--id"); break;
@@ -211,6 +242,9 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
         return bad_usage("give --id once per HOST in order (- for none)", NULL);
     if (!o->sample != !o->period_ms)
         return bad_usage("give --sample K and --period P together", NULL);
+    if (o->nallow && !o->public_)
+        return bad_usage("--allow-host needs --public (on loopback the page is reached as "
+                         "localhost or 127.0.0.1)", NULL);
     return EXIT_OK;
 }
 
@@ -563,7 +597,8 @@ int sv_serve_main(int argc, char **argv)
     s.st.public_ = s.o.public_;
     s.st.page = sv_page_html(&s.st.page_len);
     char err[256];
-    if (rc == 0 && !(s.http = sv_http_start(&addr, &s.st, err, sizeof err))) {
+    struct sv_http_opts ho = { s.o.public_, s.o.allow, s.o.nallow };
+    if (rc == 0 && !(s.http = sv_http_start(&addr, &s.st, &ho, err, sizeof err))) {
         fprintf(stderr, "%s: -l %s: %s\n", prog, s.o.listen, err);
         rc = EXIT_USAGE;
     }

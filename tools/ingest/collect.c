@@ -272,18 +272,38 @@ static bool same_host(struct in_addr a, struct in_addr b)
     return a.s_addr == b.s_addr || (is_loopback(a) && is_loopback(b));
 }
 
+/* The datagrams of foreign ids past the named ones, since the last line. */
+static void say_unsaid(struct sp_collect *c, uint64_t now_ms)
+{
+    fprintf(c->o.err, "%s: %llu more datagrams of streams not started by this collector "
+            "(past the first %u stream ids, not named), in the last %llu s: ignored\n",
+            c->o.prog, (unsigned long long)c->foreign_unsaid, SP_COLLECT_FOREIGN_SAID,
+            (unsigned long long)(now_ms - c->foreign_said_ms) / 1000);
+    c->foreign_unsaid = 0;
+    c->foreign_said_ms = now_ms;
+}
+
+/* A datagram of a stream nobody here started: its id said once, for the
+ * first SP_COLLECT_FOREIGN_SAID ids; past them, counted and said in one
+ * line a minute at most (and at the end: sp_collect_close). */
 static void say_foreign(struct sp_collect *c, const struct sockaddr_in *from, uint32_t id,
-                        const char *why)
+                        uint64_t now_ms)
 {
     for (unsigned i = 0; i < c->nforeign_ids; i++)
         if (c->foreign_ids[i] == id)
             return;
-    if (c->nforeign_ids < sizeof c->foreign_ids / sizeof *c->foreign_ids)
-        c->foreign_ids[c->nforeign_ids++] = id;
+    if (c->nforeign_ids == SP_COLLECT_FOREIGN_SAID) {
+        if (!c->foreign_unsaid++ && !c->foreign_said_ms)
+            c->foreign_said_ms = now_ms;    /* the first minute starts now */
+        if (now_ms - c->foreign_said_ms >= SP_COLLECT_FOREIGN_EVERY_MS)
+            say_unsaid(c, now_ms);
+        return;
+    }
+    c->foreign_ids[c->nforeign_ids++] = id;
     char a[INET_ADDRSTRLEN];
     inet_ntop(AF_INET, &from->sin_addr, a, sizeof a);
-    fprintf(c->o.err, "%s: datagrams of stream 0x%08x from %s:%u %s: ignored\n",
-            c->o.prog, id, a, ntohs(from->sin_port), why);
+    fprintf(c->o.err, "%s: datagrams of stream 0x%08x from %s:%u not started by this "
+            "collector: ignored\n", c->o.prog, id, a, ntohs(from->sin_port));
 }
 
 static void note_loss(char *buf, size_t cap, const struct sp_stream *s)
@@ -418,6 +438,7 @@ void sp_collect_datagram(struct sp_collect *c, const struct sockaddr_in *from,
         if (!verified(c, k, &h, d, len))
             return;
         struct deliver_ctx dc = { c, i };
+        k->s.verified = sp_collect_key(c, k) != NULL;   /* verified() checked its tag */
         int r = sp_stream_take(&k->s, &h, now_ms, deliver, &dc);
         if (r == SP_STREAM_OTHER_BUILD) {
             char how[64];
@@ -456,7 +477,7 @@ void sp_collect_datagram(struct sp_collect *c, const struct sockaddr_in *from,
             return;
         }
     }
-    say_foreign(c, from, h.stream, "not started by this collector");
+    say_foreign(c, from, h.stream, now_ms);
 }
 
 /* ---- polling ----------------------------------------------------------- */
@@ -649,6 +670,8 @@ void sp_collect_stop(struct sp_collect *c, uint64_t grace_ms)
 
 void sp_collect_close(struct sp_collect *c)
 {
+    if (c->foreign_unsaid)
+        say_unsaid(c, tool_mono_ms());
     sp_collect_index_free(c);
     free(c->rx);
     c->rx = NULL;

@@ -35,7 +35,10 @@
  * stream id is the one that kernel's shell announced and it comes from
  * that kernel's address (any loopback address for a loopback kernel:
  * QEMU's user network sends from one); anything else is counted in
- * c.foreign and its stream id said once. A kernel that seems to have
+ * c.foreign and its stream id said once (the first
+ * SP_COLLECT_FOREIGN_SAID ids; past them, one line a minute counts the
+ * datagrams of the ids not named, so a flood of random ids cannot fill
+ * stderr; sp_collect_close says what is left). A kernel that seems to have
  * restarted (another stream id from where its stream came, or a META with
  * another build id) is asked `profile status`, and only when the answer
  * shows another stream or none is it taken to have restarted: noticed,
@@ -155,6 +158,9 @@ struct sp_collect_pending {
 #define SP_COLLECT_PENDING_MAX 32   /* and two more per kernel: each sends a META
                                        at its start, before its id is known */
 
+#define SP_COLLECT_FOREIGN_SAID  64     /* foreign stream ids named, once each */
+#define SP_COLLECT_FOREIGN_EVERY_MS 60000 /* past them: one line this often */
+
 struct sp_collect {
     struct sp_collect_opts o;
     int fd;                         /* the collector's socket: streams and shells */
@@ -169,8 +175,10 @@ struct sp_collect {
     bool stopping;                  /* sp_collect_stop: only ENDs awaited */
     unsigned ms;                    /* the window asked for; 0: until stopped */
     uint64_t foreign;               /* datagrams of no stream of ours */
-    uint32_t foreign_ids[16];       /* stream ids already said */
+    uint32_t foreign_ids[SP_COLLECT_FOREIGN_SAID];  /* stream ids already said */
     unsigned nforeign_ids;
+    uint64_t foreign_unsaid;        /* datagrams of ids past them, not said yet */
+    uint64_t foreign_said_ms;       /* when they were last counted in a line */
     bool starting;                  /* sp_collect_start: stream datagrams wait in pending */
     struct sp_collect_pending *pending;  /* pending_max of them */
     unsigned npending, pending_max;

@@ -14,6 +14,7 @@ int sp_stream_init(struct sp_stream *s, uint32_t id)
 {
     memset(s, 0, sizeof *s);
     s->id = id;
+    s->jump_left = SP_STREAM_JUMP_MAX;
     s->cpus = calloc(SP_STREAM_CPUS_FIRST, sizeof *s->cpus);
     s->capcpus = SP_STREAM_CPUS_FIRST;
     return s->cpus ? 0 : -1;
@@ -74,8 +75,24 @@ static void set_bit(struct sp_stream *s, uint32_t seq, bool on)
         s->seq_seen[i / 8] &= (uint8_t)~(1u << (i % 8));
 }
 
+/* The jump budget refilled to now_ms: SP_STREAM_JUMP_RATE a whole
+ * second, never past SP_STREAM_JUMP_MAX. */
+static void jump_refill(struct sp_stream *s, uint64_t now_ms)
+{
+    if (now_ms <= s->jump_ms)
+        return;
+    uint64_t secs = (now_ms - s->jump_ms) / 1000;
+    if (secs >= SP_STREAM_JUMP_MAX / SP_STREAM_JUMP_RATE)
+        s->jump_left = SP_STREAM_JUMP_MAX;
+    else if (secs)
+        s->jump_left = s->jump_left + secs * SP_STREAM_JUMP_RATE > SP_STREAM_JUMP_MAX
+                           ? SP_STREAM_JUMP_MAX
+                           : s->jump_left + (uint32_t)(secs * SP_STREAM_JUMP_RATE);
+    s->jump_ms += secs * 1000;
+}
+
 /* A SP_STREAM_* code: TAKEN when the datagram is new. */
-static int seq_take(struct sp_stream *s, uint32_t seq)
+static int seq_take(struct sp_stream *s, uint32_t seq, uint64_t now_ms)
 {
     /* Serial-number order (RFC 1982): seq and the record indexes below
      * wrap after 2^32, which a 1 kHz stream reaches in 49 days, and a
@@ -86,6 +103,14 @@ static int seq_take(struct sp_stream *s, uint32_t seq)
         uint32_t skip = seq - s->seq_next;
         if (skip >= SP_STREAM_SEQ_WIN)
             return SP_STREAM_FAR;
+        /* Believed only as far as the budget (SP_STREAM_JUMP_MAX): the
+         * seq alone cannot tell a forged jump from real loss; a tag can. */
+        if (!s->verified) {
+            jump_refill(s, now_ms);
+            if (skip > s->jump_left)
+                return SP_STREAM_FAR;
+            s->jump_left -= skip;
+        }
         for (uint32_t q = s->seq_next; q != seq; q++)
             set_bit(s, q, false);
         s->lost_dgrams += skip;
@@ -164,7 +189,7 @@ static void count_records(struct sp_stream *s, struct sp_stream_cpu *c,
     s->records += count;
 }
 
-static int take_batch(struct sp_stream *s, const struct pstr_hdr *h,
+static int take_batch(struct sp_stream *s, const struct pstr_hdr *h, uint64_t now_ms,
                       sp_stream_record_fn fn, void *ctx)
 {
     struct pstr_batch b;
@@ -178,7 +203,7 @@ static int take_batch(struct sp_stream *s, const struct pstr_hdr *h,
     struct sp_stream_cpu *c = cpu_at(s, h->cpu);
     if (!c)
         return SP_STREAM_MALFORMED;     /* out of memory: not taken, counted */
-    int r = seq_take(s, h->seq);
+    int r = seq_take(s, h->seq, now_ms);
     if (r != SP_STREAM_TAKEN)
         return r;
     pstr_batch_parse(h, &b, deliver, &bc);
@@ -215,7 +240,7 @@ static void put_task(void *ctx, uint32_t pid, const char *name)
     s->tasks[i].name[PSTR_TASK_MAX] = 0;
 }
 
-static int take_meta(struct sp_stream *s, const struct pstr_hdr *h)
+static int take_meta(struct sp_stream *s, const struct pstr_hdr *h, uint64_t now_ms)
 {
     struct pstr_meta m;
     if (pstr_meta_parse(h, &m, NULL, NULL) != 0)
@@ -231,7 +256,7 @@ static int take_meta(struct sp_stream *s, const struct pstr_hdr *h)
         memcpy(s->other_build_id, m.build_id, sizeof s->other_build_id);
         return SP_STREAM_OTHER_BUILD;
     }
-    int r = seq_take(s, h->seq);
+    int r = seq_take(s, h->seq, now_ms);
     if (r != SP_STREAM_TAKEN)
         return r;
     if (!s->have_meta) {
@@ -270,7 +295,7 @@ static void end_cpu(void *ctx, const struct pstr_end_cpu *e)
     c->drops_total = e->drops_total;
 }
 
-static int take_end(struct sp_stream *s, const struct pstr_hdr *h)
+static int take_end(struct sp_stream *s, const struct pstr_hdr *h, uint64_t now_ms)
 {
     uint8_t reason;
     struct end_ctx e = { s, false };
@@ -278,7 +303,7 @@ static int take_end(struct sp_stream *s, const struct pstr_hdr *h)
         return SP_STREAM_MALFORMED;
     if (e.far)
         return SP_STREAM_FAR;
-    int r = seq_take(s, h->seq);
+    int r = seq_take(s, h->seq, now_ms);
     if (r != SP_STREAM_TAKEN)
         return r;
     pstr_end_parse(h, &reason, end_cpu, &e);
@@ -302,9 +327,9 @@ int sp_stream_take(struct sp_stream *s, const struct pstr_hdr *h, uint64_t now_m
         return SP_STREAM_AFTER_END;
     int r;
     switch (h->type) {
-    case PSTR_BATCH: r = take_batch(s, h, fn, ctx); break;
-    case PSTR_META: r = take_meta(s, h); break;
-    case PSTR_END: r = take_end(s, h); break;
+    case PSTR_BATCH: r = take_batch(s, h, now_ms, fn, ctx); break;
+    case PSTR_META: r = take_meta(s, h, now_ms); break;
+    case PSTR_END: r = take_end(s, h, now_ms); break;
     default: r = SP_STREAM_MALFORMED; break;
     }
     if (r == SP_STREAM_MALFORMED)

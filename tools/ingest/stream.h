@@ -24,7 +24,11 @@
  * the stream is not tagged, docs/continuous.md): a seq or a record index
  * that jumps SP_STREAM_SEQ_WIN datagrams or SP_STREAM_REC_JUMP records ahead
  * is refused and counted (far), so one forged number cannot make every
- * real datagram late; datagrams counted lost past the END's seq are not
+ * real datagram late; nor can a few forged jumps just short of that: the
+ * seqs skipped over are believed only as far as a budget, SP_STREAM_JUMP_MAX
+ * at most and SP_STREAM_JUMP_RATE more each second of the host's clock, and
+ * a jump past what is left of it is refused and counted (far) as well,
+ * unless the caller verified every datagram's tag (verified: -k); datagrams counted lost past the END's seq are not
  * lost (no real one is numbered there); a record whose pid the raw
  * profile cannot carry costs that record alone (bad_records), never the
  * profile.
@@ -44,6 +48,13 @@
  * depth-1 record is 16 bytes), rounded up. A kernel that loses more in a
  * row than that has long been given up on as silent. */
 #define SP_STREAM_REC_JUMP  (SP_STREAM_SEQ_WIN * 128u)
+/* The seqs a stream may skip (count lost) in a burst, and how many more a
+ * second: a real kernel (a datagram per CPU per 100 ms drain, a few
+ * hundred a second) that loses 8192 in a row has been silent for many
+ * seconds and been given up on; two forged jumps of 65535 would take
+ * 131070, and with them every real datagram's place in the window. */
+#define SP_STREAM_JUMP_MAX  8192u
+#define SP_STREAM_JUMP_RATE 1024u
 #define SP_STREAM_TASKS_MAX 4096       /* pid -> name entries kept from METAs, at most */
 
 struct sp_stream_cpu {
@@ -73,6 +84,10 @@ struct sp_stream {
     uint64_t other_builds;      /* METAs with another build id: not taken */
     uint64_t lost_dgrams;       /* gaps in seq not filled (yet) */
     uint32_t seq_next;          /* the highest seq taken + 1 */
+    uint32_t jump_left;         /* seqs that may still be skipped (SP_STREAM_JUMP_MAX) */
+    bool verified;              /* every datagram handed to it had the stream's tag
+                                   verified (-k): a jump is believed whole */
+    uint64_t jump_ms;           /* the host's time it was last refilled to */
     bool seq_any;
     uint8_t seq_seen[SP_STREAM_SEQ_WIN / 8];   /* bit seq % WIN: taken */
     /* records */

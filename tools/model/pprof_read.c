@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,9 +23,29 @@ typedef Perftools__Profiles__Sample Sample;
 typedef Perftools__Profiles__Location Location;
 typedef Perftools__Profiles__Function Function;
 
-/* An inflated profile larger than this is refused: no profile Sonde
- * writes comes near it, and a small file must not fill memory. */
-#define RD_MAX_BYTES (256u << 20)
+/* An inflated profile larger than RD_MAX_BYTES is refused: a profile of
+ * thousands of distinct stacks (serve's default bound is 8192) comes
+ * nowhere near it, and a small file must not fill memory. What
+ * protobuf-c allocates to unpack it is budgeted too (RD_MAX_UNPACKED,
+ * through its allocator): an empty message is 2 bytes on the wire and
+ * about 90 unpacked, so 8 MiB of them would be 380 MiB. The budget, 32
+ * times the cap, holds a million locations. */
+#define RD_MAX_BYTES    (8u << 20)
+#define RD_MAX_UNPACKED (256u << 20)
+
+/* id -> index of one table (locations, functions, mappings): open
+ * addressing over a power of two at least twice the entries. An id given
+ * twice is found at its first entry, as a scan from the start finds it;
+ * id 0 is no entry (pprof's "none"). */
+struct rd_id_slot {
+    uint64_t id;
+    size_t index;               /* + 1; 0: a free slot */
+};
+
+struct rd_ids {
+    struct rd_id_slot *slot;
+    size_t mask;
+};
 
 struct rd {
     const Profile *m;
@@ -34,6 +55,7 @@ struct rd {
     unsigned kind;              /* PRAW_KIND_* */
     int ix_count, ix_weight, ix_objects;    /* value indices; -1: none */
     struct sp_loc **locs[2];    /* per file location, as leaf [0] or caller [1] */
+    struct rd_ids loc_ids, fn_ids, map_ids;
     char *err;
     size_t cap;
 };
@@ -81,8 +103,8 @@ static int rd_inflate(const void *gz, size_t len, uint8_t **out, size_t *outlen,
             break;
         }
         if (z.avail_out == 0 && n >= RD_MAX_BYTES) {
-            snprintf(why, cap, "inflates to more than %u MiB: not a profile Sonde wrote",
-                     RD_MAX_BYTES >> 20);
+            snprintf(why, cap, "inflates to more than %u MiB (the most a profile may hold): "
+                     "not a profile Sonde wrote", RD_MAX_BYTES >> 20);
             rc = Z_MEM_ERROR;
             break;
         }
@@ -96,6 +118,43 @@ static int rd_inflate(const void *gz, size_t len, uint8_t **out, size_t *outlen,
     }
     *out = buf;
     return 0;
+}
+
+/* protobuf-c's allocations for one unpack, counted against a budget:
+ * each block carries its size before it, so a free gives it back. */
+struct rd_budget {
+    size_t left;
+    bool over;
+};
+
+union rd_block {
+    size_t size;
+    max_align_t align;
+};
+
+static void *rd_alloc(void *ctx, size_t size)
+{
+    struct rd_budget *b = ctx;
+    if (b->left < sizeof(union rd_block) || size > b->left - sizeof(union rd_block)) {
+        b->over = true;
+        return NULL;
+    }
+    union rd_block *blk = malloc(sizeof *blk + size);
+    if (!blk)
+        return NULL;
+    blk->size = sizeof *blk + size;
+    b->left -= blk->size;
+    return blk + 1;
+}
+
+static void rd_free(void *ctx, void *ptr)
+{
+    struct rd_budget *b = ctx;
+    if (!ptr)
+        return;
+    union rd_block *blk = (union rd_block *)ptr - 1;
+    b->left += blk->size;
+    free(blk);
 }
 
 static const char *rd_str(const struct rd *r, int64_t i)
@@ -202,19 +261,51 @@ static int rd_maps(struct rd *r, struct sp_input *in)
     return 0;
 }
 
-/* The index of the entry with this id in arr (n entries), or n: ids are
- * usually 1..n in order (Sonde's are), else searched for. */
-#define RD_INDEX(arr, n, want)                                              \
-    ({                                                                      \
-        uint64_t want_ = (want);                                            \
-        size_t at_ = (n);                                                   \
-        if (want_ >= 1 && want_ <= (n) && (arr)[want_ - 1]->id == want_)    \
-            at_ = want_ - 1;                                                \
-        for (size_t k_ = 0; at_ == (n) && want_ && k_ < (n); k_++)          \
-            if ((arr)[k_]->id == want_)                                     \
-                at_ = k_;                                                   \
-        at_;                                                                \
-    })
+static size_t rd_ids_hash(uint64_t id, size_t mask)
+{
+    return (size_t)((id * 0x9e3779b97f4a7c15ull) >> 20) & mask;
+}
+
+/* t over n entries, each one's id from id_at (the tables' messages differ
+ * in type, not in their id). */
+static void rd_ids_build(struct rd_ids *t, size_t n, uint64_t (*id_at)(const Profile *, size_t),
+                         const Profile *m)
+{
+    size_t cap = 16;
+    while (cap < 2 * n)
+        cap *= 2;
+    t->slot = sp_xcalloc(cap, sizeof *t->slot);
+    t->mask = cap - 1;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t id = id_at(m, i);
+        size_t h = rd_ids_hash(id, t->mask);
+        while (id && t->slot[h].index && t->slot[h].id != id)
+            h = (h + 1) & t->mask;
+        if (id && !t->slot[h].index)
+            t->slot[h] = (struct rd_id_slot){ id, i + 1 };
+    }
+}
+
+static void rd_ids_free(struct rd_ids *t)
+{
+    free(t->slot);
+    t->slot = NULL;
+}
+
+/* The index of the entry with id, or n when there is none. */
+static size_t rd_ids_find(const struct rd_ids *t, uint64_t id, size_t n)
+{
+    if (!t->slot)
+        return n;
+    for (size_t h = rd_ids_hash(id, t->mask); id && t->slot[h].index; h = (h + 1) & t->mask)
+        if (t->slot[h].id == id)
+            return t->slot[h].index - 1;
+    return n;
+}
+
+static uint64_t loc_id(const Profile *m, size_t i) { return m->location[i]->id; }
+static uint64_t fn_id(const Profile *m, size_t i) { return m->function[i]->id; }
+static uint64_t map_id(const Profile *m, size_t i) { return m->mapping[i]->id; }
 
 /* The frames of a file location, innermost first, as its lines are. */
 static int rd_name(struct rd *r, const Location *fl, struct sp_loc *l)
@@ -222,7 +313,7 @@ static int rd_name(struct rd *r, const Location *fl, struct sp_loc *l)
     l->pl_frames = sp_xcalloc(fl->n_line ? fl->n_line : 1, sizeof *l->pl_frames);
     l->pl_nframes = 0;
     for (size_t i = 0; i < fl->n_line; i++) {
-        size_t fi = RD_INDEX(r->m->function, r->m->n_function, fl->line[i]->function_id);
+        size_t fi = rd_ids_find(&r->fn_ids, fl->line[i]->function_id, r->m->n_function);
         const Function *f = fi < r->m->n_function ? r->m->function[fi] : NULL;
         const char *name = f ? rd_str(r, f->name) : NULL;
         const char *file = f ? rd_str(r, f->filename) : NULL;
@@ -250,7 +341,7 @@ static int rd_name(struct rd *r, const Location *fl, struct sp_loc *l)
 static struct sp_loc *rd_loc(struct rd *r, uint64_t id, bool ret)
 {
     const Profile *m = r->m;
-    size_t idx = RD_INDEX(m->location, m->n_location, id);
+    size_t idx = rd_ids_find(&r->loc_ids, id, m->n_location);
     if (idx == m->n_location) {
         rd_fail(r, "a sample names location %" PRIu64 ", which is not in the file", id);
         return NULL;
@@ -259,7 +350,7 @@ static struct sp_loc *rd_loc(struct rd *r, uint64_t id, bool ret)
     if (*slot)
         return *slot;
     const Location *fl = m->location[idx];
-    size_t mi = fl->mapping_id ? RD_INDEX(m->mapping, m->n_mapping, fl->mapping_id) : 0;
+    size_t mi = fl->mapping_id ? rd_ids_find(&r->map_ids, fl->mapping_id, m->n_mapping) : 0;
     if (mi == m->n_mapping) {
         rd_fail(r, "location %" PRIu64 " names mapping %" PRIu64 ", which is not in the file",
                 id, fl->mapping_id);
@@ -405,6 +496,9 @@ static int rd_profile(struct rd *r, const char *kernel)
     in->pi_map = r->map0;
     in->pi_hdr.ph_ms = r->m->duration_nanos > 0 && r->m->duration_nanos / 1000000 <= UINT32_MAX
                        ? (uint32_t)(r->m->duration_nanos / 1000000) : 0;
+    rd_ids_build(&r->loc_ids, r->m->n_location, loc_id, r->m);
+    rd_ids_build(&r->fn_ids, r->m->n_function, fn_id, r->m);
+    rd_ids_build(&r->map_ids, r->m->n_mapping, map_id, r->m);
     r->locs[0] = sp_xcalloc(r->m->n_location + 1, sizeof *r->locs[0]);
     r->locs[1] = sp_xcalloc(r->m->n_location + 1, sizeof *r->locs[1]);
     size_t before = p->nchains;
@@ -429,8 +523,15 @@ int sp_pprof_read_mem(struct sp_profile *p, const void *gz, size_t len, const ch
         snprintf(err, errcap, "%s: %s", origin, why);
         return -1;
     }
-    Profile *m = perftools__profiles__profile__unpack(NULL, n, raw);
+    struct rd_budget b = { .left = RD_MAX_UNPACKED };
+    ProtobufCAllocator alloc = { rd_alloc, rd_free, &b };
+    Profile *m = perftools__profiles__profile__unpack(&alloc, n, raw);
     free(raw);
+    if (!m && b.over) {
+        snprintf(err, errcap, "%s: unpacks to more than %u MiB (a profile of %zu bytes): not "
+                 "a profile Sonde wrote", origin, RD_MAX_UNPACKED >> 20, n);
+        return -1;
+    }
     if (!m) {
         snprintf(err, errcap, "%s: not a pprof profile (its protobuf does not decode as "
                  "profile.proto's Profile)", origin);
@@ -440,7 +541,10 @@ int sp_pprof_read_mem(struct sp_profile *p, const void *gz, size_t len, const ch
     int rc = rd_profile(&r, kernel);
     free(r.locs[0]);
     free(r.locs[1]);
-    perftools__profiles__profile__free_unpacked(m, NULL);
+    rd_ids_free(&r.loc_ids);
+    rd_ids_free(&r.fn_ids);
+    rd_ids_free(&r.map_ids);
+    perftools__profiles__profile__free_unpacked(m, &alloc);
     return rc;
 }
 

@@ -19,22 +19,54 @@ void sp_fj_free(struct sp_fj_tree *t)
     for (size_t i = 0; i < t->n; i++)
         free(t->v[i].fn_lines);
     free(t->v);
+    free(t->by_name);
     memset(t, 0, sizeof *t);
+}
+
+static size_t name_hash(size_t parent, const char *name)
+{
+    uint64_t h = 1469598103934665603ull ^ (uint64_t)parent * 0x9e3779b97f4a7c15ull;
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+        h = (h ^ *c) * 1099511628211ull;
+    return (size_t)(h ^ h >> 29);
+}
+
+/* The slot of (parent, name): the node's, or the free one it would take. */
+static size_t *name_slot(const struct sp_fj_tree *t, size_t parent, const char *name)
+{
+    size_t mask = t->nslots - 1;
+    for (size_t h = name_hash(parent, name) & mask;; h = (h + 1) & mask) {
+        size_t c = t->by_name[h];
+        if (!c || (t->v[c].fn_parent == parent && strcmp(t->v[c].fn_name, name) == 0))
+            return &t->by_name[h];
+    }
+}
+
+/* Room for one more node in the table: twice the slots, all put again. */
+static void name_room(struct sp_fj_tree *t)
+{
+    if (2 * (t->n + 1) <= t->nslots)
+        return;
+    free(t->by_name);
+    t->nslots = t->nslots ? 2 * t->nslots : 64;
+    t->by_name = sp_xcalloc(t->nslots, sizeof *t->by_name);
+    for (size_t i = 1; i < t->n; i++)
+        *name_slot(t, t->v[i].fn_parent, t->v[i].fn_name) = i;
 }
 
 size_t sp_fj_step(struct sp_fj_tree *t, size_t parent, const char *name,
                   enum sp_fj_kind kind, uint64_t w, uint64_t b)
 {
-    size_t c = t->v[parent].fn_first;
-    while (c && strcmp(t->v[c].fn_name, name) != 0)
-        c = t->v[c].fn_next;
+    name_room(t);
+    size_t *slot = name_slot(t, parent, name), c = *slot;
     if (!c) {
         t->v = sp_grow(t->v, &t->cap, t->n + 1, sizeof *t->v);
-        c = t->n++;
+        c = *slot = t->n++;
         struct sp_fj_node *x = &t->v[c];
         memset(x, 0, sizeof *x);
         x->fn_name = name;
         x->fn_kind = kind;
+        x->fn_parent = parent;
         struct sp_fj_node *up = &t->v[parent];
         if (up->fn_last)
             t->v[up->fn_last].fn_next = c;

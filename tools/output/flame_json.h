@@ -52,6 +52,7 @@ struct sp_fj_node {
     uint64_t fn_v, fn_b;            /* weight (NEW in a diff), BASE's weight */
     uint64_t fn_inl;                /* weight through inlined instances */
     size_t fn_first, fn_next, fn_last;  /* children; 0 = none (0 is the root) */
+    size_t fn_parent;
     struct sp_fj_line *fn_lines;    /* every line seen; the heaviest written */
     size_t fn_nlines, fn_caplines;
     enum sp_fj_kind fn_kind;
@@ -60,6 +61,11 @@ struct sp_fj_node {
 struct sp_fj_tree {
     struct sp_fj_node *v;       /* v[0] is "all" */
     size_t n, cap;
+    /* Every node but the root by (parent, name): open addressing, a
+     * power of two at least twice n; 0 a free slot. A node's children
+     * are found in one probe or two, not a scan of its siblings (65536
+     * of them would be 2^31 compares). */
+    size_t *by_name, nslots;
 };
 
 void sp_fj_init(struct sp_fj_tree *t);

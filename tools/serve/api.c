@@ -10,6 +10,7 @@
 #include <string.h>
 #include <jansson.h>
 #include "tools/output/diff.h"
+#include "tools/output/flame_json.h"
 #include "tools/output/folded.h"
 #include "tools/output/pprof.h"
 #include "tools/serve/query.h"
@@ -24,30 +25,62 @@ void sv_reply_free(struct sv_reply *r)
     memset(r, 0, sizeof *r);
 }
 
+/* What is answered when no JSON could be built (jansson out of memory, or
+ * a string it refused): a request must never end serve. */
+static char reply_failed[] = "{\"error\":\"the reply could not be built\"}";
+
+static void reply_static_500(struct sv_reply *out)
+{
+    memset(out, 0, sizeof *out);
+    out->status = 500;
+    out->type = TYPE_JSON;
+    out->body = reply_failed;
+    out->len = sizeof reply_failed - 1;
+    out->body_static = true;
+}
+
 static void reply_json(struct sv_reply *out, unsigned status, json_t *j)
 {
     out->status = status;
     out->type = TYPE_JSON;
-    out->body = json_dumps(j, JSON_COMPACT);
+    out->body = j ? json_dumps(j, JSON_COMPACT) : NULL;
     json_decref(j);
     if (!out->body) {
-        fprintf(stderr, "sonde-prof: out of memory\n");
-        exit(2);
+        reply_static_500(out);
+        return;
     }
     out->len = strlen(out->body);
 }
 
+/* s with every byte outside printable ASCII (controls, DEL, and every
+ * byte of UTF-8 or not) written \xHH: a message that echoes a request
+ * stays valid UTF-8 however the request was cut, and shows what came. */
+static void escape_bytes(const char *s, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (; *s && n + 5 <= cap; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c >= 0x20 && c < 0x7f && c != '\\')
+            out[n++] = (char)c;
+        else
+            n += (size_t)snprintf(out + n, cap - n, "\\x%02x", c);
+    }
+    out[n] = 0;
+}
+
 void sv_api_error(struct sv_reply *out, unsigned status, const char *msg)
 {
+    char safe[4 * SV_API_ERROR_MAX + 1];
     memset(out, 0, sizeof *out);
-    reply_json(out, status, json_pack("{s:s}", "error", msg));
+    escape_bytes(msg, safe, sizeof safe);
+    reply_json(out, status, json_pack("{s:s}", "error", safe));
 }
 
 static void errorf(struct sv_reply *out, unsigned status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void errorf(struct sv_reply *out, unsigned status, const char *fmt, ...)
 {
-    char msg[512];
+    char msg[SV_API_ERROR_MAX];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
@@ -204,26 +237,36 @@ static int parse_query(const struct sv_state *st, const struct sv_arg *args, uns
 
 /* ---- /api/status and /api/timeline ---------------------------------------- */
 
+/* What a kernel or the command line said (a task's name, the stream's
+ * source, a note) may be any bytes: each one not UTF-8 a U+FFFD, never a
+ * string jansson refuses. */
+static json_t *jstr(const char *s)
+{
+    return sp_fj_string(s);
+}
+
 static json_t *kernel_json(const struct sv_state *st, unsigned i)
 {
     const struct sv_kernel *k = &st->k[i];
-    json_t *o = json_pack("{s:i, s:s, s:s, s:o, s:b, s:s, s:o, s:o}",
-                          "index", (int)i, "name", k->name, "state", k->state,
+    json_t *o = json_pack("{s:I, s:o, s:s, s:o, s:b, s:o, s:o, s:o}",
+                          "index", (json_int_t)i, "name", jstr(k->name), "state", k->state,
                           "last_ms", k->last_ms ? jint(k->last_ms) : json_null(),
-                          "authenticated", k->authenticated, "note", k->note,
+                          "authenticated", k->authenticated, "note", jstr(k->note),
                           "lost", jint(k->lost), "dropped", jint(k->dropped));
+    if (!o)
+        return NULL;
     json_object_set_new(o, "covered_ms", jint(k->covered_ms));
     const struct sp_stream *s = k->stream;
     json_t *tasks = json_array();
     if (s && s->have_meta) {
-        json_object_set_new(o, "source", json_string(s->meta.source));
-        json_object_set_new(o, "build_id", json_string(s->meta.build_id));
+        json_object_set_new(o, "source", jstr(s->meta.source));
+        json_object_set_new(o, "build_id", jstr(s->meta.build_id));
         json_object_set_new(o, "cpus", json_integer(s->ncpus > s->meta.cpus ? s->ncpus
                                                                           : s->meta.cpus));
         for (size_t t = 0; t < s->ntasks; t++)
-            json_array_append_new(tasks, json_pack("{s:i, s:s}", "pid",
+            json_array_append_new(tasks, json_pack("{s:I, s:o}", "pid",
                                                    (json_int_t)s->tasks[t].pid, "name",
-                                                   s->tasks[t].name));
+                                                   jstr(s->tasks[t].name)));
     }
     json_object_set_new(o, "tasks", tasks);
     return o;
@@ -247,9 +290,9 @@ static void get_status(const struct sv_state *st, struct sv_reply *out)
     json_object_set_new(o, "started_unix_ms", jint(st->started_unix_ms));
     json_object_set_new(o, "bucket_ms", json_integer(SV_HIST_BUCKET_MS));
     json_object_set_new(o, "live_ms", json_integer(SV_API_LIVE_MS));
-    json_object_set_new(o, "listen", json_string(st->listen ? st->listen : ""));
+    json_object_set_new(o, "listen", jstr(st->listen ? st->listen : ""));
     json_object_set_new(o, "public", json_boolean(st->public_));
-    json_object_set_new(o, "stacks", json_pack("{s:i, s:i, s:I, s:I}",
+    json_object_set_new(o, "stacks", json_pack("{s:I, s:I, s:I, s:I}",
                         "live", (json_int_t)sv_hist_live_stacks(st->h),
                         "max", (json_int_t)sv_hist_max_stacks(st->h),
                         "entries", (json_int_t)sv_hist_entries(st->h),
@@ -268,8 +311,14 @@ static void get_timeline(const struct sv_state *st, const struct sv_arg *args, u
         from |= strcmp(args[i].key, "from") == 0;
     if (parse_query(st, args, n, false, &q, out))
         return;
-    if (!from)                  /* by default the whole history held */
-        q.from = sv_hist_oldest(st->h);
+    /* By default the whole history held; and never before it, where
+     * every second would be a 0 (from=0 after a month: 2.6 million of
+     * them per kernel). */
+    uint64_t oldest = sv_hist_oldest(st->h);
+    if (!from || q.from < oldest)
+        q.from = oldest;
+    if (q.to < q.from)
+        q.to = q.from;
     uint64_t s0 = q.from / 1000, s1 = q.to / 1000 + 1;    /* the second of to too */
     json_t *ks = json_array();
     for (unsigned k = 0; k < st->n; k++) {
@@ -278,8 +327,8 @@ static void get_timeline(const struct sv_state *st, const struct sv_arg *args, u
         json_t *rate = json_array();
         for (uint64_t s = s0; s < s1; s++)
             json_array_append_new(rate, json_integer(sv_hist_rate(st->h, k, q.f.kind, s)));
-        json_array_append_new(ks, json_pack("{s:i, s:s, s:o}", "index", (int)k, "name",
-                                            st->k[k].name, "rate", rate));
+        json_array_append_new(ks, json_pack("{s:I, s:o, s:o}", "index", (json_int_t)k, "name",
+                                            jstr(st->k[k].name), "rate", rate));
     }
     json_t *o = json_pack("{s:I, s:I, s:s, s:o}", "from_s", (json_int_t)s0, "to_s",
                           (json_int_t)s1, "kind", praw_kind_name(q.f.kind), "kernels", ks);
@@ -390,8 +439,11 @@ static void get_download(const struct sv_state *st, const struct sv_arg *args, u
     size_t len = 0;
     FILE *f = open_memstream(&body, &len);
     if (!f) {
-        fprintf(stderr, "sonde-prof: out of memory\n");
-        exit(2);
+        sp_profile_free(&p);
+        sv_hist_sel_free(&sel);
+        errorf(out, 500, "the %s could not be written: out of memory",
+               pprof ? "pprof" : "folded");
+        return;
     }
     int rc = pprof ? sp_pprof_write(&p, f, err, sizeof err) : sp_folded_write(&p, true, f);
     fclose(f);

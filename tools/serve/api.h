@@ -22,7 +22,10 @@
  *   cpu                 0 .. 4095 or "all"
  *   kind                cpu, offcpu or heap (default cpu)
  * A bad one is a 400 whose JSON names the argument, what it was and what
- * is allowed; an unknown path a 404; the body is {"error": "..."}.
+ * is allowed; an unknown path a 404; the body is {"error": "..."}, every
+ * byte of the request it echoes outside printable ASCII written \xHH. A
+ * reply whose JSON cannot be built is a 500 with a fixed body, never an
+ * exit.
  *
  * Times in the JSON are ms on serve's clock; status gives the wall clock
  * of its 0 (started_unix_ms) for the page to print times of day.
@@ -39,6 +42,7 @@
 
 #define SV_API_LIVE_MS   10000u     /* the live view: the last 10 s (one or two buckets) */
 #define SV_API_ARGS_MAX  16
+#define SV_API_ERROR_MAX 512        /* an error message, before its bytes are escaped */
 
 /* One kernel as the API shows it; serve refreshes these from its
  * collector on every pass. */

@@ -3,19 +3,36 @@
 #define _GNU_SOURCE
 #include "tools/serve/http.h"
 #include "lib/parse.h"
+#include "tools/common/toolio.h"
+#include <arpa/inet.h>
 #include <microhttpd.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
 
 #define CONN_MAX        64      /* connections at once: a page and a few tools */
-#define CONN_TIMEOUT_S  10      /* an idle or stuck connection is closed after this */
+#define CONN_TIMEOUT_S  10      /* an idle connection is closed after this */
 #define CONN_MEMORY     (32 * 1024)   /* a request's line and headers: past it, 431 */
+
+/* One connection as serve keeps it, beside libmicrohttpd's: its socket
+ * and when its request began, for the deadline. */
+struct conn {
+    struct MHD_Connection *c;   /* NULL: a free slot */
+    int fd;
+    uint64_t start_ms;          /* accepted, or its last request answered */
+    bool cut;                   /* shut down past the deadline */
+};
 
 struct sv_http {
     struct MHD_Daemon *d;
     const struct sv_state *st;
+    struct sv_http_opts o;
     uint16_t port;
+    char bound[INET_ADDRSTRLEN];    /* the address listened on */
+    struct conn conns[CONN_MAX];
 };
 
 struct args {
@@ -88,14 +105,84 @@ static enum MHD_Result queue(struct MHD_Connection *conn, struct sv_reply *r)
     return ok;
 }
 
+/* ---- the Host header ------------------------------------------------------
+ *
+ * A page anywhere can make a browser ask serve for a name that an
+ * attacker's DNS points at 127.0.0.1 (DNS rebinding); the browser then
+ * sends that name as Host, and reads the answer as the attacker's own
+ * origin. So a request is answered only when its Host is a name serve
+ * goes by: the address it listens on, localhost or 127.0.0.1, each with
+ * its port (none only where that port is 80), and with --public the
+ * --allow-host names (with the port or none: a proxy in front may serve
+ * them on its own). Anything else is a 421. */
+
+static bool name_is(const char *name, size_t n, const char *want)
+{
+    return strlen(want) == n && strncasecmp(name, want, n) == 0;
+}
+
+static bool host_allowed(const struct sv_http *s, const char *host)
+{
+    const char *colon = strrchr(host, ':');
+    size_t n = colon ? (size_t)(colon - host) : strlen(host);
+    bool port_ok = false, no_port = !colon;
+    if (colon) {
+        char *end;
+        unsigned long port = strtoul(colon + 1, &end, 10);
+        port_ok = colon[1] >= '0' && colon[1] <= '9' && !*end && port == s->port;
+    }
+    if ((port_ok || (no_port && s->port == 80)) &&
+        (name_is(host, n, "localhost") || name_is(host, n, "127.0.0.1") ||
+         (strcmp(s->bound, "0.0.0.0") != 0 && name_is(host, n, s->bound))))
+        return true;
+    for (unsigned i = 0; s->o.public_ && i < s->o.nallow; i++)
+        if ((port_ok || no_port) && name_is(host, n, s->o.allow_hosts[i]))
+            return true;
+    return false;
+}
+
+/* snprintf at buf's end, never past cap (a long name is cut). */
+static void append(char *buf, size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void append(char *buf, size_t cap, const char *fmt, ...)
+{
+    size_t len = strlen(buf);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + len, cap - len, fmt, ap);
+    va_end(ap);
+}
+
+static void misdirected(const struct sv_http *s, const char *host, struct sv_reply *r)
+{
+    char msg[SV_API_ERROR_MAX];
+    snprintf(msg, sizeof msg, "Host '%.100s' is not this server's: it answers to "
+             "127.0.0.1:%u and localhost:%u", host, s->port, s->port);
+    if (strcmp(s->bound, "127.0.0.1") != 0 && strcmp(s->bound, "0.0.0.0") != 0)
+        append(msg, sizeof msg, ", %s:%u", s->bound, s->port);
+    for (unsigned i = 0; s->o.public_ && i < s->o.nallow; i++)
+        append(msg, sizeof msg, ", %.60s", s->o.allow_hosts[i]);
+    if (!s->o.public_ || !s->o.nallow)
+        append(msg, sizeof msg, " (with --public, --allow-host NAME adds a name)");
+    sv_api_error(r, 421, msg);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
                                   const char *method, const char *version,
                                   const char *upload_data, size_t *upload_data_size,
                                   void **con_cls)
 {
-    (void)version, (void)upload_data, (void)con_cls;
+    (void)upload_data, (void)con_cls;
     struct sv_http *s = cls;
     struct sv_reply r;
+    /* HTTP/1.1 without Host is libmicrohttpd's 400 already; an HTTP/1.0
+     * client may send none, and no browser is one. */
+    const char *host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+    if (host ? !host_allowed(s, host) : strcmp(version, MHD_HTTP_VERSION_1_0) != 0) {
+        misdirected(s, host ? host : "", &r);
+        *upload_data_size = 0;
+        return queue(conn, &r);
+    }
     if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0) {
         sv_api_error(&r, 405, "only GET and HEAD are served");
         *upload_data_size = 0;  /* a body is not read: the connection closes */
@@ -113,8 +200,63 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     return queue(conn, &r);
 }
 
+/* ---- the deadline -----------------------------------------------------------
+ *
+ * libmicrohttpd's timeout is for an idle connection: a client that sends
+ * a header byte every few seconds is never idle, and CONN_MAX of them
+ * lock every other client out for as long as they like. So every
+ * request has a deadline as a whole (SV_HTTP_DEADLINE_MS from its
+ * connection's accept, or from the last answer on a kept-alive one);
+ * past it serve shuts the socket down, and libmicrohttpd, reading its
+ * end, closes the connection as any a client closed. */
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe)
+{
+    struct sv_http *s = cls;
+    if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+        struct conn *k = *socket_context;
+        if (k)
+            memset(k, 0, sizeof *k);
+        return;
+    }
+    const union MHD_ConnectionInfo *i = MHD_get_connection_info(c,
+                                                                MHD_CONNECTION_INFO_CONNECTION_FD);
+    for (unsigned n = 0; n < CONN_MAX && i; n++)
+        if (!s->conns[n].c) {
+            s->conns[n] = (struct conn){ c, i->connect_fd, tool_mono_ms(), false };
+            *socket_context = &s->conns[n];
+            return;
+        }
+}
+
+/* An answer went out: a kept-alive connection's next request has a
+ * deadline of its own. */
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    (void)cls, (void)con_cls, (void)toe;
+    const union MHD_ConnectionInfo *i = MHD_get_connection_info(c,
+                                                                MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    struct conn *k = i ? i->socket_context : NULL;
+    if (k && k->c == c)
+        k->start_ms = tool_mono_ms();
+}
+
+static void cut_late(struct sv_http *s)
+{
+    uint64_t now = tool_mono_ms();
+    for (unsigned n = 0; n < CONN_MAX; n++) {
+        struct conn *k = &s->conns[n];
+        if (k->c && !k->cut && now - k->start_ms >= SV_HTTP_DEADLINE_MS) {
+            shutdown(k->fd, SHUT_RDWR);
+            k->cut = true;
+        }
+    }
+}
+
 struct sv_http *sv_http_start(const struct sockaddr_in *addr, const struct sv_state *st,
-                              char *err, size_t errcap)
+                              const struct sv_http_opts *o, char *err, size_t errcap)
 {
     if (MHD_is_feature_supported(MHD_FEATURE_EPOLL) != MHD_YES) {
         snprintf(err, errcap, "this libmicrohttpd has no epoll support");
@@ -126,15 +268,24 @@ struct sv_http *sv_http_start(const struct sockaddr_in *addr, const struct sv_st
         return NULL;
     }
     s->st = st;
+    s->o = *o;
+    inet_ntop(AF_INET, &addr->sin_addr, s->bound, sizeof s->bound);
     /* No MHD_USE_ERROR_LOG: what a client got wrong is its 4xx, not a
-     * line on serve's stderr for anyone to provoke. */
+     * line on serve's stderr for anyone to provoke. Where anyone may
+     * connect (--public), one address holds SV_HTTP_PER_ADDR of the
+     * CONN_MAX connections at most; on loopback every client is one
+     * address. */
     s->d = MHD_start_daemon(MHD_USE_EPOLL, ntohs(addr->sin_port),
                             NULL, NULL, on_request, s,
                             MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)addr,
                             MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONN_MAX,
+                            MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+                            (unsigned)(o->public_ ? SV_HTTP_PER_ADDR : 0),
                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONN_TIMEOUT_S,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
                             MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
+                            MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
+                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
                             /* RFC 9112 strictly: an HTTP/1.1 request without
                              * Host is a 400 */
                             MHD_OPTION_STRICT_FOR_CLIENT, 1,
@@ -169,6 +320,7 @@ int sv_http_timeout_ms(const struct sv_http *s)
 void sv_http_run(struct sv_http *s)
 {
     MHD_run(s->d);
+    cut_late(s);
 }
 
 void sv_http_stop(struct sv_http *s)

@@ -59,6 +59,9 @@ void sv_query_profile(const struct sv_state *st, const struct sv_hist_sel *sel,
         add_kernel(st, sel, k, kind, ms, p);
     for (unsigned m = 0; m < st->nmaps; m++)
         st->symbolize(st->sym_ctx, p, m);
+    /* What no ELF names is shown by its address, as record shows it:
+     * dropped, its samples would vanish from every graph. */
+    sp_profile_name_unknown(p);
 }
 
 /* ---- the trees: flame_json.c's, with d3-flame-graph's keys ------------ */
