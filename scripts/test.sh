@@ -63,6 +63,9 @@ stage tools 300 tests/tools/check_sonde_prof.sh bash tests/tools/check_sonde_pro
 # sonde-prof serve against malformed HTTP requests, kernels that cannot stream (retried)
 # and a keyed one (-k), fake kernels on loopback: about 5 s.
 stage serve-http 60 tests/tools/check_serve_http.py python3 tests/tools/check_serve_http.py
+# serve's collector apart from HTTP: a 7 s request ends no stream; a kernel
+# whose stream ended on a timeout, or that restarted, streams again: about 15 s.
+stage serve-stall 60 tests/tools/check_serve_stall.py python3 tests/tools/check_serve_stall.py
 # record -d over 2 s against fake kernels on loopback: about 30 s.
 stage stream-tools 120 tests/tools/check_stream_record.sh bash tests/tools/check_stream_record.sh
 # a fleet of 50 simulated kernels for 10 s, 12 sampled 3 at a time, serve sampling 2 of 6: about 21 s.

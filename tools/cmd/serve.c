@@ -1,17 +1,33 @@
 /* tools/cmd/serve.c: `sonde-prof serve`, a live web view of a fleet.
  *
- * One loop, one thread: it polls the collector's socket (every kernel's
- * stream and shell, tools/ingest/collect.h) and the HTTP server's
- * (tools/serve/http.h) together; records go into the history
- * (tools/serve/hist.h) stamped with serve's clock as they arrive, and
- * every request is answered from the history as it stands, so nothing is
- * shared between threads and nothing needs a lock.
+ * Two threads. This one is the collector's loop: it polls the
+ * collector's socket (every kernel's stream and shell,
+ * tools/ingest/collect.h), sends the keep-alives, asks kernels again,
+ * and puts records into the history (tools/serve/hist.h) stamped with
+ * serve's clock as they arrive. libmicrohttpd's own thread answers the
+ * page and the API (tools/serve/http.h), so that no request, however
+ * slow, holds up a keep-alive: a kernel left 5 s without one ends its
+ * stream.
+ *
+ * Between them, one lock (struct sv_lock, tools/serve/api.h), not
+ * snapshots. A snapshot of the history is what a request must not pay
+ * for: at a fleet's size the history is tens of MB, and a request reads
+ * only its range's buckets. So this loop holds the lock for each pass
+ * over what came in (at most a recvmmsg budget of datagrams: a few ms)
+ * and gives it up while it waits on the socket, letting a waiting
+ * request in first; a request holds it only while it reads (its
+ * selection, and the profile made from it), never while it names
+ * frames, builds trees, writes JSON or waits on its client. The
+ * collector never waits on a request longer than one request's read,
+ * and every answer is made from one consistent state of the history and
+ * the kernels.
  *
  * A kernel that stops answering is given up on by the collector after
  * SERVE_SILENT_MS and shown stopped, with the time of its last datagram;
  * the others go on, and the history stays served after every kernel has
- * stopped, until SIGINT or SIGTERM. A kernel whose stream does not start
- * is shown failed, with why, and asked again every --retry (serve_retry).
+ * stopped, until SIGINT or SIGTERM. A kernel whose stream does not start,
+ * whose stream went silent or ended on a timeout, or that restarted, is
+ * shown so, with why, and asked again every --retry (serve_retry).
  *
  * Serve layer: prefix sv_. */
 #define _GNU_SOURCE
@@ -19,6 +35,7 @@
 #include <arpa/inet.h>
 #include <getopt.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -266,6 +283,7 @@ struct serve {
     struct sv_state st;
     struct sp_elfset nm;
     struct sp_collect c;
+    struct sv_lock lock;        /* the collector's and the requests' */
     struct sv_http *http;
     uint64_t t0;                /* serve's clock: tool_mono_ms() - t0 */
     int checked[MAX_KERNELS];   /* its META's build id: 0 not seen, 1 the ELF's, -1 not */
@@ -326,6 +344,17 @@ static const char *state_name(enum sp_collect_state st)
     return "unknown";
 }
 
+/* A kernel to ask again: its stream never started, went silent, ended
+ * on a timeout (it heard no keep-alive: serve stalled, or they were
+ * lost), or it restarted. One stopped by someone else's `profile stop`
+ * is left so. */
+static bool retriable(const struct sp_collect_kernel *ck)
+{
+    return ck->state == SP_COLLECT_FAILED || ck->state == SP_COLLECT_SILENT ||
+           ck->state == SP_COLLECT_RESTARTED ||
+           (ck->state == SP_COLLECT_ENDED && ck->s.end_reason == PSTR_END_TIMEOUT);
+}
+
 /* The API's view of every kernel, from the collector's. */
 static void kernels_refresh(struct serve *s)
 {
@@ -344,17 +373,29 @@ static void kernels_refresh(struct serve *s)
             k->covered_ms += ck->end_ms - ck->start_ms;
         if (s->checked[i] >= 0)         /* a build-id mismatch keeps its own note */
             snprintf(k->note, sizeof k->note, "%s", ck->note);
-        if (ck->state == SP_COLLECT_FAILED && s->checked[i] >= 0)
+        if (retriable(ck) && s->checked[i] >= 0)
             snprintf(k->note, sizeof k->note, "%.*s; asked again %s", 100, ck->note,
                      s->o.sample ? "at its next turn" : s->retry_every);
     }
 }
 
+/* Kernel i ready for a new stream. What its last one counted stays in
+ * its totals (the caller's, under --sample: serve_round adds them), and
+ * its build id is checked again (a restarted kernel may run another). */
+static void rearm(struct serve *s, unsigned i)
+{
+    struct sp_collect_kernel *ck = &s->c.k[i];
+    if (!s->o.sample && ck->state != SP_COLLECT_FAILED && ck->state != SP_COLLECT_IDLE)
+        sp_fleet_add(&s->tot[i], ck, ck->end_ms > ck->start_ms ? ck->end_ms - ck->start_ms : 0);
+    sp_collect_rearm(&s->c, i);
+    if (s->checked[i] > 0)      /* a mismatch stays said until a META says otherwise */
+        s->checked[i] = 0;
+}
+
 /* --sample K --period P: the last round's kernels stopped (they end
  * their streams themselves after P; a late one is stopped) and their
  * streams added to their totals, then the next K started for P. A kernel
- * given up on is not asked again; one whose stream did not start is, at
- * its next turn. */
+ * to ask again (retriable) is, at its next turn. */
 static int serve_round(struct serve *s)
 {
     struct sp_collect *c = &s->c;
@@ -371,9 +412,9 @@ static int serve_round(struct serve *s)
     for (unsigned i = 0; i < c->n; i++) {
         s->which[i] = s->which[i] && (c->k[i].state == SP_COLLECT_IDLE ||
                                       c->k[i].state == SP_COLLECT_ENDED ||
-                                      c->k[i].state == SP_COLLECT_FAILED);
+                                      retriable(&c->k[i]));
         if (s->which[i])
-            sp_collect_rearm(c, i);
+            rearm(s, i);
     }
     s->round_ms = tool_mono_ms();
     return sp_collect_start_some(c, s->o.period_ms, "all", s->which);
@@ -435,7 +476,7 @@ static int retried_in(const struct sp_collect *c, const bool *which, const char 
     return -1;
 }
 
-/* Every retry_ms: each kernel whose stream did not start is asked again,
+/* Every retry_ms: each kernel to ask again (retriable) is,
  * its shell waited for SERVE_RETRY_SHELL_MS at most (the other streams'
  * datagrams are taken meanwhile, and their keep-alives, a second apart,
  * can wait that long). Why it did not start is said on stderr when it
@@ -449,7 +490,7 @@ static void serve_retry(struct serve *s)
         return;
     s->retry_at = tool_mono_ms() + s->o.retry_ms;
     for (unsigned i = 0; i < c->n; i++)
-        any |= which[i] = c->k[i].state == SP_COLLECT_FAILED;
+        any |= which[i] = retriable(&c->k[i]);
     char *said = NULL;
     size_t len = 0;
     FILE *quiet = any ? open_memstream(&said, &len) : NULL;
@@ -459,7 +500,7 @@ static void serve_retry(struct serve *s)
         if (!which[i])
             continue;
         snprintf(before[i], sizeof before[i], "%s", c->k[i].note);
-        sp_collect_rearm(c, i);
+        rearm(s, i);
         c->k[i].c.timeout_ms = SERVE_RETRY_SHELL_MS;
         c->k[i].c.err = quiet;
     }
@@ -496,25 +537,31 @@ static void on_signal(int sig)
     stop = 1;
 }
 
+/* One pass over what came in and what fell due, under the lock. */
+static int serve_pass(struct serve *s)
+{
+    if (sp_collect_poll(&s->c, 0) < 0)
+        return -1;
+    if (s->o.sample && round_over(s))
+        serve_round(s);             /* a kernel that did not start waits its turn */
+    serve_retry(s);
+    sv_hist_advance(s->st.h, serve_now(s));
+    kernels_refresh(s);
+    return 0;
+}
+
 static int run(struct serve *s)
 {
     while (!stop) {
-        struct pollfd p[2] = {
-            { .fd = s->c.fd, .events = POLLIN },
-            { .fd = sv_http_fd(s->http), .events = POLLIN },
-        };
-        int wait = sv_http_timeout_ms(s->http);
-        if (wait < 0 || wait > SERVE_TICK_MS)
-            wait = SERVE_TICK_MS;
-        poll(p, 2, wait);
-        if (sp_collect_poll(&s->c, 0) < 0)
+        /* The wait, without the lock: requests are answered meanwhile. */
+        struct pollfd p = { .fd = s->c.fd, .events = POLLIN };
+        poll(&p, 1, SERVE_TICK_MS);
+        sv_lock_take(&s->lock);
+        int rc = serve_pass(s);
+        sv_lock_give(&s->lock);
+        if (rc < 0)
             return EXIT_USAGE;
-        if (s->o.sample && round_over(s))
-            serve_round(s);             /* a kernel that did not start waits its turn */
-        serve_retry(s);
-        sv_hist_advance(s->st.h, serve_now(s));
-        kernels_refresh(s);
-        sv_http_run(s->http);
+        sv_lock_yield(&s->lock);
     }
     return EXIT_OK;
 }
@@ -555,6 +602,8 @@ int sv_serve_main(int argc, char **argv)
     gettimeofday(&tv, NULL);
     s.t0 = tool_mono_ms();
     s.st.started_unix_ms = (uint64_t)tv.tv_sec * 1000 + (uint64_t)tv.tv_usec / 1000;
+    pthread_mutex_init(&s.lock.m, NULL);
+    s.st.lock = &s.lock;
     s.st.h = sv_hist_new(s.o.max_stacks);
     s.st.maps = s.nm.p.maps;
     s.st.nmaps = s.nm.p.nmaps;
@@ -572,7 +621,9 @@ int sv_serve_main(int argc, char **argv)
         inet_ntop(AF_INET, &addr.sin_addr, ip, sizeof ip);
         snprintf(s.listen, sizeof s.listen, "%s:%u", ip, sv_http_port(s.http));
         s.st.listen = s.listen;
+        sv_lock_take(&s.lock);      /* the page may already ask */
         rc = collect_open(&s, s.o.keyfile ? kp : NULL);
+        sv_lock_give(&s.lock);
     }
     if (rc == 0) {
         printf("%s: http://%s/ (%u kernel%s)\n", prog, s.listen, s.o.nhosts,
@@ -583,11 +634,12 @@ int sv_serve_main(int argc, char **argv)
         sigaction(SIGTERM, &sa, NULL);
         signal(SIGPIPE, SIG_IGN);
         rc = run(&s);
-        sp_collect_stop(&s.c, SERVE_STOP_WAIT_MS);
     }
+    sv_http_stop(s.http);       /* no request reads past here */
+    if (rc == 0)
+        sp_collect_stop(&s.c, SERVE_STOP_WAIT_MS);
     if (s.opened)
         sp_collect_close(&s.c);
-    sv_http_stop(s.http);
     sv_hist_free(s.st.h);
     sp_elfset_free(&s.nm);
     return rc;

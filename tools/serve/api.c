@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <jansson.h>
 #include "tools/output/diff.h"
 #include "tools/output/folded.h"
@@ -58,6 +59,30 @@ static void errorf(struct sv_reply *out, unsigned status, const char *fmt, ...)
 static json_t *jint(uint64_t v)
 {
     return json_integer((json_int_t)(v > INT64_MAX ? INT64_MAX : v));
+}
+
+/* ---- the lock ------------------------------------------------------------ */
+
+void sv_lock_take(struct sv_lock *l)
+{
+    if (!l)
+        return;
+    atomic_fetch_add(&l->waiting, 1);
+    pthread_mutex_lock(&l->m);
+    atomic_fetch_sub(&l->waiting, 1);
+}
+
+void sv_lock_give(struct sv_lock *l)
+{
+    if (l)
+        pthread_mutex_unlock(&l->m);
+}
+
+void sv_lock_yield(struct sv_lock *l)
+{
+    struct timespec ts = { 0, 50000 };
+    for (unsigned i = 0; l && i < 20 && atomic_load(&l->waiting); i++)
+        nanosleep(&ts, NULL);
 }
 
 /* ---- arguments ------------------------------------------------------------ */
@@ -231,6 +256,7 @@ static json_t *kernel_json(const struct sv_state *st, unsigned i)
 
 static void get_status(const struct sv_state *st, struct sv_reply *out)
 {
+    sv_lock_take(st->lock);
     /* The kinds that have records (the page shows the first), CPU alone
      * before any has. */
     json_t *kinds = json_array();
@@ -256,6 +282,7 @@ static void get_status(const struct sv_state *st, struct sv_reply *out)
                         "over", (json_int_t)sv_hist_over(st->h)));
     json_object_set_new(o, "kinds", kinds);
     json_object_set_new(o, "kernels", kernels);
+    sv_lock_give(st->lock);
     reply_json(out, 200, o);
 }
 
@@ -266,8 +293,11 @@ static void get_timeline(const struct sv_state *st, const struct sv_arg *args, u
     bool from = false;
     for (unsigned i = 0; i < n; i++)
         from |= strcmp(args[i].key, "from") == 0;
-    if (parse_query(st, args, n, false, &q, out))
+    sv_lock_take(st->lock);
+    if (parse_query(st, args, n, false, &q, out)) {
+        sv_lock_give(st->lock);
         return;
+    }
     if (!from)                  /* by default the whole history held */
         q.from = sv_hist_oldest(st->h);
     uint64_t s0 = q.from / 1000, s1 = q.to / 1000 + 1;    /* the second of to too */
@@ -281,6 +311,7 @@ static void get_timeline(const struct sv_state *st, const struct sv_arg *args, u
         json_array_append_new(ks, json_pack("{s:i, s:s, s:o}", "index", (int)k, "name",
                                             st->k[k].name, "rate", rate));
     }
+    sv_lock_give(st->lock);
     json_t *o = json_pack("{s:I, s:I, s:s, s:o}", "from_s", (json_int_t)s0, "to_s",
                           (json_int_t)s1, "kind", praw_kind_name(q.f.kind), "kernels", ks);
     reply_json(out, 200, o);
@@ -313,7 +344,9 @@ static uint64_t heap_objects(const struct sp_profile *p)
 }
 
 /* The records of [from, to) that the query's filter takes, as a profile
- * of its kind (an empty one when the range holds nothing). */
+ * of its kind (an empty one when the range holds nothing), not named:
+ * under the lock (the selection's keys point into the history; only its
+ * range and sums are read once the lock is given back). */
 static void select_profile(const struct sv_state *st, const struct query *q, uint64_t from,
                            uint64_t to, struct sv_hist_sel *sel, struct sp_profile *p)
 {
@@ -322,15 +355,29 @@ static void select_profile(const struct sv_state *st, const struct query *q, uin
     sv_query_profile(st, sel, q->f.kind, sel->to_ms - sel->from_ms, p);
 }
 
+/* A selection's request, its arguments read and its profiles made
+ * under the lock; then named without it. -1: a 400 in out. */
+static int parse_locked(const struct sv_state *st, const struct sv_arg *args, unsigned n,
+                        bool diff, struct query *q, struct sv_reply *out)
+{
+    sv_lock_take(st->lock);
+    int rc = parse_query(st, args, n, diff, q, out);
+    if (rc)
+        sv_lock_give(st->lock);
+    return rc;
+}
+
 static void get_flame(const struct sv_state *st, const struct sv_arg *args, unsigned n,
                       struct sv_reply *out)
 {
     struct query q;
-    if (parse_query(st, args, n, false, &q, out))
+    if (parse_locked(st, args, n, false, &q, out))
         return;
     struct sv_hist_sel sel;
     struct sp_profile p;
     select_profile(st, &q, q.from, q.to, &sel, &p);
+    sv_lock_give(st->lock);     /* sel's keys are not read past here */
+    sv_query_name(st, &p);
     json_t *o = range_json(&sel);
     json_object_set_new(o, "kind", json_string(praw_kind_name(q.f.kind)));
     json_object_set_new(o, "unit", json_string(unit_of(q.f.kind)));
@@ -350,12 +397,15 @@ static void get_diff(const struct sv_state *st, const struct sv_arg *args, unsig
                      struct sv_reply *out)
 {
     struct query q;
-    if (parse_query(st, args, n, true, &q, out))
+    if (parse_locked(st, args, n, true, &q, out))
         return;
     struct sv_hist_sel bsel, nsel;
     struct sp_profile bp, np;
     select_profile(st, &q, q.base_from, q.base_to, &bsel, &bp);
     select_profile(st, &q, q.from, q.to, &nsel, &np);
+    sv_lock_give(st->lock);
+    sv_query_name(st, &bp);
+    sv_query_name(st, &np);
     struct sp_stacks bs, ns;
     sp_stacks_build(&bp, true, &bs);
     sp_stacks_build(&np, true, &ns);
@@ -381,11 +431,13 @@ static void get_download(const struct sv_state *st, const struct sv_arg *args, u
                          bool pprof, struct sv_reply *out)
 {
     struct query q;
-    if (parse_query(st, args, n, false, &q, out))
+    if (parse_locked(st, args, n, false, &q, out))
         return;
     struct sv_hist_sel sel;
     struct sp_profile p;
     select_profile(st, &q, q.from, q.to, &sel, &p);
+    sv_lock_give(st->lock);
+    sv_query_name(st, &p);
     char *body = NULL, err[SP_ERR_MAX];
     size_t len = 0;
     FILE *f = open_memstream(&body, &len);

@@ -27,8 +27,17 @@
  * Times in the JSON are ms on serve's clock; status gives the wall clock
  * of its 0 (started_unix_ms) for the page to print times of day.
  *
+ * One lock (struct sv_lock) stands between serve's collector, which
+ * writes the history and the kernels, and the HTTP thread that answers
+ * from them: a request holds it only while it reads (its arguments
+ * against the clock, a selection and the profile made from it, the
+ * kernels' facts), never while it names frames, builds a tree, writes
+ * JSON or sends (tools/cmd/serve.c says why a lock and not snapshots).
+ *
  * Serve layer: prefix sv_. */
 #pragma once
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -55,10 +64,26 @@ struct sv_kernel {
     unsigned map;                   /* its ELF among the state's maps */
 };
 
+/* The collector's and the requests' lock. A writer that takes it again
+ * at once after giving it up lets waiting requests in first
+ * (sv_lock_yield): the collector, under load, would otherwise starve
+ * them (a mutex is not fair). */
+struct sv_lock {
+    pthread_mutex_t m;
+    atomic_uint waiting;            /* requests waiting for it */
+};
+/* Each a no-op on NULL (one thread: the unit tests). */
+void sv_lock_take(struct sv_lock *l);
+void sv_lock_give(struct sv_lock *l);
+/* After sv_lock_give: waits (at most about a millisecond) while a
+ * request waits for the lock. */
+void sv_lock_yield(struct sv_lock *l);
+
 /* Names every location of map in p: libdw in serve, a table in tests. */
 typedef void (*sv_symbolize_fn)(void *ctx, struct sp_profile *p, unsigned map);
 
 struct sv_state {
+    struct sv_lock *lock;           /* NULL: no other thread */
     struct sv_hist *h;
     struct sv_kernel k[SV_HIST_KERNELS];
     unsigned n;

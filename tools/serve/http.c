@@ -1,21 +1,27 @@
-/* tools/serve/http.c: libmicrohttpd under serve's loop (tools/serve/http.h).
+/* tools/serve/http.c: libmicrohttpd on its own thread (tools/serve/http.h).
  * Serve layer: prefix sv_. */
 #define _GNU_SOURCE
 #include "tools/serve/http.h"
 #include "lib/parse.h"
 #include <microhttpd.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define CONN_MAX        64      /* connections at once: a page and a few tools */
 #define CONN_TIMEOUT_S  10      /* an idle or stuck connection is closed after this */
 #define CONN_MEMORY     (32 * 1024)   /* a request's line and headers: past it, 431 */
+#define STALL_ENV       "SONDE_SERVE_TEST_STALL_MS"
+#define STALL_MAX_MS    60000
 
 struct sv_http {
     struct MHD_Daemon *d;
     const struct sv_state *st;
     uint16_t port;
+    unsigned stall_ms;          /* tests only: each /api/flame this much slower */
 };
 
 struct args {
@@ -108,6 +114,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         snprintf(msg, sizeof msg, "too many arguments (at most %u)", SV_API_ARGS_MAX);
         sv_api_error(&r, 400, msg);
     } else {
+        if (s->stall_ms && strcmp(url, "/api/flame") == 0)
+            usleep(s->stall_ms * 1000u);
         sv_api_get(s->st, url, a.v, a.n, &r);
     }
     return queue(conn, &r);
@@ -126,9 +134,23 @@ struct sv_http *sv_http_start(const struct sockaddr_in *addr, const struct sv_st
         return NULL;
     }
     s->st = st;
+    /* Tests only (tests/tools/check_serve_stall.py): a handler as slow as
+     * a request over a long history can be, on demand. No request of a
+     * small test's history takes seconds by itself; read once here, never
+     * per request. */
+    const char *stall = getenv(STALL_ENV);
+    unsigned long stall_ms = stall ? strtoul(stall, NULL, 10) : 0;
+    s->stall_ms = stall_ms > STALL_MAX_MS ? STALL_MAX_MS : (unsigned)stall_ms;
     /* No MHD_USE_ERROR_LOG: what a client got wrong is its 4xx, not a
      * line on serve's stderr for anyone to provoke. */
-    s->d = MHD_start_daemon(MHD_USE_EPOLL, ntohs(addr->sin_port),
+    /* Its own thread (epoll inside), which never sees SIGINT or SIGTERM:
+     * those wake serve's collector loop. */
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    s->d = MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD, ntohs(addr->sin_port),
                             NULL, NULL, on_request, s,
                             MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)addr,
                             MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONN_MAX,
@@ -139,6 +161,7 @@ struct sv_http *sv_http_start(const struct sockaddr_in *addr, const struct sv_st
                              * Host is a 400 */
                             MHD_OPTION_STRICT_FOR_CLIENT, 1,
                             MHD_OPTION_END);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (!s->d) {
         snprintf(err, errcap, "cannot listen there (in use, or not an address of this "
                  "machine)");
@@ -151,25 +174,6 @@ struct sv_http *sv_http_start(const struct sockaddr_in *addr, const struct sv_st
 }
 
 uint16_t sv_http_port(const struct sv_http *s) { return s->port; }
-
-int sv_http_fd(const struct sv_http *s)
-{
-    const union MHD_DaemonInfo *i = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_EPOLL_FD);
-    return i ? i->epoll_fd : -1;
-}
-
-int sv_http_timeout_ms(const struct sv_http *s)
-{
-    MHD_UNSIGNED_LONG_LONG t;
-    if (MHD_get_timeout(s->d, &t) != MHD_YES)
-        return -1;
-    return t > 1000 ? 1000 : (int)t;
-}
-
-void sv_http_run(struct sv_http *s)
-{
-    MHD_run(s->d);
-}
 
 void sv_http_stop(struct sv_http *s)
 {

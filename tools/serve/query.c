@@ -57,6 +57,10 @@ void sv_query_profile(const struct sv_state *st, const struct sv_hist_sel *sel,
     }
     for (unsigned k = 0; k < st->n; k++)
         add_kernel(st, sel, k, kind, ms, p);
+}
+
+void sv_query_name(const struct sv_state *st, struct sp_profile *p)
+{
     for (unsigned m = 0; m < st->nmaps; m++)
         st->symbolize(st->sym_ctx, p, m);
 }

@@ -17,10 +17,13 @@
 #include "tools/serve/api.h"
 
 /* The selection as a profile of kind, one input per kernel that has
- * records in it (labelled with its name), every location named. p is
- * initialised here; the caller frees it. */
+ * records in it (labelled with its name), not yet named: it reads the
+ * history and the kernels, under the state's lock. p is initialised
+ * here; the caller frees it. */
 void sv_query_profile(const struct sv_state *st, const struct sv_hist_sel *sel,
                       unsigned kind, uint64_t ms, struct sp_profile *p);
+/* Every location of p named (the ELFs only: no lock needed). */
+void sv_query_name(const struct sv_state *st, struct sp_profile *p);
 
 /* The root "all" over every chain of p (kernel, task, the frames, an
  * off-CPU chain's reason). */
