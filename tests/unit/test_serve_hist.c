@@ -139,8 +139,9 @@ TEST(hist_keeps_the_hour_and_evicts_older_buckets)
     /* A record older than the history is refused; the rate of a second no
      * longer held is 0. */
     CHECK(!sv_hist_add(h, 0, 0, &a, 5));
-    CHECK_EQ(sv_hist_rate(h, 0, PSTR_KIND_CPU, 0), 0);
-    CHECK_EQ(sv_hist_rate(h, 0, PSTR_KIND_CPU, 3600), 1);
+    CHECK_EQ(sv_hist_rate(h, PSTR_KIND_CPU, 0), 0);
+    CHECK_EQ(sv_hist_rate(h, PSTR_KIND_CPU, 3600), 1);
+    CHECK_EQ(sv_hist_kernel_records(h, 0, PSTR_KIND_CPU, 0), 0);
     /* After the stack table was reindexed, b is still found, and a comes
      * back as a new stack. */
     sv_hist_add(h, 0, 0, &b, 3600 * 1000 + B);
@@ -194,7 +195,7 @@ TEST(hist_memory_is_bounded_by_distinct_stacks)
     sv_hist_free(h);
 }
 
-TEST(hist_rate_per_second_per_kernel)
+TEST(hist_rate_per_second_and_per_kernel_bucket)
 {
     struct sv_hist *h = sv_hist_new(64);
     struct pstr_record r = rec(7, 0x1000, PSTR_KIND_CPU, 1);
@@ -202,11 +203,66 @@ TEST(hist_rate_per_second_per_kernel)
         sv_hist_add(h, 0, 0, &r, 2000 + i);     /* second 2, kernel 0 */
     for (unsigned i = 0; i < 5; i++)
         sv_hist_add(h, 1, 0, &r, 3999);         /* second 3, kernel 1 */
-    CHECK_EQ(sv_hist_rate(h, 0, PSTR_KIND_CPU, 2), 30);
-    CHECK_EQ(sv_hist_rate(h, 1, PSTR_KIND_CPU, 2), 0);
-    CHECK_EQ(sv_hist_rate(h, 1, PSTR_KIND_CPU, 3), 5);
-    CHECK_EQ(sv_hist_rate(h, 0, PSTR_KIND_OFFCPU, 2), 0);
-    CHECK_EQ(sv_hist_rate(h, 99, PSTR_KIND_CPU, 2), 0);
+    for (unsigned i = 0; i < 7; i++)
+        sv_hist_add(h, 1, 0, &r, 12000);        /* the next bucket, kernel 1 */
+    /* The fleet's per second; each kernel's per bucket. */
+    CHECK_EQ(sv_hist_rate(h, PSTR_KIND_CPU, 2), 30);
+    CHECK_EQ(sv_hist_rate(h, PSTR_KIND_CPU, 3), 5);
+    CHECK_EQ(sv_hist_rate(h, PSTR_KIND_CPU, 12), 7);
+    CHECK_EQ(sv_hist_rate(h, PSTR_KIND_OFFCPU, 2), 0);
+    CHECK_EQ(sv_hist_rate(h, SV_HIST_KINDS, 2), 0);
+    CHECK_EQ(sv_hist_kernel_records(h, 0, PSTR_KIND_CPU, 0), 30);
+    CHECK_EQ(sv_hist_kernel_records(h, 1, PSTR_KIND_CPU, 0), 5);
+    CHECK_EQ(sv_hist_kernel_records(h, 1, PSTR_KIND_CPU, 1), 7);
+    CHECK_EQ(sv_hist_kernel_records(h, 0, PSTR_KIND_CPU, 1), 0);
+    CHECK_EQ(sv_hist_kernel_records(h, 1, PSTR_KIND_OFFCPU, 0), 0);
+    CHECK_EQ(sv_hist_kernel_records(h, SV_HIST_KERNELS, PSTR_KIND_CPU, 0), 0);
+    uint64_t n[3] = { 0, 0, 0 };
+    sv_hist_kernel_sums(h, PSTR_KIND_CPU, 0, 20000, n, 3);
+    CHECK_EQ(n[0], 30);
+    CHECK_EQ(n[1], 12);
+    CHECK_EQ(n[2], 0);
+    sv_hist_free(h);
+}
+
+/* The whole fleet: every one of SV_HIST_KERNELS kernels kept apart, by
+ * kernel filter and in the per-kernel counts; a table too small for them
+ * counts the rest over the bound, per kernel. */
+TEST(hist_holds_every_kernel_of_the_fleet)
+{
+    CHECK_EQ(SV_HIST_KERNELS, 4096);
+    struct sv_hist *h = sv_hist_new(SV_HIST_KERNELS + 16);
+    for (unsigned k = 0; k < SV_HIST_KERNELS; k++) {
+        struct pstr_record r = rec(k + 1, 0x1000 + k, PSTR_KIND_CPU, 1);
+        for (unsigned i = 0; i <= k % 3; i++)
+            CHECK(sv_hist_add(h, k, 0, &r, 1000 + k));
+    }
+    CHECK_EQ(sv_hist_live_stacks(h), SV_HIST_KERNELS);
+    CHECK_EQ(sel_samples(h, 0, 10000, -1, -1, -1), 1366 * 1 + 1365 * 2 + 1365 * 3);
+    CHECK_EQ(sel_samples(h, 0, 10000, 4095, -1, -1), 1);     /* 4095 % 3 == 0 */
+    CHECK_EQ(sel_samples(h, 0, 10000, 4094, -1, -1), 3);
+    CHECK_EQ(sv_hist_kernel_records(h, 4094, PSTR_KIND_CPU, 0), 3);
+    static uint64_t n[SV_HIST_KERNELS];
+    sv_hist_kernel_sums(h, PSTR_KIND_CPU, 0, 10000, n, SV_HIST_KERNELS);
+    unsigned bad = 0;
+    for (unsigned k = 0; k < SV_HIST_KERNELS; k++)
+        bad += n[k] != k % 3 + 1u;
+    CHECK_EQ(bad, 0);
+    sv_hist_free(h);
+    /* 32 stacks for 64 kernels: 32 over, each kernel's own. */
+    h = sv_hist_new(32);
+    for (unsigned k = 0; k < 64; k++) {
+        struct pstr_record r = rec(k + 1, 0x1000 + k, PSTR_KIND_CPU, 1);
+        CHECK(sv_hist_add(h, 1000 + k, 0, &r, 5));
+    }
+    struct sv_hist_sel s;
+    struct sv_hist_filter f = { 1063, -1, -1, PSTR_KIND_CPU };
+    CHECK_EQ(sv_hist_select(h, 0, 10, &f, &s), 0);
+    CHECK_EQ(s.n, 0);
+    CHECK_EQ(s.over, 1);
+    sv_hist_sel_free(&s);
+    CHECK_EQ(sv_hist_over(h), 32);
+    CHECK_EQ(sv_hist_kernel_records(h, 1063, PSTR_KIND_CPU, 0), 1);
     sv_hist_free(h);
 }
 

@@ -268,7 +268,7 @@ static int parse_listen(const struct serve_opts *o, struct sockaddr_in *out)
 
 /* ---- naming: one libdw handle per ELF, shared by every request ---------- */
 
-_Static_assert(MAX_KERNELS <= SP_ELFSET_MAX, "a kernel without an ELF slot");
+_Static_assert(MAX_KERNELS <= SP_ELFSET_KERNELS, "a kernel without an ELF slot");
 
 static void namer_symbolize(void *ctx, struct sp_profile *p, unsigned map)
 {
@@ -441,6 +441,7 @@ static int collect_open(struct serve *s, const uint8_t *const *keys)
     if (sp_collect_open(&s->c, &po, s->o.hosts, s->o.nhosts, on_record, s))
         return EXIT_USAGE;
     s->opened = true;
+    s->st.k = sp_xcalloc(s->c.n, sizeof *s->st.k);
     s->st.n = s->c.n;
     for (unsigned i = 0; i < s->c.n; i++) {
         struct sv_kernel *k = &s->st.k[i];
@@ -485,7 +486,6 @@ static void serve_retry(struct serve *s)
 {
     struct sp_collect *c = &s->c;
     bool which[MAX_KERNELS] = { false }, any = false;
-    char before[MAX_KERNELS][SP_COLLECT_NOTE_MAX];
     if (s->o.sample || tool_mono_ms() < s->retry_at)
         return;
     s->retry_at = tool_mono_ms() + s->o.retry_ms;
@@ -496,6 +496,7 @@ static void serve_retry(struct serve *s)
     FILE *quiet = any ? open_memstream(&said, &len) : NULL;
     if (!quiet)
         return;                     /* none, or out of memory: the next retry */
+    char (*before)[SP_COLLECT_NOTE_MAX] = sp_xcalloc(c->n, sizeof *before);
     for (unsigned i = 0; i < c->n; i++) {
         if (!which[i])
             continue;
@@ -525,6 +526,7 @@ static void serve_retry(struct serve *s)
             fprintf(stderr, "%s: kernel %s: %s; asked again %s\n", prog, c->k[i].name,
                     c->k[i].note, s->retry_every);
     }
+    free(before);
 }
 
 /* ---- the loop ------------------------------------------------------------ */
@@ -641,6 +643,7 @@ int sv_serve_main(int argc, char **argv)
     if (s.opened)
         sp_collect_close(&s.c);
     sv_hist_free(s.st.h);
+    free(s.st.k);
     sp_elfset_free(&s.nm);
     return rc;
 }

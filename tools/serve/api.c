@@ -11,6 +11,7 @@
 #include <time.h>
 #include <jansson.h>
 #include "tools/output/diff.h"
+#include "tools/output/flame_json.h"
 #include "tools/output/folded.h"
 #include "tools/output/pprof.h"
 #include "tools/serve/query.h"
@@ -91,6 +92,7 @@ struct query {
     bool has_range, has_base;
     uint64_t from, to, base_from, base_to;
     struct sv_hist_filter f;
+    enum sp_fj_by by;               /* the tree's levels above the frames */
 };
 
 /* Decimal digits only, no sign, at most max: 0, or -1. */
@@ -154,13 +156,27 @@ static int arg_kind(const struct sv_arg *a, unsigned *out, struct sv_reply *r)
     return -1;
 }
 
+static int arg_by(const struct sv_arg *a, enum sp_fj_by *out, struct sv_reply *r)
+{
+    static const char *const names[] = { [SP_FJ_BY_KERNEL] = "kernel",
+                                         [SP_FJ_BY_TASK] = "task",
+                                         [SP_FJ_BY_FRAME] = "frame" };
+    for (unsigned b = 0; b < sizeof names / sizeof *names; b++)
+        if (strcmp(a->value, names[b]) == 0) {
+            *out = (enum sp_fj_by)b;
+            return 0;
+        }
+    errorf(r, 400, "by=%.40s unknown (known: kernel, task, frame)", a->value);
+    return -1;
+}
+
 /* Every argument checked; unknown ones refused. 0, or -1 with r filled. */
 static int parse_query(const struct sv_state *st, const struct sv_arg *args, unsigned n,
                        bool diff, struct query *q, struct sv_reply *r)
 {
     memset(q, 0, sizeof *q);
     q->f = (struct sv_hist_filter){ -1, -1, -1, PRAW_KIND_CPU };
-    bool from = false, to = false, bfrom = false, bto = false;
+    bool from = false, to = false, bfrom = false, bto = false, by = false;
     for (unsigned i = 0; i < n; i++) {
         const struct sv_arg *a = &args[i];
         const char *k = a->key;
@@ -193,14 +209,18 @@ static int parse_query(const struct sv_state *st, const struct sv_arg *args, uns
             q->f.cpu = (int)v;
         } else if (strcmp(k, "kind") == 0)
             rc = arg_kind(a, &q->f.kind, r);
+        else if (strcmp(k, "by") == 0)
+            rc = arg_by(a, &q->by, r), by = true;
         else {
-            errorf(r, 400, "unknown argument '%.40s' (known: from, to,%s kernel, pid, cpu, kind)",
-                   k, diff ? " base_from, base_to," : "");
+            errorf(r, 400, "unknown argument '%.40s' (known: from, to,%s kernel, pid, cpu, "
+                   "kind, by)", k, diff ? " base_from, base_to," : "");
             return -1;
         }
         if (rc)
             return -1;
     }
+    if (!by)        /* a frame per kernel while they fit a graph's width */
+        q->by = st->n <= SV_API_BY_KERNEL_MAX ? SP_FJ_BY_KERNEL : SP_FJ_BY_FRAME;
     uint64_t now = sv_hist_now(st->h);
     if (!from)
         q->from = now > SV_API_LIVE_MS ? now - SV_API_LIVE_MS : 0;
@@ -227,7 +247,16 @@ static int parse_query(const struct sv_state *st, const struct sv_arg *args, uns
     return 0;
 }
 
-/* ---- /api/status and /api/timeline ---------------------------------------- */
+/* ---- /api/status, /api/kernels and /api/timeline -------------------------- */
+
+/* Kernel i's records per second over the last whole bucket, every kind. */
+static uint64_t kernel_rate(const struct sv_state *st, unsigned i)
+{
+    uint64_t cur = sv_hist_now(st->h) / SV_HIST_BUCKET_MS, n = 0;
+    for (unsigned kind = 0; cur && kind < SV_HIST_KINDS; kind++)
+        n += sv_hist_kernel_records(st->h, i, kind, cur - 1);
+    return n * 1000 / SV_HIST_BUCKET_MS;
+}
 
 static json_t *kernel_json(const struct sv_state *st, unsigned i)
 {
@@ -238,6 +267,7 @@ static json_t *kernel_json(const struct sv_state *st, unsigned i)
                           "authenticated", k->authenticated, "note", k->note,
                           "lost", jint(k->lost), "dropped", jint(k->dropped));
     json_object_set_new(o, "covered_ms", jint(k->covered_ms));
+    json_object_set_new(o, "rate", jint(kernel_rate(st, i)));
     const struct sp_stream *s = k->stream;
     json_t *tasks = json_array();
     if (s && s->have_meta) {
@@ -254,6 +284,36 @@ static json_t *kernel_json(const struct sv_state *st, unsigned i)
     return o;
 }
 
+/* Which kernels a list takes: a part of the name, a state. */
+struct kernel_match {
+    const char *q, *state;          /* NULL: any */
+};
+
+static bool kernel_matches(const struct sv_state *st, unsigned i, const struct kernel_match *m)
+{
+    return (!m->q || strstr(st->k[i].name, m->q)) &&
+           (!m->state || strcmp(st->k[i].state, m->state) == 0);
+}
+
+/* The page of the kernels m takes, from the offset-th of them, at most
+ * limit: {"total", "matched", "offset", "limit", "kernels": [...]}. */
+static json_t *kernel_page(const struct sv_state *st, const struct kernel_match *m,
+                           uint64_t offset, uint64_t limit)
+{
+    json_t *ks = json_array();
+    uint64_t matched = 0;
+    for (unsigned i = 0; i < st->n; i++) {
+        if (!kernel_matches(st, i, m))
+            continue;
+        if (matched >= offset && matched - offset < limit)
+            json_array_append_new(ks, kernel_json(st, i));
+        matched++;
+    }
+    return json_pack("{s:i, s:I, s:I, s:I, s:o}", "total", (json_int_t)st->n,
+                     "matched", (json_int_t)matched, "offset", (json_int_t)offset,
+                     "limit", (json_int_t)limit, "kernels", ks);
+}
+
 static void get_status(const struct sv_state *st, struct sv_reply *out)
 {
     sv_lock_take(st->lock);
@@ -264,9 +324,16 @@ static void get_status(const struct sv_state *st, struct sv_reply *out)
     for (unsigned k = 0; k <= PRAW_KIND_MAX; k++)
         if (seen & 1u << k)
             json_array_append_new(kinds, json_string(praw_kind_name(k)));
-    json_t *kernels = json_array();
-    for (unsigned i = 0; i < st->n; i++)
-        json_array_append_new(kernels, kernel_json(st, i));
+    /* The kernels counted by state; the list itself is /api/kernels's,
+     * whose first page this carries. */
+    json_t *states = json_object();
+    for (unsigned i = 0; i < st->n; i++) {
+        json_t *c = json_object_get(states, st->k[i].state);
+        json_object_set_new(states, st->k[i].state,
+                            json_integer(c ? json_integer_value(c) + 1 : 1));
+    }
+    struct kernel_match all = { NULL, NULL };
+    json_t *page = kernel_page(st, &all, 0, SV_API_PAGE_DEFAULT);
     json_t *o = json_object();
     json_object_set_new(o, "now_ms", jint(sv_hist_now(st->h)));
     json_object_set_new(o, "oldest_ms", jint(sv_hist_oldest(st->h)));
@@ -281,9 +348,95 @@ static void get_status(const struct sv_state *st, struct sv_reply *out)
                         "entries", (json_int_t)sv_hist_entries(st->h),
                         "over", (json_int_t)sv_hist_over(st->h)));
     json_object_set_new(o, "kinds", kinds);
-    json_object_set_new(o, "kernels", kernels);
+    json_object_set_new(o, "kernel_count", json_integer(st->n));
+    json_object_set_new(o, "kernel_states", states);
+    json_object_set_new(o, "kernels", json_incref(json_object_get(page, "kernels")));
+    json_decref(page);
     sv_lock_give(st->lock);
     reply_json(out, 200, o);
+}
+
+static void get_kernels(const struct sv_state *st, const struct sv_arg *args, unsigned n,
+                        struct sv_reply *out)
+{
+    uint64_t offset = 0, limit = SV_API_PAGE_DEFAULT;
+    struct kernel_match m = { NULL, NULL };
+    for (unsigned i = 0; i < n; i++) {
+        const struct sv_arg *a = &args[i];
+        const char *v = a->value ? a->value : "";
+        if (strcmp(a->key, "offset") == 0 && parse_u64(v, SV_HIST_KERNELS, &offset) == 0)
+            continue;
+        if (strcmp(a->key, "limit") == 0 && parse_u64(v, SV_API_PAGE_MAX, &limit) == 0 &&
+            limit > 0)
+            continue;
+        if (strcmp(a->key, "q") == 0 && strlen(v) < HOSTADDR_NAME_MAX) {
+            m.q = *v ? v : NULL;
+            continue;
+        }
+        if (strcmp(a->key, "state") == 0 && strlen(v) < 32) {
+            m.state = *v ? v : NULL;
+            continue;
+        }
+        if (strcmp(a->key, "offset") == 0)
+            errorf(out, 400, "offset=%.40s out of range (0-%u)", v, SV_HIST_KERNELS);
+        else if (strcmp(a->key, "limit") == 0)
+            errorf(out, 400, "limit=%.40s out of range (1-%u)", v, SV_API_PAGE_MAX);
+        else if (strcmp(a->key, "q") == 0 || strcmp(a->key, "state") == 0)
+            errorf(out, 400, "%s: too long (a part of a kernel's HOST:PORT, or a state)",
+                   a->key);
+        else
+            errorf(out, 400, "unknown argument '%.40s' (known: offset, limit, q, state)",
+                   a->key);
+        return;
+    }
+    sv_lock_take(st->lock);
+    json_t *o = kernel_page(st, &m, offset, limit);
+    sv_lock_give(st->lock);
+    reply_json(out, 200, o);
+}
+
+/* The kernels of the top lines: kernel alone when the filter names one,
+ * else the SV_API_TIMELINE_TOP with the most records in [from, to), the
+ * most first. Returns how many, in top[]. */
+static unsigned timeline_top(const struct sv_state *st, const struct query *q,
+                             unsigned top[SV_API_TIMELINE_TOP])
+{
+    if (q->f.kernel >= 0) {
+        top[0] = (unsigned)q->f.kernel;
+        return 1;
+    }
+    uint64_t *sums = sp_xcalloc(st->n + 1, sizeof *sums);
+    sv_hist_kernel_sums(st->h, q->f.kind, q->from, q->to, sums, st->n);
+    unsigned nt = 0;
+    for (unsigned k = 0; k < st->n; k++) {
+        if (!sums[k] || (nt == SV_API_TIMELINE_TOP && sums[k] <= sums[top[nt - 1]]))
+            continue;
+        top[nt < SV_API_TIMELINE_TOP ? nt++ : nt - 1] = k;
+        for (unsigned a = nt - 1; a > 0 && sums[top[a - 1]] < sums[top[a]]; a--) {
+            unsigned t = top[a - 1];
+            top[a - 1] = top[a];
+            top[a] = t;
+        }
+    }
+    free(sums);
+    return nt;
+}
+
+/* Kernel k's records per second over each bucket of [b0, b1), the
+ * current one over its part so far. */
+static json_t *kernel_line(const struct sv_state *st, unsigned k, unsigned kind, uint64_t b0,
+                           uint64_t b1)
+{
+    uint64_t now = sv_hist_now(st->h);
+    json_t *rate = json_array();
+    for (uint64_t b = b0; b < b1; b++) {
+        uint64_t ms = SV_HIST_BUCKET_MS;
+        if ((b + 1) * SV_HIST_BUCKET_MS > now)
+            ms = now > b * SV_HIST_BUCKET_MS ? now - b * SV_HIST_BUCKET_MS : 1;
+        uint64_t n = sv_hist_kernel_records(st->h, k, kind, b);
+        json_array_append_new(rate, jint((n * 1000 + ms / 2) / (ms < 1000 ? 1000 : ms)));
+    }
+    return json_pack("{s:i, s:s, s:o}", "index", (int)k, "name", st->k[k].name, "rate", rate);
 }
 
 static void get_timeline(const struct sv_state *st, const struct sv_arg *args, unsigned n,
@@ -298,22 +451,24 @@ static void get_timeline(const struct sv_state *st, const struct sv_arg *args, u
         sv_lock_give(st->lock);
         return;
     }
-    if (!from)                  /* by default the whole history held */
+    if (!from || q.from < sv_hist_oldest(st->h))   /* at most the whole history held */
         q.from = sv_hist_oldest(st->h);
     uint64_t s0 = q.from / 1000, s1 = q.to / 1000 + 1;    /* the second of to too */
+    json_t *total = json_array();
+    for (uint64_t s = s0; s < s1; s++)
+        json_array_append_new(total, json_integer(sv_hist_rate(st->h, q.f.kind, s)));
+    unsigned top[SV_API_TIMELINE_TOP];
+    unsigned nt = timeline_top(st, &q, top);
+    uint64_t b0 = q.from / SV_HIST_BUCKET_MS, b1 = q.to / SV_HIST_BUCKET_MS + 1;
     json_t *ks = json_array();
-    for (unsigned k = 0; k < st->n; k++) {
-        if (q.f.kernel >= 0 && (int)k != q.f.kernel)
-            continue;
-        json_t *rate = json_array();
-        for (uint64_t s = s0; s < s1; s++)
-            json_array_append_new(rate, json_integer(sv_hist_rate(st->h, k, q.f.kind, s)));
-        json_array_append_new(ks, json_pack("{s:i, s:s, s:o}", "index", (int)k, "name",
-                                            st->k[k].name, "rate", rate));
-    }
+    for (unsigned i = 0; i < nt; i++)
+        json_array_append_new(ks, kernel_line(st, top[i], q.f.kind, b0, b1));
     sv_lock_give(st->lock);
-    json_t *o = json_pack("{s:I, s:I, s:s, s:o}", "from_s", (json_int_t)s0, "to_s",
-                          (json_int_t)s1, "kind", praw_kind_name(q.f.kind), "kernels", ks);
+    json_t *o = json_pack("{s:I, s:I, s:s, s:o, s:I, s:I, s:o}", "from_s", (json_int_t)s0,
+                          "to_s", (json_int_t)s1, "kind", praw_kind_name(q.f.kind),
+                          "total", total, "bucket_s", (json_int_t)(SV_HIST_BUCKET_MS / 1000),
+                          "from_bucket_s", (json_int_t)(b0 * SV_HIST_BUCKET_MS / 1000),
+                          "kernels", ks);
     reply_json(out, 200, o);
 }
 
@@ -387,7 +542,7 @@ static void get_flame(const struct sv_state *st, const struct sv_arg *args, unsi
                                                                     ? INT64_MAX : objs)));
         json_object_set_new(o, "heap_view", json_string("allocated"));
     }
-    json_object_set_new(o, "tree", sv_query_tree(&p));
+    json_object_set_new(o, "tree", sv_query_tree(&p, q.by));
     sp_profile_free(&p);
     sv_hist_sel_free(&sel);
     reply_json(out, 200, o);
@@ -407,8 +562,8 @@ static void get_diff(const struct sv_state *st, const struct sv_arg *args, unsig
     sv_query_name(st, &bp);
     sv_query_name(st, &np);
     struct sp_stacks bs, ns;
-    sp_stacks_build(&bp, true, &bs);
-    sp_stacks_build(&np, true, &ns);
+    sp_stacks_build(&bp, q.by == SP_FJ_BY_KERNEL, &bs);
+    sp_stacks_build(&np, q.by == SP_FJ_BY_KERNEL, &ns);
     struct sp_diff d;
     sp_diff_build(&bs, &ns, &d);
     json_t *o = json_object();
@@ -482,6 +637,8 @@ void sv_api_get(const struct sv_state *st, const char *path, const struct sv_arg
             sv_api_error(out, 400, "/api/status takes no arguments");
         else
             get_status(st, out);
+    } else if (strcmp(path, "/api/kernels") == 0) {
+        get_kernels(st, args, nargs, out);
     } else if (strcmp(path, "/api/timeline") == 0) {
         get_timeline(st, args, nargs, out);
     } else if (strcmp(path, "/api/flame") == 0) {
@@ -493,7 +650,7 @@ void sv_api_get(const struct sv_state *st, const char *path, const struct sv_arg
     } else if (strcmp(path, "/download/selection.folded") == 0) {
         get_download(st, args, nargs, false, out);
     } else {
-        errorf(out, 404, "no such page: %.100s (known: /, /api/status, /api/timeline, "
+        errorf(out, 404, "no such page: %.100s (known: /, /api/status, /api/kernels, /api/timeline, "
                "/api/flame, /api/diff, /download/selection.pb.gz, "
                "/download/selection.folded)", path);
     }

@@ -4,9 +4,18 @@
  * libmicrohttpd parsed; the unit tests call it directly.
  *
  *   GET /                       the page (tools/serve/page.h)
- *   GET /api/status             the clock, the kernels (state, last time,
- *                               authenticated), the kinds seen, the bound
- *   GET /api/timeline           records per second per kernel
+ *   GET /api/status             the clock, the kernels counted by state
+ *                               (kernel_count, kernel_states) and the first
+ *                               page of their list, the kinds seen, the bound
+ *   GET /api/kernels            a page of the kernels (state, last time,
+ *                               authenticated, records/s over the last whole
+ *                               bucket): offset (0-4096), limit (1-500,
+ *                               default 50), q (a part of HOST:PORT), state;
+ *                               with total and matched counts
+ *   GET /api/timeline           the fleet's records per second ("total"),
+ *                               and per bucket (records/s) the
+ *                               SV_API_TIMELINE_TOP kernels with the most
+ *                               records in the range, or the one kernel=
  *   GET /api/flame              the selection as a flame graph's tree
  *   GET /api/diff               two selections: the new one's tree, each
  *                               frame with its delta from the base
@@ -21,6 +30,11 @@
  *   pid                 0 .. 2147483647 or "all"
  *   cpu                 0 .. 4095 or "all"
  *   kind                cpu, offcpu or heap (default cpu)
+ *   by                  the tree's levels above the frames: kernel (a
+ *                       frame per kernel, then the task), task (tasks
+ *                       merged over the kernels) or frame (the fleet's
+ *                       frames merged, no kernel nor task); default kernel
+ *                       up to SV_API_BY_KERNEL_MAX kernels, frame beyond
  * A bad one is a 400 whose JSON names the argument, what it was and what
  * is allowed; an unknown path a 404; the body is {"error": "..."}.
  *
@@ -48,6 +62,10 @@
 
 #define SV_API_LIVE_MS   10000u     /* the live view: the last 10 s (one or two buckets) */
 #define SV_API_ARGS_MAX  16
+#define SV_API_PAGE_DEFAULT 50u     /* /api/kernels: a page's kernels, by default */
+#define SV_API_PAGE_MAX  500u       /* and at most */
+#define SV_API_TIMELINE_TOP 8u      /* /api/timeline: the kernels drawn beside the fleet */
+#define SV_API_BY_KERNEL_MAX 16u    /* a flame graph's frame per kernel, by default, up to */
 
 /* One kernel as the API shows it; serve refreshes these from its
  * collector on every pass. */
@@ -85,7 +103,7 @@ typedef void (*sv_symbolize_fn)(void *ctx, struct sp_profile *p, unsigned map);
 struct sv_state {
     struct sv_lock *lock;           /* NULL: no other thread */
     struct sv_hist *h;
-    struct sv_kernel k[SV_HIST_KERNELS];
+    struct sv_kernel *k;            /* n of them, at most SV_HIST_KERNELS */
     unsigned n;
     const struct sp_map *maps;      /* the ELFs, build ids filled */
     unsigned nmaps;

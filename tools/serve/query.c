@@ -11,16 +11,17 @@
 #include "tools/ingest/agg.h"
 #include "tools/output/flame_json.h"
 
-/* One kernel's records of the selection as an input of p. */
+/* One kernel's records of the selection, the ones at order[0 .. n), as
+ * an input of p. */
 static void add_kernel(const struct sv_state *st, const struct sv_hist_sel *sel,
-                       unsigned k, unsigned kind, uint64_t ms, struct sp_profile *p)
+                       const size_t *order, size_t n, unsigned k, unsigned kind, uint64_t ms,
+                       struct sp_profile *p)
 {
     struct sp_agg a;
     sp_agg_init(&a);
-    for (size_t i = 0; i < sel->n; i++) {
+    for (size_t j = 0; j < n; j++) {
+        size_t i = order[j];
         const struct sv_hist_key *key = sel->keys[i];
-        if (key->kernel != k)
-            continue;
         struct pstr_record r;
         memset(&r, 0, sizeof r);
         r.pid = key->pid;
@@ -55,8 +56,26 @@ void sv_query_profile(const struct sv_state *st, const struct sv_hist_sel *sel,
         p->maps[i].pm_limit = st->maps[m].pm_limit;
         p->maps[i].pm_dwarf = st->maps[m].pm_dwarf;
     }
+    /* The selection's stacks in kernel order (a counting sort), so that
+     * each kernel's input costs its own stacks, not the fleet's. */
+    size_t *first = sp_xcalloc(st->n + 1, sizeof *first);
+    size_t *order = sp_xcalloc(sel->n + 1, sizeof *order);
+    for (size_t i = 0; i < sel->n; i++)
+        if (sel->keys[i]->kernel < st->n)
+            first[sel->keys[i]->kernel + 1]++;
     for (unsigned k = 0; k < st->n; k++)
-        add_kernel(st, sel, k, kind, ms, p);
+        first[k + 1] += first[k];
+    size_t *at = sp_xcalloc(st->n + 1, sizeof *at);
+    memcpy(at, first, (st->n + 1) * sizeof *at);
+    for (size_t i = 0; i < sel->n; i++)
+        if (sel->keys[i]->kernel < st->n)
+            order[at[sel->keys[i]->kernel]++] = i;
+    for (unsigned k = 0; k < st->n; k++)
+        if (first[k + 1] > first[k])
+            add_kernel(st, sel, order + first[k], first[k + 1] - first[k], k, kind, ms, p);
+    free(at);
+    free(order);
+    free(first);
 }
 
 void sv_query_name(const struct sv_state *st, struct sp_profile *p)
@@ -67,10 +86,10 @@ void sv_query_name(const struct sv_state *st, struct sp_profile *p)
 
 /* ---- the trees: flame_json.c's, with d3-flame-graph's keys ------------ */
 
-json_t *sv_query_tree(const struct sp_profile *p)
+json_t *sv_query_tree(const struct sp_profile *p, enum sp_fj_by by)
 {
     struct sp_fj_tree t;
-    sp_fj_build(p, true, &t);
+    sp_fj_build(p, by, &t);
     json_t *j = sp_fj_node_json(&t, 0, false, SP_FJ_D3);
     sp_fj_free(&t);
     return j;

@@ -13,6 +13,7 @@
 #pragma once
 #include <jansson.h>
 #include "tools/output/diff.h"
+#include "tools/output/flame_json.h"
 #include "tools/output/folded.h"
 #include "tools/serve/api.h"
 
@@ -25,8 +26,8 @@ void sv_query_profile(const struct sv_state *st, const struct sv_hist_sel *sel,
 /* Every location of p named (the ELFs only: no lock needed). */
 void sv_query_name(const struct sv_state *st, struct sp_profile *p);
 
-/* The root "all" over every chain of p (kernel, task, the frames, an
- * off-CPU chain's reason). */
-json_t *sv_query_tree(const struct sp_profile *p);
+/* The root "all" over every chain of p ([kernel,] [task,] the frames, an
+ * off-CPU chain's reason), as by says. */
+json_t *sv_query_tree(const struct sp_profile *p, enum sp_fj_by by);
 /* The same over a diff: value from new, delta = new - base per frame. */
 json_t *sv_query_diff_tree(const struct sp_diff *d);
