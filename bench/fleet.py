@@ -39,7 +39,8 @@ after another, paced over the run (the run lasts until the 100 are
 answered). Then the generator stops and, a second later, the history is
 read whole. The last lines printed are
 
-  serve: peak RSS R MB, CPU C s over W s, S records sent, G in its history, O over the bound
+  serve: peak RSS R MB, CPU C s over W s, S records sent, G in its history,
+         O over the bound, W lost on the wire, B behind (a request held the history)
   serve: N kernels listed, L lost, flame p99 P ms
 
 N from /api/status (kernel_count), L = S - G records lost end to end, P
@@ -188,6 +189,15 @@ def serve_run(a, bid, frames):
         time.sleep(1.0)                 # what was on the way is taken
         st = get_json(url + "api/status")
         everything = get_json(url + "api/flame?from=0&to=%d&by=frame" % st["now_ms"])
+        listed = []
+        while len(listed) < st["kernel_count"]:
+            page = get_json(url + "api/kernels?offset=%d&limit=500" % len(listed))
+            if not page["kernels"]:
+                break
+            listed += page["kernels"]
+        behind = sum(k["behind"] for k in listed)
+        wire = sum(k["lost"] for k in listed)
+        received = sum(k["received"] for k in listed)
         rss_kb, cpu = proc_figures(sv.pid)
     finally:
         if gen.poll() is None:
@@ -209,10 +219,11 @@ def serve_run(a, bid, frames):
                        "over": everything["over"], "listed": n, "lost": lost,
                        "flame_ms": [t * 1000 for t in times], "flame_p99_ms": p99,
                        "maxrss_kb": rss_kb, "cpu_s": cpu, "states": st["kernel_states"],
+                       "behind": behind, "received": received, "wire_lost": wire, "pages_listed": len(listed),
                        "stacks": st["stacks"]}, f, indent=1)
     print("serve: peak RSS %.0f MB, CPU %.1f s over %.1f s, %d records sent, %d in its "
-          "history, %d over the bound" % (rss_kb / 1024, cpu, wall, SENT, GOT,
-                                          everything["over"]))
+          "history, %d over the bound, %d lost on the wire, %d behind (a request held the "
+          "history)" % (rss_kb / 1024, cpu, wall, SENT, GOT, everything["over"], wire, behind))
     print("serve: %d kernels listed, %d lost, flame p99 %.0f ms" % (n, lost, p99))
     return 0 if n == a.kernels and lost == 0 else 1
 

@@ -159,7 +159,8 @@ TEST(api_status_names_kernels_state_and_authentication)
     json_t *t = json_array_get(json_object_get(k1, "tasks"), 0);
     CHECK_EQ(value(t, "pid"), 3);
     CHECK_STR(json_string_value(json_object_get(t, "name")), "net");
-    CHECK_EQ(value(json_object_get(j, "stacks"), "live"), 4);   /* (kernel, cpu, chain) */
+    /* 4 (kernel, cpu, chain), and the fleet's 2 chains */
+    CHECK_EQ(value(json_object_get(j, "stacks"), "live"), 6);
     CHECK_EQ(value(json_object_get(j, "stacks"), "max"), 64);
     CHECK_EQ(json_array_size(json_object_get(j, "kinds")), 1);
     json_decref(j);
@@ -272,6 +273,43 @@ TEST(api_heap_selection_shows_allocated_bytes_and_objects)
     char want[64];
     snprintf(want, sizeof want, "10.0.0.1:9000;burn;caller;spin;step %d\n", 3 * 524320);
     CHECK(r.body && strstr(r.body, want) != NULL);
+    sv_reply_free(&r);
+    teardown(&f);
+}
+
+/* by=frame: the fleet's frames merged, no kernel nor task level; by=task:
+ * the tasks under the root; by=kernel (the default for 2 kernels): a
+ * frame per kernel. The totals are the same. */
+TEST(api_flame_by_kernel_task_or_frame)
+{
+    struct fixture f;
+    setup(&f);
+    struct sv_reply r;
+    json_t *j = get(&f, "/api/flame", "from=0&to=26000&by=frame", &r);
+    CHECK_EQ(r.status, 200);
+    json_t *tree = json_object_get(j, "tree");
+    CHECK_EQ(value(tree, "value"), 65);
+    const char *outer[] = { "caller", NULL };
+    CHECK(node(tree, outer) != NULL);
+    CHECK_EQ(value(node(tree, outer), "value"), 65);   /* both kernels' frames as one */
+    json_decref(j);
+    sv_reply_free(&r);
+    j = get(&f, "/api/flame", "from=0&to=26000&by=task", &r);
+    const char *burn[] = { "burn", NULL }, *net[] = { "net", NULL };
+    CHECK_EQ(value(node(json_object_get(j, "tree"), burn), "value"), 60);
+    CHECK_EQ(value(node(json_object_get(j, "tree"), net), "value"), 5);
+    json_decref(j);
+    sv_reply_free(&r);
+    j = get(&f, "/api/flame", "from=0&to=26000", &r);
+    const char *k1[] = { "10.0.0.2:9000", "net", NULL };
+    CHECK_EQ(value(node(json_object_get(j, "tree"), k1), "value"), 5);
+    json_decref(j);
+    sv_reply_free(&r);
+    j = get(&f, "/api/flame", "by=stack", &r);
+    CHECK_EQ(r.status, 400);
+    CHECK(strstr(json_string_value(json_object_get(j, "error")),
+                 "by=stack unknown (known: kernel, task, frame)") != NULL);
+    json_decref(j);
     sv_reply_free(&r);
     teardown(&f);
 }

@@ -11,16 +11,21 @@
  *
  * Between them, one lock (struct sv_lock, tools/serve/api.h), not
  * snapshots. A snapshot of the history is what a request must not pay
- * for: at a fleet's size the history is tens of MB, and a request reads
- * only its range's buckets. So this loop holds the lock for each pass
- * over what came in (at most a recvmmsg budget of datagrams: a few ms)
- * and gives it up while it waits on the socket, letting a waiting
- * request in first; a request holds it only while it reads (its
- * selection, and the profile made from it), never while it names
- * frames, builds trees, writes JSON or waits on its client. The
- * collector never waits on a request longer than one request's read,
- * and every answer is made from one consistent state of the history and
- * the kernels.
+ * for: at a fleet's size the history is hundreds of MB, and a request
+ * reads only its range's buckets. The lock guards what requests read:
+ * the history and the API's view of the kernels (struct sv_kernel, each
+ * with a copy of its stream's META and task names). The collector's own
+ * state (its streams, shells, retries) is this thread's alone, and so
+ * is the work that needs it: keep-alives and retries never wait for the
+ * lock. Records wait in this thread's pending list (at most
+ * SERVE_PENDING_MAX) and are put into the history when the lock is free
+ * (pthread_mutex_trylock, never a wait), with the kernels' view; a
+ * request holds the lock only while it reads (its selection, and the
+ * profile made from it), never while it names frames, builds trees,
+ * writes JSON or waits on its client. A request that holds it longer
+ * than the pending list lasts makes the records past it lost, counted
+ * per kernel (behind, in the API) and never silently. Every answer is
+ * made from one consistent state of the history and the kernels.
  *
  * A kernel that stops answering is given up on by the collector after
  * SERVE_SILENT_MS and shown stopped, with the time of its last datagram;
@@ -62,8 +67,10 @@ enum { EXIT_OK = 0, EXIT_USAGE = 2 };
 #define SERVE_TICK_MS       100     /* the loop wakes at least this often */
 #define SERVE_DEFAULT_LISTEN "127.0.0.1:8080"
 #define SERVE_RETRY_DEFAULT_MS 10000 /* a kernel whose stream did not start: asked again */
-#define SERVE_RETRY_SHELL_MS 1500   /* and waited for this long at most, the page's
-                                       requests waiting meanwhile */
+#define SERVE_RETRY_SHELL_MS 1500   /* and waited for this long at most */
+#define SERVE_PENDING_MAX   (1u << 18) /* records waiting for the lock: 0.65 s of
+                                          1000 kernels x 4 CPUs x 100 Hz, ~55 MB */
+#define SERVE_REFRESH_MS    100     /* the kernels' view made again this often */
 
 static const char *prog = "sonde-prof serve";
 
@@ -278,6 +285,13 @@ static void namer_symbolize(void *ctx, struct sp_profile *p, unsigned map)
 
 /* ---- the collector, and what the page is told of each kernel ------------ */
 
+/* A record waiting for the lock, stamped when it came. */
+struct serve_pend {
+    uint64_t t_ms;
+    uint16_t kernel, cpu;
+    struct pstr_record r;
+};
+
 struct serve {
     struct serve_opts o;
     struct sv_state st;
@@ -297,6 +311,14 @@ struct serve {
     unsigned round;
     uint64_t round_ms;
     uint64_t retry_at;          /* the next retry of kernels whose stream did not start */
+    /* Records waiting for the lock; per kernel, those that found the list
+     * full; the copies of the streams' METAs the API reads. */
+    struct serve_pend *pend;
+    size_t npend, cappend;
+    uint64_t *behind;
+    char (*idnote)[SP_ERR_MAX];     /* why a kernel's build id is not its ELF's */
+    struct sp_stream *views;
+    uint64_t refreshed_ms;
 };
 
 static uint64_t serve_now(const struct serve *s)
@@ -316,7 +338,7 @@ static bool kernel_checked(struct serve *s, unsigned k)
     if (sp_check_build_id(ck->name, ck->s.meta.build_id, map->pm_path, map->pm_build_id,
                           err, sizeof err)) {
         fprintf(stderr, "%s: %s: its samples are not shown\n", prog, err);
-        snprintf(s->st.k[k].note, sizeof s->st.k[k].note, "%s", err);
+        snprintf(s->idnote[k], sizeof s->idnote[k], "%s", err);
         s->checked[k] = -1;
         return false;
     }
@@ -327,8 +349,25 @@ static bool kernel_checked(struct serve *s, unsigned k)
 static void on_record(void *ctx, unsigned kernel, uint16_t cpu, const struct pstr_record *r)
 {
     struct serve *s = ctx;
-    if (kernel < MAX_KERNELS && kernel_checked(s, kernel))
-        sv_hist_add(s->st.h, kernel, cpu, r, serve_now(s));
+    if (kernel >= s->c.n || !kernel_checked(s, kernel))
+        return;
+    if (s->npend == SERVE_PENDING_MAX) {
+        s->behind[kernel]++;
+        return;
+    }
+    s->pend = sp_grow(s->pend, &s->cappend, s->npend + 1, sizeof *s->pend);
+    s->pend[s->npend++] = (struct serve_pend){ serve_now(s), (uint16_t)kernel, cpu, *r };
+}
+
+/* What the API reads of a stream, copied: its META and task names. */
+static void view_copy(struct sp_stream *v, const struct sp_stream *s)
+{
+    v->have_meta = s->have_meta;
+    v->meta = s->meta;
+    v->ncpus = s->ncpus;
+    v->tasks = sp_grow(v->tasks, &v->captasks, s->ntasks + 1, sizeof *v->tasks);
+    memcpy(v->tasks, s->tasks, s->ntasks * sizeof *v->tasks);
+    v->ntasks = s->ntasks;
 }
 
 static const char *state_name(enum sp_collect_state st)
@@ -365,14 +404,17 @@ static void kernels_refresh(struct serve *s)
         k->last_ms = ck->s.datagrams && ck->last_dgram_ms >= s->t0
                          ? ck->last_dgram_ms - s->t0 : 0;
         k->lost = s->tot[i].lost_records + ck->s.lost_records;
+        k->behind = s->behind[i];
+        k->received = s->tot[i].records + ck->s.records;
+        view_copy(&s->views[i], &ck->s);
         k->dropped = s->tot[i].drops + sp_stream_drops(&ck->s);
         k->covered_ms = s->tot[i].covered_ms;
         if (ck->state == SP_COLLECT_STREAMING && (!s->o.sample || s->which[i]))
             k->covered_ms += tool_mono_ms() - ck->start_ms;
         else if (!s->o.sample && ck->end_ms > ck->start_ms && ck->start_ms)
             k->covered_ms += ck->end_ms - ck->start_ms;
-        if (s->checked[i] >= 0)         /* a build-id mismatch keeps its own note */
-            snprintf(k->note, sizeof k->note, "%s", ck->note);
+        /* A build-id mismatch has its own note. */
+        snprintf(k->note, sizeof k->note, "%s", s->checked[i] < 0 ? s->idnote[i] : ck->note);
         if (retriable(ck) && s->checked[i] >= 0)
             snprintf(k->note, sizeof k->note, "%.*s; asked again %s", 100, ck->note,
                      s->o.sample ? "at its next turn" : s->retry_every);
@@ -441,15 +483,23 @@ static int collect_open(struct serve *s, const uint8_t *const *keys)
     if (sp_collect_open(&s->c, &po, s->o.hosts, s->o.nhosts, on_record, s))
         return EXIT_USAGE;
     s->opened = true;
-    s->st.k = sp_xcalloc(s->c.n, sizeof *s->st.k);
-    s->st.n = s->c.n;
+    s->behind = sp_xcalloc(s->c.n, sizeof *s->behind);
+    s->idnote = sp_xcalloc(s->c.n, sizeof *s->idnote);
+    s->views = sp_xcalloc(s->c.n, sizeof *s->views);
+    struct sv_kernel *ks = sp_xcalloc(s->c.n, sizeof *ks);
     for (unsigned i = 0; i < s->c.n; i++) {
-        struct sv_kernel *k = &s->st.k[i];
+        struct sv_kernel *k = &ks[i];
         snprintf(k->name, sizeof k->name, "%s", s->c.k[i].name);
+        k->state = "starting";
         k->authenticated = keys != NULL;
-        k->stream = &s->c.k[i].s;
+        k->stream = &s->views[i];
         k->map = s->nm.kmap[i];
+        sv_hist_set_map(s->st.h, i, k->map);
     }
+    sv_lock_take(&s->lock);         /* the page may already ask */
+    s->st.k = ks;
+    s->st.n = s->c.n;
+    sv_lock_give(&s->lock);
     snprintf(s->retry_every, sizeof s->retry_every, "every %.3g s", s->o.retry_ms / 1000.0);
     /* Streams until stopped (window 0). A kernel that cannot start one is
      * shown so, with why, and asked again (serve_retry); the others go on. */
@@ -462,7 +512,6 @@ static int collect_open(struct serve *s, const uint8_t *const *keys)
         if (s->c.k[i].state == SP_COLLECT_FAILED)
             fprintf(stderr, "%s: kernel %s: %s; asked again %s\n", prog, s->c.k[i].name,
                     s->c.k[i].note, s->o.sample ? "at its next turn" : s->retry_every);
-    kernels_refresh(s);
     return EXIT_OK;
 }
 
@@ -539,31 +588,56 @@ static void on_signal(int sig)
     stop = 1;
 }
 
-/* One pass over what came in and what fell due, under the lock. */
-static int serve_pass(struct serve *s)
+/* Some kernel's META or task names came since its view was copied: the
+ * records published with them would otherwise be shown unnamed. */
+static bool views_stale(const struct serve *s)
 {
-    if (sp_collect_poll(&s->c, 0) < 0)
-        return -1;
-    if (s->o.sample && round_over(s))
-        serve_round(s);             /* a kernel that did not start waits its turn */
-    serve_retry(s);
+    for (unsigned i = 0; i < s->c.n; i++)
+        if (s->views[i].have_meta != s->c.k[i].s.have_meta ||
+            s->views[i].ntasks != s->c.k[i].s.ntasks)
+            return true;
+    return false;
+}
+
+/* The pending records into the history, and (every SERVE_REFRESH_MS, or
+ * when a META came) the kernels' view made again: under the lock, when
+ * it is free and no request waits for it (the list is full: when it is
+ * free), or at once with wait. */
+static void serve_publish(struct serve *s, bool wait)
+{
+    uint64_t now = tool_mono_ms();
+    bool refresh = wait || now - s->refreshed_ms >= SERVE_REFRESH_MS || views_stale(s);
+    if (!s->npend && !refresh)
+        return;
+    if (!wait && !(s->npend == SERVE_PENDING_MAX || !sv_lock_waiting(&s->lock)))
+        return;
+    if (wait)
+        sv_lock_take(&s->lock);
+    else if (!sv_lock_try(&s->lock))
+        return;
+    for (size_t i = 0; i < s->npend; i++)
+        sv_hist_add(s->st.h, s->pend[i].kernel, s->pend[i].cpu, &s->pend[i].r,
+                    s->pend[i].t_ms);
+    s->npend = 0;
     sv_hist_advance(s->st.h, serve_now(s));
-    kernels_refresh(s);
-    return 0;
+    if (refresh) {
+        kernels_refresh(s);
+        s->refreshed_ms = now;
+    }
+    sv_lock_give(&s->lock);
 }
 
 static int run(struct serve *s)
 {
     while (!stop) {
-        /* The wait, without the lock: requests are answered meanwhile. */
         struct pollfd p = { .fd = s->c.fd, .events = POLLIN };
         poll(&p, 1, SERVE_TICK_MS);
-        sv_lock_take(&s->lock);
-        int rc = serve_pass(s);
-        sv_lock_give(&s->lock);
-        if (rc < 0)
+        if (sp_collect_poll(&s->c, 0) < 0)
             return EXIT_USAGE;
-        sv_lock_yield(&s->lock);
+        if (s->o.sample && round_over(s))
+            serve_round(s);             /* a kernel that did not start waits its turn */
+        serve_retry(s);
+        serve_publish(s, false);
     }
     return EXIT_OK;
 }
@@ -623,9 +697,9 @@ int sv_serve_main(int argc, char **argv)
         inet_ntop(AF_INET, &addr.sin_addr, ip, sizeof ip);
         snprintf(s.listen, sizeof s.listen, "%s:%u", ip, sv_http_port(s.http));
         s.st.listen = s.listen;
-        sv_lock_take(&s.lock);      /* the page may already ask */
         rc = collect_open(&s, s.o.keyfile ? kp : NULL);
-        sv_lock_give(&s.lock);
+        if (rc == 0)
+            serve_publish(&s, true);
     }
     if (rc == 0) {
         printf("%s: http://%s/ (%u kernel%s)\n", prog, s.listen, s.o.nhosts,
@@ -640,6 +714,12 @@ int sv_serve_main(int argc, char **argv)
     sv_http_stop(s.http);       /* no request reads past here */
     if (rc == 0)
         sp_collect_stop(&s.c, SERVE_STOP_WAIT_MS);
+    for (unsigned i = 0; s.views && i < s.c.n; i++)
+        free(s.views[i].tasks);
+    free(s.views);
+    free(s.behind);
+    free(s.idnote);
+    free(s.pend);
     if (s.opened)
         sp_collect_close(&s.c);
     sv_hist_free(s.st.h);

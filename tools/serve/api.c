@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <jansson.h>
 #include "tools/output/diff.h"
 #include "tools/output/flame_json.h"
@@ -79,11 +78,14 @@ void sv_lock_give(struct sv_lock *l)
         pthread_mutex_unlock(&l->m);
 }
 
-void sv_lock_yield(struct sv_lock *l)
+bool sv_lock_try(struct sv_lock *l)
 {
-    struct timespec ts = { 0, 50000 };
-    for (unsigned i = 0; l && i < 20 && atomic_load(&l->waiting); i++)
-        nanosleep(&ts, NULL);
+    return !l || pthread_mutex_trylock(&l->m) == 0;
+}
+
+bool sv_lock_waiting(struct sv_lock *l)
+{
+    return l && atomic_load(&l->waiting) > 0;
 }
 
 /* ---- arguments ------------------------------------------------------------ */
@@ -175,7 +177,7 @@ static int parse_query(const struct sv_state *st, const struct sv_arg *args, uns
                        bool diff, struct query *q, struct sv_reply *r)
 {
     memset(q, 0, sizeof *q);
-    q->f = (struct sv_hist_filter){ -1, -1, -1, PRAW_KIND_CPU };
+    q->f = (struct sv_hist_filter){ -1, -1, -1, PRAW_KIND_CPU, false };
     bool from = false, to = false, bfrom = false, bto = false, by = false;
     for (unsigned i = 0; i < n; i++) {
         const struct sv_arg *a = &args[i];
@@ -267,6 +269,8 @@ static json_t *kernel_json(const struct sv_state *st, unsigned i)
                           "authenticated", k->authenticated, "note", k->note,
                           "lost", jint(k->lost), "dropped", jint(k->dropped));
     json_object_set_new(o, "covered_ms", jint(k->covered_ms));
+    json_object_set_new(o, "received", jint(k->received));
+    json_object_set_new(o, "behind", jint(k->behind));
     json_object_set_new(o, "rate", jint(kernel_rate(st, i)));
     const struct sp_stream *s = k->stream;
     json_t *tasks = json_array();
@@ -503,11 +507,14 @@ static uint64_t heap_objects(const struct sp_profile *p)
  * under the lock (the selection's keys point into the history; only its
  * range and sums are read once the lock is given back). */
 static void select_profile(const struct sv_state *st, const struct query *q, uint64_t from,
-                           uint64_t to, struct sv_hist_sel *sel, struct sp_profile *p)
+                           uint64_t to, bool merged, struct sv_hist_sel *sel,
+                           struct sp_profile *p)
 {
-    if (sv_hist_select(st->h, from, to, &q->f, sel))
+    struct sv_hist_filter f = q->f;
+    f.merged = merged;
+    if (sv_hist_select(st->h, from, to, &f, sel))
         memset(sel, 0, sizeof *sel);
-    sv_query_profile(st, sel, q->f.kind, sel->to_ms - sel->from_ms, p);
+    sv_query_profile(st, sel, q->f.kind, sel->to_ms - sel->from_ms, merged, p);
 }
 
 /* A selection's request, its arguments read and its profiles made
@@ -530,7 +537,7 @@ static void get_flame(const struct sv_state *st, const struct sv_arg *args, unsi
         return;
     struct sv_hist_sel sel;
     struct sp_profile p;
-    select_profile(st, &q, q.from, q.to, &sel, &p);
+    select_profile(st, &q, q.from, q.to, q.by == SP_FJ_BY_FRAME, &sel, &p);
     sv_lock_give(st->lock);     /* sel's keys are not read past here */
     sv_query_name(st, &p);
     json_t *o = range_json(&sel);
@@ -556,8 +563,8 @@ static void get_diff(const struct sv_state *st, const struct sv_arg *args, unsig
         return;
     struct sv_hist_sel bsel, nsel;
     struct sp_profile bp, np;
-    select_profile(st, &q, q.base_from, q.base_to, &bsel, &bp);
-    select_profile(st, &q, q.from, q.to, &nsel, &np);
+    select_profile(st, &q, q.base_from, q.base_to, q.by == SP_FJ_BY_FRAME, &bsel, &bp);
+    select_profile(st, &q, q.from, q.to, q.by == SP_FJ_BY_FRAME, &nsel, &np);
     sv_lock_give(st->lock);
     sv_query_name(st, &bp);
     sv_query_name(st, &np);
@@ -590,7 +597,7 @@ static void get_download(const struct sv_state *st, const struct sv_arg *args, u
         return;
     struct sv_hist_sel sel;
     struct sp_profile p;
-    select_profile(st, &q, q.from, q.to, &sel, &p);
+    select_profile(st, &q, q.from, q.to, false, &sel, &p);    /* every kernel apart */
     sv_lock_give(st->lock);
     sv_query_name(st, &p);
     char *body = NULL, err[SP_ERR_MAX];

@@ -76,16 +76,19 @@ struct sv_kernel {
     bool authenticated;             /* its stream and shell are keyed (-k) */
     char note[SP_ERR_MAX];           /* what became of it, or "" */
     uint64_t lost, dropped;         /* on the wire; in the kernel */
+    uint64_t received;              /* records that came, bad ones included */
+    uint64_t behind;                /* not taken: a request held the history
+                                       longer than serve could hold them */
     uint64_t covered_ms;            /* how long it was streamed (--sample: only
                                        its turns; else since its start) */
     const struct sp_stream *stream; /* its META (build id, source, task names) */
     unsigned map;                   /* its ELF among the state's maps */
 };
 
-/* The collector's and the requests' lock. A writer that takes it again
- * at once after giving it up lets waiting requests in first
- * (sv_lock_yield): the collector, under load, would otherwise starve
- * them (a mutex is not fair). */
+/* The collector's and the requests' lock. The collector takes it only
+ * when it is free and no request waits (sv_lock_try, sv_lock_waiting):
+ * under load it would otherwise starve them (a mutex is not fair), and
+ * it must never wait on one. */
 struct sv_lock {
     pthread_mutex_t m;
     atomic_uint waiting;            /* requests waiting for it */
@@ -93,9 +96,10 @@ struct sv_lock {
 /* Each a no-op on NULL (one thread: the unit tests). */
 void sv_lock_take(struct sv_lock *l);
 void sv_lock_give(struct sv_lock *l);
-/* After sv_lock_give: waits (at most about a millisecond) while a
- * request waits for the lock. */
-void sv_lock_yield(struct sv_lock *l);
+/* The lock taken if it is free: true. */
+bool sv_lock_try(struct sv_lock *l);
+/* Whether a request waits for it. */
+bool sv_lock_waiting(struct sv_lock *l);
 
 /* Names every location of map in p: libdw in serve, a table in tests. */
 typedef void (*sv_symbolize_fn)(void *ctx, struct sp_profile *p, unsigned map);

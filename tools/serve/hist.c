@@ -30,12 +30,18 @@ struct kcount {
     uint64_t over;
 };
 
+/* A bucket's entries of one sort: every kernel's own stacks, or the
+ * fleet's (sv_hist_key_fleet). */
+struct elist {
+    struct entry *e;
+    size_t n, cap;
+    struct index x;
+};
+
 struct bucket {
     bool used;
     uint64_t index;                     /* t_ms / SV_HIST_BUCKET_MS */
-    struct entry *e;
-    size_t n, cap;
-    struct index ei;
+    struct elist own, fleet;
     struct kcount *kc;
     size_t nk, capk;
     struct index ki;
@@ -60,6 +66,7 @@ struct sv_hist {
     uint64_t over;
     unsigned kinds;
     struct { uint8_t why; char name[PSTR_NAME_MAX + 1]; } reasons[SV_HIST_REASONS];
+    uint8_t kmap[SV_HIST_KERNELS];      /* each kernel's ELF: its fleet's stacks */
     unsigned nreasons;                  /* ids 1 .. nreasons */
 };
 
@@ -110,11 +117,19 @@ struct sv_hist *sv_hist_new(unsigned max_stacks)
 
 static void bucket_free(struct bucket *b)
 {
-    free(b->e);
-    free(b->ei.slot);
+    free(b->own.e);
+    free(b->own.x.slot);
+    free(b->fleet.e);
+    free(b->fleet.x.slot);
     free(b->kc);
     free(b->ki.slot);
     memset(b, 0, sizeof *b);
+}
+
+void sv_hist_set_map(struct sv_hist *h, unsigned kernel, unsigned map)
+{
+    if (kernel < SV_HIST_KERNELS && map < SV_HIST_MAPS)
+        h->kmap[kernel] = (uint8_t)map;
 }
 
 void sv_hist_free(struct sv_hist *h)
@@ -132,14 +147,15 @@ void sv_hist_free(struct sv_hist *h)
 
 /* ---- the stack table ----------------------------------------------------- */
 
-/* The id of key, made if new and there is room; -1 when the table is full. */
-static int64_t stack_id(struct sv_hist *h, const struct sv_hist_key *key)
+/* The id of key, made if new and make (there is room: the caller
+ * counted); -1 when it is new and not made. */
+static int64_t stack_id(struct sv_hist *h, const struct sv_hist_key *key, bool make)
 {
     size_t i = key_hash(key) & (h->shcap - 1);
     for (; h->shash[i]; i = (i + 1) & (h->shcap - 1))
         if (key_eq(&h->stacks[h->shash[i] - 1].key, key))
             return h->shash[i] - 1;
-    if (!h->nfree)
+    if (!make || !h->nfree)
         return -1;
     uint32_t id = h->free_ids[--h->nfree];
     h->stacks[id].key = *key;
@@ -217,36 +233,42 @@ static const void *index_find(const struct index *x, const void *arr, size_t str
 
 /* ---- buckets ------------------------------------------------------------- */
 
-/* Returns how many stacks died with it. */
-static unsigned bucket_evict(struct sv_hist *h, struct bucket *b)
+/* Returns how many stacks died with l's entries. */
+static unsigned elist_evict(struct sv_hist *h, const struct elist *l)
 {
     unsigned died = 0;
-    for (size_t i = 0; i < b->n; i++) {
-        struct sv_hist_stack *s = &h->stacks[b->e[i].stack];
+    for (size_t i = 0; i < l->n; i++) {
+        struct sv_hist_stack *s = &h->stacks[l->e[i].stack];
         if (--s->refs == 0) {
-            h->free_ids[h->nfree++] = b->e[i].stack;
+            h->free_ids[h->nfree++] = l->e[i].stack;
             h->live--;
             died++;
         }
     }
+    return died;
+}
+
+static unsigned bucket_evict(struct sv_hist *h, struct bucket *b)
+{
+    unsigned died = elist_evict(h, &b->own) + elist_evict(h, &b->fleet);
     bucket_free(b);
     return died;
 }
 
-static void bucket_count(struct sv_hist *h, struct bucket *b, uint32_t id, uint64_t weight)
+static void bucket_count(struct sv_hist *h, struct elist *l, uint32_t id, uint64_t weight)
 {
-    index_room(&b->ei, b->e, sizeof *b->e, b->n);
-    size_t i = index_slot(&b->ei, b->e, sizeof *b->e, id);
-    if (b->ei.slot[i]) {
-        struct entry *e = &b->e[b->ei.slot[i] - 1];
+    index_room(&l->x, l->e, sizeof *l->e, l->n);
+    size_t i = index_slot(&l->x, l->e, sizeof *l->e, id);
+    if (l->x.slot[i]) {
+        struct entry *e = &l->e[l->x.slot[i] - 1];
         if (e->count < UINT32_MAX)
             e->count++;
         e->weight = e->weight + weight < e->weight ? UINT64_MAX : e->weight + weight;
         return;
     }
-    b->e = sp_grow(b->e, &b->cap, b->n + 1, sizeof *b->e);
-    b->e[b->n] = (struct entry){ id, 1, weight };
-    b->ei.slot[i] = (uint32_t)++b->n;
+    l->e = sp_grow(l->e, &l->cap, l->n + 1, sizeof *l->e);
+    l->e[l->n] = (struct entry){ id, 1, weight };
+    l->x.slot[i] = (uint32_t)++l->n;
     h->stacks[id].refs++;
 }
 
@@ -359,13 +381,23 @@ bool sv_hist_add(struct sv_hist *h, unsigned kernel, uint16_t cpu,
     k.size = r->kind == PSTR_KIND_HEAP ? r->size : 0;
     k.reason = r->kind == PSTR_KIND_OFFCPU && r->why ? reason_id(h, r->why, r->name) : 0;
     memcpy(k.frames, r->frames, r->depth * sizeof *r->frames);
-    int64_t id = stack_id(h, &k);
-    if (id < 0) {
+    /* The fleet's stack beside the kernel's own: its frames, kernel, pid
+     * and CPU merged (the ELF kept). Both are kept or neither, so that the
+     * fleet's view and the kernels' agree. */
+    struct sv_hist_key fk = k;
+    fk.kernel = (uint16_t)SV_HIST_FLEET_KEY(h->kmap[kernel]);
+    fk.pid = 0;
+    fk.cpu = 0;
+    int64_t id = stack_id(h, &k, false), fid = stack_id(h, &fk, false);
+    if ((unsigned)(id < 0) + (unsigned)(fid < 0) > h->nfree) {
         kc->over++;
         h->over++;
         return true;
     }
-    bucket_count(h, b, (uint32_t)id, r->weight);
+    id = id < 0 ? stack_id(h, &k, true) : id;
+    fid = fid < 0 ? stack_id(h, &fk, true) : fid;
+    bucket_count(h, &b->own, (uint32_t)id, r->weight);
+    bucket_count(h, &b->fleet, (uint32_t)fid, r->weight);
     return true;
 }
 
@@ -386,7 +418,7 @@ size_t sv_hist_entries(const struct sv_hist *h)
 {
     size_t n = 0;
     for (unsigned i = 0; i < SV_HIST_BUCKETS; i++)
-        n += h->b[i].n;
+        n += h->b[i].own.n + h->b[i].fleet.n;
     return n;
 }
 
@@ -433,9 +465,14 @@ int sv_hist_select(const struct sv_hist *h, uint64_t from_ms, uint64_t to_ms,
     out->to_ms = hi * SV_HIST_BUCKET_MS;
     if (out->to_ms > h->now)
         out->to_ms = h->now > out->from_ms ? h->now : out->from_ms;
+    /* The fleet's stacks when nothing narrows it to a kernel, task or
+     * CPU: a few hundred entries a bucket, where the kernels' own are
+     * hundreds of thousands. */
+    bool fleet = f->merged && f->kernel < 0 && f->pid < 0 && f->cpu < 0;
     size_t most = 0;
     for (uint64_t idx = lo; idx < hi; idx++)
-        most += bucket_at(h, idx) ? bucket_at(h, idx)->n : 0;
+        if (bucket_at(h, idx))
+            most += fleet ? bucket_at(h, idx)->fleet.n : bucket_at(h, idx)->own.n;
     uint32_t *ids = sp_xcalloc(most + 1, sizeof *ids);
     out->counts = sp_xcalloc(most + 1, sizeof *out->counts);
     out->weights = sp_xcalloc(most + 1, sizeof *out->weights);
@@ -449,9 +486,12 @@ int sv_hist_select(const struct sv_hist *h, uint64_t from_ms, uint64_t to_ms,
             if (b->kc[i].key % SV_HIST_KINDS == f->kind &&
                 (f->kernel < 0 || b->kc[i].key / SV_HIST_KINDS == (unsigned)f->kernel))
                 out->over += b->kc[i].over;
-        for (size_t i = 0; i < b->n; i++) {
-            const struct entry *e = &b->e[i];
-            if (!takes(f, &h->stacks[e->stack].key))
+        const struct elist *l = fleet ? &b->fleet : &b->own;
+        for (size_t i = 0; i < l->n; i++) {
+            const struct entry *e = &l->e[i];
+            if (!fleet && !takes(f, &h->stacks[e->stack].key))
+                continue;
+            if (fleet && h->stacks[e->stack].key.kind != f->kind)
                 continue;
             size_t slot = index_slot(&pos, ids, sizeof *ids, e->stack);
             if (!pos.slot[slot]) {

@@ -10,8 +10,9 @@
  * objects its bytes stand for are known (weight / size, as the raw
  * profile's OBJECTS); the table holds at most max_stacks of them alive at
  * once (a stack dies when the last bucket that counts it leaves the
- * history), and a bucket holds one entry per stack it counts and one
- * count per (kernel, kind) that sent it a record. With B =
+ * history; each record counts under two, its kernel's and the fleet's:
+ * sv_hist_key_fleet), and a bucket holds one entry per stack it counts
+ * and one count per (kernel, kind) that sent it a record. With B =
  * SV_HIST_BUCKETS (361), S = max_stacks and K the kernels that sent
  * records (each streams one kind):
  *
@@ -63,6 +64,23 @@ struct sv_hist_key {
 };
 _Static_assert(SV_HIST_KERNELS - 1 <= UINT16_MAX, "a kernel's index fits its key");
 
+/* The fleet's stacks: every record is counted under its kernel's own
+ * stack and under its fleet stack, the same key with pid 0, CPU 0 and
+ * kernel SV_HIST_FLEET_KEY(map) for the ELF its kernel runs (addresses of
+ * two ELFs are never merged). A selection of the whole fleet, merged,
+ * reads those alone: a bucket's few hundred, not its hundreds of
+ * thousands. They count toward max_stacks like any. */
+#define SV_HIST_MAPS           16u
+#define SV_HIST_FLEET_KEY(map) (0xffffu - (map))
+static inline bool sv_hist_key_fleet(const struct sv_hist_key *k)
+{
+    return k->kernel > 0xffffu - SV_HIST_MAPS;
+}
+static inline unsigned sv_hist_key_map(const struct sv_hist_key *k)
+{
+    return 0xffffu - k->kernel;
+}
+
 struct sv_hist_stack {
     struct sv_hist_key key;
     uint32_t refs;                  /* buckets counting it; 0: a free slot */
@@ -74,6 +92,8 @@ struct sv_hist_filter {
     int64_t pid;
     int cpu;
     unsigned kind;                  /* PSTR_KIND_*: kinds are never mixed */
+    bool merged;                    /* kernel, pid and cpu every value: the
+                                       fleet's stacks (sv_hist_key_fleet) */
 };
 
 struct sv_hist;
@@ -90,6 +110,9 @@ void sv_hist_free(struct sv_hist *h);
  * as such (true). */
 bool sv_hist_add(struct sv_hist *h, unsigned kernel, uint16_t cpu,
                  const struct pstr_record *r, uint64_t t_ms);
+
+/* Kernel's ELF is map (< SV_HIST_MAPS; 0 until said). */
+void sv_hist_set_map(struct sv_hist *h, unsigned kernel, unsigned map);
 
 /* Moves the history's end to now_ms (never back). */
 void sv_hist_advance(struct sv_hist *h, uint64_t now_ms);

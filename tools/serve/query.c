@@ -11,6 +11,57 @@
 #include "tools/ingest/agg.h"
 #include "tools/output/flame_json.h"
 
+/* Stack i of the selection into a, as its record (pid 0 and CPU 0 when
+ * merged: the fleet's frames alone). */
+static void add_stack(const struct sv_state *st, const struct sv_hist_sel *sel, size_t i,
+                      bool merged, struct sp_agg *a)
+{
+    const struct sv_hist_key *key = sel->keys[i];
+    struct pstr_record r;
+    memset(&r, 0, sizeof r);
+    r.pid = merged ? 0 : key->pid;
+    r.depth = key->depth;
+    r.kind = key->kind;
+    r.size = key->size;         /* heap: the chain's objects, weight / size */
+    const char *name;
+    if (sv_hist_reason(st->h, key->reason, &r.why, &name))
+        snprintf(r.name, sizeof r.name, "%s", name);
+    r.waker = PSTR_WAKER_NONE;
+    memcpy(r.frames, key->frames, sizeof r.frames);
+    sp_agg_add_n(a, merged ? 0 : key->cpu, &r, sel->counts[i], sel->weights[i]);
+}
+
+/* by=frame: the selection's stacks merged over kernels, tasks and CPUs,
+ * one input per ELF (labelled "fleet", with the META of the first kernel
+ * of that ELF). A selection of the whole fleet is of the fleet's stacks
+ * already (tools/serve/hist.h): its graph costs the fleet's distinct
+ * frames, not its kernels' stacks. */
+static void add_fleet(const struct sv_state *st, const struct sv_hist_sel *sel,
+                      unsigned kind, uint64_t ms, struct sp_profile *p)
+{
+    for (unsigned m = 0; m < st->nmaps; m++) {
+        struct sp_agg a;
+        sp_agg_init(&a);
+        const struct sp_stream *meta = NULL;
+        uint64_t drops = 0;
+        for (unsigned k = 0; k < st->n; k++)
+            if (st->k[k].map == m && st->k[k].stream && st->k[k].stream->have_meta) {
+                meta = meta ? meta : st->k[k].stream;
+                drops += st->k[k].dropped;
+            }
+        for (size_t i = 0; meta && i < sel->n; i++) {
+            const struct sv_hist_key *key = sel->keys[i];
+            if (sv_hist_key_fleet(key) ? sv_hist_key_map(key) == m
+                                       : key->kernel < st->n && st->k[key->kernel].map == m)
+                add_stack(st, sel, i, true, &a);
+        }
+        if (a.n)
+            (void)sp_agg_profile(&a, meta, kind, ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms,
+                                 drops, p, "fleet", m);
+        sp_agg_free(&a);
+    }
+}
+
 /* One kernel's records of the selection, the ones at order[0 .. n), as
  * an input of p. */
 static void add_kernel(const struct sv_state *st, const struct sv_hist_sel *sel,
@@ -19,33 +70,19 @@ static void add_kernel(const struct sv_state *st, const struct sv_hist_sel *sel,
 {
     struct sp_agg a;
     sp_agg_init(&a);
-    for (size_t j = 0; j < n; j++) {
-        size_t i = order[j];
-        const struct sv_hist_key *key = sel->keys[i];
-        struct pstr_record r;
-        memset(&r, 0, sizeof r);
-        r.pid = key->pid;
-        r.depth = key->depth;
-        r.kind = key->kind;
-        r.size = key->size;         /* heap: the chain's objects, weight / size */
-        const char *name;
-        if (sv_hist_reason(st->h, key->reason, &r.why, &name))
-            snprintf(r.name, sizeof r.name, "%s", name);
-        r.waker = PSTR_WAKER_NONE;
-        memcpy(r.frames, key->frames, sizeof r.frames);
-        sp_agg_add_n(&a, key->cpu, &r, sel->counts[i], sel->weights[i]);
-    }
+    for (size_t j = 0; j < n; j++)
+        add_stack(st, sel, order[j], false, &a);
     /* A kernel's records are in the history only once its META named its
      * build id and the build id was its ELF's (tools/cmd/serve.c). */
     const struct sp_stream *s = st->k[k].stream;
     if (a.n && s)
         (void)sp_agg_profile(&a, s, kind, ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms,
-                             sp_stream_drops(s), p, st->k[k].name, st->k[k].map);
+                             st->k[k].dropped, p, st->k[k].name, st->k[k].map);
     sp_agg_free(&a);
 }
 
 void sv_query_profile(const struct sv_state *st, const struct sv_hist_sel *sel,
-                      unsigned kind, uint64_t ms, struct sp_profile *p)
+                      unsigned kind, uint64_t ms, bool merged, struct sp_profile *p)
 {
     sp_profile_init(p);
     for (unsigned m = 0; m < st->nmaps; m++) {
@@ -55,6 +92,10 @@ void sv_query_profile(const struct sv_state *st, const struct sv_hist_sel *sel,
         p->maps[i].pm_start = st->maps[m].pm_start;
         p->maps[i].pm_limit = st->maps[m].pm_limit;
         p->maps[i].pm_dwarf = st->maps[m].pm_dwarf;
+    }
+    if (merged) {
+        add_fleet(st, sel, kind, ms, p);
+        return;
     }
     /* The selection's stacks in kernel order (a counting sort), so that
      * each kernel's input costs its own stacks, not the fleet's. */

@@ -18,11 +18,12 @@
 #include "tools/serve/api.h"
 
 /* The selection as a profile of kind, one input per kernel that has
- * records in it (labelled with its name), not yet named: it reads the
- * history and the kernels, under the state's lock. p is initialised
- * here; the caller frees it. */
+ * records in it (labelled with its name), or merged: one input per ELF
+ * (labelled "fleet"), its chains the fleet's frames with pid and CPU 0.
+ * Not yet named: it reads the history and the kernels, under the
+ * state's lock. p is initialised here; the caller frees it. */
 void sv_query_profile(const struct sv_state *st, const struct sv_hist_sel *sel,
-                      unsigned kind, uint64_t ms, struct sp_profile *p);
+                      unsigned kind, uint64_t ms, bool merged, struct sp_profile *p);
 /* Every location of p named (the ELFs only: no lock needed). */
 void sv_query_name(const struct sv_state *st, struct sp_profile *p);
 
