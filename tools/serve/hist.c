@@ -382,20 +382,27 @@ bool sv_hist_add(struct sv_hist *h, unsigned kernel, uint16_t cpu,
     k.reason = r->kind == PSTR_KIND_OFFCPU && r->why ? reason_id(h, r->why, r->name) : 0;
     memcpy(k.frames, r->frames, r->depth * sizeof *r->frames);
     /* The fleet's stack beside the kernel's own: its frames, kernel, pid
-     * and CPU merged (the ELF kept). Both are kept or neither, so that the
-     * fleet's view and the kernels' agree. */
-    struct sv_hist_key fk = k;
-    fk.kernel = (uint16_t)SV_HIST_FLEET_KEY(h->kmap[kernel]);
-    fk.pid = 0;
-    fk.cpu = 0;
-    int64_t id = stack_id(h, &k, false), fid = stack_id(h, &fk, false);
-    if ((unsigned)(id < 0) + (unsigned)(fid < 0) > h->nfree) {
-        kc->over++;
-        h->over++;
-        return true;
+     * and CPU merged (the ELF kept), found through the own one when that
+     * is known. Both are kept or neither, so that the fleet's view and the
+     * kernels' agree. */
+    int64_t id = stack_id(h, &k, false), fid;
+    if (id >= 0) {
+        fid = h->stacks[id].fleet;
+    } else {
+        struct sv_hist_key fk = k;
+        fk.kernel = (uint16_t)SV_HIST_FLEET_KEY(h->kmap[kernel]);
+        fk.pid = 0;
+        fk.cpu = 0;
+        fid = stack_id(h, &fk, false);
+        if (1u + (unsigned)(fid < 0) > h->nfree) {
+            kc->over++;
+            h->over++;
+            return true;
+        }
+        fid = fid < 0 ? stack_id(h, &fk, true) : fid;
+        id = stack_id(h, &k, true);
+        h->stacks[id].fleet = (uint32_t)fid;
     }
-    id = id < 0 ? stack_id(h, &k, true) : id;
-    fid = fid < 0 ? stack_id(h, &fk, true) : fid;
     bucket_count(h, &b->own, (uint32_t)id, r->weight);
     bucket_count(h, &b->fleet, (uint32_t)fid, r->weight);
     return true;

@@ -84,7 +84,12 @@ static inline unsigned sv_hist_key_map(const struct sv_hist_key *k)
 struct sv_hist_stack {
     struct sv_hist_key key;
     uint32_t refs;                  /* buckets counting it; 0: a free slot */
+    uint32_t fleet;                 /* a kernel's own: its fleet stack's id
+                                       (alive while it is: every bucket that
+                                       counts it counts that too) */
 };
+
+_Static_assert(sizeof(struct sv_hist_stack) == 96, "the bound's figure (the header's)");
 
 /* Which records a selection takes: a field < 0 takes every value. */
 struct sv_hist_filter {
