@@ -36,10 +36,11 @@ With --serve, the kernels stream into a real `sonde-prof serve` instead
 (--max-stacks M, default 1048576, its history's bound) for S seconds,
 while 100 requests for /api/flame over the last minute are made, one
 after another, paced over the run (the run lasts until the 100 are
-answered). Then the generator stops and, a second later, the history is
-read whole. The last lines printed are
+answered). Then the generator stops and, once serve's received count
+has stood still for a second (at most a minute), the history is read
+whole. The last lines printed are
 
-  serve: peak RSS R MB, CPU C s over W s, S records sent, G in its history,
+  serve: peak RSS R MB, CPU C s over W s (and D s to take the rest), S records sent, G in its history,
          O over the bound, W lost on the wire, B behind (a request held the history)
   serve: N kernels listed, L lost, flame p99 P ms
 
@@ -186,7 +187,15 @@ def serve_run(a, bid, frames):
             time.sleep(left)
         wall = time.monotonic() - t0
         sent, total = gen_totals(gen)
-        time.sleep(1.0)                 # what was on the way is taken
+        # What was on the way is taken: serve's received count still for a
+        # second (a serve behind the fleet drains its socket meanwhile).
+        t_end, last, still = time.monotonic(), -1, 0
+        while still < 2 and time.monotonic() - t_end < 60:
+            time.sleep(0.5)
+            got = get_json(url + "api/status")["received"]
+            still = still + 1 if got == last else 0
+            last = got
+        drain = time.monotonic() - t_end
         st = get_json(url + "api/status")
         everything = get_json(url + "api/flame?from=0&to=%d&by=frame" % st["now_ms"])
         listed = []
@@ -219,11 +228,12 @@ def serve_run(a, bid, frames):
                        "over": everything["over"], "listed": n, "lost": lost,
                        "flame_ms": [t * 1000 for t in times], "flame_p99_ms": p99,
                        "maxrss_kb": rss_kb, "cpu_s": cpu, "states": st["kernel_states"],
-                       "behind": behind, "received": received, "wire_lost": wire, "pages_listed": len(listed),
+                       "behind": behind, "received": received, "drain_s": drain, "wire_lost": wire, "pages_listed": len(listed),
                        "stacks": st["stacks"]}, f, indent=1)
-    print("serve: peak RSS %.0f MB, CPU %.1f s over %.1f s, %d records sent, %d in its "
-          "history, %d over the bound, %d lost on the wire, %d behind (a request held the "
-          "history)" % (rss_kb / 1024, cpu, wall, SENT, GOT, everything["over"], wire, behind))
+    print("serve: peak RSS %.0f MB, CPU %.1f s over %.1f s (and %.1f s to take the rest), %d "
+          "records sent, %d in its history, %d over the bound, %d lost on the wire, %d behind "
+          "(a request held the history)" % (rss_kb / 1024, cpu, wall, drain, SENT, GOT,
+                                            everything["over"], wire, behind))
     print("serve: %d kernels listed, %d lost, flame p99 %.0f ms" % (n, lost, p99))
     return 0 if n == a.kernels and lost == 0 else 1
 

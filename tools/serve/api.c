@@ -331,7 +331,9 @@ static void get_status(const struct sv_state *st, struct sv_reply *out)
     /* The kernels counted by state; the list itself is /api/kernels's,
      * whose first page this carries. */
     json_t *states = json_object();
+    uint64_t received = 0;
     for (unsigned i = 0; i < st->n; i++) {
+        received += st->k[i].received;
         json_t *c = json_object_get(states, st->k[i].state);
         json_object_set_new(states, st->k[i].state,
                             json_integer(c ? json_integer_value(c) + 1 : 1));
@@ -354,6 +356,7 @@ static void get_status(const struct sv_state *st, struct sv_reply *out)
     json_object_set_new(o, "kinds", kinds);
     json_object_set_new(o, "kernel_count", json_integer(st->n));
     json_object_set_new(o, "kernel_states", states);
+    json_object_set_new(o, "received", jint(received));
     json_object_set_new(o, "kernels", json_incref(json_object_get(page, "kernels")));
     json_decref(page);
     sv_lock_give(st->lock);

@@ -5,8 +5,9 @@
  *
  *   GET /                       the page (tools/serve/page.h)
  *   GET /api/status             the clock, the kernels counted by state
- *                               (kernel_count, kernel_states) and the first
- *                               page of their list, the kinds seen, the bound
+ *                               (kernel_count, kernel_states), the records
+ *                               received from them all, the first page of
+ *                               their list, the kinds seen, the bound
  *   GET /api/kernels            a page of the kernels (state, last time,
  *                               authenticated, records/s over the last whole
  *                               bucket): offset (0-4096), limit (1-500,
