@@ -366,7 +366,8 @@ static void view_copy(struct sp_stream *v, const struct sp_stream *s)
     v->meta = s->meta;
     v->ncpus = s->ncpus;
     v->tasks = sp_grow(v->tasks, &v->captasks, s->ntasks + 1, sizeof *v->tasks);
-    memcpy(v->tasks, s->tasks, s->ntasks * sizeof *v->tasks);
+    if (s->ntasks)              /* none yet: s->tasks may be NULL */
+        memcpy(v->tasks, s->tasks, s->ntasks * sizeof *v->tasks);
     v->ntasks = s->ntasks;
 }
 
