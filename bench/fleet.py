@@ -6,6 +6,9 @@ usage: python3 bench/fleet.py --kernels N --rate HZ --seconds S [--loss P]
            [--dup P] [--reorder P] [--cpus C] [--stacks K] [--seed X]
            [--sample K --period P] [--elf ELF] [--out FILE] [--stats FILE]
            [--json FILE]
+       python3 bench/fleet.py --serve --kernels N --rate HZ --seconds S
+           [--max-stacks M] [--cpus C] [--stacks K] [--seed X] [--elf ELF]
+           [--json FILE]
 
 Every simulated kernel has its own port (its shell and its stream's
 source), a task table of its own, C CPUs (default 4) sampling at HZ each,
@@ -27,7 +30,23 @@ GOT + LOST == SENT and LA == LOST, each kernel's own sums agree as well,
 and the copies (--dup) sonde-prof counted are the generator's; 1
 otherwise, with what disagreed on stderr; 2 on a usage error.
 --json FILE writes the figures (and sonde-prof's CPU time and peak memory)
-for bench/collector.py. FLEET_PROF_WRAP, when set, is a command line put
+for bench/collector.py.
+
+With --serve, the kernels stream into a real `sonde-prof serve` instead
+(--max-stacks M, default 1048576, its history's bound) for S seconds,
+while 100 requests for /api/flame over the last minute are made, one
+after another, paced over the run (the run lasts until the 100 are
+answered). Then the generator stops and, once serve's received count
+has stood still for a second (at most a minute), the history is read
+whole. The last lines printed are
+
+  serve: peak RSS R MB, CPU C s over W s (and D s to take the rest), S records sent, G in its history,
+         O over the bound, W lost on the wire, B behind (a request held the history)
+  serve: N kernels listed, L lost, flame p99 P ms
+
+N from /api/status (kernel_count), L = S - G records lost end to end, P
+the 99th percentile of the 100 requests' times. The exit status is 0 when
+N is the kernels asked for and L is 0; 1 otherwise. FLEET_PROF_WRAP, when set, is a command line put
 before sonde-prof's (e.g. "valgrind --tool=callgrind") to profile it.
 """
 import argparse
@@ -38,7 +57,9 @@ import resource
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GEN = os.path.join(ROOT, "build/host/fleet-gen")
@@ -90,6 +111,133 @@ def stats_per_kernel(path):
     return out
 
 
+def start_gen(a, bid, frames, **extra):
+    """fleet-gen for a's kernels: (process, their HOST:PORTs)."""
+    gen = subprocess.Popen(
+        [GEN, "--kernels", str(a.kernels), "--rate", str(a.rate), "--cpus", str(a.cpus),
+         "--stacks", str(a.stacks), "--loss", str(a.loss), "--dup", str(a.dup),
+         "--reorder", str(a.reorder), "--seed", str(a.seed), "--build-id", bid,
+         "--frames", ",".join("%x" % f for f in frames)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, **extra)
+    ready = gen.stdout.readline().split()
+    if not ready or ready[0] != "ready" or len(ready) != a.kernels + 1:
+        gen.kill()
+        sys.exit("fleet: fleet-gen did not start: %r" % ready)
+    return gen, ["127.0.0.1:%s" % port for port in ready[1:]]
+
+
+def gen_totals(gen):
+    """Stops fleet-gen: each kernel's counts by HOST:PORT, and the total."""
+    gen.stdin.close()
+    lines = gen.stdout.read().splitlines()
+    gen.wait()
+    sent, total = {}, {}
+    for line in lines:
+        if line.startswith("kernel "):
+            sent["127.0.0.1:" + line.split()[1]] = parse_counts(line)
+        elif line.startswith("total "):
+            total = parse_counts(line)
+    return sent, total
+
+
+def get_json(url, timeout=60):
+    with urllib.request.urlopen(url, timeout=timeout) as r:
+        return json.load(r)
+
+
+def proc_figures(pid):
+    """(peak RSS in kB, CPU seconds) of a running process."""
+    with open("/proc/%d/status" % pid) as f:
+        hwm = int(re.search(r"VmHWM:\s+(\d+)", f.read()).group(1))
+    with open("/proc/%d/stat" % pid) as f:
+        w = f.read().rsplit(")", 1)[1].split()
+    return hwm, (int(w[11]) + int(w[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def serve_run(a, bid, frames):
+    """--serve: the fleet into a real serve, its flame timed meanwhile."""
+    gen, hosts = start_gen(a, bid, frames)
+    err = tempfile.TemporaryFile(mode="w+")
+    sv = subprocess.Popen([PROF, "serve", "-l", "127.0.0.1:0", "--max-stacks",
+                           str(a.max_stacks), "-e", a.elf] + hosts,
+                          stdout=subprocess.PIPE, stderr=err, text=True)
+    try:
+        m = re.search(r"http://[0-9.:]+/", sv.stdout.readline())
+        if not m:
+            sys.exit("fleet: serve did not start")
+        url = m.group(0)
+        t0 = time.monotonic()
+        times = []
+
+        def flames():
+            for i in range(100):
+                due = t0 + i * a.seconds / 100
+                if time.monotonic() < due:
+                    time.sleep(due - time.monotonic())
+                now = get_json(url + "api/status")["now_ms"]
+                q = "api/flame?from=%d&to=%d" % (max(0, now - 60000), now)
+                t = time.monotonic()
+                get_json(url + q)
+                times.append(time.monotonic() - t)
+        th = threading.Thread(target=flames)
+        th.start()
+        th.join()
+        left = a.seconds - (time.monotonic() - t0)
+        if left > 0:
+            time.sleep(left)
+        wall = time.monotonic() - t0
+        sent, total = gen_totals(gen)
+        # What was on the way is taken: serve's received count still for a
+        # second (a serve behind the fleet drains its socket meanwhile).
+        t_end, last, still = time.monotonic(), -1, 0
+        while still < 2 and time.monotonic() - t_end < 60:
+            time.sleep(0.5)
+            got = get_json(url + "api/status")["received"]
+            still = still + 1 if got == last else 0
+            last = got
+        drain = time.monotonic() - t_end
+        st = get_json(url + "api/status")
+        everything = get_json(url + "api/flame?from=0&to=%d&by=frame" % st["now_ms"])
+        listed = []
+        while len(listed) < st["kernel_count"]:
+            page = get_json(url + "api/kernels?offset=%d&limit=500" % len(listed))
+            if not page["kernels"]:
+                break
+            listed += page["kernels"]
+        behind = sum(k["behind"] for k in listed)
+        wire = sum(k["lost"] for k in listed)
+        received = sum(k["received"] for k in listed)
+        rss_kb, cpu = proc_figures(sv.pid)
+    finally:
+        if gen.poll() is None:
+            gen.kill()
+        sv.terminate()
+        sv.wait(timeout=30)
+    err.seek(0)
+    said = err.read()
+    if said:
+        sys.stderr.write(said[-3000:])
+    times.sort()
+    p99 = times[min(len(times) - 1, int(len(times) * 0.99))] * 1000
+    SENT, GOT = total["records"], everything["samples"]
+    n, lost = st["kernel_count"], total["records"] - everything["samples"]
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"kernels": a.kernels, "seconds": a.seconds, "wall_s": wall,
+                       "rate": a.rate, "cpus": a.cpus, "sent": SENT, "got": GOT,
+                       "over": everything["over"], "listed": n, "lost": lost,
+                       "flame_ms": [t * 1000 for t in times], "flame_p99_ms": p99,
+                       "maxrss_kb": rss_kb, "cpu_s": cpu, "states": st["kernel_states"],
+                       "behind": behind, "received": received, "drain_s": drain, "wire_lost": wire, "pages_listed": len(listed),
+                       "stacks": st["stacks"]}, f, indent=1)
+    print("serve: peak RSS %.0f MB, CPU %.1f s over %.1f s (and %.1f s to take the rest), %d "
+          "records sent, %d in its history, %d over the bound, %d lost on the wire, %d behind "
+          "(a request held the history)" % (rss_kb / 1024, cpu, wall, drain, SENT, GOT,
+                                            everything["over"], wire, behind))
+    print("serve: %d kernels listed, %d lost, flame p99 %.0f ms" % (n, lost, p99))
+    return 0 if n == a.kernels and lost == 0 else 1
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--kernels", type=int, required=True)
@@ -107,6 +255,8 @@ def main():
     p.add_argument("--out", default="")
     p.add_argument("--stats", default="")
     p.add_argument("--json", default="")
+    p.add_argument("--serve", action="store_true")
+    p.add_argument("--max-stacks", type=int, default=1048576)
     a = p.parse_args()
     if not 1 <= a.kernels <= 4096:
         p.error("--kernels %d out of range (1-4096)" % a.kernels)
@@ -118,20 +268,14 @@ def main():
         if not os.path.exists(f):
             sys.exit("fleet: %s missing: run make all first" % f)
     bid, frames = elf_facts(a.elf)
+    if a.serve:
+        if a.sample or a.loss or a.dup or a.reorder:
+            p.error("--serve takes none of --sample, --loss, --dup, --reorder")
+        return serve_run(a, bid, frames)
     tmp = tempfile.mkdtemp(prefix="fleet.")
     out = a.out or os.path.join(tmp, "fleet.folded")
     stats = a.stats or os.path.join(tmp, "fleet.stats")
-    gen = subprocess.Popen(
-        [GEN, "--kernels", str(a.kernels), "--rate", str(a.rate), "--cpus", str(a.cpus),
-         "--stacks", str(a.stacks), "--loss", str(a.loss), "--dup", str(a.dup),
-         "--reorder", str(a.reorder), "--seed", str(a.seed), "--build-id", bid,
-         "--frames", ",".join("%x" % f for f in frames)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    ready = gen.stdout.readline().split()
-    if not ready or ready[0] != "ready" or len(ready) != a.kernels + 1:
-        gen.kill()
-        sys.exit("fleet: fleet-gen did not start: %r" % ready)
-    hosts = ["127.0.0.1:%s" % port for port in ready[1:]]
+    gen, hosts = start_gen(a, bid, frames)
     cmd = os.environ.get("FLEET_PROF_WRAP", "").split() + [PROF, "record", "-d", "%ds" % a.seconds, "-e", a.elf, "-o", out, "--per-kernel",
            "--stats", stats]
     if a.sample:
@@ -141,19 +285,11 @@ def main():
     rec = subprocess.run(cmd + hosts, capture_output=True, text=True)
     wall = time.monotonic() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    gen.stdin.close()
-    lines = gen.stdout.read().splitlines()
-    gen.wait()
+    sent, total = gen_totals(gen)
     gen_ru = resource.getrusage(resource.RUSAGE_CHILDREN)
     sys.stderr.write(rec.stderr)
     if rec.returncode != 0:
         sys.exit("fleet: sonde-prof record exited %d" % rec.returncode)
-    sent = {}
-    for line in lines:
-        if line.startswith("kernel "):
-            sent["127.0.0.1:" + line.split()[1]] = parse_counts(line)
-        elif line.startswith("total "):
-            total = parse_counts(line)
     got = folded_per_kernel(out)
     acc = stats_per_kernel(stats)
     bad = []

@@ -67,9 +67,13 @@ stage serve-http 60 tests/tools/check_serve_http.py python3 tests/tools/check_se
 # Host headers, trickling clients (the 10 s request deadline), forged seq jumps, a
 # flood of foreign stream ids, hostile .pb.gz files: about 40 s.
 stage serve-hostile 90 tests/tools/check_serve_hostile.py python3 tests/tools/check_serve_hostile.py
+# serve's collector apart from HTTP: a 7 s request ends no stream; a kernel
+# whose stream ended on a timeout, or that restarted, streams again: about 15 s.
+stage serve-stall 60 tests/tools/check_serve_stall.py python3 tests/tools/check_serve_stall.py
 # record -d over 2 s against fake kernels on loopback: about 30 s.
 stage stream-tools 120 tests/tools/check_stream_record.sh bash tests/tools/check_stream_record.sh
-# a fleet of 50 simulated kernels for 10 s, 12 sampled 3 at a time, serve sampling 2 of 6: about 21 s.
+# a fleet of 50 simulated kernels for 10 s, 12 sampled 3 at a time, serve sampling 2 of 6,
+# serve holding 200 for 5 s: about 35 s.
 stage fleet 120 tests/tools/check_fleet.py python3 tests/tools/check_fleet.py
 # sonde-prof's web pages in headless chromium (tests/browser/): one QEMU
 # boot, 1 s of burn, 17 tests of pages: about 25 s.
@@ -77,6 +81,9 @@ stage browser 120 tests/browser/run.js node tests/browser/run.js
 # sonde-prof serve's page in headless chromium with two live x86_64
 # kernels (QEMU, -smp 1 each): about 25 s.
 stage serve 120 tests/browser/serve_live.js node tests/browser/serve_live.js
+# serve's page over 120 simulated kernels (no QEMU): the list paged and
+# searched, the fleet's flame and timeline: about 12 s.
+stage serve-fleet 90 tests/browser/serve_fleet_page.js node tests/browser/serve_fleet_page.js
 stage x86_64 600 tests/system/run.py python3 tests/system/run.py
 stage network 300 tests/system/net_tests.py python3 tests/system/net_tests.py --arch x86_64
 # off-CPU, wall and latency profiles of burn wait: about 10 s.

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """sonde-prof record and serve against a fleet of simulated kernels
-(build/host/fleet-gen through bench/fleet.py), no QEMU: about 21 s.
+(build/host/fleet-gen through bench/fleet.py), no QEMU: about 35 s.
 
 - fleet_50: 50 kernels x 4 CPUs x 100 Hz for 10 s, with 2% of the
   batches lost, 1% doubled and 2% reordered on the way: the total ingested
@@ -15,6 +15,11 @@
 - serve_rotation: `sonde-prof serve --sample 2 --period 500ms` over 6
   kernels for about 3 s: /api/status's covered_ms per kernel within one
   period of its fair share, and never more than 2 kernels streaming.
+- serve_200: 200 kernels x 4 CPUs x 100 Hz into a real serve for 5 s
+  (bench/fleet.py --serve), 100 /api/flame over the last minute meanwhile:
+  /api/status lists all 200, every record sent is in serve's history (0
+  lost end to end, none behind, none over the bound), and /api/kernels
+  pages them all.
 
 Prints "N passed, M failed" last; exit 0 when none failed."""
 import json
@@ -28,6 +33,7 @@ import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FLEET = os.path.join(ROOT, "bench/fleet.py")
+SERVE_LAST = re.compile(r"^serve: (\d+) kernels listed, (\d+) lost, flame p99 (\d+) ms$")
 LAST = re.compile(r"^fleet: (\d+) kernels, (\d+) s, (\d+) records sent, (\d+) records ingested, "
                   r"(\d+) lost \(accounted (\d+)\), (\d+) records/s$")
 passed = failed = 0
@@ -146,11 +152,37 @@ def serve_rotation():
           % (m.group(1) if m else "?"))
 
 
+def serve_200(tmp):
+    js = os.path.join(tmp, "s200.json")
+    r = subprocess.run([sys.executable, FLEET, "--serve", "--kernels", "200", "--rate", "100",
+                        "--seconds", "5", "--json", js], capture_output=True, text=True,
+                       timeout=120)
+    last = r.stdout.strip().split("\n")[-1]
+    m = SERVE_LAST.match(last)
+    check(r.returncode == 0 and m, "serve_200: fleet.py exit %d, last line %r" % (r.returncode, last))
+    if not m or not os.path.exists(js):
+        print(r.stdout + r.stderr[-2000:])
+        return
+    d = json.load(open(js))
+    check(int(m.group(1)) == 200, "serve_200: %s kernels listed, not 200" % m.group(1))
+    check(int(m.group(2)) == 0, "serve_200: %s records lost end to end" % m.group(2))
+    # 5 s x 100 Hz x 4 CPUs x 200 kernels, less each stream's start.
+    check(380000 <= d["sent"] <= 400000, "serve_200: %d records sent" % d["sent"])
+    check(d["got"] == d["sent"] == d["received"], "serve_200: sent %d, received %d, in the "
+          "history %d" % (d["sent"], d["received"], d["got"]))
+    check(d["behind"] == 0 and d["over"] == 0, "serve_200: %d behind, %d over the bound"
+          % (d["behind"], d["over"]))
+    check(d["pages_listed"] == 200, "serve_200: /api/kernels paged %d" % d["pages_listed"])
+    check(d["states"] == {"streaming": 200}, "serve_200: states %r" % d["states"])
+    check(len(d["flame_ms"]) == 100, "serve_200: %d flame requests" % len(d["flame_ms"]))
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="check_fleet.") as tmp:
         fleet_50(tmp)
         rotation(tmp)
         serve_rotation()
+        serve_200(tmp)
     print("%d passed, %d failed" % (passed, failed))
     return 0 if failed == 0 else 1
 

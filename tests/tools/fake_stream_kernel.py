@@ -19,6 +19,15 @@ usage: fake_stream_kernel.py --port P --build-id HEX --frames A,B,... [options]
   --die-after S    stop answering anything (stream and shell) S seconds
                    after the stream started
   --no-end         never send the END
+  --end-timeout-after S  end the first stream S seconds after it started
+                   with an END "timeout", keep-alives or not (as a kernel
+                   that missed them ends it); the shell answers on, and
+                   another `profile stream` starts a new stream
+  --restart-after S  restart S seconds into the first stream: the stream
+                   is forgotten (no END, nothing more sent), the shell
+                   answers on as a fresh boot's ("no stream since boot",
+                   a new epoch under --key), and another `profile stream`
+                   starts a new stream
   --old            answer as a kernel older than the control grammar
                    (uapi/stream_ctl.h): human sentences, no control line
   --ctl-version N  write control lines of version N (default 1)
@@ -207,6 +216,7 @@ class Stream:
         for c in range(a.cpus):
             p += struct.pack(">HHII", c, 0, self.sent[c], a.drops)
         d = self.hdr(END, 0, p, a.cpus)
+        self.k.event("end %s" % REASONS[reason])
         if not a.no_end:
             for _ in range(3):
                 self.send(d, droppable=False)
@@ -214,10 +224,13 @@ class Stream:
     def run(self):
         a = self.k.a
         next_meta = 0.0
+        first = self.k.streams == 1
         while True:
             now = time.monotonic() - self.t0
-            if self.k.dead():
-                return
+            if self.k.dead() or self.k.stream is not self:
+                return                # dead, or restarted: forgotten
+            if first and a.end_timeout_after and now >= a.end_timeout_after:
+                self.stop_reason = self.stop_reason or END_TIMEOUT
             if self.ms and now * 1000 >= self.ms:
                 now = self.ms / 1000
                 self.stop_reason = self.stop_reason or END_ELAPSED
@@ -286,6 +299,36 @@ class Kernel:
         self.epoch = random.getrandbits(64) | 1
         self.nhk = nh_key(self.key, self.epoch) if self.key else None
         self.high_nonce = 0
+        self.streams = 0
+        self.lock = threading.Lock()
+
+    def event(self, what):
+        """One line of what became of the streams, for the tests (none
+        under --control-lines, whose output is parsed)."""
+        if self.a.control_lines:
+            return
+        with self.lock:
+            print(what, flush=True)
+
+    def restart(self):
+        """--restart-after: the first stream forgotten, as a fresh boot."""
+        self.stream = None
+        self.epoch = random.getrandbits(64) | 1
+        self.nhk = nh_key(self.key, self.epoch) if self.key else None
+        self.high_nonce = 0
+        self.event("restart")
+
+    def start_stream(self, dest, ms, off, heap):
+        self.streams += 1
+        s = Stream(self, dest, ms, off, heap)
+        self.stream = s
+        self.event("start 0x%08x" % s.id)
+        if self.a.restart_after and self.streams == 1:
+            t = threading.Timer(self.a.restart_after, lambda: self.stream is s and self.restart())
+            t.daemon = True
+            t.start()
+        threading.Thread(target=s.run, daemon=True).start()
+        return s
 
     def dead(self):
         s = self.stream
@@ -353,8 +396,7 @@ class Kernel:
                 return self.ctl("start", "busy", state, **told, **to) + \
                     "profile: busy (streaming %s)\n" % name
             ms = int(w[3]) if len(w) > 3 else 0
-            self.stream = s = Stream(self, (frm[0], int(w[2])), ms, off, heap)
-            threading.Thread(target=s.run, daemon=True).start()
+            s = self.start_stream((frm[0], int(w[2])), ms, off, heap)
             line = self.ctl("start", "ok", "streaming", **({"id": s.id} if tuple(frm) == s.dest else {}),
                             to="%s:%d" % s.dest, kind="off" if off else "allocs" if heap else "cpu",
                             cpus=self.a.cpus, len=ms)
@@ -433,8 +475,7 @@ class Kernel:
             if busy:
                 return "profile: busy (streaming %s)\n" % name
             ms = int(w[3]) if len(w) > 3 else 0
-            self.stream = Stream(self, (frm[0], int(w[2])), ms, off, heap)
-            threading.Thread(target=self.stream.run, daemon=True).start()
+            self.start_stream((frm[0], int(w[2])), ms, off, heap)
             return "profile: streaming id 0x%08x to %s:%s (fake)\n" % (self.stream.id, frm[0],
                                                                     w[2])
         if w[:2] == ["profile", "keepalive"] and busy and peer and int(w[2], 16) == s.id:
@@ -519,6 +560,8 @@ def main():
     p.add_argument("--drops", type=int, default=0)
     p.add_argument("--die-after", type=float, default=0)
     p.add_argument("--no-end", action="store_true")
+    p.add_argument("--end-timeout-after", type=float, default=0)
+    p.add_argument("--restart-after", type=float, default=0)
     p.add_argument("--forge", type=int, default=0)
     p.add_argument("--forge-jump", type=int, default=0)
     p.add_argument("--foreign", type=int, default=0)

@@ -42,7 +42,7 @@ TEST(fj_tree_paths_and_weights)
     struct sp_profile p;
     CHECK_EQ(fix_load(&p), 0);
     struct sp_fj_tree t;
-    sp_fj_build(&p, false, &t);
+    sp_fj_build(&p, SP_FJ_BY_TASK, &t);
     CHECK_EQ(t.v[0].fn_v, 15);                     /* 10 from k1, 5 from k2 */
     size_t burn = find(&t, "burn"), spin = find(&t, "burn/top/caller/spin");
     size_t step = find(&t, "burn/top/caller/spin/step"), net = find(&t, "net/caller/spin/step");
@@ -69,7 +69,7 @@ TEST(fj_tree_root_per_kernel)
     struct sp_profile p;
     CHECK_EQ(fix_load(&p), 0);
     struct sp_fj_tree t;
-    sp_fj_build(&p, true, &t);
+    sp_fj_build(&p, SP_FJ_BY_KERNEL, &t);
     size_t k1 = find(&t, "k1"), k2 = find(&t, "k2");
     CHECK(k1 && k2);
     CHECK_EQ(t.v[k1].fn_kind, SP_FJ_KERNEL);
@@ -161,7 +161,7 @@ TEST(fj_tree_off_cpu_reason_is_the_leaf)
     fix_symbolize(&p);
     sp_profile_name_unknown(&p);
     struct sp_fj_tree t;
-    sp_fj_build(&p, true, &t);
+    sp_fj_build(&p, SP_FJ_BY_KERNEL, &t);
     size_t leaf = find(&t, "k1/burn/spin/[waitq burn-q]");
     CHECK(leaf != 0);
     CHECK_EQ(leaf ? t.v[leaf].fn_v : 0, 6000);
@@ -177,7 +177,7 @@ TEST(fj_d3_keys)
     struct sp_profile p;
     CHECK_EQ(fix_load(&p), 0);
     struct sp_fj_tree t;
-    sp_fj_build(&p, true, &t);
+    sp_fj_build(&p, SP_FJ_BY_KERNEL, &t);
     json_t *j = sp_fj_node_json(&t, 0, false, SP_FJ_D3);
     CHECK_STR(json_string_value(json_object_get(j, "name")), "all");
     CHECK_EQ(json_integer_value(json_object_get(j, "value")), 15);

@@ -15,6 +15,7 @@
 
 struct fixture {
     struct sv_state st;
+    struct sv_kernel k[2];
     struct sp_stream s[2];
     struct sp_map map;
 };
@@ -66,6 +67,7 @@ static void setup(struct fixture *f)
     f->st.maps = &f->map;
     f->st.nmaps = 1;
     f->st.symbolize = fix_sym;
+    f->st.k = f->k;
     f->st.n = 2;
     stream_meta(&f->s[0], 7, "burn");
     stream_meta(&f->s[1], 3, "net");
@@ -157,7 +159,8 @@ TEST(api_status_names_kernels_state_and_authentication)
     json_t *t = json_array_get(json_object_get(k1, "tasks"), 0);
     CHECK_EQ(value(t, "pid"), 3);
     CHECK_STR(json_string_value(json_object_get(t, "name")), "net");
-    CHECK_EQ(value(json_object_get(j, "stacks"), "live"), 4);   /* (kernel, cpu, chain) */
+    /* 4 (kernel, cpu, chain), and the fleet's 2 chains */
+    CHECK_EQ(value(json_object_get(j, "stacks"), "live"), 6);
     CHECK_EQ(value(json_object_get(j, "stacks"), "max"), 64);
     CHECK_EQ(json_array_size(json_object_get(j, "kinds")), 1);
     json_decref(j);
@@ -274,6 +277,43 @@ TEST(api_heap_selection_shows_allocated_bytes_and_objects)
     teardown(&f);
 }
 
+/* by=frame: the fleet's frames merged, no kernel nor task level; by=task:
+ * the tasks under the root; by=kernel (the default for 2 kernels): a
+ * frame per kernel. The totals are the same. */
+TEST(api_flame_by_kernel_task_or_frame)
+{
+    struct fixture f;
+    setup(&f);
+    struct sv_reply r;
+    json_t *j = get(&f, "/api/flame", "from=0&to=26000&by=frame", &r);
+    CHECK_EQ(r.status, 200);
+    json_t *tree = json_object_get(j, "tree");
+    CHECK_EQ(value(tree, "value"), 65);
+    const char *outer[] = { "caller", NULL };
+    CHECK(node(tree, outer) != NULL);
+    CHECK_EQ(value(node(tree, outer), "value"), 65);   /* both kernels' frames as one */
+    json_decref(j);
+    sv_reply_free(&r);
+    j = get(&f, "/api/flame", "from=0&to=26000&by=task", &r);
+    const char *burn[] = { "burn", NULL }, *net[] = { "net", NULL };
+    CHECK_EQ(value(node(json_object_get(j, "tree"), burn), "value"), 60);
+    CHECK_EQ(value(node(json_object_get(j, "tree"), net), "value"), 5);
+    json_decref(j);
+    sv_reply_free(&r);
+    j = get(&f, "/api/flame", "from=0&to=26000", &r);
+    const char *k1[] = { "10.0.0.2:9000", "net", NULL };
+    CHECK_EQ(value(node(json_object_get(j, "tree"), k1), "value"), 5);
+    json_decref(j);
+    sv_reply_free(&r);
+    j = get(&f, "/api/flame", "by=stack", &r);
+    CHECK_EQ(r.status, 400);
+    CHECK(strstr(json_string_value(json_object_get(j, "error")),
+                 "by=stack unknown (known: kernel, task, frame)") != NULL);
+    json_decref(j);
+    sv_reply_free(&r);
+    teardown(&f);
+}
+
 TEST(api_flame_filters)
 {
     struct fixture f;
@@ -332,7 +372,7 @@ TEST(api_diff_deltas_grow_and_shrink)
     teardown(&f);
 }
 
-TEST(api_timeline_per_second_per_kernel)
+TEST(api_timeline_fleet_per_second_and_top_kernels)
 {
     struct fixture f;
     setup(&f);
@@ -341,15 +381,86 @@ TEST(api_timeline_per_second_per_kernel)
     CHECK_EQ(r.status, 200);
     CHECK_EQ(value(j, "from_s"), 24);
     CHECK_EQ(value(j, "to_s"), 27);
+    /* The fleet's line per second: 50 of kernel 0 in second 25, 5 of
+     * kernel 1 in second 26. */
+    json_t *total = json_object_get(j, "total");
+    CHECK_EQ(json_array_size(total), 3);
+    CHECK_EQ(json_integer_value(json_array_get(total, 1)), 50);
+    CHECK_EQ(json_integer_value(json_array_get(total, 2)), 5);
+    /* Each kernel's per bucket (bucket 2, 20-30 s), the most first: kernel
+     * 0's 50 over the 6 s of the bucket so far, kernel 1's 5. */
+    CHECK_EQ(value(j, "bucket_s"), 10);
+    CHECK_EQ(value(j, "from_bucket_s"), 20);
     json_t *ks = json_object_get(j, "kernels");
     CHECK_EQ(json_array_size(ks), 2);
+    CHECK_EQ(value(json_array_get(ks, 0), "index"), 0);
+    CHECK_EQ(value(json_array_get(ks, 1), "index"), 1);
     json_t *r0 = json_object_get(json_array_get(ks, 0), "rate");
     json_t *r1 = json_object_get(json_array_get(ks, 1), "rate");
-    CHECK_EQ(json_array_size(r0), 3);
-    CHECK_EQ(json_integer_value(json_array_get(r0, 1)), 50);   /* second 25 */
-    CHECK_EQ(json_integer_value(json_array_get(r1, 2)), 5);    /* second 26 */
+    CHECK_EQ(json_array_size(r0), 1);
+    CHECK_EQ(json_integer_value(json_array_get(r0, 0)), 8);     /* 50 / 6 s */
+    CHECK_EQ(json_integer_value(json_array_get(r1, 0)), 1);     /* 5 / 6 s */
     json_decref(j);
     sv_reply_free(&r);
+    /* kernel=1: its line alone. */
+    j = get(&f, "/api/timeline", "from=24000&to=26000&kernel=1", &r);
+    ks = json_object_get(j, "kernels");
+    CHECK_EQ(json_array_size(ks), 1);
+    CHECK_EQ(value(json_array_get(ks, 0), "index"), 1);
+    json_decref(j);
+    sv_reply_free(&r);
+    teardown(&f);
+}
+
+TEST(api_kernels_paged_and_searched)
+{
+    struct fixture f;
+    setup(&f);
+    struct sv_reply r;
+    json_t *j = get(&f, "/api/kernels", "offset=1&limit=1", &r);
+    CHECK_EQ(r.status, 200);
+    CHECK_EQ(value(j, "total"), 2);
+    CHECK_EQ(value(j, "matched"), 2);
+    json_t *ks = json_object_get(j, "kernels");
+    CHECK_EQ(json_array_size(ks), 1);
+    CHECK_STR(json_string_value(json_object_get(json_array_get(ks, 0), "name")),
+              "10.0.0.2:9000");
+    json_decref(j);
+    sv_reply_free(&r);
+    j = get(&f, "/api/kernels", "q=0.0.1:&state=streaming", &r);
+    CHECK_EQ(value(j, "matched"), 1);
+    ks = json_object_get(j, "kernels");
+    CHECK_EQ(json_array_size(ks), 1);
+    CHECK_EQ(value(json_array_get(ks, 0), "index"), 0);
+    /* Kernel 0's records over the last whole bucket (10-20 s): none. */
+    CHECK_EQ(value(json_array_get(ks, 0), "rate"), 0);
+    json_decref(j);
+    sv_reply_free(&r);
+    j = get(&f, "/api/kernels", "q=nowhere", &r);
+    CHECK_EQ(value(j, "matched"), 0);
+    CHECK_EQ(json_array_size(json_object_get(j, "kernels")), 0);
+    json_decref(j);
+    sv_reply_free(&r);
+    /* Status: the counts by state. */
+    j = get(&f, "/api/status", NULL, &r);
+    CHECK_EQ(value(j, "kernel_count"), 2);
+    CHECK_EQ(value(json_object_get(j, "kernel_states"), "streaming"), 1);
+    CHECK_EQ(value(json_object_get(j, "kernel_states"), "stopped"), 1);
+    json_decref(j);
+    sv_reply_free(&r);
+    const char *bad[][2] = {
+        { "limit=0", "limit=0 out of range (1-500)" },
+        { "limit=501", "limit=501 out of range (1-500)" },
+        { "offset=-1", "offset=-1 out of range (0-4096)" },
+        { "page=2", "unknown argument 'page'" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        j = get(&f, "/api/kernels", bad[i][0], &r);
+        CHECK_EQ(r.status, 400);
+        CHECK(strstr(json_string_value(json_object_get(j, "error")), bad[i][1]) != NULL);
+        json_decref(j);
+        sv_reply_free(&r);
+    }
     teardown(&f);
 }
 

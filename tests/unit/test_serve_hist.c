@@ -24,7 +24,7 @@ static struct pstr_record rec(uint32_t pid, uint64_t pc, uint8_t kind, uint64_t 
 static uint64_t sel_samples(const struct sv_hist *h, uint64_t from, uint64_t to,
                             int kernel, int64_t pid, int cpu)
 {
-    struct sv_hist_filter f = { kernel, pid, cpu, PSTR_KIND_CPU };
+    struct sv_hist_filter f = { kernel, pid, cpu, PSTR_KIND_CPU, false };
     struct sv_hist_sel s;
     if (sv_hist_select(h, from, to, &f, &s))
         return UINT64_MAX;
@@ -39,8 +39,9 @@ TEST(hist_counts_one_stack_per_bucket_entry)
     struct pstr_record r = rec(7, 0x1000, PSTR_KIND_CPU, 1);
     for (unsigned i = 0; i < 1000; i++)
         CHECK(sv_hist_add(h, 0, 1, &r, 100 + i));
-    CHECK_EQ(sv_hist_live_stacks(h), 1);
-    CHECK_EQ(sv_hist_entries(h), 1);        /* 1000 samples, one entry */
+    /* Its own stack and the fleet's (hist.h): 1000 samples, two entries. */
+    CHECK_EQ(sv_hist_live_stacks(h), 2);
+    CHECK_EQ(sv_hist_entries(h), 2);
     CHECK_EQ(sel_samples(h, 0, B, -1, -1, -1), 1000);
     sv_hist_free(h);
 }
@@ -59,7 +60,7 @@ TEST(hist_select_merges_buckets_and_widens_the_range)
     }
     for (unsigned i = 0; i < 40; i++)
         sv_hist_add(h, 0, 0, &b, 3 * B + 500);
-    struct sv_hist_filter f = { -1, -1, -1, PSTR_KIND_CPU };
+    struct sv_hist_filter f = { -1, -1, -1, PSTR_KIND_CPU, false };
     struct sv_hist_sel s;
     CHECK(sv_hist_select(h, 0, 4 * B, &f, &s) == 0);
     CHECK_EQ(s.samples, 70);
@@ -106,7 +107,7 @@ TEST(hist_filters_kernel_pid_cpu_kind)
     CHECK_EQ(sel_samples(h, 0, B, -1, 8, -1), 2);
     CHECK_EQ(sel_samples(h, 0, B, -1, -1, 1), 1);
     CHECK_EQ(sel_samples(h, 0, B, 0, 7, 0), 1);
-    struct sv_hist_filter f = { -1, -1, -1, PSTR_KIND_OFFCPU };
+    struct sv_hist_filter f = { -1, -1, -1, PSTR_KIND_OFFCPU, false };
     struct sv_hist_sel s;
     CHECK(sv_hist_select(h, 0, B, &f, &s) == 0);
     CHECK_EQ(s.samples, 1);
@@ -129,23 +130,24 @@ TEST(hist_keeps_the_hour_and_evicts_older_buckets)
     /* An hour later bucket 0 is still held: the whole last hour is kept. */
     CHECK_EQ(sv_hist_oldest(h), 0);
     CHECK_EQ(sel_samples(h, 0, 3601 * 1000, -1, -1, -1), 3);
-    CHECK_EQ(sv_hist_live_stacks(h), 2);
+    CHECK_EQ(sv_hist_live_stacks(h), 4);    /* a and b, each its fleet's too */
     /* One bucket more and bucket 0 leaves; a dies with it, b lives on. */
     sv_hist_advance(h, 3600 * 1000 + B);
     CHECK_EQ(sv_hist_oldest(h), B);
     CHECK_EQ(sel_samples(h, 0, 3700 * 1000, -1, -1, -1), 1);
-    CHECK_EQ(sv_hist_live_stacks(h), 1);
-    CHECK_EQ(sv_hist_entries(h), 1);
+    CHECK_EQ(sv_hist_live_stacks(h), 2);
+    CHECK_EQ(sv_hist_entries(h), 2);
     /* A record older than the history is refused; the rate of a second no
      * longer held is 0. */
     CHECK(!sv_hist_add(h, 0, 0, &a, 5));
-    CHECK_EQ(sv_hist_rate(h, 0, PSTR_KIND_CPU, 0), 0);
-    CHECK_EQ(sv_hist_rate(h, 0, PSTR_KIND_CPU, 3600), 1);
+    CHECK_EQ(sv_hist_rate(h, PSTR_KIND_CPU, 0), 0);
+    CHECK_EQ(sv_hist_rate(h, PSTR_KIND_CPU, 3600), 1);
+    CHECK_EQ(sv_hist_kernel_records(h, 0, PSTR_KIND_CPU, 0), 0);
     /* After the stack table was reindexed, b is still found, and a comes
      * back as a new stack. */
     sv_hist_add(h, 0, 0, &b, 3600 * 1000 + B);
     sv_hist_add(h, 0, 0, &a, 3600 * 1000 + B);
-    CHECK_EQ(sv_hist_live_stacks(h), 2);
+    CHECK_EQ(sv_hist_live_stacks(h), 4);
     CHECK_EQ(sel_samples(h, 0, 3700 * 1000, -1, -1, -1), 3);
     /* Two hours on, everything has left. */
     sv_hist_advance(h, 7300 * 1000);
@@ -164,21 +166,22 @@ TEST(hist_memory_is_bounded_by_distinct_stacks)
         struct pstr_record r = rec(7, 0x1000 + (i % 8) * 16, PSTR_KIND_CPU, 1);
         sv_hist_add(h, 0, 0, &r, i / 100);  /* 10 s of samples */
     }
-    CHECK_EQ(sv_hist_live_stacks(h), 8);
-    CHECK(sv_hist_entries(h) <= 2 * 8);     /* 10 s may touch two buckets */
+    CHECK_EQ(sv_hist_live_stacks(h), 16);   /* each its fleet's too */
+    CHECK(sv_hist_entries(h) <= 2 * 16);    /* 10 s may touch two buckets */
     CHECK_EQ(sel_samples(h, 0, 2 * B, -1, -1, -1), 1000000);
-    /* 100 distinct stacks into a table of 32: 32 kept, 68 records over. */
+    /* 100 distinct stacks into a table of 32, 16 free: 8 kept (each
+     * with its fleet's), 92 records over. */
     for (unsigned i = 0; i < 100; i++) {
         struct pstr_record r = rec(9, 0x50000 + i * 16, PSTR_KIND_CPU, 1);
         CHECK(sv_hist_add(h, 1, 0, &r, 3 * B));
     }
     CHECK_EQ(sv_hist_live_stacks(h), MAX);
-    CHECK_EQ(sv_hist_over(h), 100 - (MAX - 8));
-    struct sv_hist_filter f = { 1, -1, -1, PSTR_KIND_CPU };
+    CHECK_EQ(sv_hist_over(h), 92);
+    struct sv_hist_filter f = { 1, -1, -1, PSTR_KIND_CPU, false };
     struct sv_hist_sel s;
     CHECK(sv_hist_select(h, 3 * B, 4 * B, &f, &s) == 0);
-    CHECK_EQ(s.samples, MAX - 8);
-    CHECK_EQ(s.over, 100 - (MAX - 8));
+    CHECK_EQ(s.samples, 8);
+    CHECK_EQ(s.over, 92);
     sv_hist_sel_free(&s);
     /* A stack already kept is still counted when the table is full. */
     struct pstr_record r = rec(7, 0x1000, PSTR_KIND_CPU, 1);
@@ -189,12 +192,12 @@ TEST(hist_memory_is_bounded_by_distinct_stacks)
     CHECK_EQ(sv_hist_live_stacks(h), 0);
     struct pstr_record n = rec(9, 0x70000, PSTR_KIND_CPU, 1);
     CHECK(sv_hist_add(h, 0, 0, &n, 4 * B + 3600 * 1000));
-    CHECK_EQ(sv_hist_live_stacks(h), 1);
-    CHECK_EQ(sv_hist_over(h), 100 - (MAX - 8));
+    CHECK_EQ(sv_hist_live_stacks(h), 2);
+    CHECK_EQ(sv_hist_over(h), 92);
     sv_hist_free(h);
 }
 
-TEST(hist_rate_per_second_per_kernel)
+TEST(hist_rate_per_second_and_per_kernel_bucket)
 {
     struct sv_hist *h = sv_hist_new(64);
     struct pstr_record r = rec(7, 0x1000, PSTR_KIND_CPU, 1);
@@ -202,11 +205,103 @@ TEST(hist_rate_per_second_per_kernel)
         sv_hist_add(h, 0, 0, &r, 2000 + i);     /* second 2, kernel 0 */
     for (unsigned i = 0; i < 5; i++)
         sv_hist_add(h, 1, 0, &r, 3999);         /* second 3, kernel 1 */
-    CHECK_EQ(sv_hist_rate(h, 0, PSTR_KIND_CPU, 2), 30);
-    CHECK_EQ(sv_hist_rate(h, 1, PSTR_KIND_CPU, 2), 0);
-    CHECK_EQ(sv_hist_rate(h, 1, PSTR_KIND_CPU, 3), 5);
-    CHECK_EQ(sv_hist_rate(h, 0, PSTR_KIND_OFFCPU, 2), 0);
-    CHECK_EQ(sv_hist_rate(h, 99, PSTR_KIND_CPU, 2), 0);
+    for (unsigned i = 0; i < 7; i++)
+        sv_hist_add(h, 1, 0, &r, 12000);        /* the next bucket, kernel 1 */
+    /* The fleet's per second; each kernel's per bucket. */
+    CHECK_EQ(sv_hist_rate(h, PSTR_KIND_CPU, 2), 30);
+    CHECK_EQ(sv_hist_rate(h, PSTR_KIND_CPU, 3), 5);
+    CHECK_EQ(sv_hist_rate(h, PSTR_KIND_CPU, 12), 7);
+    CHECK_EQ(sv_hist_rate(h, PSTR_KIND_OFFCPU, 2), 0);
+    CHECK_EQ(sv_hist_rate(h, SV_HIST_KINDS, 2), 0);
+    CHECK_EQ(sv_hist_kernel_records(h, 0, PSTR_KIND_CPU, 0), 30);
+    CHECK_EQ(sv_hist_kernel_records(h, 1, PSTR_KIND_CPU, 0), 5);
+    CHECK_EQ(sv_hist_kernel_records(h, 1, PSTR_KIND_CPU, 1), 7);
+    CHECK_EQ(sv_hist_kernel_records(h, 0, PSTR_KIND_CPU, 1), 0);
+    CHECK_EQ(sv_hist_kernel_records(h, 1, PSTR_KIND_OFFCPU, 0), 0);
+    CHECK_EQ(sv_hist_kernel_records(h, SV_HIST_KERNELS, PSTR_KIND_CPU, 0), 0);
+    uint64_t n[3] = { 0, 0, 0 };
+    sv_hist_kernel_sums(h, PSTR_KIND_CPU, 0, 20000, n, 3);
+    CHECK_EQ(n[0], 30);
+    CHECK_EQ(n[1], 12);
+    CHECK_EQ(n[2], 0);
+    sv_hist_free(h);
+}
+
+/* The whole fleet: every one of SV_HIST_KERNELS kernels kept apart, by
+ * kernel filter and in the per-kernel counts; a table too small for them
+ * counts the rest over the bound, per kernel. */
+TEST(hist_holds_every_kernel_of_the_fleet)
+{
+    CHECK_EQ(SV_HIST_KERNELS, 4096);
+    struct sv_hist *h = sv_hist_new(2 * SV_HIST_KERNELS);   /* own and fleet's */
+    for (unsigned k = 0; k < SV_HIST_KERNELS; k++) {
+        struct pstr_record r = rec(k + 1, 0x1000 + k, PSTR_KIND_CPU, 1);
+        for (unsigned i = 0; i <= k % 3; i++)
+            CHECK(sv_hist_add(h, k, 0, &r, 1000 + k));
+    }
+    CHECK_EQ(sv_hist_live_stacks(h), 2 * SV_HIST_KERNELS);
+    CHECK_EQ(sel_samples(h, 0, 10000, -1, -1, -1), 1366 * 1 + 1365 * 2 + 1365 * 3);
+    CHECK_EQ(sel_samples(h, 0, 10000, 4095, -1, -1), 1);     /* 4095 % 3 == 0 */
+    CHECK_EQ(sel_samples(h, 0, 10000, 4094, -1, -1), 3);
+    CHECK_EQ(sv_hist_kernel_records(h, 4094, PSTR_KIND_CPU, 0), 3);
+    static uint64_t n[SV_HIST_KERNELS];
+    sv_hist_kernel_sums(h, PSTR_KIND_CPU, 0, 10000, n, SV_HIST_KERNELS);
+    unsigned bad = 0;
+    for (unsigned k = 0; k < SV_HIST_KERNELS; k++)
+        bad += n[k] != k % 3 + 1u;
+    CHECK_EQ(bad, 0);
+    sv_hist_free(h);
+    /* 32 stacks for 64 kernels, each with its fleet's: 16 kept, 48 over,
+     * each counted as its own kernel's. */
+    h = sv_hist_new(32);
+    for (unsigned k = 0; k < 64; k++) {
+        struct pstr_record r = rec(k + 1, 0x1000 + k, PSTR_KIND_CPU, 1);
+        CHECK(sv_hist_add(h, 1000 + k, 0, &r, 5));
+    }
+    struct sv_hist_sel s;
+    struct sv_hist_filter f = { 1063, -1, -1, PSTR_KIND_CPU, false };
+    CHECK_EQ(sv_hist_select(h, 0, 10, &f, &s), 0);
+    CHECK_EQ(s.n, 0);
+    CHECK_EQ(s.over, 1);
+    sv_hist_sel_free(&s);
+    CHECK_EQ(sv_hist_over(h), 48);
+    CHECK_EQ(sv_hist_kernel_records(h, 1063, PSTR_KIND_CPU, 0), 1);
+    sv_hist_free(h);
+}
+
+/* A merged selection of the whole fleet reads the fleet's stacks: every
+ * kernel's records of one chain as one, pid and CPU 0; the ELFs apart. */
+TEST(hist_fleet_stacks_merge_kernels_of_one_elf)
+{
+    struct sv_hist *h = sv_hist_new(64);
+    sv_hist_set_map(h, 2, 1);                   /* kernel 2 runs another ELF */
+    for (unsigned k = 0; k < 3; k++) {
+        struct pstr_record r = rec(10 + k, 0x1000, PSTR_KIND_CPU, 1);
+        for (unsigned i = 0; i < 5; i++)
+            sv_hist_add(h, k, (uint16_t)i, &r, 100);
+    }
+    struct sv_hist_filter f = { -1, -1, -1, PSTR_KIND_CPU, true };
+    struct sv_hist_sel s;
+    CHECK_EQ(sv_hist_select(h, 0, 1000, &f, &s), 0);
+    CHECK_EQ(s.samples, 15);
+    CHECK_EQ(s.n, 2);                           /* one per ELF */
+    for (size_t i = 0; i < s.n; i++) {
+        CHECK(sv_hist_key_fleet(s.keys[i]));
+        CHECK_EQ(s.keys[i]->pid, 0);
+        CHECK_EQ(s.counts[i], sv_hist_key_map(s.keys[i]) == 1 ? 5u : 10u);
+    }
+    sv_hist_sel_free(&s);
+    /* Not merged, or narrowed: the kernels' own. */
+    f.merged = false;
+    CHECK_EQ(sv_hist_select(h, 0, 1000, &f, &s), 0);
+    CHECK_EQ(s.n, 15);                          /* 3 kernels x 5 CPUs */
+    sv_hist_sel_free(&s);
+    f.merged = true;
+    f.kernel = 1;
+    CHECK_EQ(sv_hist_select(h, 0, 1000, &f, &s), 0);
+    CHECK_EQ(s.n, 5);
+    CHECK(!sv_hist_key_fleet(s.keys[0]));
+    sv_hist_sel_free(&s);
     sv_hist_free(h);
 }
 
@@ -239,8 +334,8 @@ TEST(hist_keeps_off_cpu_reasons_apart)
     CHECK(sv_hist_add(h, 0, 0, &q, 11));
     CHECK(sv_hist_add(h, 0, 0, &m, 12));
     CHECK(sv_hist_add(h, 0, 0, &s, 13));
-    CHECK_EQ(sv_hist_live_stacks(h), 3);
-    struct sv_hist_filter f = { -1, -1, -1, PSTR_KIND_OFFCPU };
+    CHECK_EQ(sv_hist_live_stacks(h), 6);    /* each its fleet's too */
+    struct sv_hist_filter f = { -1, -1, -1, PSTR_KIND_OFFCPU, false };
     struct sv_hist_sel sel;
     CHECK_EQ(sv_hist_select(h, 0, B, &f, &sel), 0);
     CHECK_EQ(sel.n, 3);

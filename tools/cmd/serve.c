@@ -1,17 +1,38 @@
 /* tools/cmd/serve.c: `sonde-prof serve`, a live web view of a fleet.
  *
- * One loop, one thread: it polls the collector's socket (every kernel's
- * stream and shell, tools/ingest/collect.h) and the HTTP server's
- * (tools/serve/http.h) together; records go into the history
- * (tools/serve/hist.h) stamped with serve's clock as they arrive, and
- * every request is answered from the history as it stands, so nothing is
- * shared between threads and nothing needs a lock.
+ * Two threads. This one is the collector's loop: it polls the
+ * collector's socket (every kernel's stream and shell,
+ * tools/ingest/collect.h), sends the keep-alives, asks kernels again,
+ * and puts records into the history (tools/serve/hist.h) stamped with
+ * serve's clock as they arrive. libmicrohttpd's own thread answers the
+ * page and the API (tools/serve/http.h), so that no request, however
+ * slow, holds up a keep-alive: a kernel left 5 s without one ends its
+ * stream.
+ *
+ * Between them, one lock (struct sv_lock, tools/serve/api.h), not
+ * snapshots. A snapshot of the history is what a request must not pay
+ * for: at a fleet's size the history is hundreds of MB, and a request
+ * reads only its range's buckets. The lock guards what requests read:
+ * the history and the API's view of the kernels (struct sv_kernel, each
+ * with a copy of its stream's META and task names). The collector's own
+ * state (its streams, shells, retries) is this thread's alone, and so
+ * is the work that needs it: keep-alives and retries never wait for the
+ * lock. Records wait in this thread's pending list (at most
+ * SERVE_PENDING_MAX) and are put into the history when the lock is free
+ * (pthread_mutex_trylock, never a wait), with the kernels' view; a
+ * request holds the lock only while it reads (its selection, and the
+ * profile made from it), never while it names frames, builds trees,
+ * writes JSON or waits on its client. A request that holds it longer
+ * than the pending list lasts makes the records past it lost, counted
+ * per kernel (behind, in the API) and never silently. Every answer is
+ * made from one consistent state of the history and the kernels.
  *
  * A kernel that stops answering is given up on by the collector after
  * SERVE_SILENT_MS and shown stopped, with the time of its last datagram;
  * the others go on, and the history stays served after every kernel has
- * stopped, until SIGINT or SIGTERM. A kernel whose stream does not start
- * is shown failed, with why, and asked again every --retry (serve_retry).
+ * stopped, until SIGINT or SIGTERM. A kernel whose stream does not start,
+ * whose stream went silent or ended on a timeout, or that restarted, is
+ * shown so, with why, and asked again every --retry (serve_retry).
  *
  * Serve layer: prefix sv_. */
 #define _GNU_SOURCE
@@ -19,6 +40,7 @@
 #include <arpa/inet.h>
 #include <getopt.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,8 +67,10 @@ enum { EXIT_OK = 0, EXIT_USAGE = 2 };
 #define SERVE_TICK_MS       100     /* the loop wakes at least this often */
 #define SERVE_DEFAULT_LISTEN "127.0.0.1:8080"
 #define SERVE_RETRY_DEFAULT_MS 10000 /* a kernel whose stream did not start: asked again */
-#define SERVE_RETRY_SHELL_MS 1500   /* and waited for this long at most, the page's
-                                       requests waiting meanwhile */
+#define SERVE_RETRY_SHELL_MS 1500   /* and waited for this long at most */
+#define SERVE_PENDING_MAX   (1u << 18) /* records waiting for the lock: 0.65 s of
+                                          1000 kernels x 4 CPUs x 100 Hz, ~55 MB */
+#define SERVE_REFRESH_MS    100     /* the kernels' view made again this often */
 
 static const char *prog = "sonde-prof serve";
 
@@ -285,7 +309,7 @@ static int parse_listen(const struct serve_opts *o, struct sockaddr_in *out)
 
 /* ---- naming: one libdw handle per ELF, shared by every request ---------- */
 
-_Static_assert(MAX_KERNELS <= SP_ELFSET_MAX, "a kernel without an ELF slot");
+_Static_assert(MAX_KERNELS <= SP_ELFSET_KERNELS, "a kernel without an ELF slot");
 
 static void namer_symbolize(void *ctx, struct sp_profile *p, unsigned map)
 {
@@ -295,11 +319,19 @@ static void namer_symbolize(void *ctx, struct sp_profile *p, unsigned map)
 
 /* ---- the collector, and what the page is told of each kernel ------------ */
 
+/* A record waiting for the lock, stamped when it came. */
+struct serve_pend {
+    uint64_t t_ms;
+    uint16_t kernel, cpu;
+    struct pstr_record r;
+};
+
 struct serve {
     struct serve_opts o;
     struct sv_state st;
     struct sp_elfset nm;
     struct sp_collect c;
+    struct sv_lock lock;        /* the collector's and the requests' */
     struct sv_http *http;
     uint64_t t0;                /* serve's clock: tool_mono_ms() - t0 */
     int checked[MAX_KERNELS];   /* its META's build id: 0 not seen, 1 the ELF's, -1 not */
@@ -313,6 +345,14 @@ struct serve {
     unsigned round;
     uint64_t round_ms;
     uint64_t retry_at;          /* the next retry of kernels whose stream did not start */
+    /* Records waiting for the lock; per kernel, those that found the list
+     * full; the copies of the streams' METAs the API reads. */
+    struct serve_pend *pend;
+    size_t npend, cappend;
+    uint64_t *behind;
+    char (*idnote)[SP_ERR_MAX];     /* why a kernel's build id is not its ELF's */
+    struct sp_stream *views;
+    uint64_t refreshed_ms;
 };
 
 static uint64_t serve_now(const struct serve *s)
@@ -332,7 +372,7 @@ static bool kernel_checked(struct serve *s, unsigned k)
     if (sp_check_build_id(ck->name, ck->s.meta.build_id, map->pm_path, map->pm_build_id,
                           err, sizeof err)) {
         fprintf(stderr, "%s: %s: its samples are not shown\n", prog, err);
-        snprintf(s->st.k[k].note, sizeof s->st.k[k].note, "%s", err);
+        snprintf(s->idnote[k], sizeof s->idnote[k], "%s", err);
         s->checked[k] = -1;
         return false;
     }
@@ -343,8 +383,26 @@ static bool kernel_checked(struct serve *s, unsigned k)
 static void on_record(void *ctx, unsigned kernel, uint16_t cpu, const struct pstr_record *r)
 {
     struct serve *s = ctx;
-    if (kernel < MAX_KERNELS && kernel_checked(s, kernel))
-        sv_hist_add(s->st.h, kernel, cpu, r, serve_now(s));
+    if (kernel >= s->c.n || !kernel_checked(s, kernel))
+        return;
+    if (s->npend == SERVE_PENDING_MAX) {
+        s->behind[kernel]++;
+        return;
+    }
+    s->pend = sp_grow(s->pend, &s->cappend, s->npend + 1, sizeof *s->pend);
+    s->pend[s->npend++] = (struct serve_pend){ serve_now(s), (uint16_t)kernel, cpu, *r };
+}
+
+/* What the API reads of a stream, copied: its META and task names. */
+static void view_copy(struct sp_stream *v, const struct sp_stream *s)
+{
+    v->have_meta = s->have_meta;
+    v->meta = s->meta;
+    v->ncpus = s->ncpus;
+    v->tasks = sp_grow(v->tasks, &v->captasks, s->ntasks + 1, sizeof *v->tasks);
+    if (s->ntasks)              /* none yet: s->tasks may be NULL */
+        memcpy(v->tasks, s->tasks, s->ntasks * sizeof *v->tasks);
+    v->ntasks = s->ntasks;
 }
 
 static const char *state_name(enum sp_collect_state st)
@@ -360,6 +418,17 @@ static const char *state_name(enum sp_collect_state st)
     return "unknown";
 }
 
+/* A kernel to ask again: its stream never started, went silent, ended
+ * on a timeout (it heard no keep-alive: serve stalled, or they were
+ * lost), or it restarted. One stopped by someone else's `profile stop`
+ * is left so. */
+static bool retriable(const struct sp_collect_kernel *ck)
+{
+    return ck->state == SP_COLLECT_FAILED || ck->state == SP_COLLECT_SILENT ||
+           ck->state == SP_COLLECT_RESTARTED ||
+           (ck->state == SP_COLLECT_ENDED && ck->s.end_reason == PSTR_END_TIMEOUT);
+}
+
 /* The API's view of every kernel, from the collector's. */
 static void kernels_refresh(struct serve *s)
 {
@@ -370,25 +439,40 @@ static void kernels_refresh(struct serve *s)
         k->last_ms = ck->s.datagrams && ck->last_dgram_ms >= s->t0
                          ? ck->last_dgram_ms - s->t0 : 0;
         k->lost = s->tot[i].lost_records + ck->s.lost_records;
+        k->behind = s->behind[i];
+        k->received = s->tot[i].records + ck->s.records;
+        view_copy(&s->views[i], &ck->s);
         k->dropped = s->tot[i].drops + sp_stream_drops(&ck->s);
         k->covered_ms = s->tot[i].covered_ms;
         if (ck->state == SP_COLLECT_STREAMING && (!s->o.sample || s->which[i]))
             k->covered_ms += tool_mono_ms() - ck->start_ms;
         else if (!s->o.sample && ck->end_ms > ck->start_ms && ck->start_ms)
             k->covered_ms += ck->end_ms - ck->start_ms;
-        if (s->checked[i] >= 0)         /* a build-id mismatch keeps its own note */
-            snprintf(k->note, sizeof k->note, "%s", ck->note);
-        if (ck->state == SP_COLLECT_FAILED && s->checked[i] >= 0)
+        /* A build-id mismatch has its own note. */
+        snprintf(k->note, sizeof k->note, "%s", s->checked[i] < 0 ? s->idnote[i] : ck->note);
+        if (retriable(ck) && s->checked[i] >= 0)
             snprintf(k->note, sizeof k->note, "%.*s; asked again %s", 100, ck->note,
                      s->o.sample ? "at its next turn" : s->retry_every);
     }
 }
 
+/* Kernel i ready for a new stream. What its last one counted stays in
+ * its totals (the caller's, under --sample: serve_round adds them), and
+ * its build id is checked again (a restarted kernel may run another). */
+static void rearm(struct serve *s, unsigned i)
+{
+    struct sp_collect_kernel *ck = &s->c.k[i];
+    if (!s->o.sample && ck->state != SP_COLLECT_FAILED && ck->state != SP_COLLECT_IDLE)
+        sp_fleet_add(&s->tot[i], ck, ck->end_ms > ck->start_ms ? ck->end_ms - ck->start_ms : 0);
+    sp_collect_rearm(&s->c, i);
+    if (s->checked[i] > 0)      /* a mismatch stays said until a META says otherwise */
+        s->checked[i] = 0;
+}
+
 /* --sample K --period P: the last round's kernels stopped (they end
  * their streams themselves after P; a late one is stopped) and their
  * streams added to their totals, then the next K started for P. A kernel
- * given up on is not asked again; one whose stream did not start is, at
- * its next turn. */
+ * to ask again (retriable) is, at its next turn. */
 static int serve_round(struct serve *s)
 {
     struct sp_collect *c = &s->c;
@@ -405,9 +489,9 @@ static int serve_round(struct serve *s)
     for (unsigned i = 0; i < c->n; i++) {
         s->which[i] = s->which[i] && (c->k[i].state == SP_COLLECT_IDLE ||
                                       c->k[i].state == SP_COLLECT_ENDED ||
-                                      c->k[i].state == SP_COLLECT_FAILED);
+                                      retriable(&c->k[i]));
         if (s->which[i])
-            sp_collect_rearm(c, i);
+            rearm(s, i);
     }
     s->round_ms = tool_mono_ms();
     return sp_collect_start_some(c, s->o.period_ms, "all", s->which);
@@ -434,14 +518,23 @@ static int collect_open(struct serve *s, const uint8_t *const *keys)
     if (sp_collect_open(&s->c, &po, s->o.hosts, s->o.nhosts, on_record, s))
         return EXIT_USAGE;
     s->opened = true;
-    s->st.n = s->c.n;
+    s->behind = sp_xcalloc(s->c.n, sizeof *s->behind);
+    s->idnote = sp_xcalloc(s->c.n, sizeof *s->idnote);
+    s->views = sp_xcalloc(s->c.n, sizeof *s->views);
+    struct sv_kernel *ks = sp_xcalloc(s->c.n, sizeof *ks);
     for (unsigned i = 0; i < s->c.n; i++) {
-        struct sv_kernel *k = &s->st.k[i];
+        struct sv_kernel *k = &ks[i];
         snprintf(k->name, sizeof k->name, "%s", s->c.k[i].name);
+        k->state = "starting";
         k->authenticated = keys != NULL;
-        k->stream = &s->c.k[i].s;
+        k->stream = &s->views[i];
         k->map = s->nm.kmap[i];
+        sv_hist_set_map(s->st.h, i, k->map);
     }
+    sv_lock_take(&s->lock);         /* the page may already ask */
+    s->st.k = ks;
+    s->st.n = s->c.n;
+    sv_lock_give(&s->lock);
     snprintf(s->retry_every, sizeof s->retry_every, "every %.3g s", s->o.retry_ms / 1000.0);
     /* Streams until stopped (window 0). A kernel that cannot start one is
      * shown so, with why, and asked again (serve_retry); the others go on. */
@@ -454,7 +547,6 @@ static int collect_open(struct serve *s, const uint8_t *const *keys)
         if (s->c.k[i].state == SP_COLLECT_FAILED)
             fprintf(stderr, "%s: kernel %s: %s; asked again %s\n", prog, s->c.k[i].name,
                     s->c.k[i].note, s->o.sample ? "at its next turn" : s->retry_every);
-    kernels_refresh(s);
     return EXIT_OK;
 }
 
@@ -469,7 +561,7 @@ static int retried_in(const struct sp_collect *c, const bool *which, const char 
     return -1;
 }
 
-/* Every retry_ms: each kernel whose stream did not start is asked again,
+/* Every retry_ms: each kernel to ask again (retriable) is,
  * its shell waited for SERVE_RETRY_SHELL_MS at most (the other streams'
  * datagrams are taken meanwhile, and their keep-alives, a second apart,
  * can wait that long). Why it did not start is said on stderr when it
@@ -478,22 +570,22 @@ static void serve_retry(struct serve *s)
 {
     struct sp_collect *c = &s->c;
     bool which[MAX_KERNELS] = { false }, any = false;
-    char before[MAX_KERNELS][SP_COLLECT_NOTE_MAX];
     if (s->o.sample || tool_mono_ms() < s->retry_at)
         return;
     s->retry_at = tool_mono_ms() + s->o.retry_ms;
     for (unsigned i = 0; i < c->n; i++)
-        any |= which[i] = c->k[i].state == SP_COLLECT_FAILED;
+        any |= which[i] = retriable(&c->k[i]);
     char *said = NULL;
     size_t len = 0;
     FILE *quiet = any ? open_memstream(&said, &len) : NULL;
     if (!quiet)
         return;                     /* none, or out of memory: the next retry */
+    char (*before)[SP_COLLECT_NOTE_MAX] = sp_xcalloc(c->n, sizeof *before);
     for (unsigned i = 0; i < c->n; i++) {
         if (!which[i])
             continue;
         snprintf(before[i], sizeof before[i], "%s", c->k[i].note);
-        sp_collect_rearm(c, i);
+        rearm(s, i);
         c->k[i].c.timeout_ms = SERVE_RETRY_SHELL_MS;
         c->k[i].c.err = quiet;
     }
@@ -518,6 +610,7 @@ static void serve_retry(struct serve *s)
             fprintf(stderr, "%s: kernel %s: %s; asked again %s\n", prog, c->k[i].name,
                     c->k[i].note, s->retry_every);
     }
+    free(before);
 }
 
 /* ---- the loop ------------------------------------------------------------ */
@@ -530,25 +623,56 @@ static void on_signal(int sig)
     stop = 1;
 }
 
+/* Some kernel's META or task names came since its view was copied: the
+ * records published with them would otherwise be shown unnamed. */
+static bool views_stale(const struct serve *s)
+{
+    for (unsigned i = 0; i < s->c.n; i++)
+        if (s->views[i].have_meta != s->c.k[i].s.have_meta ||
+            s->views[i].ntasks != s->c.k[i].s.ntasks)
+            return true;
+    return false;
+}
+
+/* The pending records into the history, and (every SERVE_REFRESH_MS, or
+ * when a META came) the kernels' view made again: under the lock, when
+ * it is free and no request waits for it (the list is full: when it is
+ * free), or at once with wait. */
+static void serve_publish(struct serve *s, bool wait)
+{
+    uint64_t now = tool_mono_ms();
+    bool refresh = wait || now - s->refreshed_ms >= SERVE_REFRESH_MS || views_stale(s);
+    if (!s->npend && !refresh)
+        return;
+    if (!wait && !(s->npend == SERVE_PENDING_MAX || !sv_lock_waiting(&s->lock)))
+        return;
+    if (wait)
+        sv_lock_take(&s->lock);
+    else if (!sv_lock_try(&s->lock))
+        return;
+    for (size_t i = 0; i < s->npend; i++)
+        sv_hist_add(s->st.h, s->pend[i].kernel, s->pend[i].cpu, &s->pend[i].r,
+                    s->pend[i].t_ms);
+    s->npend = 0;
+    sv_hist_advance(s->st.h, serve_now(s));
+    if (refresh) {
+        kernels_refresh(s);
+        s->refreshed_ms = now;
+    }
+    sv_lock_give(&s->lock);
+}
+
 static int run(struct serve *s)
 {
     while (!stop) {
-        struct pollfd p[2] = {
-            { .fd = s->c.fd, .events = POLLIN },
-            { .fd = sv_http_fd(s->http), .events = POLLIN },
-        };
-        int wait = sv_http_timeout_ms(s->http);
-        if (wait < 0 || wait > SERVE_TICK_MS)
-            wait = SERVE_TICK_MS;
-        poll(p, 2, wait);
+        struct pollfd p = { .fd = s->c.fd, .events = POLLIN };
+        poll(&p, 1, SERVE_TICK_MS);
         if (sp_collect_poll(&s->c, 0) < 0)
             return EXIT_USAGE;
         if (s->o.sample && round_over(s))
             serve_round(s);             /* a kernel that did not start waits its turn */
         serve_retry(s);
-        sv_hist_advance(s->st.h, serve_now(s));
-        kernels_refresh(s);
-        sv_http_run(s->http);
+        serve_publish(s, false);
     }
     return EXIT_OK;
 }
@@ -589,6 +713,8 @@ int sv_serve_main(int argc, char **argv)
     gettimeofday(&tv, NULL);
     s.t0 = tool_mono_ms();
     s.st.started_unix_ms = (uint64_t)tv.tv_sec * 1000 + (uint64_t)tv.tv_usec / 1000;
+    pthread_mutex_init(&s.lock.m, NULL);
+    s.st.lock = &s.lock;
     s.st.h = sv_hist_new(s.o.max_stacks);
     s.st.maps = s.nm.p.maps;
     s.st.nmaps = s.nm.p.nmaps;
@@ -608,6 +734,8 @@ int sv_serve_main(int argc, char **argv)
         snprintf(s.listen, sizeof s.listen, "%s:%u", ip, sv_http_port(s.http));
         s.st.listen = s.listen;
         rc = collect_open(&s, s.o.keyfile ? kp : NULL);
+        if (rc == 0)
+            serve_publish(&s, true);
     }
     if (rc == 0) {
         printf("%s: http://%s/ (%u kernel%s)\n", prog, s.listen, s.o.nhosts,
@@ -618,12 +746,20 @@ int sv_serve_main(int argc, char **argv)
         sigaction(SIGTERM, &sa, NULL);
         signal(SIGPIPE, SIG_IGN);
         rc = run(&s);
-        sp_collect_stop(&s.c, SERVE_STOP_WAIT_MS);
     }
+    sv_http_stop(s.http);       /* no request reads past here */
+    if (rc == 0)
+        sp_collect_stop(&s.c, SERVE_STOP_WAIT_MS);
+    for (unsigned i = 0; s.views && i < s.c.n; i++)
+        free(s.views[i].tasks);
+    free(s.views);
+    free(s.behind);
+    free(s.idnote);
+    free(s.pend);
     if (s.opened)
         sp_collect_close(&s.c);
-    sv_http_stop(s.http);
     sv_hist_free(s.st.h);
+    free(s.st.k);
     sp_elfset_free(&s.nm);
     return rc;
 }

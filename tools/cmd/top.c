@@ -159,7 +159,7 @@ struct namer {
     struct sp_elfset set;
     char buf[32];
 };
-_Static_assert(MAX_KERNELS <= SP_ELFSET_MAX, "a kernel without an ELF slot");
+_Static_assert(MAX_KERNELS <= SP_ELFSET_KERNELS, "a kernel without an ELF slot");
 
 /* `top --off`: an interval's reason is its leaf, a pseudo-address in the
  * last page of the address space (no kernel's code is there), the index

@@ -255,6 +255,11 @@ int sp_elfset_add(struct sp_elfset *s, unsigned k, const char *path, const char 
             s->kmap[k] = i;
             return 0;
         }
+    if (k >= SP_ELFSET_KERNELS || s->p.nmaps >= SP_ELFSET_MAX) {
+        fprintf(stderr, "%s: -e %s: more than %u distinct ELFs (or kernels past %u)\n",
+                prog, path, SP_ELFSET_MAX, SP_ELFSET_KERNELS);
+        return -1;
+    }
     char err[SP_ERR_MAX];
     unsigned m = sp_profile_add_map(&s->p, path);
     s->kmap[k] = m;

@@ -27,15 +27,17 @@ void sp_elf_name(struct sp_profile *p, struct sp_elf *e, struct sp_loc *l);
 /* The ELFs of several kernels, each opened once however many kernels
  * share it: kernel k's addresses are named through map kmap[k] of p
  * (live views, `top` and `serve`, name as they go). */
-#define SP_ELFSET_MAX 16
+#define SP_ELFSET_MAX     16            /* distinct ELFs */
+#define SP_ELFSET_KERNELS 4096          /* kernels, as many as serve takes */
 struct sp_elfset {
     struct sp_profile p;              /* its maps; `top` adds locations */
     struct sp_elf *elfs[SP_ELFSET_MAX];   /* by map */
-    unsigned kmap[SP_ELFSET_MAX];         /* kernel -> map */
+    unsigned kmap[SP_ELFSET_KERNELS];     /* kernel -> map */
 };
 void sp_elfset_init(struct sp_elfset *s);
-/* Gives kernel k (< SP_ELFSET_MAX) the ELF at path, opening it unless an
- * earlier kernel did. -1 when it cannot be opened, said on stderr after
- * prog; a warning when it has no DWARF. */
+/* Gives kernel k (< SP_ELFSET_KERNELS) the ELF at path, opening it unless
+ * an earlier kernel did. -1 when it cannot be opened, or would be the
+ * 17th distinct ELF, said on stderr after prog; a warning when it has no
+ * DWARF. */
 int sp_elfset_add(struct sp_elfset *s, unsigned k, const char *path, const char *prog);
 void sp_elfset_free(struct sp_elfset *s);

@@ -99,20 +99,21 @@ static void add_line(struct sp_fj_node *x, const struct sp_frame *fr, uint64_t w
     x->fn_lines[x->fn_nlines++] = (struct sp_fj_line){ fr->pf_line, w };
 }
 
-/* Root first, as tools/output/folded.c orders a stack: [kernel;] task;
- * the outermost caller down to the pc, each address's frames outermost
+/* Root first, as tools/output/folded.c orders a stack: [kernel;] [task;]
+ * (as by says), the outermost caller down to the pc, each address's frames outermost
  * first; an off-CPU chain's reason ("[waitq NAME]") below them all. In an
  * address's frames (innermost first) all but the last are inlined into
  * it. */
 static void add_chain(struct sp_fj_tree *t, const struct sp_profile *p,
-                      const struct sp_chain *c, bool per_kernel)
+                      const struct sp_chain *c, enum sp_fj_by by)
 {
     uint64_t w = c->c_weight;
     size_t at = 0;
     t->v[0].fn_v += w;
-    if (per_kernel)
+    if (by == SP_FJ_BY_KERNEL)
         at = sp_fj_step(t, at, p->inputs[c->c_input].pi_kernel, SP_FJ_KERNEL, w, 0);
-    at = sp_fj_step(t, at, c->c_task, SP_FJ_TASK, w, 0);
+    if (by != SP_FJ_BY_FRAME)
+        at = sp_fj_step(t, at, c->c_task, SP_FJ_TASK, w, 0);
     for (unsigned i = c->c_depth; i-- > 0;) {
         const struct sp_loc *l = c->c_locs[i];
         for (unsigned j = l->pl_nframes; j-- > 0;) {
@@ -126,11 +127,11 @@ static void add_chain(struct sp_fj_tree *t, const struct sp_profile *p,
         sp_fj_step(t, at, c->c_reason->pl_frames[0].pf_func, SP_FJ_FUNC, w, 0);
 }
 
-void sp_fj_build(const struct sp_profile *p, bool per_kernel, struct sp_fj_tree *t)
+void sp_fj_build(const struct sp_profile *p, enum sp_fj_by by, struct sp_fj_tree *t)
 {
     sp_fj_init(t);
     for (size_t i = 0; i < p->nchains; i++)
-        add_chain(t, p, &p->chains[i], per_kernel);
+        add_chain(t, p, &p->chains[i], by);
 }
 
 void sp_fj_build_diff(const struct sp_diff *d, struct sp_fj_tree *t)
@@ -343,7 +344,7 @@ static json_t *head_json(const char *title, unsigned kind, const char *view, uin
 int sp_fj_write(const struct sp_profile *p, bool per_kernel, const char *title, FILE *f)
 {
     struct sp_fj_tree t;
-    sp_fj_build(p, per_kernel, &t);
+    sp_fj_build(p, per_kernel ? SP_FJ_BY_KERNEL : SP_FJ_BY_TASK, &t);
     unsigned kind = p->ninputs ? p->inputs[0].pi_hdr.ph_kind : PRAW_KIND_CPU;
     json_t *o = head_json(title, kind, p->ninputs ? sp_fj_view(&p->inputs[0]) : "CPU samples",
                           t.v[0].fn_v, false);

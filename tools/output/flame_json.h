@@ -74,8 +74,11 @@ void sp_fj_free(struct sp_fj_tree *t);
  * to its weights; returns its index. */
 size_t sp_fj_step(struct sp_fj_tree *t, size_t parent, const char *name,
                   enum sp_fj_kind kind, uint64_t w, uint64_t b);
+/* What stands between the root and the frames: a frame per kernel and
+ * the task, the task alone, or nothing (a fleet's frames merged). */
+enum sp_fj_by { SP_FJ_BY_KERNEL, SP_FJ_BY_TASK, SP_FJ_BY_FRAME };
 /* Every chain of p as a path from the root. */
-void sp_fj_build(const struct sp_profile *p, bool per_kernel, struct sp_fj_tree *t);
+void sp_fj_build(const struct sp_profile *p, enum sp_fj_by by, struct sp_fj_tree *t);
 /* Every row of a diff as a path: v from NEW, b from BASE. */
 void sp_fj_build_diff(const struct sp_diff *d, struct sp_fj_tree *t);
 

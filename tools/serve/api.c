@@ -93,12 +93,40 @@ static json_t *jint(uint64_t v)
     return json_integer((json_int_t)(v > INT64_MAX ? INT64_MAX : v));
 }
 
+/* ---- the lock ------------------------------------------------------------ */
+
+void sv_lock_take(struct sv_lock *l)
+{
+    if (!l)
+        return;
+    atomic_fetch_add(&l->waiting, 1);
+    pthread_mutex_lock(&l->m);
+    atomic_fetch_sub(&l->waiting, 1);
+}
+
+void sv_lock_give(struct sv_lock *l)
+{
+    if (l)
+        pthread_mutex_unlock(&l->m);
+}
+
+bool sv_lock_try(struct sv_lock *l)
+{
+    return !l || pthread_mutex_trylock(&l->m) == 0;
+}
+
+bool sv_lock_waiting(struct sv_lock *l)
+{
+    return l && atomic_load(&l->waiting) > 0;
+}
+
 /* ---- arguments ------------------------------------------------------------ */
 
 struct query {
     bool has_range, has_base;
     uint64_t from, to, base_from, base_to;
     struct sv_hist_filter f;
+    enum sp_fj_by by;               /* the tree's levels above the frames */
 };
 
 /* Decimal digits only, no sign, at most max: 0, or -1. */
@@ -162,13 +190,27 @@ static int arg_kind(const struct sv_arg *a, unsigned *out, struct sv_reply *r)
     return -1;
 }
 
+static int arg_by(const struct sv_arg *a, enum sp_fj_by *out, struct sv_reply *r)
+{
+    static const char *const names[] = { [SP_FJ_BY_KERNEL] = "kernel",
+                                         [SP_FJ_BY_TASK] = "task",
+                                         [SP_FJ_BY_FRAME] = "frame" };
+    for (unsigned b = 0; b < sizeof names / sizeof *names; b++)
+        if (strcmp(a->value, names[b]) == 0) {
+            *out = (enum sp_fj_by)b;
+            return 0;
+        }
+    errorf(r, 400, "by=%.40s unknown (known: kernel, task, frame)", a->value);
+    return -1;
+}
+
 /* Every argument checked; unknown ones refused. 0, or -1 with r filled. */
 static int parse_query(const struct sv_state *st, const struct sv_arg *args, unsigned n,
                        bool diff, struct query *q, struct sv_reply *r)
 {
     memset(q, 0, sizeof *q);
-    q->f = (struct sv_hist_filter){ -1, -1, -1, PRAW_KIND_CPU };
-    bool from = false, to = false, bfrom = false, bto = false;
+    q->f = (struct sv_hist_filter){ -1, -1, -1, PRAW_KIND_CPU, false };
+    bool from = false, to = false, bfrom = false, bto = false, by = false;
     for (unsigned i = 0; i < n; i++) {
         const struct sv_arg *a = &args[i];
         const char *k = a->key;
@@ -201,14 +243,18 @@ static int parse_query(const struct sv_state *st, const struct sv_arg *args, uns
             q->f.cpu = (int)v;
         } else if (strcmp(k, "kind") == 0)
             rc = arg_kind(a, &q->f.kind, r);
+        else if (strcmp(k, "by") == 0)
+            rc = arg_by(a, &q->by, r), by = true;
         else {
-            errorf(r, 400, "unknown argument '%.40s' (known: from, to,%s kernel, pid, cpu, kind)",
-                   k, diff ? " base_from, base_to," : "");
+            errorf(r, 400, "unknown argument '%.40s' (known: from, to,%s kernel, pid, cpu, "
+                   "kind, by)", k, diff ? " base_from, base_to," : "");
             return -1;
         }
         if (rc)
             return -1;
     }
+    if (!by)        /* a frame per kernel while they fit a graph's width */
+        q->by = st->n <= SV_API_BY_KERNEL_MAX ? SP_FJ_BY_KERNEL : SP_FJ_BY_FRAME;
     uint64_t now = sv_hist_now(st->h);
     if (!from)
         q->from = now > SV_API_LIVE_MS ? now - SV_API_LIVE_MS : 0;
@@ -235,7 +281,16 @@ static int parse_query(const struct sv_state *st, const struct sv_arg *args, uns
     return 0;
 }
 
-/* ---- /api/status and /api/timeline ---------------------------------------- */
+/* ---- /api/status, /api/kernels and /api/timeline -------------------------- */
+
+/* Kernel i's records per second over the last whole bucket, every kind. */
+static uint64_t kernel_rate(const struct sv_state *st, unsigned i)
+{
+    uint64_t cur = sv_hist_now(st->h) / SV_HIST_BUCKET_MS, n = 0;
+    for (unsigned kind = 0; cur && kind < SV_HIST_KINDS; kind++)
+        n += sv_hist_kernel_records(st->h, i, kind, cur - 1);
+    return n * 1000 / SV_HIST_BUCKET_MS;
+}
 
 /* What a kernel or the command line said (a task's name, the stream's
  * source, a note) may be any bytes: each one not UTF-8 a U+FFFD, never a
@@ -256,6 +311,9 @@ static json_t *kernel_json(const struct sv_state *st, unsigned i)
     if (!o)
         return NULL;
     json_object_set_new(o, "covered_ms", jint(k->covered_ms));
+    json_object_set_new(o, "received", jint(k->received));
+    json_object_set_new(o, "behind", jint(k->behind));
+    json_object_set_new(o, "rate", jint(kernel_rate(st, i)));
     const struct sp_stream *s = k->stream;
     json_t *tasks = json_array();
     if (s && s->have_meta) {
@@ -272,8 +330,39 @@ static json_t *kernel_json(const struct sv_state *st, unsigned i)
     return o;
 }
 
+/* Which kernels a list takes: a part of the name, a state. */
+struct kernel_match {
+    const char *q, *state;          /* NULL: any */
+};
+
+static bool kernel_matches(const struct sv_state *st, unsigned i, const struct kernel_match *m)
+{
+    return (!m->q || strstr(st->k[i].name, m->q)) &&
+           (!m->state || strcmp(st->k[i].state, m->state) == 0);
+}
+
+/* The page of the kernels m takes, from the offset-th of them, at most
+ * limit: {"total", "matched", "offset", "limit", "kernels": [...]}. */
+static json_t *kernel_page(const struct sv_state *st, const struct kernel_match *m,
+                           uint64_t offset, uint64_t limit)
+{
+    json_t *ks = json_array();
+    uint64_t matched = 0;
+    for (unsigned i = 0; i < st->n; i++) {
+        if (!kernel_matches(st, i, m))
+            continue;
+        if (matched >= offset && matched - offset < limit)
+            json_array_append_new(ks, kernel_json(st, i));
+        matched++;
+    }
+    return json_pack("{s:I, s:I, s:I, s:I, s:o}", "total", (json_int_t)st->n,
+                     "matched", (json_int_t)matched, "offset", (json_int_t)offset,
+                     "limit", (json_int_t)limit, "kernels", ks);
+}
+
 static void get_status(const struct sv_state *st, struct sv_reply *out)
 {
+    sv_lock_take(st->lock);
     /* The kinds that have records (the page shows the first), CPU alone
      * before any has. */
     json_t *kinds = json_array();
@@ -281,9 +370,18 @@ static void get_status(const struct sv_state *st, struct sv_reply *out)
     for (unsigned k = 0; k <= PRAW_KIND_MAX; k++)
         if (seen & 1u << k)
             json_array_append_new(kinds, json_string(praw_kind_name(k)));
-    json_t *kernels = json_array();
-    for (unsigned i = 0; i < st->n; i++)
-        json_array_append_new(kernels, kernel_json(st, i));
+    /* The kernels counted by state; the list itself is /api/kernels's,
+     * whose first page this carries. */
+    json_t *states = json_object();
+    uint64_t received = 0;
+    for (unsigned i = 0; i < st->n; i++) {
+        received += st->k[i].received;
+        json_t *c = json_object_get(states, st->k[i].state);
+        json_object_set_new(states, st->k[i].state,
+                            json_integer(c ? json_integer_value(c) + 1 : 1));
+    }
+    struct kernel_match all = { NULL, NULL };
+    json_t *page = kernel_page(st, &all, 0, SV_API_PAGE_DEFAULT);
     json_t *o = json_object();
     json_object_set_new(o, "now_ms", jint(sv_hist_now(st->h)));
     json_object_set_new(o, "oldest_ms", jint(sv_hist_oldest(st->h)));
@@ -298,8 +396,97 @@ static void get_status(const struct sv_state *st, struct sv_reply *out)
                         "entries", (json_int_t)sv_hist_entries(st->h),
                         "over", (json_int_t)sv_hist_over(st->h)));
     json_object_set_new(o, "kinds", kinds);
-    json_object_set_new(o, "kernels", kernels);
+    json_object_set_new(o, "kernel_count", json_integer(st->n));
+    json_object_set_new(o, "kernel_states", states);
+    json_object_set_new(o, "received", jint(received));
+    json_object_set_new(o, "kernels", json_incref(json_object_get(page, "kernels")));
+    json_decref(page);
+    sv_lock_give(st->lock);
     reply_json(out, 200, o);
+}
+
+static void get_kernels(const struct sv_state *st, const struct sv_arg *args, unsigned n,
+                        struct sv_reply *out)
+{
+    uint64_t offset = 0, limit = SV_API_PAGE_DEFAULT;
+    struct kernel_match m = { NULL, NULL };
+    for (unsigned i = 0; i < n; i++) {
+        const struct sv_arg *a = &args[i];
+        const char *v = a->value ? a->value : "";
+        if (strcmp(a->key, "offset") == 0 && parse_u64(v, SV_HIST_KERNELS, &offset) == 0)
+            continue;
+        if (strcmp(a->key, "limit") == 0 && parse_u64(v, SV_API_PAGE_MAX, &limit) == 0 &&
+            limit > 0)
+            continue;
+        if (strcmp(a->key, "q") == 0 && strlen(v) < HOSTADDR_NAME_MAX) {
+            m.q = *v ? v : NULL;
+            continue;
+        }
+        if (strcmp(a->key, "state") == 0 && strlen(v) < 32) {
+            m.state = *v ? v : NULL;
+            continue;
+        }
+        if (strcmp(a->key, "offset") == 0)
+            errorf(out, 400, "offset=%.40s out of range (0-%u)", v, SV_HIST_KERNELS);
+        else if (strcmp(a->key, "limit") == 0)
+            errorf(out, 400, "limit=%.40s out of range (1-%u)", v, SV_API_PAGE_MAX);
+        else if (strcmp(a->key, "q") == 0 || strcmp(a->key, "state") == 0)
+            errorf(out, 400, "%s: too long (a part of a kernel's HOST:PORT, or a state)",
+                   a->key);
+        else
+            errorf(out, 400, "unknown argument '%.40s' (known: offset, limit, q, state)",
+                   a->key);
+        return;
+    }
+    sv_lock_take(st->lock);
+    json_t *o = kernel_page(st, &m, offset, limit);
+    sv_lock_give(st->lock);
+    reply_json(out, 200, o);
+}
+
+/* The kernels of the top lines: kernel alone when the filter names one,
+ * else the SV_API_TIMELINE_TOP with the most records in [from, to), the
+ * most first. Returns how many, in top[]. */
+static unsigned timeline_top(const struct sv_state *st, const struct query *q,
+                             unsigned top[SV_API_TIMELINE_TOP])
+{
+    if (q->f.kernel >= 0) {
+        top[0] = (unsigned)q->f.kernel;
+        return 1;
+    }
+    uint64_t *sums = sp_xcalloc(st->n + 1, sizeof *sums);
+    sv_hist_kernel_sums(st->h, q->f.kind, q->from, q->to, sums, st->n);
+    unsigned nt = 0;
+    for (unsigned k = 0; k < st->n; k++) {
+        if (!sums[k] || (nt == SV_API_TIMELINE_TOP && sums[k] <= sums[top[nt - 1]]))
+            continue;
+        top[nt < SV_API_TIMELINE_TOP ? nt++ : nt - 1] = k;
+        for (unsigned a = nt - 1; a > 0 && sums[top[a - 1]] < sums[top[a]]; a--) {
+            unsigned t = top[a - 1];
+            top[a - 1] = top[a];
+            top[a] = t;
+        }
+    }
+    free(sums);
+    return nt;
+}
+
+/* Kernel k's records per second over each bucket of [b0, b1), the
+ * current one over its part so far. */
+static json_t *kernel_line(const struct sv_state *st, unsigned k, unsigned kind, uint64_t b0,
+                           uint64_t b1)
+{
+    uint64_t now = sv_hist_now(st->h);
+    json_t *rate = json_array();
+    for (uint64_t b = b0; b < b1; b++) {
+        uint64_t ms = SV_HIST_BUCKET_MS;
+        if ((b + 1) * SV_HIST_BUCKET_MS > now)
+            ms = now > b * SV_HIST_BUCKET_MS ? now - b * SV_HIST_BUCKET_MS : 1;
+        uint64_t n = sv_hist_kernel_records(st->h, k, kind, b);
+        json_array_append_new(rate, jint((n * 1000 + ms / 2) / (ms < 1000 ? 1000 : ms)));
+    }
+    return json_pack("{s:I, s:o, s:o}", "index", (json_int_t)k, "name", jstr(st->k[k].name),
+                     "rate", rate);
 }
 
 static void get_timeline(const struct sv_state *st, const struct sv_arg *args, unsigned n,
@@ -309,8 +496,11 @@ static void get_timeline(const struct sv_state *st, const struct sv_arg *args, u
     bool from = false;
     for (unsigned i = 0; i < n; i++)
         from |= strcmp(args[i].key, "from") == 0;
-    if (parse_query(st, args, n, false, &q, out))
+    sv_lock_take(st->lock);
+    if (parse_query(st, args, n, false, &q, out)) {
+        sv_lock_give(st->lock);
         return;
+    }
     /* By default the whole history held; and never before it, where
      * every second would be a 0 (from=0 after a month: 2.6 million of
      * them per kernel). */
@@ -320,18 +510,21 @@ static void get_timeline(const struct sv_state *st, const struct sv_arg *args, u
     if (q.to < q.from)
         q.to = q.from;
     uint64_t s0 = q.from / 1000, s1 = q.to / 1000 + 1;    /* the second of to too */
+    json_t *total = json_array();
+    for (uint64_t s = s0; s < s1; s++)
+        json_array_append_new(total, json_integer(sv_hist_rate(st->h, q.f.kind, s)));
+    unsigned top[SV_API_TIMELINE_TOP];
+    unsigned nt = timeline_top(st, &q, top);
+    uint64_t b0 = q.from / SV_HIST_BUCKET_MS, b1 = q.to / SV_HIST_BUCKET_MS + 1;
     json_t *ks = json_array();
-    for (unsigned k = 0; k < st->n; k++) {
-        if (q.f.kernel >= 0 && (int)k != q.f.kernel)
-            continue;
-        json_t *rate = json_array();
-        for (uint64_t s = s0; s < s1; s++)
-            json_array_append_new(rate, json_integer(sv_hist_rate(st->h, k, q.f.kind, s)));
-        json_array_append_new(ks, json_pack("{s:I, s:o, s:o}", "index", (json_int_t)k, "name",
-                                            jstr(st->k[k].name), "rate", rate));
-    }
-    json_t *o = json_pack("{s:I, s:I, s:s, s:o}", "from_s", (json_int_t)s0, "to_s",
-                          (json_int_t)s1, "kind", praw_kind_name(q.f.kind), "kernels", ks);
+    for (unsigned i = 0; i < nt; i++)
+        json_array_append_new(ks, kernel_line(st, top[i], q.f.kind, b0, b1));
+    sv_lock_give(st->lock);
+    json_t *o = json_pack("{s:I, s:I, s:s, s:o, s:I, s:I, s:o}", "from_s", (json_int_t)s0,
+                          "to_s", (json_int_t)s1, "kind", praw_kind_name(q.f.kind),
+                          "total", total, "bucket_s", (json_int_t)(SV_HIST_BUCKET_MS / 1000),
+                          "from_bucket_s", (json_int_t)(b0 * SV_HIST_BUCKET_MS / 1000),
+                          "kernels", ks);
     reply_json(out, 200, o);
 }
 
@@ -362,24 +555,43 @@ static uint64_t heap_objects(const struct sp_profile *p)
 }
 
 /* The records of [from, to) that the query's filter takes, as a profile
- * of its kind (an empty one when the range holds nothing). */
+ * of its kind (an empty one when the range holds nothing), not named:
+ * under the lock (the selection's keys point into the history; only its
+ * range and sums are read once the lock is given back). */
 static void select_profile(const struct sv_state *st, const struct query *q, uint64_t from,
-                           uint64_t to, struct sv_hist_sel *sel, struct sp_profile *p)
+                           uint64_t to, bool merged, struct sv_hist_sel *sel,
+                           struct sp_profile *p)
 {
-    if (sv_hist_select(st->h, from, to, &q->f, sel))
+    struct sv_hist_filter f = q->f;
+    f.merged = merged;
+    if (sv_hist_select(st->h, from, to, &f, sel))
         memset(sel, 0, sizeof *sel);
-    sv_query_profile(st, sel, q->f.kind, sel->to_ms - sel->from_ms, p);
+    sv_query_profile(st, sel, q->f.kind, sel->to_ms - sel->from_ms, merged, p);
+}
+
+/* A selection's request, its arguments read and its profiles made
+ * under the lock; then named without it. -1: a 400 in out. */
+static int parse_locked(const struct sv_state *st, const struct sv_arg *args, unsigned n,
+                        bool diff, struct query *q, struct sv_reply *out)
+{
+    sv_lock_take(st->lock);
+    int rc = parse_query(st, args, n, diff, q, out);
+    if (rc)
+        sv_lock_give(st->lock);
+    return rc;
 }
 
 static void get_flame(const struct sv_state *st, const struct sv_arg *args, unsigned n,
                       struct sv_reply *out)
 {
     struct query q;
-    if (parse_query(st, args, n, false, &q, out))
+    if (parse_locked(st, args, n, false, &q, out))
         return;
     struct sv_hist_sel sel;
     struct sp_profile p;
-    select_profile(st, &q, q.from, q.to, &sel, &p);
+    select_profile(st, &q, q.from, q.to, q.by == SP_FJ_BY_FRAME, &sel, &p);
+    sv_lock_give(st->lock);     /* sel's keys are not read past here */
+    sv_query_name(st, &p);
     json_t *o = range_json(&sel);
     json_object_set_new(o, "kind", json_string(praw_kind_name(q.f.kind)));
     json_object_set_new(o, "unit", json_string(unit_of(q.f.kind)));
@@ -389,7 +601,7 @@ static void get_flame(const struct sv_state *st, const struct sv_arg *args, unsi
                                                                     ? INT64_MAX : objs)));
         json_object_set_new(o, "heap_view", json_string("allocated"));
     }
-    json_object_set_new(o, "tree", sv_query_tree(&p));
+    json_object_set_new(o, "tree", sv_query_tree(&p, q.by));
     sp_profile_free(&p);
     sv_hist_sel_free(&sel);
     reply_json(out, 200, o);
@@ -399,15 +611,18 @@ static void get_diff(const struct sv_state *st, const struct sv_arg *args, unsig
                      struct sv_reply *out)
 {
     struct query q;
-    if (parse_query(st, args, n, true, &q, out))
+    if (parse_locked(st, args, n, true, &q, out))
         return;
     struct sv_hist_sel bsel, nsel;
     struct sp_profile bp, np;
-    select_profile(st, &q, q.base_from, q.base_to, &bsel, &bp);
-    select_profile(st, &q, q.from, q.to, &nsel, &np);
+    select_profile(st, &q, q.base_from, q.base_to, q.by == SP_FJ_BY_FRAME, &bsel, &bp);
+    select_profile(st, &q, q.from, q.to, q.by == SP_FJ_BY_FRAME, &nsel, &np);
+    sv_lock_give(st->lock);
+    sv_query_name(st, &bp);
+    sv_query_name(st, &np);
     struct sp_stacks bs, ns;
-    sp_stacks_build(&bp, true, &bs);
-    sp_stacks_build(&np, true, &ns);
+    sp_stacks_build(&bp, q.by == SP_FJ_BY_KERNEL, &bs);
+    sp_stacks_build(&np, q.by == SP_FJ_BY_KERNEL, &ns);
     struct sp_diff d;
     sp_diff_build(&bs, &ns, &d);
     json_t *o = json_object();
@@ -430,11 +645,13 @@ static void get_download(const struct sv_state *st, const struct sv_arg *args, u
                          bool pprof, struct sv_reply *out)
 {
     struct query q;
-    if (parse_query(st, args, n, false, &q, out))
+    if (parse_locked(st, args, n, false, &q, out))
         return;
     struct sv_hist_sel sel;
     struct sp_profile p;
-    select_profile(st, &q, q.from, q.to, &sel, &p);
+    select_profile(st, &q, q.from, q.to, false, &sel, &p);    /* every kernel apart */
+    sv_lock_give(st->lock);
+    sv_query_name(st, &p);
     char *body = NULL, err[SP_ERR_MAX];
     size_t len = 0;
     FILE *f = open_memstream(&body, &len);
@@ -482,6 +699,8 @@ void sv_api_get(const struct sv_state *st, const char *path, const struct sv_arg
             sv_api_error(out, 400, "/api/status takes no arguments");
         else
             get_status(st, out);
+    } else if (strcmp(path, "/api/kernels") == 0) {
+        get_kernels(st, args, nargs, out);
     } else if (strcmp(path, "/api/timeline") == 0) {
         get_timeline(st, args, nargs, out);
     } else if (strcmp(path, "/api/flame") == 0) {
@@ -493,7 +712,7 @@ void sv_api_get(const struct sv_state *st, const char *path, const struct sv_arg
     } else if (strcmp(path, "/download/selection.folded") == 0) {
         get_download(st, args, nargs, false, out);
     } else {
-        errorf(out, 404, "no such page: %.100s (known: /, /api/status, /api/timeline, "
+        errorf(out, 404, "no such page: %.100s (known: /, /api/status, /api/kernels, /api/timeline, "
                "/api/flame, /api/diff, /download/selection.pb.gz, "
                "/download/selection.folded)", path);
     }

@@ -4,9 +4,19 @@
  * libmicrohttpd parsed; the unit tests call it directly.
  *
  *   GET /                       the page (tools/serve/page.h)
- *   GET /api/status             the clock, the kernels (state, last time,
- *                               authenticated), the kinds seen, the bound
- *   GET /api/timeline           records per second per kernel
+ *   GET /api/status             the clock, the kernels counted by state
+ *                               (kernel_count, kernel_states), the records
+ *                               received from them all, the first page of
+ *                               their list, the kinds seen, the bound
+ *   GET /api/kernels            a page of the kernels (state, last time,
+ *                               authenticated, records/s over the last whole
+ *                               bucket): offset (0-4096), limit (1-500,
+ *                               default 50), q (a part of HOST:PORT), state;
+ *                               with total and matched counts
+ *   GET /api/timeline           the fleet's records per second ("total"),
+ *                               and per bucket (records/s) the
+ *                               SV_API_TIMELINE_TOP kernels with the most
+ *                               records in the range, or the one kernel=
  *   GET /api/flame              the selection as a flame graph's tree
  *   GET /api/diff               two selections: the new one's tree, each
  *                               frame with its delta from the base
@@ -21,6 +31,11 @@
  *   pid                 0 .. 2147483647 or "all"
  *   cpu                 0 .. 4095 or "all"
  *   kind                cpu, offcpu or heap (default cpu)
+ *   by                  the tree's levels above the frames: kernel (a
+ *                       frame per kernel, then the task), task (tasks
+ *                       merged over the kernels) or frame (the fleet's
+ *                       frames merged, no kernel nor task); default kernel
+ *                       up to SV_API_BY_KERNEL_MAX kernels, frame beyond
  * A bad one is a 400 whose JSON names the argument, what it was and what
  * is allowed; an unknown path a 404; the body is {"error": "..."}, every
  * byte of the request it echoes outside printable ASCII written \xHH. A
@@ -30,8 +45,17 @@
  * Times in the JSON are ms on serve's clock; status gives the wall clock
  * of its 0 (started_unix_ms) for the page to print times of day.
  *
+ * One lock (struct sv_lock) stands between serve's collector, which
+ * writes the history and the kernels, and the HTTP thread that answers
+ * from them: a request holds it only while it reads (its arguments
+ * against the clock, a selection and the profile made from it, the
+ * kernels' facts), never while it names frames, builds a tree, writes
+ * JSON or sends (tools/cmd/serve.c says why a lock and not snapshots).
+ *
  * Serve layer: prefix sv_. */
 #pragma once
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -43,6 +67,10 @@
 #define SV_API_LIVE_MS   10000u     /* the live view: the last 10 s (one or two buckets) */
 #define SV_API_ARGS_MAX  16
 #define SV_API_ERROR_MAX 512        /* an error message, before its bytes are escaped */
+#define SV_API_PAGE_DEFAULT 50u     /* /api/kernels: a page's kernels, by default */
+#define SV_API_PAGE_MAX  500u       /* and at most */
+#define SV_API_TIMELINE_TOP 8u      /* /api/timeline: the kernels drawn beside the fleet */
+#define SV_API_BY_KERNEL_MAX 16u    /* a flame graph's frame per kernel, by default, up to */
 
 /* One kernel as the API shows it; serve refreshes these from its
  * collector on every pass. */
@@ -53,18 +81,38 @@ struct sv_kernel {
     bool authenticated;             /* its stream and shell are keyed (-k) */
     char note[SP_ERR_MAX];           /* what became of it, or "" */
     uint64_t lost, dropped;         /* on the wire; in the kernel */
+    uint64_t received;              /* records that came, bad ones included */
+    uint64_t behind;                /* not taken: a request held the history
+                                       longer than serve could hold them */
     uint64_t covered_ms;            /* how long it was streamed (--sample: only
                                        its turns; else since its start) */
     const struct sp_stream *stream; /* its META (build id, source, task names) */
     unsigned map;                   /* its ELF among the state's maps */
 };
 
+/* The collector's and the requests' lock. The collector takes it only
+ * when it is free and no request waits (sv_lock_try, sv_lock_waiting):
+ * under load it would otherwise starve them (a mutex is not fair), and
+ * it must never wait on one. */
+struct sv_lock {
+    pthread_mutex_t m;
+    atomic_uint waiting;            /* requests waiting for it */
+};
+/* Each a no-op on NULL (one thread: the unit tests). */
+void sv_lock_take(struct sv_lock *l);
+void sv_lock_give(struct sv_lock *l);
+/* The lock taken if it is free: true. */
+bool sv_lock_try(struct sv_lock *l);
+/* Whether a request waits for it. */
+bool sv_lock_waiting(struct sv_lock *l);
+
 /* Names every location of map in p: libdw in serve, a table in tests. */
 typedef void (*sv_symbolize_fn)(void *ctx, struct sp_profile *p, unsigned map);
 
 struct sv_state {
+    struct sv_lock *lock;           /* NULL: no other thread */
     struct sv_hist *h;
-    struct sv_kernel k[SV_HIST_KERNELS];
+    struct sv_kernel *k;            /* n of them, at most SV_HIST_KERNELS */
     unsigned n;
     const struct sp_map *maps;      /* the ELFs, build ids filled */
     unsigned nmaps;

@@ -1,25 +1,31 @@
 /* tools/serve/hist.h: `sonde-prof serve`'s history: every record streamed
- * from every kernel, kept as counts per distinct stack in 10-second
- * buckets for at least the last hour, and a per-second count per kernel
- * for the timeline.
+ * from every kernel (up to SV_HIST_KERNELS, as many as the collector
+ * takes), kept as counts per distinct stack in 10-second buckets for at
+ * least the last hour; for the timeline, the fleet's records per second
+ * and each kernel's per bucket.
  *
- * Memory is bounded by distinct stacks, never by samples. A stack is
- * (kernel, kind, pid, cpu, frames), and for a heap record its block's
- * requested size too, so that the objects its bytes stand for are known
- * (weight / size, as the raw profile's OBJECTS); the table holds at most
- * max_stacks of them alive at once (a stack dies when the last bucket that counts it
- * leaves the history), and a bucket holds one entry per stack it counts,
- * so with B = SV_HIST_BUCKETS and S = max_stacks:
+ * Memory is bounded by distinct stacks and buckets, never by samples nor
+ * by kernels times seconds. A stack is (kernel, kind, pid, cpu, frames),
+ * and for a heap record its block's requested size too, so that the
+ * objects its bytes stand for are known (weight / size, as the raw
+ * profile's OBJECTS); the table holds at most max_stacks of them alive at
+ * once (a stack dies when the last bucket that counts it leaves the
+ * history; each record counts under two, its kernel's and the fleet's:
+ * sv_hist_key_fleet), and a bucket holds one entry per stack it counts
+ * and one count per (kernel, kind) that sent it a record. With B =
+ * SV_HIST_BUCKETS (361), S = max_stacks and K the kernels that sent
+ * records (each streams one kind):
  *
- *     stacks  S x sizeof(struct sv_hist_stack)  (96 bytes)
- *     buckets at most B x S entries x 24 bytes  (an entry and its index)
- *     seconds SV_HIST_SECONDS x SV_HIST_KERNELS x SV_HIST_KINDS x 4 bytes
+ *     stacks  S x sizeof(struct sv_hist_stack)        (96 bytes)
+ *     buckets at most B x S entries x 24 bytes        (an entry and its index)
+ *             + B x K counts x 24 bytes               (a count and its index)
+ *     seconds SV_HIST_SECONDS x 32 bytes              (the fleet's, per kind)
  *
  * SV_HIST_STACKS_DEFAULT (8192) bounds it at about 72 MB in the worst case
- * (every bucket holding every stack); a kernel with a few hundred distinct
- * stacks needs a few MB. A record whose stack is new while the table is
- * full is not kept: it is counted as over the bound, per bucket, kernel
- * and kind, and the API says so.
+ * (every bucket holding every stack), and 4096 kernels add at most 35 MB;
+ * a kernel with a few hundred distinct stacks needs a few MB. A record
+ * whose stack is new while the table is full is not kept: it is counted
+ * as over the bound, per bucket, kernel and kind, and the API says so.
  *
  * Time is the caller's: milliseconds on one monotonic clock (serve's,
  * from its start), so every kernel's seconds are the viewer's seconds.
@@ -37,7 +43,7 @@
 #define SV_HIST_BUCKET_MS      10000u
 #define SV_HIST_BUCKETS        361u      /* the last hour whole, and the current one */
 #define SV_HIST_SECONDS        (SV_HIST_BUCKETS * SV_HIST_BUCKET_MS / 1000u)
-#define SV_HIST_KERNELS        16u
+#define SV_HIST_KERNELS        4096u     /* as many as the collector takes */
 #define SV_HIST_KINDS          (PSTR_KIND_MAX + 1u)
 #define SV_HIST_STACKS_MIN     16u
 #define SV_HIST_STACKS_MAX     1048576u
@@ -53,13 +59,37 @@ struct sv_hist_key {
     uint16_t cpu;
     uint16_t reason;                /* off-CPU: its reason's id in the history
                                        (sv_hist_reason); 0 for every other kind */
-    uint8_t kernel, kind, depth;
+    uint16_t kernel;
+    uint8_t kind, depth;
 };
+_Static_assert(SV_HIST_KERNELS - 1 <= UINT16_MAX, "a kernel's index fits its key");
+
+/* The fleet's stacks: every record is counted under its kernel's own
+ * stack and under its fleet stack, the same key with pid 0, CPU 0 and
+ * kernel SV_HIST_FLEET_KEY(map) for the ELF its kernel runs (addresses of
+ * two ELFs are never merged). A selection of the whole fleet, merged,
+ * reads those alone: a bucket's few hundred, not its hundreds of
+ * thousands. They count toward max_stacks like any. */
+#define SV_HIST_MAPS           16u
+#define SV_HIST_FLEET_KEY(map) (0xffffu - (map))
+static inline bool sv_hist_key_fleet(const struct sv_hist_key *k)
+{
+    return k->kernel > 0xffffu - SV_HIST_MAPS;
+}
+static inline unsigned sv_hist_key_map(const struct sv_hist_key *k)
+{
+    return 0xffffu - k->kernel;
+}
 
 struct sv_hist_stack {
     struct sv_hist_key key;
     uint32_t refs;                  /* buckets counting it; 0: a free slot */
+    uint32_t fleet;                 /* a kernel's own: its fleet stack's id
+                                       (alive while it is: every bucket that
+                                       counts it counts that too) */
 };
+
+_Static_assert(sizeof(struct sv_hist_stack) == 96, "the bound's figure (the header's)");
 
 /* Which records a selection takes: a field < 0 takes every value. */
 struct sv_hist_filter {
@@ -67,6 +97,8 @@ struct sv_hist_filter {
     int64_t pid;
     int cpu;
     unsigned kind;                  /* PSTR_KIND_*: kinds are never mixed */
+    bool merged;                    /* kernel, pid and cpu every value: the
+                                       fleet's stacks (sv_hist_key_fleet) */
 };
 
 struct sv_hist;
@@ -83,6 +115,9 @@ void sv_hist_free(struct sv_hist *h);
  * as such (true). */
 bool sv_hist_add(struct sv_hist *h, unsigned kernel, uint16_t cpu,
                  const struct pstr_record *r, uint64_t t_ms);
+
+/* Kernel's ELF is map (< SV_HIST_MAPS; 0 until said). */
+void sv_hist_set_map(struct sv_hist *h, unsigned kernel, unsigned map);
 
 /* Moves the history's end to now_ms (never back). */
 void sv_hist_advance(struct sv_hist *h, uint64_t now_ms);
@@ -121,7 +156,14 @@ int sv_hist_select(const struct sv_hist *h, uint64_t from_ms, uint64_t to_ms,
                    const struct sv_hist_filter *f, struct sv_hist_sel *out);
 void sv_hist_sel_free(struct sv_hist_sel *s);
 
-/* Records of kernel and kind in whole second sec (t_ms / 1000), or 0 when
- * that second is not held. */
-uint32_t sv_hist_rate(const struct sv_hist *h, unsigned kernel, unsigned kind,
-                      uint64_t sec);
+/* Records of kind from every kernel in whole second sec (t_ms / 1000),
+ * or 0 when that second is not held. */
+uint32_t sv_hist_rate(const struct sv_hist *h, unsigned kind, uint64_t sec);
+/* Records of kernel and kind in the bucket of index idx (t_ms /
+ * SV_HIST_BUCKET_MS), over the bound included; 0 when it is not held. */
+uint64_t sv_hist_kernel_records(const struct sv_hist *h, unsigned kernel, unsigned kind,
+                                uint64_t idx);
+/* Every kernel's records of kind over the buckets of [from_ms, to_ms)
+ * held: added to n[k] for each kernel k < nk (n is the caller's). */
+void sv_hist_kernel_sums(const struct sv_hist *h, unsigned kind, uint64_t from_ms,
+                         uint64_t to_ms, uint64_t *n, unsigned nk);

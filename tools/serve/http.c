@@ -1,4 +1,4 @@
-/* tools/serve/http.c: libmicrohttpd under serve's loop (tools/serve/http.h).
+/* tools/serve/http.c: libmicrohttpd on its own thread (tools/serve/http.h).
  * Serve layer: prefix sv_. */
 #define _GNU_SOURCE
 #include "tools/serve/http.h"
@@ -6,16 +6,23 @@
 #include "tools/common/toolio.h"
 #include <arpa/inet.h>
 #include <microhttpd.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
 
 #define CONN_MAX        64      /* connections at once: a page and a few tools */
 #define CONN_TIMEOUT_S  10      /* an idle connection is closed after this */
 #define CONN_MEMORY     (32 * 1024)   /* a request's line and headers: past it, 431 */
+#define REAP_MS         250     /* how often requests' deadlines are looked at */
+#define STALL_ENV       "SONDE_SERVE_TEST_STALL_MS"
+#define STALL_MAX_MS    60000
 
 /* One connection as serve keeps it, beside libmicrohttpd's: its socket
  * and when its request began, for the deadline. */
@@ -33,6 +40,14 @@ struct sv_http {
     uint16_t port;
     char bound[INET_ADDRSTRLEN];    /* the address listened on */
     struct conn conns[CONN_MAX];
+    unsigned stall_ms;          /* tests only: each /api/flame this much slower */
+    /* The deadline's (below): conns is written by libmicrohttpd's thread
+     * (a connection's open, answer and close) and read by the reaper's,
+     * under lock; the reaper wakes every REAP_MS, or at once to stop. */
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    pthread_t reaper;
+    bool reaping, stopping;
 };
 
 struct args {
@@ -195,6 +210,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         snprintf(msg, sizeof msg, "too many arguments (at most %u)", SV_API_ARGS_MAX);
         sv_api_error(&r, 400, msg);
     } else {
+        if (s->stall_ms && strcmp(url, "/api/flame") == 0)
+            usleep(s->stall_ms * 1000u);
         sv_api_get(s->st, url, a.v, a.n, &r);
     }
     return queue(conn, &r);
@@ -214,20 +231,24 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
                           enum MHD_ConnectionNotificationCode toe)
 {
     struct sv_http *s = cls;
+    pthread_mutex_lock(&s->lock);
     if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+        /* Before libmicrohttpd closes the socket: the reaper never shuts
+         * down a descriptor that may be another's by then. */
         struct conn *k = *socket_context;
         if (k)
             memset(k, 0, sizeof *k);
-        return;
+    } else {
+        const union MHD_ConnectionInfo *i =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        for (unsigned n = 0; n < CONN_MAX && i; n++)
+            if (!s->conns[n].c) {
+                s->conns[n] = (struct conn){ c, i->connect_fd, tool_mono_ms(), false };
+                *socket_context = &s->conns[n];
+                break;
+            }
     }
-    const union MHD_ConnectionInfo *i = MHD_get_connection_info(c,
-                                                                MHD_CONNECTION_INFO_CONNECTION_FD);
-    for (unsigned n = 0; n < CONN_MAX && i; n++)
-        if (!s->conns[n].c) {
-            s->conns[n] = (struct conn){ c, i->connect_fd, tool_mono_ms(), false };
-            *socket_context = &s->conns[n];
-            return;
-        }
+    pthread_mutex_unlock(&s->lock);
 }
 
 /* An answer went out: a kept-alive connection's next request has a
@@ -235,14 +256,18 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
-    (void)cls, (void)con_cls, (void)toe;
+    (void)con_cls, (void)toe;
+    struct sv_http *s = cls;
     const union MHD_ConnectionInfo *i = MHD_get_connection_info(c,
                                                                 MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    pthread_mutex_lock(&s->lock);
     struct conn *k = i ? i->socket_context : NULL;
     if (k && k->c == c)
         k->start_ms = tool_mono_ms();
+    pthread_mutex_unlock(&s->lock);
 }
 
+/* Under s->lock. */
 static void cut_late(struct sv_http *s)
 {
     uint64_t now = tool_mono_ms();
@@ -252,6 +277,36 @@ static void cut_late(struct sv_http *s)
             shutdown(k->fd, SHUT_RDWR);
             k->cut = true;
         }
+    }
+}
+
+/* The reaper: cut_late every REAP_MS until sv_http_stop. */
+static void *reap(void *arg)
+{
+    struct sv_http *s = arg;
+    pthread_mutex_lock(&s->lock);
+    while (!s->stopping) {
+        cut_late(s);
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        t.tv_nsec += REAP_MS * 1000000L;
+        t.tv_sec += t.tv_nsec / 1000000000L;
+        t.tv_nsec %= 1000000000L;
+        pthread_cond_timedwait(&s->wake, &s->lock, &t);
+    }
+    pthread_mutex_unlock(&s->lock);
+    return NULL;
+}
+
+static void reaper_stop(struct sv_http *s)
+{
+    if (s->reaping) {
+        pthread_mutex_lock(&s->lock);
+        s->stopping = true;
+        pthread_cond_signal(&s->wake);
+        pthread_mutex_unlock(&s->lock);
+        pthread_join(s->reaper, NULL);
+        s->reaping = false;
     }
 }
 
@@ -268,14 +323,34 @@ struct sv_http *sv_http_start(const struct sockaddr_in *addr, const struct sv_st
         return NULL;
     }
     s->st = st;
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&s->wake, &ca);
+    pthread_condattr_destroy(&ca);
+    /* Tests only (tests/tools/check_serve_stall.py): a handler as slow as
+     * a request over a long history can be, on demand. No request of a
+     * small test's history takes seconds by itself; read once here, never
+     * per request. */
     s->o = *o;
     inet_ntop(AF_INET, &addr->sin_addr, s->bound, sizeof s->bound);
+    const char *stall = getenv(STALL_ENV);
+    unsigned long stall_ms = stall ? strtoul(stall, NULL, 10) : 0;
+    s->stall_ms = stall_ms > STALL_MAX_MS ? STALL_MAX_MS : (unsigned)stall_ms;
     /* No MHD_USE_ERROR_LOG: what a client got wrong is its 4xx, not a
      * line on serve's stderr for anyone to provoke. Where anyone may
      * connect (--public), one address holds SV_HTTP_PER_ADDR of the
      * CONN_MAX connections at most; on loopback every client is one
      * address. */
-    s->d = MHD_start_daemon(MHD_USE_EPOLL, ntohs(addr->sin_port),
+    /* Its own thread (epoll inside), which never sees SIGINT or SIGTERM:
+     * those wake serve's collector loop. */
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    s->d = MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD, ntohs(addr->sin_port),
                             NULL, NULL, on_request, s,
                             MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)addr,
                             MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONN_MAX,
@@ -290,6 +365,17 @@ struct sv_http *sv_http_start(const struct sockaddr_in *addr, const struct sv_st
                              * Host is a 400 */
                             MHD_OPTION_STRICT_FOR_CLIENT, 1,
                             MHD_OPTION_END);
+    /* The reaper blocks the signals too: it is created under the same mask. */
+    if (s->d)
+        s->reaping = pthread_create(&s->reaper, NULL, reap, s) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (s->d && !s->reaping) {
+        MHD_stop_daemon(s->d);
+        s->d = NULL;
+        snprintf(err, errcap, "cannot start the thread that keeps requests' deadlines");
+        free(s);
+        return NULL;
+    }
     if (!s->d) {
         snprintf(err, errcap, "cannot listen there (in use, or not an address of this "
                  "machine)");
@@ -303,30 +389,13 @@ struct sv_http *sv_http_start(const struct sockaddr_in *addr, const struct sv_st
 
 uint16_t sv_http_port(const struct sv_http *s) { return s->port; }
 
-int sv_http_fd(const struct sv_http *s)
-{
-    const union MHD_DaemonInfo *i = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_EPOLL_FD);
-    return i ? i->epoll_fd : -1;
-}
-
-int sv_http_timeout_ms(const struct sv_http *s)
-{
-    MHD_UNSIGNED_LONG_LONG t;
-    if (MHD_get_timeout(s->d, &t) != MHD_YES)
-        return -1;
-    return t > 1000 ? 1000 : (int)t;
-}
-
-void sv_http_run(struct sv_http *s)
-{
-    MHD_run(s->d);
-    cut_late(s);
-}
-
 void sv_http_stop(struct sv_http *s)
 {
     if (!s)
         return;
-    MHD_stop_daemon(s->d);
+    MHD_stop_daemon(s->d);      /* no callback after it: the reaper's conns are its own */
+    reaper_stop(s);
+    pthread_mutex_destroy(&s->lock);
+    pthread_cond_destroy(&s->wake);
     free(s);
 }

@@ -1,13 +1,18 @@
-/* tools/serve/http.h: `sonde-prof serve`'s HTTP side: libmicrohttpd, run
- * from serve's own loop (no thread of its own, so the history is never
- * read while the collector writes it), every GET answered by the API
- * (tools/serve/api.h). What libmicrohttpd refuses by itself (a request
+/* tools/serve/http.h: `sonde-prof serve`'s HTTP side: libmicrohttpd on a
+ * thread of its own (one: requests are answered one at a time, and the
+ * ELFs' libdw handles are never used by two threads), so that no request
+ * holds up the collector; every GET answered by the API
+ * (tools/serve/api.h), which takes the state's lock to read. What
+ * libmicrohttpd refuses by itself (a request
  * line or headers past its memory limit, a malformed request) it answers
  * with a 4xx of its own; a method other than GET or HEAD is a 405; a Host
  * that is none of serve's names a 421 (DNS rebinding: http.c says which
  * names). A request not answered within SV_HTTP_DEADLINE_MS, however
  * slowly its bytes came, has its connection closed; with --public one
  * address holds SV_HTTP_PER_ADDR connections at most.
+ * For tests only, SONDE_SERVE_TEST_STALL_MS=N in the environment (read
+ * once, at the start; 0-60000) makes every /api/flame take N ms longer,
+ * as a slow request would.
  * Serve layer: prefix sv_. */
 #pragma once
 #include <netinet/in.h>
@@ -34,10 +39,5 @@ struct sv_http *sv_http_start(const struct sockaddr_in *addr, const struct sv_st
                               const struct sv_http_opts *o, char *err, size_t errcap);
 /* The port listened on. */
 uint16_t sv_http_port(const struct sv_http *s);
-/* The file descriptor to poll for input (epoll's: every connection's). */
-int sv_http_fd(const struct sv_http *s);
-/* The most ms to wait before sv_http_run is due anyway (-1: no limit). */
-int sv_http_timeout_ms(const struct sv_http *s);
-/* Serves whatever is ready, without waiting. */
-void sv_http_run(struct sv_http *s);
+/* Stops the thread, the requests in flight answered first. */
 void sv_http_stop(struct sv_http *s);

@@ -13,17 +13,22 @@
 #pragma once
 #include <jansson.h>
 #include "tools/output/diff.h"
+#include "tools/output/flame_json.h"
 #include "tools/output/folded.h"
 #include "tools/serve/api.h"
 
 /* The selection as a profile of kind, one input per kernel that has
- * records in it (labelled with its name), every location named. p is
- * initialised here; the caller frees it. */
+ * records in it (labelled with its name), or merged: one input per ELF
+ * (labelled "fleet"), its chains the fleet's frames with pid and CPU 0.
+ * Not yet named: it reads the history and the kernels, under the
+ * state's lock. p is initialised here; the caller frees it. */
 void sv_query_profile(const struct sv_state *st, const struct sv_hist_sel *sel,
-                      unsigned kind, uint64_t ms, struct sp_profile *p);
+                      unsigned kind, uint64_t ms, bool merged, struct sp_profile *p);
+/* Every location of p named (the ELFs only: no lock needed). */
+void sv_query_name(const struct sv_state *st, struct sp_profile *p);
 
-/* The root "all" over every chain of p (kernel, task, the frames, an
- * off-CPU chain's reason). */
-json_t *sv_query_tree(const struct sp_profile *p);
+/* The root "all" over every chain of p ([kernel,] [task,] the frames, an
+ * off-CPU chain's reason), as by says. */
+json_t *sv_query_tree(const struct sp_profile *p, enum sp_fj_by by);
 /* The same over a diff: value from new, delta = new - base per frame. */
 json_t *sv_query_diff_tree(const struct sp_diff *d);

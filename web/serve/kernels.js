@@ -1,18 +1,27 @@
 // web/serve/kernels.js: the kernels' table and the filters' choices of
-// serve's page, both from /api/status.
-import { S, $, COLORS, fmtNum, clock } from './state.js';
+// serve's page. A fleet's list is paged and searched by serve
+// (/api/kernels?offset=&limit=&q=): the table shows one page, the
+// counts by state come with /api/status, and the kernel filter offers
+// the kernels of the page shown (and keeps the one chosen).
+import { S, $, COLORS, fmtNum, clock, getJSON } from './state.js';
 
-function lastRate(k) {
-  const t = S.timeline && S.timeline.kernels.find((x) => x.index === k.index);
-  if (!t || t.rate.length < 2)
-    return '';
-  return fmtNum(t.rate[t.rate.length - 2]);     // the last whole second
+export async function refreshKernels() {
+  const p = new URLSearchParams({ offset: S.kpage.offset, limit: S.kpage.limit });
+  if (S.kpage.q)
+    p.set('q', S.kpage.q);
+  S.kernels = await getJSON('/api/kernels?' + p);
+  // The list got shorter (a search): back to its last page.
+  if (S.kernels.offset > 0 && S.kernels.offset >= S.kernels.matched) {
+    S.kpage.offset = Math.max(0, S.kernels.matched - S.kpage.limit);
+    return refreshKernels();
+  }
 }
 
 export function renderKernels(st) {
   const body = document.querySelector('#kernels tbody');
   body.textContent = '';
-  for (const k of st.kernels) {
+  const page = S.kernels;
+  for (const k of page.kernels) {
     const tr = document.createElement('tr');
     tr.dataset.index = k.index;
     tr.className = k.state;
@@ -21,7 +30,7 @@ export function renderKernels(st) {
       // A kernel whose stream did not start says why, not only in a tooltip.
       k.name, k.state === 'failed' && k.note ? `failed: ${k.note}` : k.state, k.last_ms === null ? 'none yet' : clock(k.last_ms) + ago,
       k.authenticated ? 'authenticated (HMAC key)' : 'open (no key)',
-      k.source || '', lastRate(k), fmtNum(k.lost + k.dropped),
+      k.source || '', fmtNum(k.rate), fmtNum(k.lost + k.dropped),
     ];
     const cls = ['name', 'state', 'last', 'auth', 'source', 'rate', 'lost'];
     cells.forEach((c, i) => {
@@ -40,6 +49,14 @@ export function renderKernels(st) {
     });
     body.appendChild(tr);
   }
+  const first = page.matched ? page.offset + 1 : 0;
+  const last = page.offset + page.kernels.length;
+  $('kernels-page').textContent = `${fmtNum(first)}-${fmtNum(last)} of ${fmtNum(page.matched)}` +
+    (page.matched !== page.total ? ` found (${fmtNum(page.total)} kernels)` : ' kernels');
+  $('kernels-prev').disabled = page.offset === 0;
+  $('kernels-next').disabled = last >= page.matched;
+  $('kernel-states').textContent = Object.entries(st.kernel_states || {})
+    .map(([s, n]) => `${fmtNum(n)} ${s}`).join(', ');
 }
 
 // Fills a select with [value, text] options, keeping what was chosen.
@@ -62,10 +79,16 @@ function options(sel, opts) {
 
 export function renderFilters(st) {
   options($('kind'), st.kinds.map((k) => [k, { cpu: 'CPU', offcpu: 'off-CPU', heap: 'heap' }[k] || k]));
-  options($('kernel'), [['all', 'all']].concat(st.kernels.map((k) => [String(k.index), k.name])));
+  const ks = S.kernels ? S.kernels.kernels : st.kernels;
+  const kopts = [['all', 'all']].concat(ks.map((k) => [String(k.index), k.name]));
+  // The kernel chosen stays offered when the page shows others.
+  const chosen = $('kernel').value;
+  if (chosen && chosen !== 'all' && !kopts.some(([v]) => v === chosen))
+    kopts.push([chosen, $('kernel').selectedOptions[0].text]);
+  options($('kernel'), kopts);
   const tasks = new Map();
   let cpus = 0;
-  for (const k of st.kernels) {
+  for (const k of ks) {
     for (const t of k.tasks)
       tasks.set(t.pid, tasks.has(t.pid) && tasks.get(t.pid) !== t.name
         ? tasks.get(t.pid) + '/' + t.name : t.name);

@@ -1,14 +1,15 @@
 // web/serve/main.js: the live view `sonde-prof serve` serves, the entry
 // esbuild bundles into the page (web/serve/page.html). Every second it
-// reads /api/status (the kernels), /api/timeline (records per second per
-// kernel) and the selection's flame graph (/api/flame, or /api/diff
+// reads /api/status (the counts), a page of /api/kernels (the list, paged
+// and searched), /api/timeline (the fleet's records per second, and the
+// busiest kernels') and the selection's flame graph (/api/flame, or /api/diff
 // against a base range), and draws them with d3-flame-graph. A range
 // dragged on the timeline replaces the live view (the last 10 s) until
 // "live" is pressed; "set selection as base" keeps it for the diff. Times
 // are ms on serve's clock (0 at its start), printed as times of day.
 // Each refresh done adds one to <body data-refreshes>.
 import { S, $, liveRange, getJSON } from './state.js';
-import { renderKernels, renderFilters } from './kernels.js';
+import { refreshKernels, renderKernels, renderFilters } from './kernels.js';
 import { renderTimeline, dragStart, dragMove, dragEnd } from './timeline.js';
 import { refreshFlame } from './flame.js';
 import './page.css';
@@ -16,6 +17,7 @@ import './page.css';
 async function refresh() {
   try {
     S.status = await getJSON('/api/status');
+    await refreshKernels();
     renderFilters(S.status);
     S.timeline = await getJSON('/api/timeline?' + new URLSearchParams({ kind: $('kind').value || 'cpu' }));
     renderKernels(S.status);
@@ -29,6 +31,20 @@ async function refresh() {
   setTimeout(refresh, 1000);
 }
 
+// The kernel list's page and search, drawn at once (not at the next
+// refresh).
+async function kernelsNow() {
+  try {
+    await refreshKernels();
+    if (S.status) {
+      renderKernels(S.status);
+      renderFilters(S.status);
+    }
+  } catch (e) {
+    $('error').textContent = `serve does not answer: ${e.message}`;
+  }
+}
+
 function wire() {
   document.body.dataset.refreshes = S.refreshes;
   const tl = $('timeline');
@@ -36,7 +52,20 @@ function wire() {
   tl.addEventListener('pointerdown', dragStart);
   tl.addEventListener('pointermove', dragMove);
   tl.addEventListener('pointerup', dragEnd);
-  for (const id of ['kind', 'kernel', 'pid', 'cpu', 'diff'])
+  $('kernel-search').addEventListener('input', () => {
+    S.kpage.q = $('kernel-search').value.trim();
+    S.kpage.offset = 0;
+    kernelsNow();
+  });
+  $('kernels-prev').addEventListener('click', () => {
+    S.kpage.offset = Math.max(0, S.kpage.offset - S.kpage.limit);
+    kernelsNow();
+  });
+  $('kernels-next').addEventListener('click', () => {
+    S.kpage.offset += S.kpage.limit;
+    kernelsNow();
+  });
+  for (const id of ['kind', 'kernel', 'pid', 'cpu', 'by', 'diff'])
     $(id).addEventListener('change', () => { renderTimeline(); refreshFlame(); });
   $('live').addEventListener('click', () => { S.sel = null; renderTimeline(); refreshFlame(); });
   $('reset-zoom').addEventListener('click', () => {

@@ -16,6 +16,8 @@ export const S = {
   refreshes: 0,
   zoomPath: null,      // the zoomed frame's names from the root, or null
   seq: 0,              // flame requests made
+  kernels: null,       // the last /api/kernels page
+  kpage: { offset: 0, limit: 50, q: '' },   // the kernel list's page and search
 };
 
 export const fmtNum = (n) => n.toLocaleString('en-US');
@@ -27,7 +29,7 @@ export function clock(ms) {
 
 export function filterParams() {
   const p = new URLSearchParams();
-  for (const k of ['kind', 'kernel', 'pid', 'cpu'])
+  for (const k of ['kind', 'kernel', 'pid', 'cpu', 'by'])
     if ($(k).value)
       p.set(k, $(k).value);
   return p;

@@ -1,6 +1,7 @@
-// web/serve/timeline.js: the timeline of serve's page (records per second
-// per kernel, /api/timeline) with the selection and the base drawn over it;
-// a range dragged on it becomes the selection.
+// web/serve/timeline.js: the timeline of serve's page (/api/timeline):
+// the fleet's records per second as one line, and the busiest kernels'
+// (per 10-s bucket) beside it, with the selection and the base drawn
+// over them; a range dragged on it becomes the selection.
 import { S, $, COLORS, fmtNum, clock, liveRange } from './state.js';
 import { refreshFlame } from './flame.js';
 
@@ -38,26 +39,25 @@ export function renderTimeline() {
   svg.dataset.fromMs = a;
   svg.dataset.toMs = b;
   let max = 1;
+  for (const r of S.timeline.total)
+    max = Math.max(max, r);
+  const yOf = (r) => (top + (h - top - bottom) * (1 - r / max)).toFixed(1);
+  const line = (rate, t0, step) => rate.map((r, i) =>
+    `${xOf((t0 + (i + 0.5) * step) * 1000, w).toFixed(1)},${yOf(r)}`).join(' ');
+  el('polyline', { points: line(S.timeline.total, S.timeline.from_s, 1), class: 'total' }, svg);
   for (const k of S.timeline.kernels)
-    for (const r of k.rate)
-      max = Math.max(max, r);
-  for (const k of S.timeline.kernels) {
-    const pts = k.rate.map((r, i) => {
-      const x = xOf((S.timeline.from_s + i + 0.5) * 1000, w);
-      const y = top + (h - top - bottom) * (1 - r / max);
-      return `${x.toFixed(1)},${y.toFixed(1)}`;
-    });
-    el('polyline', { points: pts.join(' '), fill: 'none', 'stroke-width': 1.5,
+    el('polyline', { points: line(k.rate, S.timeline.from_bucket_s, S.timeline.bucket_s),
+                     fill: 'none', 'stroke-width': 1.5,
                      stroke: COLORS[k.index % COLORS.length], class: 'rate' }, svg)
       .dataset.kernel = k.index;
-  }
   const axis = (ms, anchor) => {
     el('text', { x: xOf(ms, w), y: h - 3, class: 'axis', 'text-anchor': anchor }, svg)
       .textContent = clock(ms);
   };
   axis(a, 'start');
   axis(b, 'end');
-  el('text', { x: 4, y: 14, class: 'axis' }, svg).textContent = `${fmtNum(max)} samples/s`;
+  el('text', { x: 4, y: 14, class: 'axis' }, svg).textContent =
+    `${fmtNum(max)} samples/s, every kernel (black); the busiest, per 10 s`;
   const band = (r, cls) => {
     const x0 = xOf(r.from, w), x1 = xOf(r.to, w);
     el('rect', { x: x0, y: 0, width: Math.max(1, x1 - x0), height: h, class: cls }, svg);
