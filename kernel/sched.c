@@ -18,7 +18,7 @@
 #include "mm/heap.h"
 
 
-static spinlock_t tasks_lock = SPINLOCK_INIT;
+static spinlock_t tasks_lock = SPINLOCK_INIT("tasks");
 static struct task *all_tasks;
 static int next_pid = 1;
 

@@ -47,13 +47,28 @@ struct waitq {
     struct task *head;
     const char *name;
 };
-#define WAITQ_INIT(nm) { SPINLOCK_INIT, 0, nm }
+#define WAITQ_INIT(nm) { SPINLOCK_INIT(nm), 0, nm }
 
 struct mutex {
     volatile unsigned locked;
     struct waitq wq;
 };
 #define MUTEX_INIT(nm) { 0, WAITQ_INIT(nm) }
+
+/* For a queue or mutex inside an object made at run time (a kzalloc'd
+ * struct): name is a string literal, as for WAITQ_INIT. */
+static inline void waitq_init(struct waitq *wq, const char *name)
+{
+    spin_init(&wq->lock, name);
+    wq->head = 0;
+    wq->name = name;
+}
+
+static inline void mutex_init(struct mutex *m, const char *name)
+{
+    m->locked = 0;
+    waitq_init(&m->wq, name);
+}
 
 /* This CPU: its idle task, running on the stack we are on, [lo, hi). */
 void sched_init_cpu_stack(uintptr_t lo, uintptr_t hi);

@@ -2,8 +2,31 @@
 #pragma once
 #include "hal/cpu.h"
 
-typedef struct { volatile unsigned locked; unsigned owner; } spinlock_t;
-#define SPINLOCK_INIT { 0, ~0u }
+/* Every spinlock is named where it is defined, for what it guards, as
+ * wait queues and mutexes are (kernel/sched.h): SPINLOCK_INIT("heap") for
+ * a static one, spin_init(&l, "runqueue") for one inside an object made
+ * at run time. A name is a string literal of 1-31 characters from
+ * '!'..'~' except ';' and ':' (scripts/check_tree.sh checks the tree's).
+ * A lock never initialised (all zeroes) works and is reported as "?". */
+typedef struct {
+    volatile unsigned locked;
+    unsigned owner;                /* the holder's CPU, ~0u while free */
+    const char *name;
+} spinlock_t;
+#define SPINLOCK_INIT(nm) { 0, ~0u, "" nm "" }
+
+static inline void spin_init(spinlock_t *l, const char *name)
+{
+    l->locked = 0;
+    l->owner = ~0u;
+    l->name = name;
+}
+
+/* The name a report shows: "?" for a lock never named. */
+static inline const char *spin_name(const spinlock_t *l)
+{
+    return l->name ? l->name : "?";
+}
 
 static inline unsigned long spin_lock(spinlock_t *l)
 {
