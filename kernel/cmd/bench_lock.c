@@ -7,10 +7,11 @@
  * and mutex_lock + mutex_unlock of a mutex. The same loop with an empty
  * body is timed alongside, so that a pair's figure is the batch less the
  * loop. The fastest batch of BENCH_LOCK_BATCHES is the bare path (no
- * tick in it).
+ * tick in it). Each pair is timed with lockstat off, then on.
  *
  * Commands: prefix cmd_ and bench_. */
 #include "hal/cpu.h"
+#include "kernel/lockstat.h"
 #include "kernel/sched.h"
 #include "kernel/shell.h"
 #include "lib/printf.h"
@@ -72,9 +73,17 @@ static int cmd_bench_lock(int argc, char **argv, struct printer *p)
         pr_puts(p, "bench_lock: takes no arguments\n");
         return 1;
     }
+    if (lockstat_on()) {
+        pr_puts(p, "bench_lock: lockstat is on; lockstat off first (the off figures need it off)\n");
+        return 1;
+    }
     uint64_t min[BENCH_LOCK_KINDS];
     bench_lock_run(min);
     bench_lock_print("off", min, p);
+    lockstat_set(true);
+    bench_lock_run(min);
+    lockstat_set(false);
+    bench_lock_print("on", min, p);
     pr_printf(p, "clock: %lu %s per us\n", (unsigned long)cycles_per_us(), cycles_unit());
     return 0;
 }
