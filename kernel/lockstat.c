@@ -53,6 +53,28 @@ void lockstat_waited(struct lockstat_hold *h, const char *name, enum lock_kind k
         h->lh_wait_max = cycles;
 }
 
+static lockstat_spun_fn lockstat_spun_hook;
+
+void lockstat_spun_bind(lockstat_spun_fn fn)
+{
+    __atomic_store_n(&lockstat_spun_hook, fn, __ATOMIC_RELEASE);
+}
+
+void lockstat_spun_gate(bool open)
+{
+    if (open)
+        __atomic_fetch_or(&lockstat_gate, LOCKSTAT_GATE_SPUN, __ATOMIC_SEQ_CST);
+    else
+        __atomic_fetch_and(&lockstat_gate, ~LOCKSTAT_GATE_SPUN, __ATOMIC_SEQ_CST);
+}
+
+void lockstat_spun(const char *name, uint64_t t0, uint64_t t1)
+{
+    lockstat_spun_fn fn = __atomic_load_n(&lockstat_spun_hook, __ATOMIC_ACQUIRE);
+    if (fn)
+        fn(name, t0, t1);
+}
+
 bool lockstat_on(void)
 {
     return __atomic_load_n(&lockstat_gate, __ATOMIC_RELAXED) & LOCKSTAT_GATE_STAT;

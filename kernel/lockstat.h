@@ -30,7 +30,8 @@
 
 /* lockstat_gate's bits: who wants the hooks. */
 #define LOCKSTAT_GATE_STAT    1u    /* lockstat on, or a lockstat window */
-#define LOCKSTAT_GATE_PROFILE 2u    /* a `profile lock` window: charge holders */
+#define LOCKSTAT_GATE_SPUN    4u    /* an off-CPU window: the time a contended
+                                       spin_lock spun (lockstat_spun) */
 
 enum lock_kind { LOCK_SPIN = 0, LOCK_MUTEX = 1, LOCK_KINDS };
 
@@ -101,6 +102,15 @@ static inline void lockstat_released(struct lockstat_hold *h)
         h->lh_timed = 0;
     }
 }
+
+/* The time spun by a contended spin_lock, [t0, t1] in cycles_now_inline()
+ * units, for whoever gave lockstat_spun_bind its hook (the profiler's
+ * off-CPU records, bound by the scheduler); lockstat_spun_gate opens and
+ * closes LOCKSTAT_GATE_SPUN around an off-CPU window. */
+typedef void (*lockstat_spun_fn)(const char *name, uint64_t t0, uint64_t t1);
+void lockstat_spun_bind(lockstat_spun_fn fn);
+void lockstat_spun_gate(bool open);
+void lockstat_spun(const char *name, uint64_t t0, uint64_t t1);
 
 /* ---- the table (kernel/cmd/lockstat.c) ---- */
 

@@ -353,6 +353,7 @@ __attribute__((noinline, optimize("no-reorder-blocks"))) static void idle_loop(v
 void sched_init_cpu_stack(uintptr_t lo, uintptr_t hi)
 {
     struct cpu *c = this_cpu();
+    lockstat_spun_bind(prof_lock_spun);   /* a contended spin's time, for profile off */
     struct task *t = kzalloc(sizeof *t);
     if (!t)
         panic("sched: no memory for the idle task of cpu %u", c->index);

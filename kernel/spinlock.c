@@ -1,7 +1,8 @@
 /* kernel/spinlock.c: the spinlock's contended path (the uncontended one
  * is inline, kernel/spinlock.h). Out of line so that the uncontended
- * pair pays nothing for what only a wait needs: the clock reads and
- * lockstat's count of the wait. */
+ * pair pays nothing for what only a wait needs: the clock reads,
+ * lockstat's count of the wait, and the time spun for an off-CPU window
+ * (`profile off`'s [spin NAME]: lockstat_spun). */
 #include "kernel/spinlock.h"
 
 void spin_lock_contended(spinlock_t *l)
@@ -20,6 +21,8 @@ void spin_lock_contended(spinlock_t *l)
     unsigned gate = lock_hooks();
     if (!gate)
         return;
+    if (timed && (gate & LOCKSTAT_GATE_SPUN))
+        lockstat_spun(l->name, t0, cycles_now_inline());
     if (timed)
         lockstat_waited(&l->stat, l->name, LOCK_SPIN, cycles_now_inline() - t0);
     lockstat_acquired(&l->stat, l->name, LOCK_SPIN, gate);

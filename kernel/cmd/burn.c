@@ -156,7 +156,7 @@ static int cmd_burn(int argc, char **argv, struct printer *p)
     if (argc < 2 || argc > 3) {
         pr_printf(p, "burn: usage: burn <ms> [cpu,cpu,...] | burn tiny <ms> [cpu,...] | "
                   "burn phase <ms> [cpu,...] | burn wait <ms> [unnamed] | burn pingpong <ms> [rate] [cpu] | "
-                  "burn lock <rounds> [hold_us] | "
+                  "burn lock [start] <rounds> [hold_us] | "
                   "burn stop\n");
         return 1;
     }
@@ -188,4 +188,4 @@ static int cmd_burn(int argc, char **argv, struct printer *p)
     pr_puts(p, "\n");
     return 0;
 }
-SHELL_COMMAND(burn, "burn", "burn [tiny|phase] <ms> [cpu,...] | burn wait <ms> [unnamed] | burn pingpong <ms> [rate] [cpu] | burn lock <rounds> [hold_us] | burn stop  CPU-bound load, one task per cpu; or known waits; or switches at a rate", cmd_burn);
+SHELL_COMMAND(burn, "burn", "burn [tiny|phase] <ms> [cpu,...] | burn wait <ms> [unnamed] | burn pingpong <ms> [rate] [cpu] | burn lock [start] <rounds> [hold_us] | burn stop  CPU-bound load, one task per cpu; or known waits; or switches at a rate", cmd_burn);

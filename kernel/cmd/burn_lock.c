@@ -9,7 +9,8 @@
  * lock until the waiter waits for it. So each lock is taken exactly
  * 2 x rounds times, rounds of them contended, and the waits add up to
  * a little less than the holds. The command waits for the run and
- * prints what the tasks measured:
+ * prints what the tasks measured (`burn lock start` returns at once, and
+ * `burn lock wait` prints it when the run is over):
  *
  *   burn lock: rounds R mutex waited W ns held H ns spin waited W ns held H ns
  *
@@ -20,6 +21,7 @@
 #include "kernel/time.h"
 #include "lib/parse.h"
 #include "lib/printf.h"
+#include "lib/string.h"
 
 #define BURN_LOCK_ROUNDS_MAX 10000
 #define BURN_LOCK_HOLD_MAX 100000   /* us */
@@ -125,12 +127,35 @@ static void burn_lock_waiter(void *arg)
     __atomic_fetch_sub(&bl.running, 1, __ATOMIC_RELEASE);
 }
 
+/* The last run's line, once it is over. */
+static void burn_lock_report(struct printer *p)
+{
+    while (__atomic_load_n(&bl.running, __ATOMIC_ACQUIRE))
+        sleep_ms(1);
+    pr_printf(p, "burn lock: rounds %u mutex waited %lu ns held %lu ns spin waited %lu ns "
+                 "held %lu ns\n", bl.rounds, (unsigned long)bl.waited[0],
+              (unsigned long)bl.held_ns[0], (unsigned long)bl.waited[1],
+              (unsigned long)bl.held_ns[1]);
+}
+
+/* `burn lock [start] <rounds> [hold_us]`: the run, waited for (and its
+ * line printed) unless started; `burn lock wait`: the last run's line,
+ * once it is over. */
 int burn_lock_cmd(int argc, char **argv, struct printer *p)
 {
+    if (argc == 2 && strcmp(argv[1], "wait") == 0) {
+        burn_lock_report(p);
+        return 0;
+    }
+    bool start = argc >= 2 && strcmp(argv[1], "start") == 0;
+    if (start) {
+        argc--;
+        argv++;
+    }
     uint64_t rounds, hold = 2000;
     if (argc < 2 || argc > 3 || !parse_range(argv[1], 1, BURN_LOCK_ROUNDS_MAX, &rounds) ||
         (argc == 3 && !parse_range(argv[2], 1, BURN_LOCK_HOLD_MAX, &hold))) {
-        pr_printf(p, "burn: usage: burn lock <rounds 1-%u> [hold_us 1-%u]\n",
+        pr_printf(p, "burn: usage: burn lock [start] <rounds 1-%u> [hold_us 1-%u] | burn lock wait\n",
                   BURN_LOCK_ROUNDS_MAX, BURN_LOCK_HOLD_MAX);
         return 1;
     }
@@ -158,11 +183,9 @@ int burn_lock_cmd(int argc, char **argv, struct printer *p)
         __atomic_fetch_sub(&bl.running, h ? 1 : 2, __ATOMIC_RELEASE);
         return 1;
     }
-    while (__atomic_load_n(&bl.running, __ATOMIC_ACQUIRE))
-        sleep_ms(1);
-    pr_printf(p, "burn lock: rounds %u mutex waited %lu ns held %lu ns spin waited %lu ns "
-                 "held %lu ns\n", bl.rounds, (unsigned long)bl.waited[0],
-              (unsigned long)bl.held_ns[0], (unsigned long)bl.waited[1],
-              (unsigned long)bl.held_ns[1]);
+    if (start)
+        pr_printf(p, "burn lock: started, pids %d %d\n", task_pid(h), task_pid(w));
+    else
+        burn_lock_report(p);
     return 0;
 }

@@ -19,6 +19,9 @@ holder has it and times its own waits.
   queues' locks) with the table's header saying so, and stops counting.
 - unnamed: the mutex and queue of `burn wait ... unnamed`, zero-filled
   statics never named, are counted under "?".
+- profile_off_spin: `profile off` during `burn lock start 20` has
+  `[spin probe-s]` entries of the waiter, through burn_lock_waiter, no
+  more than the waiter spun, and a header line with the time spun.
 - bad_input: errors name what was wrong and the allowed range.
 
 Prints 'PASS name (secs)' or 'FAIL name (secs): reason' and ends with
@@ -147,6 +150,44 @@ def t_unnamed(ctx):
     check(("?", "spin") in rows, "the unnamed queue's lock is not counted as '?'")
 
 
+SPIN_ENTRY = re.compile(r"^(\d+\.\d)% (\d+\.\d{3}) ms \[spin probe-s\] task (\d+) (\S+)$")
+
+
+@test
+def t_profile_off_spin(ctx):
+    m = World.get()
+    m.cmd("lockstat off", 30)
+    out = m.cmd("burn lock start 20", 30)
+    g = re.search(r"pids (\d+) (\d+)", out)
+    check(g, "burn lock start said %r" % out.strip()[-200:])
+    waiter = int(g.group(2))
+    rep = m.cmd("profile off 500 all 64", 60)
+    done = BURN.search(m.cmd("burn lock wait", 120))
+    check(done, "burn lock wait printed no line")
+    spun = int(done.group(4))
+    lines = rep.splitlines()
+    spin_ms, chain_ok = 0.0, False
+    for i, line in enumerate(lines):
+        e = SPIN_ENTRY.match(line)
+        if not e:
+            continue
+        check(int(e.group(3)) == waiter, "[spin probe-s] charged to pid %s, not the waiter %d"
+              % (e.group(3), waiter))
+        spin_ms += float(e.group(2))
+        tail = []
+        for l in lines[i + 1:]:
+            if not l.startswith("        "):
+                break
+            tail.append(l.strip())
+        chain_ok |= any(t.startswith("<- burn_lock_waiter+") for t in tail)
+    check(spin_ms > 0, "no [spin probe-s] entry in profile off: %r" % rep[-1200:])
+    check(chain_ok, "no [spin probe-s] chain through burn_lock_waiter: %r" % rep[-1200:])
+    check("spun " in rep, "the header does not say the time spun: %r" % rep[:400])
+    # The window may miss the run's first rounds, never add to them.
+    check(spin_ms * 1e6 <= spun * 1.1,
+          "%.3f ms spun in the profile, the waiter spun only %d ns in all" % (spin_ms, spun))
+
+
 @test
 def t_bad_input(ctx):
     m = World.get()
@@ -155,8 +196,8 @@ def t_bad_input(ctx):
                       ("lockstat 10001", "lockstat: window 10001 out of range (1-10000 ms)"),
                       ("lockstat sometimes", "lockstat: 'sometimes' is not on, off, reset or a window in ms (1-10000)"),
                       ("lockstat on off", "lockstat: takes one argument: on, off, reset or a window in ms (1-10000)"),
-                      ("burn lock 0", "burn: usage: burn lock <rounds 1-10000> [hold_us 1-100000]"),
-                      ("burn lock 1 100001", "burn: usage: burn lock <rounds 1-10000> [hold_us 1-100000]")):
+                      ("burn lock 0", "burn: usage: burn lock [start] <rounds 1-10000> [hold_us 1-100000] | burn lock wait"),
+                      ("burn lock 1 100001", "burn: usage: burn lock [start] <rounds 1-10000> [hold_us 1-100000] | burn lock wait")):
         out = m.cmd(cmd, 30)
         check(want in out, "%r said %r, not %r" % (cmd, out.strip()[-200:], want))
     m.cmd("lockstat on", 30)
