@@ -13,7 +13,7 @@ static struct pci_dev pci_devs[PCI_MAX_DEVS];
 static int pci_ndevs;
 static int pci_dropped;                  /* found beyond PCI_MAX_DEVS */
 static bool pci_scanned;
-static spinlock_t pci_scan_lock = SPINLOCK_INIT;
+static spinlock_t pci_scan_lock = SPINLOCK_INIT("pci-devices");
 
 static void pci_add(uint8_t bus, uint8_t dev, uint8_t fn, uint32_t id)
 {

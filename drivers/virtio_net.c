@@ -92,7 +92,7 @@ static struct {
     unsigned tx_nfree;
     /* Statistics (relaxed atomics). */
     uint64_t irqs, rx_frames, tx_frames, tx_copied, tx_full, tx_waits;
-} vn = { .rx_wq = WAITQ_INIT("virtio-rx"), .tx_lock = SPINLOCK_INIT };
+} vn = { .rx_wq = WAITQ_INIT("virtio-rx"), .tx_lock = SPINLOCK_INIT("virtio-tx") };
 
 static size_t align_up(size_t v, size_t a) { return (v + a - 1) & ~(a - 1); }
 

@@ -74,7 +74,10 @@ void cpu_describe(struct printer *p);
  * n, true when it went below zero; cpu_heap_left() and
  * cpu_heap_left_set(v) read and set it. x86-64 and the host keep it in
  * struct cpu's heap_left (x86-64: `sub %reg, %gs:24; js`), arm64 in
- * register x18 (`subs x18, x18, reg; b.mi`): arch/arm64/cpu_inline.h. */
+ * register x18 (`subs x18, x18, reg; b.mi`): arch/arm64/cpu_inline.h.
+ * cycles_ticks_inline() is the clock in its own ticks, for lockstat's
+ * holds: cycles_now() is ticks << cycles_ticks_shift() (arm64 scales the
+ * generic timer; x86-64's TSC and the host's fake are already cycles). */
 #if defined(SONDE_HOST_TEST)
 #include "arch/host/cpu_inline.h"
 #elif !defined(SONDE_HOST_TEST) && defined(__x86_64__)

@@ -8,7 +8,7 @@
 #include "kernel/sched.h"
 #include "kernel/spinlock.h"
 
-static spinlock_t console_lock = SPINLOCK_INIT;
+static spinlock_t console_lock = SPINLOCK_INIT("console");
 
 /* The panicking CPU writes regardless: the CPU holding the lock may be the
  * one that is stopped. Everyone else serialises whole lines. */

@@ -35,7 +35,7 @@ struct cpu *cpu_setup(unsigned idx, void *arch)
     c->self = c;
     c->index = idx;
     c->arch = arch;
-    c->rq_lock = (spinlock_t)SPINLOCK_INIT;
+    spin_init(&c->rq_lock, "runqueue");
     return c;
 }
 

@@ -18,7 +18,7 @@
 #include "mm/heap.h"
 
 
-static spinlock_t tasks_lock = SPINLOCK_INIT;
+static spinlock_t tasks_lock = SPINLOCK_INIT("tasks");
 static struct task *all_tasks;
 static int next_pid = 1;
 
@@ -353,6 +353,7 @@ __attribute__((noinline, optimize("no-reorder-blocks"))) static void idle_loop(v
 void sched_init_cpu_stack(uintptr_t lo, uintptr_t hi)
 {
     struct cpu *c = this_cpu();
+    lockstat_spun_bind(prof_lock_spun);   /* a contended spin's time, for profile off */
     struct task *t = kzalloc(sizeof *t);
     if (!t)
         panic("sched: no memory for the idle task of cpu %u", c->index);
@@ -440,10 +441,35 @@ static bool mutex_try(void *arg)
     return !__atomic_exchange_n(&m->locked, 1, __ATOMIC_ACQUIRE);
 }
 
-void mutex_lock(struct mutex *m) { waitq_wait(&m->wq, mutex_try, m); }
+/* The uncontended mutex takes no queue lock: a try, and lockstat's
+ * gate. Only a mutex that is held waits on its queue, where every try is
+ * made under the queue's lock, so a wake between a try and the sleep is
+ * never lost (mutex_unlock frees the word before it takes that lock).
+ * The wait stays a frame of mutex_lock (schedule <- waitq_wait <-
+ * mutex_lock), and only it reads the clock. */
+void mutex_lock(struct mutex *m)
+{
+    if (__builtin_expect(mutex_try(m), 1)) {
+        unsigned gate = lock_hooks();
+        if (__builtin_expect(gate != 0, 0))
+            lockstat_acquired(&m->stat, m->wq.name, LOCK_MUTEX, gate);
+        return;
+    }
+    bool timed = lock_hooks_on();
+    uint64_t t0 = timed ? cycles_now() : 0;
+    waitq_wait(&m->wq, mutex_try, m);
+    unsigned gate = lock_hooks();
+    if (!gate)
+        return;
+    if (timed)
+        lockstat_waited(&m->stat, m->wq.name, LOCK_MUTEX, cycles_now() - t0);
+    lockstat_acquired(&m->stat, m->wq.name, LOCK_MUTEX, gate);
+}
 
 void mutex_unlock(struct mutex *m)
 {
+    if (__builtin_expect(m->stat.lh_hooks != 0, 0))
+        lockstat_released(&m->stat);
     __atomic_store_n(&m->locked, 0, __ATOMIC_RELEASE);
     waitq_wake_all(&m->wq);
 }

@@ -47,13 +47,32 @@ struct waitq {
     struct task *head;
     const char *name;
 };
-#define WAITQ_INIT(nm) { SPINLOCK_INIT, 0, nm }
+#define WAITQ_INIT(nm) { SPINLOCK_INIT(nm), 0, nm }
 
+/* locked: 0 while free, 1 while held; stat: lockstat's counts of it
+ * (kernel/lockstat.h), written by the holder. */
 struct mutex {
     volatile unsigned locked;
+    struct lockstat_hold stat;
     struct waitq wq;
 };
-#define MUTEX_INIT(nm) { 0, WAITQ_INIT(nm) }
+#define MUTEX_INIT(nm) { .locked = 0, .wq = WAITQ_INIT(nm) }
+
+/* For a queue or mutex inside an object made at run time (a kzalloc'd
+ * struct): name is a string literal, as for WAITQ_INIT. */
+static inline void waitq_init(struct waitq *wq, const char *name)
+{
+    spin_init(&wq->lock, name);
+    wq->head = 0;
+    wq->name = name;
+}
+
+static inline void mutex_init(struct mutex *m, const char *name)
+{
+    m->locked = 0;
+    m->stat = (struct lockstat_hold){ .lh_gen = 0 };
+    waitq_init(&m->wq, name);
+}
 
 /* This CPU: its idle task, running on the stack we are on, [lo, hi). */
 void sched_init_cpu_stack(uintptr_t lo, uintptr_t hi);

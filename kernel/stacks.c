@@ -68,7 +68,7 @@ struct stack_task_slot stack_task_slots[MAX_CPUS];
 /* One past the highest slot ever used: bounds the NMI-time scan. It only
  * grows, and grows after the slot it covers is published. */
 static unsigned stack_top;
-static spinlock_t stacks_lock = SPINLOCK_INIT;
+static spinlock_t stacks_lock = SPINLOCK_INIT("stacks");
 
 /* Begin and end a writer's update of what seq guards. The release fence
  * orders the odd seq before the field stores; the release store of the

@@ -90,7 +90,7 @@ struct heap_class {
     unsigned nempty;             /* pages here with every slot free */
 };
 
-static spinlock_t heap_lock = SPINLOCK_INIT;
+static spinlock_t heap_lock = SPINLOCK_INIT("heap");
 static struct heap_class classes[NCLASSES];
 static struct heap_stats stats;
 

@@ -15,7 +15,7 @@
 
 static uint64_t used[NPAGES / 64];     /* 1 = used or not RAM */
 static size_t total_pages, free_pages, hint;
-static spinlock_t pmm_lock = SPINLOCK_INIT;
+static spinlock_t pmm_lock = SPINLOCK_INIT("pmm");
 
 static bool is_used(size_t i) { return used[i / 64] >> (i % 64) & 1; }
 static void set_used(size_t i) { used[i / 64] |= 1ull << (i % 64); }

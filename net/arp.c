@@ -56,7 +56,7 @@ static bool arp_aged(uint64_t now, uint64_t t, uint64_t age)
     return now >= t && now - t >= age;
 }
 
-static spinlock_t arp_lock = SPINLOCK_INIT;
+static spinlock_t arp_lock = SPINLOCK_INIT("arp-cache");
 static struct arp_entry arp_cache[ARP_ENTRIES];
 static struct arp_pending arp_pending[ARP_PENDING];
 static uint64_t arp_order;

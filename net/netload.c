@@ -44,7 +44,7 @@ static struct {
     bool have_run;
     uint16_t rx_run;
     uint64_t foreign, first_ns, last_ns;
-} nl = { .lock = SPINLOCK_INIT };
+} nl = { .lock = SPINLOCK_INIT("netload") };
 
 static uint8_t nl_bits[NL_WINDOW / 8];
 static uint8_t nl_txbuf[NL_SIZE_MAX];

@@ -19,7 +19,7 @@ struct udp_binding {
     unsigned active;             /* handler calls in progress (atomic) */
 };
 
-static spinlock_t udp_lock = SPINLOCK_INIT;
+static spinlock_t udp_lock = SPINLOCK_INIT("udp-binds");
 static struct udp_binding udp_binds[UDP_MAX_BINDINGS];
 
 void udp_reset(void)

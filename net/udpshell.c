@@ -117,7 +117,7 @@ static struct {
     uint64_t clock;
     uint16_t last_id;               /* the last reply id given (0 is never one) */
     struct ushp_chunker ch;         /* 1.4 KB: kept off the task stack */
-} ush = { .lock = SPINLOCK_INIT, .wq = WAITQ_INIT("udpshell") };
+} ush = { .lock = SPINLOCK_INIT("udpshell-queue"), .wq = WAITQ_INIT("udpshell") };
 
 /* Set once at boot, before the port is bound (udpshell_set_runner). */
 static udpshell_run_fn ush_runner;

@@ -51,6 +51,8 @@
 #  12. facts from the core, words from the commands: in kernel/prof/ only
 #      the report files print, and no string holds shell syntax;
 #  13. SHELL_COMMAND only in kernel/cmd/, kernel/shell.c and testing/.
+#  14. every lock is named where it is defined, with a literal of the
+#      naming rule (kernel/spinlock.h).
 # Each rule is one check; a line per offending include names it.
 set -u
 cd "$(dirname "$0")/.."
@@ -261,6 +263,15 @@ for line in sys.stdin:
     if not ok:
         print("%s:%s: includes %s (%s above %s)" % (f, n, p, b, a))
 ')"
+
+# Every lock is named for what it guards (kernel/spinlock.h, kernel/sched.h):
+# SPINLOCK_INIT, WAITQ_INIT, MUTEX_INIT, spin_init, waitq_init and
+# mutex_init take a string literal of 1-31 characters from '!'..'~'
+# except ';' and ':' (one field of a raw profile).
+lock_srcs=$(srcs arch kernel net drivers mm lib | grep -vE '^kernel/(spinlock|sched)\.h$')
+check "every lock is named with a literal of 1-31 of '!'..'~' but ';' ':' (SPINLOCK_INIT(\"name\"))" \
+  "$(grep -HnE '\b(SPINLOCK_INIT|WAITQ_INIT|MUTEX_INIT|spin_init|waitq_init|mutex_init)\b' $lock_srcs |
+     grep -vE '\b(SPINLOCK_INIT|WAITQ_INIT|MUTEX_INIT)\("[!-9<-~]{1,31}"\)|\b(spin|waitq|mutex)_init\([^,()]+, "[!-9<-~]{1,31}"\)')"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -10,6 +10,9 @@
 # has a "// TSAN: yes" line (threads of its own: test_prof_ring-threads.c)
 # is also built and run a second time under ThreadSanitizer and UBSan
 # (TSan and ASan do not mix), as NAME-tsan; any race it reports fails it.
+# Every test also links the locks' own code (kernel/spinlock.c, the
+# contended path, and kernel/lockstat.c, its hooks), as every test that
+# compiles a spinlock runs kernel/spinlock.h's inline paths.
 # Usage: scripts/unit.sh [test_name ...]
 # UNIT_JOBS tests are built and run at once (default: the number of CPUs).
 # Each test binary has UNIT_TIMEOUT seconds (default 120); one that runs
@@ -83,7 +86,7 @@ one() {
     esac
   done
   key=$(printf '%s' "$base$tflags$inc" | md5sum | cut -c1-12)
-  for src in "$f" tests/unit/harness.c tests/unit/fake_hal.c $link; do
+  for src in "$f" tests/unit/harness.c tests/unit/fake_hal.c kernel/spinlock.c kernel/lockstat.c $link; do
     [ $built = yes ] || break
     o=$(object "$src" "$key" "$base $tflags$inc" 2>> "$out/$name.log") || { built=no; break; }
     objs+=("$o")

@@ -314,7 +314,7 @@ static int take_frames(struct praw_cur *c, struct praw_chain *ch,
 /* ---- an off-CPU chain's reason and waker ------------------------------ */
 
 static const char *const praw_why_names[PRAW_WHY_MAX + 1] = {
-    0, "sleep", "waitq", "mutex", "preempted", "runnable",
+    0, "sleep", "waitq", "mutex", "preempted", "runnable", "spin",
 };
 
 const char *praw_why_name(unsigned why)
@@ -345,13 +345,14 @@ static int take_why(struct praw_cur *c, struct praw_chain *ch, char *err, size_t
             ch->pc_why = (uint8_t)w;
     }
     if (ch->pc_why == PRAW_WHY_NONE)
-        return fail(err, cap, "why is not sleep, waitq, mutex, preempted or runnable", 0);
+        return fail(err, cap, "why is not sleep, waitq, mutex, preempted, runnable or spin", 0);
     c->p += n;
     ch->pc_name[0] = 0;
     if (c->p == c->end || *c->p != ':')
         return 0;
-    if (ch->pc_why != PRAW_WHY_WAITQ && ch->pc_why != PRAW_WHY_MUTEX)
-        return fail(err, cap, "only a waitq or mutex reason has a :NAME", 0);
+    if (ch->pc_why != PRAW_WHY_WAITQ && ch->pc_why != PRAW_WHY_MUTEX &&
+        ch->pc_why != PRAW_WHY_SPIN)
+        return fail(err, cap, "only a waitq, mutex or spin reason has a :NAME", 0);
     c->p++;
     n = field_len(c);
     if (n == 0)

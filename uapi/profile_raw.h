@@ -36,9 +36,10 @@
  *   offchain = COUNT ":" WEIGHT " " PID " " TASK " " CPU " why=" WHY [":" NAME]
  *              [" waker=" WAKER [":" TASK]] " " PC (" " RET){0,7} [" |" (" " RET){1,8}] "\n"
  *   WHY      = "sleep" | "waitq" | "mutex" (blocked: switch-out to wake) |
- *              "preempted" | "runnable" (wake or preemption to switch-in)
+ *              "preempted" | "runnable" (wake or preemption to switch-in) |
+ *              "spin" (spun on a spinlock, on the CPU: a contended spin_lock)
  *   NAME     = 1-31 characters from '!'..'~' except ';' and ':': the wait
- *              queue's or mutex's (waitq and mutex only)
+ *              queue's, mutex's or spinlock's (waitq, mutex and spin only)
  *   WAKER    = "-1" (nobody: still waiting at the window's end) | DEC
  *              0 .. PID_MAX (0: the tick); present exactly for blocked
  *              reasons; a pid above 0 may be followed by ":" and the
@@ -118,12 +119,12 @@ struct praw_header {
  * kernel's enum prof_why. */
 enum {
     PRAW_WHY_NONE = 0, PRAW_WHY_SLEEP = 1, PRAW_WHY_WAITQ = 2, PRAW_WHY_MUTEX = 3,
-    PRAW_WHY_PREEMPTED = 4, PRAW_WHY_RUNNABLE = 5,
+    PRAW_WHY_PREEMPTED = 4, PRAW_WHY_RUNNABLE = 5, PRAW_WHY_SPIN = 6,
 };
-#define PRAW_WHY_MAX      PRAW_WHY_RUNNABLE
+#define PRAW_WHY_MAX      PRAW_WHY_SPIN
 #define PRAW_NAME_MAX     31
 #define PRAW_WAKER_NONE   (-1)
-/* "sleep", "waitq", "mutex", "preempted", "runnable"; NULL for none or
+/* "sleep", "waitq", "mutex", "preempted", "runnable", "spin"; NULL for none or
  * above PRAW_WHY_MAX. */
 const char *praw_why_name(unsigned why);
 /* Whether why is blocked time (sleep, waitq, mutex): the reasons with a

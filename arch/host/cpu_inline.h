@@ -17,6 +17,8 @@ struct cpu *this_cpu(void);
 #define CPU_OFF_HEAP_LEFT 24       /* offsetof(struct cpu, heap_left) */
 
 static inline uint64_t cycles_now_inline(void) { return cycles_now(); }
+static inline uint64_t cycles_ticks_inline(void) { return cycles_now(); }
+static inline unsigned cycles_ticks_shift(void) { return 0; }
 static inline unsigned cpu_index_inline(void) { return cpu_index(); }
 static inline struct cpu *this_cpu_inline(void) { return this_cpu(); }
 static inline bool irqs_enabled_inline(void) { return irqs_enabled(); }

@@ -6,7 +6,7 @@
 #include "kernel/percpu.h"
 #include "kernel/spinlock.h"
 
-static spinlock_t ioapic_lock = SPINLOCK_INIT;
+static spinlock_t ioapic_lock = SPINLOCK_INIT("ioapic");
 
 void pic_disable(void)
 {

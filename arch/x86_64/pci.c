@@ -12,7 +12,7 @@
 
 /* Address then data is two port accesses: another CPU's access in between
  * would redirect ours, so the pair is done under a lock. */
-static spinlock_t pci_cfg_lock = SPINLOCK_INIT;
+static spinlock_t pci_cfg_lock = SPINLOCK_INIT("pci-config");
 
 static uint32_t pci_cfg_addr(uint8_t bus, uint8_t dev, uint8_t fn, uint8_t off)
 {
@@ -81,7 +81,7 @@ struct pci_irq {
 
 static struct pci_irq pci_irqs[PCI_IRQ_MAX];
 static unsigned pci_nirqs;                  /* published entries */
-static spinlock_t pci_irq_lock = SPINLOCK_INIT;
+static spinlock_t pci_irq_lock = SPINLOCK_INIT("pci-irqs");
 
 /* Interrupt context: walks the published entries only, takes no lock. */
 static void pci_irq_dispatch(struct trap_frame *tf, void *arg)

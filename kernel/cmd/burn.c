@@ -140,6 +140,8 @@ static int cmd_burn(int argc, char **argv, struct printer *p)
     void (*fn)(void *) = burn_task;
     if (argc >= 2 && strcmp(argv[1], "wait") == 0)
         return burn_wait_cmd(argc - 1, argv + 1, p);
+    if (argc >= 2 && strcmp(argv[1], "lock") == 0)
+        return burn_lock_cmd(argc - 1, argv + 1, p);
     if (argc >= 2 && strcmp(argv[1], "pingpong") == 0)
         return burn_pingpong_cmd(argc - 1, argv + 1, p);
     if (argc >= 2 && strcmp(argv[1], "tiny") == 0) {
@@ -154,6 +156,7 @@ static int cmd_burn(int argc, char **argv, struct printer *p)
     if (argc < 2 || argc > 3) {
         pr_printf(p, "burn: usage: burn <ms> [cpu,cpu,...] | burn tiny <ms> [cpu,...] | "
                   "burn phase <ms> [cpu,...] | burn wait <ms> [unnamed] | burn pingpong <ms> [rate] [cpu] | "
+                  "burn lock [start] <rounds> [hold_us] | "
                   "burn stop\n");
         return 1;
     }
@@ -185,4 +188,4 @@ static int cmd_burn(int argc, char **argv, struct printer *p)
     pr_puts(p, "\n");
     return 0;
 }
-SHELL_COMMAND(burn, "burn", "burn [tiny|phase] <ms> [cpu,...] | burn wait <ms> [unnamed] | burn pingpong <ms> [rate] [cpu] | burn stop  CPU-bound load, one task per cpu; or known waits; or switches at a rate", cmd_burn);
+SHELL_COMMAND(burn, "burn", "burn [tiny|phase] <ms> [cpu,...] | burn wait <ms> [unnamed] | burn pingpong <ms> [rate] [cpu] | burn lock [start] <rounds> [hold_us] | burn stop  CPU-bound load, one task per cpu; or known waits; or switches at a rate", cmd_burn);

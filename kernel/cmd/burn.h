@@ -30,6 +30,11 @@ void burn_wait_sleep(uint64_t ms);
 void burn_wait_queue(void);
 void burn_wait_mutex(void);
 
+/* `burn lock <rounds> [hold_us]` (kernel/cmd/burn_lock.c): a holder and
+ * a waiter of the mutex probe-m and the spinlock probe-s, with known
+ * holds. argv[0] is "lock"; the exit status. */
+int burn_lock_cmd(int argc, char **argv, struct printer *p);
+
 /* `burn pingpong <ms> [rate] [cpu]` (kernel/cmd/burn_pingpong.c): two
  * tasks on one CPU handing a turn to each other through the wait queue
  * "burn-pp", rate hand-offs (= context switches) a second, 0 unpaced.

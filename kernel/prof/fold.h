@@ -92,6 +92,7 @@ struct prof_fold {
     uint64_t fo_weight;         /* the folded records' weights */
     uint64_t fo_objects;        /* heap: the objects they stand for, Q16 */
     uint64_t fo_blocked, fo_runnable;   /* off-CPU: ns, every task */
+    uint64_t fo_spun;                   /* off-CPU: ns spun on spinlocks (on the CPU) */
     uint32_t fo_pids;           /* off-CPU: distinct pids among the entries */
 };
 

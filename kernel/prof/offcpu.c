@@ -21,7 +21,7 @@ struct prof_off_window prof_off_win = { 0, 0, UINT64_MAX, 1ull << 32 };
 static const char *const prof_why_names[PROF_WHY_MAX + 1] = {
     [PROF_WHY_SLEEP] = "sleep", [PROF_WHY_WAITQ] = "waitq",
     [PROF_WHY_MUTEX] = "mutex", [PROF_WHY_PREEMPTED] = "preempted",
-    [PROF_WHY_RUNNABLE] = "runnable", [PROF_WHY_WAKER] = "waker",
+    [PROF_WHY_RUNNABLE] = "runnable", [PROF_WHY_WAKER] = "waker", [PROF_WHY_SPIN] = "spin",
 };
 
 const char *prof_why_name(unsigned why)

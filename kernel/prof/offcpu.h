@@ -42,10 +42,13 @@ enum prof_why {
                                    blocked record it belongs to (same CPU's
                                    ring, same pid, the same weight: the time
                                    it ended), never counted on its own */
-    PROF_WHY_MAX = PROF_WHY_WAKER,
+    PROF_WHY_SPIN = 7,          /* spun on a spinlock (pr_name), on the CPU
+                                   (prof_lock_spun): neither blocked nor
+                                   runnable time */
+    PROF_WHY_MAX = PROF_WHY_SPIN,
 };
 
-/* "sleep", "waitq", "mutex", "preempted", "runnable", "waker"; NULL for
+/* "sleep", "waitq", "mutex", "preempted", "runnable", "waker", "spin"; NULL for
  * none or above PROF_WHY_MAX. */
 const char *prof_why_name(unsigned why);
 /* Whether why is blocked time (sleep, waitq, mutex), not runnable. */

@@ -6,7 +6,9 @@
  * slot. Called under the run-queue lock of the task's CPU, interrupts
  * off: no lock is taken and nothing allocated here.
  *
- * Profiler core: prefix prof_sched_. */
+ * Also the spinlock's hook, a contended acquire's time spun.
+ *
+ * Profiler core: prefix prof_sched_ (prof_lock_ for the spinlock's). */
 #include "kernel/prof/offcpu_hooks.h"
 
 /* What t is owed (n records of d) into this CPU's ring: the slots reserved
@@ -48,6 +50,24 @@ __attribute__((noinline, cold)) void prof_sched_wake(struct prof_off *o, bool on
     if (st_sample_stack(fp, &s, cpu_index_inline()))
         o->of_wdepth = (uint8_t)st_walk_from(s, fp, fp, o->of_wframes, PROF_FRAMES,
                                              st_text_now());
+}
+
+__attribute__((noinline, cold)) void prof_lock_spun(const char *name, uint64_t t0, uint64_t t1)
+{
+    if (!prof_sched_on())
+        return;
+    uint64_t w = prof_off_ns(prof_off_clip(t0), prof_off_clip(t1));
+    int pid = task_current_pid_inline();
+    struct prof_reserve k;
+    struct prof_record *r = w ? prof_reserve_n(&k, PROF_KIND_OFFCPU, pid, 1) : NULL;
+    if (!r)
+        return;
+    prof_off_fill(r, pid, PROF_WHY_SPIN, name ? name : "?", -1, w, 0);
+    uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
+    struct st_span s;
+    if (st_sample_stack(fp, &s, cpu_index_inline()))
+        r->pr_depth = (uint8_t)st_walk_from(s, fp, fp, r->pr_frames, PROF_FRAMES, st_text_now());
+    prof_reserve_commit(&k);
 }
 
 void prof_sched_sweep_task(const struct prof_task *t, bool sleeping, bool walkable)

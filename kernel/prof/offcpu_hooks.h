@@ -136,3 +136,11 @@ void prof_sched_wake(struct prof_off *o, bool on_cpu, int waker, bool walk);
  * (else it is runnable); walkable: its registers are all saved (it is
  * on no CPU, has run, has a stack), else its records have no chain. */
 void prof_sched_sweep_task(const struct prof_task *t, bool sleeping, bool walkable);
+
+/* The spinlock's hook (kernel/spinlock.c's contended path): this CPU
+ * spun on the lock name from t0 to t1 (cycles_now_inline(), the window's
+ * clock), and an off-CPU window may be open. The time inside the window
+ * becomes a record [spin NAME] of the current task's chain, walked from
+ * here: time on the CPU that `profile off` shows beside the waits.
+ * Interrupts off (any context but NMI): no lock, nothing allocated. */
+void prof_lock_spun(const char *name, uint64_t t0, uint64_t t1);

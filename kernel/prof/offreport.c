@@ -104,7 +104,11 @@ static void prof_off_text(struct prof_fold *f, unsigned chains, struct printer *
               (unsigned long)s->ps_t0, (unsigned long)(s->ps_t0 + s->ps_ns));
     pr_printf(p, "blocked %s ms, runnable %s ms, %u tasks, %u dropped\n", b, r,
               f->fo_pids, s->ps_dropped);
-    uint64_t total = f->fo_blocked + f->fo_runnable;
+    if (f->fo_spun) {
+        prof_off_ms(f->fo_spun, b, sizeof b);
+        pr_printf(p, "spun %s ms on spinlocks (on the CPU, in neither of those)\n", b);
+    }
+    uint64_t total = f->fo_blocked + f->fo_runnable + f->fo_spun;
     if (total == 0) {
         if (s->ps_pid != PROF_ALL)
             pr_printf(p, "no off-CPU time for pid %d: it stayed on its CPU the "

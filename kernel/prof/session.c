@@ -15,6 +15,7 @@
 #include "hal/cpu.h"
 #include "hal/irq.h"
 #include "hal/pmu.h"
+#include "kernel/lockstat.h"
 #include "kernel/panic.h"
 #include "kernel/prof/fold.h"
 #include "kernel/prof/quantile.h"
@@ -282,11 +283,14 @@ static void prof_window_sleep(const struct prof_window_spec *ws, bool pmu, unsig
     }
     sleep_to_tick();
     uint64_t t0 = time_ns();
-    if (off)
+    if (off) {
         prof_off_begin(cycles_now(), time_ns_mult());
+        lockstat_spun_gate(true);   /* [spin NAME]: time spun, kernel/lockstat.h */
+    }
     prof_start(ws->ws_pid, pmu, kinds);
     sleep_ticks(prof_window_ticks(ws->ws_ms));
     if (off) {
+        lockstat_spun_gate(false);
         prof_off_end(cycles_now());
         uint64_t t1 = time_ns();
         sched_off_sweep();

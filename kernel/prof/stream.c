@@ -115,7 +115,7 @@ static struct {
     struct pstr_writer w;           /* META and END: 1.4 KB, kept off the task stack */
     struct { uint32_t pid; char name[TASK_NAME_MAX]; } tasks[PROF_STREAM_TASKS_MAX];
     unsigned ntasks;
-} stream = { .lock = SPINLOCK_INIT };
+} stream = { .lock = SPINLOCK_INIT("prof-stream") };
 
 #define PROF_STREAM_ADD(field, n) __atomic_fetch_add(&stream.c.field, (uint64_t)(n), __ATOMIC_RELAXED)
 #define PROF_STREAM_GET(field) __atomic_load_n(&stream.c.field, __ATOMIC_RELAXED)

@@ -67,7 +67,10 @@ uint32_t prof_stream_add(struct pstr_writer *w, const struct prof_record *ring,
     if (pr->pr_kind == PROF_KIND_CPU)
         return pstr_add_frames(w, (uint32_t)pr->pr_pid, flags,
                                (const uint64_t *)pr->pr_frames, prof_stream_depth(pr));
-    if (pr->pr_kind == PROF_KIND_OFFCPU && pr->pr_why == PROF_WHY_WAKER)
+    /* A waker's chain goes with its record; spun time has no reason the
+     * stream's format knows yet, and is not sent. */
+    if (pr->pr_kind == PROF_KIND_OFFCPU &&
+        (pr->pr_why == PROF_WHY_WAKER || pr->pr_why == PROF_WHY_SPIN))
         return 1;
     struct pstr_record r = {
         .pid = (uint32_t)pr->pr_pid, .depth = (uint8_t)prof_stream_depth(pr),

@@ -54,8 +54,8 @@ static uint32_t prof_wall_tasks(const struct prof_fold *off, const struct prof_f
     uint32_t n = 0;
     for (uint32_t i = 0; i < prof_fold_n(off); i++) {
         const struct prof_fold_ent *e = prof_fold_at(off, i);
-        if (task_is_idle(e->fe_pid))
-            continue;
+        if (task_is_idle(e->fe_pid) || e->fe_why == PROF_WHY_SPIN)
+            continue;               /* spun: on its CPU, in the CPU samples */
         struct prof_wall_task *w = prof_wall_task_of(t, &n, e->fe_pid);
         if (prof_why_blocked(e->fe_why))
             w->wt_blocked += e->fe_weight;
@@ -104,7 +104,7 @@ static uint32_t prof_wall_lines(const struct prof_wall_task *t, const struct pro
         l[first_cpu].wl_ns += t->wt_on - given;
     for (uint32_t i = 0; i < prof_fold_n(off); i++) {
         const struct prof_fold_ent *e = prof_fold_at(off, i);
-        if (e->fe_pid == t->wt_pid)
+        if (e->fe_pid == t->wt_pid && e->fe_why != PROF_WHY_SPIN)
             l[n++] = (struct prof_wall_line){ e->fe_weight, e, false };
     }
     for (uint32_t i = 1; i < n; i++)

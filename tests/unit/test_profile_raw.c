@@ -218,6 +218,16 @@ TEST(raw_offcpu_reasons_and_wakers)
     CHECK_EQ(s.c[0].pc_why, PRAW_WHY_NONE);
     CHECK_EQ(s.c[0].pc_waker, PRAW_WAKER_NONE);
     CHECK_STR(praw_why_name(PRAW_WHY_MUTEX), "mutex");
+    /* Spun on a spinlock: a name, no waker (not blocked time). */
+    CHECK_EQ(parse(OFFHDR("4") "4:800000 9 burn-waiter 1 why=spin:probe-s ffffffff8011063d\n",
+                   &s, &h, err), 0);
+    CHECK_EQ(s.c[0].pc_why, PRAW_WHY_SPIN);
+    CHECK_STR(s.c[0].pc_name, "probe-s");
+    CHECK_EQ(s.c[0].pc_waker, PRAW_WAKER_NONE);
+    CHECK_EQ(s.c[0].pc_weight, 800000);
+    CHECK(rejects(OFFHDR("1") "1:5 7 burn 1 why=spin:s waker=0 10\n",
+                  "line 2: waker= on a reason that is not blocked time"));
+    CHECK_STR(praw_why_name(PRAW_WHY_SPIN), "spin");
     CHECK(praw_why_name(PRAW_WHY_MAX + 1) == NULL);
     CHECK(praw_why_name(PRAW_WHY_NONE) == NULL);
 }
@@ -226,9 +236,9 @@ TEST(raw_offcpu_malformed)
 {
     CHECK(rejects(OFFHDR("1") "1:5 7 burn 1 10\n", "line 2: expected \" why=\""));
     CHECK(rejects(OFFHDR("1") "1:5 7 burn 1 why=nap 10\n",
-                  "line 2: why is not sleep, waitq, mutex, preempted or runnable"));
+                  "line 2: why is not sleep, waitq, mutex, preempted, runnable or spin"));
     CHECK(rejects(OFFHDR("1") "1:5 7 burn 1 why=sleep:x waker=0 10\n",
-                  "line 2: only a waitq or mutex reason has a :NAME"));
+                  "line 2: only a waitq, mutex or spin reason has a :NAME"));
     CHECK(rejects(OFFHDR("1") "1:5 7 burn 1 why=waitq: waker=0 10\n",
                   "line 2: the wait's name after ':' is missing"));
     CHECK(rejects(OFFHDR("1") "1:5 7 burn 1 why=waitq:a;b waker=0 10\n",

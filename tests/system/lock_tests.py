@@ -1,0 +1,235 @@
+#!/usr/bin/env python3
+"""lockstat and lock profiles against a live kernel (docs/profiling.md,
+"Locks"), on either architecture.
+
+usage: python3 tests/system/lock_tests.py [--arch x86_64|arm64] [--list] [NAME...]
+
+One kernel at -smp 2 under -icount (guest time follows instructions, so
+a vCPU the host descheduled takes no guest time) runs `burn lock`
+(kernel/cmd/burn_lock.c): burn-holder keeps the mutex probe-m and the
+spinlock probe-s for known times, burn-waiter asks for each once the
+holder has it and times its own waits.
+
+- counts_exact: under `lockstat on`, `burn lock 12`: probe-m (mutex)
+  and probe-s (spin) each taken exactly 24 times, 12 of them contended;
+  each lock's total wait within 10% of what the waiter measured, its
+  total hold within 10% of what the holder measured, and the table
+  sorted by total wait.
+- window: `lockstat 200` counts 200 ms of the idle machine (the run
+  queues' locks) with the table's header saying so, and stops counting.
+- unnamed: the mutex and queue of `burn wait ... unnamed`, zero-filled
+  statics never named, are counted under "?".
+- profile_off_spin: `profile off` during `burn lock start 20` has
+  `[spin probe-s]` entries of the waiter, through burn_lock_waiter, no
+  more than the waiter spun, and a header line with the time spun.
+- bad_input: errors name what was wrong and the allowed range.
+
+Prints 'PASS name (secs)' or 'FAIL name (secs): reason' and ends with
+'N passed, N failed' (nothing retries). Python 3 standard library."""
+import os
+import re
+import sys
+import time
+
+sys.dont_write_bytecode = True       # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import runner  # noqa: E402
+from qemu import Machine, check  # noqa: E402
+
+ARCH = "x86_64"
+LIFETIME = 240.0
+ICOUNT = "shift=1,sleep=off"         # as offcpu_tests.py
+ROW = re.compile(r"^(\S+) +(spin|mutex) +(\d+) +(\d+) +(\d+) +(\d+) +(\d+) +(\d+) +(\d+)\s*$", re.M)
+HEADER = re.compile(r"^lockstat: (on|off), (\d+) ms counted, (\d+) lock names; times in ns, "
+                    r"clock unit (\d+) ns", re.M)
+BURN = re.compile(r"burn lock: rounds (\d+) mutex waited (\d+) ns held (\d+) ns "
+                  r"spin waited (\d+) ns held (\d+) ns")
+TESTS = []
+
+
+def test(fn):
+    TESTS.append((fn.__name__[2:], fn))
+    return fn
+
+
+class World:
+    m = None
+
+    @classmethod
+    def get(cls):
+        if cls.m is None:
+            cls.m = Machine(smp=2, arch=ARCH, lifetime=LIFETIME, name=ARCH + "-locks",
+                            icount=ICOUNT)
+            cls.m.boot(90)
+        return cls.m
+
+
+def table(text):
+    """The table's rows: {(name, kind): (acq, cont, wait, wait_max, wait_avg, hold, hold_max)},
+    and the rows' order."""
+    rows, order = {}, []
+    for g in ROW.finditer(text):
+        key = (g.group(1), g.group(2))
+        rows[key] = tuple(int(g.group(i)) for i in range(3, 10))
+        order.append(key)
+    return rows, order
+
+
+def within(got, want, pct):
+    return want > 0 and abs(got - want) <= want * pct / 100.0
+
+
+@test
+def t_counts_exact(ctx):
+    m = World.get()
+    m.cmd("lockstat off", 30)
+    m.cmd("lockstat reset", 30)
+    m.cmd("lockstat on", 30)
+    out = m.cmd("burn lock 12", 120)
+    m.cmd("lockstat off", 30)
+    text = m.cmd("lockstat", 30)
+    b = BURN.search(out)
+    check(b, "burn lock said %r" % out.strip()[-300:])
+    rounds = int(b.group(1))
+    mw, mh, sw, sh = (int(b.group(i)) for i in (2, 3, 4, 5))
+    h = HEADER.search(text)
+    check(h and h.group(1) == "off", "no header saying off: %r" % text[:300])
+    rows, order = table(text)
+    for key, waited, held in ((("probe-m", "mutex"), mw, mh), (("probe-s", "spin"), sw, sh)):
+        check(key in rows, "no row for %s %s in %r" % (key + (text[-800:],)))
+        acq, cont, wait, wmax, wavg, hold, hmax = rows[key]
+        check(acq == 2 * rounds, "%s %s: %d acquisitions, not %d" % (key + (acq, 2 * rounds)))
+        check(cont == rounds, "%s %s: %d contentions, not %d" % (key + (cont, rounds)))
+        check(within(wait, waited, 10), "%s %s: wait total %d ns, the waiter measured %d ns"
+              % (key + (wait, waited)))
+        check(within(hold, held, 10), "%s %s: hold total %d ns, the holder measured %d ns"
+              % (key + (hold, held)))
+        check(wmax <= wait and wavg == wait // cont and hmax <= hold,
+              "%s %s: max/avg do not fit the totals: %r" % (key + (rows[key],)))
+    waits = [rows[k][2] for k in order]
+    check(waits == sorted(waits, reverse=True), "not sorted by total wait: %r" % order)
+
+
+@test
+def t_window(ctx):
+    m = World.get()
+    m.cmd("lockstat off", 30)
+    text = m.cmd("lockstat 200", 60)
+    h = HEADER.search(text)
+    check(h, "no header: %r" % text[:300])
+    check(h.group(1) == "off", "the window left lockstat counting: %r" % h.group(0))
+    check(abs(int(h.group(2)) - 200) <= 20, "window of %s ms counted, not about 200" % h.group(2))
+    rows, _ = table(text)
+    rq = rows.get(("runqueue", "spin"))
+    check(rq and rq[0] > 0, "no run-queue acquisitions in an idle window: %r" % text[-600:])
+    again = table(m.cmd("lockstat", 30))[0].get(("runqueue", "spin"))
+    check(again == rq, "counts moved after the window ended: %r then %r" % (rq, again))
+
+
+@test
+def t_unnamed(ctx):
+    m = World.get()
+    m.cmd("lockstat off", 30)
+    m.cmd("lockstat reset", 30)
+    m.cmd("lockstat on", 30)
+    out = m.cmd("burn wait 300 unnamed", 30)
+    check("pids" in out, "burn wait said %r" % out.strip()[-200:])
+    m.cmd("echo wait", 30)
+    text, t0 = "", time.time()
+    # Its phases (10 ms on the CPU, 20 ms asleep, 30 on the queue, 15 on
+    # the mutex) come round every 75 ms of guest time: poll until one
+    # mutex phase is counted, 60 s of wall time at most.
+    while time.time() - t0 < 60:
+        text = m.cmd("lockstat", 30)
+        if ("?", "mutex") in table(text)[0]:
+            break
+    m.cmd("lockstat off", 30)
+    rows, _ = table(text)
+    check(("?", "mutex") in rows and rows[("?", "mutex")][0] > 0,
+          "the unnamed mutex is not counted as '?': %r" % text[-800:])
+    check(("?", "spin") in rows, "the unnamed queue's lock is not counted as '?'")
+
+
+SPIN_ENTRY = re.compile(r"^(\d+\.\d)% (\d+\.\d{3}) ms \[spin probe-s\] task (\d+) (\S+)$")
+
+
+@test
+def t_profile_off_spin(ctx):
+    m = World.get()
+    m.cmd("lockstat off", 30)
+    out = m.cmd("burn lock start 20", 30)
+    g = re.search(r"pids (\d+) (\d+)", out)
+    check(g, "burn lock start said %r" % out.strip()[-200:])
+    waiter = int(g.group(2))
+    rep = m.cmd("profile off 500 all 64", 60)
+    done = BURN.search(m.cmd("burn lock wait", 120))
+    check(done, "burn lock wait printed no line")
+    spun = int(done.group(4))
+    lines = rep.splitlines()
+    spin_ms, chain_ok = 0.0, False
+    for i, line in enumerate(lines):
+        e = SPIN_ENTRY.match(line)
+        if not e:
+            continue
+        check(int(e.group(3)) == waiter, "[spin probe-s] charged to pid %s, not the waiter %d"
+              % (e.group(3), waiter))
+        spin_ms += float(e.group(2))
+        tail = []
+        for l in lines[i + 1:]:
+            if not l.startswith("        "):
+                break
+            tail.append(l.strip())
+        chain_ok |= any(t.startswith("<- burn_lock_waiter+") for t in tail)
+    check(spin_ms > 0, "no [spin probe-s] entry in profile off: %r" % rep[-1200:])
+    check(chain_ok, "no [spin probe-s] chain through burn_lock_waiter: %r" % rep[-1200:])
+    check("spun " in rep, "the header does not say the time spun: %r" % rep[:400])
+    # The window may miss the run's first rounds, never add to them.
+    check(spin_ms * 1e6 <= spun * 1.1,
+          "%.3f ms spun in the profile, the waiter spun only %d ns in all" % (spin_ms, spun))
+
+
+@test
+def t_bad_input(ctx):
+    m = World.get()
+    m.cmd("lockstat off", 30)
+    for cmd, want in (("lockstat 0", "lockstat: window 0 out of range (1-10000 ms)"),
+                      ("lockstat 10001", "lockstat: window 10001 out of range (1-10000 ms)"),
+                      ("lockstat sometimes", "lockstat: 'sometimes' is not on, off, reset or a window in ms (1-10000)"),
+                      ("lockstat on off", "lockstat: takes one argument: on, off, reset or a window in ms (1-10000)"),
+                      ("burn lock 0", "burn: usage: burn lock [start] <rounds 1-10000> [hold_us 1-100000] | burn lock wait"),
+                      ("burn lock 1 100001", "burn: usage: burn lock [start] <rounds 1-10000> [hold_us 1-100000] | burn lock wait")):
+        out = m.cmd(cmd, 30)
+        check(want in out, "%r said %r, not %r" % (cmd, out.strip()[-200:], want))
+    m.cmd("lockstat on", 30)
+    out = m.cmd("lockstat 10", 30)
+    m.cmd("lockstat off", 30)
+    check("lockstat: the running table is on" in out, "a window over the running table: %r" % out)
+
+
+class Ctx:
+    def __init__(self, name):
+        pass
+
+    def tails(self):
+        return runner.quoted_tail(World.m, 0) if World.m else ""
+
+    def finish(self, failed):
+        pass
+
+
+def main(argv):
+    global ARCH
+    if "--arch" in argv:
+        i = argv.index("--arch")
+        ARCH = argv[i + 1]
+        del argv[i:i + 2]
+    if "--list" in argv:
+        for name, _ in TESTS:
+            print(name)
+        return 0
+    chosen = runner.select(TESTS, [a for a in argv if not a.startswith("-")])
+    return runner.run(chosen, Ctx)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
