@@ -22,6 +22,10 @@ enum prof_kind {
     PROF_KIND_MAX = 2,          /* kinds a reader may meet: cpu, off-CPU
                                    (1, ns) and heap (2, bytes); anything
                                    above is corrupt */
+    /* Read by the trace's fold alone (kernel/prof/trace.h), never by the
+     * fold engine or a stream: a switch, wake or interrupt slice, its
+     * pr_weight its time on the raw counter. 3 is kept for lock records. */
+    PROF_KIND_TRACE = 4,
 };
 
 struct prof_record {
