@@ -161,7 +161,7 @@ static void irq(struct trap_frame *tf)
     /* Each interrupt is a slice of the trace (kernel/prof/trace_hooks.h),
      * ended before the switch sched_preempt may make: the tick, the SGIs
      * (IPIs) and the devices' SPIs. */
-    bool traced = prof_trace_on();
+    bool traced = prof_trace_irq_on();
     if (id == gtimer_intid()) {
         if (traced)
             prof_trace_irq_enter(id, PROF_TRACE_IRQ_TICK);

@@ -159,7 +159,7 @@ void trap_irq(struct trap_frame *tf)
 
     if (v == VEC_SPURIOUS)
         return;                     /* no EOI for a spurious interrupt */
-    bool traced = prof_trace_on();
+    bool traced = prof_trace_irq_on();
     if (traced)
         prof_trace_irq_enter(v, v == VEC_TIMER ? PROF_TRACE_IRQ_TICK
                                 : v >= VEC_RESCHED ? PROF_TRACE_IRQ_IPI : PROF_TRACE_IRQ_DEVICE);

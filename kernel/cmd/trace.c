@@ -70,15 +70,6 @@ static const char *cmd_trace_left_word(unsigned left)
     return left <= PROF_TRACE_LEFT_MAX ? words[left] : "?";
 }
 
-static const char *cmd_trace_irq_word(unsigned class)
-{
-    static const char *const words[] = {
-        [0] = "other", [PROF_TRACE_IRQ_TICK] = "tick", [PROF_TRACE_IRQ_DEVICE] = "device",
-        [PROF_TRACE_IRQ_IPI] = "ipi", [PROF_TRACE_IRQ_NMI] = "nmi",
-    };
-    return class <= PROF_TRACE_IRQ_MAX ? words[class] : "?";
-}
-
 /* ---- the timehist ---------------------------------------------------- */
 
 static void cmd_trace_row_text(const struct prof_trace_row *r, struct cmd_trace *ct)
@@ -94,7 +85,16 @@ static void cmd_trace_row_text(const struct prof_trace_row *r, struct cmd_trace 
     if (r->tr_left == PROF_TRACE_LEFT_WAITQ || r->tr_left == PROF_TRACE_LEFT_MUTEX)
         pr_printf(ct->ct_p, " %s", r->tr_name ? r->tr_name : "?");
     cmd_trace_task(who, sizeof who, r->tr_next, r->tr_next_idle);
-    pr_printf(ct->ct_p, " => %s\n", who);
+    pr_printf(ct->ct_p, " => %s", who);
+    /* A wake inside an interrupt other than the tick: the task it
+     * interrupted is not who woke it (the tick's own wakes end sleeps). */
+    unsigned class = PROF_IRQ_CLASS(r->tr_wirq);
+    if (r->tr_wirq && class != PROF_TRACE_IRQ_TICK) {
+        cmd_trace_task(who, sizeof who, r->tr_waker, task_is_idle(r->tr_waker));
+        pr_printf(ct->ct_p, " (woken by irq %s %u on cpu %u, during %s)", prof_trace_irq_name(class),
+                  PROF_IRQ_VEC1(r->tr_wirq) - 1, PROF_IRQ_CPU(r->tr_wirq), who);
+    }
+    pr_puts(ct->ct_p, "\n");
 }
 
 /* ---- the map ----------------------------------------------------------- */
@@ -226,7 +226,7 @@ static void cmd_trace_cpu(const struct prof_trace_fold *f, unsigned cpu, struct 
         char lo[24], hi[24];
         cmd_trace_us(lo, sizeof lo, c->cs_irq_min[k]);
         cmd_trace_us(hi, sizeof hi, c->cs_irq_max[k]);
-        pr_printf(p, "%s %s %u (%s-%s us)", any ? ";" : "", cmd_trace_irq_word(k),
+        pr_printf(p, "%s %s %u (%s-%s us)", any ? ";" : "", prof_trace_irq_name(k),
                   (unsigned)c->cs_irqs[k], lo, hi);
         any = true;
     }

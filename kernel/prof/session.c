@@ -298,8 +298,10 @@ static void prof_window_sleep(const struct prof_window_spec *ws, bool pmu, unsig
     bool trace = ws->ws_kind == PROF_KIND_TRACE;
     sleep_to_tick();
     uint64_t t0 = time_ns();
-    if (off)
+    if (off) {
+        prof_trace_irq_reset();     /* a wake names the interrupt it came in */
         prof_off_begin(cycles_now(), time_ns_mult());
+    }
     if (trace)
         prof_trace_begin(cycles_now(), time_ns_mult());
     prof_start(ws->ws_pid, pmu, kinds);
@@ -469,8 +471,10 @@ int prof_session_stream_begin_what(int pid, unsigned drain_ms, unsigned what,
     prof_run_kind = PROF_KIND_CPU;
     prof_stream_off = off;
     /* An off-CPU window with no end yet: the stream's end gives it one. */
-    if (off)
+    if (off) {
+        prof_trace_irq_reset();
         prof_off_begin(cycles_now(), time_ns_mult());
+    }
     prof_start(pid, *pmu, (cpu ? PROF_GATE_CPU : 0) |
                           (off ? PROF_GATE_KIND(PROF_KIND_OFFCPU) : 0) |
                           (what & PROF_STREAM_HEAP ? PROF_GATE_KIND(PROF_KIND_HEAP) : 0));

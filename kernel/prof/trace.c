@@ -14,10 +14,25 @@ void prof_trace_begin(uint64_t now, uint64_t mult)
 {
     prof_trace_win.tw_t0 = now;
     prof_trace_win.tw_mult = mult;
-    /* An interrupt entered under the last trace and left after its close
-     * recorded no exit: what it left here is no interrupt of this one. */
+    prof_trace_irq_reset();
+}
+
+void prof_trace_irq_reset(void)
+{
+    /* An interrupt entered under the last window and left after its
+     * close recorded no exit: what it left here is no interrupt of this
+     * one. */
     for (unsigned i = 0; i < MAX_CPUS; i++)
         __atomic_store_n(&prof_trace_cpus[i].tc_vec, 0, __ATOMIC_RELAXED);
+}
+
+const char *prof_trace_irq_name(unsigned class)
+{
+    static const char *const names[] = {
+        [PROF_TRACE_IRQ_TICK] = "tick", [PROF_TRACE_IRQ_DEVICE] = "device",
+        [PROF_TRACE_IRQ_IPI] = "ipi", [PROF_TRACE_IRQ_NMI] = "nmi",
+    };
+    return class >= 1 && class <= PROF_TRACE_IRQ_MAX ? names[class] : "other";
 }
 
 uint64_t prof_trace_ns(uint64_t t)
@@ -98,7 +113,7 @@ static void prof_trace_on_switch(struct prof_trace_fold *f, unsigned cpu, uint64
     c->cs_switches++;
     c->cs_cur = r->pr_waker;
     struct prof_trace_row w = {
-        .tr_ns = now, .tr_pid = r->pr_pid, .tr_next = r->pr_waker, .tr_cpu = cpu,
+        .tr_waker = -1, .tr_ns = now, .tr_pid = r->pr_pid, .tr_next = r->pr_waker, .tr_cpu = cpu,
         .tr_left = r->pr_cost <= PROF_TRACE_LEFT_MAX ? r->pr_cost : PROF_TRACE_LEFT_NONE,
         .tr_name = r->pr_name,
     };
@@ -108,6 +123,8 @@ static void prof_trace_on_switch(struct prof_trace_fold *f, unsigned cpu, uint64
         w.tr_wait = p->tt_wait_ns;
         w.tr_delay = p->tt_delay_ns;
         w.tr_partial = p->tt_partial;
+        w.tr_waker = p->tt_partial ? -1 : p->tt_run_wpid;
+        w.tr_wirq = p->tt_partial ? 0 : p->tt_run_wirq;
         w.tr_run = p->tt_state == PROF_TT_RUNNING ? prof_trace_run_end(f, p, now) : 0;
         p->tt_state = PROF_TT_OUT;
         p->tt_out = now;
@@ -122,6 +139,8 @@ static void prof_trace_on_switch(struct prof_trace_fold *f, unsigned cpu, uint64
         uint64_t from = n->tt_state == PROF_TT_WOKEN ? n->tt_woke : n->tt_out;
         n->tt_wait_ns = n->tt_state == PROF_TT_WOKEN ? n->tt_woke - n->tt_out : 0;
         n->tt_delay_ns = n->tt_idle || now < from ? 0 : now - from;
+        n->tt_run_wpid = n->tt_state == PROF_TT_WOKEN ? n->tt_wpid : -1;
+        n->tt_run_wirq = n->tt_state == PROF_TT_WOKEN ? n->tt_wirq : 0;
         if (!n->tt_idle) {
             n->tt_delay += n->tt_delay_ns;
             n->tt_delays++;
@@ -149,6 +168,8 @@ static void prof_trace_on_wake(struct prof_trace_fold *f, unsigned cpu, uint64_t
     if (t && t->tt_state != PROF_TT_RUNNING && t->tt_state != PROF_TT_WOKEN) {
         t->tt_state = PROF_TT_WOKEN;
         t->tt_woke = now;
+        t->tt_wpid = r->pr_waker;
+        t->tt_wirq = r->pr_frames[0] ? PROF_IRQ_WORD(r->pr_frames[0], r->pr_frames[1], cpu) : 0;
     }
 }
 

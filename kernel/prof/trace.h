@@ -92,6 +92,12 @@ extern struct prof_trace_cpu prof_trace_cpus[MAX_CPUS];
 /* The session, before it opens the gate: a window from now, in a clock
  * whose unit is mult / 2^32 ns; no interrupt is under way. */
 void prof_trace_begin(uint64_t now, uint64_t mult);
+/* No interrupt under way on any CPU: before a trace or an off-CPU
+ * window opens (one entered under the last and left after its close
+ * recorded no exit). */
+void prof_trace_irq_reset(void);
+/* "tick", "device", "ipi", "nmi"; "other" for 0 or anything above. */
+const char *prof_trace_irq_name(unsigned class);
 /* A raw time of this window in ns since its start (0 before it). */
 uint64_t prof_trace_ns(uint64_t t);
 
@@ -111,6 +117,11 @@ struct prof_trace_row {
     unsigned tr_left;           /* enum prof_trace_left */
     const char *tr_name;
     bool tr_idle, tr_next_idle, tr_partial;
+    /* Who woke it before that run: the pid running where the wake was
+     * made (-1: not woken in the window) and, for a wake inside an
+     * interrupt, that interrupt (PROF_IRQ_WORD, record.h; else 0). */
+    int tr_waker;
+    uint32_t tr_wirq;
 };
 
 /* A task's whole window, for the summary: its CPU, the time it ran, its
@@ -124,6 +135,8 @@ struct prof_trace_task {
     /* the fold's state */
     uint64_t tt_in, tt_out, tt_woke;
     uint64_t tt_wait_ns, tt_delay_ns;   /* of the run under way */
+    int tt_wpid, tt_run_wpid;   /* the last wake's waker; the run's */
+    uint32_t tt_wirq, tt_run_wirq;
     uint8_t tt_state;           /* 0 unseen, 1 running, 2 out, 3 woken */
     bool tt_partial;
 };

@@ -57,8 +57,12 @@ void prof_trace_irq_exit(void)
     struct prof_trace_cpu *tc = &prof_trace_cpus[cpu_index_inline()];
     uint32_t vec = __atomic_load_n(&tc->tc_vec, __ATOMIC_RELAXED);
     if (!vec)
-        return;                 /* entered before this trace opened */
-    prof_trace_slice(tc->tc_t0, vec - 1, tc->tc_class);
+        return;                 /* entered before this window opened */
+    /* An off-CPU window keeps the vector for its wakes but takes no
+     * slice: not even the reservation's guard (an NMI's sample would
+     * find it taken). */
+    if (prof_trace_on())
+        prof_trace_slice(tc->tc_t0, vec - 1, tc->tc_class);
     __atomic_store_n(&tc->tc_vec, 0, __ATOMIC_RELAXED);
 }
 

@@ -6,7 +6,7 @@
  *   schedule:      if (prof_sched_on()) { ... if (prof_sched_trace())
  *                      prof_trace_sched_switch(...); }
  *   task_wake, the tick's wakes: the same test, prof_trace_wake(...)
- *   an interrupt:  if (prof_trace_on()) prof_trace_irq_enter(vec, class)
+ *   an interrupt:  if (prof_trace_irq_on()) prof_trace_irq_enter(vec, class)
  *                  at its entry, and prof_trace_irq_exit() at its end
  *
  * With no trace open the switch pays nothing new: prof_sched_on() is one
@@ -96,6 +96,15 @@ PROF_TRACE_INLINE void prof_trace_sched_switch(int pid, const struct prof_off *o
  * interrupt under way on this CPU (which the record then names). */
 void prof_trace_wake(int pid, unsigned cpu);
 
+/* The interrupt entry's test: whether a trace or an off-CPU window is
+ * open (PROF_GATE_SCHED), either of which wants to know the interrupt
+ * under way (a trace for its slice, both for the wakes inside it). One
+ * load, one branch not taken while neither is. */
+PROF_TRACE_INLINE bool prof_trace_irq_on(void)
+{
+    return __builtin_expect((cpu_load_near_u32(prof_gate) & PROF_GATE_SCHED) != 0, 0);
+}
+
 /* An interrupt's entry on this CPU: vector and class (enum
  * prof_trace_irq). A trace opened while one was under way finds none
  * here and records no slice for it. */
@@ -108,8 +117,9 @@ PROF_TRACE_INLINE void prof_trace_irq_enter(unsigned vector, unsigned class)
     __atomic_store_n(&tc->tc_vec, vector + 1, __ATOMIC_RELAXED);
 }
 
-/* Its end: the slice into this CPU's ring. Out of line, where the entry
- * is inline: the entry is two stores, the slice a reservation. */
+/* Its end: the slice into this CPU's ring (a trace's; an off-CPU
+ * window's gate takes none). Out of line, where the entry is inline:
+ * the entry is three stores, the slice a reservation. */
 void prof_trace_irq_exit(void);
 
 /* The counter's NMI, from its entry (t0, raw) to now, as a slice: the

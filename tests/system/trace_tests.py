@@ -24,19 +24,31 @@ to each other through the queue burn-pp 1000 times a second on CPU PP).
   latency 500` over the same workload: wakes a second within 5%, the
   median in the same or a neighbouring power-of-two bucket.
 - map: `trace 100 PP map` marks the CPU that switched and names the pair.
+- irq_wakes: a second kernel (-smp 2) answers UDP shell commands while
+  a `trace 1000` and a `profile off 1000` run: the virtio-rx task's runs
+  say the NIC's interrupt woke them (and whom it interrupted), and so
+  does `profile off`.
 - bad_input: the errors name what was wrong and the allowed range.
 
 Prints 'PASS name (secs)' or 'FAIL name (secs): reason' and ends with
 'N passed, N failed' (nothing retries). Python 3 standard library."""
 import os
 import re
+import subprocess
 import sys
+import threading
 import time
 
 sys.dont_write_bytecode = True       # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import runner  # noqa: E402
-from qemu import Machine, check  # noqa: E402
+from qemu import Machine, check, free_port  # noqa: E402
+
+SONDE_SH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "build", "host", "sonde-sh")
+NICS = {
+    "x86_64": "virtio-net-pci,netdev=n0,disable-modern=on",
+    "arm64": "virtio-net-device,netdev=n0",
+}
 
 ARCH = "x86_64"
 LIFETIME = 240.0
@@ -46,7 +58,7 @@ TESTS = []
 HEAD = re.compile(r"^trace: (\d+\.\d{3}) ms from (\d+) ns on the clock, (\d+) cpus, "
                   r"samples from (.+)$", re.M)
 ROW = re.compile(r"^\s*(\d+\.\d{3}) \[(\d{4})\]  (\S+)\s+(\d+\.\d{3})\s+(\d+\.\d{3})\s+"
-                 r"(\d+\.\d{3})(\+?)\s+(\S+)(?: (\S+))? => (\S+)$", re.M)
+                 r"(\d+\.\d{3})(\+?)\s+(\S+)(?: (\S+))? => (\S+)(?: \(woken by irq [^)]*\))?$", re.M)
 CPU = re.compile(r"^cpu (\d+): busy [\d.]+% \((\d+\.\d{3}) ms\), idle (\d+\.\d{3}) ms, "
                  r"interrupts [\d.]+% \((\d+\.\d{3}) ms\), switches (\d+), wakes (\d+), "
                  r"samples (\d+), dropped (\d+)\n  slices: (.*)$", re.M)
@@ -241,6 +253,56 @@ def t_map(ctx):
     check(World.pair <= legend, "the map's legend %r lacks the pair %r" % (legend, World.pair))
 
 
+class NetWorld:
+    """A kernel with its UDP shell on a virtio-net NIC, for the wakes its
+    interrupt makes."""
+    m = None
+    port = None
+
+    @classmethod
+    def get(cls):
+        if cls.m is None:
+            cls.port = free_port()
+            nic = NICS[ARCH]
+            cls.m = Machine(smp=2, arch=ARCH, lifetime=LIFETIME, name=ARCH + "-trace-net",
+                            append="udpshell=9000",
+                            extra=["-netdev", "user,id=n0,hostfwd=udp:127.0.0.1:%d-:9000"
+                                   % cls.port, "-device", nic])
+            cls.m.boot(90)
+        return cls.m
+
+
+def udp_load(port, stop):
+    """UDP shell commands from the host, one at a time, until stop is set."""
+    while not stop.is_set():
+        subprocess.run([SONDE_SH, "-p", str(port), "-t", "5", "127.0.0.1", "echo x"],
+                       capture_output=True, timeout=30)
+
+
+def under_udp(m, port, words):
+    stop = threading.Event()
+    th = threading.Thread(target=udp_load, args=(port, stop), daemon=True)
+    th.start()
+    try:
+        return m.cmd(words, 120)
+    finally:
+        stop.set()
+        th.join(40)
+
+
+@test
+def t_irq_wakes(ctx):
+    m = NetWorld.get()
+    out = under_udp(m, NetWorld.port, "trace 1000")
+    rx = re.findall(r"^.*\] +virtio-rx\[\d+\] .* \(woken by irq device (\d+) on cpu (\d+), "
+                    r"during (\S+)\)$", out, re.M)
+    check(rx, "no virtio-rx run woken by the NIC's interrupt in the trace: %r"
+          % [ln for ln in out.splitlines() if "virtio-rx" in ln][:4])
+    out = under_udp(m, NetWorld.port, "profile off 1000")
+    check(re.search(r"^        woken by irq device \d+ on CPU \d+, during \d+ \S+$", out, re.M),
+          "profile off names no interrupt as a waker: %r" % out[:1200])
+
+
 @test
 def t_bad_input(ctx):
     m = World.get()
@@ -261,7 +323,7 @@ class Ctx:
         pass
 
     def tails(self):
-        return runner.quoted_tail(World.m, 0) if World.m else ""
+        return "".join(runner.quoted_tail(w.m, 0) for w in (World, NetWorld) if w.m)
 
     def finish(self, failed):
         pass

@@ -291,6 +291,9 @@ TEST(fold_rows_wait_delay_run)
     CHECK_EQ(rows[2].tr_delay, 50);     /* woken at 300, in at 350 */
     CHECK_EQ(rows[2].tr_run, 150);
     CHECK(!rows[2].tr_partial);
+    CHECK_EQ(rows[2].tr_waker, 9);      /* from task context: 9 woke it */
+    CHECK_EQ(rows[2].tr_wirq, 0);
+    CHECK_EQ(rows[0].tr_waker, -1);     /* its run began before the window */
     const struct prof_trace_task *t7 = task_of(7), *t9 = task_of(9);
     CHECK(t7 && t9);
     CHECK_EQ(t7->tt_run, 250);
@@ -332,6 +335,27 @@ TEST(fold_preempted_clip_and_filter)
     CHECK_EQ(task_of(5)->tt_run + task_of(6)->tt_run, 800);
     CHECK_EQ(fold.tf_cpu[0].cs_switches, 1);  /* folded, not handed over */
     CHECK_EQ(fold.tf_cpu[0].cs_idle, 600);
+}
+
+/* A wake inside an interrupt: the row of the run it began names that
+ * interrupt, its CPU and the task it interrupted. */
+TEST(fold_wake_in_an_interrupt)
+{
+    new_snap();
+    sw(1, 1100, 7, 3, PROF_TRACE_LEFT_WAITQ, "virtio-rx");
+    wk(0, 1200, 7, 12, 1);
+    ring[0][0].pr_frames[0] = 34;       /* vector 33, + 1 */
+    ring[0][0].pr_frames[1] = PROF_TRACE_IRQ_DEVICE;
+    sw(1, 1250, 3, 7, PROF_TRACE_LEFT_NONE, NULL);
+    sw(1, 1400, 7, 3, PROF_TRACE_LEFT_WAITQ, "virtio-rx");
+    run_fold(1000, 0);
+    CHECK_EQ(nrows, 3);
+    CHECK_EQ(rows[2].tr_pid, 7);
+    CHECK_EQ(rows[2].tr_waker, 12);
+    CHECK_EQ(rows[2].tr_wirq, PROF_IRQ_WORD(34, PROF_TRACE_IRQ_DEVICE, 0));
+    CHECK_EQ(rows[2].tr_wait, 100);
+    CHECK_EQ(rows[2].tr_delay, 50);
+    CHECK_EQ(fold.tf_cpu[0].cs_wakes, 1);
 }
 
 /* More tasks than the fold follows: the rest are counted, never written
