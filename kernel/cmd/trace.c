@@ -202,6 +202,12 @@ static void cmd_trace_top(const struct prof_trace_fold *f, unsigned cpu, struct 
 static void cmd_trace_cpu(const struct prof_trace_fold *f, unsigned cpu, struct printer *p)
 {
     const struct prof_trace_cpu_sum *c = &f->tf_cpu[cpu];
+    if (c->cs_cur < 0) {
+        /* No switch, wake, slice or sample: who ran there is unknown. */
+        pr_printf(p, "cpu %u: nothing recorded in the window, dropped %u\n", cpu,
+                  (unsigned)c->cs_dropped);
+        return;
+    }
     uint64_t busy = 0;
     for (unsigned i = 0; i < PROF_TRACE_TASKS; i++) {
         const struct prof_trace_task *t = &f->tf_task[i];
