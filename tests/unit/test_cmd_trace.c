@@ -8,6 +8,7 @@
 #include "test.h"
 #include "fake_hal.h"
 #include "fake_profiler.h"
+#include "kernel/prof/session.h"
 #include "kernel/prof/trace_hooks.h"
 
 /* cpu 0: burn (5) runs from the start, waits on q at +1 us for burn
@@ -95,6 +96,33 @@ TEST(trace_map_marks_the_cpu_that_switched)
                       " *A0                     0.001 ms  A0 => burn[7]\n"
                       " *B0                     0.002 ms  B0 => burn[5]\n"
                       " *A0                     0.004 ms\n") != NULL);
+}
+
+/* A profile asked for while a trace runs is refused as busy, as any
+ * second window is: the two never share the rings. */
+static int nested_rc;
+static struct prof_err nested_err;
+
+static void win_trace_then_profile(void)
+{
+    win_trace();
+    char buf[256];
+    struct buf_printer np;
+    buf_printer_init(&np, buf, sizeof buf);
+    struct prof_window_spec ws = { .ws_kind = PROF_KIND_CPU, .ws_ms = 10, .ws_pid = PROF_ALL,
+                                   .ws_chains = 8, .ws_format = PROF_TEXT };
+    nested_rc = prof_window_run(&ws, &np.pr, &nested_err);
+}
+
+TEST(trace_and_profile_exclude_each_other)
+{
+    reset();
+    room(64);
+    window_fn = win_trace_then_profile;
+    CHECK_EQ(run_cmd("trace 10"), 0);
+    CHECK_EQ(nested_rc, PROF_EBUSY);
+    CHECK_EQ(nested_err.pe_why, PROF_NOT_BUSY);
+    CHECK(strstr(out, "3 switches shown") != NULL);
 }
 
 TEST(trace_refuses_bad_input)
