@@ -9,6 +9,7 @@
 #include "hal/task.h"
 #include "kernel/percpu.h"
 #include "kernel/prof/offcpu_hooks.h"
+#include "kernel/prof/trace_hooks.h"
 #include "kernel/stacks.h"
 #include "kernel/time.h"
 #include "kernel/timer.h"
@@ -90,6 +91,15 @@ static void finish_switch(struct cpu *c)
 
 /* ---- off-CPU profiling: the profiler's hooks (kernel/prof/offcpu_hooks.h) ---- */
 
+/* The trace's switch (kernel/prof/trace_hooks.h): cur leaves for next,
+ * and why. */
+static inline __attribute__((always_inline)) void sched_trace_switch(struct task *cur,
+                                                                     struct task *next)
+{
+    prof_trace_sched_switch(cur->pid, &cur->off, cur->is_idle, cur->state == TASK_RUNNABLE,
+                            cur->state == TASK_DEAD, next->pid);
+}
+
 /* t as the hooks see it. Inline: GCC keeps only the loads a hook makes. */
 static inline __attribute__((always_inline)) struct prof_task sched_prof_view(struct task *t)
 {
@@ -141,11 +151,15 @@ void schedule(void)
      * it misses this CPU's slot and finds it in the registry instead. */
     stack_cpu_switch(next->stack_id);
     if (next != cur) {
-        /* With no off-CPU profile: one load, one branch not taken. */
+        /* With no off-CPU profile or trace: one load, one branch not taken. */
         if (prof_sched_on()) {
-            struct prof_task v = sched_prof_view(next);
-            prof_sched_switch(&cur->off, cur->is_idle, cur->state == TASK_RUNNABLE, &v,
-                              next->is_idle, next->ran);
+            if (prof_sched_off()) {
+                struct prof_task v = sched_prof_view(next);
+                prof_sched_switch(&cur->off, cur->is_idle, cur->state == TASK_RUNNABLE, &v,
+                                  next->is_idle, next->ran);
+            }
+            if (prof_sched_trace())
+                sched_trace_switch(cur, next);
         }
         next->on_cpu = true;
         c->prev = cur;
@@ -241,8 +255,12 @@ void task_wake(struct task *t)
     unsigned long f = spin_lock(&c->rq_lock);
     bool woke = false;
     if (t->state == TASK_SLEEPING) {
-        if (prof_sched_on())
-            prof_sched_wake(&t->off, c->current == t, task_current_pid(), true);
+        if (prof_sched_on()) {
+            if (prof_sched_off())
+                prof_sched_wake(&t->off, c->current == t, task_current_pid(), true);
+            if (prof_sched_trace())
+                prof_trace_wake(t->pid, t->cpu);
+        }
         t->state = TASK_RUNNABLE;
         rq_push(c, t);
         woke = true;
@@ -322,8 +340,12 @@ void sched_tick(void)
         struct task *t = *pp;
         if ((t->wake_at_tick && c->ticks >= t->wake_at_tick) || t->wake_at_ns <= now) {
             *pp = t->next;
-            if (prof_sched_on())
-                prof_sched_wake(&t->off, c->current == t, 0, false);   /* the tick ends a sleep */
+            if (prof_sched_on()) {
+                if (prof_sched_off())   /* the tick ends a sleep */
+                    prof_sched_wake(&t->off, c->current == t, 0, false);
+                if (prof_sched_trace())
+                    prof_trace_wake(t->pid, t->cpu);
+            }
             t->state = TASK_RUNNABLE;
             rq_push(c, t);
         } else {

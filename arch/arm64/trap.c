@@ -22,6 +22,7 @@
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
 #include "kernel/prof/sample.h"
+#include "kernel/prof/trace_hooks.h"
 #include "kernel/sched.h"
 #include "kernel/timer.h"
 
@@ -157,22 +158,32 @@ static void irq(struct trap_frame *tf)
     }
     /* Interrupts "off" by PMR from here; the pseudo-NMI may now nest. */
     irq_handler_unmask_nmi();
+    /* Each interrupt is a slice of the trace (kernel/prof/trace_hooks.h),
+     * ended before the switch sched_preempt may make: the tick, the SGIs
+     * (IPIs) and the devices' SPIs. */
+    bool traced = prof_trace_irq_on();
     if (id == gtimer_intid()) {
+        if (traced)
+            prof_trace_irq_enter(id, PROF_TRACE_IRQ_TICK);
         gtimer_rearm();
         gic_eoi(id);
         timer_tick(tf);
-        sched_preempt();
-        return;
+    } else {
+        if (traced)
+            prof_trace_irq_enter(id, id < 16 ? PROF_TRACE_IRQ_IPI : PROF_TRACE_IRQ_DEVICE);
+        void *arg;
+        irq_handler_fn fn = gic_handler(id, &arg);
+        if (!fn) {
+            panic_trap(tf, "unexpected interrupt on cpu %u: INTID %u has no handler",
+                       cpu_index(), id);
+        }
+        fn(tf, arg);
+        /* End it before a switch: an unended interrupt keeps this cpu's
+         * running priority up and blocks the next one until we return. */
+        gic_eoi(id);
     }
-    void *arg;
-    irq_handler_fn fn = gic_handler(id, &arg);
-    if (!fn) {
-        panic_trap(tf, "unexpected interrupt on cpu %u: INTID %u has no handler", cpu_index(), id);
-    }
-    fn(tf, arg);
-    /* End it before a switch: an unended interrupt keeps this cpu's
-     * running priority up and blocks the next one until we return. */
-    gic_eoi(id);
+    if (traced)
+        prof_trace_irq_exit();
     sched_preempt();     /* the handler may have woken a task (or SGI_RESCHED) */
 }
 

@@ -7,6 +7,7 @@
 #include "hal/irq.h"
 #include "kernel/console.h"
 #include "kernel/panic.h"
+#include "kernel/prof/trace_hooks.h"
 #include "kernel/timer.h"
 
 
@@ -129,12 +130,8 @@ void trap_dispatch(struct trap_frame *tf)
 
 /* Timer and device interrupts, on this CPU's interrupt stack (entry.S
  * calls sched_preempt afterwards, back on the task's stack). */
-void trap_irq(struct trap_frame *tf)
+static void trap_irq_handle(struct trap_frame *tf, unsigned v)
 {
-    unsigned v = (unsigned)tf->vector;
-
-    if (v == VEC_SPURIOUS)
-        return;                     /* no EOI for a spurious interrupt */
     if (v == VEC_TIMER) {
         bool prompt = lapic_timer_prompt();
         lapic_eoi();
@@ -152,4 +149,21 @@ void trap_irq(struct trap_frame *tf)
         fn(tf, handlers[v].arg);
     lapic_eoi();                    /* VEC_RESCHED has no handler: the
                                        preemption after us is its work */
+}
+
+/* Each interrupt is a slice of the trace (kernel/prof/trace_hooks.h):
+ * the tick, the IPIs (VEC_RESCHED and above) and the devices'. */
+void trap_irq(struct trap_frame *tf)
+{
+    unsigned v = (unsigned)tf->vector;
+
+    if (v == VEC_SPURIOUS)
+        return;                     /* no EOI for a spurious interrupt */
+    bool traced = prof_trace_irq_on();
+    if (traced)
+        prof_trace_irq_enter(v, v == VEC_TIMER ? PROF_TRACE_IRQ_TICK
+                                : v >= VEC_RESCHED ? PROF_TRACE_IRQ_IPI : PROF_TRACE_IRQ_DEVICE);
+    trap_irq_handle(tf, v);
+    if (traced)
+        prof_trace_irq_exit();
 }

@@ -187,6 +187,7 @@ static void prof_key_offcpu(const struct prof_record *r, const struct prof_recor
     unsigned d = prof_depth(r->pr_depth, 0), wd = w ? prof_depth(w->pr_depth, 0) : 0;
     k->fe_pid = r->pr_pid;
     k->fe_waker = r->pr_waker;
+    k->fe_wirq = r->pr_cost;
     k->fe_cpu = (uint16_t)cpu;
     k->fe_why = r->pr_why;
     k->fe_name = r->pr_name;
@@ -194,7 +195,7 @@ static void prof_key_offcpu(const struct prof_record *r, const struct prof_recor
     k->fe_wdepth = (uint8_t)wd;
     uint64_t h = prof_mix(prof_mix((uint32_t)r->pr_pid, cpu), (uint32_t)r->pr_waker);
     h = prof_mix(prof_mix(h, r->pr_why), (uintptr_t)r->pr_name);
-    h = prof_mix(prof_mix(h, d), wd);
+    h = prof_mix(prof_mix(prof_mix(h, d), wd), r->pr_cost);
     for (unsigned i = 0; i < PROF_FRAMES; i++) {
         k->fe_frames[i] = i < d ? r->pr_frames[i] : 0;
         k->fe_wframes[i] = i < wd ? w->pr_frames[i] : 0;
@@ -220,7 +221,7 @@ bool prof_fold_same(const struct prof_fold_ent *a, const struct prof_fold_ent *k
     if (by == PROF_FOLD_NAMES && a->fe_task != k->fe_task)
         return false;
     if (by == PROF_FOLD_OFFCPU &&
-        (a->fe_why != k->fe_why || a->fe_waker != k->fe_waker ||
+        (a->fe_why != k->fe_why || a->fe_waker != k->fe_waker || a->fe_wirq != k->fe_wirq ||
          a->fe_name != k->fe_name || a->fe_wdepth != k->fe_wdepth))
         return false;
     for (unsigned i = 0; i < a->fe_depth; i++) {
@@ -633,7 +634,7 @@ static int prof_cmp_names(const struct prof_fold *f, const struct prof_fold_ent 
     return r;
 }
 
-/* Off-CPU ties: pid, reason, waker, then the chains as bytes. */
+/* Off-CPU ties: pid, reason, waker, its interrupt, then the chains as bytes. */
 static int prof_cmp_offcpu(const struct prof_fold_ent *a, const struct prof_fold_ent *b)
 {
     if (a->fe_pid != b->fe_pid)
@@ -642,6 +643,8 @@ static int prof_cmp_offcpu(const struct prof_fold_ent *a, const struct prof_fold
         return a->fe_why < b->fe_why ? -1 : 1;
     if (a->fe_waker != b->fe_waker)
         return a->fe_waker < b->fe_waker ? -1 : 1;
+    if (a->fe_wirq != b->fe_wirq)
+        return a->fe_wirq < b->fe_wirq ? -1 : 1;
     int c = memcmp(a->fe_frames, b->fe_frames, sizeof a->fe_frames);
     if (c)
         return c;

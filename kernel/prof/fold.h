@@ -50,6 +50,8 @@ struct prof_fold_ent {
     uint32_t fe_count;          /* records */
     int32_t fe_pid;
     int32_t fe_waker;           /* off-CPU: pid; 0: the tick; -1: none */
+    uint32_t fe_wirq;           /* off-CPU: the interrupt the wake came in
+                                   (PROF_IRQ_WORD, record.h), or 0 */
     uint32_t fe_task;           /* names: the first task of this name (fo_tasks) */
     uint16_t fe_cpu;
     uint8_t fe_why;             /* off-CPU: enum prof_why */

@@ -81,6 +81,8 @@ struct prof_off {
     const char *of_name;        /* at switch-out */
     const char *of_wait_name;   /* always written, with of_wait_why */
     int32_t of_waker;           /* pid; 0: the tick; -1: not woken */
+    uint32_t of_wirq;           /* the interrupt the wake came in
+                                   (PROF_IRQ_WORD), or 0 */
     uintptr_t of_wframes[PROF_FRAMES];
 };
 
@@ -199,6 +201,7 @@ PROF_OFF_INLINE void prof_off_start(struct prof_off *o, uint8_t phase, uint64_t 
     o->of_why = o->of_wait_why;
     o->of_name = o->of_wait_name;
     o->of_waker = -1;
+    o->of_wirq = 0;
     o->of_wdepth = 0;
 }
 
@@ -233,6 +236,7 @@ PROF_OFF_INLINE void prof_off_out(struct prof_off *o, bool running, uint64_t t)
     o->of_why = o->of_wait_why;
     o->of_name = o->of_wait_name;
     o->of_waker = -1;
+    o->of_wirq = 0;
     o->of_wdepth = 0;
 }
 
@@ -296,10 +300,12 @@ PROF_OFF_INLINE struct prof_record *prof_off_put(const struct prof_off *o,
     if (!name && o->of_why != PROF_WHY_SLEEP)
         name = "?";
     prof_off_fill(r, pid, o->of_why, name, o->of_waker, d->od_blocked, 0);
+    r->pr_cost = o->of_wirq;
     if (o->of_wdepth) {
         struct prof_record *w = &buf[++head & mask];
         unsigned wd = o->of_wdepth > PROF_FRAMES ? PROF_FRAMES : o->of_wdepth;
         prof_off_fill(w, pid, PROF_WHY_WAKER, NULL, o->of_waker, d->od_blocked, wd);
+        w->pr_cost = o->of_wirq;
         for (unsigned i = 0; i < wd; i++)
             w->pr_frames[i] = o->of_wframes[i];
     }
@@ -348,6 +354,7 @@ PROF_OFF_INLINE bool prof_off_wake(struct prof_off *o, bool on_cpu, uint64_t now
         return false;           /* runnable already, or done */
     o->of_wake = t;
     o->of_waker = waker;
+    o->of_wirq = 0;
     o->of_wdepth = 0;
     return true;
 }

@@ -10,6 +10,7 @@
  *
  * Profiler core: prefix prof_sched_ (prof_lock_ for the spinlock's). */
 #include "kernel/prof/offcpu_hooks.h"
+#include "kernel/prof/trace.h"
 
 /* What t is owed (n records of d) into this CPU's ring: the slots reserved
  * and filled first, then t's chain walked into the first (walkable;
@@ -43,11 +44,21 @@ __attribute__((noinline)) void prof_sched_in(struct prof_off *o, int pid, uintpt
 __attribute__((noinline, cold)) void prof_sched_wake(struct prof_off *o, bool on_cpu, int waker,
                                                      bool walk)
 {
-    if (!prof_off_wake(o, on_cpu, cycles_now_inline(), waker) || !walk)
+    if (!prof_off_wake(o, on_cpu, cycles_now_inline(), waker))
+        return;
+    /* A wake inside an interrupt's handler: that interrupt woke it, and
+     * waker is only the task it interrupted (the interrupt entry keeps
+     * its vector while an off-CPU window or a trace is open). */
+    unsigned cpu = cpu_index_inline();
+    const struct prof_trace_cpu *tc = &prof_trace_cpus[cpu];
+    uint32_t vec1 = __atomic_load_n(&tc->tc_vec, __ATOMIC_RELAXED);
+    if (vec1)
+        o->of_wirq = PROF_IRQ_WORD(vec1, tc->tc_class, cpu);
+    if (!walk)
         return;
     uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
     struct st_span s;
-    if (st_sample_stack(fp, &s, cpu_index_inline()))
+    if (st_sample_stack(fp, &s, cpu))
         o->of_wdepth = (uint8_t)st_walk_from(s, fp, fp, o->of_wframes, PROF_FRAMES,
                                              st_text_now());
 }

@@ -9,8 +9,8 @@
  * makes. Every hook runs under the run-queue lock of the task's CPU,
  * interrupts off, and only after the caller saw prof_sched_on() true:
  *
- *   schedule:        if (prof_sched_on()) prof_sched_switch(...)
- *   task_wake:       if (prof_sched_on()) prof_sched_wake(...)
+ *   schedule:        if (prof_sched_on() && prof_sched_off()) prof_sched_switch(...)
+ *   task_wake:       if (prof_sched_on() && prof_sched_off()) prof_sched_wake(...)
  *   the sweep:       prof_sched_sweep_task(...) for each task
  *
  * The switch is inline (it is on every switch of a window: each call
@@ -29,19 +29,36 @@
 #include "kernel/stacktrace_inline.h"
 #include "kernel/task.h"
 
-/* The scheduler's test before every hook but the sweep's: prof_off_on()
- * (one load, one branch not taken while no off-CPU window is open) and,
- * when it is true, the acquire that makes the window's fields this
- * window's (prof_off_acquire). The caller builds its views after this
- * returns: loads written before the fence could not be moved past it,
- * and GCC would make every one of them ahead of it, on every switch
+/* The scheduler's test before every hook but the sweep's: one load, one
+ * branch not taken while neither an off-CPU window nor a trace
+ * (kernel/prof/trace_hooks.h) is open (PROF_GATE_SCHED, the one bit
+ * both set: a trace costs the switch nothing while it is off) and, when
+ * it is true, the acquire that makes the window's fields this window's
+ * (prof_off_acquire). The caller then asks which of the two is open
+ * (prof_sched_off, prof_sched_trace) and builds its views after that:
+ * loads written before the fence could not be moved past it, and GCC
+ * would make every one of them ahead of it, on every switch
  * (bench_switch: +4 guest instructions a switch on arm64, measured). */
 PROF_OFF_INLINE bool prof_sched_on(void)
 {
-    if (!prof_off_on())
+    if (__builtin_expect(!(cpu_load_near_u32(prof_gate) & PROF_GATE_SCHED), 1))
         return false;
     prof_off_acquire();
     return true;
+}
+
+/* After prof_sched_on(): whether an off-CPU window is open (a hint, as
+ * prof_off_on: the reservation's load under the guard decides). */
+PROF_OFF_INLINE bool prof_sched_off(void)
+{
+    return __atomic_load_n(&prof_gate.pg_state, __ATOMIC_RELAXED) &
+           PROF_GATE_KIND(PROF_KIND_OFFCPU);
+}
+
+/* After prof_sched_on(): whether a trace is open. */
+PROF_OFF_INLINE bool prof_sched_trace(void)
+{
+    return __atomic_load_n(&prof_gate.pg_state, __ATOMIC_RELAXED) & PROF_GATE_TRACE;
 }
 
 /* A task as the hooks see it. pt_stack is the lowest address of its

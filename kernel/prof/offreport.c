@@ -13,6 +13,7 @@
 #include "kernel/prof/fold.h"
 #include "kernel/prof/offcpu.h"
 #include "kernel/prof/offreport.h"
+#include "kernel/prof/trace.h"
 #include "kernel/symtab.h"
 #include "kernel/task.h"
 #include "lib/printf.h"
@@ -80,7 +81,15 @@ void prof_off_print_tail(const struct prof_fold_ent *e, struct printer *p)
     prof_off_callers(e->fe_frames, e->fe_depth, "        ", p);
     if (!prof_why_blocked(e->fe_why))
         return;
-    if (e->fe_waker > 0) {
+    if (e->fe_wirq && e->fe_waker != 0) {
+        /* Inside an interrupt: the task it interrupted did not wake it. */
+        char name[TASK_NAME_MAX];
+        prof_off_task_name(e->fe_waker, name);
+        pr_printf(p, "        woken by irq %s %u on CPU %u, during %d %s\n",
+                  prof_trace_irq_name(PROF_IRQ_CLASS(e->fe_wirq)), PROF_IRQ_VEC1(e->fe_wirq) - 1,
+                  PROF_IRQ_CPU(e->fe_wirq), e->fe_waker, name);
+        prof_off_callers(e->fe_wframes, e->fe_wdepth, "            ", p);
+    } else if (e->fe_waker > 0) {
         char name[TASK_NAME_MAX];
         prof_off_task_name(e->fe_waker, name);
         pr_printf(p, "        woken by %d %s\n", e->fe_waker, name);

@@ -22,6 +22,10 @@ enum prof_kind {
     PROF_KIND_MAX = 2,          /* kinds a reader may meet: cpu, off-CPU
                                    (1, ns) and heap (2, bytes); anything
                                    above is corrupt */
+    /* Read by the trace's fold alone (kernel/prof/trace.h), never by the
+     * fold engine or a stream: a switch, wake or interrupt slice, its
+     * pr_weight its time on the raw counter. 3 is kept for lock records. */
+    PROF_KIND_TRACE = 4,
 };
 
 struct prof_record {
@@ -66,6 +70,17 @@ _Static_assert(__builtin_offsetof(struct prof_record, pr_weight) == 16 &&
                __builtin_offsetof(struct prof_record, pr_frames) == 24 &&
                __builtin_offsetof(struct prof_record, pr_name) == 88,
                "the off-CPU fields fill the record's padding");
+
+/* The interrupt a wake came in, as one word (an off-CPU blocked record's
+ * pr_cost, and its waker record's): the vector + 1 (bits 0-15; the word
+ * is 0 for a wake in task context), the class (enum prof_trace_irq,
+ * kernel/prof/trace.h; bits 16-23) and the CPU it came on (24-31). The
+ * waker's pid is then the task that interrupt interrupted. */
+#define PROF_IRQ_WORD(vec1, class, cpu) \
+    ((uint32_t)(vec1) | (uint32_t)(class) << 16 | (uint32_t)(cpu) << 24)
+#define PROF_IRQ_VEC1(w)    ((w) & 0xffffu)
+#define PROF_IRQ_CLASS(w)   ((w) >> 16 & 0xffu)
+#define PROF_IRQ_CPU(w)     ((w) >> 24)
 
 /* pr_tag for a record of kind taken by the tick (or not): little-endian,
  * pr_tick the low byte (both architectures Sonde runs on). */

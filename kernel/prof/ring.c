@@ -105,8 +105,10 @@ unsigned prof_ring_open(int pid, unsigned kinds, bool pmu)
         ncpus += pc->pc_in_window;
     }
     __atomic_store_n(&prof_gate.pg_pid, pid, __ATOMIC_RELAXED);
-    unsigned s = (pmu ? PROF_GATE_PMU : 0) | (kinds & PROF_GATE_KINDS) |
-                 (pid != PROF_ALL ? PROF_GATE_PID : 0);
+    kinds &= PROF_GATE_KINDS;
+    unsigned s = (pmu ? PROF_GATE_PMU : 0) | kinds |
+                 (pid != PROF_ALL ? PROF_GATE_PID : 0) |
+                 (kinds & (PROF_GATE_KIND(PROF_KIND_OFFCPU) | PROF_GATE_TRACE) ? PROF_GATE_SCHED : 0);
     __atomic_store_n(&prof_gate.pg_state, s, __ATOMIC_RELEASE);    /* A */
     return ncpus;
 }
@@ -114,7 +116,7 @@ unsigned prof_ring_open(int pid, unsigned kinds, bool pmu)
 void prof_ring_close(void)
 {
     unsigned s = __atomic_load_n(&prof_gate.pg_state, __ATOMIC_RELAXED);
-    __atomic_store_n(&prof_gate.pg_state, s & ~(PROF_GATE_KINDS | PROF_GATE_PID),
+    __atomic_store_n(&prof_gate.pg_state, s & ~(PROF_GATE_KINDS | PROF_GATE_PID | PROF_GATE_SCHED),
                      __ATOMIC_SEQ_CST);                                /* C */
 }
 

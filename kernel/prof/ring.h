@@ -56,11 +56,20 @@ extern struct prof_cpu prof_cpus[MAX_CPUS];
 #define PROF_GATE_PMU       1u
 #define PROF_GATE_KIND(k)   (2u << (k))
 #define PROF_GATE_CPU       PROF_GATE_KIND(PROF_KIND_CPU)
-#define PROF_GATE_KINDS     (PROF_GATE_KIND(PROF_KIND_MAX + 1) - PROF_GATE_KIND(0))
+#define PROF_GATE_TRACE     PROF_GATE_KIND(PROF_KIND_TRACE)
+#define PROF_GATE_KINDS     ((PROF_GATE_KIND(PROF_KIND_MAX + 1) - PROF_GATE_KIND(0)) | \
+                             PROF_GATE_TRACE)
 /* Set with the kinds when the run is filtered to one pid (pg_pid is not
  * PROF_ALL): a producer's one test of the gate word then says both that
- * its kind is open and that every pid is wanted (prof_reserve_n). */
-#define PROF_GATE_PID       PROF_GATE_KIND(PROF_KIND_MAX + 1)
+ * its kind is open and that every pid is wanted (prof_reserve_n). A bit
+ * of its own, above every kind's. */
+#define PROF_GATE_PID       (1u << 8)
+/* Set with the kinds when the scheduler has a hook to call: an off-CPU
+ * window or a trace. The switch's one test (prof_sched_on,
+ * kernel/prof/offcpu_hooks.h) is of this bit, whichever of them runs. */
+#define PROF_GATE_SCHED     (1u << 9)
+_Static_assert(PROF_GATE_KIND(PROF_KIND_TRACE + 1) <= PROF_GATE_PID,
+               "the kinds' bits are below the filter's");
 struct prof_gate {
     unsigned pg_state;          /* PROF_GATE_PMU, PROF_GATE_KIND(k), PROF_GATE_PID */
     int pg_pid;                 /* PROF_ALL, or the one pid sampled */

@@ -28,6 +28,7 @@
 #include "kernel/pmu_nmi.h"
 #include "kernel/prof/ring_produce.h"
 #include "kernel/prof/ring.h"
+#include "kernel/prof/trace_hooks.h"
 #include "kernel/stacktrace_inline.h"
 #include "kernel/task.h"
 
@@ -37,12 +38,12 @@
  * faults: this runs in NMI context on whatever the CPU was doing.
  * The producers' steps and their barriers: kernel/prof/ring_produce.h. */
 static inline __attribute__((always_inline))
-void prof_sample(const struct trap_frame *tf, bool from_tick, unsigned cpu)
+uint64_t prof_sample(const struct trap_frame *tf, bool from_tick, unsigned cpu)
 {
     uint64_t c0 = cycles_now_inline();
     struct prof_cpu *pc = &prof_cpus[cpu];
     if (!prof_guard_take(pc))
-        return;
+        return c0;
     int pid;
     struct prof_record *r;
     uint32_t n;
@@ -50,6 +51,9 @@ void prof_sample(const struct trap_frame *tf, bool from_tick, unsigned cpu)
         (r = prof_slot(pc, &n)) != NULL) {
         r->pr_pid = pid;
         r->pr_tag = PROF_TAG(from_tick, PROF_KIND_CPU);
+        /* Its time, for a trace (kernel/prof/trace.h): one store; no
+         * reader of a CPU sample reads its weight otherwise. */
+        r->pr_weight = c0;
         r->pr_depth = (uint8_t)st_capture_trap_inline(tf, r->pr_frames, PROF_FRAMES, cpu);
         uint64_t cost = cycles_now_inline() - c0;
         r->pr_cost = cost > UINT32_MAX ? UINT32_MAX : (uint32_t)cost;
@@ -61,6 +65,7 @@ void prof_sample(const struct trap_frame *tf, bool from_tick, unsigned cpu)
         prof_publish(pc, n);
     }
     prof_guard_release(pc);
+    return c0;
 }
 
 bool prof_emit(const struct prof_record *rec)
@@ -140,6 +145,9 @@ bool prof_nmi(const struct trap_frame *tf)
      * before this CPU's tick disarmed the counter, is dropped silently by
      * prof_sample's check under its guard. No check of the gate here:
      * that one is needed anyway, and such NMIs are rare. */
-    prof_sample(tf, false, cpu);
+    uint64_t t0 = prof_sample(tf, false, cpu);
+    /* The NMI as a slice of a trace, from the sample's start. */
+    if (prof_trace_on())
+        prof_trace_nmi(t0);
     return true;
 }

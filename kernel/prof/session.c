@@ -22,6 +22,7 @@
 #include "kernel/prof/offcpu.h"
 #include "kernel/prof/ring.h"
 #include "kernel/prof/snapshot.h"
+#include "kernel/prof/trace.h"
 #include "kernel/task.h"
 #include "kernel/time.h"
 #include "kernel/timer.h"
@@ -175,7 +176,8 @@ static void prof_freeze(void)
         s->ps_from_tick[i] = pc->pc_from_tick < cpu_n ? pc->pc_from_tick : cpu_n;
         s->ps_from_pmu[i] = cpu_n - s->ps_from_tick[i];
         s->ps_in_window[i] = pc->pc_in_window;
-        s->ps_dropped += pc->pc_full + pc->pc_nested;
+        s->ps_drops[i] = pc->pc_full + pc->pc_nested;
+        s->ps_dropped += s->ps_drops[i];
     }
     s->ps_kind = prof_run_kind;
     s->ps_counter = (prof_ring_gate() & PROF_GATE_PMU) != 0;
@@ -214,6 +216,11 @@ bool prof_chains_ok(uint64_t n)
  * second fills this; past it, what does not fit is counted as dropped. */
 #define PROF_OFF_RATE 16000u
 
+/* Records per second a CPU's ring is sized for in a trace, besides its
+ * samples and their slices: a switch and a wake for each of 10,000
+ * switches a second, the tick's 100 slices, and margin. */
+#define PROF_TRACE_RATE 24000u
+
 /* What a window of ws needs, checked before anything starts: 0, or the
  * refusal. */
 static int prof_window_check(const struct prof_window_spec *ws, struct prof_err *e)
@@ -232,9 +239,11 @@ static int prof_window_check(const struct prof_window_spec *ws, struct prof_err 
         return prof_refuse(e, PROF_EINVAL, PROF_NOT_PID, ws->ws_pid);
     if (ws->ws_kind == PROF_KIND_HEAP && !ws->ws_heap_rate)
         return prof_refuse(e, PROF_EINVAL, PROF_NOT_HEAP_OFF, 0);
-    /* The kind is the calling command's, never a user's word. */
+    /* The kind is the calling command's, never a user's word, and so is a
+     * trace's reader. */
     BUG_ON(ws->ws_kind != PROF_KIND_CPU && ws->ws_kind != PROF_KIND_OFFCPU &&
-           ws->ws_kind != PROF_KIND_HEAP);
+           ws->ws_kind != PROF_KIND_HEAP && ws->ws_kind != PROF_KIND_TRACE);
+    BUG_ON(ws->ws_kind == PROF_KIND_TRACE && (!ws->ws_read || ws->ws_format != PROF_TEXT));
     return PROF_OK;
 }
 
@@ -256,6 +265,11 @@ static uint32_t prof_window_size(const struct prof_window_spec *ws, bool *pmu,
         *kinds = PROF_GATE_CPU;
         return prof_ring_records_for(ws->ws_ms, prof_rate_hz(*pmu));
     }
+    if (ws->ws_kind == PROF_KIND_TRACE) {
+        *pmu = pmu_probe();
+        *kinds = PROF_GATE_TRACE | PROF_GATE_CPU;
+        return prof_ring_records_for(ws->ws_ms, PROF_TRACE_RATE + 2 * prof_rate_hz(*pmu));
+    }
     /* Wall time needs the CPU's samples too, from the probed source. */
     bool wall = ws->ws_view == PROF_VIEW_WALL;
     *pmu = wall && pmu_probe();
@@ -273,7 +287,8 @@ static void prof_window_sleep(const struct prof_window_spec *ws, bool pmu, unsig
 {
     bool off = ws->ws_kind == PROF_KIND_OFFCPU;
     prof_ran = true;
-    prof_run_kind = (uint8_t)ws->ws_kind;
+    /* A trace's samples are a CPU profile's: what `report again` shows. */
+    prof_run_kind = (uint8_t)(ws->ws_kind == PROF_KIND_TRACE ? PROF_KIND_CPU : ws->ws_kind);
     prof_last_view = off ? ws->ws_view : 0;
     prof_snap.ps_ms = ws->ws_ms;
     if (ws->ws_kind == PROF_KIND_HEAP) {
@@ -281,14 +296,24 @@ static void prof_window_sleep(const struct prof_window_spec *ws, bool pmu, unsig
         prof_snap.ps_rate = ws->ws_heap_rate;
         prof_snap.ps_inuse = false;
     }
+    bool trace = ws->ws_kind == PROF_KIND_TRACE;
     sleep_to_tick();
     uint64_t t0 = time_ns();
     if (off) {
+        prof_trace_irq_reset();     /* a wake names the interrupt it came in */
         prof_off_begin(cycles_now(), time_ns_mult());
         lockstat_spun_gate(true);   /* [spin NAME]: time spun, kernel/lockstat.h */
     }
+    if (trace)
+        prof_trace_begin(cycles_now(), time_ns_mult());
     prof_start(ws->ws_pid, pmu, kinds);
     sleep_ticks(prof_window_ticks(ws->ws_ms));
+    if (trace) {
+        /* The window on the trace's own clock: what its records' times
+         * are clipped to. */
+        prof_snap.ps_ns = prof_trace_ns(cycles_now());
+        prof_snap.ps_t0 = t0;
+    }
     if (off) {
         lockstat_spun_gate(false);
         prof_off_end(cycles_now());
@@ -311,7 +336,12 @@ int prof_window_run(const struct prof_window_spec *ws, struct printer *report,
     rc = prof_ring_grow(prof_window_size(ws, &pmu, &kinds), e);
     if (rc == PROF_OK) {
         prof_window_sleep(ws, pmu, kinds);
-        rc = prof_report_snap(ws->ws_chains, ws->ws_format, report);
+        if (ws->ws_kind == PROF_KIND_TRACE) {
+            prof_freeze();
+            ws->ws_read(&prof_snap, ws->ws_arg);
+        } else {
+            rc = prof_report_snap(ws->ws_chains, ws->ws_format, report);
+        }
     }
     prof_give();
     return rc;
@@ -444,8 +474,10 @@ int prof_session_stream_begin_what(int pid, unsigned drain_ms, unsigned what,
     prof_run_kind = PROF_KIND_CPU;
     prof_stream_off = off;
     /* An off-CPU window with no end yet: the stream's end gives it one. */
-    if (off)
+    if (off) {
+        prof_trace_irq_reset();
         prof_off_begin(cycles_now(), time_ns_mult());
+    }
     prof_start(pid, *pmu, (cpu ? PROF_GATE_CPU : 0) |
                           (off ? PROF_GATE_KIND(PROF_KIND_OFFCPU) : 0) |
                           (what & PROF_STREAM_HEAP ? PROF_GATE_KIND(PROF_KIND_HEAP) : 0));

@@ -30,8 +30,13 @@ bool prof_chains_ok(uint64_t n);
 
 /* A window: what it records, for how long, of whom, and how it is
  * reported. */
+struct prof_snapshot;
+/* A trace's reader: the window's snapshot, frozen, the profiler still
+ * held (kernel/prof/trace.h reads it). */
+typedef void (*prof_window_read_fn)(const struct prof_snapshot *s, void *arg);
+
 struct prof_window_spec {
-    enum prof_kind ws_kind;     /* PROF_KIND_CPU, _OFFCPU or _HEAP */
+    enum prof_kind ws_kind;     /* PROF_KIND_CPU, _OFFCPU, _HEAP or _TRACE */
     enum prof_view ws_view;     /* _OFFCPU: off, wall or latency */
     unsigned ws_ms;             /* PROF_WINDOW_MIN..PROF_WINDOW_MAX */
     int ws_pid;                 /* PROF_ALL or a pid */
@@ -39,9 +44,17 @@ struct prof_window_spec {
     enum prof_format ws_format;
     uint32_t ws_heap_rate;      /* _HEAP: the allocator's sampling rate in force,
                                    handed in by the caller (mm owns it): 0 is off */
+    /* _TRACE: no report; the snapshot goes to ws_read instead (format
+     * PROF_TEXT, ws_chains unused). */
+    prof_window_read_fn ws_read;
+    void *ws_arg;
 };
 
-/* One whole window: Start, sleep ws_ms, Stop, report to report. A CPU
+/* One whole window: Start, sleep ws_ms, Stop, report to report. A trace
+ * records every switch, wake and interrupt slice with the CPU's samples
+ * (the probed source's), and hands its snapshot to ws_read. A trace is a
+ * window like the others: while it runs a profile is refused as busy,
+ * and it is refused while one runs. A CPU
  * window samples the CPU; an off-CPU one opens the gate to off-CPU
  * records (and CPU samples, for the wall view) and charges every task
  * still away up to the end (sched_off_sweep); a heap one (`profile

@@ -25,6 +25,7 @@ struct prof_snapshot {
     uint32_t ps_from_tick[MAX_CPUS];  /* and the tick took (the rest: other kinds) */
     bool ps_in_window[MAX_CPUS];      /* online with a ring at Start */
     uint32_t ps_dropped;              /* ring full or nested, all CPUs */
+    uint32_t ps_drops[MAX_CPUS];      /* the same, each CPU's */
     uint8_t ps_kind;                  /* what the run measured (enum prof_kind):
                                          the readers take records of it only */
     unsigned ps_ms;                   /* the window asked for */

@@ -42,7 +42,7 @@ static int fake_tasks[] = { 1, 5, 7, 12 };
 struct cpu cpus[MAX_CPUS];
 static struct task fake_running[MAX_CPUS];
 struct cpu *this_cpu(void) { return &cpus[fake_cpu]; }
-static void fake_run(unsigned cpu, int pid)
+void fake_run(unsigned cpu, int pid)
 {
     fake_cpu = cpu;
     fake_pid = pid;

@@ -19,6 +19,7 @@ struct fstack {
 };
 
 extern int fake_pid;                    /* the pid tick() or nmi() ran last */
+void fake_run(unsigned cpu, int pid);   /* cpu runs pid, and is the cpu we are on */
 extern const char *fake_names[64];      /* task_name(pid); reset() sets 1 5 7 12 */
 extern const char *fake_build_id;       /* build_id() */
 /* The first sleep of a run is its window: window_fn runs there, then (if

@@ -1,4 +1,4 @@
-// LINK: kernel/prof/sample.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offcpu_hooks.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/stream_encode.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/prof/quantile.c kernel/prof/fold_index.c kernel/cmd/profile.c uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c kernel/cmd/profile_heap.c kernel/prof/heapview.c mm/heapprof.c tests/unit/fake_heap_table.c kernel/cmd/profile_stream.c uapi/stream_ctl.c kernel/cmd/profile_say.c
+// LINK: kernel/prof/sample.c kernel/prof/trace.c kernel/prof/trace_hooks.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offcpu_hooks.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/stream_encode.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/prof/quantile.c kernel/prof/fold_index.c kernel/cmd/profile.c uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c kernel/cmd/profile_heap.c kernel/prof/heapview.c mm/heapprof.c tests/unit/fake_heap_table.c kernel/cmd/profile_stream.c uapi/stream_ctl.c kernel/cmd/profile_say.c
 /* tests/unit/test_prof_offcpu.c: the off-CPU accounting's state machine
  * (kernel/prof/offcpu.c) against a fake clock: the times are the
  * arguments, so every figure below is exact. Sleep, wait queue, mutex,
@@ -12,6 +12,7 @@
 #include "kernel/prof/ring_produce.h"
 #include "kernel/prof/sample.h"
 #include "kernel/prof/session.h"
+#include "kernel/prof/trace_hooks.h"
 
 static const uintptr_t chain[3] = { 0xa100, 0xa200, 0xa300 };
 static const uintptr_t wchain[2] = { 0xb100, 0xb200 };
@@ -401,6 +402,8 @@ static const uintptr_t wake7[1] = { 0x2010 };
  * reads at +1000 ms. The waker's chain is written as the wake's
  * contract says (prof_off_wake): the host's stack is no kernel stack to
  * walk. */
+static bool wake_in_irq;        /* win_off's wake: inside a device's interrupt */
+
 static void win_off(void)
 {
     uint64_t t0 = prof_off_win.ow_t0;
@@ -415,7 +418,18 @@ static void win_off(void)
     fake_cycles = t0 + 100000000;
     CHECK(prof_sched_on());
     prof_sched_switch(&task5.ft_off, false, false, &iv, true, true);
-    wake(&task5.ft_off, false, t0 + 400000000, 7, wake7, 1);
+    if (wake_in_irq) {
+        /* As task_wake inside virtio-net's handler, interrupting pid 7
+         * on cpu 0 (the entry's hook kept its vector). */
+        fake_cycles = t0 + 400000000;
+        CHECK(prof_trace_irq_on());
+        prof_trace_irq_enter(41, PROF_TRACE_IRQ_DEVICE);
+        CHECK(prof_sched_on());
+        prof_sched_wake(&task5.ft_off, false, 7, false);
+        prof_trace_irq_exit();
+    } else {
+        wake(&task5.ft_off, false, t0 + 400000000, 7, wake7, 1);
+    }
     fake_cycles = t0 + 401000000;
     CHECK(prof_sched_on());
     prof_sched_switch(&idle5.ft_off, true, false, &v, false, true);
@@ -437,6 +451,7 @@ static void sweep_off(void)
 static int run_off(const char *cmd)
 {
     reset();
+    wake_in_irq = false;
     window_fn = win_off;
     off_sweep_hook = sweep_off;
     return run_cmd(cmd);
@@ -460,6 +475,21 @@ TEST(off_report_text)
     CHECK(strstr(out, "\nblocked 0.000 ms, runnable 0.000 ms, 0 tasks, 0 dropped\n"
                       "no off-CPU time for pid 12: it stayed on its CPU the whole window, "
                       "or did not exist\n") != NULL);
+}
+
+/* A wake inside an interrupt names the interrupt, and the task it
+ * interrupted only as such: the task running there did not wake it. */
+TEST(off_report_wake_in_an_interrupt)
+{
+    reset();
+    wake_in_irq = true;
+    window_fn = win_off;
+    off_sweep_hook = sweep_off;
+    CHECK_EQ(run_cmd("profile off 1000 all 8"), 0);
+    CHECK(strstr(out, "        woken by irq device 41 on CPU 0, during 7 burn\n"
+                      "0.1% 1.000 ms [runnable] task 5 burn\n") != NULL);
+    CHECK(strstr(out, "woken by 7 burn") == NULL);
+    wake_in_irq = false;
 }
 
 TEST(off_report_folded_and_raw)
