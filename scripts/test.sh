@@ -63,6 +63,9 @@ stage tools 300 tests/tools/check_sonde_prof.sh bash tests/tools/check_sonde_pro
 # sonde-prof serve against malformed HTTP requests, kernels that cannot stream (retried)
 # and a keyed one (-k), fake kernels on loopback: about 5 s.
 stage serve-http 60 tests/tools/check_serve_http.py python3 tests/tools/check_serve_http.py
+# serve's store: kill -9 and a restart on SQLite and on PostgreSQL, two
+# serves into one PostgreSQL (a throwaway cluster, scripts/pg.sh): about 30 s.
+stage serve-store 90 tests/tools/check_serve_store.py python3 tests/tools/check_serve_store.py
 # record -d over 2 s against fake kernels on loopback: about 30 s.
 stage stream-tools 120 tests/tools/check_stream_record.sh bash tests/tools/check_stream_record.sh
 # a fleet of 50 simulated kernels for 10 s, 12 sampled 3 at a time, serve sampling 2 of 6: about 21 s.

@@ -147,11 +147,13 @@ async function main() {
   const steps = {
     async serve_burn_spin_within_3s() {
       // The first bucket holds no burn: it is the diff's "before".
+      // serve's times are Unix ms: its first bucket is the one it started in.
       for (;;) {
         const st = await status(ctx.url);
-        if (st.now_ms >= BUCKET_MS + 300)
+        const next = (Math.floor(st.started_unix_ms / BUCKET_MS) + 1) * BUCKET_MS + 300;
+        if (st.now_ms >= next)
           break;
-        await sleep(Math.min(500, BUCKET_MS + 300 - st.now_ms));
+        await sleep(Math.min(500, next - st.now_ms));
       }
       await f.cmd('burn 0');
       const st = await status(ctx.url);

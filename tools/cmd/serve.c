@@ -35,6 +35,8 @@
 #include "tools/serve/api.h"
 #include "tools/serve/http.h"
 #include "tools/serve/page.h"
+#include "tools/serve/persist.h"
+#include "tools/store/store.h"
 
 enum { EXIT_OK = 0, EXIT_USAGE = 2 };
 
@@ -47,6 +49,7 @@ enum { EXIT_OK = 0, EXIT_USAGE = 2 };
 #define SERVE_RETRY_DEFAULT_MS 10000 /* a kernel whose stream did not start: asked again */
 #define SERVE_RETRY_SHELL_MS 1500   /* and waited for this long at most, the page's
                                        requests waiting meanwhile */
+#define SERVE_RETAIN_EVERY_MS 60000 /* the store's old buckets merged this often */
 
 static const char *prog = "sonde-prof serve";
 
@@ -55,6 +58,7 @@ static void usage(FILE *f)
     fprintf(f,
         "usage: sonde-prof serve [-l ADDR:PORT] [--public] [-k KEYFILE [--id ID ...]]\n"
         "                        [--max-stacks N] [--sample K --period P] [--retry P]\n"
+        "                        [--store FILE|postgresql://USER@HOST:PORT/DB] [--retain D]\n"
         "                        -e ELF [-e ELF ...] HOST[:PORT] ...\n"
         "\n"
         "A live web view of running kernels: streams every HOST's samples (as\n"
@@ -80,8 +84,15 @@ static void usage(FILE *f)
         "                  stream`), off (`profile off stream`: where tasks wait),\n"
         "                  wall (`profile wall stream`) or allocs (`profile allocs\n"
         "                  stream`: what was allocated, in bytes)\n"
-        "The first line on stdout is the page's address, once it listens.\n",
-        SERVE_DEFAULT_LISTEN, SV_HIST_STACKS_MIN, SV_HIST_STACKS_MAX, SV_HIST_STACKS_DEFAULT);
+        "  --store S       where the history is kept past serve: an SQLite file\n"
+        "                  (default %s in the working directory) or a PostgreSQL\n"
+        "                  database that several serves share, each answering for all\n"
+        "  --retain D      how long the store keeps it (1h to 3650d, default 7d);\n"
+        "                  older than an hour in minutes, than a day in 10 minutes\n"
+        "The first line on stdout is the page's address and the store, once it\n"
+        "listens. Every time in the API is Unix ms.\n",
+        SERVE_DEFAULT_LISTEN, SV_HIST_STACKS_MIN, SV_HIST_STACKS_MAX, SV_HIST_STACKS_DEFAULT,
+        ST_DEFAULT_FILE);
 }
 
 struct serve_opts {
@@ -95,6 +106,8 @@ struct serve_opts {
     unsigned retry_ms;              /* --retry P */
     const char *what;               /* --kind: the stream's kind, as the
                                        collector's `what` ("" CPU samples) */
+    const char *store;              /* --store */
+    uint64_t retain_ms;             /* --retain */
 };
 
 static int bad_usage(const char *what, const char *arg)
@@ -148,6 +161,8 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
         { "period", required_argument, NULL, 'T' },
         { "retry", required_argument, NULL, 'R' },
         { "kind", required_argument, NULL, 'W' },
+        { "store", required_argument, NULL, 'D' },
+        { "retain", required_argument, NULL, 'N' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -155,6 +170,8 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
     o->listen = SERVE_DEFAULT_LISTEN;
     o->max_stacks = SV_HIST_STACKS_DEFAULT;
     o->retry_ms = SERVE_RETRY_DEFAULT_MS;
+    o->store = ST_DEFAULT_FILE;
+    o->retain_ms = ST_RETAIN_DEFAULT;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":l:e:k:h", longopts, NULL)) != -1) {
         switch (c) {
@@ -190,6 +207,15 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
             if (parse_kind(optarg, &o->what))
                 return EXIT_USAGE;
             break;
+        case 'D': o->store = optarg; break;
+        case 'N': {
+            char err[ST_ERR_MAX];
+            if (st_parse_duration(optarg, &o->retain_ms, err, sizeof err)) {
+                fprintf(stderr, "%s: --retain %s\n", prog, err);
+                return EXIT_USAGE;
+            }
+            break;
+        }
         case 'h': usage(stdout); exit(EXIT_OK);
         case ':': return bad_usage("missing value for ", argv[optind - 1]);
         default: return bad_usage("unknown option ", argv[optind - 1]);
@@ -267,7 +293,7 @@ struct serve {
     struct sp_elfset nm;
     struct sp_collect c;
     struct sv_http *http;
-    uint64_t t0;                /* serve's clock: tool_mono_ms() - t0 */
+    uint64_t t0;                /* serve's clock: started_unix_ms + tool_mono_ms() - t0 */
     int checked[MAX_KERNELS];   /* its META's build id: 0 not seen, 1 the ELF's, -1 not */
     char listen[HOSTADDR_NAME_MAX + 16];
     char retry_every[32];       /* "every 10 s", for the notes */
@@ -279,11 +305,84 @@ struct serve {
     unsigned round;
     uint64_t round_ms;
     uint64_t retry_at;          /* the next retry of kernels whose stream did not start */
+    uint64_t retained_at;       /* the store's last retention pass, serve's clock */
 };
 
+/* Unix ms that never go back: the wall clock at the start, and the
+ * monotonic clock since. */
 static uint64_t serve_now(const struct serve *s)
 {
-    return tool_mono_ms() - s->t0;
+    return s->st.started_unix_ms + tool_mono_ms() - s->t0;
+}
+
+/* ---- the store: kernels by name, each bucket as it closes ---------------- */
+
+static void store_said(struct serve *s, const char *err)
+{
+    s->st.store_failed++;
+    if (strcmp(s->st.store_error, err) != 0)
+        fprintf(stderr, "%s: --store %s: %s\n", prog, s->o.store, err);
+    snprintf(s->st.store_error, sizeof s->st.store_error, "%s", err);
+}
+
+/* What names a kernel's frames, for the serves that read it back. */
+static void store_kernel(struct serve *s, unsigned k)
+{
+    const struct sp_collect_kernel *ck = &s->c.k[k];
+    struct st_kernel sk;
+    char err[ST_ERR_MAX];
+    snprintf(sk.name, sizeof sk.name, "%s", ck->name);
+    snprintf(sk.build_id, sizeof sk.build_id, "%s", ck->s.meta.build_id);
+    snprintf(sk.source, sizeof sk.source, "%s", ck->s.meta.source);
+    if (s->st.store && st_kernel_put(s->st.store, &sk, err, sizeof err))
+        store_said(s, err);
+}
+
+/* A bucket closed: written whole, in one transaction; then, once a
+ * minute, the store's old buckets merged and its expired ones dropped,
+ * and the kernels other serves write read again (PostgreSQL only: an
+ * SQLite file is one serve's). */
+static void on_bucket_closed(void *ctx, const struct sv_hist *h, uint64_t index)
+{
+    struct serve *s = ctx;
+    char err[ST_ERR_MAX];
+    (void)h;
+    if (sv_persist_bucket(&s->st, index, err, sizeof err))
+        store_said(s, err);
+    uint64_t now = serve_now(s);
+    if (now - s->retained_at >= SERVE_RETAIN_EVERY_MS) {
+        s->retained_at = now;
+        if (st_retain(s->st.store, now, s->o.retain_ms, err, sizeof err))
+            store_said(s, err);
+    }
+    if (strcmp(st_backend(s->st.store), "postgresql") == 0 &&
+        sv_foreign_load(&s->st, err, sizeof err))
+        store_said(s, err);
+}
+
+static int store_open(struct serve *s)
+{
+    char err[ST_ERR_MAX];
+    s->st.store = st_open(s->o.store, err, sizeof err);
+    if (!s->st.store) {
+        fprintf(stderr, "%s: --store %s\n", prog, err);
+        return EXIT_USAGE;
+    }
+    sv_hist_on_close(s->st.h, on_bucket_closed, s);
+    return EXIT_OK;
+}
+
+/* At the end: the open bucket too (a restart in the same 10 s adds to it). */
+static void store_close(struct serve *s)
+{
+    char err[ST_ERR_MAX];
+    if (!s->st.store)
+        return;
+    if (sv_persist_bucket(&s->st, sv_hist_now(s->st.h) / SV_HIST_BUCKET_MS, err, sizeof err))
+        store_said(s, err);
+    sv_foreign_free(&s->st);
+    st_close(s->st.store);
+    s->st.store = NULL;
 }
 
 /* A kernel's records count once its META names its ELF's build id: every
@@ -303,6 +402,7 @@ static bool kernel_checked(struct serve *s, unsigned k)
         return false;
     }
     s->checked[k] = 1;
+    store_kernel(s, k);
     return true;
 }
 
@@ -334,7 +434,7 @@ static void kernels_refresh(struct serve *s)
         struct sv_kernel *k = &s->st.k[i];
         k->state = state_name(ck->state);
         k->last_ms = ck->s.datagrams && ck->last_dgram_ms >= s->t0
-                         ? ck->last_dgram_ms - s->t0 : 0;
+                         ? s->st.started_unix_ms + ck->last_dgram_ms - s->t0 : 0;
         k->lost = s->tot[i].lost_records + ck->s.lost_records;
         k->dropped = s->tot[i].drops + sp_stream_drops(&ck->s);
         k->covered_ms = s->tot[i].covered_ms;
@@ -563,6 +663,8 @@ int sv_serve_main(int argc, char **argv)
     s.st.public_ = s.o.public_;
     s.st.page = sv_page_html(&s.st.page_len);
     char err[256];
+    if (rc == 0)
+        rc = store_open(&s);
     if (rc == 0 && !(s.http = sv_http_start(&addr, &s.st, err, sizeof err))) {
         fprintf(stderr, "%s: -l %s: %s\n", prog, s.o.listen, err);
         rc = EXIT_USAGE;
@@ -575,8 +677,8 @@ int sv_serve_main(int argc, char **argv)
         rc = collect_open(&s, s.o.keyfile ? kp : NULL);
     }
     if (rc == 0) {
-        printf("%s: http://%s/ (%u kernel%s)\n", prog, s.listen, s.o.nhosts,
-               s.o.nhosts > 1 ? "s" : "");
+        printf("%s: http://%s/ (%u kernel%s, store %s)\n", prog, s.listen, s.o.nhosts,
+               s.o.nhosts > 1 ? "s" : "", s.o.store);
         fflush(stdout);
         struct sigaction sa = { .sa_handler = on_signal };
         sigaction(SIGINT, &sa, NULL);
@@ -588,6 +690,7 @@ int sv_serve_main(int argc, char **argv)
     if (s.opened)
         sp_collect_close(&s.c);
     sv_http_stop(s.http);
+    store_close(&s);
     sv_hist_free(s.st.h);
     sp_elfset_free(&s.nm);
     return rc;

@@ -12,6 +12,7 @@
 #include "tools/output/diff.h"
 #include "tools/output/folded.h"
 #include "tools/output/pprof.h"
+#include "tools/serve/persist.h"
 #include "tools/serve/query.h"
 #include "uapi/profile_raw.h"
 
@@ -95,7 +96,8 @@ static int arg_time(const struct sv_state *st, const struct sv_arg *a, uint64_t 
     uint64_t now = sv_hist_now(st->h);
     if (parse_u64(a->value, now, out) == 0)
         return 0;
-    errorf(r, 400, "%s=%.40s out of range (0-%" PRIu64 " ms on serve's clock, now %" PRIu64 ")",
+    errorf(r, 400, "%s=%.40s out of range (0-%" PRIu64 " ms since the Unix epoch, now %"
+           PRIu64 ")",
            a->key, a->value, now, now);
     return -1;
 }
@@ -154,11 +156,11 @@ static int parse_query(const struct sv_state *st, const struct sv_arg *args, uns
         else if (diff && strcmp(k, "base_to") == 0)
             rc = arg_time(st, a, &q->base_to, r), bto = true;
         else if (strcmp(k, "kernel") == 0) {
-            if (st->n == 0) {
+            if (st->n + st->nforeign == 0) {
                 errorf(r, 400, "kernel=%.40s: there are no kernels", a->value);
                 return -1;
             }
-            rc = arg_all(a, st->n - 1, &v, r, "a kernel's index");
+            rc = arg_all(a, st->n + st->nforeign - 1, &v, r, "a kernel's index");
             q->f.kernel = (int)v;
         } else if (strcmp(k, "pid") == 0) {
             rc = arg_all(a, PRAW_PID_MAX, &v, r, "pid");
@@ -190,8 +192,7 @@ static int parse_query(const struct sv_state *st, const struct sv_arg *args, uns
         q->to = q->from + 1;    /* nothing held yet: an empty answer */
     }
     if (diff && !(bfrom && bto)) {
-        errorf(r, 400, "a diff needs base_from and base_to (ms on serve's clock, 0-%" PRIu64 ")",
-               now);
+        errorf(r, 400, "a diff needs base_from and base_to (Unix ms, 0-%" PRIu64 ")", now);
         return -1;
     }
     if (diff && q->base_to <= q->base_from) {
@@ -229,6 +230,26 @@ static json_t *kernel_json(const struct sv_state *st, unsigned i)
     return o;
 }
 
+/* A kernel another serve streams: what the store says of it. */
+static json_t *foreign_json(const struct sv_state *st, unsigned i)
+{
+    const struct sv_foreign *f = &st->foreign[i];
+    return json_pack("{s:i, s:s, s:s, s:n, s:b, s:s, s:i, s:i, s:i, s:s, s:s, s:[]}",
+                     "index", (int)(st->n + i), "name", f->k.name, "state", "elsewhere",
+                     "last_ms", "authenticated", false, "note",
+                     "streamed by another serve into the same store", "lost", 0,
+                     "dropped", 0, "covered_ms", 0, "source", f->k.source, "build_id",
+                     f->k.build_id, "tasks");
+}
+
+static json_t *store_json(const struct sv_state *st)
+{
+    if (!st->store)
+        return json_null();
+    return json_pack("{s:s, s:I, s:s}", "backend", st_backend(st->store), "failed",
+                     (json_int_t)st->store_failed, "error", st->store_error);
+}
+
 static void get_status(const struct sv_state *st, struct sv_reply *out)
 {
     /* The kinds that have records (the page shows the first), CPU alone
@@ -241,9 +262,13 @@ static void get_status(const struct sv_state *st, struct sv_reply *out)
     json_t *kernels = json_array();
     for (unsigned i = 0; i < st->n; i++)
         json_array_append_new(kernels, kernel_json(st, i));
+    for (unsigned i = 0; i < st->nforeign; i++)
+        json_array_append_new(kernels, foreign_json(st, i));
+    uint64_t oldest = sv_hist_oldest(st->h), kept = st->store ? st_oldest(st->store) : 0;
     json_t *o = json_object();
     json_object_set_new(o, "now_ms", jint(sv_hist_now(st->h)));
-    json_object_set_new(o, "oldest_ms", jint(sv_hist_oldest(st->h)));
+    json_object_set_new(o, "oldest_ms", jint(kept && kept < oldest ? kept : oldest));
+    json_object_set_new(o, "store", store_json(st));
     json_object_set_new(o, "started_unix_ms", jint(st->started_unix_ms));
     json_object_set_new(o, "bucket_ms", json_integer(SV_HIST_BUCKET_MS));
     json_object_set_new(o, "live_ms", json_integer(SV_API_LIVE_MS));
@@ -268,7 +293,7 @@ static void get_timeline(const struct sv_state *st, const struct sv_arg *args, u
         from |= strcmp(args[i].key, "from") == 0;
     if (parse_query(st, args, n, false, &q, out))
         return;
-    if (!from)                  /* by default the whole history held */
+    if (!from || q.from < sv_hist_oldest(st->h))   /* what the history holds */
         q.from = sv_hist_oldest(st->h);
     uint64_t s0 = q.from / 1000, s1 = q.to / 1000 + 1;    /* the second of to too */
     json_t *ks = json_array();
@@ -293,7 +318,7 @@ static const char *unit_of(unsigned kind)
     return kind == PRAW_KIND_OFFCPU ? "ns" : kind == PRAW_KIND_HEAP ? "bytes" : "samples";
 }
 
-static json_t *range_json(const struct sv_hist_sel *s)
+static json_t *range_json(const struct st_sel *s)
 {
     return json_pack("{s:I, s:I, s:I, s:I, s:I}", "from_ms", (json_int_t)s->from_ms,
                      "to_ms", (json_int_t)s->to_ms, "samples", (json_int_t)s->samples,
@@ -313,13 +338,20 @@ static uint64_t heap_objects(const struct sp_profile *p)
 }
 
 /* The records of [from, to) that the query's filter takes, as a profile
- * of its kind (an empty one when the range holds nothing). */
-static void select_profile(const struct sv_state *st, const struct query *q, uint64_t from,
-                           uint64_t to, struct sv_hist_sel *sel, struct sp_profile *p)
+ * of its kind (an empty one when the range holds nothing). -1 with a 503
+ * in r when the store could not be read (nothing to free then). */
+static int select_profile(const struct sv_state *st, const struct query *q, uint64_t from,
+                          uint64_t to, struct st_sel *sel, struct sp_profile *p,
+                          struct sv_reply *r)
 {
-    if (sv_hist_select(st->h, from, to, &q->f, sel))
-        memset(sel, 0, sizeof *sel);
+    char err[ST_ERR_MAX];
+    if (sv_select(st, from, to, &q->f, sel, err, sizeof err)) {
+        st_sel_free(sel);
+        errorf(r, 503, "the store could not be read: %s", err);
+        return -1;
+    }
     sv_query_profile(st, sel, q->f.kind, sel->to_ms - sel->from_ms, p);
+    return 0;
 }
 
 static void get_flame(const struct sv_state *st, const struct sv_arg *args, unsigned n,
@@ -328,9 +360,10 @@ static void get_flame(const struct sv_state *st, const struct sv_arg *args, unsi
     struct query q;
     if (parse_query(st, args, n, false, &q, out))
         return;
-    struct sv_hist_sel sel;
+    struct st_sel sel;
     struct sp_profile p;
-    select_profile(st, &q, q.from, q.to, &sel, &p);
+    if (select_profile(st, &q, q.from, q.to, &sel, &p, out))
+        return;
     json_t *o = range_json(&sel);
     json_object_set_new(o, "kind", json_string(praw_kind_name(q.f.kind)));
     json_object_set_new(o, "unit", json_string(unit_of(q.f.kind)));
@@ -342,7 +375,7 @@ static void get_flame(const struct sv_state *st, const struct sv_arg *args, unsi
     }
     json_object_set_new(o, "tree", sv_query_tree(&p));
     sp_profile_free(&p);
-    sv_hist_sel_free(&sel);
+    st_sel_free(&sel);
     reply_json(out, 200, o);
 }
 
@@ -352,10 +385,15 @@ static void get_diff(const struct sv_state *st, const struct sv_arg *args, unsig
     struct query q;
     if (parse_query(st, args, n, true, &q, out))
         return;
-    struct sv_hist_sel bsel, nsel;
+    struct st_sel bsel, nsel;
     struct sp_profile bp, np;
-    select_profile(st, &q, q.base_from, q.base_to, &bsel, &bp);
-    select_profile(st, &q, q.from, q.to, &nsel, &np);
+    if (select_profile(st, &q, q.base_from, q.base_to, &bsel, &bp, out))
+        return;
+    if (select_profile(st, &q, q.from, q.to, &nsel, &np, out)) {
+        sp_profile_free(&bp);
+        st_sel_free(&bsel);
+        return;
+    }
     struct sp_stacks bs, ns;
     sp_stacks_build(&bp, true, &bs);
     sp_stacks_build(&np, true, &ns);
@@ -372,8 +410,8 @@ static void get_diff(const struct sv_state *st, const struct sv_arg *args, unsig
     sp_stacks_free(&ns);
     sp_profile_free(&bp);
     sp_profile_free(&np);
-    sv_hist_sel_free(&bsel);
-    sv_hist_sel_free(&nsel);
+    st_sel_free(&bsel);
+    st_sel_free(&nsel);
     reply_json(out, 200, o);
 }
 
@@ -383,9 +421,10 @@ static void get_download(const struct sv_state *st, const struct sv_arg *args, u
     struct query q;
     if (parse_query(st, args, n, false, &q, out))
         return;
-    struct sv_hist_sel sel;
+    struct st_sel sel;
     struct sp_profile p;
-    select_profile(st, &q, q.from, q.to, &sel, &p);
+    if (select_profile(st, &q, q.from, q.to, &sel, &p, out))
+        return;
     char *body = NULL, err[SP_ERR_MAX];
     size_t len = 0;
     FILE *f = open_memstream(&body, &len);
@@ -396,7 +435,7 @@ static void get_download(const struct sv_state *st, const struct sv_arg *args, u
     int rc = pprof ? sp_pprof_write(&p, f, err, sizeof err) : sp_folded_write(&p, true, f);
     fclose(f);
     sp_profile_free(&p);
-    sv_hist_sel_free(&sel);
+    st_sel_free(&sel);
     if (rc) {
         free(body);
         errorf(out, 500, "the %s could not be written: %s", pprof ? "pprof" : "folded",

@@ -44,6 +44,8 @@ struct sv_hist {
     unsigned kinds;
     struct { uint8_t why; char name[PSTR_NAME_MAX + 1]; } reasons[SV_HIST_REASONS];
     unsigned nreasons;                  /* ids 1 .. nreasons */
+    sv_hist_close_fn on_close;          /* a bucket closed: told once */
+    void *close_ctx;
 };
 
 static uint64_t mix(uint64_t h)
@@ -212,6 +214,13 @@ void sv_hist_advance(struct sv_hist *h, uint64_t now_ms)
     uint64_t cur = now_ms / SV_HIST_BUCKET_MS;
     if (!first && cur == before)
         return;
+    for (uint64_t idx = before; !first && h->on_close && idx < cur; idx++) {
+        const struct bucket *b = &h->b[idx % SV_HIST_BUCKETS];
+        if (b->used && b->index == idx)
+            h->on_close(h->close_ctx, h, idx);
+        if (idx - before >= SV_HIST_BUCKETS)
+            break;                      /* the rest were never held */
+    }
     unsigned died = 0;
     for (unsigned i = 0; i < SV_HIST_BUCKETS; i++)
         if (h->b[i].used && h->b[i].index < oldest_index(cur))
@@ -295,6 +304,28 @@ bool sv_hist_add(struct sv_hist *h, unsigned kernel, uint16_t cpu,
     }
     bucket_count(h, b, (uint32_t)id, r->weight);
     return true;
+}
+
+void sv_hist_on_close(struct sv_hist *h, sv_hist_close_fn fn, void *ctx)
+{
+    h->on_close = fn;
+    h->close_ctx = ctx;
+}
+
+void sv_hist_bucket_each(const struct sv_hist *h, uint64_t index, sv_hist_entry_fn fn,
+                         void *ctx)
+{
+    const struct bucket *b = &h->b[index % SV_HIST_BUCKETS];
+    if (!b->used || b->index != index)
+        return;
+    for (size_t i = 0; i < b->n; i++) {
+        const struct sv_hist_key *k = &h->stacks[b->e[i].stack].key;
+        fn(ctx, k, k->kernel, k->kind, b->e[i].count, b->e[i].weight);
+    }
+    for (unsigned k = 0; k < SV_HIST_KERNELS; k++)
+        for (unsigned kind = 0; kind < SV_HIST_KINDS; kind++)
+            if (b->over[k][kind])
+                fn(ctx, NULL, k, kind, b->over[k][kind], 0);
 }
 
 /* ---- reading ------------------------------------------------------------- */

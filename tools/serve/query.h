@@ -17,9 +17,10 @@
 #include "tools/serve/api.h"
 
 /* The selection as a profile of kind, one input per kernel that has
- * records in it (labelled with its name), every location named. p is
+ * records in it (labelled with its name; one neither this serve's nor
+ * another's in st->foreign is left out), every location named. p is
  * initialised here; the caller frees it. */
-void sv_query_profile(const struct sv_state *st, const struct sv_hist_sel *sel,
+void sv_query_profile(const struct sv_state *st, const struct st_sel *sel,
                       unsigned kind, uint64_t ms, struct sp_profile *p);
 
 /* The root "all" over every chain of p (kernel, task, the frames, an

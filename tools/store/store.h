@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "tools/common/hostaddr.h"
 #include "uapi/profile_stream.h"
 
 #define ST_SPAN_FINE    10000u      /* a bucket as serve closes it */
@@ -39,7 +40,7 @@
 #define ST_RETAIN_DEFAULT (7ull * 86400000ull)
 #define ST_RETAIN_MIN   ST_AGE_MINUTE
 #define ST_RETAIN_MAX   (3650ull * 86400000ull)
-#define ST_NAME_MAX     128         /* a kernel's name, its NUL included */
+#define ST_NAME_MAX     HOSTADDR_NAME_MAX   /* a kernel's name (HOST:PORT), its NUL included */
 #define ST_ERR_MAX      256
 #define ST_DEFAULT_FILE "sonde-serve.db"
 
