@@ -12,7 +12,10 @@ kernels (tests/tools/fake_stream_kernel.py) stream into real serves.
     lists both kernels in /api/status and answers /api/flame with both
     kernels' samples for a closed bucket, the same on both, and a kernel
     filter of the other serve's kernel gives its samples alone.
- 3. Bad --store and --retain are refused with what was wrong.
+ 3. `sonde-prof query` reads the killed serve's bucket from each store
+    without a serve: the same samples, named by the ELF.
+ 4. Bad --store and --retain, and a bad --from, are refused with what was
+    wrong.
 
 PostgreSQL: $SONDE_PG_URI, or a throwaway cluster of scripts/pg.sh made
 here and stopped at the end. Ends "N passed, N failed"."""
@@ -165,6 +168,7 @@ def kill_and_restart(tmp, label, store, count_rows):
         after, _ = samples(port, b, b + BUCKET)
         check(f'{label}: restarted, the range answers {after} of {before} samples (>= 95%)',
               before > 0 and after >= 0.95 * before, f'{after} vs {before}')
+        query(tmp, label, store, b, before)
         streaming = False
         for _ in range(60):             # the fake's old stream times out, then a retry
             st = status(port)
@@ -179,6 +183,30 @@ def kill_and_restart(tmp, label, store, count_rows):
         sv.wait()
         fake.kill()
         fake.wait()
+
+
+def query(tmp, label, store, b, before):
+    """sonde-prof query reads the same bucket without a serve, as folded
+    stacks and as text named by the ELF."""
+    out = os.path.join(tmp, label + '.folded')
+    r = subprocess.run([PROF, 'query', '--store', store, '--from', str(b), '--to',
+                        str(b + BUCKET), '-e', ELF, '-o', out], capture_output=True, text=True,
+                       timeout=30)
+    total = 0
+    if r.returncode == 0:
+        with open(out) as f:
+            total = sum(int(l.rsplit(' ', 1)[1]) for l in f if l.strip())
+    check(f'{label}: query reads the bucket ({total} of {before} samples, folded)',
+          r.returncode == 0 and total == before, r.stderr.strip()[:300])
+    txt = os.path.join(tmp, label + '.txt')
+    r = subprocess.run([PROF, 'query', '--store', store, '--from', 'now-1h', '-e', ELF, '-o',
+                        txt], capture_output=True, text=True, timeout=30)
+    named = r.returncode == 0 and 'burn_spin' in open(txt).read()
+    check(f'{label}: query --from now-1h names the frames (.txt)', named, r.stderr[:300])
+    r = subprocess.run([PROF, 'query', '--store', store, '--from', 'yesterday', '-e', ELF,
+                        '-o', txt], capture_output=True, text=True, timeout=30)
+    check(f'{label}: query --from yesterday refused, saying what a time is',
+          r.returncode == 2 and 'now-D' in r.stderr, r.stderr[:300])
 
 
 def two_serves(tmp, uri):

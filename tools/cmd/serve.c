@@ -279,12 +279,6 @@ static int parse_listen(const struct serve_opts *o, struct sockaddr_in *out)
 
 _Static_assert(MAX_KERNELS <= SP_ELFSET_MAX, "a kernel without an ELF slot");
 
-static void namer_symbolize(void *ctx, struct sp_profile *p, unsigned map)
-{
-    struct sp_elfset *nm = ctx;
-    sp_elf_symbolize(p, map, nm->elfs[map]);
-}
-
 /* ---- the collector, and what the page is told of each kernel ------------ */
 
 struct serve {
@@ -658,7 +652,7 @@ int sv_serve_main(int argc, char **argv)
     s.st.h = sv_hist_new(s.o.max_stacks);
     s.st.maps = s.nm.p.maps;
     s.st.nmaps = s.nm.p.nmaps;
-    s.st.symbolize = namer_symbolize;
+    s.st.symbolize = sp_elfset_symbolize;
     s.st.sym_ctx = &s.nm;
     s.st.public_ = s.o.public_;
     s.st.page = sv_page_html(&s.st.page_len);

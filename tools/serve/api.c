@@ -293,8 +293,14 @@ static void get_timeline(const struct sv_state *st, const struct sv_arg *args, u
         from |= strcmp(args[i].key, "from") == 0;
     if (parse_query(st, args, n, false, &q, out))
         return;
-    if (!from || q.from < sv_hist_oldest(st->h))   /* what the history holds */
-        q.from = sv_hist_oldest(st->h);
+    /* What the history holds, by default since serve started (its seconds
+     * before are a store's, at bucket grain). */
+    uint64_t held = sv_hist_oldest(st->h);
+    uint64_t start = st->started_unix_ms / SV_HIST_BUCKET_MS * SV_HIST_BUCKET_MS;
+    if (!from && start > held)
+        held = start;
+    if (!from || q.from < held)
+        q.from = held;
     uint64_t s0 = q.from / 1000, s1 = q.to / 1000 + 1;    /* the second of to too */
     json_t *ks = json_array();
     for (unsigned k = 0; k < st->n; k++) {

@@ -124,6 +124,14 @@ static bool local(const struct sv_state *st, const char *name)
     return false;
 }
 
+bool sv_kernel_name_known(const struct sv_state *st, const char *name)
+{
+    for (unsigned i = 0; i < st->nforeign; i++)
+        if (strcmp(st->foreign[i].k.name, name) == 0)
+            return true;
+    return local(st, name);
+}
+
 void sv_foreign_free(struct sv_state *st)
 {
     for (unsigned i = 0; i < st->nforeign; i++)
