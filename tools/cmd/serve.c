@@ -86,7 +86,8 @@ static void usage(FILE *f)
         "                  stream`: what was allocated, in bytes)\n"
         "  --store S       where the history is kept past serve: an SQLite file\n"
         "                  (default %s in the working directory) or a PostgreSQL\n"
-        "                  database that several serves share, each answering for all\n"
+        "                  database. Several serves may share one named here (SQLite:\n"
+        "                  on one machine), each answering for all\n"
         "  --retain D      how long the store keeps it (1h to 3650d, default 7d);\n"
         "                  older than an hour in minutes, than a day in 10 minutes\n"
         "The first line on stdout is the page's address and the store, once it\n"
@@ -107,6 +108,7 @@ struct serve_opts {
     const char *what;               /* --kind: the stream's kind, as the
                                        collector's `what` ("" CPU samples) */
     const char *store;              /* --store */
+    bool store_given;               /* named: it may be shared (persist.h) */
     uint64_t retain_ms;             /* --retain */
 };
 
@@ -207,7 +209,7 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
             if (parse_kind(optarg, &o->what))
                 return EXIT_USAGE;
             break;
-        case 'D': o->store = optarg; break;
+        case 'D': o->store = optarg, o->store_given = true; break;
         case 'N': {
             char err[ST_ERR_MAX];
             if (st_parse_duration(optarg, &o->retain_ms, err, sizeof err)) {
@@ -332,10 +334,19 @@ static void store_kernel(struct serve *s, unsigned k)
         store_said(s, err);
 }
 
+/* The kernels other serves write into a store named with --store, read
+ * again: the default file is this serve's own, and whatever an earlier
+ * serve there streamed is no other serve's fleet. */
+static void store_foreign(struct serve *s)
+{
+    char err[ST_ERR_MAX];
+    if (s->o.store_given && sv_foreign_load(&s->st, err, sizeof err))
+        store_said(s, err);
+}
+
 /* A bucket closed: written whole, in one transaction; then, once a
- * minute, the store's old buckets merged and its expired ones dropped,
- * and the kernels other serves write read again (PostgreSQL only: an
- * SQLite file is one serve's). */
+ * minute, the store's old buckets merged and its expired ones dropped;
+ * and other serves' kernels read again. */
 static void on_bucket_closed(void *ctx, const struct sv_hist *h, uint64_t index)
 {
     struct serve *s = ctx;
@@ -349,9 +360,7 @@ static void on_bucket_closed(void *ctx, const struct sv_hist *h, uint64_t index)
         if (st_retain(s->st.store, now, s->o.retain_ms, err, sizeof err))
             store_said(s, err);
     }
-    if (strcmp(st_backend(s->st.store), "postgresql") == 0 &&
-        sv_foreign_load(&s->st, err, sizeof err))
-        store_said(s, err);
+    store_foreign(s);
 }
 
 static int store_open(struct serve *s)
@@ -670,6 +679,8 @@ int sv_serve_main(int argc, char **argv)
         s.st.listen = s.listen;
         rc = collect_open(&s, s.o.keyfile ? kp : NULL);
     }
+    if (rc == 0)
+        store_foreign(&s);      /* once this serve's kernels are named */
     if (rc == 0) {
         printf("%s: http://%s/ (%u kernel%s, store %s)\n", prog, s.listen, s.o.nhosts,
                s.o.nhosts > 1 ? "s" : "", s.o.store);
