@@ -313,6 +313,10 @@ int st_write(struct st_store *s, uint64_t start_ms, uint32_t span_ms,
     }
     if (rc == 0)
         rc = s->ops->write(s, start_ms, span_ms, w, n, err, len);
+    /* The stacks known stored are a cache: past its bound it starts
+     * again, and a stack written twice is written once (ON CONFLICT). */
+    if (s->stacks.n > ST_KNOWN_MAX)
+        idmap_free(&s->stacks);
     for (size_t i = 0; i < n && rc == 0; i++)
         if (w[i].new_stack)
             idmap_put(&s->stacks, (uint64_t)w[i].stack, 1);

@@ -39,6 +39,8 @@ struct st_ops {
     void (*close)(struct st_store *s);
 };
 
+#define ST_KNOWN_MAX (1u << 20)     /* stacks a process remembers as stored */
+
 /* A set of 64-bit values: the stacks known stored, ids by hash. */
 struct st_idmap {
     uint64_t *keys;
