@@ -115,9 +115,9 @@ class Pg:
     def __init__(self, uri):
         self.uri = uri
 
-    def psql(self, *args):
+    def psql(self, *args, stdin=None):
         return subprocess.run(["psql", "-q", "-At", "-v", "ON_ERROR_STOP=1", self.uri, *args],
-                              capture_output=True, text=True, check=True).stdout
+                              input=stdin, capture_output=True, text=True, check=True).stdout
 
     def reset(self):
         self.psql("-c", "DROP TABLE IF EXISTS counts, stacks, kernels, reasons CASCADE")
@@ -129,7 +129,7 @@ class Pg:
                              " OR c.relname LIKE 'counts_d%'").strip() or 0)
 
     def sql(self, text):
-        return self.psql("-c", text)
+        return self.psql("-f", "-", stdin=text)
 
     def scalar(self, text):
         return self.psql("-c", text).strip()

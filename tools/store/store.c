@@ -390,22 +390,19 @@ void st_sel_add(struct st_sel *s, const struct st_key *key, uint64_t count, uint
     s->idx[i] = ++s->n;
 }
 
-static int row_range(void *ctx, unsigned nc, const char *const *v, const size_t *len)
-{
-    struct st_sel *s = ctx;
-    if (nc >= 2 && v[0] && v[1]) {
-        s->from_ms = col_u64(v[0], len[0]);
-        s->to_ms = col_u64(v[1], len[1]);
-    }
-    return 0;
-}
-
-/* kernel name, kind, pid, cpu, why, reason, size, depth, frames, count, weight */
+/* kernel name, kind, pid, cpu, why, reason, size, depth, frames, count,
+ * weight, and the stack's first bucket's start and last bucket's end */
 static int row_stack(void *ctx, unsigned nc, const char *const *v, const size_t *len)
 {
     struct st_sel *s = ctx;
-    if (nc < 11)
+    if (nc < 13)
         return 0;
+    uint64_t lo = col_u64(v[11], len[11]), hi = col_u64(v[12], len[12]);
+    bool first = s->n == 0 && s->samples == 0 && s->over == 0;
+    if (first || lo < s->from_ms)
+        s->from_ms = lo;
+    if (first || hi > s->to_ms)
+        s->to_ms = hi;
     struct st_key k;
     memset(&k, 0, sizeof k);
     col_str(k.kernel, sizeof k.kernel, v[0], len[0]);
@@ -464,10 +461,6 @@ int st_select(struct st_store *s, uint64_t from_ms, uint64_t to_ms,
     char where[256], sql[1024];
     struct st_param p[8];
     unsigned np = sel_where(where, sizeof where, f, kid, from_ms, to_ms, p);
-    snprintf(sql, sizeof sql, "SELECT min(bucket_ms), max(bucket_ms + span_ms) FROM counts "
-             "WHERE %s", where);
-    if (s->ops->query(s, sql, p, np, row_range, out, err, len))
-        return -1;
     char more[128] = "";
     int w = 0;
     if (f->pid >= 0) {
@@ -480,17 +473,15 @@ int st_select(struct st_store *s, uint64_t from_ms, uint64_t to_ms,
     }
     snprintf(sql, sizeof sql,
              "SELECT k.name, s.kind, s.pid, s.cpu, coalesce(r.why, 0), coalesce(r.name, ''), "
-             "s.size, s.depth, s.frames, a.n, a.w FROM (SELECT stack, sum(count) AS n, "
-             "sum(weight) AS w FROM counts WHERE %s GROUP BY stack) a "
+             "s.size, s.depth, s.frames, a.n, a.w, a.lo, a.hi FROM (SELECT stack, "
+             "sum(count) AS n, sum(weight) AS w, min(bucket_ms) AS lo, "
+             "max(bucket_ms + span_ms) AS hi FROM counts WHERE %s GROUP BY stack) a "
              "JOIN stacks s ON s.hash = a.stack JOIN kernels k ON k.id = s.kernel "
              "LEFT JOIN reasons r ON r.id = s.reason WHERE s.depth >= 0%s", where, more);
-    uint64_t fr = out->from_ms, to = out->to_ms;
     if (s->ops->query(s, sql, p, np, row_stack, out, err, len)) {
         st_sel_free(out);
         return -1;
     }
-    out->from_ms = fr;
-    out->to_ms = to;
     return 0;
 }
 
