@@ -359,3 +359,37 @@ TEST(key_hash_and_sel)
     CHECK_EQ(s.weight, 3000);
     st_sel_free(&s);
 }
+
+/* More stacks than one lookup names (SQLite adds a selection up itself,
+ * then asks for its stacks 500 at a time). */
+static void many_stacks(int backend)
+{
+    struct st_store *s = fresh(backend);
+    CHECK(s != NULL);
+    if (!s)
+        return;
+    char err[ST_ERR_MAX];
+    enum { N = 1234 };
+    static struct st_row rows[N];
+    uint64_t b = NOW / 10000 * 10000;
+    for (unsigned i = 0; i < N; i++)
+        rows[i] = row("a:1", PSTR_KIND_CPU, 7 + i % 3, (uint16_t)(i % 4), 0x100000 + i, i + 1, 1);
+    CHECK_EQ(st_write(s, b, ST_SPAN_FINE, rows, N, err, sizeof err), 0);
+    CHECK_EQ(st_write(s, b + 10000, ST_SPAN_FINE, rows, N, err, sizeof err), 0);
+    struct st_sel sel;
+    CHECK_EQ(st_select(s, b, b + 20000, &cpu_all, &sel, err, sizeof err), 0);
+    CHECK_EQ(sel.n, N);
+    CHECK_EQ(sel.samples, (uint64_t)N * (N + 1));
+    CHECK_EQ(count_of(&sel, "a:1", 0x100000 + 1000), 2 * 1001);
+    CHECK_EQ(sel.from_ms, b);
+    CHECK_EQ(sel.to_ms, b + 20000);
+    st_sel_free(&sel);
+    struct st_filter f = { NULL, 8, 2, PSTR_KIND_CPU };     /* i % 3 == 1, i % 4 == 2 */
+    CHECK_EQ(st_select(s, b, b + 20000, &f, &sel, err, sizeof err), 0);
+    CHECK_EQ(sel.n, 102);                       /* i = 10, 22, ... below 1234 */
+    st_sel_free(&sel);
+    st_close(s);
+}
+
+TEST(sqlite_many_stacks) { many_stacks(0); }
+TEST(pg_many_stacks) { many_stacks(1); }

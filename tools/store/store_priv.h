@@ -31,6 +31,11 @@ struct st_ops {
     int (*exec)(struct st_store *s, const char *sql, char *err, size_t len);
     int (*query)(struct st_store *s, const char *sql, const struct st_param *p, unsigned np,
                  st_row_fn fn, void *ctx, char *err, size_t len);
+    /* NULL, or every row of integer columns (ncols of them) to fn: the
+     * backend that adds a selection up faster here than in SQL. */
+    int (*scan)(struct st_store *s, const char *sql, const struct st_param *p, unsigned np,
+                unsigned ncols, void (*fn)(void *ctx, const int64_t *v), void *ctx,
+                char *err, size_t len);
     /* rows of one bucket (new stacks with them), inside one transaction. */
     int (*write)(struct st_store *s, uint64_t start_ms, uint32_t span_ms,
                  const struct st_wrow *rows, size_t n, char *err, size_t len);

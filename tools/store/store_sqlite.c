@@ -76,6 +76,28 @@ static int lite_query(struct st_store *s, const char *sql, const struct st_param
     return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : lite_fail(s, "step", err, len);
 }
 
+static int lite_scan(struct st_store *s, const char *sql, const struct st_param *p,
+                     unsigned np, unsigned ncols, void (*fn)(void *ctx, const int64_t *v),
+                     void *ctx, char *err, size_t len)
+{
+    sqlite3_stmt *st;
+    int64_t v[8];
+    if (ncols > 8 || sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return lite_fail(s, "prepare", err, len);
+    if (lite_bind(st, p, np)) {
+        sqlite3_finalize(st);
+        return lite_fail(s, "bind", err, len);
+    }
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        for (unsigned c = 0; c < ncols; c++)
+            v[c] = sqlite3_column_int64(st, (int)c);
+        fn(ctx, v);
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : lite_fail(s, "step", err, len);
+}
+
 static int step_reset(sqlite3_stmt *st)
 {
     int rc = sqlite3_step(st);
@@ -151,6 +173,7 @@ static const struct st_ops lite_ops = {
     .begin = "BEGIN IMMEDIATE",
     .exec = lite_exec,
     .query = lite_query,
+    .scan = lite_scan,
     .write = lite_write,
     .drop_before = lite_drop_before,
     .close = lite_close,
