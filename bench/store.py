@@ -291,7 +291,9 @@ def main():
             lambda r, l=label: "%.0f ms (%d samples)" % r["flame"][l])
     lines += ["", "The 1 h and 1 day ranges are read from buckets written straight into "
               "the store (bench/store.py's fill), not streamed; disk per day is a %d s run "
-              "scaled to a day." % a.seconds, ""]
+              "scaled to a day (bytes a row include the stacks' rows and, in PostgreSQL, "
+              "pages not yet full: the filled day's is bytes / rows), \"as kept\" taking "
+              "a minute to hold the stacks a 10 s bucket does." % a.seconds, ""]
     write_section(lines)
     print("\n".join(lines))
 

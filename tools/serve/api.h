@@ -87,7 +87,7 @@ struct sv_state {
                                        the history alone */
     struct sv_foreign *foreign;     /* other serves' kernels in the store */
     unsigned nforeign;
-    uint64_t store_failed;          /* buckets the store refused */
+    uint64_t store_failed;          /* the store's writes and reads that failed */
     char store_error[ST_ERR_MAX];   /* the last refusal, or "" */
 };
 
