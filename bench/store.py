@@ -175,8 +175,9 @@ def fill(store, kernels, stacks, now):
     subprocess.run([PROF, "query", "--store", store.uri, "--from", "now-1h", "-e", ELF, "-o",
                     "/dev/null.folded"], capture_output=True)    # the schema, made by st_open
     bid, frames = F.elf_facts(ELF)
-    ks = ",".join("('bench-%d:5555', '%s', 'tick 100Hz')" % (k, bid) for k in range(kernels))
-    store.sql("INSERT INTO kernels (name, build_id, source) VALUES %s" % ks)
+    ks = ",".join("('bench-%d:5555', '%s', 'tick 100Hz', %d)" % (k, bid, now)
+                  for k in range(kernels))
+    store.sql("INSERT INTO kernels (name, build_id, source, last_ms) VALUES %s" % ks)
     rows = []
     for k in range(1, kernels + 1):
         for s in range(stacks):

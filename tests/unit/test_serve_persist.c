@@ -142,9 +142,9 @@ TEST(persist_another_serves_kernel_listed_and_filtered)
     if (!a.st.store || !b.st.store)
         return;
     char err[ST_ERR_MAX];
-    struct st_kernel ka = { "10.0.0.1:5555", BUILD, "tick 100Hz" };
-    struct st_kernel kb = { "10.0.0.2:5555", BUILD, "tick 100Hz" };
-    struct st_kernel kc = { "10.0.0.3:5555", "ffff", "tick 100Hz" };   /* no ELF here */
+    struct st_kernel ka = { "10.0.0.1:5555", BUILD, "tick 100Hz", 0 };
+    struct st_kernel kb = { "10.0.0.2:5555", BUILD, "tick 100Hz", 0 };
+    struct st_kernel kc = { "10.0.0.3:5555", "ffff", "tick 100Hz", 0 };   /* no ELF here */
     CHECK_EQ(st_kernel_put(a.st.store, &ka, err, sizeof err), 0);
     CHECK_EQ(st_kernel_put(b.st.store, &kb, err, sizeof err), 0);
     CHECK_EQ(st_kernel_put(b.st.store, &kc, err, sizeof err), 0);
@@ -156,8 +156,9 @@ TEST(persist_another_serves_kernel_listed_and_filtered)
     CHECK_EQ(sv_persist_bucket(&a.st, T0 / B, err, sizeof err), 0);
     CHECK_EQ(sv_persist_bucket(&b.st, T0 / B, err, sizeof err), 0);
     sv_hist_advance(a.st.h, T0 + B + 1);
-    CHECK_EQ(sv_foreign_load(&a.st, err, sizeof err), 0);
+    CHECK_EQ(sv_foreign_load(&a.st, 0, err, sizeof err), 0);
     CHECK_EQ(a.st.nforeign, 1);                 /* b's; c has no ELF here */
+    CHECK_EQ(a.st.foreign[0].k.last_ms, T0 + B);    /* its bucket's end */
     CHECK_STR(sv_kernel_name(&a.st, 1), "10.0.0.2:5555");
     CHECK(sv_kernel_name(&a.st, 2) == NULL);
     CHECK(sv_kernel_name_known(&a.st, "10.0.0.2:5555"));
@@ -166,6 +167,9 @@ TEST(persist_another_serves_kernel_listed_and_filtered)
     CHECK_EQ(sel_samples(&a.st, T0, T0 + B, 1, PSTR_KIND_CPU, NULL), 20);
     CHECK_EQ(sel_samples(&a.st, T0, T0 + B, 0, PSTR_KIND_CPU, NULL), 10);
     CHECK_STR(a.st.foreign[0].s.meta.build_id, BUILD);
+    /* A kernel silent since before since_ms is no fleet's any more. */
+    CHECK_EQ(sv_foreign_load(&a.st, T0 + B + 1, err, sizeof err), 0);
+    CHECK_EQ(a.st.nforeign, 0);
     fix_free(&a);
     fix_free(&b);
     unlink(a.path);

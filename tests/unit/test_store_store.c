@@ -128,7 +128,7 @@ static void write_and_select(int backend)
     if (!s)
         return;
     char err[ST_ERR_MAX];
-    struct st_kernel k = { "10.0.0.1:5555", "ab12", "pmu" };
+    struct st_kernel k = { "10.0.0.1:5555", "ab12", "pmu", 0 };
     CHECK_EQ(st_kernel_put(s, &k, err, sizeof err), 0);
     struct st_row rows[5] = {
         row("10.0.0.1:5555", PSTR_KIND_CPU, 7, 0, 0xffffffff80101000ull, 5, 5),
@@ -234,8 +234,12 @@ static void filters_and_upsert(int backend)
     size_t nk = 0;
     struct st_kernel *ks = st_kernels(s, &nk, err, sizeof err);
     CHECK_EQ(nk, 3);
-    if (ks && nk == 3)
+    if (ks && nk == 3) {
+        CHECK_STR(ks[0].name, "a:1");
+        CHECK_EQ(ks[0].last_ms, b + 10000);     /* each write moves its kernels' */
+        CHECK_EQ(ks[1].last_ms, b + 20000);
         CHECK_STR(ks[2].name, "c:1");
+    }
     free(ks);
     st_close(s);
 }

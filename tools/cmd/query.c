@@ -162,7 +162,7 @@ static int query_state(struct query_opts *q, struct sp_elfset *nm, struct sv_sta
         fprintf(stderr, "%s: --store %s\n", prog, err);
         return EXIT_USAGE;
     }
-    if (sv_foreign_load(st, err, sizeof err)) {
+    if (sv_foreign_load(st, 0, err, sizeof err)) {
         fprintf(stderr, "%s: --store %s: %s\n", prog, q->store, err);
         return EXIT_USAGE;
     }

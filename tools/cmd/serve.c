@@ -340,7 +340,8 @@ static void store_kernel(struct serve *s, unsigned k)
 static void store_foreign(struct serve *s)
 {
     char err[ST_ERR_MAX];
-    if (s->o.store_given && sv_foreign_load(&s->st, err, sizeof err))
+    uint64_t now = serve_now(s), since = now > s->o.retain_ms ? now - s->o.retain_ms : 0;
+    if (s->o.store_given && sv_foreign_load(&s->st, since, err, sizeof err))
         store_said(s, err);
 }
 

@@ -234,9 +234,10 @@ static json_t *kernel_json(const struct sv_state *st, unsigned i)
 static json_t *foreign_json(const struct sv_state *st, unsigned i)
 {
     const struct sv_foreign *f = &st->foreign[i];
-    return json_pack("{s:i, s:s, s:s, s:n, s:b, s:s, s:i, s:i, s:i, s:s, s:s, s:[]}",
+    return json_pack("{s:i, s:s, s:s, s:o, s:b, s:s, s:i, s:i, s:i, s:s, s:s, s:[]}",
                      "index", (int)(st->n + i), "name", f->k.name, "state", "elsewhere",
-                     "last_ms", "authenticated", false, "note",
+                     "last_ms", f->k.last_ms ? jint(f->k.last_ms) : json_null(),
+                     "authenticated", false, "note",
                      "streamed by another serve into the same store", "lost", 0,
                      "dropped", 0, "covered_ms", 0, "source", f->k.source, "build_id",
                      f->k.build_id, "tasks");

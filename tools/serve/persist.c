@@ -141,7 +141,7 @@ void sv_foreign_free(struct sv_state *st)
     st->nforeign = 0;
 }
 
-int sv_foreign_load(struct sv_state *st, char *err, size_t len)
+int sv_foreign_load(struct sv_state *st, uint64_t since_ms, char *err, size_t len)
 {
     size_t n;
     struct st_kernel *ks = st_kernels(st->store, &n, err, len);
@@ -150,7 +150,7 @@ int sv_foreign_load(struct sv_state *st, char *err, size_t len)
     sv_foreign_free(st);
     st->foreign = sp_xcalloc(n ? n : 1, sizeof *st->foreign);
     for (size_t i = 0; i < n && st->nforeign < SV_FOREIGN_MAX; i++) {
-        if (local(st, ks[i].name))
+        if (local(st, ks[i].name) || ks[i].last_ms < since_ms)
             continue;
         struct sv_foreign *fk = &st->foreign[st->nforeign];
         unsigned m = 0;

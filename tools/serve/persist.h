@@ -25,6 +25,7 @@ int sv_select(const struct sv_state *st, uint64_t from, uint64_t to,
               const struct sv_hist_filter *f, struct st_sel *out, char *err, size_t len);
 
 /* st->foreign made again from the store: every kernel it names that is
- * not this serve's and whose build id one of st->maps has. */
-int sv_foreign_load(struct sv_state *st, char *err, size_t len);
+ * not this serve's, whose build id one of st->maps has and whose newest
+ * bucket ends at since_ms or later. */
+int sv_foreign_load(struct sv_state *st, uint64_t since_ms, char *err, size_t len);
 void sv_foreign_free(struct sv_state *st);

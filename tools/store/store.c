@@ -158,7 +158,8 @@ int st_schema(struct st_store *s, const char *blob, const char *serial,
     char sql[2048];
     snprintf(sql, sizeof sql,
         "CREATE TABLE IF NOT EXISTS kernels (id %s, name TEXT NOT NULL UNIQUE, "
-        "  build_id TEXT NOT NULL DEFAULT '', source TEXT NOT NULL DEFAULT '');"
+        "  build_id TEXT NOT NULL DEFAULT '', source TEXT NOT NULL DEFAULT '', "
+        "  last_ms BIGINT NOT NULL DEFAULT 0);"
         "CREATE TABLE IF NOT EXISTS reasons (id %s, why INTEGER NOT NULL, "
         "  name TEXT NOT NULL, UNIQUE (why, name));"
         "CREATE TABLE IF NOT EXISTS stacks (hash BIGINT PRIMARY KEY, kernel BIGINT NOT NULL, "
@@ -240,13 +241,14 @@ struct kernels_ctx {
 static int row_kernel(void *ctx, unsigned nc, const char *const *v, const size_t *len)
 {
     struct kernels_ctx *c = ctx;
-    if (nc < 3)
+    if (nc < 4)
         return 0;
     c->k = sp_grow(c->k, &c->cap, c->n + 1, sizeof *c->k);
     struct st_kernel *k = &c->k[c->n++];
     col_str(k->name, sizeof k->name, v[0], len[0]);
     col_str(k->build_id, sizeof k->build_id, v[1], len[1]);
     col_str(k->source, sizeof k->source, v[2], len[2]);
+    k->last_ms = col_u64(v[3], len[3]);
     return 0;
 }
 
@@ -254,7 +256,8 @@ struct st_kernel *st_kernels(struct st_store *s, size_t *n, char *err, size_t le
 {
     struct kernels_ctx c = { 0 };
     *n = 0;
-    if (s->ops->query(s, "SELECT name, build_id, source FROM kernels ORDER BY name", NULL, 0,
+    if (s->ops->query(s, "SELECT name, build_id, source, last_ms FROM kernels ORDER BY name",
+                      NULL, 0,
                       row_kernel, &c, err, len)) {
         free(c.k);
         return NULL;
@@ -283,6 +286,32 @@ static int reason_id(struct st_store *s, uint8_t why, const char *name, int64_t 
 }
 
 /* ---- writing ---------------------------------------------------------------------- */
+
+/* The kernels of a bucket's rows wrote up to end_ms: one UPDATE for all. */
+static int kernels_seen(struct st_store *s, const struct st_wrow *w, size_t n, uint64_t end_ms,
+                        char *err, size_t len)
+{
+    struct st_idmap seen = { 0 };
+    size_t cap = 256, at = 0;
+    char *sql = sp_xcalloc(1, cap);
+    int64_t one;
+    for (size_t i = 0; i < n; i++) {
+        if (idmap_get(&seen, (uint64_t)w[i].kernel, &one))
+            continue;
+        idmap_put(&seen, (uint64_t)w[i].kernel, 1);
+        sql = sp_grow(sql, &cap, at + 32, 1);
+        at += (size_t)snprintf(sql + at, cap - at, "%s%" PRId64, at ? "," : "", w[i].kernel);
+    }
+    char *full = sp_xcalloc(1, at + 128);
+    snprintf(full, at + 128, "UPDATE kernels SET last_ms = $1 WHERE last_ms < $1 AND id IN (%s)",
+             sql);
+    struct st_param p = { .i = (int64_t)end_ms };
+    int rc = s->ops->query(s, full, &p, 1, NULL, NULL, err, len);
+    free(full);
+    free(sql);
+    idmap_free(&seen);
+    return rc;
+}
 
 int st_write(struct st_store *s, uint64_t start_ms, uint32_t span_ms,
              const struct st_row *rows, size_t n, char *err, size_t len)
@@ -313,6 +342,8 @@ int st_write(struct st_store *s, uint64_t start_ms, uint32_t span_ms,
     }
     if (rc == 0)
         rc = s->ops->write(s, start_ms, span_ms, w, n, err, len);
+    if (rc == 0)
+        rc = kernels_seen(s, w, n, start_ms + span_ms, err, len);
     /* The stacks known stored are a cache: past its bound it starts
      * again, and a stack written twice is written once (ON CONFLICT). */
     if (s->stacks.n > ST_KNOWN_MAX)

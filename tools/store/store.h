@@ -3,7 +3,8 @@
  * several serves write and any of them reads), behind one interface and
  * one schema:
  *
- *   kernels (id, name UNIQUE, build_id, source)     a kernel by its name
+ *   kernels (id, name UNIQUE, build_id, source, last_ms)
+ *                                                   a kernel by its name
  *                                                   (HOST:PORT), never by
  *                                                   a process's index
  *   reasons (id, why, name, UNIQUE (why, name))     off-CPU reasons' names
@@ -66,6 +67,7 @@ struct st_kernel {
     char name[ST_NAME_MAX];
     char build_id[PSTR_BUILD_ID_HEX + 1];
     char source[PSTR_SOURCE_MAX + 1];
+    uint64_t last_ms;               /* the end of its newest bucket written; 0 none */
 };
 
 /* Which rows a selection takes: kernel NULL, pid or cpu < 0 take all. */
@@ -99,7 +101,8 @@ const char *st_backend(const struct st_store *s);
 
 /* A kernel's identity, before its first bucket (again when it changed). */
 int st_kernel_put(struct st_store *s, const struct st_kernel *k, char *err, size_t len);
-/* Every kernel stored, in name order: malloc'd, *n of them. */
+/* Every kernel stored, in name order: malloc'd, *n of them. last_ms is
+ * not st_kernel_put's: each st_write moves it for its kernels. */
 struct st_kernel *st_kernels(struct st_store *s, size_t *n, char *err, size_t len);
 
 /* One closed bucket of span_ms from start_ms, in one transaction: its
