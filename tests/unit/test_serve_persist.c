@@ -127,6 +127,14 @@ TEST(persist_a_bucket_and_answer_it_after_a_restart)
         CHECK_EQ(s.weights[0], 1000000);
     }
     st_sel_free(&s);
+    /* An earlier serve's kernel this one neither streams nor lists: its
+     * rows are not counted, as they are not drawn. */
+    struct st_row old = { .count = 50, .weight = 50 };
+    snprintf(old.key.kernel, sizeof old.key.kernel, "10.0.0.9:5555");
+    old.key.depth = 1;
+    old.key.frames[0] = 0x1000;
+    CHECK_EQ(st_write(x.st.store, T0, ST_SPAN_FINE, &old, 1, err, sizeof err), 0);
+    CHECK_EQ(sel_samples(&x.st, T0, T0 + B, -1, PSTR_KIND_CPU, NULL), 30);
     /* The whole range: the old bucket and the open one. */
     CHECK_EQ(sel_samples(&x.st, T0, T0 + 4 * B, -1, PSTR_KIND_CPU, NULL), 30 + 1);
     fix_free(&x);

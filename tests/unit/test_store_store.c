@@ -110,7 +110,7 @@ static struct st_row row(const char *kernel, unsigned kind, uint32_t pid, uint16
     return r;
 }
 
-static const struct st_filter cpu_all = { NULL, -1, -1, PSTR_KIND_CPU };
+static const struct st_filter cpu_all = { NULL, -1, -1, PSTR_KIND_CPU, NULL, NULL };
 
 /* The count of the stack whose pc is pc in s, or 0. */
 static uint64_t count_of(const struct st_sel *s, const char *kernel, uint64_t pc)
@@ -158,7 +158,7 @@ static void write_and_select(int backend)
     }
     st_sel_free(&sel);
     /* Off-CPU: its reason by name, its weight in ns. */
-    struct st_filter off = { NULL, -1, -1, PSTR_KIND_OFFCPU };
+    struct st_filter off = { NULL, -1, -1, PSTR_KIND_OFFCPU, NULL, NULL };
     CHECK_EQ(st_select(s, b - 5000, b + 1, &off, &sel, err, sizeof err), 0);
     CHECK_EQ(sel.n, 1);
     if (sel.n == 1) {
@@ -197,22 +197,22 @@ static void filters_and_upsert(int backend)
     CHECK_EQ(st_write(s, b, ST_SPAN_FINE, rows, 1, err, sizeof err), 0);   /* adds 5 */
     CHECK_EQ(st_write(s, b + 10000, ST_SPAN_FINE, rows + 2, 1, err, sizeof err), 0);
     struct st_sel sel;
-    struct st_filter f = { "a:1", -1, -1, PSTR_KIND_CPU };
+    struct st_filter f = { "a:1", -1, -1, PSTR_KIND_CPU, NULL, NULL };
     CHECK_EQ(st_select(s, b, b + 20000, &f, &sel, err, sizeof err), 0);
     CHECK_EQ(sel.samples, 13);
     CHECK_EQ(count_of(&sel, "a:1", 0x1000), 10);
     CHECK_EQ(sel.to_ms, b + 10000);             /* a:1 has no second bucket */
     st_sel_free(&sel);
-    f = (struct st_filter){ NULL, 7, -1, PSTR_KIND_CPU };
+    f = (struct st_filter){ NULL, 7, -1, PSTR_KIND_CPU, NULL, NULL };
     CHECK_EQ(st_select(s, b, b + 20000, &f, &sel, err, sizeof err), 0);
     CHECK_EQ(sel.samples, 10 + 22);
     st_sel_free(&sel);
-    f = (struct st_filter){ NULL, -1, 1, PSTR_KIND_CPU };
+    f = (struct st_filter){ NULL, -1, 1, PSTR_KIND_CPU, NULL, NULL };
     CHECK_EQ(st_select(s, b + 10000, b + 20000, &f, &sel, err, sizeof err), 0);
     CHECK_EQ(sel.samples, 11);
     CHECK_EQ(sel.from_ms, b + 10000);
     st_sel_free(&sel);
-    f = (struct st_filter){ "nobody:1", -1, -1, PSTR_KIND_CPU };
+    f = (struct st_filter){ "nobody:1", -1, -1, PSTR_KIND_CPU, NULL, NULL };
     CHECK_EQ(st_select(s, b, b + 20000, &f, &sel, err, sizeof err), 0);
     CHECK_EQ(sel.n, 0);
     st_sel_free(&sel);
@@ -388,7 +388,7 @@ static void many_stacks(int backend)
     CHECK_EQ(sel.from_ms, b);
     CHECK_EQ(sel.to_ms, b + 20000);
     st_sel_free(&sel);
-    struct st_filter f = { NULL, 8, 2, PSTR_KIND_CPU };     /* i % 3 == 1, i % 4 == 2 */
+    struct st_filter f = { NULL, 8, 2, PSTR_KIND_CPU, NULL, NULL };     /* i % 3 == 1, i % 4 == 2 */
     CHECK_EQ(st_select(s, b, b + 20000, &f, &sel, err, sizeof err), 0);
     CHECK_EQ(sel.n, 102);                       /* i = 10, 22, ... below 1234 */
     st_sel_free(&sel);

@@ -190,7 +190,7 @@ int sp_query_main(int argc, char **argv)
     struct st_sel sel;
     st_sel_init(&sel);
     char err[ST_ERR_MAX];
-    struct st_filter f = { q.kernel, -1, -1, q.kind };
+    struct st_filter f = { q.kernel, -1, -1, q.kind, sv_kernel_ok, &st };   /* named ones */
     if (rc == 0 && st_select(st.store, q.from, q.to, &f, &sel, err, sizeof err)) {
         fprintf(stderr, "%s: --store %s: %s\n", prog, q.store, err);
         rc = EXIT_USAGE;

@@ -86,6 +86,11 @@ static void from_history(const struct sv_state *st, uint64_t from, uint64_t to,
     sv_hist_sel_free(&hs);
 }
 
+bool sv_kernel_ok(const void *st, const char *name)
+{
+    return sv_kernel_name_known(st, name);
+}
+
 int sv_select(const struct sv_state *st, uint64_t from, uint64_t to,
               const struct sv_hist_filter *f, struct st_sel *out, char *err, size_t len)
 {
@@ -103,7 +108,10 @@ int sv_select(const struct sv_state *st, uint64_t from, uint64_t to,
      * from the history (this serve's alone). */
     uint64_t open = sv_hist_now(st->h) / SV_HIST_BUCKET_MS * SV_HIST_BUCKET_MS;
     if (from < open) {
-        struct st_filter sf = { sv_kernel_name(st, f->kernel), f->pid, f->cpu, f->kind };
+        /* This serve's kernels and those it lists: a default store's rows
+         * of kernels an earlier serve streamed are none of them. */
+        struct st_filter sf = { sv_kernel_name(st, f->kernel), f->pid, f->cpu, f->kind,
+                                sv_kernel_ok, st };
         if (f->kernel >= 0 && !sf.kernel)
             return 0;
         if (st_select(st->store, from, to < open ? to : open, &sf, out, err, len))

@@ -16,6 +16,9 @@ const char *sv_kernel_name(const struct sv_state *st, int64_t i);
 /* name is this serve's kernel, or one of st->foreign. */
 bool sv_kernel_name_known(const struct sv_state *st, const char *name);
 
+/* The same as a store filter's kernel_ok, st its ctx. */
+bool sv_kernel_ok(const void *st, const char *name);
+
 /* The history's bucket index to st->store. 0, or -1 with err. */
 int sv_persist_bucket(const struct sv_state *st, uint64_t index, char *err, size_t len);
 

@@ -171,7 +171,16 @@ int st_schema(struct st_store *s, const char *blob, const char *serial,
         "  stack BIGINT NOT NULL, count BIGINT NOT NULL, weight BIGINT NOT NULL, "
         "  PRIMARY KEY (bucket_ms, span_ms, kernel, kind, stack))%s;",
         serial, serial, blob, counts_tail);
-    return s->ops->exec(s, sql, err, len);
+    if (s->ops->exec(s, sql, err, len))
+        return -1;
+    /* A store made before kernels had last_ms gets it (a serve's writes
+     * name it): every kernel's 0, moved by its next bucket. */
+    char ignored[ST_ERR_MAX];
+    if (s->ops->query(s, "SELECT last_ms FROM kernels LIMIT 0", NULL, 0, NULL, NULL, ignored,
+                      sizeof ignored) == 0)
+        return 0;
+    return s->ops->exec(s, "ALTER TABLE kernels ADD COLUMN last_ms BIGINT NOT NULL DEFAULT 0",
+                        err, len);
 }
 
 /* ---- values out of rows ------------------------------------------------------ */
@@ -444,9 +453,17 @@ static bool key_row(const char *const *v, const size_t *len, struct st_key *k)
 }
 
 /* key's counts over buckets lo .. hi into s, its range widened to them. */
-static void sel_take(struct st_sel *s, const struct st_key *k, uint64_t n, uint64_t w,
+struct take {
+    struct st_sel *out;
+    const struct st_filter *f;
+};
+
+static void sel_take(const struct take *t, const struct st_key *k, uint64_t n, uint64_t w,
                      uint64_t lo, uint64_t hi)
 {
+    struct st_sel *s = t->out;
+    if (t->f->kernel_ok && !t->f->kernel_ok(t->f->ctx, k->kernel))
+        return;
     bool first = s->n == 0 && s->samples == 0 && s->over == 0;
     if (first || lo < s->from_ms)
         s->from_ms = lo;
@@ -474,7 +491,7 @@ struct agg {
     struct st_idmap at;             /* stack -> its index + 1 in a */
     struct { int64_t stack; uint64_t n, w, lo, hi; } *a;
     size_t n, cap;
-    struct st_sel *out;
+    struct take t;
 };
 
 /* stack, count, weight, bucket_ms, span_ms */
@@ -506,7 +523,7 @@ static int row_agg_stack(void *ctx, unsigned nc, const char *const *v, const siz
     int64_t at;
     if (nc >= 10 && key_row(v, len, &k) &&
         idmap_get(&g->at, (uint64_t)(int64_t)strtoll(v[9], NULL, 10), &at))
-        sel_take(g->out, &k, g->a[at].n, g->a[at].w, g->a[at].lo, g->a[at].hi);
+        sel_take(&g->t, &k, g->a[at].n, g->a[at].w, g->a[at].lo, g->a[at].hi);
     return 0;
 }
 
@@ -516,7 +533,7 @@ static int select_here(struct st_store *s, const char *where, const struct st_pa
                        unsigned np, const struct st_filter *f, struct st_sel *out,
                        char *err, size_t len)
 {
-    struct agg g = { .out = out };
+    struct agg g = { .t = { out, f } };
     char sql[1024];
     snprintf(sql, sizeof sql, "SELECT stack, count, weight, bucket_ms, span_ms FROM counts "
              "WHERE %s", where);
@@ -615,7 +632,8 @@ int st_select(struct st_store *s, uint64_t from_ms, uint64_t to_ms,
              "max(bucket_ms + span_ms) AS hi FROM counts WHERE %s GROUP BY stack) a "
              "JOIN stacks s ON s.hash = a.stack JOIN kernels k ON k.id = s.kernel "
              "LEFT JOIN reasons r ON r.id = s.reason WHERE s.depth >= 0%s", where, more);
-    if (s->ops->query(s, sql, p, np, row_stack, out, err, len)) {
+    struct take t = { out, f };
+    if (s->ops->query(s, sql, p, np, row_stack, &t, err, len)) {
         st_sel_free(out);
         return -1;
     }

@@ -70,12 +70,16 @@ struct st_kernel {
     uint64_t last_ms;               /* the end of its newest bucket written; 0 none */
 };
 
-/* Which rows a selection takes: kernel NULL, pid or cpu < 0 take all. */
+/* Which rows a selection takes: kernel NULL, pid or cpu < 0 take all;
+ * kernel_ok NULL, or it says which kernels' rows count (called with
+ * ctx and a kernel's name). */
 struct st_filter {
     const char *kernel;
     int64_t pid;
     int cpu;
     unsigned kind;
+    bool (*kernel_ok)(const void *ctx, const char *name);
+    const void *ctx;
 };
 
 /* A selection: the range its buckets cover, and per stack its counts
