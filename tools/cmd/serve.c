@@ -57,6 +57,9 @@
 #include "tools/serve/api.h"
 #include "tools/serve/http.h"
 #include "tools/serve/page.h"
+#include "tools/serve/persist.h"
+#include "tools/serve/writer.h"
+#include "tools/store/store.h"
 
 enum { EXIT_OK = 0, EXIT_USAGE = 2 };
 
@@ -80,6 +83,7 @@ static void usage(FILE *f)
         "usage: sonde-prof serve [-l ADDR:PORT] [--public [--allow-host NAME ...]]\n"
         "                        [-k KEYFILE [--id ID ...]]\n"
         "                        [--max-stacks N] [--sample K --period P] [--retry P]\n"
+        "                        [--store FILE|postgresql://USER@HOST:PORT/DB] [--retain D]\n"
         "                        -e ELF [-e ELF ...] HOST[:PORT] ...\n"
         "\n"
         "A live web view of running kernels: streams every HOST's samples (as\n"
@@ -110,9 +114,16 @@ static void usage(FILE *f)
         "                  stream`), off (`profile off stream`: where tasks wait),\n"
         "                  wall (`profile wall stream`) or allocs (`profile allocs\n"
         "                  stream`: what was allocated, in bytes)\n"
-        "The first line on stdout is the page's address, once it listens.\n",
+        "  --store S       where the history is kept past serve: an SQLite file\n"
+        "                  (default %s in the working directory) or a PostgreSQL\n"
+        "                  database. Several serves may share one named here (SQLite:\n"
+        "                  on one machine), each answering for all\n"
+        "  --retain D      how long the store keeps it (1h to 3650d, default 7d);\n"
+        "                  older than an hour in minutes, than a day in 10 minutes\n"
+        "The first line on stdout is the page's address and the store, once it\n"
+        "listens. Every time in the API is Unix ms.\n",
         SERVE_DEFAULT_LISTEN, SV_HTTP_PER_ADDR, SV_HTTP_ALLOW_MAX, SV_HIST_STACKS_MIN,
-        SV_HIST_STACKS_MAX, SV_HIST_STACKS_DEFAULT);
+        SV_HIST_STACKS_MAX, SV_HIST_STACKS_DEFAULT, ST_DEFAULT_FILE);
 }
 
 struct serve_opts {
@@ -128,6 +139,9 @@ struct serve_opts {
     unsigned retry_ms;              /* --retry P */
     const char *what;               /* --kind: the stream's kind, as the
                                        collector's `what` ("" CPU samples) */
+    const char *store;              /* --store */
+    bool store_given;               /* named: it may be shared (persist.h) */
+    uint64_t retain_ms;             /* --retain */
 };
 
 static int bad_usage(const char *what, const char *arg)
@@ -196,6 +210,8 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
         { "period", required_argument, NULL, 'T' },
         { "retry", required_argument, NULL, 'R' },
         { "kind", required_argument, NULL, 'W' },
+        { "store", required_argument, NULL, 'D' },
+        { "retain", required_argument, NULL, 'N' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -203,6 +219,8 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
     o->listen = SERVE_DEFAULT_LISTEN;
     o->max_stacks = SV_HIST_STACKS_DEFAULT;
     o->retry_ms = SERVE_RETRY_DEFAULT_MS;
+    o->store = ST_DEFAULT_FILE;
+    o->retain_ms = ST_RETAIN_DEFAULT;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":l:e:k:h", longopts, NULL)) != -1) {
         switch (c) {
@@ -245,6 +263,15 @@ static int parse_args(int argc, char **argv, struct serve_opts *o)
             if (parse_kind(optarg, &o->what))
                 return EXIT_USAGE;
             break;
+        case 'D': o->store = optarg, o->store_given = true; break;
+        case 'N': {
+            char err[ST_ERR_MAX];
+            if (st_parse_duration(optarg, &o->retain_ms, err, sizeof err)) {
+                fprintf(stderr, "%s: --retain %s\n", prog, err);
+                return EXIT_USAGE;
+            }
+            break;
+        }
         case 'h': usage(stdout); exit(EXIT_OK);
         case ':': return bad_usage("missing value for ", argv[optind - 1]);
         default: return bad_usage("unknown option ", argv[optind - 1]);
@@ -311,12 +338,6 @@ static int parse_listen(const struct serve_opts *o, struct sockaddr_in *out)
 
 _Static_assert(MAX_KERNELS <= SP_ELFSET_KERNELS, "a kernel without an ELF slot");
 
-static void namer_symbolize(void *ctx, struct sp_profile *p, unsigned map)
-{
-    struct sp_elfset *nm = ctx;
-    sp_elf_symbolize(p, map, nm->elfs[map]);
-}
-
 /* ---- the collector, and what the page is told of each kernel ------------ */
 
 /* A record waiting for the lock, stamped when it came. */
@@ -333,7 +354,7 @@ struct serve {
     struct sp_collect c;
     struct sv_lock lock;        /* the collector's and the requests' */
     struct sv_http *http;
-    uint64_t t0;                /* serve's clock: tool_mono_ms() - t0 */
+    uint64_t t0;                /* serve's clock: started_unix_ms + tool_mono_ms() - t0 */
     int checked[MAX_KERNELS];   /* its META's build id: 0 not seen, 1 the ELF's, -1 not */
     char listen[HOSTADDR_NAME_MAX + 16];
     char retry_every[32];       /* "every 10 s", for the notes */
@@ -353,11 +374,95 @@ struct serve {
     char (*idnote)[SP_ERR_MAX];     /* why a kernel's build id is not its ELF's */
     struct sp_stream *views;
     uint64_t refreshed_ms;
+    struct sv_writer *writer;   /* the store's writes (tools/serve/writer.h) */
+    uint64_t writer_failed;     /* its failures told so far */
 };
 
+/* Unix ms that never go back: the wall clock at the start, and the
+ * monotonic clock since. */
 static uint64_t serve_now(const struct serve *s)
 {
-    return tool_mono_ms() - s->t0;
+    return s->st.started_unix_ms + tool_mono_ms() - s->t0;
+}
+
+/* ---- the store: kernels by name, each bucket as it closes ---------------- */
+
+/* A store's refusal, on stderr once per new error, in /api/status. */
+static void store_said(struct serve *s, const char *err)
+{
+    s->st.store_failed++;
+    if (strcmp(s->st.store_error, err) != 0)
+        fprintf(stderr, "%s: --store %s: %s\n", prog, s->o.store, err);
+    snprintf(s->st.store_error, sizeof s->st.store_error, "%s", err);
+}
+
+/* What names a kernel's frames, for the serves that read it back. */
+static void store_kernel(struct serve *s, unsigned k)
+{
+    const struct sp_collect_kernel *ck = &s->c.k[k];
+    struct st_kernel sk = { .last_ms = 0 };
+    snprintf(sk.name, sizeof sk.name, "%s", ck->name);
+    snprintf(sk.build_id, sizeof sk.build_id, "%s", ck->s.meta.build_id);
+    snprintf(sk.source, sizeof sk.source, "%s", ck->s.meta.source);
+    if (s->writer)
+        sv_writer_kernel(s->writer, &sk);
+}
+
+/* The kernels other serves write into a store named with --store, read
+ * again: the default file is this serve's own, and whatever an earlier
+ * serve there streamed is no other serve's fleet. Under the lock. */
+static void store_foreign(struct serve *s)
+{
+    char err[ST_ERR_MAX];
+    uint64_t now = serve_now(s), since = now > s->o.retain_ms ? now - s->o.retain_ms : 0;
+    if (s->o.store_given && sv_foreign_load(&s->st, since, err, sizeof err))
+        store_said(s, err);
+}
+
+/* A bucket closed (under the lock): its rows queued for the writer
+ * (tools/serve/writer.h), what it failed to write since told, and other
+ * serves' kernels read again. */
+static void on_bucket_closed(void *ctx, const struct sv_hist *h, uint64_t index)
+{
+    struct serve *s = ctx;
+    char err[ST_ERR_MAX];
+    (void)h;
+    sv_writer_bucket(s->writer, &s->st, index, serve_now(s));
+    uint64_t failed = sv_writer_failed(s->writer, err, sizeof err);
+    while (s->writer_failed < failed) {
+        s->writer_failed++;
+        store_said(s, err);
+    }
+    store_foreign(s);
+}
+
+/* Two connections: the state's, read under the lock, and the writer's. */
+static int store_open(struct serve *s)
+{
+    char err[ST_ERR_MAX];
+    s->st.store = st_open(s->o.store, err, sizeof err);
+    if (s->st.store)
+        s->writer = sv_writer_start(s->o.store, s->o.retain_ms, err, sizeof err);
+    if (!s->st.store || !s->writer) {
+        fprintf(stderr, "%s: --store %s\n", prog, err);
+        return EXIT_USAGE;
+    }
+    sv_hist_on_close(s->st.h, on_bucket_closed, s);
+    return EXIT_OK;
+}
+
+/* At the end, the collector stopped: the open bucket too (a restart in
+ * the same 10 s adds to it), and all that was queued written. */
+static void store_close(struct serve *s)
+{
+    if (s->writer)
+        sv_writer_bucket(s->writer, &s->st, sv_hist_now(s->st.h) / SV_HIST_BUCKET_MS,
+                         serve_now(s));
+    sv_writer_stop(s->writer);
+    s->writer = NULL;
+    sv_foreign_free(&s->st);
+    st_close(s->st.store);
+    s->st.store = NULL;
 }
 
 /* A kernel's records count once its META names its ELF's build id: every
@@ -377,6 +482,7 @@ static bool kernel_checked(struct serve *s, unsigned k)
         return false;
     }
     s->checked[k] = 1;
+    store_kernel(s, k);
     return true;
 }
 
@@ -437,7 +543,7 @@ static void kernels_refresh(struct serve *s)
         struct sv_kernel *k = &s->st.k[i];
         k->state = state_name(ck->state);
         k->last_ms = ck->s.datagrams && ck->last_dgram_ms >= s->t0
-                         ? ck->last_dgram_ms - s->t0 : 0;
+                         ? s->st.started_unix_ms + ck->last_dgram_ms - s->t0 : 0;
         k->lost = s->tot[i].lost_records + ck->s.lost_records;
         k->behind = s->behind[i];
         k->received = s->tot[i].records + ck->s.records;
@@ -718,12 +824,14 @@ int sv_serve_main(int argc, char **argv)
     s.st.h = sv_hist_new(s.o.max_stacks);
     s.st.maps = s.nm.p.maps;
     s.st.nmaps = s.nm.p.nmaps;
-    s.st.symbolize = namer_symbolize;
+    s.st.symbolize = sp_elfset_symbolize;
     s.st.sym_ctx = &s.nm;
     s.st.public_ = s.o.public_;
     s.st.page = sv_page_html(&s.st.page_len);
     char err[256];
     struct sv_http_opts ho = { s.o.public_, s.o.allow, s.o.nallow };
+    if (rc == 0)
+        rc = store_open(&s);
     if (rc == 0 && !(s.http = sv_http_start(&addr, &s.st, &ho, err, sizeof err))) {
         fprintf(stderr, "%s: -l %s: %s\n", prog, s.o.listen, err);
         rc = EXIT_USAGE;
@@ -738,8 +846,15 @@ int sv_serve_main(int argc, char **argv)
             serve_publish(&s, true);
     }
     if (rc == 0) {
-        printf("%s: http://%s/ (%u kernel%s)\n", prog, s.listen, s.o.nhosts,
-               s.o.nhosts > 1 ? "s" : "");
+        sv_lock_take(&s.lock);  /* the page may already ask */
+        if (sv_persist_start(&s.st, err, sizeof err))
+            store_said(&s, err);
+        store_foreign(&s);      /* once this serve's kernels are named */
+        sv_lock_give(&s.lock);
+    }
+    if (rc == 0) {
+        printf("%s: http://%s/ (%u kernel%s, store %s)\n", prog, s.listen, s.o.nhosts,
+               s.o.nhosts > 1 ? "s" : "", s.o.store);
         fflush(stdout);
         struct sigaction sa = { .sa_handler = on_signal };
         sigaction(SIGINT, &sa, NULL);
@@ -758,6 +873,7 @@ int sv_serve_main(int argc, char **argv)
     free(s.pend);
     if (s.opened)
         sp_collect_close(&s.c);
+    store_close(&s);
     sv_hist_free(s.st.h);
     free(s.st.k);
     sp_elfset_free(&s.nm);

@@ -13,6 +13,7 @@
 #include "tools/output/flame_json.h"
 #include "tools/output/folded.h"
 #include "tools/output/pprof.h"
+#include "tools/serve/persist.h"
 #include "tools/serve/query.h"
 #include "uapi/profile_raw.h"
 
@@ -156,7 +157,8 @@ static int arg_time(const struct sv_state *st, const struct sv_arg *a, uint64_t 
     uint64_t now = sv_hist_now(st->h);
     if (parse_u64(a->value, now, out) == 0)
         return 0;
-    errorf(r, 400, "%s=%.40s out of range (0-%" PRIu64 " ms on serve's clock, now %" PRIu64 ")",
+    errorf(r, 400, "%s=%.40s out of range (0-%" PRIu64 " ms since the Unix epoch, now %"
+           PRIu64 ")",
            a->key, a->value, now, now);
     return -1;
 }
@@ -229,11 +231,11 @@ static int parse_query(const struct sv_state *st, const struct sv_arg *args, uns
         else if (diff && strcmp(k, "base_to") == 0)
             rc = arg_time(st, a, &q->base_to, r), bto = true;
         else if (strcmp(k, "kernel") == 0) {
-            if (st->n == 0) {
+            if (st->n + st->nforeign == 0) {
                 errorf(r, 400, "kernel=%.40s: there are no kernels", a->value);
                 return -1;
             }
-            rc = arg_all(a, st->n - 1, &v, r, "a kernel's index");
+            rc = arg_all(a, st->n + st->nforeign - 1, &v, r, "a kernel's index");
             q->f.kernel = (int)v;
         } else if (strcmp(k, "pid") == 0) {
             rc = arg_all(a, PRAW_PID_MAX, &v, r, "pid");
@@ -269,8 +271,7 @@ static int parse_query(const struct sv_state *st, const struct sv_arg *args, uns
         q->to = q->from + 1;    /* nothing held yet: an empty answer */
     }
     if (diff && !(bfrom && bto)) {
-        errorf(r, 400, "a diff needs base_from and base_to (ms on serve's clock, 0-%" PRIu64 ")",
-               now);
+        errorf(r, 400, "a diff needs base_from and base_to (Unix ms, 0-%" PRIu64 ")", now);
         return -1;
     }
     if (diff && q->base_to <= q->base_from) {
@@ -330,15 +331,41 @@ static json_t *kernel_json(const struct sv_state *st, unsigned i)
     return o;
 }
 
+/* A kernel another serve streams: what the store says of it. */
+static json_t *foreign_json(const struct sv_state *st, unsigned i)
+{
+    const struct sv_foreign *f = &st->foreign[i];
+    return json_pack("{s:I, s:o, s:s, s:o, s:b, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o,"
+                     " s:o, s:[]}",
+                     "index", (json_int_t)(st->n + i), "name", jstr(f->k.name), "state",
+                     "elsewhere", "last_ms", f->k.last_ms ? jint(f->k.last_ms) : json_null(),
+                     "authenticated", false, "note",
+                     "streamed by another serve into the same store", "lost", (json_int_t)0,
+                     "dropped", (json_int_t)0, "covered_ms", (json_int_t)0, "received",
+                     (json_int_t)0, "behind", (json_int_t)0, "rate", (json_int_t)0,
+                     "source", jstr(f->k.source), "build_id", jstr(f->k.build_id), "tasks");
+}
+
+static json_t *store_json(const struct sv_state *st)
+{
+    if (!st->store)
+        return json_null();
+    return json_pack("{s:s, s:I, s:o}", "backend", st_backend(st->store), "failed",
+                     (json_int_t)st->store_failed, "error", jstr(st->store_error));
+}
+
 /* Which kernels a list takes: a part of the name, a state. */
 struct kernel_match {
     const char *q, *state;          /* NULL: any */
 };
 
+/* Kernel i's name and state: this serve's (i < n), or another's that
+ * writes into the same store ("elsewhere"). */
 static bool kernel_matches(const struct sv_state *st, unsigned i, const struct kernel_match *m)
 {
-    return (!m->q || strstr(st->k[i].name, m->q)) &&
-           (!m->state || strcmp(st->k[i].state, m->state) == 0);
+    const char *name = i < st->n ? st->k[i].name : st->foreign[i - st->n].k.name;
+    const char *state = i < st->n ? st->k[i].state : "elsewhere";
+    return (!m->q || strstr(name, m->q)) && (!m->state || strcmp(state, m->state) == 0);
 }
 
 /* The page of the kernels m takes, from the offset-th of them, at most
@@ -348,14 +375,15 @@ static json_t *kernel_page(const struct sv_state *st, const struct kernel_match 
 {
     json_t *ks = json_array();
     uint64_t matched = 0;
-    for (unsigned i = 0; i < st->n; i++) {
+    for (unsigned i = 0; i < st->n + st->nforeign; i++) {
         if (!kernel_matches(st, i, m))
             continue;
         if (matched >= offset && matched - offset < limit)
-            json_array_append_new(ks, kernel_json(st, i));
+            json_array_append_new(ks, i < st->n ? kernel_json(st, i)
+                                                : foreign_json(st, i - st->n));
         matched++;
     }
-    return json_pack("{s:I, s:I, s:I, s:I, s:o}", "total", (json_int_t)st->n,
+    return json_pack("{s:I, s:I, s:I, s:I, s:o}", "total", (json_int_t)(st->n + st->nforeign),
                      "matched", (json_int_t)matched, "offset", (json_int_t)offset,
                      "limit", (json_int_t)limit, "kernels", ks);
 }
@@ -380,11 +408,15 @@ static void get_status(const struct sv_state *st, struct sv_reply *out)
         json_object_set_new(states, st->k[i].state,
                             json_integer(c ? json_integer_value(c) + 1 : 1));
     }
+    if (st->nforeign)
+        json_object_set_new(states, "elsewhere", json_integer(st->nforeign));
     struct kernel_match all = { NULL, NULL };
     json_t *page = kernel_page(st, &all, 0, SV_API_PAGE_DEFAULT);
+    uint64_t oldest = sv_hist_oldest(st->h), kept = st->store ? st_oldest(st->store) : 0;
     json_t *o = json_object();
     json_object_set_new(o, "now_ms", jint(sv_hist_now(st->h)));
-    json_object_set_new(o, "oldest_ms", jint(sv_hist_oldest(st->h)));
+    json_object_set_new(o, "oldest_ms", jint(kept && kept < oldest ? kept : oldest));
+    json_object_set_new(o, "store", store_json(st));
     json_object_set_new(o, "started_unix_ms", jint(st->started_unix_ms));
     json_object_set_new(o, "bucket_ms", json_integer(SV_HIST_BUCKET_MS));
     json_object_set_new(o, "live_ms", json_integer(SV_API_LIVE_MS));
@@ -396,7 +428,7 @@ static void get_status(const struct sv_state *st, struct sv_reply *out)
                         "entries", (json_int_t)sv_hist_entries(st->h),
                         "over", (json_int_t)sv_hist_over(st->h)));
     json_object_set_new(o, "kinds", kinds);
-    json_object_set_new(o, "kernel_count", json_integer(st->n));
+    json_object_set_new(o, "kernel_count", json_integer(st->n + st->nforeign));
     json_object_set_new(o, "kernel_states", states);
     json_object_set_new(o, "received", jint(received));
     json_object_set_new(o, "kernels", json_incref(json_object_get(page, "kernels")));
@@ -451,8 +483,10 @@ static unsigned timeline_top(const struct sv_state *st, const struct query *q,
                              unsigned top[SV_API_TIMELINE_TOP])
 {
     if (q->f.kernel >= 0) {
+        /* Another serve's kernel has no line here: its seconds are in
+         * that serve's memory, and the timeline is never the store's. */
         top[0] = (unsigned)q->f.kernel;
-        return 1;
+        return q->f.kernel < (int)st->n;
     }
     uint64_t *sums = sp_xcalloc(st->n + 1, sizeof *sums);
     sv_hist_kernel_sums(st->h, q->f.kind, q->from, q->to, sums, st->n);
@@ -501,12 +535,16 @@ static void get_timeline(const struct sv_state *st, const struct sv_arg *args, u
         sv_lock_give(st->lock);
         return;
     }
-    /* By default the whole history held; and never before it, where
-     * every second would be a 0 (from=0 after a month: 2.6 million of
-     * them per kernel). */
-    uint64_t oldest = sv_hist_oldest(st->h);
-    if (!from || q.from < oldest)
-        q.from = oldest;
+    /* By default the whole history held since serve started (its seconds
+     * before are a store's, at bucket grain: the timeline is memory's
+     * alone); and never before what it holds, where every second would
+     * be a 0 (from=0 after a month: 2.6 million of them per kernel). */
+    uint64_t held = sv_hist_oldest(st->h);
+    uint64_t start = st->started_unix_ms / SV_HIST_BUCKET_MS * SV_HIST_BUCKET_MS;
+    if (!from && start > held)
+        held = start;
+    if (!from || q.from < held)
+        q.from = held;
     if (q.to < q.from)
         q.to = q.from;
     uint64_t s0 = q.from / 1000, s1 = q.to / 1000 + 1;    /* the second of to too */
@@ -535,7 +573,7 @@ static const char *unit_of(unsigned kind)
     return kind == PRAW_KIND_OFFCPU ? "ns" : kind == PRAW_KIND_HEAP ? "bytes" : "samples";
 }
 
-static json_t *range_json(const struct sv_hist_sel *s)
+static json_t *range_json(const struct st_sel *s)
 {
     return json_pack("{s:I, s:I, s:I, s:I, s:I}", "from_ms", (json_int_t)s->from_ms,
                      "to_ms", (json_int_t)s->to_ms, "samples", (json_int_t)s->samples,
@@ -556,17 +594,23 @@ static uint64_t heap_objects(const struct sp_profile *p)
 
 /* The records of [from, to) that the query's filter takes, as a profile
  * of its kind (an empty one when the range holds nothing), not named:
- * under the lock (the selection's keys point into the history; only its
- * range and sums are read once the lock is given back). */
-static void select_profile(const struct sv_state *st, const struct query *q, uint64_t from,
-                           uint64_t to, bool merged, struct sv_hist_sel *sel,
-                           struct sp_profile *p)
+ * under the lock (a store read too: its one connection is the
+ * collector's as well). -1 with a 503 in r when the store could not be
+ * read (nothing to free then; the lock still held). */
+static int select_profile(const struct sv_state *st, const struct query *q, uint64_t from,
+                          uint64_t to, bool merged, struct st_sel *sel, struct sp_profile *p,
+                          struct sv_reply *r)
 {
     struct sv_hist_filter f = q->f;
     f.merged = merged;
-    if (sv_hist_select(st->h, from, to, &f, sel))
-        memset(sel, 0, sizeof *sel);
+    char err[ST_ERR_MAX];
+    if (sv_select(st, from, to, &f, sel, err, sizeof err)) {
+        st_sel_free(sel);
+        errorf(r, 503, "the store could not be read: %s", err);
+        return -1;
+    }
     sv_query_profile(st, sel, q->f.kind, sel->to_ms - sel->from_ms, merged, p);
+    return 0;
 }
 
 /* A selection's request, its arguments read and its profiles made
@@ -587,10 +631,12 @@ static void get_flame(const struct sv_state *st, const struct sv_arg *args, unsi
     struct query q;
     if (parse_locked(st, args, n, false, &q, out))
         return;
-    struct sv_hist_sel sel;
+    struct st_sel sel;
     struct sp_profile p;
-    select_profile(st, &q, q.from, q.to, q.by == SP_FJ_BY_FRAME, &sel, &p);
-    sv_lock_give(st->lock);     /* sel's keys are not read past here */
+    int rc = select_profile(st, &q, q.from, q.to, q.by == SP_FJ_BY_FRAME, &sel, &p, out);
+    sv_lock_give(st->lock);
+    if (rc)
+        return;
     sv_query_name(st, &p);
     json_t *o = range_json(&sel);
     json_object_set_new(o, "kind", json_string(praw_kind_name(q.f.kind)));
@@ -603,7 +649,7 @@ static void get_flame(const struct sv_state *st, const struct sv_arg *args, unsi
     }
     json_object_set_new(o, "tree", sv_query_tree(&p, q.by));
     sp_profile_free(&p);
-    sv_hist_sel_free(&sel);
+    st_sel_free(&sel);
     reply_json(out, 200, o);
 }
 
@@ -613,10 +659,19 @@ static void get_diff(const struct sv_state *st, const struct sv_arg *args, unsig
     struct query q;
     if (parse_locked(st, args, n, true, &q, out))
         return;
-    struct sv_hist_sel bsel, nsel;
+    struct st_sel bsel, nsel;
     struct sp_profile bp, np;
-    select_profile(st, &q, q.base_from, q.base_to, q.by == SP_FJ_BY_FRAME, &bsel, &bp);
-    select_profile(st, &q, q.from, q.to, q.by == SP_FJ_BY_FRAME, &nsel, &np);
+    bool merged = q.by == SP_FJ_BY_FRAME;
+    if (select_profile(st, &q, q.base_from, q.base_to, merged, &bsel, &bp, out)) {
+        sv_lock_give(st->lock);
+        return;
+    }
+    if (select_profile(st, &q, q.from, q.to, merged, &nsel, &np, out)) {
+        sv_lock_give(st->lock);
+        sp_profile_free(&bp);
+        st_sel_free(&bsel);
+        return;
+    }
     sv_lock_give(st->lock);
     sv_query_name(st, &bp);
     sv_query_name(st, &np);
@@ -636,8 +691,8 @@ static void get_diff(const struct sv_state *st, const struct sv_arg *args, unsig
     sp_stacks_free(&ns);
     sp_profile_free(&bp);
     sp_profile_free(&np);
-    sv_hist_sel_free(&bsel);
-    sv_hist_sel_free(&nsel);
+    st_sel_free(&bsel);
+    st_sel_free(&nsel);
     reply_json(out, 200, o);
 }
 
@@ -647,25 +702,28 @@ static void get_download(const struct sv_state *st, const struct sv_arg *args, u
     struct query q;
     if (parse_locked(st, args, n, false, &q, out))
         return;
-    struct sv_hist_sel sel;
+    struct st_sel sel;
     struct sp_profile p;
-    select_profile(st, &q, q.from, q.to, false, &sel, &p);    /* every kernel apart */
+    /* every kernel apart */
+    int rc = select_profile(st, &q, q.from, q.to, false, &sel, &p, out);
     sv_lock_give(st->lock);
+    if (rc)
+        return;
     sv_query_name(st, &p);
     char *body = NULL, err[SP_ERR_MAX];
     size_t len = 0;
     FILE *f = open_memstream(&body, &len);
     if (!f) {
         sp_profile_free(&p);
-        sv_hist_sel_free(&sel);
+        st_sel_free(&sel);
         errorf(out, 500, "the %s could not be written: out of memory",
                pprof ? "pprof" : "folded");
         return;
     }
-    int rc = pprof ? sp_pprof_write(&p, f, err, sizeof err) : sp_folded_write(&p, true, f);
+    rc = pprof ? sp_pprof_write(&p, f, err, sizeof err) : sp_folded_write(&p, true, f);
     fclose(f);
     sp_profile_free(&p);
-    sv_hist_sel_free(&sel);
+    st_sel_free(&sel);
     if (rc) {
         free(body);
         errorf(out, 500, "the %s could not be written: %s", pprof ? "pprof" : "folded",
