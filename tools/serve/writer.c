@@ -28,7 +28,8 @@ struct sv_writer {
     struct st_store *store;
     uint64_t retain_ms, retained_at;
     struct job *head, *tail;
-    unsigned queued;
+    unsigned queued;                /* buckets queued (a kernel's identity is
+                                       bounded by the kernels) */
     bool stop;
     uint64_t failed;
     char err[ST_ERR_MAX];
@@ -69,7 +70,7 @@ static void *writer_main(void *arg)
         w->head = j->next;
         if (!w->head)
             w->tail = NULL;
-        w->queued--;
+        w->queued -= j->kind == JOB_BUCKET;
         pthread_mutex_unlock(&w->m);
         run_job(w, j);
         free(j->rows);
@@ -119,14 +120,14 @@ void sv_writer_stop(struct sv_writer *w)
 static bool queue(struct sv_writer *w, struct job *j)
 {
     pthread_mutex_lock(&w->m);
-    bool ok = w->queued < SV_WRITER_QUEUE_MAX;
+    bool ok = j->kind != JOB_BUCKET || w->queued < SV_WRITER_QUEUE_MAX;
     if (ok) {
         if (w->tail)
             w->tail->next = j;
         else
             w->head = j;
         w->tail = j;
-        w->queued++;
+        w->queued += j->kind == JOB_BUCKET;
         pthread_cond_signal(&w->c);
     }
     pthread_mutex_unlock(&w->m);

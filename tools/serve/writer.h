@@ -9,8 +9,8 @@
  * under the lock (tools/serve/persist.h): SQLite in WAL mode and
  * PostgreSQL both let one connection read while another writes.
  *
- * The queue holds at most SV_WRITER_QUEUE_MAX jobs: a bucket past that
- * is not written and counted as failed ("behind"), never waited for.
+ * The queue holds at most SV_WRITER_QUEUE_MAX buckets: one past that is
+ * not written and counted as failed ("behind"), never waited for.
  * Serve layer: prefix sv_. */
 #pragma once
 #include <stdbool.h>
