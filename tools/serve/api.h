@@ -50,8 +50,9 @@
  * One lock (struct sv_lock) stands between serve's collector, which
  * writes the history and the kernels, and the HTTP thread that answers
  * from them: a request holds it only while it reads (its arguments
- * against the clock, a selection and the profile made from it, the
- * kernels' facts), never while it names frames, builds a tree, writes
+ * against the clock, a selection, from memory or the store's reading
+ * connection, and the profile made from it, the kernels' facts), never
+ * while it names frames, builds a tree, writes
  * JSON or sends (tools/cmd/serve.c says why a lock and not snapshots).
  *
  * Serve layer: prefix sv_. */
