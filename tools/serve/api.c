@@ -13,6 +13,7 @@
 #include "tools/output/flame_json.h"
 #include "tools/output/folded.h"
 #include "tools/output/pprof.h"
+#include "tools/serve/kernels.h"
 #include "tools/serve/persist.h"
 #include "tools/serve/query.h"
 #include "uapi/profile_raw.h"
@@ -89,10 +90,6 @@ static void errorf(struct sv_reply *out, unsigned status, const char *fmt, ...)
     sv_api_error(out, status, msg);
 }
 
-static json_t *jint(uint64_t v)
-{
-    return json_integer((json_int_t)(v > INT64_MAX ? INT64_MAX : v));
-}
 
 /* ---- the lock ------------------------------------------------------------ */
 
@@ -284,108 +281,12 @@ static int parse_query(const struct sv_state *st, const struct sv_arg *args, uns
 
 /* ---- /api/status, /api/kernels and /api/timeline -------------------------- */
 
-/* Kernel i's records per second over the last whole bucket, every kind. */
-static uint64_t kernel_rate(const struct sv_state *st, unsigned i)
-{
-    uint64_t cur = sv_hist_now(st->h) / SV_HIST_BUCKET_MS, n = 0;
-    for (unsigned kind = 0; cur && kind < SV_HIST_KINDS; kind++)
-        n += sv_hist_kernel_records(st->h, i, kind, cur - 1);
-    return n * 1000 / SV_HIST_BUCKET_MS;
-}
-
-/* What a kernel or the command line said (a task's name, the stream's
- * source, a note) may be any bytes: each one not UTF-8 a U+FFFD, never a
- * string jansson refuses. */
-static json_t *jstr(const char *s)
-{
-    return sp_fj_string(s);
-}
-
-static json_t *kernel_json(const struct sv_state *st, unsigned i)
-{
-    const struct sv_kernel *k = &st->k[i];
-    json_t *o = json_pack("{s:I, s:o, s:s, s:o, s:b, s:o, s:o, s:o}",
-                          "index", (json_int_t)i, "name", jstr(k->name), "state", k->state,
-                          "last_ms", k->last_ms ? jint(k->last_ms) : json_null(),
-                          "authenticated", k->authenticated, "note", jstr(k->note),
-                          "lost", jint(k->lost), "dropped", jint(k->dropped));
-    if (!o)
-        return NULL;
-    json_object_set_new(o, "covered_ms", jint(k->covered_ms));
-    json_object_set_new(o, "received", jint(k->received));
-    json_object_set_new(o, "behind", jint(k->behind));
-    json_object_set_new(o, "rate", jint(kernel_rate(st, i)));
-    const struct sp_stream *s = k->stream;
-    json_t *tasks = json_array();
-    if (s && s->have_meta) {
-        json_object_set_new(o, "source", jstr(s->meta.source));
-        json_object_set_new(o, "build_id", jstr(s->meta.build_id));
-        json_object_set_new(o, "cpus", json_integer(s->ncpus > s->meta.cpus ? s->ncpus
-                                                                          : s->meta.cpus));
-        for (size_t t = 0; t < s->ntasks; t++)
-            json_array_append_new(tasks, json_pack("{s:I, s:o}", "pid",
-                                                   (json_int_t)s->tasks[t].pid, "name",
-                                                   jstr(s->tasks[t].name)));
-    }
-    json_object_set_new(o, "tasks", tasks);
-    return o;
-}
-
-/* A kernel another serve streams: what the store says of it. */
-static json_t *foreign_json(const struct sv_state *st, unsigned i)
-{
-    const struct sv_foreign *f = &st->foreign[i];
-    return json_pack("{s:I, s:o, s:s, s:o, s:b, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o,"
-                     " s:o, s:[]}",
-                     "index", (json_int_t)(st->n + i), "name", jstr(f->k.name), "state",
-                     "elsewhere", "last_ms", f->k.last_ms ? jint(f->k.last_ms) : json_null(),
-                     "authenticated", false, "note",
-                     "streamed by another serve into the same store", "lost", (json_int_t)0,
-                     "dropped", (json_int_t)0, "covered_ms", (json_int_t)0, "received",
-                     (json_int_t)0, "behind", (json_int_t)0, "rate", (json_int_t)0,
-                     "source", jstr(f->k.source), "build_id", jstr(f->k.build_id), "tasks");
-}
-
 static json_t *store_json(const struct sv_state *st)
 {
     if (!st->store)
         return json_null();
     return json_pack("{s:s, s:I, s:o}", "backend", st_backend(st->store), "failed",
-                     (json_int_t)st->store_failed, "error", jstr(st->store_error));
-}
-
-/* Which kernels a list takes: a part of the name, a state. */
-struct kernel_match {
-    const char *q, *state;          /* NULL: any */
-};
-
-/* Kernel i's name and state: this serve's (i < n), or another's that
- * writes into the same store ("elsewhere"). */
-static bool kernel_matches(const struct sv_state *st, unsigned i, const struct kernel_match *m)
-{
-    const char *name = i < st->n ? st->k[i].name : st->foreign[i - st->n].k.name;
-    const char *state = i < st->n ? st->k[i].state : "elsewhere";
-    return (!m->q || strstr(name, m->q)) && (!m->state || strcmp(state, m->state) == 0);
-}
-
-/* The page of the kernels m takes, from the offset-th of them, at most
- * limit: {"total", "matched", "offset", "limit", "kernels": [...]}. */
-static json_t *kernel_page(const struct sv_state *st, const struct kernel_match *m,
-                           uint64_t offset, uint64_t limit)
-{
-    json_t *ks = json_array();
-    uint64_t matched = 0;
-    for (unsigned i = 0; i < st->n + st->nforeign; i++) {
-        if (!kernel_matches(st, i, m))
-            continue;
-        if (matched >= offset && matched - offset < limit)
-            json_array_append_new(ks, i < st->n ? kernel_json(st, i)
-                                                : foreign_json(st, i - st->n));
-        matched++;
-    }
-    return json_pack("{s:I, s:I, s:I, s:I, s:o}", "total", (json_int_t)(st->n + st->nforeign),
-                     "matched", (json_int_t)matched, "offset", (json_int_t)offset,
-                     "limit", (json_int_t)limit, "kernels", ks);
+                     (json_int_t)st->store_failed, "error", sv_json_str(st->store_error));
 }
 
 static void get_status(const struct sv_state *st, struct sv_reply *out)
@@ -410,17 +311,17 @@ static void get_status(const struct sv_state *st, struct sv_reply *out)
     }
     if (st->nforeign)
         json_object_set_new(states, "elsewhere", json_integer(st->nforeign));
-    struct kernel_match all = { NULL, NULL };
-    json_t *page = kernel_page(st, &all, 0, SV_API_PAGE_DEFAULT);
+    struct sv_kernel_match all = { NULL, NULL };
+    json_t *page = sv_kernel_page(st, &all, 0, SV_API_PAGE_DEFAULT);
     uint64_t oldest = sv_hist_oldest(st->h), kept = st->store ? st_oldest(st->store) : 0;
     json_t *o = json_object();
-    json_object_set_new(o, "now_ms", jint(sv_hist_now(st->h)));
-    json_object_set_new(o, "oldest_ms", jint(kept && kept < oldest ? kept : oldest));
+    json_object_set_new(o, "now_ms", sv_json_uint(sv_hist_now(st->h)));
+    json_object_set_new(o, "oldest_ms", sv_json_uint(kept && kept < oldest ? kept : oldest));
     json_object_set_new(o, "store", store_json(st));
-    json_object_set_new(o, "started_unix_ms", jint(st->started_unix_ms));
+    json_object_set_new(o, "started_unix_ms", sv_json_uint(st->started_unix_ms));
     json_object_set_new(o, "bucket_ms", json_integer(SV_HIST_BUCKET_MS));
     json_object_set_new(o, "live_ms", json_integer(SV_API_LIVE_MS));
-    json_object_set_new(o, "listen", jstr(st->listen ? st->listen : ""));
+    json_object_set_new(o, "listen", sv_json_str(st->listen ? st->listen : ""));
     json_object_set_new(o, "public", json_boolean(st->public_));
     json_object_set_new(o, "stacks", json_pack("{s:I, s:I, s:I, s:I}",
                         "live", (json_int_t)sv_hist_live_stacks(st->h),
@@ -430,7 +331,7 @@ static void get_status(const struct sv_state *st, struct sv_reply *out)
     json_object_set_new(o, "kinds", kinds);
     json_object_set_new(o, "kernel_count", json_integer(st->n + st->nforeign));
     json_object_set_new(o, "kernel_states", states);
-    json_object_set_new(o, "received", jint(received));
+    json_object_set_new(o, "received", sv_json_uint(received));
     json_object_set_new(o, "kernels", json_incref(json_object_get(page, "kernels")));
     json_decref(page);
     sv_lock_give(st->lock);
@@ -441,7 +342,7 @@ static void get_kernels(const struct sv_state *st, const struct sv_arg *args, un
                         struct sv_reply *out)
 {
     uint64_t offset = 0, limit = SV_API_PAGE_DEFAULT;
-    struct kernel_match m = { NULL, NULL };
+    struct sv_kernel_match m = { NULL, NULL };
     for (unsigned i = 0; i < n; i++) {
         const struct sv_arg *a = &args[i];
         const char *v = a->value ? a->value : "";
@@ -471,7 +372,7 @@ static void get_kernels(const struct sv_state *st, const struct sv_arg *args, un
         return;
     }
     sv_lock_take(st->lock);
-    json_t *o = kernel_page(st, &m, offset, limit);
+    json_t *o = sv_kernel_page(st, &m, offset, limit);
     sv_lock_give(st->lock);
     reply_json(out, 200, o);
 }
@@ -517,9 +418,9 @@ static json_t *kernel_line(const struct sv_state *st, unsigned k, unsigned kind,
         if ((b + 1) * SV_HIST_BUCKET_MS > now)
             ms = now > b * SV_HIST_BUCKET_MS ? now - b * SV_HIST_BUCKET_MS : 1;
         uint64_t n = sv_hist_kernel_records(st->h, k, kind, b);
-        json_array_append_new(rate, jint((n * 1000 + ms / 2) / (ms < 1000 ? 1000 : ms)));
+        json_array_append_new(rate, sv_json_uint((n * 1000 + ms / 2) / (ms < 1000 ? 1000 : ms)));
     }
-    return json_pack("{s:I, s:o, s:o}", "index", (json_int_t)k, "name", jstr(st->k[k].name),
+    return json_pack("{s:I, s:o, s:o}", "index", (json_int_t)k, "name", sv_json_str(st->k[k].name),
                      "rate", rate);
 }
 
