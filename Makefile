@@ -35,15 +35,16 @@ KOBJ    := $(patsubst %,$(B)/%.o,$(basename $(KSRC)))
 # the UDP-shell client); sonde-prof's layers, tools/model/ (the profile in
 # memory, symbols, the pprof reader), tools/output/ (the writers),
 # tools/ingest/ (shells, streams, the collector, fleet rounds),
-# tools/serve/ (serve's store and API) and tools/cmd/ (one file per
+# tools/store/ (the history in SQLite or PostgreSQL), tools/serve/
+# (serve's history, HTTP and API) and tools/cmd/ (one file per
 # subcommand); and a folder per program for parts of its own kept apart
 # from main() so unit tests link them (tools/symgen/, tools/switch/,
 # tools/fleet/). Each folder is built into one archive of all its .c
 # files; a program links its file, the folders named in NAME_DIRS (so a
 # new part needs no Makefile line), the files NAME_SRC adds (the formats
 # it speaks from uapi/) and NAME_LIBS. scripts/check_tree.sh keeps
-# sonde-prof's layers one way: common < model < output < ingest < serve
-# < cmd.
+# sonde-prof's layers one way: common < model < output < ingest < store
+# < serve < cmd.
 symgen_DIRS       := symgen
 sonde-sh_DIRS     := common
 sonde-sh_SRC      := uapi/udpshell.c uapi/udpshell_auth.c lib/sha256.c
@@ -59,12 +60,12 @@ fleet-gen_SRC     := uapi/stream_ctl.c uapi/profile_stream.c uapi/profile_stream
 # writes the JSON of both the HTML page and serve.
 PPROF_PROTO     := /usr/share/gocode/src/github.com/google/pprof/proto/profile.proto
 PROTOGEN        := $(HOSTB)/proto
-sonde-prof_DIRS := cmd serve ingest output model common
+sonde-prof_DIRS := cmd serve store ingest output model common
 sonde-prof_SRC  := uapi/udpshell_auth.c lib/sha256.c \
                    uapi/profile_raw.c uapi/profile_stream.c uapi/profile_stream_tag.c \
                    uapi/udpshell.c uapi/stream_ctl.c \
                    $(PROTOGEN)/profile.pb-c.c $(WEBB)/assets.c
-sonde-prof_LIBS := -ldw -lelf -lprotobuf-c -lz -lncurses -lmicrohttpd -ljansson
+sonde-prof_LIBS := -ldw -lelf -lprotobuf-c -lz -lncurses -lmicrohttpd -ljansson -lsqlite3 -lpq
 TOOL_NAMES := $(patsubst tools/%.c,%,$(wildcard tools/*.c))
 TOOLS   := $(addprefix $(HOSTB)/,$(TOOL_NAMES))
 HOSTOBJ := $(HOSTB)/obj
@@ -95,6 +96,8 @@ $(HOSTOBJ)/tools/output/pprof.o: $(PROTOGEN)/profile.pb-c.h
 $(HOSTOBJ)/tools/model/pprof_read.o: HOSTCFLAGS += -I$(PROTOGEN)
 $(HOSTOBJ)/tools/model/pprof_read.o: $(PROTOGEN)/profile.pb-c.h
 $(HOSTOBJ)/$(PROTOGEN)/profile.pb-c.o: HOSTCFLAGS += -I$(PROTOGEN)
+# The store's PostgreSQL backend: libpq's header is in Debian's own folder.
+$(HOSTOBJ)/tools/store/store_pg.o: HOSTCFLAGS += -I/usr/include/postgresql
 
 # The web pages (tools/output/web_assets.h). web/package-lock.json pins
 # the npm packages; `npm ci` installs them into web/node_modules whenever

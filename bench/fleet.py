@@ -33,7 +33,8 @@ otherwise, with what disagreed on stderr; 2 on a usage error.
 for bench/collector.py.
 
 With --serve, the kernels stream into a real `sonde-prof serve` instead
-(--max-stacks M, default 1048576, its history's bound) for S seconds,
+(--max-stacks M, default 1048576, its history's bound; its store a fresh
+SQLite file of its own) for S seconds,
 while 100 requests for /api/flame over the last minute are made, one
 after another, paced over the run (the run lasts until the 100 are
 answered). Then the generator stops and, once serve's received count
@@ -56,6 +57,7 @@ import re
 import resource
 import subprocess
 import sys
+import shutil
 import tempfile
 import threading
 import time
@@ -158,8 +160,12 @@ def serve_run(a, bid, frames):
     """--serve: the fleet into a real serve, its flame timed meanwhile."""
     gen, hosts = start_gen(a, bid, frames)
     err = tempfile.TemporaryFile(mode="w+")
+    # A store of its own: the run's counts are this serve's alone, never
+    # an earlier run's rows for kernels of the same HOST:PORT.
+    store = tempfile.mkdtemp(prefix="fleet-serve.")
     sv = subprocess.Popen([PROF, "serve", "-l", "127.0.0.1:0", "--max-stacks",
-                           str(a.max_stacks), "-e", a.elf] + hosts,
+                           str(a.max_stacks), "--store", os.path.join(store, "serve.db"),
+                           "-e", a.elf] + hosts,
                           stdout=subprocess.PIPE, stderr=err, text=True)
     try:
         m = re.search(r"http://[0-9.:]+/", sv.stdout.readline())
@@ -213,6 +219,7 @@ def serve_run(a, bid, frames):
             gen.kill()
         sv.terminate()
         sv.wait(timeout=30)
+        shutil.rmtree(store, ignore_errors=True)
     err.seek(0)
     said = err.read()
     if said:

@@ -4,7 +4,8 @@ every boot under -icount shift=0 (guest time tied to instructions: one
 guest instruction is one nanosecond, and repeatable), written to
 docs/bench.md; then the network section (bench/netload.py), the
 profile stream's (bench/stream.py) and the others', the collector's at
-fleet scale last (bench/collector.py).
+fleet scale (bench/collector.py), and serve's store last (bench/store.py:
+SQLite against PostgreSQL).
 
 Three boots at -smp 1: x86-64 (the tick: QEMU's TCG gives x86 no PMU),
 arm64 with the PMU's pseudo-NMI (~1 kHz) and arm64 with pmu=off (the
@@ -169,7 +170,7 @@ def main():
     # Each part writes its own section of docs/bench.md (bench/benchmd.py).
     rc = 0
     for part in ("bench/netload.py", "bench/stream.py", "bench/offcpu.py", "bench/lock.py", "bench/heap.py",
-                 "bench/collector.py"):
+                 "bench/collector.py", "bench/store.py"):
         part = os.path.join(ROOT, part)
         if os.path.exists(part):
             rc |= subprocess.call([sys.executable, part])

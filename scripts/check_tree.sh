@@ -39,8 +39,9 @@
 #  10. no tools/ layer includes a layer above it. sonde-prof's layers, from
 #      the bottom: common/ (every tool's), model/ (the profile in memory,
 #      symbols, the pprof reader), output/ (the writers), ingest/ (the
-#      shells' replies, the stream, the collector, fleet rounds), serve/
-#      (serve's HTTP, API and store), cmd/ (one file per subcommand). A
+#      shells' replies, the stream, the collector, fleet rounds), store/
+#      (the history in SQLite or PostgreSQL), serve/ (serve's history,
+#      HTTP and API), cmd/ (one file per subcommand). A
 #      layer includes its own and those below; so output and model never
 #      include ingest, serve or the subcommands. Any other folder under
 #      tools/ holds one program's parts and includes only itself and
@@ -246,10 +247,10 @@ check "every unit test is named after the file it tests (tests/unit/test_X.c or 
 check "tools/ has no pipeline/ folder (sonde-prof's parts are in named layers)" \
   "$( [ ! -e tools/pipeline ] || echo "tools/pipeline exists: $(ls tools/pipeline | head -5 | tr '\n' ' ')")"
 
-check "no tools/ layer includes a layer above it (common < model < output < ingest < serve < cmd)" \
+check "no tools/ layer includes a layer above it (common < model < output < ingest < store < serve < cmd)" \
   "$(includes_of $(srcs tools/*/) | python3 -c '
 import sys
-order = ["common", "model", "output", "ingest", "serve", "cmd"]
+order = ["common", "model", "output", "ingest", "store", "serve", "cmd"]
 for line in sys.stdin:
     f, n, p = line.rstrip("\n").split(":", 2)
     a = f.split("/")[1]

@@ -29,6 +29,13 @@ command -v tmux >/dev/null || need+=(tmux)
 # page's JSON.
 [ -f /usr/include/microhttpd.h ] || need+=(libmicrohttpd-dev)
 [ -f /usr/include/jansson.h ] || need+=(libjansson-dev)
+# sonde-prof serve's store: libsqlite3 (its file) and libpq (PostgreSQL);
+# the tests make a throwaway cluster of Debian's postgresql 15
+# (scripts/pg.sh) and read stores back with the sqlite3 and psql shells.
+[ -f /usr/include/sqlite3.h ] || need+=(libsqlite3-dev)
+command -v sqlite3 >/dev/null || need+=(sqlite3)
+[ -f /usr/include/postgresql/libpq-fe.h ] || need+=(libpq-dev)
+[ -x /usr/lib/postgresql/15/bin/initdb ] || need+=(postgresql)
 # test_sha256 checks lib/sha256.c against libcrypto (the tests only).
 [ -f /usr/include/openssl/hmac.h ] || need+=(libssl-dev)
 command -v go >/dev/null || need+=(golang-go)

@@ -70,6 +70,9 @@ stage serve-hostile 90 tests/tools/check_serve_hostile.py python3 tests/tools/ch
 # serve's collector apart from HTTP: a 7 s request ends no stream; a kernel
 # whose stream ended on a timeout, or that restarted, streams again: about 15 s.
 stage serve-stall 60 tests/tools/check_serve_stall.py python3 tests/tools/check_serve_stall.py
+# serve's store: kill -9 and a restart on SQLite and on PostgreSQL, two
+# serves into one PostgreSQL (a throwaway cluster, scripts/pg.sh): about 30 s.
+stage serve-store 90 tests/tools/check_serve_store.py python3 tests/tools/check_serve_store.py
 # record -d over 2 s against fake kernels on loopback: about 30 s.
 stage stream-tools 120 tests/tools/check_stream_record.sh bash tests/tools/check_stream_record.sh
 # a fleet of 50 simulated kernels for 10 s, 12 sampled 3 at a time, serve sampling 2 of 6,

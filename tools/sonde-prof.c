@@ -5,7 +5,7 @@
  *                     -o OUT [--per-kernel] HOST[:PORT] ...
  *   sonde-prof report -i RAW [-i RAW ...] -e ELF [-e ELF ...] -o OUT
  *                     [--kernel NAME ...] [--per-kernel]
- *   sonde-prof top | diff | serve ...
+ *   sonde-prof top | diff | serve | query ...
  *
  * Exit: 0 ok, 1 the remote said no, 2 usage, input or protocol error. */
 #include <stdio.h>
@@ -36,7 +36,10 @@ int main(int argc, char **argv)
         return sp_diff_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "serve") == 0)
         return sv_serve_main(argc - 1, argv + 1);
-    fprintf(stderr, "%s: unknown command '%s' (known: record, report, top, diff, serve; see --help)\n",
+    if (strcmp(argv[1], "query") == 0)
+        return sp_query_main(argc - 1, argv + 1);
+    fprintf(stderr, "%s: unknown command '%s' (known: record, report, top, diff, serve, "
+            "query; see --help)\n",
             prog, argv[1]);
     return EXIT_USAGE;
 }

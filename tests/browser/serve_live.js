@@ -4,7 +4,7 @@
 // boots them under QEMU and starts serve on 127.0.0.1). One story, in
 // order, each step a test:
 //   serve_burn_spin_within_3s   `burn` starts on kernel 0 once serve's
-//        first 10-s bucket is over, then the page loads: burn_spin is a
+//        first whole 10-s bucket is over, then the page loads: burn_spin is a
 //        frame of the live flame graph within 3 s, and both kernels'
 //        rows say their shells are open (no key);
 //   serve_kernel_filter         kernel 1 alone has no burn_spin and no
@@ -147,11 +147,15 @@ async function main() {
   const steps = {
     async serve_burn_spin_within_3s() {
       // The first bucket holds no burn: it is the diff's "before".
+      // serve's times are Unix ms: its first bucket is the one it started
+      // in, cut short; the whole one after it is the "before".
       for (;;) {
         const st = await status(ctx.url);
-        if (st.now_ms >= BUCKET_MS + 300)
+        ctx.before = (Math.floor(st.started_unix_ms / BUCKET_MS) + 1) * BUCKET_MS;
+        const next = ctx.before + BUCKET_MS + 300;
+        if (st.now_ms >= next)
           break;
-        await sleep(Math.min(500, BUCKET_MS + 300 - st.now_ms));
+        await sleep(Math.min(500, next - st.now_ms));
       }
       await f.cmd('burn 0');
       const st = await status(ctx.url);
@@ -213,7 +217,7 @@ async function main() {
       const before = await samples(p);
       const lines = await p.$$eval('#timeline polyline.rate', (l) => l.length);
       check(lines === 2, `${lines} kernels on the timeline, want 2`);
-      await drag(p, 1000, BUCKET_MS - 1000);
+      await drag(p, ctx.before + 1000, ctx.before + BUCKET_MS - 1000);
       await p.waitForFunction(() => !document.getElementById('range').textContent.startsWith('live'),
                               null, { timeout: 3000 });
       const after = await samples(p);

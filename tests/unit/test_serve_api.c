@@ -1,5 +1,5 @@
-// LINK: tools/serve/api.c tools/serve/query.c tools/serve/hist.c tools/ingest/agg.c tools/ingest/stream.c tools/output/folded.c tools/output/diff.c tools/model/pprof_read.c tools/output/html.c tools/output/flame_json.c build/web/assets.c tools/model/model.c tools/output/pprof.c tools/output/svg.c tools/model/sym.c uapi/profile_raw.c uapi/profile_stream.c build/host/proto/profile.pb-c.c
-// LIBS: -Ibuild/host/proto -lprotobuf-c -lz -lelf -ldw -ljansson
+// LINK: tools/serve/api.c tools/serve/kernels.c tools/serve/query.c tools/serve/hist.c tools/ingest/agg.c tools/ingest/stream.c tools/output/folded.c tools/output/diff.c tools/model/pprof_read.c tools/output/html.c tools/output/flame_json.c build/web/assets.c tools/model/model.c tools/output/pprof.c tools/output/svg.c tools/model/sym.c uapi/profile_raw.c uapi/profile_stream.c build/host/proto/profile.pb-c.c tools/serve/persist.c tools/store/store.c tools/store/store_sqlite.c tools/store/store_pg.c
+// LIBS: -Ibuild/host/proto -lprotobuf-c -lz -lelf -ldw -ljansson -I/usr/include/postgresql -lsqlite3 -lpq
 /* tests/unit/test_serve_api.c: the JSON `sonde-prof serve`'s page reads
  * (tools/serve/api.c, query.c), read back with jansson: status (kernels,
  * their state, last time and authentication, tasks, kinds, the bound),

@@ -375,3 +375,87 @@ TEST(hist_keeps_off_cpu_reasons_apart)
     sv_hist_sel_free(&sel);
     sv_hist_free(h);
 }
+
+/* ---- the store's hooks: a bucket closed once, its entries read ------------ */
+
+struct closed {
+    uint64_t idx[8];
+    unsigned n;
+    uint64_t count, weight, over;
+    unsigned entries;
+    unsigned fleet;                 /* fleet stacks told: the store would count twice */
+};
+
+static void on_closed(void *ctx, const struct sv_hist *h, uint64_t index)
+{
+    struct closed *c = ctx;
+    (void)h;
+    if (c->n < 8)
+        c->idx[c->n++] = index;
+}
+
+static void on_entry(void *ctx, const struct sv_hist_key *key, unsigned kernel, unsigned kind,
+                     uint64_t count, uint64_t weight)
+{
+    struct closed *c = ctx;
+    (void)kernel, (void)kind;
+    if (!key) {
+        c->over += count;
+        return;
+    }
+    c->entries++;
+    c->fleet += sv_hist_key_fleet(key);
+    c->count += count;
+    c->weight += weight;
+}
+
+TEST(hist_tells_each_bucket_closed_once_before_it_leaves)
+{
+    struct sv_hist *h = sv_hist_new(64);
+    struct closed c = { .n = 0 };
+    sv_hist_on_close(h, on_closed, &c);
+    struct pstr_record a = rec(7, 0x1000, PSTR_KIND_CPU, 1);
+    uint64_t t0 = 1796187120000ull;             /* Unix ms, a bucket's start */
+    sv_hist_add(h, 0, 0, &a, t0 + 5);
+    sv_hist_add(h, 0, 0, &a, t0 + 9000);
+    CHECK_EQ(c.n, 0);                           /* still open */
+    sv_hist_add(h, 0, 0, &a, t0 + B + 1);
+    CHECK_EQ(c.n, 1);
+    CHECK_EQ(c.idx[0], t0 / B);
+    sv_hist_advance(h, t0 + B + 500);
+    CHECK_EQ(c.n, 1);                           /* the same bucket: no news */
+    sv_hist_advance(h, t0 + 5 * B);             /* bucket 1 closed; 2-4 never held */
+    CHECK_EQ(c.n, 2);
+    CHECK_EQ(c.idx[1], t0 / B + 1);
+    sv_hist_advance(h, t0 + 100000 * B);        /* a day later: nothing held to tell */
+    CHECK_EQ(c.n, 2);
+    sv_hist_free(h);
+}
+
+TEST(hist_bucket_entries_and_over_read_back)
+{
+    struct sv_hist *h = sv_hist_new(SV_HIST_STACKS_MIN);
+    struct pstr_record r = rec(7, 0x1000, PSTR_KIND_CPU, 1);
+    for (unsigned i = 0; i < SV_HIST_STACKS_MIN + 5; i++) {    /* 5 over the bound */
+        r.frames[0] = 0x1000 + i;
+        sv_hist_add(h, 0, 0, &r, 100);
+    }
+    sv_hist_add(h, 0, 0, &r, 200);              /* a stack over the bound, again */
+    r.frames[0] = 0x1000;
+    sv_hist_add(h, 0, 0, &r, 300);              /* a held one, counted twice */
+    /* Each record kept holds two stacks, its kernel's and its fleet's:
+     * half the bound's stacks are the kernel's; the fleet's are never
+     * told (a store given both would count every record twice). */
+    const unsigned own = SV_HIST_STACKS_MIN / 2, records = SV_HIST_STACKS_MIN + 5 + 2;
+    struct closed c = { .n = 0 };
+    sv_hist_bucket_each(h, 0, on_entry, &c);
+    CHECK_EQ(c.entries, own);
+    CHECK_EQ(c.fleet, 0);
+    CHECK_EQ(c.count, own + 1);
+    CHECK_EQ(c.weight, own + 1);
+    CHECK_EQ(c.over, records - (own + 1));
+    struct closed none = { .n = 0 };
+    sv_hist_bucket_each(h, 1, on_entry, &none);  /* not held */
+    CHECK_EQ(none.entries + none.over, 0);
+    sv_hist_free(h);
+}

@@ -16,6 +16,9 @@ int sp_report_main(int argc, char **argv);
 int sp_top_main(int argc, char **argv);
 /* `diff BASE NEW -o OUT` (tools/cmd/diff.c). */
 int sp_diff_main(int argc, char **argv);
+/* `query --store S --from T ... -o OUT`: a range of serve's store
+ * (tools/cmd/query.c). */
+int sp_query_main(int argc, char **argv);
 /* `serve`: 0 after SIGINT or SIGTERM, 1 when a kernel refused its
  * stream (tools/cmd/serve.c). */
 int sv_serve_main(int argc, char **argv);

@@ -55,6 +55,7 @@ void sp_cmd_usage(FILE *f)
         "       %s diff BASE NEW [-e ELF [-e ELF]] -o OUT [--force]   (see diff --help)\n"
         "       %s serve [-l ADDR:PORT] [--public] [-k KEYFILE] -e ELF [-e ELF ...]\n"
         "                        HOST[:PORT] [HOST[:PORT] ...]   (see serve --help)\n"
+        "       %s query [--store S] --from T [--to T] -e ELF -o OUT   (see query --help)\n"
         "       %s -h | --help\n"
         "\n"
         "record profiles running kernels over their UDP shells (`profile MS\n"
@@ -112,7 +113,7 @@ void sp_cmd_usage(FILE *f)
         "                 always, when the inputs name more than one kernel)\n"
         "Exit status: 0 ok, 1 a kernel refused (busy, nothing listening),\n"
         "2 usage, input or protocol error, or no answer in time.\n",
-        prog, prog, prog, prog, prog, prog, USHP_DEFAULT_PORT, SP_RECORD_MS_MAX, SP_RECORD_MS_MAX);
+        prog, prog, prog, prog, prog, prog, prog, USHP_DEFAULT_PORT, SP_RECORD_MS_MAX, SP_RECORD_MS_MAX);
 }
 
 int sp_cmd_die_usage(const char *what, const char *arg)

@@ -34,6 +34,16 @@
  * whose stream went silent or ended on a timeout, or that restarted, is
  * shown so, with why, and asked again every --retry (serve_retry).
  *
+ * The store (tools/serve/persist.h): every bucket, as it closes, is
+ * queued to a third thread that writes it with a connection of its own
+ * (tools/serve/writer.h), so no write holds the lock. Hot in memory,
+ * cold in the store: a range the history holds whole is answered from
+ * memory, exactly as without a store (the whole fleet's flame from its
+ * fleet stacks); any other from the store's closed buckets, read under
+ * the lock through the state's connection, and memory's open one. Both
+ * count the same for a range both hold; fleet stacks are never written.
+ * The timeline is memory's alone. The options: tools/cmd/serve_opts.h.
+ *
  * Serve layer: prefix sv_. */
 #define _GNU_SOURCE
 #include "tools/cmd/cmd.h"
@@ -56,7 +66,11 @@
 #include "tools/model/sym.h"
 #include "tools/serve/api.h"
 #include "tools/serve/http.h"
+#include "tools/cmd/serve_opts.h"
 #include "tools/serve/page.h"
+#include "tools/serve/persist.h"
+#include "tools/serve/writer.h"
+#include "tools/store/store.h"
 
 enum { EXIT_OK = 0, EXIT_USAGE = 2 };
 
@@ -65,8 +79,6 @@ enum { EXIT_OK = 0, EXIT_USAGE = 2 };
 #define SERVE_SILENT_MS     3000    /* a stream silent this long: that kernel stopped */
 #define SERVE_STOP_WAIT_MS  1000    /* at the end: the kernels' ENDs */
 #define SERVE_TICK_MS       100     /* the loop wakes at least this often */
-#define SERVE_DEFAULT_LISTEN "127.0.0.1:8080"
-#define SERVE_RETRY_DEFAULT_MS 10000 /* a kernel whose stream did not start: asked again */
 #define SERVE_RETRY_SHELL_MS 1500   /* and waited for this long at most */
 #define SERVE_PENDING_MAX   (1u << 18) /* records waiting for the lock: 0.65 s of
                                           1000 kernels x 4 CPUs x 100 Hz, ~55 MB */
@@ -74,248 +86,9 @@ enum { EXIT_OK = 0, EXIT_USAGE = 2 };
 
 static const char *prog = "sonde-prof serve";
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-        "usage: sonde-prof serve [-l ADDR:PORT] [--public [--allow-host NAME ...]]\n"
-        "                        [-k KEYFILE [--id ID ...]]\n"
-        "                        [--max-stacks N] [--sample K --period P] [--retry P]\n"
-        "                        -e ELF [-e ELF ...] HOST[:PORT] ...\n"
-        "\n"
-        "A live web view of running kernels: streams every HOST's samples (as\n"
-        "record -d and top do), keeps the last hour in 10-second buckets, and\n"
-        "serves a page with a live flame graph, a timeline of samples per second\n"
-        "per kernel, filters, a diff of two ranges and downloads (docs/sonde-prof.md).\n"
-        "  -l ADDR:PORT    where to listen (default %s; port 0: any free one).\n"
-        "                  An address other than loopback needs --public\n"
-        "  --public        listen on a non-loopback address: anyone who reaches it\n"
-        "                  reads every profile (the page has no login); one address\n"
-        "                  holds %u connections at most\n"
-        "  --allow-host NAME  with --public: a name the page may be reached by\n"
-        "                  (the Host header; up to %u). Without it only ADDR:PORT,\n"
-        "                  localhost:PORT and 127.0.0.1:PORT are answered; any other\n"
-        "                  Host is a 421 (a page elsewhere cannot rebind its name here)\n"
-        "  -e ELF          the kernel ELF, once for all or once per HOST in order\n"
-        "  -k KEYFILE      the shells' key (ushkey=), as for record; --id ID: a\n"
-        "                  kernel's ushid=, once per HOST in order (- for none)\n"
-        "  --max-stacks N  distinct stacks kept at once, %u-%u (default %u):\n"
-        "                  the history's memory bound\n"
-        "  --sample K --period P  stream only K kernels at a time, rotating every\n"
-        "                  P (\"500ms\", \"10s\"); the others have no stream at all.\n"
-        "                  Each kernel's covered_ms says how long it was streamed\n"
-        "  --retry P       a kernel whose stream does not start (down, busy, not\n"
-        "                  answering) is shown so and asked again every P (1 s to\n"
-        "                  1 h, default 10 s); with --sample, at its next turn\n"
-        "  --kind K        what every kernel streams: cpu (default: `profile\n"
-        "                  stream`), off (`profile off stream`: where tasks wait),\n"
-        "                  wall (`profile wall stream`) or allocs (`profile allocs\n"
-        "                  stream`: what was allocated, in bytes)\n"
-        "The first line on stdout is the page's address, once it listens.\n",
-        SERVE_DEFAULT_LISTEN, SV_HTTP_PER_ADDR, SV_HTTP_ALLOW_MAX, SV_HIST_STACKS_MIN,
-        SV_HIST_STACKS_MAX, SV_HIST_STACKS_DEFAULT);
-}
-
-struct serve_opts {
-    const char *listen;
-    bool public_;
-    const char *allow[SV_HTTP_ALLOW_MAX];   /* --allow-host */
-    unsigned nallow;
-    const char *elfs[MAX_KERNELS], *hosts[MAX_KERNELS], *ids[MAX_KERNELS];
-    unsigned nelfs, nhosts, nids;
-    const char *keyfile;
-    unsigned max_stacks;
-    unsigned sample, period_ms;     /* --sample K --period P: K kernels at a time */
-    unsigned retry_ms;              /* --retry P */
-    const char *what;               /* --kind: the stream's kind, as the
-                                       collector's `what` ("" CPU samples) */
-};
-
-static int bad_usage(const char *what, const char *arg)
-{
-    fprintf(stderr, "%s: %s%s (see --help)\n", prog, what, arg ? arg : "");
-    return EXIT_USAGE;
-}
-
-/* --period, --retry: "500ms", "10s" or a number of ms, min_ms to max_s. */
-static int parse_period(const char *opt, const char *arg, unsigned min_ms, unsigned max_s,
-                        unsigned *ms)
-{
-    char *end;
-    unsigned long long v = strtoull(arg, &end, 10), scale = 1;
-    if (*arg >= '0' && *arg <= '9' && strcmp(end, "s") == 0)
-        scale = 1000;
-    else if (!(*arg >= '0' && *arg <= '9') || (*end && strcmp(end, "ms") != 0))
-        v = 0;
-    if (v < 1 || v > max_s * 1000ull / scale || v * scale < min_ms) {
-        fprintf(stderr, "%s: %s %s out of range (%u ms to %u s: \"500ms\", "
-                "\"10s\", or a number of ms)\n", prog, opt, arg, min_ms, max_s);
-        return -1;
-    }
-    *ms = (unsigned)(v * scale);
-    return 0;
-}
-
-/* --kind: which stream every kernel is asked for (one profile at a time
- * runs in a kernel). */
-static int parse_kind(const char *arg, const char **what)
-{
-    static const char *const kinds[][2] = {
-        { "cpu", "" }, { "off", "off" }, { "wall", "wall" }, { "allocs", "allocs" },
-    };
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-        if (strcmp(arg, kinds[i][0]) == 0) {
-            *what = kinds[i][1];
-            return 0;
-        }
-    fprintf(stderr, "%s: --kind %s: not a kind (cpu, off, wall or allocs)\n", prog, arg);
-    return -1;
-}
-
-/* --allow-host NAME: what a Host header's name may be (RFC 1123's
- * letters, digits, '-' and '.'). */
-static bool host_name_ok(const char *name)
-{
-    size_t n = strlen(name);
-    if (n < 1 || n > 253)
-        return false;
-    for (const char *c = name; *c; c++)
-        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-              (*c >= '0' && *c <= '9') || *c == '-' || *c == '.'))
-            return false;
-    return true;
-}
-
-static int parse_args(int argc, char **argv, struct serve_opts *o)
-{
-    static const struct option longopts[] = {
-        { "public", no_argument, NULL, 'P' },
-        { "allow-host", required_argument, NULL, 'A' },
-        { "id", required_argument, NULL, 'I' },
-        { "max-stacks", required_argument, NULL, 'S' },
-        { "sample", required_argument, NULL, 'K' },
-        { "period", required_argument, NULL, 'T' },
-        { "retry", required_argument, NULL, 'R' },
-        { "kind", required_argument, NULL, 'W' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
-    int c, bad = 0;
-    o->listen = SERVE_DEFAULT_LISTEN;
-    o->max_stacks = SV_HIST_STACKS_DEFAULT;
-    o->retry_ms = SERVE_RETRY_DEFAULT_MS;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":l:e:k:h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'l': o->listen = optarg; break;
-        case 'P': o->public_ = true; break;
-        case 'A':
-            if (!host_name_ok(optarg))
-                return bad_usage("--allow-host: want a host name or an IPv4 address (letters, "
-                                 "digits, '-' and '.', 1-253 of them, no port): ", optarg);
-            bad |= tool_push_arg(prog, o->allow, &o->nallow, SV_HTTP_ALLOW_MAX, optarg,
-                                 "--allow-host");
-            break;
-        case 'e': bad |= tool_push_arg(prog, o->elfs, &o->nelfs, MAX_KERNELS, optarg, "-e"); break;
-        case 'k': o->keyfile = optarg; break;
-        case 'I': bad |= tool_push_arg(prog, o->ids, &o->nids, MAX_KERNELS, optarg, "--id"); break;
-        case 'S': {
-            long v = tool_parse_long(prog, "--max-stacks", optarg, SV_HIST_STACKS_MIN,
-                                     SV_HIST_STACKS_MAX);
-            if (v < 0)
-                return EXIT_USAGE;
-            o->max_stacks = (unsigned)v;
-            break;
-        }
-        case 'K': {
-            long v = tool_parse_long(prog, "--sample", optarg, 1, MAX_KERNELS);
-            if (v < 0)
-                return EXIT_USAGE;
-            o->sample = (unsigned)v;
-            break;
-        }
-        case 'T':
-            if (parse_period("--period", optarg, 100, 86400, &o->period_ms))
-                return EXIT_USAGE;
-            break;
-        case 'R':
-            if (parse_period("--retry", optarg, 1000, 3600, &o->retry_ms))
-                return EXIT_USAGE;
-            break;
-        case 'W':
-            if (parse_kind(optarg, &o->what))
-                return EXIT_USAGE;
-            break;
-        case 'h': usage(stdout); exit(EXIT_OK);
-        case ':': return bad_usage("missing value for ", argv[optind - 1]);
-        default: return bad_usage("unknown option ", argv[optind - 1]);
-        }
-    }
-    for (; optind < argc; optind++)
-        bad |= tool_push_arg(prog, o->hosts, &o->nhosts, MAX_KERNELS, argv[optind], "kernels");
-    if (bad)
-        return EXIT_USAGE;
-    if (!o->nhosts)
-        return bad_usage("no kernel to watch: give HOST[:PORT]", NULL);
-    if (!o->nelfs)
-        return bad_usage("no kernel ELF: give -e ELF (e.g. build/x86_64/kernel.elf)", NULL);
-    if (o->nelfs != 1 && o->nelfs != o->nhosts)
-        return bad_usage("give -e once, or once per HOST in order", NULL);
-    if (o->nids && !o->keyfile)
-        return bad_usage("--id needs -k KEYFILE", NULL);
-    if (o->nids && o->nids != o->nhosts)
-        return bad_usage("give --id once per HOST in order (- for none)", NULL);
-    if (!o->sample != !o->period_ms)
-        return bad_usage("give --sample K and --period P together", NULL);
-    if (o->nallow && !o->public_)
-        return bad_usage("--allow-host needs --public (on loopback the page is reached as "
-                         "localhost or 127.0.0.1)", NULL);
-    return EXIT_OK;
-}
-
-/* -l ADDR:PORT: port 0-65535 (0: the system picks); a non-loopback
- * address only with --public. */
-static int parse_listen(const struct serve_opts *o, struct sockaddr_in *out)
-{
-    char host[HOSTADDR_NAME_MAX], err[HOSTADDR_ERR_MAX];
-    const char *colon = strrchr(o->listen, ':');
-    if (!colon || colon == o->listen || (size_t)(colon - o->listen) >= sizeof host) {
-        fprintf(stderr, "%s: -l %s: want ADDR:PORT (e.g. %s)\n", prog, o->listen,
-                SERVE_DEFAULT_LISTEN);
-        return -1;
-    }
-    char *end;
-    long port = strtol(colon + 1, &end, 10);
-    if (colon[1] < '0' || colon[1] > '9' || *end || port < 0 || port > 65535) {
-        fprintf(stderr, "%s: -l %s: port '%s' out of range (0-65535; 0: any free port)\n",
-                prog, o->listen, colon + 1);
-        return -1;
-    }
-    memcpy(host, o->listen, (size_t)(colon - o->listen));
-    host[colon - o->listen] = 0;
-    if (hostaddr_parse(host, 1, out, err, sizeof err)) {
-        fprintf(stderr, "%s: -l %s: %s\n", prog, o->listen, err);
-        return -1;
-    }
-    out->sin_port = htons((uint16_t)port);
-    bool loopback = (ntohl(out->sin_addr.s_addr) >> 24) == 127;
-    if (!loopback && !o->public_) {
-        fprintf(stderr, "%s: -l %s: not a loopback address: anyone who reaches it would "
-                "read every profile; give --public to listen there anyway\n", prog,
-                o->listen);
-        return -1;
-    }
-    return 0;
-}
-
 /* ---- naming: one libdw handle per ELF, shared by every request ---------- */
 
 _Static_assert(MAX_KERNELS <= SP_ELFSET_KERNELS, "a kernel without an ELF slot");
-
-static void namer_symbolize(void *ctx, struct sp_profile *p, unsigned map)
-{
-    struct sp_elfset *nm = ctx;
-    sp_elf_symbolize(p, map, nm->elfs[map]);
-}
 
 /* ---- the collector, and what the page is told of each kernel ------------ */
 
@@ -333,7 +106,7 @@ struct serve {
     struct sp_collect c;
     struct sv_lock lock;        /* the collector's and the requests' */
     struct sv_http *http;
-    uint64_t t0;                /* serve's clock: tool_mono_ms() - t0 */
+    uint64_t t0;                /* serve's clock: started_unix_ms + tool_mono_ms() - t0 */
     int checked[MAX_KERNELS];   /* its META's build id: 0 not seen, 1 the ELF's, -1 not */
     char listen[HOSTADDR_NAME_MAX + 16];
     char retry_every[32];       /* "every 10 s", for the notes */
@@ -353,11 +126,95 @@ struct serve {
     char (*idnote)[SP_ERR_MAX];     /* why a kernel's build id is not its ELF's */
     struct sp_stream *views;
     uint64_t refreshed_ms;
+    struct sv_writer *writer;   /* the store's writes (tools/serve/writer.h) */
+    uint64_t writer_failed;     /* its failures told so far */
 };
 
+/* Unix ms that never go back: the wall clock at the start, and the
+ * monotonic clock since. */
 static uint64_t serve_now(const struct serve *s)
 {
-    return tool_mono_ms() - s->t0;
+    return s->st.started_unix_ms + tool_mono_ms() - s->t0;
+}
+
+/* ---- the store: kernels by name, each bucket as it closes ---------------- */
+
+/* A store's refusal, on stderr once per new error, in /api/status. */
+static void store_said(struct serve *s, const char *err)
+{
+    s->st.store_failed++;
+    if (strcmp(s->st.store_error, err) != 0)
+        fprintf(stderr, "%s: --store %s: %s\n", prog, s->o.store, err);
+    snprintf(s->st.store_error, sizeof s->st.store_error, "%s", err);
+}
+
+/* What names a kernel's frames, for the serves that read it back. */
+static void store_kernel(struct serve *s, unsigned k)
+{
+    const struct sp_collect_kernel *ck = &s->c.k[k];
+    struct st_kernel sk = { .last_ms = 0 };
+    snprintf(sk.name, sizeof sk.name, "%s", ck->name);
+    snprintf(sk.build_id, sizeof sk.build_id, "%s", ck->s.meta.build_id);
+    snprintf(sk.source, sizeof sk.source, "%s", ck->s.meta.source);
+    if (s->writer)
+        sv_writer_kernel(s->writer, &sk);
+}
+
+/* The kernels other serves write into a store named with --store, read
+ * again: the default file is this serve's own, and whatever an earlier
+ * serve there streamed is no other serve's fleet. Under the lock. */
+static void store_foreign(struct serve *s)
+{
+    char err[ST_ERR_MAX];
+    uint64_t now = serve_now(s), since = now > s->o.retain_ms ? now - s->o.retain_ms : 0;
+    if (s->o.store_given && sv_foreign_load(&s->st, since, err, sizeof err))
+        store_said(s, err);
+}
+
+/* A bucket closed (under the lock): its rows queued for the writer
+ * (tools/serve/writer.h), what it failed to write since told, and other
+ * serves' kernels read again. */
+static void on_bucket_closed(void *ctx, const struct sv_hist *h, uint64_t index)
+{
+    struct serve *s = ctx;
+    char err[ST_ERR_MAX];
+    (void)h;
+    sv_writer_bucket(s->writer, &s->st, index, serve_now(s));
+    uint64_t failed = sv_writer_failed(s->writer, err, sizeof err);
+    while (s->writer_failed < failed) {
+        s->writer_failed++;
+        store_said(s, err);
+    }
+    store_foreign(s);
+}
+
+/* Two connections: the state's, read under the lock, and the writer's. */
+static int store_open(struct serve *s)
+{
+    char err[ST_ERR_MAX];
+    s->st.store = st_open(s->o.store, err, sizeof err);
+    if (s->st.store)
+        s->writer = sv_writer_start(s->o.store, s->o.retain_ms, err, sizeof err);
+    if (!s->st.store || !s->writer) {
+        fprintf(stderr, "%s: --store %s\n", prog, err);
+        return EXIT_USAGE;
+    }
+    sv_hist_on_close(s->st.h, on_bucket_closed, s);
+    return EXIT_OK;
+}
+
+/* At the end, the collector stopped: the open bucket too (a restart in
+ * the same 10 s adds to it), and all that was queued written. */
+static void store_close(struct serve *s)
+{
+    if (s->writer)
+        sv_writer_bucket(s->writer, &s->st, sv_hist_now(s->st.h) / SV_HIST_BUCKET_MS,
+                         serve_now(s));
+    sv_writer_stop(s->writer);
+    s->writer = NULL;
+    sv_foreign_free(&s->st);
+    st_close(s->st.store);
+    s->st.store = NULL;
 }
 
 /* A kernel's records count once its META names its ELF's build id: every
@@ -377,6 +234,7 @@ static bool kernel_checked(struct serve *s, unsigned k)
         return false;
     }
     s->checked[k] = 1;
+    store_kernel(s, k);
     return true;
 }
 
@@ -437,7 +295,7 @@ static void kernels_refresh(struct serve *s)
         struct sv_kernel *k = &s->st.k[i];
         k->state = state_name(ck->state);
         k->last_ms = ck->s.datagrams && ck->last_dgram_ms >= s->t0
-                         ? ck->last_dgram_ms - s->t0 : 0;
+                         ? s->st.started_unix_ms + ck->last_dgram_ms - s->t0 : 0;
         k->lost = s->tot[i].lost_records + ck->s.lost_records;
         k->behind = s->behind[i];
         k->received = s->tot[i].records + ck->s.records;
@@ -695,11 +553,11 @@ static int keys_load(const struct serve_opts *o, uint8_t (*keys)[USHP_KEY_LEN],
 int sv_serve_main(int argc, char **argv)
 {
     static struct serve s;
-    int rc = parse_args(argc, argv, &s.o);
+    int rc = sv_serve_parse_args(argc, argv, &s.o);
     if (rc)
         return rc;
     struct sockaddr_in addr;
-    if (parse_listen(&s.o, &addr))
+    if (sv_serve_parse_listen(&s.o, &addr))
         return EXIT_USAGE;
     static uint8_t keys[MAX_KERNELS][USHP_KEY_LEN];
     static const uint8_t *kp[MAX_KERNELS];
@@ -718,12 +576,14 @@ int sv_serve_main(int argc, char **argv)
     s.st.h = sv_hist_new(s.o.max_stacks);
     s.st.maps = s.nm.p.maps;
     s.st.nmaps = s.nm.p.nmaps;
-    s.st.symbolize = namer_symbolize;
+    s.st.symbolize = sp_elfset_symbolize;
     s.st.sym_ctx = &s.nm;
     s.st.public_ = s.o.public_;
     s.st.page = sv_page_html(&s.st.page_len);
     char err[256];
     struct sv_http_opts ho = { s.o.public_, s.o.allow, s.o.nallow };
+    if (rc == 0)
+        rc = store_open(&s);
     if (rc == 0 && !(s.http = sv_http_start(&addr, &s.st, &ho, err, sizeof err))) {
         fprintf(stderr, "%s: -l %s: %s\n", prog, s.o.listen, err);
         rc = EXIT_USAGE;
@@ -738,8 +598,15 @@ int sv_serve_main(int argc, char **argv)
             serve_publish(&s, true);
     }
     if (rc == 0) {
-        printf("%s: http://%s/ (%u kernel%s)\n", prog, s.listen, s.o.nhosts,
-               s.o.nhosts > 1 ? "s" : "");
+        sv_lock_take(&s.lock);  /* the page may already ask */
+        if (sv_persist_start(&s.st, err, sizeof err))
+            store_said(&s, err);
+        store_foreign(&s);      /* once this serve's kernels are named */
+        sv_lock_give(&s.lock);
+    }
+    if (rc == 0) {
+        printf("%s: http://%s/ (%u kernel%s, store %s)\n", prog, s.listen, s.o.nhosts,
+               s.o.nhosts > 1 ? "s" : "", s.o.store);
         fflush(stdout);
         struct sigaction sa = { .sa_handler = on_signal };
         sigaction(SIGINT, &sa, NULL);
@@ -758,6 +625,7 @@ int sv_serve_main(int argc, char **argv)
     free(s.pend);
     if (s.opened)
         sp_collect_close(&s.c);
+    store_close(&s);
     sv_hist_free(s.st.h);
     free(s.st.k);
     sp_elfset_free(&s.nm);

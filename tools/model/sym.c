@@ -274,6 +274,12 @@ int sp_elfset_add(struct sp_elfset *s, unsigned k, const char *path, const char 
     return 0;
 }
 
+void sp_elfset_symbolize(void *ctx, struct sp_profile *p, unsigned map)
+{
+    struct sp_elfset *s = ctx;
+    sp_elf_symbolize(p, map, s->elfs[map]);
+}
+
 void sp_elfset_free(struct sp_elfset *s)
 {
     for (unsigned i = 0; i < s->p.nmaps; i++)

@@ -41,3 +41,6 @@ void sp_elfset_init(struct sp_elfset *s);
  * DWARF. */
 int sp_elfset_add(struct sp_elfset *s, unsigned k, const char *path, const char *prog);
 void sp_elfset_free(struct sp_elfset *s);
+/* Names every location of map in p (a profile whose maps are s->p's, in
+ * order) with that map's ELF: ctx is s. */
+void sp_elfset_symbolize(void *ctx, struct sp_profile *p, unsigned map);

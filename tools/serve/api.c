@@ -13,6 +13,8 @@
 #include "tools/output/flame_json.h"
 #include "tools/output/folded.h"
 #include "tools/output/pprof.h"
+#include "tools/serve/kernels.h"
+#include "tools/serve/persist.h"
 #include "tools/serve/query.h"
 #include "uapi/profile_raw.h"
 
@@ -88,10 +90,6 @@ static void errorf(struct sv_reply *out, unsigned status, const char *fmt, ...)
     sv_api_error(out, status, msg);
 }
 
-static json_t *jint(uint64_t v)
-{
-    return json_integer((json_int_t)(v > INT64_MAX ? INT64_MAX : v));
-}
 
 /* ---- the lock ------------------------------------------------------------ */
 
@@ -156,7 +154,8 @@ static int arg_time(const struct sv_state *st, const struct sv_arg *a, uint64_t 
     uint64_t now = sv_hist_now(st->h);
     if (parse_u64(a->value, now, out) == 0)
         return 0;
-    errorf(r, 400, "%s=%.40s out of range (0-%" PRIu64 " ms on serve's clock, now %" PRIu64 ")",
+    errorf(r, 400, "%s=%.40s out of range (0-%" PRIu64 " ms since the Unix epoch, now %"
+           PRIu64 ")",
            a->key, a->value, now, now);
     return -1;
 }
@@ -229,11 +228,11 @@ static int parse_query(const struct sv_state *st, const struct sv_arg *args, uns
         else if (diff && strcmp(k, "base_to") == 0)
             rc = arg_time(st, a, &q->base_to, r), bto = true;
         else if (strcmp(k, "kernel") == 0) {
-            if (st->n == 0) {
+            if (st->n + st->nforeign == 0) {
                 errorf(r, 400, "kernel=%.40s: there are no kernels", a->value);
                 return -1;
             }
-            rc = arg_all(a, st->n - 1, &v, r, "a kernel's index");
+            rc = arg_all(a, st->n + st->nforeign - 1, &v, r, "a kernel's index");
             q->f.kernel = (int)v;
         } else if (strcmp(k, "pid") == 0) {
             rc = arg_all(a, PRAW_PID_MAX, &v, r, "pid");
@@ -269,8 +268,7 @@ static int parse_query(const struct sv_state *st, const struct sv_arg *args, uns
         q->to = q->from + 1;    /* nothing held yet: an empty answer */
     }
     if (diff && !(bfrom && bto)) {
-        errorf(r, 400, "a diff needs base_from and base_to (ms on serve's clock, 0-%" PRIu64 ")",
-               now);
+        errorf(r, 400, "a diff needs base_from and base_to (Unix ms, 0-%" PRIu64 ")", now);
         return -1;
     }
     if (diff && q->base_to <= q->base_from) {
@@ -283,81 +281,12 @@ static int parse_query(const struct sv_state *st, const struct sv_arg *args, uns
 
 /* ---- /api/status, /api/kernels and /api/timeline -------------------------- */
 
-/* Kernel i's records per second over the last whole bucket, every kind. */
-static uint64_t kernel_rate(const struct sv_state *st, unsigned i)
+static json_t *store_json(const struct sv_state *st)
 {
-    uint64_t cur = sv_hist_now(st->h) / SV_HIST_BUCKET_MS, n = 0;
-    for (unsigned kind = 0; cur && kind < SV_HIST_KINDS; kind++)
-        n += sv_hist_kernel_records(st->h, i, kind, cur - 1);
-    return n * 1000 / SV_HIST_BUCKET_MS;
-}
-
-/* What a kernel or the command line said (a task's name, the stream's
- * source, a note) may be any bytes: each one not UTF-8 a U+FFFD, never a
- * string jansson refuses. */
-static json_t *jstr(const char *s)
-{
-    return sp_fj_string(s);
-}
-
-static json_t *kernel_json(const struct sv_state *st, unsigned i)
-{
-    const struct sv_kernel *k = &st->k[i];
-    json_t *o = json_pack("{s:I, s:o, s:s, s:o, s:b, s:o, s:o, s:o}",
-                          "index", (json_int_t)i, "name", jstr(k->name), "state", k->state,
-                          "last_ms", k->last_ms ? jint(k->last_ms) : json_null(),
-                          "authenticated", k->authenticated, "note", jstr(k->note),
-                          "lost", jint(k->lost), "dropped", jint(k->dropped));
-    if (!o)
-        return NULL;
-    json_object_set_new(o, "covered_ms", jint(k->covered_ms));
-    json_object_set_new(o, "received", jint(k->received));
-    json_object_set_new(o, "behind", jint(k->behind));
-    json_object_set_new(o, "rate", jint(kernel_rate(st, i)));
-    const struct sp_stream *s = k->stream;
-    json_t *tasks = json_array();
-    if (s && s->have_meta) {
-        json_object_set_new(o, "source", jstr(s->meta.source));
-        json_object_set_new(o, "build_id", jstr(s->meta.build_id));
-        json_object_set_new(o, "cpus", json_integer(s->ncpus > s->meta.cpus ? s->ncpus
-                                                                          : s->meta.cpus));
-        for (size_t t = 0; t < s->ntasks; t++)
-            json_array_append_new(tasks, json_pack("{s:I, s:o}", "pid",
-                                                   (json_int_t)s->tasks[t].pid, "name",
-                                                   jstr(s->tasks[t].name)));
-    }
-    json_object_set_new(o, "tasks", tasks);
-    return o;
-}
-
-/* Which kernels a list takes: a part of the name, a state. */
-struct kernel_match {
-    const char *q, *state;          /* NULL: any */
-};
-
-static bool kernel_matches(const struct sv_state *st, unsigned i, const struct kernel_match *m)
-{
-    return (!m->q || strstr(st->k[i].name, m->q)) &&
-           (!m->state || strcmp(st->k[i].state, m->state) == 0);
-}
-
-/* The page of the kernels m takes, from the offset-th of them, at most
- * limit: {"total", "matched", "offset", "limit", "kernels": [...]}. */
-static json_t *kernel_page(const struct sv_state *st, const struct kernel_match *m,
-                           uint64_t offset, uint64_t limit)
-{
-    json_t *ks = json_array();
-    uint64_t matched = 0;
-    for (unsigned i = 0; i < st->n; i++) {
-        if (!kernel_matches(st, i, m))
-            continue;
-        if (matched >= offset && matched - offset < limit)
-            json_array_append_new(ks, kernel_json(st, i));
-        matched++;
-    }
-    return json_pack("{s:I, s:I, s:I, s:I, s:o}", "total", (json_int_t)st->n,
-                     "matched", (json_int_t)matched, "offset", (json_int_t)offset,
-                     "limit", (json_int_t)limit, "kernels", ks);
+    if (!st->store)
+        return json_null();
+    return json_pack("{s:s, s:I, s:o}", "backend", st_backend(st->store), "failed",
+                     (json_int_t)st->store_failed, "error", sv_json_str(st->store_error));
 }
 
 static void get_status(const struct sv_state *st, struct sv_reply *out)
@@ -380,15 +309,19 @@ static void get_status(const struct sv_state *st, struct sv_reply *out)
         json_object_set_new(states, st->k[i].state,
                             json_integer(c ? json_integer_value(c) + 1 : 1));
     }
-    struct kernel_match all = { NULL, NULL };
-    json_t *page = kernel_page(st, &all, 0, SV_API_PAGE_DEFAULT);
+    if (st->nforeign)
+        json_object_set_new(states, "elsewhere", json_integer(st->nforeign));
+    struct sv_kernel_match all = { NULL, NULL };
+    json_t *page = sv_kernel_page(st, &all, 0, SV_API_PAGE_DEFAULT);
+    uint64_t oldest = sv_hist_oldest(st->h), kept = st->store ? st_oldest(st->store) : 0;
     json_t *o = json_object();
-    json_object_set_new(o, "now_ms", jint(sv_hist_now(st->h)));
-    json_object_set_new(o, "oldest_ms", jint(sv_hist_oldest(st->h)));
-    json_object_set_new(o, "started_unix_ms", jint(st->started_unix_ms));
+    json_object_set_new(o, "now_ms", sv_json_uint(sv_hist_now(st->h)));
+    json_object_set_new(o, "oldest_ms", sv_json_uint(kept && kept < oldest ? kept : oldest));
+    json_object_set_new(o, "store", store_json(st));
+    json_object_set_new(o, "started_unix_ms", sv_json_uint(st->started_unix_ms));
     json_object_set_new(o, "bucket_ms", json_integer(SV_HIST_BUCKET_MS));
     json_object_set_new(o, "live_ms", json_integer(SV_API_LIVE_MS));
-    json_object_set_new(o, "listen", jstr(st->listen ? st->listen : ""));
+    json_object_set_new(o, "listen", sv_json_str(st->listen ? st->listen : ""));
     json_object_set_new(o, "public", json_boolean(st->public_));
     json_object_set_new(o, "stacks", json_pack("{s:I, s:I, s:I, s:I}",
                         "live", (json_int_t)sv_hist_live_stacks(st->h),
@@ -396,9 +329,9 @@ static void get_status(const struct sv_state *st, struct sv_reply *out)
                         "entries", (json_int_t)sv_hist_entries(st->h),
                         "over", (json_int_t)sv_hist_over(st->h)));
     json_object_set_new(o, "kinds", kinds);
-    json_object_set_new(o, "kernel_count", json_integer(st->n));
+    json_object_set_new(o, "kernel_count", json_integer(st->n + st->nforeign));
     json_object_set_new(o, "kernel_states", states);
-    json_object_set_new(o, "received", jint(received));
+    json_object_set_new(o, "received", sv_json_uint(received));
     json_object_set_new(o, "kernels", json_incref(json_object_get(page, "kernels")));
     json_decref(page);
     sv_lock_give(st->lock);
@@ -409,7 +342,7 @@ static void get_kernels(const struct sv_state *st, const struct sv_arg *args, un
                         struct sv_reply *out)
 {
     uint64_t offset = 0, limit = SV_API_PAGE_DEFAULT;
-    struct kernel_match m = { NULL, NULL };
+    struct sv_kernel_match m = { NULL, NULL };
     for (unsigned i = 0; i < n; i++) {
         const struct sv_arg *a = &args[i];
         const char *v = a->value ? a->value : "";
@@ -439,7 +372,7 @@ static void get_kernels(const struct sv_state *st, const struct sv_arg *args, un
         return;
     }
     sv_lock_take(st->lock);
-    json_t *o = kernel_page(st, &m, offset, limit);
+    json_t *o = sv_kernel_page(st, &m, offset, limit);
     sv_lock_give(st->lock);
     reply_json(out, 200, o);
 }
@@ -451,8 +384,10 @@ static unsigned timeline_top(const struct sv_state *st, const struct query *q,
                              unsigned top[SV_API_TIMELINE_TOP])
 {
     if (q->f.kernel >= 0) {
+        /* Another serve's kernel has no line here: its seconds are in
+         * that serve's memory, and the timeline is never the store's. */
         top[0] = (unsigned)q->f.kernel;
-        return 1;
+        return q->f.kernel < (int)st->n;
     }
     uint64_t *sums = sp_xcalloc(st->n + 1, sizeof *sums);
     sv_hist_kernel_sums(st->h, q->f.kind, q->from, q->to, sums, st->n);
@@ -483,9 +418,9 @@ static json_t *kernel_line(const struct sv_state *st, unsigned k, unsigned kind,
         if ((b + 1) * SV_HIST_BUCKET_MS > now)
             ms = now > b * SV_HIST_BUCKET_MS ? now - b * SV_HIST_BUCKET_MS : 1;
         uint64_t n = sv_hist_kernel_records(st->h, k, kind, b);
-        json_array_append_new(rate, jint((n * 1000 + ms / 2) / (ms < 1000 ? 1000 : ms)));
+        json_array_append_new(rate, sv_json_uint((n * 1000 + ms / 2) / (ms < 1000 ? 1000 : ms)));
     }
-    return json_pack("{s:I, s:o, s:o}", "index", (json_int_t)k, "name", jstr(st->k[k].name),
+    return json_pack("{s:I, s:o, s:o}", "index", (json_int_t)k, "name", sv_json_str(st->k[k].name),
                      "rate", rate);
 }
 
@@ -501,12 +436,16 @@ static void get_timeline(const struct sv_state *st, const struct sv_arg *args, u
         sv_lock_give(st->lock);
         return;
     }
-    /* By default the whole history held; and never before it, where
-     * every second would be a 0 (from=0 after a month: 2.6 million of
-     * them per kernel). */
-    uint64_t oldest = sv_hist_oldest(st->h);
-    if (!from || q.from < oldest)
-        q.from = oldest;
+    /* By default the whole history held since serve started (its seconds
+     * before are a store's, at bucket grain: the timeline is memory's
+     * alone); and never before what it holds, where every second would
+     * be a 0 (from=0 after a month: 2.6 million of them per kernel). */
+    uint64_t held = sv_hist_oldest(st->h);
+    uint64_t start = st->started_unix_ms / SV_HIST_BUCKET_MS * SV_HIST_BUCKET_MS;
+    if (!from && start > held)
+        held = start;
+    if (!from || q.from < held)
+        q.from = held;
     if (q.to < q.from)
         q.to = q.from;
     uint64_t s0 = q.from / 1000, s1 = q.to / 1000 + 1;    /* the second of to too */
@@ -535,7 +474,7 @@ static const char *unit_of(unsigned kind)
     return kind == PRAW_KIND_OFFCPU ? "ns" : kind == PRAW_KIND_HEAP ? "bytes" : "samples";
 }
 
-static json_t *range_json(const struct sv_hist_sel *s)
+static json_t *range_json(const struct st_sel *s)
 {
     return json_pack("{s:I, s:I, s:I, s:I, s:I}", "from_ms", (json_int_t)s->from_ms,
                      "to_ms", (json_int_t)s->to_ms, "samples", (json_int_t)s->samples,
@@ -556,17 +495,23 @@ static uint64_t heap_objects(const struct sp_profile *p)
 
 /* The records of [from, to) that the query's filter takes, as a profile
  * of its kind (an empty one when the range holds nothing), not named:
- * under the lock (the selection's keys point into the history; only its
- * range and sums are read once the lock is given back). */
-static void select_profile(const struct sv_state *st, const struct query *q, uint64_t from,
-                           uint64_t to, bool merged, struct sv_hist_sel *sel,
-                           struct sp_profile *p)
+ * under the lock (a store read too: its one connection is the
+ * collector's as well). -1 with a 503 in r when the store could not be
+ * read (nothing to free then; the lock still held). */
+static int select_profile(const struct sv_state *st, const struct query *q, uint64_t from,
+                          uint64_t to, bool merged, struct st_sel *sel, struct sp_profile *p,
+                          struct sv_reply *r)
 {
     struct sv_hist_filter f = q->f;
     f.merged = merged;
-    if (sv_hist_select(st->h, from, to, &f, sel))
-        memset(sel, 0, sizeof *sel);
+    char err[ST_ERR_MAX];
+    if (sv_select(st, from, to, &f, sel, err, sizeof err)) {
+        st_sel_free(sel);
+        errorf(r, 503, "the store could not be read: %s", err);
+        return -1;
+    }
     sv_query_profile(st, sel, q->f.kind, sel->to_ms - sel->from_ms, merged, p);
+    return 0;
 }
 
 /* A selection's request, its arguments read and its profiles made
@@ -587,10 +532,12 @@ static void get_flame(const struct sv_state *st, const struct sv_arg *args, unsi
     struct query q;
     if (parse_locked(st, args, n, false, &q, out))
         return;
-    struct sv_hist_sel sel;
+    struct st_sel sel;
     struct sp_profile p;
-    select_profile(st, &q, q.from, q.to, q.by == SP_FJ_BY_FRAME, &sel, &p);
-    sv_lock_give(st->lock);     /* sel's keys are not read past here */
+    int rc = select_profile(st, &q, q.from, q.to, q.by == SP_FJ_BY_FRAME, &sel, &p, out);
+    sv_lock_give(st->lock);
+    if (rc)
+        return;
     sv_query_name(st, &p);
     json_t *o = range_json(&sel);
     json_object_set_new(o, "kind", json_string(praw_kind_name(q.f.kind)));
@@ -603,7 +550,7 @@ static void get_flame(const struct sv_state *st, const struct sv_arg *args, unsi
     }
     json_object_set_new(o, "tree", sv_query_tree(&p, q.by));
     sp_profile_free(&p);
-    sv_hist_sel_free(&sel);
+    st_sel_free(&sel);
     reply_json(out, 200, o);
 }
 
@@ -613,10 +560,19 @@ static void get_diff(const struct sv_state *st, const struct sv_arg *args, unsig
     struct query q;
     if (parse_locked(st, args, n, true, &q, out))
         return;
-    struct sv_hist_sel bsel, nsel;
+    struct st_sel bsel, nsel;
     struct sp_profile bp, np;
-    select_profile(st, &q, q.base_from, q.base_to, q.by == SP_FJ_BY_FRAME, &bsel, &bp);
-    select_profile(st, &q, q.from, q.to, q.by == SP_FJ_BY_FRAME, &nsel, &np);
+    bool merged = q.by == SP_FJ_BY_FRAME;
+    if (select_profile(st, &q, q.base_from, q.base_to, merged, &bsel, &bp, out)) {
+        sv_lock_give(st->lock);
+        return;
+    }
+    if (select_profile(st, &q, q.from, q.to, merged, &nsel, &np, out)) {
+        sv_lock_give(st->lock);
+        sp_profile_free(&bp);
+        st_sel_free(&bsel);
+        return;
+    }
     sv_lock_give(st->lock);
     sv_query_name(st, &bp);
     sv_query_name(st, &np);
@@ -636,8 +592,8 @@ static void get_diff(const struct sv_state *st, const struct sv_arg *args, unsig
     sp_stacks_free(&ns);
     sp_profile_free(&bp);
     sp_profile_free(&np);
-    sv_hist_sel_free(&bsel);
-    sv_hist_sel_free(&nsel);
+    st_sel_free(&bsel);
+    st_sel_free(&nsel);
     reply_json(out, 200, o);
 }
 
@@ -647,25 +603,28 @@ static void get_download(const struct sv_state *st, const struct sv_arg *args, u
     struct query q;
     if (parse_locked(st, args, n, false, &q, out))
         return;
-    struct sv_hist_sel sel;
+    struct st_sel sel;
     struct sp_profile p;
-    select_profile(st, &q, q.from, q.to, false, &sel, &p);    /* every kernel apart */
+    /* every kernel apart */
+    int rc = select_profile(st, &q, q.from, q.to, false, &sel, &p, out);
     sv_lock_give(st->lock);
+    if (rc)
+        return;
     sv_query_name(st, &p);
     char *body = NULL, err[SP_ERR_MAX];
     size_t len = 0;
     FILE *f = open_memstream(&body, &len);
     if (!f) {
         sp_profile_free(&p);
-        sv_hist_sel_free(&sel);
+        st_sel_free(&sel);
         errorf(out, 500, "the %s could not be written: out of memory",
                pprof ? "pprof" : "folded");
         return;
     }
-    int rc = pprof ? sp_pprof_write(&p, f, err, sizeof err) : sp_folded_write(&p, true, f);
+    rc = pprof ? sp_pprof_write(&p, f, err, sizeof err) : sp_folded_write(&p, true, f);
     fclose(f);
     sp_profile_free(&p);
-    sv_hist_sel_free(&sel);
+    st_sel_free(&sel);
     if (rc) {
         free(body);
         errorf(out, 500, "the %s could not be written: %s", pprof ? "pprof" : "folded",

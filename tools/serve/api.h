@@ -24,10 +24,11 @@
  *                               the selection as pprof or folded stacks
  *
  * Arguments (every one optional; anything else is refused):
- *   from, to            ms on serve's clock (0 at its start), from < to <= now;
+ *   from, to            Unix ms (the wall clock), from < to <= now;
  *                       default the last SV_API_LIVE_MS (the live view)
  *   base_from, base_to  /api/diff: the base range, as from and to
- *   kernel              a kernel's index (0 .. n-1) or "all"
+ *   kernel              a kernel's index (0 .. n-1: this serve's, then
+ *                       those other serves write into its store) or "all"
  *   pid                 0 .. 2147483647 or "all"
  *   cpu                 0 .. 4095 or "all"
  *   kind                cpu, offcpu or heap (default cpu)
@@ -42,14 +43,16 @@
  * reply whose JSON cannot be built is a 500 with a fixed body, never an
  * exit.
  *
- * Times in the JSON are ms on serve's clock; status gives the wall clock
- * of its 0 (started_unix_ms) for the page to print times of day.
+ * Times in the JSON are Unix ms (the wall clock at serve's start, kept
+ * steady by the monotonic clock since), so that a range outlives the
+ * process: with a store, a restarted serve answers it from there.
  *
  * One lock (struct sv_lock) stands between serve's collector, which
  * writes the history and the kernels, and the HTTP thread that answers
  * from them: a request holds it only while it reads (its arguments
- * against the clock, a selection and the profile made from it, the
- * kernels' facts), never while it names frames, builds a tree, writes
+ * against the clock, a selection, from memory or the store's reading
+ * connection, and the profile made from it, the kernels' facts), never
+ * while it names frames, builds a tree, writes
  * JSON or sends (tools/cmd/serve.c says why a lock and not snapshots).
  *
  * Serve layer: prefix sv_. */
@@ -63,6 +66,7 @@
 #include "tools/model/model.h"
 #include "tools/ingest/stream.h"
 #include "tools/serve/hist.h"
+#include "tools/store/store.h"
 
 #define SV_API_LIVE_MS   10000u     /* the live view: the last 10 s (one or two buckets) */
 #define SV_API_ARGS_MAX  16
@@ -106,6 +110,15 @@ bool sv_lock_try(struct sv_lock *l);
 /* Whether a request waits for it. */
 bool sv_lock_waiting(struct sv_lock *l);
 
+/* A kernel another serve streams into the same store: what its own
+ * serve wrote of it, and a stream standing for its META. */
+struct sv_foreign {
+    struct st_kernel k;
+    struct sp_stream s;
+    unsigned map;                   /* the ELF whose build id it has */
+};
+#define SV_FOREIGN_MAX 4096u
+
 /* Names every location of map in p: libdw in serve, a table in tests. */
 typedef void (*sv_symbolize_fn)(void *ctx, struct sp_profile *p, unsigned map);
 
@@ -123,6 +136,14 @@ struct sv_state {
     bool public_;                   /* --public: not loopback */
     const char *page;               /* the page's HTML, or NULL */
     size_t page_len;
+    struct st_store *store;         /* closed buckets (tools/serve/persist.h); NULL:
+                                       the history alone */
+    struct sv_foreign *foreign;     /* other serves' kernels in the store */
+    unsigned nforeign;
+    uint64_t store_prior_ms;        /* the end of what the store held of this
+                                       serve's kernels when it started (0: none) */
+    uint64_t store_failed;          /* the store's writes and reads that failed */
+    char store_error[ST_ERR_MAX];   /* the last refusal, or "" */
 };
 
 struct sv_arg {

@@ -68,6 +68,8 @@ struct sv_hist {
     struct { uint8_t why; char name[PSTR_NAME_MAX + 1]; } reasons[SV_HIST_REASONS];
     uint8_t kmap[SV_HIST_KERNELS];      /* each kernel's ELF: its fleet's stacks */
     unsigned nreasons;                  /* ids 1 .. nreasons */
+    sv_hist_close_fn on_close;          /* a bucket closed: told once */
+    void *close_ctx;
 };
 
 static uint64_t mix(uint64_t h)
@@ -303,6 +305,13 @@ void sv_hist_advance(struct sv_hist *h, uint64_t now_ms)
     uint64_t cur = now_ms / SV_HIST_BUCKET_MS;
     if (!first && cur == before)
         return;
+    for (uint64_t idx = before; !first && h->on_close && idx < cur; idx++) {
+        const struct bucket *b = &h->b[idx % SV_HIST_BUCKETS];
+        if (b->used && b->index == idx)
+            h->on_close(h->close_ctx, h, idx);
+        if (idx - before >= SV_HIST_BUCKETS)
+            break;                      /* the rest were never held */
+    }
     unsigned died = 0;
     for (unsigned i = 0; i < SV_HIST_BUCKETS; i++)
         if (h->b[i].used && h->b[i].index < oldest_index(cur))
@@ -406,6 +415,31 @@ bool sv_hist_add(struct sv_hist *h, unsigned kernel, uint16_t cpu,
     bucket_count(h, &b->own, (uint32_t)id, r->weight);
     bucket_count(h, &b->fleet, (uint32_t)fid, r->weight);
     return true;
+}
+
+void sv_hist_on_close(struct sv_hist *h, sv_hist_close_fn fn, void *ctx)
+{
+    h->on_close = fn;
+    h->close_ctx = ctx;
+}
+
+void sv_hist_bucket_each(const struct sv_hist *h, uint64_t index, sv_hist_entry_fn fn,
+                         void *ctx)
+{
+    const struct bucket *b = &h->b[index % SV_HIST_BUCKETS];
+    if (!b->used || b->index != index)
+        return;
+    /* The kernels' own stacks alone: the fleet's count the same records
+     * again (a store given both would count them twice). */
+    for (size_t i = 0; i < b->own.n; i++) {
+        const struct sv_hist_key *k = &h->stacks[b->own.e[i].stack].key;
+        if (!sv_hist_key_fleet(k))
+            fn(ctx, k, k->kernel, k->kind, b->own.e[i].count, b->own.e[i].weight);
+    }
+    for (size_t i = 0; i < b->nk; i++)
+        if (b->kc[i].over)
+            fn(ctx, NULL, b->kc[i].key / SV_HIST_KINDS, b->kc[i].key % SV_HIST_KINDS,
+               b->kc[i].over, 0);
 }
 
 /* ---- reading ------------------------------------------------------------- */

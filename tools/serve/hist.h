@@ -27,8 +27,9 @@
  * whose stack is new while the table is full is not kept: it is counted
  * as over the bound, per bucket, kernel and kind, and the API says so.
  *
- * Time is the caller's: milliseconds on one monotonic clock (serve's,
- * from its start), so every kernel's seconds are the viewer's seconds.
+ * Time is the caller's: milliseconds on one clock that never goes back
+ * (serve's: Unix ms, kept steady by the monotonic clock from its start),
+ * so every kernel's seconds are the viewer's seconds.
  * A range [from, to) is answered with whole buckets: it is widened to the
  * buckets it touches, and the answer says which range that was.
  *
@@ -121,6 +122,23 @@ void sv_hist_set_map(struct sv_hist *h, unsigned kernel, unsigned map);
 
 /* Moves the history's end to now_ms (never back). */
 void sv_hist_advance(struct sv_hist *h, uint64_t now_ms);
+
+/* Called with a bucket's index (start / SV_HIST_BUCKET_MS) once, when the
+ * history's end moves past it, before it can leave: serve writes it to
+ * its store (tools/store/store.h) there. */
+typedef void (*sv_hist_close_fn)(void *ctx, const struct sv_hist *h, uint64_t index);
+void sv_hist_on_close(struct sv_hist *h, sv_hist_close_fn fn, void *ctx);
+
+/* Every kernel's own stack bucket index counts (never a fleet stack,
+ * sv_hist_key_fleet: those count the same records again), with its count
+ * and weight; then, for
+ * each kernel and kind with records over the bound in it, fn with key
+ * NULL, the kernel and kind, and that number as count. Nothing when the
+ * bucket is not held. */
+typedef void (*sv_hist_entry_fn)(void *ctx, const struct sv_hist_key *key, unsigned kernel,
+                                 unsigned kind, uint64_t count, uint64_t weight);
+void sv_hist_bucket_each(const struct sv_hist *h, uint64_t index, sv_hist_entry_fn fn,
+                         void *ctx);
 
 /* ---- reading ------------------------------------------------------------ */
 

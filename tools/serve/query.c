@@ -11,37 +11,60 @@
 #include "tools/ingest/agg.h"
 #include "tools/output/flame_json.h"
 
+/* A kernel's stream (its META and task names), ELF and drops: this
+ * serve's, or one another serve wrote into the store. False when it is
+ * neither, or has no META yet. */
+static bool kernel_source(const struct sv_state *st, const char *name,
+                          const struct sp_stream **s, unsigned *map, uint64_t *dropped)
+{
+    for (unsigned k = 0; k < st->n; k++)
+        if (strcmp(st->k[k].name, name) == 0) {
+            *s = st->k[k].stream;
+            *map = st->k[k].map;
+            *dropped = st->k[k].dropped;
+            return *s != NULL;
+        }
+    for (unsigned k = 0; k < st->nforeign; k++)
+        if (strcmp(st->foreign[k].k.name, name) == 0) {
+            *s = &st->foreign[k].s;
+            *map = st->foreign[k].map;
+            *dropped = 0;
+            return true;
+        }
+    return false;
+}
+
 /* Stack i of the selection into a, as its record (pid 0 and CPU 0 when
  * merged: the fleet's frames alone). */
-static void add_stack(const struct sv_state *st, const struct sv_hist_sel *sel, size_t i,
-                      bool merged, struct sp_agg *a)
+static void add_stack(const struct st_sel *sel, size_t i, bool merged, struct sp_agg *a)
 {
-    const struct sv_hist_key *key = sel->keys[i];
+    const struct st_key *key = &sel->keys[i];
     struct pstr_record r;
     memset(&r, 0, sizeof r);
     r.pid = merged ? 0 : key->pid;
     r.depth = key->depth;
     r.kind = key->kind;
     r.size = key->size;         /* heap: the chain's objects, weight / size */
-    const char *name;
-    if (sv_hist_reason(st->h, key->reason, &r.why, &name))
-        snprintf(r.name, sizeof r.name, "%s", name);
+    r.why = key->why;
+    snprintf(r.name, sizeof r.name, "%s", key->reason);
     r.waker = PSTR_WAKER_NONE;
     memcpy(r.frames, key->frames, sizeof r.frames);
     sp_agg_add_n(a, merged ? 0 : key->cpu, &r, sel->counts[i], sel->weights[i]);
 }
 
-/* by=frame: the selection's stacks merged over kernels, tasks and CPUs,
- * one input per ELF (labelled "fleet", with the META of the first kernel
- * of that ELF). A selection of the whole fleet is of the fleet's stacks
- * already (tools/serve/hist.h): its graph costs the fleet's distinct
- * frames, not its kernels' stacks. */
-static void add_fleet(const struct sv_state *st, const struct sv_hist_sel *sel,
-                      unsigned kind, uint64_t ms, struct sp_profile *p)
+static uint32_t clamp_ms(uint64_t ms)
+{
+    return ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms;
+}
+
+/* by=frame: one input per ELF (labelled "fleet", with the META of the
+ * first kernel of that ELF that has one), the stacks of every kernel of
+ * it merged (aggs[m]: the groups' records added by the caller). */
+static void add_fleet(const struct sv_state *st, struct sp_agg *aggs,
+                      const struct sp_stream **metas, unsigned kind, uint64_t ms,
+                      struct sp_profile *p)
 {
     for (unsigned m = 0; m < st->nmaps; m++) {
-        struct sp_agg a;
-        sp_agg_init(&a);
         const struct sp_stream *meta = NULL;
         uint64_t drops = 0;
         for (unsigned k = 0; k < st->n; k++)
@@ -49,39 +72,23 @@ static void add_fleet(const struct sv_state *st, const struct sv_hist_sel *sel,
                 meta = meta ? meta : st->k[k].stream;
                 drops += st->k[k].dropped;
             }
-        for (size_t i = 0; meta && i < sel->n; i++) {
-            const struct sv_hist_key *key = sel->keys[i];
-            if (sv_hist_key_fleet(key) ? sv_hist_key_map(key) == m
-                                       : key->kernel < st->n && st->k[key->kernel].map == m)
-                add_stack(st, sel, i, true, &a);
-        }
-        if (a.n)
-            (void)sp_agg_profile(&a, meta, kind, ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms,
-                                 drops, p, "fleet", m);
-        sp_agg_free(&a);
+        if (!meta)
+            meta = metas[m];        /* only other serves' kernels have it */
+        if (aggs[m].n && meta)
+            (void)sp_agg_profile(&aggs[m], meta, kind, clamp_ms(ms), drops, p, "fleet", m);
+        sp_agg_free(&aggs[m]);
     }
 }
 
-/* One kernel's records of the selection, the ones at order[0 .. n), as
- * an input of p. */
-static void add_kernel(const struct sv_state *st, const struct sv_hist_sel *sel,
-                       const size_t *order, size_t n, unsigned k, unsigned kind, uint64_t ms,
-                       struct sp_profile *p)
+static int by_kernel(const void *a, const void *b, void *ctx)
 {
-    struct sp_agg a;
-    sp_agg_init(&a);
-    for (size_t j = 0; j < n; j++)
-        add_stack(st, sel, order[j], false, &a);
-    /* A kernel's records are in the history only once its META named its
-     * build id and the build id was its ELF's (tools/cmd/serve.c). */
-    const struct sp_stream *s = st->k[k].stream;
-    if (a.n && s)
-        (void)sp_agg_profile(&a, s, kind, ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms,
-                             st->k[k].dropped, p, st->k[k].name, st->k[k].map);
-    sp_agg_free(&a);
+    const struct st_sel *sel = ctx;
+    const size_t *x = a, *y = b;
+    int c = strcmp(sel->keys[*x].kernel, sel->keys[*y].kernel);
+    return c ? c : (*x > *y) - (*x < *y);
 }
 
-void sv_query_profile(const struct sv_state *st, const struct sv_hist_sel *sel,
+void sv_query_profile(const struct sv_state *st, const struct st_sel *sel,
                       unsigned kind, uint64_t ms, bool merged, struct sp_profile *p)
 {
     sp_profile_init(p);
@@ -93,30 +100,45 @@ void sv_query_profile(const struct sv_state *st, const struct sv_hist_sel *sel,
         p->maps[i].pm_limit = st->maps[m].pm_limit;
         p->maps[i].pm_dwarf = st->maps[m].pm_dwarf;
     }
-    if (merged) {
-        add_fleet(st, sel, kind, ms, p);
-        return;
+    /* Kernel by kernel, in name order (the same order every time), so
+     * that each kernel's input costs its own stacks and its source is
+     * looked up once. */
+    size_t *order = sp_xcalloc(sel->n ? sel->n : 1, sizeof *order);
+    for (size_t i = 0; i < sel->n; i++)
+        order[i] = i;
+    qsort_r(order, sel->n, sizeof *order, by_kernel, (void *)sel);
+    struct sp_agg aggs[SV_HIST_MAPS];
+    const struct sp_stream *metas[SV_HIST_MAPS] = { NULL };
+    for (unsigned m = 0; merged && m < st->nmaps; m++)
+        sp_agg_init(&aggs[m]);
+    for (size_t i = 0, j; i < sel->n; i = j) {
+        const char *name = sel->keys[order[i]].kernel;
+        for (j = i + 1; j < sel->n && strcmp(sel->keys[order[j]].kernel, name) == 0; j++)
+            ;
+        const struct sp_stream *s;
+        unsigned map;
+        uint64_t dropped;
+        /* A kernel's records are in the history only once its META named
+         * its build id and the build id was its ELF's (tools/cmd/serve.c). */
+        if (!kernel_source(st, name, &s, &map, &dropped) || map >= st->nmaps)
+            continue;
+        if (merged) {
+            metas[map] = metas[map] ? metas[map] : s;
+            for (size_t x = i; x < j; x++)
+                add_stack(sel, order[x], true, &aggs[map]);
+            continue;
+        }
+        struct sp_agg a;
+        sp_agg_init(&a);
+        for (size_t x = i; x < j; x++)
+            add_stack(sel, order[x], false, &a);
+        if (a.n)
+            (void)sp_agg_profile(&a, s, kind, clamp_ms(ms), dropped, p, name, map);
+        sp_agg_free(&a);
     }
-    /* The selection's stacks in kernel order (a counting sort), so that
-     * each kernel's input costs its own stacks, not the fleet's. */
-    size_t *first = sp_xcalloc(st->n + 1, sizeof *first);
-    size_t *order = sp_xcalloc(sel->n + 1, sizeof *order);
-    for (size_t i = 0; i < sel->n; i++)
-        if (sel->keys[i]->kernel < st->n)
-            first[sel->keys[i]->kernel + 1]++;
-    for (unsigned k = 0; k < st->n; k++)
-        first[k + 1] += first[k];
-    size_t *at = sp_xcalloc(st->n + 1, sizeof *at);
-    memcpy(at, first, (st->n + 1) * sizeof *at);
-    for (size_t i = 0; i < sel->n; i++)
-        if (sel->keys[i]->kernel < st->n)
-            order[at[sel->keys[i]->kernel]++] = i;
-    for (unsigned k = 0; k < st->n; k++)
-        if (first[k + 1] > first[k])
-            add_kernel(st, sel, order + first[k], first[k + 1] - first[k], k, kind, ms, p);
-    free(at);
     free(order);
-    free(first);
+    if (merged)
+        add_fleet(st, aggs, metas, kind, ms, p);
 }
 
 void sv_query_name(const struct sv_state *st, struct sp_profile *p)

@@ -18,11 +18,14 @@
 #include "tools/serve/api.h"
 
 /* The selection as a profile of kind, one input per kernel that has
- * records in it (labelled with its name), or merged: one input per ELF
- * (labelled "fleet"), its chains the fleet's frames with pid and CPU 0.
- * Not yet named: it reads the history and the kernels, under the
- * state's lock. p is initialised here; the caller frees it. */
-void sv_query_profile(const struct sv_state *st, const struct sv_hist_sel *sel,
+ * records in it (labelled with its name; one neither this serve's nor
+ * another's in st->foreign is left out), or merged: one input per ELF
+ * (labelled "fleet"), every kernel's stacks of that ELF merged, pid and
+ * CPU 0. The selection is the store's form either way (persist.h makes
+ * memory's into it), so one builder serves both. Not yet named: it reads
+ * the kernels, under the state's lock. p is initialised here; the caller
+ * frees it. */
+void sv_query_profile(const struct sv_state *st, const struct st_sel *sel,
                       unsigned kind, uint64_t ms, bool merged, struct sp_profile *p);
 /* Every location of p named (the ELFs only: no lock needed). */
 void sv_query_name(const struct sv_state *st, struct sp_profile *p);

@@ -21,10 +21,9 @@ export const S = {
 };
 
 export const fmtNum = (n) => n.toLocaleString('en-US');
+// Every time the API gives is Unix ms.
 export function clock(ms) {
-  if (!S.status)
-    return '';
-  return new Date(S.status.started_unix_ms + ms).toLocaleTimeString('en-GB');
+  return new Date(ms).toLocaleTimeString('en-GB');
 }
 
 export function filterParams() {
