@@ -353,7 +353,7 @@ bool prof_fold_one(struct prof_fold *f, struct prof_fold_acc *a, const struct pr
     e->fe_count++;
     e->fe_weight = prof_weight_add(e->fe_weight, w);
     a->fa_weight = prof_weight_add(a->fa_weight, w);
-    if (r->pr_kind == PROF_KIND_HEAP) {
+    if (r->pr_kind == PROF_KIND_HEAP || r->pr_kind == PROF_KIND_LOCK) {
         uint64_t o = prof_record_objects_q16(r);
         e->fe_objects += o;
         a->fa_objects += o;

@@ -234,7 +234,7 @@ static int prof_window_check(const struct prof_window_spec *ws, struct prof_err 
         return prof_refuse(e, PROF_EINVAL, PROF_NOT_HEAP_OFF, 0);
     /* The kind is the calling command's, never a user's word. */
     BUG_ON(ws->ws_kind != PROF_KIND_CPU && ws->ws_kind != PROF_KIND_OFFCPU &&
-           ws->ws_kind != PROF_KIND_HEAP);
+           ws->ws_kind != PROF_KIND_HEAP && ws->ws_kind != PROF_KIND_LOCK);
     return PROF_OK;
 }
 
@@ -250,6 +250,13 @@ static uint32_t prof_window_size(const struct prof_window_spec *ws, bool *pmu,
         *pmu = false;
         *kinds = PROF_GATE_KIND(PROF_KIND_HEAP);
         return PROF_HEAP_WINDOW_RECS;
+    }
+    /* A lock's records come one a contended release: at most about as
+     * often as the scheduler's. */
+    if (ws->ws_kind == PROF_KIND_LOCK) {
+        *pmu = false;
+        *kinds = PROF_GATE_KIND(PROF_KIND_LOCK);
+        return prof_ring_records_for(ws->ws_ms, PROF_OFF_RATE);
     }
     if (ws->ws_kind == PROF_KIND_CPU) {
         *pmu = pmu_probe();
@@ -287,8 +294,16 @@ static void prof_window_sleep(const struct prof_window_spec *ws, bool pmu, unsig
         prof_off_begin(cycles_now(), time_ns_mult());
         lockstat_spun_gate(true);   /* [spin NAME]: time spun, kernel/lockstat.h */
     }
+    bool lock = ws->ws_kind == PROF_KIND_LOCK;
     prof_start(ws->ws_pid, pmu, kinds);
+    if (lock)
+        lockstat_charge_gate(true);     /* waits charged to holders, kernel/lockstat.h */
     sleep_ticks(prof_window_ticks(ws->ws_ms));
+    if (lock) {
+        lockstat_charge_gate(false);
+        prof_snap.ps_t0 = t0;
+        prof_snap.ps_ns = time_ns() - t0;
+    }
     if (off) {
         lockstat_spun_gate(false);
         prof_off_end(cycles_now());
