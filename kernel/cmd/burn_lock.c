@@ -14,6 +14,10 @@
  *
  *   burn lock: rounds R mutex waited W ns held H ns spin waited W ns held H ns
  *
+ * `burn lock start <rounds> <hold_us> profiled` has both tasks wait for
+ * a lock window (`profile lock`'s gate, kernel/lockstat.h) to open before
+ * their first round, so that the window sees the whole run.
+ *
  * Commands: prefix cmd_ and burn_. */
 #include "hal/cpu.h"
 #include "kernel/cmd/burn.h"
@@ -32,6 +36,7 @@ static spinlock_t burn_lock_s = SPINLOCK_INIT("probe-s");
 static struct {
     volatile unsigned running;      /* tasks not yet done */
     volatile bool quit;             /* a task could not start: end the other */
+    bool profiled;                  /* the rounds wait for a lock window */
     volatile unsigned held;         /* the round and lock the holder has: 2r+1 m, 2r+2 s */
     volatile unsigned trying;       /* the last the waiter is about to ask for */
     volatile unsigned asked;        /* the last the waiter has asked for and got */
@@ -91,9 +96,17 @@ static __attribute__((noinline)) void burn_lock_hold_spin(unsigned step)
     spin_unlock(&burn_lock_s, f);
 }
 
+/* Until a lock window is open, when the run asked for one. */
+static void burn_lock_until_profiled(void)
+{
+    while (bl.profiled && !(lock_hooks() & LOCKSTAT_GATE_CHARGE) && !bl.quit)
+        sleep_ms(1);
+}
+
 static void burn_lock_holder(void *arg)
 {
     (void)arg;
+    burn_lock_until_profiled();
     for (unsigned r = 0; r < bl.rounds && !bl.quit; r++) {
         burn_lock_hold_mutex(2 * r + 1);
         burn_lock_until_asked(2 * r + 1);
@@ -106,6 +119,7 @@ static void burn_lock_holder(void *arg)
 static void burn_lock_waiter(void *arg)
 {
     (void)arg;
+    burn_lock_until_profiled();
     for (unsigned step = 1; step <= 2 * bl.rounds; step++) {
         while (__atomic_load_n(&bl.held, __ATOMIC_ACQUIRE) < step && !bl.quit)
             cpu_relax();
@@ -153,9 +167,13 @@ int burn_lock_cmd(int argc, char **argv, struct printer *p)
         argv++;
     }
     uint64_t rounds, hold = 2000;
+    bool profiled = start && argc == 4 && strcmp(argv[3], "profiled") == 0;
+    if (profiled)
+        argc--;
     if (argc < 2 || argc > 3 || !parse_range(argv[1], 1, BURN_LOCK_ROUNDS_MAX, &rounds) ||
         (argc == 3 && !parse_range(argv[2], 1, BURN_LOCK_HOLD_MAX, &hold))) {
-        pr_printf(p, "burn: usage: burn lock [start] <rounds 1-%u> [hold_us 1-%u] | burn lock wait\n",
+        pr_printf(p, "burn: usage: burn lock [start] <rounds 1-%u> [hold_us 1-%u] | "
+                  "burn lock start <rounds> <hold_us> profiled | burn lock wait\n",
                   BURN_LOCK_ROUNDS_MAX, BURN_LOCK_HOLD_MAX);
         return 1;
     }
@@ -171,6 +189,7 @@ int burn_lock_cmd(int argc, char **argv, struct printer *p)
     bl.hold_ns = hold * 1000;
     bl.held = bl.trying = bl.asked = 0;
     bl.quit = false;
+    bl.profiled = profiled;
     bl.waited[0] = bl.waited[1] = bl.held_ns[0] = bl.held_ns[1] = 0;
     bl.running = 2;
     unsigned me = cpu_index();
