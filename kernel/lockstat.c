@@ -80,8 +80,10 @@ uint32_t lockstat_charge_window(void)
     return __atomic_load_n(&lockstat_window_id, __ATOMIC_ACQUIRE);
 }
 
-void lockstat_charge_held(struct lockstat_hold *h, const char *name)
+void lockstat_acquired_charged(struct lockstat_hold *h, const char *name, enum lock_kind kind,
+                               unsigned gate)
 {
+    lockstat_acquired(h, name, kind, gate & ~LOCKSTAT_GATE_CHARGE);
     h->lh_charge_from = cycles_now_inline();
     h->lh_charge_name = name ? name : "?";
     h->lh_timed |= LOCKSTAT_HOLD_CHARGE;

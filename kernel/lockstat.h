@@ -32,7 +32,7 @@
 /* lockstat_gate's bits: who wants the hooks. */
 #define LOCKSTAT_GATE_STAT    1u    /* lockstat on, or a lockstat window */
 #define LOCKSTAT_GATE_CHARGE  2u    /* a lock window: waits charged to holders
-                                       (lockstat_charge_held, kernel/lockcharge.h) */
+                                       (lockstat_acquired_charged, kernel/lockcharge.h) */
 #define LOCKSTAT_GATE_SPUN    4u    /* an off-CPU window: the time a contended
                                        spin_lock spun (lockstat_spun) */
 
@@ -83,20 +83,28 @@ void lockstat_claim(struct lockstat_hold *h, const char *name, enum lock_kind ki
 /* The acquired hook: the lock was just taken by this CPU, and gate (the
  * value of lock_hooks() the lock's path read) is nonzero. Counts the
  * acquisition and times the hold. */
-void lockstat_charge_held(struct lockstat_hold *h, const char *name);
+/* lockstat_acquired in a lock window (gate has LOCKSTAT_GATE_CHARGE),
+ * out of line: the hold stamped for its charge, and counted as below.
+ * Its call the inline path's last step, so that nothing is live across
+ * it: as a step before the count, x86-64's uncontended mutex pair (whose
+ * waitq_wake_all takes a spinlock inline) saved two more registers. */
+void lockstat_acquired_charged(struct lockstat_hold *h, const char *name, enum lock_kind kind,
+                               unsigned gate);
 
 static inline void lockstat_acquired(struct lockstat_hold *h, const char *name,
                                      enum lock_kind kind, unsigned gate)
 {
-    if (gate & LOCKSTAT_GATE_STAT) {
-        if (__builtin_expect(h->lh_gen != cpu_load_near_u32(lockstat_gen), 0))
-            lockstat_claim(h, name, kind);
-        h->lh_acq++;
-        h->lh_held_at = cycles_ticks_inline();
-        h->lh_timed = LOCKSTAT_HOLD_TIMED;
+    if (__builtin_expect(gate & LOCKSTAT_GATE_CHARGE, 0)) {
+        lockstat_acquired_charged(h, name, kind, gate);
+        return;
     }
-    if (__builtin_expect(gate & LOCKSTAT_GATE_CHARGE, 0))
-        lockstat_charge_held(h, name);
+    if (!(gate & LOCKSTAT_GATE_STAT))
+        return;
+    if (__builtin_expect(h->lh_gen != cpu_load_near_u32(lockstat_gen), 0))
+        lockstat_claim(h, name, kind);
+    h->lh_acq++;
+    h->lh_held_at = cycles_ticks_inline();
+    h->lh_timed = LOCKSTAT_HOLD_TIMED;
 }
 
 /* A waiter that waited (cycles_now() units) and now holds the lock,
@@ -106,12 +114,8 @@ void lockstat_waited(struct lockstat_hold *h, const char *name, enum lock_kind k
 
 /* The released hook, still holding: lh_hooks was nonzero. A spinning
  * waiter sets lh_waited again after each release. */
-void lockstat_charge_released(struct lockstat_hold *h);
-
 static inline void lockstat_released(struct lockstat_hold *h)
 {
-    if (h->lh_timed & LOCKSTAT_HOLD_CHARGE)
-        lockstat_charge_released(h);
     h->lh_waited = 0;
     if (h->lh_timed & LOCKSTAT_HOLD_TIMED) {
         uint64_t hold = cycles_ticks_inline() - h->lh_held_at;
@@ -134,7 +138,7 @@ void lockstat_spun(const char *name, uint64_t t0, uint64_t t1);
 /* ---- a lock window: waits charged to holders (`profile lock`) ----
  *
  * While LOCKSTAT_GATE_CHARGE is open, every hold is stamped at its start
- * (lockstat_charge_held: LOCKSTAT_HOLD_CHARGE, lh_charge_from), each
+ * (lockstat_acquired_charged: LOCKSTAT_HOLD_CHARGE, lh_charge_from), each
  * contended spin_lock puts itself in its CPU's slot of lockstat_slots
  * while it spins, and a release of a stamped hold that a spinner waited
  * on calls the bound hook, which charges the holder what the slots say
@@ -144,6 +148,9 @@ void lockstat_spun(const char *name, uint64_t t0, uint64_t t1);
  * (lockstat_charge_window(), never 0 while open) tells a mutex's account which
  * window its counts are of. */
 extern struct lockcharge_slot lockstat_slots[MAX_CPUS];
+/* A spinlock's hold stamped LOCKSTAT_HOLD_CHARGE, at its release, before
+ * lockstat_released: the bound hook charges it if a spinner waited. */
+void lockstat_charge_released(struct lockstat_hold *h);
 typedef void (*lockstat_charge_fn)(struct lockstat_hold *h, uint64_t now);
 void lockstat_charge_bind(lockstat_charge_fn fn);
 void lockstat_charge_gate(bool open);

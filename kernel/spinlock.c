@@ -39,3 +39,10 @@ void spin_lock_contended(spinlock_t *l)
         lockstat_waited(&l->stat, l->name, LOCK_SPIN, cycles_now_inline() - t0);
     lockstat_acquired(&l->stat, l->name, LOCK_SPIN, gate);
 }
+
+void spin_release_charged(spinlock_t *l)
+{
+    lockstat_charge_released(&l->stat);
+    lockstat_released(&l->stat);
+    __atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
+}
