@@ -27,6 +27,12 @@ holder has it and times its own waits.
   each lock's delay charged to the holder's function (burn_lock_hold_mutex,
   burn_lock_hold_spin) under [mutex probe-m] and [spin probe-s], each
   lock's total within 10% of what the waiter measured, 10 waits each.
+- profile_lock_split: `burn lock start 10 3000 split` (burn-second takes
+  probe-m each time the holder frees it, before the waiter can, and keeps
+  it 1.5 ms): each mutex wait is split between the holder
+  (burn_lock_hold_mutex) and burn-second (burn_lock_hold_second), 10
+  waits each, burn-second's share within 10% of its 10 x 1.5 ms, and the
+  two together within 10% of what the waiter measured.
 - bad_input: errors name what was wrong and the allowed range.
 
 Prints 'PASS name (secs)' or 'FAIL name (secs): reason' and ends with
@@ -245,6 +251,32 @@ def t_profile_lock(ctx):
 
 
 @test
+def t_profile_lock_split(ctx):
+    m = World.get()
+    m.cmd("lockstat off", 30)
+    out = m.cmd("burn lock start 10 3000 split", 30)
+    g = re.search(r"pids (\d+) (\d+) (\d+)", out)
+    check(g, "burn lock start said %r" % out.strip()[-200:])
+    holder, second = int(g.group(1)), int(g.group(3))
+    rep = m.cmd("profile lock 2000 all 64", 90)
+    done = BURN.search(m.cmd("burn lock wait", 120))
+    check(done, "burn lock wait printed no line")
+    waited = int(done.group(2))
+    mutex = [e for e in lock_entries(rep) if e[0] == "mutex" and e[1] == "probe-m"]
+    parts = {}
+    for pid, fn in ((holder, "burn_lock_hold_mutex"), (second, "burn_lock_hold_second")):
+        mine = [e for e in mutex if e[4] == pid and any(t.startswith("<- %s+" % fn) for t in e[5])]
+        parts[pid] = sum(e[2] for e in mine) * 1e6
+        waits = sum(e[3] for e in mine)
+        check(waits == 10, "%s (pid %d) charged %d waits, not 10: %r" % (fn, pid, waits, rep[-1500:]))
+    check(within(parts[second], 10 * 1.5e6, 10),
+          "burn-second charged %.0f ns, it held the mutex 10 x 1.5 ms" % parts[second])
+    check(parts[holder] > 0, "the holder charged nothing: %r" % rep[-1500:])
+    check(within(parts[holder] + parts[second], waited, 10),
+          "%.0f + %.0f ns charged, the waiter measured %d ns" % (parts[holder], parts[second], waited))
+
+
+@test
 def t_bad_input(ctx):
     m = World.get()
     m.cmd("lockstat off", 30)
@@ -252,8 +284,8 @@ def t_bad_input(ctx):
                       ("lockstat 10001", "lockstat: window 10001 out of range (1-10000 ms)"),
                       ("lockstat sometimes", "lockstat: 'sometimes' is not on, off, reset or a window in ms (1-10000)"),
                       ("lockstat on off", "lockstat: takes one argument: on, off, reset or a window in ms (1-10000)"),
-                      ("burn lock 0", "burn: usage: burn lock [start] <rounds 1-10000> [hold_us 1-100000] | burn lock start <rounds> <hold_us> profiled | burn lock wait"),
-                      ("burn lock 1 100001", "burn: usage: burn lock [start] <rounds 1-10000> [hold_us 1-100000] | burn lock start <rounds> <hold_us> profiled | burn lock wait")):
+                      ("burn lock 0", "burn: usage: burn lock [start] <rounds 1-10000> [hold_us 1-100000] | burn lock start <rounds> <hold_us> profiled|split | burn lock wait"),
+                      ("burn lock 1 100001", "burn: usage: burn lock [start] <rounds 1-10000> [hold_us 1-100000] | burn lock start <rounds> <hold_us> profiled|split | burn lock wait")):
         out = m.cmd(cmd, 30)
         check(want in out, "%r said %r, not %r" % (cmd, out.strip()[-200:], want))
     m.cmd("lockstat on", 30)
