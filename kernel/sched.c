@@ -541,21 +541,15 @@ void mutex_lock(struct mutex *m)
     lockstat_acquired(&m->stat, m->wq.name, LOCK_MUTEX, gate);
 }
 
-/* The release's hooks, out of line: inline, the charge's call made
- * x86-64's uncontended pair save two more registers (bench_lock). A
- * mutex's charge is its account's (mutex_charge_release clears
- * LOCKSTAT_HOLD_CHARGE), never the spinlocks' slots. */
-static __attribute__((noinline, cold)) void mutex_released(struct mutex *m)
-{
-    if (m->stat.lh_timed & LOCKSTAT_HOLD_CHARGE)
-        mutex_charge_release(m);
-    lockstat_released(&m->stat);
-}
-
 void mutex_unlock(struct mutex *m)
 {
-    if (__builtin_expect(m->stat.lh_hooks != 0, 0))
-        mutex_released(m);
+    if (__builtin_expect(m->stat.lh_hooks != 0, 0)) {
+        /* A mutex's charge is its account's (mutex_charge_release clears
+         * LOCKSTAT_HOLD_CHARGE), never the spinlocks' slots. */
+        if (__builtin_expect(m->stat.lh_timed & LOCKSTAT_HOLD_CHARGE, 0))
+            mutex_charge_release(m);
+        lockstat_released(&m->stat);
+    }
     __atomic_store_n(&m->locked, 0, __ATOMIC_RELEASE);
     waitq_wake_all(&m->wq);
 }
