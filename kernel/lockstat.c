@@ -141,7 +141,7 @@ void lockstat_reset(void)
     __atomic_store_n(&lockstat_gen, g ? g : 1, __ATOMIC_RELEASE);   /* never 0 */
 }
 
-static uint64_t lockstat_ns(uint64_t cycles)
+uint64_t lockstat_ns(uint64_t cycles)
 {
     uint64_t per_us = cycles_per_us();
     return cycles / per_us * 1000 + cycles % per_us * 1000 / per_us;

@@ -176,6 +176,7 @@ struct lockstat_info {
 };
 
 bool lockstat_on(void);             /* counting now */
+uint64_t lockstat_ns(uint64_t cycles);   /* cycles_now() units as ns */
 void lockstat_set(bool on);         /* counting on or off; the counts are kept */
 void lockstat_reset(void);          /* every count to zero, from now */
 /* Up to max rows, by total wait (then acquisitions) descending; the

@@ -18,12 +18,6 @@ void prof_lock_spin_released(struct lockstat_hold *h, uint64_t now)
         prof_lock_charged(h->lh_charge_name, LOCK_SPIN, c);
 }
 
-static uint64_t prof_lock_ns(uint64_t cycles)
-{
-    uint64_t per_us = cycles_per_us();
-    return cycles / per_us * 1000 + cycles % per_us * 1000 / per_us;
-}
-
 __attribute__((noinline)) void prof_lock_charged(const char *name, enum lock_kind kind,
                                                  struct lockcharge_charge c)
 {
@@ -32,7 +26,7 @@ __attribute__((noinline)) void prof_lock_charged(const char *name, enum lock_kin
     struct prof_record *r = prof_reserve_n(&k, PROF_KIND_LOCK, pid, 1);
     if (!r)
         return;
-    uint64_t w = prof_lock_ns(c.lcc_delay);
+    uint64_t w = lockstat_ns(c.lcc_delay);
     r->pr_pid = pid;
     r->pr_waits = c.lcc_waits;
     r->pr_depth = 0;
