@@ -53,6 +53,52 @@ void lockstat_waited(struct lockstat_hold *h, const char *name, enum lock_kind k
         h->lh_wait_max = cycles;
 }
 
+struct lockcharge_slot lockstat_slots[MAX_CPUS];
+static lockstat_charge_fn lockstat_charge_hook;
+static uint32_t lockstat_window_id;
+
+void lockstat_charge_bind(lockstat_charge_fn fn)
+{
+    __atomic_store_n(&lockstat_charge_hook, fn, __ATOMIC_RELEASE);
+}
+
+/* A new window's id before its gate opens: a hold stamped under it
+ * belongs to it. */
+void lockstat_charge_gate(bool open)
+{
+    if (open) {
+        uint32_t w = __atomic_load_n(&lockstat_window_id, __ATOMIC_RELAXED) + 1;
+        __atomic_store_n(&lockstat_window_id, w ? w : 1, __ATOMIC_RELEASE);
+        __atomic_fetch_or(&lockstat_gate, LOCKSTAT_GATE_CHARGE, __ATOMIC_SEQ_CST);
+    } else {
+        __atomic_fetch_and(&lockstat_gate, ~LOCKSTAT_GATE_CHARGE, __ATOMIC_SEQ_CST);
+    }
+}
+
+uint32_t lockstat_charge_window(void)
+{
+    return __atomic_load_n(&lockstat_window_id, __ATOMIC_ACQUIRE);
+}
+
+void lockstat_acquired_charged(struct lockstat_hold *h, const char *name, enum lock_kind kind,
+                               unsigned gate)
+{
+    lockstat_acquired(h, name, kind, gate & ~LOCKSTAT_GATE_CHARGE);
+    h->lh_charge_from = cycles_now_inline();
+    h->lh_charge_name = name ? name : "?";
+    h->lh_timed |= LOCKSTAT_HOLD_CHARGE;
+}
+
+/* Only a hold a spinner waited on owes a charge: a release nobody waited
+ * for reads no slot. */
+void lockstat_charge_released(struct lockstat_hold *h)
+{
+    lockstat_charge_fn fn = __atomic_load_n(&lockstat_charge_hook, __ATOMIC_ACQUIRE);
+    if (fn && h->lh_waited)
+        fn(h, cycles_now_inline());
+    h->lh_timed &= (uint8_t)~LOCKSTAT_HOLD_CHARGE;
+}
+
 static lockstat_spun_fn lockstat_spun_hook;
 
 void lockstat_spun_bind(lockstat_spun_fn fn)
@@ -95,7 +141,7 @@ void lockstat_reset(void)
     __atomic_store_n(&lockstat_gen, g ? g : 1, __ATOMIC_RELEASE);   /* never 0 */
 }
 
-static uint64_t lockstat_ns(uint64_t cycles)
+uint64_t lockstat_ns(uint64_t cycles)
 {
     uint64_t per_us = cycles_per_us();
     return cycles / per_us * 1000 + cycles % per_us * 1000 / per_us;

@@ -8,6 +8,7 @@
 #include "kernel/sched.h"
 #include "hal/task.h"
 #include "kernel/percpu.h"
+#include "kernel/prof/lockprof_hooks.h"
 #include "kernel/prof/offcpu_hooks.h"
 #include "kernel/prof/trace_hooks.h"
 #include "kernel/stacks.h"
@@ -376,6 +377,7 @@ void sched_init_cpu_stack(uintptr_t lo, uintptr_t hi)
 {
     struct cpu *c = this_cpu();
     lockstat_spun_bind(prof_lock_spun);   /* a contended spin's time, for profile off */
+    lockstat_charge_bind(prof_lock_spin_released);   /* a spin's waits, for profile lock */
     struct task *t = kzalloc(sizeof *t);
     if (!t)
         panic("sched: no memory for the idle task of cpu %u", c->index);
@@ -463,6 +465,68 @@ static bool mutex_try(void *arg)
     return !__atomic_exchange_n(&m->locked, 1, __ATOMIC_ACQUIRE);
 }
 
+/* A lock window's account of m's waiters (kernel/lockcharge.h), each
+ * step under the queue's lock that the waits and the wake take anyway.
+ * Only while the window's gate is open; out of the mutex's common paths. */
+static __attribute__((noinline, cold)) struct lockcharge_ticket mutex_charge_arrive(struct mutex *m,
+                                                                                  uint64_t t)
+{
+    unsigned long f = spin_lock(&m->wq.lock);
+    struct lockcharge_ticket k = lockcharge_arrive(&m->acct, lockstat_charge_window(), t);
+    m->stat.lh_waited = 1;
+    spin_unlock(&m->wq.lock, f);
+    return k;
+}
+
+/* m was taken (by a waiter that held ticket k, or NULL): a hold begins. */
+static __attribute__((noinline, cold)) void mutex_charge_hold(struct mutex *m,
+                                                              const struct lockcharge_ticket *k)
+{
+    unsigned long f = spin_lock(&m->wq.lock);
+    if (k)
+        lockcharge_leave(&m->acct, k);
+    lockcharge_hold(&m->acct, lockstat_charge_window(), cycles_now_inline());
+    spin_unlock(&m->wq.lock, f);
+}
+
+static __attribute__((noinline, cold)) void mutex_charge_hold_fast(struct mutex *m)
+{
+    mutex_charge_hold(m, NULL);
+}
+
+/* mutex_lock's wait in a lock window: its arrival counted, and the hold
+ * it begins. Out of line, so that the ticket kept across the wait costs
+ * the common paths nothing (x86-64's uncontended pair saved two more
+ * registers for it); a lock window's chains of the wait have this frame
+ * between waitq_wait and mutex_lock, an off-CPU window's never do (the
+ * gate's bit is a lock window's only). */
+static __attribute__((noinline, cold)) void mutex_wait_charged(struct mutex *m)
+{
+    uint64_t t0 = cycles_now();
+    struct lockcharge_ticket k = mutex_charge_arrive(m, cycles_now_inline());
+    waitq_wait(&m->wq, mutex_try, m);
+    unsigned gate = lock_hooks();
+    if (!gate)
+        return;
+    lockstat_waited(&m->stat, m->wq.name, LOCK_MUTEX, cycles_now() - t0);
+    lockstat_acquired(&m->stat, m->wq.name, LOCK_MUTEX, gate);
+    if (gate & LOCKSTAT_GATE_CHARGE)
+        mutex_charge_hold(m, &k);
+}
+
+/* The holder releases m: its waiters' time under this hold, charged to
+ * its chain (prof_lock_charged walks it from here). */
+static __attribute__((noinline, cold)) void mutex_charge_release(struct mutex *m)
+{
+    unsigned long f = spin_lock(&m->wq.lock);
+    struct lockcharge_charge c = lockcharge_release(&m->acct, lockstat_charge_window(),
+                                                  cycles_now_inline());
+    spin_unlock(&m->wq.lock, f);
+    m->stat.lh_timed &= (uint8_t)~LOCKSTAT_HOLD_CHARGE;
+    if (c.lcc_waits)
+        prof_lock_charged(m->stat.lh_charge_name, LOCK_MUTEX, c);
+}
+
 /* The uncontended mutex takes no queue lock: a try, and lockstat's
  * gate. Only a mutex that is held waits on its queue, where every try is
  * made under the queue's lock, so a wake between a try and the sleep is
@@ -473,11 +537,22 @@ void mutex_lock(struct mutex *m)
 {
     if (__builtin_expect(mutex_try(m), 1)) {
         unsigned gate = lock_hooks();
-        if (__builtin_expect(gate != 0, 0))
+        if (__builtin_expect(gate != 0, 0)) {
             lockstat_acquired(&m->stat, m->wq.name, LOCK_MUTEX, gate);
+            /* A lock window's hold, out of line: inline, its call made
+             * x86-64's uncontended pair save registers it never needed
+             * (bench_lock: 81 guest instructions a pair, not 77). */
+            if (__builtin_expect(gate & LOCKSTAT_GATE_CHARGE, 0))
+                mutex_charge_hold_fast(m);
+        }
         return;
     }
-    bool timed = lock_hooks_on();
+    unsigned g0 = lock_hooks();
+    bool timed = __builtin_expect(g0 != 0, 0);
+    if (__builtin_expect(g0 & LOCKSTAT_GATE_CHARGE, 0)) {
+        mutex_wait_charged(m);
+        return;
+    }
     uint64_t t0 = timed ? cycles_now() : 0;
     waitq_wait(&m->wq, mutex_try, m);
     unsigned gate = lock_hooks();
@@ -490,8 +565,13 @@ void mutex_lock(struct mutex *m)
 
 void mutex_unlock(struct mutex *m)
 {
-    if (__builtin_expect(m->stat.lh_hooks != 0, 0))
+    if (__builtin_expect(m->stat.lh_hooks != 0, 0)) {
+        /* A mutex's charge is its account's (mutex_charge_release clears
+         * LOCKSTAT_HOLD_CHARGE), never the spinlocks' slots. */
+        if (__builtin_expect(m->stat.lh_timed & LOCKSTAT_HOLD_CHARGE, 0))
+            mutex_charge_release(m);
         lockstat_released(&m->stat);
+    }
     __atomic_store_n(&m->locked, 0, __ATOMIC_RELEASE);
     waitq_wake_all(&m->wq);
 }

@@ -55,6 +55,7 @@ struct mutex {
     volatile unsigned locked;
     struct lockstat_hold stat;
     struct waitq wq;
+    struct lockcharge_acct acct;     /* a lock window's waiters, under wq.lock */
 };
 #define MUTEX_INIT(nm) { .locked = 0, .wq = WAITQ_INIT(nm) }
 
@@ -71,6 +72,7 @@ static inline void mutex_init(struct mutex *m, const char *name)
 {
     m->locked = 0;
     m->stat = (struct lockstat_hold){ .lh_gen = 0 };
+    m->acct = (struct lockcharge_acct){ .lca_window = 0 };
     waitq_init(&m->wq, name);
 }
 

@@ -52,10 +52,23 @@ static inline unsigned long spin_lock(spinlock_t *l)
     return f;
 }
 
+/* The release of a hold a lock window stamped (kernel/lockstat.h), out
+ * of line (kernel/spinlock.c): the hooks and the word freed, so nothing
+ * of the lock is live after the call. With the word freed here instead,
+ * the caller kept the lock in a register across it, and x86-64's
+ * uncontended mutex pair (waitq_wake_all's lock, inline in mutex_unlock)
+ * saved two more registers on every call. */
+void spin_release_charged(spinlock_t *l);
+
 static inline void spin_release_inline(spinlock_t *l)
 {
-    if (__builtin_expect(l->stat.lh_hooks != 0, 0))
+    if (__builtin_expect(l->stat.lh_hooks != 0, 0)) {
+        if (__builtin_expect(l->stat.lh_timed & LOCKSTAT_HOLD_CHARGE, 0)) {
+            spin_release_charged(l);
+            return;
+        }
         lockstat_released(&l->stat);
+    }
     __atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
 }
 

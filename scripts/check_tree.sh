@@ -201,11 +201,11 @@ check "outside kernel/prof/ no source names the ring's or a reservation's fields
   "$(grep -HnE '\b(pc_buf|pc_cap|k_pc|k_head)\b' $(srcs kernel net drivers mm lib arch | grep -v '^kernel/prof/'))"
 
 # Facts from the core, words from the commands: only the report files
-# print (report.c, export.c, offreport.c, wall.c, through the printer
+# print (report.c, export.c, offreport.c, lockreport.c, wall.c, through the printer
 # they are handed), and no string of the core holds shell syntax (a
 # backtick, a usage, a subcommand to type): every refusal is a struct
 # prof_err that kernel/cmd/ words (kernel/cmd/profile_say.c).
-prof_reports="report export offreport wall"
+prof_reports="report export offreport lockreport wall"
 check "in kernel/prof/ only the report files ($prof_reports) print" \
   "$(grep -HnE '\b(pr_printf|pr_puts|pr_putc|pr_write|kprintf)\(' $prof |
      grep -vE "^kernel/prof/($(echo $prof_reports | tr ' ' '|'))\.c:")"

@@ -14,6 +14,15 @@
  *
  *   burn lock: rounds R mutex waited W ns held H ns spin waited W ns held H ns
  *
+ * `burn lock start <rounds> <hold_us> profiled` has both tasks wait for
+ * a lock window (`profile lock`'s gate, kernel/lockstat.h) to open before
+ * their first round, so that the window sees the whole run. `split` in
+ * its place does the same with a third task, burn-second, on the
+ * waiter's CPU: each time the holder frees the mutex, burn-second takes
+ * it before the waiter it woke can run (burn-second has that CPU, busy),
+ * and keeps it half of hold_us in burn_lock_hold_second; so each mutex
+ * wait is waited under two holders, the holder and then burn-second.
+ *
  * Commands: prefix cmd_ and burn_. */
 #include "hal/cpu.h"
 #include "kernel/cmd/burn.h"
@@ -32,6 +41,8 @@ static spinlock_t burn_lock_s = SPINLOCK_INIT("probe-s");
 static struct {
     volatile unsigned running;      /* tasks not yet done */
     volatile bool quit;             /* a task could not start: end the other */
+    bool profiled;                  /* the rounds wait for a lock window */
+    bool split;                     /* burn-second takes each mutex in between */
     volatile unsigned held;         /* the round and lock the holder has: 2r+1 m, 2r+2 s */
     volatile unsigned trying;       /* the last the waiter is about to ask for */
     volatile unsigned asked;        /* the last the waiter has asked for and got */
@@ -91,9 +102,17 @@ static __attribute__((noinline)) void burn_lock_hold_spin(unsigned step)
     spin_unlock(&burn_lock_s, f);
 }
 
+/* Until a lock window is open, when the run asked for one. */
+static void burn_lock_until_profiled(void)
+{
+    while (bl.profiled && !(lock_hooks() & LOCKSTAT_GATE_CHARGE) && !bl.quit)
+        sleep_ms(1);
+}
+
 static void burn_lock_holder(void *arg)
 {
     (void)arg;
+    burn_lock_until_profiled();
     for (unsigned r = 0; r < bl.rounds && !bl.quit; r++) {
         burn_lock_hold_mutex(2 * r + 1);
         burn_lock_until_asked(2 * r + 1);
@@ -103,9 +122,49 @@ static void burn_lock_holder(void *arg)
     __atomic_fetch_sub(&bl.running, 1, __ATOMIC_RELEASE);
 }
 
+/* Takes the mutex, free, with interrupts off (f: as they were before),
+ * and keeps it half a hold with them on again. */
+static __attribute__((noinline)) void burn_lock_hold_second(unsigned long f)
+{
+    mutex_lock(&burn_lock_m);
+    irq_restore(f);
+    burn_lock_busy(bl.hold_ns / 2);
+    mutex_unlock(&burn_lock_m);
+}
+
+/* burn-second, on the waiter's CPU: once the waiter sleeps on the mutex
+ * the holder has, it waits for the release with interrupts off, so that
+ * the waiter the release wakes cannot run there first (a wake's interrupt
+ * switches to the woken task at its end), and takes the mutex; the
+ * waiter, woken, finds it held and sleeps again. */
+static void burn_lock_second(void *arg)
+{
+    (void)arg;
+    burn_lock_until_profiled();
+    for (unsigned r = 0; r < bl.rounds && !bl.quit; r++) {
+        unsigned step = 2 * r + 1;
+        while ((__atomic_load_n(&bl.held, __ATOMIC_ACQUIRE) < step ||
+                !__atomic_load_n(&burn_lock_m.wq.head, __ATOMIC_ACQUIRE)) && !bl.quit)
+            yield();
+        unsigned long f = irq_save();
+        while (__atomic_load_n(&burn_lock_m.locked, __ATOMIC_ACQUIRE) && !bl.quit)
+            cpu_relax();
+        if (bl.quit) {
+            irq_restore(f);
+            break;
+        }
+        burn_lock_hold_second(f);
+        /* The waiter's turn on this CPU, which it needs to run. */
+        while (__atomic_load_n(&bl.asked, __ATOMIC_ACQUIRE) < step && !bl.quit)
+            yield();
+    }
+    __atomic_fetch_sub(&bl.running, 1, __ATOMIC_RELEASE);
+}
+
 static void burn_lock_waiter(void *arg)
 {
     (void)arg;
+    burn_lock_until_profiled();
     for (unsigned step = 1; step <= 2 * bl.rounds; step++) {
         while (__atomic_load_n(&bl.held, __ATOMIC_ACQUIRE) < step && !bl.quit)
             cpu_relax();
@@ -153,9 +212,14 @@ int burn_lock_cmd(int argc, char **argv, struct printer *p)
         argv++;
     }
     uint64_t rounds, hold = 2000;
+    bool split = start && argc == 4 && strcmp(argv[3], "split") == 0;
+    bool profiled = split || (start && argc == 4 && strcmp(argv[3], "profiled") == 0);
+    if (profiled)
+        argc--;
     if (argc < 2 || argc > 3 || !parse_range(argv[1], 1, BURN_LOCK_ROUNDS_MAX, &rounds) ||
         (argc == 3 && !parse_range(argv[2], 1, BURN_LOCK_HOLD_MAX, &hold))) {
-        pr_printf(p, "burn: usage: burn lock [start] <rounds 1-%u> [hold_us 1-%u] | burn lock wait\n",
+        pr_printf(p, "burn: usage: burn lock [start] <rounds 1-%u> [hold_us 1-%u] | "
+                  "burn lock start <rounds> <hold_us> profiled|split | burn lock wait\n",
                   BURN_LOCK_ROUNDS_MAX, BURN_LOCK_HOLD_MAX);
         return 1;
     }
@@ -171,19 +235,26 @@ int burn_lock_cmd(int argc, char **argv, struct printer *p)
     bl.hold_ns = hold * 1000;
     bl.held = bl.trying = bl.asked = 0;
     bl.quit = false;
+    bl.profiled = profiled;
+    bl.split = split;
     bl.waited[0] = bl.waited[1] = bl.held_ns[0] = bl.held_ns[1] = 0;
-    bl.running = 2;
+    bl.running = split ? 3 : 2;
     unsigned me = cpu_index();
     int a = (int)((me + 1) % cpu_count()), b = (int)((me + 2) % cpu_count());
     struct task *h = task_spawn("burn-holder", burn_lock_holder, 0, a, 0);
     struct task *w = h ? task_spawn("burn-waiter", burn_lock_waiter, 0, b, 0) : NULL;
-    if (!w) {
+    struct task *s2 = w && split ? task_spawn("burn-second", burn_lock_second, 0, b, 0) : w;
+    if (!w || !s2) {
         pr_puts(p, "burn: no memory for the lock run's tasks\n");
         bl.quit = true;             /* the holder cannot finish without its waiter */
-        __atomic_fetch_sub(&bl.running, h ? 1 : 2, __ATOMIC_RELEASE);
+        __atomic_fetch_sub(&bl.running, (h ? 0 : 1) + (w ? 0 : 1) + (split ? 1 : 0),
+                           __ATOMIC_RELEASE);
         return 1;
     }
-    if (start)
+    if (start && split)
+        pr_printf(p, "burn lock: started, pids %d %d %d\n", task_pid(h), task_pid(w),
+                  task_pid(s2));
+    else if (start)
         pr_printf(p, "burn lock: started, pids %d %d\n", task_pid(h), task_pid(w));
     else
         burn_lock_report(p);

@@ -154,6 +154,28 @@ static bool cmd_profile_off(int argc, char **argv, struct printer *p, int *rc)
     *rc = cmd_profile_window(&ws, p);
     return true;
 }
+#define PROF_LOCK_USAGE "profile lock [ms] [pid|all] [chains|folded|raw]"
+
+/* profile lock [ms] [pid|all] [chains|folded|raw]: every wait for a lock
+ * charged to the holder that released it (pid: that holder). True with
+ * *rc the status for that word, false for others. */
+static bool cmd_profile_lock(int argc, char **argv, struct printer *p, int *rc)
+{
+    if (argc < 2 || strcmp(argv[1], "lock") != 0)
+        return false;
+    struct cmd_prof_args a;
+    if (!cmd_profile_args(argc, argv, 2, PROF_LOCK_USAGE, &a, p)) {
+        *rc = 1;
+        return true;
+    }
+    struct prof_window_spec ws = {
+        .ws_kind = PROF_KIND_LOCK, .ws_ms = (unsigned)a.ms, .ws_pid = a.pid,
+        .ws_chains = (unsigned)a.chains, .ws_format = (enum prof_format)a.fmt,
+    };
+    *rc = cmd_profile_window(&ws, p);
+    return true;
+}
+
 #define CMD_PROFILE_USAGE "profile [ms] [pid|all] [chains|folded|raw]"
 
 /* profile [ms] [pid|all] [chains|folded|raw]: positional, every argument
@@ -176,6 +198,9 @@ static int cmd_profile(int argc, char **argv, struct printer *p)
         return rc;
     /* off, wall, latency: off-CPU windows. */
     if (cmd_profile_off(argc, argv, p, &rc))
+        return rc;
+    /* lock: waits charged to the holders. */
+    if (cmd_profile_lock(argc, argv, p, &rc))
         return rc;
 
     if (argc > 4) {

@@ -187,7 +187,10 @@ static void prof_key_offcpu(const struct prof_record *r, const struct prof_recor
     unsigned d = prof_depth(r->pr_depth, 0), wd = w ? prof_depth(w->pr_depth, 0) : 0;
     k->fe_pid = r->pr_pid;
     k->fe_waker = r->pr_waker;
-    k->fe_wirq = r->pr_cost;
+    /* pr_cost: an off-CPU record's waker interrupt; a lock record's waits
+     * (record.h), which are summed, not keyed. */
+    uint32_t wirq = r->pr_kind == PROF_KIND_OFFCPU ? r->pr_cost : 0;
+    k->fe_wirq = wirq;
     k->fe_cpu = (uint16_t)cpu;
     k->fe_why = r->pr_why;
     k->fe_name = r->pr_name;
@@ -195,7 +198,7 @@ static void prof_key_offcpu(const struct prof_record *r, const struct prof_recor
     k->fe_wdepth = (uint8_t)wd;
     uint64_t h = prof_mix(prof_mix((uint32_t)r->pr_pid, cpu), (uint32_t)r->pr_waker);
     h = prof_mix(prof_mix(h, r->pr_why), (uintptr_t)r->pr_name);
-    h = prof_mix(prof_mix(prof_mix(h, d), wd), r->pr_cost);
+    h = prof_mix(prof_mix(prof_mix(h, d), wd), wirq);
     for (unsigned i = 0; i < PROF_FRAMES; i++) {
         k->fe_frames[i] = i < d ? r->pr_frames[i] : 0;
         k->fe_wframes[i] = i < wd ? w->pr_frames[i] : 0;
@@ -354,7 +357,7 @@ bool prof_fold_one(struct prof_fold *f, struct prof_fold_acc *a, const struct pr
     e->fe_count++;
     e->fe_weight = prof_weight_add(e->fe_weight, w);
     a->fa_weight = prof_weight_add(a->fa_weight, w);
-    if (r->pr_kind == PROF_KIND_HEAP) {
+    if (r->pr_kind == PROF_KIND_HEAP || r->pr_kind == PROF_KIND_LOCK) {
         uint64_t o = prof_record_objects_q16(r);
         e->fe_objects += o;
         a->fa_objects += o;

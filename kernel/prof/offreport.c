@@ -66,8 +66,8 @@ void prof_off_task_name(int pid, char *name)
             *c = '_';
 }
 
-static void prof_off_callers(const uintptr_t *frames, unsigned d, const char *indent,
-                             struct printer *p)
+void prof_off_print_callers(const uintptr_t *frames, unsigned d, const char *indent,
+                            struct printer *p)
 {
     for (unsigned i = 0; i < d; i++) {
         char buf[128];
@@ -78,7 +78,7 @@ static void prof_off_callers(const uintptr_t *frames, unsigned d, const char *in
 
 void prof_off_print_tail(const struct prof_fold_ent *e, struct printer *p)
 {
-    prof_off_callers(e->fe_frames, e->fe_depth, "        ", p);
+    prof_off_print_callers(e->fe_frames, e->fe_depth, "        ", p);
     if (!prof_why_blocked(e->fe_why))
         return;
     if (e->fe_wirq && e->fe_waker != 0) {
@@ -88,12 +88,12 @@ void prof_off_print_tail(const struct prof_fold_ent *e, struct printer *p)
         pr_printf(p, "        woken by irq %s %u on CPU %u, during %d %s\n",
                   prof_trace_irq_name(PROF_IRQ_CLASS(e->fe_wirq)), PROF_IRQ_VEC1(e->fe_wirq) - 1,
                   PROF_IRQ_CPU(e->fe_wirq), e->fe_waker, name);
-        prof_off_callers(e->fe_wframes, e->fe_wdepth, "            ", p);
+        prof_off_print_callers(e->fe_wframes, e->fe_wdepth, "            ", p);
     } else if (e->fe_waker > 0) {
         char name[TASK_NAME_MAX];
         prof_off_task_name(e->fe_waker, name);
         pr_printf(p, "        woken by %d %s\n", e->fe_waker, name);
-        prof_off_callers(e->fe_wframes, e->fe_wdepth, "            ", p);
+        prof_off_print_callers(e->fe_wframes, e->fe_wdepth, "            ", p);
     } else if (e->fe_waker == 0) {
         pr_puts(p, "        woken by the tick\n");
     } else {
@@ -153,7 +153,7 @@ static void prof_off_header(const struct prof_fold *f, const char *what, uint64_
 
 /* A frame of a folded stack: the function a return address returns into
  * (named from the call, ret - 1), or the address. */
-static void prof_off_frame_name(uintptr_t ret, char *buf, unsigned n)
+void prof_off_frame_name(uintptr_t ret, char *buf, unsigned n)
 {
     struct sym_hit hit;
     if (ret && symtab_lookup(ret - 1, &hit))

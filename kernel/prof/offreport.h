@@ -39,5 +39,10 @@ void prof_off_leaf(const struct prof_fold_ent *e, char *buf, unsigned n);
 void prof_off_print_tail(const struct prof_fold_ent *e, struct printer *p);
 /* "task;outermost;...;innermost;[reason] us" for ns of e's time. */
 void prof_off_print_folded(const struct prof_fold_ent *e, uint64_t ns, struct printer *p);
+/* "<- fn+0x12/0x40" a line for each of d return addresses. */
+void prof_off_print_callers(const uintptr_t *frames, unsigned d, const char *indent,
+                            struct printer *p);
+/* A folded stack's frame: the function ret returns into, or the address. */
+void prof_off_frame_name(uintptr_t ret, char *buf, unsigned n);
 /* The name of a task, for a field: sanitized, "-" when gone. */
 void prof_off_task_name(int pid, char *name);

@@ -19,18 +19,26 @@ enum prof_kind {
     PROF_KIND_OFFCPU = 1,       /* time off the CPU (kernel/prof/offcpu.h); ns */
     PROF_KIND_HEAP = 2,         /* a sampled allocation (mm/heapprof.h);
                                    weight the bytes it stands for */
-    PROF_KIND_MAX = 2,          /* kinds a reader may meet: cpu, off-CPU
-                                   (1, ns) and heap (2, bytes); anything
-                                   above is corrupt */
+    PROF_KIND_LOCK = 3,         /* a lock's waiters' time, charged to the
+                                   holder that released it
+                                   (kernel/prof/lockprof_hooks.h); ns */
+    PROF_KIND_MAX = 3,          /* kinds a reader may meet: cpu, off-CPU
+                                   (1, ns), heap (2, bytes) and lock (3,
+                                   ns); anything above is corrupt */
+    PROF_KIND_STREAMED = 2,     /* the stream's kinds end at heap: lock
+                                   records are windowed only */
     /* Read by the trace's fold alone (kernel/prof/trace.h), never by the
      * fold engine or a stream: a switch, wake or interrupt slice, its
-     * pr_weight its time on the raw counter. 3 is kept for lock records. */
+     * pr_weight its time on the raw counter. */
     PROF_KIND_TRACE = 4,
 };
 
 struct prof_record {
     int32_t pr_pid;
-    uint32_t pr_cost;           /* cycles this sample took */
+    union {
+        uint32_t pr_cost;       /* cycles this sample took */
+        uint32_t pr_waits;      /* lock records only: the waits charged */
+    };
     uint8_t pr_depth;           /* 1..PROF_FRAMES (off-CPU: 0..PROF_FRAMES) */
     uint8_t pr_why;             /* off-CPU only: enum prof_why (the sampler
                                    never writes it) */
@@ -100,9 +108,12 @@ static inline uint64_t prof_record_weight(const struct prof_record *r)
 }
 
 /* The objects a record stands for, in 1/65536ths: a heap sample's weight
- * over its requested size (the same scale as its bytes); 1 otherwise. */
+ * over its requested size (the same scale as its bytes), a lock record's
+ * waits; 1 otherwise. */
 static inline uint64_t prof_record_objects_q16(const struct prof_record *r)
 {
+    if (r->pr_kind == PROF_KIND_LOCK)
+        return (uint64_t)r->pr_waits << 16;     /* a lock record's waits */
     if (r->pr_kind != PROF_KIND_HEAP || r->pr_size == 0)
         return 1u << 16;
     if (r->pr_weight < 1ull << 47)

@@ -14,6 +14,7 @@
  * Profiler core: prefix prof_ and PROF_. */
 #include "kernel/prof/export.h"
 #include "kernel/prof/fold.h"
+#include "kernel/prof/lockreport.h"
 #include "kernel/prof/quantile.h"
 #include "kernel/prof/offreport.h"
 #include "kernel/prof/report.h"
@@ -263,8 +264,9 @@ int prof_report(const struct prof_snapshot *s, const struct prof_report_opts *o,
                 struct printer *p)
 {
     uint64_t t0 = cycles_now();
-    if (s->ps_kind == PROF_KIND_OFFCPU) {
-        int rc = prof_report_off(s, o, p);
+    if (s->ps_kind == PROF_KIND_OFFCPU || s->ps_kind == PROF_KIND_LOCK) {
+        int rc = s->ps_kind == PROF_KIND_LOCK ? prof_lock_report(s, o, p)
+                                              : prof_report_off(s, o, p);
         prof_report_took = cycles_now() - t0;
         return rc;
     }

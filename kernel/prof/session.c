@@ -242,7 +242,8 @@ static int prof_window_check(const struct prof_window_spec *ws, struct prof_err 
     /* The kind is the calling command's, never a user's word, and so is a
      * trace's reader. */
     BUG_ON(ws->ws_kind != PROF_KIND_CPU && ws->ws_kind != PROF_KIND_OFFCPU &&
-           ws->ws_kind != PROF_KIND_HEAP && ws->ws_kind != PROF_KIND_TRACE);
+           ws->ws_kind != PROF_KIND_HEAP && ws->ws_kind != PROF_KIND_TRACE &&
+           ws->ws_kind != PROF_KIND_LOCK);
     BUG_ON(ws->ws_kind == PROF_KIND_TRACE && (!ws->ws_read || ws->ws_format != PROF_TEXT));
     return PROF_OK;
 }
@@ -259,6 +260,13 @@ static uint32_t prof_window_size(const struct prof_window_spec *ws, bool *pmu,
         *pmu = false;
         *kinds = PROF_GATE_KIND(PROF_KIND_HEAP);
         return PROF_HEAP_WINDOW_RECS;
+    }
+    /* A lock's records come one a contended release: at most about as
+     * often as the scheduler's. */
+    if (ws->ws_kind == PROF_KIND_LOCK) {
+        *pmu = false;
+        *kinds = PROF_GATE_KIND(PROF_KIND_LOCK);
+        return prof_ring_records_for(ws->ws_ms, PROF_OFF_RATE);
     }
     if (ws->ws_kind == PROF_KIND_CPU) {
         *pmu = pmu_probe();
@@ -306,13 +314,21 @@ static void prof_window_sleep(const struct prof_window_spec *ws, bool pmu, unsig
     }
     if (trace)
         prof_trace_begin(cycles_now(), time_ns_mult());
+    bool lock = ws->ws_kind == PROF_KIND_LOCK;
     prof_start(ws->ws_pid, pmu, kinds);
+    if (lock)
+        lockstat_charge_gate(true);     /* waits charged to holders, kernel/lockstat.h */
     sleep_ticks(prof_window_ticks(ws->ws_ms));
     if (trace) {
         /* The window on the trace's own clock: what its records' times
          * are clipped to. */
         prof_snap.ps_ns = prof_trace_ns(cycles_now());
         prof_snap.ps_t0 = t0;
+    }
+    if (lock) {
+        lockstat_charge_gate(false);
+        prof_snap.ps_t0 = t0;
+        prof_snap.ps_ns = time_ns() - t0;
     }
     if (off) {
         lockstat_spun_gate(false);

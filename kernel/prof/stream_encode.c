@@ -10,7 +10,7 @@
 #include "uapi/profile_stream.h"
 
 _Static_assert(PROF_FRAMES == PSTR_FRAMES, "a record's frames fit a stream record");
-_Static_assert((int)PROF_KIND_CPU == (int)PSTR_KIND_CPU && (int)PROF_KIND_MAX == (int)PSTR_KIND_MAX,
+_Static_assert((int)PROF_KIND_CPU == (int)PSTR_KIND_CPU && (int)PROF_KIND_STREAMED == (int)PSTR_KIND_MAX,
                "a record's kind is the stream's");
 _Static_assert(sizeof(uintptr_t) == sizeof(uint64_t), "a ring record's frames are sent as they are");
 

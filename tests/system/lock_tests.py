@@ -22,6 +22,17 @@ holder has it and times its own waits.
 - profile_off_spin: `profile off` during `burn lock start 20` has
   `[spin probe-s]` entries of the waiter, through burn_lock_waiter, no
   more than the waiter spun, and a header line with the time spun.
+- profile_lock: `profile lock 2000 all 64` over all of `burn lock start
+  10 3000 profiled` (its rounds wait for the window): at least 90% of
+  each lock's delay charged to the holder's function (burn_lock_hold_mutex,
+  burn_lock_hold_spin) under [mutex probe-m] and [spin probe-s], each
+  lock's total within 10% of what the waiter measured, 10 waits each.
+- profile_lock_split: `burn lock start 10 3000 split` (burn-second takes
+  probe-m each time the holder frees it, before the waiter can, and keeps
+  it 1.5 ms): each mutex wait is split between the holder
+  (burn_lock_hold_mutex) and burn-second (burn_lock_hold_second), 10
+  waits each, burn-second's share within 10% of its 10 x 1.5 ms, and the
+  two together within 10% of what the waiter measured.
 - bad_input: errors name what was wrong and the allowed range.
 
 Prints 'PASS name (secs)' or 'FAIL name (secs): reason' and ends with
@@ -188,6 +199,83 @@ def t_profile_off_spin(ctx):
           "%.3f ms spun in the profile, the waiter spun only %d ns in all" % (spin_ms, spun))
 
 
+LOCK_ENTRY = re.compile(r"^(\d+\.\d)% (\d+\.\d{3}) ms \[(mutex|spin) (\S+)\] (\d+) waits, "
+                        r"held by task (\d+) (\S+)$")
+
+
+def lock_entries(rep):
+    """[(kind, name, ms, waits, pid, [callers])] of a profile lock report."""
+    lines, out = rep.splitlines(), []
+    for i, line in enumerate(lines):
+        e = LOCK_ENTRY.match(line)
+        if not e:
+            continue
+        tail = []
+        for l in lines[i + 1:]:
+            if not l.startswith("        "):
+                break
+            tail.append(l.strip())
+        out.append((e.group(3), e.group(4), float(e.group(2)), int(e.group(5)),
+                    int(e.group(6)), tail))
+    return out
+
+
+@test
+def t_profile_lock(ctx):
+    m = World.get()
+    m.cmd("lockstat off", 30)
+    out = m.cmd("burn lock start 10 3000 profiled", 30)
+    g = re.search(r"pids (\d+) (\d+)", out)
+    check(g, "burn lock start said %r" % out.strip()[-200:])
+    holder = int(g.group(1))
+    rep = m.cmd("profile lock 2000 all 64", 90)
+    done = BURN.search(m.cmd("burn lock wait", 120))
+    check(done, "burn lock wait printed no line")
+    check(re.search(r"^lock profiled 2000 ms: ", rep, re.M), "no header: %r" % rep[:300])
+    entries = lock_entries(rep)
+    for kind, name, fn, waited in (("mutex", "probe-m", "burn_lock_hold_mutex", int(done.group(2))),
+                                   ("spin", "probe-s", "burn_lock_hold_spin", int(done.group(4)))):
+        mine = [e for e in entries if e[0] == kind and e[1] == name]
+        check(mine, "no [%s %s] entry: %r" % (kind, name, rep[-1500:]))
+        total = sum(e[2] for e in mine) * 1e6
+        held = sum(e[2] for e in mine if e[4] == holder and
+                   any(t.startswith("<- %s+" % fn) for t in e[5])) * 1e6
+        waits = sum(e[3] for e in mine if e[4] == holder)
+        check(held >= 0.9 * total, "[%s %s]: %.0f ns of %.0f charged to %s of pid %d: %r"
+              % (kind, name, held, total, fn, holder, rep[-1500:]))
+        check(within(total, waited, 10), "[%s %s]: %.0f ns charged, the waiter measured %d ns"
+              % (kind, name, total, waited))
+        check(waits == 10, "[%s %s]: %d waits charged to the holder, not 10" % (kind, name, waits))
+    out = m.cmd("profile lock 2001", 30)
+    check("profile: window 2001 out of range (1-2000 ms)" in out, "profile lock 2001 said %r" % out)
+
+
+@test
+def t_profile_lock_split(ctx):
+    m = World.get()
+    m.cmd("lockstat off", 30)
+    out = m.cmd("burn lock start 10 3000 split", 30)
+    g = re.search(r"pids (\d+) (\d+) (\d+)", out)
+    check(g, "burn lock start said %r" % out.strip()[-200:])
+    holder, second = int(g.group(1)), int(g.group(3))
+    rep = m.cmd("profile lock 2000 all 64", 90)
+    done = BURN.search(m.cmd("burn lock wait", 120))
+    check(done, "burn lock wait printed no line")
+    waited = int(done.group(2))
+    mutex = [e for e in lock_entries(rep) if e[0] == "mutex" and e[1] == "probe-m"]
+    parts = {}
+    for pid, fn in ((holder, "burn_lock_hold_mutex"), (second, "burn_lock_hold_second")):
+        mine = [e for e in mutex if e[4] == pid and any(t.startswith("<- %s+" % fn) for t in e[5])]
+        parts[pid] = sum(e[2] for e in mine) * 1e6
+        waits = sum(e[3] for e in mine)
+        check(waits == 10, "%s (pid %d) charged %d waits, not 10: %r" % (fn, pid, waits, rep[-1500:]))
+    check(within(parts[second], 10 * 1.5e6, 10),
+          "burn-second charged %.0f ns, it held the mutex 10 x 1.5 ms" % parts[second])
+    check(parts[holder] > 0, "the holder charged nothing: %r" % rep[-1500:])
+    check(within(parts[holder] + parts[second], waited, 10),
+          "%.0f + %.0f ns charged, the waiter measured %d ns" % (parts[holder], parts[second], waited))
+
+
 @test
 def t_bad_input(ctx):
     m = World.get()
@@ -196,8 +284,8 @@ def t_bad_input(ctx):
                       ("lockstat 10001", "lockstat: window 10001 out of range (1-10000 ms)"),
                       ("lockstat sometimes", "lockstat: 'sometimes' is not on, off, reset or a window in ms (1-10000)"),
                       ("lockstat on off", "lockstat: takes one argument: on, off, reset or a window in ms (1-10000)"),
-                      ("burn lock 0", "burn: usage: burn lock [start] <rounds 1-10000> [hold_us 1-100000] | burn lock wait"),
-                      ("burn lock 1 100001", "burn: usage: burn lock [start] <rounds 1-10000> [hold_us 1-100000] | burn lock wait")):
+                      ("burn lock 0", "burn: usage: burn lock [start] <rounds 1-10000> [hold_us 1-100000] | burn lock start <rounds> <hold_us> profiled|split | burn lock wait"),
+                      ("burn lock 1 100001", "burn: usage: burn lock [start] <rounds 1-10000> [hold_us 1-100000] | burn lock start <rounds> <hold_us> profiled|split | burn lock wait")):
         out = m.cmd(cmd, 30)
         check(want in out, "%r said %r, not %r" % (cmd, out.strip()[-200:], want))
     m.cmd("lockstat on", 30)

@@ -1,4 +1,4 @@
-// LINK: kernel/prof/sample.c kernel/prof/trace.c kernel/prof/trace_hooks.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/stream_encode.c kernel/prof/report.c kernel/prof/export.c kernel/prof/fold.c kernel/prof/fold_order.c kernel/prof/quantile.c kernel/prof/fold_index.c kernel/cmd/profile.c uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c kernel/cmd/profile_heap.c kernel/prof/heapview.c mm/heapprof.c tests/unit/fake_heap_table.c kernel/cmd/profile_stream.c uapi/stream_ctl.c kernel/cmd/profile_say.c
+// LINK: kernel/prof/sample.c kernel/prof/trace.c kernel/prof/trace_hooks.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/stream_encode.c kernel/prof/report.c kernel/prof/lockreport.c kernel/prof/export.c kernel/prof/fold.c kernel/prof/fold_order.c kernel/prof/quantile.c kernel/prof/fold_index.c kernel/cmd/profile.c uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c kernel/cmd/profile_heap.c kernel/prof/heapview.c mm/heapprof.c tests/unit/fake_heap_table.c kernel/cmd/profile_stream.c uapi/stream_ctl.c kernel/cmd/profile_say.c
 /* Host tests of kernel/prof/export.c through the real sampler and the
  * `profile` command: the raw and folded outputs as exact text, every
  * distinct chain printed, task names, unresolved addresses, and the raw
@@ -56,13 +56,13 @@ TEST(raw_and_folded_carry_kind_and_weight)
 {
     reset();
     struct prof_record r[4] = {
-        { .pr_pid = 5, .pr_depth = 1, .pr_kind = PROF_KIND_MAX, .pr_weight = 1500, .pr_frames = { 0x301a } },
-        { .pr_pid = 5, .pr_depth = 1, .pr_kind = PROF_KIND_MAX, .pr_weight = 2500, .pr_frames = { 0x301a } },
-        { .pr_pid = 7, .pr_depth = 1, .pr_kind = PROF_KIND_MAX, .pr_weight = 9000, .pr_frames = { 0x3010 } },
+        { .pr_pid = 5, .pr_depth = 1, .pr_kind = PROF_KIND_HEAP, .pr_weight = 1500, .pr_frames = { 0x301a } },
+        { .pr_pid = 5, .pr_depth = 1, .pr_kind = PROF_KIND_HEAP, .pr_weight = 2500, .pr_frames = { 0x301a } },
+        { .pr_pid = 7, .pr_depth = 1, .pr_kind = PROF_KIND_HEAP, .pr_weight = 9000, .pr_frames = { 0x3010 } },
         { .pr_pid = 7, .pr_depth = 1, .pr_kind = PROF_KIND_CPU, .pr_weight = 1, .pr_frames = { 0x3010 } },
     };
     struct prof_snapshot s = {
-        .ps_recs = { r }, .ps_count = { 4 }, .ps_kind = PROF_KIND_MAX, .ps_ms = 10,
+        .ps_recs = { r }, .ps_count = { 4 }, .ps_kind = PROF_KIND_HEAP, .ps_ms = 10,
         .ps_source = "heap", .ps_pid = PROF_ALL,
     };
     buf_printer_init(&bp, out, sizeof out);
