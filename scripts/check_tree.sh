@@ -274,5 +274,11 @@ check "every lock is named with a literal of 1-31 of '!'..'~' but ';' ':' (SPINL
   "$(grep -HnE '\b(SPINLOCK_INIT|WAITQ_INIT|MUTEX_INIT|spin_init|waitq_init|mutex_init)\b' $lock_srcs |
      grep -vE '\b(SPINLOCK_INIT|WAITQ_INIT|MUTEX_INIT)\("[!-9<-~]{1,31}"\)|\b(spin|waitq|mutex)_init\([^,()]+, "[!-9<-~]{1,31}"\)')"
 
+# A source file says one thing: past 700 lines it says two (tests and
+# generated files aside).
+check "no source file over 700 lines (kernel, arch, hal, lib, mm, net, drivers, uapi, tools, web)" \
+  "$( { srcs arch hal kernel lib mm net drivers uapi tools; find web -path web/node_modules -prune -o -name '*.js' -print; } |
+     xargs wc -l | awk '$2 != "total" && $1 > 700 { print $2 ": " $1 " lines" }')"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

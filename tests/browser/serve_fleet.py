@@ -17,6 +17,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import threading
 
 sys.dont_write_bytecode = True
@@ -66,7 +67,11 @@ def main():
         if errs:
             say('error ' + '; '.join(errs))
             return 1
-        serve = subprocess.Popen([PROF, 'serve', '-l', '127.0.0.1:0', '-e', ELF] +
+        # A store of its own, gone with the run (the default one in the
+        # working directory would hold every earlier test's kernels).
+        store_dir = tempfile.TemporaryDirectory(prefix='serve-live-')
+        serve = subprocess.Popen([PROF, 'serve', '-l', '127.0.0.1:0', '-e', ELF, '--store',
+                                  os.path.join(store_dir.name, 'serve.db')] +
                                  [g.target for g in guests], stdout=subprocess.PIPE,
                                  stderr=sys.stderr, text=True, cwd=ROOT)
         line = serve.stdout.readline()

@@ -15,6 +15,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import types
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -30,7 +31,11 @@ def main():
     a = types.SimpleNamespace(kernels=n, rate=rate, cpus=2, stacks=8, loss=0, dup=0,
                               reorder=0, seed=1)
     gen, hosts = F.start_gen(a, bid, frames)
-    sv = subprocess.Popen([F.PROF, 'serve', '-l', '127.0.0.1:0', '-e', elf] + hosts,
+    # A store of its own, gone with the run (the default one in the working
+    # directory would hold every earlier test's kernels).
+    tmp = tempfile.TemporaryDirectory(prefix='serve-sim-')
+    sv = subprocess.Popen([F.PROF, 'serve', '-l', '127.0.0.1:0', '-e', elf,
+                           '--store', os.path.join(tmp.name, 'serve.db')] + hosts,
                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         m = re.search(r'http://[0-9.:]+/', sv.stdout.readline())

@@ -126,8 +126,10 @@ def serve_rotation():
                             ",".join("%x" % f for f in frames)],
                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     ports = gen.stdout.readline().split()[1:]
+    store = tempfile.TemporaryDirectory(prefix="fleet-rotation-")    # serve's own store
     sv = subprocess.Popen([F.PROF, "serve", "-l", "127.0.0.1:0", "--sample", "2", "--period",
-                           "500ms", "-e", elf] + ["127.0.0.1:%s" % p for p in ports],
+                           "500ms", "-e", elf, "--store", os.path.join(store.name, "serve.db")]
+                          + ["127.0.0.1:%s" % p for p in ports],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         url = re.search(r"http://[0-9.:]+/", sv.stdout.readline()).group(0)

@@ -130,7 +130,10 @@ def start_fake(tmp, name, port, frames, extra=()):
 
 def start_serve(tmp, name, args):
     err = open(os.path.join(tmp, name), 'w+')
-    sv = subprocess.Popen([PROF, 'serve', '-l', '127.0.0.1:0', '-e', ELF] + args,
+    # A store of its own (not the default one in the working directory,
+    # which every other test's serve would share).
+    store = ['--store', os.path.join(tmp, name + '.db')]
+    sv = subprocess.Popen([PROF, 'serve', '-l', '127.0.0.1:0', '-e', ELF] + store + args,
                           stdout=subprocess.PIPE, stderr=err, text=True)
     m = re.search(r'http://127\.0\.0\.1:(\d+)/', sv.stdout.readline())
     return sv, err, int(m.group(1)) if m else None
@@ -354,6 +357,7 @@ def main():
 
         serve_err = open(os.path.join(tmp, 'serve.err'), 'w+')
         sv = subprocess.Popen([PROF, 'serve', '-l', '127.0.0.1:0', '-e', ELF,
+                               '--store', os.path.join(tmp, 'serve.db'),
                                f'127.0.0.1:{kport}'], stdout=subprocess.PIPE,
                               stderr=serve_err, text=True)
         procs.append(sv)

@@ -1,4 +1,4 @@
-// LINK: tools/store/store.c tools/store/store_sqlite.c tools/store/store_pg.c tools/model/model.c uapi/profile_raw.c
+// LINK: tools/store/store.c tools/store/retain.c tools/store/store_sqlite.c tools/store/store_pg.c tools/model/model.c uapi/profile_raw.c
 // LIBS: -I/usr/include/postgresql -lsqlite3 -lpq
 /* tests/unit/test_store_store.c: the store (tools/store/) against a real
  * SQLite file and a real PostgreSQL: the throwaway cluster of
