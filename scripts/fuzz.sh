@@ -34,6 +34,9 @@ one() {
   local f=$1 name bin link libs corpus res stats cov runs eps work passed=0 failed=0
   name=$(basename "$f" .c); name=${name#fuzz_}
   bin=$out/fuzz_$name
+  # The locks' own code too (kernel/spinlock.c, kernel/lockstat.c), as
+  # scripts/unit.sh links it: every target that compiles a spinlock runs
+  # kernel/spinlock.h's inline paths.
   link=$(sed -n 's,^// LINK:,,p' "$f" | head -1)
   libs=$(sed -n 's,^// LIBS:,,p' "$f" | head -1)
   corpus=tests/fuzz/corpus/$name
@@ -43,11 +46,11 @@ one() {
   # own list (-MM, with the -I of LIBS); when it cannot make one, rebuild.
   local inc="" x deps
   for x in $libs; do case $x in -I?*) inc="$inc $x" ;; esac; done
-  deps=$(clang $cflags $inc -MM "$f" tests/unit/fake_hal.c $link 2> /dev/null |
+  deps=$(clang $cflags $inc -MM "$f" tests/unit/fake_hal.c kernel/spinlock.c kernel/lockstat.c $link 2> /dev/null |
          tr -d '\\' | tr ' ' '\n' | grep -v -e ':$' -e '^$')
   if [ ! -x "$bin" ] || [ -z "$deps" ] ||
      [ -n "$(find $deps scripts/fuzz.sh -newer "$bin" 2>/dev/null)" ]; then
-    if ! clang $cflags "$f" tests/unit/fake_hal.c $link $libs -o "$bin" 2> "$out/$name.build.log"; then
+    if ! clang $cflags "$f" tests/unit/fake_hal.c kernel/spinlock.c kernel/lockstat.c $link $libs -o "$bin" 2> "$out/$name.build.log"; then
       echo "fuzz $name: BUILD FAILED"; head -30 "$out/$name.build.log" | sed 's/^/  /'
       failed=$((failed + 2)); echo "RESULT $passed $failed"; return
     fi
