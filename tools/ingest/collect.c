@@ -498,7 +498,12 @@ static void given_up(struct sp_collect *c, struct sp_collect_kernel *k, uint64_t
     char loss[160];
     note_loss(loss, sizeof loss, &k->s);
     double at = (double)(k->last_dgram_ms - c->t0) / 1000;
-    bool shell = now - k->last_reply_ms < c->o.silent_ms;
+    /* Its shell answers if it replied well after its last datagram (a
+     * keep-alive goes every second): a kernel that died between a
+     * datagram and a reply to the keep-alive just before would otherwise
+     * pass for one whose stream ended while it runs on. */
+    bool shell = k->last_reply_ms > k->last_dgram_ms + SP_COLLECT_SHELL_AFTER_MS &&
+                 now - k->last_reply_ms < c->o.silent_ms;
     k->state = SP_COLLECT_SILENT;
     k->end_ms = now;
     if (shell)

@@ -61,6 +61,8 @@
 #include "tools/common/ushell_client.h"
 
 #define SP_COLLECT_KEEPALIVE_MS 1000
+#define SP_COLLECT_SHELL_AFTER_MS 250  /* a reply this long after the last
+                                          datagram: the kernel lives on */
 #define SP_COLLECT_RCVBUF       (256 << 20)  /* what a fleet's socket asks for: at
                                                 2M records/s, 1.7 s of them */
 #define SP_COLLECT_DUE_MS       20           /* keep-alives and silences looked at */
