@@ -915,6 +915,29 @@ def t_netload_busy_and_stop(g):
 
 
 @test
+def t_bench_netrx(g):
+    """bench_netrx's datagrams go up the real stack to netload's count:
+    every frame counted by the stack, taken in by the receive run, none
+    dropped, and the two figures read."""
+    out = g.cmd("netload recv 9001 20000")
+    check("receiving on port 9001" in out, "netload recv: %r" % out)
+    try:
+        out = g.cmd("bench_netrx 9001 64", timeout=120)
+        m = re.search(r"^netrx: (\d+) datagrams of 64 bytes to port 9001, (\d+) frames counted$",
+                      out, re.M)
+        check(m and m.group(1) == m.group(2) and int(m.group(1)) > 0, "bench_netrx: %r" % out)
+        for state in ("off", "on"):
+            check(re.search(r"^netrx %s: batch min \d+ .+ per 100 datagrams$" % state, out, re.M),
+                  "no %s figure: %r" % (state, out))
+        st = g.cmd("netload")
+        got = re.search(r"datagrams (\d+) .* lost (\d+) .* foreign (\d+)", st)
+        check(got and int(got.group(1)) + int(got.group(3)) >= int(m.group(1)),
+              "netload took in fewer than the %s sent: %r" % (m.group(1), st))
+    finally:
+        g.cmd("netload stop", timeout=10)
+
+
+@test
 def t_netload_bad_args(g):
     cases = [
         ("netload send 10.0.2.2 9001 100 10", "size '10' out of range (18-1472 bytes)"),
@@ -928,6 +951,10 @@ def t_netload_bad_args(g):
         ("netload send 10.0.2.2 9001 100 64 0", "pps '0' out of range"),
         ("netload frob", "usage"),
         ("netload recv 9000 100", "port 9000 is in use"),
+        ("bench_netrx", "usage: bench_netrx PORT [size]"),
+        ("bench_netrx 0", "port '0' out of range (1-65535)"),
+        ("bench_netrx 9001 10", "size '10' out of range (18-1472 bytes)"),
+        ("bench_netrx 9001 64 1", "usage: bench_netrx PORT [size]"),
     ]
     for line, want in cases:
         out = g.cmd(line)
