@@ -204,8 +204,8 @@ static void cmd_trace_cpu(const struct prof_trace_fold *f, unsigned cpu, struct 
     const struct prof_trace_cpu_sum *c = &f->tf_cpu[cpu];
     if (c->cs_cur < 0) {
         /* No switch, wake, slice or sample: who ran there is unknown. */
-        pr_printf(p, "cpu %u: nothing recorded in the window, dropped %u\n", cpu,
-                  (unsigned)c->cs_dropped);
+        pr_printf(p, "cpu %u: nothing recorded in the window, dropped %u (%u nested)\n", cpu,
+                  (unsigned)c->cs_dropped, (unsigned)c->cs_nested);
         return;
     }
     uint64_t busy = 0;
@@ -221,9 +221,9 @@ static void cmd_trace_cpu(const struct prof_trace_fold *f, unsigned cpu, struct 
     cmd_trace_share(is, sizeof is, c->cs_irq, f->tf_ns);
     cmd_trace_ms(ir, sizeof ir, c->cs_irq);
     pr_printf(p, "cpu %u: busy %s (%s ms), idle %s ms, interrupts %s (%s ms), switches %u, "
-              "wakes %u, samples %u, dropped %u\n", cpu, bs, b, id, is, ir,
+              "wakes %u, samples %u, dropped %u (%u nested)\n", cpu, bs, b, id, is, ir,
               (unsigned)c->cs_switches, (unsigned)c->cs_wakes, (unsigned)c->cs_samples,
-              (unsigned)c->cs_dropped);
+              (unsigned)c->cs_dropped, (unsigned)c->cs_nested);
     pr_puts(p, "  slices:");
     bool any = false;
     for (unsigned k = 0; k <= PROF_TRACE_IRQ_MAX; k++) {

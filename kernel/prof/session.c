@@ -177,6 +177,7 @@ static void prof_freeze(void)
         s->ps_from_pmu[i] = cpu_n - s->ps_from_tick[i];
         s->ps_in_window[i] = pc->pc_in_window;
         s->ps_drops[i] = pc->pc_full + pc->pc_nested;
+        s->ps_nested[i] = pc->pc_nested;
         s->ps_dropped += s->ps_drops[i];
     }
     s->ps_kind = prof_run_kind;

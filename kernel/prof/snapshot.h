@@ -26,6 +26,9 @@ struct prof_snapshot {
     bool ps_in_window[MAX_CPUS];      /* online with a ring at Start */
     uint32_t ps_dropped;              /* ring full or nested, all CPUs */
     uint32_t ps_drops[MAX_CPUS];      /* the same, each CPU's */
+    uint32_t ps_nested[MAX_CPUS];     /* of those, each CPU's counter NMIs
+                                         that landed inside another record's
+                                         writing (kernel/prof/ring_produce.h) */
     uint8_t ps_kind;                  /* what the run measured (enum prof_kind):
                                          the readers take records of it only */
     unsigned ps_ms;                   /* the window asked for */

@@ -208,6 +208,7 @@ void prof_trace_fold(const struct prof_snapshot *s, struct prof_trace_fold *f,
         f->tf_cpu[i].cs_cur = -1;
         f->tf_cpu[i].cs_seen = s->ps_in_window[i];
         f->tf_cpu[i].cs_dropped = s->ps_drops[i];
+        f->tf_cpu[i].cs_nested = s->ps_nested[i];
     }
     /* Each ring is in time order (prof_trace_slot): a merge of the CPUs'
      * heads, the earliest first. */

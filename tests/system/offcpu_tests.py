@@ -302,18 +302,13 @@ class Ctx:
         pass
 
 
-def main(argv):
+def set_arch(arch):
     global ARCH
-    if "--arch" in argv:
-        i = argv.index("--arch")
-        ARCH = argv[i + 1]
-        del argv[i:i + 2]
-    if "--list" in argv:
-        for name, _ in TESTS:
-            print(name)
-        return 0
-    chosen = runner.select(TESTS, [a for a in argv if not a.startswith("-")])
-    return runner.run(chosen, Ctx)
+    ARCH = arch
+
+
+def main(argv):
+    return runner.main(argv, TESTS, Ctx, set_arch)
 
 
 if __name__ == "__main__":

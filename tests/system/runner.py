@@ -95,6 +95,25 @@ def run(tests, new_ctx):
     return totals(passed, failed)
 
 
+def main(argv, tests, new_ctx, set_arch):
+    """The command line of a test file that runs on either architecture:
+    [--arch x86_64|arm64] [--list] [NAME...]; set_arch(arch) is called
+    before any test runs. Returns the exit status."""
+    argv = list(argv)
+    if "--arch" in argv:
+        i = argv.index("--arch")
+        if i + 1 >= len(argv) or argv[i + 1] not in ("x86_64", "arm64"):
+            print("--arch wants x86_64 or arm64", file=sys.stderr)
+            return 2
+        set_arch(argv[i + 1])
+        del argv[i:i + 2]
+    if "--list" in argv:
+        for name, _ in tests:
+            print(name)
+        return 0
+    return run(select(tests, [a for a in argv if not a.startswith("-")]), new_ctx)
+
+
 # ---- panic reports (kernel/panic.c), the same on both architectures ------
 
 def check_panic_report(out, pid, cpu, ncpus, regs, task="shell"):

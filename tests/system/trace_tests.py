@@ -62,7 +62,7 @@ ROW = re.compile(r"^\s*(\d+\.\d{3}) \[(\d{4})\]  (\S+)\s+(\d+\.\d{3})\s+(\d+\.\d
                  r"(\d+\.\d{3})(\+?)\s+(\S+)(?: (\S+))? => (\S+)(?: \(woken by irq [^)]*\))?$", re.M)
 CPU = re.compile(r"^cpu (\d+): busy [\d.]+% \((\d+\.\d{3}) ms\), idle (\d+\.\d{3}) ms, "
                  r"interrupts [\d.]+% \((\d+\.\d{3}) ms\), switches (\d+), wakes (\d+), "
-                 r"samples (\d+), dropped (\d+)\n  slices: (.*)$", re.M)
+                 r"samples (\d+), dropped (\d+) \((\d+) nested\)\n  slices: (.*)$", re.M)
 SLICE = re.compile(r"(\w+) (\d+) \((\d+\.\d{3})-(\d+\.\d{3}) us\)")
 STAT = re.compile(r"^burn pingpong: running, rate 1000, handoffs (\d+) at (\d+) ns$", re.M)
 
@@ -103,10 +103,10 @@ def trace(m, words, timeout=120):
             for g in ROW.findall(out)]
     cpus = {}
     for g in CPU.findall(out):
-        slices = {s[0]: (int(s[1]), float(s[2]), float(s[3])) for s in SLICE.findall(g[8])}
+        slices = {s[0]: (int(s[1]), float(s[2]), float(s[3])) for s in SLICE.findall(g[9])}
         cpus[int(g[0])] = dict(busy=float(g[1]), idle=float(g[2]), irq=float(g[3]),
                                switches=int(g[4]), wakes=int(g[5]), samples=int(g[6]),
-                               dropped=int(g[7]), slices=slices)
+                               dropped=int(g[7]), nested=int(g[8]), slices=slices)
     check(cpus, "%r printed no cpu summary: %r" % (words, out[-500:]))
     shown = re.search(r"^(\d+) switches shown", out, re.M)
     check(shown and (words.endswith(" map") or int(shown.group(1)) == len(rows)),
@@ -163,7 +163,16 @@ def t_switches_match_stat(ctx):
           % (got, tr["ms"], want))
     check(all(r["cpu"] == World.pp for r in tr["rows"]),
           "a row of a cpu not asked for: %r" % [r for r in tr["rows"] if r["cpu"] != World.pp][:2])
-    check(all(c["dropped"] == 0 for c in tr["cpus"].values()), "dropped: %r" % tr["cpus"])
+    # Nothing lost to a full ring. x86-64 samples on the tick, which never
+    # lands inside a record; arm64's counter NMI can land inside a switch's
+    # or wake's record being written, and that sample is dropped and
+    # counted as nested (kernel/prof/ring_produce.h): a few a second, so
+    # at most 1% of the samples, and every drop must be one of those.
+    for c in tr["cpus"].values():
+        most = 0 if ARCH == "x86_64" else c["samples"] // 100
+        check(c["dropped"] == c["nested"] and c["nested"] <= most,
+              "dropped %d, %d of them nested samples (at most %d): %r"
+              % (c["dropped"], c["nested"], most, tr["cpus"]))
 
 
 @test
@@ -340,18 +349,13 @@ class Ctx:
         pass
 
 
-def main(argv):
+def set_arch(arch):
     global ARCH
-    if "--arch" in argv:
-        i = argv.index("--arch")
-        ARCH = argv[i + 1]
-        del argv[i:i + 2]
-    if "--list" in argv:
-        for name, _ in TESTS:
-            print(name)
-        return 0
-    chosen = runner.select(TESTS, [a for a in argv if not a.startswith("-")])
-    return runner.run(chosen, Ctx)
+    ARCH = arch
+
+
+def main(argv):
+    return runner.main(argv, TESTS, Ctx, set_arch)
 
 
 if __name__ == "__main__":

@@ -67,16 +67,16 @@ TEST(trace_prints_the_timehist_and_summary)
                       "during netload[12])\n"
                       "3 switches shown; per cpu (+: ran from the window's start):\n"
                       "cpu 0: busy 100.0% (10.000 ms), idle 0.000 ms, interrupts 0.0% "
-                      "(0.000 ms), switches 3, wakes 0, samples 0, dropped 0\n"
+                      "(0.000 ms), switches 3, wakes 0, samples 0, dropped 0 (0 nested)\n"
                       "  slices: tick 1 (0.800-0.800 us)\n"
                       "  longest: burn[7] 9.997 ms (2 runs, max delay 0.001 ms); "
                       "burn[5] 0.002 ms (2 runs, max delay 0.000 ms)\n"
                       "cpu 1: busy 100.0% (10.000 ms), idle 0.000 ms, interrupts 0.0% "
-                      "(0.000 ms), switches 0, wakes 1, samples 0, dropped 0\n"
+                      "(0.000 ms), switches 0, wakes 1, samples 0, dropped 0 (0 nested)\n"
                       "  slices: device 1 (0.000-0.000 us)\n"
                       "  longest: netload[12] 10.000 ms (1 runs, max delay 0.000 ms)\n"
-                      "cpu 2: nothing recorded in the window, dropped 0\n"
-                      "cpu 3: nothing recorded in the window, dropped 0\n") != NULL);
+                      "cpu 2: nothing recorded in the window, dropped 0 (0 nested)\n"
+                      "cpu 3: nothing recorded in the window, dropped 0 (0 nested)\n") != NULL);
 }
 
 /* A CPU list keeps only its rows, while every CPU is still summed. */

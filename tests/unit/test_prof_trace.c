@@ -371,8 +371,10 @@ TEST(fold_counts_tasks_past_its_table)
     snap.ps_recs[1] = many;
     snap.ps_count[1] = PROF_TRACE_TASKS + 40;
     snap.ps_drops[1] = 3;
+    snap.ps_nested[1] = 2;
     run_fold(1000, 0);
     CHECK(fold.tf_untracked >= 40);
     CHECK_EQ(fold.tf_cpu[1].cs_wakes, PROF_TRACE_TASKS + 40);
     CHECK_EQ(fold.tf_cpu[1].cs_dropped, 3);
+    CHECK_EQ(fold.tf_cpu[1].cs_nested, 2);
 }
