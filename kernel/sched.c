@@ -93,12 +93,13 @@ static void finish_switch(struct cpu *c)
 /* ---- off-CPU profiling: the profiler's hooks (kernel/prof/offcpu_hooks.h) ---- */
 
 /* The trace's switch (kernel/prof/trace_hooks.h): cur leaves for next,
- * and why. */
+ * and why (preempted: from sched_preempt, else a runnable cur yielded). */
 static inline __attribute__((always_inline)) void sched_trace_switch(struct task *cur,
-                                                                     struct task *next)
+                                                                     struct task *next,
+                                                                     bool preempted)
 {
     prof_trace_sched_switch(cur->pid, &cur->off, cur->is_idle, cur->state == TASK_RUNNABLE,
-                            cur->state == TASK_DEAD, next->pid);
+                            preempted, cur->state == TASK_DEAD, next->pid);
 }
 
 /* t as the hooks see it. Inline: GCC keeps only the loads a hook makes. */
@@ -129,7 +130,10 @@ void sched_off_sweep(void)
     task_for_each(sched_off_sweep_one, 0);
 }
 
-void schedule(void)
+/* schedule, and sched_preempt's: one body, the constant preempted
+ * telling the trace a preemption from a yield at no cost to either (it
+ * folds away; no flag is stored on the switch path). */
+static inline __attribute__((always_inline)) void schedule_as(bool preempted)
 {
     struct cpu *c = this_cpu();
     struct task *cur = c->current, *next;
@@ -160,7 +164,7 @@ void schedule(void)
                                   next->is_idle, next->ran);
             }
             if (prof_sched_trace())
-                sched_trace_switch(cur, next);
+                sched_trace_switch(cur, next, preempted);
         }
         next->on_cpu = true;
         c->prev = cur;
@@ -170,6 +174,16 @@ void schedule(void)
         arch_switch(&cur->saved_rsp, next->saved_rsp);
         finish_switch(this_cpu());
     }
+}
+
+void schedule(void)
+{
+    schedule_as(false);
+}
+
+static __attribute__((noinline)) void schedule_preempted(void)
+{
+    schedule_as(true);
 }
 
 static void task_start(void)
@@ -361,7 +375,7 @@ void sched_preempt(void)
 {
     struct cpu *c = this_cpu();
     if (c->current && __atomic_load_n(&c->rq_len, __ATOMIC_RELAXED))
-        schedule();
+        schedule_preempted();
 }
 
 /* An idle CPU's profile names this loop, and it must have one call site

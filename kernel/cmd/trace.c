@@ -66,6 +66,7 @@ static const char *cmd_trace_left_word(unsigned left)
         [PROF_TRACE_LEFT_MUTEX] = "mutex",
         [PROF_TRACE_LEFT_PREEMPTED] = "preempted",
         [PROF_TRACE_LEFT_EXIT] = "exit",
+        [PROF_TRACE_LEFT_YIELD] = "yield",
     };
     return left <= PROF_TRACE_LEFT_MAX ? words[left] : "?";
 }

@@ -48,7 +48,8 @@ enum prof_trace_ev {
 };
 
 /* Why a task left its CPU: the off-CPU reasons (enum prof_why's values
- * for sleep, waitq, mutex, preempted), then exit; NONE for idle. */
+ * for sleep, waitq, mutex, preempted), then exit and yield; NONE for
+ * idle. */
 enum prof_trace_left {
     PROF_TRACE_LEFT_NONE = 0,
     PROF_TRACE_LEFT_SLEEP = 1,
@@ -56,7 +57,8 @@ enum prof_trace_left {
     PROF_TRACE_LEFT_MUTEX = 3,
     PROF_TRACE_LEFT_PREEMPTED = 4,
     PROF_TRACE_LEFT_EXIT = 5,
-    PROF_TRACE_LEFT_MAX = PROF_TRACE_LEFT_EXIT,
+    PROF_TRACE_LEFT_YIELD = 6,  /* still runnable, gave its CPU up itself */
+    PROF_TRACE_LEFT_MAX = PROF_TRACE_LEFT_YIELD,
 };
 
 /* What kind of interrupt a slice is, as the entry that called the hook

@@ -61,15 +61,16 @@ PROF_TRACE_INLINE struct prof_record *prof_trace_slot(struct prof_reserve *k, in
     return r;
 }
 
-/* Why a task leaves: running (preempted or it yielded), dead, or
- * waiting for the reason of the wait under way (the wait's why, as
- * prof_off_wait keeps it in every task). */
-PROF_TRACE_INLINE unsigned prof_trace_left(bool idle, bool running, bool dead, unsigned wait_why)
+/* Why a task leaves: running (preempted, or it yielded: preempted
+ * says which), dead, or waiting for the reason of the wait under way
+ * (the wait's why, as prof_off_wait keeps it in every task). */
+PROF_TRACE_INLINE unsigned prof_trace_left(bool idle, bool running, bool preempted, bool dead,
+                                           unsigned wait_why)
 {
     if (idle)
         return PROF_TRACE_LEFT_NONE;
     if (running)
-        return PROF_TRACE_LEFT_PREEMPTED;
+        return preempted ? PROF_TRACE_LEFT_PREEMPTED : PROF_TRACE_LEFT_YIELD;
     if (dead)
         return PROF_TRACE_LEFT_EXIT;
     return wait_why >= PROF_TRACE_LEFT_SLEEP && wait_why <= PROF_TRACE_LEFT_MUTEX
@@ -82,11 +83,13 @@ PROF_TRACE_INLINE unsigned prof_trace_left(bool idle, bool running, bool dead, u
 void prof_trace_switch(int pid, unsigned left, const char *name, int next);
 
 /* schedule's call: pid (its off-CPU state o, which keeps the wait under
- * way) leaves, idle, running or dead, for next. */
+ * way) leaves, idle, running (preempted by the interrupt's return, or
+ * yielding) or dead, for next. */
 PROF_TRACE_INLINE void prof_trace_sched_switch(int pid, const struct prof_off *o, bool idle,
-                                               bool running, bool dead, int next)
+                                               bool running, bool preempted, bool dead,
+                                               int next)
 {
-    unsigned left = prof_trace_left(idle, running, dead, o->of_wait_why);
+    unsigned left = prof_trace_left(idle, running, preempted, dead, o->of_wait_why);
     prof_trace_switch(pid, left,
                       left == PROF_TRACE_LEFT_WAITQ || left == PROF_TRACE_LEFT_MUTEX
                           ? o->of_wait_name : NULL, next);

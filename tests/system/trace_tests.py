@@ -29,6 +29,8 @@ to each other through the queue burn-pp 1000 times a second on CPU PP).
   say the NIC's interrupt woke them (and whom it interrupted), and so
   does `profile off`.
 - bad_input: the errors name what was wrong and the allowed range.
+- preempted_spinners: two `burn` spinners on the pair's CPU leave it
+  `preempted` (the tick's), never `yield`.
 
 Prints 'PASS name (secs)' or 'FAIL name (secs): reason' and ends with
 'N passed, N failed' (nothing retries). Python 3 standard library."""
@@ -336,6 +338,29 @@ def t_bad_input(ctx):
                       ("trace 10 0 1 map", "trace: too many arguments")):
         out = m.cmd(cmd, 30)
         check(want in out, "%r said %r, not %r" % (cmd, out.strip()[-200:], want))
+
+
+@test
+def t_preempted_spinners(ctx):
+    """Two CPU-bound tasks on the pair's CPU share it by the tick's
+    preemption: their switches say `preempted`, never `yield` (which
+    only a task that gives its CPU up itself says), and the pair's
+    hand-offs still go through their queue."""
+    m = World.get()
+    cpu = World.pp
+    out = m.cmd("burn 1500 %d,%d" % (cpu, cpu), 30)
+    g = re.search(r"pids (\d+) (\d+)", out)
+    check(g, "burn did not start: %r" % out)
+    spin = set(g.groups())
+    tr = trace(m, "trace 300 %d" % cpu)
+    mine = [r for r in tr["rows"] if re.search(r"\[(\d+)\]$", r["task"]) and
+            re.search(r"\[(\d+)\]$", r["task"]).group(1) in spin]
+    check(len(mine) >= 10, "the spinners switched %d times in 300 ms: %r" % (len(mine), tr["rows"][:5]))
+    check(all(r["left"] == "preempted" for r in mine),
+          "a spinner left for %r" % sorted({r["left"] for r in mine}))
+    check(all(r["left"] != "yield" for r in tr["rows"] if r["task"] in World.pair),
+          "the pair yielded: %r" % [r for r in tr["rows"] if r["left"] == "yield"][:2])
+    m.cmd("burn stop", 30)
 
 
 class Ctx:

@@ -24,7 +24,7 @@ static void win_trace(void)
     fake_run(0, 5);
     prof_off_wait(&o, PROF_WHY_WAITQ, "q");
     fake_cycles = t0 + 1000;
-    prof_trace_sched_switch(5, &o, false, false, false, 7);
+    prof_trace_sched_switch(5, &o, false, false, false, false, 7);
     fake_run(1, 12);
     fake_cycles = t0 + 2000;
     prof_trace_irq_enter(33, PROF_TRACE_IRQ_DEVICE);
@@ -32,7 +32,7 @@ static void win_trace(void)
     prof_trace_irq_exit();
     fake_run(0, 7);
     fake_cycles = t0 + 2500;
-    prof_trace_sched_switch(7, &o, false, true, false, 5);
+    prof_trace_sched_switch(7, &o, false, true, true, false, 5);
     fake_cycles = t0 + 3000;
     prof_trace_irq_enter(240, PROF_TRACE_IRQ_TICK);
     fake_cycles = t0 + 3800;
@@ -40,7 +40,7 @@ static void win_trace(void)
     fake_run(0, 5);
     prof_off_wait(&o, PROF_WHY_SLEEP, NULL);
     fake_cycles = t0 + 4000;
-    prof_trace_sched_switch(5, &o, false, false, false, 7);
+    prof_trace_sched_switch(5, &o, false, false, false, false, 7);
     fake_cycles = t0 + 10000000;
 }
 

@@ -71,24 +71,27 @@ TEST(trace_gate_opens_the_schedulers_test)
 }
 
 /* A switch names both tasks, the reason and the queue; a task that was
- * preempted, one that exited and idle leave for their own reasons. */
+ * preempted, one that exited, idle and one that yielded leave for their
+ * own reasons. */
 TEST(trace_switch_records_who_and_why)
 {
     open_trace(1000);
     struct prof_off o = { 0 };
     prof_off_wait(&o, PROF_WHY_WAITQ, "burn-pp");
     at(2500);
-    prof_trace_sched_switch(7, &o, false, false, false, 9);
+    prof_trace_sched_switch(7, &o, false, false, false, false, 9);
     at(2600);
-    prof_trace_sched_switch(9, &o, false, true, false, 7);
+    prof_trace_sched_switch(9, &o, false, true, true, false, 7);
     at(2700);
-    prof_trace_sched_switch(7, &o, false, false, true, 2);
+    prof_trace_sched_switch(7, &o, false, false, false, true, 2);
     at(2800);
-    prof_trace_sched_switch(2, &o, true, false, false, 9);
+    prof_trace_sched_switch(2, &o, true, false, false, false, 9);
     prof_off_wait(&o, PROF_WHY_SLEEP, NULL);
     at(2900);
-    prof_trace_sched_switch(9, &o, false, false, false, 2);
-    CHECK_EQ(left(), 5);
+    prof_trace_sched_switch(9, &o, false, false, false, false, 2);
+    at(2950);
+    prof_trace_sched_switch(2, &o, false, true, false, false, 9);
+    CHECK_EQ(left(), 6);
     const struct prof_record *r = next_rec();
     CHECK_EQ(r->pr_kind, PROF_KIND_TRACE);
     CHECK_EQ(r->pr_why, PROF_TRACE_SWITCH);
@@ -105,10 +108,14 @@ TEST(trace_switch_records_who_and_why)
     r = next_rec();
     CHECK_EQ(r->pr_cost, PROF_TRACE_LEFT_SLEEP);
     CHECK(r->pr_name == NULL);
+    /* Runnable and not from the interrupt's return: it yielded. */
+    r = next_rec();
+    CHECK_EQ(r->pr_cost, PROF_TRACE_LEFT_YIELD);
+    CHECK(r->pr_name == NULL);
     prof_ring_close();
     /* Closed: the hooks write nothing. */
     at(3000);
-    prof_trace_sched_switch(9, &o, false, true, false, 7);
+    prof_trace_sched_switch(9, &o, false, true, true, false, 7);
     CHECK_EQ(left(), 0);
 }
 
