@@ -10,8 +10,11 @@
 #include "uapi/profile_stream.h"
 
 _Static_assert(PROF_FRAMES == PSTR_FRAMES, "a record's frames fit a stream record");
-_Static_assert((int)PROF_KIND_CPU == (int)PSTR_KIND_CPU && (int)PROF_KIND_STREAMED == (int)PSTR_KIND_MAX,
+/* The kinds the kernel streams are a prefix of those the format has: the
+ * format may know a kind (lock) before the kernel sends it. */
+_Static_assert((int)PROF_KIND_CPU == (int)PSTR_KIND_CPU && (int)PROF_KIND_STREAMED <= (int)PSTR_KIND_MAX,
                "a record's kind is the stream's");
+_Static_assert((int)PROF_KIND_LOCK == (int)PSTR_KIND_LOCK, "a lock record's kind is the stream's");
 _Static_assert(sizeof(uintptr_t) == sizeof(uint64_t), "a ring record's frames are sent as they are");
 
 /* A ring record's depth as sent: always 1..PSTR_FRAMES (frame 0 is the
