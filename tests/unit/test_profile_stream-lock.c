@@ -1,5 +1,5 @@
 // LINK: uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c
-/* tests/unit/test_profile_stream_lock.c: lock records (kind 3) in the
+/* tests/unit/test_profile_stream-lock.c: lock records (kind 3) in the
  * profile stream (uapi/profile_stream.h): the encoder's bytes, the round
  * trip beside the other kinds, the encoder's refusals, and the parser's
  * refusal of every bad field and every truncation. Each parse runs over a
