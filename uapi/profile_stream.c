@@ -140,6 +140,47 @@ static void off_part_decode(const uint8_t *p, struct pstr_record *r)
     r->name[nl] = 0;
 }
 
+/* A lock record's PSTR_REC_LOCK part, encoder's and parser's rules alike:
+ * a wait at least, a lock kind, a name of the wait-name characters. */
+static bool lock_part_ok(uint64_t waits, unsigned lkind, const uint8_t *name, size_t nl)
+{
+    if (waits < 1 || waits > UINT32_MAX || lkind < PSTR_LOCK_SPIN || lkind > PSTR_LOCK_MAX ||
+        nl > PSTR_NAME_MAX)
+        return false;
+    for (size_t i = 0; i < nl; i++)
+        if (!is_wait_name_char(name[i]))
+            return false;
+    return true;
+}
+
+/* The PSTR_REC_LOCK part at p (avail bytes from it): its size, or a
+ * PSTR_E* reason. */
+static int lock_part_at(const uint8_t *p, size_t avail)
+{
+    if (avail < PSTR_REC_LOCK_LEN)
+        return PSTR_ESHORT;
+    unsigned nl = p[5];
+    if (p[6] || p[7])
+        return PSTR_ERESERVED;
+    if (nl > PSTR_NAME_MAX)
+        return PSTR_EFIELD;
+    if (avail < PSTR_REC_LOCK_LEN + (size_t)nl)
+        return PSTR_ESHORT;
+    if (!lock_part_ok(get_be32(p), p[4], p + PSTR_REC_LOCK_LEN, nl))
+        return PSTR_EFIELD;
+    return (int)(PSTR_REC_LOCK_LEN + nl);
+}
+
+static void lock_part_decode(const uint8_t *p, struct pstr_record *r)
+{
+    r->waits = get_be32(p);
+    r->lkind = p[4];
+    unsigned nl = p[5];
+    for (unsigned i = 0; i < nl; i++)
+        r->name[i] = (char)p[PSTR_REC_LOCK_LEN + i];
+    r->name[nl] = 0;
+}
+
 /* The record at p (avail bytes left): its size, or a PSTR_E* reason.
  * prev is the record before it in the batch (depth 0: none), whose last
  * frames a tail takes. With r, the record is also decoded into it (r may
@@ -152,9 +193,12 @@ static int record_at(const uint8_t *p, size_t avail, const struct pstr_record *p
     uint8_t depth = p[4], flags = p[5], kind = p[6], tail = p[7];
     /* One encoding per record: a CPU sample never carries a weight (it
      * weighs 1), every other kind always does; a heap record, and only
-     * a heap record, its size; only an off-CPU record why it was away. */
+     * a heap record, its size; only an off-CPU record why it was away;
+     * a lock record, and only a lock record, its waits, kind and name. */
     if (depth < 1 || depth > PSTR_FRAMES ||
-        (flags & ~(PSTR_REC_TICK | PSTR_REC_WEIGHT | PSTR_REC_SIZE | PSTR_REC_OFF)) ||
+        (flags & ~(PSTR_REC_TICK | PSTR_REC_WEIGHT | PSTR_REC_SIZE | PSTR_REC_OFF |
+                   PSTR_REC_LOCK)) ||
+        (kind == PSTR_KIND_LOCK) != !!(flags & PSTR_REC_LOCK) ||
         kind > PSTR_KIND_MAX || (kind == PSTR_KIND_CPU) == !!(flags & PSTR_REC_WEIGHT) ||
         (kind == PSTR_KIND_HEAP) != !!(flags & PSTR_REC_SIZE) ||
         ((flags & PSTR_REC_OFF) && kind != PSTR_KIND_OFFCPU))
@@ -171,6 +215,12 @@ static int record_at(const uint8_t *p, size_t avail, const struct pstr_record *p
     size_t off_at = fixed;
     if (flags & PSTR_REC_OFF) {
         int n = off_part_at(p + fixed, avail > fixed ? avail - fixed : 0, &wdepth);
+        if (n < 0)
+            return n;
+        fixed += (size_t)n;
+    }
+    if (flags & PSTR_REC_LOCK) {
+        int n = lock_part_at(p + fixed, avail > fixed ? avail - fixed : 0);
         if (n < 0)
             return n;
         fixed += (size_t)n;
@@ -196,8 +246,12 @@ static int record_at(const uint8_t *p, size_t avail, const struct pstr_record *p
         r->wdepth = 0;
         r->waker = PSTR_WAKER_NONE;
         r->name[0] = 0;
+        r->waits = 0;
+        r->lkind = 0;
         if (flags & PSTR_REC_OFF)
             off_part_decode(p + off_at, r);
+        if (flags & PSTR_REC_LOCK)
+            lock_part_decode(p + off_at, r);
         const uint8_t *wf = p + fixed + 8 * (size_t)own;
         for (unsigned i = 0; i < PSTR_FRAMES; i++)
             r->wframes[i] = i < wdepth ? get_be64(wf + 8 * i) : 0;
@@ -417,7 +471,7 @@ void pstr_batch_head(struct pstr_writer *w, const struct pstr_batch *b)
 
 bool pstr_add_record(struct pstr_writer *w, const struct pstr_record *r)
 {
-    uint8_t flags = r->flags & ~(PSTR_REC_WEIGHT | PSTR_REC_SIZE | PSTR_REC_OFF);
+    uint8_t flags = r->flags & ~(PSTR_REC_WEIGHT | PSTR_REC_SIZE | PSTR_REC_OFF | PSTR_REC_LOCK);
     if (r->kind == PSTR_KIND_CPU)
         return pstr_add_frames(w, r->pid, flags, r->frames, r->depth);
     if (r->depth < 1 || r->depth > PSTR_FRAMES || (flags & ~PSTR_REC_TICK) ||
@@ -435,15 +489,27 @@ bool pstr_add_record(struct pstr_writer *w, const struct pstr_record *r)
             if (!is_wait_name_char((uint8_t)r->name[i]))
                 return false;
     }
+    bool locked = r->kind == PSTR_KIND_LOCK;
+    if (locked) {
+        if (r->why)
+            return false;
+        while (nl <= PSTR_NAME_MAX && r->name[nl])
+            nl++;
+        if (!lock_part_ok(r->waits, r->lkind, (const uint8_t *)r->name, nl))
+            return false;
+    }
     size_t off_at = fixed;
     if (r->why)
         fixed += PSTR_REC_OFF_LEN + nl;
+    if (locked)
+        fixed += PSTR_REC_LOCK_LEN + nl;
     unsigned wdepth = r->why ? r->wdepth : 0;
     size_t need = fixed + 8 * ((size_t)r->depth + wdepth);
     if (w->len + need > PSTR_DGRAM_MAX)
         return false;
     uint8_t *p = w->buf + w->len;
-    flags |= PSTR_REC_WEIGHT | (sized ? PSTR_REC_SIZE : 0) | (r->why ? PSTR_REC_OFF : 0);
+    flags |= PSTR_REC_WEIGHT | (sized ? PSTR_REC_SIZE : 0) | (r->why ? PSTR_REC_OFF : 0) |
+             (locked ? PSTR_REC_LOCK : 0);
     put_be64(p, (uint64_t)r->pid << 32 | (uint64_t)r->depth << 24 | (uint64_t)flags << 16 |
                 (uint64_t)r->kind << 8);
     put_be64(p + PSTR_REC_FIXED, r->weight);
@@ -458,6 +524,15 @@ bool pstr_add_record(struct pstr_writer *w, const struct pstr_record *r)
         put_be32(o + 4, (uint32_t)r->waker);
         for (size_t i = 0; i < nl; i++)
             o[PSTR_REC_OFF_LEN + i] = (uint8_t)r->name[i];
+    }
+    if (locked) {
+        uint8_t *o = p + off_at;
+        put_be32(o, r->waits);
+        o[4] = r->lkind;
+        o[5] = (uint8_t)nl;
+        o[6] = o[7] = 0;
+        for (size_t i = 0; i < nl; i++)
+            o[PSTR_REC_LOCK_LEN + i] = (uint8_t)r->name[i];
     }
     for (unsigned i = 0; i < r->depth; i++) {
         put_be64(p + fixed + 8 * i, r->frames[i]);

@@ -43,10 +43,13 @@
  *        5    1 flags      PSTR_REC_TICK: taken by the tick, not the counter;
  *                          PSTR_REC_WEIGHT: a weight follows;
  *                          PSTR_REC_SIZE: a size follows the weight;
- *                          PSTR_REC_OFF: why and who (below) follow it
+ *                          PSTR_REC_OFF: why and who (below) follow it;
+ *                          PSTR_REC_LOCK: a lock's waits, kind and name
+ *                          (below) follow it
  *        6    1 kind       what the record measures: PSTR_KIND_CPU (0), a
  *                          sample of the running pc; PSTR_KIND_OFFCPU (1),
- *                          time off the CPU; PSTR_KIND_HEAP (2), bytes
+ *                          time off the CPU; PSTR_KIND_HEAP (2), bytes;
+ *                          PSTR_KIND_LOCK (3), time others waited on a lock
  *        7    1 tail       the outermost frames this record shares with the
  *                          record before it in the batch, not sent again
  *                          (0 .. depth; at most that record's depth; 0 in
@@ -113,6 +116,23 @@
  * and who woke it together, so that no reader has to pair records. A
  * reader of the format before this flag refuses such a batch whole (an
  * unknown flag), as above.
+ *
+ * Lock records (kind 3, `profile lock ... stream`): the weight is the
+ * delay in nanoseconds that waiters spent on one lock, charged to its
+ * holder, and the frames are the holder's chain at the release. Flag
+ * PSTR_REC_LOCK, and after the weight
+ *
+ *       16    4 waits      the waits that delay sums, at least 1
+ *       20    1 lkind      PSTR_LOCK_SPIN (1) or PSTR_LOCK_MUTEX (2)
+ *       21    1 name_len   0 .. PSTR_NAME_MAX: the lock's name (0: none)
+ *       22    2 reserved   zero
+ *       24    n name       '!'..'~' except ';' and ':'
+ *   then the frames (depth of them; a lock record has no tail).
+ * Version: the version byte stays 1. A reader from before lock records
+ * refuses a batch holding one whole (kind 3 was out of its range and
+ * PSTR_REC_LOCK a flag bit it required to be zero), as for the other
+ * kinds, rather than misread its frames; batches of the other kinds are
+ * unchanged.
  *
  * META payload: what the records need to be read; sent first, then about
  * every second (a collector that lost the first one learns it late, not
@@ -210,6 +230,9 @@
 #define PSTR_NAME_MAX     31         /* a wait queue's or mutex's name */
 #define PSTR_REC_MAX_OFF  (PSTR_REC_FIXED + PSTR_REC_WEIGHT_LEN + PSTR_REC_OFF_LEN + \
                            PSTR_NAME_MAX + 16 * PSTR_FRAMES)
+#define PSTR_REC_LOCK_LEN 8          /* a lock record's waits .. reserved */
+#define PSTR_REC_MAX_LOCK (PSTR_REC_FIXED + PSTR_REC_WEIGHT_LEN + PSTR_REC_LOCK_LEN + \
+                           PSTR_NAME_MAX + 8 * PSTR_FRAMES)
 #define PSTR_PID_ALL      0xffffffffu
 #define PSTR_FLAG_TAGGED  0x01
 #define PSTR_TAG_LEN      32         /* HMAC-SHA256 */
@@ -226,6 +249,10 @@ enum { PSTR_META = 1, PSTR_BATCH = 2, PSTR_END = 3 };
 #define PSTR_REC_WEIGHT   0x02
 #define PSTR_REC_SIZE     0x04
 #define PSTR_REC_OFF      0x08      /* kind offcpu: why, name, waker follow the weight */
+#define PSTR_REC_LOCK     0x10      /* kind lock: waits, lock kind, name follow the weight */
+/* A lock record's lock kind. */
+enum { PSTR_LOCK_SPIN = 1, PSTR_LOCK_MUTEX = 2 };
+#define PSTR_LOCK_MAX     PSTR_LOCK_MUTEX
 /* An off-CPU record's reason, numbered as the kernel's (enum prof_why). */
 enum {
     PSTR_WHY_SLEEP = 1, PSTR_WHY_WAITQ = 2, PSTR_WHY_MUTEX = 3,
@@ -233,8 +260,8 @@ enum {
 };
 #define PSTR_WHY_MAX      PSTR_WHY_RUNNABLE
 #define PSTR_WAKER_NONE   (-1)
-enum { PSTR_KIND_CPU = 0, PSTR_KIND_OFFCPU = 1, PSTR_KIND_HEAP = 2 };
-#define PSTR_KIND_MAX     PSTR_KIND_HEAP
+enum { PSTR_KIND_CPU = 0, PSTR_KIND_OFFCPU = 1, PSTR_KIND_HEAP = 2, PSTR_KIND_LOCK = 3 };
+#define PSTR_KIND_MAX     PSTR_KIND_LOCK
 
 enum {
     PSTR_END_STOPPED = 1,    /* `profile stop` */
@@ -256,6 +283,8 @@ _Static_assert((PSTR_DGRAM_MAX - PSTR_HDR_LEN - PSTR_BATCH_HDR) / PSTR_REC_MAX >
                "a batch holds 15 full-depth records of any kind");
 _Static_assert((PSTR_DGRAM_MAX - PSTR_HDR_LEN - PSTR_BATCH_HDR) / PSTR_REC_MAX_OFF >= 7,
                "a batch holds 7 off-CPU records of the longest name and two full chains");
+_Static_assert((PSTR_DGRAM_MAX - PSTR_HDR_LEN - PSTR_BATCH_HDR) / PSTR_REC_MAX_LOCK >= 10,
+               "a batch holds 10 lock records of the longest name and a full chain");
 
 /* pstr_parse's and the payload parsers' reasons for refusing a datagram. */
 #define PSTR_ESHORT     -1   /* shorter than its header or a field it declares */
@@ -294,8 +323,11 @@ struct pstr_record {
     uint8_t why;
     uint8_t wdepth;
     int32_t waker;                  /* PSTR_WAKER_NONE: nobody */
-    char name[PSTR_NAME_MAX + 1];   /* "" when none */
+    char name[PSTR_NAME_MAX + 1];   /* "" when none; a lock record's lock too */
     uint64_t wframes[PSTR_FRAMES];
+    /* Lock only (0 for every other kind): the waits and PSTR_LOCK_*. */
+    uint32_t waits;
+    uint8_t lkind;
 };
 
 /* Whether why is blocked time (sleep, wait queue, mutex): the reasons
@@ -364,8 +396,9 @@ void pstr_batch_head(struct pstr_writer *w, const struct pstr_batch *b);
 /* Any record. A CPU sample weighs 1: it is sent without a weight, and
  * r->weight is ignored; every other kind is sent with its weight, a heap
  * record with its size too (r->size, ignored for other kinds), and an
- * off-CPU one with r->why set with its PSTR_REC_OFF part (refused, as the
- * parser would refuse it, when a field is out of its range). */
+ * off-CPU one with r->why set with its PSTR_REC_OFF part, a lock one with
+ * its PSTR_REC_LOCK part (r->waits, r->lkind, r->name); refused, as the
+ * parser would refuse it, when a field is out of its range. */
 bool pstr_add_record(struct pstr_writer *w, const struct pstr_record *r);
 /* A run of CPU samples added to one datagram: pstr_run_begin takes the
  * writer's length, count, last depth and last pc into the run (locals,

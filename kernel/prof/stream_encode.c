@@ -10,8 +10,11 @@
 #include "uapi/profile_stream.h"
 
 _Static_assert(PROF_FRAMES == PSTR_FRAMES, "a record's frames fit a stream record");
-_Static_assert((int)PROF_KIND_CPU == (int)PSTR_KIND_CPU && (int)PROF_KIND_STREAMED == (int)PSTR_KIND_MAX,
+/* The kinds the kernel streams are a prefix of those the format has: the
+ * format may know a kind (lock) before the kernel sends it. */
+_Static_assert((int)PROF_KIND_CPU == (int)PSTR_KIND_CPU && (int)PROF_KIND_STREAMED <= (int)PSTR_KIND_MAX,
                "a record's kind is the stream's");
+_Static_assert((int)PROF_KIND_LOCK == (int)PSTR_KIND_LOCK, "a lock record's kind is the stream's");
 _Static_assert(sizeof(uintptr_t) == sizeof(uint64_t), "a ring record's frames are sent as they are");
 
 /* A ring record's depth as sent: always 1..PSTR_FRAMES (frame 0 is the
@@ -29,6 +32,18 @@ _Static_assert((int)PROF_WHY_SLEEP == (int)PSTR_WHY_SLEEP &&
                (int)PROF_WHY_PREEMPTED == (int)PSTR_WHY_PREEMPTED &&
                (int)PROF_WHY_RUNNABLE == (int)PSTR_WHY_RUNNABLE, "a record's why is the stream's");
 
+/* A queue's or lock's name into out, cleaned as task names are ('_' for
+ * a character the format refuses), cut to PSTR_NAME_MAX. */
+static void prof_stream_name(const char *name, char *out)
+{
+    unsigned i = 0;
+    for (; name && i < PSTR_NAME_MAX && name[i]; i++) {
+        char c = name[i];
+        out[i] = c >= '!' && c <= '~' && c != ';' && c != ':' ? c : '_';
+    }
+    out[i] = 0;
+}
+
 /* An off-CPU record's why, its queue's name and its waker into r; the
  * waker's chain from wr, the ring's record right after it, when that is
  * the chain (NULL: none there). A name the format cannot carry is sent
@@ -41,14 +56,8 @@ static void prof_stream_off_part(const struct prof_record *pr, const struct prof
     r->why = pr->pr_why;
     r->waker = PSTR_WAKER_NONE;
     r->name[0] = 0;
-    if ((pr->pr_why == PROF_WHY_WAITQ || pr->pr_why == PROF_WHY_MUTEX) && pr->pr_name) {
-        unsigned i = 0;
-        for (; i < PSTR_NAME_MAX && pr->pr_name[i]; i++) {
-            char c = pr->pr_name[i];
-            r->name[i] = c >= '!' && c <= '~' && c != ';' && c != ':' ? c : '_';
-        }
-        r->name[i] = 0;
-    }
+    if (pr->pr_why == PROF_WHY_WAITQ || pr->pr_why == PROF_WHY_MUTEX)
+        prof_stream_name(pr->pr_name, r->name);
     if (!pstr_why_blocked(pr->pr_why) || pr->pr_waker < 0)
         return;
     r->waker = pr->pr_waker;
@@ -84,6 +93,13 @@ uint32_t prof_stream_add(struct pstr_writer *w, const struct prof_record *ring,
     if (pr->pr_depth == 0)
         r.frames[0] = 0;
     uint32_t took = 1;
+    if (pr->pr_kind == PROF_KIND_LOCK) {
+        /* The lock's name cleaned as a queue's; a record of no wait (it
+         * never is one) still counts one, as the weight is at least 1. */
+        r.waits = pr->pr_waits ? pr->pr_waits : 1;
+        r.lkind = pr->pr_why == PROF_WHY_MUTEX ? PSTR_LOCK_MUTEX : PSTR_LOCK_SPIN;
+        prof_stream_name(pr->pr_name, r.name);
+    }
     if (pr->pr_kind == PROF_KIND_OFFCPU) {
         const struct prof_record *wr = left > 1 ? &ring[(at + 1) & mask] : NULL;
         if (wr && (wr->pr_kind != PROF_KIND_OFFCPU || wr->pr_why != PROF_WHY_WAKER ||

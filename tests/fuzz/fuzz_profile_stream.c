@@ -31,6 +31,10 @@ static void take_rec(void *ctx, const struct pstr_record *r)
                strlen(r->name) <= PSTR_NAME_MAX && r->waker >= PSTR_WAKER_NONE);
     FUZZ_CHECK(!r->why || r->kind == PSTR_KIND_OFFCPU);
     FUZZ_CHECK(pstr_why_blocked(r->why) || (r->wdepth == 0 && r->waker == PSTR_WAKER_NONE));
+    /* A lock part: only on a lock record, which always has one. */
+    FUZZ_CHECK(r->kind == PSTR_KIND_LOCK ?
+               r->waits >= 1 && r->lkind >= PSTR_LOCK_SPIN && r->lkind <= PSTR_LOCK_MAX && !r->why :
+               r->waits == 0 && r->lkind == 0);
     FUZZ_CHECK(pstr_add_record(&re, r));
     FUZZ_CHECK(nrecs < (int)(sizeof recs / sizeof recs[0]));
     recs[nrecs++] = *r;
@@ -46,6 +50,7 @@ static void same_rec(void *ctx, const struct pstr_record *r)
     FUZZ_CHECK(r->pid == w->pid && r->depth == w->depth && r->flags == w->flags &&
                r->kind == w->kind && r->weight == w->weight && r->size == w->size &&
                r->why == w->why && r->wdepth == w->wdepth && r->waker == w->waker &&
+               r->waits == w->waits && r->lkind == w->lkind &&
                strcmp(r->name, w->name) == 0 &&
                memcmp(r->frames, w->frames, sizeof r->frames) == 0 &&
                memcmp(r->wframes, w->wframes, sizeof r->wframes) == 0);

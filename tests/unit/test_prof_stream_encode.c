@@ -19,6 +19,7 @@
 #include "kernel/cmd/profile.h"
 #include "kernel/prof/ring.h"
 #include "kernel/prof/session.h"
+#include "kernel/prof/stream_encode.h"
 #include "uapi/profile_stream.h"
 
 #define RUN_RECS 4000
@@ -169,4 +170,60 @@ TEST(stream_runs_encode_as_the_general_path)
     }
     fake_inplace = false;
     cmd_profile_test_reset();
+}
+
+struct lock_recs {
+    unsigned n;
+    struct pstr_record r[4];
+};
+
+static void lock_take_rec(void *ctx, const struct pstr_record *r)
+{
+    struct lock_recs *s = ctx;
+    if (s->n < 4)
+        s->r[s->n] = *r;
+    s->n++;
+}
+
+/* A ring's lock record goes as a PSTR_KIND_LOCK record: its delay, waits,
+ * kind and name (cleaned) and the holder's chain, as the parser reads it. */
+TEST(stream_lock_record_encodes)
+{
+    struct prof_record ring[2] = { 0 };
+    ring[0].pr_kind = PROF_KIND_LOCK;
+    ring[0].pr_pid = 7;
+    ring[0].pr_depth = 2;
+    ring[0].pr_frames[0] = 0xffffffff80101234ull;
+    ring[0].pr_frames[1] = 0xffffffff80105678ull;
+    ring[0].pr_weight = 4500000;
+    ring[0].pr_waits = 9;
+    ring[0].pr_why = PROF_WHY_MUTEX;
+    ring[0].pr_name = "big lock";
+    ring[1] = ring[0];
+    ring[1].pr_why = PROF_WHY_SPIN;
+    ring[1].pr_waits = 0;
+    ring[1].pr_name = 0;
+    struct pstr_writer w;
+    pstr_begin(&w, PSTR_BATCH, 0, 1, 0, 0);
+    struct pstr_batch b = { 0 };
+    pstr_batch_head(&w, &b);
+    CHECK_EQ(prof_stream_add(&w, ring, 1, 0, 2), 1);
+    CHECK_EQ(prof_stream_add(&w, ring, 1, 1, 1), 1);
+    size_t len = pstr_finish(&w);
+    struct pstr_hdr h;
+    CHECK_EQ(pstr_parse(w.buf, len, &h), 0);
+    struct lock_recs got = { 0 };
+    CHECK_EQ(pstr_batch_parse(&h, &b, lock_take_rec, &got), 0);
+    CHECK_EQ(got.n, 2);
+    CHECK_EQ(got.r[0].kind, PSTR_KIND_LOCK);
+    CHECK_EQ(got.r[0].pid, 7);
+    CHECK_EQ(got.r[0].weight, 4500000);
+    CHECK_EQ(got.r[0].waits, 9);
+    CHECK_EQ(got.r[0].lkind, PSTR_LOCK_MUTEX);
+    CHECK(strcmp(got.r[0].name, "big_lock") == 0);
+    CHECK_EQ(got.r[0].depth, 2);
+    CHECK_EQ(got.r[0].frames[1], 0xffffffff80105678ull);
+    CHECK_EQ(got.r[1].lkind, PSTR_LOCK_SPIN);
+    CHECK_EQ(got.r[1].waits, 1);
+    CHECK(strcmp(got.r[1].name, "") == 0);
 }
