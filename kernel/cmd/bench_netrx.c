@@ -38,7 +38,10 @@
 #define BENCH_NETRX_RUN 0xbe00      /* the run id the datagrams carry */
 #define BENCH_NETRX_SRC 0x0a000202  /* 10.0.2.2, QEMU user networking's host */
 
+/* One run at a time (the serial shell and the UDP shell may both ask):
+ * the frame is the run's. */
 static uint8_t bench_netrx_frame[ETH_FRAME_MAX];
+static bool bench_netrx_busy;
 
 /* One netload datagram of size bytes for port, as the NIC hands it up. */
 static size_t bench_netrx_build(uint16_t port, size_t size)
@@ -108,6 +111,10 @@ static int cmd_bench_netrx(int argc, char **argv, struct printer *p)
                    "off)\n");
         return 1;
     }
+    if (__atomic_exchange_n(&bench_netrx_busy, true, __ATOMIC_ACQUIRE)) {
+        pr_puts(p, "bench_netrx: busy (another shell's run)\n");
+        return 1;
+    }
     size_t len = bench_netrx_build((uint16_t)port, size);
     uint64_t before = net_get_stats()->rx_frames;
     uint32_t seq = 0;
@@ -120,6 +127,7 @@ static int cmd_bench_netrx(int argc, char **argv, struct printer *p)
                 min[on] = d;
         }
     lockstat_set(false);
+    __atomic_store_n(&bench_netrx_busy, false, __ATOMIC_RELEASE);
     pr_printf(p, "netrx: %u datagrams of %lu bytes to port %lu, %lu frames counted\n", seq,
               (unsigned long)size, (unsigned long)port,
               (unsigned long)(net_get_stats()->rx_frames - before));
