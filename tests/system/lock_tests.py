@@ -41,7 +41,9 @@ holder has it and times its own waits.
   and that pass through the holder's function, each lock's delay within
   10% of what the waiter measured, 10 contentions each; `report` of the
   kept raw profile to .folded has the lock as the root frame, the
-  holder's function in the stack, the same delay in microseconds.
+  holder's function in the stack, the same delay in microseconds; and
+  to .txt, the kernel's report (20 waits, each lock's entry with its 10
+  waits through the holder's function).
 - bad_input: errors name what was wrong and the allowed range.
 
 Prints 'PASS name (secs)' or 'FAIL name (secs): reason' and ends with
@@ -359,6 +361,17 @@ def t_record_lock(ctx):
             us_fn = sum(int(c) for s, c in lines if s.split(";")[0] == root and fn in s.split(";"))
             check(within(us * 1000, total, 2), "%s folded %d us, pprof %d ns" % (root, us, total))
             check(us_fn >= 0.9 * us, "%s folded: %d us of %d through %s" % (root, us_fn, us, fn))
+        txt = os.path.join(tmp, "lock.txt")
+        r = subprocess.run([PROF, "report", "-i", raw, "-e", ARCHES[ARCH]["kernel"], "-o", txt],
+                           capture_output=True, text=True, timeout=60)
+        check(r.returncode == 0, "report -o .txt: exit %d: %s" % (r.returncode, r.stderr))
+        rep = open(txt).read()
+        check(re.match(r"lock profiled 2000 ms: [\d.]+ ms of waits charged to their holders, "
+                       r"20 waits, ", rep), "report .txt header: %r" % rep[:300])
+        for root, fn in (("[mutex probe-m]", "burn_lock_hold_mutex"), ("[spin probe-s]", "burn_lock_hold_spin")):
+            check(re.search(r"^[\d.]+%% [\d.]+ ms %s 10 waits, held by task \d+ .*\n(        <- .*\n)*"
+                            r"        <- %s\+0x" % (re.escape(root), fn), rep, re.M),
+                  "report .txt: no %s entry through %s: %r" % (root, fn, rep[:1500]))
         r = subprocess.run([PROF, "record", "--lock", "-d", "2001", "-e", ARCHES[ARCH]["kernel"],
                             "-o", pb, m.target], capture_output=True, text=True, timeout=30)
         check(r.returncode == 2 and "--lock -d 2001 ms out of range (1 to 2000 ms" in r.stderr,
