@@ -337,6 +337,15 @@ int sp_cmd_finish(struct sp_profile *p, struct sp_cmd_elfs *es, const struct sp_
     for (unsigned m = 0; m < p->nmaps; m++)
         sp_elf_symbolize(p, m, es->e[m]);
     sp_profile_name_unknown(p);
+    /* Lock delay has its own sample types (Go's mutex profile's): it
+     * cannot share a profile with samples, off-CPU time or bytes. */
+    for (unsigned i = 0; sp_profile_has_kind(p, PRAW_KIND_LOCK) && i < p->ninputs; i++)
+        if (p->inputs[i].pi_hdr.ph_kind != PRAW_KIND_LOCK) {
+            fprintf(stderr, "%s: %s is a %s profile: a lock profile merges only with lock "
+                    "profiles\n", prog, p->inputs[i].pi_origin,
+                    praw_kind_name(p->inputs[i].pi_hdr.ph_kind));
+            return EXIT_USAGE;
+        }
     /* A wall-clock profile's CPU half, scaled to the window. */
     sp_profile_wall_fill(p);
     struct sp_cmd_out j = { p, o, NULL, 0 };
