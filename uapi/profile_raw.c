@@ -201,7 +201,7 @@ static int take_source(struct praw_cur *c, struct praw_header *h,
 
 const char *praw_kind_name(unsigned kind)
 {
-    static const char *const names[] = { "cpu", "offcpu", "heap" };
+    static const char *const names[] = { "cpu", "offcpu", "heap", "lock" };
     return kind <= PRAW_KIND_MAX ? names[kind] : 0;
 }
 
@@ -223,7 +223,7 @@ static int take_kind(struct praw_cur *c, struct praw_header *h, char *err, size_
             return 0;
         }
     }
-    return fail(err, cap, "kind is not cpu, offcpu or heap", 0);
+    return fail(err, cap, "kind is not cpu, offcpu, heap or lock", 0);
 }
 
 int praw_parse_header(const char *s, size_t len, struct praw_header *h,
@@ -327,6 +327,26 @@ int praw_why_blocked(unsigned why)
     return why == PRAW_WHY_SLEEP || why == PRAW_WHY_WAITQ || why == PRAW_WHY_MUTEX;
 }
 
+/* NAME (a wait queue's, mutex's or spinlock's) at the cursor, after its ':'. */
+static int take_wait_name(struct praw_cur *c, struct praw_chain *ch, const char *what,
+                          char *err, size_t cap)
+{
+    size_t n = field_len(c);
+    if (n == 0)
+        return fail(err, cap, what, " after ':' is missing");
+    if (n > PRAW_NAME_MAX)
+        return fail(err, cap, what, " is longer than 31 characters");
+    for (size_t i = 0; i < n; i++) {
+        char t = c->p[i];
+        if (t < '!' || t > '~' || t == ';' || t == ':')
+            return fail(err, cap, what, " has a character outside '!'..'~', a ';' or a ':'");
+        ch->pc_name[i] = t;
+    }
+    ch->pc_name[n] = 0;
+    c->p += n;
+    return 0;
+}
+
 /* " why=REASON[:NAME]" at the cursor. */
 static int take_why(struct praw_cur *c, struct praw_chain *ch, char *err, size_t cap)
 {
@@ -354,21 +374,7 @@ static int take_why(struct praw_cur *c, struct praw_chain *ch, char *err, size_t
         ch->pc_why != PRAW_WHY_SPIN)
         return fail(err, cap, "only a waitq, mutex or spin reason has a :NAME", 0);
     c->p++;
-    n = field_len(c);
-    if (n == 0)
-        return fail(err, cap, "the wait's name after ':' is missing", 0);
-    if (n > PRAW_NAME_MAX)
-        return fail(err, cap, "the wait's name is longer than 31 characters", 0);
-    for (size_t i = 0; i < n; i++) {
-        char t = c->p[i];
-        if (t < '!' || t > '~' || t == ';' || t == ':')
-            return fail(err, cap, "the wait's name has a character outside '!'..'~', "
-                        "a ';' or a ':'", 0);
-        ch->pc_name[i] = t;
-    }
-    ch->pc_name[n] = 0;
-    c->p += n;
-    return 0;
+    return take_wait_name(c, ch, "the wait's name", err, cap);
 }
 
 /* " waker=-1|DEC", exactly for blocked reasons. */
@@ -417,6 +423,35 @@ static int take_off(struct praw_cur *c, struct praw_chain *ch, char *err, size_t
     if (take_sep(c, "the waker's chain", err, cap) < 0)
         return -1;
     return take_addrs(c, ch->pc_wframes, &ch->pc_wdepth, 0, "the waker's chain", err, cap);
+}
+
+/* ---- a lock chain's lock and waits ------------------------------------ */
+
+/* The part after CPU: " lock=LOCK:NAME waits=WAITS", then the holder's chain. */
+static int take_lock(struct praw_cur *c, struct praw_chain *ch, char *err, size_t cap)
+{
+    if (take_lit(c, " lock=", err, cap) < 0)
+        return -1;
+    if (at_lit(c, "spin:")) {
+        ch->pc_why = PRAW_WHY_SPIN;
+        c->p += 5;
+    } else if (at_lit(c, "mutex:")) {
+        ch->pc_why = PRAW_WHY_MUTEX;
+        c->p += 6;
+    } else {
+        return fail(err, cap, "lock is not spin:NAME or mutex:NAME", 0);
+    }
+    uint64_t v;
+    if (take_wait_name(c, ch, "the lock's name", err, cap) < 0 ||
+        take_lit(c, " waits=", err, cap) < 0 ||
+        take_dec(c, UINT64_MAX, &v, "waits", err, cap) < 0)
+        return -1;
+    if (v == 0)
+        return fail(err, cap, "waits is 0 (a release charged ended at least 1 wait)", 0);
+    ch->pc_objects = v;
+    if (take_sep(c, "the holder's chain", err, cap) < 0)
+        return -1;
+    return take_addrs(c, ch->pc_frames, &ch->pc_depth, 0, "the holder's chain", err, cap);
 }
 
 int praw_parse_chain(const char *s, size_t len, struct praw_chain *ch,
@@ -477,6 +512,8 @@ int praw_parse_chain_kind(const char *s, size_t len, unsigned kind,
     ch->pc_wdepth = 0;
     if (kind == PRAW_KIND_OFFCPU)
         return take_off(&c, ch, err, cap);
+    if (kind == PRAW_KIND_LOCK)
+        return take_lock(&c, ch, err, cap);
     if (take_sep(&c, "pc", err, cap) < 0)
         return -1;
     return take_frames(&c, ch, err, cap);

@@ -17,7 +17,7 @@
  *              to the first " samples=", which it therefore never contains.
  *              The kernel's sample source name: "tick 100Hz" or "pmu/...".
  *   DEC      = decimal digits, no sign, no leading zero (but "0" itself)
- *   KIND     = "cpu" | "offcpu" | "heap": what the records measure. A
+ *   KIND     = "cpu" | "offcpu" | "heap" | "lock": what the records measure. A
  *              profile without kind= is a CPU profile (every profile
  *              before kinds existed); a CPU profile is written without it.
  *   COUNT    = DEC, 1 .. 4294967295: samples with exactly this chain
@@ -48,6 +48,23 @@
  *              a WAKER of 0 or more
  * The task's chain is its return addresses at the switch-out, innermost
  * first (the first in schedule); "0" alone when the walk found none.
+ *
+ * Lock profiles (kind=lock, source=locks: `profile lock ... raw`) charge
+ * the time tasks waited for a lock to the task that held it: one chain per
+ * (lock, holder, chain at the release), COUNT the releases that ended a
+ * wait, WEIGHT the nanoseconds waited under them, and after CPU the lock
+ * and the waits it ended:
+ *
+ *   lockchain = COUNT ":" WEIGHT " " PID " " TASK " " CPU " lock=" LOCK ":" NAME
+ *               " waits=" WAITS " " PC (" " RET){0,7} "\n"
+ *   LOCK     = "spin" | "mutex": the lock's type
+ *   NAME     = as an off-CPU NAME: the lock's name ("?" for an unnamed one)
+ *   WAITS    = DEC, 1 .. 2^64-1: the waits the releases ended (Go's
+ *              contentions); a wait under two holders counts under each
+ * The chain is the holder's return addresses at its release, innermost
+ * first; "0" alone when the walk found none. A reader keeps LOCK in
+ * pc_why (PRAW_WHY_SPIN, PRAW_WHY_MUTEX), NAME in pc_name and WAITS in
+ * pc_objects.
  *
  * Heap profiles come in two views, told apart by SOURCE: "heap inuse
  * rate R" is the table of sampled blocks still live (ms=0: no window,
@@ -100,9 +117,9 @@
 
 /* KIND, as the kernel's record kinds (kernel/prof/record.h) and the
  * stream's (uapi/profile_stream.h) number them. */
-enum { PRAW_KIND_CPU = 0, PRAW_KIND_OFFCPU = 1, PRAW_KIND_HEAP = 2 };
-#define PRAW_KIND_MAX     PRAW_KIND_HEAP
-/* "cpu", "offcpu", "heap"; NULL above PRAW_KIND_MAX. */
+enum { PRAW_KIND_CPU = 0, PRAW_KIND_OFFCPU = 1, PRAW_KIND_HEAP = 2, PRAW_KIND_LOCK = 3 };
+#define PRAW_KIND_MAX     PRAW_KIND_LOCK
+/* "cpu", "offcpu", "heap", "lock"; NULL above PRAW_KIND_MAX. */
 const char *praw_kind_name(unsigned kind);
 
 struct praw_header {
@@ -134,13 +151,13 @@ int praw_why_blocked(unsigned why);
 struct praw_chain {
     uint32_t pc_count;
     uint64_t pc_weight;             /* ":WEIGHT", or pc_count when none */
-    uint64_t pc_objects;            /* heap: ":OBJECTS"; else pc_count */
+    uint64_t pc_objects;            /* heap: ":OBJECTS"; lock: WAITS; else pc_count */
     uint32_t pc_pid;
     uint32_t pc_cpu;
     char pc_task[PRAW_TASK_MAX + 1];
     unsigned pc_depth;              /* 1 .. PRAW_FRAMES */
     uint64_t pc_frames[PRAW_FRAMES];
-    /* Off-CPU chains only (else why PRAW_WHY_NONE, name "", waker
+    /* Off-CPU chains, and lock chains' why and name (else why PRAW_WHY_NONE, name "", waker
      * PRAW_WAKER_NONE, wdepth 0). */
     uint8_t pc_why;
     char pc_name[PRAW_NAME_MAX + 1];

@@ -55,6 +55,7 @@ static int same_chain(const struct praw_chain *a, const struct praw_chain *b)
 {
     if (a->pc_count != b->pc_count || a->pc_weight != b->pc_weight ||
         a->pc_pid != b->pc_pid || a->pc_cpu != b->pc_cpu ||
+        a->pc_objects != b->pc_objects ||
         a->pc_depth != b->pc_depth || strcmp(a->pc_task, b->pc_task) != 0)
         return 0;
     if (a->pc_why != b->pc_why || strcmp(a->pc_name, b->pc_name) != 0 ||
@@ -105,9 +106,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
             put(":%llu", (unsigned long long)c->pc_weight);
         put(" %u %s %u", c->pc_pid, c->pc_task, c->pc_cpu);
         /* An off-CPU chain: its reason, its waker, and the waker's chain. */
-        FUZZ_CHECK((ha.ph_kind == PRAW_KIND_OFFCPU) == (c->pc_why != PRAW_WHY_NONE));
+        FUZZ_CHECK((ha.ph_kind == PRAW_KIND_OFFCPU || ha.ph_kind == PRAW_KIND_LOCK) ==
+                   (c->pc_why != PRAW_WHY_NONE));
+        /* A lock chain: its lock's type and name, and the waits it ended. */
+        if (ha.ph_kind == PRAW_KIND_LOCK) {
+            FUZZ_CHECK((c->pc_why == PRAW_WHY_SPIN || c->pc_why == PRAW_WHY_MUTEX) &&
+                       c->pc_name[0] && c->pc_objects >= 1 && c->pc_wdepth == 0 &&
+                       c->pc_waker == PRAW_WAKER_NONE);
+            put(" lock=%s:%s waits=%llu", praw_why_name(c->pc_why), c->pc_name,
+                (unsigned long long)c->pc_objects);
+        }
         FUZZ_CHECK(c->pc_wdepth <= PRAW_FRAMES && (!c->pc_wdepth || c->pc_waker >= 0));
-        if (c->pc_why) {
+        if (c->pc_why && ha.ph_kind == PRAW_KIND_OFFCPU) {
             put(" why=%s", praw_why_name(c->pc_why));
             if (c->pc_name[0])
                 put(":%s", c->pc_name);

@@ -33,19 +33,34 @@ holder has it and times its own waits.
   (burn_lock_hold_mutex) and burn-second (burn_lock_hold_second), 10
   waits each, burn-second's share within 10% of its 10 x 1.5 ms, and the
   two together within 10% of what the waiter measured.
+- record_lock: `sonde-prof record --lock -d 2000` over all of `burn lock
+  start 10 3000 profiled`: `go tool pprof -raw` reads the pprof with the
+  two sample types of Go's mutex profile (contentions/count,
+  delay/nanoseconds) and period type contentions; at least 90% of each
+  lock's delay on samples whose root is [mutex probe-m] / [spin probe-s]
+  and that pass through the holder's function, each lock's delay within
+  10% of what the waiter measured, 10 contentions each; `report` of the
+  kept raw profile to .folded has the lock as the root frame, the
+  holder's function in the stack, the same delay in microseconds; and
+  to .txt, the kernel's report (20 waits, each lock's entry with its 10
+  waits through the holder's function).
 - bad_input: errors name what was wrong and the allowed range.
 
 Prints 'PASS name (secs)' or 'FAIL name (secs): reason' and ends with
 'N passed, N failed' (nothing retries). Python 3 standard library."""
 import os
 import re
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 
 sys.dont_write_bytecode = True       # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import runner  # noqa: E402
-from qemu import Machine, check  # noqa: E402
+from heap_tests import NICS  # noqa: E402
+from qemu import ARCHES, ROOT, Machine, check, free_port  # noqa: E402
 
 ARCH = "x86_64"
 LIFETIME = 240.0
@@ -55,6 +70,7 @@ HEADER = re.compile(r"^lockstat: (on|off), (\d+) ms counted, (\d+) lock names; t
                     r"clock unit (\d+) ns", re.M)
 BURN = re.compile(r"burn lock: rounds (\d+) mutex waited (\d+) ns held (\d+) ns "
                   r"spin waited (\d+) ns held (\d+) ns")
+PROF = os.path.join(ROOT, "build", "host", "sonde-prof")
 TESTS = []
 
 
@@ -69,8 +85,13 @@ class World:
     @classmethod
     def get(cls):
         if cls.m is None:
+            # The UDP shell: sonde-prof record asks it (record_lock).
+            port = free_port()
+            fwd = "user,id=n0,hostfwd=udp:127.0.0.1:%d-:9000" % port
             cls.m = Machine(smp=2, arch=ARCH, lifetime=LIFETIME, name=ARCH + "-locks",
-                            icount=ICOUNT)
+                            icount=ICOUNT, append="udpshell=9000",
+                            extra=["-netdev", fwd, "-device", NICS[ARCH]])
+            cls.m.target = "127.0.0.1:%d" % port
             cls.m.boot(90)
         return cls.m
 
@@ -274,6 +295,89 @@ def t_profile_lock_split(ctx):
     check(parts[holder] > 0, "the holder charged nothing: %r" % rep[-1500:])
     check(within(parts[holder] + parts[second], waited, 10),
           "%.0f + %.0f ns charged, the waiter measured %d ns" % (parts[holder], parts[second], waited))
+
+
+def pprof_raw(path, tmp):
+    """(sample types line, period type line, [(values, [names leaf first])]) of
+    `go tool pprof -raw`."""
+    r = subprocess.run(["go", "tool", "pprof", "-raw", "-symbolize=none", path],
+                       capture_output=True, text=True, timeout=60, env=dict(os.environ, HOME=tmp))
+    check(r.returncode == 0, "go tool pprof -raw: %s" % r.stderr)
+    out = r.stdout
+    ptype = re.search(r"^PeriodType: (.*)$", out, re.M)
+    samples = out.split("Samples:\n", 1)[1].split("Locations", 1)[0].splitlines()
+    locs, at = {}, None
+    for line in out.split("Locations\n", 1)[1].split("Mappings", 1)[0].splitlines():
+        g = re.match(r"^\s+(\d+): 0x[0-9a-f]+ (?:M=\d+ )?(\S+(?: \S+\])?)", line)
+        if g:
+            at = locs[g.group(1)] = [g.group(2)]
+        elif at is not None and line.strip():
+            at.append(line.split()[0])      # a frame inlined there, innermost first
+    rows = []
+    for line in samples[1:]:
+        g = re.match(r"^\s+(\d+)\s+(\d+): ([\d ]+)$", line)
+        if g:
+            rows.append(((int(g.group(1)), int(g.group(2))),
+                         [n for x in g.group(3).split() for n in locs.get(x, ["?"])]))
+    return samples[0].replace("[dflt]", "").strip() if samples else "", ptype.group(1) if ptype else "", rows, out
+
+
+@test
+def t_record_lock(ctx):
+    m = World.get()
+    m.cmd("lockstat off", 30)
+    tmp = tempfile.mkdtemp(prefix="sonde-lock-test.")
+    try:
+        out = m.cmd("burn lock start 10 3000 profiled", 30)
+        check(re.search(r"pids (\d+) (\d+)", out), "burn lock start said %r" % out.strip()[-200:])
+        pb, raw = os.path.join(tmp, "lock.pb.gz"), os.path.join(tmp, "lock.raw")
+        r = subprocess.run([PROF, "record", "--lock", "-d", "2000", "-t", "60", "-e",
+                            ARCHES[ARCH]["kernel"], "-r", raw, "-o", pb, m.target],
+                           capture_output=True, text=True, timeout=180)
+        done = BURN.search(m.cmd("burn lock wait", 120))
+        check(r.returncode == 0, "record --lock: exit %d: %s" % (r.returncode, r.stderr))
+        check(done, "burn lock wait printed no line")
+        types, ptype, rows, text = pprof_raw(pb, tmp)
+        check(types == "contentions/count delay/nanoseconds", "sample types %r: %s" % (types, text[:600]))
+        check(ptype == "contentions count", "period type %r" % ptype)
+        folded = os.path.join(tmp, "lock.folded")
+        r = subprocess.run([PROF, "report", "-i", raw, "-e", ARCHES[ARCH]["kernel"], "-o", folded],
+                           capture_output=True, text=True, timeout=60)
+        check(r.returncode == 0, "report -o .folded: exit %d: %s" % (r.returncode, r.stderr))
+        lines = [l.rsplit(" ", 1) for l in open(folded).read().splitlines()]
+        for kind, name, fn, waited in (("mutex", "probe-m", "burn_lock_hold_mutex", int(done.group(2))),
+                                       ("spin", "probe-s", "burn_lock_hold_spin", int(done.group(4)))):
+            root = "[%s %s]" % (kind, name)
+            mine = [(v, names) for v, names in rows if names and names[-1] == root]
+            check(mine, "no sample with root %s: %s" % (root, text[-1500:]))
+            total = sum(v[1] for v, _ in mine)
+            held = sum(v[1] for v, names in mine if fn in names)
+            check(held >= 0.9 * total, "%s: %d ns of %d on %s: %s" % (root, held, total, fn, text[-1500:]))
+            check(within(total, waited, 10), "%s: %d ns of delay, the waiter measured %d ns"
+                  % (root, total, waited))
+            waits = sum(v[0] for v, names in mine if fn in names)
+            check(waits == 10, "%s: %d contentions through %s, not 10" % (root, waits, fn))
+            us = sum(int(c) for s, c in lines if s.split(";")[0] == root)
+            us_fn = sum(int(c) for s, c in lines if s.split(";")[0] == root and fn in s.split(";"))
+            check(within(us * 1000, total, 2), "%s folded %d us, pprof %d ns" % (root, us, total))
+            check(us_fn >= 0.9 * us, "%s folded: %d us of %d through %s" % (root, us_fn, us, fn))
+        txt = os.path.join(tmp, "lock.txt")
+        r = subprocess.run([PROF, "report", "-i", raw, "-e", ARCHES[ARCH]["kernel"], "-o", txt],
+                           capture_output=True, text=True, timeout=60)
+        check(r.returncode == 0, "report -o .txt: exit %d: %s" % (r.returncode, r.stderr))
+        rep = open(txt).read()
+        check(re.match(r"lock profiled 2000 ms: [\d.]+ ms of waits charged to their holders, "
+                       r"20 waits, ", rep), "report .txt header: %r" % rep[:300])
+        for root, fn in (("[mutex probe-m]", "burn_lock_hold_mutex"), ("[spin probe-s]", "burn_lock_hold_spin")):
+            check(re.search(r"^[\d.]+%% [\d.]+ ms %s 10 waits, held by task \d+ .*\n(        <- .*\n)*"
+                            r"        <- %s\+0x" % (re.escape(root), fn), rep, re.M),
+                  "report .txt: no %s entry through %s: %r" % (root, fn, rep[:1500]))
+        r = subprocess.run([PROF, "record", "--lock", "-d", "2001", "-e", ARCHES[ARCH]["kernel"],
+                            "-o", pb, m.target], capture_output=True, text=True, timeout=30)
+        check(r.returncode == 2 and "--lock -d 2001 ms out of range (1 to 2000 ms" in r.stderr,
+              "record --lock -d 2001: exit %d: %r" % (r.returncode, r.stderr))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 @test

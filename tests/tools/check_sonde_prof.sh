@@ -77,6 +77,34 @@ peek=$(go tool pprof -symbolize=none -traces "$tmp/p.pb.gz" 2>&1)
 if printf '%s\n' "$peek" | grep -q "Build ID: $bid"; then ok "pprof sees the mapping's build id"
 else bad "pprof sees the mapping's build id" "$(printf '%s\n' "$peek" | head -5)"; fi
 
+# ---- a lock profile: Go's mutex-profile types, the lock at the root ------
+cat > "$tmp/lock.raw" <<EOF
+# sonde raw build-id=$bid source=locks samples=4 dropped=0 cpus=2 ms=2000 kind=lock
+3:30000000 7 burn 1 lock=mutex:probe-m waits=10 $tail
+1:3000000 7 burn 0 lock=spin:probe-s waits=2 $r_middle $r_outer $r_task
+EOF
+run -i "$tmp/lock.raw" -e "$ELF" -o "$tmp/l.pb.gz"
+raw=$(go tool pprof -raw -symbolize=none "$tmp/l.pb.gz" 2>&1)
+if [ "$(rc)" = 0 ] && printf '%s\n' "$raw" | grep -qE "^contentions/count delay/nanoseconds(\[dflt\])?$" &&
+   printf '%s\n' "$raw" | grep -qx "PeriodType: contentions count" &&
+   printf '%s\n' "$raw" | grep -qE "^ +10 +30000000: " &&
+   printf '%s\n' "$raw" | grep -qE "^ +[0-9]+: 0x[0-9a-f]+ \[mutex probe-m\]"; then
+  ok "lock pprof: contentions/count and delay/nanoseconds, [mutex probe-m] a location"
+else bad "lock pprof: contentions/count and delay/nanoseconds, [mutex probe-m] a location" "$(cat "$tmp/err") $raw"; fi
+run -i "$tmp/lock.raw" -e "$ELF" -o "$tmp/l.folded"
+if [ "$(rc)" = 0 ] && grep -qxF "[mutex probe-m];burn;burn_task;burn_outer;burn_middle;burn_inner 30000" "$tmp/l.folded" &&
+   grep -qxF "[spin probe-s];burn;burn_task;burn_outer;burn_middle 3000" "$tmp/l.folded"; then
+  ok "lock folded: the lock above the holder's task, in microseconds"
+else bad "lock folded: the lock above the holder's task, in microseconds" "$(cat "$tmp/err" "$tmp/l.folded")"; fi
+run -i "$tmp/lock.raw" -e "$ELF" -o "$tmp/l.svg"
+if [ "$(rc)" = 0 ] && xmllint --noout "$tmp/l.svg" 2> "$tmp/xml" && grep -qF "[mutex probe-m] (30000 us" "$tmp/l.svg"; then
+  ok "lock svg passes xmllint, the lock's frame in us"
+else bad "lock svg passes xmllint, the lock's frame in us" "$(cat "$tmp/err" "$tmp/xml")"; fi
+run -i "$tmp/lock.raw" -i "$tmp/burn.raw" -e "$ELF" -o "$tmp/m.folded"
+if [ "$(rc)" = 2 ] && grep -qF "burn.raw is a cpu profile: a lock profile merges only with lock profiles" "$tmp/err" &&
+   [ ! -e "$tmp/m.folded" ]; then
+  ok "a lock profile and a CPU one do not merge (exit 2, named, no output)"
+else bad "a lock profile and a CPU one do not merge (exit 2, named, no output)" "exit $(rc): $(cat "$tmp/err")"; fi
 # ---- SVG, folded, text ---------------------------------------------------
 run -i "$tmp/burn.raw" -e "$ELF" -o "$tmp/p.svg"
 if [ "$(rc)" = 0 ] && xmllint --noout "$tmp/p.svg" 2> "$tmp/xml"; then ok "svg passes xmllint"
@@ -224,6 +252,12 @@ host_err "sonde-prof record: unresolvable name, exit 2, no output" "cannot resol
 host_err "sonde-prof record: -d out of range names the range" \
   '-d 0 out of range (1 ms to 86400 s: "500ms", "10s", or a number of ms)' \
   "$PROF" record -d 0 -e "$ELF" -o "$tmp/h.svg" 127.0.0.1
+host_err "sonde-prof record: --lock is one window, -d 1-2000 ms" \
+  '--lock -d 2001 ms out of range (1 to 2000 ms: one `profile lock` window)' \
+  "$PROF" record --lock -d 2001 -e "$ELF" -o "$tmp/h.svg" 127.0.0.1
+host_err "sonde-prof record: --lock is one kind of its own" \
+  "give one of --heap, --allocs, --off, --wall and --lock" \
+  "$PROF" record --lock --off -e "$ELF" -o "$tmp/h.svg" 127.0.0.1
 host_err "sonde-prof record: -e once or once per HOST" "give -e once, or once per HOST in order" \
   "$PROF" record -e "$ELF" -e "$ELF" -e "$ELF" -o "$tmp/h.svg" 127.0.0.1 127.0.0.2
 host_err "sonde-prof record: missing ELF, exit 2 before any request" "nope.elf" \

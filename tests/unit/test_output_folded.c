@@ -166,3 +166,36 @@ TEST(text_report_order_and_split_callers)
     free(out);
     sp_profile_free(&p);
 }
+
+/* A lock profile: folded has the lock as the root frame above the
+ * holder's task, the delay in microseconds; text is the kernel's
+ * `profile lock` report. */
+TEST(folded_and_text_lock_profile)
+{
+    static const char t[] = "# sonde raw build-id=" FIX_BID " source=locks samples=4 "
+                            "dropped=1 cpus=2 ms=2000 kind=lock\n"
+                            "3:30000000 6 holder 0 lock=mutex:probe-m waits=10 1010 2005\n"
+                            "1:3000400 6 holder 1 lock=spin:probe-s waits=2 2005\n";
+    char err[SP_ERR_MAX];
+    struct sp_profile p;
+    sp_profile_init(&p);
+    unsigned mp = sp_profile_add_map(&p, "k.elf");
+    CHECK_EQ(sp_profile_add_raw(&p, t, strlen(t), "l.raw", "l", mp, err, sizeof err), 0);
+    fix_symbolize(&p);
+    char *out = capture(&p, 0, false);
+    CHECK_STR(out,
+              "[mutex probe-m];holder;caller;spin;step 30000\n"
+              "[spin probe-s];holder;caller 3000\n");
+    free(out);
+    out = capture(&p, 0, true);
+    CHECK(strstr(out, "l;[mutex probe-m];holder;caller;spin;step 30000\n") != NULL);
+    free(out);
+    out = capture(&p, 1, false);
+    CHECK(strstr(out, "lock profiled 2000 ms: 33.000 ms of waits charged to their holders, "
+                      "12 waits, 4 releases, 1 dropped\nmutex 30.000 ms, spin 3.000 ms\n") == out);
+    CHECK(strstr(out, "\n90.9% 30.000 ms [mutex probe-m] 10 waits, held by task 6 holder\n"
+                      "        <- spin+0x10 (a.h:5)\n        <- caller+0x5 (a.c:30)\n"
+                      "9.1% 3.000 ms [spin probe-s] 2 waits, held by task 6 holder\n") != NULL);
+    free(out);
+    sp_profile_free(&p);
+}

@@ -318,3 +318,62 @@ TEST(pprof_heap_four_sample_types)
         sp_profile_free(&p);
     }
 }
+
+/* A lock profile's pprof is Go's mutex profile: contentions/count and
+ * delay/nanoseconds, period type contentions with period 1 (every wait
+ * counted), the waits and the delay per sample, and the lock as the
+ * root location above the holder's chain. */
+TEST(pprof_lock_mutex_profile_types)
+{
+    static const char t[] = "# sonde raw build-id=" FIX_BID " source=locks samples=4 "
+                            "dropped=0 cpus=2 ms=2000 kind=lock\n"
+                            "3:30000000 6 holder 0 lock=mutex:probe-m waits=10 1010 2005\n"
+                            "1:3000000 6 holder 1 lock=spin:probe-s waits=2 2005\n";
+    char err[SP_ERR_MAX];
+    struct sp_profile p;
+    sp_profile_init(&p);
+    unsigned mp = sp_profile_add_map(&p, "k.elf");
+    CHECK_EQ(sp_profile_add_raw(&p, t, strlen(t), "l.raw", "l", mp, err, sizeof err), 0);
+    fix_symbolize(&p);
+    CHECK(p.chains[0].c_lock && p.chains[1].c_lock);
+    CHECK_STR(p.chains[0].c_reason->pl_frames[0].pf_func, "[mutex probe-m]");
+    CHECK_STR(p.chains[1].c_reason->pl_frames[0].pf_func, "[spin probe-s]");
+    Profile *m = decode(&p);
+    CHECK(m != NULL);
+    if (!m) {
+        sp_profile_free(&p);
+        return;
+    }
+    CHECK_EQ(m->n_sample_type, 2);
+    CHECK_STR(str(m, m->sample_type[0]->type), "contentions");
+    CHECK_STR(str(m, m->sample_type[0]->unit), "count");
+    CHECK_STR(str(m, m->sample_type[1]->type), "delay");
+    CHECK_STR(str(m, m->sample_type[1]->unit), "nanoseconds");
+    CHECK_STR(str(m, m->period_type->type), "contentions");
+    CHECK_STR(str(m, m->period_type->unit), "count");
+    CHECK_EQ(m->period, 1);
+    CHECK_STR(str(m, m->default_sample_type), "delay");
+    CHECK_EQ(m->n_sample, 2);
+    static const int64_t want[2][2] = { { 10, 30000000 }, { 2, 3000000 } };
+    static const char *const root[2] = { "[mutex probe-m]", "[spin probe-s]" };
+    static const size_t nlocs[2] = { 3, 2 };
+    for (size_t i = 0; i < m->n_sample && i < 2; i++) {
+        const Perftools__Profiles__Sample *s = m->sample[i];
+        CHECK_EQ(s->n_value, 2);
+        CHECK_EQ(s->value[0], want[i][0]);
+        CHECK_EQ(s->value[1], want[i][1]);
+        CHECK_EQ(s->n_location_id, nlocs[i]);
+        CHECK(label(m, s, "waker") == NULL);
+        /* The root: the last location, its one line the lock's function. */
+        uint64_t id = s->location_id[s->n_location_id - 1];
+        const char *name = NULL;
+        for (size_t l = 0; l < m->n_location; l++)
+            if (m->location[l]->id == id && m->location[l]->n_line == 1)
+                for (size_t f = 0; f < m->n_function; f++)
+                    if (m->function[f]->id == m->location[l]->line[0]->function_id)
+                        name = str(m, m->function[f]->name);
+        CHECK_STR(name, root[i]);
+    }
+    perftools__profiles__profile__free_unpacked(m, NULL);
+    sp_profile_free(&p);
+}

@@ -156,7 +156,7 @@ TEST(raw_kinds_and_weights)
                    "cpus=1 ms=1 kind=cpu\n1 7 burn 1 10\n", &s, &h, err), 0);
     CHECK_EQ(h.ph_kind, PRAW_KIND_CPU);
     CHECK(rejects("# sonde raw build-id=" BID " source=x samples=1 dropped=0 cpus=1 "
-                  "ms=1 kind=wall\n", "line 1: kind is not cpu, offcpu or heap"));
+                  "ms=1 kind=wall\n", "line 1: kind is not cpu, offcpu, heap or lock"));
     CHECK(rejects("# sonde raw build-id=" BID " source=x samples=1 dropped=0 cpus=1 "
                   "ms=1\n1:5 7 burn 1 10\n", "line 2: a CPU chain has no weight"));
     CHECK(rejects("# sonde raw build-id=" BID " source=x samples=1 dropped=0 cpus=1 "
@@ -168,6 +168,75 @@ TEST(raw_kinds_and_weights)
                   "line 2: weight is out of range"));
     CHECK_STR(praw_kind_name(PRAW_KIND_OFFCPU), "offcpu");
     CHECK(praw_kind_name(PRAW_KIND_MAX + 1) == NULL);
+}
+
+#define LOCKHDR(n) "# sonde raw build-id=" BID " source=locks samples=" n \
+                   " dropped=0 cpus=2 ms=300 kind=lock\n"
+
+/* The kernel's lock lines (`profile lock ... raw`): the lock's type and
+ * name, the waits the releases ended, the holder's chain ("0" when the
+ * walk found none). */
+TEST(raw_lock_chains)
+{
+    struct seen s;
+    struct praw_header h;
+    char err[PRAW_ERR_MAX];
+    CHECK_EQ(parse(LOCKHDR("4")
+                   "3:1200000 7 burn-lock 0 lock=mutex:burn-lock-m waits=5 "
+                   "ffffffff80104a1c ffffffff80104a5b\n"
+                   "1:18446744073709551615 8 burn-spin 1 lock=spin:? waits=1 0\n",
+                   &s, &h, err), 0);
+    CHECK_EQ(h.ph_kind, PRAW_KIND_LOCK);
+    CHECK_STR(praw_kind_name(PRAW_KIND_LOCK), "lock");
+    CHECK_EQ(s.n, 2);
+    CHECK_EQ(s.c[0].pc_count, 3);
+    CHECK_EQ(s.c[0].pc_weight, 1200000);
+    CHECK_EQ(s.c[0].pc_objects, 5);
+    CHECK_EQ(s.c[0].pc_why, PRAW_WHY_MUTEX);
+    CHECK_STR(s.c[0].pc_name, "burn-lock-m");
+    CHECK_STR(s.c[0].pc_task, "burn-lock");
+    CHECK_EQ(s.c[0].pc_depth, 2);
+    CHECK_EQ(s.c[0].pc_frames[1], 0xffffffff80104a5bull);
+    CHECK_EQ(s.c[0].pc_waker, PRAW_WAKER_NONE);
+    CHECK_EQ(s.c[0].pc_wdepth, 0);
+    CHECK_EQ(s.c[1].pc_why, PRAW_WHY_SPIN);
+    CHECK_STR(s.c[1].pc_name, "?");
+    CHECK_EQ(s.c[1].pc_weight, UINT64_MAX);
+    CHECK_EQ(s.c[1].pc_depth, 1);
+    CHECK_EQ(s.c[1].pc_frames[0], 0);
+}
+
+TEST(raw_lock_malformed)
+{
+    CHECK(rejects(LOCKHDR("1") "1 7 t 0 lock=spin:a waits=1 10\n",
+                  "line 2: weight is missing"));
+    CHECK(rejects(LOCKHDR("1") "1:5 7 t 0 why=spin:a 10\n", "line 2: expected \" lock=\""));
+    CHECK(rejects(LOCKHDR("1") "1:5 7 t 0 lock=rw:a waits=1 10\n",
+                  "line 2: lock is not spin:NAME or mutex:NAME"));
+    CHECK(rejects(LOCKHDR("1") "1:5 7 t 0 lock=spin waits=1 10\n",
+                  "line 2: lock is not spin:NAME or mutex:NAME"));
+    CHECK(rejects(LOCKHDR("1") "1:5 7 t 0 lock=mutex: waits=1 10\n",
+                  "line 2: the lock's name after ':' is missing"));
+    CHECK(rejects(LOCKHDR("1") "1:5 7 t 0 lock=mutex:a:b waits=1 10\n",
+                  "line 2: the lock's name has a character"));
+    CHECK(rejects(LOCKHDR("1") "1:5 7 t 0 lock=mutex:0123456789abcdef0123456789abcdef "
+                  "waits=1 10\n", "line 2: the lock's name is longer than 31"));
+    CHECK(rejects(LOCKHDR("1") "1:5 7 t 0 lock=spin:a 10\n", "line 2: expected \" waits=\""));
+    CHECK(rejects(LOCKHDR("1") "1:5 7 t 0 lock=spin:a waits=0 10\n", "line 2: waits is 0"));
+    CHECK(rejects(LOCKHDR("1") "1:5 7 t 0 lock=spin:a waits=01 10\n",
+                  "line 2: waits has a leading zero"));
+    CHECK(rejects(LOCKHDR("1") "1:5 7 t 0 lock=spin:a waits=18446744073709551616 10\n",
+                  "line 2: waits is out of range"));
+    CHECK(rejects(LOCKHDR("1") "1:5 7 t 0 lock=spin:a waits=1\n",
+                  "line 2: missing space before the holder's chain"));
+    CHECK(rejects(LOCKHDR("1") "1:5 7 t 0 lock=spin:a waits=1 10 | 20\n",
+                  "line 2: return address is not lowercase hex"));
+    CHECK(rejects(LOCKHDR("1") "1:5 7 t 0 lock=spin:a waits=1 1 2 3 4 5 6 7 8 9\n",
+                  "line 2: more than 8 frames"));
+    CHECK(rejects(LOCKHDR("1") "1:5 7 t 0 lock=spin:a waits=1 0x10\n",
+                  "line 2: the holder's chain is not lowercase hex"));
+    CHECK(rejects(LOCKHDR("2") "1:5 7 t 0 lock=spin:a waits=1 10\n",
+                  "chain counts add up to 1 but the header says samples=2"));
 }
 
 #define OFFHDR(n) "# sonde raw build-id=" BID " source=sched samples=" n \

@@ -98,6 +98,7 @@ static int parse_record_args(int argc, char **argv, struct sp_cmd_opts *o)
         { "allocs", no_argument, NULL, 'A' },
         { "off", no_argument, NULL, 'O' },
         { "wall", no_argument, NULL, 'W' },
+        { "lock", no_argument, NULL, 'L' },
         { "id", required_argument, NULL, 'I' },
         { "sample", required_argument, NULL, 'S' },
         { "period", required_argument, NULL, 'P' },
@@ -105,7 +106,7 @@ static int parse_record_args(int argc, char **argv, struct sp_cmd_opts *o)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    int c, bad = 0, heap = 0, allocs = 0, off = 0;
+    int c, bad = 0, heap = 0, allocs = 0, off = 0, lock = 0;
     char *end;
     o->ms = 1000;
     o->pid = "all";
@@ -133,6 +134,7 @@ static int parse_record_args(int argc, char **argv, struct sp_cmd_opts *o)
         case 'A': allocs = 1; break;
         case 'O': off = 1; break;
         case 'W': o->wall = 1; break;
+        case 'L': lock = 1; break;
         case 'S': {
             unsigned long v = strtoul(optarg, &end, 10);
             if (*optarg < '0' || *optarg > '9' || *end || v < 1 || v > MAX_INPUTS) {
@@ -171,14 +173,20 @@ static int parse_record_args(int argc, char **argv, struct sp_cmd_opts *o)
         return EXIT_USAGE;
     if (!o->ninputs)
         return sp_cmd_die_usage("no kernel to profile: give HOST[:PORT]", NULL);
-    if (heap + allocs + off + o->wall > 1)
-        return sp_cmd_die_usage("give one of --heap, --allocs, --off and --wall", NULL);
+    if (heap + allocs + off + o->wall + lock > 1)
+        return sp_cmd_die_usage("give one of --heap, --allocs, --off, --wall and --lock", NULL);
+    /* The lock profile is one `profile lock` window: no stream carries it. */
+    if (lock && o->ms > SP_RECORD_MS_MAX) {
+        fprintf(stderr, "%s: --lock -d %u ms out of range (%u to %u ms: one `profile lock` "
+                "window)\n", prog, o->ms, SP_RECORD_MS_MIN, SP_RECORD_MS_MAX);
+        return EXIT_USAGE;
+    }
     if (o->wall && o->nraws)
         return sp_cmd_die_usage("--wall is two profiles (CPU and off-CPU): -r does not apply", NULL);
     if (heap && o->pid_given)
         return sp_cmd_die_usage("--heap is every task's blocks in use: -p does not apply", NULL);
     o->what = heap ? SP_RECORD_HEAP : allocs ? SP_RECORD_ALLOCS
-            : off || o->wall ? SP_RECORD_OFF : SP_RECORD_CPU;
+            : off || o->wall ? SP_RECORD_OFF : lock ? SP_RECORD_LOCK : SP_RECORD_CPU;
     if (fleet_args_bad(o, heap))
         return EXIT_USAGE;
     if (heap)

@@ -87,6 +87,11 @@ void sp_cmd_usage(FILE *f)
         "                 off_cpu/nanoseconds, each chain's reason as its leaf frame\n"
         "                 ([waitq NAME], [sleep], [runnable], ...) and its waker as\n"
         "                 labels; folded and svg in microseconds (docs/sonde-prof.md)\n"
+        "  --lock         who held the locks tasks waited for (`profile lock`, -d\n"
+        "                 1-%d ms): pprof's contentions/count and delay/nanoseconds\n"
+        "                 as Go's mutex profile, each chain's lock as its root frame\n"
+        "                 ([mutex NAME], [spin NAME]) above the holder's chain at\n"
+        "                 its release; folded and svg in microseconds\n"
         "  --wall         on-CPU samples and off-CPU time together, always streamed\n"
         "                 (`profile wall stream`): pprof's wall/nanoseconds\n"
         "  --sample K     a stream: only K kernels at a time, rotating every\n"
@@ -113,7 +118,8 @@ void sp_cmd_usage(FILE *f)
         "                 always, when the inputs name more than one kernel)\n"
         "Exit status: 0 ok, 1 a kernel refused (busy, nothing listening),\n"
         "2 usage, input or protocol error, or no answer in time.\n",
-        prog, prog, prog, prog, prog, prog, prog, USHP_DEFAULT_PORT, SP_RECORD_MS_MAX, SP_RECORD_MS_MAX);
+        prog, prog, prog, prog, prog, prog, prog, USHP_DEFAULT_PORT, SP_RECORD_MS_MAX, SP_RECORD_MS_MAX,
+        SP_RECORD_MS_MAX);
 }
 
 int sp_cmd_die_usage(const char *what, const char *arg)
@@ -331,6 +337,15 @@ int sp_cmd_finish(struct sp_profile *p, struct sp_cmd_elfs *es, const struct sp_
     for (unsigned m = 0; m < p->nmaps; m++)
         sp_elf_symbolize(p, m, es->e[m]);
     sp_profile_name_unknown(p);
+    /* Lock delay has its own sample types (Go's mutex profile's): it
+     * cannot share a profile with samples, off-CPU time or bytes. */
+    for (unsigned i = 0; sp_profile_has_kind(p, PRAW_KIND_LOCK) && i < p->ninputs; i++)
+        if (p->inputs[i].pi_hdr.ph_kind != PRAW_KIND_LOCK) {
+            fprintf(stderr, "%s: %s is a %s profile: a lock profile merges only with lock "
+                    "profiles\n", prog, p->inputs[i].pi_origin,
+                    praw_kind_name(p->inputs[i].pi_hdr.ph_kind));
+            return EXIT_USAGE;
+        }
     /* A wall-clock profile's CPU half, scaled to the window. */
     sp_profile_wall_fill(p);
     struct sp_cmd_out j = { p, o, NULL, 0 };

@@ -21,6 +21,8 @@ void sp_record_command_what(char *buf, size_t cap, enum sp_record_what what, uns
         snprintf(buf, cap, "profile allocs %u %s raw", ms, who);
     else if (what == SP_RECORD_OFF)
         snprintf(buf, cap, "profile off %u %s raw", ms, who);
+    else if (what == SP_RECORD_LOCK)
+        snprintf(buf, cap, "profile lock %u %s raw", ms, who);
     else
         sp_record_command(buf, cap, ms, who);
 }

@@ -26,9 +26,11 @@ struct sp_rec_host {
 
 /* What record asks the kernels for: a CPU window, the heap in use now,
  * or the allocations of a window (docs/profiling.md). */
-enum sp_record_what { SP_RECORD_CPU, SP_RECORD_HEAP, SP_RECORD_ALLOCS, SP_RECORD_OFF };
+enum sp_record_what { SP_RECORD_CPU, SP_RECORD_HEAP, SP_RECORD_ALLOCS, SP_RECORD_OFF,
+                      SP_RECORD_LOCK };
 /* "profile MS WHO raw", WHO a pid or "all"; "profile heap raw";
- * "profile allocs MS WHO raw"; or "profile off MS WHO raw". */
+ * "profile allocs MS WHO raw"; "profile off MS WHO raw"; or "profile
+ * lock MS WHO raw". */
 void sp_record_command(char *buf, size_t cap, unsigned ms, const char *who);
 void sp_record_command_what(char *buf, size_t cap, enum sp_record_what what, unsigned ms,
                             const char *who);

@@ -164,6 +164,7 @@ struct sp_chain *sp_profile_add_chain(struct sp_profile *p, unsigned input,
     for (unsigned i = 0; i < rc->pc_depth; i++)
         c->c_locs[i] = sp_loc_get(p, map, rc->pc_frames[i], i > 0 || off);
     c->c_why = rc->pc_why;
+    c->c_lock = p->inputs[input].pi_hdr.ph_kind == PRAW_KIND_LOCK;
     c->c_waker = rc->pc_waker;
     memcpy(c->c_wtask, rc->pc_wtask, sizeof c->c_wtask);
     memcpy(c->c_name, rc->pc_name, sizeof c->c_name);
@@ -221,8 +222,8 @@ int sp_profile_add_raw(struct sp_profile *p, const char *text, size_t len,
         return -1;
     }
     in->pi_period_ns = praw_source_period_ns(in->pi_hdr.ph_source);
-    /* A heap profile's samples are bytes, an off-CPU one's nanoseconds
-     * already: no period to know. */
+    /* A heap profile's samples are bytes, an off-CPU or lock one's
+     * nanoseconds already: no period to know. */
     if (!in->pi_period_ns && in->pi_hdr.ph_kind == PRAW_KIND_CPU) {
         p->nchains = before;
         snprintf(err, errcap, "%s: line 1: unknown source '%s' (known: "

@@ -51,7 +51,7 @@ struct sp_chain {
                                    profile; ns or bytes for the other kinds
                                    (its input's pi_hdr.ph_kind) */
     uint64_t c_objects;         /* heap: the objects the samples stand
-                                   for; c_count otherwise */
+                                   for; lock: the waits; c_count otherwise */
     uint32_t c_pid, c_cpu;
     char c_task[PRAW_TASK_MAX + 1];
     unsigned c_input;
@@ -60,8 +60,12 @@ struct sp_chain {
     /* Off-CPU chains (kind offcpu): every frame a return address, the
      * reason as a frame below them (c_reason, "[waitq NAME]"), and who
      * ended the wait: c_waker a pid (0 the tick, PRAW_WAKER_NONE nobody),
-     * its chain at the wake in c_wlocs. Else c_why PRAW_WHY_NONE and
-     * c_reason NULL. */
+     * its chain at the wake in c_wlocs. Lock chains (kind lock, c_lock):
+     * the holder's chain at its release, every frame a return address,
+     * c_why and c_name the lock's type and name, c_reason the lock
+     * ("[mutex NAME]") as the root above the holder's task, no waker.
+     * Else c_why PRAW_WHY_NONE and c_reason NULL. */
+    bool c_lock;
     uint8_t c_why;
     char c_name[PRAW_NAME_MAX + 1];
     int32_t c_waker;

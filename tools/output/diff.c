@@ -227,7 +227,8 @@ int sp_diff_svg(const struct sp_diff *d, const char *title, FILE *f)
 
 static const char *diff_unit(unsigned kind)
 {
-    return kind == PRAW_KIND_HEAP ? "bytes" : kind == PRAW_KIND_OFFCPU ? "ns" : "samples";
+    return kind == PRAW_KIND_HEAP ? "bytes"
+         : kind == PRAW_KIND_OFFCPU || kind == PRAW_KIND_LOCK ? "ns" : "samples";
 }
 
 static bool ends_with(const char *s, const char *ext)

@@ -101,7 +101,8 @@ static void add_line(struct sp_fj_node *x, const struct sp_frame *fr, uint64_t w
 
 /* Root first, as tools/output/folded.c orders a stack: [kernel;] [task;]
  * (as by says), the outermost caller down to the pc, each address's frames outermost
- * first; an off-CPU chain's reason ("[waitq NAME]") below them all. In an
+ * first; an off-CPU chain's reason ("[waitq NAME]") below them all, a
+ * lock chain's lock ("[mutex NAME]") above the task. In an
  * address's frames (innermost first) all but the last are inlined into
  * it. */
 static void add_chain(struct sp_fj_tree *t, const struct sp_profile *p,
@@ -112,6 +113,8 @@ static void add_chain(struct sp_fj_tree *t, const struct sp_profile *p,
     t->v[0].fn_v += w;
     if (by == SP_FJ_BY_KERNEL)
         at = sp_fj_step(t, at, p->inputs[c->c_input].pi_kernel, SP_FJ_KERNEL, w, 0);
+    if (c->c_lock)
+        at = sp_fj_step(t, at, c->c_reason->pl_frames[0].pf_func, SP_FJ_FUNC, w, 0);
     if (by != SP_FJ_BY_FRAME)
         at = sp_fj_step(t, at, c->c_task, SP_FJ_TASK, w, 0);
     for (unsigned i = c->c_depth; i-- > 0;) {
@@ -123,7 +126,7 @@ static void add_chain(struct sp_fj_tree *t, const struct sp_profile *p,
             add_line(&t->v[at], fr, w);
         }
     }
-    if (c->c_reason)
+    if (c->c_reason && !c->c_lock)
         sp_fj_step(t, at, c->c_reason->pl_frames[0].pf_func, SP_FJ_FUNC, w, 0);
 }
 
@@ -150,7 +153,8 @@ void sp_fj_build_diff(const struct sp_diff *d, struct sp_fj_tree *t)
 
 const char *sp_fj_unit(unsigned kind)
 {
-    return kind == PRAW_KIND_HEAP ? "bytes" : kind == PRAW_KIND_OFFCPU ? "ns" : "samples";
+    return kind == PRAW_KIND_HEAP ? "bytes"
+         : kind == PRAW_KIND_OFFCPU || kind == PRAW_KIND_LOCK ? "ns" : "samples";
 }
 
 const char *sp_fj_view(const struct sp_input *in)
@@ -158,6 +162,8 @@ const char *sp_fj_view(const struct sp_input *in)
     switch (in->pi_hdr.ph_kind) {
     case PRAW_KIND_OFFCPU:
         return "off-CPU time";
+    case PRAW_KIND_LOCK:
+        return "lock delay";
     case PRAW_KIND_HEAP:
         return strncmp(in->pi_hdr.ph_source, "heap inuse", 10) == 0 ? "heap in use"
                                                                     : "heap allocations";
@@ -358,7 +364,8 @@ int sp_fj_write_diff(const struct sp_diff *d, unsigned kind, const char *title, 
 {
     struct sp_fj_tree t;
     sp_fj_build_diff(d, &t);
-    static const char *const views[] = { "CPU samples", "off-CPU time", "heap" };
+    static const char *const views[] = { "CPU samples", "off-CPU time", "heap",
+                                                 "lock delay" };
     json_t *o = head_json(title, kind, kind <= PRAW_KIND_MAX ? views[kind] : views[0],
                           t.v[0].fn_v, true);
     json_object_set_new(o, "base_total", weight(t.v[0].fn_b));

@@ -15,12 +15,13 @@ static uint64_t chain_us(const struct sp_profile *p, const struct sp_chain *c)
 
 bool sp_folded_us(const struct sp_profile *p)
 {
-    return sp_profile_has_kind(p, PRAW_KIND_OFFCPU);
+    return sp_profile_has_kind(p, PRAW_KIND_OFFCPU) || sp_profile_has_kind(p, PRAW_KIND_LOCK);
 }
 
 /* Root first: [kernel;] task; then the outermost caller down to the pc,
  * each address's inlined frames outermost first; an off-CPU chain's
- * reason below them all, as the kernel's folded output has it. */
+ * reason below them all, a lock chain's lock above the task, as the
+ * kernel's folded outputs have them. */
 static void chain_stack(const struct sp_profile *p, const struct sp_chain *c,
                         bool per_kernel, bool us, struct sp_stack *s)
 {
@@ -31,17 +32,19 @@ static void chain_stack(const struct sp_profile *p, const struct sp_chain *c,
     unsigned k = 0;
     if (per_kernel)
         s->ps_names[k++] = p->inputs[c->c_input].pi_kernel;
+    if (c->c_lock)
+        s->ps_names[k++] = c->c_reason->pl_frames[0].pf_func;
     s->ps_names[k++] = c->c_task;
     for (unsigned i = c->c_depth; i-- > 0;) {
         const struct sp_loc *l = c->c_locs[i];
         for (unsigned j = l->pl_nframes; j-- > 0;)
             s->ps_names[k++] = l->pl_frames[j].pf_func;
     }
-    if (c->c_reason)
+    if (c->c_reason && !c->c_lock)
         s->ps_names[k++] = c->c_reason->pl_frames[0].pf_func;
     s->ps_n = k;
     /* The weight: a CPU chain's is its count, a heap chain's its bytes;
-     * with off-CPU time in the profile, microseconds. */
+     * with off-CPU or lock time in the profile, microseconds. */
     s->ps_count = us ? chain_us(p, c) : c->c_weight;
 }
 

@@ -1,5 +1,5 @@
-/* tools/output/offtext.c: the kernel's `profile off` report, symbolized
- * on the host (tools/output/offtext.h).
+/* tools/output/offtext.c: the kernel's `profile off` and `profile lock`
+ * reports, symbolized on the host (tools/output/offtext.h).
  * Host pipeline: prefix sp_. */
 #include "tools/output/offtext.h"
 #include <stdlib.h>
@@ -118,6 +118,49 @@ int sp_offtext_input(const struct sp_profile *p, unsigned input, FILE *f)
     for (size_t i = 0; i < n; i++)
         entry(p, &p->chains[idx[i]], total, f);
     free(pids);
+    free(idx);
+    return ferror(f) ? -1 : 0;
+}
+
+int sp_locktext_input(const struct sp_profile *p, unsigned input, FILE *f)
+{
+    const struct sp_input *in = &p->inputs[input];
+    size_t *idx = sp_xcalloc(p->nchains, sizeof *idx);
+    size_t n = 0;
+    uint64_t mutex = 0, spin = 0, waits = 0, releases = 0;
+    for (size_t i = 0; i < p->nchains; i++) {
+        const struct sp_chain *c = &p->chains[i];
+        if (c->c_input != input || !c->c_lock)
+            continue;
+        idx[n++] = i;
+        *(c->c_why == PRAW_WHY_SPIN ? &spin : &mutex) += c->c_weight;
+        waits += c->c_objects;
+        releases += c->c_count;
+    }
+    fprintf(f, "lock profiled %u ms: ", in->pi_hdr.ph_ms);
+    ms3(f, mutex + spin);
+    fprintf(f, " ms of waits charged to their holders, %llu waits, %llu releases, %llu dropped\n"
+            "mutex ", (unsigned long long)waits, (unsigned long long)releases,
+            (unsigned long long)in->pi_hdr.ph_dropped);
+    ms3(f, mutex);
+    fputs(" ms, spin ", f);
+    ms3(f, spin);
+    fputs(" ms\n", f);
+    if (!n)
+        fputs("no lock waited on in the window\n", f);
+    sort_p = p;
+    qsort(idx, n, sizeof *idx, entry_cmp);
+    for (size_t i = 0; i < n; i++) {
+        const struct sp_chain *c = &p->chains[idx[i]];
+        uint64_t total = mutex + spin, tenths = (c->c_weight * 2000 + total) / (2 * total);
+        fprintf(f, "%llu.%llu%% ", (unsigned long long)(tenths / 10),
+                (unsigned long long)(tenths % 10));
+        ms3(f, c->c_weight);
+        fprintf(f, " ms %s %llu waits, held by task %u %s\n", c->c_reason->pl_frames[0].pf_func,
+                (unsigned long long)c->c_objects, c->c_pid, c->c_task);
+        for (unsigned k = 0; k < c->c_depth; k++)
+            caller(f, c->c_locs[k], "        ");
+    }
     free(idx);
     return ferror(f) ? -1 : 0;
 }

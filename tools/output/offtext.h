@@ -23,3 +23,16 @@
 
 /* Input (an off-CPU one) to f; 0, or -1 on a write error. */
 int sp_offtext_input(const struct sp_profile *p, unsigned input, FILE *f);
+
+/* A lock profile (kind=lock) as the kernel's `profile lock` report:
+ *
+ *   lock profiled 2000 ms: 33.002 ms of waits charged to their holders, 20 waits, 20 releases, 0 dropped
+ *   mutex 30.002 ms, spin 3.000 ms
+ *   90.9% 30.002 ms [mutex probe-m] 10 waits, held by task 6 burn-holder
+ *           <- mutex_unlock+0x3b (kernel/sched.c:572)
+ *           ...
+ *
+ * Entries are the chains (one per lock, holder and its chain at the
+ * release), heaviest first, every one printed. Input to f; 0, or -1 on a
+ * write error. */
+int sp_locktext_input(const struct sp_profile *p, unsigned input, FILE *f);

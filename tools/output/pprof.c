@@ -44,6 +44,7 @@ struct builder {
     size_t *fhash;
     size_t fhcap;
     bool off;                   /* sp_pprof_off, asked once: it walks the inputs */
+    bool lock;                  /* a lock profile: Go's mutex profile's types */
 };
 
 static void sh_insert(struct builder *b, size_t i)
@@ -247,7 +248,7 @@ static void sp_pprof_waker_stack(const struct sp_chain *c, char *buf, size_t cap
 static void sp_pprof_off_labels(struct builder *b, const struct sp_profile *p,
                                 const struct sp_chain *c, Sample *s)
 {
-    if (!c->c_why || !praw_why_blocked(c->c_why))
+    if (!c->c_why || c->c_lock || !praw_why_blocked(c->c_why))
         return;
     char who[PRAW_TASK_MAX + 24], stack[1024];
     const char *task = sp_waker_task(p, c);
@@ -277,15 +278,21 @@ static Sample *make_sample(struct builder *b, const struct sp_profile *p,
     const struct sp_input *in = &p->inputs[c->c_input];
     Sample *s = sp_xcalloc(1, sizeof *s);
     perftools__profiles__sample__init(s);
-    /* An off-CPU chain's reason is its leaf. */
-    unsigned r = c->c_reason != NULL;
+    /* An off-CPU chain's reason is its leaf, a lock chain's lock its root. */
+    unsigned r = c->c_reason != NULL, leaf = r && !c->c_lock;
     s->n_location_id = c->c_depth + r;
     s->location_id = sp_xcalloc(c->c_depth + r, sizeof *s->location_id);
     if (r)
-        s->location_id[0] = c->c_reason->pl_id;
+        s->location_id[c->c_lock ? c->c_depth : 0] = c->c_reason->pl_id;
     for (unsigned i = 0; i < c->c_depth; i++)
-        s->location_id[r + i] = c->c_locs[i]->pl_id;     /* leaf first */
-    if (b->off) {
+        s->location_id[leaf + i] = c->c_locs[i]->pl_id;     /* leaf first */
+    if (b->lock) {
+        /* Go's mutex profile: contentions (the waits), delay (ns). */
+        s->n_value = 2;
+        s->value = sp_xcalloc(2, sizeof *s->value);
+        s->value[0] = (int64_t)(c->c_lock ? c->c_objects : 0);
+        s->value[1] = (int64_t)(c->c_lock ? c->c_weight : 0);
+    } else if (b->off) {
         sp_pprof_off_values(p, c, s);
     } else if (in->pi_hdr.ph_kind == PRAW_KIND_HEAP) {
         /* Go's four: alloc_objects, alloc_space, inuse_objects,
@@ -365,6 +372,15 @@ static void build(struct builder *b, const struct sp_profile *p, Profile *m)
         m->period_type = make_type(b, "space", "bytes");
         m->default_sample_type = str_id(b, sp_heap_inuse(&p->inputs[0]) ? "inuse_space"
                                                                           : "alloc_space");
+    } else if (b->lock) {
+        /* Go's mutex profile's types; its period type is contentions, its
+         * period the sampling rate: 1, every wait is counted. */
+        m->n_sample_type = 2;
+        m->sample_type = sp_xcalloc(2, sizeof *m->sample_type);
+        m->sample_type[0] = make_type(b, "contentions", "count");
+        m->sample_type[1] = make_type(b, "delay", "nanoseconds");
+        m->period_type = make_type(b, "contentions", "count");
+        m->default_sample_type = str_id(b, "delay");
     } else if (sp_pprof_off(p)) {
         m->n_sample_type = SP_OFF_TYPES;
         m->sample_type = sp_xcalloc(SP_OFF_TYPES, sizeof *m->sample_type);
@@ -390,6 +406,8 @@ static void build(struct builder *b, const struct sp_profile *p, Profile *m)
     m->period = p->ninputs ? (int64_t)p->inputs[0].pi_period_ns : 0;
     if (p->ninputs && p->inputs[0].pi_hdr.ph_kind == PRAW_KIND_HEAP)
         m->period = sp_heap_rate(&p->inputs[0]);
+    if (b->lock)
+        m->period = 1;
     m->duration_nanos = (int64_t)ms * 1000000;
     m->n_mapping = p->nmaps;
     m->mapping = sp_xcalloc(p->nmaps, sizeof *m->mapping);
@@ -449,7 +467,8 @@ static void release(struct builder *b, Profile *m)
 
 uint8_t *sp_pprof_pack(const struct sp_profile *p, size_t *len)
 {
-    struct builder b = { .off = sp_pprof_off(p) };
+    struct builder b = { .off = sp_pprof_off(p),
+                         .lock = p->ninputs && p->inputs[0].pi_hdr.ph_kind == PRAW_KIND_LOCK };
     Profile m;
     build(&b, p, &m);
     *len = perftools__profiles__profile__get_packed_size(&m);

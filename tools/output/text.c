@@ -192,6 +192,13 @@ int sp_text_write(const struct sp_profile *p, FILE *f)
             sp_offtext_input(p, i, f);
             continue;
         }
+        /* Lock delay: the kernel's `profile lock` report. */
+        if (p->inputs[i].pi_hdr.ph_kind == PRAW_KIND_LOCK) {
+            if (p->ninputs > 1)
+                fprintf(f, "%skernel %s\n", i ? "\n" : "", p->inputs[i].pi_kernel);
+            sp_locktext_input(p, i, f);
+            continue;
+        }
         print_input(p, i, f);
     }
     return ferror(f) ? -1 : 0;

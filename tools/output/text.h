@@ -11,7 +11,8 @@
  * file:line is that of its most sampled address. Every chain is printed,
  * hottest first. Several inputs give one such report each, headed by
  * "kernel NAME"; an off-CPU input gets the `profile off` report
- * (tools/output/offtext.h). There is no "sample cost" line: the raw profile does not
+ * (tools/output/offtext.h), a lock input the `profile lock` report
+ * (the same file). There is no "sample cost" line: the raw profile does not
  * carry the sampler's cost.
  *
  * Host pipeline: prefix sp_. */
