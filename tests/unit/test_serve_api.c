@@ -498,7 +498,7 @@ TEST(api_bad_requests_are_4xx_naming_the_problem)
         { "/api/flame", "kernel=2", 400, "kernel=2 out of range (a kernel's index 0-1, or all)" },
         { "/api/flame", "pid=2147483648", 400, "pid 0-2147483647, or all" },
         { "/api/flame", "cpu=4096", 400, "cpu 0-4095, or all" },
-        { "/api/flame", "kind=gpu", 400, "kind=gpu unknown (known: cpu, offcpu, heap)" },
+        { "/api/flame", "kind=gpu", 400, "kind=gpu unknown (known: cpu, offcpu, heap, lock)" },
         { "/api/flame", "bogus=1", 400, "unknown argument 'bogus'" },
         { "/api/flame", "from", 400, "from: no value" },
         { "/api/diff", "from=0&to=100", 400, "a diff needs base_from and base_to" },

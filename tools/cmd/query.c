@@ -84,7 +84,7 @@ static int parse_kind(const char *arg, unsigned *kind)
             *kind = k;
             return 0;
         }
-    fprintf(stderr, "%s: --kind %s: not a kind (cpu, offcpu or heap)\n", prog, arg);
+    fprintf(stderr, "%s: --kind %s: not a kind (cpu, offcpu, heap or lock)\n", prog, arg);
     return -1;
 }
 

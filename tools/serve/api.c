@@ -185,7 +185,7 @@ static int arg_kind(const struct sv_arg *a, unsigned *out, struct sv_reply *r)
             *out = k;
             return 0;
         }
-    errorf(r, 400, "kind=%.40s unknown (known: cpu, offcpu, heap)", a->value);
+    errorf(r, 400, "kind=%.40s unknown (known: cpu, offcpu, heap, lock)", a->value);
     return -1;
 }
 
@@ -471,7 +471,8 @@ static void get_timeline(const struct sv_state *st, const struct sv_arg *args, u
 
 static const char *unit_of(unsigned kind)
 {
-    return kind == PRAW_KIND_OFFCPU ? "ns" : kind == PRAW_KIND_HEAP ? "bytes" : "samples";
+    return kind == PRAW_KIND_OFFCPU || kind == PRAW_KIND_LOCK ? "ns"
+           : kind == PRAW_KIND_HEAP ? "bytes" : "samples";
 }
 
 static json_t *range_json(const struct st_sel *s)

@@ -31,7 +31,7 @@
  *                       those other serves write into its store) or "all"
  *   pid                 0 .. 2147483647 or "all"
  *   cpu                 0 .. 4095 or "all"
- *   kind                cpu, offcpu or heap (default cpu)
+ *   kind                cpu, offcpu, heap or lock (default cpu)
  *   by                  the tree's levels above the frames: kernel (a
  *                       frame per kernel, then the task), task (tasks
  *                       merged over the kernels) or frame (the fleet's
