@@ -326,6 +326,8 @@ def t_irq_wakes(ctx):
     wirq = re.findall(r"^        woken by irq (\S+) on CPU \d+, during \d+ \S+$", out, re.M)
     check(any("virtio-net" in w.split("+") for w in wirq),
           "profile off names no virtio-net interrupt as a waker: %r" % out[:1200])
+    print("    virtio-rx woken by irq %s (trace), %s (profile off)"
+          % ("/".join(sorted({r[0] for r in rx})), "/".join(sorted(set(wirq)))))
 
 
 @test
