@@ -52,8 +52,6 @@ bool irqname_get(unsigned vec, char *buf, size_t n)
         const char *s = __atomic_load_n(&irqname_tab[vec][i], __ATOMIC_ACQUIRE);
         if (!s)
             break;
-        if (!any)
-            buf[0] = 0;
         int w = fmt_snprintf(buf + at, n - at, "%s%s", any ? "+" : "", s);
         at += w < 0 ? 0 : (size_t)w;
         if (at >= n)
