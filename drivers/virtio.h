@@ -51,8 +51,10 @@ struct virtio_ops {
     /* Interrupt context: read and acknowledge the interrupt status (bit 0:
      * a used ring changed, bit 1: configuration). Must drop the line. */
     uint8_t (*isr_ack)(struct virtio_transport *t);
-    /* Call fn(arg) in interrupt context on the device's interrupt. 0 or -1. */
-    int (*irq_attach)(struct virtio_transport *t, void (*fn)(void *arg), void *arg);
+    /* Call fn(arg) in interrupt context on the device's interrupt, which
+     * the reports then call name ("virtio-net"). 0 or -1. */
+    int (*irq_attach)(struct virtio_transport *t, const char *name, void (*fn)(void *arg),
+                      void *arg);
 };
 
 struct virtio_transport {

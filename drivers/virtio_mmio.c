@@ -158,9 +158,10 @@ static uint8_t vm_isr_ack(struct virtio_transport *t)
     return (uint8_t)s;
 }
 
-static int vm_irq_attach(struct virtio_transport *t, void (*fn)(void *), void *arg)
+static int vm_irq_attach(struct virtio_transport *t, const char *name, void (*fn)(void *),
+                         void *arg)
 {
-    return virtio_mmio_irq_attach(V(t)->irq, fn, arg);
+    return virtio_mmio_irq_attach(V(t)->irq, name, fn, arg);
 }
 
 static const struct virtio_ops vm_ops = {

@@ -409,7 +409,7 @@ int virtio_net_start(void)
         vn_fail("no memory for the receive task");
         return -1;
     }
-    if (vn.t->ops->irq_attach(vn.t, vn_irq, NULL) < 0) {
+    if (vn.t->ops->irq_attach(vn.t, "virtio-net", vn_irq, NULL) < 0) {
         vn_fail("no interrupt vector left");
         return -1;
     }

@@ -83,9 +83,10 @@ static void vpci_notify(struct virtio_transport *t, uint16_t q)
 /* Interrupt context: one port read, which also drops the line. */
 static uint8_t vpci_isr_ack(struct virtio_transport *t) { return pio_in8(V(t)->io + VIO_ISR); }
 
-static int vpci_irq_attach(struct virtio_transport *t, void (*fn)(void *), void *arg)
+static int vpci_irq_attach(struct virtio_transport *t, const char *name, void (*fn)(void *),
+                           void *arg)
 {
-    return irq_attach_gsi(V(t)->irq, fn, arg);
+    return irq_attach_gsi(V(t)->irq, name, fn, arg);
 }
 
 static const struct virtio_ops vpci_ops = {

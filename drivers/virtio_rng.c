@@ -105,7 +105,7 @@ int virtio_rng_probe(struct virtio_transport *t)
     vr.q.desc[0] = (struct vq_desc){ va_to_pa(vr.buf), VRNG_BUF, VQ_DESC_F_WRITE, 0 };
     vq_set_interrupts(&vr.q, false);
     if (vr.irq_t != t) {
-        if (o->irq_attach(t, vrng_irq, t) < 0)
+        if (o->irq_attach(t, "virtio-rng", vrng_irq, t) < 0)
             return vrng_fail("no interrupt vector left for its acknowledgement");
         vr.irq_t = t;
     }

@@ -26,8 +26,11 @@ void pio_out32(uint16_t port, uint32_t v);
  * level-triggered and shared-capable: fn must make its device drop the
  * line (e.g. read an ack register) or the interrupt repeats forever.
  * fn runs in interrupt context with interrupts off: no sleeping, no
- * lock a task may hold with interrupts on. 0, or -1 (no vector left). */
-int irq_attach_gsi(unsigned gsi, void (*fn)(void *arg), void *arg);
+ * lock a task may hold with interrupts on. name: the device's, for the
+ * reports (kernel/irqname.h: a literal, 1-15 of [a-z0-9._-]); a name the
+ * table refuses leaves the vector printed by its number. 0, or -1 (no
+ * vector left). */
+int irq_attach_gsi(unsigned gsi, const char *name, void (*fn)(void *arg), void *arg);
 
 /* ---- the device table (drivers/pci.c) ---- */
 

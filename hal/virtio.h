@@ -21,6 +21,7 @@ int virtio_mmio_find(struct virtio_mmio_dev *out, int max);
 /* The window's registers (uncached device memory), NULL if unreachable. */
 volatile uint8_t *virtio_mmio_map(uint64_t base, uint64_t size);
 /* Call fn(arg) on every interrupt irq, in interrupt context with
- * interrupts off; fn must make its device drop the line. 0, or -1 (no
- * such interrupt, or no room to attach one). */
-int virtio_mmio_irq_attach(unsigned irq, void (*fn)(void *arg), void *arg);
+ * interrupts off; fn must make its device drop the line. name: the
+ * device's, for the reports (as irq_attach_gsi()'s, hal/pci.h). 0, or -1
+ * (no such interrupt, or no room to attach one). */
+int virtio_mmio_irq_attach(unsigned irq, const char *name, void (*fn)(void *arg), void *arg);

@@ -20,4 +20,4 @@ void pio_out16(uint16_t port, uint16_t v) {}
 void pio_out32(uint16_t port, uint32_t v) {}
 
 /* No PCI interrupt can be attached: there is no PCI device. */
-int irq_attach_gsi(unsigned gsi, void (*fn)(void *arg), void *arg) { return -1; }
+int irq_attach_gsi(unsigned gsi, const char *name, void (*fn)(void *arg), void *arg) { return -1; }

@@ -5,6 +5,7 @@
 #include "arch/arm64/arm64.h"
 #include "arch/arm64/gic.h"
 #include "hal/console.h"
+#include "kernel/irqname.h"
 
 #define DR      0x00
 #define FR      0x18
@@ -78,6 +79,7 @@ void uart_enable_rx_irq(void (*on_rx)(void))
 {
     rx_fn = on_rx;
     gic_set_handler(intid, uart_irq, 0);
+    (void)irqname_set(intid, "uart");
     gic_enable_spi(intid, false);
     uart_rx_irq(true);
 }

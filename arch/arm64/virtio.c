@@ -11,6 +11,7 @@
 #include "arch/arm64/dt.h"
 #include "arch/arm64/gic.h"
 #include "hal/virtio.h"
+#include "kernel/irqname.h"
 
 #define DEVICE_WINDOW_END (1ull << 30)  /* the direct map's device-memory gigabyte */
 
@@ -48,7 +49,7 @@ static void virtio_irq(struct trap_frame *tf, void *arg)
 }
 
 /* Boot CPU, before the device is told DRIVER_OK: no race on the table. */
-int virtio_mmio_irq_attach(unsigned irq, void (*fn)(void *arg), void *arg)
+int virtio_mmio_irq_attach(unsigned irq, const char *name, void (*fn)(void *arg), void *arg)
 {
     if (irq < 32 || irq >= GIC_MAX_INTID || nslots == VIRTIO_MMIO_MAX)
         return -1;                     /* SPIs only: a device interrupt */
@@ -58,6 +59,7 @@ int virtio_mmio_irq_attach(unsigned irq, void (*fn)(void *arg), void *arg)
     slots[nslots].fn = fn;
     slots[nslots].arg = arg;
     gic_set_handler(irq, virtio_irq, &slots[nslots++]);
+    (void)irqname_set(irq, name);      /* before the unmask; a refusal costs the reports only */
     gic_enable_spi(irq, false);
     return 0;
 }

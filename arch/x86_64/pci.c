@@ -5,6 +5,7 @@
 #include "arch/x86_64/ioapic.h"
 #include "arch/x86_64/trap.h"
 #include "arch/x86_64/x86.h"
+#include "kernel/irqname.h"
 #include "kernel/spinlock.h"
 
 #define PCI_CFG_ADDR 0xcf8
@@ -114,7 +115,7 @@ static void pci_irq_mode(unsigned gsi, int *level, int *low)
     }
 }
 
-int irq_attach_gsi(unsigned gsi, void (*fn)(void *arg), void *arg)
+int irq_attach_gsi(unsigned gsi, const char *name, void (*fn)(void *arg), void *arg)
 {
     unsigned long f = spin_lock(&pci_irq_lock);
     int rc = -1;
@@ -136,6 +137,8 @@ int irq_attach_gsi(unsigned gsi, void (*fn)(void *arg), void *arg)
     e->fn = fn;
     e->arg = arg;
     __atomic_store_n(&pci_nirqs, pci_nirqs + 1, __ATOMIC_RELEASE);
+    /* Before the unmask; a name refused only costs the reports it. */
+    (void)irqname_set((unsigned)vector, name);
     if (fresh) {
         /* Unmask last: the handler is in place before the first interrupt. */
         int level, low;

@@ -3,6 +3,7 @@
 #include "arch/x86_64/ioapic.h"
 #include "arch/x86_64/trap.h"
 #include "arch/x86_64/x86.h"
+#include "kernel/irqname.h"
 #include "hal/console.h"
 
 #define COM1 0x3f8
@@ -62,6 +63,7 @@ void uart_enable_rx_irq(void (*on_rx)(void))
 {
     rx_fn = on_rx;
     irq_set_handler(VEC_IRQ_BASE + 4, uart_irq, 0);
+    (void)irqname_set(VEC_IRQ_BASE + 4, "uart");
     ioapic_route_isa(4, VEC_IRQ_BASE + 4);
     uart_rx_irq(true);
 }

@@ -4,4 +4,7 @@
 
 int virtio_mmio_find(struct virtio_mmio_dev *out, int max) { return 0; }
 volatile uint8_t *virtio_mmio_map(uint64_t base, uint64_t size) { return 0; }
-int virtio_mmio_irq_attach(unsigned irq, void (*fn)(void *arg), void *arg) { return -1; }
+int virtio_mmio_irq_attach(unsigned irq, const char *name, void (*fn)(void *arg), void *arg)
+{
+    return -1;
+}

@@ -7,6 +7,7 @@
  * Commands: prefix cmd_trace_. */
 #include "hal/cpu.h"
 #include "kernel/cmd/profile.h"
+#include "kernel/irqname.h"
 #include "kernel/prof/session.h"
 #include "kernel/prof/trace.h"
 #include "kernel/shell.h"
@@ -92,8 +93,10 @@ static void cmd_trace_row_text(const struct prof_trace_row *r, struct cmd_trace 
     unsigned class = PROF_IRQ_CLASS(r->tr_wirq);
     if (r->tr_wirq && class != PROF_TRACE_IRQ_TICK) {
         cmd_trace_task(who, sizeof who, r->tr_waker, task_is_idle(r->tr_waker));
-        pr_printf(ct->ct_p, " (woken by irq %s %u on cpu %u, during %s)", prof_trace_irq_name(class),
-                  PROF_IRQ_VEC1(r->tr_wirq) - 1, PROF_IRQ_CPU(r->tr_wirq), who);
+        char irq[IRQNAME_TEXT];
+        irqname_text(PROF_IRQ_VEC1(r->tr_wirq) - 1, prof_trace_irq_name(class), irq, sizeof irq);
+        pr_printf(ct->ct_p, " (woken by irq %s on CPU %u, during %s)", irq,
+                  PROF_IRQ_CPU(r->tr_wirq), who);
     }
     pr_puts(ct->ct_p, "\n");
 }

@@ -10,6 +10,7 @@
  *
  * Profiler core: prefix prof_ and PROF_. */
 #include "kernel/buildid.h"
+#include "kernel/irqname.h"
 #include "kernel/prof/fold.h"
 #include "kernel/prof/offcpu.h"
 #include "kernel/prof/offreport.h"
@@ -85,8 +86,10 @@ void prof_off_print_tail(const struct prof_fold_ent *e, struct printer *p)
         /* Inside an interrupt: the task it interrupted did not wake it. */
         char name[TASK_NAME_MAX];
         prof_off_task_name(e->fe_waker, name);
-        pr_printf(p, "        woken by irq %s %u on CPU %u, during %d %s\n",
-                  prof_trace_irq_name(PROF_IRQ_CLASS(e->fe_wirq)), PROF_IRQ_VEC1(e->fe_wirq) - 1,
+        char irq[IRQNAME_TEXT];
+        irqname_text(PROF_IRQ_VEC1(e->fe_wirq) - 1, prof_trace_irq_name(PROF_IRQ_CLASS(e->fe_wirq)),
+                     irq, sizeof irq);
+        pr_printf(p, "        woken by irq %s on CPU %u, during %d %s\n", irq,
                   PROF_IRQ_CPU(e->fe_wirq), e->fe_waker, name);
         prof_off_print_callers(e->fe_wframes, e->fe_wdepth, "            ", p);
     } else if (e->fe_waker > 0) {

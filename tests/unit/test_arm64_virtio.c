@@ -1,4 +1,4 @@
-// LINK: arch/arm64/virtio.c lib/fdt.c
+// LINK: arch/arm64/virtio.c lib/fdt.c kernel/irqname.c lib/printf.c
 /* tests/unit/test_arm64_virtio.c: arch/arm64/virtio.c, the virtio-mmio
  * transports found in the device tree QEMU 7.2 builds for virt (the blob
  * test_fdt.c uses), and their interrupts attached through a fake GIC. */
@@ -6,6 +6,8 @@
 #include "arch/arm64/dt.h"
 #include "arch/arm64/gic.h"
 #include "hal/virtio.h"
+#include "kernel/irqname.h"
+#include <string.h>
 #include <stdlib.h>
 
 #define BLOB "tests/unit/data/virt.dtb"
@@ -88,8 +90,11 @@ static void on_irq(void *arg) { calls++; got_arg = arg; }
 TEST(virtio_dt_irq_attach)
 {
     int token;
-    CHECK_EQ(virtio_mmio_irq_attach(79, on_irq, &token), 0);
+    char name[IRQNAME_TEXT];
+    CHECK(!irqname_get(79, name, sizeof name));
+    CHECK_EQ(virtio_mmio_irq_attach(79, "virtio-net", on_irq, &token), 0);
     CHECK_EQ(fake_enabled[79], 1);                        /* level, not the tree's edge */
+    CHECK(irqname_get(79, name, sizeof name) && strcmp(name, "virtio-net") == 0);
     void *arg;
     irq_handler_fn fn = gic_handler(79, &arg);
     CHECK(fn != NULL);
@@ -97,8 +102,10 @@ TEST(virtio_dt_irq_attach)
         fn(NULL, arg);
     CHECK_EQ(calls, 1);
     CHECK(got_arg == &token);
-    CHECK_EQ(virtio_mmio_irq_attach(79, on_irq, &token), -1);   /* taken */
-    CHECK_EQ(virtio_mmio_irq_attach(27, on_irq, &token), -1);   /* a PPI */
-    CHECK_EQ(virtio_mmio_irq_attach(GIC_MAX_INTID, on_irq, &token), -1);
+    CHECK_EQ(virtio_mmio_irq_attach(79, "virtio-rng", on_irq, &token), -1);   /* taken */
+    CHECK(irqname_get(79, name, sizeof name) && strcmp(name, "virtio-net") == 0);
+    CHECK_EQ(virtio_mmio_irq_attach(27, "virtio-rng", on_irq, &token), -1);   /* a PPI */
+    CHECK(!irqname_get(27, name, sizeof name));
+    CHECK_EQ(virtio_mmio_irq_attach(GIC_MAX_INTID, "virtio-rng", on_irq, &token), -1);
     CHECK_EQ(fake_enabled[27], 0);
 }

@@ -1,4 +1,4 @@
-// LINK: kernel/prof/sample.c kernel/prof/trace.c kernel/prof/trace_hooks.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/stream_encode.c kernel/prof/report.c kernel/prof/lockreport.c kernel/prof/export.c kernel/prof/fold.c kernel/prof/fold_order.c kernel/prof/quantile.c kernel/prof/fold_index.c kernel/cmd/profile.c uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c kernel/cmd/profile_heap.c kernel/prof/heapview.c mm/heapprof.c tests/unit/fake_heap_table.c kernel/cmd/profile_stream.c uapi/stream_ctl.c kernel/cmd/profile_say.c kernel/cmd/trace.c
+// LINK: kernel/prof/sample.c kernel/prof/trace.c kernel/prof/trace_hooks.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/stream_encode.c kernel/prof/report.c kernel/prof/lockreport.c kernel/prof/export.c kernel/prof/fold.c kernel/prof/fold_order.c kernel/prof/quantile.c kernel/prof/fold_index.c kernel/cmd/profile.c uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c kernel/cmd/profile_heap.c kernel/prof/heapview.c mm/heapprof.c tests/unit/fake_heap_table.c kernel/cmd/profile_stream.c uapi/stream_ctl.c kernel/cmd/profile_say.c kernel/cmd/trace.c kernel/irqname.c
 /* tests/unit/test_cmd_trace.c: `trace` (kernel/cmd/trace.c), the words
  * over the profiler core's trace: a fake window in which the real hooks
  * (kernel/prof/trace_hooks.h) record switches, a wake inside a device's
@@ -6,6 +6,7 @@
  * a ns), then the command's timehist rows, map and summary as printed,
  * and its refusals. */
 #include "test.h"
+#include "kernel/irqname.h"
 #include "fake_hal.h"
 #include "fake_profiler.h"
 #include "kernel/prof/session.h"
@@ -47,6 +48,7 @@ static void win_trace(void)
 static int run_trace(const char *cmd)
 {
     reset();
+    irqname_reset();
     room(64);
     window_fn = win_trace;
     return run_cmd(cmd);
@@ -57,13 +59,14 @@ TEST(trace_prints_the_timehist_and_summary)
     CHECK_EQ(run_trace("trace 10"), 0);
     CHECK(strstr(out, "trace: 10.000 ms from ") == out);
     /* 7 was runnable from before the window: its delay counts from the
-     * start. 5's second run was woken by interrupt 33, not by netload. */
+     * start. 5's second run was woken by interrupt 33, not by netload;
+     * no device named 33, so its number stands. */
     CHECK(strstr(out, "\n       0.001 [0000]  burn[5]                     0.000      0.000"
                       "      0.001+  waitq q => burn[7]\n"
                       "       0.002 [0000]  burn[7]                     0.000      0.001"
                       "      0.001   preempted => burn[5]\n"
                       "       0.004 [0000]  burn[5]                     0.001      0.000"
-                      "      0.001   sleep => burn[7] (woken by irq device 33 on cpu 1, "
+                      "      0.001   sleep => burn[7] (woken by irq device 33 on CPU 1, "
                       "during netload[12])\n"
                       "3 switches shown; per cpu (+: ran from the window's start):\n"
                       "cpu 0: busy 100.0% (10.000 ms), idle 0.000 ms, interrupts 0.0% "
@@ -77,6 +80,23 @@ TEST(trace_prints_the_timehist_and_summary)
                       "  longest: netload[12] 10.000 ms (1 runs, max delay 0.000 ms)\n"
                       "cpu 2: nothing recorded in the window, dropped 0 (0 nested)\n"
                       "cpu 3: nothing recorded in the window, dropped 0 (0 nested)\n") != NULL);
+}
+
+/* Where the vector's device registered a name, the row says it. */
+TEST(trace_names_the_interrupts_device)
+{
+    reset();
+    irqname_reset();
+    CHECK_EQ(irqname_set(33, "virtio-net"), 0);
+    room(64);
+    window_fn = win_trace;
+    CHECK_EQ(run_cmd("trace 10"), 0);
+    CHECK(strstr(out, "      0.001   sleep => burn[7] (woken by irq virtio-net on CPU 1, "
+                      "during netload[12])\n") != NULL);
+    CHECK(strstr(out, "irq device") == NULL);
+    /* The slices are still summed by class. */
+    CHECK(strstr(out, "\n  slices: device 1 (0.000-0.000 us)\n") != NULL);
+    irqname_reset();
 }
 
 /* A CPU list keeps only its rows, while every CPU is still summed. */

@@ -1,4 +1,4 @@
-// LINK: kernel/prof/sample.c kernel/prof/trace.c kernel/prof/trace_hooks.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offcpu_hooks.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/stream_encode.c kernel/prof/report.c kernel/prof/lockreport.c kernel/prof/export.c kernel/prof/fold.c kernel/prof/fold_order.c kernel/prof/quantile.c kernel/prof/fold_index.c kernel/cmd/profile.c uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c kernel/cmd/profile_heap.c kernel/prof/heapview.c mm/heapprof.c tests/unit/fake_heap_table.c kernel/cmd/profile_stream.c uapi/stream_ctl.c kernel/cmd/profile_say.c
+// LINK: kernel/prof/sample.c kernel/prof/trace.c kernel/prof/trace_hooks.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offcpu_hooks.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/stream_encode.c kernel/prof/report.c kernel/prof/lockreport.c kernel/prof/export.c kernel/prof/fold.c kernel/prof/fold_order.c kernel/prof/quantile.c kernel/prof/fold_index.c kernel/cmd/profile.c uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c kernel/cmd/profile_heap.c kernel/prof/heapview.c mm/heapprof.c tests/unit/fake_heap_table.c kernel/cmd/profile_stream.c uapi/stream_ctl.c kernel/cmd/profile_say.c kernel/irqname.c
 /* tests/unit/test_prof_offcpu.c: the off-CPU accounting's state machine
  * (kernel/prof/offcpu.c) against a fake clock: the times are the
  * arguments, so every figure below is exact. Sleep, wait queue, mutex,
@@ -6,6 +6,7 @@
  * blocked) at the window's end, clipping at both ends, and the records'
  * way into a ring that wraps. */
 #include "test.h"
+#include "kernel/irqname.h"
 #include "fake_hal.h"
 #include "fake_profiler.h"
 #include "kernel/prof/offcpu.h"
@@ -481,6 +482,7 @@ TEST(off_report_text)
  * interrupted only as such: the task running there did not wake it. */
 TEST(off_report_wake_in_an_interrupt)
 {
+    irqname_reset();
     reset();
     wake_in_irq = true;
     window_fn = win_off;
@@ -489,6 +491,17 @@ TEST(off_report_wake_in_an_interrupt)
     CHECK(strstr(out, "        woken by irq device 41 on CPU 0, during 7 burn\n"
                       "0.1% 1.000 ms [runnable] task 5 burn\n") != NULL);
     CHECK(strstr(out, "woken by 7 burn") == NULL);
+    /* Its device named: the name instead of the number. */
+    CHECK_EQ(irqname_set(41, "virtio-net"), 0);
+    reset();
+    wake_in_irq = true;
+    window_fn = win_off;
+    off_sweep_hook = sweep_off;
+    CHECK_EQ(run_cmd("profile off 1000 all 8"), 0);
+    CHECK(strstr(out, "        woken by irq virtio-net on CPU 0, during 7 burn\n"
+                      "0.1% 1.000 ms [runnable] task 5 burn\n") != NULL);
+    CHECK(strstr(out, "irq device") == NULL);
+    irqname_reset();
     wake_in_irq = false;
 }
 

@@ -8,12 +8,14 @@
 #include "drivers/virtio.h"
 #include "hal/virtio.h"
 #include <stdarg.h>
+#include <string.h>
 
 #define NWIN 6
 static uint32_t win[NWIN][0x200 / 4];
 static struct virtio_mmio_dev fake_devs[NWIN];
 static int fake_ndevs;
 static unsigned attached_irq;
+static const char *attached_name;   /* the name it was attached under */
 #include "fake_klog.h"
 
 /* The windows' "physical addresses" are their indexes, one page apart. */
@@ -30,9 +32,10 @@ volatile uint8_t *virtio_mmio_map(uint64_t base, uint64_t size)
     return i < NWIN ? (volatile uint8_t *)win[i] : NULL;
 }
 
-int virtio_mmio_irq_attach(unsigned irq, void (*fn)(void *arg), void *arg)
+int virtio_mmio_irq_attach(unsigned irq, const char *name, void (*fn)(void *arg), void *arg)
 {
     attached_irq = irq;
+    attached_name = name;
     return 0;
 }
 
@@ -110,8 +113,9 @@ TEST(mmio_legacy_queue_and_registers)
     CHECK_EQ(R(5, 0x050), 1);
     ((uint8_t *)win[5])[0x100 + 2] = 0x5e;
     CHECK_EQ(o->config_read8(t, 2), 0x5e);
-    CHECK_EQ(o->irq_attach(t, NULL, NULL), 0);
+    CHECK_EQ(o->irq_attach(t, "virtio-rng", NULL, NULL), 0);
     CHECK_EQ(attached_irq, 53);
+    CHECK(attached_name && strcmp(attached_name, "virtio-rng") == 0);
 }
 
 TEST(mmio_isr_ack_writes_back_what_it_read)

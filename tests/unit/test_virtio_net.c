@@ -109,7 +109,11 @@ static void fd_notify(struct virtio_transport *t, uint16_t q)
     }
 }
 static uint8_t fd_isr_ack(struct virtio_transport *t) { return 0; }
-static int fd_irq_attach(struct virtio_transport *t, void (*fn)(void *), void *arg) { return 0; }
+static int fd_irq_attach(struct virtio_transport *t, const char *name, void (*fn)(void *),
+                         void *arg)
+{
+    return 0;
+}
 
 static const struct virtio_ops fd_ops = {
     fd_get_status, fd_set_status, fd_get_features, fd_set_features, fd_config_read8,

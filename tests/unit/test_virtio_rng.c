@@ -9,6 +9,7 @@
 #include "fake_hal.h"
 #include "sbuf.h"
 #include <stdarg.h>
+#include <string.h>
 #include <stdlib.h>
 #include "drivers/virtio.h"
 #include "drivers/virtio_rng.h"
@@ -50,6 +51,7 @@ static struct dev {
     bool keep_features_ok;
     int attach_rc;                /* what irq_attach answers */
     unsigned attached, acks;
+    const char *irq_name;         /* the name it was attached under */
     void (*irq_fn)(void *);
     void *irq_arg;
 } d;
@@ -112,9 +114,11 @@ static uint8_t fd_isr_ack(struct virtio_transport *t)
     d.acks++;
     return 1;
 }
-static int fd_irq_attach(struct virtio_transport *t, void (*fn)(void *), void *arg)
+static int fd_irq_attach(struct virtio_transport *t, const char *name, void (*fn)(void *),
+                         void *arg)
 {
     d.attached++;
+    d.irq_name = name;
     d.irq_fn = fn;
     d.irq_arg = arg;
     return d.attach_rc;
@@ -171,6 +175,7 @@ TEST(stray_interrupts_are_acknowledged)
     t = *device(FILL, false);
     CHECK_EQ(virtio_rng_probe(&t), 0);
     CHECK_EQ(d.attached, 1);
+    CHECK(d.irq_name && strcmp(d.irq_name, "virtio-rng") == 0);
     CHECK(d.irq_fn != NULL && d.irq_arg == &t);
     if (d.irq_fn)
         d.irq_fn(d.irq_arg);
