@@ -65,6 +65,29 @@ static void fix_symbolize(struct sp_profile *p)
     sp_profile_name_unknown(p);
 }
 
+/* A lock profile (`profile lock ... raw`): the holder's two chains under
+ * a mutex and a spinlock; dropped= and the spinlock's delay as given. */
+#define FIX_LOCK_RAW(dropped, spin_ns)                                                  \
+    "# sonde raw build-id=" FIX_BID " source=locks samples=4 dropped=" dropped          \
+    " cpus=2 ms=2000 kind=lock\n"                                                        \
+    "3:30000000 6 holder 0 lock=mutex:probe-m waits=10 1010 2005\n"                      \
+    "1:" spin_ns " 6 holder 1 lock=spin:probe-s waits=2 2005\n"
+
+/* Loads raw (one kernel's profile) into p, named from the fixture's
+ * symbols; 0 on success. */
+static int fix_load_one(struct sp_profile *p, const char *raw)
+{
+    char err[SP_ERR_MAX];
+    sp_profile_init(p);
+    unsigned m = sp_profile_add_map(p, "k.elf");
+    if (sp_profile_add_raw(p, raw, strlen(raw), "l.raw", "l", m, err, sizeof err)) {
+        printf("  fixture: %s\n", err);
+        return -1;
+    }
+    fix_symbolize(p);
+    return 0;
+}
+
 /* Loads both kernels; 0 on success. */
 static int fix_load(struct sp_profile *p)
 {

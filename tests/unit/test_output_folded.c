@@ -172,16 +172,8 @@ TEST(text_report_order_and_split_callers)
  * `profile lock` report. */
 TEST(folded_and_text_lock_profile)
 {
-    static const char t[] = "# sonde raw build-id=" FIX_BID " source=locks samples=4 "
-                            "dropped=1 cpus=2 ms=2000 kind=lock\n"
-                            "3:30000000 6 holder 0 lock=mutex:probe-m waits=10 1010 2005\n"
-                            "1:3000400 6 holder 1 lock=spin:probe-s waits=2 2005\n";
-    char err[SP_ERR_MAX];
     struct sp_profile p;
-    sp_profile_init(&p);
-    unsigned mp = sp_profile_add_map(&p, "k.elf");
-    CHECK_EQ(sp_profile_add_raw(&p, t, strlen(t), "l.raw", "l", mp, err, sizeof err), 0);
-    fix_symbolize(&p);
+    CHECK_EQ(fix_load_one(&p, FIX_LOCK_RAW("1", "3000400")), 0);
     char *out = capture(&p, 0, false);
     CHECK_STR(out,
               "[mutex probe-m];holder;caller;spin;step 30000\n"

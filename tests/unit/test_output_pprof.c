@@ -325,16 +325,8 @@ TEST(pprof_heap_four_sample_types)
  * root location above the holder's chain. */
 TEST(pprof_lock_mutex_profile_types)
 {
-    static const char t[] = "# sonde raw build-id=" FIX_BID " source=locks samples=4 "
-                            "dropped=0 cpus=2 ms=2000 kind=lock\n"
-                            "3:30000000 6 holder 0 lock=mutex:probe-m waits=10 1010 2005\n"
-                            "1:3000000 6 holder 1 lock=spin:probe-s waits=2 2005\n";
-    char err[SP_ERR_MAX];
     struct sp_profile p;
-    sp_profile_init(&p);
-    unsigned mp = sp_profile_add_map(&p, "k.elf");
-    CHECK_EQ(sp_profile_add_raw(&p, t, strlen(t), "l.raw", "l", mp, err, sizeof err), 0);
-    fix_symbolize(&p);
+    CHECK_EQ(fix_load_one(&p, FIX_LOCK_RAW("0", "3000000")), 0);
     CHECK(p.chains[0].c_lock && p.chains[1].c_lock);
     CHECK_STR(p.chains[0].c_reason->pl_frames[0].pf_func, "[mutex probe-m]");
     CHECK_STR(p.chains[1].c_reason->pl_frames[0].pf_func, "[spin probe-s]");
