@@ -16,7 +16,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.dont_write_bytecode = True       # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(ROOT, "tests", "system"))
-from qemu import Machine  # noqa: E402
+from qemu import Machine, NICS  # noqa: E402
 from benchmd import write_section  # noqa: E402
 import net_tests as N  # noqa: E402
 
@@ -75,7 +75,6 @@ def measure(arch):
     return r
 
 
-NICS = {"x86_64": "virtio-net-pci,netdev=n0,disable-modern=on", "arm64": "virtio-net-device,netdev=n0"}
 NETRX = re.compile(r"^netrx (off|on): batch min (\d+) .+? per (\d+) datagrams\r?$", re.M)
 TRACE_CPU = re.compile(r"^cpu 0: busy [\d.]+% \((\d+\.\d{3}) ms\)", re.M)
 NETLOAD_SEEN = re.compile(r"datagrams (\d+) .*foreign (\d+)")

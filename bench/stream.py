@@ -34,14 +34,10 @@ import threading
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.dont_write_bytecode = True       # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(ROOT, "tests", "system"))
-from qemu import ARCHES, Fail, Machine, free_port  # noqa: E402
+from qemu import ARCHES, Fail, Machine, free_port, NICS  # noqa: E402
 from benchmd import write_section  # noqa: E402
 
 PROF = os.path.join(ROOT, "build", "host", "sonde-prof")
-NICS = {
-    "x86_64": "virtio-net-pci,netdev=n0,disable-modern=on",
-    "arm64": "virtio-net-device,netdev=n0",
-}
 SECONDS = 60
 HEADER = re.compile(r"^(\d+) samples on (\d+) cpus, (\d+) dropped, source (.*)$", re.M)
 STREAMED = re.compile(r"^streamed: (\d+) records lost on the wire \((\d+) datagrams\)(.*)$", re.M)

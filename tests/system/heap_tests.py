@@ -25,13 +25,9 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import runner  # noqa: E402
-from qemu import ARCHES, Fail, Machine, ROOT, check, free_port  # noqa: E402
+from qemu import ARCHES, Fail, Machine, ROOT, check, free_port, NICS  # noqa: E402
 
 PROF = os.path.join(ROOT, "build", "host", "sonde-prof")
-NICS = {
-    "x86_64": "virtio-net-pci,netdev=n0,disable-modern=on",
-    "arm64": "virtio-net-device,netdev=n0",
-}
 
 MIB = 1 << 20
 CHAIN = re.compile(r"^\d+\.\d% (\d+) bytes (\d+) objects (\S+)$", re.M)

@@ -59,8 +59,7 @@ import time
 sys.dont_write_bytecode = True       # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import runner  # noqa: E402
-from heap_tests import NICS  # noqa: E402
-from qemu import ARCHES, ROOT, Machine, check, free_port  # noqa: E402
+from qemu import ARCHES, NICS, ROOT, Machine, check, free_port  # noqa: E402
 
 ARCH = "x86_64"
 LIFETIME = 240.0

@@ -56,7 +56,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.dont_write_bytecode = True       # no __pycache__ in the source tree
-from qemu import ARCHES, Fail, LIVE, Machine, ROOT, free_port, check  # noqa: E402
+from qemu import ARCHES, Fail, LIVE, Machine, ROOT, free_port, check, NICS  # noqa: E402
 import pair  # noqa: E402
 import parse as P  # noqa: E402
 import pstream as PS  # noqa: E402
@@ -71,10 +71,6 @@ MAGIC = 0x4E4F5348
 HOST = "127.0.0.1"
 
 # Per architecture, the NIC (the kernel, QEMU and machine are qemu.ARCHES').
-NICS = {
-    "x86_64": "virtio-net-pci,netdev=n0,disable-modern=on",
-    "arm64": "virtio-net-device,netdev=n0",
-}
 ARCH = "x86_64"                  # set by --arch in main()
 NET_RX_FUNCS = ("vn_rx_task", "rx_drain", "vq_kick", "vn_irq", "net_rx", "ipv4_input", "udp_input",
                 "nl_input", "ether_", "virtio")

@@ -41,14 +41,10 @@ import time
 sys.dont_write_bytecode = True       # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import runner  # noqa: E402
-from qemu import ARCHES, Fail, Machine, ROOT, free_port, check  # noqa: E402
+from qemu import ARCHES, Fail, Machine, ROOT, free_port, check, NICS  # noqa: E402
 
 PROF = os.path.join(ROOT, "build", "host", "sonde-prof")
 ELF = {a: ARCHES[a]["kernel"] for a in ARCHES}
-NICS = {
-    "x86_64": "virtio-net-pci,netdev=n0,disable-modern=on",
-    "arm64": "virtio-net-device,netdev=n0",
-}
 HOST = "127.0.0.1"
 LIFETIME = 150.0                 # seconds: each QEMU dies after this, whatever happens
 BURN_CHAIN = "burn_task;burn_outer;burn_middle;burn_inner;burn_spin"

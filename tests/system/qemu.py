@@ -47,6 +47,15 @@ LIVE = set()
 _live_lock = threading.Lock()
 
 
+# Each architecture's virtio-net NIC on the netdev n0 (-netdev ...,id=n0):
+# x86-64's on PCI, legacy (the driver speaks virtio 0.9.5), arm64's on
+# virtio-mmio.
+NICS = {
+    "x86_64": "virtio-net-pci,netdev=n0,disable-modern=on",
+    "arm64": "virtio-net-device,netdev=n0",
+}
+
+
 def free_port(host="127.0.0.1"):
     """A UDP port nobody on host uses right now (the kernel picks it): for
     QEMU's port forwards and socket netdevs."""

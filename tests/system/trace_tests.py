@@ -44,13 +44,9 @@ import time
 sys.dont_write_bytecode = True       # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import runner  # noqa: E402
-from qemu import Machine, check, free_port  # noqa: E402
+from qemu import Machine, check, free_port, NICS  # noqa: E402
 
 SONDE_SH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "build", "host", "sonde-sh")
-NICS = {
-    "x86_64": "virtio-net-pci,netdev=n0,disable-modern=on",
-    "arm64": "virtio-net-device,netdev=n0",
-}
 
 ARCH = "x86_64"
 LIFETIME = 240.0
