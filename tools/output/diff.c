@@ -8,6 +8,7 @@
  *
  * Host pipeline: prefix sp_. */
 #include "tools/output/diff.h"
+#include "tools/output/flame_json.h"
 #include "tools/output/pprof.h"
 #include "tools/output/svg.h"
 #include "tools/output/html.h"
@@ -225,12 +226,6 @@ int sp_diff_svg(const struct sp_diff *d, const char *title, FILE *f)
     return ferror(f) ? -1 : 0;
 }
 
-static const char *diff_unit(unsigned kind)
-{
-    return kind == PRAW_KIND_HEAP ? "bytes"
-         : kind == PRAW_KIND_OFFCPU || kind == PRAW_KIND_LOCK ? "ns" : "samples";
-}
-
 static bool ends_with(const char *s, const char *ext)
 {
     size_t n = strlen(s), k = strlen(ext);
@@ -269,11 +264,11 @@ int sp_diff_write(struct sp_profile *p, const char *out, char *err, size_t cap)
             char title[160];
             snprintf(title, sizeof title, "sonde diff: %s, base %llu, new %llu %s",
                      praw_kind_name(kind), (unsigned long long)d.base_total,
-                     (unsigned long long)d.new_total, diff_unit(kind));
+                     (unsigned long long)d.new_total, sp_fj_unit(kind));
             rc = ends_with(out, ".svg") ? sp_diff_svg(&d, title, f)
                                         : sp_html_write_diff(&d, kind, title, f);
         } else {
-            rc = sp_diff_text(&d, diff_unit(kind), f);
+            rc = sp_diff_text(&d, sp_fj_unit(kind), f);
         }
         sp_diff_free(&d);
         sp_stacks_free(&all);

@@ -469,12 +469,6 @@ static void get_timeline(const struct sv_state *st, const struct sv_arg *args, u
 
 /* ---- selections ------------------------------------------------------------ */
 
-static const char *unit_of(unsigned kind)
-{
-    return kind == PRAW_KIND_OFFCPU || kind == PRAW_KIND_LOCK ? "ns"
-           : kind == PRAW_KIND_HEAP ? "bytes" : "samples";
-}
-
 static json_t *range_json(const struct st_sel *s)
 {
     return json_pack("{s:I, s:I, s:I, s:I, s:I}", "from_ms", (json_int_t)s->from_ms,
@@ -542,7 +536,7 @@ static void get_flame(const struct sv_state *st, const struct sv_arg *args, unsi
     sv_query_name(st, &p);
     json_t *o = range_json(&sel);
     json_object_set_new(o, "kind", json_string(praw_kind_name(q.f.kind)));
-    json_object_set_new(o, "unit", json_string(unit_of(q.f.kind)));
+    json_object_set_new(o, "unit", json_string(sp_fj_unit(q.f.kind)));
     if (q.f.kind == PRAW_KIND_HEAP) {
         uint64_t objs = heap_objects(&p);
         json_object_set_new(o, "objects", json_integer((json_int_t)(objs > INT64_MAX
@@ -586,7 +580,7 @@ static void get_diff(const struct sv_state *st, const struct sv_arg *args, unsig
     json_object_set_new(o, "base", range_json(&bsel));
     json_object_set_new(o, "new", range_json(&nsel));
     json_object_set_new(o, "kind", json_string(praw_kind_name(q.f.kind)));
-    json_object_set_new(o, "unit", json_string(unit_of(q.f.kind)));
+    json_object_set_new(o, "unit", json_string(sp_fj_unit(q.f.kind)));
     json_object_set_new(o, "tree", sv_query_diff_tree(&d));
     sp_diff_free(&d);
     sp_stacks_free(&bs);
