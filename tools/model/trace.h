@@ -33,6 +33,14 @@ struct sp_trace {
 void sp_trace_init(struct sp_trace *t);
 void sp_trace_free(struct sp_trace *t);
 
+/* A trace built event by event (a parser's, a test's): the header, the
+ * label, and path the ELF that names the samples (a map of st_prof, the
+ * samples' input made here). Then each event in time order; a sample's
+ * frames become a chain of st_prof. */
+void sp_trace_begin(struct sp_trace *t, const struct traw_header *h,
+                    const char *origin, const char *kernel, const char *path);
+void sp_trace_add_event(struct sp_trace *t, const struct traw_event *e);
+
 /* Parses one raw trace's text into t (empty: just init'd), labelled
  * kernel, origin naming it in messages; samples' addresses go to a map
  * of path (the ELF, opened by the caller). -1 with err on a parse

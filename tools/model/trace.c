@@ -1,0 +1,60 @@
+/* tools/model/trace.c: a scheduling trace in memory (trace.h). */
+#include "tools/model/trace.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sp_trace_init(struct sp_trace *t)
+{
+    memset(t, 0, sizeof *t);
+    sp_profile_init(&t->st_prof);
+}
+
+void sp_trace_free(struct sp_trace *t)
+{
+    free(t->st_ev);
+    free(t->st_chain);
+    sp_profile_free(&t->st_prof);
+    memset(t, 0, sizeof *t);
+}
+
+void sp_trace_begin(struct sp_trace *t, const struct traw_header *h,
+                    const char *origin, const char *kernel, const char *path)
+{
+    t->st_hdr = *h;
+    t->st_origin = sp_strdup(&t->st_prof, origin);
+    t->st_kernel = sp_strdup(&t->st_prof, kernel);
+    t->st_map = sp_profile_add_map(&t->st_prof, path);
+    /* The samples' input: a CPU profile of the window, so that every
+     * profile writer (pprof, folded, the flame graph) takes it as one. */
+    struct praw_header ph = { .ph_kind = PRAW_KIND_CPU, .ph_ms = h->th_ms, .ph_cpus = h->th_cpus };
+    memcpy(ph.ph_build_id, h->th_build_id, sizeof ph.ph_build_id);
+    snprintf(ph.ph_source, sizeof ph.ph_source, "trace");
+    t->st_input = sp_profile_add_input(&t->st_prof, &ph, origin, kernel, t->st_map);
+}
+
+void sp_trace_add_event(struct sp_trace *t, const struct traw_event *e)
+{
+    size_t cap = t->st_capev;     /* st_chain grows as st_ev does */
+    t->st_ev = sp_grow(t->st_ev, &t->st_capev, t->st_nev + 1, sizeof *t->st_ev);
+    t->st_chain = sp_grow(t->st_chain, &cap, t->st_nev + 1, sizeof *t->st_chain);
+    t->st_ev[t->st_nev] = *e;
+    t->st_chain[t->st_nev] = (size_t)-1;
+    if (e->te_type == TRAW_SAMPLE) {
+        struct praw_chain rc = { .pc_count = 1, .pc_weight = 1, .pc_objects = 1,
+                                 .pc_pid = e->te_pid, .pc_cpu = e->te_cpu,
+                                 .pc_depth = e->te_depth, .pc_waker = PRAW_WAKER_NONE };
+        memcpy(rc.pc_task, e->te_task, sizeof rc.pc_task);
+        memcpy(rc.pc_frames, e->te_frames, sizeof rc.pc_frames);
+        sp_profile_add_chain(&t->st_prof, t->st_input, &rc);
+        t->st_chain[t->st_nev] = t->st_prof.nchains - 1;
+    }
+    t->st_nev++;
+}
+
+const struct sp_chain *sp_trace_sample(const struct sp_trace *t, size_t ev)
+{
+    if (ev >= t->st_nev || t->st_chain[ev] == (size_t)-1)
+        return NULL;
+    return &t->st_prof.chains[t->st_chain[ev]];
+}
