@@ -62,7 +62,7 @@ PPROF_PROTO     := /usr/share/gocode/src/github.com/google/pprof/proto/profile.p
 PROTOGEN        := $(HOSTB)/proto
 sonde-prof_DIRS := cmd serve store ingest output model common
 sonde-prof_SRC  := uapi/udpshell_auth.c lib/sha256.c \
-                   uapi/profile_raw.c uapi/profile_stream.c uapi/profile_stream_tag.c \
+                   uapi/profile_raw.c uapi/trace_raw.c uapi/profile_stream.c uapi/profile_stream_tag.c \
                    uapi/udpshell.c uapi/stream_ctl.c \
                    $(PROTOGEN)/profile.pb-c.c $(WEBB)/assets.c
 sonde-prof_LIBS := -ldw -lelf -lprotobuf-c -lz -lncurses -lmicrohttpd -ljansson -lsqlite3 -lpq

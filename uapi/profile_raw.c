@@ -314,7 +314,7 @@ int praw_parse(const char *text, size_t len, struct praw_header *h,
                praw_chain_fn fn, void *ctx, char *err, size_t cap)
 {
     char why[PRAW_ERR_MAX];
-    size_t pos = 0, s, e;
+    size_t pos = 0, s = 0, e = 0;
     unsigned line = 1;
     if (len == 0)
         return rawtext_fail(err, cap, "line 1: empty input (no raw header)", 0);
