@@ -188,45 +188,110 @@ static void prof_trace_on_irq(struct prof_trace_fold *f, unsigned cpu, uint64_t 
         c->cs_irq_max[k] = d;
 }
 
-/* The next trace or CPU record of cpu at or after *i, or NULL. */
-static const struct prof_record *prof_trace_peek(const struct prof_snapshot *s, unsigned cpu,
-                                                 uint32_t *i)
+/* ---- the iterator --------------------------------------------------- */
+
+uint64_t prof_trace_time(const struct prof_record *r)
 {
-    for (; *i < s->ps_count[cpu]; (*i)++) {
-        const struct prof_record *r = &s->ps_recs[cpu][*i];
-        if (r->pr_kind == PROF_KIND_TRACE || r->pr_kind == PROF_KIND_CPU)
-            return r;
-    }
-    return NULL;
+    if (r->pr_kind == PROF_KIND_TRACE && r->pr_why == PROF_TRACE_IRQ)
+        return r->pr_frames[0];
+    return r->pr_weight;
 }
+
+static bool prof_trace_wanted(const struct prof_record *r)
+{
+    return r->pr_kind == PROF_KIND_TRACE || r->pr_kind == PROF_KIND_CPU;
+}
+
+void prof_trace_iter_init(struct prof_trace_iter *it, const struct prof_snapshot *s)
+{
+    it->ti_s = s;
+    for (unsigned i = 0; i < MAX_CPUS; i++) {
+        it->ti_at[i] = 0;
+        it->ti_done[i] = 0;
+        it->ti_pick[i] = -2;
+    }
+}
+
+/* cpu's earliest remaining event, as an offset from ti_at (-1: none):
+ * the earliest up to and with the next slice that is not an NMI's. */
+static int32_t prof_trace_pick(const struct prof_trace_iter *it, unsigned cpu)
+{
+    const struct prof_snapshot *s = it->ti_s;
+    int32_t best = -1;
+    uint64_t bt = 0;
+    for (uint32_t k = 0; k < PROF_TRACE_LOOK && it->ti_at[cpu] + k < s->ps_count[cpu]; k++) {
+        const struct prof_record *r = &s->ps_recs[cpu][it->ti_at[cpu] + k];
+        if ((it->ti_done[cpu] >> k & 1) || !prof_trace_wanted(r))
+            continue;
+        uint64_t t = prof_trace_time(r);
+        if (best < 0 || t < bt) {
+            best = (int32_t)k;
+            bt = t;
+        }
+        if (r->pr_kind == PROF_KIND_TRACE && r->pr_why == PROF_TRACE_IRQ &&
+            r->pr_cost != PROF_TRACE_IRQ_NMI)
+            break;
+    }
+    return best;
+}
+
+/* Record at ti_at + k handed out: the head moves past every one done. */
+static void prof_trace_take(struct prof_trace_iter *it, unsigned cpu, uint32_t k)
+{
+    const struct prof_snapshot *s = it->ti_s;
+    it->ti_done[cpu] |= 1ull << k;
+    while (it->ti_at[cpu] < s->ps_count[cpu] &&
+           ((it->ti_done[cpu] & 1) || !prof_trace_wanted(&s->ps_recs[cpu][it->ti_at[cpu]]))) {
+        it->ti_at[cpu]++;
+        it->ti_done[cpu] >>= 1;
+    }
+    it->ti_pick[cpu] = -2;
+}
+
+const struct prof_record *prof_trace_iter_next(struct prof_trace_iter *it, unsigned *cpu)
+{
+    const struct prof_snapshot *s = it->ti_s;
+    const struct prof_record *best = NULL;
+    uint64_t bt = 0;
+    unsigned bc = 0;
+    for (unsigned i = 0; i < MAX_CPUS; i++) {
+        if (!s->ps_recs[i])
+            continue;
+        if (it->ti_pick[i] == -2)
+            it->ti_pick[i] = prof_trace_pick(it, i);
+        if (it->ti_pick[i] < 0)
+            continue;
+        const struct prof_record *r = &s->ps_recs[i][it->ti_at[i] + (uint32_t)it->ti_pick[i]];
+        uint64_t t = prof_trace_time(r);
+        if (!best || t < bt) {
+            best = r;
+            bt = t;
+            bc = i;
+        }
+    }
+    if (best) {
+        prof_trace_take(it, bc, (uint32_t)it->ti_pick[bc]);
+        *cpu = bc;
+    }
+    return best;
+}
+
+/* ---- the fold, again ------------------------------------------------ */
 
 void prof_trace_fold(const struct prof_snapshot *s, struct prof_trace_fold *f,
                      prof_trace_idle_fn idle, prof_trace_row_fn row, void *arg)
 {
-    uint32_t at[MAX_CPUS] = { 0 };
     for (unsigned i = 0; i < MAX_CPUS; i++) {
         f->tf_cpu[i].cs_cur = -1;
         f->tf_cpu[i].cs_seen = s->ps_in_window[i];
         f->tf_cpu[i].cs_dropped = s->ps_drops[i];
         f->tf_cpu[i].cs_nested = s->ps_nested[i];
     }
-    /* Each ring is in time order (prof_trace_slot): a merge of the CPUs'
-     * heads, the earliest first. */
-    for (;;) {
-        const struct prof_record *best = NULL;
-        unsigned bc = 0;
-        for (unsigned i = 0; i < MAX_CPUS; i++) {
-            if (!s->ps_recs[i])
-                continue;
-            const struct prof_record *r = prof_trace_peek(s, i, &at[i]);
-            if (r && (!best || r->pr_weight < best->pr_weight)) {
-                best = r;
-                bc = i;
-            }
-        }
-        if (!best)
-            break;
-        at[bc]++;
+    struct prof_trace_iter it;
+    prof_trace_iter_init(&it, s);
+    const struct prof_record *best;
+    unsigned bc;
+    while ((best = prof_trace_iter_next(&it, &bc))) {
         f->tf_cpu[bc].cs_seen = true;
         uint64_t now = prof_trace_at(f, best->pr_weight);
         if (best->pr_kind == PROF_KIND_CPU) {

@@ -169,6 +169,34 @@ struct prof_trace_fold {
     uint32_t tf_rows;
 };
 
+/* The window's events one at a time in time order across the CPUs: a
+ * merge of the rings' heads. A ring is in time order by the time each
+ * record was written, which is an interrupt slice's exit; the event's
+ * time is its entry (prof_trace_time), so a slice comes before what
+ * happened inside it (its wakes, its NMI's sample and slice), which its
+ * ring holds before it. Interrupts do not nest except NMIs, so the
+ * earliest of a CPU's remaining events is among those up to its next
+ * slice that is not an NMI's: the iterator looks at most
+ * PROF_TRACE_LOOK records ahead for it (more inside one interrupt
+ * would come out of order; no handler makes that many). */
+#define PROF_TRACE_LOOK 64
+
+struct prof_trace_iter {
+    const struct prof_snapshot *ti_s;
+    uint32_t ti_at[MAX_CPUS];       /* the first record not yet handed out */
+    uint64_t ti_done[MAX_CPUS];     /* bit k: record ti_at + k handed out */
+    int32_t ti_pick[MAX_CPUS];      /* the next one's offset from ti_at;
+                                       -1: none left, -2: not looked for */
+};
+
+/* An event's time on the raw counter: an interrupt slice's entry,
+ * any other record's pr_weight. */
+uint64_t prof_trace_time(const struct prof_record *r);
+void prof_trace_iter_init(struct prof_trace_iter *it, const struct prof_snapshot *s);
+/* The next trace record or CPU sample of the window and its CPU, or
+ * NULL after the last. */
+const struct prof_record *prof_trace_iter_next(struct prof_trace_iter *it, unsigned *cpu);
+
 /* Called for each switch, in time order across the CPUs (CPUs not in
  * tf_cpus are folded but not handed over). */
 typedef void (*prof_trace_row_fn)(const struct prof_trace_row *r, void *arg);
