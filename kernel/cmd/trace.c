@@ -7,6 +7,7 @@
  * Commands: prefix cmd_trace_. */
 #include "hal/cpu.h"
 #include "kernel/cmd/profile.h"
+#include "kernel/buildid.h"
 #include "kernel/irqname.h"
 #include "kernel/prof/session.h"
 #include "kernel/prof/trace.h"
@@ -16,8 +17,9 @@
 #include "lib/printf.h"
 #include "lib/string.h"
 #include "mm/heap.h"
+#include "uapi/trace_raw.h"
 
-#define CMD_TRACE_USAGE "trace [ms] [cpu,...] [map]"
+#define CMD_TRACE_USAGE "trace [ms] [cpu,...] [map|raw]"
 #define CMD_TRACE_TOP 3         /* tasks the summary names per CPU */
 #define CMD_TRACE_IDS 260       /* the map's two-letter ids: A0..Z9 */
 
@@ -25,6 +27,7 @@ struct cmd_trace {
     struct printer *ct_p;
     unsigned ct_cpus;           /* bit i: CPU i asked for (0: all) */
     bool ct_map;
+    bool ct_raw;                /* uapi/trace_raw.h's grammar, for sonde-prof */
     struct prof_trace_fold *ct_fold;
     /* the map's state */
     int ct_cur[MAX_CPUS];       /* pid running on each CPU (0: not seen) */
@@ -244,14 +247,142 @@ static void cmd_trace_cpu(const struct prof_trace_fold *f, unsigned cpu, struct 
     cmd_trace_top(f, cpu, p);
 }
 
+/* ---- raw: uapi/trace_raw.h's grammar ---------------------------------- */
+
+_Static_assert((int)PROF_TRACE_LEFT_MAX == (int)TRAW_LEFT_MAX &&
+               (int)PROF_TRACE_IRQ_MAX == (int)TRAW_CLASS_MAX &&
+               PROF_FRAMES <= TRAW_FRAMES && MAX_CPUS <= TRAW_CPUS,
+               "the raw trace's numbering is the profiler's");
+
+/* s into out (cap bytes) as one word of the grammar: '!'..'~', no ';'
+ * (nor ':' when colon is false), cut to cap - 1; "-" when empty. */
+static void cmd_trace_raw_word(char *out, size_t cap, const char *s, bool colon)
+{
+    size_t n = 0;
+    for (; s[n] && n + 1 < cap; n++) {
+        char c = s[n];
+        out[n] = c < '!' || c > '~' || c == ';' || (!colon && c == ':') ? '_' : c;
+    }
+    if (n == 0)
+        out[n++] = '-';
+    out[n] = '\0';
+}
+
+/* " PID TASK": a CPU's idle is 0 <idle>; a task gone since is "-". */
+static void cmd_trace_raw_task(struct printer *p, int pid)
+{
+    char name[TASK_NAME_MAX], word[TRAW_TASK_MAX + 1];
+    if (task_is_idle(pid)) {
+        pr_puts(p, " 0 " TRAW_IDLE_TASK);
+        return;
+    }
+    cmd_trace_raw_word(word, sizeof word, task_name(pid, name) ? name : "", true);
+    pr_printf(p, " %d %s", pid, word);
+}
+
+/* " VEC CLASS[ IRQNAME]" or, for a wake, ":"-joined after "irq=". */
+static void cmd_trace_raw_irq(struct printer *p, unsigned vec, unsigned class, char sep)
+{
+    char name[IRQNAME_TEXT];
+    pr_printf(p, "%u%c%s", vec, sep, prof_trace_irq_name(class));
+    if (class != PROF_TRACE_IRQ_NMI && irqname_get(vec, name, sizeof name))
+        pr_printf(p, "%c%s", sep, name);
+}
+
+/* Whether r is an event of the grammar: a sample with its frames, a
+ * switch, a wake, a slice of a known class. */
+static bool cmd_trace_raw_is(const struct prof_record *r)
+{
+    if (r->pr_kind == PROF_KIND_CPU)
+        return r->pr_depth >= 1;
+    if (r->pr_why == PROF_TRACE_IRQ)
+        return r->pr_cost >= 1 && r->pr_cost <= PROF_TRACE_IRQ_MAX;
+    if (r->pr_why == PROF_TRACE_WAKE)
+        return !r->pr_frames[0] || (r->pr_frames[1] >= 1 && r->pr_frames[1] <= PROF_TRACE_IRQ_MAX);
+    return r->pr_why == PROF_TRACE_SWITCH;
+}
+
+static void cmd_trace_raw_event(struct printer *p, const struct prof_record *r, unsigned cpu)
+{
+    unsigned long ns = (unsigned long)prof_trace_ns(prof_trace_time(r));
+    if (r->pr_kind == PROF_KIND_CPU) {
+        pr_printf(p, "P %lu %u", ns, cpu);
+        cmd_trace_raw_task(p, r->pr_pid);
+        for (unsigned k = 0; k < r->pr_depth && k < PROF_FRAMES; k++)
+            pr_printf(p, " %lx", (unsigned long)r->pr_frames[k]);
+    } else if (r->pr_why == PROF_TRACE_IRQ) {
+        pr_printf(p, "I %lu %u %lu ", ns, cpu, (unsigned long)prof_trace_ns(r->pr_weight));
+        cmd_trace_raw_irq(p, (unsigned)r->pr_waker, r->pr_cost, ' ');
+        pr_printf(p, " %d", task_is_idle(r->pr_pid) ? 0 : r->pr_pid);
+    } else if (r->pr_why == PROF_TRACE_WAKE) {
+        pr_printf(p, "W %lu %u", ns, cpu);
+        cmd_trace_raw_task(p, r->pr_waker);
+        cmd_trace_raw_task(p, r->pr_pid);
+        pr_printf(p, " %u", r->pr_cost < MAX_CPUS ? r->pr_cost : cpu);
+        if (r->pr_frames[0]) {
+            pr_puts(p, " irq=");
+            cmd_trace_raw_irq(p, (unsigned)r->pr_frames[0] - 1, (unsigned)r->pr_frames[1], ':');
+        }
+    } else {
+        char name[TRAW_NAME_MAX + 1];
+        unsigned left = r->pr_cost <= PROF_TRACE_LEFT_MAX ? r->pr_cost : PROF_TRACE_LEFT_SLEEP;
+        pr_printf(p, "S %lu %u", ns, cpu);
+        cmd_trace_raw_task(p, r->pr_pid);
+        pr_printf(p, " %s", cmd_trace_left_word(left));
+        if ((left == PROF_TRACE_LEFT_WAITQ || left == PROF_TRACE_LEFT_MUTEX) && r->pr_name) {
+            cmd_trace_raw_word(name, sizeof name, r->pr_name, false);
+            pr_printf(p, ":%s", name);
+        }
+        cmd_trace_raw_task(p, r->pr_waker);
+    }
+    pr_puts(p, "\n");
+}
+
+/* The window's events in time order, counted first for the header's
+ * events=, so that a reader catches a lost line. */
+static void cmd_trace_raw(const struct prof_snapshot *s, struct cmd_trace *ct)
+{
+    struct printer *p = ct->ct_p;
+    struct prof_trace_iter *it = kzalloc(sizeof *it);
+    if (!it) {
+        pr_printf(p, "trace: no memory for the raw trace's iterator (%lu bytes)\n",
+                  (unsigned long)sizeof *it);
+        return;
+    }
+    unsigned cpus = cpu_count() < MAX_CPUS ? cpu_count() : MAX_CPUS;
+    for (unsigned i = cpus; i < MAX_CPUS; i++)
+        if (s->ps_recs[i])
+            cpus = i + 1;
+    const struct prof_record *r;
+    unsigned cpu;
+    unsigned long events = 0;
+    prof_trace_iter_init(it, s);
+    while ((r = prof_trace_iter_next(it, &cpu)))
+        events += cmd_trace_raw_is(r) && (!ct->ct_cpus || (ct->ct_cpus >> cpu & 1));
+    pr_printf(p, TRAW_MAGIC "build-id=%s cpus=%u ms=%u events=%lu dropped=", build_id(), cpus,
+              s->ps_ms, events);
+    for (unsigned i = 0; i < cpus; i++)
+        pr_printf(p, "%s%u", i ? "," : "", (unsigned)s->ps_drops[i]);
+    pr_puts(p, "\n");
+    prof_trace_iter_init(it, s);
+    while ((r = prof_trace_iter_next(it, &cpu)))
+        if (cmd_trace_raw_is(r) && (!ct->ct_cpus || (ct->ct_cpus >> cpu & 1)))
+            cmd_trace_raw_event(p, r, cpu);
+    kfree(it);
+}
+
 /* The window's reader (prof_window_read_fn): the rows, then each CPU's
- * summary. */
+ * summary; or the raw trace. */
 static void cmd_trace_read(const struct prof_snapshot *s, void *arg)
 {
     struct cmd_trace *ct = arg;
     struct prof_trace_fold *f = ct->ct_fold;
     struct printer *p = ct->ct_p;
     char w[24];
+    if (ct->ct_raw) {
+        cmd_trace_raw(s, ct);
+        return;
+    }
     f->tf_ns = s->ps_ns;
     f->tf_cpus = ct->ct_cpus;
     cmd_trace_ms(w, sizeof w, s->ps_ns);
@@ -315,14 +446,18 @@ static int cmd_trace(int argc, char **argv, struct printer *p)
     if (n > 1 && strcmp(argv[n - 1], "map") == 0) {
         ct.ct_map = true;
         n--;
+    } else if (n > 1 && strcmp(argv[n - 1], "raw") == 0) {
+        ct.ct_raw = true;
+        n--;
     }
     if (n > 3) {
         pr_puts(p, "trace: too many arguments (usage: " CMD_TRACE_USAGE ")\n");
         return 1;
     }
     for (int i = 1; i < n; i++) {
-        if (strcmp(argv[i], "map") == 0) {
-            pr_puts(p, "trace: 'map' must be the last argument (usage: " CMD_TRACE_USAGE ")\n");
+        if (strcmp(argv[i], "map") == 0 || strcmp(argv[i], "raw") == 0) {
+            pr_printf(p, "trace: '%s' must be the last argument, and only one of map and raw"
+                      " (usage: " CMD_TRACE_USAGE ")\n", argv[i]);
             return 1;
         }
     }
@@ -361,5 +496,6 @@ static int cmd_trace(int argc, char **argv, struct printer *p)
 
 SHELL_COMMAND(trace, "trace", CMD_TRACE_USAGE "  every switch, wake and interrupt of a window"
               " (1-2000 ms): what ran on each cpu, its wait, scheduling delay and run time, why it"
-              " left, and each cpu's summary; map: which task ran where",
+              " left, and each cpu's summary; map: which task ran where; raw: every event for"
+              " sonde-prof (uapi/trace_raw.h)",
               cmd_trace);
