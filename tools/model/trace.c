@@ -58,3 +58,43 @@ const struct sp_chain *sp_trace_sample(const struct sp_trace *t, size_t ev)
         return NULL;
     return &t->st_prof.chains[t->st_chain[ev]];
 }
+
+/* ---- one raw trace's text ------------------------------------------- */
+
+struct add_raw {
+    struct sp_trace *t;
+    const struct traw_header *h;    /* traw_parse's, filled before any event */
+    const char *origin, *kernel, *path;
+    bool begun;
+};
+
+static void add_raw_begin(struct add_raw *a)
+{
+    if (!a->begun)
+        sp_trace_begin(a->t, a->h, a->origin, a->kernel, a->path);
+    a->begun = true;
+}
+
+static int add_raw_event(void *ctx, const struct traw_event *e, unsigned line, char *err,
+                         size_t errcap)
+{
+    struct add_raw *a = ctx;
+    add_raw_begin(a);
+    sp_trace_add_event(a->t, e);
+    return 0;
+}
+
+int sp_trace_add_raw(struct sp_trace *t, const char *text, size_t len,
+                     const char *origin, const char *kernel, const char *path,
+                     char *err, size_t errcap)
+{
+    struct traw_header h;
+    struct add_raw a = { t, &h, origin, kernel, path, false };
+    char why[TRAW_ERR_MAX];
+    if (traw_parse(text, len, &h, add_raw_event, &a, why, sizeof why) != 0) {
+        snprintf(err, errcap, "%s: %s", origin, why);
+        return -1;
+    }
+    add_raw_begin(&a);            /* a window with no event is a trace too */
+    return 0;
+}
