@@ -309,7 +309,7 @@ static void summary(struct fold *fd, unsigned cpu)
     for (size_t i = 0; i < fd->ntasks; i++)
         if (fd->tasks[i].pid != 0 && fd->tasks[i].cpu == cpu)
             busy += fd->tasks[i].run;
-    char bs[16], b[24], id[24], is[16], ir[24];
+    char bs[48], b[24], id[24], is[48], ir[24];
     share(bs, sizeof bs, busy, fd->ns);
     ms(b, sizeof b, busy);
     ms(id, sizeof id, c->idle);
