@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "tools/cmd/cmd.h"
+#include "tools/cmd/record_trace.h"
 #include "tools/cmd/report.h"
 #include "tools/common/hostaddr.h"
 #include "tools/common/toolio.h"
@@ -34,6 +35,7 @@
 #include "tools/ingest/collect.h"
 #include "tools/ingest/fleet.h"
 #include "tools/ingest/record.h"
+#include "uapi/trace_raw.h"
 #include "uapi/udpshell.h"
 
 /* Windows up to SP_RECORD_MS_MAX are one `profile ... raw` reply;
@@ -99,6 +101,7 @@ static int parse_record_args(int argc, char **argv, struct sp_cmd_opts *o)
         { "off", no_argument, NULL, 'O' },
         { "wall", no_argument, NULL, 'W' },
         { "lock", no_argument, NULL, 'L' },
+        { "trace", no_argument, NULL, 'R' },
         { "id", required_argument, NULL, 'I' },
         { "sample", required_argument, NULL, 'S' },
         { "period", required_argument, NULL, 'P' },
@@ -106,7 +109,7 @@ static int parse_record_args(int argc, char **argv, struct sp_cmd_opts *o)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    int c, bad = 0, heap = 0, allocs = 0, off = 0, lock = 0;
+    int c, bad = 0, heap = 0, allocs = 0, off = 0, lock = 0, trace = 0;
     char *end;
     o->ms = 1000;
     o->pid = "all";
@@ -135,6 +138,7 @@ static int parse_record_args(int argc, char **argv, struct sp_cmd_opts *o)
         case 'O': off = 1; break;
         case 'W': o->wall = 1; break;
         case 'L': lock = 1; break;
+        case 'R': trace = 1; break;
         case 'S': {
             unsigned long v = strtoul(optarg, &end, 10);
             if (*optarg < '0' || *optarg > '9' || *end || v < 1 || v > MAX_INPUTS) {
@@ -173,8 +177,20 @@ static int parse_record_args(int argc, char **argv, struct sp_cmd_opts *o)
         return EXIT_USAGE;
     if (!o->ninputs)
         return sp_cmd_die_usage("no kernel to profile: give HOST[:PORT]", NULL);
-    if (heap + allocs + off + o->wall + lock > 1)
-        return sp_cmd_die_usage("give one of --heap, --allocs, --off, --wall and --lock", NULL);
+    if (heap + allocs + off + o->wall + lock + trace > 1)
+        return sp_cmd_die_usage("give one of --heap, --allocs, --off, --wall, --lock and "
+                                "--trace", NULL);
+    /* The trace is one `trace MS raw` window; its stream is another day's. */
+    if (trace && o->ms > SP_RECORD_MS_MAX) {
+        fprintf(stderr, "%s: --trace -d %u ms out of range (%u to %u ms: one `trace` window; "
+                "a longer trace is a stream, which record does not take yet)\n", prog, o->ms,
+                SP_RECORD_MS_MIN, SP_RECORD_MS_MAX);
+        return EXIT_USAGE;
+    }
+    if (trace && o->pid_given)
+        return sp_cmd_die_usage("--trace is every task's switches: -p does not apply", NULL);
+    if (trace && o->out && sp_record_trace_out_ok(o->out))
+        return EXIT_USAGE;
     /* The lock profile is one `profile lock` window: no stream carries it. */
     if (lock && o->ms > SP_RECORD_MS_MAX) {
         fprintf(stderr, "%s: --lock -d %u ms out of range (%u to %u ms: one `profile lock` "
@@ -186,7 +202,8 @@ static int parse_record_args(int argc, char **argv, struct sp_cmd_opts *o)
     if (heap && o->pid_given)
         return sp_cmd_die_usage("--heap is every task's blocks in use: -p does not apply", NULL);
     o->what = heap ? SP_RECORD_HEAP : allocs ? SP_RECORD_ALLOCS
-            : off || o->wall ? SP_RECORD_OFF : lock ? SP_RECORD_LOCK : SP_RECORD_CPU;
+            : off || o->wall ? SP_RECORD_OFF : lock ? SP_RECORD_LOCK
+            : trace ? SP_RECORD_TRACE : SP_RECORD_CPU;
     if (fleet_args_bad(o, heap))
         return EXIT_USAGE;
     if (heap)
@@ -473,21 +490,27 @@ int sp_record_main(int argc, char **argv)
             fprintf(stderr, "%s: %s on %u kernel%s ...\n", prog, cmd, o.ninputs,
                     o.ninputs > 1 ? "s" : "");
         struct ushc_mux m = { &sk, socks_recv_any, tool_clock_ms };
-        rc = sp_record_collect(&m, hs, o.ninputs, cmd);
+        rc = sp_record_collect_as(&m, hs, o.ninputs, cmd,
+                                  o.what == SP_RECORD_TRACE ? TRAW_MAGIC : PRAW_MAGIC);
     }
-    for (unsigned i = 0; i < o.ninputs && rc == 0; i++)
-        if (sp_cmd_add_text(&p, &es, hs[i].text, hs[i].len, names[i], names[i],
-                     o.elfs[o.nelfs == 1 ? 0 : i]))
-            rc = EXIT_USAGE;
-    /* The raw texts are kept only once they passed every check: a file
-     * under RAW is always one that `report` reads. */
-    for (unsigned i = 0; i < o.nraws && rc == 0; i++) {
-        struct sp_cmd_out j = { NULL, NULL, hs[i].text, hs[i].len };
-        if (sp_cmd_write_file(o.raws[i], &j))
-            rc = EXIT_USAGE;
+    if (o.what == SP_RECORD_TRACE) {
+        if (rc == 0)
+            rc = sp_record_trace_finish(&o, hs, names, o.ninputs, &p, &es);
+    } else {
+        for (unsigned i = 0; i < o.ninputs && rc == 0; i++)
+            if (sp_cmd_add_text(&p, &es, hs[i].text, hs[i].len, names[i], names[i],
+                                o.elfs[o.nelfs == 1 ? 0 : i]))
+                rc = EXIT_USAGE;
+        /* The raw texts are kept only once they passed every check: a
+         * file under RAW is always one that `report` reads. */
+        for (unsigned i = 0; i < o.nraws && rc == 0; i++) {
+            struct sp_cmd_out j = { NULL, NULL, hs[i].text, hs[i].len };
+            if (sp_cmd_write_file(o.raws[i], &j))
+                rc = EXIT_USAGE;
+        }
+        if (rc == 0)
+            rc = sp_cmd_finish(&p, &es, &o);
     }
-    if (rc == 0)
-        rc = sp_cmd_finish(&p, &es, &o);
     sp_record_free(hs, sk.n);
     for (unsigned i = 0; i < sk.n; i++)
         close(sk.fd[i]);

@@ -45,7 +45,7 @@ static const struct {
 void sp_cmd_usage(FILE *f)
 {
     fprintf(f,
-        "usage: %s record [-d WINDOW] [-p PID] [-t SECS] [-k KEYFILE [--id ID ...]] [-r RAW ...] -e ELF [-e ELF ...]\n"
+        "usage: %s record [-d WINDOW] [-p PID] [-t SECS] [--trace] [-k KEYFILE [--id ID ...]] [-r RAW ...] -e ELF [-e ELF ...]\n"
         "                        [--sample K --period P] [--stats FILE]\n"
         "                        -o OUT [--per-kernel] HOST[:PORT] [HOST[:PORT] ...]\n"
         "       %s report -i RAW [-i RAW ...] -e ELF [-e ELF ...] -o OUT\n"
@@ -94,6 +94,10 @@ void sp_cmd_usage(FILE *f)
         "                 its release; folded and svg in microseconds\n"
         "  --wall         on-CPU samples and off-CPU time together, always streamed\n"
         "                 (`profile wall stream`): pprof's wall/nanoseconds\n"
+        "  --trace        a scheduling trace (`trace MS raw`, -d 1-%d ms): every\n"
+        "                 switch, wake, interrupt and CPU sample in time order, the\n"
+        "                 samples named from the ELF; -o .txt writes the shell's\n"
+        "                 timehist and per-CPU summary (docs/sonde-prof.md)\n"
         "  --sample K     a stream: only K kernels at a time, rotating every\n"
         "  --period P     P (\"500ms\", \"10s\"); the others have no stream at all.\n"
         "                 Each kernel's report says the kernel-seconds it covers\n"
@@ -119,7 +123,7 @@ void sp_cmd_usage(FILE *f)
         "Exit status: 0 ok, 1 a kernel refused (busy, nothing listening),\n"
         "2 usage, input or protocol error, or no answer in time.\n",
         prog, prog, prog, prog, prog, prog, prog, USHP_DEFAULT_PORT, SP_RECORD_MS_MAX, SP_RECORD_MS_MAX,
-        SP_RECORD_MS_MAX);
+        SP_RECORD_MS_MAX, SP_RECORD_MS_MAX);
 }
 
 int sp_cmd_die_usage(const char *what, const char *arg)

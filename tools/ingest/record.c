@@ -23,6 +23,8 @@ void sp_record_command_what(char *buf, size_t cap, enum sp_record_what what, uns
         snprintf(buf, cap, "profile off %u %s raw", ms, who);
     else if (what == SP_RECORD_LOCK)
         snprintf(buf, cap, "profile lock %u %s raw", ms, who);
+    else if (what == SP_RECORD_TRACE)
+        snprintf(buf, cap, "trace %u raw", ms);
     else
         sp_record_command(buf, cap, ms, who);
 }
@@ -44,6 +46,12 @@ static int refused(struct sp_rec_host *h)
 
 int sp_record_collect(const struct ushc_mux *m, struct sp_rec_host *hs,
                         unsigned n, const char *cmd)
+{
+    return sp_record_collect_as(m, hs, n, cmd, PRAW_MAGIC);
+}
+
+int sp_record_collect_as(const struct ushc_mux *m, struct sp_rec_host *hs, unsigned n,
+                         const char *cmd, const char *magic)
 {
     struct ushc **cs = calloc(n ? n : 1, sizeof *cs);
     const char **cmds = calloc(n ? n : 1, sizeof *cmds);
@@ -70,7 +78,7 @@ int sp_record_collect(const struct ushc_mux *m, struct sp_rec_host *hs,
         hs[i].c.out = NULL;
         hs[i].rc = rcs[i];
         if (hs[i].rc == USHC_EXIT_OK &&
-            strncmp(hs[i].text, PRAW_MAGIC, strlen(PRAW_MAGIC)) != 0)
+            strncmp(hs[i].text, magic, strlen(magic)) != 0)
             hs[i].rc = refused(&hs[i]);
         if (hs[i].rc == USHC_EXIT_PROTO || (hs[i].rc && worst == USHC_EXIT_OK))
             worst = hs[i].rc;

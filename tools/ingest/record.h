@@ -27,10 +27,10 @@ struct sp_rec_host {
 /* What record asks the kernels for: a CPU window, the heap in use now,
  * or the allocations of a window (docs/profiling.md). */
 enum sp_record_what { SP_RECORD_CPU, SP_RECORD_HEAP, SP_RECORD_ALLOCS, SP_RECORD_OFF,
-                      SP_RECORD_LOCK };
+                      SP_RECORD_LOCK, SP_RECORD_TRACE };
 /* "profile MS WHO raw", WHO a pid or "all"; "profile heap raw";
- * "profile allocs MS WHO raw"; "profile off MS WHO raw"; or "profile
- * lock MS WHO raw". */
+ * "profile allocs MS WHO raw"; "profile off MS WHO raw"; "profile
+ * lock MS WHO raw"; or (a scheduling trace, every task) "trace MS raw". */
 void sp_record_command(char *buf, size_t cap, unsigned ms, const char *who);
 void sp_record_command_what(char *buf, size_t cap, enum sp_record_what what, unsigned ms,
                             const char *who);
@@ -42,6 +42,10 @@ void sp_record_command_what(char *buf, size_t cap, enum sp_record_what what, uns
  * failing host has its own message on its c.err. */
 int sp_record_collect(const struct ushc_mux *m, struct sp_rec_host *hs,
                         unsigned n, const char *cmd);
+/* The same for replies that begin with magic (uapi/trace_raw.h's
+ * TRAW_MAGIC: a raw trace); sp_record_collect is this with PRAW_MAGIC. */
+int sp_record_collect_as(const struct ushc_mux *m, struct sp_rec_host *hs, unsigned n,
+                         const char *cmd, const char *magic);
 void sp_record_free(struct sp_rec_host *hs, unsigned n);
 
 /* The profile must come from the kernel the ELF is: 0, or -1 with err

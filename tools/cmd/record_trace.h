@@ -1,0 +1,20 @@
+/* tools/cmd/record_trace.h: `sonde-prof record --trace`'s second half
+ * (tools/cmd/record_trace.c): the kernels' raw traces (`trace MS raw`,
+ * uapi/trace_raw.h), gathered by record's window path, parsed into the
+ * trace model, their samples named from the ELF, and written by OUT's
+ * suffix.
+ * Host pipeline: prefix sp_. */
+#pragma once
+#include "tools/cmd/report.h"
+#include "tools/common/hostaddr.h"
+
+/* OUT's suffix is one a trace is written as: 0, or -1 said (on stderr,
+ * naming the suffixes there are). */
+int sp_record_trace_out_ok(const char *out);
+
+/* Each host's reply (hs[i].text, from `trace MS raw`) parsed, checked
+ * against its ELF (opened in p's maps, es, as record opens them), its
+ * samples named, then OUT written (and -r's raw files). An exit status. */
+int sp_record_trace_finish(const struct sp_cmd_opts *o, struct sp_rec_host *hs,
+                           const char (*names)[HOSTADDR_NAME_MAX], unsigned n,
+                           struct sp_profile *p, struct sp_cmd_elfs *es);
