@@ -13,6 +13,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Always inlined: an out-of-line copy of one would be the first code of
+ * its parser's object, which makes this header the first file of that
+ * unit's DWARF 5 line table, and GNU addr2line 2.40 then names every
+ * innermost frame of the unit by the unit's own file instead
+ * (tests/tools/check_sonde_prof.sh compares against it). */
+#define RAWTEXT_INLINE static inline __attribute__((always_inline))
+
 /* ---- error text: a tiny appender, since there is no snprintf here ---- */
 
 struct rawtext_msg {
@@ -20,7 +27,7 @@ struct rawtext_msg {
     size_t cap, len;
 };
 
-static inline void rawtext_put(struct rawtext_msg *m, const char *s)
+RAWTEXT_INLINE void rawtext_put(struct rawtext_msg *m, const char *s)
 {
     if (!m->cap)
         return;
@@ -29,7 +36,7 @@ static inline void rawtext_put(struct rawtext_msg *m, const char *s)
     m->buf[m->len] = 0;
 }
 
-static inline void rawtext_num(struct rawtext_msg *m, uint64_t v)
+RAWTEXT_INLINE void rawtext_num(struct rawtext_msg *m, uint64_t v)
 {
     char d[21];
     int i = 20;
@@ -42,7 +49,7 @@ static inline void rawtext_num(struct rawtext_msg *m, uint64_t v)
 }
 
 /* err = a then b (b may be NULL); always -1. */
-static inline int rawtext_fail(char *err, size_t cap, const char *a, const char *b)
+RAWTEXT_INLINE int rawtext_fail(char *err, size_t cap, const char *a, const char *b)
 {
     struct rawtext_msg m = { err, cap, 0 };
     rawtext_put(&m, a);
@@ -61,7 +68,7 @@ struct rawtext_cur {
 
 /* The field at the cursor: up to the next space (or, when the cursor
  * has a stop, that character), or the end. */
-static inline size_t rawtext_field_len(const struct rawtext_cur *c)
+RAWTEXT_INLINE size_t rawtext_field_len(const struct rawtext_cur *c)
 {
     size_t n = 0;
     while (c->p + n < c->end && c->p[n] != ' ' && c->p[n] != c->stop)
@@ -70,7 +77,7 @@ static inline size_t rawtext_field_len(const struct rawtext_cur *c)
 }
 
 /* DEC at the cursor up to the field's end, within max. */
-static inline int rawtext_take_dec(struct rawtext_cur *c, uint64_t max, uint64_t *out,
+RAWTEXT_INLINE int rawtext_take_dec(struct rawtext_cur *c, uint64_t max, uint64_t *out,
                                    const char *what, char *err, size_t cap)
 {
     size_t n = rawtext_field_len(c);
@@ -94,7 +101,7 @@ static inline int rawtext_take_dec(struct rawtext_cur *c, uint64_t max, uint64_t
 }
 
 /* 1-16 lowercase hex digits at the cursor, no "0x". */
-static inline int rawtext_take_hex(struct rawtext_cur *c, uint64_t *out, const char *what,
+RAWTEXT_INLINE int rawtext_take_hex(struct rawtext_cur *c, uint64_t *out, const char *what,
                                    char *err, size_t cap)
 {
     size_t n = rawtext_field_len(c);
@@ -121,7 +128,7 @@ static inline int rawtext_take_hex(struct rawtext_cur *c, uint64_t *out, const c
 }
 
 /* Whether the literal s is at the cursor (nothing taken). */
-static inline int rawtext_at(const struct rawtext_cur *c, const char *s)
+RAWTEXT_INLINE int rawtext_at(const struct rawtext_cur *c, const char *s)
 {
     const char *p = c->p;
     for (; *s; s++, p++)
@@ -131,7 +138,7 @@ static inline int rawtext_at(const struct rawtext_cur *c, const char *s)
 }
 
 /* The literal s at the cursor. */
-static inline int rawtext_take_lit(struct rawtext_cur *c, const char *s, char *err, size_t cap)
+RAWTEXT_INLINE int rawtext_take_lit(struct rawtext_cur *c, const char *s, char *err, size_t cap)
 {
     const char *p = c->p;
     for (const char *q = s; *q; q++, p++) {
@@ -147,7 +154,7 @@ static inline int rawtext_take_lit(struct rawtext_cur *c, const char *s, char *e
     return 0;
 }
 
-static inline int rawtext_take_sep(struct rawtext_cur *c, const char *next, char *err,
+RAWTEXT_INLINE int rawtext_take_sep(struct rawtext_cur *c, const char *next, char *err,
                                    size_t cap)
 {
     if (c->p < c->end && *c->p == ' ') {
@@ -158,7 +165,7 @@ static inline int rawtext_take_sep(struct rawtext_cur *c, const char *next, char
 }
 
 /* 40 lowercase hex digits (a GNU build id) into out (41 bytes). */
-static inline int rawtext_take_build_id(struct rawtext_cur *c, char *out, char *err,
+RAWTEXT_INLINE int rawtext_take_build_id(struct rawtext_cur *c, char *out, char *err,
                                         size_t cap)
 {
     size_t n = rawtext_field_len(c);
@@ -178,7 +185,7 @@ static inline int rawtext_take_build_id(struct rawtext_cur *c, char *out, char *
 /* A name at the cursor into out (max + 1 bytes): 1..max characters from
  * '!'..'~' except ';' (and, when after_colon, ':': the name followed a
  * ':' and runs to the field's end). what names it in messages. */
-static inline int rawtext_take_name(struct rawtext_cur *c, char *out, size_t max,
+RAWTEXT_INLINE int rawtext_take_name(struct rawtext_cur *c, char *out, size_t max,
                                     int after_colon, const char *what, char *err, size_t cap)
 {
     size_t n = rawtext_field_len(c);
@@ -210,7 +217,7 @@ static inline int rawtext_take_name(struct rawtext_cur *c, char *out, size_t max
 
 /* Addresses up to the line's end, or (bar) up to " |": the first named
  * first, then at most max - 1 return addresses, each after a space. */
-static inline int rawtext_take_addrs(struct rawtext_cur *c, uint64_t *frames, unsigned max,
+RAWTEXT_INLINE int rawtext_take_addrs(struct rawtext_cur *c, uint64_t *frames, unsigned max,
                                      unsigned *depth, int bar, const char *first, char *err,
                                      size_t cap)
 {
@@ -240,7 +247,7 @@ static inline int rawtext_take_addrs(struct rawtext_cur *c, uint64_t *frames, un
 /* ---- lines ----------------------------------------------------------- */
 
 /* "line N: " + what the line parser said (what may be err itself). */
-static inline int rawtext_fail_line(char *err, size_t cap, unsigned line, const char *what)
+RAWTEXT_INLINE int rawtext_fail_line(char *err, size_t cap, unsigned line, const char *what)
 {
     char tmp[160];
     size_t i = 0;
@@ -257,7 +264,7 @@ static inline int rawtext_fail_line(char *err, size_t cap, unsigned line, const 
 
 /* The next line [*start, *end) of text from *pos; -1 (err set) if it is
  * cut or has a character no line may hold. */
-static inline int rawtext_next_line(const char *text, size_t len, size_t *pos, unsigned line,
+RAWTEXT_INLINE int rawtext_next_line(const char *text, size_t len, size_t *pos, unsigned line,
                                     size_t *start, size_t *end, char *err, size_t cap)
 {
     size_t i = *pos;

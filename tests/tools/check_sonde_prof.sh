@@ -256,8 +256,22 @@ host_err "sonde-prof record: --lock is one window, -d 1-2000 ms" \
   '--lock -d 2001 ms out of range (1 to 2000 ms: one `profile lock` window)' \
   "$PROF" record --lock -d 2001 -e "$ELF" -o "$tmp/h.svg" 127.0.0.1
 host_err "sonde-prof record: --lock is one kind of its own" \
-  "give one of --heap, --allocs, --off, --wall and --lock" \
+  "give one of --heap, --allocs, --off, --wall, --lock and --trace" \
   "$PROF" record --lock --off -e "$ELF" -o "$tmp/h.svg" 127.0.0.1
+host_err "sonde-prof record: --trace is one window, -d 1-2000 ms" \
+  '--trace -d 2001 ms out of range (1 to 2000 ms: one `trace` window; a longer trace is a stream' \
+  "$PROF" record --trace -d 2001 -e "$ELF" -o "$tmp/h.txt" 127.0.0.1
+host_err "sonde-prof record: --trace takes every task" \
+  "--trace is every task's switches: -p does not apply" \
+  "$PROF" record --trace -p 7 -e "$ELF" -o "$tmp/h.txt" 127.0.0.1
+for ext in pftrace json html; do
+  host_err "sonde-prof record: --trace -o .$ext is refused by name" \
+    "-o $tmp/h.$ext: unsupported output suffix for --trace in this build (.$ext is not written yet" \
+    "$PROF" record --trace -e "$ELF" -o "$tmp/h.$ext" 127.0.0.1
+done
+host_err "sonde-prof record: --trace -o .svg is no trace's" \
+  "-o $tmp/h.svg: unknown extension for --trace" \
+  "$PROF" record --trace -e "$ELF" -o "$tmp/h.svg" 127.0.0.1
 host_err "sonde-prof record: -e once or once per HOST" "give -e once, or once per HOST in order" \
   "$PROF" record -e "$ELF" -e "$ELF" -e "$ELF" -o "$tmp/h.svg" 127.0.0.1 127.0.0.2
 host_err "sonde-prof record: missing ELF, exit 2 before any request" "nope.elf" \
