@@ -295,7 +295,14 @@ int traw_parse_event(const char *s, size_t len, uint32_t cpus, struct traw_event
                      char *err, size_t cap)
 {
     struct rawtext_cur c = { s, s + len, 0 };
-    *e = (struct traw_event){ 0 };
+    /* Field by field: a struct's zeroing may be a memset call, and this
+     * file calls nothing. A string is "" by its first byte. */
+    e->te_type = 0;
+    e->te_cpu = e->te_pid = e->te_pid2 = e->te_wcpu = e->te_vec = 0;
+    e->te_ns = e->te_end = 0;
+    e->te_task[0] = e->te_task2[0] = e->te_name[0] = e->te_irq[0] = 0;
+    e->te_left = e->te_in_irq = e->te_class = 0;
+    e->te_depth = 0;
     if (len < 2 || s[1] != ' ')
         return rawtext_fail(err, cap, "an event is S, W, I or P then a space", 0);
     switch (s[0]) {

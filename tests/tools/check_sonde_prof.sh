@@ -366,14 +366,16 @@ fi
 # ---- off-CPU profiles: every output (tests/tools/check_offcpu_prof.sh)
 . tests/tools/check_offcpu_prof.sh
 
-# ---- the parser builds as kernel code: freestanding, no library calls
+# ---- the parsers build as kernel code: freestanding, no library calls
+for src in profile_raw trace_raw; do
 for cc in gcc aarch64-linux-gnu-gcc; do
   command -v $cc > /dev/null || continue
   if $cc -std=gnu11 -O2 -ffreestanding -fno-pic -fno-stack-protector -mgeneral-regs-only \
-       -Wall -Wextra -Werror -Wmissing-prototypes -I. -c uapi/profile_raw.c -o "$tmp/praw.o" 2> "$tmp/cc" &&
+       -Wall -Wextra -Werror -Wmissing-prototypes -I. -c uapi/$src.c -o "$tmp/praw.o" 2> "$tmp/cc" &&
      [ -z "$(nm "$tmp/praw.o" | awk '$1 == "U"')" ]; then
-    ok "uapi/profile_raw.c builds freestanding with $cc and calls nothing"
-  else bad "uapi/profile_raw.c builds freestanding with $cc and calls nothing" "$(cat "$tmp/cc"; nm "$tmp/praw.o" 2>/dev/null | awk '$1 == "U"')"; fi
+    ok "uapi/$src.c builds freestanding with $cc and calls nothing"
+  else bad "uapi/$src.c builds freestanding with $cc and calls nothing" "$(cat "$tmp/cc"; nm "$tmp/praw.o" 2>/dev/null | awk '$1 == "U"')"; fi
+done
 done
 
 # ---- arm64: the same tool on the other kernel (addresses are just ELF
