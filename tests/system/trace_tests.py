@@ -24,6 +24,9 @@ to each other through the queue burn-pp 1000 times a second on CPU PP).
   latency 500` over the same workload: wakes a second within 5%, the
   median in the same or a neighbouring power-of-two bucket.
 - map: `trace 100 PP map` marks the CPU that switched and names the pair.
+- raw_matches_stat: `trace 500 PP raw` is uapi/trace_raw.h's grammar to
+  the line, and its hand-offs are the stat's rate within 1%, each after
+  a wake; the switches chain on each CPU.
 - irq_wakes: a second kernel (-smp 2) answers UDP shell commands while
   a `trace 1000` and a `profile off 1000` run: the virtio-rx task's runs
   say the NIC's interrupt woke them, by the name its driver registered
@@ -31,9 +34,6 @@ to each other through the queue burn-pp 1000 times a second on CPU PP).
 - bad_input: the errors name what was wrong and the allowed range.
 - preempted_spinners: two `burn` spinners on the pair's CPU leave it
   `preempted` (the tick's), never `yield`.
-- raw_matches_stat: `trace 500 PP raw` is uapi/trace_raw.h's grammar to
-  the line, and its hand-offs are the stat's rate within 1%, each after
-  a wake; the switches chain on each CPU.
 - record_trace_txt: `sonde-prof record --trace -d 500 -o X.txt` over the
   second kernel's UDP shell while burn pingpong runs there: the shell's
   timehist rows and summary, runs adding up, the samples' functions
@@ -298,6 +298,39 @@ def t_map(ctx):
     check(World.pair <= legend, "the map's legend %r lacks the pair %r" % (legend, World.pair))
 
 
+@test
+def t_raw_matches_stat(ctx):
+    """`trace 500 PP raw`: every line in the grammar; the pair's hand-offs
+    (switches from one to the other) are what the stat's rate says, within
+    1%, each after a wake of the task coming in; on each CPU every
+    switch's entering task is the next one's leaving one; nothing is
+    dropped but arm64's nested samples (at most 1% of them)."""
+    m = World.get()
+    rate = pair_rate(m)
+    h, evs = raw_trace(m.cmd("trace 500 %d raw" % World.pp, 120).rstrip("\n") + "\n")
+    check(h["ms"] == 500, "ms=%d" % h["ms"])
+    pids = {t.split("[")[1][:-1] for t in World.pair}
+    sw = [e for e in evs if e[0] == "S"]
+    pair = [e for e in sw if e[3] in pids and e[7] in pids]
+    want = rate * 500e6
+    check(abs(len(pair) - want) <= 0.01 * want,
+          "%d hand-offs in the raw trace's 500 ms; the stat's rate says %.1f" % (len(pair), want))
+    check(all(int(e[2]) == World.pp for e in evs), "an event of a cpu not asked for")
+    check(all(e[5] == "waitq" and e[6] == "burn-pp" for e in pair),
+          "the pair left for other reasons: %r" % [e for e in pair if e[5] != "waitq"][:3])
+    names = {"%s[%s]" % (e[4], e[3]) for e in pair} | {"%s[%s]" % (e[8], e[7]) for e in pair}
+    check(names == World.pair, "the pair's names %r, not %r" % (names, World.pair))
+    for a, b in zip(sw, sw[1:]):
+        check(a[7] == b[3], "%s switched to %s, but %s left next" % (a[4], a[8], b[4]))
+    woken = [e for e in evs if e[0] == "W" and e[5] in pids]
+    check(len(woken) >= len(pair) - 2, "%d wakes of the pair for %d hand-offs" % (len(woken), len(pair)))
+    samples = sum(1 for e in evs if e[0] == "P")
+    most = 0 if ARCH == "x86_64" else samples // 100
+    check(sum(h["drops"]) <= most, "dropped %r (at most %d)" % (h["drops"], most))
+    print("    %d hand-offs (stat: %.1f), %d wakes of the pair, %d samples, %d slices"
+          % (len(pair), want, len(woken), samples, sum(1 for e in evs if e[0] == "I")))
+
+
 class NetWorld:
     """A kernel with its UDP shell on a virtio-net NIC, for the wakes its
     interrupt makes."""
@@ -365,6 +398,7 @@ def t_bad_input(ctx):
                       ("trace 10 9", "trace: cpu '9' is not an online cpu (0-%d)" % top),
                       ("trace 10 0,", "trace: a cpu list ends with a cpu, not ','"),
                       ("trace map 10", "trace: 'map' must be the last argument"),
+                      ("trace raw 10", "trace: 'raw' must be the last argument"),
                       ("trace 10 0 1 map", "trace: too many arguments")):
         out = m.cmd(cmd, 30)
         check(want in out, "%r said %r, not %r" % (cmd, out.strip()[-200:], want))
@@ -415,39 +449,6 @@ def raw_trace(text):
         evs.append((ln[0],) + g.groups())
     check(len(evs) == int(h.group(4)), "%d events, events=%s" % (len(evs), h.group(4)))
     return dict(build_id=h.group(1), cpus=cpus, ms=int(h.group(3)), drops=drops), evs
-
-
-@test
-def t_raw_matches_stat(ctx):
-    """`trace 500 PP raw`: every line in the grammar; the pair's hand-offs
-    (switches from one to the other) are what the stat's rate says, within
-    1%, each after a wake of the task coming in; on each CPU every
-    switch's entering task is the next one's leaving one; nothing is
-    dropped but arm64's nested samples (at most 1% of them)."""
-    m = World.get()
-    rate = pair_rate(m)
-    h, evs = raw_trace(m.cmd("trace 500 %d raw" % World.pp, 120).rstrip("\n") + "\n")
-    check(h["ms"] == 500, "ms=%d" % h["ms"])
-    pids = {t.split("[")[1][:-1] for t in World.pair}
-    sw = [e for e in evs if e[0] == "S"]
-    pair = [e for e in sw if e[3] in pids and e[7] in pids]
-    want = rate * 500e6
-    check(abs(len(pair) - want) <= 0.01 * want,
-          "%d hand-offs in the raw trace's 500 ms; the stat's rate says %.1f" % (len(pair), want))
-    check(all(int(e[2]) == World.pp for e in evs), "an event of a cpu not asked for")
-    check(all(e[5] == "waitq" and e[6] == "burn-pp" for e in pair),
-          "the pair left for other reasons: %r" % [e for e in pair if e[5] != "waitq"][:3])
-    names = {"%s[%s]" % (e[4], e[3]) for e in pair} | {"%s[%s]" % (e[8], e[7]) for e in pair}
-    check(names == World.pair, "the pair's names %r, not %r" % (names, World.pair))
-    for a, b in zip(sw, sw[1:]):
-        check(a[7] == b[3], "%s switched to %s, but %s left next" % (a[4], a[8], b[4]))
-    woken = [e for e in evs if e[0] == "W" and e[5] in pids]
-    check(len(woken) >= len(pair) - 2, "%d wakes of the pair for %d hand-offs" % (len(woken), len(pair)))
-    samples = sum(1 for e in evs if e[0] == "P")
-    most = 0 if ARCH == "x86_64" else samples // 100
-    check(sum(h["drops"]) <= most, "dropped %r (at most %d)" % (h["drops"], most))
-    print("    %d hand-offs (stat: %.1f), %d wakes of the pair, %d samples, %d slices"
-          % (len(pair), want, len(woken), samples, sum(1 for e in evs if e[0] == "I")))
 
 
 TXT_CPU = re.compile(r"^cpu (\d+): busy [\d.]+% \((\d+\.\d{3}) ms\), idle (\d+\.\d{3}) ms, "

@@ -1,4 +1,4 @@
-// LINK: kernel/prof/sample.c kernel/prof/trace.c kernel/prof/trace_hooks.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/stream_encode.c kernel/prof/report.c kernel/prof/lockreport.c kernel/prof/export.c kernel/prof/fold.c kernel/prof/fold_order.c kernel/prof/quantile.c kernel/prof/fold_index.c kernel/cmd/profile.c uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c kernel/cmd/profile_heap.c kernel/prof/heapview.c mm/heapprof.c tests/unit/fake_heap_table.c kernel/cmd/profile_stream.c uapi/stream_ctl.c kernel/cmd/profile_say.c kernel/cmd/trace.c kernel/irqname.c
+// LINK: kernel/prof/sample.c kernel/prof/trace.c kernel/prof/trace_hooks.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/stream_encode.c kernel/prof/report.c kernel/prof/lockreport.c kernel/prof/export.c kernel/prof/fold.c kernel/prof/fold_order.c kernel/prof/quantile.c kernel/prof/fold_index.c kernel/cmd/profile.c uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c kernel/cmd/profile_heap.c kernel/prof/heapview.c mm/heapprof.c tests/unit/fake_heap_table.c kernel/cmd/profile_stream.c uapi/stream_ctl.c kernel/cmd/profile_say.c kernel/cmd/trace.c kernel/irqname.c uapi/trace_raw.c
 /* tests/unit/test_cmd_trace.c: `trace` (kernel/cmd/trace.c), the words
  * over the profiler core's trace: a fake window in which the real hooks
  * (kernel/prof/trace_hooks.h) record switches, a wake inside a device's
@@ -11,6 +11,7 @@
 #include "fake_profiler.h"
 #include "kernel/prof/session.h"
 #include "kernel/prof/trace_hooks.h"
+#include "uapi/trace_raw.h"
 
 /* cpu 0: burn (5) runs from the start, waits on q at +1 us for burn
  * (7); 5 is woken at +2 us inside interrupt 33 on cpu 1, where netload
@@ -118,6 +119,42 @@ TEST(trace_map_marks_the_cpu_that_switched)
                       " *A0                     0.004 ms\n") != NULL);
 }
 
+/* raw: every event in uapi/trace_raw.h's grammar, in time order across
+ * the CPUs, each slice at its entry, the wake made inside interrupt 33
+ * naming it by its device, as the parser reads it back. */
+TEST(trace_raw_prints_the_grammar)
+{
+    reset();
+    irqname_reset();
+    CHECK_EQ(irqname_set(33, "virtio-net"), 0);
+    room(64);
+    window_fn = win_trace;
+    CHECK_EQ(run_cmd("trace 10 raw"), 0);
+    const char *want = "# sonde trace build-id=0123456789abcdef0123456789abcdef01234567 cpus=4 "
+                   "ms=10 events=6 dropped=0,0,0,0\n"
+                   "S 1000 0 5 burn waitq:q 7 burn\n"
+                   "W 2000 1 12 netload 5 burn 0 irq=33:device:virtio-net\n"
+                   "I 2000 1 2000 33 device virtio-net 12\n"
+                   "S 2500 0 7 burn preempted 5 burn\n"
+                   "I 3000 0 3800 240 tick 7\n"
+                   "S 4000 0 5 burn sleep 7 burn\n";
+    if (strcmp(out, want) != 0)
+        printf("  printed:\n%s", out);
+    CHECK(strcmp(out, want) == 0);
+    struct traw_header h;
+    char err[TRAW_ERR_MAX] = "";
+    CHECK_EQ(traw_parse(out, strlen(out), &h, NULL, NULL, err, sizeof err), 0);
+    CHECK_STR(err, "");
+    /* A CPU list keeps its events; the header still has every CPU. */
+    reset();
+    room(64);
+    window_fn = win_trace;
+    CHECK_EQ(run_cmd("trace 10 1 raw"), 0);
+    CHECK(strstr(out, " events=2 dropped=0,0,0,0\nW 2000 1 ") != NULL);
+    CHECK_EQ(traw_parse(out, strlen(out), &h, NULL, NULL, err, sizeof err), 0);
+    irqname_reset();
+}
+
 /* A profile asked for while a trace runs is refused as busy, as any
  * second window is: the two never share the rings. */
 static int nested_rc;
@@ -156,6 +193,8 @@ TEST(trace_refuses_bad_input)
         { "trace 10 0,,1", "trace: cpu '' is not an online cpu (0-3)\n" },
         { "trace map 10", "trace: 'map' must be the last argument" },
         { "trace 10 0 1 map", "trace: too many arguments" },
+        { "trace raw 10", "trace: 'raw' must be the last argument, and only one of map and raw" },
+        { "trace 10 map raw", "trace: 'map' must be the last argument, and only one of map and raw" },
     };
     for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         reset();
