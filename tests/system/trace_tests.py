@@ -157,8 +157,10 @@ def pair_rate(m):
 
 
 class Last:
-    """The trace of t_switches_match_stat, which the next tests read too."""
+    """The trace of t_switches_match_stat, which the next tests read too,
+    and the pair's rate it was measured against."""
     tr = None
+    rate = None
 
 
 def last():
@@ -180,7 +182,7 @@ def t_switches_match_stat(ctx):
     # 1% bound measures the trace, not where the stats happened to land.
     rate = pair_rate(m)
     tr = trace(m, "trace 500 %d" % World.pp)
-    Last.tr = tr
+    Last.tr, Last.rate = tr, rate
     want = rate * tr["ms"] * 1e6
     got = sum(1 for r in tr["rows"] if r["task"] in World.pair and r["next"] in World.pair)
     check(abs(got - want) <= 0.01 * want,
@@ -306,7 +308,9 @@ def t_raw_matches_stat(ctx):
     switch's entering task is the next one's leaving one; nothing is
     dropped but arm64's nested samples (at most 1% of them)."""
     m = World.get()
-    rate = pair_rate(m)
+    # The rate switches_match_stat measured, when it ran: the pair keeps
+    # its grid while nothing takes its CPU (the spinners' test comes later).
+    rate = Last.rate or pair_rate(m)
     h, evs = raw_trace(m.cmd("trace 500 %d raw" % World.pp, 120).rstrip("\n") + "\n")
     check(h["ms"] == 500, "ms=%d" % h["ms"])
     pids = {t.split("[")[1][:-1] for t in World.pair}
@@ -499,8 +503,13 @@ def t_record_trace_txt(ctx):
     shown = re.search(r"^(\d+) switches shown", text, re.M)
     check(shown and int(shown.group(1)) == len(rows), "%d rows, %r" % (len(rows), shown))
     hand = [r for r in rows if r["task"] in pair and r["next"] in pair]
-    check(len(hand) >= 450 and all(r["left"] == "waitq" and r["name"] == "burn-pp" for r in hand),
-          "%d hand-offs of the pair in 500 ms: %r" % (len(hand), hand[:3]))
+    # Without -icount a vCPU the host held off can come back to both of
+    # the pair runnable, and the tick then preempts one for the other: a
+    # few such hand-offs, never most.
+    other = [r for r in hand if not (r["left"] == "waitq" and r["name"] == "burn-pp")]
+    check(len(hand) >= 450 and len(other) <= len(hand) // 100,
+          "%d hand-offs of the pair in 500 ms, %d not through burn-pp: %r"
+          % (len(hand), len(other), other[:3]))
     cpus = {int(c[0]): c for c in TXT_CPU.findall(text)}
     check(len(cpus) == int(h.group(2)), "%d cpu summaries for %s cpus" % (len(cpus), h.group(2)))
     funcs = elf_functions()
