@@ -93,7 +93,8 @@ stage network 300 tests/system/net_tests.py python3 tests/system/net_tests.py --
 stage offcpu 120 tests/system/offcpu_tests.py python3 tests/system/offcpu_tests.py --arch x86_64
 # lockstat's exact counts of burn lock's probe, a window, unnamed locks: about 15 s.
 stage locks 120 tests/system/lock_tests.py python3 tests/system/lock_tests.py --arch x86_64
-# traces of burn pingpong at -smp 4 under -icount: switches, runs, ticks, delays: about 40 s.
+# traces of burn pingpong at -smp 4 under -icount: switches, runs, ticks, delays, the raw
+# trace and record --trace: about 60 s.
 stage trace 120 tests/system/trace_tests.py python3 tests/system/trace_tests.py --arch x86_64
 # heaptest's sites under profile heap and profile allocs, a leak, 4 CPUs: about 10 s.
 stage heap 120 tests/system/heap_tests.py python3 tests/system/heap_tests.py --arch x86_64
