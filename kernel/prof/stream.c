@@ -268,6 +268,8 @@ static void prof_stream_source(char *buf, size_t cap)
         strlcpy(buf, pmu_source_name(), cap);
     else if (stream.what & PROF_STREAM_HEAP)
         prof_heap_source(buf, cap, false, stream.heap_rate);
+    else if (stream.what & PROF_STREAM_LOCK)
+        strlcpy(buf, "locks", cap);
     else
         strlcpy(buf, "sched", cap);
 }

@@ -252,9 +252,6 @@ host_err "sonde-prof record: unresolvable name, exit 2, no output" "cannot resol
 host_err "sonde-prof record: -d out of range names the range" \
   '-d 0 out of range (1 ms to 86400 s: "500ms", "10s", or a number of ms)' \
   "$PROF" record -d 0 -e "$ELF" -o "$tmp/h.svg" 127.0.0.1
-host_err "sonde-prof record: --lock is one window, -d 1-2000 ms" \
-  '--lock -d 2001 ms out of range (1 to 2000 ms: one `profile lock` window)' \
-  "$PROF" record --lock -d 2001 -e "$ELF" -o "$tmp/h.svg" 127.0.0.1
 host_err "sonde-prof record: --lock is one kind of its own" \
   "give one of --heap, --allocs, --off, --wall and --lock" \
   "$PROF" record --lock --off -e "$ELF" -o "$tmp/h.svg" 127.0.0.1

@@ -161,13 +161,13 @@ TEST(stream_allocs_words)
 {
     static const struct { const char *line, *msg; } bad[] = {
         { "profile allocs stream", "profile: stream needs a port (usage: profile "
-                                   "[off|wall|allocs] stream <port> [ms|0] [pid|all])\n" },
+                                   "[off|wall|allocs|lock] stream <port> [ms|0] [pid|all])\n" },
         { "profile allocs stream 70000", "profile: port 70000 out of range (1-65535)\n" },
         { "profile allocs stream 5555 x", "profile: 'x' is not a stream length (0: until "
                                           "stopped, or 1-86400000 ms)\n" },
         { "profile allocs stream 5555 100 99", "profile: pid 99: no such task\n" },
         { "profile allocs stream 5555 100 all x", "profile: too many arguments (usage: profile "
-                                                  "[off|wall|allocs] stream <port> [ms|0] [pid|all])\n" },
+                                                  "[off|wall|allocs|lock] stream <port> [ms|0] [pid|all])\n" },
     };
     reset();
     heapprof_test_reset();

@@ -934,7 +934,7 @@ TEST(stream_off_words)
     reset();
     stream_from(5555);
     CHECK_EQ(run_cmd("profile off stream"), 1);
-    CHECK_STR(said(), "profile: stream needs a port (usage: profile [off|wall|allocs] stream <port> [ms|0] [pid|all])\n");
+    CHECK_STR(said(), "profile: stream needs a port (usage: profile [off|wall|allocs|lock] stream <port> [ms|0] [pid|all])\n");
     CHECK_EQ(run_cmd("profile wall stream 70000"), 1);
     CHECK_STR(said(), "profile: port 70000 out of range (1-65535)\n");
     CHECK_EQ(run_cmd("profile off stream 5555 100 99"), 1);
