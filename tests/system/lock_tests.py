@@ -49,6 +49,9 @@ holder has it and times its own waits.
   kind=lock with no drops, and the pprof charges each lock as
   record_lock's does (90% through the holder's function, within 10% of
   the waiter, 10 contentions).
+- top_lock: `sonde-prof top --lock` over the same rounds: [mutex probe-m]
+  and [spin probe-s] are leaves with delay of their own, the holder's
+  functions carry it, the mutex's more than the spinlock's.
 - bad_input: errors name what was wrong and the allowed range.
 
 Prints 'PASS name (secs)' or 'FAIL name (secs): reason' and ends with
@@ -415,6 +418,32 @@ def t_record_lock_stream(ctx):
             check(waits == 10, "%s: %d contentions through %s, not 10" % (root, waits, fn))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+@test
+def t_top_lock(ctx):
+    """`top --lock` (plain lines: stdout is no terminal) over burn lock's
+    profiled rounds: the two locks are leaves, the holder's functions
+    carry their delay."""
+    m = World.get()
+    out = m.cmd("burn lock start 10 3000 profiled", 30)
+    check(re.search(r"pids (\d+) (\d+)", out), "burn lock start said %r" % out.strip()[-200:])
+    top = subprocess.run([PROF, "top", "--lock", "-n", "2", "-w", "30", "-e",
+                          ARCHES[ARCH]["kernel"], m.target],
+                         capture_output=True, text=True, timeout=60)
+    done = BURN.search(m.cmd("burn lock wait", 120))
+    check(done, "burn lock wait printed no line")
+    last = top.stdout.rsplit("sonde-prof top", 1)[-1]
+    rows = {name: (float(s), float(t)) for s, t, name in
+            re.findall(r"^ +(\d+\.\d) +(\d+\.\d) +(\S+(?: \S+)?)$", last, re.M)}
+    check(top.returncode == 0 and re.search(r" us of lock waits in \d", last),
+          "top --lock: exit %d: %s%s" % (top.returncode, top.stdout[-1500:], top.stderr))
+    for leaf, fn in (("[mutex probe-m]", "burn_lock_hold_mutex"), ("[spin probe-s]", "burn_lock_hold_spin")):
+        check(leaf in rows and rows[leaf][0] > 0, "top --lock: no %s leaf: %s" % (leaf, last[-1500:]))
+        check(fn in rows and rows[fn][1] > 0, "top --lock: %s carries no delay: %s" % (fn, last[-1500:]))
+    # The mutex's 3 ms holds outweigh the spinlock's 300 us ones.
+    check(rows["[mutex probe-m]"][0] > rows["[spin probe-s]"][0],
+          "top --lock: mutex %r, spin %r" % (rows["[mutex probe-m]"], rows["[spin probe-s]"]))
 
 
 @test
