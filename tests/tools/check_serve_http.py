@@ -246,7 +246,7 @@ def check_kind_off(tmp, procs, frames):
     r = subprocess.run([PROF, 'serve', '--kind', 'bogus', '-e', ELF, '127.0.0.1:1'],
                        capture_output=True, text=True, timeout=10)
     check('serve --kind bogus: exit 2, the kinds named',
-          r.returncode == 2 and 'cpu, off, wall or allocs' in r.stderr, r.stderr)
+          r.returncode == 2 and 'cpu, off, wall, allocs or lock' in r.stderr, r.stderr)
     kport = free_port(socket.SOCK_DGRAM)
     procs.append(start_fake(tmp, 'fake-off', kport, frames))
     sv, err, port = start_serve(tmp, 'serve-off.err', ['--kind', 'off', f'127.0.0.1:{kport}'])
@@ -302,6 +302,36 @@ def check_kind_allocs(tmp, procs, frames):
     check('serve --kind allocs: SIGTERM, exit 0', sv.wait(10) == 0)
 
 
+def check_kind_lock(tmp, procs, frames):
+    """serve --kind lock: every kernel is asked for `profile lock stream`;
+    its records are the lock kind, the one listed, the lock the root
+    frame, and a chain counts the waits its releases ended (Go's
+    contentions): 2 waits of 1 ms each a record in the fake."""
+    kport = free_port(socket.SOCK_DGRAM)
+    procs.append(start_fake(tmp, 'fake-lock', kport, frames))
+    sv, err, port = start_serve(tmp, 'serve-lock.err', ['--kind', 'lock', f'127.0.0.1:{kport}'])
+    procs.append(sv)
+    check('serve --kind lock starts', port is not None)
+    if port is None:
+        return
+
+    def flame():
+        st, body = get(port, b'/api/flame?kind=lock')
+        return json.loads(body) if st == 200 else {}
+    check('its records are the lock kind',
+          wait_for(lambda: flame().get('samples', 0) > 0, 3), str(flame())[:300])
+    st, body = get(port, b'/api/status')
+    kinds = json.loads(body)['kinds'] if st == 200 else []
+    check('status lists the lock kind alone', kinds == ['lock'], str(kinds))
+    f = flame()
+    n = f.get('samples', 0)
+    check('the lock is a frame', '[mutex burn-m]' in json.dumps(f), json.dumps(f)[:300])
+    check('a count is a wait: 1 ms of delay each',
+          n > 0 and n % 2 == 0 and f.get('weight') == 1000000 * n, str(f)[:300])
+    sv.terminate()
+    check('serve --kind lock: SIGTERM, exit 0', sv.wait(10) == 0)
+
+
 def main():
     r = subprocess.run(['make', '-s', '-C', ROOT, 'build/x86_64/kernel.elf',
                         'build/host/sonde-prof'])
@@ -354,6 +384,7 @@ def main():
         check_keyed(tmp, procs, frames)
         check_kind_off(tmp, procs, frames)
         check_kind_allocs(tmp, procs, frames)
+        check_kind_lock(tmp, procs, frames)
 
         serve_err = open(os.path.join(tmp, 'serve.err'), 'w+')
         sv = subprocess.Popen([PROF, 'serve', '-l', '127.0.0.1:0', '-e', ELF,

@@ -48,6 +48,12 @@ static void add_stack(const struct st_sel *sel, size_t i, bool merged, struct sp
     r.why = key->why;
     snprintf(r.name, sizeof r.name, "%s", key->reason);
     r.waker = PSTR_WAKER_NONE;
+    /* A lock's: its type from the why it was kept under; its count is its
+     * waits already (tools/serve/hist.c). */
+    if (key->kind == PSTR_KIND_LOCK) {
+        r.lkind = key->why == PRAW_WHY_SPIN ? PSTR_LOCK_SPIN : PSTR_LOCK_MUTEX;
+        r.waits = 1;
+    }
     memcpy(r.frames, key->frames, sizeof r.frames);
     sp_agg_add_n(a, merged ? 0 : key->cpu, &r, sel->counts[i], sel->weights[i]);
 }
