@@ -53,7 +53,7 @@ netload_SRC       := uapi/netload.c
 sonde-switch_DIRS := switch common
 # fleet-gen: simulated kernels for the collector's benchmarks (bench/fleet.py)
 fleet-gen_DIRS    := fleet
-fleet-gen_SRC     := uapi/stream_ctl.c uapi/profile_stream.c uapi/profile_stream_tag.c uapi/udpshell.c lib/sha256.c
+fleet-gen_SRC     := uapi/stream_ctl.c uapi/profile_stream.c uapi/profile_stream_meta.c uapi/profile_stream_tag.c uapi/udpshell.c lib/sha256.c
 # sonde-prof: pprof's schema compiled at build time from Debian's copy
 # (golang-github-google-pprof-dev), never copied into the tree; libdw names;
 # ncurses draws `top`; libmicrohttpd serves `serve`'s page and API; jansson
@@ -62,7 +62,7 @@ PPROF_PROTO     := /usr/share/gocode/src/github.com/google/pprof/proto/profile.p
 PROTOGEN        := $(HOSTB)/proto
 sonde-prof_DIRS := cmd serve store ingest output model common
 sonde-prof_SRC  := uapi/udpshell_auth.c lib/sha256.c \
-                   uapi/profile_raw.c uapi/profile_stream.c uapi/profile_stream_tag.c \
+                   uapi/profile_raw.c uapi/profile_stream.c uapi/profile_stream_meta.c uapi/profile_stream_tag.c \
                    uapi/udpshell.c uapi/stream_ctl.c \
                    $(PROTOGEN)/profile.pb-c.c $(WEBB)/assets.c
 sonde-prof_LIBS := -ldw -lelf -lprotobuf-c -lz -lncurses -lmicrohttpd -ljansson -lsqlite3 -lpq

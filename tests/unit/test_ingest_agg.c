@@ -1,4 +1,4 @@
-// LINK: tools/ingest/agg.c tools/ingest/stream.c tools/model/model.c uapi/profile_stream.c uapi/profile_raw.c
+// LINK: tools/ingest/agg.c tools/ingest/stream.c tools/model/model.c uapi/profile_stream.c uapi/profile_stream_meta.c uapi/profile_raw.c
 /* tests/unit/test_ingest_agg.c: a stream's records put in the model
  * straight as its types (sp_agg_profile, serve's path: no raw text between)
  * are the profile the text path gives (sp_agg_raw_drops, then
