@@ -201,7 +201,8 @@ static uint8_t cmd_stream_kind(unsigned what)
     if (what == (PROF_STREAM_CPU | PROF_STREAM_OFF))
         return SCTL_KIND_WALL;
     return what & PROF_STREAM_CPU ? SCTL_KIND_CPU : what & PROF_STREAM_OFF ? SCTL_KIND_OFF
-         : what & PROF_STREAM_LOCK ? SCTL_KIND_LOCK : SCTL_KIND_ALLOCS;
+         : what & PROF_STREAM_LOCK ? SCTL_KIND_LOCK : what & PROF_STREAM_TRACE ? SCTL_KIND_TRACE
+         : SCTL_KIND_ALLOCS;
 }
 
 /* The control line of op's answer res about the stream of f: its id only
@@ -343,7 +344,8 @@ static void cmd_stream_print_started(const struct prof_stream_facts *f, uint32_t
     pr_printf(p, "to %s (%s%s, %u cpus)%s\n", f->sf_to,
               what & PROF_STREAM_CPU ? pmu_source_name()
               : what & PROF_STREAM_HEAP ? heap
-              : what & PROF_STREAM_LOCK ? "lock waits by holder" : "off-CPU",
+              : what & PROF_STREAM_LOCK ? "lock waits by holder"
+              : what & PROF_STREAM_TRACE ? "trace" : "off-CPU",
               what == (PROF_STREAM_CPU | PROF_STREAM_OFF) ? " and off-CPU" : "", f->sf_ncpus,
               f->sf_peer ? "" : ", once a keep-alive from there confirms it");
 }
@@ -397,7 +399,7 @@ static void cmd_stream_line_now(unsigned op, unsigned res, struct sctl_line *l)
     *l = cmd_stream_line(op, res, &f);
 }
 
-/* argv[1] is "stream"; what: PROF_STREAM_CPU, _OFF, both, _HEAP or _LOCK. */
+/* argv[1] is "stream"; what: PROF_STREAM_CPU, _OFF, both, _HEAP, _LOCK or _TRACE. */
 static int cmd_stream_start(int argc, char **argv, unsigned what, struct buf_printer *t,
                             struct sctl_line *l)
 {
