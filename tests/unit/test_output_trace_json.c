@@ -4,7 +4,8 @@
  * back with jansson: a lane per CPU, runs that tile each CPU's window
  * with the reason each left and the delay and wait before it, a flow per
  * wake whose two ends pair up, interrupts as slices, samples whose
- * stackFrames name their chains. */
+ * stackFrames name their chains (as instant events and as the "samples"
+ * array speedscope reads). */
 #include "test.h"
 #include <jansson.h>
 #include <math.h>
@@ -298,6 +299,23 @@ TEST(trace_json_samples_name_their_stacks)
     CHECK_STR(st, "step@a.h:5 spin@a.c:12");
     /* one node per distinct path: 4 + 2 + 2, none shared across roots */
     CHECK_EQ(json_object_size(json_object_get(doc, "stackFrames")), 8);
+    /* the "samples" array speedscope reads: the same samples, lanes and
+     * stacks as the instant events */
+    json_t *arr = json_object_get(doc, "samples");
+    CHECK_EQ(json_array_size(arr), TFIX_SAMPLES);
+    for (size_t i = 0; i < json_array_size(arr) && i < 3; i++) {
+        json_t *x = json_array_get(arr, i);
+        char a[256], b[256];
+        stack_of(doc, x, a, sizeof a);
+        stack_of(doc, p[i], b, sizeof b);
+        CHECK(a[0] != 0);
+        CHECK_STR(a, b);
+        CHECK_EQ(ns_of(x, "ts"), ns_of(p[i], "ts"));
+        CHECK_EQ(lane(x), json_integer_value(json_object_get(x, "cpu")));
+        CHECK_EQ(json_integer_value(json_object_get(x, "tid")),
+                 json_integer_value(json_object_get(x, "pid")));
+        CHECK_EQ(lane(x), lane(p[i]));
+    }
     json_decref(doc);
     sp_trace_free(&t);
 }
@@ -353,6 +371,8 @@ TEST(trace_json_empty_trace_is_lanes_alone)
     CHECK_EQ(select_ev(doc, "M", NULL, m, 4), 3);
     CHECK_EQ(json_array_size(json_object_get(doc, "traceEvents")), 3);
     CHECK_EQ(json_object_size(json_object_get(doc, "stackFrames")), 0);
+    CHECK_EQ(json_array_size(json_object_get(doc, "samples")), 0);
+    CHECK(json_is_array(json_object_get(doc, "samples")));
     json_decref(doc);
     sp_trace_free(&t);
 }

@@ -334,6 +334,26 @@ static void write_frames(FILE *f, const struct sf_table *s)
     fputs("}", f);
 }
 
+/* The samples as the object format's "samples" array (speedscope's way
+ * in): the same stackFrames ids the instant events carry. */
+static void write_samples(FILE *f, const struct sp_trace *t, struct sf_table *sf)
+{
+    fputs("\"samples\":[", f);
+    bool first = true;
+    for (size_t i = 0; i < t->st_nev; i++) {
+        const struct traw_event *e = &t->st_ev[i];
+        const struct sp_chain *c = sp_trace_sample(t, i);
+        if (e->te_type != TRAW_SAMPLE || !c)
+            continue;
+        fprintf(f, "%s\n{\"cpu\":%u,\"pid\":%u,\"tid\":%u", first ? "" : ",",
+                (unsigned)e->te_cpu, LANE_PID + e->te_cpu, LANE_PID + e->te_cpu);
+        us(f, "ts", e->te_ns);
+        fprintf(f, ",\"name\":\"sample\",\"sf\":%zu,\"weight\":1}", sf_chain(sf, c));
+        first = false;
+    }
+    fputs("]", f);
+}
+
 static void write_other(FILE *f, const struct sp_trace *t)
 {
     const struct traw_header *h = &t->st_hdr;
@@ -375,6 +395,8 @@ int sp_trace_json_write(const struct sp_trace *t, FILE *f)
     }
     fputs("\n],\n", f);
     write_frames(f, &sf);
+    fputs(",\n", f);
+    write_samples(f, t, &sf);
     fputs(",\n\"displayTimeUnit\":\"ns\",\n", f);
     write_other(f, t);
     fputs("}\n", f);

@@ -4,7 +4,7 @@
  * embeds exactly this text).
  *
  * The object format: {"traceEvents": [...], "stackFrames": {...},
- * "displayTimeUnit": "ns", "otherData": {...}}. ts and dur are in µs,
+ * "samples": [...], "displayTimeUnit": "ns", "otherData": {...}}. ts and dur are in µs,
  * as the format wants, with ns kept as three decimals. Each CPU is a
  * process of its own, pid 1000000 + cpu (no task pid is that high),
  * named "CPU n" by an "M" process_name event, with one thread, tid =
@@ -25,6 +25,9 @@
  *     "ts",...,"sf":ID,"args":{"pid":PID,"task":TASK}}, ID a key of
  *     "stackFrames": {"ID":{"name":FUNCTION,"category":FILE:LINE or
  *     "kernel","parent":"ID"}} (the root frame has no parent).
+ * The samples again, as the object format's own "samples" array, which
+ * speedscope reads (it takes no instant event): {"cpu":N,"pid":P,"tid":P,
+ * "ts","name":"sample","sf":ID,"weight":1}, P the CPU's lane.
  * otherData holds {"kernel", "build_id", "ms", "cpus", "dropped": [per
  * CPU]}.
  *
