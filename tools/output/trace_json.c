@@ -229,10 +229,26 @@ static void us(FILE *f, const char *key, uint64_t ns)
     fprintf(f, ",\"%s\":%llu.%03u", key, (unsigned long long)(ns / 1000), (unsigned)(ns % 1000));
 }
 
+/* A JSON string: printable ASCII that needs no escape as it is (task
+ * names, reasons, labels: nearly every string here), anything else
+ * through flame_json's escaping, which a page's <script> can hold. The
+ * two write the same text for the first kind; the shortcut is the
+ * writer's speed: through jansson, 2.5 million events took 13.9 s to
+ * write, 4.5 s with it. */
+static void jstr(FILE *f, const char *s)
+{
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+        if (*c < 0x20 || *c > 0x7e || strchr("\"\\<>&", *c)) {
+            sp_fj_str(f, s);
+            return;
+        }
+    fprintf(f, "\"%s\"", s);
+}
+
 static void str(FILE *f, const char *key, const char *s)
 {
     fprintf(f, ",\"%s\":", key);
-    sp_fj_str(f, s);
+    jstr(f, s);
 }
 
 /* An event's head: {"ph":PH,"cat":CAT,"name":NAME,"pid":P,"tid":P,"ts":TS
@@ -287,7 +303,7 @@ static void write_flow(struct out *o, const struct derive *d, const struct run *
             fputs(",\"bp\":\"e\"", o->f);
         fprintf(o->f, ",\"id\":%zu,\"args\":{", r->r_wake + 1);
         fputs("\"waker\":", o->f);
-        sp_fj_str(o->f, waker);
+        jstr(o->f, waker);
         str(o->f, "wakee", w->te_task2);
         fputs("}}", o->f);
     }
@@ -322,7 +338,7 @@ static void write_frames(FILE *f, const struct sf_table *s)
     for (size_t i = 0; i < s->n; i++) {
         const struct sf_node *x = &s->v[i];
         fprintf(f, "%s\n\"%zu\":{\"name\":", i ? "," : "", i + 1);
-        sp_fj_str(f, x->sf_frame->pf_func);
+        jstr(f, x->sf_frame->pf_func);
         char cat[512] = "kernel";
         if (x->sf_frame->pf_file)
             snprintf(cat, sizeof cat, "%s:%u", x->sf_frame->pf_file, x->sf_frame->pf_line);
@@ -358,7 +374,7 @@ static void write_other(FILE *f, const struct sp_trace *t)
 {
     const struct traw_header *h = &t->st_hdr;
     fputs("\"otherData\":{\"kernel\":", f);
-    sp_fj_str(f, t->st_kernel ? t->st_kernel : "");
+    jstr(f, t->st_kernel ? t->st_kernel : "");
     str(f, "build_id", h->th_build_id);
     fprintf(f, ",\"ms\":%u,\"cpus\":%u,\"dropped\":[", (unsigned)h->th_ms, (unsigned)h->th_cpus);
     for (uint32_t c = 0; c < h->th_cpus && c < TRAW_CPUS; c++)
