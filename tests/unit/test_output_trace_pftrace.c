@@ -9,207 +9,14 @@
  * track, samples whose callstacks name the fixture's functions, and the
  * drops. */
 #include "test.h"
-#include "perfetto.pb-c.h"
-#include "trace_fixture.h"
-#include "tools/output/trace_pftrace.h"
-
-typedef Perfetto__TracePacket Packet;
-
-/* ---- the reader ------------------------------------------------------- */
-
-#define RD_MAX 4096
-
-struct rd_slice {
-    uint32_t cpu;
-    uint64_t begin, end;
-    const char *name;
-    unsigned depth;                 /* 0: outermost on its track */
-};
-
-struct rd {
-    Perfetto__Trace *tr;
-    Perfetto__InternedData *in;     /* the sequence's tables */
-    const char *process[16], *thread[16];   /* by pid, for the fixture's few */
-    unsigned nswitch, nwake, nbundles, nsamples;
-    bool ordered;                   /* every bundle's events in time order */
-    bool chained;                   /* per CPU: each next_pid the next prev_pid */
-    bool seq_ok;                    /* one sequence, state cleared before use */
-    Perfetto__FtraceEvent *sw[RD_MAX], *wk[RD_MAX];
-    uint32_t sw_cpu[RD_MAX], wk_cpu[RD_MAX];
-    Perfetto__PerfSample *sample[RD_MAX];
-    uint64_t sample_ns[RD_MAX];
-    uint64_t lost[TRAW_CPUS];
-    struct rd_slice slice[RD_MAX];
-    unsigned nslices;
-    bool slices_ok;                 /* every end closed a begin on its track */
-};
-
-/* An interned string (bytes, not NUL-terminated on the wire), or NULL. */
-static const Perfetto__InternedString *istr(Perfetto__InternedString *const *v, size_t n,
-                                            uint64_t iid)
-{
-    for (size_t i = 0; i < n; i++)
-        if (v[i]->iid == iid)
-            return v[i];
-    return NULL;
-}
-
-static void rd_bundle(struct rd *r, const Perfetto__FtraceEventBundle *b, int64_t *last_next)
-{
-    r->nbundles++;
-    uint64_t prev = 0;
-    for (size_t i = 0; i < b->n_event; i++) {
-        Perfetto__FtraceEvent *e = b->event[i];
-        if (e->timestamp < prev)
-            r->ordered = false;
-        prev = e->timestamp;
-        if (e->event_case == PERFETTO__FTRACE_EVENT__EVENT_SCHED_SWITCH) {
-            if (last_next[b->cpu] >= 0 && last_next[b->cpu] != e->sched_switch->prev_pid)
-                r->chained = false;
-            last_next[b->cpu] = e->sched_switch->next_pid;
-            if (r->nswitch < RD_MAX) {
-                r->sw_cpu[r->nswitch] = b->cpu;
-                r->sw[r->nswitch] = e;
-            }
-            r->nswitch++;
-        } else if (e->event_case == PERFETTO__FTRACE_EVENT__EVENT_SCHED_WAKING) {
-            if (r->nwake < RD_MAX) {
-                r->wk_cpu[r->nwake] = b->cpu;
-                r->wk[r->nwake] = e;
-            }
-            r->nwake++;
-        }
-    }
-}
-
-/* Pairs each SLICE_END with the last open SLICE_BEGIN of its track. */
-static void rd_track_event(struct rd *r, const Perfetto__TrackEvent *te, uint64_t ns,
-                           unsigned *open, unsigned (*stack)[64])
-{
-    uint64_t cpu = te->track_uuid - SP_PFTRACE_UUID_IRQ(0);
-    if (cpu >= TRAW_CPUS) {
-        r->slices_ok = false;
-        return;
-    }
-    if (te->type == PERFETTO__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN && r->nslices < RD_MAX &&
-        open[cpu] < 64) {
-        r->slice[r->nslices] = (struct rd_slice){ .cpu = (uint32_t)cpu, .begin = ns,
-                                                  .name = te->name, .depth = open[cpu] };
-        stack[cpu][open[cpu]++] = r->nslices++;
-    } else if (te->type == PERFETTO__TRACK_EVENT__TYPE__TYPE_SLICE_END && open[cpu]) {
-        r->slice[stack[cpu][--open[cpu]]].end = ns;
-    } else {
-        r->slices_ok = false;
-    }
-}
-
-static int rd_load(struct rd *r, const uint8_t *buf, size_t len)
-{
-    memset(r, 0, sizeof *r);
-    r->ordered = r->chained = r->seq_ok = r->slices_ok = true;
-    r->tr = perfetto__trace__unpack(NULL, len, buf);
-    if (!r->tr)
-        return -1;
-    int64_t last_next[TRAW_CPUS];
-    unsigned open[TRAW_CPUS] = { 0 }, stack[TRAW_CPUS][64];
-    for (unsigned c = 0; c < TRAW_CPUS; c++)
-        last_next[c] = -1;
-    bool cleared = false;
-    for (size_t i = 0; i < r->tr->n_packet; i++) {
-        Packet *p = r->tr->packet[i];
-        if (!p->has_trusted_packet_sequence_id || p->trusted_packet_sequence_id != SP_PFTRACE_SEQ)
-            r->seq_ok = false;
-        if (p->sequence_flags & PERFETTO__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_INCREMENTAL_STATE_CLEARED)
-            cleared = true;
-        if ((p->sequence_flags & PERFETTO__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_NEEDS_INCREMENTAL_STATE) &&
-            !cleared)
-            r->seq_ok = false;
-        if (p->interned_data)
-            r->in = p->interned_data;
-        switch (p->data_case) {
-        case PERFETTO__TRACE_PACKET__DATA_TRACK_DESCRIPTOR: {
-            Perfetto__TrackDescriptor *td = p->track_descriptor;
-            if (td->process && td->process->pid < 16)
-                r->process[td->process->pid] = td->process->process_name;
-            if (td->thread && td->thread->tid < 16 &&
-                td->parent_uuid == SP_PFTRACE_UUID_PROCESS(td->thread->pid))
-                r->thread[td->thread->tid] = td->thread->thread_name;
-            break;
-        }
-        case PERFETTO__TRACE_PACKET__DATA_FTRACE_EVENTS:
-            rd_bundle(r, p->ftrace_events, last_next);
-            break;
-        case PERFETTO__TRACE_PACKET__DATA_TRACK_EVENT:
-            rd_track_event(r, p->track_event, p->timestamp, open, stack);
-            break;
-        case PERFETTO__TRACE_PACKET__DATA_PERF_SAMPLE:
-            if (p->perf_sample->has_kernel_records_lost && p->perf_sample->cpu < TRAW_CPUS)
-                r->lost[p->perf_sample->cpu] += p->perf_sample->kernel_records_lost;
-            else if (r->nsamples < RD_MAX) {
-                r->sample_ns[r->nsamples] = p->timestamp;
-                r->sample[r->nsamples++] = p->perf_sample;
-            }
-            break;
-        default:
-            break;
-        }
-    }
-    for (unsigned c = 0; c < TRAW_CPUS; c++)
-        if (open[c])
-            r->slices_ok = false;
-    return 0;
-}
-
-/* A sample's stack, root first, "func@file:line" joined by ' '. */
-static void rd_stack(const struct rd *r, const Perfetto__PerfSample *s, char *buf, size_t cap)
-{
-    buf[0] = 0;
-    const Perfetto__InternedData *in = r->in;
-    for (size_t i = 0; in && i < in->n_callstacks; i++) {
-        const Perfetto__Callstack *cs = in->callstacks[i];
-        if (cs->iid != s->callstack_iid)
-            continue;
-        for (size_t k = 0; k < cs->n_frame_ids; k++)
-            for (size_t j = 0; j < in->n_frames; j++) {
-                const Perfetto__Frame *f = in->frames[j];
-                if (f->iid != cs->frame_ids[k])
-                    continue;
-                size_t l = strlen(buf);
-                const Perfetto__InternedString *fn =
-                    istr(in->function_names, in->n_function_names, f->function_name_id);
-                const Perfetto__InternedString *file =
-                    istr(in->source_paths, in->n_source_paths, f->source_path_iid);
-                snprintf(buf + l, cap - l, "%s%.*s@%.*s:%u", l ? " " : "",
-                         fn ? (int)fn->str.len : 1, fn ? (const char *)fn->str.data : "?",
-                         file ? (int)file->str.len : 1, file ? (const char *)file->str.data : "?",
-                         f->line_number);
-            }
-    }
-}
-
-static void rd_free(struct rd *r)
-{
-    if (r->tr)
-        perfetto__trace__free_unpacked(r->tr, NULL);
-}
-
-static int load(struct rd *r, const struct sp_trace *t)
-{
-    size_t len;
-    char *buf = tfix_capture(t, sp_trace_pftrace_write, &len);
-    int rc = rd_load(r, (const uint8_t *)buf, len);
-    free(buf);
-    return rc;
-}
-
-/* ---- the tests --------------------------------------------------------- */
+#include "pftrace_read_fixture.h"
 
 TEST(pftrace_unpacks_as_one_sequence_with_state_first)
 {
     struct sp_trace t;
     tfix_load(&t);
     struct rd r;
-    CHECK_EQ(load(&r, &t), 0);
+    CHECK_EQ(rd_write_load(&r, &t), 0);
     CHECK(r.tr && r.tr->n_packet > 0);
     CHECK(r.seq_ok);
     Packet *first = r.tr && r.tr->n_packet ? r.tr->packet[0] : NULL;
@@ -232,14 +39,16 @@ TEST(pftrace_names_every_task_but_idle)
     struct sp_trace t;
     tfix_load(&t);
     struct rd r;
-    CHECK_EQ(load(&r, &t), 0);
-    CHECK_STR(r.process[7], "burn");
-    CHECK_STR(r.thread[7], "burn");
-    CHECK_STR(r.process[8], "pong");
-    CHECK_STR(r.thread[8], "pong");
-    CHECK_STR(r.process[9], "net");
-    CHECK_STR(r.thread[9], "net");
-    CHECK(!r.process[0] && !r.thread[0]);
+    CHECK_EQ(rd_write_load(&r, &t), 0);
+    CHECK_EQ(r.nprocess, 3);
+    CHECK_EQ(r.nthread, 3);
+    CHECK_STR(rd_process(&r, 7), "burn");
+    CHECK_STR(rd_thread(&r, 7), "burn");
+    CHECK_STR(rd_process(&r, 8), "pong");
+    CHECK_STR(rd_thread(&r, 8), "pong");
+    CHECK_STR(rd_process(&r, 9), "net");
+    CHECK_STR(rd_thread(&r, 9), "net");
+    CHECK(!rd_process(&r, 0) && !rd_thread(&r, 0));
     rd_free(&r);
     sp_trace_free(&t);
 }
@@ -249,7 +58,7 @@ TEST(pftrace_switches_are_the_traces_in_order_per_cpu)
     struct sp_trace t;
     tfix_load(&t);
     struct rd r;
-    CHECK_EQ(load(&r, &t), 0);
+    CHECK_EQ(rd_write_load(&r, &t), 0);
     CHECK_EQ(r.nswitch, TFIX_SWITCHES);
     CHECK(r.ordered);
     CHECK(r.chained);
@@ -286,7 +95,7 @@ TEST(pftrace_wakes_are_sched_waking_on_the_wakers_cpu)
     struct sp_trace t;
     tfix_load(&t);
     struct rd r;
-    CHECK_EQ(load(&r, &t), 0);
+    CHECK_EQ(rd_write_load(&r, &t), 0);
     CHECK_EQ(r.nwake, TFIX_WAKES);
     unsigned irq = 0;
     for (unsigned i = 0; i < r.nwake && i < 3; i++) {
@@ -317,7 +126,7 @@ TEST(pftrace_interrupts_are_nested_slices_on_their_cpu)
     struct sp_trace t;
     tfix_load(&t);
     struct rd r;
-    CHECK_EQ(load(&r, &t), 0);
+    CHECK_EQ(rd_write_load(&r, &t), 0);
     CHECK(r.slices_ok);
     CHECK_EQ(r.nslices, TFIX_IRQS);
     CHECK_STR(r.slice[0].name, "irq tick 32");
@@ -348,7 +157,7 @@ TEST(pftrace_interrupt_edges_at_one_time_nest)
     tfix_irq(&t, 500, 0, 500, 33, TRAW_IRQ_IPI, "", 7, "burn");
     tfix_irq(&t, 500, 0, 900, 48, TRAW_IRQ_DEVICE, "virtio-net", 7, "burn");
     struct rd r;
-    CHECK_EQ(load(&r, &t), 0);
+    CHECK_EQ(rd_write_load(&r, &t), 0);
     CHECK(r.slices_ok);
     CHECK_EQ(r.nslices, 4);
     for (unsigned i = 0; i < r.nslices && i < 4; i++) {
@@ -381,7 +190,7 @@ TEST(pftrace_samples_name_their_functions)
     struct sp_trace t;
     tfix_load(&t);
     struct rd r;
-    CHECK_EQ(load(&r, &t), 0);
+    CHECK_EQ(rd_write_load(&r, &t), 0);
     CHECK_EQ(r.nsamples, TFIX_SAMPLES);
     char st[512];
     rd_stack(&r, r.sample[0], st, sizeof st);
@@ -408,7 +217,7 @@ TEST(pftrace_counts_each_cpus_drops)
     struct sp_trace t;
     tfix_load(&t);
     struct rd r;
-    CHECK_EQ(load(&r, &t), 0);
+    CHECK_EQ(rd_write_load(&r, &t), 0);
     CHECK_EQ(r.lost[0], 0);
     CHECK_EQ(r.lost[1], 3);
     rd_free(&r);
@@ -433,7 +242,7 @@ TEST(pftrace_long_trace_spans_bundles)
     }
     fix_symbolize(&t.st_prof);
     struct rd r;
-    CHECK_EQ(load(&r, &t), 0);
+    CHECK_EQ(rd_write_load(&r, &t), 0);
     CHECK_EQ(r.nswitch, n);
     CHECK_EQ(r.nbundles, 4);
     CHECK(r.ordered);
