@@ -377,6 +377,27 @@ TEST(trace_json_empty_trace_is_lanes_alone)
     sp_trace_free(&t);
 }
 
+/* An event past the window (the kernel stops a window a little after
+ * it asked to): the runs tile up to it, and a CPU with no event has no
+ * run at all, rather than an idle one the trace never showed. */
+TEST(trace_json_runs_reach_an_event_past_the_window)
+{
+    struct sp_trace t;
+    tfix_begin(&t, 2);
+    tfix_switch(&t, 5000, 0, 7, "burn", TRAW_LEFT_YIELD, "", 8, "pong");
+    tfix_irq(&t, 11990000, 0, 12000000, 32, TRAW_IRQ_TICK, "", 8, "pong");
+    json_t *doc = load(&t), *r[16];
+    CHECK_EQ(runs_of(doc, r, 16), 2);
+    CHECK_EQ(lane(r[0]), 0);
+    CHECK_EQ(lane(r[1]), 0);
+    CHECK_EQ(ns_of(r[0], "dur"), 5000);
+    CHECK_STR(json_string_value(arg(r[0], "left")), "yield");
+    CHECK_EQ(ns_of(r[1], "ts") + ns_of(r[1], "dur"), 12000000);
+    CHECK_STR(json_string_value(arg(r[1], "left")), "");
+    json_decref(doc);
+    sp_trace_free(&t);
+}
+
 TEST(trace_json_reports_a_write_error)
 {
     struct sp_trace t;
