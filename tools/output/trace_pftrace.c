@@ -16,7 +16,7 @@
 typedef Perfetto__TracePacket Packet;
 typedef Perfetto__InternedString IString;
 
-#define PRIO_NORMAL 120             /* Linux's nice 0, which every Sonde task is */
+#define PRIO_NORMAL 120             /* Linux's nice 0: Sonde's scheduler has no priorities */
 #define STATE_R     0               /* Linux's task state bits, as Perfetto reads them */
 #define STATE_S     1
 #define STATE_X     16
