@@ -93,6 +93,26 @@ static void merge_sort(struct traw_event *a, struct traw_event *tmp, size_t n)
     memcpy(a, tmp, n * sizeof *a);
 }
 
+void sp_trace_gather_finish(struct sp_trace_gather *g, const struct sp_stream *s, uint32_t ms,
+                            struct traw_header *h)
+{
+    memset(h, 0, sizeof *h);
+    h->th_ms = ms;
+    h->th_events = g->n;
+    snprintf(h->th_build_id, sizeof h->th_build_id, "%s", s->meta.build_id);
+    unsigned cpus = s->ncpus < TRAW_CPUS ? s->ncpus : TRAW_CPUS;
+    for (size_t i = 0; i < g->n; i++)
+        if (g->ev[i].te_cpu + 1 > cpus)
+            cpus = g->ev[i].te_cpu + 1;
+    h->th_cpus = cpus ? cpus : 1;
+    /* A copy of a stream's META (serve's view) has no CPUs' counts. */
+    for (unsigned c = 0; s->cpus && c < cpus && c < s->ncpus; c++)
+        h->th_dropped[c] = s->cpus[c].drops_total;
+    struct traw_event *tmp = sp_xcalloc(g->n ? g->n : 1, sizeof *tmp);
+    merge_sort(g->ev, tmp, g->n);
+    free(tmp);
+}
+
 int sp_trace_gather_build(struct sp_trace_gather *g, const struct sp_stream *s, uint32_t ms,
                           const char *origin, const char *kernel, const char *path,
                           struct sp_trace *t, char *err, size_t errcap)
@@ -101,18 +121,8 @@ int sp_trace_gather_build(struct sp_trace_gather *g, const struct sp_stream *s, 
         snprintf(err, errcap, "%s: no META came (no build id to check)", origin);
         return -1;
     }
-    struct traw_header h = { .th_ms = ms, .th_events = g->n };
-    snprintf(h.th_build_id, sizeof h.th_build_id, "%s", s->meta.build_id);
-    unsigned cpus = s->ncpus < TRAW_CPUS ? s->ncpus : TRAW_CPUS;
-    for (size_t i = 0; i < g->n; i++)
-        if (g->ev[i].te_cpu + 1 > cpus)
-            cpus = g->ev[i].te_cpu + 1;
-    h.th_cpus = cpus ? cpus : 1;
-    for (unsigned c = 0; c < cpus && c < s->ncpus; c++)
-        h.th_dropped[c] = s->cpus[c].drops_total;
-    struct traw_event *tmp = sp_xcalloc(g->n ? g->n : 1, sizeof *tmp);
-    merge_sort(g->ev, tmp, g->n);
-    free(tmp);
+    struct traw_header h;
+    sp_trace_gather_finish(g, s, ms, &h);
     sp_trace_begin(t, &h, origin, kernel, path);
     for (size_t i = 0; i < g->n; i++)
         sp_trace_add_event(t, &g->ev[i]);

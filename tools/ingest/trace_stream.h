@@ -29,6 +29,10 @@ void sp_trace_gather_free(struct sp_trace_gather *g);
 void sp_trace_gather_add(struct sp_trace_gather *g, const struct sp_stream *s, uint16_t cpu,
                          const struct pstr_record *r);
 
+/* What g gathered, sorted by time, and the header of its trace: s's
+ * META's build id (check have_meta first), its CPUs' drops, ms long. */
+void sp_trace_gather_finish(struct sp_trace_gather *g, const struct sp_stream *s, uint32_t ms,
+                            struct traw_header *h);
 /* The trace of what g gathered from s, ms long, into t (just init'd):
  * the header from s's META (build id) and per-CPU drops, the events in
  * time order, samples' addresses in a map of path. -1 with err when s

@@ -94,10 +94,8 @@ static int by_kernel(const void *a, const void *b, void *ctx)
     return c ? c : (*x > *y) - (*x < *y);
 }
 
-void sv_query_profile(const struct sv_state *st, const struct st_sel *sel,
-                      unsigned kind, uint64_t ms, bool merged, struct sp_profile *p)
+void sv_query_maps(const struct sv_state *st, struct sp_profile *p)
 {
-    sp_profile_init(p);
     for (unsigned m = 0; m < st->nmaps; m++) {
         unsigned i = sp_profile_add_map(p, st->maps[m].pm_path);
         memcpy(p->maps[i].pm_build_id, st->maps[m].pm_build_id,
@@ -106,6 +104,13 @@ void sv_query_profile(const struct sv_state *st, const struct st_sel *sel,
         p->maps[i].pm_limit = st->maps[m].pm_limit;
         p->maps[i].pm_dwarf = st->maps[m].pm_dwarf;
     }
+}
+
+void sv_query_profile(const struct sv_state *st, const struct st_sel *sel,
+                      unsigned kind, uint64_t ms, bool merged, struct sp_profile *p)
+{
+    sp_profile_init(p);
+    sv_query_maps(st, p);
     /* Kernel by kernel, in name order (the same order every time), so
      * that each kernel's input costs its own stacks and its source is
      * looked up once. */
