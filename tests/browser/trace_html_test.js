@@ -103,11 +103,13 @@ module.exports = {
     env.dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sonde-trace-html.'));
     env.f = fixture.make();
     fs.writeFileSync(path.join(env.dir, 'trace.json'), JSON.stringify(env.f.doc));
-    // The writer as sonde-prof links it (the unit test's LINK line).
+    // The writer linked with what its unit test links (that test's LINK
+    // and LIBS lines), so that the two cannot drift apart.
+    const unit = fs.readFileSync(path.join(env.root, 'tests', 'unit', 'test_output_html.c'), 'utf8');
+    const line = (k) => (new RegExp(`^// ${k}: (.*)$`, 'm').exec(unit) || [, ''])[1].trim().split(/\s+/);
     const bin = path.join(env.dir, 'trace_page');
     sh(env, 'cc', ['-std=gnu11', '-O1', '-Wall', '-Wextra', '-Werror', '-I.', '-o', bin,
-      'tests/browser/trace_page.c', 'tools/output/html.c', 'tools/output/flame_json.c',
-      'tools/model/model.c', 'uapi/profile_raw.c', 'build/web/assets.c', '-ljansson']);
+      'tests/browser/trace_page.c', ...line('LINK'), ...line('LIBS')]);
     sh(env, bin, [TITLE, path.join(env.dir, 'trace.json'), path.join(env.dir, 'trace.html')]);
     env.model = await import(pathToFileURL(path.join(env.root, 'web', 'lib', 'trace_model.js')).href);
   },
