@@ -8,8 +8,8 @@
 // table that range's reasons; a click on a slice shows its task, the
 // reason it left and its scheduling delay; the wheel zooms to a few µs,
 // where an interrupt of a few µs is wide and a brushed range of
-// microseconds holds its one sample. The page must ask for nothing over
-// the network and raise no error.
+// microseconds holds its one sample; a page of what is no trace says why.
+// The page must ask for nothing over the network and raise no error.
 //
 // A screenshot goes to build/browser/trace-html.png; with
 // SONDE_DOCS_SHOTS=1 also to docs/img/trace-html.png.
@@ -111,6 +111,11 @@ module.exports = {
     sh(env, 'cc', ['-std=gnu11', '-O1', '-Wall', '-Wextra', '-Werror', '-I.', '-o', bin,
       'tests/browser/trace_page.c', ...line('LINK'), ...line('LIBS')]);
     sh(env, bin, [TITLE, path.join(env.dir, 'trace.json'), path.join(env.dir, 'trace.html')]);
+    // Pages of what is no trace: not JSON, and JSON without events.
+    for (const [name, text] of [['notjson', '{"traceEvents": ['], ['noevents', '{"traceEvents": 3}']]) {
+      fs.writeFileSync(path.join(env.dir, name + '.json'), text);
+      sh(env, bin, [name, path.join(env.dir, name + '.json'), path.join(env.dir, name + '.html')]);
+    }
     env.model = await import(pathToFileURL(path.join(env.root, 'web', 'lib', 'trace_model.js')).href);
   },
   async teardown(env) {
@@ -259,6 +264,18 @@ module.exports = {
       check(Math.abs(back[0]) < 1e-6 && Math.abs(back[1] - END) < 1e-6, `reset shows ${back}`);
       console.log(`    zoomed to ${span.toFixed(1)} µs: the interrupt ${mark[0].toFixed(0)} px, ` +
         `${n} sample${n === 1 ? '' : 's'} in range (${s.length} in view)`);
+    }],
+    ['trace_bad_trace_says_so', async (env, b) => {
+      for (const [name, want] of [['notjson', /cannot be read: .*JSON/],
+        ['noevents', /cannot be read: no "traceEvents" array/]]) {
+        const p = await b.openPage('file://' + path.join(env.dir, name + '.html'));
+        await p.waitForSelector('#sonde-error');
+        const text = await p.textContent('#sonde-error');
+        const drawn = await p.$$eval('svg', (s) => s.length);
+        await p.close();
+        clean(p);
+        check(want.test(text) && drawn === 0, `${name}: the page says "${text}" and draws ${drawn} svg`);
+      }
     }],
     ['trace_screenshot', async (env, b) => {
       const p = await open(env, b);

@@ -20,7 +20,7 @@ import { axisTop } from 'd3-axis';
 import { scaleLinear, scaleOrdinal } from 'd3-scale';
 import { lowerBound, duration } from './trace_model.js';
 
-const LEFT = 64, RIGHT = 10;            // the lane labels' margin, the right one
+const LEFT = 64, RIGHT = 34;            // the lane labels' margin; room for the last tick's label
 const AXIS = 36, STRIP = 22;            // the axis's height, the brush strip's
 const LANE = 30, IRQ = 6;               // a lane's height, its interrupt marks'
 const MIN_SPAN_US = 1;                  // the deepest zoom: 1 µs across the lanes
@@ -83,7 +83,6 @@ export function timeline(holder, m, opts = {}) {
   lanes.append('g').attr('class', 'sonde-runs');
   lanes.append('g').attr('class', 'sonde-irqs');
   const wakesG = body.append('g').attr('class', 'sonde-wakes');
-  const note = svg.append('text').attr('class', 'sonde-note').attr('y', height - 1);
   plot.selectAll('text.sonde-lane-label').data(m.lanes).join('text')
     .attr('class', 'sonde-lane-label').attr('x', 4)
     .attr('y', (l) => plotTop + l.index * LANE + LANE / 2 + 4).text((l) => l.name);
@@ -156,11 +155,11 @@ export function timeline(holder, m, opts = {}) {
       .attr('data-name', (d) => d.run.name);
   }
 
+  // The wakes in view, or how many there are when too many to draw.
   function drawWakes(a, b) {
     const mid = (l) => plotTop + l.index * LANE + LANE / 2;
     const seen = m.wakes.filter((w) => Math.max(w.from.ts, w.to.ts) >= a && Math.min(w.from.ts, w.to.ts) < b);
     const shown = seen.length > MAX_WAKES ? [] : seen;
-    note.text(seen.length > MAX_WAKES ? `${seen.length} wakes in view: zoom in to see them` : '');
     wakesG.selectAll('path').data(shown).join('path').attr('class', 'sonde-wake')
       .attr('marker-end', `url(#${clipId}-arrow)`)
       .attr('d', (w) => {
@@ -169,6 +168,7 @@ export function timeline(holder, m, opts = {}) {
         const cy = ya === yb ? ya - LANE * 0.6 : (ya + yb) / 2;
         return `M${xa},${ya}Q${(xa + xb) / 2},${cy} ${xb},${yb}`;
       });
+    return seen.length > MAX_WAKES ? `; ${seen.length} wakes in view: zoom in to see them` : '';
   }
 
   function drawShade() {
@@ -181,9 +181,8 @@ export function timeline(holder, m, opts = {}) {
     svg.attr('data-from-us', a).attr('data-to-us', b);
     const n = Math.max(2, Math.floor((width - LEFT) / 110));
     axisG.call(axisTop(x).ticks(n).tickFormat(tickFormat(x.ticks(n))));
-    span.text(`showing ${duration(b - a)} of ${duration(m.end - m.start)}`);
     drawLanes(a, b);
-    drawWakes(a, b);
+    span.text(`showing ${duration(b - a)} of ${duration(m.end - m.start)}${drawWakes(a, b)}`);
     drawShade();
     if (range) {
       const [pa, pb] = range.map(x);

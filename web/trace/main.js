@@ -14,6 +14,7 @@ import { esc, weigher, percent } from '../flame/format.js';
 import './page.css';
 
 const page = document.getElementById('sonde-page');
+const weight = weigher('samples');
 
 function el(tag, attrs, text) {
   const e = document.createElement(tag);
@@ -24,148 +25,141 @@ function el(tag, attrs, text) {
   return e;
 }
 
-let m;
-try {
-  m = traceModel(JSON.parse(document.getElementById('sonde-trace').textContent));
-} catch (e) {
-  page.append(el('p', { id: 'sonde-error' }, `This page's trace cannot be read: ${e.message}`));
-  throw e;
+// ---- the header: title, what was traced ----
+function header(m) {
+  page.append(el('h1', { id: 'sonde-title' }, document.title));
+  const summary = el('div', { id: 'sonde-summary' });
+  const meta = m.meta;
+  const irqs = m.lanes.reduce((n, l) => n + l.irqs.length, 0);
+  summary.append(el('div', {}, `kernel ${meta.kernel ?? '?'}` +
+    (meta.build_id ? ` (build ${meta.build_id})` : '') + `: ${duration(m.end - m.start)}, ` +
+    `${m.lanes.length} CPU${m.lanes.length === 1 ? '' : 's'}; ${m.runs.length} runs, ` +
+    `${irqs} interrupts, ${m.wakes.length} wakes, ${m.samples.length} samples`));
+  const dropped = Array.isArray(meta.dropped) ? meta.dropped : [];
+  const lost = dropped.reduce((n, d) => n + (Number(d) || 0), 0);
+  summary.append(el('div', { class: lost ? 'sonde-warn' : '' },
+    `${lost} records dropped` + (dropped.length ? ` (per CPU: ${dropped.join(', ')})` : '') +
+    (m.unpaired ? `; ${m.unpaired} wakes without both ends` : '')));
+  page.append(summary);
 }
 
-// ---- the header: title, what was traced, the controls ----
-page.append(el('h1', { id: 'sonde-title' }, document.title));
-const summary = el('div', { id: 'sonde-summary' });
-const meta = m.meta;
-const irqs = m.lanes.reduce((n, l) => n + l.irqs.length, 0);
-summary.append(el('div', {}, `kernel ${meta.kernel ?? '?'}` +
-  (meta.build_id ? ` (build ${meta.build_id})` : '') + `: ${duration(m.end - m.start)}, ` +
-  `${m.lanes.length} CPU${m.lanes.length === 1 ? '' : 's'}; ${m.runs.length} runs, ` +
-  `${irqs} interrupts, ${m.wakes.length} wakes, ${m.samples.length} samples`));
-const dropped = Array.isArray(meta.dropped) ? meta.dropped : [];
-const lost = dropped.reduce((n, d) => n + (Number(d) || 0), 0);
-summary.append(el('div', { class: lost ? 'sonde-warn' : '' },
-  `${lost} records dropped` + (dropped.length ? ` (per CPU: ${dropped.join(', ')})` : '') +
-  (m.unpaired ? `; ${m.unpaired} wakes without both ends` : '')));
-page.append(summary);
-
-const bar = el('div', { id: 'sonde-controls' });
-const resetZoom = el('button', { id: 'sonde-tl-reset', type: 'button' }, 'Reset zoom');
-const whole = el('button', { id: 'sonde-range-clear', type: 'button' }, 'Whole window');
-const rangeText = el('span', { id: 'sonde-range' });
-bar.append(resetZoom, whole, rangeText,
-  el('span', { class: 'sonde-hint' }, 'wheel: zoom, drag: pan, drag on the range strip: a range'));
-page.append(bar);
-const tlHolder = el('div', { id: 'sonde-timeline' });
-page.append(tlHolder);
-const slice = el('div', { id: 'sonde-slice' }, '\u00a0');
-page.append(slice);
-
-const below = el('div', { id: 'sonde-below' });
-const reasonsBox = el('div', { id: 'sonde-reasons-box' });
-reasonsBox.append(el('h2', {}, 'Off the CPU, by reason'));
-const reasons = el('table', { id: 'sonde-reasons' });
-reasonsBox.append(reasons);
-const flameBox = el('div', { id: 'sonde-flame-box' });
-const count = el('div', { id: 'sonde-flame-count' });
-const holder = el('div', { id: 'chart' });
-flameBox.append(el('h2', {}, 'CPU samples in the range'), count, holder);
-below.append(reasonsBox, flameBox);
-page.append(below);
-
-// ---- the flame graph of a range ----
-const weight = weigher('samples');
-let pct = percent(0);
-
-function tip(d) {
-  const x = d.data;
-  const rows = [['samples', `${weight(x.v)} (${pct(x.v)})`]];
-  if (x.f)
-    rows.push(['at', x.f]);
-  else if (x.k)
-    rows.push(['frame', `the ${x.k}`]);
-  return `<div class="sonde-tip-name">${esc(x.n)}</div><table>` +
-    rows.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join('') + '</table>';
-}
-
-const chart = F.flamegraph()
-  .cellHeight(18)
-  .minFrameSize(1)
-  .sort(true)
-  .transitionDuration(0)
-  .tooltip(F.tooltip().html(tip))
-  .getName((d) => d.data.n)
-  .setColorMapper((d, original) => (d.data.k && !d.highlight ? 'rgb(190,190,205)' : original));
-let drawn = false;
-
-function showFlame(samples) {
-  const tree = stackTree(m, samples);
-  pct = percent(tree.v);
-  count.dataset.samples = String(tree.v);
-  count.textContent = `${weight(tree.v)}`;
-  const empty = holder.querySelector('#sonde-empty');
-  if (!tree.v) {
-    // d3-flame-graph cannot size a graph of nothing: it goes, and the
-    // next range with samples draws it anew.
+// ---- the flame graph of a range's samples ----
+function flameView(holder, count) {
+  let pct = percent(0), drawn = false;
+  const tip = (d) => {
+    const x = d.data;
+    const rows = [['samples', `${weight(x.v)} (${pct(x.v)})`]];
+    if (x.f)
+      rows.push(['at', x.f]);
+    else if (x.k)
+      rows.push(['frame', `the ${x.k}`]);
+    return `<div class="sonde-tip-name">${esc(x.n)}</div><table>` +
+      rows.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join('') + '</table>';
+  };
+  // Task frames and kernel frames grey, as on the flame page.
+  const chart = F.flamegraph().cellHeight(18).minFrameSize(1).sort(true).transitionDuration(0)
+    .tooltip(F.tooltip().html(tip)).getName((d) => d.data.n)
+    .setColorMapper((d, original) => (d.data.k && !d.highlight ? 'rgb(190,190,205)' : original));
+  const width = () => Math.max(400, holder.clientWidth);
+  window.addEventListener('resize', () => {
+    if (drawn && width() !== chart.width())
+      chart.width(width()).update();
+  });
+  return (tree) => {
+    pct = percent(tree.v);
+    count.dataset.samples = String(tree.v);
+    count.textContent = weight(tree.v);
+    const empty = holder.querySelector('#sonde-empty');
+    if (!tree.v) {
+      // d3-flame-graph cannot size a graph of nothing: it goes, and the
+      // next range with samples draws it anew.
+      if (drawn)
+        chart.destroy();
+      drawn = false;
+      if (!empty)
+        holder.append(el('p', { id: 'sonde-empty' }, 'No samples in this range.'));
+      return;
+    }
+    if (empty)
+      empty.remove();
+    chart.width(width());
     if (drawn)
-      chart.destroy();
-    drawn = false;
-    if (!empty)
-      holder.append(el('p', { id: 'sonde-empty' }, 'No samples in this range.'));
-    return;
-  }
-  if (empty)
-    empty.remove();
-  chart.width(Math.max(400, holder.clientWidth));
-  if (drawn)
-    chart.update(tree);
-  else
-    F.select(holder).datum(tree).call(chart);
-  drawn = true;
+      chart.update(tree);
+    else
+      F.select(holder).datum(tree).call(chart);
+    drawn = true;
+  };
 }
 
-function showReasons(from, to) {
-  reasons.textContent = '';
+// ---- the off-CPU reasons of a range ----
+function showReasons(table, rows) {
+  table.textContent = '';
   const head = el('tr');
   for (const h of ['left for', 'switches', 'off the CPU'])
     head.append(el('th', {}, h));
-  reasons.append(head);
-  const rows = reasonsIn(m, from, to);
+  table.append(head);
   for (const r of rows) {
     const tr = el('tr', { 'data-reason': r.reason, 'data-switches': r.switches, 'data-off-us': r.off });
     tr.append(el('td', {}, r.reason), el('td', {}, String(r.switches)), el('td', {}, duration(r.off)));
-    reasons.append(tr);
+    table.append(tr);
   }
   if (!rows.length)
-    reasons.append(el('tr', {}, 'no task left the CPU or stayed off it here'));
+    table.append(el('tr', {}, 'no task left the CPU or stayed off it here'));
 }
 
-function showRange(r) {
-  const [from, to] = r || [m.start, m.end];
-  rangeText.dataset.fromUs = String(from);
-  rangeText.dataset.toUs = String(to);
-  rangeText.textContent = r ? `range ${duration(from)} to ${duration(to)} (${duration(to - from)})`
-    : `the whole window, ${duration(m.end - m.start)}`;
-  showReasons(from, to);
-  showFlame(samplesIn(m, from, to));
-}
-
-function showSlice(s) {
-  slice.textContent = '';
+function showSlice(panel, s) {
+  panel.textContent = '';
   for (const [k, v] of describe(s)) {
     const span = el('span');
     span.append(el('span', { class: 'sonde-k' }, k + ' '), document.createTextNode(v));
-    slice.append(span);
+    panel.append(span);
   }
 }
 
-const tl = timeline(tlHolder, m, { onRange: showRange, onSelect: showSlice });
-resetZoom.addEventListener('click', () => tl.reset());
-whole.addEventListener('click', () => tl.setRange(null));
-showRange(null);
+// ---- the page: header, controls, timeline, then the range's views ----
+function show(m) {
+  header(m);
+  const bar = el('div', { id: 'sonde-controls' });
+  const resetZoom = el('button', { id: 'sonde-tl-reset', type: 'button' }, 'Reset zoom');
+  const whole = el('button', { id: 'sonde-range-clear', type: 'button' }, 'Whole window');
+  const rangeText = el('span', { id: 'sonde-range' });
+  bar.append(resetZoom, whole, rangeText,
+    el('span', { class: 'sonde-hint' }, 'wheel: zoom, drag: pan, drag on the range strip: a range'));
+  const tlHolder = el('div', { id: 'sonde-timeline' });
+  const slice = el('div', { id: 'sonde-slice' }, '\u00a0');
+  const reasons = el('table', { id: 'sonde-reasons' });
+  const reasonsBox = el('div', { id: 'sonde-reasons-box' });
+  reasonsBox.append(el('h2', {}, 'Off the CPU, by reason'), reasons);
+  const count = el('div', { id: 'sonde-flame-count' });
+  const holder = el('div', { id: 'chart' });
+  const flameBox = el('div', { id: 'sonde-flame-box' });
+  flameBox.append(el('h2', {}, 'CPU samples in the range'), count, holder);
+  const below = el('div', { id: 'sonde-below' });
+  below.append(reasonsBox, flameBox);
+  page.append(bar, tlHolder, slice, below);
+  const flame = flameView(holder, count);
 
-window.addEventListener('resize', () => {
-  tl.resize();
-  const w = Math.max(400, holder.clientWidth);
-  if (drawn && w !== chart.width())
-    chart.width(w).update();
-});
+  const showRange = (r) => {
+    const [from, to] = r || [m.start, m.end];
+    rangeText.dataset.fromUs = String(from);
+    rangeText.dataset.toUs = String(to);
+    rangeText.textContent = r ? `range ${duration(from)} to ${duration(to)} (${duration(to - from)})`
+      : `the whole window, ${duration(m.end - m.start)}`;
+    showReasons(reasons, reasonsIn(m, from, to));
+    flame(stackTree(m, samplesIn(m, from, to)));
+  };
+  const tl = timeline(tlHolder, m, { onRange: showRange, onSelect: (s) => showSlice(slice, s) });
+  resetZoom.addEventListener('click', () => tl.reset());
+  whole.addEventListener('click', () => tl.setRange(null));
+  window.addEventListener('resize', () => tl.resize());
+  showRange(null);
+}
+
+let trace = null;
+try {
+  trace = traceModel(JSON.parse(document.getElementById('sonde-trace').textContent));
+} catch (e) {
+  page.append(el('p', { id: 'sonde-error' }, `This page's trace cannot be read: ${e.message}`));
+}
+if (trace)
+  show(trace);
