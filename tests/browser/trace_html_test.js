@@ -19,7 +19,7 @@ const os = require('os');
 const path = require('path');
 const { spawnSync } = require('child_process');
 const { pathToFileURL } = require('url');
-const { check } = require('./browser.js');
+const { check, screenshot } = require('./browser.js');
 const fixture = require('./trace_fixture.js');
 
 const TITLE = 'trace of <fixture> & co';
@@ -287,21 +287,9 @@ module.exports = {
       await p.click(sel);
       await p.hover(sel);
       await p.waitForTimeout(200);
-      const shot = path.join(env.root, 'build', 'browser', 'trace-html.png');
-      fs.mkdirSync(path.dirname(shot), { recursive: true });
-      const clip = await p.$eval('#sonde-page', (e) => ({
-        x: 0, y: 0, width: document.documentElement.clientWidth,
-        height: Math.ceil(e.getBoundingClientRect().bottom + 12),
-      }));
-      await p.screenshot({ path: shot, clip });
+      await screenshot(p, 'trace-html');
       await p.close();
       clean(p);
-      const png = fs.readFileSync(shot);
-      check(png.length > 10000 && png.subarray(1, 4).toString() === 'PNG', `${shot} is no screenshot`);
-      if (process.env.SONDE_DOCS_SHOTS === '1') {
-        fs.mkdirSync(path.join(env.root, 'docs', 'img'), { recursive: true });
-        fs.copyFileSync(shot, path.join(env.root, 'docs', 'img', 'trace-html.png'));
-      }
     }],
   ],
 };

@@ -11,19 +11,11 @@ import * as F from '../lib/flame.js';
 import { timeline, describe } from '../lib/timeline.js';
 import { traceModel, samplesIn, stackTree, reasonsIn, duration } from '../lib/trace_model.js';
 import { esc, weigher, percent } from '../flame/format.js';
+import { el } from '../lib/dom.js';
 import './page.css';
 
 const page = document.getElementById('sonde-page');
 const weight = weigher('samples');
-
-function el(tag, attrs, text) {
-  const e = document.createElement(tag);
-  for (const k in attrs || {})
-    e.setAttribute(k, attrs[k]);
-  if (text !== undefined)
-    e.textContent = text;
-  return e;
-}
 
 // ---- the header: title, what was traced ----
 function header(m) {
