@@ -129,7 +129,10 @@ module.exports = {
         runs: [...g.querySelectorAll('rect.sonde-run')].map((r) => ({
           dense: r.classList.contains('sonde-dense'), task: r.dataset.task, pid: Number(r.dataset.pid),
           fill: getComputedStyle(r).fill })),
-        irqs: g.querySelectorAll('rect.sonde-irq').length })));
+        irqs: g.querySelectorAll('rect.sonde-irq').length,
+        device: [...g.querySelectorAll('rect.sonde-irq-device')].map((r) => r.dataset.name),
+        fills: new Set([...g.querySelectorAll('rect.sonde-irq')].map((r) => getComputedStyle(r).fill)).size,
+      })));
       const labels = await p.$$eval('text.sonde-lane-label', (ts) => ts.map((t) => t.textContent));
       const wakes = await p.$$eval('path.sonde-wake', (ps) => ps.length);
       const title = await p.title(), h1 = await p.textContent('#sonde-title');
@@ -150,6 +153,11 @@ module.exports = {
           `CPU ${l.cpu}: ${l.runs.length} bars, want ${want.length} runs`);
         check(l.irqs === f.irqs.filter((q) => q.cpu === l.cpu).length,
           `CPU ${l.cpu}: ${l.irqs} interrupt marks, want ${f.irqs.filter((q) => q.cpu === l.cpu).length}`);
+        // The device's interrupts marked apart from the tick's.
+        const dev = f.irqs.filter((q) => q.cpu === l.cpu && q.cls === 'device');
+        check(l.device.length === dev.length && l.device.every((n) => n === 'irq virtio-net') &&
+          l.fills === (dev.length ? 2 : 1), `CPU ${l.cpu}: ${l.device.length} device marks of ` +
+          `${dev.length}, ${l.fills} colours`);
         l.runs.forEach((r, i) => {
           check(r.task === want[i].task, `CPU ${l.cpu} bar ${i} is ${r.task}, want ${want[i].task}`);
           if (r.pid > 0)

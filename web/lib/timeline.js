@@ -46,6 +46,10 @@ export function describe(s) {
     ['blocked before', duration(s.wait)]];
 }
 
+// An interrupt's class (trace_json.h: tick, device, ipi, nmi...) as a
+// word a class attribute can hold, for its mark's colour.
+const irqClass = (q) => String(q.args.class ?? 'other').toLowerCase().replace(/[^a-z0-9]/g, '') || 'other';
+
 // The tick labels' decimals: enough for the step between ticks, in ms.
 function tickFormat(ticks) {
   const step = ticks.length > 1 ? ticks[1] - ticks[0] : 1000;
@@ -150,7 +154,8 @@ export function timeline(holder, m, opts = {}) {
         }
       }
       return out;
-    }).join('rect').attr('class', (d) => 'sonde-irq' + (d.run === selected ? ' sonde-selected' : ''))
+    }).join('rect').attr('class', (d) => `sonde-irq sonde-irq-${irqClass(d.run)}` +
+      (d.run === selected ? ' sonde-selected' : ''))
       .attr('x', (d) => d.x).attr('width', (d) => d.w).attr('y', 0).attr('height', IRQ)
       .attr('data-name', (d) => d.run.name);
   }

@@ -115,7 +115,10 @@ function show(m) {
   const resetZoom = el('button', { id: 'sonde-tl-reset', type: 'button' }, 'Reset zoom');
   const whole = el('button', { id: 'sonde-range-clear', type: 'button' }, 'Whole window');
   const rangeText = el('span', { id: 'sonde-range' });
-  bar.append(resetZoom, whole, rangeText,
+  const legend = el('span', { id: 'sonde-legend' }, 'interrupts:');
+  for (const c of ['tick', 'device', 'ipi', 'nmi'])
+    legend.append(el('i', { class: `sonde-swatch sonde-irq-${c}` }), c);
+  bar.append(resetZoom, whole, rangeText, legend,
     el('span', { class: 'sonde-hint' }, 'wheel: zoom, drag: pan, drag on the range strip: a range'));
   const tlHolder = el('div', { id: 'sonde-timeline' });
   const slice = el('div', { id: 'sonde-slice' }, '\u00a0');
