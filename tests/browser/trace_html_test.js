@@ -3,12 +3,14 @@
 // every expected figure comes from the fixture and none from the page:
 // the page, written by sonde-prof's own writer (sp_html_write_trace,
 // through trace_page.c), shows one lane per CPU in order with each run,
-// interrupt and wake of the trace; brushing a range makes the flame graph
+// interrupt and wake of the trace (a wake's arrow from the waker's lane at
+// the wake to the wakee's where it runs); brushing a range makes the flame graph
 // hold exactly that range's samples (each task's too) and the off-CPU
 // table that range's reasons; a click on a slice shows its task, the
 // reason it left and its scheduling delay; the wheel zooms to a few µs,
 // where an interrupt of a few µs is wide and a brushed range of
-// microseconds holds its one sample; a page of what is no trace says why.
+// microseconds holds its one sample; a narrower window keeps the view; a
+// page of what is no trace says why.
 // The page must ask for nothing over the network and raise no error.
 //
 // A screenshot goes to build/browser/trace-html.png; with
@@ -134,7 +136,19 @@ module.exports = {
         fills: new Set([...g.querySelectorAll('rect.sonde-irq')].map((r) => getComputedStyle(r).fill)).size,
       })));
       const labels = await p.$$eval('text.sonde-lane-label', (ts) => ts.map((t) => t.textContent));
-      const wakes = await p.$$eval('path.sonde-wake', (ps) => ps.length);
+      // Each arrow's ends on the page: where it leaves and where it points.
+      const wakes = await p.$$eval('path.sonde-wake', (ps) => ps.map((path) => {
+        const m = path.getScreenCTM(), end = path.getTotalLength();
+        return [0, end].map((at) => {
+          const q = path.getPointAtLength(at);
+          return { x: q.x * m.a + q.y * m.c + m.e, y: q.x * m.b + q.y * m.d + m.f };
+        });
+      }));
+      const bg = await box(p, 'rect.sonde-bg');
+      const laneBox = await p.$$eval('g.sonde-lane', (gs) => gs.map((g) => {
+        const r = g.getBoundingClientRect();
+        return { top: r.top, bottom: r.bottom };
+      }));
       const title = await p.title(), h1 = await p.textContent('#sonde-title');
       const markup = await p.$$eval('#sonde-page b, #sonde-page script', (e) => e.length);
       const hostile = await p.$$eval('#chart g.frame', (gs) => gs.filter((g) =>
@@ -168,7 +182,18 @@ module.exports = {
       const tasks = new Set(f.runs.filter((r) => !r.idle).map((r) => r.task));
       check(colours.size === tasks.size && [...colours.values()].every((s) => s.size === 1),
         `${colours.size} colours for ${tasks.size} tasks: ${[...colours.values()].map((s) => [...s])}`);
-      check(wakes === f.wakes.length, `${wakes} wake arrows, want ${f.wakes.length}`);
+      check(wakes.length === f.wakes.length, `${wakes.length} wake arrows, want ${f.wakes.length}`);
+      // In the order of their waking: from the waker's lane at the wake to
+      // the wakee's lane where it runs.
+      const xOf = (us) => bg.x + us / END * bg.w;
+      const inLane = (pt, cpu) => pt.y > laneBox[cpu].top && pt.y < laneBox[cpu].bottom;
+      [...f.wakes].sort((a, c) => a.from.ts - c.from.ts).forEach((w, i) => {
+        const [a, c] = wakes[i];
+        check(Math.abs(a.x - xOf(w.from.ts)) < 1 && inLane(a, w.from.cpu) &&
+          Math.abs(c.x - xOf(w.to.ts)) < 1 && inLane(c, w.to.cpu),
+          `wake ${i} (${w.waker} woke ${w.wakee}, CPU ${w.from.cpu} at ${w.from.ts} to CPU ` +
+          `${w.to.cpu} at ${w.to.ts}) is drawn from ${JSON.stringify(a)} to ${JSON.stringify(c)}`);
+      });
       check(title === TITLE && h1 === TITLE, `the title is "${title}" / "${h1}", want "${TITLE}"`);
       check(markup === 0 && hostile === 1, `a task named as markup made ${markup} elements ` +
         `and ${hostile} frames named as it is`);
@@ -272,6 +297,28 @@ module.exports = {
       check(Math.abs(back[0]) < 1e-6 && Math.abs(back[1] - END) < 1e-6, `reset shows ${back}`);
       console.log(`    zoomed to ${span.toFixed(1)} µs: the interrupt ${mark[0].toFixed(0)} px, ` +
         `${n} sample${n === 1 ? '' : 's'} in range (${s.length} in view)`);
+    }],
+    ['trace_resize_keeps_view', async (env, b) => {
+      const p = await open(env, b);
+      const bg = await box(p, 'rect.sonde-bg');
+      await p.mouse.move(bg.x + bg.w / 3, bg.y + 10);
+      for (let i = 0; i < 3; i++) {
+        await p.mouse.wheel(0, -500);
+        await p.waitForTimeout(60);
+      }
+      await p.waitForTimeout(200);
+      const view = () => p.$eval('svg.sonde-tl-svg', (s) => [Number(s.dataset.fromUs), Number(s.dataset.toUs)]);
+      const before = await view();
+      await p.setViewportSize({ width: 900, height: 700 });
+      await p.waitForTimeout(300);
+      const after = await view(), bg2 = await box(p, 'rect.sonde-bg');
+      const chart = await box(p, '#chart svg');
+      await p.close();
+      clean(p);
+      check(bg2.w < bg.w - 300 && chart.x + chart.w <= 900, `at 900 px the lanes are ${bg2.w} px ` +
+        `(${bg.w} before) and the flame graph ends at ${chart.x + chart.w}`);
+      check(before[1] - before[0] < END / 4 && Math.abs(after[0] - before[0]) < 1e-6 &&
+        Math.abs(after[1] - before[1]) < 1e-6, `the view was ${before}, is ${after}`);
     }],
     ['trace_bad_trace_says_so', async (env, b) => {
       for (const [name, want] of [['notjson', /cannot be read: .*JSON/],
