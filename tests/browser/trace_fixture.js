@@ -142,7 +142,12 @@ function make(seed = 36) {
   // page orders its lanes by CPU, not by what it read first.
   ev.unshift(...[2, 0, 3, 1].flatMap((cpu) => ['process_name', 'thread_name'].map((name) =>
     ({ ph: 'M', name, pid: CPU_PID + cpu, tid: CPU_PID + cpu, args: { name: `CPU ${cpu}` } }))));
-  const doc = { traceEvents: ev, stackFrames: fr.table, displayTimeUnit: 'ns',
+  // The samples again as the object format's own "samples" array, which
+  // some viewers read instead of instant events: the page must not count
+  // them twice.
+  const again = ev.filter((e) => e.cat === 'sample').map((e) => ({ cpu: e.pid - CPU_PID, pid: e.pid,
+    tid: e.tid, ts: e.ts, name: 'sample', sf: e.sf, weight: 1 }));
+  const doc = { traceEvents: ev, stackFrames: fr.table, samples: again, displayTimeUnit: 'ns',
                 otherData: { kernel: 'fixture', build_id: 'f1x7', ms: END / 1000, cpus: TASKS.length,
                              dropped: [0, 0, 0, 0] } };
   const inRange = (from, to) => samples.filter((s) => s.ts >= from && s.ts < to);
