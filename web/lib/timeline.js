@@ -9,7 +9,7 @@
 //   onRange([from, to]) or onRange(null) (the range cleared), in µs;
 //   onSelect(slice): a run, an interrupt or a wake, clicked;
 //   tl.zoomTo(from, to), tl.reset(), tl.setRange([from, to] | null),
-//   tl.resize() (after the holder's width changed).
+//   tl.resize() (after the holder's width changed), tl.destroy().
 // What a run or an interrupt says of itself is describe(slice)'s, for
 // the page's panel and the tooltip alike. Names from the trace enter the
 // page as text, never as markup.
@@ -57,7 +57,10 @@ function tickFormat(ticks) {
   return (us) => `${(us / 1000).toFixed(dec)} ms`;
 }
 
-export function timeline(holder, m, opts = {}) {
+// The timeline's elements, drawn on by timeline(): the axis on top, the
+// brush's strip under it, then the lanes (clipped to the plot), each with
+// its runs under its interrupt marks, and the wakes over them all.
+function skeleton(holder, m) {
   const root = select(holder).append('div').attr('class', 'sonde-tl');
   const svg = root.append('svg').attr('class', 'sonde-tl-svg');
   const tip = root.append('div').attr('class', 'sonde-tl-tip').style('display', 'none');
@@ -90,7 +93,13 @@ export function timeline(holder, m, opts = {}) {
   plot.selectAll('text.sonde-lane-label').data(m.lanes).join('text')
     .attr('class', 'sonde-lane-label').attr('x', 4)
     .attr('y', (l) => plotTop + l.index * LANE + LANE / 2 + 4).text((l) => l.name);
+  return { root, svg, tip, clip, clipId, axisG, span, strip, plot, bg, shade, lanes, wakesG, plotTop,
+           height };
+}
 
+export function timeline(holder, m, opts = {}) {
+  const { root, svg, tip, clip, clipId, axisG, span, strip, plot, bg, shade, lanes, wakesG, plotTop,
+          height } = skeleton(holder, m);
   const colour = scaleOrdinal(PALETTE);
   const key = (r) => `${r.pid} ${r.task}`;
   const x0 = scaleLinear().domain([m.start, m.end]);
@@ -265,6 +274,10 @@ export function timeline(holder, m, opts = {}) {
         opts.onRange(range && range.slice());
     },
     resize: layout,
+    // Gone from the holder, for a page that draws another trace there.
+    destroy() {
+      root.remove();
+    },
     colour: (r) => colour(key(r)),
   };
   layout();
