@@ -10,7 +10,8 @@
 // reason it left and its scheduling delay; the wheel zooms to a few µs,
 // where an interrupt of a few µs is wide and a brushed range of
 // microseconds holds its one sample; a narrower window keeps the view; a
-// page of what is no trace says why.
+// trace where nothing happened shows its lanes and no samples; a page of
+// what is no trace says why.
 // The page must ask for nothing over the network and raise no error.
 //
 // A screenshot goes to build/browser/trace-html.png; with
@@ -114,7 +115,12 @@ module.exports = {
       'tests/browser/trace_page.c', ...line('LINK'), ...line('LIBS')]);
     sh(env, bin, [TITLE, path.join(env.dir, 'trace.json'), path.join(env.dir, 'trace.html')]);
     // Pages of what is no trace: not JSON, and JSON without events.
-    for (const [name, text] of [['notjson', '{"traceEvents": ['], ['noevents', '{"traceEvents": 3}']]) {
+    // And a trace of two CPUs where nothing happened: lanes alone.
+    const lanesAlone = JSON.stringify({ traceEvents: [0, 1].map((c) => ({ ph: 'M', name: 'process_name',
+      pid: fixture.CPU_PID + c, tid: fixture.CPU_PID + c, args: { name: `CPU ${c}` } })),
+    stackFrames: {}, otherData: { ms: 5, cpus: 2, dropped: [0, 0] } });
+    for (const [name, text] of [['notjson', '{"traceEvents": ['], ['noevents', '{"traceEvents": 3}'],
+      ['empty', lanesAlone]]) {
       fs.writeFileSync(path.join(env.dir, name + '.json'), text);
       sh(env, bin, [name, path.join(env.dir, name + '.json'), path.join(env.dir, name + '.html')]);
     }
@@ -319,6 +325,22 @@ module.exports = {
         `(${bg.w} before) and the flame graph ends at ${chart.x + chart.w}`);
       check(before[1] - before[0] < END / 4 && Math.abs(after[0] - before[0]) < 1e-6 &&
         Math.abs(after[1] - before[1]) < 1e-6, `the view was ${before}, is ${after}`);
+    }],
+    ['trace_empty_trace_lanes_alone', async (env, b) => {
+      const p = await b.openPage('file://' + path.join(env.dir, 'empty.html'));
+      await p.waitForSelector('#sonde-flame-count');
+      const lanes = await p.$$eval('g.sonde-lane', (gs) => gs.map((g) => g.querySelectorAll('rect').length));
+      const empty = await p.textContent('#chart');
+      const shown = await p.$eval('#sonde-flame-count', (e) => e.dataset.samples);
+      const rows = await p.$$eval('#sonde-reasons tr[data-reason]', (rs) => rs.length);
+      const bg = await box(p, 'rect.sonde-bg');
+      await brush(p, bg.x + 10, bg.x + 100);
+      const after = await p.$eval('#sonde-flame-count', (e) => e.dataset.samples);
+      await p.close();
+      clean(p);
+      check(lanes.join() === '0,0', `the lanes of an empty trace hold ${lanes} bars`);
+      check(empty === 'No samples in this range.' && shown === '0' && after === '0' && rows === 0,
+        `an empty trace's views say "${empty}", ${shown} then ${after} samples, ${rows} reasons`);
     }],
     ['trace_bad_trace_says_so', async (env, b) => {
       for (const [name, want] of [['notjson', /cannot be read: .*JSON/],
