@@ -316,7 +316,7 @@ module.exports = {
       const view = () => p.$eval('svg.sonde-tl-svg', (s) => [Number(s.dataset.fromUs), Number(s.dataset.toUs)]);
       const before = await view();
       await p.setViewportSize({ width: 900, height: 700 });
-      await p.waitForTimeout(300);
+      await p.waitForFunction(() => Number(document.querySelector('svg.sonde-tl-svg').getAttribute('width')) < 900);
       const after = await view(), bg2 = await box(p, 'rect.sonde-bg');
       const chart = await box(p, '#chart svg');
       await p.close();
