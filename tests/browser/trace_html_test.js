@@ -7,7 +7,8 @@
 // the wake to the wakee's where it runs); brushing a range makes the flame graph
 // hold exactly that range's samples (each task's too) and the off-CPU
 // table that range's reasons; a click on a slice shows its task, the
-// reason it left and its scheduling delay; the wheel zooms to a few µs,
+// reason it left and its scheduling delay, one on a wake its waker and
+// wakee; the wheel zooms to a few µs,
 // where an interrupt of a few µs is wide and a brushed range of
 // microseconds holds its one sample; a narrower window keeps the view; a
 // trace where nothing happened shows its lanes and no samples; a page of
@@ -248,6 +249,30 @@ module.exports = {
           check(text.replace(/:/g, '').includes(want.replace(/:/g, '')),
             `${where} says "${text}", without "${want}"`);
       check(outlined, 'the clicked run is not outlined');
+    }],
+    ['trace_hover_wake_shows_waker_and_wakee', async (env, b) => {
+      const f = env.f, p = await open(env, b);
+      // The wake with the longest arrow between two lanes, hovered halfway.
+      const i = f.wakes.map((w, k) => [w.to.cpu - w.from.cpu ? w.to.ts - w.from.ts : -1, k])
+        .sort((x, y) => y[0] - x[0])[0][1];
+      const w = f.wakes[i];
+      const order = [...f.wakes].sort((a, c) => a.from.ts - c.from.ts).indexOf(w);
+      const at = await p.$$eval('path.sonde-wake-hit', (ps, k) => {
+        const path = ps[k], m = path.getScreenCTM(), q = path.getPointAtLength(path.getTotalLength() / 2);
+        return { x: q.x * m.a + q.y * m.c + m.e, y: q.x * m.b + q.y * m.d + m.f };
+      }, order);
+      await p.mouse.move(at.x, at.y);
+      await p.waitForSelector('.sonde-tl-tip', { state: 'visible' });
+      const tip = await p.textContent('.sonde-tl-tip');
+      await p.mouse.click(at.x, at.y);
+      const panel = await p.textContent('#sonde-slice');
+      await p.close();
+      clean(p);
+      const { duration } = env.model;
+      for (const [where, text] of [['the tooltip', tip], ['the panel', panel]])
+        for (const want of [`wake ${w.waker} woke ${w.wakee}`, `from CPU ${w.from.cpu} at ${duration(w.from.ts)}`,
+          `to CPU ${w.to.cpu}, running at ${duration(w.to.ts)}`])
+          check(text.replace(/:/g, '').includes(want), `${where} says "${text}", without "${want}"`);
     }],
     ['trace_zoom_to_microseconds', async (env, b) => {
       const f = env.f, p = await open(env, b);

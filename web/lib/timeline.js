@@ -174,14 +174,21 @@ export function timeline(holder, m, opts = {}) {
     const mid = (l) => plotTop + l.index * LANE + LANE / 2;
     const seen = m.wakes.filter((w) => Math.max(w.from.ts, w.to.ts) >= a && Math.min(w.from.ts, w.to.ts) < b);
     const shown = seen.length > MAX_WAKES ? [] : seen;
-    wakesG.selectAll('path').data(shown).join('path').attr('class', 'sonde-wake')
-      .attr('marker-end', `url(#${clipId}-arrow)`)
-      .attr('d', (w) => {
-        const xa = x(w.from.ts), ya = mid(w.from.lane), xb = x(w.to.ts), yb = mid(w.to.lane);
-        // Within a lane an arrow would lie on the bars: it arcs above them.
-        const cy = ya === yb ? ya - LANE * 0.6 : (ya + yb) / 2;
-        return `M${xa},${ya}Q${(xa + xb) / 2},${cy} ${xb},${yb}`;
-      });
+    const d = (w) => {
+      const xa = x(w.from.ts), ya = mid(w.from.lane), xb = x(w.to.ts), yb = mid(w.to.lane);
+      // Within a lane an arrow would lie on the bars: it arcs above them.
+      const cy = ya === yb ? ya - LANE * 0.6 : (ya + yb) / 2;
+      return `M${xa},${ya}Q${(xa + xb) / 2},${cy} ${xb},${yb}`;
+    };
+    // Each arrow under a wide stroke of nothing, so that a hand can hover it.
+    const g = wakesG.selectAll('g').data(shown).join((enter) => {
+      const e = enter.append('g');
+      e.append('path').attr('class', 'sonde-wake').attr('marker-end', `url(#${clipId}-arrow)`);
+      e.append('path').attr('class', 'sonde-wake-hit');
+      return e;
+    });
+    g.select('path.sonde-wake').attr('d', d);
+    g.select('path.sonde-wake-hit').attr('d', d);
     return seen.length > MAX_WAKES ? `; ${seen.length} wakes in view: zoom in to see them` : '';
   }
 
@@ -227,7 +234,7 @@ export function timeline(holder, m, opts = {}) {
   // outlined until another is.
   function hit(ev) {
     const c = ev.target.classList;
-    if (!c || !(c.contains('sonde-run') || c.contains('sonde-irq') || c.contains('sonde-wake')))
+    if (!c || !(c.contains('sonde-run') || c.contains('sonde-irq') || c.contains('sonde-wake-hit')))
       return null;
     const d = select(ev.target).datum();
     return d.kind === 'wake' ? { run: d } : d;
