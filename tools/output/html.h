@@ -23,6 +23,8 @@ int sp_html_write(const struct sp_profile *p, bool per_kernel, const char *title
  * red where it grew, blue where it shrank. 0, or -1 on a write error. */
 int sp_html_write_diff(const struct sp_diff *d, unsigned kind, const char *title, FILE *f);
 /* The trace's page: title (any text: written as HTML text) and json,
- * the whole document sp_trace_json_write wrote, NUL-terminated. 0, or
- * -1 on a write error. */
+ * the whole document sp_trace_json_write wrote, NUL-terminated (written
+ * to an open_memstream, say). The page reads that document and nothing
+ * else, so the .json and the .html of one trace show the same events.
+ * 0, or -1 on a write error. */
 int sp_html_write_trace(FILE *f, const char *title, const char *json);
