@@ -119,7 +119,7 @@ $(HOSTOBJ)/tools/store/store_pg.o: HOSTCFLAGS += -I/usr/include/postgresql
 # file. web/embed.js makes build/web/assets.c of the pages, one symbol
 # each (sp_web_PAGE_html).
 NPM_STAMP := web/node_modules/.sonde-npm-ci
-WEB_PAGES := flame serve
+WEB_PAGES := flame serve trace
 WEB_HTML  := $(patsubst %,$(WEBB)/%.html,$(WEB_PAGES))
 
 $(NPM_STAMP): web/package-lock.json web/package.json
