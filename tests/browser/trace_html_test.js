@@ -39,7 +39,7 @@ function sh(env, cmd, args) {
 async function open(env, b) {
   const p = await b.openPage('file://' + path.join(env.dir, 'trace.html'));
   await p.waitForSelector('g.sonde-lane rect.sonde-run');
-  await p.waitForSelector('#chart g.frame');
+  await p.waitForSelector('#sonde-chart g.frame');
   return p;
 }
 
@@ -68,7 +68,7 @@ async function brush(p, a, b) {
 // What the flame graph holds: its root's value and each task frame's.
 function flame(p) {
   return p.evaluate(() => {
-    const frames = [...document.querySelectorAll('#chart g.frame')].map((g) => g.__data__);
+    const frames = [...document.querySelectorAll('#sonde-chart g.frame')].map((g) => g.__data__);
     const root = frames.find((d) => d.depth === 0);
     const tasks = {};
     for (const d of frames.filter((f) => f.depth === 1))
@@ -158,7 +158,7 @@ module.exports = {
       }));
       const title = await p.title(), h1 = await p.textContent('#sonde-title');
       const markup = await p.$$eval('#sonde-page b, #sonde-page script', (e) => e.length);
-      const hostile = await p.$$eval('#chart g.frame', (gs) => gs.filter((g) =>
+      const hostile = await p.$$eval('#sonde-chart g.frame', (gs) => gs.filter((g) =>
         g.getAttribute('name') === '</script><b>x').length);
       await p.close();
       clean(p);
@@ -343,7 +343,7 @@ module.exports = {
       await p.setViewportSize({ width: 900, height: 700 });
       await p.waitForFunction(() => Number(document.querySelector('svg.sonde-tl-svg').getAttribute('width')) < 900);
       const after = await view(), bg2 = await box(p, 'rect.sonde-bg');
-      const chart = await box(p, '#chart svg');
+      const chart = await box(p, '#sonde-chart svg');
       await p.close();
       clean(p);
       check(bg2.w < bg.w - 300 && chart.x + chart.w <= 900, `at 900 px the lanes are ${bg2.w} px ` +
@@ -355,7 +355,7 @@ module.exports = {
       const p = await b.openPage('file://' + path.join(env.dir, 'empty.html'));
       await p.waitForSelector('#sonde-flame-count');
       const lanes = await p.$$eval('g.sonde-lane', (gs) => gs.map((g) => g.querySelectorAll('rect').length));
-      const empty = await p.textContent('#chart');
+      const empty = await p.textContent('#sonde-chart');
       const shown = await p.$eval('#sonde-flame-count', (e) => e.dataset.samples);
       const rows = await p.$$eval('#sonde-reasons tr[data-reason]', (rs) => rs.length);
       const bg = await box(p, 'rect.sonde-bg');
