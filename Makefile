@@ -53,18 +53,22 @@ netload_SRC       := uapi/netload.c
 sonde-switch_DIRS := switch common
 # fleet-gen: simulated kernels for the collector's benchmarks (bench/fleet.py)
 fleet-gen_DIRS    := fleet
-fleet-gen_SRC     := uapi/stream_ctl.c uapi/profile_stream.c uapi/profile_stream_tag.c uapi/udpshell.c lib/sha256.c
+fleet-gen_SRC     := uapi/stream_ctl.c uapi/profile_stream.c uapi/profile_stream_meta.c uapi/profile_stream_tag.c uapi/udpshell.c lib/sha256.c
 # sonde-prof: pprof's schema compiled at build time from Debian's copy
-# (golang-github-google-pprof-dev), never copied into the tree; libdw names;
+# (golang-github-google-pprof-dev), never copied into the tree; the part of
+# Perfetto's schema the trace writer uses, the project's own .proto
+# (tools/output/perfetto.proto), compiled the same way; libdw names;
 # ncurses draws `top`; libmicrohttpd serves `serve`'s page and API; jansson
 # writes the JSON of both the HTML page and serve.
 PPROF_PROTO     := /usr/share/gocode/src/github.com/google/pprof/proto/profile.proto
+PERFETTO_PROTO  := tools/output/perfetto.proto
 PROTOGEN        := $(HOSTB)/proto
 sonde-prof_DIRS := cmd serve store ingest output model common
 sonde-prof_SRC  := uapi/udpshell_auth.c lib/sha256.c \
-                   uapi/profile_raw.c uapi/trace_raw.c uapi/profile_stream.c uapi/profile_stream_tag.c \
+                   uapi/profile_raw.c uapi/trace_raw.c uapi/profile_stream.c uapi/profile_stream_meta.c \
+                   uapi/profile_stream_tag.c \
                    uapi/udpshell.c uapi/stream_ctl.c \
-                   $(PROTOGEN)/profile.pb-c.c $(WEBB)/assets.c
+                   $(PROTOGEN)/profile.pb-c.c $(PROTOGEN)/perfetto.pb-c.c $(WEBB)/assets.c
 sonde-prof_LIBS := -ldw -lelf -lprotobuf-c -lz -lncurses -lmicrohttpd -ljansson -lsqlite3 -lpq
 TOOL_NAMES := $(patsubst tools/%.c,%,$(wildcard tools/*.c))
 TOOLS   := $(addprefix $(HOSTB)/,$(TOOL_NAMES))
@@ -96,6 +100,13 @@ $(HOSTOBJ)/tools/output/pprof.o: $(PROTOGEN)/profile.pb-c.h
 $(HOSTOBJ)/tools/model/pprof_read.o: HOSTCFLAGS += -I$(PROTOGEN)
 $(HOSTOBJ)/tools/model/pprof_read.o: $(PROTOGEN)/profile.pb-c.h
 $(HOSTOBJ)/$(PROTOGEN)/profile.pb-c.o: HOSTCFLAGS += -I$(PROTOGEN)
+$(PROTOGEN)/perfetto.pb-c.c: $(PERFETTO_PROTO)
+	@mkdir -p $(PROTOGEN)
+	protoc-c --c_out=$(PROTOGEN) -I$(dir $(PERFETTO_PROTO)) $(notdir $(PERFETTO_PROTO))
+$(PROTOGEN)/perfetto.pb-c.h: $(PROTOGEN)/perfetto.pb-c.c
+$(HOSTOBJ)/tools/output/trace_pftrace.o: HOSTCFLAGS += -I$(PROTOGEN)
+$(HOSTOBJ)/tools/output/trace_pftrace.o: $(PROTOGEN)/perfetto.pb-c.h
+$(HOSTOBJ)/$(PROTOGEN)/perfetto.pb-c.o: HOSTCFLAGS += -I$(PROTOGEN)
 # The store's PostgreSQL backend: libpq's header is in Debian's own folder.
 $(HOSTOBJ)/tools/store/store_pg.o: HOSTCFLAGS += -I/usr/include/postgresql
 
@@ -109,7 +120,7 @@ $(HOSTOBJ)/tools/store/store_pg.o: HOSTCFLAGS += -I/usr/include/postgresql
 # file. web/embed.js makes build/web/assets.c of the pages, one symbol
 # each (sp_web_PAGE_html).
 NPM_STAMP := web/node_modules/.sonde-npm-ci
-WEB_PAGES := flame serve
+WEB_PAGES := flame serve trace
 WEB_HTML  := $(patsubst %,$(WEBB)/%.html,$(WEB_PAGES))
 
 $(NPM_STAMP): web/package-lock.json web/package.json

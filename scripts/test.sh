@@ -79,7 +79,8 @@ stage stream-tools 120 tests/tools/check_stream_record.sh bash tests/tools/check
 # serve holding 200 for 5 s: about 35 s.
 stage fleet 120 tests/tools/check_fleet.py python3 tests/tools/check_fleet.py
 # sonde-prof's web pages in headless chromium (tests/browser/): one QEMU
-# boot, 1 s of burn, 17 tests of pages: about 25 s.
+# boot, 1 s of burn, 30 tests of pages (13 of the trace page, on a trace
+# made by the test): about 30 s.
 stage browser 120 tests/browser/run.js node tests/browser/run.js
 # sonde-prof serve's page in headless chromium with two live x86_64
 # kernels (QEMU, -smp 1 each): about 25 s.

@@ -1,5 +1,6 @@
 /* uapi/profile_stream.c: the profile stream's encoder and parsers (the
- * format is in uapi/profile_stream.h).
+ * format is in uapi/profile_stream.h): the header and BATCH here, META
+ * and END in uapi/profile_stream_meta.c.
  *
  * The parsers meet whatever arrives on a UDP port, so each one measures
  * before it reads and checks a whole payload before it hands out a single
@@ -29,11 +30,6 @@
 #define OFF_COUNT    26
 #define OFF_FLAGS    28
 #define OFF_RESERVED 29         /* 3 bytes */
-
-#define META_FIXED   (PSTR_BUILD_ID_HEX + 1)     /* build id, source_len */
-#define META_AFTER   14                          /* pid, ms, period_ns, cpus */
-#define END_HDR      4
-#define END_CPU      12
 
 /* ---- the header -------------------------------------------------------- */
 
@@ -181,6 +177,63 @@ static void lock_part_decode(const uint8_t *p, struct pstr_record *r)
     r->name[nl] = 0;
 }
 
+/* A trace record's PSTR_REC_TRACE part, encoder's and parser's rules
+ * alike: each event's fields, and only its own, set (the header says
+ * which), depth frames for a sample alone. */
+static bool trace_part_ok(const struct pstr_record *t, unsigned depth, const uint8_t *name,
+                          size_t nl)
+{
+    unsigned ev = t->tev, arg = t->targ;
+    if (ev < PSTR_TEV_SWITCH || ev > PSTR_TEV_MAX || nl > PSTR_NAME_MAX ||
+        t->tvec > PSTR_VEC_MAX || (depth != 0) != (ev == PSTR_TEV_SAMPLE))
+        return false;
+    for (size_t i = 0; i < nl; i++)
+        if (!is_wait_name_char(name[i]))
+            return false;
+    switch (ev) {
+    case PSTR_TEV_SWITCH:
+        return arg <= PSTR_LEFT_MAX && !t->tvec && !t->twcpu && !t->tdur &&
+               (!nl || arg == PSTR_LEFT_WAITQ || arg == PSTR_LEFT_MUTEX);
+    case PSTR_TEV_WAKE:
+        return arg <= PSTR_IRQ_CLASS_MAX && !t->tdur && (arg || (!nl && !t->tvec));
+    case PSTR_TEV_IRQ:
+        return arg >= 1 && arg <= PSTR_IRQ_CLASS_MAX && !t->tother && !t->twcpu;
+    default:
+        return !arg && !nl && !t->tother && !t->tvec && !t->twcpu && !t->tdur;
+    }
+}
+
+/* The PSTR_REC_TRACE part at p (avail bytes from it) of a record of
+ * depth: its size, or a PSTR_E* reason. With r, decoded into it. */
+static int trace_part_at(const uint8_t *p, size_t avail, unsigned depth, struct pstr_record *r)
+{
+    if (avail < PSTR_REC_TRACE_LEN)
+        return PSTR_ESHORT;
+    if (p[3])
+        return PSTR_ERESERVED;
+    unsigned nl = p[2];
+    if (avail < PSTR_REC_TRACE_LEN + (size_t)nl)
+        return PSTR_ESHORT;
+    struct pstr_record t = {
+        .tev = p[0], .targ = p[1], .tother = get_be32(p + 4), .tvec = get_be16(p + 8),
+        .twcpu = get_be16(p + 10), .tdur = get_be32(p + 12),
+    };
+    if (!trace_part_ok(&t, depth, p + PSTR_REC_TRACE_LEN, nl))
+        return PSTR_EFIELD;
+    if (r) {
+        r->tev = t.tev;
+        r->targ = t.targ;
+        r->tother = t.tother;
+        r->tvec = t.tvec;
+        r->twcpu = t.twcpu;
+        r->tdur = t.tdur;
+        for (unsigned i = 0; i < nl; i++)
+            r->name[i] = (char)p[PSTR_REC_TRACE_LEN + i];
+        r->name[nl] = 0;
+    }
+    return (int)(PSTR_REC_TRACE_LEN + nl);
+}
+
 /* The record at p (avail bytes left): its size, or a PSTR_E* reason.
  * prev is the record before it in the batch (depth 0: none), whose last
  * frames a tail takes. With r, the record is also decoded into it (r may
@@ -195,10 +248,12 @@ static int record_at(const uint8_t *p, size_t avail, const struct pstr_record *p
      * weighs 1), every other kind always does; a heap record, and only
      * a heap record, its size; only an off-CPU record why it was away;
      * a lock record, and only a lock record, its waits, kind and name. */
-    if (depth < 1 || depth > PSTR_FRAMES ||
+    /* A trace event's depth is its part's to check: 0 but for a sample. */
+    if ((kind != PSTR_KIND_TRACE && depth < 1) || depth > PSTR_FRAMES ||
         (flags & ~(PSTR_REC_TICK | PSTR_REC_WEIGHT | PSTR_REC_SIZE | PSTR_REC_OFF |
-                   PSTR_REC_LOCK)) ||
+                   PSTR_REC_LOCK | PSTR_REC_TRACE)) ||
         (kind == PSTR_KIND_LOCK) != !!(flags & PSTR_REC_LOCK) ||
+        (kind == PSTR_KIND_TRACE) != !!(flags & PSTR_REC_TRACE) ||
         kind > PSTR_KIND_MAX || (kind == PSTR_KIND_CPU) == !!(flags & PSTR_REC_WEIGHT) ||
         (kind == PSTR_KIND_HEAP) != !!(flags & PSTR_REC_SIZE) ||
         ((flags & PSTR_REC_OFF) && kind != PSTR_KIND_OFFCPU))
@@ -221,6 +276,12 @@ static int record_at(const uint8_t *p, size_t avail, const struct pstr_record *p
     }
     if (flags & PSTR_REC_LOCK) {
         int n = lock_part_at(p + fixed, avail > fixed ? avail - fixed : 0);
+        if (n < 0)
+            return n;
+        fixed += (size_t)n;
+    }
+    if (flags & PSTR_REC_TRACE) {
+        int n = trace_part_at(p + fixed, avail > fixed ? avail - fixed : 0, depth, NULL);
         if (n < 0)
             return n;
         fixed += (size_t)n;
@@ -248,10 +309,15 @@ static int record_at(const uint8_t *p, size_t avail, const struct pstr_record *p
         r->name[0] = 0;
         r->waits = 0;
         r->lkind = 0;
+        r->tev = r->targ = 0;
+        r->tother = r->tdur = 0;
+        r->tvec = r->twcpu = 0;
         if (flags & PSTR_REC_OFF)
             off_part_decode(p + off_at, r);
         if (flags & PSTR_REC_LOCK)
             lock_part_decode(p + off_at, r);
+        if (flags & PSTR_REC_TRACE)
+            trace_part_at(p + off_at, avail - off_at, depth, r);
         const uint8_t *wf = p + fixed + 8 * (size_t)own;
         for (unsigned i = 0; i < PSTR_FRAMES; i++)
             r->wframes[i] = i < wdepth ? get_be64(wf + 8 * i) : 0;
@@ -296,124 +362,6 @@ int pstr_batch_parse(const struct pstr_hdr *h, struct pstr_batch *b,
     return 0;
 }
 
-/* ---- META ---------------------------------------------------------------- */
-
-static bool is_hex_lower(uint8_t c)
-{
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-}
-
-static bool is_name_char(uint8_t c)     /* as the raw profile's task field */
-{
-    return c >= '!' && c <= '~' && c != ';';
-}
-
-/* The task at p: its size, or a PSTR_E* reason; with name (PSTR_TASK_MAX
- * + 1 bytes), the name is copied out, terminated. */
-static int task_at(const uint8_t *p, size_t avail, uint32_t *pid, char *name)
-{
-    if (avail < 5)
-        return PSTR_ESHORT;
-    uint8_t nl = p[4];
-    if (nl < 1 || nl > PSTR_TASK_MAX)
-        return PSTR_EFIELD;
-    if (avail < 5 + (size_t)nl)
-        return PSTR_ESHORT;
-    for (unsigned i = 0; i < nl; i++)
-        if (!is_name_char(p[5 + i]))
-            return PSTR_EFIELD;
-    if (name) {
-        *pid = get_be32(p);
-        for (unsigned i = 0; i < nl; i++)
-            name[i] = (char)p[5 + i];
-        name[nl] = 0;
-    }
-    return 5 + nl;
-}
-
-int pstr_meta_parse(const struct pstr_hdr *h, struct pstr_meta *m,
-                    pstr_task_fn fn, void *ctx)
-{
-    if (h->type != PSTR_META)
-        return PSTR_ETYPE;
-    const uint8_t *p = h->payload;
-    if (h->len < META_FIXED)
-        return PSTR_ESHORT;
-    for (unsigned i = 0; i < PSTR_BUILD_ID_HEX; i++)
-        if (!is_hex_lower(p[i]))
-            return PSTR_EFIELD;
-    size_t sl = p[PSTR_BUILD_ID_HEX];
-    if (sl < 1 || sl > PSTR_SOURCE_MAX)
-        return PSTR_EFIELD;
-    if (h->len < META_FIXED + sl + META_AFTER)
-        return PSTR_ESHORT;
-    const uint8_t *s = p + META_FIXED;
-    for (size_t i = 0; i < sl; i++)
-        if (s[i] < ' ' || s[i] > '~')
-            return PSTR_EFIELD;
-    const uint8_t *f = s + sl;
-    if (get_be16(f + 12) == 0)              /* a stream has at least one CPU */
-        return PSTR_EFIELD;
-    for (int pass = 0; pass < 2; pass++) {
-        size_t off = META_FIXED + sl + META_AFTER;
-        for (unsigned i = 0; i < h->count; i++) {
-            if (off == h->len)
-                return PSTR_ECOUNT;
-            uint32_t pid = 0;
-            char name[PSTR_TASK_MAX + 1];
-            int n = task_at(p + off, h->len - off, &pid, pass ? name : 0);
-            if (n < 0)
-                return n;
-            if (pass && fn)
-                fn(ctx, pid, name);
-            off += (size_t)n;
-        }
-        if (off != h->len)
-            return PSTR_ECOUNT;
-    }
-    for (unsigned i = 0; i < PSTR_BUILD_ID_HEX; i++)
-        m->build_id[i] = (char)p[i];
-    m->build_id[PSTR_BUILD_ID_HEX] = 0;
-    for (size_t i = 0; i < sl; i++)
-        m->source[i] = (char)s[i];
-    m->source[sl] = 0;
-    m->pid = get_be32(f);
-    m->ms = get_be32(f + 4);
-    m->period_ns = get_be32(f + 8);
-    m->cpus = get_be16(f + 12);
-    return 0;
-}
-
-/* ---- END ----------------------------------------------------------------- */
-
-int pstr_end_parse(const struct pstr_hdr *h, uint8_t *reason,
-                   pstr_cpu_fn fn, void *ctx)
-{
-    if (h->type != PSTR_END)
-        return PSTR_ETYPE;
-    const uint8_t *p = h->payload;
-    if (h->len < END_HDR)
-        return PSTR_ESHORT;
-    if (p[0] < PSTR_END_STOPPED || p[0] > PSTR_END_ELAPSED)
-        return PSTR_EFIELD;
-    if (p[1] || p[2] || p[3])
-        return PSTR_ERESERVED;
-    if (h->len != END_HDR + (size_t)h->count * END_CPU)
-        return PSTR_ECOUNT;
-    for (unsigned i = 0; i < h->count; i++)
-        if (get_be16(p + END_HDR + END_CPU * i + 2) != 0)
-            return PSTR_ERESERVED;
-    for (unsigned i = 0; fn && i < h->count; i++) {
-        const uint8_t *c = p + END_HDR + END_CPU * i;
-        struct pstr_end_cpu e = {
-            .cpu = get_be16(c), .records = get_be32(c + 4), .drops_total = get_be32(c + 8),
-        };
-        fn(ctx, &e);
-    }
-    *reason = p[0];
-    return 0;
-}
-
 /* ---- the encoder --------------------------------------------------------- */
 
 void pstr_begin(struct pstr_writer *w, uint8_t type, uint16_t cpu,
@@ -455,11 +403,6 @@ void pstr_batch_drops(struct pstr_writer *w, uint32_t drops, uint32_t drops_tota
     put_be32(w->buf + PSTR_HDR_LEN + 8, drops_total);
 }
 
-static bool room(const struct pstr_writer *w, size_t n)
-{
-    return w->len + n <= PSTR_DGRAM_MAX;
-}
-
 void pstr_batch_head(struct pstr_writer *w, const struct pstr_batch *b)
 {
     uint8_t *p = w->buf + w->len;
@@ -471,10 +414,12 @@ void pstr_batch_head(struct pstr_writer *w, const struct pstr_batch *b)
 
 bool pstr_add_record(struct pstr_writer *w, const struct pstr_record *r)
 {
-    uint8_t flags = r->flags & ~(PSTR_REC_WEIGHT | PSTR_REC_SIZE | PSTR_REC_OFF | PSTR_REC_LOCK);
+    uint8_t flags = r->flags & ~(PSTR_REC_WEIGHT | PSTR_REC_SIZE | PSTR_REC_OFF | PSTR_REC_LOCK |
+                                 PSTR_REC_TRACE);
     if (r->kind == PSTR_KIND_CPU)
         return pstr_add_frames(w, r->pid, flags, r->frames, r->depth);
-    if (r->depth < 1 || r->depth > PSTR_FRAMES || (flags & ~PSTR_REC_TICK) ||
+    bool traced = r->kind == PSTR_KIND_TRACE;
+    if ((!traced && r->depth < 1) || r->depth > PSTR_FRAMES || (flags & ~PSTR_REC_TICK) ||
         r->kind > PSTR_KIND_MAX || r->weight == 0)
         return false;
     bool sized = r->kind == PSTR_KIND_HEAP;
@@ -498,18 +443,28 @@ bool pstr_add_record(struct pstr_writer *w, const struct pstr_record *r)
         if (!lock_part_ok(r->waits, r->lkind, (const uint8_t *)r->name, nl))
             return false;
     }
+    if (traced) {
+        if (r->why)
+            return false;
+        while (nl <= PSTR_NAME_MAX && r->name[nl])
+            nl++;
+        if (!trace_part_ok(r, r->depth, (const uint8_t *)r->name, nl))
+            return false;
+    }
     size_t off_at = fixed;
     if (r->why)
         fixed += PSTR_REC_OFF_LEN + nl;
     if (locked)
         fixed += PSTR_REC_LOCK_LEN + nl;
+    if (traced)
+        fixed += PSTR_REC_TRACE_LEN + nl;
     unsigned wdepth = r->why ? r->wdepth : 0;
     size_t need = fixed + 8 * ((size_t)r->depth + wdepth);
     if (w->len + need > PSTR_DGRAM_MAX)
         return false;
     uint8_t *p = w->buf + w->len;
     flags |= PSTR_REC_WEIGHT | (sized ? PSTR_REC_SIZE : 0) | (r->why ? PSTR_REC_OFF : 0) |
-             (locked ? PSTR_REC_LOCK : 0);
+             (locked ? PSTR_REC_LOCK : 0) | (traced ? PSTR_REC_TRACE : 0);
     put_be64(p, (uint64_t)r->pid << 32 | (uint64_t)r->depth << 24 | (uint64_t)flags << 16 |
                 (uint64_t)r->kind << 8);
     put_be64(p + PSTR_REC_FIXED, r->weight);
@@ -534,6 +489,19 @@ bool pstr_add_record(struct pstr_writer *w, const struct pstr_record *r)
         for (size_t i = 0; i < nl; i++)
             o[PSTR_REC_LOCK_LEN + i] = (uint8_t)r->name[i];
     }
+    if (traced) {
+        uint8_t *o = p + off_at;
+        o[0] = r->tev;
+        o[1] = r->targ;
+        o[2] = (uint8_t)nl;
+        o[3] = 0;
+        put_be32(o + 4, r->tother);
+        put_be16(o + 8, r->tvec);
+        put_be16(o + 10, r->twcpu);
+        put_be32(o + 12, r->tdur);
+        for (size_t i = 0; i < nl; i++)
+            o[PSTR_REC_TRACE_LEN + i] = (uint8_t)r->name[i];
+    }
     for (unsigned i = 0; i < r->depth; i++) {
         put_be64(p + fixed + 8 * i, r->frames[i]);
         w->last[i] = r->frames[i];      /* a CPU sample next may share them */
@@ -542,84 +510,6 @@ bool pstr_add_record(struct pstr_writer *w, const struct pstr_record *r)
     for (unsigned i = 0; i < wdepth; i++)
         put_be64(p + fixed + 8 * ((size_t)r->depth + i), r->wframes[i]);
     w->len += need;
-    w->count++;
-    return true;
-}
-
-void pstr_meta_head(struct pstr_writer *w, const struct pstr_meta *m)
-{
-    uint8_t *p = w->buf + w->len;
-    /* A build id that is not 40 lowercase hex digits would make the whole
-     * META refused; '0' stands in for what is missing or foreign. */
-    bool ended = false;
-    for (unsigned i = 0; i < PSTR_BUILD_ID_HEX; i++) {
-        char c = ended ? 0 : m->build_id[i];
-        ended = ended || !c;
-        p[i] = is_hex_lower((uint8_t)c) ? (uint8_t)c : '0';
-    }
-    size_t sl = 0;
-    while (sl < PSTR_SOURCE_MAX && m->source[sl])
-        sl++;
-    uint8_t *s = p + META_FIXED;
-    if (!sl) {
-        s[0] = '-';
-        sl = 1;
-    } else {
-        for (size_t i = 0; i < sl; i++) {
-            uint8_t c = (uint8_t)m->source[i];
-            s[i] = c >= ' ' && c <= '~' ? c : '_';
-        }
-    }
-    p[PSTR_BUILD_ID_HEX] = (uint8_t)sl;
-    uint8_t *f = s + sl;
-    put_be32(f, m->pid);
-    put_be32(f + 4, m->ms);
-    put_be32(f + 8, m->period_ns);
-    put_be16(f + 12, m->cpus ? m->cpus : 1);
-    w->len += META_FIXED + sl + META_AFTER;
-}
-
-bool pstr_add_task(struct pstr_writer *w, uint32_t pid, const char *name)
-{
-    size_t nl = 0;
-    while (nl < PSTR_TASK_MAX && name && name[nl])
-        nl++;
-    if (!room(w, 5 + (nl ? nl : 1)))
-        return false;
-    uint8_t *p = w->buf + w->len;
-    put_be32(p, pid);
-    if (!nl) {
-        p[4] = 1;
-        p[5] = '-';
-        nl = 1;
-    } else {
-        p[4] = (uint8_t)nl;
-        for (size_t i = 0; i < nl; i++)
-            p[5 + i] = is_name_char((uint8_t)name[i]) ? (uint8_t)name[i] : '_';
-    }
-    w->len += 5 + nl;
-    w->count++;
-    return true;
-}
-
-void pstr_end_head(struct pstr_writer *w, uint8_t reason)
-{
-    uint8_t *p = w->buf + w->len;
-    p[0] = reason;
-    p[1] = p[2] = p[3] = 0;
-    w->len += END_HDR;
-}
-
-bool pstr_add_end_cpu(struct pstr_writer *w, const struct pstr_end_cpu *c)
-{
-    if (!room(w, END_CPU))
-        return false;
-    uint8_t *p = w->buf + w->len;
-    put_be16(p, c->cpu);
-    put_be16(p + 2, 0);
-    put_be32(p + 4, c->records);
-    put_be32(p + 8, c->drops_total);
-    w->len += END_CPU;
     w->count++;
     return true;
 }

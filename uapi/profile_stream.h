@@ -45,11 +45,14 @@
  *                          PSTR_REC_SIZE: a size follows the weight;
  *                          PSTR_REC_OFF: why and who (below) follow it;
  *                          PSTR_REC_LOCK: a lock's waits, kind and name
- *                          (below) follow it
+ *                          (below) follow it;
+ *                          PSTR_REC_TRACE: a trace event's part (below)
+ *                          follows it
  *        6    1 kind       what the record measures: PSTR_KIND_CPU (0), a
  *                          sample of the running pc; PSTR_KIND_OFFCPU (1),
  *                          time off the CPU; PSTR_KIND_HEAP (2), bytes;
- *                          PSTR_KIND_LOCK (3), time others waited on a lock
+ *                          PSTR_KIND_LOCK (3), time others waited on a lock;
+ *                          PSTR_KIND_TRACE (4), an event of a trace
  *        7    1 tail       the outermost frames this record shares with the
  *                          record before it in the batch, not sent again
  *                          (0 .. depth; at most that record's depth; 0 in
@@ -133,6 +136,43 @@
  * PSTR_REC_LOCK a flag bit it required to be zero), as for the other
  * kinds, rather than misread its frames; batches of the other kinds are
  * unchanged.
+ *
+ * Trace records (kind 4, `trace stream`): one event of the scheduling
+ * trace (uapi/trace_raw.h has the same events as text), its weight the
+ * event's time in ns since the stream's start on the clock every CPU
+ * shares (kernel/prof/trace.h), at least 1. A trace stream sends kind 4
+ * alone: its CPU samples are trace events too, since they carry their
+ * time. Flag PSTR_REC_TRACE, and after the weight
+ *
+ *       16    1 event      PSTR_TEV_SWITCH (1), _WAKE (2), _IRQ (3) or
+ *                          _SAMPLE (4)
+ *       17    1 arg        switch: why the task left (PSTR_LEFT_*: 0 idle
+ *                          left, 1 sleep, 2 waitq, 3 mutex, 4 preempted,
+ *                          5 exit, 6 yield); irq: its class (PSTR_IRQ_*:
+ *                          1 tick, 2 device, 3 ipi, 4 nmi); wake: the class
+ *                          of the interrupt it was made in, 0 for task
+ *                          context; sample: 0
+ *       18    1 name_len   0 .. PSTR_NAME_MAX: a switch's wait queue or
+ *                          mutex (waitq and mutex only); an irq's, or a
+ *                          wake-in-an-irq's, device name (kernel/irqname.h);
+ *                          0 for a sample
+ *       19    1 reserved   zero
+ *       20    4 other      switch: the task coming in; wake: the task
+ *                          woken; 0 for the others (0 is a CPU's idle task,
+ *                          as pid is: the task leaving, the one running
+ *                          where the wake was made, the one interrupted,
+ *                          the one sampled)
+ *       24    2 vector     irq, and a wake in one: the vector, 0 .. 1023;
+ *                          else 0
+ *       26    2 wcpu       wake: the woken task's CPU; else 0
+ *       28    4 dur        irq: its slice's length in ns (exit - entry),
+ *                          saturating; else 0
+ *       32    n name       '!'..'~' except ';' and ':'
+ *   then a sample's frames (depth 1 .. PSTR_FRAMES, no tail); the other
+ *   events have depth 0 and no frames.
+ * Version: the version byte stays 1; a reader from before trace records
+ * refuses a batch holding one whole (kind 4 out of its range, flag 0x20
+ * required zero).
  *
  * META payload: what the records need to be read; sent first, then about
  * every second (a collector that lost the first one learns it late, not
@@ -233,6 +273,9 @@
 #define PSTR_REC_LOCK_LEN 8          /* a lock record's waits .. reserved */
 #define PSTR_REC_MAX_LOCK (PSTR_REC_FIXED + PSTR_REC_WEIGHT_LEN + PSTR_REC_LOCK_LEN + \
                            PSTR_NAME_MAX + 8 * PSTR_FRAMES)
+#define PSTR_REC_TRACE_LEN 16        /* a trace record's event .. dur */
+#define PSTR_REC_MAX_TRACE (PSTR_REC_FIXED + PSTR_REC_WEIGHT_LEN + PSTR_REC_TRACE_LEN + \
+                            PSTR_NAME_MAX + 8 * PSTR_FRAMES)
 #define PSTR_PID_ALL      0xffffffffu
 #define PSTR_FLAG_TAGGED  0x01
 #define PSTR_TAG_LEN      32         /* HMAC-SHA256 */
@@ -250,6 +293,16 @@ enum { PSTR_META = 1, PSTR_BATCH = 2, PSTR_END = 3 };
 #define PSTR_REC_SIZE     0x04
 #define PSTR_REC_OFF      0x08      /* kind offcpu: why, name, waker follow the weight */
 #define PSTR_REC_LOCK     0x10      /* kind lock: waits, lock kind, name follow the weight */
+#define PSTR_REC_TRACE    0x20      /* kind trace: the event's part follows the weight */
+/* A trace record's event, and its arg: a switch's reason (numbered as
+ * uapi/trace_raw.h's TRAW_LEFT_*), an interrupt's class (TRAW_IRQ_*). */
+enum { PSTR_TEV_SWITCH = 1, PSTR_TEV_WAKE = 2, PSTR_TEV_IRQ = 3, PSTR_TEV_SAMPLE = 4 };
+#define PSTR_TEV_MAX      PSTR_TEV_SAMPLE
+#define PSTR_LEFT_WAITQ   2
+#define PSTR_LEFT_MUTEX   3
+#define PSTR_LEFT_MAX     6
+#define PSTR_IRQ_CLASS_MAX 4
+#define PSTR_VEC_MAX      1023
 /* A lock record's lock kind. */
 enum { PSTR_LOCK_SPIN = 1, PSTR_LOCK_MUTEX = 2 };
 #define PSTR_LOCK_MAX     PSTR_LOCK_MUTEX
@@ -260,8 +313,11 @@ enum {
 };
 #define PSTR_WHY_MAX      PSTR_WHY_RUNNABLE
 #define PSTR_WAKER_NONE   (-1)
-enum { PSTR_KIND_CPU = 0, PSTR_KIND_OFFCPU = 1, PSTR_KIND_HEAP = 2, PSTR_KIND_LOCK = 3 };
-#define PSTR_KIND_MAX     PSTR_KIND_LOCK
+enum {
+    PSTR_KIND_CPU = 0, PSTR_KIND_OFFCPU = 1, PSTR_KIND_HEAP = 2, PSTR_KIND_LOCK = 3,
+    PSTR_KIND_TRACE = 4,
+};
+#define PSTR_KIND_MAX     PSTR_KIND_TRACE
 
 enum {
     PSTR_END_STOPPED = 1,    /* `profile stop` */
@@ -285,6 +341,8 @@ _Static_assert((PSTR_DGRAM_MAX - PSTR_HDR_LEN - PSTR_BATCH_HDR) / PSTR_REC_MAX_O
                "a batch holds 7 off-CPU records of the longest name and two full chains");
 _Static_assert((PSTR_DGRAM_MAX - PSTR_HDR_LEN - PSTR_BATCH_HDR) / PSTR_REC_MAX_LOCK >= 10,
                "a batch holds 10 lock records of the longest name and a full chain");
+_Static_assert((PSTR_DGRAM_MAX - PSTR_HDR_LEN - PSTR_BATCH_HDR) / PSTR_REC_MAX_TRACE >= 10,
+               "a batch holds 10 trace records of the longest name and a full chain");
 
 /* pstr_parse's and the payload parsers' reasons for refusing a datagram. */
 #define PSTR_ESHORT     -1   /* shorter than its header or a field it declares */
@@ -328,6 +386,13 @@ struct pstr_record {
     /* Lock only (0 for every other kind): the waits and PSTR_LOCK_*. */
     uint32_t waits;
     uint8_t lkind;
+    /* Trace only (0 for every other kind): the event's part, weight its
+     * time, name its queue's, mutex's or interrupt's; depth 0 but for a
+     * sample. */
+    uint8_t tev, targ;
+    uint32_t tother;
+    uint16_t tvec, twcpu;
+    uint32_t tdur;
 };
 
 /* Whether why is blocked time (sleep, wait queue, mutex): the reasons

@@ -8,7 +8,7 @@ static const char *const sctl_results[] = {
     0, "ok", "busy", "none", "refused", "other", "ending", "failed", "invalid",
 };
 static const char *const sctl_states[] = { 0, "none", "streaming", "ending", "ended" };
-static const char *const sctl_kinds[] = { 0, "cpu", "off", "wall", "allocs" };
+static const char *const sctl_kinds[] = { 0, "cpu", "off", "wall", "allocs", "lock", "trace" };
 static const char *const sctl_reasons[] = { 0, "stopped", "timeout", "elapsed", "unconfirmed" };
 #define SCTL_N(a) (sizeof a / sizeof *a)
 

@@ -42,7 +42,7 @@
  *   last      0x + 8 hex digits, not 0: the last stream that ended
  *             (state=ended); to the destination of that stream only
  *   to        A.B.C.D:PORT (0-255 each, port 1-65535): where it streams
- *   kind      cpu | off | wall | allocs: what it records
+ *   kind      cpu | off | wall | allocs | lock | trace: what it records
  *   cpus      0-4096: CPUs streaming
  *   len       0-86400000: the length asked, ms (0: until stopped)
  *   age       0-SCTL_MS_MAX: ms since it started
@@ -82,7 +82,8 @@ enum sctl_result {
     SCTL_INVALID,
 };
 enum sctl_state { SCTL_ST_NONE = 1, SCTL_ST_STREAMING, SCTL_ST_ENDING, SCTL_ST_ENDED };
-enum sctl_kind { SCTL_KIND_CPU = 1, SCTL_KIND_OFF, SCTL_KIND_WALL, SCTL_KIND_ALLOCS };
+enum sctl_kind { SCTL_KIND_CPU = 1, SCTL_KIND_OFF, SCTL_KIND_WALL, SCTL_KIND_ALLOCS, SCTL_KIND_LOCK,
+                 SCTL_KIND_TRACE };
 /* The END's reasons keep their numbers (PSTR_END_*). */
 enum sctl_reason {
     SCTL_END_STOPPED = 1, SCTL_END_TIMEOUT, SCTL_END_ELAPSED, SCTL_END_UNCONFIRMED,

@@ -13,6 +13,9 @@ const PAGES = {
   // `-o FILE.html`: tools/output/html.c writes the title as HTML text
   // and the profile's JSON (tools/output/flame_json.h).
   flame: ['SONDE_TITLE', 'SONDE_PROFILE'],
+  // `record --trace -o FILE.html`: html.c writes the title and the
+  // trace's Chrome JSON (tools/output/trace_json.h).
+  trace: ['SONDE_TITLE', 'SONDE_TRACE'],
   // serve's page at / (tools/serve/page.c): served as it is.
   serve: [],
 };

@@ -163,6 +163,11 @@ static bool cmd_profile_lock(int argc, char **argv, struct printer *p, int *rc)
 {
     if (argc < 2 || strcmp(argv[1], "lock") != 0)
         return false;
+    /* profile lock stream <port> [ms|0] [pid|all], as off's. */
+    if (argc >= 3 && strcmp(argv[2], "stream") == 0) {
+        *rc = cmd_profile_stream_start(argc - 1, argv + 1, PROF_STREAM_LOCK, p);
+        return true;
+    }
     struct cmd_prof_args a;
     if (!cmd_profile_args(argc, argv, 2, PROF_LOCK_USAGE, &a, p)) {
         *rc = 1;
@@ -257,7 +262,7 @@ static int cmd_profile(int argc, char **argv, struct printer *p)
 }
 
 SHELL_COMMAND(profile, "profile", CMD_PROFILE_USAGE "  sample; the hottest chains, or every chain folded or raw"
-              " (also: profile [off|wall|allocs] stream <port> [ms|0] [pid|all], stop, keepalive <id>, status;"
+              " (also: profile [off|wall|allocs|lock] stream <port> [ms|0] [pid|all], stop, keepalive <id>, status;"
               " profile heap [chains|folded|raw], profile heap rate <bytes>|off,"
               " profile allocs [ms] [pid|all] [chains|folded|raw];"
               " profile off|wall [ms] [pid|all] [chains|folded|raw], profile latency [ms])",

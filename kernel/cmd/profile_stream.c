@@ -1,5 +1,5 @@
 /* kernel/cmd/profile_stream.c: the stream's commands, `profile [off|wall|
- * allocs] stream <port> [ms|0] [pid|all]`, `profile stop`, `profile
+ * allocs|lock] stream <port> [ms|0] [pid|all]`, `profile stop`, `profile
  * keepalive <id>` and `profile status`: every argument checked, and every
  * answer worded here from what the core returns (kernel/prof/stream.h,
  * struct prof_stream_facts). Each answer is its control line first
@@ -33,7 +33,7 @@ _Static_assert((int)SCTL_END_STOPPED == (int)PSTR_END_STOPPED &&
                (int)SCTL_END_ELAPSED == (int)PSTR_END_ELAPSED,
                "the control line's reasons are the END's");
 
-#define STREAM_USAGE "profile [off|wall|allocs] stream <port> [ms|0] [pid|all]"
+#define STREAM_USAGE "profile [off|wall|allocs|lock] stream <port> [ms|0] [pid|all]"
 
 /* ---- the stream's subcommands ----------------------------------------- */
 
@@ -201,7 +201,8 @@ static uint8_t cmd_stream_kind(unsigned what)
     if (what == (PROF_STREAM_CPU | PROF_STREAM_OFF))
         return SCTL_KIND_WALL;
     return what & PROF_STREAM_CPU ? SCTL_KIND_CPU : what & PROF_STREAM_OFF ? SCTL_KIND_OFF
-                                                                          : SCTL_KIND_ALLOCS;
+         : what & PROF_STREAM_LOCK ? SCTL_KIND_LOCK : what & PROF_STREAM_TRACE ? SCTL_KIND_TRACE
+         : SCTL_KIND_ALLOCS;
 }
 
 /* The control line of op's answer res about the stream of f: its id only
@@ -342,7 +343,9 @@ static void cmd_stream_print_started(const struct prof_stream_facts *f, uint32_t
     prof_heap_source(heap, sizeof heap, false, rate);
     pr_printf(p, "to %s (%s%s, %u cpus)%s\n", f->sf_to,
               what & PROF_STREAM_CPU ? pmu_source_name()
-              : what & PROF_STREAM_HEAP ? heap : "off-CPU",
+              : what & PROF_STREAM_HEAP ? heap
+              : what & PROF_STREAM_LOCK ? "lock waits by holder"
+              : what & PROF_STREAM_TRACE ? "trace" : "off-CPU",
               what == (PROF_STREAM_CPU | PROF_STREAM_OFF) ? " and off-CPU" : "", f->sf_ncpus,
               f->sf_peer ? "" : ", once a keep-alive from there confirms it");
 }
@@ -396,7 +399,7 @@ static void cmd_stream_line_now(unsigned op, unsigned res, struct sctl_line *l)
     *l = cmd_stream_line(op, res, &f);
 }
 
-/* argv[1] is "stream"; what: PROF_STREAM_CPU, _OFF, both, or _HEAP. */
+/* argv[1] is "stream"; what: PROF_STREAM_CPU, _OFF, both, _HEAP, _LOCK or _TRACE. */
 static int cmd_stream_start(int argc, char **argv, unsigned what, struct buf_printer *t,
                             struct sctl_line *l)
 {

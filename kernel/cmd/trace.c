@@ -438,8 +438,21 @@ static bool cmd_trace_cpus(const char *s, unsigned *mask, struct printer *p)
     return true;
 }
 
+/* trace stream <port> [ms|0]: every CPU's, as `profile stream` (the
+ * stream's words are kernel/cmd/profile_stream.c's). */
+static int cmd_trace_stream(int argc, char **argv, struct printer *p)
+{
+    if (argc > 4) {
+        pr_puts(p, "trace: too many arguments (usage: trace stream <port> [ms|0])\n");
+        return 1;
+    }
+    return cmd_profile_stream_start(argc, argv, PROF_STREAM_TRACE, p);
+}
+
 static int cmd_trace(int argc, char **argv, struct printer *p)
 {
+    if (argc >= 2 && strcmp(argv[1], "stream") == 0)
+        return cmd_trace_stream(argc, argv, p);
     struct cmd_trace ct = { .ct_p = p };
     uint64_t ms = PROF_WINDOW_DEF;
     int n = argc;
@@ -497,5 +510,6 @@ static int cmd_trace(int argc, char **argv, struct printer *p)
 SHELL_COMMAND(trace, "trace", CMD_TRACE_USAGE "  every switch, wake and interrupt of a window"
               " (1-2000 ms): what ran on each cpu, its wait, scheduling delay and run time, why it"
               " left, and each cpu's summary; map: which task ran where; raw: every event for"
-              " sonde-prof (uapi/trace_raw.h)",
+              " sonde-prof (uapi/trace_raw.h) (also: trace stream <port> [ms|0],"
+              " every event to the UDP shell client that asks, until `profile stop`)",
               cmd_trace);

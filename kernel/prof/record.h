@@ -25,8 +25,8 @@ enum prof_kind {
     PROF_KIND_MAX = 3,          /* kinds a reader may meet: cpu, off-CPU
                                    (1, ns), heap (2, bytes) and lock (3,
                                    ns); anything above is corrupt */
-    PROF_KIND_STREAMED = 2,     /* the stream's kinds end at heap: lock
-                                   records are windowed only */
+    PROF_KIND_STREAMED = 3,     /* the kinds a stream carries: all of
+                                   them, the trace's aside */
     /* Read by the trace's fold alone (kernel/prof/trace.h), never by the
      * fold engine or a stream: a switch, wake or interrupt slice, its
      * pr_weight its time on the raw counter. */

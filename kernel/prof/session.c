@@ -453,6 +453,8 @@ int prof_inject(unsigned cpu, int pid, const uintptr_t *frames,
 /* Whether the stream holding the profiler records off-CPU time: its end
  * charges every task still away, as a window's does. */
 static bool prof_stream_off;
+/* Whether it charges waits for locks to their holders. */
+static bool prof_stream_lock;
 
 int prof_session_stream_begin(int pid, unsigned drain_ms, bool *pmu, struct prof_err *e)
 {
@@ -467,14 +469,23 @@ int prof_session_stream_begin_what(int pid, unsigned drain_ms, unsigned what,
      * is on. */
     if ((what & PROF_STREAM_HEAP) && what != PROF_STREAM_HEAP)
         return prof_refuse(e, PROF_EINVAL, PROF_NOT_HEAP_ALONE, 0);
+    /* A lock stream likewise: a lock record's weight is others' waits;
+     * and a trace's records are its own (its samples carry their time). */
+    BUG_ON((what & PROF_STREAM_LOCK) && what != PROF_STREAM_LOCK);
+    BUG_ON((what & PROF_STREAM_TRACE) && what != PROF_STREAM_TRACE);
     if ((what & PROF_STREAM_HEAP) && !heap_rate)
         return prof_refuse(e, PROF_EINVAL, PROF_NOT_HEAP_OFF, 0);
     int rc = prof_hold(e);
     if (rc != PROF_OK)
         return rc;
     bool cpu = what & PROF_STREAM_CPU, off = what & PROF_STREAM_OFF;
-    *pmu = cpu && pmu_probe();
-    unsigned hz = (cpu ? prof_rate_hz(*pmu) : 0) + (off ? PROF_OFF_STREAM_RATE : 0);
+    bool lock = what & PROF_STREAM_LOCK, trace = what & PROF_STREAM_TRACE;
+    *pmu = (cpu || trace) && pmu_probe();
+    /* A lock's records come one a contended release: at most about as
+     * often as the scheduler's, as in a window; a trace's as a window's. */
+    unsigned hz = (cpu ? prof_rate_hz(*pmu) : 0) +
+                  (off || lock ? PROF_OFF_STREAM_RATE : 0) +
+                  (trace ? PROF_TRACE_RATE + 2 * prof_rate_hz(*pmu) : 0);
     uint32_t want = prof_ring_records_for(4 * drain_ms, hz);
     /* The allocator's samples come at its own pace, as in a window: the
      * window's rings, which a stream drains far more often than a window
@@ -490,14 +501,25 @@ int prof_session_stream_begin_what(int pid, unsigned drain_ms, unsigned what,
     prof_ran = false;
     prof_run_kind = PROF_KIND_CPU;
     prof_stream_off = off;
+    prof_stream_lock = lock;
     /* An off-CPU window with no end yet: the stream's end gives it one. */
     if (off) {
         prof_trace_irq_reset();
         prof_off_begin(cycles_now(), time_ns_mult());
     }
-    prof_start(pid, *pmu, (cpu ? PROF_GATE_CPU : 0) |
+    /* A trace's clock starts with the stream: its records' times are ns
+     * since now (kernel/prof/trace.h). */
+    if (trace) {
+        prof_trace_irq_reset();
+        prof_trace_begin(cycles_now(), time_ns_mult());
+    }
+    prof_start(pid, *pmu, (cpu || trace ? PROF_GATE_CPU : 0) |
+                          (trace ? PROF_GATE_TRACE : 0) |
                           (off ? PROF_GATE_KIND(PROF_KIND_OFFCPU) : 0) |
-                          (what & PROF_STREAM_HEAP ? PROF_GATE_KIND(PROF_KIND_HEAP) : 0));
+                          (what & PROF_STREAM_HEAP ? PROF_GATE_KIND(PROF_KIND_HEAP) : 0) |
+                          (lock ? PROF_GATE_KIND(PROF_KIND_LOCK) : 0));
+    if (lock)
+        lockstat_charge_gate(true);     /* waits charged to holders, kernel/lockstat.h */
     return PROF_OK;
 }
 
@@ -510,6 +532,8 @@ void prof_session_stream_stop(void)
         prof_off_end(cycles_now());
         sched_off_sweep();
     }
+    if (prof_stream_lock)
+        lockstat_charge_gate(false);
     prof_stop();
 }
 

@@ -111,8 +111,15 @@ int prof_session_stream_begin(int pid, unsigned drain_ms, bool *pmu, struct prof
  * (the wall-clock view's two halves), or PROF_STREAM_HEAP alone (the
  * allocator's samples, as a `profile allocs` window with no end: refused,
  * PROF_NOT_HEAP_OFF, while heap_rate, the rate in force that mm owns and
- * the caller hands in, is 0). *pmu: false without the CPU's. */
-enum { PROF_STREAM_CPU = 1, PROF_STREAM_OFF = 2, PROF_STREAM_HEAP = 4 };
+ * the caller hands in, is 0), or PROF_STREAM_LOCK alone (every wait for a
+ * lock charged to its holder's release, as a `profile lock` window with
+ * no end), or PROF_STREAM_TRACE alone (every switch, wake and interrupt
+ * slice and the CPU samples, each with its time: a `trace` with no end).
+ * *pmu: false without the CPU's. */
+enum {
+    PROF_STREAM_CPU = 1, PROF_STREAM_OFF = 2, PROF_STREAM_HEAP = 4, PROF_STREAM_LOCK = 8,
+    PROF_STREAM_TRACE = 16,
+};
 int prof_session_stream_begin_what(int pid, unsigned drain_ms, unsigned what,
                                    uint32_t heap_rate, bool *pmu, struct prof_err *e);
 /* Close the gate and wait out the samplers: after it no ring grows. An

@@ -39,6 +39,7 @@
 #include "hal/entropy.h"
 #include "hal/pmu.h"
 #include "kernel/buildid.h"
+#include "kernel/irqname.h"
 #include "kernel/prof/ring.h"
 #include "kernel/prof/session.h"
 #include "kernel/prof/stream_encode.h"
@@ -71,6 +72,8 @@
 #define PROF_STREAM_TASKS_MAX      64        /* tasks a META lists (what fits, at most) */
 #define NS_PER_MS         1000000ull
 
+/* What a trace stream's records are named with (stream_encode.h). */
+static const struct prof_stream_trace_names prof_stream_tn = { task_is_idle, irqname_get };
 struct prof_stream_cpu {                     /* the task's own */
     uint32_t sent;                  /* stream records put in batches: the next
                                        batch's first (an off-CPU interval and
@@ -93,7 +96,7 @@ static struct {
     struct prof_sink sink;          /* where the datagrams go */
     int pid;
     bool pmu;
-    unsigned what;                  /* PROF_STREAM_CPU | _OFF, or _HEAP */
+    unsigned what;                  /* PROF_STREAM_CPU | _OFF; _HEAP, _LOCK or _TRACE alone */
     uint32_t heap_rate;             /* _HEAP: the allocator's rate, as the start was given */
     unsigned ncpus;
     uint16_t cpus[MAX_CPUS];        /* the CPUs streaming, ncpus of them */
@@ -264,10 +267,12 @@ static void prof_stream_task_one(int pid, const char *name, void *arg)
  * of its own sample); with CPU samples, the samples' source. */
 static void prof_stream_source(char *buf, size_t cap)
 {
-    if (stream.what & PROF_STREAM_CPU)
+    if (stream.what & (PROF_STREAM_CPU | PROF_STREAM_TRACE))
         strlcpy(buf, pmu_source_name(), cap);
     else if (stream.what & PROF_STREAM_HEAP)
         prof_heap_source(buf, cap, false, stream.heap_rate);
+    else if (stream.what & PROF_STREAM_LOCK)
+        strlcpy(buf, "locks", cap);
     else
         strlcpy(buf, "sched", cap);
 }
@@ -320,13 +325,15 @@ static bool prof_stream_drain_cpu(unsigned k, bool all)
     bool moved = drops != c->drops_sent;
     if (!c->open && (n || moved))
         prof_stream_begin_batch(c, (uint16_t)cpu);
+    bool trace = stream.what & PROF_STREAM_TRACE;
     while (done < n) {
-        uint32_t took = prof_stream_add_cpu_run(c->w, ring, mask, first + done, n - done);
+        uint32_t took = trace ? 0 : prof_stream_add_cpu_run(c->w, ring, mask, first + done, n - done);
         if (took) {
             done += took;
             continue;
         }
-        took = prof_stream_add(c->w, ring, mask, first + done, n - done);
+        took = trace ? prof_stream_add_trace(c->w, &ring[(first + done) & mask], &prof_stream_tn)
+                     : prof_stream_add(c->w, ring, mask, first + done, n - done);
         if (took) {
             done += took;
             continue;

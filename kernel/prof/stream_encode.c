@@ -7,6 +7,7 @@
 #include "kernel/prof/stream_encode.h"
 #include "kernel/prof/offcpu.h"
 #include "kernel/prof/record.h"
+#include "kernel/prof/trace.h"
 #include "uapi/profile_stream.h"
 
 _Static_assert(PROF_FRAMES == PSTR_FRAMES, "a record's frames fit a stream record");
@@ -187,3 +188,88 @@ uint32_t prof_stream_add_cpu_run(struct pstr_writer *w, const struct prof_record
     return took;
 }
 
+
+/* ---- a trace stream ------------------------------------------------------ */
+
+_Static_assert((int)PROF_TRACE_LEFT_MAX == PSTR_LEFT_MAX &&
+               (int)PROF_TRACE_LEFT_WAITQ == PSTR_LEFT_WAITQ &&
+               (int)PROF_TRACE_LEFT_MUTEX == PSTR_LEFT_MUTEX &&
+               (int)PROF_TRACE_IRQ_MAX == PSTR_IRQ_CLASS_MAX,
+               "a trace record's reasons and classes are the stream's");
+
+/* A trace time on the wire: ns since the trace's start, at least 1 (a
+ * weight of 0 is no record). */
+static uint64_t prof_stream_trace_ns(uint64_t raw)
+{
+    uint64_t ns = prof_trace_ns(raw);
+    return ns ? ns : 1;
+}
+
+/* A pid as the stream names it: 0 for a CPU's idle task. */
+static uint32_t prof_stream_trace_pid(int pid, const struct prof_stream_trace_names *n)
+{
+    return pid <= 0 || n->idle(pid) ? 0 : (uint32_t)pid;
+}
+
+/* An interrupt's vector, class and name into r (a vector out of the
+ * format's range, or a class it does not know, never came from the entry
+ * hooks: sent as vector 0, class device, rather than refused). */
+static void prof_stream_trace_irq(struct pstr_record *r, unsigned vec, unsigned class,
+                                  const struct prof_stream_trace_names *n)
+{
+    r->targ = (uint8_t)(class >= 1 && class <= PSTR_IRQ_CLASS_MAX ? class : PROF_TRACE_IRQ_DEVICE);
+    r->tvec = (uint16_t)(vec <= PSTR_VEC_MAX ? vec : 0);
+    char name[PSTR_NAME_MAX + 1];
+    if (r->targ != PROF_TRACE_IRQ_NMI && n->vec_name(r->tvec, name, sizeof name))
+        prof_stream_name(name, r->name);
+}
+
+uint32_t prof_stream_add_trace(struct pstr_writer *w, const struct prof_record *pr,
+                               const struct prof_stream_trace_names *n)
+{
+    struct pstr_record r = { .kind = PSTR_KIND_TRACE };
+    if (pr->pr_kind == PROF_KIND_CPU) {
+        r.tev = PSTR_TEV_SAMPLE;
+        r.pid = prof_stream_trace_pid(pr->pr_pid, n);
+        r.flags = pr->pr_tick ? PSTR_REC_TICK : 0;
+        r.weight = prof_stream_trace_ns(pr->pr_weight);
+        r.depth = (uint8_t)prof_stream_depth(pr);
+        for (unsigned i = 0; i < r.depth; i++)
+            r.frames[i] = pr->pr_frames[i];
+        return pstr_add_record(w, &r);
+    }
+    if (pr->pr_kind != PROF_KIND_TRACE)
+        return 1;                   /* no other kind is a trace's: skipped */
+    r.weight = prof_stream_trace_ns(pr->pr_weight);
+    switch (pr->pr_why) {
+    case PROF_TRACE_SWITCH:
+        r.tev = PSTR_TEV_SWITCH;
+        r.pid = prof_stream_trace_pid(pr->pr_pid, n);
+        r.tother = prof_stream_trace_pid(pr->pr_waker, n);
+        r.targ = (uint8_t)(pr->pr_cost <= PSTR_LEFT_MAX ? pr->pr_cost : PROF_TRACE_LEFT_NONE);
+        if (r.targ == PSTR_LEFT_WAITQ || r.targ == PSTR_LEFT_MUTEX)
+            prof_stream_name(pr->pr_name, r.name);
+        break;
+    case PROF_TRACE_WAKE:
+        r.tev = PSTR_TEV_WAKE;
+        r.pid = prof_stream_trace_pid(pr->pr_waker, n);
+        r.tother = prof_stream_trace_pid(pr->pr_pid, n);
+        r.twcpu = (uint16_t)pr->pr_cost;
+        if (pr->pr_frames[0])
+            prof_stream_trace_irq(&r, (unsigned)(pr->pr_frames[0] - 1),
+                                  (unsigned)pr->pr_frames[1], n);
+        break;
+    case PROF_TRACE_IRQ: {
+        r.tev = PSTR_TEV_IRQ;
+        r.pid = prof_stream_trace_pid(pr->pr_pid, n);
+        uint64_t in = prof_stream_trace_ns(pr->pr_frames[0]), out = prof_trace_ns(pr->pr_weight);
+        r.weight = in;
+        r.tdur = out <= in ? 0 : out - in > UINT32_MAX ? UINT32_MAX : (uint32_t)(out - in);
+        prof_stream_trace_irq(&r, (unsigned)pr->pr_waker, (unsigned)pr->pr_cost, n);
+        break;
+    }
+    default:
+        return 1;
+    }
+    return pstr_add_record(w, &r);
+}

@@ -7,6 +7,8 @@
  *
  * Profiler core: prefix prof_ and PROF_. */
 #pragma once
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct pstr_writer;
@@ -32,3 +34,17 @@ uint32_t prof_stream_add(struct pstr_writer *w, const struct prof_record *ring,
  * through the steady loop of its depth. */
 uint32_t prof_stream_add_cpu_run(struct pstr_writer *w, const struct prof_record *ring,
                                  uint32_t mask, uint32_t at, uint32_t left);
+
+/* A trace stream's record pr into w as a trace event (PSTR_KIND_TRACE):
+ * a CPU sample of the trace, or a switch, wake or interrupt slice
+ * (kernel/prof/trace.h says what each one's fields hold), its raw times
+ * made ns since the trace's start (prof_trace_ns). A CPU's idle task goes
+ * as pid 0 (idle says which pids are), an interrupt with the name
+ * vec_name gives its vector (false: none). 1 when taken (sent, or a
+ * record of no other kind, skipped), 0 when it does not fit. */
+struct prof_stream_trace_names {
+    bool (*idle)(int pid);
+    bool (*vec_name)(unsigned vec, char *buf, size_t cap);
+};
+uint32_t prof_stream_add_trace(struct pstr_writer *w, const struct prof_record *pr,
+                               const struct prof_stream_trace_names *n);

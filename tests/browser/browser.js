@@ -70,4 +70,23 @@ function check(cond, msg) {
     throw new Fail(msg);
 }
 
-module.exports = { Browser, Fail, check, ROOT };
+// A screenshot of page p's #sonde-page, the width of the window, as
+// build/browser/NAME.png; with SONDE_DOCS_SHOTS=1 also as
+// docs/img/NAME.png (what the docs show). Fails unless a PNG was written.
+async function screenshot(p, name) {
+  const shot = path.join(ROOT, 'build', 'browser', name + '.png');
+  fs.mkdirSync(path.dirname(shot), { recursive: true });
+  const clip = await p.$eval('#sonde-page', (e) => ({
+    x: 0, y: 0, width: document.documentElement.clientWidth,
+    height: Math.ceil(e.getBoundingClientRect().bottom + 12),
+  }));
+  await p.screenshot({ path: shot, clip });
+  const png = fs.readFileSync(shot);
+  check(png.length > 10000 && png.subarray(1, 4).toString() === 'PNG', `${shot} is no screenshot`);
+  if (process.env.SONDE_DOCS_SHOTS === '1') {
+    fs.mkdirSync(path.join(ROOT, 'docs', 'img'), { recursive: true });
+    fs.copyFileSync(shot, path.join(ROOT, 'docs', 'img', name + '.png'));
+  }
+}
+
+module.exports = { Browser, Fail, check, screenshot, ROOT };

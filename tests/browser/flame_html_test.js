@@ -16,7 +16,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { spawnSync } = require('child_process');
-const { check } = require('./browser.js');
+const { check, screenshot } = require('./browser.js');
 
 const HOSTILE = '</script><b>x';
 
@@ -308,21 +308,9 @@ module.exports = {
       await p.hover('#chart g.frame[name="burn_inner"]');
       await p.waitForSelector('.d3-flame-graph-tip', { state: 'visible' });
       await p.waitForTimeout(300);
-      const shot = path.join(env.root, 'build', 'browser', 'flame-html.png');
-      fs.mkdirSync(path.dirname(shot), { recursive: true });
-      const clip = await p.$eval('#sonde-page', (e) => ({
-        x: 0, y: 0, width: document.documentElement.clientWidth,
-        height: Math.ceil(e.getBoundingClientRect().bottom + 12),
-      }));
-      await p.screenshot({ path: shot, clip });
+      await screenshot(p, 'flame-html');
       await p.close();
       clean(p);
-      const png = fs.readFileSync(shot);
-      check(png.length > 10000 && png.subarray(1, 4).toString() === 'PNG', `${shot} is no screenshot`);
-      if (process.env.SONDE_DOCS_SHOTS === '1') {
-        fs.mkdirSync(path.join(env.root, 'docs', 'img'), { recursive: true });
-        fs.copyFileSync(shot, path.join(env.root, 'docs', 'img', 'flame-html.png'));
-      }
     }],
   ],
 };

@@ -1,6 +1,6 @@
-// LINK: uapi/profile_stream.c
+// LINK: uapi/profile_stream.c uapi/profile_stream_meta.c
 /* tests/fuzz/fuzz_profile_stream.c: the profile stream's parsers
- * (uapi/profile_stream.c), which sonde-prof runs on whatever arrives on
+ * (uapi/profile_stream.c uapi/profile_stream_meta.c), which sonde-prof runs on whatever arrives on
  * its UDP port.
  *
  * Invariants: a refusal is one of the PSTR_E* reasons and hands out no
@@ -24,7 +24,10 @@ static int nrecs;
 
 static void take_rec(void *ctx, const struct pstr_record *r)
 {
-    FUZZ_CHECK(r->depth >= 1 && r->depth <= PSTR_FRAMES && !(r->flags & ~PSTR_REC_TICK));
+    /* Frames: 1 or more, but none for a trace event other than a sample. */
+    FUZZ_CHECK(r->depth <= PSTR_FRAMES && !(r->flags & ~PSTR_REC_TICK));
+    FUZZ_CHECK(r->kind == PSTR_KIND_TRACE ? (r->depth >= 1) == (r->tev == PSTR_TEV_SAMPLE)
+                                          : r->depth >= 1);
     FUZZ_CHECK(r->kind <= PSTR_KIND_MAX && (r->kind != PSTR_KIND_CPU || r->weight == 1));
     /* An off-CPU part: within its ranges, a waker only for blocked time. */
     FUZZ_CHECK(r->why <= PSTR_WHY_MAX && r->wdepth <= PSTR_FRAMES &&
@@ -35,6 +38,11 @@ static void take_rec(void *ctx, const struct pstr_record *r)
     FUZZ_CHECK(r->kind == PSTR_KIND_LOCK ?
                r->waits >= 1 && r->lkind >= PSTR_LOCK_SPIN && r->lkind <= PSTR_LOCK_MAX && !r->why :
                r->waits == 0 && r->lkind == 0);
+    /* A trace part: only on a trace record, which always has one. */
+    FUZZ_CHECK(r->kind == PSTR_KIND_TRACE ?
+               r->tev >= PSTR_TEV_SWITCH && r->tev <= PSTR_TEV_MAX && r->tvec <= PSTR_VEC_MAX &&
+               !r->why :
+               !r->tev && !r->targ && !r->tother && !r->tvec && !r->twcpu && !r->tdur);
     FUZZ_CHECK(pstr_add_record(&re, r));
     FUZZ_CHECK(nrecs < (int)(sizeof recs / sizeof recs[0]));
     recs[nrecs++] = *r;
@@ -50,7 +58,9 @@ static void same_rec(void *ctx, const struct pstr_record *r)
     FUZZ_CHECK(r->pid == w->pid && r->depth == w->depth && r->flags == w->flags &&
                r->kind == w->kind && r->weight == w->weight && r->size == w->size &&
                r->why == w->why && r->wdepth == w->wdepth && r->waker == w->waker &&
-               r->waits == w->waits && r->lkind == w->lkind &&
+               r->waits == w->waits && r->lkind == w->lkind && r->tev == w->tev &&
+               r->targ == w->targ && r->tother == w->tother && r->tvec == w->tvec &&
+               r->twcpu == w->twcpu && r->tdur == w->tdur &&
                strcmp(r->name, w->name) == 0 &&
                memcmp(r->frames, w->frames, sizeof r->frames) == 0 &&
                memcmp(r->wframes, w->wframes, sizeof r->wframes) == 0);

@@ -1,4 +1,4 @@
-// LINK: uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c
+// LINK: uapi/profile_stream.c uapi/profile_stream_meta.c uapi/profile_stream_tag.c lib/sha256.c
 /* tests/fuzz/fuzz_profile_stream_tag.c: the profile stream's tags
  * (uapi/profile_stream_tag.c), which sonde-prof -k checks on whatever
  * arrives on its UDP port before it believes a byte of it.

@@ -44,6 +44,14 @@ holder has it and times its own waits.
   holder's function in the stack, the same delay in microseconds; and
   to .txt, the kernel's report (20 waits, each lock's entry with its 10
   waits through the holder's function).
+- record_lock_stream: `record --lock -d 3000`, past one window, is
+  `profile lock stream`: the raw profile it keeps says source=locks
+  kind=lock with no drops, and the pprof charges each lock as
+  record_lock's does (90% through the holder's function, within 10% of
+  the waiter, 10 contentions).
+- top_lock: `sonde-prof top --lock` over the same rounds: [mutex probe-m]
+  and [spin probe-s] are leaves with delay of their own, the holder's
+  functions carry it, the mutex's more than the spinlock's.
 - bad_input: errors name what was wrong and the allowed range.
 
 Prints 'PASS name (secs)' or 'FAIL name (secs): reason' and ends with
@@ -371,12 +379,71 @@ def t_record_lock(ctx):
             check(re.search(r"^[\d.]+%% [\d.]+ ms %s 10 waits, held by task \d+ .*\n(        <- .*\n)*"
                             r"        <- %s\+0x" % (re.escape(root), fn), rep, re.M),
                   "report .txt: no %s entry through %s: %r" % (root, fn, rep[:1500]))
-        r = subprocess.run([PROF, "record", "--lock", "-d", "2001", "-e", ARCHES[ARCH]["kernel"],
-                            "-o", pb, m.target], capture_output=True, text=True, timeout=30)
-        check(r.returncode == 2 and "--lock -d 2001 ms out of range (1 to 2000 ms" in r.stderr,
-              "record --lock -d 2001: exit %d: %r" % (r.returncode, r.stderr))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+@test
+def t_record_lock_stream(ctx):
+    """Past 2 s, record --lock is `profile lock stream`: the same charges
+    through the stream's lock records."""
+    m = World.get()
+    tmp = tempfile.mkdtemp(prefix="sonde-lockstream-")
+    try:
+        out = m.cmd("burn lock start 10 3000 profiled", 30)
+        check(re.search(r"pids (\d+) (\d+)", out), "burn lock start said %r" % out.strip()[-200:])
+        pb, raw = os.path.join(tmp, "lock.pb.gz"), os.path.join(tmp, "lock.raw")
+        r = subprocess.run([PROF, "record", "--lock", "-d", "3000", "-t", "60", "-e",
+                            ARCHES[ARCH]["kernel"], "-r", raw, "-o", pb, m.target],
+                           capture_output=True, text=True, timeout=180)
+        done = BURN.search(m.cmd("burn lock wait", 120))
+        check(r.returncode == 0, "record --lock -d 3000: exit %d: %s" % (r.returncode, r.stderr))
+        check(done, "burn lock wait printed no line")
+        head = open(raw).readline()
+        check(re.match(r"# sonde raw build-id=[0-9a-f]{40} source=locks samples=\d+ dropped=0 "
+                       r"cpus=\d+ ms=\d+ kind=lock$", head), "the streamed raw header %r" % head)
+        types, ptype, rows, text = pprof_raw(pb, tmp)
+        check(types == "contentions/count delay/nanoseconds", "sample types %r: %s" % (types, text[:600]))
+        for kind, name, fn, waited in (("mutex", "probe-m", "burn_lock_hold_mutex", int(done.group(2))),
+                                       ("spin", "probe-s", "burn_lock_hold_spin", int(done.group(4)))):
+            root = "[%s %s]" % (kind, name)
+            mine = [(v, names) for v, names in rows if names and names[-1] == root]
+            check(mine, "no sample with root %s: %s" % (root, text[-1500:]))
+            total = sum(v[1] for v, _ in mine)
+            held = sum(v[1] for v, names in mine if fn in names)
+            check(held >= 0.9 * total, "%s: %d ns of %d on %s: %s" % (root, held, total, fn, text[-1500:]))
+            check(within(total, waited, 10), "%s: %d ns of delay, the waiter measured %d ns"
+                  % (root, total, waited))
+            waits = sum(v[0] for v, names in mine if fn in names)
+            check(waits == 10, "%s: %d contentions through %s, not 10" % (root, waits, fn))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+@test
+def t_top_lock(ctx):
+    """`top --lock` (plain lines: stdout is no terminal) over burn lock's
+    profiled rounds: the two locks are leaves, the holder's functions
+    carry their delay."""
+    m = World.get()
+    out = m.cmd("burn lock start 10 3000 profiled", 30)
+    check(re.search(r"pids (\d+) (\d+)", out), "burn lock start said %r" % out.strip()[-200:])
+    top = subprocess.run([PROF, "top", "--lock", "-n", "2", "-w", "30", "-e",
+                          ARCHES[ARCH]["kernel"], m.target],
+                         capture_output=True, text=True, timeout=60)
+    done = BURN.search(m.cmd("burn lock wait", 120))
+    check(done, "burn lock wait printed no line")
+    last = top.stdout.rsplit("sonde-prof top", 1)[-1]
+    rows = {name: (float(s), float(t)) for s, t, name in
+            re.findall(r"^ +(\d+\.\d) +(\d+\.\d) +(\S+(?: \S+)?)$", last, re.M)}
+    check(top.returncode == 0 and re.search(r" us of lock waits in \d", last),
+          "top --lock: exit %d: %s%s" % (top.returncode, top.stdout[-1500:], top.stderr))
+    for leaf, fn in (("[mutex probe-m]", "burn_lock_hold_mutex"), ("[spin probe-s]", "burn_lock_hold_spin")):
+        check(leaf in rows and rows[leaf][0] > 0, "top --lock: no %s leaf: %s" % (leaf, last[-1500:]))
+        check(fn in rows and rows[fn][1] > 0, "top --lock: %s carries no delay: %s" % (fn, last[-1500:]))
+    # The mutex's 3 ms holds outweigh the spinlock's 300 us ones.
+    check(rows["[mutex probe-m]"][0] > rows["[spin probe-s]"][0],
+          "top --lock: mutex %r, spin %r" % (rows["[mutex probe-m]"], rows["[spin probe-s]"]))
 
 
 @test
@@ -387,6 +454,8 @@ def t_bad_input(ctx):
                       ("lockstat 10001", "lockstat: window 10001 out of range (1-10000 ms)"),
                       ("lockstat sometimes", "lockstat: 'sometimes' is not on, off, reset or a window in ms (1-10000)"),
                       ("lockstat on off", "lockstat: takes one argument: on, off, reset or a window in ms (1-10000)"),
+                      ("profile lock stream", "profile: stream needs a port (usage: profile [off|wall|allocs|lock] stream <port> [ms|0] [pid|all])"),
+                      ("profile lock stream 9000", "profile: stream goes to the UDP shell client that asks; use it over the UDP shell"),
                       ("burn lock 0", "burn: usage: burn lock [start] <rounds 1-10000> [hold_us 1-100000] | burn lock start <rounds> <hold_us> profiled|split | burn lock wait"),
                       ("burn lock 1 100001", "burn: usage: burn lock [start] <rounds 1-10000> [hold_us 1-100000] | burn lock start <rounds> <hold_us> profiled|split | burn lock wait")):
         out = m.cmd(cmd, 30)

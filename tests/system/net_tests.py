@@ -1214,7 +1214,7 @@ def t_pstream_spoofed_start(g):
 
 
 PSTREAM_BAD = [
-    ("profile stream", "profile: stream needs a port (usage: profile [off|wall|allocs] stream <port> "
+    ("profile stream", "profile: stream needs a port (usage: profile [off|wall|allocs|lock] stream <port> "
                        "[ms|0] [pid|all])"),
     ("profile stream 0", "profile: port 0 out of range (1-65535)"),
     ("profile stream 65536", "profile: port 65536 out of range (1-65535)"),

@@ -1,6 +1,6 @@
 """tests/system/pstream.py: a decoder of the profile stream's datagrams
 (uapi/profile_stream.h), written from the header's table alone and apart
-from the C parser (uapi/profile_stream.c), so that the system tests
+from the C parser (uapi/profile_stream.c uapi/profile_stream_meta.c), so that the system tests
 cross-check the kernel's encoder against a second reading of the format;
 and a receiver that collects one stream on a loopback port and, as a
 collector must, asks for it, confirms it and keeps it alive over the UDP

@@ -246,7 +246,7 @@ def check_kind_off(tmp, procs, frames):
     r = subprocess.run([PROF, 'serve', '--kind', 'bogus', '-e', ELF, '127.0.0.1:1'],
                        capture_output=True, text=True, timeout=10)
     check('serve --kind bogus: exit 2, the kinds named',
-          r.returncode == 2 and 'cpu, off, wall or allocs' in r.stderr, r.stderr)
+          r.returncode == 2 and 'cpu, off, wall, allocs, lock or trace' in r.stderr, r.stderr)
     kport = free_port(socket.SOCK_DGRAM)
     procs.append(start_fake(tmp, 'fake-off', kport, frames))
     sv, err, port = start_serve(tmp, 'serve-off.err', ['--kind', 'off', f'127.0.0.1:{kport}'])
@@ -302,6 +302,85 @@ def check_kind_allocs(tmp, procs, frames):
     check('serve --kind allocs: SIGTERM, exit 0', sv.wait(10) == 0)
 
 
+def check_kind_lock(tmp, procs, frames):
+    """serve --kind lock: every kernel is asked for `profile lock stream`;
+    its records are the lock kind, the one listed, the lock the root
+    frame, and a chain counts the waits its releases ended (Go's
+    contentions): 2 waits of 1 ms each a record in the fake."""
+    kport = free_port(socket.SOCK_DGRAM)
+    procs.append(start_fake(tmp, 'fake-lock', kport, frames))
+    sv, err, port = start_serve(tmp, 'serve-lock.err', ['--kind', 'lock', f'127.0.0.1:{kport}'])
+    procs.append(sv)
+    check('serve --kind lock starts', port is not None)
+    if port is None:
+        return
+
+    def flame():
+        st, body = get(port, b'/api/flame?kind=lock')
+        return json.loads(body) if st == 200 else {}
+    check('its records are the lock kind',
+          wait_for(lambda: flame().get('samples', 0) > 0, 3), str(flame())[:300])
+    st, body = get(port, b'/api/status')
+    kinds = json.loads(body)['kinds'] if st == 200 else []
+    check('status lists the lock kind alone', kinds == ['lock'], str(kinds))
+    f = flame()
+    n = f.get('samples', 0)
+    check('the lock is a frame', '[mutex burn-m]' in json.dumps(f), json.dumps(f)[:300])
+    check('a count is a wait: 1 ms of delay each',
+          n > 0 and n % 2 == 0 and f.get('weight') == 1000000 * n, str(f)[:300])
+    sv.terminate()
+    check('serve --kind lock: SIGTERM, exit 0', sv.wait(10) == 0)
+
+
+def check_kind_trace(tmp, procs, frames):
+    """serve --kind trace: every kernel is asked for `trace stream`; its
+    last minute is kept, and /api/trace gives one kernel's range as Chrome
+    trace-event JSON: burn's runs on its CPUs' lanes, the wakes as flows,
+    the samples named. Bad requests say what was wrong."""
+    kport = free_port(socket.SOCK_DGRAM)
+    procs.append(start_fake(tmp, 'fake-trace', kport, frames))
+    sv, err, port = start_serve(tmp, 'serve-trace.err', ['--kind', 'trace', f'127.0.0.1:{kport}'])
+    procs.append(sv)
+    check('serve --kind trace starts', port is not None)
+    if port is None:
+        return
+    name = f'127.0.0.1:{kport}'.encode()
+
+    def trace():
+        st, body = get(port, b'/api/trace?kernel=' + name)
+        return json.loads(body) if st == 200 else {}
+
+    def runs(t):
+        return [e for e in t.get('traceEvents', []) if e.get('ph') == 'X' and e.get('cat') == 'run']
+    check('its trace comes: burn runs on a CPU lane', wait_for(lambda: any(
+        e['name'] == 'burn' for e in runs(trace())), 4), str(trace())[:300])
+    t = trace()
+    evs = t.get('traceEvents', [])
+    lanes = {e['args']['name'] for e in evs if e.get('ph') == 'M' and e.get('name') == 'process_name'}
+    check('a lane per CPU', {'CPU 0', 'CPU 1'} <= lanes, str(lanes))
+    check('burn left for sleep', any(e['args'].get('left') == 'sleep' for e in runs(t)
+                                     if e['name'] == 'burn'), str(runs(t)[:3]))
+    flows = [e for e in evs if e.get('cat') == 'wake']
+    check('the wakes are flows that pair',
+          flows and sorted(e['id'] for e in flows if e['ph'] == 's') ==
+          sorted(e['id'] for e in flows if e['ph'] == 'f'), str(flows[:4]))
+    frames = {f['name'] for f in t.get('stackFrames', {}).values()}
+    check('the samples are named from the ELF', 'burn_spin' in frames, str(sorted(frames))[:300])
+    st, body = get(port, b'/api/status')
+    kinds = json.loads(body)['kinds'] if st == 200 else []
+    check('status lists the trace kind alone', kinds == ['trace'], str(kinds))
+    for path, code, said in ((b'/api/trace', 400, b'needs kernel=NAME'),
+                             (b'/api/trace?kernel=nobody:1', 404, b'no such kernel'),
+                             (b'/api/trace?kernel=' + name + b'&from=x', 400, b'from=x out of range'),
+                             (b'/api/trace?kernel=' + name + b'&from=9&to=3', 400, b'is after'),
+                             (b'/api/trace?colour=red', 400, b'unknown argument colour')):
+        st, body = get(port, path)
+        check('GET %s: %d, says why' % (path.decode(), code), st == code and said in body,
+              '%d %r' % (st, body[:200]))
+    sv.terminate()
+    check('serve --kind trace: SIGTERM, exit 0', sv.wait(10) == 0)
+
+
 def main():
     r = subprocess.run(['make', '-s', '-C', ROOT, 'build/x86_64/kernel.elf',
                         'build/host/sonde-prof'])
@@ -354,6 +433,8 @@ def main():
         check_keyed(tmp, procs, frames)
         check_kind_off(tmp, procs, frames)
         check_kind_allocs(tmp, procs, frames)
+        check_kind_lock(tmp, procs, frames)
+        check_kind_trace(tmp, procs, frames)
 
         serve_err = open(os.path.join(tmp, 'serve.err'), 'w+')
         sv = subprocess.Popen([PROF, 'serve', '-l', '127.0.0.1:0', '-e', ELF,
@@ -441,6 +522,9 @@ def main():
         check('a diff answers 200 with a tree', st == 200 and b'"delta"' in body, body[:200])
         st, body = get(port, b'/api/timeline')
         check('the timeline answers 200', st == 200 and b'"rate"' in body, body[:200])
+        st, body = get(port, b'/api/trace?kernel=127.0.0.1:1')
+        check('a CPU serve keeps no trace: 404, says how to keep one',
+              st == 404 and b'--kind trace' in body, body[:200])
         st, body = get(port, b'/')
         check('the page is served whole, the library inlined',
               st == 200 and b'.d3-flame-graph' in body and b'<script>' in body and

@@ -105,6 +105,13 @@ if [ "$(rc)" = 2 ] && grep -qF "burn.raw is a cpu profile: a lock profile merges
    [ ! -e "$tmp/m.folded" ]; then
   ok "a lock profile and a CPU one do not merge (exit 2, named, no output)"
 else bad "a lock profile and a CPU one do not merge (exit 2, named, no output)" "exit $(rc): $(cat "$tmp/err")"; fi
+sed 's/^3:30000000 /3:60000000 /; s/waits=10 /waits=20 /' "$tmp/lock.raw" > "$tmp/lock2.raw"
+run -i "$tmp/lock2.raw" -e "$ELF" -o "$tmp/l2.pb.gz"
+"$PROF" diff -e "$ELF" "$tmp/l.pb.gz" "$tmp/l2.pb.gz" -o "$tmp/ld.txt" 2> "$tmp/err"
+if [ $? = 0 ] && grep -qx "base 33000 us, new 63000 us, change +30000 us" "$tmp/ld.txt" &&
+   grep -qE "^ +\+30000 +\+100\.0% +30000 +60000  \[mutex probe-m\];burn;" "$tmp/ld.txt"; then
+  ok "diff of two lock pprofs: the lock's delay in us, the mutex's change"
+else bad "diff of two lock pprofs: the lock's delay in us, the mutex's change" "$(cat "$tmp/err" "$tmp/ld.txt")"; fi
 # ---- SVG, folded, text ---------------------------------------------------
 run -i "$tmp/burn.raw" -e "$ELF" -o "$tmp/p.svg"
 if [ "$(rc)" = 0 ] && xmllint --noout "$tmp/p.svg" 2> "$tmp/xml"; then ok "svg passes xmllint"
@@ -252,9 +259,6 @@ host_err "sonde-prof record: unresolvable name, exit 2, no output" "cannot resol
 host_err "sonde-prof record: -d out of range names the range" \
   '-d 0 out of range (1 ms to 86400 s: "500ms", "10s", or a number of ms)' \
   "$PROF" record -d 0 -e "$ELF" -o "$tmp/h.svg" 127.0.0.1
-host_err "sonde-prof record: --lock is one window, -d 1-2000 ms" \
-  '--lock -d 2001 ms out of range (1 to 2000 ms: one `profile lock` window)' \
-  "$PROF" record --lock -d 2001 -e "$ELF" -o "$tmp/h.svg" 127.0.0.1
 host_err "sonde-prof record: --lock is one kind of its own" \
   "give one of --heap, --allocs, --off, --wall, --lock and --trace" \
   "$PROF" record --lock --off -e "$ELF" -o "$tmp/h.svg" 127.0.0.1

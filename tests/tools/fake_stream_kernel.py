@@ -64,6 +64,17 @@ record's first frame: flags weight and PSTR_REC_OFF (0x08), kind 1.
 from the chain --frames, weighing 4096 bytes (16 objects): flags weight
 and PSTR_REC_SIZE (0x04), kind 2.
 
+`profile lock stream ...` streams lock records instead (META source
+"locks"): each the mutex burn-m's release by pid 7 (burn) from the chain
+--frames, ending 2 waits of 1 ms each (weight 2 ms): flags weight and
+PSTR_REC_LOCK (0x10), kind 3.
+
+`trace stream PORT MS` streams trace records instead (META source
+"tick 100Hz"): on each CPU in turn, burn (pid 7) leaves for sleep and
+idle comes in, idle wakes burn, idle leaves and burn comes in, and burn
+is sampled in the chain --frames; each record's time its real time since
+the stream's start: flags weight and PSTR_REC_TRACE (0x20), kind 4.
+
 Records are made on the fake's clock: CPU c's record i is due at i / hz
 seconds after the start, so a stream of MS ms holds exactly
 cpus * hz * MS / 1000 of them. Prints "ready PORT" once listening, and on
@@ -88,15 +99,19 @@ USH_LAST, USH_AUTH, USH_REPLY, USH_CHALLENGE = 1, 2, 4, 8
 PSTR_TAGGED = 0x01
 
 
-REC_WEIGHT, REC_SIZE, REC_OFF = 0x02, 0x04, 0x08
-KIND_OFFCPU, KIND_HEAP, WHY_WAITQ = 1, 2, 2
+REC_WEIGHT, REC_SIZE, REC_OFF, REC_LOCK, REC_TRACE = 0x02, 0x04, 0x08, 0x10, 0x20
+KIND_OFFCPU, KIND_HEAP, KIND_LOCK, WHY_WAITQ, LOCK_MUTEX = 1, 2, 3, 2, 2
+KIND_TRACE, TEV_SWITCH, TEV_WAKE, TEV_SAMPLE, LEFT_SLEEP = 4, 1, 2, 4, 1
+LOCK_WAITS, LOCK_NS = 2, 2000000      # each lock record: 2 waits, 2 ms in all
 OFF_NS = 1000000                      # each off-CPU interval: 1 ms
 HEAP_WEIGHT, HEAP_SIZE = 4096, 256    # each heap record: 16 objects of 256 bytes
 
 
 class Stream:
-    def __init__(self, k, dest, ms, off=False, heap=False):
-        self.k, self.dest, self.ms, self.off, self.heap = k, dest, ms, off, heap
+    def __init__(self, k, dest, ms, what="cpu"):
+        self.k, self.dest, self.ms = k, dest, ms
+        self.off, self.heap, self.lock = what == "off", what == "allocs", what == "lock"
+        self.trace, self.tnext = what == "trace", 0
         self.id = random.getrandbits(32) | 1
         self.seq = 0
         self.sent = [0] * k.a.cpus           # records numbered per CPU
@@ -176,7 +191,8 @@ class Stream:
 
     def meta(self):
         a = self.k.a
-        src = b"sched" if self.off else b"heap allocs rate 4096" if self.heap else b"tick 100Hz"
+        src = b"sched" if self.off else b"heap allocs rate 4096" if self.heap else \
+            b"locks" if self.lock else b"tick 100Hz"
         p = a.build_id.encode() + bytes([len(src)]) + src
         p += struct.pack(">IIIH", 0xffffffff, self.ms, 10000000, a.cpus)
         p += struct.pack(">IB", 7, 4) + b"burn" + struct.pack(">IB", 0, 4) + b"idle"
@@ -190,12 +206,36 @@ class Stream:
         if self.heap:
             return (struct.pack(">IBBBB", 7, len(frames), REC_WEIGHT | REC_SIZE, KIND_HEAP, 0) +
                     struct.pack(">QQ", HEAP_WEIGHT, HEAP_SIZE) + fr)
+        if self.trace:
+            return self.trace_record(frames)
+        if self.lock:
+            name = b"burn-m"
+            return (struct.pack(">IBBBB", 7, len(frames), REC_WEIGHT | REC_LOCK, KIND_LOCK, 0) +
+                    struct.pack(">QIBBH", LOCK_NS, LOCK_WAITS, LOCK_MUTEX, len(name), 0) + name + fr)
         if not self.off:
             return struct.pack(">IBBH", 7, len(frames), 1, 0) + fr
         name = b"burn-q"
         return (struct.pack(">IBBBB", 7, len(frames), REC_WEIGHT | REC_OFF, KIND_OFFCPU, 0) +
                 struct.pack(">Q", OFF_NS) + struct.pack(">BBBBi", WHY_WAITQ, len(name), 1, 0, 9) +
                 name + fr + struct.pack(">Q", frames[0]))
+
+    def trace_record(self, frames):
+        """The next of the trace's four events (the module's doc)."""
+        step, self.tnext = self.tnext % 4, self.tnext + 1
+        ns = max(1, int((time.monotonic() - self.t0) * 1e9))
+
+        def part(tev, arg, other, wcpu=0):
+            return struct.pack(">BBBBIHHI", tev, arg, 0, 0, other, 0, wcpu, 0)
+        head = lambda pid, depth: struct.pack(">IBBBB", pid, depth, REC_WEIGHT | REC_TRACE,
+                                              KIND_TRACE, 0) + struct.pack(">Q", ns)
+        if step == 0:
+            return head(7, 0) + part(TEV_SWITCH, LEFT_SLEEP, 0)
+        if step == 1:
+            return head(0, 0) + part(TEV_WAKE, 0, 7)
+        if step == 2:
+            return head(0, 0) + part(TEV_SWITCH, 0, 7)
+        return head(7, len(frames)) + part(TEV_SAMPLE, 0, 0) + \
+            b"".join(struct.pack(">Q", f) for f in frames)
 
     def batch(self, cpu, upto):
         a = self.k.a
@@ -318,9 +358,9 @@ class Kernel:
         self.high_nonce = 0
         self.event("restart")
 
-    def start_stream(self, dest, ms, off, heap):
+    def start_stream(self, dest, ms, what):
         self.streams += 1
-        s = Stream(self, dest, ms, off, heap)
+        s = Stream(self, dest, ms, what)
         self.stream = s
         self.event("start 0x%08x" % s.id)
         if self.a.restart_after and self.streams == 1:
@@ -379,9 +419,11 @@ class Kernel:
         then the kernel's human text; with --old, the human text alone, as
         a kernel older than the grammar answers."""
         w = cmd.split()
-        off = w[1:3] == ["off", "stream"]
-        heap = w[1:3] == ["allocs", "stream"]
-        if off or heap:
+        what = w[1] if len(w) > 2 and w[1] in ("off", "allocs", "lock") and w[2] == "stream" \
+            else "trace" if w[:2] == ["trace", "stream"] else "cpu"
+        if what == "trace":
+            w = ["profile"] + w[1:]
+        elif what != "cpu":
             w = w[:1] + w[2:]
         s = self.stream
         busy = s is not None and s.stop_reason is None
@@ -396,9 +438,9 @@ class Kernel:
                 return self.ctl("start", "busy", state, **told, **to) + \
                     "profile: busy (streaming %s)\n" % name
             ms = int(w[3]) if len(w) > 3 else 0
-            s = self.start_stream((frm[0], int(w[2])), ms, off, heap)
+            s = self.start_stream((frm[0], int(w[2])), ms, what)
             line = self.ctl("start", "ok", "streaming", **({"id": s.id} if tuple(frm) == s.dest else {}),
-                            to="%s:%d" % s.dest, kind="off" if off else "allocs" if heap else "cpu",
+                            to="%s:%d" % s.dest, kind=what,
                             cpus=self.a.cpus, len=ms)
             if tuple(frm) != tuple(s.dest):
                 return line + "profile: streaming to %s:%s (fake), once a keep-alive from there " \
@@ -462,9 +504,11 @@ class Kernel:
         """The answers of a kernel older than the control grammar: human
         sentences alone (--old)."""
         w = cmd.split()
-        off = w[1:3] == ["off", "stream"]
-        heap = w[1:3] == ["allocs", "stream"]
-        if off or heap:
+        what = w[1] if len(w) > 2 and w[1] in ("off", "allocs", "lock") and w[2] == "stream" \
+            else "trace" if w[:2] == ["trace", "stream"] else "cpu"
+        if what == "trace":
+            w = ["profile"] + w[1:]
+        elif what != "cpu":
             w = w[:1] + w[2:]
         s = self.stream
         busy = s is not None and s.stop_reason is None
@@ -475,7 +519,7 @@ class Kernel:
             if busy:
                 return "profile: busy (streaming %s)\n" % name
             ms = int(w[3]) if len(w) > 3 else 0
-            self.start_stream((frm[0], int(w[2])), ms, off, heap)
+            self.start_stream((frm[0], int(w[2])), ms, what)
             return "profile: streaming id 0x%08x to %s:%s (fake)\n" % (self.stream.id, frm[0],
                                                                     w[2])
         if w[:2] == ["profile", "keepalive"] and busy and peer and int(w[2], 16) == s.id:

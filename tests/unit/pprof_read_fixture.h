@@ -43,6 +43,11 @@ static const char off_new[] =
 
 /* Names as an ELF would give them: one function per 256 bytes, so two
  * addresses in one function fold into one frame. */
+static const char lock_base[] =
+    "# sonde raw build-id=" BID " source=locks samples=4 dropped=0 cpus=2 ms=1000 kind=lock\n"
+    "3:30000000 7 burn 1 lock=mutex:probe-m waits=10 ffffffff80104a1c ffffffff80200000\n"
+    "1:3000000 7 burn 0 lock=spin:probe-s waits=2 ffffffff80200000\n";
+
 static __attribute__((unused)) void name_all(struct sp_profile *p)
 {
     for (size_t i = 0; i < p->nlocs; i++) {

@@ -1,7 +1,7 @@
-// LINK: tools/fleet/sim.c tools/ingest/stream.c uapi/profile_stream.c uapi/stream_ctl.c
+// LINK: tools/fleet/sim.c tools/ingest/stream.c uapi/profile_stream.c uapi/profile_stream_meta.c uapi/stream_ctl.c
 /* tests/unit/test_fleet_sim.c: the fleet generator's simulated kernel
  * (tools/fleet/sim.c), on a fake clock: what it sends parses with the
- * stream's own parsers (uapi/profile_stream.c), every field in range;
+ * stream's own parsers (uapi/profile_stream.c uapi/profile_stream_meta.c), every field in range;
  * it answers the shell as a kernel does (one META until its destination
  * confirms, keep-alives from there only, the id to the destination only,
  * END on stop, timeout and elapsed); and the loss, copies and reordering

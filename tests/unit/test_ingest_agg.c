@@ -1,4 +1,4 @@
-// LINK: tools/ingest/agg.c tools/ingest/stream.c tools/model/model.c uapi/profile_stream.c uapi/profile_raw.c
+// LINK: tools/ingest/agg.c tools/ingest/stream.c tools/model/model.c uapi/profile_stream.c uapi/profile_stream_meta.c uapi/profile_raw.c
 /* tests/unit/test_ingest_agg.c: a stream's records put in the model
  * straight as its types (sp_agg_profile, serve's path: no raw text between)
  * are the profile the text path gives (sp_agg_raw_drops, then
@@ -37,7 +37,9 @@ static void stream_with_meta(struct sp_stream *s)
 }
 
 /* Records of every kind: CPU chains on two CPUs, heap blocks of two
- * sizes, off-CPU waits with a named waker, an unnamed one and none. */
+ * sizes, off-CPU waits with a named waker, an unnamed one and none, a
+ * mutex's releases (one chain, 3 waits in all) and a spinlock's of the
+ * same name. */
 static void add_records(struct sp_agg *a)
 {
     struct pstr_record cpu = { .pid = 7, .depth = 2, .kind = PSTR_KIND_CPU, .weight = 1,
@@ -66,6 +68,15 @@ static void add_records(struct sp_agg *a)
                                .frames = { 0x1000 }, .why = PSTR_WHY_RUNNABLE,
                                .waker = PSTR_WAKER_NONE };
     sp_agg_add(a, 0, &run);
+    struct pstr_record lk = { .pid = 7, .depth = 2, .kind = PSTR_KIND_LOCK, .weight = 5000,
+                              .frames = { 0x6000, 0x6100 }, .waits = 1, .lkind = PSTR_LOCK_MUTEX };
+    snprintf(lk.name, sizeof lk.name, "probe-m");
+    sp_agg_add(a, 1, &lk);
+    lk.waits = 2;
+    lk.weight = 7000;
+    sp_agg_add(a, 1, &lk);
+    lk.lkind = PSTR_LOCK_SPIN;
+    sp_agg_add(a, 1, &lk);
 }
 
 static bool same_locs(struct sp_loc *const *x, struct sp_loc *const *y, unsigned n)
@@ -103,9 +114,10 @@ TEST(agg_profile_is_the_parsed_raw_text_for_every_kind)
     stream_with_meta(&s);
     sp_agg_init(&a);
     add_records(&a);
-    static const unsigned kinds[] = { PRAW_KIND_CPU, PRAW_KIND_HEAP, PRAW_KIND_OFFCPU };
-    static const size_t chains[] = { 3, 2, 3 };   /* CPU: pid 7 on two CPUs, pid 12 */
-    for (unsigned k = 0; k < 3; k++) {
+    static const unsigned kinds[] = { PRAW_KIND_CPU, PRAW_KIND_HEAP, PRAW_KIND_OFFCPU,
+                                      PRAW_KIND_LOCK };
+    static const size_t chains[] = { 3, 2, 3, 2 };   /* CPU: pid 7 on two CPUs, pid 12 */
+    for (unsigned k = 0; k < 4; k++) {
         struct sp_profile text, typed;
         sp_profile_init(&text);
         sp_profile_init(&typed);
@@ -158,7 +170,8 @@ TEST(agg_profile_keeps_what_the_records_said)
     CHECK_EQ(sp_agg_profile(&a, &s, PRAW_KIND_OFFCPU, 1000, 0, &p, "k", m), 0);
     CHECK_EQ(sp_agg_profile(&a, &s, PRAW_KIND_HEAP, 1000, 0, &p, "k", m), 0);
     CHECK_EQ(sp_agg_profile(&a, &s, PRAW_KIND_CPU, 1000, 0, &p, "k", m), 0);
-    CHECK_EQ(p.ninputs, 3);
+    CHECK_EQ(sp_agg_profile(&a, &s, PRAW_KIND_LOCK, 1000, 0, &p, "k", m), 0);
+    CHECK_EQ(p.ninputs, 4);
     unsigned seen = 0;
     for (size_t i = 0; i < p.nchains; i++) {
         const struct sp_chain *c = &p.chains[i];
@@ -178,9 +191,22 @@ TEST(agg_profile_keeps_what_the_records_said)
             CHECK_STR(c->c_task, "pid-12");
             CHECK_EQ(c->c_count, 40);
             seen |= 4;
+        } else if (c->c_input == 3 && c->c_why == PRAW_WHY_MUTEX) {
+            CHECK(c->c_lock);
+            CHECK_STR(c->c_name, "probe-m");
+            CHECK_EQ(c->c_count, 2);                /* releases */
+            CHECK_EQ(c->c_weight, 12000);           /* ns waited under them */
+            CHECK_EQ(c->c_objects, 3);              /* the waits they ended */
+            CHECK_STR(c->c_reason->pl_frames[0].pf_func, "[mutex probe-m]");
+            seen |= 8;
+        } else if (c->c_input == 3 && c->c_why == PRAW_WHY_SPIN) {
+            CHECK_EQ(c->c_count, 1);
+            CHECK_EQ(c->c_objects, 2);
+            CHECK_STR(c->c_reason->pl_frames[0].pf_func, "[spin probe-m]");
+            seen |= 16;
         }
     }
-    CHECK_EQ(seen, 7);
+    CHECK_EQ(seen, 31);
     sp_profile_free(&p);
     sp_agg_free(&a);
     sp_stream_free(&s);

@@ -1,4 +1,4 @@
-// LINK: tools/ingest/stream.c tools/ingest/collect.c tools/ingest/collect_shell.c tools/ingest/collect_index.c tools/common/toolio.c tools/ingest/agg.c tools/model/model.c tools/common/hostaddr.c tools/common/ushell_client.c uapi/profile_stream.c uapi/profile_stream_tag.c uapi/profile_raw.c uapi/udpshell.c uapi/udpshell_auth.c lib/sha256.c uapi/stream_ctl.c
+// LINK: tools/ingest/stream.c tools/ingest/collect.c tools/ingest/collect_shell.c tools/ingest/collect_index.c tools/common/toolio.c tools/ingest/agg.c tools/model/model.c tools/common/hostaddr.c tools/common/ushell_client.c uapi/profile_stream.c uapi/profile_stream_meta.c uapi/profile_stream_tag.c uapi/profile_raw.c uapi/udpshell.c uapi/udpshell_auth.c lib/sha256.c uapi/stream_ctl.c
 /* tests/unit/test_ingest_stream.c: the host's side of the profile stream:
  * loss accounting (tools/ingest/stream.c) over datagrams built with the
  * uapi encoder: gaps, copies, reordering, the END's totals, an END that

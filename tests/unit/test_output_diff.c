@@ -360,6 +360,36 @@ TEST(pprof_read_offcpu)
     free(gz);
 }
 
+/* A lock profile (record --lock's): Go's mutex types read back as the
+ * lock kind, the root a lock again, a chain's count its waits. */
+TEST(pprof_read_lock_round_trip)
+{
+    size_t len;
+    char *gz = as_pprof(lock_base, &len);
+    struct sp_profile p;
+    sp_profile_init(&p);
+    char err[SP_ERR_MAX] = "";
+    CHECK_EQ(sp_pprof_read_mem(&p, gz, len, "l.pb.gz", "base", err, sizeof err), 0);
+    CHECK_STR(err, "");
+    CHECK_EQ(p.inputs[0].pi_hdr.ph_kind, PRAW_KIND_LOCK);
+    CHECK_EQ(p.nchains, 2);
+    const struct sp_chain *m = p.chains[0].c_why == PRAW_WHY_MUTEX ? &p.chains[0] : &p.chains[1];
+    const struct sp_chain *s = m == &p.chains[0] ? &p.chains[1] : &p.chains[0];
+    CHECK(m->c_lock && s->c_lock);
+    CHECK_STR(m->c_name, "probe-m");
+    CHECK_STR(m->c_reason->pl_frames[0].pf_func, "[mutex probe-m]");
+    CHECK_EQ(m->c_objects, 10);
+    CHECK_EQ(m->c_count, 10);
+    CHECK_EQ(m->c_weight, 30000000);
+    CHECK_EQ(m->c_depth, 2);
+    CHECK_EQ(s->c_why, PRAW_WHY_SPIN);
+    CHECK_STR(s->c_reason->pl_frames[0].pf_func, "[spin probe-s]");
+    CHECK_EQ(s->c_objects, 2);
+    CHECK_EQ(s->c_depth, 1);
+    sp_profile_free(&p);
+    free(gz);
+}
+
 TEST(pprof_read_refusals)
 {
     refused("# sonde raw", 11, "not a gzip-compressed pprof profile");

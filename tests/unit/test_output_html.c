@@ -3,7 +3,8 @@
 /* tests/unit/test_output_html.c: the page of -o FILE.html: self-contained
  * (the page web/build.js made, a policy that forbids every request), its title
  * escaped, no name able to close one of its <script> elements, and one
- * kind per page. tests/browser/ opens it in chromium. */
+ * kind per page; the trace's page (sp_html_write_trace) likewise. tests/browser/
+ * opens both in chromium. */
 #include "test.h"
 #include "pipeline_fixture.h"
 #include "tools/output/html.h"
@@ -110,4 +111,63 @@ TEST(html_several_kernels_get_roots)
     CHECK(strstr(out, "{\"n\":\"burn\",\"v\":9,\"k\":\"task\"") != NULL);
     free(out);
     sp_profile_free(&p);
+}
+
+static char *trace_page(const char *title, const char *json)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    CHECK_EQ(sp_html_write_trace(f, title, json), 0);
+    fclose(f);
+    return buf;
+}
+
+/* The trace's page: the page web/build.js made, whole, around the title
+ * and the JSON; nothing else in it, nothing outside it asked for. */
+TEST(html_trace_page_self_contained)
+{
+    const char *json = "{\"traceEvents\":[],\"otherData\":{\"kernel\":\"k\"}}";
+    char *out = trace_page("a & <b>", json);
+    const char *tpl = sp_web_trace_html.data;
+    const char *t = strstr(tpl, "<!--SONDE_TITLE-->"), *j = strstr(tpl, "<!--SONDE_TRACE-->");
+    CHECK(sp_web_trace_html.len > 10000 && t != NULL && j != NULL && t < j);
+    CHECK(strstr(tpl, "<!--SONDE_PROFILE-->") == NULL);
+    CHECK(strncmp(out, tpl, (size_t)(t - tpl)) == 0);
+    CHECK(strstr(out, "<title>a &amp; &lt;b&gt;</title>") != NULL);
+    const char *rest = j + strlen("<!--SONDE_TRACE-->");
+    CHECK(strlen(out) > strlen(rest) && strcmp(out + strlen(out) - strlen(rest), rest) == 0);
+    CHECK(strstr(out, "<script type=\"application/json\" id=\"sonde-trace\">{\"traceEvents\":[],"
+                      "\"otherData\":{\"kernel\":\"k\"}}</script>") != NULL);
+    CHECK(strstr(out, "<!--") == NULL);
+    CHECK(strstr(out, " src=") == NULL && strstr(out, "<link") == NULL);
+    CHECK_EQ(count(out, "<script"), 2);
+    CHECK(strstr(out, "Content-Security-Policy\" content=\"default-src 'none'; script-src "
+                      "'unsafe-inline'; style-src 'unsafe-inline'\">") != NULL);
+    free(out);
+}
+
+/* Whatever the JSON's writer escaped, a name in it cannot end the
+ * element or open a comment: "<", ">" and "&" go in as \u escapes,
+ * which JSON reads as the same characters. */
+TEST(html_trace_json_cannot_close_the_script)
+{
+    const char *json = "{\"traceEvents\":[{\"name\":\"</script><!--&\"}]}";
+    char *out = trace_page("</script>", json);
+    CHECK_EQ(count(out, "</script"), 2);
+    CHECK_EQ(count(out, "<!--"), 0);
+    CHECK(strstr(out, "{\"traceEvents\":[{\"name\":\"\\u003C/script\\u003E\\u003C!--\\u0026\"}]}")
+          != NULL);
+    CHECK(strstr(out, "<title>&lt;/script&gt;</title>") != NULL);
+    free(out);
+}
+
+/* A write error is reported, not lost: a stream that fails every write. */
+TEST(html_trace_write_error)
+{
+    FILE *f = fopen("/dev/full", "w");
+    CHECK(f != NULL);
+    setvbuf(f, NULL, _IONBF, 0);
+    CHECK_EQ(sp_html_write_trace(f, "t", "{\"traceEvents\":[]}"), -1);
+    fclose(f);
 }

@@ -1,4 +1,4 @@
-// LINK: kernel/prof/sample.c kernel/prof/trace.c kernel/prof/trace_hooks.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/stream_encode.c kernel/prof/report.c kernel/prof/lockreport.c kernel/prof/export.c kernel/prof/fold.c kernel/prof/fold_order.c kernel/prof/quantile.c kernel/prof/fold_index.c kernel/cmd/profile.c uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c kernel/cmd/profile_heap.c kernel/prof/heapview.c mm/heapprof.c tests/unit/fake_heap_table.c kernel/cmd/profile_stream.c uapi/stream_ctl.c kernel/cmd/profile_say.c kernel/irqname.c
+// LINK: kernel/prof/sample.c kernel/prof/trace.c kernel/prof/trace_hooks.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/stream_encode.c kernel/prof/report.c kernel/prof/lockreport.c kernel/prof/export.c kernel/prof/fold.c kernel/prof/fold_order.c kernel/prof/quantile.c kernel/prof/fold_index.c kernel/cmd/profile.c uapi/profile_stream.c uapi/profile_stream_meta.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c kernel/cmd/profile_heap.c kernel/prof/heapview.c mm/heapprof.c tests/unit/fake_heap_table.c kernel/cmd/profile_stream.c uapi/stream_ctl.c kernel/cmd/profile_say.c kernel/irqname.c
 /* tests/unit/test_prof_stream-heap.c: `profile allocs stream`, the
  * allocator's samples in the profile stream (kernel/prof/stream.c,
  * kernel/cmd/profile_heap.c): each sample one heap record with its
@@ -161,13 +161,13 @@ TEST(stream_allocs_words)
 {
     static const struct { const char *line, *msg; } bad[] = {
         { "profile allocs stream", "profile: stream needs a port (usage: profile "
-                                   "[off|wall|allocs] stream <port> [ms|0] [pid|all])\n" },
+                                   "[off|wall|allocs|lock] stream <port> [ms|0] [pid|all])\n" },
         { "profile allocs stream 70000", "profile: port 70000 out of range (1-65535)\n" },
         { "profile allocs stream 5555 x", "profile: 'x' is not a stream length (0: until "
                                           "stopped, or 1-86400000 ms)\n" },
         { "profile allocs stream 5555 100 99", "profile: pid 99: no such task\n" },
         { "profile allocs stream 5555 100 all x", "profile: too many arguments (usage: profile "
-                                                  "[off|wall|allocs] stream <port> [ms|0] [pid|all])\n" },
+                                                  "[off|wall|allocs|lock] stream <port> [ms|0] [pid|all])\n" },
     };
     reset();
     heapprof_test_reset();

@@ -1,4 +1,4 @@
-// LINK: kernel/prof/sample.c kernel/prof/trace.c kernel/prof/trace_hooks.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/stream_encode.c kernel/prof/report.c kernel/prof/lockreport.c kernel/prof/export.c kernel/prof/fold.c kernel/prof/fold_order.c kernel/prof/quantile.c kernel/prof/fold_index.c kernel/cmd/profile.c uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c kernel/cmd/profile_heap.c kernel/prof/heapview.c mm/heapprof.c tests/unit/fake_heap_table.c kernel/cmd/profile_stream.c uapi/stream_ctl.c kernel/cmd/profile_say.c kernel/irqname.c
+// LINK: kernel/prof/sample.c kernel/prof/trace.c kernel/prof/trace_hooks.c kernel/prof/ring.c kernel/prof/session.c kernel/prof/offcpu.c kernel/prof/offreport.c kernel/prof/wall.c kernel/prof/stream.c kernel/prof/stream_encode.c kernel/prof/report.c kernel/prof/lockreport.c kernel/prof/export.c kernel/prof/fold.c kernel/prof/fold_order.c kernel/prof/quantile.c kernel/prof/fold_index.c kernel/cmd/profile.c uapi/profile_stream.c uapi/profile_stream_meta.c uapi/profile_stream_tag.c lib/sha256.c kernel/symtab.c tests/unit/fake_profiler.c kernel/stacks.c kernel/stacktrace.c arch/x86_64/unwind.c arch/arm64/unwind.c tests/unit/fake_unwind.c lib/printf.c lib/parse.c uapi/profile_raw.c kernel/cmd/profile_heap.c kernel/prof/heapview.c mm/heapprof.c tests/unit/fake_heap_table.c kernel/cmd/profile_stream.c uapi/stream_ctl.c kernel/cmd/profile_say.c kernel/irqname.c
 /* tests/unit/test_prof_stream_encode.c: the stream's hot loop
  * (kernel/prof/stream_encode.c, prof_stream_add_cpu_run): runs of CPU samples
  * with one chain but the pc, at every depth, go through a loop of their
@@ -20,6 +20,7 @@
 #include "kernel/prof/ring.h"
 #include "kernel/prof/session.h"
 #include "kernel/prof/stream_encode.h"
+#include "kernel/prof/trace.h"
 #include "uapi/profile_stream.h"
 
 #define RUN_RECS 4000
@@ -226,4 +227,113 @@ TEST(stream_lock_record_encodes)
     CHECK_EQ(got.r[1].lkind, PSTR_LOCK_SPIN);
     CHECK_EQ(got.r[1].waits, 1);
     CHECK(strcmp(got.r[1].name, "") == 0);
+}
+
+/* ---- a trace stream's records (prof_stream_add_trace) ------------------- */
+
+static bool fake_idle(int pid) { return pid == 1; }
+
+static bool fake_vec_name(unsigned vec, char *buf, size_t cap)
+{
+    if (vec != 43)
+        return false;
+    snprintf(buf, cap, "virtio net");       /* a space the format refuses */
+    return true;
+}
+
+static struct pstr_record trace_got[8];
+static unsigned trace_ngot;
+
+static void trace_take(void *ctx, const struct pstr_record *r)
+{
+    if (trace_ngot < 8)
+        trace_got[trace_ngot] = *r;
+    trace_ngot++;
+}
+
+/* Each kind of ring record a trace holds comes out as its event: times
+ * made ns since the trace's start (2 ns a unit here), idle as pid 0, a
+ * queue's and an interrupt's names cleaned, a record of no trace kind
+ * skipped, and a slice's length from its entry and exit. */
+TEST(stream_trace_records_are_events)
+{
+    prof_trace_begin(1000, 2ull << 32);
+    const struct prof_stream_trace_names names = { fake_idle, fake_vec_name };
+    struct prof_record r[6];
+    memset(r, 0, sizeof r);
+    r[0].pr_tag = PROF_TAG(1, PROF_KIND_CPU);           /* a sample at 1100 */
+    r[0].pr_pid = 5;
+    r[0].pr_depth = 2;
+    r[0].pr_weight = 1100;
+    r[0].pr_frames[0] = 0x4000;
+    r[0].pr_frames[1] = 0x5000;
+    r[1].pr_tag = PROF_TAG(0, PROF_KIND_TRACE);         /* 5 leaves for waitq q, idle in */
+    r[1].pr_why = PROF_TRACE_SWITCH;
+    r[1].pr_pid = 5;
+    r[1].pr_waker = 1;
+    r[1].pr_cost = PROF_TRACE_LEFT_WAITQ;
+    r[1].pr_name = "q";
+    r[1].pr_weight = 1200;
+    r[2].pr_tag = PROF_TAG(0, PROF_KIND_TRACE);         /* 6 woken in irq 43 on idle */
+    r[2].pr_why = PROF_TRACE_WAKE;
+    r[2].pr_pid = 6;
+    r[2].pr_waker = 1;
+    r[2].pr_cost = 1;
+    r[2].pr_frames[0] = 43 + 1;
+    r[2].pr_frames[1] = PROF_TRACE_IRQ_DEVICE;
+    r[2].pr_weight = 1300;
+    r[3].pr_tag = PROF_TAG(0, PROF_KIND_TRACE);         /* irq 43, 1250 to 1350 */
+    r[3].pr_why = PROF_TRACE_IRQ;
+    r[3].pr_pid = 1;
+    r[3].pr_waker = 43;
+    r[3].pr_cost = PROF_TRACE_IRQ_DEVICE;
+    r[3].pr_frames[0] = 1250;
+    r[3].pr_weight = 1350;
+    r[4].pr_tag = PROF_TAG(0, PROF_KIND_OFFCPU);        /* not a trace's: skipped */
+    r[4].pr_depth = 1;
+    r[4].pr_weight = 10;
+    r[5].pr_tag = PROF_TAG(0, PROF_KIND_TRACE);         /* before the start: time 1 */
+    r[5].pr_why = PROF_TRACE_SWITCH;
+    r[5].pr_pid = 1;
+    r[5].pr_waker = 5;
+    r[5].pr_weight = 900;
+    struct pstr_writer w;
+    pstr_begin(&w, PSTR_BATCH, 0, 1, 0, 0);
+    struct pstr_batch b = { 0 };
+    pstr_batch_head(&w, &b);
+    for (unsigned i = 0; i < 6; i++)
+        CHECK_EQ(prof_stream_add_trace(&w, &r[i], &names), 1);
+    CHECK_EQ(w.count, 5);
+    size_t len = pstr_finish(&w);
+    struct pstr_hdr h;
+    CHECK_EQ(pstr_parse(w.buf, len, &h), 0);
+    trace_ngot = 0;
+    CHECK_EQ(pstr_batch_parse(&h, &b, trace_take, NULL), 0);
+    CHECK_EQ(trace_ngot, 5);
+    const struct pstr_record *g = trace_got;
+    CHECK_EQ(g[0].kind, PSTR_KIND_TRACE);
+    CHECK_EQ(g[0].tev, PSTR_TEV_SAMPLE);
+    CHECK_EQ(g[0].weight, 200);
+    CHECK_EQ(g[0].flags, PSTR_REC_TICK);
+    CHECK_EQ(g[0].depth, 2);
+    CHECK_EQ(g[0].frames[1], 0x5000);
+    CHECK_EQ(g[1].tev, PSTR_TEV_SWITCH);
+    CHECK_EQ(g[1].pid, 5);
+    CHECK_EQ(g[1].tother, 0);
+    CHECK_EQ(g[1].targ, PSTR_LEFT_WAITQ);
+    CHECK_STR(g[1].name, "q");
+    CHECK_EQ(g[1].weight, 400);
+    CHECK_EQ(g[2].tev, PSTR_TEV_WAKE);
+    CHECK_EQ(g[2].pid, 0);
+    CHECK_EQ(g[2].tother, 6);
+    CHECK_EQ(g[2].twcpu, 1);
+    CHECK_EQ(g[2].targ, PROF_TRACE_IRQ_DEVICE);
+    CHECK_EQ(g[2].tvec, 43);
+    CHECK_STR(g[2].name, "virtio_net");
+    CHECK_EQ(g[3].tev, PSTR_TEV_IRQ);
+    CHECK_EQ(g[3].weight, 500);
+    CHECK_EQ(g[3].tdur, 200);
+    CHECK_EQ(g[3].pid, 0);
+    CHECK_EQ(g[4].weight, 1);
+    CHECK_EQ(g[4].tother, 5);
 }

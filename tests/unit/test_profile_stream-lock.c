@@ -1,4 +1,4 @@
-// LINK: uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c
+// LINK: uapi/profile_stream.c uapi/profile_stream_meta.c uapi/profile_stream_tag.c lib/sha256.c
 /* tests/unit/test_profile_stream-lock.c: lock records (kind 3) in the
  * profile stream (uapi/profile_stream.h): the encoder's bytes, the round
  * trip beside the other kinds, the encoder's refusals, and the parser's

@@ -1,4 +1,4 @@
-// LINK: uapi/profile_stream.c uapi/profile_stream_tag.c lib/sha256.c
+// LINK: uapi/profile_stream.c uapi/profile_stream_meta.c uapi/profile_stream_tag.c lib/sha256.c
 /* tests/unit/test_profile_stream.c: the profile stream's encoder and
  * parsers (uapi/profile_stream.h): every type round trip, every refusal
  * reason, every truncation, names and sources cut, and the encoder's own

@@ -5,6 +5,7 @@
  * over buckets and widened to them, the filters, the per-second rate. */
 #include "test.h"
 #include "tools/serve/hist.h"
+#include "uapi/profile_raw.h"
 
 #define B SV_HIST_BUCKET_MS
 
@@ -372,6 +373,49 @@ TEST(hist_keeps_off_cpu_reasons_apart)
     }
     CHECK(bare >= 10);
     CHECK_EQ(sel.samples, 4 + SV_HIST_REASONS + 10);
+    sv_hist_sel_free(&sel);
+    sv_hist_free(h);
+}
+
+/* A lock's records: the lock by type and name is the chain's (a spinlock
+ * and a mutex of one name apart), and a chain counts the waits. */
+TEST(hist_keeps_locks_apart_and_counts_their_waits)
+{
+    struct sv_hist *h = sv_hist_new(1024);
+    struct pstr_record m = rec(7, 0x1000, PSTR_KIND_LOCK, 4000);
+    m.lkind = PSTR_LOCK_MUTEX;
+    m.waits = 2;
+    strcpy(m.name, "probe");
+    struct pstr_record sp = m;
+    sp.lkind = PSTR_LOCK_SPIN;
+    sp.waits = 3;
+    struct pstr_record unnamed = m;
+    unnamed.name[0] = 0;
+    CHECK(sv_hist_add(h, 0, 0, &m, 10));
+    CHECK(sv_hist_add(h, 0, 0, &m, 11));
+    CHECK(sv_hist_add(h, 0, 0, &sp, 12));
+    CHECK(sv_hist_add(h, 0, 0, &unnamed, 13));
+    struct sv_hist_filter f = { -1, -1, -1, PSTR_KIND_LOCK, false };
+    struct sv_hist_sel sel;
+    CHECK_EQ(sv_hist_select(h, 0, B, &f, &sel), 0);
+    CHECK_EQ(sel.n, 3);
+    unsigned seen = 0;
+    for (size_t i = 0; i < sel.n; i++) {
+        uint8_t why;
+        const char *name;
+        CHECK(sv_hist_reason(h, sel.keys[i]->reason, &why, &name));
+        if (why == PRAW_WHY_MUTEX && strcmp(name, "probe") == 0) {
+            seen |= 1;
+            CHECK_EQ(sel.counts[i], 4);
+            CHECK_EQ(sel.weights[i], 8000);
+        } else if (why == PRAW_WHY_SPIN && strcmp(name, "probe") == 0) {
+            seen |= 2;
+            CHECK_EQ(sel.counts[i], 3);
+        } else if (why == PRAW_WHY_MUTEX && strcmp(name, "?") == 0) {
+            seen |= 4;
+        }
+    }
+    CHECK_EQ(seen, 7);
     sv_hist_sel_free(&sel);
     sv_hist_free(h);
 }

@@ -1,4 +1,4 @@
-// LINK: tools/serve/writer.c tools/serve/persist.c tools/serve/hist.c tools/store/store.c tools/store/retain.c tools/store/store_sqlite.c tools/store/store_pg.c tools/ingest/stream.c tools/model/model.c uapi/profile_raw.c uapi/profile_stream.c
+// LINK: tools/serve/writer.c tools/serve/persist.c tools/serve/hist.c tools/store/store.c tools/store/retain.c tools/store/store_sqlite.c tools/store/store_pg.c tools/ingest/stream.c tools/model/model.c uapi/profile_raw.c uapi/profile_stream.c uapi/profile_stream_meta.c
 // LIBS: -I/usr/include/postgresql -lsqlite3 -lpq -lpthread
 /* tests/unit/test_serve_writer.c: serve's store written on its own thread
  * (tools/serve/writer.c) on a real SQLite file: kernels and buckets

@@ -56,7 +56,7 @@ TEST(sctl_round_trip_each_enum_and_no_options)
                 CHECK_EQ(r.sl_state, st);
                 CHECK_EQ(r.sl_have, 0);
             }
-    for (unsigned k = SCTL_KIND_CPU; k <= SCTL_KIND_ALLOCS; k++)
+    for (unsigned k = SCTL_KIND_CPU; k <= SCTL_KIND_TRACE; k++)
         for (unsigned why = SCTL_END_STOPPED; why <= SCTL_END_UNCONFIRMED; why++) {
             struct sctl_line l = { .sl_op = SCTL_OP_STOP, .sl_result = SCTL_OK,
                                    .sl_state = SCTL_ST_ENDED,
@@ -94,7 +94,7 @@ TEST(sctl_format_refuses_what_the_parser_would)
     CHECK_EQ(sctl_format(b, sizeof b, &l), 0);
     l = ok;
     l.sl_have = SCTL_HAVE_KIND;
-    l.sl_kind = 5;
+    l.sl_kind = SCTL_KIND_TRACE + 1;
     CHECK_EQ(sctl_format(b, sizeof b, &l), 0);
     /* Too small a buffer: nothing, never a cut line. */
     CHECK_EQ(sctl_format(b, 20, &ok), 0);

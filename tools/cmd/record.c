@@ -191,12 +191,6 @@ static int parse_record_args(int argc, char **argv, struct sp_cmd_opts *o)
         return sp_cmd_die_usage("--trace is every task's switches: -p does not apply", NULL);
     if (trace && o->out && sp_record_trace_out_ok(o->out))
         return EXIT_USAGE;
-    /* The lock profile is one `profile lock` window: no stream carries it. */
-    if (lock && o->ms > SP_RECORD_MS_MAX) {
-        fprintf(stderr, "%s: --lock -d %u ms out of range (%u to %u ms: one `profile lock` "
-                "window)\n", prog, o->ms, SP_RECORD_MS_MIN, SP_RECORD_MS_MAX);
-        return EXIT_USAGE;
-    }
     if (o->wall && o->nraws)
         return sp_cmd_die_usage("--wall is two profiles (CPU and off-CPU): -r does not apply", NULL);
     if (heap && o->pid_given)
@@ -294,7 +288,8 @@ static int stream_inputs(struct sp_collect *c, struct stream_rec *sr, struct sp_
          * samples as another, the same kernel's (texts[MAX_INPUTS + i]);
          * an allocs stream's heap samples as a `profile allocs` window's. */
         unsigned kind = o->what == SP_RECORD_OFF      ? PRAW_KIND_OFFCPU
-                      : o->what == SP_RECORD_ALLOCS ? PRAW_KIND_HEAP : PRAW_KIND_CPU;
+                      : o->what == SP_RECORD_ALLOCS ? PRAW_KIND_HEAP
+                      : o->what == SP_RECORD_LOCK   ? PRAW_KIND_LOCK : PRAW_KIND_CPU;
         texts[i] = sp_agg_raw_drops(&sr->agg[i], &k->s, kind,
                                     (uint32_t)t[i].covered_ms, t[i].drops, &lens[i]);
         if (!texts[i] && k->skew)
@@ -366,7 +361,8 @@ static int record_stream(const struct sp_cmd_opts *o, const uint8_t *const *keys
         .shell_timeout_ms = (uint64_t)(o->slack_s * 1000),
         .silent_ms = STREAM_SILENT_MS,
         .what = o->wall ? "wall" : o->what == SP_RECORD_OFF ? "off"
-              : o->what == SP_RECORD_ALLOCS ? "allocs" : NULL,
+              : o->what == SP_RECORD_ALLOCS ? "allocs" : o->what == SP_RECORD_LOCK ? "lock"
+              : NULL,
     };
     for (unsigned i = 0; i < o->ninputs; i++)
         sp_agg_init(&sr.agg[i]);

@@ -508,11 +508,18 @@ static void serve_publish(struct serve *s, bool wait)
         sv_lock_take(&s->lock);
     else if (!sv_lock_try(&s->lock))
         return;
-    for (size_t i = 0; i < s->npend; i++)
-        sv_hist_add(s->st.h, s->pend[i].kernel, s->pend[i].cpu, &s->pend[i].r,
-                    s->pend[i].t_ms);
+    for (size_t i = 0; i < s->npend; i++) {
+        if (s->pend[i].r.kind == PSTR_KIND_TRACE && s->st.tr)
+            sv_trace_add(s->st.tr, s->pend[i].kernel, s->pend[i].cpu, &s->pend[i].r,
+                         s->pend[i].t_ms);
+        else
+            sv_hist_add(s->st.h, s->pend[i].kernel, s->pend[i].cpu, &s->pend[i].r,
+                        s->pend[i].t_ms);
+    }
     s->npend = 0;
     sv_hist_advance(s->st.h, serve_now(s));
+    if (s->st.tr)
+        sv_trace_advance(s->st.tr, serve_now(s));
     if (refresh) {
         kernels_refresh(s);
         s->refreshed_ms = now;
@@ -574,6 +581,8 @@ int sv_serve_main(int argc, char **argv)
     pthread_mutex_init(&s.lock.m, NULL);
     s.st.lock = &s.lock;
     s.st.h = sv_hist_new(s.o.max_stacks);
+    if (s.o.what && strcmp(s.o.what, "trace") == 0)
+        s.st.tr = sv_trace_new(SV_TRACE_KERNEL_EVENTS, SV_TRACE_KERNEL_SAMPLES);
     s.st.maps = s.nm.p.maps;
     s.st.nmaps = s.nm.p.nmaps;
     s.st.symbolize = sp_elfset_symbolize;
@@ -627,6 +636,7 @@ int sv_serve_main(int argc, char **argv)
         sp_collect_close(&s.c);
     store_close(&s);
     sv_hist_free(s.st.h);
+    sv_trace_free(s.st.tr);
     free(s.st.k);
     sp_elfset_free(&s.nm);
     return rc;

@@ -53,8 +53,11 @@ static void usage(FILE *f)
         "                  1 h, default 10 s); with --sample, at its next turn\n"
         "  --kind K        what every kernel streams: cpu (default: `profile\n"
         "                  stream`), off (`profile off stream`: where tasks wait),\n"
-        "                  wall (`profile wall stream`) or allocs (`profile allocs\n"
-        "                  stream`: what was allocated, in bytes)\n"
+        "                  wall (`profile wall stream`), allocs (`profile allocs\n"
+        "                  stream`: what was allocated, in bytes), lock\n"
+        "                  (`profile lock stream`: waits charged to the holder) or\n"
+        "                  trace (`trace stream`: every switch, wake, interrupt and\n"
+        "                  sample; each kernel's last 60 s kept, in memory only)\n"
         "  --store S       where the history is kept past serve: an SQLite file\n"
         "                  (default %s in the working directory) or a PostgreSQL\n"
         "                  database. Several serves may share one named here (SQLite:\n"
@@ -99,13 +102,14 @@ static int parse_kind(const char *arg, const char **what)
 {
     static const char *const kinds[][2] = {
         { "cpu", "" }, { "off", "off" }, { "wall", "wall" }, { "allocs", "allocs" },
+        { "lock", "lock" }, { "trace", "trace" },
     };
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         if (strcmp(arg, kinds[i][0]) == 0) {
             *what = kinds[i][1];
             return 0;
         }
-    fprintf(stderr, "%s: --kind %s: not a kind (cpu, off, wall or allocs)\n", prog, arg);
+    fprintf(stderr, "%s: --kind %s: not a kind (cpu, off, wall, allocs, lock or trace)\n", prog, arg);
     return -1;
 }
 

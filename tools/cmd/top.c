@@ -66,7 +66,13 @@ static void usage(FILE *f)
         "                 interval off a CPU weighs its microseconds, its reason\n"
         "                 ([waitq NAME], [sleep], [runnable], ...) the leaf: self\n"
         "                 is time waiting for that reason, total time waiting in a\n"
-        "                 function, callers what waited there (HOSTs only)\n",
+        "                 function, callers what waited there (HOSTs only)\n"
+        "  --lock         who made tasks wait for locks (`profile lock stream`):\n"
+        "                 each wait weighs its microseconds, charged to the chain\n"
+        "                 of the holder that released the lock, the lock ([mutex\n"
+        "                 NAME], [spin NAME]) the leaf: self is the delay a lock\n"
+        "                 caused, total the delay caused while holding in a\n"
+        "                 function (HOSTs only)\n",
         SP_TOP_WINDOW_MIN, SP_TOP_WINDOW_MAX);
 }
 
@@ -78,6 +84,7 @@ struct sp_top_opts {
     const char *keyfile;
     bool replay;
     bool off;                           /* --off: off-CPU time, not samples */
+    bool lock;                          /* --lock: waits charged to holders */
 };
 
 static int bad_usage(const char *what, const char *arg)
@@ -96,6 +103,7 @@ static int parse_args(int argc, char **argv, struct sp_top_opts *o)
     static const struct option longopts[] = {
         { "replay", required_argument, NULL, 'R' },
         { "off", no_argument, NULL, 'O' },
+        { "lock", no_argument, NULL, 'L' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -129,14 +137,18 @@ static int parse_args(int argc, char **argv, struct sp_top_opts *o)
         case 'k': o->keyfile = optarg; break;
         case 'R': bad |= push(o->inputs, &o->ninputs, optarg, "kernels"); nreplay++; break;
         case 'O': o->off = true; break;
+        case 'L': o->lock = true; break;
         case 'h': usage(stdout); exit(EXIT_OK);
         case ':': return bad_usage("missing value for ", argv[optind - 1]);
         default: return bad_usage("unknown option ", argv[optind - 1]);
         }
     }
     o->replay = nreplay > 0;
-    if (o->off && o->replay)
-        return bad_usage("--off watches live kernels: give HOSTs, not --replay", NULL);
+    if (o->off && o->lock)
+        return bad_usage("give one of --off and --lock", NULL);
+    if ((o->off || o->lock) && o->replay)
+        return bad_usage(o->off ? "--off watches live kernels: give HOSTs, not --replay"
+                                : "--lock watches live kernels: give HOSTs, not --replay", NULL);
     if (o->replay && optind < argc)
         return bad_usage("give HOSTs or --replay, not both: ", argv[optind]);
     for (; optind < argc; optind++)
@@ -163,16 +175,17 @@ _Static_assert(MAX_KERNELS <= SP_ELFSET_KERNELS, "a kernel without an ELF slot")
 
 /* `top --off`: an interval's reason is its leaf, a pseudo-address in the
  * last page of the address space (no kernel's code is there), the index
- * of its name ("[waitq virtio-rx]") in this table. */
+ * of its name ("[waitq virtio-rx]") in this table; `top --lock`'s lock
+ * ("[mutex probe-m]") likewise. */
 #define TOP_REASON_BASE 0xfffffffffffff000ull
 #define TOP_REASONS_MAX 512
 static char top_reasons[TOP_REASONS_MAX][PSTR_NAME_MAX + 16];
 static unsigned top_nreasons;
 
-static uint64_t top_reason_addr(const struct pstr_record *r)
+static uint64_t top_reason_addr(unsigned why, const char *name)
 {
     char buf[PSTR_NAME_MAX + 16];
-    sp_reason_name(r->why, r->name, buf, sizeof buf);
+    sp_reason_name(why, name, buf, sizeof buf);
     for (unsigned i = 0; i < top_nreasons; i++)
         if (strcmp(top_reasons[i], buf) == 0)
             return TOP_REASON_BASE + i;
@@ -354,6 +367,7 @@ struct live {
     const struct namer *nm;
     uint64_t now;               /* the time every record of a poll gets */
     bool off;                   /* --off: off-CPU intervals, weighed in µs */
+    bool lock;                  /* --lock: waits by holder, weighed in µs */
     bool checked[MAX_KERNELS];  /* its META's build id matched the ELF */
     char err[SP_ERR_MAX];       /* why the view stops, or "" */
 };
@@ -363,18 +377,22 @@ static void live_record(void *ctx, unsigned kernel, uint16_t cpu,
 {
     (void)cpu;
     struct live *l = ctx;
-    if (!l->off) {
+    if (!l->off && !l->lock) {
         sp_top_add_sample(l->m, kernel, l->now, r->frames, r->depth);
         return;
     }
-    if (r->kind != PSTR_KIND_OFFCPU || !r->why)
-        return;
-    /* The reason below the chain: [reason, frames...], the chain cut to
-     * fit (its outermost frame goes). Each chain frame is a return
-     * address; the model names frame 0 as a pc, which is the reason. */
     uint64_t f[SP_TOP_DEPTH_MAX];
     unsigned d = 0;
-    f[d++] = top_reason_addr(r);
+    if (l->off && r->kind == PSTR_KIND_OFFCPU && r->why)
+        f[d++] = top_reason_addr(r->why, r->name);
+    else if (l->lock && r->kind == PSTR_KIND_LOCK)
+        f[d++] = top_reason_addr(r->lkind == PSTR_LOCK_SPIN ? PRAW_WHY_SPIN : PRAW_WHY_MUTEX,
+                                 r->name[0] ? r->name : "?");
+    else
+        return;
+    /* The reason or lock below the chain: [reason, frames...], the chain
+     * cut to fit (its outermost frame goes). Each chain frame is a return
+     * address; the model names frame 0 as a pc, which is the reason. */
     for (unsigned i = 0; i < r->depth && d < SP_TOP_DEPTH_MAX; i++)
         f[d++] = r->frames[i];
     sp_top_add_weighted(l->m, kernel, l->now, f, d, (r->weight + 500) / 1000);
@@ -513,9 +531,10 @@ static int live_open(struct live *l, const struct sp_top_opts *o, const uint8_t 
         .prog = prog, .err = stderr, .key = key,
         .shell_timeout_ms = LIVE_SHELL_TIMEOUT_MS,
         .silent_ms = LIVE_SILENT_MS,
-        .what = o->off ? "off" : NULL,
+        .what = o->off ? "off" : o->lock ? "lock" : NULL,
     };
     l->off = o->off;
+    l->lock = o->lock;
     if (sp_collect_open(&l->c, &po, o->inputs, o->ninputs, live_record, l))
         return EXIT_USAGE;
     for (unsigned i = 0; i < o->ninputs; i++)
@@ -546,6 +565,8 @@ int sp_top_main(int argc, char **argv)
     struct sp_top_model *m = sp_top_new(o.window, namer_name, &nm);
     if (o.off)
         sp_top_set_unit(m, "us off-CPU");
+    if (o.lock)
+        sp_top_set_unit(m, "us of lock waits");
     for (unsigned k = 0; k < o.ninputs && rc == 0; k++) {
         if (sp_elfset_add(&nm.set, k, o.elfs[o.nelfs == 1 ? 0 : k], prog))
             rc = EXIT_USAGE;

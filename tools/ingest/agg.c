@@ -91,6 +91,8 @@ static void grow(struct sp_agg *a)
 
 uint64_t sp_agg_objects_q16(const struct pstr_record *r)
 {
+    if (r->kind == PSTR_KIND_LOCK)
+        return (uint64_t)(r->waits ? r->waits : 1) << 16;
     if (r->kind != PSTR_KIND_HEAP || r->size == 0)
         return 1u << 16;
     return (uint64_t)((((unsigned __int128)r->weight << 16) + r->size / 2) / r->size);
@@ -101,7 +103,9 @@ uint64_t sp_agg_objects_q16(const struct pstr_record *r)
 static uint64_t agg_objects_q16(const struct pstr_record *r, uint64_t count, uint64_t weight)
 {
     unsigned __int128 o;
-    if (r->kind != PSTR_KIND_HEAP || r->size == 0)
+    if (r->kind == PSTR_KIND_LOCK)      /* the waits, each record's r->waits */
+        o = (unsigned __int128)count * (r->waits ? r->waits : 1) << 16;
+    else if (r->kind != PSTR_KIND_HEAP || r->size == 0)
         o = (unsigned __int128)count << 16;
     else
         o = (((unsigned __int128)weight << 16) + r->size / 2) / r->size;
@@ -124,6 +128,18 @@ void sp_agg_add_n(struct sp_agg *a, uint16_t cpu, const struct pstr_record *r,
 {
     if (!count || (r->kind == PSTR_KIND_OFFCPU && !r->why))
         return;
+    /* A lock's chains are the lock's as well as the holder's: its type
+     * kept as the raw profile's why (spin, mutex), its name in name. */
+    struct pstr_record lr;
+    if (r->kind == PSTR_KIND_LOCK) {
+        if (r->lkind != PSTR_LOCK_SPIN && r->lkind != PSTR_LOCK_MUTEX)
+            return;
+        lr = *r;
+        lr.why = r->lkind == PSTR_LOCK_SPIN ? PRAW_WHY_SPIN : PRAW_WHY_MUTEX;
+        lr.waker = PSTR_WAKER_NONE;
+        lr.wdepth = 0;
+        r = &lr;
+    }
     if ((a->n + 1) * 2 > a->icap)   /* keep the index half empty */
         grow(a);
     size_t i = off_hash(chain_hash(r->pid, cpu, r->kind, r->depth, r->frames), r) &
@@ -275,6 +291,10 @@ char *sp_agg_raw_drops(const struct sp_agg *a, const struct sp_stream *s, unsign
             fprintf(f, " %" PRIu32 " %s %u", c->pid, task, c->cpu);
             if (kind == PRAW_KIND_OFFCPU)
                 put_why(f, c, s);
+            if (kind == PRAW_KIND_LOCK)
+                fprintf(f, " lock=%s:%s waits=%" PRIu64,
+                        c->why == PRAW_WHY_SPIN ? "spin" : "mutex", c->name[0] ? c->name : "?",
+                        agg_objects_line(c, left, n));
             for (unsigned k = 0; k < c->depth; k++)
                 fprintf(f, " %" PRIx64, c->frames[k]);
             if (kind == PRAW_KIND_OFFCPU)
@@ -296,13 +316,19 @@ static void as_raw_chain(const struct sp_agg_chain *c, const struct sp_stream *s
     rc->pc_count = c->count > PRAW_COUNT_MAX ? PRAW_COUNT_MAX : (uint32_t)c->count;
     rc->pc_weight = kind == PRAW_KIND_CPU ? c->count : c->weight;
     uint64_t objects = (c->objects_q16 + (1u << 15)) >> 16;
-    rc->pc_objects = kind != PRAW_KIND_HEAP ? c->count : objects ? objects : 1;
+    rc->pc_objects = kind != PRAW_KIND_HEAP && kind != PRAW_KIND_LOCK ? c->count
+                   : objects ? objects : 1;
     rc->pc_pid = c->pid;
     rc->pc_cpu = c->cpu;
     task_name(s, c->pid, rc->pc_task, sizeof rc->pc_task);
     rc->pc_depth = c->depth;
     memcpy(rc->pc_frames, c->frames, c->depth * sizeof *c->frames);
     rc->pc_waker = PRAW_WAKER_NONE;
+    if (kind == PRAW_KIND_LOCK) {
+        rc->pc_why = c->why;
+        snprintf(rc->pc_name, sizeof rc->pc_name, "%s", c->name[0] ? c->name : "?");
+        return;
+    }
     if (kind != PRAW_KIND_OFFCPU)
         return;
     rc->pc_why = c->why;

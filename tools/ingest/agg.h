@@ -12,7 +12,8 @@
 struct sp_agg_chain {
     uint64_t count;             /* records */
     uint64_t weight;            /* their weights (a CPU sample weighs 1) */
-    uint64_t objects_q16;       /* heap: the objects they stand for, in
+    uint64_t objects_q16;       /* heap: the objects they stand for; lock:
+                                   the waits their releases ended; in
                                    1/65536ths (sp_agg_objects_q16) */
     uint32_t pid;
     uint16_t cpu;

@@ -181,8 +181,11 @@ int sp_collect_start_some(struct sp_collect *c, unsigned ms, const char *who, co
     bool *run = sp_collect_zalloc(c, c->n, sizeof *run);
     for (unsigned i = 0; i < c->n; i++) {
         bool kind = c->o.what && c->o.what[0];
-        snprintf(bufs[i], sizeof bufs[i], "profile %s%sstream %u %u %s", kind ? c->o.what : "",
-                 kind ? " " : "", c->port, ms, who);
+        if (kind && strcmp(c->o.what, "trace") == 0)    /* every task's: its own command */
+            snprintf(bufs[i], sizeof bufs[i], "trace stream %u %u", c->port, ms);
+        else
+            snprintf(bufs[i], sizeof bufs[i], "profile %s%sstream %u %u %s",
+                     kind ? c->o.what : "", kind ? " " : "", c->port, ms, who);
         cmds[i] = bufs[i];
         run[i] = which[i];
     }

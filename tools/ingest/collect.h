@@ -138,8 +138,9 @@ struct sp_collect_opts {
     uint64_t shell_timeout_ms;      /* start and stop: silence before giving up */
     uint64_t silent_ms;             /* streaming: no datagram this long, given up */
     const char *what;               /* NULL or "": CPU samples (`profile stream`);
-                                       "off", "wall" or "allocs": `profile
-                                       off|wall|allocs stream` */
+                                       "off", "wall", "allocs" or "lock":
+                                       `profile off|wall|allocs|lock stream`;
+                                       "trace": `trace stream` */
     bool keep_going;                /* a kernel that cannot start its stream is
                                        left FAILED (its note says why) and the
                                        others stream on; else they are stopped */

@@ -192,6 +192,7 @@ static int rd_kind(struct rd *r, struct sp_input *in)
     int io = rd_type(r, "inuse_objects", "count"), is = rd_type(r, "inuse_space", "bytes");
     int samples = rd_type(r, "samples", "count"), cpu = rd_type(r, "cpu", "nanoseconds");
     int off = rd_type(r, "off_cpu", "nanoseconds");
+    int cont = rd_type(r, "contentions", "count"), delay = rd_type(r, "delay", "nanoseconds");
     in->pi_period_ns = m->period > 0 ? (uint64_t)m->period : 0;
     if (ao >= 0 && as >= 0 && io >= 0 && is >= 0) {
         const char *def = rd_str(r, m->default_sample_type);
@@ -203,6 +204,14 @@ static int rd_kind(struct rd *r, struct sp_input *in)
         r->ix_count = -1;
         snprintf(in->pi_hdr.ph_source, sizeof in->pi_hdr.ph_source, "heap %s rate %" PRId64,
                  inuse ? "inuse" : "allocs", m->period);
+        in->pi_period_ns = 0;
+    } else if (cont >= 0 && delay >= 0) {
+        /* Go's mutex profile, as record --lock writes it: a chain counts
+         * its waits (its releases are not in pprof). */
+        r->kind = PRAW_KIND_LOCK;
+        r->ix_count = r->ix_objects = cont;
+        r->ix_weight = delay;
+        snprintf(in->pi_hdr.ph_source, sizeof in->pi_hdr.ph_source, "locks");
         in->pi_period_ns = 0;
     } else if (samples >= 0 && off >= 0) {
         r->kind = PRAW_KIND_OFFCPU;
@@ -228,7 +237,8 @@ static int rd_kind(struct rd *r, struct sp_input *in)
         }
         return rd_fail(r, "sample types [%s] are none of Sonde's kinds (cpu: samples/count, "
                        "cpu/nanoseconds; off-CPU: samples/count, off_cpu/nanoseconds; heap: "
-                       "alloc_objects, alloc_space, inuse_objects, inuse_space)", types);
+                       "alloc_objects, alloc_space, inuse_objects, inuse_space; lock: "
+                       "contentions/count, delay/nanoseconds)", types);
     }
     in->pi_hdr.ph_kind = (uint8_t)r->kind;
     return 0;
@@ -433,6 +443,25 @@ static int rd_frames(struct rd *r, struct sp_chain *c, const Sample *s)
         if (!(locs[i] = rd_loc(r, s->location_id[i], i > 0)))
             return -1;
     char name[PRAW_NAME_MAX + 1];
+    if (r->kind == PRAW_KIND_LOCK) {
+        /* The lock is the root: "[mutex NAME]" or "[spin NAME]", above the
+         * holder's chain at its release. */
+        unsigned why = n > 1 ? rd_reason(locs[n - 1], name, sizeof name) : 0;
+        if ((why != PRAW_WHY_MUTEX && why != PRAW_WHY_SPIN) || !name[0])
+            return rd_fail(r, "a lock sample's root is no lock (\"[mutex NAME]\" or "
+                           "\"[spin NAME]\", above the holder's chain)");
+        c->c_lock = true;
+        c->c_why = (uint8_t)why;
+        snprintf(c->c_name, sizeof c->c_name, "%s", name);
+        c->c_reason = sp_loc_reason(r->p, why, name);
+        c->c_waker = PRAW_WAKER_NONE;
+        if (n - 1 > PRAW_FRAMES)
+            return rd_fail(r, "a sample has %u frames besides its lock (at most %d)", n - 1,
+                           PRAW_FRAMES);
+        c->c_depth = n - 1;
+        memcpy(c->c_locs, locs, c->c_depth * sizeof *locs);
+        return 0;
+    }
     unsigned why = r->kind == PRAW_KIND_OFFCPU ? rd_reason(locs[0], name, sizeof name) : 0;
     if (why) {
         c->c_why = (uint8_t)why;
@@ -454,7 +483,7 @@ static int rd_frames(struct rd *r, struct sp_chain *c, const Sample *s)
 static int rd_sample(struct rd *r, const Sample *s, unsigned input)
 {
     /* An off-CPU chain has its reason as one more location. */
-    size_t most = PRAW_FRAMES + (r->kind == PRAW_KIND_OFFCPU);
+    size_t most = PRAW_FRAMES + (r->kind == PRAW_KIND_OFFCPU || r->kind == PRAW_KIND_LOCK);
     if (s->n_location_id < 1 || s->n_location_id > most)
         return rd_fail(r, "a sample has %zu locations (Sonde's chains have 1 to %zu)",
                        s->n_location_id, most);

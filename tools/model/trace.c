@@ -21,10 +21,16 @@ void sp_trace_free(struct sp_trace *t)
 void sp_trace_begin(struct sp_trace *t, const struct traw_header *h,
                     const char *origin, const char *kernel, const char *path)
 {
+    sp_trace_begin_map(t, h, origin, kernel, sp_profile_add_map(&t->st_prof, path));
+}
+
+void sp_trace_begin_map(struct sp_trace *t, const struct traw_header *h,
+                        const char *origin, const char *kernel, unsigned map)
+{
     t->st_hdr = *h;
     t->st_origin = sp_strdup(&t->st_prof, origin);
     t->st_kernel = sp_strdup(&t->st_prof, kernel);
-    t->st_map = sp_profile_add_map(&t->st_prof, path);
+    t->st_map = map;
     /* The samples' input: a CPU profile of the window, so that every
      * profile writer (pprof, folded, the flame graph) takes it as one. */
     struct praw_header ph = { .ph_kind = PRAW_KIND_CPU, .ph_ms = h->th_ms, .ph_cpus = h->th_cpus };

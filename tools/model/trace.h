@@ -40,6 +40,10 @@ void sp_trace_free(struct sp_trace *t);
 void sp_trace_begin(struct sp_trace *t, const struct traw_header *h,
                     const char *origin, const char *kernel, const char *path);
 void sp_trace_add_event(struct sp_trace *t, const struct traw_event *e);
+/* The same with the samples' addresses in map, one st_prof has already
+ * (serve's: every ELF's map, in its order). */
+void sp_trace_begin_map(struct sp_trace *t, const struct traw_header *h,
+                        const char *origin, const char *kernel, unsigned map);
 
 /* Parses one raw trace's text into t (empty: just init'd), labelled
  * kernel, origin naming it in messages; samples' addresses go to a map

@@ -258,17 +258,19 @@ int sp_diff_write(struct sp_profile *p, const char *out, char *err, size_t cap)
         struct sp_diff d = { 0 };
         diff_merge(all.v, nb, all.v + nb, all.n - nb, 1, &d);
         unsigned kind = p->inputs[0].pi_hdr.ph_kind;
+        /* The stacks weigh off-CPU and lock time in µs (sp_folded_us). */
+        const char *unit = sp_folded_us(p) ? "us" : sp_fj_unit(kind);
         if (ends_with(out, ".folded")) {
             rc = sp_diff_folded(&d, f);
         } else if (ends_with(out, ".svg") || ends_with(out, ".html")) {
             char title[160];
             snprintf(title, sizeof title, "sonde diff: %s, base %llu, new %llu %s",
                      praw_kind_name(kind), (unsigned long long)d.base_total,
-                     (unsigned long long)d.new_total, sp_fj_unit(kind));
+                     (unsigned long long)d.new_total, unit);
             rc = ends_with(out, ".svg") ? sp_diff_svg(&d, title, f)
                                         : sp_html_write_diff(&d, kind, title, f);
         } else {
-            rc = sp_diff_text(&d, sp_fj_unit(kind), f);
+            rc = sp_diff_text(&d, unit, f);
         }
         sp_diff_free(&d);
         sp_stacks_free(&all);

@@ -32,14 +32,15 @@ static void page_upto(FILE *f, const char **at, const char *marker)
     *at = *m ? m + strlen(marker) : m;
 }
 
-/* Everything up to the JSON, which the caller writes; then page_end with
- * what this returns. */
-static const char *page_start(FILE *f, const char *title)
+/* Everything of page up to its JSON's marker, which the caller writes;
+ * then page_end with what this returns. */
+static const char *page_start(FILE *f, const struct sp_web_asset *page, const char *title,
+                              const char *json_marker)
 {
-    const char *at = sp_web_flame_html.data;
+    const char *at = page->data;
     page_upto(f, &at, "<!--SONDE_TITLE-->");
     html_text(f, title);
-    page_upto(f, &at, "<!--SONDE_PROFILE-->");
+    page_upto(f, &at, json_marker);
     return at;
 }
 
@@ -70,7 +71,7 @@ int sp_html_write(const struct sp_profile *p, bool per_kernel, const char *title
             return -1;
         }
     }
-    const char *rest = page_start(f, title);
+    const char *rest = page_start(f, &sp_web_flame_html, title, "<!--SONDE_PROFILE-->");
     int rc = sp_fj_write(p, per_kernel || several_kernels(p), title, f);
     if (page_end(f, rest) || rc) {
         snprintf(err, errcap, "write error");
@@ -81,7 +82,26 @@ int sp_html_write(const struct sp_profile *p, bool per_kernel, const char *title
 
 int sp_html_write_diff(const struct sp_diff *d, unsigned kind, const char *title, FILE *f)
 {
-    const char *rest = page_start(f, title);
+    const char *rest = page_start(f, &sp_web_flame_html, title, "<!--SONDE_PROFILE-->");
     int rc = sp_fj_write_diff(d, kind, title, f);
     return page_end(f, rest) || rc ? -1 : 0;
+}
+
+/* The JSON is copied with "<", ">" and "&" as \u escapes. In valid JSON
+ * they occur only inside strings, where the escape means the same
+ * character, so the document reads the same; and whatever its writer
+ * did, no name in it can end the <script> element ("</script") or open a
+ * comment ("<!--") in it. */
+int sp_html_write_trace(FILE *f, const char *title, const char *json)
+{
+    const char *rest = page_start(f, &sp_web_trace_html, title, "<!--SONDE_TRACE-->");
+    for (const char *s = json; *s; s++) {
+        switch (*s) {
+        case '<': fputs("\\u003C", f); break;
+        case '>': fputs("\\u003E", f); break;
+        case '&': fputs("\\u0026", f); break;
+        default: fputc(*s, f);
+        }
+    }
+    return page_end(f, rest);
 }

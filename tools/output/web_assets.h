@@ -21,5 +21,10 @@ struct sp_web_asset {
  * as HTML text, goes in place of <!--SONDE_TITLE-->, the profile's JSON
  * (tools/output/flame_json.h) in place of <!--SONDE_PROFILE-->. */
 extern const struct sp_web_asset sp_web_flame_html;
+/* The page of record --trace -o FILE.html (tools/output/html.c;
+ * web/trace/): the title, as HTML text, in place of <!--SONDE_TITLE-->,
+ * the trace's JSON (tools/output/trace_json.h) in place of
+ * <!--SONDE_TRACE-->. */
+extern const struct sp_web_asset sp_web_trace_html;
 /* serve's page (tools/serve/page.c; web/serve/), served as it is. */
 extern const struct sp_web_asset sp_web_serve_html;

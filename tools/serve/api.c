@@ -296,9 +296,11 @@ static void get_status(const struct sv_state *st, struct sv_reply *out)
      * before any has. */
     json_t *kinds = json_array();
     unsigned seen = sv_hist_kinds(st->h) ? sv_hist_kinds(st->h) : 1u << PRAW_KIND_CPU;
-    for (unsigned k = 0; k <= PRAW_KIND_MAX; k++)
+    for (unsigned k = 0; k <= PRAW_KIND_MAX && !st->tr; k++)
         if (seen & 1u << k)
             json_array_append_new(kinds, json_string(praw_kind_name(k)));
+    if (st->tr)                 /* a trace's serve keeps nothing else */
+        json_array_append_new(kinds, json_string("trace"));
     /* The kernels counted by state; the list itself is /api/kernels's,
      * whose first page this carries. */
     json_t *states = json_object();
@@ -661,13 +663,15 @@ void sv_api_get(const struct sv_state *st, const char *path, const struct sv_arg
         get_flame(st, args, nargs, out);
     } else if (strcmp(path, "/api/diff") == 0) {
         get_diff(st, args, nargs, out);
+    } else if (strcmp(path, "/api/trace") == 0) {
+        sv_api_trace(st, args, nargs, out);
     } else if (strcmp(path, "/download/selection.pb.gz") == 0) {
         get_download(st, args, nargs, true, out);
     } else if (strcmp(path, "/download/selection.folded") == 0) {
         get_download(st, args, nargs, false, out);
     } else {
         errorf(out, 404, "no such page: %.100s (known: /, /api/status, /api/kernels, /api/timeline, "
-               "/api/flame, /api/diff, /download/selection.pb.gz, "
+               "/api/flame, /api/diff, /api/trace, /download/selection.pb.gz, "
                "/download/selection.folded)", path);
     }
 }

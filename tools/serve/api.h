@@ -66,6 +66,7 @@
 #include "tools/model/model.h"
 #include "tools/ingest/stream.h"
 #include "tools/serve/hist.h"
+#include "tools/serve/trace.h"
 #include "tools/store/store.h"
 
 #define SV_API_LIVE_MS   10000u     /* the live view: the last 10 s (one or two buckets) */
@@ -125,6 +126,8 @@ typedef void (*sv_symbolize_fn)(void *ctx, struct sp_profile *p, unsigned map);
 struct sv_state {
     struct sv_lock *lock;           /* NULL: no other thread */
     struct sv_hist *h;
+    struct sv_trace *tr;            /* --kind trace: each kernel's last minute
+                                       of it (tools/serve/trace.h); else NULL */
     struct sv_kernel *k;            /* n of them, at most SV_HIST_KERNELS */
     unsigned n;
     const struct sp_map *maps;      /* the ELFs, build ids filled */
@@ -163,6 +166,16 @@ struct sv_reply {
 void sv_api_get(const struct sv_state *st, const char *path, const struct sv_arg *args,
                 unsigned nargs, struct sv_reply *out);
 void sv_reply_free(struct sv_reply *r);
+
+/* GET /api/trace?kernel=NAME[&from=MS&to=MS] (tools/serve/api_trace.c):
+ * one kernel's trace over the range (Unix ms; default: the last
+ * SV_API_TRACE_DEFAULT_MS it holds) as Chrome trace-event JSON
+ * (tools/output/trace_json.h), its samples named; at most
+ * SV_API_TRACE_EVENTS events, else a 413 that says how many there are. */
+#define SV_API_TRACE_DEFAULT_MS 2000u
+#define SV_API_TRACE_EVENTS     500000u
+void sv_api_trace(const struct sv_state *st, const struct sv_arg *args, unsigned nargs,
+                  struct sv_reply *out);
 
 /* A reply of status with {"error": msg}: for what the API never sees
  * (a method other than GET, too many arguments). */

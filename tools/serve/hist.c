@@ -257,19 +257,21 @@ static unsigned bucket_evict(struct sv_hist *h, struct bucket *b)
     return died;
 }
 
-static void bucket_count(struct sv_hist *h, struct elist *l, uint32_t id, uint64_t weight)
+/* n more of stack id weighing weight in all (n: 1 a record; a lock
+ * record's waits). */
+static void bucket_count(struct sv_hist *h, struct elist *l, uint32_t id, uint32_t n,
+                         uint64_t weight)
 {
     index_room(&l->x, l->e, sizeof *l->e, l->n);
     size_t i = index_slot(&l->x, l->e, sizeof *l->e, id);
     if (l->x.slot[i]) {
         struct entry *e = &l->e[l->x.slot[i] - 1];
-        if (e->count < UINT32_MAX)
-            e->count++;
+        e->count = e->count + n < e->count ? UINT32_MAX : e->count + n;
         e->weight = e->weight + weight < e->weight ? UINT64_MAX : e->weight + weight;
         return;
     }
     l->e = sp_grow(l->e, &l->cap, l->n + 1, sizeof *l->e);
-    l->e[l->n] = (struct entry){ id, 1, weight };
+    l->e[l->n] = (struct entry){ id, n, weight };
     l->x.slot[i] = (uint32_t)++l->n;
     h->stacks[id].refs++;
 }
@@ -332,12 +334,15 @@ static void second_count(struct sv_hist *h, unsigned kind, uint64_t t_ms)
         s->n[kind]++;
 }
 
-/* The id of an off-CPU record's reason, interned. Ids 1 .. PSTR_WHY_MAX
- * are the reasons without a name, id == why; a named one takes the next
- * free id, and with the table full it is kept under its why alone. */
+/* The id of an off-CPU record's reason, or a lock record's lock (its
+ * type as the raw profile's why, spin or mutex, and its name), interned.
+ * Ids 1 .. PSTR_WHY_MAX are the reasons without a name, id == why; a
+ * named one takes the next free id, and with the table full it is kept
+ * under its why alone (a lock: under none). */
 static uint16_t reason_id(struct sv_hist *h, uint8_t why, const char *name)
 {
-    if (why == 0 || why > PSTR_WHY_MAX)
+    bool lock = why == PRAW_WHY_SPIN;   /* no off-CPU record's why */
+    if (why == 0 || why > PRAW_WHY_MAX || (lock && !*name))
         return 0;
     if (!*name)
         return why;
@@ -345,7 +350,7 @@ static uint16_t reason_id(struct sv_hist *h, uint8_t why, const char *name)
         if (h->reasons[i].why == why && strcmp(h->reasons[i].name, name) == 0)
             return (uint16_t)(i + 1);
     if (h->nreasons == SV_HIST_REASONS)
-        return why;
+        return lock ? 0 : why;
     h->reasons[h->nreasons].why = why;
     snprintf(h->reasons[h->nreasons].name, sizeof h->reasons[0].name, "%s", name);
     return (uint16_t)++h->nreasons;
@@ -389,6 +394,14 @@ bool sv_hist_add(struct sv_hist *h, unsigned kernel, uint16_t cpu,
     k.cpu = cpu;
     k.size = r->kind == PSTR_KIND_HEAP ? r->size : 0;
     k.reason = r->kind == PSTR_KIND_OFFCPU && r->why ? reason_id(h, r->why, r->name) : 0;
+    /* A lock's chains are its own: the lock, by type and name, kept as a
+     * reason is; its count the waits (Go's contentions), not releases. */
+    uint32_t n = 1;
+    if (r->kind == PSTR_KIND_LOCK) {
+        k.reason = reason_id(h, r->lkind == PSTR_LOCK_SPIN ? PRAW_WHY_SPIN : PRAW_WHY_MUTEX,
+                             r->name[0] ? r->name : "?");
+        n = r->waits ? r->waits : 1;
+    }
     memcpy(k.frames, r->frames, r->depth * sizeof *r->frames);
     /* The fleet's stack beside the kernel's own: its frames, kernel, pid
      * and CPU merged (the ELF kept), found through the own one when that
@@ -412,8 +425,8 @@ bool sv_hist_add(struct sv_hist *h, unsigned kernel, uint16_t cpu,
         id = stack_id(h, &k, true);
         h->stacks[id].fleet = (uint32_t)fid;
     }
-    bucket_count(h, &b->own, (uint32_t)id, r->weight);
-    bucket_count(h, &b->fleet, (uint32_t)fid, r->weight);
+    bucket_count(h, &b->own, (uint32_t)id, n, r->weight);
+    bucket_count(h, &b->fleet, (uint32_t)fid, n, r->weight);
     return true;
 }
 

@@ -45,7 +45,7 @@
 #define SV_HIST_BUCKETS        361u      /* the last hour whole, and the current one */
 #define SV_HIST_SECONDS        (SV_HIST_BUCKETS * SV_HIST_BUCKET_MS / 1000u)
 #define SV_HIST_KERNELS        4096u     /* as many as the collector takes */
-#define SV_HIST_KINDS          (PSTR_KIND_MAX + 1u)
+#define SV_HIST_KINDS          (PSTR_KIND_LOCK + 1u)  /* a trace is kept apart (trace.h) */
 #define SV_HIST_STACKS_MIN     16u
 #define SV_HIST_STACKS_MAX     1048576u
 #define SV_HIST_STACKS_DEFAULT 8192u

@@ -48,6 +48,12 @@ static void add_stack(const struct st_sel *sel, size_t i, bool merged, struct sp
     r.why = key->why;
     snprintf(r.name, sizeof r.name, "%s", key->reason);
     r.waker = PSTR_WAKER_NONE;
+    /* A lock's: its type from the why it was kept under; its count is its
+     * waits already (tools/serve/hist.c). */
+    if (key->kind == PSTR_KIND_LOCK) {
+        r.lkind = key->why == PRAW_WHY_SPIN ? PSTR_LOCK_SPIN : PSTR_LOCK_MUTEX;
+        r.waits = 1;
+    }
     memcpy(r.frames, key->frames, sizeof r.frames);
     sp_agg_add_n(a, merged ? 0 : key->cpu, &r, sel->counts[i], sel->weights[i]);
 }
@@ -88,10 +94,8 @@ static int by_kernel(const void *a, const void *b, void *ctx)
     return c ? c : (*x > *y) - (*x < *y);
 }
 
-void sv_query_profile(const struct sv_state *st, const struct st_sel *sel,
-                      unsigned kind, uint64_t ms, bool merged, struct sp_profile *p)
+void sv_query_maps(const struct sv_state *st, struct sp_profile *p)
 {
-    sp_profile_init(p);
     for (unsigned m = 0; m < st->nmaps; m++) {
         unsigned i = sp_profile_add_map(p, st->maps[m].pm_path);
         memcpy(p->maps[i].pm_build_id, st->maps[m].pm_build_id,
@@ -100,6 +104,13 @@ void sv_query_profile(const struct sv_state *st, const struct st_sel *sel,
         p->maps[i].pm_limit = st->maps[m].pm_limit;
         p->maps[i].pm_dwarf = st->maps[m].pm_dwarf;
     }
+}
+
+void sv_query_profile(const struct sv_state *st, const struct st_sel *sel,
+                      unsigned kind, uint64_t ms, bool merged, struct sp_profile *p)
+{
+    sp_profile_init(p);
+    sv_query_maps(st, p);
     /* Kernel by kernel, in name order (the same order every time), so
      * that each kernel's input costs its own stacks and its source is
      * looked up once. */

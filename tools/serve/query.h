@@ -29,6 +29,9 @@ void sv_query_profile(const struct sv_state *st, const struct st_sel *sel,
                       unsigned kind, uint64_t ms, bool merged, struct sp_profile *p);
 /* Every location of p named (the ELFs only: no lock needed). */
 void sv_query_name(const struct sv_state *st, struct sp_profile *p);
+/* The state's ELFs as p's maps, in their order (p just init'd): what
+ * sv_query_name names through. */
+void sv_query_maps(const struct sv_state *st, struct sp_profile *p);
 
 /* The root "all" over every chain of p ([kernel,] [task,] the frames, an
  * off-CPU chain's reason), as by says. */

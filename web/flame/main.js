@@ -12,6 +12,7 @@
 // markup (esc() where the tooltip needs markup around it).
 import * as F from '../lib/flame.js';
 import { esc, weigher, percent } from './format.js';
+import { el } from '../lib/dom.js';
 import './page.css';
 
 const data = JSON.parse(document.getElementById('sonde-profile').textContent);
@@ -19,15 +20,6 @@ const page = document.getElementById('sonde-page');
 const total = data.total;
 const weight = weigher(data.unit);
 const pct = percent(total);
-
-function el(tag, attrs, text) {
-  const e = document.createElement(tag);
-  for (const k in attrs || {})
-    e.setAttribute(k, attrs[k]);
-  if (text !== undefined)
-    e.textContent = text;
-  return e;
-}
 
 // ---- the header: title, what was profiled, the controls ----
 const head = el('header', { id: 'sonde-head' });

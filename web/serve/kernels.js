@@ -78,7 +78,7 @@ function options(sel, opts) {
 }
 
 export function renderFilters(st) {
-  options($('kind'), st.kinds.map((k) => [k, { cpu: 'CPU', offcpu: 'off-CPU', heap: 'heap' }[k] || k]));
+  options($('kind'), st.kinds.map((k) => [k, { cpu: 'CPU', offcpu: 'off-CPU', heap: 'heap', lock: 'lock waits' }[k] || k]));
   const ks = S.kernels ? S.kernels.kernels : st.kernels;
   const kopts = [['all', 'all']].concat(ks.map((k) => [String(k.index), k.name]));
   // The kernel chosen stays offered when the page shows others.

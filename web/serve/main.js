@@ -7,11 +7,13 @@
 // dragged on the timeline replaces the live view (the last 10 s) until
 // "live" is pressed; "set selection as base" keeps it for the diff. Times
 // are ms on serve's clock (0 at its start), printed as times of day.
+// A serve of --kind trace shows a kernel's trace instead (./trace.js).
 // Each refresh done adds one to <body data-refreshes>.
 import { S, $, liveRange, getJSON } from './state.js';
 import { refreshKernels, renderKernels, renderFilters } from './kernels.js';
 import { renderTimeline, dragStart, dragMove, dragEnd } from './timeline.js';
 import { refreshFlame } from './flame.js';
+import { traceMode, refreshTrace } from './trace.js';
 import './page.css';
 
 async function refresh() {
@@ -19,6 +21,14 @@ async function refresh() {
     S.status = await getJSON('/api/status');
     await refreshKernels();
     renderFilters(S.status);
+    if (traceMode(S.status)) {
+      renderKernels(S.status);
+      await refreshTrace(false);
+      S.refreshes++;
+      document.body.dataset.refreshes = S.refreshes;
+      setTimeout(refresh, 1000);
+      return;
+    }
     S.timeline = await getJSON('/api/timeline?' + new URLSearchParams({ kind: $('kind').value || 'cpu' }));
     renderKernels(S.status);
     renderTimeline();
@@ -66,7 +76,15 @@ function wire() {
     kernelsNow();
   });
   for (const id of ['kind', 'kernel', 'pid', 'cpu', 'by', 'diff'])
-    $(id).addEventListener('change', () => { renderTimeline(); refreshFlame(); });
+    $(id).addEventListener('change', () => {
+      if (traceMode(S.status))
+        refreshTrace(true);
+      else {
+        renderTimeline();
+        refreshFlame();
+      }
+    });
+  $('trace-refresh').addEventListener('click', () => refreshTrace(true));
   $('live').addEventListener('click', () => { S.sel = null; renderTimeline(); refreshFlame(); });
   $('reset-zoom').addEventListener('click', () => {
     S.zoomPath = null;
