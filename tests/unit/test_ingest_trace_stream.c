@@ -1,4 +1,4 @@
-// LINK: tools/ingest/trace_stream.c tools/ingest/stream.c tools/model/trace.c tools/model/model.c uapi/profile_stream.c uapi/profile_stream_meta.c uapi/profile_raw.c
+// LINK: tools/ingest/trace_stream.c tools/ingest/stream.c tools/model/trace.c tools/model/model.c uapi/profile_stream.c uapi/profile_stream_meta.c uapi/profile_raw.c uapi/trace_raw.c
 /* tests/unit/test_ingest_trace_stream.c: a trace stream's records made a
  * trace (tools/ingest/trace_stream.c): every event's fields as the raw
  * trace's, the CPUs' records merged by time with ties in arrival order,

@@ -1,4 +1,4 @@
-// LINK: tools/output/trace_json.c tools/output/trace_names.c tools/output/flame_json.c tools/model/trace.c tools/model/model.c uapi/profile_raw.c
+// LINK: tools/output/trace_json.c tools/output/trace_names.c tools/output/flame_json.c tools/model/trace.c tools/model/model.c uapi/profile_raw.c uapi/trace_raw.c
 // LIBS: -ljansson -lm
 /* tests/unit/test_output_trace_json.c: the Chrome trace-event writer, read
  * back with jansson: a lane per CPU, runs that tile each CPU's window

@@ -1,4 +1,4 @@
-// LINK: tools/output/trace_names.c tools/model/trace.c tools/model/model.c uapi/profile_raw.c
+// LINK: tools/output/trace_names.c tools/model/trace.c tools/model/model.c uapi/profile_raw.c uapi/trace_raw.c
 /* tests/unit/test_output_trace_names.c: the trace writers' shared names:
  * every task once by pid whatever event names it, a real name preferred
  * to the "-" of a task that exited, many tasks found through the table's

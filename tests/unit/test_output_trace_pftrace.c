@@ -1,4 +1,4 @@
-// LINK: tools/output/trace_pftrace.c tools/output/trace_names.c tools/model/trace.c tools/model/model.c uapi/profile_raw.c build/host/proto/perfetto.pb-c.c
+// LINK: tools/output/trace_pftrace.c tools/output/trace_names.c tools/model/trace.c tools/model/model.c uapi/profile_raw.c build/host/proto/perfetto.pb-c.c uapi/trace_raw.c
 // LIBS: -Ibuild/host/proto -lprotobuf-c
 /* tests/unit/test_output_trace_pftrace.c: the Perfetto writer, its file
  * unpacked as one Trace through the same generated protobuf-c code and

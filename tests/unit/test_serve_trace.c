@@ -1,4 +1,4 @@
-// LINK: tools/serve/trace.c tools/ingest/trace_stream.c tools/ingest/stream.c tools/model/trace.c tools/model/model.c uapi/profile_stream.c uapi/profile_stream_meta.c uapi/profile_raw.c
+// LINK: tools/serve/trace.c tools/ingest/trace_stream.c tools/ingest/stream.c tools/model/trace.c tools/model/model.c uapi/profile_stream.c uapi/profile_stream_meta.c uapi/profile_raw.c uapi/trace_raw.c
 /* tests/unit/test_serve_trace.c: serve --kind trace's last minute of
  * each kernel's trace (tools/serve/trace.c): a range in Unix ms is the
  * events of that range, re-timed from its start and in time order across
