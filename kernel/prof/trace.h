@@ -177,8 +177,10 @@ struct prof_trace_fold {
  * ring holds before it. Interrupts do not nest except NMIs, so the
  * earliest of a CPU's remaining events is among those up to its next
  * slice that is not an NMI's: the iterator looks at most
- * PROF_TRACE_LOOK records ahead for it (more inside one interrupt
- * would come out of order; no handler makes that many). */
+ * PROF_TRACE_LOOK records ahead for it. More records than that inside
+ * one interrupt (a tick waking some 60 sleepers at once; Sonde runs a
+ * few dozen tasks) would come out of time order, and the raw trace's
+ * reader refuses such a text rather than draw it wrong. */
 #define PROF_TRACE_LOOK 64
 
 struct prof_trace_iter {
