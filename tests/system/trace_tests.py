@@ -38,10 +38,18 @@ to each other through the queue burn-pp 1000 times a second on CPU PP).
   second kernel's UDP shell while burn pingpong runs there: the shell's
   timehist rows and summary, runs adding up, the samples' functions
   named from the ELF, and its raw reply (-r) holding the rows' switches.
+- record_trace_stream: `record --trace -d 3000`, past one window, is
+  `trace stream`: to .json, the pair's 1000 hand-offs a second as runs on
+  CPU 1's lane leaving for burn-pp, the wakes as flows that pair, the
+  samples named from the ELF; to .pftrace, read by its wire format, the
+  pair's sched_switch events and thread names; to .html, the page around
+  the JSON; 0 records lost on the wire each time.
 
 Prints 'PASS name (secs)' or 'FAIL name (secs): reason' and ends with
 'N passed, N failed' (nothing retries). Python 3 standard library."""
+import json
 import os
+import shutil
 import re
 import subprocess
 import sys
@@ -465,6 +473,126 @@ def elf_functions():
     out = subprocess.run(["nm", ARCHES[ARCH]["kernel"]], capture_output=True, text=True,
                          timeout=60).stdout
     return {ln.split()[2] for ln in out.splitlines() if len(ln.split()) == 3}
+
+
+def pb_fields(buf):
+    """A protobuf message's fields as (number, wire type, value): varints
+    as ints, length-delimited as bytes (the wire format, no schema)."""
+    out, i = [], 0
+    while i < len(buf):
+        key, i = pb_varint(buf, i)
+        num, wt = key >> 3, key & 7
+        if wt == 0:
+            v, i = pb_varint(buf, i)
+        elif wt == 2:
+            n, i = pb_varint(buf, i)
+            v, i = buf[i:i + n], i + n
+        elif wt == 1:
+            v, i = buf[i:i + 8], i + 8
+        elif wt == 5:
+            v, i = buf[i:i + 4], i + 4
+        else:
+            raise ValueError("wire type %d" % wt)
+        out.append((num, wt, v))
+    return out
+
+
+def pb_varint(buf, i):
+    v = shift = 0
+    while True:
+        b = buf[i]
+        i += 1
+        v |= (b & 0x7f) << shift
+        shift += 7
+        if not b & 0x80:
+            return v, i
+
+
+def pftrace_switches(path):
+    """(next_comm of every sched_switch, the thread names), from a
+    .pftrace read by the field numbers of tools/output/perfetto.proto:
+    Trace.packet 1; TracePacket.ftrace_events 1, track_descriptor 60;
+    FtraceEventBundle.event 2; FtraceEvent.sched_switch 4;
+    SchedSwitch.next_comm 5; TrackDescriptor.thread 4, thread_name 5."""
+    nexts, threads = [], set()
+    for num, wt, pkt in pb_fields(open(path, "rb").read()):
+        if num != 1 or wt != 2:
+            continue
+        for pn, pw, pv in pb_fields(pkt):
+            if pn == 1 and pw == 2:
+                for bn, bw, ev in pb_fields(pv):
+                    if bn == 2 and bw == 2:
+                        for en, ew, sw in pb_fields(ev):
+                            if en == 4 and ew == 2:
+                                nexts += [v.decode() for n, w, v in pb_fields(sw) if n == 5]
+            elif pn == 60 and pw == 2:
+                for tn, tw, tv in pb_fields(pv):
+                    if tn == 4 and tw == 2:
+                        threads |= {v.decode() for n, w, v in pb_fields(tv) if n == 5}
+    return nexts, threads
+
+
+@test
+def t_record_trace_stream(ctx):
+    """Past 2 s `record --trace` is `trace stream`: over burn pingpong at
+    1000 hand-offs a second, -d 3000 to .json (Chrome trace events: the
+    pair's runs on CPU 1's lane, as many as its hand-offs, each left for
+    the burn-pp queue; the wakes as flows that pair; the samples' frames
+    named from the ELF), to .pftrace (read by the wire format: the
+    pair's sched_switch events and thread names) and to .html (the page
+    around the same JSON); nothing lost on the wire."""
+    m = NetWorld.get()
+    out = m.cmd("burn pingpong 20000 1000 1", 30)
+    g = re.search(r"pids (\d+) (\d+)", out)
+    check(g, "burn pingpong did not start: %r" % out)
+    tmp = tempfile.mkdtemp(prefix="sonde-trace-stream-")
+    try:
+        got = {}
+        for ext in ("json", "pftrace", "html"):
+            f = os.path.join(tmp, "t." + ext)
+            r = subprocess.run([SONDE_PROF, "record", "--trace", "-d", "3000", "-e",
+                                ARCHES[ARCH]["kernel"], "-o", f, "127.0.0.1:%d" % NetWorld.port],
+                               capture_output=True, text=True, timeout=120)
+            check(r.returncode == 0, "record --trace -d 3000 -o .%s: exit %d: %s"
+                  % (ext, r.returncode, r.stderr))
+            lost = re.search(r"events in (\d+) ms, (\d+) dropped in the kernel, (\d+) lost on the "
+                             r"wire", r.stderr)
+            check(lost and lost.group(3) == "0", "record --trace -o .%s: %r" % (ext, r.stderr))
+            got[ext] = f
+        doc = json.load(open(got["json"]))
+        page = open(got["html"]).read()
+        nexts, threads = pftrace_switches(got["pftrace"])
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    m.cmd("burn stop", 30)
+    evs = doc["traceEvents"]
+    lane = [e for e in evs if e.get("ph") == "M" and e["args"].get("name") == "CPU 1"]
+    check(lane, "no lane for CPU 1")
+    pair = ("burn-ping", "burn-pong")
+    runs = [e for e in evs if e.get("ph") == "X" and e.get("cat") == "run" and e["name"] in pair
+            and e["pid"] == lane[0]["pid"]]
+    ms = doc["otherData"]["ms"]
+    check(len(runs) >= 0.9 * ms, "%d runs of the pair in %d ms at 1000 hand-offs/s" % (len(runs), ms))
+    waitq = [e for e in runs if e["args"]["left"] == "waitq:burn-pp"]
+    check(len(waitq) >= 0.99 * (len(runs) - 2), "%d of %d runs left for waitq:burn-pp"
+          % (len(waitq), len(runs)))
+    flows = [e for e in evs if e.get("cat") == "wake"]
+    starts = sorted(e["id"] for e in flows if e["ph"] == "s")
+    check(len(starts) >= len(runs) - 2 and starts == sorted(e["id"] for e in flows if e["ph"] == "f"),
+          "%d wake flows' starts for %d runs, their ends apart" % (len(starts), len(runs)))
+    funcs = elf_functions()
+    frames = {f["name"] for f in doc["stackFrames"].values()}
+    # Every frame named from the ELF (inlined calls too, which nm does not
+    # list), the pair's task function among them.
+    check(frames and not any(f.startswith("0x") for f in frames) and "burn_pp_task" in frames
+          and len(frames & funcs) >= len(frames) // 2,
+          "the samples' frames %r" % sorted(frames)[:12])
+    check(sum(1 for n in nexts if n in pair) >= 0.9 * ms and set(pair) <= threads,
+          "the .pftrace: %d switches into the pair, threads %r" %
+          (sum(1 for n in nexts if n in pair), sorted(threads)[:8]))
+    check('id="sonde-trace"' in page and '"traceEvents"' in page, "the .html holds no trace")
+    print("    %d runs of the pair in %d ms, %d wake flows, %d .pftrace switches into it"
+          % (len(runs), ms, len(starts), sum(1 for n in nexts if n in pair)))
 
 
 @test

@@ -180,17 +180,13 @@ static int parse_record_args(int argc, char **argv, struct sp_cmd_opts *o)
     if (heap + allocs + off + o->wall + lock + trace > 1)
         return sp_cmd_die_usage("give one of --heap, --allocs, --off, --wall, --lock and "
                                 "--trace", NULL);
-    /* The trace is one `trace MS raw` window; its stream is another day's. */
-    if (trace && o->ms > SP_RECORD_MS_MAX) {
-        fprintf(stderr, "%s: --trace -d %u ms out of range (%u to %u ms: one `trace` window; "
-                "a longer trace is a stream, which record does not take yet)\n", prog, o->ms,
-                SP_RECORD_MS_MIN, SP_RECORD_MS_MAX);
-        return EXIT_USAGE;
-    }
+    /* Past one `trace MS raw` window the trace is a stream, whose events
+     * the raw grammar's window (ms= at most 2000) cannot hold. */
+    if (trace && o->ms > SP_RECORD_MS_MAX && o->nraws)
+        return sp_cmd_die_usage("-r keeps a window's raw trace (-d up to 2000 ms): a longer "
+                                "trace is a stream, which has none", NULL);
     if (trace && o->pid_given)
         return sp_cmd_die_usage("--trace is every task's switches: -p does not apply", NULL);
-    if (trace && o->out && sp_record_trace_out_ok(o->out))
-        return EXIT_USAGE;
     if (o->wall && o->nraws)
         return sp_cmd_die_usage("--wall is two profiles (CPU and off-CPU): -r does not apply", NULL);
     if (heap && o->pid_given)
@@ -209,6 +205,10 @@ static int parse_record_args(int argc, char **argv, struct sp_cmd_opts *o)
                          "ushid=), or not at all", NULL);
     if (o->nids && !o->keyfile)
         return sp_cmd_die_usage("--id names the kernels' ushid=, which only a key (-k) uses", NULL);
+    if (trace) {
+        int rc = sp_cmd_check_elfs(o, " (e.g. build/x86_64/kernel.elf)", "HOST in order");
+        return rc ? rc : sp_record_trace_out_ok(o->out) ? EXIT_USAGE : EXIT_OK;
+    }
     return sp_cmd_check_elfs_out(o, " (e.g. build/x86_64/kernel.elf)", "HOST in order");
 }
 
@@ -250,13 +250,19 @@ static int open_socket(const char *arg, const struct sockaddr_in *peer)
 
 struct stream_rec {
     struct sp_agg agg[MAX_INPUTS];
+    /* --trace: each kernel's events, named from its stream's META */
+    const struct sp_collect *c;
+    struct sp_trace_gather tg[MAX_INPUTS];
 };
 
 static void stream_record(void *ctx, unsigned kernel, uint16_t cpu,
                           const struct pstr_record *r)
 {
     struct stream_rec *sr = ctx;
-    sp_agg_add(&sr->agg[kernel], cpu, r);
+    if (r->kind == PSTR_KIND_TRACE)
+        sp_trace_gather_add(&sr->tg[kernel], &sr->c->k[kernel].s, cpu, r);
+    else
+        sp_agg_add(&sr->agg[kernel], cpu, r);
 }
 
 /* What the report says beside a kernel's loss: what became of it, and
@@ -362,10 +368,13 @@ static int record_stream(const struct sp_cmd_opts *o, const uint8_t *const *keys
         .silent_ms = STREAM_SILENT_MS,
         .what = o->wall ? "wall" : o->what == SP_RECORD_OFF ? "off"
               : o->what == SP_RECORD_ALLOCS ? "allocs" : o->what == SP_RECORD_LOCK ? "lock"
-              : NULL,
+              : o->what == SP_RECORD_TRACE ? "trace" : NULL,
     };
-    for (unsigned i = 0; i < o->ninputs; i++)
+    for (unsigned i = 0; i < o->ninputs; i++) {
         sp_agg_init(&sr.agg[i]);
+        sp_trace_gather_init(&sr.tg[i]);
+    }
+    sr.c = &c;
     struct sp_fleet_total *t = sp_xcalloc(o->ninputs, sizeof *t);
     int rc = sp_collect_open(&c, &po, o->inputs, o->ninputs, stream_record, &sr)
            ? EXIT_USAGE : EXIT_OK;
@@ -378,6 +387,17 @@ static int record_stream(const struct sp_cmd_opts *o, const uint8_t *const *keys
                                 .end_wait_ms = STREAM_END_WAIT_MS };
     if (rc == EXIT_OK)
         rc = sp_fleet_record(&c, &run, t);
+    if (rc == EXIT_OK && o->what == SP_RECORD_TRACE) {
+        uint64_t covered[MAX_INPUTS];
+        for (unsigned i = 0; i < o->ninputs; i++)
+            covered[i] = t[i].covered_ms;
+        rc = sp_record_trace_streamed(o, &c, sr.tg, covered, p, es);
+        for (unsigned i = 0; i < o->ninputs; i++)
+            sp_trace_gather_free(&sr.tg[i]);
+        free(t);
+        sp_collect_close(&c);
+        return rc;
+    }
     if (rc == EXIT_OK)
         rc = stream_inputs(&c, &sr, p, es, o, texts, lens, t);
     if (rc == EXIT_OK && o->stats)
@@ -393,6 +413,7 @@ static int record_stream(const struct sp_cmd_opts *o, const uint8_t *const *keys
         rc = sp_cmd_finish(p, es, o);
     for (unsigned i = 0; i < o->ninputs; i++) {
         sp_agg_free(&sr.agg[i]);
+        sp_trace_gather_free(&sr.tg[i]);
         free(texts[i]);
         free(texts[MAX_INPUTS + i]);
         texts[i] = texts[MAX_INPUTS + i] = NULL;

@@ -148,7 +148,7 @@ static int pick_format(struct sp_cmd_opts *o)
     return -1;
 }
 
-int sp_cmd_check_elfs_out(struct sp_cmd_opts *o, const char *hint, const char *per)
+int sp_cmd_check_elfs(struct sp_cmd_opts *o, const char *hint, const char *per)
 {
     if (!o->nelfs)
         return sp_cmd_die_usage("no kernel ELF: give -e ELF", hint);
@@ -156,7 +156,13 @@ int sp_cmd_check_elfs_out(struct sp_cmd_opts *o, const char *hint, const char *p
         return sp_cmd_die_usage("no output: give -o OUT", NULL);
     if (o->nelfs != 1 && o->nelfs != o->ninputs)
         return sp_cmd_die_usage("give -e once, or once per ", per);
-    return pick_format(o) ? EXIT_USAGE : EXIT_OK;
+    return EXIT_OK;
+}
+
+int sp_cmd_check_elfs_out(struct sp_cmd_opts *o, const char *hint, const char *per)
+{
+    int rc = sp_cmd_check_elfs(o, hint, per);
+    return rc ? rc : pick_format(o) ? EXIT_USAGE : EXIT_OK;
 }
 
 int sp_cmd_add_arg(const char **v, unsigned *n, const char *arg, const char *what)

@@ -50,6 +50,8 @@ int sp_cmd_die_usage(const char *what, const char *arg);
  * ELFs (one for all, or one per input: per names an input, hint follows
  * the message for no ELF), the output and its format. */
 int sp_cmd_check_elfs_out(struct sp_cmd_opts *o, const char *hint, const char *per);
+/* The same without the output's format (a trace's are its own). */
+int sp_cmd_check_elfs(struct sp_cmd_opts *o, const char *hint, const char *per);
 /* A repeatable option's value kept in v: 0, or -1 said. */
 int sp_cmd_add_arg(const char **v, unsigned *n, const char *arg, const char *what);
 
