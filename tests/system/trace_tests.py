@@ -475,6 +475,16 @@ def elf_functions():
     return {ln.split()[2] for ln in out.splitlines() if len(ln.split()) == 3}
 
 
+def stop_pingpong(m):
+    """`burn stop`, then until the pair has gone: its tasks see the stop
+    at their next wake, so `burn pingpong stat` says stopped a moment
+    later, and the next test's pair may start."""
+    m.cmd("burn stop", 30)
+    end = time.monotonic() + 10
+    while "stopped" not in m.cmd("burn pingpong stat", 30) and time.monotonic() < end:
+        time.sleep(0.05)
+
+
 def pb_fields(buf):
     """A protobuf message's fields as (number, wire type, value): varints
     as ints, length-delimited as bytes (the wire format, no schema)."""
@@ -564,7 +574,7 @@ def t_record_trace_stream(ctx):
         nexts, threads = pftrace_switches(got["pftrace"])
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    m.cmd("burn stop", 30)
+    stop_pingpong(m)
     evs = doc["traceEvents"]
     lane = [e for e in evs if e.get("ph") == "M" and e["args"].get("name") == "CPU 1"]
     check(lane, "no lane for CPU 1")
