@@ -46,6 +46,22 @@ TEST(trace_tasks_prefer_a_name_to_the_exited_dash)
     sp_trace_free(&t);
 }
 
+/* A raw trace's interrupt line names no task: the task it interrupted,
+ * first seen there, takes its name from a later event (a sample). */
+TEST(trace_tasks_name_a_task_first_seen_interrupted)
+{
+    struct sp_trace t;
+    tfix_begin(&t, 1);
+    tfix_irq(&t, 10, 0, 20, 240, TRAW_IRQ_TICK, "", 8, "");
+    const uint64_t pc[] = { 0x1000 };
+    tfix_sample(&t, 30, 0, 8, "burn", 1, pc);
+    struct sp_trace_tasks ts;
+    sp_trace_tasks_build(&ts, &t);
+    CHECK_STR(ts.v[sp_trace_tasks_find(&ts, 8)].tt_name, "burn");
+    sp_trace_tasks_free(&ts);
+    sp_trace_free(&t);
+}
+
 TEST(trace_tasks_find_many_after_growth)
 {
     struct sp_trace t;

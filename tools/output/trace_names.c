@@ -39,7 +39,10 @@ static void add(struct sp_trace_tasks *ts, uint32_t pid, const char *name)
     size_t *s = pid_slot(ts, pid);
     if (*s) {
         struct sp_trace_task *k = &ts->v[*s - 1];
-        if (strcmp(k->tt_name, "-") == 0 && strcmp(name, "-") != 0)
+        /* An interrupt's line names no task (""), nor a task gone by the
+         * time it was printed ("-"): a later event's name stands. */
+        bool unknown = !k->tt_name[0] || strcmp(k->tt_name, "-") == 0;
+        if (unknown && name[0] && strcmp(name, "-") != 0)
             k->tt_name = name;
         return;
     }
