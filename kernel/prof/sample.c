@@ -38,31 +38,67 @@
  * faults: this runs in NMI context on whatever the CPU was doing.
  * The producers' steps and their barriers: kernel/prof/ring_produce.h. */
 static inline __attribute__((always_inline))
+void prof_sample_fill(struct prof_record *r, const struct trap_frame *tf, int pid,
+                      bool from_tick, unsigned cpu, uint64_t c0)
+{
+    r->pr_pid = pid;
+    r->pr_tag = PROF_TAG(from_tick, PROF_KIND_CPU);
+    /* Its time, for a trace (kernel/prof/trace.h): one store; no
+     * reader of a CPU sample reads its weight otherwise. */
+    r->pr_weight = c0;
+    r->pr_depth = (uint8_t)st_capture_trap_inline(tf, r->pr_frames, PROF_FRAMES, cpu);
+    uint64_t cost = cycles_now_inline() - c0;
+    r->pr_cost = cost > UINT32_MAX ? UINT32_MAX : (uint32_t)cost;
+}
+
+/* The counter's NMI landed inside another producer of this CPU (a
+ * switch's record, a tick's sample): the sample goes into the deferral,
+ * which that producer moves into the ring when it lets its guard go
+ * (kernel/prof/ring_produce.h). Out of line: rare. */
+static __attribute__((noinline)) void prof_sample_defer(const struct trap_frame *tf,
+                                                        struct prof_cpu *pc, unsigned cpu,
+                                                        uint64_t c0)
+{
+    int pid = task_current_pid_inline();
+    struct prof_record *r = prof_defer_slot(pc, PROF_GATE_CPU, pid);
+    if (!r)
+        return;
+    prof_sample_fill(r, tf, pid, false, cpu, c0);
+    prof_defer_commit(pc);
+}
+
+static inline __attribute__((always_inline))
 uint64_t prof_sample(const struct trap_frame *tf, bool from_tick, unsigned cpu)
 {
     uint64_t c0 = cycles_now_inline();
     struct prof_cpu *pc = &prof_cpus[cpu];
+    /* Only the NMI can land inside another producer (the tick's sample
+     * runs with interrupts off). */
+    if (!from_tick && prof_guard_held(pc)) {
+        prof_sample_defer(tf, pc, cpu, c0);
+        return c0;
+    }
     if (!prof_guard_take(pc))
         return c0;
+    /* Records an NMI deferred, left by a producer that let its guard go
+     * just now and has not yet moved them: older than ours, so first. */
+    if (!from_tick && __builtin_expect(prof_defer_waiting(pc), 0))
+        prof_defer_move(pc);
     int pid;
     struct prof_record *r;
     uint32_t n;
     if (prof_gate_open(PROF_GATE_CPU) && prof_pid_wanted(pid = task_current_pid_inline()) &&
         (r = prof_slot(pc, &n)) != NULL) {
-        r->pr_pid = pid;
-        r->pr_tag = PROF_TAG(from_tick, PROF_KIND_CPU);
-        /* Its time, for a trace (kernel/prof/trace.h): one store; no
-         * reader of a CPU sample reads its weight otherwise. */
-        r->pr_weight = c0;
-        r->pr_depth = (uint8_t)st_capture_trap_inline(tf, r->pr_frames, PROF_FRAMES, cpu);
-        uint64_t cost = cycles_now_inline() - c0;
-        r->pr_cost = cost > UINT32_MAX ? UINT32_MAX : (uint32_t)cost;
+        PROF_STEP(pc, 3);
+        prof_sample_fill(r, tf, pid, from_tick, cpu, c0);
+        PROF_STEP(pc, 4);
         /* The report names the source of each CPU's samples: a CPU that
          * stayed on the tick during a counter run shows there. Only the
          * tick's samples are counted here (an add of 0 or 1, no branch);
          * the counter's are the rest. */
         pc->pc_from_tick += from_tick;
         prof_publish(pc, n);
+        PROF_STEP(pc, 5);
     }
     prof_guard_release(pc);
     return c0;
