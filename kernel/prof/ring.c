@@ -22,7 +22,6 @@
  * Profiler core: prefix prof_ and PROF_. */
 #include "kernel/prof/ring.h"
 #include "hal/cpu.h"
-#include "kernel/prof/ring_produce.h"
 #include "kernel/panic.h"
 #include "kernel/timer.h"
 #include "lib/printf.h"
@@ -103,7 +102,13 @@ unsigned prof_ring_open(int pid, unsigned kinds, bool pmu)
         struct prof_cpu *pc = &prof_cpus[i];
         pc->pc_count = pc->pc_tail = pc->pc_full = pc->pc_nested = 0;
         pc->pc_from_tick = pc->pc_other = 0;
-        pc->pc_din = pc->pc_dout = pc->pc_dwait = 0;
+        /* Atomic: a producer of the last window may still be at its
+         * release's check (J). What it reads then is harmless: a drain
+         * takes the guard and reads the gate (B) before it reads these,
+         * and sees either the gate closed or them zeroed by A. */
+        __atomic_store_n(&pc->pc_din, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&pc->pc_dout, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&pc->pc_dwait, 0, __ATOMIC_RELAXED);
         pc->pc_in_window = pc->pc_buf && i < cpu_count() && cpu_online(i);
         ncpus += pc->pc_in_window;
     }
@@ -214,81 +219,7 @@ uint32_t prof_ring_nested(unsigned cpu)
     return n;
 }
 
-/* ---- the deferral's mover (kernel/prof/ring_produce.h) ---------------- */
-
-/* A moved record follows the one last written; if its NMI landed between
- * that record's guard and its clock read (a trace's record, stamped
- * under the guard), it is older by those few instructions: it takes
- * that record's time, so that the ring stays in time order. Both kinds
- * keep their time in pr_weight (kernel/prof/trace.h). */
-static void prof_defer_in_order(const struct prof_cpu *pc, uint32_t n, struct prof_record *r)
-{
-    if (n == 0)
-        return;                 /* the first of this window */
-    const struct prof_record *p = &pc->pc_buf[(n - 1) & (pc->pc_cap - 1)];
-    if ((p->pr_kind == PROF_KIND_TRACE || p->pr_kind == PROF_KIND_CPU) &&
-        r->pr_weight < p->pr_weight)
-        r->pr_weight = p->pr_weight;
-}
-
-/* The guard held. Bounded: an NMI landing meanwhile defers more, at most
- * PROF_DEFER waiting at a time; what a second round would have moved
- * stays, flagged, for the next check. */
-void prof_defer_move(struct prof_cpu *pc)
-{
-    /* Cleared before we look (K): an NMI that defers after our last
-     * look sets it again, and the release's check sees it. */
-    __atomic_store_n(&pc->pc_dwait, 0, __ATOMIC_RELAXED);
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);                                /* K */
-    unsigned g = __atomic_load_n(&prof_gate.pg_state, __ATOMIC_SEQ_CST);      /* D, B */
-    for (unsigned i = 0;; i++) {
-        if (i == 2 * PROF_DEFER) {
-            __atomic_store_n(&pc->pc_dwait, 1, __ATOMIC_RELAXED);
-            return;
-        }
-        uint32_t out = pc->pc_dout;
-        if (__atomic_load_n(&pc->pc_din, __ATOMIC_RELAXED) == out)
-            return;
-        __atomic_signal_fence(__ATOMIC_SEQ_CST);                            /* K */
-        const struct prof_record *d = &prof_defer_recs[pc - prof_cpus][out & (PROF_DEFER - 1)];
-        if (!(g & PROF_GATE_KIND(d->pr_kind)))
-            return;             /* closed since: prof_ring_nested counts it */
-        uint32_t n;
-        struct prof_record *r = prof_slot(pc, &n);      /* full: counted */
-        if (r) {
-            *r = *d;
-            prof_defer_in_order(pc, n, r);
-            if (r->pr_kind == PROF_KIND_CPU)
-                pc->pc_from_tick += r->pr_tick;
-            else
-                pc->pc_other++;
-            prof_publish(pc, n);                                            /* F */
-        }
-        PROF_STEP(pc, 8);
-        __atomic_signal_fence(__ATOMIC_SEQ_CST);                            /* K */
-        __atomic_store_n(&pc->pc_dout, out + 1, __ATOMIC_RELAXED);
-    }
-}
-
-/* A release found records deferred (J). The guard is free: only an NMI
- * could hold it, and an NMI runs whole. Take it as every producer does
- * (D), move, release (I) and check again (J): an NMI landing between
- * the move and the release deferred more. Bounded like the move. */
-void prof_defer_drain(struct prof_cpu *pc)
-{
-    for (unsigned i = 0; i < PROF_DEFER && prof_defer_waiting(pc); i++) {
-        __atomic_store_n(&pc->pc_inside, 1, __ATOMIC_SEQ_CST);              /* D */
-        PROF_STEP(pc, 7);
-        prof_defer_move(pc);
-        __atomic_store_n(&pc->pc_inside, 0, __ATOMIC_RELEASE);              /* I */
-        PROF_STEP(pc, 9);
-        __atomic_signal_fence(__ATOMIC_SEQ_CST);                            /* J */
-    }
-}
-
 #ifdef SONDE_HOST_TEST
-void (*prof_ring_test_step)(struct prof_cpu *pc, unsigned step);
-
 /* Only a host test may free the rings: no sampler can be inside here. */
 void prof_ring_test_reset(void)
 {

@@ -80,6 +80,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "hal/cpu.h"
+#include "hal/irq.h"
 #include "kernel/prof/ring.h"
 
 
@@ -96,23 +97,20 @@
  * records (above), or counts them nested when the deferral is full. So
  * pc_nested has a single writer and needs no atomic add. */
 
-/* Host tests stop a producer at each of its steps to run an NMI there
- * (tests/unit/test_prof_ring.c); the kernel compiles the steps away.
+/* The steps of a producer where this CPU's NMI may land, numbered for
+ * the host tests, whose twin of nmi_window_inline (hal/irq.h) runs an
+ * NMI at the one asked for (tests/unit/test_prof_ring.c); in the kernel
+ * it is nothing.
  *   1 the guard taken          2 the gate loaded      3 the slots reserved
  *   4 the slots filled         5 published            6 released, unchecked
  *   7 a drain's guard taken    8 a record moved       9 a drain's release */
-#ifdef SONDE_HOST_TEST
-extern void (*prof_ring_test_step)(struct prof_cpu *pc, unsigned step);
-#define PROF_STEP(pc, n) do { if (prof_ring_test_step) prof_ring_test_step(pc, n); } while (0)
-#else
-#define PROF_STEP(pc, n) ((void)0)
-#endif
+#define PROF_STEP(n) nmi_window_inline(n)
 
 /* After a release that found records deferred: the guard taken again,
- * the records moved into the ring (ring.c). Out of line: rare. */
+ * the records moved into the ring (sample.c). Out of line: rare. */
 void prof_defer_drain(struct prof_cpu *pc);
 /* The guard held: the deferred records moved into the ring behind what
- * is there, while the gate is open to their kinds (ring.c). */
+ * is there, while the gate is open to their kinds (sample.c). */
 void prof_defer_move(struct prof_cpu *pc);
 
 /* Whether another producer of this CPU holds the guard: only an NMI
@@ -129,7 +127,7 @@ static inline __attribute__((always_inline)) bool prof_guard_take(struct prof_cp
         return false;
     }
     __atomic_store_n(&pc->pc_inside, 1, __ATOMIC_SEQ_CST);                  /* D */
-    PROF_STEP(pc, 1);
+    PROF_STEP(1);
     return true;
 }
 
@@ -144,7 +142,7 @@ static inline __attribute__((always_inline)) bool prof_defer_waiting(const struc
 static inline __attribute__((always_inline)) void prof_guard_release(struct prof_cpu *pc)
 {
     __atomic_store_n(&pc->pc_inside, 0, __ATOMIC_RELEASE);                  /* I */
-    PROF_STEP(pc, 6);
+    PROF_STEP(6);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);                                /* J */
     if (__builtin_expect(prof_defer_waiting(pc), 0))
         prof_defer_drain(pc);
@@ -199,7 +197,7 @@ struct prof_record *prof_defer_slot(struct prof_cpu *pc, unsigned kind_bit, int 
 {
     if (!prof_gate_open(kind_bit) || !prof_pid_wanted(pid))
         return NULL;
-    uint32_t in = pc->pc_din;
+    uint32_t in = __atomic_load_n(&pc->pc_din, __ATOMIC_RELAXED);
     if (in - __atomic_load_n(&pc->pc_dout, __ATOMIC_RELAXED) >= PROF_DEFER) {
         __atomic_store_n(&pc->pc_nested, pc->pc_nested + 1, __ATOMIC_RELAXED);
         return NULL;
@@ -211,7 +209,8 @@ struct prof_record *prof_defer_slot(struct prof_cpu *pc, unsigned kind_bit, int 
 static inline __attribute__((always_inline)) void prof_defer_commit(struct prof_cpu *pc)
 {
     __atomic_signal_fence(__ATOMIC_SEQ_CST);                                /* K */
-    __atomic_store_n(&pc->pc_din, pc->pc_din + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&pc->pc_din, __atomic_load_n(&pc->pc_din, __ATOMIC_RELAXED) + 1,
+                     __ATOMIC_RELAXED);
     __atomic_store_n(&pc->pc_dwait, 1, __ATOMIC_RELAXED);
 }
 
@@ -248,7 +247,7 @@ struct prof_record *prof_reserve_on(struct prof_cpu *pc, struct prof_reserve *k,
     if (!prof_guard_take(pc))
         return NULL;
     unsigned g = __atomic_load_n(&prof_gate.pg_state, __ATOMIC_SEQ_CST);      /* D, B */
-    PROF_STEP(pc, 2);
+    PROF_STEP(2);
     /* Two bit tests (arm64: tbz, tbnz; a mask of both is no immediate
      * there). */
     if ((g & PROF_GATE_KIND(kind)) &&
@@ -266,7 +265,7 @@ struct prof_record *prof_reserve_on(struct prof_cpu *pc, struct prof_reserve *k,
             k->k_pc = pc;
             k->k_head = head;
             k->k_n = n;
-            PROF_STEP(pc, 3);
+            PROF_STEP(3);
             return r;
         }
         __atomic_store_n(&pc->pc_full, pc->pc_full + (cap != 0), __ATOMIC_RELAXED);
@@ -297,9 +296,9 @@ static inline struct prof_record *prof_reserve_at(const struct prof_reserve *k, 
 static inline __attribute__((always_inline)) void prof_reserve_commit(const struct prof_reserve *k)
 {
     struct prof_cpu *pc = k->k_pc;
-    PROF_STEP(pc, 4);
+    PROF_STEP(4);
     pc->pc_other += k->k_n;
     prof_publish(pc, k->k_head + k->k_n - 1);
-    PROF_STEP(pc, 5);
+    PROF_STEP(5);
     prof_guard_release(pc);
 }

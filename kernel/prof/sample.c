@@ -32,6 +32,80 @@
 #include "kernel/stacktrace_inline.h"
 #include "kernel/task.h"
 
+/* ---- the deferral's mover (kernel/prof/ring_produce.h) --------------
+ * Here, beside the NMI's side of it, and not in ring.c: ring_produce.h
+ * is the producers' half, which ring.c does not include. */
+
+/* A moved record follows the one last written; if its NMI landed between
+ * that record's guard and its clock read (a trace's record, stamped
+ * under the guard), it is older by those few instructions: it takes
+ * that record's time, so that the ring stays in time order. Both kinds
+ * keep their time in pr_weight (kernel/prof/trace.h). */
+static void prof_defer_in_order(const struct prof_cpu *pc, uint32_t n, struct prof_record *r)
+{
+    if (n == 0)
+        return;                 /* the first of this window */
+    const struct prof_record *p = &pc->pc_buf[(n - 1) & (pc->pc_cap - 1)];
+    if ((p->pr_kind == PROF_KIND_TRACE || p->pr_kind == PROF_KIND_CPU) &&
+        r->pr_weight < p->pr_weight)
+        r->pr_weight = p->pr_weight;
+}
+
+/* The guard held. Bounded: an NMI landing meanwhile defers more, at most
+ * PROF_DEFER waiting at a time; what a second round would have moved
+ * stays, flagged, for the next check. */
+void prof_defer_move(struct prof_cpu *pc)
+{
+    /* Cleared before we look (K): an NMI that defers after our last
+     * look sets it again, and the release's check sees it. */
+    __atomic_store_n(&pc->pc_dwait, 0, __ATOMIC_RELAXED);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);                                /* K */
+    unsigned g = __atomic_load_n(&prof_gate.pg_state, __ATOMIC_SEQ_CST);      /* D, B */
+    for (unsigned i = 0;; i++) {
+        if (i == 2 * PROF_DEFER) {
+            __atomic_store_n(&pc->pc_dwait, 1, __ATOMIC_RELAXED);
+            return;
+        }
+        uint32_t out = __atomic_load_n(&pc->pc_dout, __ATOMIC_RELAXED);
+        if (__atomic_load_n(&pc->pc_din, __ATOMIC_RELAXED) == out)
+            return;
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);                            /* K */
+        const struct prof_record *d = &prof_defer_recs[pc - prof_cpus][out & (PROF_DEFER - 1)];
+        if (!(g & PROF_GATE_KIND(d->pr_kind)))
+            return;             /* closed since: prof_ring_nested counts it */
+        uint32_t n;
+        struct prof_record *r = prof_slot(pc, &n);      /* full: counted */
+        if (r) {
+            *r = *d;
+            prof_defer_in_order(pc, n, r);
+            if (r->pr_kind == PROF_KIND_CPU)
+                pc->pc_from_tick += r->pr_tick;
+            else
+                pc->pc_other++;
+            prof_publish(pc, n);                                            /* F */
+        }
+        PROF_STEP(8);
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);                            /* K */
+        __atomic_store_n(&pc->pc_dout, out + 1, __ATOMIC_RELAXED);
+    }
+}
+
+/* A release found records deferred (J). The guard is free: only an NMI
+ * could hold it, and an NMI runs whole. Take it as every producer does
+ * (D), move, release (I) and check again (J): an NMI landing between
+ * the move and the release deferred more. Bounded like the move. */
+void prof_defer_drain(struct prof_cpu *pc)
+{
+    for (unsigned i = 0; i < PROF_DEFER && prof_defer_waiting(pc); i++) {
+        __atomic_store_n(&pc->pc_inside, 1, __ATOMIC_SEQ_CST);              /* D */
+        PROF_STEP(7);
+        prof_defer_move(pc);
+        __atomic_store_n(&pc->pc_inside, 0, __ATOMIC_RELEASE);              /* I */
+        PROF_STEP(9);
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);                            /* J */
+    }
+}
+
 /* Takes one sample on this CPU. No lock, no allocation, no symbol lookup,
  * and nothing here dereferences interrupted state except through the walk,
  * which checks every frame against the registered stacks and never
@@ -89,16 +163,16 @@ uint64_t prof_sample(const struct trap_frame *tf, bool from_tick, unsigned cpu)
     uint32_t n;
     if (prof_gate_open(PROF_GATE_CPU) && prof_pid_wanted(pid = task_current_pid_inline()) &&
         (r = prof_slot(pc, &n)) != NULL) {
-        PROF_STEP(pc, 3);
+        PROF_STEP(3);
         prof_sample_fill(r, tf, pid, from_tick, cpu, c0);
-        PROF_STEP(pc, 4);
+        PROF_STEP(4);
         /* The report names the source of each CPU's samples: a CPU that
          * stayed on the tick during a counter run shows there. Only the
          * tick's samples are counted here (an add of 0 or 1, no branch);
          * the counter's are the rest. */
         pc->pc_from_tick += from_tick;
         prof_publish(pc, n);
-        PROF_STEP(pc, 5);
+        PROF_STEP(5);
     }
     prof_guard_release(pc);
     return c0;

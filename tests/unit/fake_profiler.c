@@ -22,7 +22,7 @@
 #include "kernel/percpu.h"
 #include "kernel/pmu_nmi.h"
 #include "kernel/timer.h"
-#include "kernel/prof/ring_produce.h"
+#include "kernel/prof/ring.h"
 #include "kernel/prof/sample.h"
 #include "kernel/prof/session.h"
 #include "kernel/sched.h"
@@ -313,7 +313,7 @@ void reset(void)
     fake_window_cycles = 0;
     walk_cycles = 0;
     walk_hook = NULL;
-    prof_ring_test_step = NULL;
+    fake_nmi_window_hook = NULL;
     fake_trap_read_hook = in_sample;
     fake_trap_link = 0;
     memset(cpus, 0, sizeof cpus);

@@ -11,7 +11,6 @@
 #include "fake_profiler.h"
 #include "prof_ring_fixture.h"
 #include "hal/irq.h"
-#include "kernel/prof/ring_produce.h"
 #include "kernel/prof/trace_hooks.h"
 #include <stdlib.h>
 
@@ -179,7 +178,7 @@ TEST(ring_nested_nmi_is_kept)
 /* ---- a nested producer at each step of the outer write ---------------
  * The counter's NMI (its sample and its slice of a trace) lands at each
  * step of another producer on its CPU (kernel/prof/ring_produce.h's
- * PROF_STEP numbers): a trace's switch, an interrupt's slice, the tick's
+ * PROF_STEP numbers, through hal/irq.h's nmi_window_inline): a trace's switch, an interrupt's slice, the tick's
  * sample. Whatever the step, every record reaches the ring, none is
  * dropped, the ring is in time order and nothing is left behind. */
 
@@ -194,9 +193,8 @@ static struct {
     bool in_nmi;
 } nest;
 
-static void nest_step(struct prof_cpu *pc, unsigned step)
+static void nest_step(unsigned step)
 {
-    (void)pc;
     if (nest.in_nmi)
         return;                 /* NMIs do not nest */
     if (nest.close_at == step) {
@@ -228,7 +226,7 @@ static uint32_t nest_run(enum nest_outer o, const unsigned *at, unsigned n, unsi
         nest.at[i] = at[i];
     nest.n = n;
     nest.close_at = close_at;
-    prof_ring_test_step = nest_step;
+    fake_nmi_window_hook = nest_step;
     unsigned long f = irq_save();
     if (o == NEST_SWITCH) {
         prof_trace_switch(NEST_PID, PROF_TRACE_LEFT_SLEEP, NULL, 9);
@@ -239,7 +237,7 @@ static uint32_t nest_run(enum nest_outer o, const unsigned *at, unsigned n, unsi
     irq_restore(f);
     if (o == NEST_TICK)
         tick(NEST_CPU, NEST_PID, PC0, NULL);
-    prof_ring_test_step = NULL;
+    fake_nmi_window_hook = NULL;
     CHECK_EQ(nest.fired, n);    /* every NMI asked for landed */
     struct prof_cpu *pc = &prof_cpus[NEST_CPU];
     CHECK_EQ(pc->pc_inside, 0);
