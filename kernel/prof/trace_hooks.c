@@ -57,21 +57,19 @@ static inline __attribute__((always_inline)) void prof_trace_slice(struct prof_c
 
 /* The CPU's index is read once, for both of its structs.
  *
- * What a traced interrupt pays, entry and exit, x86-64 (bench_irq: ~94
+ * What a traced interrupt pays, entry and exit, x86-64 (bench_irq: ~83
  * guest instructions, over the 40 of the target; docs/bench.md), as the
  * disassembly of trap_irq and this function reads:
  *   entry: the class from the vector 3-6, the clock 4 (rdtsc, shift, or,
  *     zero-extend), the index 3, three stores, the jumps 2;
- *   exit: the call and its frame ~8, and four callee-saved registers
- *     GCC saves and restores for the reservation's live values 8; the
- *     index and this vector's load and test 6; the end's store 1; the
- *     gate's trace bit 2; the interrupted pid 6 (current, its pid, the
- *     no-task test); the guard's test 3 and exchange 2 (D); the gate's
- *     reload and kind bit 3 (D, B); the head, capacity, tail and room
- *     test 6; the slot's address 5 (mask, x3, <<5, base); the record's
- *     head 2, the clock 4 and its store, vector, class and entry 5; the
- *     count and publication 2 (F); the release 1 (I) and the deferral's
- *     check 3 (J).
+ *   exit: the call and its frame 6; the index and this vector's load and
+ *     test 6; the end's store 1; the gate's trace bit 2; the guard's test
+ *     3, its address 3 and exchange 2 (D); the gate's reload and kind bit
+ *     3 (D, B); the head, capacity, tail and room test 6; the slot's
+ *     address 5 (mask, x3, <<5, base); the interrupted pid 6 (current,
+ *     its pid, the no-task test); the record's head 2, the clock 4 and
+ *     its store; vector, class and entry 5; the count and publication 2
+ *     (F); the release 1 (I) and the deferral's check 3 (J).
  * Each is what a record needs against the NMI (the guard, the deferral's
  * check) and the closer (the gate's reload under the guard): taking it
  * to 40 wants a slice recorded without a reservation of its own, which
@@ -90,8 +88,21 @@ void prof_trace_irq_exit(void)
     /* An off-CPU window keeps the vector for its wakes but takes no
      * slice: not even the reservation's guard (an NMI's sample would
      * find it taken). */
-    if (prof_trace_on())
-        prof_trace_slice(&prof_cpus[cpu], tc->tc_t0, vec - 1, tc->tc_class);
+    if (!prof_trace_on())
+        return;
+    /* The slice's facts read once the slot is ours, not before: live
+     * across the reservation, they cost saved registers. */
+    struct prof_cpu *pc = &prof_cpus[cpu];
+    __asm__("" : "+r"(pc));     /* one base register, as prof_reserve_n */
+    struct prof_reserve k;
+    struct prof_record *r = prof_reserve_on(pc, &k, PROF_KIND_TRACE, 0, 1);
+    if (!r)
+        return;
+    prof_trace_stamp(r, task_current_pid_inline(), PROF_TRACE_IRQ);
+    r->pr_waker = (int32_t)(vec - 1);
+    r->pr_cost = tc->tc_class;
+    r->pr_frames[0] = tc->tc_t0;
+    prof_reserve_commit(&k);
 }
 
 /* The NMI's slice; vector 0, the class names it. An NMI that landed
