@@ -8,9 +8,9 @@ alone: python3 bench/trace.py [--base DIR].
 
 The tree before the trace is the parent of the first commit that touched
 kernel/prof/trace_hooks.c. Its kernels come from --base DIR (a checkout of
-it with both kernels built), or are built here in a scratch worktree under
-build/bench-base (git worktree add --detach; both kernels, a few minutes
-the first time, kept for the next run).
+it with both kernels built), or are built here from its files under
+build/bench-base (git archive; both kernels, a few minutes the first
+time, kept for the next run).
 
 - bench_switch, before: its yield loop with the gate closed (the switch
   as it was before the trace).
@@ -59,10 +59,18 @@ def base_tree(given):
     commit = base_commit()
     tree = given or BASE_DIR
     if not given:
-        if not os.path.isdir(tree):
-            subprocess.check_call(["git", "worktree", "add", "--detach", tree, commit], cwd=ROOT)
-        elif git("rev-parse", "HEAD", cwd=tree) != commit:
-            subprocess.check_call(["git", "checkout", "--detach", commit], cwd=tree)
+        stamp = os.path.join(tree, ".commit")
+        if not os.path.exists(stamp) or open(stamp).read().strip() != commit:
+            # The commit's files alone (git archive), not a worktree: the
+            # checkout's list of worktrees is left as it is.
+            subprocess.check_call(["rm", "-rf", tree])
+            os.makedirs(tree)
+            archive = subprocess.Popen(["git", "archive", commit], cwd=ROOT, stdout=subprocess.PIPE)
+            subprocess.check_call(["tar", "-x", "-C", tree], stdin=archive.stdout)
+            if archive.wait() != 0:
+                sys.exit("bench: git archive %s failed" % commit)
+            with open(stamp, "w") as f:
+                f.write(commit + "\n")
         for arch in ("x86_64", "arm64"):
             subprocess.check_call(["make", "-j2", "ARCH=" + arch,
                                    "build/%s/kernel.elf" % arch], cwd=tree,

@@ -41,15 +41,15 @@
  *      pc_dwait says so), and moved out before pc_dout gives its slot
  *      back; the mover clears pc_dwait before it reads pc_din.
  *
- * Nested producers, the deferral (prof_defer_recs, ring.h). Only an NMI can find
- * the guard held (every other producer runs with interrupts off, and
- * NMIs do not nest). It then writes no slot of the ring, where the
- * holder's record is half written: it writes its records (the sample,
- * its slice of a trace) into the deferral and counts them in pc_din
- * (K) and sets pc_dwait. The holder, after its release (I), checks
- * pc_dwait (J); if so it takes the guard again and moves them into the ring
- * behind its own (prof_defer_drain), the gate checked again under the
- * guard (D, B). The check comes after the release, never before: an
+ * Nested producers, the deferral (prof_defer_recs, ring.h). Only an
+ * NMI can find the guard held (every other producer runs with
+ * interrupts off, and NMIs do not nest). It then writes no slot of the
+ * ring, where the holder's record is half written: it writes its
+ * records (the sample, its slice of a trace) into the deferral, counts
+ * them in pc_din and sets pc_dwait (K). The holder, after its release
+ * (I), checks pc_dwait (J); if set, it takes the guard again and moves
+ * them into the ring behind its own (prof_defer_drain, sample.c), the
+ * gate checked again under the guard (D, B). The check comes after the release, never before: an
  * NMI landing between a check and the release would leave its records
  * with nobody to move them. After it, the NMI either landed before the
  * release (it deferred, and the check sees it) or after (it found the
