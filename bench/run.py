@@ -169,7 +169,8 @@ def main():
     print("\n".join(lines))
     # Each part writes its own section of docs/bench.md (bench/benchmd.py).
     rc = 0
-    for part in ("bench/netload.py", "bench/stream.py", "bench/offcpu.py", "bench/lock.py", "bench/heap.py",
+    for part in ("bench/netload.py", "bench/stream.py", "bench/offcpu.py", "bench/trace.py",
+                 "bench/lock.py", "bench/heap.py",
                  "bench/collector.py", "bench/store.py"):
         part = os.path.join(ROOT, part)
         if os.path.exists(part):

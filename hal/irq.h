@@ -17,6 +17,11 @@ struct trap_regs {
     uintptr_t tr_pc, tr_sp, tr_fp, tr_link;
 };
 void trap_regs(const struct trap_frame *tf, struct trap_regs *r);
+/* nmi_window_inline(step), in the same inline halves: a point of a
+ * producer of the profiler's rings where this CPU's NMI may land
+ * (kernel/prof/ring_produce.h numbers them). Nothing in the kernel: an
+ * NMI lands where it lands. The host twin runs a test's NMI at the step
+ * it asked for, as a real one arriving there would. */
 /* The same, inline for the sample path (as hal/cpu.h's reads):
  * arch/<arch>/trap_inline.h in the kernel build, which knows the layout;
  * the twin arch/host/trap_inline.h in host unit tests, which reads the

@@ -95,8 +95,9 @@ stage offcpu 120 tests/system/offcpu_tests.py python3 tests/system/offcpu_tests.
 # lockstat's exact counts of burn lock's probe, a window, unnamed locks: about 15 s.
 stage locks 120 tests/system/lock_tests.py python3 tests/system/lock_tests.py --arch x86_64
 # traces of burn pingpong at -smp 4 under -icount: switches, runs, ticks, delays, the raw
-# trace and record --trace, a window's and a stream's: about 80 s.
-stage trace 200 tests/system/trace_tests.py python3 tests/system/trace_tests.py --arch x86_64
+# trace, record --trace (a window's and a stream's), and a 2 s trace of the 10,000/s
+# ping-pong that drops nothing: about 120 s.
+stage trace 240 tests/system/trace_tests.py python3 tests/system/trace_tests.py --arch x86_64
 # heaptest's sites under profile heap and profile allocs, a leak, 4 CPUs: about 10 s.
 stage heap 120 tests/system/heap_tests.py python3 tests/system/heap_tests.py --arch x86_64
 # record -d over 2 s through the profile stream, one kernel and a fleet: about 35 s.
@@ -107,8 +108,8 @@ if [ $built = yes ]; then
   stage arm64 400 tests/system/arm64_tests.py python3 tests/system/arm64_tests.py
   stage arm64-offcpu 120 tests/system/offcpu_tests.py python3 tests/system/offcpu_tests.py --arch arm64
   stage arm64-locks 120 tests/system/lock_tests.py python3 tests/system/lock_tests.py --arch arm64
-  # the same at -smp 1, the samples (and NMI slices) from the counter: about 15 s.
-  stage arm64-trace 180 tests/system/trace_tests.py python3 tests/system/trace_tests.py --arch arm64
+  # the same at -smp 1, the samples (and NMI slices) from the counter: about 100 s.
+  stage arm64-trace 200 tests/system/trace_tests.py python3 tests/system/trace_tests.py --arch arm64
   stage arm64-heap 120 tests/system/heap_tests.py python3 tests/system/heap_tests.py --arch arm64
   # Every network test applies to arm64 too (the UDP shell over virtio-mmio).
   stage arm64-network 300 tests/system/net_tests.py python3 tests/system/net_tests.py --arch arm64

@@ -6,12 +6,15 @@
  * The sample path reads the interrupted context here once per capture,
  * after it took its guard and before the walk: fake_trap_read_hook, if a
  * test set it, runs at that point, as an NMI or the passing of time
- * would arrive in the middle of a real sample. */
+ * would arrive in the middle of a real sample. fake_nmi_window_hook, if
+ * set, runs at each numbered step of a ring's producer
+ * (nmi_window_inline), where a test fires its NMI. */
 #pragma once
 #include "arch/host/trap.h"
 
 extern uintptr_t fake_trap_link;               /* tests/unit/fake_hal.c */
 extern void (*fake_trap_read_hook)(void);
+extern void (*fake_nmi_window_hook)(unsigned step);
 
 static inline void trap_regs_inline(const struct trap_frame *tf, struct trap_regs *r)
 {
@@ -21,4 +24,10 @@ static inline void trap_regs_inline(const struct trap_frame *tf, struct trap_reg
     r->tr_link = fake_trap_link;
     if (fake_trap_read_hook)
         fake_trap_read_hook();
+}
+
+static inline void nmi_window_inline(unsigned step)
+{
+    if (fake_nmi_window_hook)
+        fake_nmi_window_hook(step);
 }

@@ -1,10 +1,12 @@
-/* kernel/cmd/bench_switch.c: `bench_switch`, what off-CPU profiling costs
- * the scheduler (bench/offcpu.py boots under -icount shift=0, where the
- * clock counts guest instructions).
+/* kernel/cmd/bench_switch.c: `bench_switch [trace]`, what off-CPU
+ * profiling (or, with trace, the scheduling trace) costs the scheduler
+ * (bench/offcpu.py and bench/trace.py boot under -icount shift=0, where
+ * the clock counts guest instructions).
  *
  * Three workloads, each of two tasks on this CPU, each run first with the
  * gate closed (off-CPU profiling off) and then under an off-CPU window
- * (`profile latency`, its report kept only for its drop count):
+ * (`profile latency`, its report kept only for its drop count), or with
+ * trace under a trace's window (its records kept only for their count):
  *
  * - yield: the tasks yield to each other, one switch per yield and no
  *   wake: a round (a yield of the first task until it runs again) is two
@@ -23,6 +25,7 @@
  * Commands: prefix cmd_ and bench_. */
 #include "hal/cpu.h"
 #include "kernel/prof/offcpu.h"
+#include "kernel/prof/ring.h"
 #include "kernel/cmd/profile.h"
 #include "kernel/prof/session.h"
 #include "kernel/sched.h"
@@ -49,6 +52,7 @@ static struct {
     volatile unsigned running;
     volatile unsigned turn;         /* wake, pingpong: 0 the timer's, 1 the partner's */
     enum bench_sw_kind kind;
+    bool trace;                     /* the window a trace's, not an off-CPU one */
     uint64_t work;                  /* pingpong: iterations of bench_sw_work a hand-off */
     struct bench_sw_stat st[2];     /* [0] gate closed, [1] open */
 } bsw;
@@ -91,18 +95,24 @@ static void bench_sw_partner(void *arg)
     __atomic_fetch_sub(&bsw.running, 1, __ATOMIC_RELEASE);
 }
 
+/* Whether the phase's window is open: read outside the timed round. */
+static bool bench_sw_open(void)
+{
+    return bsw.trace ? (prof_ring_gate() & PROF_GATE_TRACE) != 0 : prof_off_on();
+}
+
 static void bench_sw_timer(void *arg)
 {
     (void)arg;
     while (!bsw.stop) {
-        bool on = prof_off_on();
+        bool on = bench_sw_open();
         uint64_t t0 = cycles_now();
         if (bsw.kind == BENCH_SW_YIELD)
             yield();
         else
             bench_sw_handoff(0);
         uint64_t d = cycles_now() - t0;
-        if (on != prof_off_on())
+        if (on != bench_sw_open())
             continue;               /* the gate moved in the round */
         struct bench_sw_stat *s = &bsw.st[on];
         s->n++;
@@ -127,9 +137,21 @@ static uint64_t bench_sw_quantum(uint64_t handoff)
     return (want - handoff) * k / per_k;
 }
 
+/* A trace's window, read: its records and drops, as a line for the
+ * window's line. */
+static void bench_sw_read(const struct prof_snapshot *s, void *arg)
+{
+    uint64_t recs = 0;
+    for (unsigned i = 0; i < MAX_CPUS; i++)
+        recs += s->ps_count[i];
+    struct printer *p = arg;
+    pr_printf(p, "trace over %u ms, %lu records, %u dropped\n", s->ps_ms, (unsigned long)recs,
+              (unsigned)s->ps_dropped);
+}
+
 /* One phase: kind's two tasks, bench_sw_ms[kind] with the gate closed,
- * then as long under an off-CPU window, whose report's first line goes to
- * line. */
+ * then as long under an off-CPU window (or a trace's), whose report's
+ * first line goes to line. */
 static bool bench_sw_phase(enum bench_sw_kind kind, char *line, unsigned n, struct printer *p)
 {
     char sink[256];
@@ -153,6 +175,11 @@ static bool bench_sw_phase(enum bench_sw_kind kind, char *line, unsigned n, stru
     struct prof_window_spec ws = { .ws_kind = PROF_KIND_OFFCPU, .ws_view = PROF_VIEW_LATENCY,
                                    .ws_ms = ms, .ws_pid = PROF_ALL, .ws_chains = 1,
                                    .ws_format = PROF_TEXT };
+    if (bsw.trace) {
+        ws.ws_kind = PROF_KIND_TRACE;
+        ws.ws_read = bench_sw_read;
+        ws.ws_arg = &bp.pr;
+    }
     struct prof_err e;
     int rc = prof_window_run(&ws, &bp.pr, &e);
     if (rc != PROF_OK && rc != PROF_ENOMEM)
@@ -162,7 +189,8 @@ static bool bench_sw_phase(enum bench_sw_kind kind, char *line, unsigned n, stru
     while (__atomic_load_n(&bsw.running, __ATOMIC_ACQUIRE))
         sleep_ms(1);
     if (rc != PROF_OK) {
-        pr_printf(p, "bench_switch: the off-CPU window failed: %s\n", sink);
+        pr_printf(p, "bench_switch: the %s window failed: %s\n", bsw.trace ? "trace's" : "off-CPU",
+                  sink);
         return false;
     }
     char *nl = strchr(sink, '\n');
@@ -185,11 +213,16 @@ static void bench_sw_print(const char *what, const char *state, const struct ben
 
 static int cmd_bench_switch(int argc, char **argv, struct printer *p)
 {
-    (void)argv;
-    if (argc != 1) {
-        pr_puts(p, "bench_switch: takes no arguments\n");
+    if (argc > 2) {
+        pr_puts(p, "bench_switch: too many arguments (bench_switch [trace])\n");
         return 1;
     }
+    if (argc == 2 && strcmp(argv[1], "trace") != 0) {
+        pr_printf(p, "bench_switch: '%s' is not a window (trace, or none for off-CPU)\n",
+                  argv[1]);
+        return 1;
+    }
+    bsw.trace = argc == 2;
     /* The open window's rings big enough for every switch of it. */
     struct prof_err e;
     if (prof_session_reserve(PROF_RESERVE_MAX, &e) != PROF_OK) {
@@ -222,5 +255,6 @@ static int cmd_bench_switch(int argc, char **argv, struct printer *p)
     return 0;
 }
 
-SHELL_COMMAND(bench_switch, "bench_switch", "bench_switch  a context switch's cost with off-CPU profiling off and on",
+SHELL_COMMAND(bench_switch, "bench_switch", "bench_switch [trace]  a context switch's cost with off-CPU"
+              " profiling (or the trace) off and on",
               cmd_bench_switch);

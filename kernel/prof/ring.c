@@ -29,6 +29,7 @@
 #include "mm/heap.h"
 
 struct prof_cpu prof_cpus[MAX_CPUS];
+struct prof_record prof_defer_recs[MAX_CPUS][PROF_DEFER];
 struct prof_gate prof_gate = { 0, PROF_ALL };
 
 /* A window is a whole number of ticks (kernel/prof/session.c), at most
@@ -101,6 +102,13 @@ unsigned prof_ring_open(int pid, unsigned kinds, bool pmu)
         struct prof_cpu *pc = &prof_cpus[i];
         pc->pc_count = pc->pc_tail = pc->pc_full = pc->pc_nested = 0;
         pc->pc_from_tick = pc->pc_other = 0;
+        /* Atomic: a producer of the last window may still be at its
+         * release's check (J). What it reads then is harmless: a drain
+         * takes the guard and reads the gate (B) before it reads these,
+         * and sees either the gate closed or them zeroed by A. */
+        __atomic_store_n(&pc->pc_din, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&pc->pc_dout, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&pc->pc_dwait, 0, __ATOMIC_RELAXED);
         pc->pc_in_window = pc->pc_buf && i < cpu_count() && cpu_online(i);
         ncpus += pc->pc_in_window;
     }
@@ -196,9 +204,19 @@ void prof_ring_release(unsigned cpu, uint32_t upto)
 
 uint32_t prof_ring_drops(unsigned cpu)
 {
+    return __atomic_load_n(&prof_cpus[cpu].pc_full, __ATOMIC_RELAXED) + prof_ring_nested(cpu);
+}
+
+uint32_t prof_ring_nested(unsigned cpu)
+{
     struct prof_cpu *pc = &prof_cpus[cpu];
-    return __atomic_load_n(&pc->pc_full, __ATOMIC_RELAXED) +
-           __atomic_load_n(&pc->pc_nested, __ATOMIC_RELAXED);
+    uint32_t n = __atomic_load_n(&pc->pc_nested, __ATOMIC_RELAXED);
+    /* While the gate is open, what waits in the deferral is about to be
+     * moved; once it is closed, nothing will move it. */
+    if (!(prof_ring_gate() & PROF_GATE_KINDS))
+        n += __atomic_load_n(&pc->pc_din, __ATOMIC_RELAXED) -
+             __atomic_load_n(&pc->pc_dout, __ATOMIC_RELAXED);
+    return n;
 }
 
 #ifdef SONDE_HOST_TEST

@@ -20,6 +20,11 @@
 
 struct printer;
 
+/* Records an NMI can leave while this CPU's guard is held: its sample
+ * and its slice of a trace, twice over (a second NMI while the first's
+ * pair is being moved). A power of two. */
+#define PROF_DEFER 4u
+
 /* Written only by its own CPU from its own tick or NMI, except that the
  * gate's opening zeroes the counters while it is closed and no CPU is
  * inside. */
@@ -40,9 +45,23 @@ struct prof_cpu {
     uint32_t pc_nested;         /* dropped: arrived inside the sampler */
     uint32_t pc_inside;         /* re-entrancy guard; Stop waits on it */
     bool pc_in_window;          /* online with a buffer when the gate opened */
+    /* The deferral (kernel/prof/ring_produce.h): what an NMI recorded
+     * while another producer of this CPU held the guard, waiting in
+     * prof_defer_recs for that producer to move it into the ring. A ring
+     * of its own, one writer at each end, both on this CPU. */
+    uint32_t pc_din;            /* records deferred: the NMI's index */
+    uint32_t pc_dout;           /* of those, moved on: the guard holder's */
+    uint32_t pc_dwait;          /* set by the NMI once it deferred, cleared
+                                   by the mover before it looks: the one
+                                   word a release checks */
 } __attribute__((aligned(64)));
+/* One line a CPU: a producer reaches its CPU's struct with a shift of
+ * the index (the deferral's records live apart for that reason). */
+_Static_assert(sizeof(struct prof_cpu) == 64, "a CPU's ring state is one cache line");
 
 extern struct prof_cpu prof_cpus[MAX_CPUS];
+/* Each CPU's deferral: written and read only on that CPU. */
+extern struct prof_record prof_defer_recs[MAX_CPUS][PROF_DEFER];
 
 /* The gate: its flags and its pid filter side by side, so that the
  * sampler reaches both from one address. The flags are one word, so the
@@ -124,6 +143,10 @@ const struct prof_record *prof_ring_at(unsigned cpu, uint32_t idx);
 void prof_ring_release(unsigned cpu, uint32_t upto);
 /* Samples cpu dropped since the gate opened (ring full, nested). */
 uint32_t prof_ring_drops(unsigned cpu);
+/* Of those, the nested: an NMI's records that found the deferral full,
+ * and, once the gate is closed, those still in it (the gate closed
+ * before their producer moved them: they will never be). */
+uint32_t prof_ring_nested(unsigned cpu);
 
 #ifdef SONDE_HOST_TEST
 void prof_ring_test_reset(void);  /* free every ring, as at boot */

@@ -31,7 +31,40 @@
  *      reads the count reads whole records.
  *   I: the guard's release; pairs with C's scan in prof_ring_quiesce: a
  *      closer that sees the guard clear sees every write of the record
- *      before it.
+ *      before it (and every write an NMI made into the deferral while
+ *      the guard was held: they came before it on this CPU).
+ *   J, K: this CPU against its own NMI, which lands between two
+ *      instructions and runs whole: only the compiler could reorder
+ *      what each side sees of the other, and a signal fence stops it.
+ *      J: the guard's release (I), then the check of the deferral. K:
+ *      a deferred record is written before pc_din counts it (and
+ *      pc_dwait says so), and moved out before pc_dout gives its slot
+ *      back; the mover clears pc_dwait before it reads pc_din.
+ *
+ * Nested producers, the deferral (prof_defer_recs, ring.h). Only an
+ * NMI can find the guard held (every other producer runs with
+ * interrupts off, and NMIs do not nest). It then writes no slot of the
+ * ring, where the holder's record is half written: it writes its
+ * records (the sample, its slice of a trace) into the deferral, counts
+ * them in pc_din and sets pc_dwait (K). The holder, after its release
+ * (I), checks pc_dwait (J); if set, it takes the guard again and moves
+ * them into the ring behind its own (prof_defer_drain, sample.c), the
+ * gate checked again under the guard (D, B). The check comes after the release, never before: an
+ * NMI landing between a check and the release would leave its records
+ * with nobody to move them. After it, the NMI either landed before the
+ * release (it deferred, and the check sees it) or after (it found the
+ * guard free and wrote the ring itself). An NMI that finds the guard
+ * free but records deferred (it landed between another producer's
+ * release and that check) moves those first: they are older, and each
+ * ring stays in time order. A deferred record whose NMI landed between
+ * the holder's guard and the holder's clock read is older than the
+ * holder's record by a few instructions; moved behind it, it takes that
+ * record's time. A gate closed before the move leaves them in the
+ * deferral, and the freeze counts them as nested (prof_ring_nested):
+ * the drain took the guard as every producer does (D against C), so
+ * either the closer waited for the move or the drain moved nothing.
+ * The deferral holds PROF_DEFER records; an NMI's record that finds it
+ * full is dropped and counted as nested, as every nested one was before.
  * The guard is tested before it is taken by a plain load, not an atomic
  * exchange: only this CPU writes it, and an NMI that lands between the
  * tick's test and its store runs whole (takes, samples, releases) before
@@ -47,6 +80,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "hal/cpu.h"
+#include "hal/irq.h"
 #include "kernel/prof/ring.h"
 
 
@@ -58,22 +92,60 @@
  *   fill the slot, then prof_publish (F);
  *   prof_guard_release  (I).
  * Only an NMI landing inside another producer on its CPU (the tick's
- * sample, prof_emit) can find the guard taken: interrupts are off in
- * those, and NMIs do not nest. So pc_nested has a single writer and needs
- * no atomic add. */
+ * sample, prof_emit, the scheduler's records) can find the guard taken:
+ * interrupts are off in those, and NMIs do not nest. It defers its
+ * records (above), or counts them nested when the deferral is full. So
+ * pc_nested has a single writer and needs no atomic add. */
+
+/* The steps of a producer where this CPU's NMI may land, numbered for
+ * the host tests, whose twin of nmi_window_inline (hal/irq.h) runs an
+ * NMI at the one asked for (tests/unit/test_prof_ring.c); in the kernel
+ * it is nothing.
+ *   1 the guard taken          2 the gate loaded      3 the slots reserved
+ *   4 the slots filled         5 published            6 released, unchecked
+ *   7 a drain's guard taken    8 a record moved       9 a drain's release */
+#define PROF_STEP(n) nmi_window_inline(n)
+
+/* After a release that found records deferred: the guard taken again,
+ * the records moved into the ring (sample.c). Out of line: rare. */
+void prof_defer_drain(struct prof_cpu *pc);
+/* The guard held: the deferred records moved into the ring behind what
+ * is there, while the gate is open to their kinds (sample.c). */
+void prof_defer_move(struct prof_cpu *pc);
+
+/* Whether another producer of this CPU holds the guard: only an NMI
+ * can see it held. */
+static inline __attribute__((always_inline)) bool prof_guard_held(const struct prof_cpu *pc)
+{
+    return __atomic_load_n(&pc->pc_inside, __ATOMIC_RELAXED) != 0;
+}
+
 static inline __attribute__((always_inline)) bool prof_guard_take(struct prof_cpu *pc)
 {
-    if (__atomic_load_n(&pc->pc_inside, __ATOMIC_RELAXED)) {
+    if (prof_guard_held(pc)) {
         __atomic_store_n(&pc->pc_nested, pc->pc_nested + 1, __ATOMIC_RELAXED);
         return false;
     }
     __atomic_store_n(&pc->pc_inside, 1, __ATOMIC_SEQ_CST);                  /* D */
+    PROF_STEP(1);
     return true;
 }
 
+/* Whether an NMI deferred records since the last move looked. */
+static inline __attribute__((always_inline)) bool prof_defer_waiting(const struct prof_cpu *pc)
+{
+    return __atomic_load_n(&pc->pc_dwait, __ATOMIC_RELAXED) != 0;
+}
+
+/* The release, then the check of the deferral (J): a load and a branch
+ * not taken, unless an NMI landed while we held the guard. */
 static inline __attribute__((always_inline)) void prof_guard_release(struct prof_cpu *pc)
 {
     __atomic_store_n(&pc->pc_inside, 0, __ATOMIC_RELEASE);                  /* I */
+    PROF_STEP(6);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);                                /* J */
+    if (__builtin_expect(prof_defer_waiting(pc), 0))
+        prof_defer_drain(pc);
 }
 
 /* Whether the gate, loaded under the guard, is open to kind_bit. */
@@ -115,6 +187,33 @@ static inline __attribute__((always_inline)) void prof_publish(struct prof_cpu *
     __atomic_store_n(&pc->pc_count, n + 1, __ATOMIC_RELEASE);              /* F */
 }
 
+/* NMI context, the guard found held (prof_guard_held): a slot of the
+ * deferral for a record of the gate's kind_bit for pid, or NULL (the
+ * gate closed to it or pid filtered out: nothing counted; the deferral
+ * full: nested). The seq_cst load of the gate comes after the holder's
+ * guard on this CPU (D), and acquires (B) as the holder's own does. */
+static inline __attribute__((always_inline))
+struct prof_record *prof_defer_slot(struct prof_cpu *pc, unsigned kind_bit, int pid)
+{
+    if (!prof_gate_open(kind_bit) || !prof_pid_wanted(pid))
+        return NULL;
+    uint32_t in = __atomic_load_n(&pc->pc_din, __ATOMIC_RELAXED);
+    if (in - __atomic_load_n(&pc->pc_dout, __ATOMIC_RELAXED) >= PROF_DEFER) {
+        __atomic_store_n(&pc->pc_nested, pc->pc_nested + 1, __ATOMIC_RELAXED);
+        return NULL;
+    }
+    return &prof_defer_recs[pc - prof_cpus][in & (PROF_DEFER - 1)];
+}
+
+/* The record prof_defer_slot gave, filled: counted, for the holder. */
+static inline __attribute__((always_inline)) void prof_defer_commit(struct prof_cpu *pc)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);                                /* K */
+    __atomic_store_n(&pc->pc_din, __atomic_load_n(&pc->pc_din, __ATOMIC_RELAXED) + 1,
+                     __ATOMIC_RELAXED);
+    __atomic_store_n(&pc->pc_dwait, 1, __ATOMIC_RELAXED);
+}
+
 /* ---- n slots reserved at once, filled in place, published together ---- */
 
 /* A reservation of k_n side-by-side slots in one CPU's ring, under its guard. */
@@ -138,6 +237,43 @@ struct prof_reserve {
  * read only when that bit is set; the CPU's struct reached once;
  * a successful reservation's slot known not to be NULL (the caller's test of
  * it folds away). */
+/* The same on pc, the calling CPU's struct, where the caller has it. A
+ * trace is never filtered by pid (prof_window_check): its records skip
+ * the filter's test. */
+static inline __attribute__((always_inline))
+struct prof_record *prof_reserve_on(struct prof_cpu *pc, struct prof_reserve *k, unsigned kind,
+                                    int pid, unsigned n)
+{
+    if (!prof_guard_take(pc))
+        return NULL;
+    unsigned g = __atomic_load_n(&prof_gate.pg_state, __ATOMIC_SEQ_CST);      /* D, B */
+    PROF_STEP(2);
+    /* Two bit tests (arm64: tbz, tbnz; a mask of both is no immediate
+     * there). */
+    if ((g & PROF_GATE_KIND(kind)) &&
+        (kind == PROF_KIND_TRACE || __builtin_expect(!(g & PROF_GATE_PID), 1) ||
+         prof_pid_wanted(pid))) {
+        uint32_t head = pc->pc_count, cap = pc->pc_cap;
+        uint32_t tail = __atomic_load_n(&pc->pc_tail, __ATOMIC_ACQUIRE);      /* H */
+        /* One record: room is head - tail < cap (a sub and a compare;
+         * cap 0, a CPU with no ring, has none). More: the sum. */
+        bool room = __builtin_constant_p(n) && n == 1 ? head - tail < cap : head - tail + n <= cap;
+        if (__builtin_expect(room, 1)) {
+            struct prof_record *r = &pc->pc_buf[head & (cap - 1)];
+            if (r == NULL)
+                __builtin_unreachable();    /* a ring with room has a buffer */
+            k->k_pc = pc;
+            k->k_head = head;
+            k->k_n = n;
+            PROF_STEP(3);
+            return r;
+        }
+        __atomic_store_n(&pc->pc_full, pc->pc_full + (cap != 0), __ATOMIC_RELAXED);
+    }
+    prof_guard_release(pc);
+    return NULL;
+}
+
 static inline __attribute__((always_inline))
 struct prof_record *prof_reserve_n(struct prof_reserve *k, unsigned kind, int pid, unsigned n)
 {
@@ -146,28 +282,7 @@ struct prof_record *prof_reserve_n(struct prof_reserve *k, unsigned kind, int pi
      * the index and rebuilt each field's address from it, spilling it
      * inside the scheduler. */
     __asm__("" : "+r"(pc));
-    if (!prof_guard_take(pc))
-        return NULL;
-    unsigned g = __atomic_load_n(&prof_gate.pg_state, __ATOMIC_SEQ_CST);      /* D, B */
-    /* Two bit tests (arm64: tbz, tbnz; a mask of both is no immediate
-     * there). */
-    if ((g & PROF_GATE_KIND(kind)) &&
-        (__builtin_expect(!(g & PROF_GATE_PID), 1) || prof_pid_wanted(pid))) {
-        uint32_t head = pc->pc_count, cap = pc->pc_cap;
-        uint32_t tail = __atomic_load_n(&pc->pc_tail, __ATOMIC_ACQUIRE);      /* H */
-        if (__builtin_expect(head - tail + n <= cap, 1)) {
-            struct prof_record *r = &pc->pc_buf[head & (cap - 1)];
-            if (r == NULL)
-                __builtin_unreachable();    /* a ring with room has a buffer */
-            k->k_pc = pc;
-            k->k_head = head;
-            k->k_n = n;
-            return r;
-        }
-        __atomic_store_n(&pc->pc_full, pc->pc_full + (cap != 0), __ATOMIC_RELAXED);
-    }
-    prof_guard_release(pc);
-    return NULL;
+    return prof_reserve_on(pc, k, kind, pid, n);
 }
 
 /* The ring's slots, for the reservation's i-th (i < k_n): &buf[(head + i)
@@ -181,7 +296,9 @@ static inline struct prof_record *prof_reserve_at(const struct prof_reserve *k, 
 static inline __attribute__((always_inline)) void prof_reserve_commit(const struct prof_reserve *k)
 {
     struct prof_cpu *pc = k->k_pc;
+    PROF_STEP(4);
     pc->pc_other += k->k_n;
     prof_publish(pc, k->k_head + k->k_n - 1);
+    PROF_STEP(5);
     prof_guard_release(pc);
 }

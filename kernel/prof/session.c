@@ -176,8 +176,8 @@ static void prof_freeze(void)
         s->ps_from_tick[i] = pc->pc_from_tick < cpu_n ? pc->pc_from_tick : cpu_n;
         s->ps_from_pmu[i] = cpu_n - s->ps_from_tick[i];
         s->ps_in_window[i] = pc->pc_in_window;
-        s->ps_drops[i] = pc->pc_full + pc->pc_nested;
-        s->ps_nested[i] = pc->pc_nested;
+        s->ps_nested[i] = prof_ring_nested(i);
+        s->ps_drops[i] = pc->pc_full + s->ps_nested[i];
         s->ps_dropped += s->ps_drops[i];
     }
     s->ps_kind = prof_run_kind;
@@ -245,7 +245,9 @@ static int prof_window_check(const struct prof_window_spec *ws, struct prof_err 
     BUG_ON(ws->ws_kind != PROF_KIND_CPU && ws->ws_kind != PROF_KIND_OFFCPU &&
            ws->ws_kind != PROF_KIND_HEAP && ws->ws_kind != PROF_KIND_TRACE &&
            ws->ws_kind != PROF_KIND_LOCK);
-    BUG_ON(ws->ws_kind == PROF_KIND_TRACE && (!ws->ws_read || ws->ws_format != PROF_TEXT));
+    /* A trace's records skip the pid filter's test (prof_reserve_on). */
+    BUG_ON(ws->ws_kind == PROF_KIND_TRACE &&
+           (!ws->ws_read || ws->ws_format != PROF_TEXT || ws->ws_pid != PROF_ALL));
     return PROF_OK;
 }
 

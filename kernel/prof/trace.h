@@ -154,9 +154,9 @@ struct prof_trace_cpu_sum {
     uint64_t cs_irq_max[PROF_TRACE_IRQ_MAX + 1];/* the longest, ns */
     uint64_t cs_irq_min[PROF_TRACE_IRQ_MAX + 1];/* the shortest, ns */
     uint32_t cs_dropped;        /* records the ring could not take */
-    uint32_t cs_nested;         /* of those, samples whose NMI landed inside
-                                   a record being written (a switch's, a
-                                   wake's): the ring was not full */
+    uint32_t cs_nested;         /* of those, an NMI's records that found
+                                   the deferral full, or were left in it
+                                   when the gate closed (ring_produce.h) */
     int cs_cur;                 /* the task running at the end (-1: none seen) */
 };
 

@@ -66,6 +66,7 @@ uintptr_t trap_sp(const struct trap_frame *tf) { return tf->sp; }
 uintptr_t trap_fp(const struct trap_frame *tf) { return tf->fp; }
 uintptr_t fake_trap_link;
 void (*fake_trap_read_hook)(void);
+void (*fake_nmi_window_hook)(unsigned step);
 /* As the kernel's trap.c, the inline half out of line. */
 void trap_regs(const struct trap_frame *tf, struct trap_regs *r)
 {

@@ -10,6 +10,9 @@ extern uintptr_t fake_trap_link;   /* trap_regs' tr_link: 0 (x86), or arm64's x3
 /* Runs each time the trap frame is read (arch/host/trap_inline.h): once a
  * capture, in the middle of a sample. NULL: nothing runs. */
 extern void (*fake_trap_read_hook)(void);
+/* Runs at each numbered step of a ring's producer (nmi_window_inline,
+ * kernel/prof/ring_produce.h), where a test fires an NMI. NULL: nothing. */
+extern void (*fake_nmi_window_hook)(unsigned step);
 
 extern _Thread_local unsigned fake_cpu;  /* what cpu_index() returns (per thread) */
 extern unsigned fake_ncpus;        /* cpu_count() */

@@ -22,6 +22,7 @@
 #include "kernel/percpu.h"
 #include "kernel/pmu_nmi.h"
 #include "kernel/timer.h"
+#include "kernel/prof/ring.h"
 #include "kernel/prof/sample.h"
 #include "kernel/prof/session.h"
 #include "kernel/sched.h"
@@ -312,6 +313,7 @@ void reset(void)
     fake_window_cycles = 0;
     walk_cycles = 0;
     walk_hook = NULL;
+    fake_nmi_window_hook = NULL;
     fake_trap_read_hook = in_sample;
     fake_trap_link = 0;
     memset(cpus, 0, sizeof cpus);
@@ -615,7 +617,15 @@ char *net_fmt_ip(char *buf, uint32_t ip)
 /* ---- windows the sample and session tests share --------------------- */
 
 bool nested_ret;
-static void nested_nmi(void) { nested_ret = nmi(2, 5, 0x3000, NULL); }
+/* One NMI more than the deferral holds, each landing inside the tick's
+ * sample (NMIs follow each other, never nest): all but the last are
+ * kept, the last is a nested drop. */
+static void nested_nmi(void)
+{
+    nested_ret = true;
+    for (unsigned i = 0; i < PROF_DEFER + 1; i++)
+        nested_ret &= nmi(2, 5, 0x3000 + i, NULL);
+}
 void win_nested(void)
 {
     walk_hook = nested_nmi;

@@ -59,8 +59,9 @@ unsigned count_leaves(void);
 /* burn_inner <- burn_mid+0x44 <- burn_outer+0x1b2, and a sibling path. */
 extern const struct fstack st_a, st_b;
 void win_span(void);                    /* 6 samples of them on 3 cpus */
-/* A tick on cpu 2 whose walk takes a nested NMI (nested_ret: what the
- * NMI answered). */
+/* A tick on cpu 2 whose walk takes PROF_DEFER + 1 NMIs at pcs 0x3000 on
+ * (nested_ret: whether every NMI was claimed): the first PROF_DEFER are
+ * deferred and kept behind the tick's sample, the last a nested drop. */
 extern bool nested_ret;
 void win_nested(void);
 /* cpu 0 arms its counter at its first tick, then a foreign NMI and one of

@@ -37,24 +37,33 @@ static uint32_t recs(unsigned c)
     return prof_ring_avail(c, &first);
 }
 
-TEST(sample_reentry_is_dropped_not_nested)
+TEST(sample_reentry_is_deferred_not_nested)
 {
     reset();
     pmu_claim = true;
     nested_ret = false;
     window_fn = win_nested;
     CHECK_EQ(run(10), PROF_OK);
-    CHECK(nested_ret);                  /* the NMI was ours, and claimed */
-    /* cpu 2 kept the tick's sample, whole, and counted the NMI's. */
-    CHECK_EQ(recs(2), 1);
+    CHECK(nested_ret);                  /* the NMIs were ours, and claimed */
+    /* cpu 2 kept the tick's sample, whole, then the NMIs' the deferral
+     * held, in the order they came, and counted the one it could not. */
+    CHECK_EQ(recs(2), 1 + PROF_DEFER);
     const struct prof_record *r = prof_ring_at(2, 0);
     CHECK_EQ(r->pr_frames[0], 0x2000);
     CHECK_EQ(r->pr_depth, 1);
     CHECK_EQ(r->pr_tick, 1);
     CHECK_EQ(r->pr_pid, 5);
+    for (unsigned i = 0; i < PROF_DEFER; i++) {
+        r = prof_ring_at(2, 1 + i);
+        CHECK_EQ(r->pr_frames[0], 0x3000 + i);
+        CHECK_EQ(r->pr_tick, 0);
+        CHECK_EQ(r->pr_kind, PROF_KIND_CPU);
+        CHECK(r->pr_weight >= prof_ring_at(2, i)->pr_weight);   /* in time order */
+    }
     CHECK_EQ(prof_ring_drops(2), 1);
     CHECK_EQ(prof_cpus[2].pc_nested, 1);
     CHECK_EQ(prof_cpus[2].pc_inside, 0);        /* the guard let go */
+    CHECK_EQ(prof_cpus[2].pc_din, prof_cpus[2].pc_dout);     /* nothing left behind */
     CHECK_EQ(recs(0) + recs(1) + recs(3), 0);
 }
 
