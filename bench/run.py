@@ -170,6 +170,7 @@ def main():
     # Each part writes its own section of docs/bench.md (bench/benchmd.py).
     rc = 0
     for part in ("bench/netload.py", "bench/stream.py", "bench/offcpu.py", "bench/trace.py",
+                 "bench/trace_stream.py",
                  "bench/lock.py", "bench/heap.py",
                  "bench/collector.py", "bench/store.py"):
         part = os.path.join(ROOT, part)

@@ -15,8 +15,10 @@
 // what is no trace says why.
 // The page must ask for nothing over the network and raise no error.
 //
-// A screenshot goes to build/browser/trace-html.png; with
-// SONDE_DOCS_SHOTS=1 also to docs/img/trace-html.png.
+// A real kernel's trace (trace_real.json, recorded by record --trace)
+// shows its CPUs, the pair's and the spinners' runs, every sample, and a
+// clicked run's reason. Screenshots go to build/browser/trace-html.png
+// and trace-real.png; with SONDE_DOCS_SHOTS=1 also to docs/img/.
 'use strict';
 const fs = require('fs');
 const os = require('os');
@@ -125,6 +127,12 @@ module.exports = {
       fs.writeFileSync(path.join(env.dir, name + '.json'), text);
       sh(env, bin, [name, path.join(env.dir, name + '.json'), path.join(env.dir, name + '.html')]);
     }
+    // A real kernel's trace (trace_real.json: `record --trace -d 150 -o
+    // FILE.json` of an x86-64 kernel at -smp 2 running burn pingpong at
+    // 1000/s and two burn spinners), through the same writer.
+    env.real = JSON.parse(fs.readFileSync(path.join(__dirname, 'trace_real.json'), 'utf8'));
+    sh(env, bin, ['a real kernel: burn pingpong and two spinners',
+      path.join(__dirname, 'trace_real.json'), path.join(env.dir, 'real.html')]);
     env.model = await import(pathToFileURL(path.join(env.root, 'web', 'lib', 'trace_model.js')).href);
   },
   async teardown(env) {
@@ -378,6 +386,32 @@ module.exports = {
         clean(p);
         check(want.test(text) && drawn === 0, `${name}: the page says "${text}" and draws ${drawn} svg`);
       }
+    }],
+    ['trace_real_kernel', async (env, b) => {
+      const p = await b.openPage('file://' + path.join(env.dir, 'real.html'));
+      await p.waitForSelector('g.sonde-lane rect.sonde-run');
+      await p.waitForSelector('#sonde-chart g.frame');
+      const ev = env.real.traceEvents;
+      const lanes = await p.$$eval('g.sonde-lane', (gs) => gs.length);
+      check(lanes === env.real.otherData.cpus, `${lanes} lanes for ${env.real.otherData.cpus} CPUs`);
+      const want = new Set(ev.filter((e) => e.ph === 'X' && e.cat === 'run').map((e) => e.name));
+      const tasks = new Set(await p.$$eval('rect.sonde-run[data-task]', (rs) => rs.map((r) => r.dataset.task)));
+      for (const t of ['burn-ping', 'burn-pong', 'burn'])
+        check(want.has(t) && tasks.has(t), `no run of ${t} drawn (drawn: ${[...tasks].join(', ')})`);
+      const samples = ev.filter((e) => e.ph === 'i' && e.cat === 'sample').length;
+      const n = Number(await p.$eval('#sonde-flame-count', (e) => e.dataset.samples));
+      check(n === samples, `the whole window's flame graph holds ${n} samples, the trace ${samples}`);
+      const run = ev.filter((e) => e.cat === 'run' && e.name === 'burn-pong')[0];
+      const sel = `rect.sonde-run[data-task="burn-pong"]`;
+      await p.click(sel);
+      await p.hover(sel);
+      await p.waitForTimeout(200);
+      const said = await p.textContent('#sonde-slice');
+      check(said.includes('burn-pong') && said.includes(run.args.left.split(':')[0]),
+        `the clicked run says "${said}", its event left for ${run.args.left}`);
+      await screenshot(p, 'trace-real');
+      await p.close();
+      clean(p);
     }],
     ['trace_screenshot', async (env, b) => {
       const p = await open(env, b);
