@@ -304,6 +304,28 @@ def t_profile_lock_split(ctx):
           "%.0f + %.0f ns charged, the waiter measured %d ns" % (parts[holder], parts[second], waited))
 
 
+def check_charges(rows, done, text):
+    """Each probe lock's delay in a lock pprof (pprof_raw's rows): at least
+    90% through the holder's function, within 10% of what the waiter
+    measured (done: burn lock wait's line), 10 contentions. Each lock's
+    root ("[mutex probe-m]") -> (the holder's function, its delay)."""
+    by = {}
+    for kind, name, fn, waited in (("mutex", "probe-m", "burn_lock_hold_mutex", int(done.group(2))),
+                                   ("spin", "probe-s", "burn_lock_hold_spin", int(done.group(4)))):
+        root = "[%s %s]" % (kind, name)
+        mine = [(v, names) for v, names in rows if names and names[-1] == root]
+        check(mine, "no sample with root %s: %s" % (root, text[-1500:]))
+        total = sum(v[1] for v, _ in mine)
+        held = sum(v[1] for v, names in mine if fn in names)
+        check(held >= 0.9 * total, "%s: %d ns of %d on %s: %s" % (root, held, total, fn, text[-1500:]))
+        check(within(total, waited, 10), "%s: %d ns of delay, the waiter measured %d ns"
+              % (root, total, waited))
+        waits = sum(v[0] for v, names in mine if fn in names)
+        check(waits == 10, "%s: %d contentions through %s, not 10" % (root, waits, fn))
+        by[root] = (fn, total)
+    return by
+
+
 def pprof_raw(path, tmp):
     """(sample types line, period type line, [(values, [names leaf first])]) of
     `go tool pprof -raw`."""
@@ -352,18 +374,7 @@ def t_record_lock(ctx):
                            capture_output=True, text=True, timeout=60)
         check(r.returncode == 0, "report -o .folded: exit %d: %s" % (r.returncode, r.stderr))
         lines = [l.rsplit(" ", 1) for l in open(folded).read().splitlines()]
-        for kind, name, fn, waited in (("mutex", "probe-m", "burn_lock_hold_mutex", int(done.group(2))),
-                                       ("spin", "probe-s", "burn_lock_hold_spin", int(done.group(4)))):
-            root = "[%s %s]" % (kind, name)
-            mine = [(v, names) for v, names in rows if names and names[-1] == root]
-            check(mine, "no sample with root %s: %s" % (root, text[-1500:]))
-            total = sum(v[1] for v, _ in mine)
-            held = sum(v[1] for v, names in mine if fn in names)
-            check(held >= 0.9 * total, "%s: %d ns of %d on %s: %s" % (root, held, total, fn, text[-1500:]))
-            check(within(total, waited, 10), "%s: %d ns of delay, the waiter measured %d ns"
-                  % (root, total, waited))
-            waits = sum(v[0] for v, names in mine if fn in names)
-            check(waits == 10, "%s: %d contentions through %s, not 10" % (root, waits, fn))
+        for root, (fn, total) in check_charges(rows, done, text).items():
             us = sum(int(c) for s, c in lines if s.split(";")[0] == root)
             us_fn = sum(int(c) for s, c in lines if s.split(";")[0] == root and fn in s.split(";"))
             check(within(us * 1000, total, 2), "%s folded %d us, pprof %d ns" % (root, us, total))
@@ -404,18 +415,7 @@ def t_record_lock_stream(ctx):
                        r"cpus=\d+ ms=\d+ kind=lock$", head), "the streamed raw header %r" % head)
         types, ptype, rows, text = pprof_raw(pb, tmp)
         check(types == "contentions/count delay/nanoseconds", "sample types %r: %s" % (types, text[:600]))
-        for kind, name, fn, waited in (("mutex", "probe-m", "burn_lock_hold_mutex", int(done.group(2))),
-                                       ("spin", "probe-s", "burn_lock_hold_spin", int(done.group(4)))):
-            root = "[%s %s]" % (kind, name)
-            mine = [(v, names) for v, names in rows if names and names[-1] == root]
-            check(mine, "no sample with root %s: %s" % (root, text[-1500:]))
-            total = sum(v[1] for v, _ in mine)
-            held = sum(v[1] for v, names in mine if fn in names)
-            check(held >= 0.9 * total, "%s: %d ns of %d on %s: %s" % (root, held, total, fn, text[-1500:]))
-            check(within(total, waited, 10), "%s: %d ns of delay, the waiter measured %d ns"
-                  % (root, total, waited))
-            waits = sum(v[0] for v, names in mine if fn in names)
-            check(waits == 10, "%s: %d contentions through %s, not 10" % (root, waits, fn))
+        check_charges(rows, done, text)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -6,34 +6,21 @@
  * same counts, weights, objects, task, CPU, frames, reason, waker and the
  * waker's name and chain, for each kind. */
 #include "test.h"
+#include "meta_fixture.h"
 #include <stdlib.h>
 #include <string.h>
 #include "tools/ingest/agg.h"
 #include "tools/model/model.h"
 #include "uapi/profile_raw.h"
 
-#define BID "0123456789abcdef0123456789abcdef01234567"
 #define ID  0x1a2b3c4du
-
-static void ignore(void *ctx, uint16_t cpu, const struct pstr_record *r)
-{
-}
 
 /* A stream that took one META: build id BID, tick 100Hz, pid 7 "burn". */
 static void stream_with_meta(struct sp_stream *s)
 {
-    struct pstr_writer w;
-    struct pstr_meta m = { .pid = PSTR_PID_ALL, .ms = 0, .period_ns = 10000000, .cpus = 2 };
-    snprintf(m.build_id, sizeof m.build_id, "%s", BID);
-    snprintf(m.source, sizeof m.source, "tick 100Hz");
-    pstr_begin(&w, PSTR_META, 0, ID, 0, 1000);
-    pstr_meta_head(&w, &m);
-    CHECK(pstr_add_task(&w, 7, "burn"));
-    size_t len = pstr_finish(&w);
-    struct pstr_hdr h;
-    CHECK_EQ(sp_stream_init(s, ID), 0);
-    CHECK_EQ(pstr_parse(w.buf, len, &h), 0);
-    CHECK_EQ(sp_stream_take(s, &h, 0, ignore, NULL), SP_STREAM_TAKEN);
+    static const uint32_t pids[] = { 7 };
+    static const char *const names[] = { "burn" };
+    meta_stream(s, ID, pids, names, 1);
 }
 
 /* Records of every kind: CPU chains on two CPUs, heap blocks of two

@@ -5,37 +5,9 @@
  * refusal of every bad field and every truncation. Each parse runs over a
  * heap copy of exactly the datagram, so ASan sees any read past it. */
 #include "test.h"
+#include "batch_fixture.h"
 #include "uapi/byteorder.h"
 #include "uapi/profile_stream.h"
-#include <stdlib.h>
-
-struct recs {
-    unsigned n;
-    struct pstr_record r[16];
-};
-
-static void take_rec(void *ctx, const struct pstr_record *r)
-{
-    struct recs *s = ctx;
-    if (s->n < 16)
-        s->r[s->n] = *r;
-    s->n++;
-}
-
-/* The batch parse of len bytes of d, from a heap copy of that size. */
-static int parse_batch_copy(const uint8_t *d, size_t len, struct recs *out)
-{
-    uint8_t *copy = malloc(len ? len : 1);
-    memcpy(copy, d, len);
-    struct pstr_hdr h;
-    int rc = pstr_parse(copy, len, &h);
-    if (rc == 0) {
-        struct pstr_batch b;
-        rc = pstr_batch_parse(&h, &b, take_rec, out);
-    }
-    free(copy);
-    return rc;
-}
 
 static struct pstr_record lock_rec(uint32_t pid, uint8_t depth, const char *name)
 {

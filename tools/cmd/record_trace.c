@@ -86,6 +86,17 @@ static int write_traces(const char *out, const struct sp_trace *ts, unsigned n)
     return rc;
 }
 
+/* With rc EXIT_OK, ts[0 .. n) written to OUT; then freed. An exit status. */
+static int write_free(const char *out, struct sp_trace *ts, unsigned n, int rc)
+{
+    if (rc == EXIT_OK && write_traces(out, ts, n))
+        rc = EXIT_USAGE;
+    for (unsigned i = 0; i < n; i++)
+        sp_trace_free(&ts[i]);
+    free(ts);
+    return rc;
+}
+
 /* t's samples named with its ELF, which record opened (p's map). */
 static void name_samples(struct sp_trace *t, const struct sp_profile *p, unsigned map,
                          struct sp_cmd_elfs *es)
@@ -137,12 +148,7 @@ int sp_record_trace_finish(const struct sp_cmd_opts *o, struct sp_rec_host *hs,
         if (sp_cmd_write_file(o->raws[i], &j))
             rc = EXIT_USAGE;
     }
-    if (rc == EXIT_OK && write_traces(o->out, ts, n))
-        rc = EXIT_USAGE;
-    for (unsigned i = 0; i < n; i++)
-        sp_trace_free(&ts[i]);
-    free(ts);
-    return rc;
+    return write_free(o->out, ts, n, rc);
 }
 
 int sp_record_trace_streamed(const struct sp_cmd_opts *o, const struct sp_collect *c,
@@ -189,10 +195,5 @@ int sp_record_trace_streamed(const struct sp_cmd_opts *o, const struct sp_collec
         fprintf(stderr, "%s: no kernel's trace came: nothing to write\n", prog);
         rc = EXIT_USAGE;
     }
-    if (rc == EXIT_OK && write_traces(o->out, ts, n))
-        rc = EXIT_USAGE;
-    for (unsigned i = 0; i < n; i++)
-        sp_trace_free(&ts[i]);
-    free(ts);
-    return rc;
+    return write_free(o->out, ts, n, rc);
 }

@@ -78,9 +78,7 @@ void sv_api_error(struct sv_reply *out, unsigned status, const char *msg)
     reply_json(out, status, json_pack("{s:s}", "error", safe));
 }
 
-static void errorf(struct sv_reply *out, unsigned status, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void errorf(struct sv_reply *out, unsigned status, const char *fmt, ...)
+void sv_api_errorf(struct sv_reply *out, unsigned status, const char *fmt, ...)
 {
     char msg[SV_API_ERROR_MAX];
     va_list ap;
@@ -127,8 +125,7 @@ struct query {
     enum sp_fj_by by;               /* the tree's levels above the frames */
 };
 
-/* Decimal digits only, no sign, at most max: 0, or -1. */
-static int parse_u64(const char *s, uint64_t max, uint64_t *out)
+int sv_api_parse_u64(const char *s, uint64_t max, uint64_t *out)
 {
     if (!s || !*s || strlen(s) > 20)
         return -1;
@@ -152,11 +149,11 @@ static int arg_time(const struct sv_state *st, const struct sv_arg *a, uint64_t 
                     struct sv_reply *r)
 {
     uint64_t now = sv_hist_now(st->h);
-    if (parse_u64(a->value, now, out) == 0)
+    if (sv_api_parse_u64(a->value, now, out) == 0)
         return 0;
-    errorf(r, 400, "%s=%.40s out of range (0-%" PRIu64 " ms since the Unix epoch, now %"
-           PRIu64 ")",
-           a->key, a->value, now, now);
+    sv_api_errorf(r, 400, "%s=%.40s out of range (0-%" PRIu64 " ms since the Unix epoch, now %"
+                  PRIu64 ")",
+                  a->key, a->value, now, now);
     return -1;
 }
 
@@ -169,12 +166,12 @@ static int arg_all(const struct sv_arg *a, uint64_t max, int64_t *out, struct sv
         *out = -1;
         return 0;
     }
-    if (parse_u64(a->value, max, &v) == 0) {
+    if (sv_api_parse_u64(a->value, max, &v) == 0) {
         *out = (int64_t)v;
         return 0;
     }
-    errorf(r, 400, "%s=%.40s out of range (%s 0-%" PRIu64 ", or all)", a->key, a->value,
-           what, max);
+    sv_api_errorf(r, 400, "%s=%.40s out of range (%s 0-%" PRIu64 ", or all)", a->key, a->value,
+                  what, max);
     return -1;
 }
 
@@ -185,7 +182,7 @@ static int arg_kind(const struct sv_arg *a, unsigned *out, struct sv_reply *r)
             *out = k;
             return 0;
         }
-    errorf(r, 400, "kind=%.40s unknown (known: cpu, offcpu, heap, lock)", a->value);
+    sv_api_errorf(r, 400, "kind=%.40s unknown (known: cpu, offcpu, heap, lock)", a->value);
     return -1;
 }
 
@@ -199,7 +196,7 @@ static int arg_by(const struct sv_arg *a, enum sp_fj_by *out, struct sv_reply *r
             *out = (enum sp_fj_by)b;
             return 0;
         }
-    errorf(r, 400, "by=%.40s unknown (known: kernel, task, frame)", a->value);
+    sv_api_errorf(r, 400, "by=%.40s unknown (known: kernel, task, frame)", a->value);
     return -1;
 }
 
@@ -216,7 +213,7 @@ static int parse_query(const struct sv_state *st, const struct sv_arg *args, uns
         int64_t v;
         int rc = 0;
         if (!a->value) {
-            errorf(r, 400, "%.40s: no value (give %.40s=VALUE)", k, k);
+            sv_api_errorf(r, 400, "%.40s: no value (give %.40s=VALUE)", k, k);
             return -1;
         }
         if (strcmp(k, "from") == 0)
@@ -229,7 +226,7 @@ static int parse_query(const struct sv_state *st, const struct sv_arg *args, uns
             rc = arg_time(st, a, &q->base_to, r), bto = true;
         else if (strcmp(k, "kernel") == 0) {
             if (st->n + st->nforeign == 0) {
-                errorf(r, 400, "kernel=%.40s: there are no kernels", a->value);
+                sv_api_errorf(r, 400, "kernel=%.40s: there are no kernels", a->value);
                 return -1;
             }
             rc = arg_all(a, st->n + st->nforeign - 1, &v, r, "a kernel's index");
@@ -245,8 +242,8 @@ static int parse_query(const struct sv_state *st, const struct sv_arg *args, uns
         else if (strcmp(k, "by") == 0)
             rc = arg_by(a, &q->by, r), by = true;
         else {
-            errorf(r, 400, "unknown argument '%.40s' (known: from, to,%s kernel, pid, cpu, "
-                   "kind, by)", k, diff ? " base_from, base_to," : "");
+            sv_api_errorf(r, 400, "unknown argument '%.40s' (known: from, to,%s kernel, pid, cpu, "
+                          "kind, by)", k, diff ? " base_from, base_to," : "");
             return -1;
         }
         if (rc)
@@ -261,19 +258,19 @@ static int parse_query(const struct sv_state *st, const struct sv_arg *args, uns
         q->to = now;
     if (q->to <= q->from) {
         if (from || to) {
-            errorf(r, 400, "from=%" PRIu64 " to=%" PRIu64 ": an empty range (from < to "
-                   "<= %" PRIu64 ")", q->from, q->to, now);
+            sv_api_errorf(r, 400, "from=%" PRIu64 " to=%" PRIu64 ": an empty range (from < to "
+                          "<= %" PRIu64 ")", q->from, q->to, now);
             return -1;
         }
         q->to = q->from + 1;    /* nothing held yet: an empty answer */
     }
     if (diff && !(bfrom && bto)) {
-        errorf(r, 400, "a diff needs base_from and base_to (Unix ms, 0-%" PRIu64 ")", now);
+        sv_api_errorf(r, 400, "a diff needs base_from and base_to (Unix ms, 0-%" PRIu64 ")", now);
         return -1;
     }
     if (diff && q->base_to <= q->base_from) {
-        errorf(r, 400, "base_from=%" PRIu64 " base_to=%" PRIu64 ": an empty range "
-               "(base_from < base_to <= %" PRIu64 ")", q->base_from, q->base_to, now);
+        sv_api_errorf(r, 400, "base_from=%" PRIu64 " base_to=%" PRIu64 ": an empty range "
+                      "(base_from < base_to <= %" PRIu64 ")", q->base_from, q->base_to, now);
         return -1;
     }
     return 0;
@@ -348,9 +345,9 @@ static void get_kernels(const struct sv_state *st, const struct sv_arg *args, un
     for (unsigned i = 0; i < n; i++) {
         const struct sv_arg *a = &args[i];
         const char *v = a->value ? a->value : "";
-        if (strcmp(a->key, "offset") == 0 && parse_u64(v, SV_HIST_KERNELS, &offset) == 0)
+        if (strcmp(a->key, "offset") == 0 && sv_api_parse_u64(v, SV_HIST_KERNELS, &offset) == 0)
             continue;
-        if (strcmp(a->key, "limit") == 0 && parse_u64(v, SV_API_PAGE_MAX, &limit) == 0 &&
+        if (strcmp(a->key, "limit") == 0 && sv_api_parse_u64(v, SV_API_PAGE_MAX, &limit) == 0 &&
             limit > 0)
             continue;
         if (strcmp(a->key, "q") == 0 && strlen(v) < HOSTADDR_NAME_MAX) {
@@ -362,15 +359,15 @@ static void get_kernels(const struct sv_state *st, const struct sv_arg *args, un
             continue;
         }
         if (strcmp(a->key, "offset") == 0)
-            errorf(out, 400, "offset=%.40s out of range (0-%u)", v, SV_HIST_KERNELS);
+            sv_api_errorf(out, 400, "offset=%.40s out of range (0-%u)", v, SV_HIST_KERNELS);
         else if (strcmp(a->key, "limit") == 0)
-            errorf(out, 400, "limit=%.40s out of range (1-%u)", v, SV_API_PAGE_MAX);
+            sv_api_errorf(out, 400, "limit=%.40s out of range (1-%u)", v, SV_API_PAGE_MAX);
         else if (strcmp(a->key, "q") == 0 || strcmp(a->key, "state") == 0)
-            errorf(out, 400, "%s: too long (a part of a kernel's HOST:PORT, or a state)",
-                   a->key);
+            sv_api_errorf(out, 400, "%s: too long (a part of a kernel's HOST:PORT, or a state)",
+                          a->key);
         else
-            errorf(out, 400, "unknown argument '%.40s' (known: offset, limit, q, state)",
-                   a->key);
+            sv_api_errorf(out, 400, "unknown argument '%.40s' (known: offset, limit, q, state)",
+                          a->key);
         return;
     }
     sv_lock_take(st->lock);
@@ -504,7 +501,7 @@ static int select_profile(const struct sv_state *st, const struct query *q, uint
     char err[ST_ERR_MAX];
     if (sv_select(st, from, to, &f, sel, err, sizeof err)) {
         st_sel_free(sel);
-        errorf(r, 503, "the store could not be read: %s", err);
+        sv_api_errorf(r, 503, "the store could not be read: %s", err);
         return -1;
     }
     sv_query_profile(st, sel, q->f.kind, sel->to_ms - sel->from_ms, merged, p);
@@ -614,8 +611,8 @@ static void get_download(const struct sv_state *st, const struct sv_arg *args, u
     if (!f) {
         sp_profile_free(&p);
         st_sel_free(&sel);
-        errorf(out, 500, "the %s could not be written: out of memory",
-               pprof ? "pprof" : "folded");
+        sv_api_errorf(out, 500, "the %s could not be written: out of memory",
+                      pprof ? "pprof" : "folded");
         return;
     }
     rc = pprof ? sp_pprof_write(&p, f, err, sizeof err) : sp_folded_write(&p, true, f);
@@ -624,8 +621,8 @@ static void get_download(const struct sv_state *st, const struct sv_arg *args, u
     st_sel_free(&sel);
     if (rc) {
         free(body);
-        errorf(out, 500, "the %s could not be written: %s", pprof ? "pprof" : "folded",
-               pprof ? err : "a write error");
+        sv_api_errorf(out, 500, "the %s could not be written: %s", pprof ? "pprof" : "folded",
+                      pprof ? err : "a write error");
         return;
     }
     out->status = 200;
@@ -670,8 +667,8 @@ void sv_api_get(const struct sv_state *st, const char *path, const struct sv_arg
     } else if (strcmp(path, "/download/selection.folded") == 0) {
         get_download(st, args, nargs, false, out);
     } else {
-        errorf(out, 404, "no such page: %.100s (known: /, /api/status, /api/kernels, /api/timeline, "
-               "/api/flame, /api/diff, /api/trace, /download/selection.pb.gz, "
-               "/download/selection.folded)", path);
+        sv_api_errorf(out, 404, "no such page: %.100s (known: /, /api/status, /api/kernels, "
+                      "/api/timeline, /api/flame, /api/diff, /api/trace, "
+                      "/download/selection.pb.gz, /download/selection.folded)", path);
     }
 }

@@ -180,3 +180,8 @@ void sv_api_trace(const struct sv_state *st, const struct sv_arg *args, unsigned
 /* A reply of status with {"error": msg}: for what the API never sees
  * (a method other than GET, too many arguments). */
 void sv_api_error(struct sv_reply *out, unsigned status, const char *msg);
+/* The same with the message printf's. */
+void sv_api_errorf(struct sv_reply *out, unsigned status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* An argument's decimal digits, no sign, at most max: 0, or -1. */
+int sv_api_parse_u64(const char *s, uint64_t max, uint64_t *out);

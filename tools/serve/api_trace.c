@@ -2,41 +2,11 @@
  * over a range, as the page's timeline reads it. */
 #include "tools/serve/api.h"
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tools/output/trace_json.h"
 #include "tools/serve/query.h"
-
-/* Digits only, at most max: 0, or -1. */
-static int ms_arg(const char *s, uint64_t max, uint64_t *out)
-{
-    uint64_t v = 0;
-    if (!s || !*s || strlen(s) > 20)
-        return -1;
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9' || v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
-            return -1;
-        v = v * 10 + (uint64_t)(*s - '0');
-    }
-    if (v > max)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-static void trace_error(struct sv_reply *out, unsigned status, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void trace_error(struct sv_reply *out, unsigned status, const char *fmt, ...)
-{
-    char msg[SV_API_ERROR_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    sv_api_error(out, status, msg);
-}
 
 /* The request's kernel and range, checked: 0, or -1 with the 4xx in out. */
 static int trace_args(const struct sv_state *st, const struct sv_arg *args, unsigned n,
@@ -48,7 +18,8 @@ static int trace_args(const struct sv_state *st, const struct sv_arg *args, unsi
         const char **slot = strcmp(k, "kernel") == 0 ? &name : strcmp(k, "from") == 0 ? &f
                           : strcmp(k, "to") == 0 ? &t : NULL;
         if (!slot) {
-            trace_error(out, 400, "/api/trace: unknown argument %.40s (known: kernel, from, to)", k);
+            sv_api_errorf(out, 400, "/api/trace: unknown argument %.40s (known: kernel, from, "
+                          "to)", k);
             return -1;
         }
         *slot = args[i].value;
@@ -64,15 +35,16 @@ static int trace_args(const struct sv_state *st, const struct sv_arg *args, unsi
     for (*kernel = 0; *kernel < st->n && strcmp(st->k[*kernel].name, name) != 0; (*kernel)++)
         ;
     if (*kernel == st->n) {
-        trace_error(out, 404, "kernel=%.80s: no such kernel (see /api/kernels)", name);
+        sv_api_errorf(out, 404, "kernel=%.80s: no such kernel (see /api/kernels)", name);
         return -1;
     }
     struct sv_trace_span sp;
     sv_trace_span(st->tr, *kernel, &sp);
     uint64_t now = sv_hist_now(st->h);
-    const char *bad = f && ms_arg(f, now, from) ? "from" : t && ms_arg(t, now, to) ? "to" : NULL;
+    const char *bad = f && sv_api_parse_u64(f, now, from) ? "from"
+                    : t && sv_api_parse_u64(t, now, to) ? "to" : NULL;
     if (bad) {
-        trace_error(out, 400, "%s=%.40s out of range (0-%" PRIu64 " ms since the Unix epoch)",
+        sv_api_errorf(out, 400, "%s=%.40s out of range (0-%" PRIu64 " ms since the Unix epoch)",
                     bad, bad[0] == 'f' ? f : t, now);
         return -1;
     }
@@ -82,7 +54,7 @@ static int trace_args(const struct sv_state *st, const struct sv_arg *args, unsi
     if (!f)
         *from = *to >= SV_API_TRACE_DEFAULT_MS ? *to - SV_API_TRACE_DEFAULT_MS + 1 : 0;
     if (*from > *to) {
-        trace_error(out, 400, "from=%" PRIu64 " is after to=%" PRIu64, *from, *to);
+        sv_api_errorf(out, 400, "from=%" PRIu64 " is after to=%" PRIu64, *from, *to);
         return -1;
     }
     return 0;
@@ -107,12 +79,12 @@ void sv_api_trace(const struct sv_state *st, const struct sv_arg *args, unsigned
     sv_lock_give(st->lock);
     if (rc) {
         sp_trace_free(&tr);
-        trace_error(out, 409, "kernel=%.80s: no META has come from it yet (no build id)",
+        sv_api_errorf(out, 409, "kernel=%.80s: no META has come from it yet (no build id)",
                     st->k[k].name);
         return;
     }
     if (tr.st_nev > SV_API_TRACE_EVENTS) {
-        trace_error(out, 413, "%" PRIu64 " to %" PRIu64 " holds %zu events, more than %u: ask a "
+        sv_api_errorf(out, 413, "%" PRIu64 " to %" PRIu64 " holds %zu events, more than %u: ask a "
                     "shorter range (from, to)", from, to, tr.st_nev, SV_API_TRACE_EVENTS);
         sp_trace_free(&tr);
         return;
