@@ -262,19 +262,17 @@ host_err "sonde-prof record: -d out of range names the range" \
 host_err "sonde-prof record: --lock is one kind of its own" \
   "give one of --heap, --allocs, --off, --wall, --lock and --trace" \
   "$PROF" record --lock --off -e "$ELF" -o "$tmp/h.svg" 127.0.0.1
-host_err "sonde-prof record: --trace is one window, -d 1-2000 ms" \
-  '--trace -d 2001 ms out of range (1 to 2000 ms: one `trace` window; a longer trace is a stream' \
-  "$PROF" record --trace -d 2001 -e "$ELF" -o "$tmp/h.txt" 127.0.0.1
+host_err "sonde-prof record: --trace past 2 s keeps no raw trace (-r)" \
+  "-r keeps a window's raw trace (-d up to 2000 ms): a longer trace is a stream, which has none" \
+  "$PROF" record --trace -d 2001 -e "$ELF" -o "$tmp/h.txt" -r "$tmp/h.raw" 127.0.0.1
 host_err "sonde-prof record: --trace takes every task" \
   "--trace is every task's switches: -p does not apply" \
   "$PROF" record --trace -p 7 -e "$ELF" -o "$tmp/h.txt" 127.0.0.1
-for ext in pftrace json html; do
-  host_err "sonde-prof record: --trace -o .$ext is refused by name" \
-    "-o $tmp/h.$ext: unsupported output suffix for --trace in this build (.$ext is not written yet" \
-    "$PROF" record --trace -e "$ELF" -o "$tmp/h.$ext" 127.0.0.1
-done
+host_err "sonde-prof record: --trace -o .json holds one kernel's, refused for two first" \
+  "-o $tmp/h.json holds one kernel's trace: give one HOST (2 given), or -o FILE.txt for each in turn" \
+  "$PROF" record --trace -e "$ELF" -o "$tmp/h.json" 127.0.0.1 127.0.0.2
 host_err "sonde-prof record: --trace -o .svg is no trace's" \
-  "-o $tmp/h.svg: unknown extension for --trace" \
+  "-o $tmp/h.svg: unknown extension for --trace (.txt, .pftrace, .json, .html)" \
   "$PROF" record --trace -e "$ELF" -o "$tmp/h.svg" 127.0.0.1
 host_err "sonde-prof record: -e once or once per HOST" "give -e once, or once per HOST in order" \
   "$PROF" record -e "$ELF" -e "$ELF" -e "$ELF" -o "$tmp/h.svg" 127.0.0.1 127.0.0.2

@@ -207,7 +207,7 @@ static int parse_record_args(int argc, char **argv, struct sp_cmd_opts *o)
         return sp_cmd_die_usage("--id names the kernels' ushid=, which only a key (-k) uses", NULL);
     if (trace) {
         int rc = sp_cmd_check_elfs(o, " (e.g. build/x86_64/kernel.elf)", "HOST in order");
-        return rc ? rc : sp_record_trace_out_ok(o->out) ? EXIT_USAGE : EXIT_OK;
+        return rc ? rc : sp_record_trace_out_ok(o->out, o->ninputs) ? EXIT_USAGE : EXIT_OK;
     }
     return sp_cmd_check_elfs_out(o, " (e.g. build/x86_64/kernel.elf)", "HOST in order");
 }

@@ -30,12 +30,19 @@ static bool ends_with(const char *s, const char *suffix)
     return n > k && strcmp(s + n - k, suffix) == 0;
 }
 
-int sp_record_trace_out_ok(const char *out)
+int sp_record_trace_out_ok(const char *out, unsigned n)
 {
     static const char *const known[] = { ".txt", ".pftrace", ".json", ".html" };
-    for (size_t i = 0; i < sizeof known / sizeof *known; i++)
-        if (ends_with(out, known[i]))
-            return 0;
+    for (size_t i = 0; i < sizeof known / sizeof *known; i++) {
+        if (!ends_with(out, known[i]))
+            continue;
+        if (i && n != 1) {
+            fprintf(stderr, "%s: -o %s holds one kernel's trace: give one HOST (%u given), or "
+                    "-o FILE.txt for each in turn\n", prog, out, n);
+            return -1;
+        }
+        return 0;
+    }
     fprintf(stderr, "%s: -o %s: unknown extension for --trace (.txt, .pftrace, .json, .html)\n",
             prog, out);
     return -1;

@@ -10,9 +10,9 @@
 #include "tools/ingest/collect.h"
 #include "tools/ingest/trace_stream.h"
 
-/* OUT's suffix is one a trace is written as: 0, or -1 said (on stderr,
- * naming the suffixes there are). */
-int sp_record_trace_out_ok(const char *out);
+/* OUT's suffix is one a trace of n kernels is written as (.txt: any;
+ * the others hold one): 0, or -1 said on stderr, naming what would do. */
+int sp_record_trace_out_ok(const char *out, unsigned n);
 
 /* Each host's reply (hs[i].text, from `trace MS raw`) parsed, checked
  * against its ELF (opened in p's maps, es, as record opens them), its
