@@ -1224,7 +1224,7 @@ PSTREAM_BAD = [
     ("profile stream 5555 -1", "profile: '-1' is not a stream length (0: until stopped, or 1-86400000 ms)"),
     ("profile stream 5555 100 99999", "profile: pid 99999: no such task"),
     ("profile stream 5555 100 xyz", "profile: 'xyz' is not a pid or all"),
-    ("profile stream 5555 100 all 3", "profile: too many arguments (usage: profile [off|wall|allocs] "
+    ("profile stream 5555 100 all 3", "profile: too many arguments (usage: profile [off|wall|allocs|lock] "
                                       "stream <port> [ms|0] [pid|all])"),
     ("profile stop now", "profile: stop takes no arguments"),
     ("profile keepalive", "profile: usage: profile keepalive <id>"),
