@@ -265,6 +265,9 @@ host_err "sonde-prof record: --lock is one kind of its own" \
 host_err "sonde-prof record: --trace past 2 s keeps no raw trace (-r)" \
   "-r keeps a window's raw trace (-d up to 2000 ms): a longer trace is a stream, which has none" \
   "$PROF" record --trace -d 2001 -e "$ELF" -o "$tmp/h.txt" -r "$tmp/h.raw" 127.0.0.1
+host_err "sonde-prof record: --trace has no --stats (its loss is said on stderr)" \
+  "--stats is a profile stream's accounting: not with --trace" \
+  "$PROF" record --trace -d 5000 --stats "$tmp/s.json" -e "$ELF" -o "$tmp/h.txt" 127.0.0.1
 host_err "sonde-prof record: --trace takes every task" \
   "--trace is every task's switches: -p does not apply" \
   "$PROF" record --trace -p 7 -e "$ELF" -o "$tmp/h.txt" 127.0.0.1

@@ -417,6 +417,29 @@ TEST(hist_keeps_locks_apart_and_counts_their_waits)
     }
     CHECK_EQ(seen, 7);
     sv_hist_sel_free(&sel);
+    /* Names past the table: a spinlock is still a spinlock, a mutex a
+     * mutex, kept under their type alone. */
+    struct pstr_record q = rec(7, 0x2000, PSTR_KIND_OFFCPU, 10);
+    q.why = PSTR_WHY_WAITQ;
+    for (unsigned i = 0; i < SV_HIST_REASONS; i++) {
+        snprintf(q.name, sizeof q.name, "q%u", i);
+        CHECK(sv_hist_add(h, 0, 0, &q, 20));
+    }
+    struct pstr_record late = sp;
+    strcpy(late.name, "late");
+    late.frames[0] = 0x3000;
+    CHECK(sv_hist_add(h, 0, 0, &late, 30));
+    CHECK_EQ(sv_hist_select(h, 0, B, &f, &sel), 0);
+    bool spun = false;
+    for (size_t i = 0; i < sel.n; i++) {
+        uint8_t why;
+        const char *name;
+        if (sel.keys[i]->frames[0] == 0x3000 &&
+            sv_hist_reason(h, sel.keys[i]->reason, &why, &name))
+            spun = why == PRAW_WHY_SPIN && name[0] == 0;
+    }
+    CHECK(spun);
+    sv_hist_sel_free(&sel);
     sv_hist_free(h);
 }
 

@@ -56,6 +56,9 @@ TEST(serve_trace_range_is_its_events_in_order)
     unsigned map = sp_profile_add_map(&tr.st_prof, "kernel.elf");
     CHECK_EQ(sv_trace_select(t, 0, T0 + 40, T0 + 59, &m, map, "k0", &tr), 0);
     CHECK_EQ(tr.st_nev, 21);                /* 40 .. 59 ms, and the sample */
+    CHECK_EQ(sv_trace_count(t, 0, T0 + 40, T0 + 59), 21);    /* counted as taken */
+    CHECK_EQ(sv_trace_count(t, 0, T0 + 200, T0 + 300), 0);
+    CHECK_EQ(sv_trace_count(t, 1, T0, T0 + 100), 0);
     CHECK_EQ(tr.st_hdr.th_ms, 20);
     CHECK_EQ(tr.st_ev[0].te_ns, 0);         /* from the range's start */
     CHECK_EQ(tr.st_ev[0].te_type, TRAW_SWITCH);

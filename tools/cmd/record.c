@@ -185,6 +185,9 @@ static int parse_record_args(int argc, char **argv, struct sp_cmd_opts *o)
     if (trace && o->ms > SP_RECORD_MS_MAX && o->nraws)
         return sp_cmd_die_usage("-r keeps a window's raw trace (-d up to 2000 ms): a longer "
                                 "trace is a stream, which has none", NULL);
+    if (trace && o->stats)
+        return sp_cmd_die_usage("--stats is a profile stream's accounting: not with --trace "
+                                "(the trace's loss is said on stderr)", NULL);
     if (trace && o->pid_given)
         return sp_cmd_die_usage("--trace is every task's switches: -p does not apply", NULL);
     if (o->wall && o->nraws)
@@ -392,8 +395,10 @@ static int record_stream(const struct sp_cmd_opts *o, const uint8_t *const *keys
         for (unsigned i = 0; i < o->ninputs; i++)
             covered[i] = t[i].covered_ms;
         rc = sp_record_trace_streamed(o, &c, sr.tg, covered, p, es);
-        for (unsigned i = 0; i < o->ninputs; i++)
+        for (unsigned i = 0; i < o->ninputs; i++) {
             sp_trace_gather_free(&sr.tg[i]);
+            sp_agg_free(&sr.agg[i]);
+        }
         free(t);
         sp_collect_close(&c);
         return rc;

@@ -77,8 +77,11 @@ static int write_traces(const char *out, const struct sp_trace *ts, unsigned n)
         char title[200];
         snprintf(title, sizeof title, "sonde trace: %s, %u ms", ts[0].st_kernel,
                  ts[0].st_hdr.th_ms);
-        rc = !j || sp_trace_json_write(&ts[0], j) || fclose(j) ||
-             sp_html_write_trace(f, title, json) ? -1 : 0;
+        /* Closed whatever the write did: the stream's buffer is ours. */
+        int wrc = j ? sp_trace_json_write(&ts[0], j) : -1;
+        if (j && fclose(j) != 0)
+            wrc = -1;
+        rc = wrc || sp_html_write_trace(f, title, json) ? -1 : 0;
         free(json);
     }
     if (f && fclose(f) != 0)
@@ -169,7 +172,7 @@ int sp_record_trace_streamed(const struct sp_cmd_opts *o, const struct sp_collec
         const struct sp_collect_kernel *k = &c->k[i];
         const char *elf = o->elfs[o->nelfs == 1 ? 0 : i];
         unsigned map;
-        char err[SP_ERR_MAX];
+        char err[SP_ERR_MAX] = "";
         if (!k->s.have_meta) {
             fprintf(stderr, "%s: kernel %s: no META came (no build id to check): left out\n",
                     prog, k->name);

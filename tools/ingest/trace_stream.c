@@ -62,7 +62,8 @@ void sp_trace_gather_add(struct sp_trace_gather *g, const struct sp_stream *s, u
         memcpy(e->te_irq, r->name, sizeof e->te_irq);
         break;
     case PSTR_TEV_IRQ:
-        e->te_end = r->weight + r->tdur;
+        /* A forged weight near 2^64 must not wrap the exit before the entry. */
+        e->te_end = r->weight + r->tdur < r->weight ? UINT64_MAX : r->weight + r->tdur;
         e->te_class = r->targ;
         e->te_vec = r->tvec;
         memcpy(e->te_irq, r->name, sizeof e->te_irq);

@@ -171,9 +171,11 @@ void sv_reply_free(struct sv_reply *r);
  * one kernel's trace over the range (Unix ms; default: the last
  * SV_API_TRACE_DEFAULT_MS it holds) as Chrome trace-event JSON
  * (tools/output/trace_json.h), its samples named; at most
- * SV_API_TRACE_EVENTS events, else a 413 that says how many there are. */
+ * SV_API_TRACE_EVENTS events (about 2 s of two CPUs switching 10,000
+ * times a second; ~50 MB of JSON), else a 413 that says how many there
+ * are, counted before anything is copied. */
 #define SV_API_TRACE_DEFAULT_MS 2000u
-#define SV_API_TRACE_EVENTS     500000u
+#define SV_API_TRACE_EVENTS     200000u
 void sv_api_trace(const struct sv_state *st, const struct sv_arg *args, unsigned nargs,
                   struct sv_reply *out);
 

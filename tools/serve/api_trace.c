@@ -71,6 +71,16 @@ void sv_api_trace(const struct sv_state *st, const struct sv_arg *args, unsigned
         sv_lock_give(st->lock);
         return;
     }
+    /* Counted first, under the lock but without copying: a range too
+     * large is refused before it costs serve its memory and the
+     * collector its lock. */
+    size_t n = sv_trace_count(st->tr, k, from, to);
+    if (n > SV_API_TRACE_EVENTS) {
+        sv_lock_give(st->lock);
+        sv_api_errorf(out, 413, "%" PRIu64 " to %" PRIu64 " holds %zu events, more than %u: ask a "
+                      "shorter range (from, to)", from, to, n, SV_API_TRACE_EVENTS);
+        return;
+    }
     struct sp_trace tr;
     sp_trace_init(&tr);
     sv_query_maps(st, &tr.st_prof);
@@ -83,17 +93,14 @@ void sv_api_trace(const struct sv_state *st, const struct sv_arg *args, unsigned
                     st->k[k].name);
         return;
     }
-    if (tr.st_nev > SV_API_TRACE_EVENTS) {
-        sv_api_errorf(out, 413, "%" PRIu64 " to %" PRIu64 " holds %zu events, more than %u: ask a "
-                    "shorter range (from, to)", from, to, tr.st_nev, SV_API_TRACE_EVENTS);
-        sp_trace_free(&tr);
-        return;
-    }
     sv_query_name(st, &tr.st_prof);
     char *body = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&body, &len);
-    if (!f || sp_trace_json_write(&tr, f) || fclose(f)) {
+    int wrc = f ? sp_trace_json_write(&tr, f) : -1;
+    if (f && fclose(f) != 0)
+        wrc = -1;
+    if (wrc) {
         free(body);
         sp_trace_free(&tr);
         sv_api_error(out, 500, "the trace could not be written");

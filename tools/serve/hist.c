@@ -111,9 +111,11 @@ struct sv_hist *sv_hist_new(unsigned max_stacks)
         h->shcap *= 2;
     h->shash = sp_xcalloc(h->shcap, sizeof *h->shash);
     h->secs = sp_xcalloc(SV_HIST_SECONDS, sizeof *h->secs);
-    for (unsigned why = 1; why <= PSTR_WHY_MAX; why++)
+    /* The off-CPU reasons and the spinlock (a lock record's type, kept as
+     * a reason is: tools/serve/hist.h), each without a name. */
+    for (unsigned why = 1; why <= PRAW_WHY_MAX; why++)
         h->reasons[why - 1].why = (uint8_t)why;     /* name "" */
-    h->nreasons = PSTR_WHY_MAX;
+    h->nreasons = PRAW_WHY_MAX;
     return h;
 }
 
@@ -336,21 +338,20 @@ static void second_count(struct sv_hist *h, unsigned kind, uint64_t t_ms)
 
 /* The id of an off-CPU record's reason, or a lock record's lock (its
  * type as the raw profile's why, spin or mutex, and its name), interned.
- * Ids 1 .. PSTR_WHY_MAX are the reasons without a name, id == why; a
- * named one takes the next free id, and with the table full it is kept
- * under its why alone (a lock: under none). */
+ * Ids 1 .. PRAW_WHY_MAX are the reasons and lock types without a name,
+ * id == why; a named one takes the next free id, and with the table full
+ * it is kept under its why alone. */
 static uint16_t reason_id(struct sv_hist *h, uint8_t why, const char *name)
 {
-    bool lock = why == PRAW_WHY_SPIN;   /* no off-CPU record's why */
-    if (why == 0 || why > PRAW_WHY_MAX || (lock && !*name))
+    if (why == 0 || why > PRAW_WHY_MAX)
         return 0;
     if (!*name)
         return why;
-    for (unsigned i = PSTR_WHY_MAX; i < h->nreasons; i++)
+    for (unsigned i = PRAW_WHY_MAX; i < h->nreasons; i++)
         if (h->reasons[i].why == why && strcmp(h->reasons[i].name, name) == 0)
             return (uint16_t)(i + 1);
     if (h->nreasons == SV_HIST_REASONS)
-        return lock ? 0 : why;
+        return why;
     h->reasons[h->nreasons].why = why;
     snprintf(h->reasons[h->nreasons].name, sizeof h->reasons[0].name, "%s", name);
     return (uint16_t)++h->nreasons;

@@ -201,6 +201,35 @@ void sv_trace_span(const struct sv_trace *t, unsigned kernel, struct sv_trace_sp
     }
 }
 
+/* [from_ms, to_ms] (Unix ms) on k's stream clock, [*lo, *hi] ns. */
+static void range_ns(const struct kernel *k, uint64_t from_ms, uint64_t to_ms, uint64_t *lo,
+                     uint64_t *hi)
+{
+    *lo = from_ms * 1000000ull;
+    *hi = to_ms * 1000000ull + 999999ull;
+    *lo = *lo > k->anchor_ns ? *lo - k->anchor_ns : 0;
+    *hi = *hi > k->anchor_ns ? *hi - k->anchor_ns : 0;
+}
+
+size_t sv_trace_count(const struct sv_trace *t, unsigned kernel, uint64_t from_ms, uint64_t to_ms)
+{
+    const struct kernel *k = kernel < SV_TRACE_KERNELS ? t->k[kernel] : NULL;
+    if (!k)
+        return 0;
+    uint64_t lo, hi;
+    range_ns(k, from_ms, to_ms, &lo, &hi);
+    size_t n = 0;
+    for (size_t i = 0; i < k->ev.n; i++) {
+        uint64_t ns = ((const struct tev *)ring_at(&k->ev, i))->ns;
+        n += ns >= lo && ns <= hi;
+    }
+    for (size_t i = 0; i < k->smp.n; i++) {
+        uint64_t ns = ((const struct tsample *)ring_at(&k->smp, i))->ns;
+        n += ns >= lo && ns <= hi;
+    }
+    return n;
+}
+
 int sv_trace_select(const struct sv_trace *t, unsigned kernel, uint64_t from_ms, uint64_t to_ms,
                     const struct sp_stream *s, unsigned map, const char *name,
                     struct sp_trace *tr)
@@ -214,9 +243,8 @@ int sv_trace_select(const struct sv_trace *t, unsigned kernel, uint64_t from_ms,
     if (k) {
         /* The range on the stream's clock; its events re-timed from its
          * start, as a window's are. */
-        uint64_t lo = from_ms * 1000000ull, hi = to_ms * 1000000ull + 999999ull;
-        lo = lo > k->anchor_ns ? lo - k->anchor_ns : 0;
-        hi = hi > k->anchor_ns ? hi - k->anchor_ns : 0;
+        uint64_t lo, hi;
+        range_ns(k, from_ms, to_ms, &lo, &hi);
         base = lo;
         for (size_t i = 0; i < k->ev.n; i++) {
             const struct tev *e = ring_at(&k->ev, i);

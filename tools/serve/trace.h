@@ -56,6 +56,10 @@ struct sv_trace_span {
 };
 void sv_trace_span(const struct sv_trace *t, unsigned kernel, struct sv_trace_span *sp);
 
+/* How many events and samples kernel holds in [from_ms, to_ms] (Unix
+ * ms): what sv_trace_select would take, counted without taking them. */
+size_t sv_trace_count(const struct sv_trace *t, unsigned kernel, uint64_t from_ms, uint64_t to_ms);
+
 /* kernel's events in [from_ms, to_ms] (Unix ms) into tr (just init'd,
  * whose st_prof has the ELFs' maps: the samples' addresses go in map),
  * named from s (a stream's META: its tasks, its build id), labelled
