@@ -77,21 +77,19 @@ size_t sp_trace_tasks_find(const struct sp_trace_tasks *ts, uint32_t pid)
     return c ? c - 1 : SP_TRACE_TASKS_NONE;
 }
 
-/* The words are uapi/trace_raw.h's grammar, in its enums' order; the
- * writers take events built by hand as well as parsed ones, so a value
- * out of range is named "?" rather than trusted. */
+/* The words are uapi/trace_raw.h's grammar's own (its parser's tables);
+ * the writers take events built by hand as well as parsed ones, so a
+ * value out of range is named "?" rather than trusted. */
 const char *sp_trace_left_word(unsigned left)
 {
-    static const char *const w[] = { "-", "sleep", "waitq", "mutex", "preempted", "exit", "yield" };
-    _Static_assert(sizeof w / sizeof w[0] == TRAW_LEFT_MAX + 1, "one word per LEFT");
-    return left <= TRAW_LEFT_MAX ? w[left] : "?";
+    const char *w = traw_left_name(left);
+    return w ? w : "?";
 }
 
 const char *sp_trace_class_word(unsigned cls)
 {
-    static const char *const w[] = { "?", "tick", "device", "ipi", "nmi" };
-    _Static_assert(sizeof w / sizeof w[0] == TRAW_CLASS_MAX + 1, "one word per CLASS");
-    return cls <= TRAW_CLASS_MAX ? w[cls] : "?";
+    const char *w = traw_class_name(cls);
+    return w ? w : "?";
 }
 
 void sp_trace_irq_label(const struct traw_event *e, char *buf, size_t cap)
